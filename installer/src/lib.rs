@@ -1,0 +1,3 @@
+//! Editing other programs' configuration files (Claude Code, Codex) without damaging them.
+
+pub mod atomic;

@@ -1,0 +1,2 @@
+//! `handover write`: content in, redacted, checked, stamped with git facts, stored.
+//! OWNER: lead.
