@@ -1,0 +1,32 @@
+#!/usr/bin/env bash
+# Installs the pinned real clients (package.json beside this file) into <workspace>/target/clients,
+# once; later runs reuse them. Prints two lines: `claude=<abs path>` and `codex=<abs path>`.
+# Exit 3 with a message on stderr when node/npm are missing or the install fails.
+set -euo pipefail
+here=$(cd "$(dirname "$0")" && pwd)
+ws=$(cd "$here/../.." && pwd)
+dest=${HANDOVER_CLIENTS_DIR:-$ws/target/clients}
+claude=$dest/node_modules/@anthropic-ai/claude-code-linux-x64/claude
+codex=$dest/node_modules/.bin/codex
+stamp=$dest/.installed-$(sha256sum "$here/package.json" | cut -c1-16)
+if [ ! -f "$stamp" ] || [ ! -x "$claude" ] || [ ! -x "$codex" ]; then
+  if ! command -v npm >/dev/null 2>&1; then
+    echo "ensure.sh: npm not found. Install Node.js and npm (Debian: apt-get install -y nodejs npm), or set HANDOVER_SKIP_E2E=1 to skip the real-client tests." >&2
+    exit 3
+  fi
+  mkdir -p "$dest"
+  cp "$here/package.json" "$dest/package.json"
+  [ -f "$here/package-lock.json" ] && cp "$here/package-lock.json" "$dest/package-lock.json"
+  if ! (cd "$dest" && npm install --no-audit --no-fund --loglevel=error >&2); then
+    echo "ensure.sh: npm install of the pinned clients failed (see above)." >&2
+    exit 3
+  fi
+  if [ ! -x "$claude" ]; then
+    # npm may skip Claude Code's postinstall; the platform package carries the binary.
+    found=$(find "$dest/node_modules/@anthropic-ai" -maxdepth 3 -type f -name claude -perm -u+x 2>/dev/null | head -n 1)
+    [ -n "$found" ] && claude=$found
+  fi
+  touch "$stamp"
+fi
+echo "claude=$claude"
+echo "codex=$codex"
