@@ -22,7 +22,10 @@ pub fn snapshot(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
 /// Files changed between `since` (a commit id; when None, the merge base of HEAD with the
 /// default branch) and the working tree, including uncommitted and untracked files.
 /// Returns the changes and the commit actually used as base (None when none was found).
-pub fn files_changed(root: &Path, since: Option<&str>) -> anyhow::Result<(Vec<FileChange>, Option<String>)> {
+pub fn files_changed(
+    root: &Path,
+    since: Option<&str>,
+) -> anyhow::Result<(Vec<FileChange>, Option<String>)> {
     let _ = (root, since);
     todo!("core-git")
 }

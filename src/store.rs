@@ -35,7 +35,9 @@ pub enum LoadOutcome {
     Missing,
     Loaded(Loaded),
     /// state.json exists but is damaged, and nothing intact was found to fall back on.
-    Unrecoverable { problem: String },
+    Unrecoverable {
+        problem: String,
+    },
 }
 
 #[derive(Clone, Debug, Default)]
