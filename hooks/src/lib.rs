@@ -1,1 +1,18 @@
-//! Shared pieces of the hook executables.
+//! The hook executables' library: one module per job. The binaries in src/bin/ only pick
+//! their logic and hand it to `never_fail::run`.
+
+pub mod agent;
+pub mod call;
+pub mod command;
+pub mod context_watch;
+pub mod debug;
+pub mod input;
+pub mod locate;
+pub mod never_fail;
+pub mod output;
+pub mod pre_compact;
+pub mod session_start;
+pub mod session_state;
+pub mod startup;
+pub mod transcript;
+pub mod window;

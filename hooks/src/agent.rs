@@ -1,0 +1,102 @@
+//! Which client runs the hook: from `--agent` (the installer passes it), else from the input.
+
+use crate::input::HookInput;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Agent {
+    Claude,
+    Codex,
+}
+
+impl Agent {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+        }
+    }
+
+    fn parse(name: &str) -> Option<Agent> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "claude" | "claude-code" | "claude_code" => Some(Agent::Claude),
+            "codex" => Some(Agent::Codex),
+            _ => None,
+        }
+    }
+}
+
+/// `--agent NAME` or `--agent=NAME`, parsed by hand: an argument parser's usage error exits 2,
+/// which a client reads as "block". Unknown arguments and unknown names are ignored.
+pub fn from_args<I: IntoIterator<Item = String>>(args: I) -> Option<Agent> {
+    let mut args = args.into_iter();
+    let mut found = None;
+    while let Some(arg) = args.next() {
+        if arg == "--agent" {
+            if let Some(v) = args.next() {
+                found = Agent::parse(&v).or(found);
+            }
+        } else if let Some(v) = arg.strip_prefix("--agent=") {
+            found = Agent::parse(v).or(found);
+        }
+    }
+    found
+}
+
+/// Without `--agent`: Codex marks turn-scoped events with `turn_id` and keeps its transcripts
+/// as `rollout-*.jsonl` under its home; Claude Code does neither. Claude is the default.
+pub fn detect(input: &HookInput) -> Agent {
+    if input.has_turn_id {
+        return Agent::Codex;
+    }
+    if let Some(path) = input.transcript_path.as_deref() {
+        let name = path.rsplit(['/', '\\']).next().unwrap_or("");
+        if name.starts_with("rollout-") || path.contains("/.codex/") {
+            return Agent::Codex;
+        }
+    }
+    Agent::Claude
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn agent_flag_in_both_forms_unknown_args_ignored() {
+        assert_eq!(from_args(args(&["--agent", "codex"])), Some(Agent::Codex));
+        assert_eq!(
+            from_args(args(&["-x", "--agent=claude", "more"])),
+            Some(Agent::Claude)
+        );
+        assert_eq!(from_args(args(&["--agent", "vim"])), None);
+        assert_eq!(from_args(args(&["--agent"])), None);
+        assert_eq!(from_args(args(&["--help"])), None);
+    }
+
+    #[test]
+    fn detects_codex_by_turn_id_or_rollout_transcript() {
+        let codex = HookInput {
+            has_turn_id: true,
+            ..HookInput::default()
+        };
+        assert_eq!(detect(&codex), Agent::Codex);
+        let rollout = HookInput {
+            transcript_path: Some(
+                "/h/sessions/2026/11/22/rollout-2026-11-22T01-02-03-abc.jsonl".into(),
+            ),
+            ..HookInput::default()
+        };
+        assert_eq!(detect(&rollout), Agent::Codex);
+        let claude = HookInput {
+            transcript_path: Some("/root/.claude/projects/-w/0b1c.jsonl".into()),
+            model: Some("claude-sonnet-4-5".into()),
+            ..HookInput::default()
+        };
+        assert_eq!(detect(&claude), Agent::Claude);
+        assert_eq!(detect(&HookInput::default()), Agent::Claude);
+    }
+}

@@ -1,0 +1,70 @@
+//! Everything one hook call works from, gathered once: the agent, the input, the repository's
+//! store, the command to print, the time.
+
+use crate::agent::{self, Agent};
+use crate::command;
+use crate::input::HookInput;
+use crate::locate;
+use crate::session_state::{self, SessionFile};
+use handover::store::Store;
+use std::path::Path;
+
+pub struct Call {
+    pub agent: Agent,
+    pub input: HookInput,
+    /// None when no directory to work in was found: nothing to say then.
+    pub store: Option<Store>,
+    /// How the agent runs handover (see command.rs).
+    pub command: String,
+    pub now_ms: u64,
+}
+
+impl Call {
+    pub fn new(
+        agent_flag: Option<Agent>,
+        input: HookInput,
+        project_dir_env: Option<&str>,
+        process_dir: Option<&Path>,
+        hook_exe: Option<&Path>,
+    ) -> Call {
+        let agent = agent_flag.unwrap_or_else(|| agent::detect(&input));
+        let store = locate::start_dir(input.cwd.as_deref(), project_dir_env, process_dir)
+            .map(|dir| Store::discover(&dir));
+        Call {
+            agent,
+            input,
+            store,
+            command: command::handover_command(hook_exe),
+            now_ms: session_state::now_ms(),
+        }
+    }
+
+    pub fn session_id(&self) -> Option<&str> {
+        self.input.session_id.as_deref()
+    }
+
+    /// The session's state file, when both a store and a session id are known.
+    pub fn session_file(&self) -> Option<SessionFile> {
+        let store = self.store.as_ref()?;
+        Some(SessionFile::new(&store.sessions_dir(), self.session_id()?))
+    }
+
+    /// Appends a journal event, but only to a journal that already exists: a repository where
+    /// handover never wrote anything gets no visible files from a hook. Best effort.
+    pub fn journal(&self, event: &str, mut fields: serde_json::Value) -> Option<String> {
+        let store = self.store.as_ref()?;
+        if !store.journal_path().is_file() {
+            return None;
+        }
+        if let Some(obj) = fields.as_object_mut() {
+            obj.insert("agent".into(), self.agent.as_str().into());
+            if let Some(sid) = self.session_id() {
+                obj.insert("session_id".into(), sid.into());
+            }
+        }
+        store
+            .append_journal(event, fields)
+            .err()
+            .map(|e| format!("journal: {e}"))
+    }
+}

@@ -1,0 +1,225 @@
+//! `handover-context-watch`: UserPromptSubmit, PostToolUse and Stop in both clients.
+//!
+//! 1. Fallbacks (prompt and tool events): the re-injection armed by PostCompact when
+//!    SessionStart `compact` did not deliver; the startup context on the first prompt of a
+//!    session whose SessionStart never came.
+//! 2. The watch: how full the context is, from the transcript's tail. At the first threshold
+//!    (default 60 %) a save-progress reminder, once; at the second (75 %) a firmer one, once;
+//!    on Stop above the second, one block. Nothing once a handoff has been written since the
+//!    session began (or since the last compaction), nothing at all below the threshold.
+
+use crate::call::Call;
+use crate::never_fail::Outcome;
+use crate::output::{ContextEvent, Response};
+use crate::session_state::millis;
+use crate::startup;
+use crate::transcript::{self, Fullness};
+use crate::window;
+use handover::context::{save_progress, Pressure};
+use handover::store::Store;
+use serde_json::json;
+use std::path::Path;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Event {
+    Prompt,
+    Tool,
+    Stop,
+}
+
+impl Event {
+    fn context_event(self) -> Option<ContextEvent> {
+        match self {
+            Event::Prompt => Some(ContextEvent::UserPromptSubmit),
+            Event::Tool => Some(ContextEvent::PostToolUse),
+            Event::Stop => None,
+        }
+    }
+}
+
+pub fn run(call: &Call) -> anyhow::Result<Outcome> {
+    let event = match call.input.hook_event_name.as_deref() {
+        Some("UserPromptSubmit") => Event::Prompt,
+        Some("PostToolUse") => Event::Tool,
+        Some("Stop") => Event::Stop,
+        other => {
+            return Ok(Outcome::silent(format!(
+                "not a watched event: {}",
+                other.unwrap_or("none")
+            )))
+        }
+    };
+    let Some(store) = &call.store else {
+        return Ok(Outcome::silent("no directory"));
+    };
+    // Everything below is remembered per session: without an id, say nothing rather than
+    // repeat a reminder on every tool call.
+    let (Some(file), Some(sid)) = (call.session_file(), call.session_id()) else {
+        return Ok(Outcome::silent("no session id"));
+    };
+    let now = call.now_ms;
+    let loaded = file.load(sid, now);
+    let mut st = loaded.state;
+    st.agent = Some(call.agent.as_str().into());
+    let fullness = call
+        .input
+        .transcript_path
+        .as_deref()
+        .map(|p| transcript::read(Path::new(p)));
+
+    if let Some(ctx_event) = event.context_event() {
+        if st.reinjection_armed_ms.take().is_some() {
+            let delivered = startup::build(store, &call.command, true);
+            if delivered.is_some() {
+                st.compact_delivered_ms = Some(now);
+                st.startup_delivered_ms = Some(now);
+            }
+            let saved = file
+                .save(&st)
+                .err()
+                .map(|e| format!("state not saved: {e}"));
+            if let Some(d) = delivered {
+                let journal = startup::record(call, &d, "compact_fallback");
+                return Ok(deliver(
+                    ctx_event,
+                    d.text,
+                    "re-injected after compaction",
+                    [saved, journal],
+                ));
+            }
+        }
+        let first_prompt =
+            event == Event::Prompt && !loaded.existed && !matches!(fullness, Some(Some(_)));
+        if first_prompt {
+            let delivered = startup::build(store, &call.command, false);
+            if delivered.is_some() {
+                st.startup_delivered_ms = Some(now);
+                st.startup_via_fallback = true;
+            }
+            let mut saved = None;
+            if delivered.is_some() || store.dir().is_dir() {
+                saved = file
+                    .save(&st)
+                    .err()
+                    .map(|e| format!("state not saved: {e}"));
+            }
+            if let Some(d) = delivered {
+                let journal = startup::record(call, &d, "first_prompt_fallback");
+                return Ok(deliver(
+                    ctx_event,
+                    d.text,
+                    "startup context on the first prompt",
+                    [saved, journal],
+                ));
+            }
+        }
+    }
+
+    let usage = match fullness {
+        Some(Some(Fullness::Measured(u))) => u,
+        Some(Some(Fullness::JustCompacted)) => return Ok(Outcome::silent("just compacted")),
+        Some(None) => return Ok(Outcome::silent("no usage in the transcript")),
+        None => return Ok(Outcome::silent("no transcript")),
+    };
+    let config = handover::config::load(store.root()).unwrap_or_default();
+    let model = usage.model.as_deref().or(call.input.model.as_deref());
+    let window = window::resolve(
+        usage.window,
+        model,
+        config.context_window,
+        usage.used_tokens,
+    );
+    let percent = window::percent(usage.used_tokens, window);
+    let measured = format!("{percent}% of {window} ({} tokens)", usage.used_tokens);
+    let pressure = if percent >= config.insist_percent {
+        Pressure::Insist
+    } else if percent >= config.remind_percent {
+        Pressure::Remind
+    } else {
+        return Ok(Outcome::silent(measured));
+    };
+    if handoff_written_since(store, st.epoch_start_ms) {
+        return Ok(Outcome::silent(format!(
+            "{measured}; handoff written since"
+        )));
+    }
+    st.last_percent = Some(percent);
+
+    let (response, action) = match event.context_event() {
+        None => {
+            let block = pressure == Pressure::Insist
+                && !call.input.stop_hook_active
+                && st.stop_blocked_ms.is_none();
+            if !block {
+                return Ok(Outcome::silent(format!("{measured}; stop not blocked")));
+            }
+            st.stop_blocked_ms = Some(now);
+            (
+                Response::Block {
+                    reason: save_progress(Pressure::Insist, percent, &call.command),
+                },
+                "stop_blocked",
+            )
+        }
+        Some(ctx_event) => {
+            let due = match pressure {
+                Pressure::Insist => st.insisted_ms.is_none(),
+                Pressure::Remind => st.reminded_ms.is_none(),
+            };
+            if !due {
+                return Ok(Outcome::silent(format!("{measured}; already said")));
+            }
+            if pressure == Pressure::Insist {
+                st.insisted_ms = Some(now);
+            }
+            // Past the second threshold, the first one is spent too.
+            st.reminded_ms.get_or_insert(now);
+            (
+                Response::Context {
+                    event: ctx_event,
+                    text: save_progress(pressure, percent, &call.command),
+                },
+                match pressure {
+                    Pressure::Remind => "reminded",
+                    Pressure::Insist => "insisted",
+                },
+            )
+        }
+    };
+    // Remember before answering: a reminder the state cannot record would repeat on every
+    // call, so a failed save means staying silent.
+    if let Err(e) = file.save(&st) {
+        return Ok(Outcome::silent(format!("{measured}; state not saved: {e}")));
+    }
+    let journal = call.journal(
+        "context_watch",
+        json!({"action": action, "percent": percent, "used_tokens": usage.used_tokens, "window": window}),
+    );
+    let mut note = format!("{measured}; {action}");
+    if let Some(j) = journal {
+        note.push_str(&format!("; {j}"));
+    }
+    Ok(Outcome::new(response, note))
+}
+
+/// state.json modified at or after `since_ms`: the agent saved its progress.
+fn handoff_written_since(store: &Store, since_ms: u64) -> bool {
+    std::fs::metadata(store.state_path())
+        .and_then(|m| m.modified())
+        .map(|t| millis(t) >= since_ms)
+        .unwrap_or(false)
+}
+
+fn deliver<const N: usize>(
+    event: ContextEvent,
+    text: String,
+    what: &str,
+    problems: [Option<String>; N],
+) -> Outcome {
+    let mut note = what.to_string();
+    for p in problems.into_iter().flatten() {
+        note.push_str("; ");
+        note.push_str(&p);
+    }
+    Outcome::new(Response::Context { event, text }, note)
+}

@@ -1,0 +1,97 @@
+//! What a hook prints, in exactly the form its client expects for the event. Codex rejects
+//! unknown keys and half-JSON, so only the documented fields are ever emitted.
+
+/// The events whose answer can carry context for the model.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ContextEvent {
+    SessionStart,
+    UserPromptSubmit,
+    PostToolUse,
+}
+
+impl ContextEvent {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ContextEvent::SessionStart => "SessionStart",
+            ContextEvent::UserPromptSubmit => "UserPromptSubmit",
+            ContextEvent::PostToolUse => "PostToolUse",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Response {
+    /// Print nothing: the usual answer.
+    Silent,
+    /// `{"hookSpecificOutput": {"hookEventName": ..., "additionalContext": ...}}`.
+    Context { event: ContextEvent, text: String },
+    /// Plain stdout: Claude Code's PreCompact appends it to the summarizer's instructions.
+    Plain(String),
+    /// `{"decision": "block", "reason": ...}`: Stop only, and only on purpose.
+    Block { reason: String },
+}
+
+impl Response {
+    pub fn encode(&self) -> Vec<u8> {
+        // Written by hand so the key order is fixed whatever serde_json's features are.
+        let line = match self {
+            Response::Silent => return Vec::new(),
+            Response::Plain(text) => return format!("{text}\n").into_bytes(),
+            Response::Context { event, text } => format!(
+                "{{\"hookSpecificOutput\":{{\"hookEventName\":{},\"additionalContext\":{}}}}}",
+                quote(event.as_str()),
+                quote(text)
+            ),
+            Response::Block { reason } => {
+                format!("{{\"decision\":\"block\",\"reason\":{}}}", quote(reason))
+            }
+        };
+        format!("{line}\n").into_bytes()
+    }
+
+    /// A few words for the debug log.
+    pub fn describe(&self) -> String {
+        match self {
+            Response::Silent => "silent".into(),
+            Response::Context { event, text } => {
+                format!(
+                    "context({}, {} chars)",
+                    event.as_str(),
+                    text.chars().count()
+                )
+            }
+            Response::Plain(text) => format!("plain({} chars)", text.chars().count()),
+            Response::Block { reason } => format!("block({} chars)", reason.chars().count()),
+        }
+    }
+}
+
+fn quote(s: &str) -> String {
+    serde_json::Value::from(s).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn encodes_each_form_exactly() {
+        assert!(Response::Silent.encode().is_empty());
+        assert_eq!(
+            Response::Context {
+                event: ContextEvent::UserPromptSubmit,
+                text: "a \"quoted\"\nline".into()
+            }
+            .encode(),
+            b"{\"hookSpecificOutput\":{\"hookEventName\":\"UserPromptSubmit\",\"additionalContext\":\"a \\\"quoted\\\"\\nline\"}}\n"
+        );
+        assert_eq!(
+            Response::Block {
+                reason: "save".into()
+            }
+            .encode(),
+            b"{\"decision\":\"block\",\"reason\":\"save\"}\n"
+        );
+        assert_eq!(Response::Plain("keep".into()).encode(), b"keep\n");
+    }
+}

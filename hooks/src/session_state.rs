@@ -1,0 +1,232 @@
+//! Per-session hook state: `.handover/sessions/<session key>.json`, one small JSON file per
+//! client session, so that concurrent sessions never share a record. It remembers what was
+//! delivered (startup context, re-injection) and which context thresholds were crossed.
+//! Written atomically (temporary file + rename); a damaged file counts as present but empty.
+//! Times are milliseconds since the Unix epoch.
+
+use serde::{Deserialize, Serialize};
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// Files older than this are removed at session start, so the directory does not grow forever.
+const KEEP_FOR_MS: u64 = 30 * 24 * 3600 * 1000;
+
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct SessionState {
+    pub session_id: String,
+    pub agent: Option<String>,
+    /// When a hook first saw this session.
+    pub first_seen_ms: u64,
+    /// A SessionStart hook ran for this session.
+    pub session_start_seen: bool,
+    /// When the startup context was last delivered, and whether by the first-prompt fallback.
+    pub startup_delivered_ms: Option<u64>,
+    pub startup_via_fallback: bool,
+    /// Last PreCompact, and last delivery of the context after a compaction.
+    pub pre_compact_ms: Option<u64>,
+    pub compact_delivered_ms: Option<u64>,
+    /// PostCompact armed a one-time re-injection that SessionStart `compact` has not delivered.
+    pub reinjection_armed_ms: Option<u64>,
+    /// Start of the current context "epoch": first sight of the session, or the last
+    /// compaction. Thresholds are crossed once per epoch; a handoff written after it silences
+    /// the watch.
+    pub epoch_start_ms: u64,
+    pub reminded_ms: Option<u64>,
+    pub insisted_ms: Option<u64>,
+    pub stop_blocked_ms: Option<u64>,
+    /// Last measured share of the window, for `handover status` and the debug log.
+    pub last_percent: Option<u8>,
+}
+
+impl SessionState {
+    pub fn new(session_id: &str, now: u64) -> SessionState {
+        SessionState {
+            session_id: session_id.to_string(),
+            first_seen_ms: now,
+            epoch_start_ms: now,
+            ..SessionState::default()
+        }
+    }
+
+    /// A compaction happened: the context starts over, so do the thresholds.
+    pub fn new_epoch(&mut self, now: u64) {
+        self.epoch_start_ms = now;
+        self.reminded_ms = None;
+        self.insisted_ms = None;
+        self.stop_blocked_ms = None;
+    }
+}
+
+/// A session's state file.
+pub struct SessionFile {
+    path: PathBuf,
+    dir: PathBuf,
+}
+
+pub struct Loaded {
+    pub state: SessionState,
+    /// A file for this session was there (even if it was damaged).
+    pub existed: bool,
+}
+
+impl SessionFile {
+    pub fn new(sessions_dir: &Path, session_id: &str) -> SessionFile {
+        SessionFile {
+            path: sessions_dir.join(format!("{}.json", key(session_id))),
+            dir: sessions_dir.to_path_buf(),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.path
+    }
+
+    pub fn load(&self, session_id: &str, now: u64) -> Loaded {
+        match fs::read(&self.path) {
+            Ok(bytes) => {
+                let state = serde_json::from_slice::<SessionState>(&bytes)
+                    .ok()
+                    .filter(|s| s.session_id == session_id)
+                    .unwrap_or_else(|| SessionState::new(session_id, now));
+                Loaded {
+                    state,
+                    existed: true,
+                }
+            }
+            Err(_) => Loaded {
+                state: SessionState::new(session_id, now),
+                existed: false,
+            },
+        }
+    }
+
+    /// Creates `.handover/sessions/` when needed, with a `.gitignore` that ignores everything
+    /// in it (itself included), so hook state never shows up in `git status` even before the
+    /// first `handover write` sets up the repository's guard.
+    pub fn save(&self, state: &SessionState) -> anyhow::Result<()> {
+        if !self.dir.is_dir() {
+            fs::create_dir_all(&self.dir)?;
+            handover_installer::atomic::write_atomic(&self.dir.join(".gitignore"), b"*\n")?;
+        }
+        let mut bytes = serde_json::to_vec_pretty(state)?;
+        bytes.push(b'\n');
+        handover_installer::atomic::write_atomic(&self.path, &bytes)?;
+        Ok(())
+    }
+}
+
+/// A file-name-safe key: the id itself when it is made of `[A-Za-z0-9_-]` (as UUIDs are),
+/// otherwise the safe characters plus a hash of the original so two ids never collide.
+pub fn key(session_id: &str) -> String {
+    let safe: String = session_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(80)
+        .collect();
+    if safe == session_id && !safe.is_empty() {
+        safe
+    } else {
+        format!("{safe}-{:016x}", fnv1a(session_id.as_bytes()))
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+/// Removes session files not touched for 30 days. Best effort.
+pub fn prune(sessions_dir: &Path, now: u64) {
+    let Ok(entries) = fs::read_dir(sessions_dir) else {
+        return;
+    };
+    for entry in entries.flatten().take(10_000) {
+        let path = entry.path();
+        if path.extension().and_then(|e| e.to_str()) != Some("json") {
+            continue;
+        }
+        let old = entry
+            .metadata()
+            .and_then(|m| m.modified())
+            .map(|t| now.saturating_sub(millis(t)) > KEEP_FOR_MS)
+            .unwrap_or(false);
+        if old {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+pub fn now_ms() -> u64 {
+    millis(SystemTime::now())
+}
+
+pub fn millis(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn keys_are_safe_and_distinct() {
+        assert_eq!(
+            key("0b1c2d3e-aaaa-bbbb-cccc-000000000000"),
+            "0b1c2d3e-aaaa-bbbb-cccc-000000000000"
+        );
+        let a = key("../../etc/passwd");
+        assert!(!a.contains('/') && !a.contains(".."), "{a}");
+        assert_ne!(key("a/b"), key("a_b"));
+        assert_ne!(key("a/b"), key("a:b"));
+        assert!(!key("").is_empty());
+        assert!(key(&"x".repeat(500)).len() < 120);
+    }
+
+    #[test]
+    fn round_trips_and_ignores_a_state_file_for_another_session() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = dir.path().join(".handover/sessions");
+        let file = SessionFile::new(&sessions, "s1");
+        let loaded = file.load("s1", 5);
+        assert!(!loaded.existed);
+        assert_eq!(loaded.state, SessionState::new("s1", 5));
+        let mut st = loaded.state;
+        st.reminded_ms = Some(7);
+        file.save(&st).unwrap();
+        assert_eq!(fs::read(sessions.join(".gitignore")).unwrap(), b"*\n");
+        let again = file.load("s1", 9);
+        assert!(again.existed);
+        assert_eq!(again.state, st);
+        fs::write(file.path(), b"{not json").unwrap();
+        let damaged = file.load("s1", 9);
+        assert!(damaged.existed);
+        assert_eq!(damaged.state, SessionState::new("s1", 9));
+    }
+
+    #[test]
+    fn new_epoch_clears_thresholds_only() {
+        let mut st = SessionState::new("s", 1);
+        st.reminded_ms = Some(2);
+        st.insisted_ms = Some(3);
+        st.stop_blocked_ms = Some(4);
+        st.startup_delivered_ms = Some(1);
+        st.new_epoch(10);
+        assert_eq!(st.epoch_start_ms, 10);
+        assert_eq!(
+            (st.reminded_ms, st.insisted_ms, st.stop_blocked_ms),
+            (None, None, None)
+        );
+        assert_eq!(st.startup_delivered_ms, Some(1));
+    }
+}

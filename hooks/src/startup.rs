@@ -1,0 +1,73 @@
+//! The startup context, as SessionStart delivers it and as the context watch's fallbacks
+//! deliver it: load the handoff, verify it cheaply, render the text (the text itself lives in
+//! the core, `handover::context`), record the delivery.
+
+use crate::call::Call;
+use handover::context::{self, Startup};
+use handover::store::{LoadOutcome, Source, Store};
+use serde_json::json;
+
+pub struct Delivery {
+    pub text: String,
+    /// `fresh`, `drifted`, `stale`, `unverified`, or `unrecoverable` for a damaged store.
+    pub verdict: &'static str,
+    pub handoff_id: Option<String>,
+}
+
+/// None when there is no handoff: nothing to deliver.
+pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Delivery> {
+    let root = store.root();
+    match store.load() {
+        LoadOutcome::Missing => None,
+        LoadOutcome::Unrecoverable { problem } => Some(Delivery {
+            text: context::unrecoverable_context(&problem, command),
+            verdict: "unrecoverable",
+            handoff_id: None,
+        }),
+        LoadOutcome::Loaded(loaded) => {
+            let budget = handover::config::load(root)
+                .unwrap_or_default()
+                .startup_budget_chars;
+            // Only branch, HEAD and the referenced files: the same cost on any repository size.
+            let verification = handover::verify::verify_quick(root, &loaded.handoff);
+            let recovered = match loaded.source {
+                Source::State => None,
+                from => Some(format!(
+                    "state.json could not be used ({}); this handoff was recovered from the {}.",
+                    loaded.problem.as_deref().unwrap_or("damaged"),
+                    match from {
+                        Source::Journal => "journal",
+                        _ => "archive",
+                    }
+                )),
+            };
+            let text = context::startup_context(&Startup {
+                handoff: &loaded.handoff,
+                verification: &verification,
+                recovered_from: recovered.as_deref(),
+                after_compaction,
+                budget_chars: budget,
+                command,
+            });
+            Some(Delivery {
+                text,
+                verdict: verification.verdict.as_str(),
+                handoff_id: Some(loaded.handoff.id.clone()).filter(|id| !id.is_empty()),
+            })
+        }
+    }
+}
+
+/// Journals one delivery: which session got which handoff, how, and with what verdict. The
+/// CLI's `handover ack` records the other half; `handover status` compares the two.
+pub fn record(call: &Call, delivery: &Delivery, source: &str) -> Option<String> {
+    call.journal(
+        "delivery",
+        json!({
+            "source": source,
+            "verdict": delivery.verdict,
+            "handoff_id": delivery.handoff_id,
+            "chars": delivery.text.chars().count(),
+        }),
+    )
+}
