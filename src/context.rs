@@ -148,31 +148,50 @@ fn verdict_line(s: &Startup) -> String {
     format!("{opening} Verdict: {verdict}")
 }
 
-/// Drops list items, lowest `drop_rank` first and last item first, until the text fits; then,
-/// if the fixed lines alone are still too long, cuts the text at a word boundary.
+/// Drops list items, lowest `drop_rank` first and last item first, until the text fits; then
+/// hides the emptied lists; then shortens the goal (block 2 or 3, see `GOAL_PREFIX`); only then,
+/// as a last resort, cuts the whole text at a word boundary.
 fn fit(mut blocks: Vec<Block>, budget: usize) -> String {
-    loop {
-        let text = join(&blocks);
-        if text.chars().count() <= budget {
-            return text;
-        }
+    let over = |blocks: &[Block]| join(blocks).chars().count().saturating_sub(budget);
+    while over(&blocks) > 0 {
         let victim = blocks
             .iter_mut()
             .filter(|b| b.drop_rank.is_some() && !b.items.is_empty())
             .min_by_key(|b| b.drop_rank);
-        match victim {
-            Some(b) => {
-                b.items.pop();
-                b.dropped += 1;
-                // A block whose only entry was dropped says nothing useful: hide it.
-                if b.items.is_empty() && b.header.is_none() {
-                    b.dropped = 0;
-                }
-            }
-            None => return shorten(&text, budget),
+        let Some(b) = victim else { break };
+        b.items.pop();
+        b.dropped += 1;
+        // A block whose only entry was dropped says nothing useful: hide it.
+        if b.items.is_empty() && b.header.is_none() {
+            b.dropped = 0;
         }
     }
+    for rank in 0..=u8::MAX {
+        if over(&blocks) == 0 {
+            break;
+        }
+        for b in blocks.iter_mut().filter(|b| b.drop_rank == Some(rank)) {
+            b.dropped = 0;
+        }
+    }
+    let excess = over(&blocks);
+    if excess > 0 {
+        if let Some(goal) = blocks
+            .iter_mut()
+            .find_map(|b| b.items.first_mut().filter(|i| i.starts_with(GOAL_PREFIX)))
+        {
+            let keep = goal
+                .chars()
+                .count()
+                .saturating_sub(excess)
+                .max(GOAL_PREFIX.len() + 20);
+            *goal = shorten(goal, keep);
+        }
+    }
+    shorten(&join(&blocks), budget)
 }
+
+const GOAL_PREFIX: &str = "Goal: ";
 
 fn join(blocks: &[Block]) -> String {
     let mut lines = Vec::new();
