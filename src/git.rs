@@ -34,6 +34,16 @@ pub fn find_root(start: &Path) -> Option<PathBuf> {
     if !start.is_dir() {
         return None;
     }
+    // `ancestors` is lexical: drop `.` components, and resolve `..` through the file system
+    // (only then, so a symlinked path the caller gave is otherwise kept as given).
+    let start: PathBuf = if start
+        .components()
+        .any(|c| c == std::path::Component::ParentDir)
+    {
+        fs::canonicalize(&start).ok()?
+    } else {
+        start.components().collect()
+    };
     // Bounded by the depth of the path; `ancestors` ends at the file system root.
     start
         .ancestors()

@@ -450,30 +450,29 @@ fn check_working_tree(lazy: &mut LazyRepo, recorded: &GitSnapshot, reasons: &mut
     if appeared.is_empty() && gone.is_empty() {
         return;
     }
-    let mut parts = Vec::new();
-    if !appeared.is_empty() {
-        parts.push(format!(
-            "{} now uncommitted",
-            plural(appeared.len(), "file is", "files are")
-        ));
-    }
-    if !gone.is_empty() {
-        parts.push(format!(
-            "{} no longer",
-            plural(gone.len(), "file is", "files are")
-        ));
-    }
+    let new = plural(appeared.len(), "file has", "files have");
+    let old = plural(gone.len(), "file", "files");
+    let message = match (appeared.is_empty(), gone.is_empty()) {
+        (false, true) => format!("{new} uncommitted changes that the handoff does not list."),
+        (true, false) => format!("{old} the handoff listed as uncommitted {} no changes any more (committed or reverted).", has(gone.len())),
+        _ => format!("{new} uncommitted changes that the handoff does not list, and {old} it listed {} none any more.", has(gone.len())),
+    };
     let mut lines: Vec<String> = appeared.iter().map(|p| format!("+ {p}")).collect();
     lines.extend(gone.iter().map(|p| format!("- {p}")));
     reasons.push(reason(
         code::WORKING_TREE_CHANGED,
         Verdict::Drifted,
-        format!(
-            "Uncommitted changes differ from the handoff: {}.",
-            parts.join(" and ")
-        ),
+        message,
         cap_files(lines),
     ));
+}
+
+fn has(n: usize) -> &'static str {
+    if n == 1 {
+        "has"
+    } else {
+        "have"
+    }
 }
 
 fn cap_files(mut lines: Vec<String>) -> Vec<String> {
