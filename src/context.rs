@@ -148,31 +148,50 @@ fn verdict_line(s: &Startup) -> String {
     format!("{opening} Verdict: {verdict}")
 }
 
-/// Drops list items, lowest `drop_rank` first and last item first, until the text fits; then,
-/// if the fixed lines alone are still too long, cuts the text at a word boundary.
+/// Drops list items, lowest `drop_rank` first and last item first, until the text fits; then
+/// hides the emptied lists; then shortens the goal (block 2 or 3, see `GOAL_PREFIX`); only then,
+/// as a last resort, cuts the whole text at a word boundary.
 fn fit(mut blocks: Vec<Block>, budget: usize) -> String {
-    loop {
-        let text = join(&blocks);
-        if text.chars().count() <= budget {
-            return text;
-        }
+    let over = |blocks: &[Block]| join(blocks).chars().count().saturating_sub(budget);
+    while over(&blocks) > 0 {
         let victim = blocks
             .iter_mut()
             .filter(|b| b.drop_rank.is_some() && !b.items.is_empty())
             .min_by_key(|b| b.drop_rank);
-        match victim {
-            Some(b) => {
-                b.items.pop();
-                b.dropped += 1;
-                // A block whose only entry was dropped says nothing useful: hide it.
-                if b.items.is_empty() && b.header.is_none() {
-                    b.dropped = 0;
-                }
-            }
-            None => return shorten(&text, budget),
+        let Some(b) = victim else { break };
+        b.items.pop();
+        b.dropped += 1;
+        // A block whose only entry was dropped says nothing useful: hide it.
+        if b.items.is_empty() && b.header.is_none() {
+            b.dropped = 0;
         }
     }
+    for rank in 0..=u8::MAX {
+        if over(&blocks) == 0 {
+            break;
+        }
+        for b in blocks.iter_mut().filter(|b| b.drop_rank == Some(rank)) {
+            b.dropped = 0;
+        }
+    }
+    let excess = over(&blocks);
+    if excess > 0 {
+        if let Some(goal) = blocks
+            .iter_mut()
+            .find_map(|b| b.items.first_mut().filter(|i| i.starts_with(GOAL_PREFIX)))
+        {
+            let keep = goal
+                .chars()
+                .count()
+                .saturating_sub(excess)
+                .max(GOAL_PREFIX.len() + 20);
+            *goal = shorten(goal, keep);
+        }
+    }
+    shorten(&join(&blocks), budget)
 }
+
+const GOAL_PREFIX: &str = "Goal: ";
 
 fn join(blocks: &[Block]) -> String {
     let mut lines = Vec::new();
@@ -269,4 +288,162 @@ pub fn compaction_instructions(handoff: Option<&Handoff>, command: &str) -> Stri
             "No handover handoff has been written for this task. The summary must keep the goal, the items in progress, the decisions with their reasons and the blockers, and say that the agent should save them with `{command} write` right after compaction."
         ),
     }
+}
+
+/// The full report of `handover boot`: the verdict with every reason, then the whole inherited
+/// state. Agents read this too, so it lives here with the other texts.
+pub fn boot_report(
+    h: &Handoff,
+    v: &Verification,
+    recovered_from: Option<&str>,
+    command: &str,
+) -> String {
+    let c = &h.content;
+    let mut out = Vec::new();
+    let who = match (&h.agent, &h.session_id) {
+        (Some(a), Some(s)) => format!(" by {a} (session {s})"),
+        (Some(a), None) => format!(" by {a}"),
+        (None, Some(s)) => format!(" (session {s})"),
+        (None, None) => String::new(),
+    };
+    out.push(format!("Handoff {} written {}{who}", h.id, h.created_at));
+    if let Some(g) = &h.git {
+        out.push(format!(
+            "Recorded: branch {} at {}",
+            g.branch.as_deref().unwrap_or("(detached HEAD)"),
+            g.head.as_deref().unwrap_or("(no commits)")
+        ));
+    }
+    if let Some(p) = recovered_from {
+        out.push(format!("Recovered: {p}"));
+    }
+    out.push(String::new());
+    out.push(format!("Verdict: {}", v.verdict.as_str().to_uppercase()));
+    if v.reasons.is_empty() {
+        out.push("  - branch, HEAD, working tree and referenced files match the handoff".into());
+    }
+    for r in &v.reasons {
+        out.push(format!("  - [{}] {}", r.code, r.message));
+        for d in &r.details {
+            out.push(format!("      {d}"));
+        }
+    }
+    out.push(String::new());
+    out.push(format!("Goal: {}", c.goal));
+    if let Some(s) = &c.spec_ref {
+        out.push(format!(
+            "Spec (the source of truth where it and this handoff disagree): {s}"
+        ));
+    }
+    if let Some(n) = &c.narrative {
+        out.push(format!("Current state: {n}"));
+    }
+    section(&mut out, "Completed", &c.status.completed);
+    section(&mut out, "In progress", &c.status.in_progress);
+    section(&mut out, "Pending", &c.status.pending);
+    let decisions: Vec<String> = c
+        .decisions
+        .iter()
+        .map(|d| {
+            let mut s = format!("{} — because {}", d.what, d.why);
+            if !d.alternatives.is_empty() {
+                s += &format!(" (alternatives: {})", d.alternatives.join("; "));
+            }
+            if d.deferred {
+                s += " [deferred]";
+            }
+            if d.reversible {
+                s += " [reversible]";
+            }
+            s
+        })
+        .collect();
+    section(&mut out, "Decisions", &decisions);
+    let assumptions: Vec<String> = c
+        .assumptions
+        .iter()
+        .map(|a| {
+            let mut s = a.assumption.clone();
+            if !a.why.is_empty() {
+                s += &format!(" — because {}", a.why);
+            }
+            if !a.impact_if_wrong.is_empty() {
+                s += &format!("; if wrong: {}", a.impact_if_wrong);
+            }
+            s
+        })
+        .collect();
+    section(&mut out, "Assumptions", &assumptions);
+    section(&mut out, "Blockers", &c.blockers);
+    section(&mut out, "Warnings", &c.warnings);
+    let files: Vec<String> = c
+        .important_files
+        .iter()
+        .map(|f| {
+            if f.why.is_empty() {
+                f.path.clone()
+            } else {
+                format!("{} — {}", f.path, f.why)
+            }
+        })
+        .collect();
+    section(&mut out, "Important files", &files);
+    let env: Vec<String> = c
+        .environment
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
+    section(&mut out, "Environment", &env);
+    let mut evidence: Vec<String> = c
+        .evidence
+        .commands_run
+        .iter()
+        .map(|x| format!("ran: {x}"))
+        .collect();
+    evidence.extend(
+        c.evidence
+            .measurements
+            .iter()
+            .map(|(k, v)| format!("measured {k}: {v}")),
+    );
+    evidence.extend(
+        c.evidence
+            .artifacts
+            .iter()
+            .map(|a| format!("artifact: {a}")),
+    );
+    section(&mut out, "Evidence", &evidence);
+    let changed: Vec<String> = h
+        .files_changed
+        .iter()
+        .map(|f| format!("{} ({})", f.path, f.change))
+        .collect();
+    section(&mut out, "Files changed", &changed);
+    if let Some(n) = &c.next_action {
+        out.push(String::new());
+        out.push(format!(
+            "Proposed next action (the previous session's proposal: check it against the spec first): {n}"
+        ));
+    }
+    let priorities: Vec<String> = c
+        .priorities
+        .iter()
+        .map(|p| format!("[{}] {}", p.urgency.as_str(), p.task))
+        .collect();
+    section(&mut out, "Priorities (proposed)", &priorities);
+    section(&mut out, "Stop and ask the user if", &c.stop_conditions);
+    out.push(String::new());
+    out.push(format!(
+        "Full document: handover.md. Acknowledge with `{command} ack`."
+    ));
+    out.join("\n")
+}
+
+fn section(out: &mut Vec<String>, title: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
+    }
+    out.push(String::new());
+    out.push(format!("{title}:"));
+    out.extend(items.iter().map(|i| format!("  - {i}")));
 }
