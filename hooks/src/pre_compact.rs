@@ -87,19 +87,17 @@ fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>) -> Value {
     })
 }
 
-/// Branch and HEAD commit; Nones when there is no repository or no commit.
+/// Branch and HEAD commit, read from the files under `.git` (libgit2 only for layouts that
+/// reader does not handle); Nones when there is no repository or no commit.
 fn head_of(root: &Path) -> (Option<String>, Option<String>) {
-    let Ok(repo) = git2::Repository::open(root) else {
-        return (None, None);
-    };
-    let Ok(head) = repo.head() else {
-        return (None, None);
-    };
-    let branch = head
-        .is_branch()
-        .then(|| head.shorthand().map(str::to_string))
-        .flatten();
-    (branch, head.target().map(|o| o.to_string()))
+    let info = handover::git::read_head_files(root).or_else(|| {
+        let repo = handover::git::open(root).ok().flatten()?;
+        handover::git::head_info(&repo).ok()
+    });
+    match info {
+        Some(i) => (i.branch, i.head),
+        None => (None, None),
+    }
 }
 
 /// `[{"path", "change"}]`, or a string saying why not (too slow, or git failed).
