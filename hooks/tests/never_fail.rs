@@ -43,7 +43,10 @@ fn assert_contract(what: &str, bin: &str, run: &Run, event: Option<&str>) {
         Some("Stop") => assert_eq!(run.json()["decision"], "block", "{what}"),
         Some("PreCompact") if bin == PRE_COMPACT => {
             // Claude Code's plain-text compaction instructions: must not look like JSON.
-            assert!(serde_json::from_slice::<Value>(&run.stdout).is_err(), "{what}");
+            assert!(
+                serde_json::from_slice::<Value>(&run.stdout).is_err(),
+                "{what}"
+            );
         }
         _ => panic!("{what}: expected no output, got {}", run.stdout_str()),
     }
@@ -55,7 +58,10 @@ fn garbage_on_stdin_is_silence() {
     non_utf8.extend_from_slice(&[0xff, 0xfe, 0x80, b'"', b'}']);
     let inputs: Vec<(&str, Vec<u8>)> = vec![
         ("empty", Vec::new()),
-        ("malformed", b"{\"hook_event_name\": \"SessionStart\", ".to_vec()),
+        (
+            "malformed",
+            b"{\"hook_event_name\": \"SessionStart\", ".to_vec(),
+        ),
         ("not an object", b"[\"SessionStart\"]".to_vec()),
         ("non-UTF-8", non_utf8),
         ("binary", (0..=255u8).cycle().take(10_000).collect()),
@@ -82,7 +88,10 @@ fn a_100_mb_stdin_is_not_buffered_and_does_not_hang() {
     for bin in ALL {
         let run = run_hook(bin, &["--agent", "claude"], huge.clone(), &[]);
         assert_contract(&format!("{bin} / 100 MB"), bin, &run, Some("SessionStart"));
-        assert!(run.stdout.is_empty(), "{bin}: an unparseable prefix is ignored");
+        assert!(
+            run.stdout.is_empty(),
+            "{bin}: an unparseable prefix is ignored"
+        );
     }
     // A complete payload followed by 100 MB of whitespace is still that payload.
     let mut padded = payload_in(SESSION_START, repo.path(), Path::new("/nonexistent"));
@@ -104,7 +113,9 @@ fn unknown_fields_and_wrong_types_are_ignored() {
     v["transcript_path"] = json!(null);
     let run = run_hook(SESSION_START, &[], payload(v), &[]);
     assert_contract("unknown fields", SESSION_START, &run, Some("SessionStart"));
-    assert!(run.context("SessionStart").contains("Goal: Make the parser"));
+    assert!(run
+        .context("SessionStart")
+        .contains("Goal: Make the parser"));
 }
 
 #[test]
@@ -142,8 +153,16 @@ fn outside_git_and_with_a_locked_index() {
     let plain = Repo::without_git();
     let transcript = claude_transcript(plain.path(), 170_000);
     for bin in ALL {
-        let run = run_hook(bin, &["--agent", "claude"], payload_in(bin, plain.path(), &transcript), &[]);
-        let event = event_for(bin)["hook_event_name"].as_str().unwrap().to_string();
+        let run = run_hook(
+            bin,
+            &["--agent", "claude"],
+            payload_in(bin, plain.path(), &transcript),
+            &[],
+        );
+        let event = event_for(bin)["hook_event_name"]
+            .as_str()
+            .unwrap()
+            .to_string();
         assert_contract(&format!("{bin} / no git"), bin, &run, Some(&event));
     }
 
@@ -152,8 +171,16 @@ fn outside_git_and_with_a_locked_index() {
     std::fs::write(repo.path().join(".git/index.lock"), b"").unwrap();
     let transcript = claude_transcript(repo.path(), 1000);
     for bin in ALL {
-        let run = run_hook(bin, &["--agent", "claude"], payload_in(bin, repo.path(), &transcript), &[]);
-        let event = event_for(bin)["hook_event_name"].as_str().unwrap().to_string();
+        let run = run_hook(
+            bin,
+            &["--agent", "claude"],
+            payload_in(bin, repo.path(), &transcript),
+            &[],
+        );
+        let event = event_for(bin)["hook_event_name"]
+            .as_str()
+            .unwrap()
+            .to_string();
         assert_contract(&format!("{bin} / index.lock"), bin, &run, Some(&event));
         if bin == SESSION_START {
             assert!(run.context("SessionStart").contains("Verdict: fresh"));
@@ -166,7 +193,9 @@ fn outside_git_and_with_a_locked_index() {
 #[test]
 fn unreadable_or_unwritable_handover_dir() {
     let breakers: [(&str, fn(&Path)); 3] = [
-        ("file", |dir| std::fs::write(dir, b"not a directory").unwrap()),
+        ("file", |dir| {
+            std::fs::write(dir, b"not a directory").unwrap()
+        }),
         ("dangling symlink", |dir| {
             std::os::unix::fs::symlink("/nonexistent/handover-target", dir).unwrap()
         }),
@@ -183,9 +212,22 @@ fn unreadable_or_unwritable_handover_dir() {
         brk(&dir);
         let transcript = claude_transcript(repo.path(), 150_000);
         for bin in ALL {
-            let run = run_hook(bin, &["--agent", "claude"], payload_in(bin, repo.path(), &transcript), &[]);
-            let event = event_for(bin)["hook_event_name"].as_str().unwrap().to_string();
-            assert_contract(&format!("{bin} / .handover {name}"), bin, &run, Some(&event));
+            let run = run_hook(
+                bin,
+                &["--agent", "claude"],
+                payload_in(bin, repo.path(), &transcript),
+                &[],
+            );
+            let event = event_for(bin)["hook_event_name"]
+                .as_str()
+                .unwrap()
+                .to_string();
+            assert_contract(
+                &format!("{bin} / .handover {name}"),
+                bin,
+                &run,
+                Some(&event),
+            );
             if bin == CONTEXT_WATCH {
                 // 75 % with state that cannot be recorded: a reminder would repeat forever.
                 assert!(run.stdout.is_empty(), "{name}: {}", run.stdout_str());
@@ -202,17 +244,40 @@ fn corrupted_state_json_is_reported_not_fatal() {
     let text = std::fs::read_to_string(&state).unwrap();
     std::fs::write(&state, &text[..text.len() / 2]).unwrap();
     let t = claude_transcript(repo.path(), 1000);
-    let run = run_hook(SESSION_START, &[], payload_in(SESSION_START, repo.path(), &t), &[]);
-    assert_contract("truncated state.json", SESSION_START, &run, Some("SessionStart"));
+    let run = run_hook(
+        SESSION_START,
+        &[],
+        payload_in(SESSION_START, repo.path(), &t),
+        &[],
+    );
+    assert_contract(
+        "truncated state.json",
+        SESSION_START,
+        &run,
+        Some("SessionStart"),
+    );
     // Recovered from the journal's copy of the same handoff, and says so.
     let ctx = run.context("SessionStart");
-    assert!(ctx.contains("Recovered:") && ctx.contains("journal"), "{ctx}");
+    assert!(
+        ctx.contains("Recovered:") && ctx.contains("journal"),
+        "{ctx}"
+    );
 
     // Nothing to fall back on: the damage is reported instead of a handoff.
     std::fs::remove_file(repo.store().journal_path()).unwrap();
     std::fs::write(&state, b"{\"schema_version\": 1, \"goal\": ").unwrap();
-    let run = run_hook(SESSION_START, &[], payload_in(SESSION_START, repo.path(), &t), &[]);
-    assert_contract("garbage state.json", SESSION_START, &run, Some("SessionStart"));
+    let run = run_hook(
+        SESSION_START,
+        &[],
+        payload_in(SESSION_START, repo.path(), &t),
+        &[],
+    );
+    assert_contract(
+        "garbage state.json",
+        SESSION_START,
+        &run,
+        Some("SessionStart"),
+    );
     assert!(run.context("SessionStart").contains("damaged"));
 
     // A damaged session state file counts as present, and is replaced.
@@ -220,8 +285,18 @@ fn corrupted_state_json_is_reported_not_fatal() {
     std::fs::create_dir_all(&sessions).unwrap();
     std::fs::write(sessions.join("sess-1.json"), b"\x00\x01garbage").unwrap();
     let t = claude_transcript(repo.path(), 170_000);
-    let run = run_hook(CONTEXT_WATCH, &[], payload_in(CONTEXT_WATCH, repo.path(), &t), &[]);
-    assert_contract("garbage session state", CONTEXT_WATCH, &run, Some("UserPromptSubmit"));
+    let run = run_hook(
+        CONTEXT_WATCH,
+        &[],
+        payload_in(CONTEXT_WATCH, repo.path(), &t),
+        &[],
+    );
+    assert_contract(
+        "garbage session state",
+        CONTEXT_WATCH,
+        &run,
+        Some("UserPromptSubmit"),
+    );
     assert!(run.context("UserPromptSubmit").contains("85%"));
 }
 
@@ -272,11 +347,19 @@ fn debug_log_only_when_asked_one_line_per_call() {
     repo.save_handoff();
     let t = claude_transcript(repo.path(), 1000);
     let p = payload_in(SESSION_START, repo.path(), &t);
-    let run = run_hook(SESSION_START, &[], p.clone(), &[("HANDOVER_HOOK_DEBUG", "1")]);
+    let run = run_hook(
+        SESSION_START,
+        &[],
+        p.clone(),
+        &[("HANDOVER_HOOK_DEBUG", "1")],
+    );
     assert_eq!(run.code, Some(0));
     let err = String::from_utf8(run.stderr.clone()).unwrap();
     assert_eq!(err.lines().count(), 1, "{err}");
-    assert!(err.starts_with("handover-session-start: agent=claude event=SessionStart"), "{err}");
+    assert!(
+        err.starts_with("handover-session-start: agent=claude event=SessionStart"),
+        "{err}"
+    );
     assert!(err.contains("verdict=fresh"), "{err}");
     run.context("SessionStart");
 
