@@ -44,7 +44,9 @@ fn main() {
     let t1 = write_transcript(&tmp.path().join("t1.jsonl"), 1 << 20);
     let t200 = write_transcript(&tmp.path().join("t200.jsonl"), 200 << 20);
 
-    let floor = measure(runs, || run("true", &[], b""));
+    let floor = measure(runs, || {
+        run("true", &[], b"");
+    });
     let ss = |repo: &Path| {
         let p = payload(repo, "SessionStart", Some("startup"), &t1);
         measure(runs, || {

@@ -6,6 +6,9 @@
 /// the smaller, conservative figure where a model comes in two sizes: a reminder that comes
 /// early is a nuisance, one that comes after compaction is useless.
 pub const MODEL_WINDOWS: &[(&str, u64)] = &[
+    // Claude Code 2.1.330 reports a 1,000,000-token window for its default model,
+    // `claude-opus-5-5` (the `modelUsage` of `claude -p --output-format json`).
+    ("claude-opus-5", 1_000_000),
     ("claude-", 200_000),
     ("gpt-5", 272_000),
     ("gpt-4.1", 1_047_576),

@@ -192,7 +192,8 @@ fn outside_git_and_with_a_locked_index() {
 /// unusable by replacing directories with files or dangling links instead.
 #[test]
 fn unreadable_or_unwritable_handover_dir() {
-    let breakers: [(&str, fn(&Path)); 3] = [
+    type Breaker = fn(&Path);
+    let breakers: [(&str, Breaker); 3] = [
         ("file", |dir| {
             std::fs::write(dir, b"not a directory").unwrap()
         }),
