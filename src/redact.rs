@@ -33,12 +33,19 @@ pub fn redact(content: &mut Content) -> Vec<Redaction> {
     let mut found = Vec::new();
     // Keys first, so that the field paths reported below never repeat a secret key.
     redact_keys(&mut content.environment, "environment", &mut found);
-    redact_keys(&mut content.evidence.measurements, "evidence.measurements", &mut found);
+    redact_keys(
+        &mut content.evidence.measurements,
+        "evidence.measurements",
+        &mut found,
+    );
     crate::validate::visit_strings_mut(content, &mut |path, text| {
         let (clean, kinds) = redact_text(text);
         if !kinds.is_empty() {
             *text = clean;
-            found.extend(kinds.into_iter().map(|kind| Redaction { field: path.to_string(), kind }));
+            found.extend(kinds.into_iter().map(|kind| Redaction {
+                field: path.to_string(),
+                kind,
+            }));
         }
     });
     found
@@ -47,17 +54,26 @@ pub fn redact(content: &mut Content) -> Vec<Redaction> {
 /// A secret used as a map key: the key is replaced; on a clash with an existing key a number
 /// is appended so that no value is lost.
 fn redact_keys(map: &mut BTreeMap<String, String>, path: &str, found: &mut Vec<Redaction>) {
-    let dirty: Vec<String> = map.keys().filter(|k| !redact_text(k).1.is_empty()).cloned().collect();
+    let dirty: Vec<String> = map
+        .keys()
+        .filter(|k| !redact_text(k).1.is_empty())
+        .cloned()
+        .collect();
     for key in dirty {
         let (mut clean, kinds) = redact_text(&key);
-        let Some(value) = map.remove(&key) else { continue };
+        let Some(value) = map.remove(&key) else {
+            continue;
+        };
         let base = clean.clone();
         let mut n = 2;
         while map.contains_key(&clean) {
             clean = format!("{base} ({n})");
             n += 1;
         }
-        found.extend(kinds.into_iter().map(|kind| Redaction { field: format!("{path} (key {clean})"), kind }));
+        found.extend(kinds.into_iter().map(|kind| Redaction {
+            field: format!("{path} (key {clean})"),
+            kind,
+        }));
         map.insert(clean, value);
     }
 }
@@ -94,7 +110,9 @@ fn private_keys(text: &str, kinds: &mut Vec<&'static str>) -> String {
         let end = match rest[after_header..].find("-----END ") {
             Some(i) => {
                 let end_start = after_header + i + 9;
-                rest[end_start..].find("-----").map_or(rest.len(), |j| end_start + j + 5)
+                rest[end_start..]
+                    .find("-----")
+                    .map_or(rest.len(), |j| end_start + j + 5)
             }
             None => rest.len(),
         };
@@ -113,16 +131,23 @@ fn url_passwords(text: &str, kinds: &mut Vec<&'static str>) -> String {
     while let Some(i) = rest.find("://") {
         let auth_start = i + 3;
         let auth_len = rest[auth_start..]
-            .find(|c: char| c.is_whitespace() || matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>' | '`'))
+            .find(|c: char| {
+                c.is_whitespace() || matches!(c, '/' | '?' | '#' | '"' | '\'' | '<' | '>' | '`')
+            })
             .unwrap_or(rest.len() - auth_start);
         let authority = &rest[auth_start..auth_start + auth_len];
-        let scheme_ok = rest[..i].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric());
+        let scheme_ok = rest[..i]
+            .chars()
+            .next_back()
+            .is_some_and(|c| c.is_ascii_alphanumeric());
         let password = authority.rfind('@').and_then(|at| {
             let userinfo = &authority[..at];
             userinfo.find(':').map(|colon| (colon + 1, at))
         });
         match password {
-            Some((from, to)) if scheme_ok && to > from && !authority[from..to].starts_with(MARK) => {
+            Some((from, to))
+                if scheme_ok && to > from && !authority[from..to].starts_with(MARK) =>
+            {
                 out.push_str(&rest[..auth_start + from]);
                 out.push_str(&marker("url_password"));
                 kinds.push("url_password");
@@ -149,15 +174,24 @@ fn bearer_tokens(text: &str, kinds: &mut Vec<&'static str>) -> String {
     let mut from = 0;
     while let Some(i) = lower[from..].find("bearer ").map(|i| from + i) {
         from = i + 7;
-        if i > 0 && text[..i].chars().next_back().is_some_and(|c| c.is_ascii_alphanumeric()) {
+        if i > 0
+            && text[..i]
+                .chars()
+                .next_back()
+                .is_some_and(|c| c.is_ascii_alphanumeric())
+        {
             continue;
         }
-        let start = i + 7 + (text[i + 7..].len() - text[i + 7..].trim_start_matches([' ', '\t']).len());
+        let start =
+            i + 7 + (text[i + 7..].len() - text[i + 7..].trim_start_matches([' ', '\t']).len());
         let len = text[start..]
-            .find(|c: char| !(c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~' | '+' | '/' | '=')))
+            .find(|c: char| {
+                !(c.is_ascii_alphanumeric() || matches!(c, '-' | '.' | '_' | '~' | '+' | '/' | '='))
+            })
             .unwrap_or(text.len() - start);
         let token = text[start..start + len].trim_end_matches('.');
-        let looks_secret = token.len() >= 8 && (token.chars().any(|c| c.is_ascii_digit()) || token.len() >= 24);
+        let looks_secret =
+            token.len() >= 8 && (token.chars().any(|c| c.is_ascii_digit()) || token.len() >= 24);
         if looks_secret {
             out.push_str(&text[last..start]);
             out.push_str(&marker("bearer_token"));
@@ -183,11 +217,46 @@ struct TokenRule {
 }
 
 const TOKEN_RULES: &[TokenRule] = &[
-    TokenRule { kind: "aws_access_key", prefixes: &["AKIA", "ASIA"], min: 16, exact: Some(16), upper_digits_only: true, needs_digit: false },
-    TokenRule { kind: "github_token", prefixes: &["github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"], min: 20, exact: None, upper_digits_only: false, needs_digit: false },
-    TokenRule { kind: "api_key", prefixes: &["sk-ant-", "sk-proj-", "sk-"], min: 20, exact: None, upper_digits_only: false, needs_digit: true },
-    TokenRule { kind: "slack_token", prefixes: &["xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"], min: 10, exact: None, upper_digits_only: false, needs_digit: true },
-    TokenRule { kind: "google_api_key", prefixes: &["AIza"], min: 30, exact: None, upper_digits_only: false, needs_digit: false },
+    TokenRule {
+        kind: "aws_access_key",
+        prefixes: &["AKIA", "ASIA"],
+        min: 16,
+        exact: Some(16),
+        upper_digits_only: true,
+        needs_digit: false,
+    },
+    TokenRule {
+        kind: "github_token",
+        prefixes: &["github_pat_", "ghp_", "gho_", "ghu_", "ghs_", "ghr_"],
+        min: 20,
+        exact: None,
+        upper_digits_only: false,
+        needs_digit: false,
+    },
+    TokenRule {
+        kind: "api_key",
+        prefixes: &["sk-ant-", "sk-proj-", "sk-"],
+        min: 20,
+        exact: None,
+        upper_digits_only: false,
+        needs_digit: true,
+    },
+    TokenRule {
+        kind: "slack_token",
+        prefixes: &["xoxa-", "xoxb-", "xoxp-", "xoxo-", "xoxs-", "xoxr-"],
+        min: 10,
+        exact: None,
+        upper_digits_only: false,
+        needs_digit: true,
+    },
+    TokenRule {
+        kind: "google_api_key",
+        prefixes: &["AIza"],
+        min: 30,
+        exact: None,
+        upper_digits_only: false,
+        needs_digit: false,
+    },
 ];
 
 fn prefixed_tokens(text: &str, rule: &TokenRule, kinds: &mut Vec<&'static str>) -> String {
@@ -199,14 +268,29 @@ fn prefixed_tokens(text: &str, rule: &TokenRule, kinds: &mut Vec<&'static str>) 
             i += text[i..].chars().next().map_or(1, char::len_utf8);
             continue;
         };
-        let boundary = text[..i].chars().next_back().is_none_or(|c| !is_token_char(c));
+        let boundary = text[..i]
+            .chars()
+            .next_back()
+            .is_none_or(|c| !is_token_char(c));
         let body_start = i + prefix.len();
         let body_len = text[body_start..]
-            .find(|c: char| if rule.upper_digits_only { !(c.is_ascii_uppercase() || c.is_ascii_digit()) } else { !is_token_char(c) })
+            .find(|c: char| {
+                if rule.upper_digits_only {
+                    !(c.is_ascii_uppercase() || c.is_ascii_digit())
+                } else {
+                    !is_token_char(c)
+                }
+            })
             .unwrap_or(text.len() - body_start);
         let body = &text[body_start..body_start + body_len];
         let size_ok = match rule.exact {
-            Some(n) => body_len == n && text[body_start + n..].chars().next().is_none_or(|c| !c.is_ascii_alphanumeric()),
+            Some(n) => {
+                body_len == n
+                    && text[body_start + n..]
+                        .chars()
+                        .next()
+                        .is_none_or(|c| !c.is_ascii_alphanumeric())
+            }
             None => body_len >= rule.min,
         };
         if boundary && size_ok && (!rule.needs_digit || body.chars().any(|c| c.is_ascii_digit())) {
@@ -238,7 +322,11 @@ fn jwts(text: &str, kinds: &mut Vec<&'static str>) -> String {
         if text[..i].chars().next_back().is_some_and(is_base64url) {
             continue;
         }
-        let run = |at: usize| text[at..].find(|c: char| !is_base64url(c)).unwrap_or(text.len() - at);
+        let run = |at: usize| {
+            text[at..]
+                .find(|c: char| !is_base64url(c))
+                .unwrap_or(text.len() - at)
+        };
         let header = run(i);
         let dot1 = i + header;
         if header < 10 || !text[dot1..].starts_with(".eyJ") {
@@ -264,12 +352,27 @@ fn jwts(text: &str, kinds: &mut Vec<&'static str>) -> String {
 /// removed, at its end: `DB_PASSWORD`, `apiKey`, `--auth-token` match; `max_tokens`,
 /// `TOKEN_BUDGET`, `password_reset_url`, `API_KEY_FILE` do not.
 const SECRET_KEY_ENDINGS: &[&str] = &[
-    "password", "passwd", "pwd", "secret", "token", "apikey", "accesskey", "privatekey", "secretkey",
-    "credential", "credentials", "auth", "authorization",
+    "password",
+    "passwd",
+    "pwd",
+    "secret",
+    "token",
+    "apikey",
+    "accesskey",
+    "privatekey",
+    "secretkey",
+    "credential",
+    "credentials",
+    "auth",
+    "authorization",
 ];
 
 fn is_secret_key(key: &str) -> bool {
-    let norm: String = key.chars().filter(|c| c.is_ascii_alphanumeric()).map(|c| c.to_ascii_lowercase()).collect();
+    let norm: String = key
+        .chars()
+        .filter(|c| c.is_ascii_alphanumeric())
+        .map(|c| c.to_ascii_lowercase())
+        .collect();
     // PWD/OLDPWD are the shell's working directory, not a password.
     if norm == "pwd" || norm == "oldpwd" {
         return false;
@@ -289,8 +392,26 @@ fn is_placeholder(value: &str) -> bool {
         || value.starts_with('<')
         || value.starts_with('{')
         || value.starts_with('%')
-        || value.chars().all(|c| c == '*' || c == 'x' || c == 'X' || c == '.')
-        || matches!(v.as_str(), "true" | "false" | "yes" | "no" | "none" | "null" | "nil" | "on" | "off" | "required" | "optional" | "redacted" | "unset" | "empty")
+        || value
+            .chars()
+            .all(|c| c == '*' || c == 'x' || c == 'X' || c == '.')
+        || matches!(
+            v.as_str(),
+            "true"
+                | "false"
+                | "yes"
+                | "no"
+                | "none"
+                | "null"
+                | "nil"
+                | "on"
+                | "off"
+                | "required"
+                | "optional"
+                | "redacted"
+                | "unset"
+                | "empty"
+        )
 }
 
 /// A prose-like value after `Key: ` must look random to count: a digit, an inner capital, or a
@@ -310,12 +431,18 @@ fn assignments(text: &str, kinds: &mut Vec<&'static str>) -> String {
     let bytes = text.as_bytes();
     while i < text.len() {
         let c = text[i..].chars().next().unwrap_or(' ');
-        let starts_key = is_key_char(c) && text[..i].chars().next_back().is_none_or(|p| !is_key_char(p));
+        let starts_key = is_key_char(c)
+            && text[..i]
+                .chars()
+                .next_back()
+                .is_none_or(|p| !is_key_char(p));
         if !starts_key {
             i += c.len_utf8();
             continue;
         }
-        let key_len = text[i..].find(|c: char| !is_key_char(c)).unwrap_or(text.len() - i);
+        let key_len = text[i..]
+            .find(|c: char| !is_key_char(c))
+            .unwrap_or(text.len() - i);
         let key = &text[i..i + key_len];
         let mut j = i + key_len;
         if !is_secret_key(key) {
@@ -326,13 +453,18 @@ fn assignments(text: &str, kinds: &mut Vec<&'static str>) -> String {
         if j < text.len() && matches!(bytes[j], b'"' | b'\'') && i > 0 && bytes[i - 1] == bytes[j] {
             j += 1;
         }
-        let spaces = |at: usize| text[at..].len() - text[at..].trim_start_matches([' ', '\t']).len();
+        let spaces =
+            |at: usize| text[at..].len() - text[at..].trim_start_matches([' ', '\t']).len();
         let after_spaces = j + spaces(j);
         let (value_start, strict) = match bytes.get(after_spaces) {
             Some(b'=') => (after_spaces + 1 + spaces(after_spaces + 1), false),
-            Some(b':') if bytes.get(after_spaces + 1) != Some(&b':') => (after_spaces + 1 + spaces(after_spaces + 1), true),
+            Some(b':') if bytes.get(after_spaces + 1) != Some(&b':') => {
+                (after_spaces + 1 + spaces(after_spaces + 1), true)
+            }
             // `--password value`: a flag followed by its value.
-            Some(_) if key.starts_with('-') && after_spaces > j && after_spaces == j + 1 => (after_spaces, false),
+            Some(_) if key.starts_with('-') && after_spaces > j && after_spaces == j + 1 => {
+                (after_spaces, false)
+            }
             _ => {
                 i = j;
                 continue;
@@ -340,13 +472,18 @@ fn assignments(text: &str, kinds: &mut Vec<&'static str>) -> String {
         };
         let mut value_start = value_start;
         // `Authorization: Basic <value>`: skip the scheme word.
-        for scheme in ["Basic ", "Bearer ", "Token ", "Digest ", "token ", "bearer ", "basic "] {
+        for scheme in [
+            "Basic ", "Bearer ", "Token ", "Digest ", "token ", "bearer ", "basic ",
+        ] {
             if text[value_start..].starts_with(scheme) {
                 value_start += scheme.len() + spaces(value_start + scheme.len());
                 break;
             }
         }
-        let quote = bytes.get(value_start).copied().filter(|b| matches!(b, b'"' | b'\''));
+        let quote = bytes
+            .get(value_start)
+            .copied()
+            .filter(|b| matches!(b, b'"' | b'\''));
         let (v_start, v_end) = match quote {
             Some(q) => {
                 let s = value_start + 1;
@@ -355,7 +492,13 @@ fn assignments(text: &str, kinds: &mut Vec<&'static str>) -> String {
             }
             None => {
                 let e = text[value_start..]
-                    .find(|c: char| c.is_whitespace() || matches!(c, ',' | ';' | '&' | ')' | ']' | '}' | '"' | '\'' | '<' | '>' | '`'))
+                    .find(|c: char| {
+                        c.is_whitespace()
+                            || matches!(
+                                c,
+                                ',' | ';' | '&' | ')' | ']' | '}' | '"' | '\'' | '<' | '>' | '`'
+                            )
+                    })
                     .map_or(text.len(), |k| value_start + k);
                 (value_start, e)
             }

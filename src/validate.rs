@@ -46,7 +46,8 @@ pub fn check(content: &Content, config: &Config) -> Findings {
     }
 
     if f.estimated_tokens > f.budget_tokens {
-        f.errors.push(size_message(content, f.estimated_tokens, f.budget_tokens));
+        f.errors
+            .push(size_message(content, f.estimated_tokens, f.budget_tokens));
     }
 
     if content.plan.is_some() && content.kind == Kind::Standard {
@@ -73,7 +74,11 @@ pub fn check(content: &Content, config: &Config) -> Findings {
     if config.facts_only {
         let policy = "this repository's policy is `facts_only` (.handover/config.toml): the next \
                       session plans from the spec, not from an inherited plan";
-        if content.next_action.as_deref().is_some_and(|n| !n.trim().is_empty()) {
+        if content
+            .next_action
+            .as_deref()
+            .is_some_and(|n| !n.trim().is_empty())
+        {
             f.errors.push(format!("`next_action` is not allowed: {policy}. Remove it; record facts (status, blockers, decisions) instead"));
         }
         if !content.priorities.is_empty() {
@@ -98,12 +103,26 @@ fn size_message(content: &Content, estimate: usize, budget: usize) -> String {
     let mut sizes: Vec<(String, usize)> = match serde_json::to_value(content) {
         Ok(serde_json::Value::Object(map)) => map
             .into_iter()
-            .map(|(k, v)| (k, serde_json::to_string(&v).unwrap_or_default().chars().count().div_ceil(4)))
+            .map(|(k, v)| {
+                (
+                    k,
+                    serde_json::to_string(&v)
+                        .unwrap_or_default()
+                        .chars()
+                        .count()
+                        .div_ceil(4),
+                )
+            })
             .collect(),
         _ => Vec::new(),
     };
     sizes.sort_by(|a, b| b.1.cmp(&a.1));
-    let biggest = sizes.iter().take(3).map(|(k, n)| format!("{k} ~{n}")).collect::<Vec<_>>().join(", ");
+    let biggest = sizes
+        .iter()
+        .take(3)
+        .map(|(k, n)| format!("{k} ~{n}"))
+        .collect::<Vec<_>>()
+        .join(", ");
     format!(
         "the handoff is about {estimate} tokens (estimate: characters of its compact JSON / 4) and \
          the {} budget is {budget}. Largest fields: {biggest}. Cut: shorten the narrative to 3-5 \
@@ -137,7 +156,9 @@ fn pasted_output(path: &str, text: &str) -> Option<String> {
     }
     let stamped = lines.iter().filter(|l| starts_with_timestamp(l)).count();
     if stamped >= 2 {
-        return Some(format!("looks like a log ({stamped} lines start with a timestamp)"));
+        return Some(format!(
+            "looks like a log ({stamped} lines start with a timestamp)"
+        ));
     }
     if is_narrative {
         if chars > NARRATIVE_MAX_CHARS {
@@ -145,10 +166,15 @@ fn pasted_output(path: &str, text: &str) -> Option<String> {
         }
     } else {
         if chars > FIELD_MAX_CHARS {
-            return Some(format!("is {chars} characters (at most {FIELD_MAX_CHARS} outside the narrative)"));
+            return Some(format!(
+                "is {chars} characters (at most {FIELD_MAX_CHARS} outside the narrative)"
+            ));
         }
         if lines.len() > FIELD_MAX_LINES {
-            return Some(format!("has {} lines (at most {FIELD_MAX_LINES} in one entry)", lines.len()));
+            return Some(format!(
+                "has {} lines (at most {FIELD_MAX_LINES} in one entry)",
+                lines.len()
+            ));
         }
     }
     None
@@ -156,7 +182,9 @@ fn pasted_output(path: &str, text: &str) -> Option<String> {
 
 /// `error[E0502]: ...` at the start of a line.
 fn is_rust_error(line: &str) -> bool {
-    let Some(rest) = line.trim_start().strip_prefix("error[E") else { return false };
+    let Some(rest) = line.trim_start().strip_prefix("error[E") else {
+        return false;
+    };
     let digits = rest.chars().take_while(char::is_ascii_digit).count();
     digits >= 4 && rest[digits..].starts_with("]:")
 }
@@ -172,9 +200,13 @@ fn is_stack_frame(line: &str) -> bool {
     if t.starts_with("File \"") && t.contains("\", line ") {
         return true;
     }
-    let Some(rest) = t.strip_prefix("at ") else { return false };
+    let Some(rest) = t.strip_prefix("at ") else {
+        return false;
+    };
     // A location `name:digits` somewhere in the frame.
-    rest.split(':').skip(1).any(|part| part.chars().next().is_some_and(|c| c.is_ascii_digit()))
+    rest.split(':')
+        .skip(1)
+        .any(|part| part.chars().next().is_some_and(|c| c.is_ascii_digit()))
         || (rest.contains('(') && rest.ends_with(')') && rest.contains(".java"))
 }
 
@@ -184,8 +216,16 @@ fn starts_with_timestamp(line: &str) -> bool {
     let t = line.trim_start().trim_start_matches('[');
     let b = t.as_bytes();
     let digit = |i: usize| b.get(i).is_some_and(u8::is_ascii_digit);
-    let time_at = |i: usize| digit(i) && digit(i + 1) && b.get(i + 2) == Some(&b':') && digit(i + 3) && digit(i + 4);
-    let date = (0..4).all(digit) && b.get(4) == Some(&b'-') && digit(5) && digit(6) && b.get(7) == Some(&b'-') && digit(8) && digit(9);
+    let time_at = |i: usize| {
+        digit(i) && digit(i + 1) && b.get(i + 2) == Some(&b':') && digit(i + 3) && digit(i + 4)
+    };
+    let date = (0..4).all(digit)
+        && b.get(4) == Some(&b'-')
+        && digit(5)
+        && digit(6)
+        && b.get(7) == Some(&b'-')
+        && digit(8)
+        && digit(9);
     if date {
         return matches!(b.get(10), Some(b'T' | b' ')) && time_at(11);
     }
@@ -204,16 +244,40 @@ fn sanity(c: &Content, warnings: &mut Vec<String>) {
         }
     }
     let lists: [(&str, Vec<&str>); 10] = [
-        ("status.completed", c.status.completed.iter().map(String::as_str).collect()),
-        ("status.in_progress", c.status.in_progress.iter().map(String::as_str).collect()),
-        ("status.pending", c.status.pending.iter().map(String::as_str).collect()),
+        (
+            "status.completed",
+            c.status.completed.iter().map(String::as_str).collect(),
+        ),
+        (
+            "status.in_progress",
+            c.status.in_progress.iter().map(String::as_str).collect(),
+        ),
+        (
+            "status.pending",
+            c.status.pending.iter().map(String::as_str).collect(),
+        ),
         ("blockers", c.blockers.iter().map(String::as_str).collect()),
         ("warnings", c.warnings.iter().map(String::as_str).collect()),
-        ("stop_conditions", c.stop_conditions.iter().map(String::as_str).collect()),
-        ("evidence.commands_run", c.evidence.commands_run.iter().map(String::as_str).collect()),
-        ("evidence.artifacts", c.evidence.artifacts.iter().map(String::as_str).collect()),
-        ("decisions", c.decisions.iter().map(|d| d.what.as_str()).collect()),
-        ("important_files", c.important_files.iter().map(|f| f.path.as_str()).collect()),
+        (
+            "stop_conditions",
+            c.stop_conditions.iter().map(String::as_str).collect(),
+        ),
+        (
+            "evidence.commands_run",
+            c.evidence.commands_run.iter().map(String::as_str).collect(),
+        ),
+        (
+            "evidence.artifacts",
+            c.evidence.artifacts.iter().map(String::as_str).collect(),
+        ),
+        (
+            "decisions",
+            c.decisions.iter().map(|d| d.what.as_str()).collect(),
+        ),
+        (
+            "important_files",
+            c.important_files.iter().map(|f| f.path.as_str()).collect(),
+        ),
     ];
     for (path, items) in &lists {
         let mut seen: BTreeMap<String, usize> = BTreeMap::new();
@@ -223,7 +287,10 @@ fn sanity(c: &Content, warnings: &mut Vec<String>) {
                 continue;
             }
             if let Some(first) = seen.get(&key) {
-                warnings.push(format!("`{path}[{i}]` duplicates `{path}[{first}]` (\"{}\"): keep one", item.trim()));
+                warnings.push(format!(
+                    "`{path}[{i}]` duplicates `{path}[{first}]` (\"{}\"): keep one",
+                    item.trim()
+                ));
             } else {
                 seen.insert(key, i);
             }
@@ -234,7 +301,12 @@ fn sanity(c: &Content, warnings: &mut Vec<String>) {
         if key.is_empty() {
             continue;
         }
-        let open = c.status.in_progress.iter().chain(&c.status.pending).any(|o| o.trim().to_lowercase() == key);
+        let open = c
+            .status
+            .in_progress
+            .iter()
+            .chain(&c.status.pending)
+            .any(|o| o.trim().to_lowercase() == key);
         if open {
             warnings.push(format!("\"{}\" is both completed and still open (in_progress or pending): keep it in one place", done.trim()));
         }
@@ -246,13 +318,22 @@ fn sanity(c: &Content, warnings: &mut Vec<String>) {
 pub fn visit_strings(c: &Content) -> Vec<(String, &str)> {
     let mut out: Vec<(String, &str)> = Vec::new();
     out.push(("goal".into(), &c.goal));
-    for (name, v) in [("narrative", &c.narrative), ("spec_ref", &c.spec_ref), ("next_action", &c.next_action)] {
+    for (name, v) in [
+        ("narrative", &c.narrative),
+        ("spec_ref", &c.spec_ref),
+        ("next_action", &c.next_action),
+    ] {
         if let Some(v) = v {
             out.push((name.into(), v));
         }
     }
     fn push_list<'a>(out: &mut Vec<(String, &'a str)>, path: &str, items: &'a [String]) {
-        out.extend(items.iter().enumerate().map(|(i, s)| (format!("{path}[{i}]"), s.as_str())));
+        out.extend(
+            items
+                .iter()
+                .enumerate()
+                .map(|(i, s)| (format!("{path}[{i}]"), s.as_str())),
+        );
     }
     push_list(&mut out, "status.completed", &c.status.completed);
     push_list(&mut out, "status.in_progress", &c.status.in_progress);
@@ -260,12 +341,19 @@ pub fn visit_strings(c: &Content) -> Vec<(String, &str)> {
     for (i, d) in c.decisions.iter().enumerate() {
         out.push((format!("decisions[{i}].what"), &d.what));
         out.push((format!("decisions[{i}].why"), &d.why));
-        push_list(&mut out, &format!("decisions[{i}].alternatives"), &d.alternatives);
+        push_list(
+            &mut out,
+            &format!("decisions[{i}].alternatives"),
+            &d.alternatives,
+        );
     }
     for (i, a) in c.assumptions.iter().enumerate() {
         out.push((format!("assumptions[{i}].assumption"), &a.assumption));
         out.push((format!("assumptions[{i}].why"), &a.why));
-        out.push((format!("assumptions[{i}].impact_if_wrong"), &a.impact_if_wrong));
+        out.push((
+            format!("assumptions[{i}].impact_if_wrong"),
+            &a.impact_if_wrong,
+        ));
     }
     push_list(&mut out, "blockers", &c.blockers);
     push_list(&mut out, "warnings", &c.warnings);
@@ -318,12 +406,19 @@ pub fn visit_strings_mut(c: &mut Content, f: &mut dyn FnMut(&str, &mut String)) 
     for (i, d) in c.decisions.iter_mut().enumerate() {
         f(&format!("decisions[{i}].what"), &mut d.what);
         f(&format!("decisions[{i}].why"), &mut d.why);
-        list(f, &format!("decisions[{i}].alternatives"), &mut d.alternatives);
+        list(
+            f,
+            &format!("decisions[{i}].alternatives"),
+            &mut d.alternatives,
+        );
     }
     for (i, a) in c.assumptions.iter_mut().enumerate() {
         f(&format!("assumptions[{i}].assumption"), &mut a.assumption);
         f(&format!("assumptions[{i}].why"), &mut a.why);
-        f(&format!("assumptions[{i}].impact_if_wrong"), &mut a.impact_if_wrong);
+        f(
+            &format!("assumptions[{i}].impact_if_wrong"),
+            &mut a.impact_if_wrong,
+        );
     }
     list(f, "blockers", &mut c.blockers);
     list(f, "warnings", &mut c.warnings);
