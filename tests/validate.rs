@@ -307,3 +307,77 @@ fn decisions_without_why_and_duplicates_are_warnings() {
         f.warnings
     );
 }
+
+/// docs/handover.schema.json parses and describes every top-level key of a full state.json.
+#[test]
+fn json_schema_lists_every_top_level_field() {
+    let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/handover.schema.json");
+    let schema: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap();
+    assert_eq!(
+        schema["$schema"],
+        "https://json-schema.org/draft/2020-12/schema"
+    );
+    let props = schema["properties"].as_object().expect("properties");
+    let full = Handoff {
+        agent: Some("a".into()),
+        session_id: Some("s".into()),
+        git: Some(GitSnapshot {
+            branch: Some("b".into()),
+            head: Some("h".into()),
+            upstream: Some("u".into()),
+            ..GitSnapshot::default()
+        }),
+        files_changed_base: Some("base".into()),
+        content: Content {
+            narrative: Some("n".into()),
+            spec_ref: Some("s".into()),
+            next_action: Some("n".into()),
+            plan: Some(Plan::default()),
+            ..Content::default()
+        },
+        ..Handoff::default()
+    };
+    let json = serde_json::to_value(&full).unwrap();
+    let keys: Vec<&String> = json.as_object().unwrap().keys().collect();
+    assert!(
+        keys.len() >= 25,
+        "expected every field to be serialized: {keys:?}"
+    );
+    for key in &keys {
+        assert!(
+            props.contains_key(*key),
+            "docs/handover.schema.json has no property `{key}`"
+        );
+    }
+    for key in props.keys() {
+        assert!(
+            keys.contains(&key),
+            "schema property `{key}` is not a Handoff field"
+        );
+    }
+    // Nested objects too: every key of git and of each content struct is described.
+    let defs_git = schema["$defs"]["git"]["properties"].as_object().unwrap();
+    for key in json["git"].as_object().unwrap().keys() {
+        assert!(
+            defs_git.contains_key(key),
+            "git.{key} missing from the schema"
+        );
+    }
+    for parent in ["status", "evidence", "plan"] {
+        let described = props[parent]["properties"].as_object().unwrap();
+        for key in json[parent].as_object().unwrap().keys() {
+            assert!(
+                described.contains_key(key),
+                "{parent}.{key} missing from the schema"
+            );
+        }
+    }
+    for required in schema["required"].as_array().unwrap() {
+        let key = required.as_str().unwrap();
+        assert!(
+            json.get(key).is_some(),
+            "required `{key}` is not always written"
+        );
+    }
+}
