@@ -559,3 +559,34 @@ fn golden_render_matches_fixture() {
         "render changed; if intended, check the new output by eye and re-bless"
     );
 }
+
+/// The complete example in docs/format.md is true: its Markdown parses to its JSON, and
+/// rendering that JSON gives the same writer sections.
+#[test]
+fn docs_example_markdown_matches_its_json() {
+    let doc =
+        std::fs::read_to_string(concat!(env!("CARGO_MANIFEST_DIR"), "/docs/format.md")).unwrap();
+    let example = &doc[doc.find("## Complete example").expect("example section")..];
+    let block = |fence: &str| {
+        let start = example
+            .find(fence)
+            .unwrap_or_else(|| panic!("no {fence} block"))
+            + fence.len()
+            + 1;
+        let end = start + example[start..].find("\n```\n").expect("closing fence");
+        example[start..end + 1].to_string()
+    };
+    let from_json: Content =
+        serde_json::from_str(&block("```json")).expect("the JSON example parses");
+    let md = block("```markdown");
+    assert_eq!(parse(&md).unwrap(), from_json);
+    // Outside the tool-filled sections, the example is exactly what render writes.
+    let rendered = render(&wrap(from_json));
+    let writer_part = |text: &str| {
+        text.split("\n## ")
+            .filter(|s| !s.starts_with("Metadata") && !s.starts_with("Files Changed"))
+            .collect::<Vec<_>>()
+            .join("\n## ")
+    };
+    assert_eq!(writer_part(&rendered), writer_part(&md));
+}
