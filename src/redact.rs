@@ -17,7 +17,8 @@ use std::collections::BTreeMap;
 pub struct Redaction {
     /// Where: a field path such as `evidence.commands_run[2]`.
     pub field: String,
-    /// What: `api_key`, `token`, `private_key`, `url_password`, `secret_assignment`, ...
+    /// What: one of `private_key`, `aws_access_key`, `github_token`, `api_key`, `slack_token`,
+    /// `google_api_key`, `jwt`, `bearer_token`, `url_password`, `secret_assignment`.
     pub kind: &'static str,
 }
 

@@ -116,7 +116,7 @@ fn size_message(content: &Content, estimate: usize, budget: usize) -> String {
             .collect(),
         _ => Vec::new(),
     };
-    sizes.sort_by(|a, b| b.1.cmp(&a.1));
+    sizes.sort_by_key(|s| std::cmp::Reverse(s.1));
     let biggest = sizes
         .iter()
         .take(3)

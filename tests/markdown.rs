@@ -183,11 +183,13 @@ fn empty_content_round_trips() {
 
 #[test]
 fn some_empty_differs_from_none() {
-    let mut c = Content::default();
-    c.narrative = Some(String::new());
-    c.spec_ref = Some(String::new());
-    c.next_action = Some(String::new());
-    c.plan = Some(Plan::default());
+    let c = Content {
+        narrative: Some(String::new()),
+        spec_ref: Some(String::new()),
+        next_action: Some(String::new()),
+        plan: Some(Plan::default()),
+        ..Content::default()
+    };
     assert_round_trip(&c);
     let back = parse(&render(&wrap(c))).unwrap();
     assert_eq!(back.narrative.as_deref(), Some(""));
@@ -589,4 +591,89 @@ fn docs_example_markdown_matches_its_json() {
             .join("\n## ")
     };
     assert_eq!(writer_part(&rendered), writer_part(&md));
+}
+
+/// Arbitrary line soup never panics the parser, and whatever it accepts renders and parses
+/// back to the same content.
+#[test]
+fn arbitrary_input_never_panics_and_accepted_input_is_stable() {
+    let lines = [
+        "## Goal",
+        "## Completed",
+        "## Decisions",
+        "## Environment",
+        "## Priorities",
+        "## Evidence",
+        "## Plan",
+        "## Kind",
+        "## Metadata",
+        "## Current State",
+        "### x",
+        "### Measurements",
+        "### Work Items",
+        "###",
+        "# T",
+        "- a",
+        "-",
+        "- \\",
+        "- Why: w",
+        "- first: t",
+        "- k\\: v: w",
+        "- Reversible: yes",
+        "  cont",
+        "  \\",
+        "",
+        " ",
+        "text",
+        "\\# h",
+        "<!-- c -->",
+        "<!--",
+        "-->",
+        "é🚀",
+        "- :",
+        "heavy",
+        "\r",
+        "\t- x",
+        "####",
+        "- Alternative: \\a\\",
+    ];
+    let mut seed: u64 = 0xdead_beef_cafe_f00d;
+    let mut next = || {
+        seed ^= seed << 13;
+        seed ^= seed >> 7;
+        seed ^= seed << 17;
+        seed
+    };
+    let mut accepted = 0;
+    for _ in 0..4000 {
+        let n = (next() % 14) as usize;
+        let md: Vec<&str> = (0..n)
+            .map(|_| lines[(next() % lines.len() as u64) as usize])
+            .collect();
+        let md = md.join("\n");
+        if let Ok(c) = parse(&md) {
+            accepted += 1;
+            assert_round_trip(&c);
+        }
+    }
+    assert!(
+        accepted > 100,
+        "the soup should sometimes be valid ({accepted})"
+    );
+}
+
+#[test]
+fn hostile_tool_filled_values_cannot_break_the_file() {
+    let mut h = rich();
+    if let Some(g) = h.git.as_mut() {
+        g.branch = Some("evil\n## Goal\n\nreplaced".into());
+        g.root = "/tmp/<!--".into();
+    }
+    h.agent = Some("a\r\n# x".into());
+    h.files_changed_base = Some("base\n## Kind\n\nstandard".into());
+    h.files_changed.push(FileChange {
+        path: "odd\n## Blockers\n- injected".into(),
+        change: "added".into(),
+    });
+    assert_eq!(parse(&render(&h)).unwrap(), h.content);
 }

@@ -160,7 +160,7 @@ fn redact_walks_every_field_and_reports_paths() {
         }],
         evidence: Evidence {
             commands_run: vec!["ls".into(), "ls".into(), "mysql --password hunter2".into()],
-            measurements: BTreeMap::from([("token".to_string(), format!("{gh}"))]),
+            measurements: BTreeMap::from([("token".to_string(), gh.clone())]),
             ..Evidence::default()
         },
         environment: BTreeMap::from([

@@ -31,6 +31,9 @@ fn err<T>(line: usize, message: impl Into<String>) -> Result<T, ParseError> {
 /// A line with its 1-based number.
 type Line<'a> = (usize, &'a str);
 
+/// A `### Name` subsection: its fixed name, its line, and the entries under it.
+type Subsection<'e, 'a> = (&'static str, usize, &'e [Entry<'a>]);
+
 pub(super) fn parse(markdown: &str) -> Result<Content, ParseError> {
     let lines = without_comments(markdown)?;
     let mut content = Content::default();
@@ -576,13 +579,13 @@ fn subsections<'e, 'a>(
     title: &str,
     entries: &'e [Entry<'a>],
     names: &[&'static str],
-) -> Result<Vec<(&'static str, usize, &'e [Entry<'a>])>, ParseError> {
+) -> Result<Vec<Subsection<'e, 'a>>, ParseError> {
     let valid = names
         .iter()
         .map(|n| format!("`### {n}`"))
         .collect::<Vec<_>>()
         .join(", ");
-    let mut out: Vec<(&'static str, usize, &'e [Entry<'a>])> = Vec::new();
+    let mut out: Vec<Subsection<'e, 'a>> = Vec::new();
     let mut i = 0;
     while i < entries.len() {
         let head = &entries[i];
