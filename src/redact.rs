@@ -388,7 +388,19 @@ fn is_key_char(c: char) -> bool {
 /// Values that are clearly not secrets: references and placeholders.
 fn is_placeholder(value: &str) -> bool {
     let v = value.to_ascii_lowercase();
+    // Code rather than a secret: a call (`lexer.next()`) or a read from the environment.
+    const REFERENCES: &[&str] = &[
+        "process.env",
+        "os.environ",
+        "os.getenv",
+        "env::",
+        "std::env",
+        "getenv",
+        "env[",
+    ];
     value.starts_with(MARK)
+        || value.contains('(')
+        || REFERENCES.iter().any(|r| v.starts_with(r))
         || value.starts_with('$')
         || value.starts_with('<')
         || value.starts_with('{')
@@ -458,13 +470,17 @@ fn assignments(text: &str, kinds: &mut Vec<&'static str>) -> String {
             |at: usize| text[at..].len() - text[at..].trim_start_matches([' ', '\t']).len();
         let after_spaces = j + spaces(j);
         let (value_start, strict) = match bytes.get(after_spaces) {
-            Some(b'=') => (after_spaces + 1 + spaces(after_spaces + 1), false),
+            // `==` and `=>` compare or map; they do not assign.
+            Some(b'=') if !matches!(bytes.get(after_spaces + 1), Some(b'=' | b'>')) => {
+                (after_spaces + 1 + spaces(after_spaces + 1), false)
+            }
             Some(b':') if bytes.get(after_spaces + 1) != Some(&b':') => {
                 (after_spaces + 1 + spaces(after_spaces + 1), true)
             }
-            // `--password value`: a flag followed by its value.
+            // `--password value`: a flag followed by its value. Prose mentions flags too
+            // ("the --token flag is required"), so the value must look random.
             Some(_) if key.starts_with('-') && after_spaces > j && after_spaces == j + 1 => {
-                (after_spaces, false)
+                (after_spaces, true)
             }
             _ => {
                 i = j;

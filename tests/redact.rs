@@ -97,6 +97,17 @@ fn ordinary_text_is_left_alone() {
         "std::io::Error: token: invalid",
         "secret_sauce: none",
         "12:30:45 build finished",
+        "the --token flag is required",
+        "pass --api-key to the CLI",
+        "let token = lexer.next();",
+        "if token == expected { return }",
+        "match kind { Token => 1 }",
+        "const API_KEY = process.env.API_KEY;",
+        "password = os.environ[\"DB_PASSWORD\"]",
+        "GITHUB_TOKEN: set in CI secrets",
+        "token: see .env",
+        "PASSWORD=...",
+        "api_key=None",
     ];
     for text in prose {
         let (got, kinds) = redact_text(text);
