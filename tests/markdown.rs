@@ -522,6 +522,8 @@ fn parse_errors_name_line_and_fix() {
         ),
         ("## Goal\n\ng\n<!-- never closed\n", 4, "never closed"),
         ("## Completed\n\n#### deep\n", 3, "unexpected heading"),
+        ("## Goal\n\n<!-- note --> real goal\n", 3, "would be lost"),
+        ("## Goal\n\n<!-- a\nb --> tail\n", 4, "would be lost"),
     ];
     for (md, line, needle) in cases {
         let e = parse_err(md);

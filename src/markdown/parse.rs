@@ -95,15 +95,21 @@ fn without_comments(markdown: &str) -> Result<Vec<Line<'_>>, ParseError> {
     for (index, raw) in markdown.split('\n').enumerate() {
         let no = index + 1;
         let text = raw.strip_suffix('\r').unwrap_or(raw);
-        if open_comment.is_some() {
-            if text.contains("-->") {
-                open_comment = None;
-            }
-            continue;
-        }
-        if let Some(rest) = text.strip_prefix("<!--") {
-            if !rest.contains("-->") {
-                open_comment = Some(no);
+        let comment_text = if open_comment.is_some() {
+            Some(text)
+        } else {
+            text.strip_prefix("<!--")
+        };
+        if let Some(rest) = comment_text {
+            match rest.find("-->") {
+                Some(end) if !rest[end + 3..].trim().is_empty() => {
+                    return err(
+                        no,
+                        "text after `-->` on the same line would be lost: move it to its own line",
+                    );
+                }
+                Some(_) => open_comment = None,
+                None => open_comment = open_comment.or(Some(no)),
             }
             continue;
         }
