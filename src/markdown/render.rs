@@ -194,7 +194,13 @@ fn one_line(text: &str) -> String {
 fn metadata(b: &mut String, h: &Handoff) {
     b.push_str(TOOL_FILLED);
     b.push_str("\n\n");
-    let mut line = |key: &str, v: &str| b.push_str(&format!("- {key}: {}\n", one_line(v)));
+    let mut line = |key: &str, v: &str| {
+        let v = one_line(v);
+        b.push_str(&format!(
+            "- {key}:{}{v}\n",
+            if v.is_empty() { "" } else { " " }
+        ));
+    };
     match &h.git {
         Some(g) => {
             let branch = match (&g.branch, g.detached) {
@@ -242,6 +248,9 @@ fn files_changed(b: &mut String, h: &Handoff) {
     match &h.files_changed_base {
         Some(base) => b.push_str(&format!("Since {}:\n\n", one_line(base))),
         None => b.push_str("Since: (no base commit found)\n\n"),
+    }
+    if h.files_changed.is_empty() {
+        b.push_str("No files changed.\n\n");
     }
     for f in &h.files_changed {
         b.push_str(&format!(
