@@ -606,3 +606,38 @@ fn measure_quick_vs_full_on_20000_files() {
     );
     let _ = git;
 }
+
+#[test]
+fn odd_roots_give_reasons_not_panics() {
+    let repo = Repo::with_commit();
+    let h = handoff_at(&repo.path);
+    // A root that does not exist.
+    let gone = repo.sibling("does-not-exist");
+    for v in [verify(&gone, &h), verify_quick(&gone, &h)] {
+        assert_eq!(v.verdict, Verdict::Unverified, "{v:#?}");
+    }
+    // A worktree whose .git file points nowhere.
+    let broken = repo.sibling("broken-wt");
+    std::fs::create_dir(&broken).unwrap();
+    std::fs::write(broken.join(".git"), "gitdir: /nonexistent/worktrees/x\n").unwrap();
+    for v in [verify(&broken, &h), verify_quick(&broken, &h)] {
+        assert_eq!(v.verdict, Verdict::Unverified, "{v:#?}");
+        assert!(
+            matches!(
+                v.reasons[0].code.as_str(),
+                "git_unreadable" | "not_a_repository"
+            ),
+            "{v:#?}"
+        );
+    }
+    // An empty .git directory.
+    let empty = repo.sibling("empty-git");
+    std::fs::create_dir_all(empty.join(".git")).unwrap();
+    for v in [verify(&empty, &h), verify_quick(&empty, &h)] {
+        assert_eq!(v.verdict, Verdict::Unverified, "{v:#?}");
+    }
+    // A ref file with garbage in it.
+    std::fs::write(repo.path.join(".git/refs/heads/main"), "zzzz\n").unwrap();
+    let q = verify_quick(&repo.path, &h);
+    assert_eq!(q.verdict, Verdict::Unverified, "{q:#?}");
+}
