@@ -641,3 +641,23 @@ fn odd_roots_give_reasons_not_panics() {
     let q = verify_quick(&repo.path, &h);
     assert_eq!(q.verdict, Verdict::Unverified, "{q:#?}");
 }
+
+/// Why `handover write` runs the guard before taking the snapshot: the guard's .gitignore change
+/// must be part of what the snapshot records.
+#[test]
+fn guard_then_snapshot_keeps_the_first_handoff_fresh() {
+    let repo = Repo::with_commit();
+    handover::guard::ensure(&repo.path).unwrap();
+    let h = handoff_at(&repo.path);
+    assert_eq!(verify(&repo.path, &h).verdict, Verdict::Fresh);
+
+    // The other order drifts at once.
+    let repo = Repo::with_commit();
+    let h = handoff_at(&repo.path);
+    handover::guard::ensure(&repo.path).unwrap();
+    let v = verify(&repo.path, &h);
+    assert_eq!(
+        find(&v, "working_tree_changed").details,
+        vec!["+ .gitignore"]
+    );
+}
