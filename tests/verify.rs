@@ -661,3 +661,55 @@ fn guard_then_snapshot_keeps_the_first_handoff_fresh() {
         vec!["+ .gitignore"]
     );
 }
+
+#[test]
+fn very_long_histories_are_counted_up_to_a_bound() {
+    let repo = Repo::with_commit();
+    let h = handoff_at(&repo.path);
+    // 1,005 empty commits on top of HEAD in one go (fast-import, not 1,005 `git commit`s).
+    let head = repo.head();
+    let mut stream = String::new();
+    for i in 0..1005 {
+        let msg = format!("bulk {i}");
+        stream.push_str(&format!(
+            "commit refs/heads/main\ncommitter T <t@example.invalid> {} +0000\ndata {}\n{msg}\n",
+            1_700_000_000 + i,
+            msg.len()
+        ));
+        if i == 0 {
+            stream.push_str(&format!("from {head}\n"));
+        }
+        stream.push('\n');
+    }
+    let mut child = std::process::Command::new("git")
+        .args([
+            "-C",
+            repo.path.to_str().unwrap(),
+            "fast-import",
+            "--quiet",
+            "--force",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stream.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    repo.git(&["reset", "-q", "--hard"]);
+    let v = verify_quick(&repo.path, &h);
+    let r = find(&v, "head_moved");
+    assert!(
+        r.message
+            .starts_with("HEAD moved at least 1000 commits ahead"),
+        "{}",
+        r.message
+    );
+    assert_eq!(r.details.len(), 11);
+    assert!(r.details[0].ends_with(" bulk 1004"), "{:?}", r.details[0]);
+    assert_eq!(r.details[10], "… and at least 990 more");
+}
