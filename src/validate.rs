@@ -239,7 +239,7 @@ fn sanity(c: &Content, warnings: &mut Vec<String>) {
         if d.why.trim().is_empty() {
             warnings.push(format!(
                 "`decisions[{i}]` (\"{}\") has no `why`: say why, so the next session does not undo it",
-                d.what.trim()
+                clip(d.what.trim())
             ));
         }
     }
@@ -289,7 +289,7 @@ fn sanity(c: &Content, warnings: &mut Vec<String>) {
             if let Some(first) = seen.get(&key) {
                 warnings.push(format!(
                     "`{path}[{i}]` duplicates `{path}[{first}]` (\"{}\"): keep one",
-                    item.trim()
+                    clip(item.trim())
                 ));
             } else {
                 seen.insert(key, i);
@@ -308,7 +308,7 @@ fn sanity(c: &Content, warnings: &mut Vec<String>) {
             .chain(&c.status.pending)
             .any(|o| o.trim().to_lowercase() == key);
         if open {
-            warnings.push(format!("\"{}\" is both completed and still open (in_progress or pending): keep it in one place", done.trim()));
+            warnings.push(format!("\"{}\" is both completed and still open (in_progress or pending): keep it in one place", clip(done.trim())));
         }
     }
 }
@@ -444,4 +444,13 @@ pub fn visit_strings_mut(c: &mut Content, f: &mut dyn FnMut(&str, &mut String)) 
         list(f, "plan.dependencies", &mut plan.dependencies);
         list(f, "plan.test_strategy", &mut plan.test_strategy);
     }
+}
+
+/// Long entries are shortened when quoted back in a message.
+fn clip(text: &str) -> String {
+    let mut out: String = text.chars().take(60).collect();
+    if out.len() < text.len() {
+        out.push('…');
+    }
+    out
 }
