@@ -238,13 +238,7 @@ impl Store {
             return Ok(None);
         }
         let dir = self.archive_dir();
-        let stamp = crate::clock::now_compact();
-        let mut target = dir.join(format!("{stamp}.json"));
-        let mut n = 1;
-        while fs::symlink_metadata(&target).is_ok() {
-            target = dir.join(format!("{stamp}-{n}.json"));
-            n += 1;
-        }
+        let target = free_archive_name(&dir, &crate::clock::now_compact());
         let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -334,6 +328,18 @@ fn remove_if_present(path: &Path) -> anyhow::Result<()> {
         }
         _ => Ok(()),
     }
+}
+
+/// `<stamp>.json`, or `<stamp>-<n>.json` with the smallest free n when a write in the same
+/// clock tick took that name. Only unique while the caller holds the lock.
+fn free_archive_name(dir: &Path, stamp: &str) -> PathBuf {
+    let mut target = dir.join(format!("{stamp}.json"));
+    let mut n = 1;
+    while exists(&target) {
+        target = dir.join(format!("{stamp}-{n}.json"));
+        n += 1;
+    }
+    target
 }
 
 /// Archive files, newest first. Names are `<compact stamp>.json`, or `<stamp>-<n>.json` when
@@ -441,4 +447,73 @@ pub fn seal(handoff: &mut Handoff) {
 /// The handoff's recorded checksum matches its content.
 pub fn is_sealed(handoff: &Handoff) -> bool {
     !handoff.checksum.is_empty() && handoff.checksum == checksum(handoff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn archive_files_sort_newest_first_with_collision_suffixes() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "20260101T000000.000000001Z.json",
+            "20260101T000000.000000002Z.json",
+            "20260101T000000.000000002Z-1.json",
+            "20260101T000000.000000002Z-10.json",
+            "20260101T000000.000000002Z-2.json",
+            ".20260101T000000.000000003Z.json.tmp.42",
+            "notes.txt",
+        ] {
+            fs::write(dir.path().join(name), "{}").unwrap();
+        }
+        let names: Vec<String> = archive_files(dir.path())
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "20260101T000000.000000002Z-10.json",
+                "20260101T000000.000000002Z-2.json",
+                "20260101T000000.000000002Z-1.json",
+                "20260101T000000.000000002Z.json",
+                "20260101T000000.000000001Z.json",
+            ]
+        );
+    }
+
+    #[test]
+    fn archive_names_stay_unique_within_one_stamp() {
+        let dir = tempfile::tempdir().unwrap();
+        let stamp = "20260101T000000.000000001Z";
+        let mut names = Vec::new();
+        for _ in 0..3 {
+            let path = free_archive_name(dir.path(), stamp);
+            fs::write(&path, "{}").unwrap();
+            names.push(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+        assert_eq!(
+            names,
+            [
+                format!("{stamp}.json"),
+                format!("{stamp}-1.json"),
+                format!("{stamp}-2.json")
+            ]
+        );
+    }
+
+    #[test]
+    fn archiving_in_a_tight_loop_never_overwrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path());
+        fs::create_dir_all(store.archive_dir()).unwrap();
+        fs::write(store.state_path(), "{}").unwrap();
+        let paths: Vec<PathBuf> = (0..50)
+            .map(|_| store.archive_current().unwrap().unwrap())
+            .collect();
+        let unique: std::collections::HashSet<&PathBuf> = paths.iter().collect();
+        assert_eq!(unique.len(), 50);
+        assert_eq!(fs::read_dir(store.archive_dir()).unwrap().count(), 50);
+    }
 }
