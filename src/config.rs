@@ -454,4 +454,31 @@ mod tests {
             "{e}"
         );
     }
+
+    #[test]
+    fn docs_list_every_key_with_its_default_and_meaning() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/storage.md");
+        let docs = std::fs::read_to_string(path).unwrap();
+        for doc in KEYS {
+            let default = if doc.default == "(unset)" {
+                doc.default.to_string()
+            } else {
+                format!("`{}`", doc.default)
+            };
+            let row = docs
+                .lines()
+                .find(|l| l.starts_with(&format!("| `{}` |", doc.key)))
+                .unwrap_or_else(|| panic!("docs/storage.md has no row for `{}`", doc.key));
+            assert!(
+                row.contains(&format!("| {default} |")),
+                "default of {} in: {row}",
+                doc.key
+            );
+            assert!(
+                row.contains(&doc.meaning.split_whitespace().collect::<Vec<_>>().join(" ")),
+                "meaning of {} in: {row}",
+                doc.key
+            );
+        }
+    }
 }
