@@ -372,6 +372,13 @@ fn archive_files(dir: &Path) -> Vec<PathBuf> {
 /// Reads a stored handoff. `Ok(None)`: the file does not exist. `Err`: what is wrong with it.
 /// `Ok(Some((handoff, note)))`: intact; `note` says when a newer handover wrote it.
 fn read_document(path: &Path) -> Result<Option<(Handoff, Option<String>)>, String> {
+    // Look before opening: opening a FIFO would block, and load must never hang.
+    match fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Ok(m) if m.is_dir() => return Err("is a directory, not a file".into()),
+        Ok(m) if !m.is_file() => return Err("is not a regular file".into()),
+        _ => {}
+    }
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -384,7 +391,6 @@ fn read_document(path: &Path) -> Result<Option<(Handoff, Option<String>)>, Strin
         )
     };
     match file.metadata() {
-        Ok(m) if m.is_dir() => return Err("is a directory, not a file".into()),
         Ok(m) if m.len() > MAX_STATE_BYTES => return Err(too_large(m.len())),
         _ => {}
     }

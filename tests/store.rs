@@ -806,3 +806,50 @@ fn a_writer_killed_at_random_moments_never_loses_the_handoff() {
         start.elapsed()
     );
 }
+
+/// Runs `f` on a thread and fails the test (instead of hanging it) if it takes over 10 s.
+fn within_10s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(f()));
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("hung for 10 s")
+}
+
+#[test]
+fn special_files_in_place_of_state_or_journal_never_hang_load() {
+    let (_dir, store) = temp_store();
+    let h = handoff(1, "x");
+    store.save(&h, "").unwrap();
+    fs::remove_file(store.state_path()).unwrap();
+    let fifo = |path: &Path| {
+        let status = Command::new("mkfifo").arg(path).status().unwrap();
+        assert!(status.success());
+    };
+    fifo(&store.state_path());
+    let s = store.clone();
+    let l = loaded(within_10s(move || s.load()));
+    assert_eq!((l.source, &l.handoff), (Source::Journal, &h));
+    assert_eq!(
+        l.problem.as_deref(),
+        Some("state.json: is not a regular file")
+    );
+
+    fs::remove_file(store.state_path()).unwrap();
+    fs::create_dir(store.state_path()).unwrap();
+    assert_eq!(
+        loaded(store.load()).problem.as_deref(),
+        Some("state.json: is a directory, not a file")
+    );
+
+    fs::remove_file(store.journal_path()).unwrap();
+    fifo(&store.journal_path());
+    let s = store.clone();
+    assert!(within_10s(move || s.journal()).is_empty());
+    let s = store.clone();
+    match within_10s(move || s.load()) {
+        LoadOutcome::Unrecoverable { problem } => {
+            assert!(problem.starts_with("state.json: is a directory"))
+        }
+        other => panic!("{other:?}"),
+    }
+}

@@ -125,6 +125,10 @@ pub fn append(path: &Path, line: &[u8], durable: bool) -> io::Result<()> {
 /// Events oldest first. Lines that do not parse as a JSON object are skipped: a torn last
 /// line is expected after a crash. Missing or unreadable journal: no events.
 pub fn read(path: &Path) -> Vec<Value> {
+    // Look before opening: opening a FIFO would block, and readers must never hang.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Vec::new();
+    }
     let Ok(mut file) = File::open(path) else {
         return Vec::new();
     };
