@@ -102,9 +102,38 @@ impl Store {
         self.dir().join("sessions")
     }
 
-    /// The exclusive lock every writer of `.handover/` takes.
+    /// The exclusive lock every writer of state.json, handover.md and the archive takes.
     pub fn lock_path(&self) -> PathBuf {
         self.dir().join("lock")
+    }
+    /// The exclusive lock held for the moment of one journal append.
+    pub fn journal_lock_path(&self) -> PathBuf {
+        self.dir().join("journal.lock")
+    }
+
+    /// Appends one line under the journal lock (waiting at most `wait`, or for as long as it
+    /// takes when None), then fsyncs it after letting go of the lock when `durable`.
+    fn append_line(
+        &self,
+        line: &[u8],
+        wait: Option<std::time::Duration>,
+        durable: bool,
+    ) -> anyhow::Result<()> {
+        let path = self.journal_path();
+        let file = {
+            let lock_path = self.journal_lock_path();
+            let _lock = match wait {
+                Some(max) => journal::lock_bounded(&lock_path, max)?,
+                None => journal::lock(&lock_path)?,
+            };
+            journal::append(&path, line)
+                .with_context(|| format!("cannot append to {}", path.display()))?
+        };
+        if durable {
+            file.sync_data()
+                .with_context(|| format!("cannot sync {}", path.display()))?;
+        }
+        Ok(())
     }
 
     /// Never panics, never blocks on the lock (writes are atomic renames, so a reader sees the
@@ -167,9 +196,7 @@ impl Store {
             fields["archived"] = Value::String(self.relative(path));
         }
         fields["handoff"] = value;
-        let journal_path = self.journal_path();
-        journal::append(&journal_path, &journal::event_line("write", fields)?, true)
-            .with_context(|| format!("cannot append to {}", journal_path.display()))?;
+        self.append_line(&journal::event_line("write", fields)?, None, true)?;
 
         let state_path = self.state_path();
         write_atomic(&state_path, &state)
@@ -181,17 +208,14 @@ impl Store {
     }
 
     /// Appends one event line `{"ts": ..., "event": <event>, ...fields}` to the journal.
-    /// `fields` must be a JSON object (or null). Waits at most [`HOOK_LOCK_WAIT`] for the lock,
-    /// then gives up with an error: hooks call this and must never hang. Creates `.handover/`
+    /// `fields` must be a JSON object (or null). Waits at most [`HOOK_LOCK_WAIT`] for the
+    /// journal lock (held by others only for the moment of an append), then gives up with an error: hooks call this and must never hang. Creates `.handover/`
     /// if needed, so call it only where a handoff is expected.
     pub fn append_journal(&self, event: &str, fields: serde_json::Value) -> anyhow::Result<()> {
         let line = journal::event_line(event, fields)?;
         let dir = self.dir();
         fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let _lock = journal::lock_bounded(&self.lock_path(), HOOK_LOCK_WAIT)?;
-        let path = self.journal_path();
-        journal::append(&path, &line, false)
-            .with_context(|| format!("cannot append to {}", path.display()))
+        self.append_line(&line, Some(HOOK_LOCK_WAIT), false)
     }
 
     /// Journal events, oldest first; unparseable lines are skipped. Reads at most the newest
@@ -217,9 +241,7 @@ impl Store {
         };
         let id = read_document(&archived).ok().flatten().map(|(h, _)| h.id);
         let fields = json!({ "archived": self.relative(&archived), "id": id });
-        let journal_path = self.journal_path();
-        journal::append(&journal_path, &journal::event_line("done", fields)?, true)
-            .with_context(|| format!("cannot append to {}", journal_path.display()))?;
+        self.append_line(&journal::event_line("done", fields)?, None, true)?;
         // handover.md first: if we are interrupted here, state.json still says there is a
         // handoff and running `handover done` again completes the job.
         remove_if_present(&self.markdown_path())?;
