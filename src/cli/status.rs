@@ -65,7 +65,7 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             report.insert(
                 "handoff".into(),
                 json!({
-                    "present": true, "valid": l.source == handover::store::Source::State && l.problem.is_none(),
+                    "present": true, "valid": l.source == handover::store::Source::State,
                     "id": l.handoff.id, "created_at": l.handoff.created_at, "goal": l.handoff.content.goal,
                     "source": super::boot::source_name(l.source), "problem": l.problem,
                     "deliveries": delivered, "acks": acked,
