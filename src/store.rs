@@ -48,6 +48,8 @@ pub struct Loaded {
 }
 
 #[derive(Clone, Debug)]
+// Built once per process and matched immediately: boxing would only add noise.
+#[allow(clippy::large_enum_variant)]
 pub enum LoadOutcome {
     /// No handoff at all.
     Missing,

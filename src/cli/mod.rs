@@ -28,6 +28,8 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
+// Built once per process and matched immediately: boxing would only add noise.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Record the state of unfinished work (JSON, handover.md, or flags).
     Write(WriteArgs),
