@@ -5,6 +5,7 @@
 
 pub mod atomic;
 pub mod codex_config;
+pub mod codex_trust;
 pub mod command;
 pub mod diff;
 pub mod error;

@@ -192,6 +192,11 @@ pub fn edit_hooks_json(
     ))
 }
 
+/// The handlers an install wants for one agent.
+pub fn wanted_for(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<Wanted> {
+    hooks_doc::wanted(&commands(hooks, watch, agent))
+}
+
 fn commands(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<(HookExe, String)> {
     HookExe::ALL
         .into_iter()
