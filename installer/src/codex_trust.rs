@@ -55,14 +55,23 @@ impl TrustOutcome {
 
 struct Server {
     child: Child,
-    stdin: ChildStdin,
+    stdin: Option<ChildStdin>,
     lines: Receiver<String>,
     deadline: Instant,
     next_id: u64,
 }
 
 impl Drop for Server {
+    /// Closing stdin ends the server; a short grace period, then it is killed.
     fn drop(&mut self) {
+        drop(self.stdin.take());
+        let until = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < until {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
         let _ = self.child.kill();
         let _ = self.child.wait();
     }
@@ -97,7 +106,7 @@ impl Server {
         });
         Ok(Server {
             child,
-            stdin,
+            stdin: Some(stdin),
             lines: rx,
             deadline: Instant::now() + req.timeout,
             next_id: 1,
@@ -107,9 +116,13 @@ impl Server {
     fn send(&mut self, msg: &Value) -> Result<(), String> {
         let mut line = msg.to_string();
         line.push('\n');
-        self.stdin
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or("codex app-server input already closed")?;
+        stdin
             .write_all(line.as_bytes())
-            .and_then(|_| self.stdin.flush())
+            .and_then(|_| stdin.flush())
             .map_err(|e| format!("codex app-server closed its input: {e}"))
     }
 

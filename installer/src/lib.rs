@@ -9,12 +9,14 @@ pub mod codex_trust;
 pub mod command;
 pub mod diff;
 pub mod error;
+pub mod flow;
 pub mod hooks_doc;
 pub mod instructions;
 pub mod json_layout;
 pub mod locate;
 pub mod plan;
 pub mod report;
+pub mod status;
 
 pub use error::EditError;
 pub use locate::{locate, HookPaths};
