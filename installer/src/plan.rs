@@ -99,6 +99,9 @@ pub struct FileEdit {
     pub before: Option<String>,
     pub after: Option<String>,
     pub changes: Vec<Change>,
+    /// Back up `before` on first modification: false when the file holds nothing of the
+    /// user's (we created it and only our content is in it), so there is nothing to keep.
+    pub backup: bool,
 }
 
 impl FileEdit {
@@ -247,6 +250,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             before,
             after,
             changes,
+            backup: true,
         });
     }
     if opts.targets.codex {
@@ -265,6 +269,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             before,
             after,
             changes,
+            backup: true,
         });
 
         let cfg_path = homes.codex_config();
@@ -294,6 +299,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
                 before: cfg_before,
                 after,
                 changes,
+                backup: true,
             });
         }
     }
@@ -307,6 +313,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
                 before,
                 after: Some(after),
                 changes: vec![change],
+                backup: true,
             });
         }
     } else {
@@ -315,7 +322,25 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             opts.scope.as_str()
         ));
     }
+    mark_backups(&mut plan);
     Ok(plan)
+}
+
+/// A file holding only our content (we created it) needs no backup: nothing of the user's
+/// would be lost. Everything else is backed up on its first modification.
+fn mark_backups(plan: &mut Plan) {
+    for e in &mut plan.edits {
+        let Some(before) = e.before.as_deref() else {
+            continue;
+        };
+        e.backup = match e.kind {
+            FileKind::ClaudeSettings | FileKind::CodexHooks => {
+                !matches!(edit_hooks_json(&e.path, Some(before), None), Ok((None, _)))
+            }
+            FileKind::Instructions => instructions::uninstall(before, "").0.is_some(),
+            FileKind::CodexConfig => true,
+        };
+    }
 }
 
 pub fn plan_uninstall(
@@ -335,6 +360,7 @@ pub fn plan_uninstall(
             before,
             after,
             changes,
+            backup: true,
         });
     }
     if targets.codex {
@@ -355,6 +381,7 @@ pub fn plan_uninstall(
             before,
             after,
             changes,
+            backup: true,
         });
         // Forget the trust Codex recorded for our handlers (keys are positional: see docs).
         let cfg_path = homes.codex_config();
@@ -369,6 +396,7 @@ pub fn plan_uninstall(
                     before: Some(cfg_before),
                     after,
                     changes,
+                    backup: true,
                 });
             }
         }
@@ -383,10 +411,12 @@ pub fn plan_uninstall(
                     before: Some(before),
                     after,
                     changes: vec![change],
+                    backup: true,
                 });
             }
         }
     }
+    mark_backups(&mut plan);
     Ok(plan)
 }
 
@@ -410,7 +440,7 @@ impl Plan {
     pub fn apply(&self, stamp: &str) -> Result<Vec<PathBuf>, EditError> {
         let mut backups = Vec::new();
         for e in self.edits.iter().filter(|e| e.changed()) {
-            if e.before.is_some() {
+            if e.before.is_some() && e.backup {
                 if let Some(b) = backup_once(&e.path, stamp)
                     .map_err(|err| EditError::new(&e.path, format!("cannot back up: {err}")))?
                 {
