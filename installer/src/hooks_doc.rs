@@ -159,7 +159,6 @@ pub fn install(doc: &mut Value, want: &[Wanted], file: &Path) -> Result<Vec<Chan
     let Some(events) = hooks_object(doc, file, !want.is_empty())? else {
         return Ok(changes);
     };
-    let had_hooks_before = !events.is_empty();
     for w in want {
         if let Some(v) = events.get(w.event) {
             if !v.is_array() {
@@ -229,7 +228,6 @@ pub fn install(doc: &mut Value, want: &[Wanted], file: &Path) -> Result<Vec<Chan
             }
         }
     }
-    let _ = had_hooks_before;
     Ok(changes)
 }
 

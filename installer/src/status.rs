@@ -151,7 +151,7 @@ pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Statu
             if let Some(err) = &f.error {
                 s.lines
                     .push(format!("{name}: cannot read {}", f.path.display()));
-                s.problems.push(format!("{err}"));
+                s.problems.push(err.clone());
             } else if f.ours.is_empty() {
                 s.lines
                     .push(format!("{name}: not installed ({})", f.path.display()));
