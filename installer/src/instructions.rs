@@ -3,7 +3,9 @@
 //! Created if absent, refreshed only when its text changed, removed by uninstall (and the file
 //! with it when nothing else is left in it). The rest of the file is never touched.
 
+use crate::error::{line_col, EditError};
 use crate::report::{Change, ChangeKind};
+use std::path::Path;
 
 pub const BEGIN: &str = "<!-- handover:begin -->";
 pub const END: &str = "<!-- handover:end -->";
@@ -19,6 +21,27 @@ This repository uses handover to pass unfinished work from one agent session to 
 
 fn section(nl: &str) -> String {
     format!("{BEGIN}\n{BODY}{END}\n").replace('\n', nl)
+}
+
+/// Refuses a file whose sentinels are not exactly one BEGIN followed by one END (or none):
+/// editing between mismatched markers could swallow the user's text.
+pub fn check(file: &Path, text: &str) -> Result<(), EditError> {
+    let begins: Vec<usize> = text.match_indices(BEGIN).map(|(i, _)| i).collect();
+    let ends: Vec<usize> = text.match_indices(END).map(|(i, _)| i).collect();
+    match (begins.as_slice(), ends.as_slice()) {
+        ([], []) => Ok(()),
+        ([b], [e]) if b < e => Ok(()),
+        _ => {
+            let at = begins.first().or(ends.first()).copied().unwrap_or(0);
+            let (line, col) = line_col(text, at);
+            Err(EditError::at(
+                file,
+                line,
+                col,
+                format!("the handover section markers are broken (need exactly one `{BEGIN}` then one `{END}`); fix or delete them by hand, then run again"),
+            ))
+        }
+    }
 }
 
 /// Byte range of the existing section (from BEGIN to the end of the END line), if well formed.
@@ -121,6 +144,29 @@ mod tests {
             uninstall(&with, "x").0.as_deref(),
             Some("# Project\n"),
             "semantically the original"
+        );
+    }
+
+    #[test]
+    fn broken_markers_are_refused_with_their_position() {
+        let p = Path::new("AGENTS.md");
+        assert!(check(p, "# x\n").is_ok());
+        assert!(check(p, &install(Some("# x\n"), "x").0).is_ok());
+        for bad in [
+            format!("# x\n{BEGIN}\nno end\n"),
+            format!("{END}\n{BEGIN}\n"),
+            format!("a\n{BEGIN}\n{END}\n{BEGIN}\n{END}\n"),
+        ] {
+            let e = check(p, &bad).unwrap_err();
+            assert!(
+                e.to_string().starts_with("AGENTS.md:")
+                    && e.to_string().contains("markers are broken"),
+                "{e}"
+            );
+        }
+        assert_eq!(
+            check(p, &format!("# x\n{BEGIN}\n")).unwrap_err().position,
+            Some((2, 1))
         );
     }
 

@@ -16,6 +16,8 @@ pub struct Layout {
     pub indent: String,
     pub crlf: bool,
     pub trailing_newline: bool,
+    /// A UTF-8 byte order mark at the start (kept if the file had one).
+    pub bom: bool,
 }
 
 impl Default for Layout {
@@ -25,12 +27,21 @@ impl Default for Layout {
             indent: "  ".into(),
             crlf: false,
             trailing_newline: true,
+            bom: false,
         }
     }
 }
 
 impl Layout {
     pub fn detect(text: &str) -> Layout {
+        let bom = text.starts_with('\u{feff}');
+        let text = text.strip_prefix('\u{feff}').unwrap_or(text);
+        if text.trim().is_empty() {
+            return Layout {
+                bom,
+                ..Layout::default()
+            };
+        }
         let crlf = text.contains("\r\n");
         let trailing_newline = text.ends_with('\n');
         // The first indented line gives one level (the top object's keys sit at depth 1).
@@ -48,6 +59,7 @@ impl Layout {
             indent,
             crlf,
             trailing_newline,
+            bom,
         }
     }
 }
@@ -83,6 +95,9 @@ pub fn render(value: &Value, layout: &Layout) -> String {
     if layout.crlf {
         text = text.replace('\n', "\r\n");
     }
+    if layout.bom {
+        text.insert(0, '\u{feff}');
+    }
     text
 }
 
@@ -111,10 +126,15 @@ mod tests {
             Layout {
                 indent: "    ".into(),
                 crlf: true,
-                trailing_newline: false
+                trailing_newline: false,
+                bom: false,
             }
         );
         assert_eq!(Layout::detect("{\"a\":1}\n").indent, "  ");
+        assert_eq!(Layout::detect(""), Layout::default());
+        let with_bom = "\u{feff}{\n  \"a\": 1\n}\n";
+        let v = parse(Path::new("b"), with_bom).unwrap();
+        assert_eq!(render(&v, &Layout::detect(with_bom)), with_bom);
     }
 
     #[test]

@@ -306,6 +306,9 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
     if opts.scope == Scope::Project {
         for path in instruction_files(repo, opts.targets) {
             let before = read_opt(&path)?;
+            if let Some(text) = &before {
+                instructions::check(&path, text)?;
+            }
             let (after, change) = instructions::install(before.as_deref(), "handover section");
             plan.edits.push(FileEdit {
                 path,
@@ -404,6 +407,7 @@ pub fn plan_uninstall(
     if scope == Scope::Project {
         for path in instruction_files(repo, targets) {
             if let Some(before) = read_opt(&path)? {
+                instructions::check(&path, &before)?;
                 let (after, change) = instructions::uninstall(&before, "handover section");
                 plan.edits.push(FileEdit {
                     path,
@@ -417,7 +421,27 @@ pub fn plan_uninstall(
         }
     }
     mark_backups(&mut plan);
+    keep_links(&mut plan);
     Ok(plan)
+}
+
+/// A file that would be deleted but is a symlink (into a dotfiles checkout, say) is emptied
+/// instead: deleting the link would leave our content in the file it points to.
+fn keep_links(plan: &mut Plan) {
+    for e in &mut plan.edits {
+        let is_link = fs::symlink_metadata(&e.path)
+            .map(|m| m.file_type().is_symlink())
+            .unwrap_or(false);
+        if e.after.is_none() && e.before.is_some() && is_link {
+            e.after = Some(match e.kind {
+                FileKind::Instructions => String::new(),
+                _ => json_layout::render(
+                    &serde_json::json!({}),
+                    &Layout::detect(e.before.as_deref().unwrap_or("")),
+                ),
+            });
+        }
+    }
 }
 
 impl Plan {

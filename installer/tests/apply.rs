@@ -478,3 +478,55 @@ fn status_reports_installed_duplicates_and_codex_trust() {
     );
     assert_eq!(s.json["instructions"]["AGENTS.md"], true);
 }
+
+#[test]
+fn uninstall_through_a_link_empties_the_target_and_keeps_the_link() {
+    let e = env();
+    let dotfiles = e.homes.home.join("dotfiles");
+    fs::create_dir_all(&dotfiles).unwrap();
+    fs::create_dir_all(e.homes.home.join(".claude")).unwrap();
+    let link = e.homes.home.join(".claude/settings.json");
+    std::os::unix::fs::symlink(dotfiles.join("claude.json"), &link).unwrap();
+    run(&req(
+        &e,
+        Targets {
+            claude: true,
+            codex: false,
+        },
+        Scope::User,
+    ));
+    assert!(
+        fs::read_to_string(dotfiles.join("claude.json"))
+            .unwrap()
+            .contains("handover-pre-compact"),
+        "created through the dangling link"
+    );
+    uninstall(
+        &e,
+        Targets {
+            claude: true,
+            codex: false,
+        },
+        Scope::User,
+    );
+    assert!(fs::symlink_metadata(&link)
+        .unwrap()
+        .file_type()
+        .is_symlink());
+    assert_eq!(
+        fs::read_to_string(dotfiles.join("claude.json")).unwrap(),
+        "{}\n"
+    );
+}
+
+#[test]
+fn broken_section_markers_stop_the_run() {
+    let e = env();
+    let text = "# Rules\n<!-- handover:begin -->\nhalf a section\n";
+    fs::write(e.repo.join("AGENTS.md"), text).unwrap();
+    let before = snapshot(e._tmp.path());
+    let err = flow::install(&req(&e, both(), Scope::Project), &mut Vec::new()).unwrap_err();
+    assert_eq!(err.file, e.repo.join("AGENTS.md"));
+    assert_eq!(err.position, Some((2, 1)));
+    assert_eq!(snapshot(e._tmp.path()), before);
+}
