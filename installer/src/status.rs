@@ -349,3 +349,77 @@ fn codex_extra(
         }
     }
 }
+
+/// Asks Codex itself (`codex app-server`, `hooks/list`, bounded by `timeout`) whether our hooks
+/// are trusted, and adds the answer to the section. Costs a process start (about a second), so
+/// it is opt-in; on any failure the section says "not checked" and why.
+pub fn add_live_codex_trust(
+    s: &mut StatusSection,
+    repo: &Path,
+    homes: &Homes,
+    codex_bin: Option<&Path>,
+    timeout: std::time::Duration,
+) {
+    let mut live = serde_json::Map::new();
+    let Some(bin) = codex_bin else {
+        s.lines
+            .push("codex hook trust: not checked (`codex` not on PATH)".into());
+        live.insert("checked".into(), json!(false));
+        insert_live(s, live);
+        return;
+    };
+    for scope in [Scope::Project, Scope::User] {
+        let hooks_json = codex_hooks_path(scope, repo, homes);
+        if read_hooks_file(hooks_json.clone()).ours.is_empty() {
+            continue;
+        }
+        let req = crate::codex_trust::TrustRequest {
+            codex_bin: bin.to_path_buf(),
+            codex_home: homes.codex_home.clone(),
+            home: homes.home.clone(),
+            project: repo.to_path_buf(),
+            hooks_json: hooks_json.clone(),
+            timeout,
+        };
+        match crate::codex_trust::list_hooks(&req) {
+            Ok(listed) => {
+                let ours = crate::codex_trust::ours(&listed, &hooks_json);
+                let trusted = ours.iter().filter(|h| h.trust_status == "trusted").count();
+                s.lines.push(format!(
+                    "codex {}: Codex reports {trusted} of {} of our hooks trusted",
+                    scope.as_str(),
+                    ours.len()
+                ));
+                if ours.is_empty() || trusted < ours.len() {
+                    s.problems.push(format!(
+                        "codex {}: Codex will not run {} of our hooks (untrusted, modified, or the project/feature is off); run `handover install --codex --scope {} --trust`",
+                        scope.as_str(),
+                        if ours.is_empty() { "any".to_string() } else { (ours.len() - trusted).to_string() },
+                        scope.as_str()
+                    ));
+                }
+                live.insert(
+                    scope.as_str().into(),
+                    json!(ours
+                        .iter()
+                        .map(|h| json!({"key": h.key, "trust": h.trust_status}))
+                        .collect::<Vec<_>>()),
+                );
+            }
+            Err(e) => {
+                s.lines.push(format!(
+                    "codex {} hook trust: not checked ({e})",
+                    scope.as_str()
+                ));
+            }
+        }
+    }
+    live.insert("checked".into(), json!(true));
+    insert_live(s, live);
+}
+
+fn insert_live(s: &mut StatusSection, live: serde_json::Map<String, Value>) {
+    if let Some(Value::Object(codex)) = s.json.get_mut("codex") {
+        codex.insert("live_trust".into(), Value::Object(live));
+    }
+}

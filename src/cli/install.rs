@@ -233,3 +233,22 @@ pub fn status_section_with(repo_root: &Path, env: &Environment) -> StatusSection
     let expected = locate(env.exe_dir.as_deref(), env.path_var.as_deref(), &env.cwd).ok();
     handover_installer::status::status(&real_root(repo_root), &env.homes, expected.as_ref())
 }
+
+/// `status_section` plus asking Codex itself whether our hooks are trusted (`codex app-server`,
+/// about a second, bounded to 15 s). For a `--deep`/`--check-trust` style flag of `handover status`.
+pub fn status_section_live(repo_root: &Path) -> StatusSection {
+    let env = match Environment::from_process() {
+        Ok(env) => env,
+        Err(_) => return status_section(repo_root),
+    };
+    let mut s = status_section_with(repo_root, &env);
+    let codex = find_codex(env.path_var.as_deref());
+    handover_installer::status::add_live_codex_trust(
+        &mut s,
+        &real_root(repo_root),
+        &env.homes,
+        codex.as_deref(),
+        Duration::from_secs(15),
+    );
+    s
+}
