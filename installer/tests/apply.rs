@@ -530,3 +530,48 @@ fn broken_section_markers_stop_the_run() {
     assert_eq!(err.position, Some((2, 1)));
     assert_eq!(snapshot(e._tmp.path()), before);
 }
+
+#[test]
+fn status_spots_a_plugin_copy_and_uninstall_dry_run_writes_nothing() {
+    let e = env();
+    run(&req(&e, both(), Scope::Project));
+    let plugin = e
+        .homes
+        .home
+        .join(".claude/plugins/cache/acme/handover/1.0/hooks");
+    fs::create_dir_all(&plugin).unwrap();
+    fs::write(
+        plugin.join("hooks.json"),
+        r#"{"description": "x", "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/bin/handover-session-start"}]}]}}"#,
+    )
+    .unwrap();
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    assert!(
+        s.problems
+            .iter()
+            .any(|p| p.contains("a plugin also runs handover hooks") && p.contains("acme")),
+        "{:?}",
+        s.problems
+    );
+
+    let before = snapshot(e._tmp.path());
+    let mut out = Vec::new();
+    let o = flow::uninstall(
+        &UninstallRequest {
+            repo: e.repo.clone(),
+            homes: e.homes.clone(),
+            targets: both(),
+            scope: Scope::Project,
+            dry_run: true,
+        },
+        &mut out,
+    )
+    .unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(o.wrote.is_empty());
+    assert_eq!(snapshot(e._tmp.path()), before);
+    assert!(
+        out.contains("+++ /dev/null") && out.contains("-            \"command\": "),
+        "{out}"
+    );
+}
