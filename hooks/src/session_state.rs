@@ -1,7 +1,9 @@
 //! Per-session hook state: `.handover/sessions/<session key>.json`, one small JSON file per
 //! client session, so that concurrent sessions never share a record. It remembers what was
 //! delivered (startup context, re-injection) and which context thresholds were crossed.
-//! Written atomically (temporary file + rename); a damaged file counts as present but empty.
+//! Replaced atomically (temporary file + rename), without fsync: the state is advisory (at worst
+//! a reminder repeats), and an fsync costs the agent milliseconds on every write, far more than
+//! the rest of the hook on a busy disk. A damaged file counts as present but empty.
 //! Times are milliseconds since the Unix epoch.
 
 use serde::{Deserialize, Serialize};
@@ -108,13 +110,38 @@ impl SessionFile {
     pub fn save(&self, state: &SessionState) -> anyhow::Result<()> {
         if !self.dir.is_dir() {
             fs::create_dir_all(&self.dir)?;
-            handover_installer::atomic::write_atomic(&self.dir.join(".gitignore"), b"*\n")?;
+            replace(&self.dir.join(".gitignore"), b"*\n")?;
         }
         let mut bytes = serde_json::to_vec_pretty(state)?;
         bytes.push(b'\n');
-        handover_installer::atomic::write_atomic(&self.path, &bytes)?;
+        replace(&self.path, &bytes)?;
         Ok(())
     }
+}
+
+/// Writes a temporary file beside `path` and renames it over `path`: readers see the old or the
+/// new content, never a mix, even with two hooks of one session writing at once.
+fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let tmp = path.with_file_name(format!(".{name}.tmp.{}.{nanos}", std::process::id()));
+    let result = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(bytes))
+        .and_then(|_| fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
 }
 
 /// A file-name-safe key: the id itself when it is made of `[A-Za-z0-9_-]` (as UUIDs are),
@@ -212,6 +239,27 @@ mod tests {
         let damaged = file.load("s1", 9);
         assert!(damaged.existed);
         assert_eq!(damaged.state, SessionState::new("s1", 9));
+    }
+
+    #[test]
+    fn saving_replaces_the_file_and_leaves_no_temporary_behind() {
+        use std::os::unix::fs::MetadataExt;
+        let dir = tempfile::tempdir().unwrap();
+        let file = SessionFile::new(dir.path(), "s");
+        let st = SessionState::new("s", 1);
+        file.save(&st).unwrap();
+        let first = fs::metadata(file.path()).unwrap().ino();
+        file.save(&st).unwrap();
+        assert_ne!(
+            fs::metadata(file.path()).unwrap().ino(),
+            first,
+            "rewritten in place"
+        );
+        let names: Vec<String> = fs::read_dir(dir.path())
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(names.len(), 1, "{names:?}");
     }
 
     #[test]

@@ -62,7 +62,7 @@ pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Del
 /// CLI's `handover ack` records the other half; `handover status` compares the two.
 pub fn record(call: &Call, delivery: &Delivery, source: &str) -> Option<String> {
     call.journal(
-        "delivery",
+        "delivered",
         json!({
             "source": source,
             "verdict": delivery.verdict,

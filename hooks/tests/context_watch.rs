@@ -319,7 +319,7 @@ fn first_prompt_without_session_start_gets_the_startup_context_once() {
         // ...but a later resume does.
         s.session_start("resume").context("SessionStart");
         let sources: Vec<Value> = s
-            .events("delivery")
+            .events("delivered")
             .iter()
             .map(|e| e["source"].clone())
             .collect();
@@ -401,7 +401,7 @@ fn deliveries_and_compactions_are_journaled() {
         json!({"hook_event_name": "PostCompact", "trigger": "manual", "compact_summary": "Summary: parser work."}),
         &t,
     );
-    let delivery = &s.events("delivery")[0];
+    let delivery = &s.events("delivered")[0];
     assert_eq!(delivery["session_id"], s.id.as_str());
     assert_eq!(delivery["source"], "startup");
     assert_eq!(delivery["verdict"], "fresh");
