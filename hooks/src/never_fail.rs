@@ -58,7 +58,7 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
     let stdin = StdinReader::spawn(std::io::stdin(), MAX_INPUT_BYTES);
     let payload = stdin.payload(STDIN_WAIT);
 
-    let result = panic::catch_unwind(AssertUnwindSafe(|| {
+    let (response, line) = settle(|| {
         let input = HookInput::parse(&payload.bytes);
         let exe = std::env::current_exe().ok();
         let call = Call::new(
@@ -69,36 +69,13 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
             exe.as_deref(),
         );
         let outcome = logic(&call);
-        (call.agent, call.input.hook_event_name.clone(), outcome)
-    }));
-
-    let (response, line) = match result {
-        Ok((agent, event, Ok(outcome))) => (
-            outcome.response,
-            format!(
-                "agent={} event={} {}",
-                agent.as_str(),
-                event.as_deref().unwrap_or("?"),
-                outcome.note
-            ),
-        ),
-        Ok((agent, event, Err(e))) => (
-            Response::Silent,
-            format!(
-                "agent={} event={} error: {e:#}",
-                agent.as_str(),
-                event.as_deref().unwrap_or("?")
-            ),
-        ),
-        Err(_) => {
-            let msg = PANIC
-                .lock()
-                .ok()
-                .and_then(|p| p.clone())
-                .unwrap_or_default();
-            (Response::Silent, format!("panic: {msg}"))
-        }
-    };
+        let head = format!(
+            "agent={} event={}",
+            call.agent.as_str(),
+            call.input.hook_event_name.as_deref().unwrap_or("?")
+        );
+        (head, outcome)
+    });
 
     let bytes = response.encode();
     if let Ok(_guard) = OUTPUT.lock() {
@@ -125,9 +102,27 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
     ExitCode::SUCCESS
 }
 
+/// Runs a hook's work and turns whatever comes out of it (an answer, an error, a panic) into
+/// the answer to print and a line for the debug log. Errors and panics answer nothing.
+pub fn settle(work: impl FnOnce() -> (String, anyhow::Result<Outcome>)) -> (Response, String) {
+    match panic::catch_unwind(AssertUnwindSafe(work)) {
+        Ok((head, Ok(outcome))) => (outcome.response, format!("{head} {}", outcome.note)),
+        Ok((head, Err(e))) => (Response::Silent, format!("{head} error: {e:#}")),
+        Err(_) => {
+            let msg = PANIC
+                .lock()
+                .ok()
+                .and_then(|p| p.clone())
+                .unwrap_or_default();
+            (Response::Silent, format!("panic: {msg}"))
+        }
+    }
+}
+
 fn start_watchdog(name: &str, debug: Option<debug::Target>) {
     let name = name.to_string();
-    std::thread::spawn(move || {
+    // Without a thread there is no watchdog; everything else still has its own bounds.
+    let _ = std::thread::Builder::new().spawn(move || {
         std::thread::sleep(HARD_LIMIT);
         // Wait for an answer being written to be complete, then stop everything.
         let _guard = OUTPUT.lock();
@@ -140,4 +135,29 @@ fn start_watchdog(name: &str, debug: Option<debug::Target>) {
         #[allow(clippy::exit)] // the one place a hook may end itself: the time limit
         std::process::exit(0);
     });
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn answers_pass_through_errors_and_panics_answer_nothing() {
+        let (r, line) = settle(|| {
+            (
+                "h".into(),
+                Ok(Outcome::new(Response::Plain("x".into()), "ok")),
+            )
+        });
+        assert_eq!(r, Response::Plain("x".into()));
+        assert_eq!(line, "h ok");
+        let (r, line) = settle(|| ("h".into(), Err(anyhow::anyhow!("disk full"))));
+        assert_eq!(r, Response::Silent);
+        assert!(line.contains("disk full"), "{line}");
+        let (r, line) = settle(|| -> (String, anyhow::Result<Outcome>) {
+            panic!("boom");
+        });
+        assert_eq!(r, Response::Silent);
+        assert!(line.starts_with("panic"), "{line}");
+    }
 }

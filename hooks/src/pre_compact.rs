@@ -103,10 +103,13 @@ fn head_of(root: &Path) -> (Option<String>, Option<String>) {
 /// `[{"path", "change"}]`, or a string saying why not (too slow, or git failed).
 fn files_changed_within(root: PathBuf, base: String) -> Value {
     let (tx, rx) = mpsc::channel();
-    std::thread::spawn(move || {
+    let spawned = std::thread::Builder::new().spawn(move || {
         let result = std::panic::catch_unwind(|| handover::git::files_changed(&root, Some(&base)));
         let _ = tx.send(result);
     });
+    if spawned.is_err() {
+        return Value::String("not computed: no thread available".into());
+    }
     match rx.recv_timeout(FILES_CHANGED_LIMIT) {
         Ok(Ok(Ok((changes, _)))) => serde_json::to_value(changes).unwrap_or(Value::Null),
         Ok(Ok(Err(e))) => Value::String(format!("not computed: {e}")),

@@ -16,13 +16,13 @@ pub const CONTEXT_WATCH: &str = env!("CARGO_BIN_EXE_handover-context-watch");
 /// A git repository in a temp dir, with commits at fixed dates so commit ids are the same on
 /// every run (golden files may name them).
 pub struct Repo {
-    pub dir: tempfile::TempDir,
+    _dir: Option<tempfile::TempDir>,
+    root: PathBuf,
 }
 
 impl Repo {
     pub fn new() -> Repo {
-        let dir = tempfile::tempdir().unwrap();
-        let repo = Repo { dir };
+        let repo = Repo::without_git();
         repo.git(&["init", "-q", "-b", "main"]);
         repo.write("README.md", "hello\n");
         repo.write("src/lib.rs", "pub fn f() {}\n");
@@ -30,15 +30,25 @@ impl Repo {
         repo
     }
 
+    /// An existing directory (e.g. a linked worktree inside another Repo), not removed on drop.
+    pub fn at(path: &Path) -> Repo {
+        Repo {
+            _dir: None,
+            root: path.to_path_buf(),
+        }
+    }
+
     /// A temp dir that is not a git repository.
     pub fn without_git() -> Repo {
+        let dir = tempfile::tempdir().unwrap();
         Repo {
-            dir: tempfile::tempdir().unwrap(),
+            root: dir.path().to_path_buf(),
+            _dir: Some(dir),
         }
     }
 
     pub fn path(&self) -> &Path {
-        self.dir.path()
+        &self.root
     }
 
     pub fn store(&self) -> Store {
