@@ -2,6 +2,7 @@
 //! installed beside the hook executable when there is one (the agent's PATH may not have it),
 //! else plain `handover`.
 
+use handover_installer::command::shell_quote;
 use std::path::Path;
 
 pub fn handover_command(hook_exe: Option<&Path>) -> String {
@@ -15,32 +16,9 @@ pub fn handover_command(hook_exe: Option<&Path>) -> String {
     }
 }
 
-/// POSIX shell quoting, only when needed: `/usr/bin/handover` stays as is, a path with a space
-/// becomes `'/my tools/handover'`.
-pub fn shell_quote(s: &str) -> String {
-    let safe = !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+,:@%=".contains(c));
-    if safe {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
-    }
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn quotes_only_when_needed() {
-        assert_eq!(
-            shell_quote("/usr/local/bin/handover"),
-            "/usr/local/bin/handover"
-        );
-        assert_eq!(shell_quote("/my tools/handover"), "'/my tools/handover'");
-        assert_eq!(shell_quote("/it's/handover"), r"'/it'\''s/handover'");
-    }
 
     #[test]
     fn uses_the_binary_beside_the_hook_when_present() {
@@ -53,5 +31,13 @@ mod tests {
             shell_quote(dir.path().join("handover").to_str().unwrap())
         );
         assert_eq!(handover_command(None), "handover");
+        let spaced = dir.path().join("my tools");
+        std::fs::create_dir(&spaced).unwrap();
+        std::fs::write(spaced.join("handover"), b"").unwrap();
+        let cmd = handover_command(Some(&spaced.join("handover-context-watch")));
+        assert!(
+            cmd.starts_with('\'') && cmd.ends_with("/my tools/handover'"),
+            "{cmd}"
+        );
     }
 }
