@@ -74,17 +74,17 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
                 st.compact_delivered_ms = Some(now);
                 st.startup_delivered_ms = Some(now);
             }
-            let saved = file
-                .save(&st)
-                .err()
-                .map(|e| format!("state not saved: {e}"));
+            // Unless the disarming is recorded, the context would come back on every call.
+            if let Err(e) = file.save(&st) {
+                return Ok(Outcome::silent(format!("re-injection not disarmed: {e}")));
+            }
             if let Some(d) = delivered {
                 let journal = startup::record(call, &d, "compact_fallback");
                 return Ok(deliver(
                     ctx_event,
                     d.text,
                     "re-injected after compaction",
-                    [saved, journal],
+                    [journal],
                 ));
             }
         }
