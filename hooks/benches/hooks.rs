@@ -8,7 +8,8 @@
 //!
 //! Everything is generated in a temp dir at run time (the big repository takes a while to
 //! commit) and removed afterwards. Figures go in docs/benchmarks.md.
-//! `HOOK_BENCH_RUNS` sets the runs per case (default 31).
+//! `HOOK_BENCH_RUNS` sets the runs per case (default 51); the cases run round-robin so that
+//! changes in the machine's load affect all of them alike.
 
 use handover::model::{Content, Handoff, ImportantFile, Status};
 use handover::store::Store;
@@ -25,7 +26,7 @@ fn main() {
     let runs: usize = std::env::var("HOOK_BENCH_RUNS")
         .ok()
         .and_then(|v| v.parse().ok())
-        .unwrap_or(31);
+        .unwrap_or(51);
     let tmp = tempfile::tempdir().expect("temp dir");
     eprintln!("setting up in {} ...", tmp.path().display());
 
@@ -44,34 +45,40 @@ fn main() {
     let t1 = write_transcript(&tmp.path().join("t1.jsonl"), 1 << 20);
     let t200 = write_transcript(&tmp.path().join("t200.jsonl"), 200 << 20);
 
-    let floor = measure(runs, || {
-        run("true", &[], b"");
-    });
-    let ss = |repo: &Path| {
-        let p = payload(repo, "SessionStart", Some("startup"), &t1);
-        measure(runs, || {
-            let out = run(SESSION_START, &["--agent", "claude"], &p);
-            assert!(
-                out.contains("additionalContext"),
-                "no context delivered: {out}"
-            );
-        })
+    let p_small = payload(&small, "SessionStart", Some("startup"), &t1);
+    let p_big = payload(&big, "SessionStart", Some("startup"), &t1);
+    let p_t1 = payload(&small, "PostToolUse", None, &t1);
+    let p_t200 = payload(&small, "PostToolUse", None, &t200);
+    let session_start = |p: &[u8]| {
+        let out = run(SESSION_START, &["--agent", "claude"], p);
+        assert!(
+            out.contains("additionalContext"),
+            "no context delivered: {out}"
+        );
     };
-    let ss_small = ss(&small);
-    let ss_big = ss(&big);
-    let cw = |transcript: &Path| {
-        let p = payload(&small, "PostToolUse", None, transcript);
-        measure(runs, || {
-            let out = run(CONTEXT_WATCH, &["--agent", "claude"], &p);
-            assert!(out.is_empty(), "the watch should be silent at 40 %: {out}");
-        })
+    let watch = |p: &[u8]| {
+        let out = run(CONTEXT_WATCH, &["--agent", "claude"], p);
+        assert!(out.is_empty(), "the watch should be silent at 40 %: {out}");
     };
-    let cw_1 = cw(&t1);
-    let cw_200 = cw(&t200);
+    let cases: Vec<Box<dyn Fn() + '_>> = vec![
+        Box::new(|| {
+            run("true", &[], b"");
+        }),
+        Box::new(|| session_start(&p_small)),
+        Box::new(|| session_start(&p_big)),
+        Box::new(|| watch(&p_t1)),
+        Box::new(|| watch(&p_t200)),
+    ];
+    let medians = measure_interleaved(runs, &cases);
+    let [floor, ss_small, ss_big, cw_1, cw_200] = medians[..] else {
+        unreachable!("five cases")
+    };
 
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!();
-    println!("handover hooks benchmark: {runs} runs per case, median wall time (spawn to exit)");
+    println!(
+        "handover hooks benchmark: {runs} interleaved runs per case, median wall time (spawn to exit)"
+    );
     println!("{:<52} {:>10} {:>10}", "case", "median ms", "x floor");
     for (name, d) in [
         ("process floor (`true`)", floor),
@@ -93,17 +100,27 @@ fn main() {
     );
 }
 
-fn measure(runs: usize, mut f: impl FnMut()) -> Duration {
-    f(); // warm-up: page cache, dynamic loader
-    let mut times: Vec<Duration> = (0..runs)
-        .map(|_| {
+/// Runs the cases round-robin, `runs` rounds after one warm-up round, so that the machine's
+/// load changes affect every case alike; returns each case's median.
+fn measure_interleaved(runs: usize, cases: &[Box<dyn Fn() + '_>]) -> Vec<Duration> {
+    for case in cases {
+        case(); // warm-up: page cache, dynamic loader
+    }
+    let mut times = vec![Vec::with_capacity(runs); cases.len()];
+    for _ in 0..runs {
+        for (i, case) in cases.iter().enumerate() {
             let t = Instant::now();
-            f();
-            t.elapsed()
+            case();
+            times[i].push(t.elapsed());
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort();
+            t[t.len() / 2]
         })
-        .collect();
-    times.sort();
-    times[times.len() / 2]
+        .collect()
 }
 
 fn run(bin: &str, args: &[&str], stdin: &[u8]) -> String {
