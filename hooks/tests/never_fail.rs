@@ -52,6 +52,22 @@ fn assert_contract(what: &str, bin: &str, run: &Run, event: Option<&str>) {
     }
 }
 
+/// Runs `bin` for its representative event as Claude Code would, and checks the contract.
+fn run_as_claude(what: &str, bin: &str, cwd: &Path, transcript: &Path) -> Run {
+    let run = run_hook(
+        bin,
+        &["--agent", "claude"],
+        payload_in(bin, cwd, transcript),
+        &[],
+    );
+    let event = event_for(bin)["hook_event_name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_contract(what, bin, &run, Some(&event));
+    run
+}
+
 #[test]
 fn garbage_on_stdin_is_silence() {
     let mut non_utf8 = b"{\"hook_event_name\": \"SessionStart\", \"cwd\": \"".to_vec();
@@ -153,17 +169,7 @@ fn outside_git_and_with_a_locked_index() {
     let plain = Repo::without_git();
     let transcript = claude_transcript(plain.path(), 170_000);
     for bin in ALL {
-        let run = run_hook(
-            bin,
-            &["--agent", "claude"],
-            payload_in(bin, plain.path(), &transcript),
-            &[],
-        );
-        let event = event_for(bin)["hook_event_name"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        assert_contract(&format!("{bin} / no git"), bin, &run, Some(&event));
+        run_as_claude(&format!("{bin} / no git"), bin, plain.path(), &transcript);
     }
 
     let repo = Repo::new();
@@ -171,17 +177,12 @@ fn outside_git_and_with_a_locked_index() {
     std::fs::write(repo.path().join(".git/index.lock"), b"").unwrap();
     let transcript = claude_transcript(repo.path(), 1000);
     for bin in ALL {
-        let run = run_hook(
+        let run = run_as_claude(
+            &format!("{bin} / index.lock"),
             bin,
-            &["--agent", "claude"],
-            payload_in(bin, repo.path(), &transcript),
-            &[],
+            repo.path(),
+            &transcript,
         );
-        let event = event_for(bin)["hook_event_name"]
-            .as_str()
-            .unwrap()
-            .to_string();
-        assert_contract(&format!("{bin} / index.lock"), bin, &run, Some(&event));
         if bin == SESSION_START {
             assert!(run.context("SessionStart").contains("Verdict: fresh"));
         }
@@ -213,22 +214,8 @@ fn unreadable_or_unwritable_handover_dir() {
         brk(&dir);
         let transcript = claude_transcript(repo.path(), 150_000);
         for bin in ALL {
-            let run = run_hook(
-                bin,
-                &["--agent", "claude"],
-                payload_in(bin, repo.path(), &transcript),
-                &[],
-            );
-            let event = event_for(bin)["hook_event_name"]
-                .as_str()
-                .unwrap()
-                .to_string();
-            assert_contract(
-                &format!("{bin} / .handover {name}"),
-                bin,
-                &run,
-                Some(&event),
-            );
+            let what = format!("{bin} / .handover {name}");
+            let run = run_as_claude(&what, bin, repo.path(), &transcript);
             if bin == CONTEXT_WATCH {
                 // 75 % with state that cannot be recorded: a reminder would repeat forever.
                 assert!(run.stdout.is_empty(), "{name}: {}", run.stdout_str());
