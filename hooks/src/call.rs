@@ -43,10 +43,14 @@ impl Call {
         self.input.session_id.as_deref()
     }
 
-    /// The session's state file, when both a store and a session id are known.
-    pub fn session_file(&self) -> Option<SessionFile> {
+    /// The session's state file and what it holds, when both a store and a session id are
+    /// known.
+    pub fn session(&self) -> Option<(SessionFile, session_state::Loaded)> {
         let store = self.store.as_ref()?;
-        Some(SessionFile::new(&store.sessions_dir(), self.session_id()?))
+        let sid = self.session_id()?;
+        let file = SessionFile::new(&store.sessions_dir(), sid);
+        let loaded = file.load(sid, self.now_ms);
+        Some((file, loaded))
     }
 
     /// Appends a journal event, but only to a journal that already exists: a repository where

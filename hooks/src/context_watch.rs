@@ -54,11 +54,10 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     };
     // Everything below is remembered per session: without an id, say nothing rather than
     // repeat a reminder on every tool call.
-    let (Some(file), Some(sid)) = (call.session_file(), call.session_id()) else {
+    let Some((file, loaded)) = call.session() else {
         return Ok(Outcome::silent("no session id"));
     };
     let now = call.now_ms;
-    let loaded = file.load(sid, now);
     let mut st = loaded.state;
     st.agent = Some(call.agent.as_str().into());
     let fullness = call

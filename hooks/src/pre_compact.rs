@@ -44,9 +44,9 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
         if let Some(e) = call.journal("pre_compact", snapshot(call, store, handoff.as_ref())) {
             notes.push(e);
         }
-        if let (Some(file), Some(sid)) = (call.session_file(), call.session_id()) {
+        if let Some((file, loaded)) = call.session() {
             if store.dir().is_dir() {
-                let mut st = file.load(sid, call.now_ms).state;
+                let mut st = loaded.state;
                 st.pre_compact_ms = Some(call.now_ms);
                 if let Err(e) = file.save(&st) {
                     notes.push(format!("state not saved: {e}"));
@@ -137,10 +137,10 @@ fn post_compact(call: &Call) -> anyhow::Result<Outcome> {
     ) {
         notes.push(e);
     }
-    if let (Some(file), Some(sid)) = (call.session_file(), call.session_id()) {
+    if let Some((file, loaded)) = call.session() {
         if store.dir().is_dir() {
             let now = call.now_ms;
-            let mut st = file.load(sid, now).state;
+            let mut st = loaded.state;
             let delivered_for_this_compaction = match (st.compact_delivered_ms, st.pre_compact_ms) {
                 (Some(d), Some(p)) => d >= p,
                 (Some(d), None) => now.saturating_sub(d) <= RECENT_DELIVERY_MS,

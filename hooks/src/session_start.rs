@@ -17,17 +17,14 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     };
     let source = call.input.source.as_deref().unwrap_or("startup");
     let now = call.now_ms;
-    let file = call.session_file();
-    let mut loaded = file
-        .as_ref()
-        .and_then(|f| call.session_id().map(|sid| f.load(sid, now)));
+    let mut session = call.session();
 
     // Codex may fire SessionStart late, after the first prompt already got the context through
     // the fallback: do not deliver it twice.
     let late_duplicate = source == "startup"
-        && loaded
+        && session
             .as_ref()
-            .is_some_and(|l| l.state.startup_via_fallback && !l.state.session_start_seen);
+            .is_some_and(|(_, l)| l.state.startup_via_fallback && !l.state.session_start_seen);
 
     let delivery = if late_duplicate {
         None
@@ -36,7 +33,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     };
 
     let mut notes = vec![format!("source={source}")];
-    if let (Some(file), Some(l)) = (&file, loaded.as_mut()) {
+    if let Some((file, l)) = session.as_mut() {
         let st = &mut l.state;
         st.agent = Some(call.agent.as_str().into());
         st.session_start_seen = true;
