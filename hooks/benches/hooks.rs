@@ -107,10 +107,13 @@ fn measure_interleaved(runs: usize, cases: &[Box<dyn Fn() + '_>]) -> Vec<Duratio
         case(); // warm-up: page cache, dynamic loader
     }
     let mut times = vec![Vec::with_capacity(runs); cases.len()];
-    for _ in 0..runs {
-        for (i, case) in cases.iter().enumerate() {
+    // Each round starts one case later, so every case follows every other equally often: a
+    // case never pays alone for what its neighbour leaves behind (dirty pages, caches).
+    for round in 0..runs {
+        for k in 0..cases.len() {
+            let i = (round + k) % cases.len();
             let t = Instant::now();
-            case();
+            cases[i]();
             times[i].push(t.elapsed());
         }
     }
