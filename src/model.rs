@@ -105,7 +105,12 @@ pub enum Urgency {
 }
 
 impl Urgency {
-    pub const ALL: [Urgency; 4] = [Urgency::First, Urgency::Primary, Urgency::AfterPrimary, Urgency::IfTimePermits];
+    pub const ALL: [Urgency; 4] = [
+        Urgency::First,
+        Urgency::Primary,
+        Urgency::AfterPrimary,
+        Urgency::IfTimePermits,
+    ];
     pub fn as_str(self) -> &'static str {
         match self {
             Urgency::First => "first",

@@ -4,8 +4,26 @@
 //! intact journal entry or archive when state.json is damaged.
 //! OWNER: core-store helper.
 
-use crate::model::Handoff;
+mod canonical;
+mod journal;
+
+use crate::model::{Handoff, SCHEMA_VERSION};
+use anyhow::{bail, Context};
+use handover_installer::atomic::write_atomic;
+use serde_json::{json, Value};
+use std::fs::{self, File};
+use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+
+pub use canonical::{checksum_matches, checksum_of_value};
+pub use journal::{HOOK_LOCK_WAIT, MAX_JOURNAL_READ};
+
+/// state.json and archive files larger than this are not read (a handoff is a few KB; even a
+/// heavy one at its 5,000-token budget is far below this).
+pub const MAX_STATE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// At most this many archive files are examined when looking for an intact handoff.
+const MAX_ARCHIVE_CANDIDATES: usize = 200;
 
 /// Where a handoff lives: the top of the working tree (each git worktree has its own).
 #[derive(Clone, Debug)]
@@ -35,7 +53,9 @@ pub enum LoadOutcome {
     Missing,
     Loaded(Loaded),
     /// state.json exists but is damaged, and nothing intact was found to fall back on.
-    Unrecoverable { problem: String },
+    Unrecoverable {
+        problem: String,
+    },
 }
 
 #[derive(Clone, Debug, Default)]
@@ -82,44 +102,343 @@ impl Store {
         self.dir().join("sessions")
     }
 
-    pub fn load(&self) -> LoadOutcome {
-        todo!("core-store")
+    /// The exclusive lock every writer of `.handover/` takes.
+    pub fn lock_path(&self) -> PathBuf {
+        self.dir().join("lock")
     }
 
-    /// Under the lock: archive the previous state.json, write state.json and handoff.md
-    /// atomically, append a `write` event (with the full handoff) to the journal.
+    /// Never panics, never blocks on the lock (writes are atomic renames, so a reader sees the
+    /// old or the new state.json, never a mix). A damaged state.json falls back to the newest
+    /// intact handoff in the journal or the archive. A missing one is `Missing`, even when the
+    /// journal holds earlier handoffs: `handover done` removes it on purpose.
+    pub fn load(&self) -> LoadOutcome {
+        let state_problem = match read_document(&self.state_path()) {
+            Ok(None) => return LoadOutcome::Missing,
+            Ok(Some((handoff, note))) => {
+                return LoadOutcome::Loaded(Loaded {
+                    handoff,
+                    source: Source::State,
+                    problem: note,
+                })
+            }
+            Err(problem) => format!("state.json: {problem}"),
+        };
+        match self.newest_intact() {
+            Some((handoff, source)) => LoadOutcome::Loaded(Loaded { handoff, source, problem: Some(state_problem) }),
+            None => LoadOutcome::Unrecoverable {
+                problem: format!(
+                    "{state_problem}; no intact handoff in the journal or the archive to fall back on \
+                     (record a new one with `handover write`)"
+                ),
+            },
+        }
+    }
+
+    /// Under the lock: archive the previous state.json, append a `write` event (with the full
+    /// handoff) to the journal, then write state.json and handover.md atomically.
+    ///
+    /// The handoff is sealed (checksum recomputed) before it is stored. The order is what makes
+    /// a crash harmless, see docs/storage.md: state.json is only ever replaced by a rename, and
+    /// the journal records a handoff before it can become state.json.
     pub fn save(&self, handoff: &Handoff, markdown: &str) -> anyhow::Result<SaveReport> {
-        let _ = (handoff, markdown);
-        todo!("core-store")
+        let mut handoff = handoff.clone();
+        seal(&mut handoff);
+        let mut state =
+            serde_json::to_vec_pretty(&handoff).context("cannot serialize the handoff")?;
+        state.push(b'\n');
+        if state.len() as u64 > MAX_STATE_BYTES {
+            bail!(
+                "the handoff is {} bytes as JSON, over the {} MiB limit: keep pointers, not contents",
+                state.len(),
+                MAX_STATE_BYTES / (1024 * 1024)
+            );
+        }
+        let value = serde_json::to_value(&handoff).context("cannot serialize the handoff")?;
+
+        let archive_dir = self.archive_dir();
+        fs::create_dir_all(&archive_dir)
+            .with_context(|| format!("cannot create {}", archive_dir.display()))?;
+        let _lock = journal::lock(&self.lock_path())?;
+        self.sweep_temp_files();
+
+        let archived = self.archive_current()?;
+        let mut fields = json!({ "id": handoff.id });
+        if let Some(path) = &archived {
+            fields["archived"] = Value::String(self.relative(path));
+        }
+        fields["handoff"] = value;
+        let journal_path = self.journal_path();
+        journal::append(&journal_path, &journal::event_line("write", fields)?, true)
+            .with_context(|| format!("cannot append to {}", journal_path.display()))?;
+
+        let state_path = self.state_path();
+        write_atomic(&state_path, &state)
+            .with_context(|| format!("cannot write {}", state_path.display()))?;
+        let markdown_path = self.markdown_path();
+        write_atomic(&markdown_path, markdown.as_bytes())
+            .with_context(|| format!("cannot write {}", markdown_path.display()))?;
+        Ok(SaveReport { archived })
     }
 
     /// Appends one event line `{"ts": ..., "event": <event>, ...fields}` to the journal.
-    /// `fields` must be a JSON object.
+    /// `fields` must be a JSON object (or null). Waits at most [`HOOK_LOCK_WAIT`] for the lock,
+    /// then gives up with an error: hooks call this and must never hang. Creates `.handover/`
+    /// if needed, so call it only where a handoff is expected.
     pub fn append_journal(&self, event: &str, fields: serde_json::Value) -> anyhow::Result<()> {
-        let _ = (event, fields);
-        todo!("core-store")
+        let line = journal::event_line(event, fields)?;
+        let dir = self.dir();
+        fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        let _lock = journal::lock_bounded(&self.lock_path(), HOOK_LOCK_WAIT)?;
+        let path = self.journal_path();
+        journal::append(&path, &line, false)
+            .with_context(|| format!("cannot append to {}", path.display()))
     }
 
-    /// Journal events, oldest first; unparseable lines are skipped.
+    /// Journal events, oldest first; unparseable lines are skipped. Reads at most the newest
+    /// [`MAX_JOURNAL_READ`] bytes.
     pub fn journal(&self) -> Vec<serde_json::Value> {
-        todo!("core-store")
+        journal::read(&self.journal_path())
     }
 
-    /// The task is finished: archive the handoff, journal `done`, remove handoff.md and
-    /// state.json. Returns the archive path, or None when there was no handoff.
+    /// The task is finished: archive the handoff, journal `done`, remove handover.md and
+    /// state.json. Returns the archive path, or None (changing nothing) when there was no
+    /// handoff. A damaged state.json is archived as it is, so nothing is lost.
     pub fn finish(&self) -> anyhow::Result<Option<PathBuf>> {
-        todo!("core-store")
+        if !exists(&self.state_path()) {
+            return Ok(None);
+        }
+        let archive_dir = self.archive_dir();
+        fs::create_dir_all(&archive_dir)
+            .with_context(|| format!("cannot create {}", archive_dir.display()))?;
+        let _lock = journal::lock(&self.lock_path())?;
+        self.sweep_temp_files();
+        let Some(archived) = self.archive_current()? else {
+            return Ok(None); // removed by someone else while we waited for the lock
+        };
+        let id = read_document(&archived).ok().flatten().map(|(h, _)| h.id);
+        let fields = json!({ "archived": self.relative(&archived), "id": id });
+        let journal_path = self.journal_path();
+        journal::append(&journal_path, &journal::event_line("done", fields)?, true)
+            .with_context(|| format!("cannot append to {}", journal_path.display()))?;
+        // handover.md first: if we are interrupted here, state.json still says there is a
+        // handoff and running `handover done` again completes the job.
+        remove_if_present(&self.markdown_path())?;
+        remove_if_present(&self.state_path())?;
+        if let Ok(dir) = File::open(self.dir()) {
+            let _ = dir.sync_all();
+        }
+        Ok(Some(archived))
     }
+
+    /// Copies state.json, byte for byte (damaged or not), to a new archive file. The caller
+    /// holds the lock, which is what makes the chosen name unique.
+    fn archive_current(&self) -> anyhow::Result<Option<PathBuf>> {
+        let state = self.state_path();
+        if fs::symlink_metadata(&state).is_err() {
+            return Ok(None);
+        }
+        let dir = self.archive_dir();
+        let stamp = crate::clock::now_compact();
+        let mut target = dir.join(format!("{stamp}.json"));
+        let mut n = 1;
+        while fs::symlink_metadata(&target).is_ok() {
+            target = dir.join(format!("{stamp}-{n}.json"));
+            n += 1;
+        }
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+        let copied = (|| -> io::Result<()> {
+            fs::copy(&state, &tmp)?;
+            File::open(&tmp)?.sync_all()?;
+            fs::rename(&tmp, &target)?;
+            File::open(&dir)?.sync_all()
+        })();
+        match copied {
+            Ok(()) => Ok(Some(target)),
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                if e.kind() == io::ErrorKind::NotFound && !exists(&state) {
+                    return Ok(None);
+                }
+                Err(e).with_context(|| {
+                    format!("cannot archive {} to {}", state.display(), target.display())
+                })
+            }
+        }
+    }
+
+    /// Removes temporary files left by writers killed mid-write. Only called under the lock,
+    /// and every writer of these names holds the lock, so none of them is in use.
+    fn sweep_temp_files(&self) {
+        let places: [(PathBuf, &str); 3] = [
+            (self.dir(), ".state.json.tmp."),
+            (self.archive_dir(), "."),
+            (self.root.clone(), ".handover.md.tmp."),
+        ];
+        for (dir, prefix) in places {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with(prefix) && name.contains(".tmp.") {
+                    let _ = fs::remove_file(entry.path());
+                }
+            }
+        }
+    }
+
+    /// The newest checksum-valid handoff in the journal's `write` events or in the archive.
+    fn newest_intact(&self) -> Option<(Handoff, Source)> {
+        let from_journal = self.journal().into_iter().rev().find_map(|event| {
+            if event.get("event").and_then(Value::as_str) != Some("write") {
+                return None;
+            }
+            validate(event.get("handoff")?.clone()).ok().map(|(h, _)| h)
+        });
+        let from_archive = archive_files(&self.archive_dir())
+            .into_iter()
+            .take(MAX_ARCHIVE_CANDIDATES)
+            .find_map(|path| read_document(&path).ok().flatten().map(|(h, _)| h));
+        match (from_journal, from_archive) {
+            // The journal gets every handoff before state.json does, so on a tie it wins.
+            (Some(j), Some(a)) if a.created_at > j.created_at => Some((a, Source::Archive)),
+            (Some(j), _) => Some((j, Source::Journal)),
+            (None, Some(a)) => Some((a, Source::Archive)),
+            (None, None) => None,
+        }
+    }
+
+    /// `path` relative to the store root, for journal entries that stay valid if the
+    /// repository moves.
+    fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+fn exists(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok()
+}
+
+fn remove_if_present(path: &Path) -> anyhow::Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("cannot remove {}", path.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// Archive files, newest first. Names are `<compact stamp>.json`, or `<stamp>-<n>.json` when
+/// the stamp was already taken; temporary files (leading dot) are ignored.
+fn archive_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(String, u64, PathBuf)> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let stem = name.strip_suffix(".json")?;
+            if stem.starts_with('.') {
+                return None;
+            }
+            let (stamp, n) = match stem.rsplit_once('-') {
+                Some((stamp, n)) if n.bytes().all(|b| b.is_ascii_digit()) => {
+                    (stamp, n.parse().unwrap_or(0))
+                }
+                _ => (stem, 0),
+            };
+            Some((stamp.to_string(), n, entry.path()))
+        })
+        .collect();
+    files.sort_by(|a, b| (&b.0, b.1).cmp(&(&a.0, a.1)));
+    files.into_iter().map(|(_, _, path)| path).collect()
+}
+
+/// Reads a stored handoff. `Ok(None)`: the file does not exist. `Err`: what is wrong with it.
+/// `Ok(Some((handoff, note)))`: intact; `note` says when a newer handover wrote it.
+fn read_document(path: &Path) -> Result<Option<(Handoff, Option<String>)>, String> {
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot be read ({e})")),
+    };
+    let too_large = |size: u64| {
+        format!(
+            "too large ({size} bytes; the limit is {} MiB), not read",
+            MAX_STATE_BYTES / (1024 * 1024)
+        )
+    };
+    match file.metadata() {
+        Ok(m) if m.is_dir() => return Err("is a directory, not a file".into()),
+        Ok(m) if m.len() > MAX_STATE_BYTES => return Err(too_large(m.len())),
+        _ => {}
+    }
+    let mut bytes = Vec::new();
+    if let Err(e) = file.take(MAX_STATE_BYTES + 1).read_to_end(&mut bytes) {
+        return Err(format!("cannot be read ({e})"));
+    }
+    if bytes.len() as u64 > MAX_STATE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err("empty (a write was cut short, or the file was emptied)".into());
+    }
+    let value: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) if e.is_eof() => return Err(format!("truncated: the JSON ends early ({e})")),
+        Err(e) => return Err(format!("not valid JSON ({e})")),
+    };
+    validate(value).map(Some)
+}
+
+/// Checks a parsed document: an object, with a matching checksum, of the handoff's shape.
+fn validate(value: Value) -> Result<(Handoff, Option<String>), String> {
+    if !value.is_object() {
+        return Err("not a handoff (the JSON is not an object)".into());
+    }
+    match value.get("checksum").and_then(Value::as_str) {
+        None | Some("") => return Err("no checksum (not written by handover, or damaged)".into()),
+        Some(_) if !checksum_matches(&value) => {
+            return Err("checksum mismatch (edited by hand or damaged)".into())
+        }
+        Some(_) => {}
+    }
+    let handoff: Handoff =
+        serde_json::from_value(value).map_err(|e| format!("not a handoff ({e})"))?;
+    let note = (handoff.schema_version > SCHEMA_VERSION).then(|| {
+        format!(
+            "state.json: written by a newer handover (schema_version {}, this one knows {}); \
+             fields it added are ignored: upgrade handover",
+            handoff.schema_version, SCHEMA_VERSION
+        )
+    });
+    Ok((handoff, note))
 }
 
 /// `sha256:<hex>` over the canonical JSON of the handoff without its `checksum` field:
 /// compact, object keys sorted recursively (independent of serde_json's preserve_order).
 pub fn checksum(handoff: &Handoff) -> String {
-    let _ = handoff;
-    todo!("core-store")
+    // Serializing these plain structs cannot fail; an empty string would never match anyway.
+    serde_json::to_value(handoff)
+        .map(|v| checksum_of_value(&v))
+        .unwrap_or_default()
 }
 
 /// Sets `handoff.checksum`.
 pub fn seal(handoff: &mut Handoff) {
     handoff.checksum = checksum(handoff);
+}
+
+/// The handoff's recorded checksum matches its content.
+pub fn is_sealed(handoff: &Handoff) -> bool {
+    !handoff.checksum.is_empty() && handoff.checksum == checksum(handoff)
 }

@@ -1,0 +1,36 @@
+//! `handover ack`: the agent confirms it received the handoff. The journal records it, so
+//! `handover status` can show a handoff that was delivered but never acknowledged.
+
+use super::AckArgs;
+use handover::store::{LoadOutcome, Store};
+use serde_json::json;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
+    let store = Store::discover(dir);
+    let handoff = match store.load() {
+        LoadOutcome::Loaded(l) => l.handoff,
+        LoadOutcome::Missing => {
+            println!(
+                "No handoff in {}: nothing to acknowledge.",
+                store.root().display()
+            );
+            return Ok(ExitCode::SUCCESS);
+        }
+        LoadOutcome::Unrecoverable { problem } => {
+            println!("The handoff is damaged ({problem}); run `handover status`.");
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    let session = super::detect_session(args.session.as_deref());
+    store.append_journal(
+        "ack",
+        json!({"handoff_id": handoff.id, "session_id": session, "agent": super::detect_agent(None)}),
+    )?;
+    println!(
+        "Acknowledged handoff {} (goal: {}).",
+        handoff.id, handoff.content.goal
+    );
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,99 @@
+//! `handover boot`: read the handoff, verify it against the repository, report.
+
+use super::BootArgs;
+use handover::context::{self, Startup};
+use handover::store::{LoadOutcome, Source, Store};
+use handover::{config, verify};
+use serde_json::json;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
+    let store = Store::discover(dir);
+    let command = super::self_command();
+    let loaded = match store.load() {
+        LoadOutcome::Missing => {
+            if args.json {
+                println!(
+                    "{}",
+                    json!({"verdict": null, "reasons": [], "handoff": null, "message": "no handoff"})
+                );
+            } else {
+                println!("No handoff in {}.", store.root().display());
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        LoadOutcome::Unrecoverable { problem } => {
+            if args.json {
+                println!(
+                    "{}",
+                    json!({"verdict": null, "reasons": [], "handoff": null, "recovered": false, "problem": problem})
+                );
+            } else {
+                println!("{}", context::unrecoverable_context(&problem, &command));
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+        LoadOutcome::Loaded(l) => l,
+    };
+    let recovered = recovered_note(loaded.source, loaded.problem.as_deref());
+    let verification = verify::verify(store.root(), &loaded.handoff);
+    if args.json {
+        let out = json!({
+            "verdict": verification.verdict,
+            "reasons": verification.reasons,
+            "source": source_name(loaded.source),
+            "problem": loaded.problem,
+            "recovered": loaded.source != Source::State,
+            "root": store.root(),
+            "handoff": loaded.handoff,
+        });
+        println!("{}", serde_json::to_string_pretty(&out)?);
+    } else if args.startup {
+        let budget = config::load(store.root())
+            .unwrap_or_default()
+            .startup_budget_chars;
+        println!(
+            "{}",
+            context::startup_context(&Startup {
+                handoff: &loaded.handoff,
+                verification: &verification,
+                recovered_from: recovered.as_deref(),
+                after_compaction: false,
+                budget_chars: budget,
+                command: &command,
+            })
+        );
+    } else {
+        println!(
+            "{}",
+            context::boot_report(
+                &loaded.handoff,
+                &verification,
+                recovered.as_deref(),
+                &command
+            )
+        );
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+pub fn source_name(s: Source) -> &'static str {
+    match s {
+        Source::State => "state",
+        Source::Journal => "journal",
+        Source::Archive => "archive",
+    }
+}
+
+/// What the reader must know when the handoff did not come from an intact state.json.
+pub fn recovered_note(source: Source, problem: Option<&str>) -> Option<String> {
+    let problem = problem?;
+    Some(match source {
+        Source::State => problem.to_string(),
+        other => format!(
+            "{problem}; using the newest intact copy from the {}",
+            source_name(other)
+        ),
+    })
+}

@@ -1,0 +1,17 @@
+//! `handover done`: the task is finished; archive the handoff so no later session resumes it.
+
+use handover::store::Store;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub fn run(dir: &Path) -> anyhow::Result<ExitCode> {
+    let store = Store::discover(dir);
+    match store.finish()? {
+        Some(archived) => println!(
+            "Archived the handoff to {}; removed handover.md and .handover/state.json. The journal keeps the history.",
+            archived.display()
+        ),
+        None => println!("No handoff in {}: nothing to finish.", store.root().display()),
+    }
+    Ok(ExitCode::SUCCESS)
+}

@@ -1,0 +1,215 @@
+//! The command-line interface: every clap type lives in this file; each subcommand's work is in
+//! its own module with one `run` function.
+
+use clap::{Args, Parser, Subcommand};
+use std::path::PathBuf;
+use std::process::ExitCode;
+
+mod ack;
+mod boot;
+mod demo;
+mod done;
+mod status;
+mod write;
+
+#[derive(Parser, Debug)]
+#[command(
+    name = "handover",
+    version,
+    about = "Hand unfinished work from one AI coding-agent session to the next, safely.",
+    after_help = "Start with `handover demo`. Files: handover.md (for people), .handover/ (state, journal, archive)."
+)]
+pub struct Cli {
+    /// Work on the repository containing this directory (default: the current directory).
+    #[arg(short = 'C', long = "dir", global = true, value_name = "DIR")]
+    pub dir: Option<PathBuf>,
+    #[command(subcommand)]
+    pub command: Command,
+}
+
+#[derive(Subcommand, Debug)]
+pub enum Command {
+    /// Record the state of unfinished work (JSON, handover.md, or flags).
+    Write(WriteArgs),
+    /// Read the handoff, verify it against the repository, report (what a new session runs).
+    Boot(BootArgs),
+    /// Health check in one screen: handoff, verdict, privacy guard, agent wiring.
+    Status(StatusArgs),
+    /// The task is finished: archive the handoff so no later session resumes it.
+    Done,
+    /// Record that this session received the handoff (agents run this in their first reply).
+    Ack(AckArgs),
+    /// A two-minute tour in a temporary repository; needs no agent.
+    Demo(DemoArgs),
+}
+
+#[derive(Args, Debug, Default)]
+#[command(after_help = write::AFTER_HELP)]
+pub struct WriteArgs {
+    /// Read the handoff from FILE: JSON (docs/format.md), or the Markdown form (a `.md` file,
+    /// e.g. an edited handover.md). `-` reads standard input.
+    #[arg(long, value_name = "FILE")]
+    pub from: Option<PathBuf>,
+    /// Start from an empty handoff instead of updating the current one.
+    #[arg(long)]
+    pub fresh: bool,
+    /// The goal of the task (a new goal starts a fresh handoff).
+    #[arg(long)]
+    pub goal: Option<String>,
+    /// The next action proposed to the next session.
+    #[arg(long = "next", value_name = "ACTION")]
+    pub next_action: Option<String>,
+    /// Add a completed item (repeatable).
+    #[arg(long, value_name = "ITEM")]
+    pub completed: Vec<String>,
+    /// Add an in-progress item (repeatable).
+    #[arg(long = "in-progress", value_name = "ITEM")]
+    pub in_progress: Vec<String>,
+    /// Add a pending item (repeatable).
+    #[arg(long, value_name = "ITEM")]
+    pub pending: Vec<String>,
+    /// Add a decision as "what :: why" (repeatable).
+    #[arg(long, value_name = "WHAT :: WHY")]
+    pub decision: Vec<String>,
+    /// Add a blocker (repeatable).
+    #[arg(long, value_name = "TEXT")]
+    pub blocker: Vec<String>,
+    /// Add a warning (repeatable).
+    #[arg(long, value_name = "TEXT")]
+    pub warning: Vec<String>,
+    /// Add a stop condition: when the next session must stop and ask (repeatable).
+    #[arg(long = "stop-if", value_name = "CONDITION")]
+    pub stop_if: Vec<String>,
+    /// Add a command that was run, as evidence (repeatable).
+    #[arg(long = "ran", value_name = "COMMAND")]
+    pub ran: Vec<String>,
+    /// Add an artifact path, as evidence (repeatable).
+    #[arg(long, value_name = "PATH")]
+    pub artifact: Vec<String>,
+    /// The spec this work follows (path or URL): the source of truth.
+    #[arg(long = "spec", value_name = "REF")]
+    pub spec_ref: Option<String>,
+    /// 3-5 sentences on where things stand.
+    #[arg(long)]
+    pub narrative: Option<String>,
+    /// Which agent writes (default: detected from the environment).
+    #[arg(long)]
+    pub agent: Option<String>,
+    /// The writing session's id (default: $HANDOVER_SESSION_ID when set).
+    #[arg(long)]
+    pub session: Option<String>,
+    /// Do not add handover's files to .gitignore (for teams that commit handoffs).
+    #[arg(long)]
+    pub shared: bool,
+    /// Print the result as JSON.
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct BootArgs {
+    /// Print one JSON object (at least `verdict` and `reasons`).
+    #[arg(long)]
+    pub json: bool,
+    /// Print the short startup context a hook would inject instead of the full report.
+    #[arg(long)]
+    pub startup: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct StatusArgs {
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct AckArgs {
+    /// The acknowledging session's id (default: $HANDOVER_SESSION_ID when set).
+    #[arg(long)]
+    pub session: Option<String>,
+}
+
+#[derive(Args, Debug)]
+pub struct DemoArgs {
+    /// Keep the temporary repository and print its path, instead of deleting it.
+    #[arg(long)]
+    pub keep: bool,
+}
+
+pub fn run() -> anyhow::Result<ExitCode> {
+    let cli = Cli::parse();
+    let dir = match &cli.dir {
+        Some(d) => d.clone(),
+        None => std::env::current_dir()
+            .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?,
+    };
+    let dir = std::path::absolute(&dir).unwrap_or(dir);
+    match &cli.command {
+        Command::Write(a) => write::run(a, &dir),
+        Command::Boot(a) => boot::run(a, &dir),
+        Command::Status(a) => status::run(a, &dir),
+        Command::Done => done::run(&dir),
+        Command::Ack(a) => ack::run(a, &dir),
+        Command::Demo(a) => demo::run(a),
+    }
+}
+
+/// How an agent should run handover: the running binary's absolute path when it is not the
+/// one found on PATH (so an agent's shell without our PATH still reaches it), else `handover`.
+pub fn self_command() -> String {
+    let exe = std::env::current_exe().ok();
+    let on_path = std::env::var_os("PATH").and_then(|p| {
+        std::env::split_paths(&p)
+            .map(|d| d.join("handover"))
+            .find(|c| c.is_file())
+    });
+    match exe {
+        Some(e)
+            if on_path.as_deref().and_then(|p| p.canonicalize().ok()) != e.canonicalize().ok() =>
+        {
+            shell_quote(&e.to_string_lossy())
+        }
+        _ => "handover".to_string(),
+    }
+}
+
+/// POSIX single-quoting when needed.
+pub fn shell_quote(s: &str) -> String {
+    if !s.is_empty()
+        && s.chars()
+            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@".contains(c))
+    {
+        s.to_string()
+    } else {
+        format!("'{}'", s.replace('\'', r"'\''"))
+    }
+}
+
+/// The agent writing or acknowledging, when the caller didn't say: HANDOVER_AGENT, else what
+/// the client's environment gives away.
+pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
+    if let Some(a) = explicit {
+        return Some(a.to_string());
+    }
+    if let Ok(a) = std::env::var("HANDOVER_AGENT") {
+        if !a.is_empty() {
+            return Some(a);
+        }
+    }
+    // Claude Code sets CLAUDECODE=1 for the commands it runs; Codex sets CODEX_* variables.
+    if std::env::var_os("CLAUDECODE").is_some() {
+        return Some("claude".into());
+    }
+    if std::env::vars_os().any(|(k, _)| k.to_string_lossy().starts_with("CODEX_")) {
+        return Some("codex".into());
+    }
+    None
+}
+
+pub fn detect_session(explicit: Option<&str>) -> Option<String> {
+    explicit.map(str::to_string).or_else(|| {
+        std::env::var("HANDOVER_SESSION_ID")
+            .ok()
+            .filter(|s| !s.is_empty())
+    })
+}

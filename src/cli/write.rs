@@ -1,0 +1,317 @@
+//! `handover write`: gathers the content from --from (JSON or Markdown) and the quick flags,
+//! then hands it to `handover::write`.
+
+use super::WriteArgs;
+use anyhow::{bail, Context as _};
+use handover::model::{Content, Decision};
+use handover::store::{LoadOutcome, Store};
+use handover::write::{self, Refusal, Request};
+use handover::{config, markdown};
+use serde_json::Value;
+use std::io::Read;
+use std::path::Path;
+use std::process::ExitCode;
+
+pub const AFTER_HELP: &str = "\
+Input forms:
+  handover write --from state.json         JSON (keys in docs/format.md; only `goal` is required)
+  echo '{\"goal\": \"...\"}' | handover write --from -
+  handover write --from handover.md        the Markdown form, e.g. after editing handover.md
+  handover write --goal \"...\" --next \"...\" --decision \"use X :: because Y\"
+
+Without --from, flags update the current handoff (lists grow, single values are replaced);
+a different --goal, or --fresh, starts a new one. Secrets are redacted before anything is written.
+JSON keys: goal, narrative, spec_ref, status {completed, in_progress, pending}, decisions
+[{what, why, alternatives, reversible, deferred}], assumptions [{assumption, why, impact_if_wrong}],
+blockers, warnings, important_files [{path, why}], evidence {commands_run, measurements, artifacts},
+environment {..}, next_action, priorities [{task, urgency: first|primary|after_primary|if_time_permits}],
+stop_conditions, kind (standard|heavy), plan {work_items, key_interfaces, dependencies, test_strategy}.";
+
+/// Fields the tool fills in: accepted in input (e.g. a state.json fed back) but replaced.
+const TOOL_FIELDS: &[&str] = &[
+    "schema_version",
+    "id",
+    "created_at",
+    "agent",
+    "session_id",
+    "git",
+    "files_changed",
+    "files_changed_base",
+    "checksum",
+];
+
+pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
+    let store = Store::discover(dir);
+    let config = config::load(store.root())?;
+    let content = gather(args, &store)?;
+    let request = Request {
+        content,
+        agent: super::detect_agent(args.agent.as_deref()),
+        session_id: super::detect_session(args.session.as_deref()),
+        shared: args.shared,
+    };
+    match write::write(&store, request, &config) {
+        Ok(outcome) => {
+            if args.json {
+                println!("{}", serde_json::to_string_pretty(&summary_json(&outcome))?);
+            } else {
+                print_outcome(&outcome, &store);
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(Refusal::Invalid(findings, redactions)) => {
+            eprintln!("handover: the handoff was not written (nothing changed on disk):");
+            for e in &findings.errors {
+                eprintln!("  error: {e}");
+            }
+            for w in &findings.warnings {
+                eprintln!("  warning: {w}");
+            }
+            if !redactions.is_empty() {
+                eprintln!(
+                    "  ({} secret(s) would have been redacted.)",
+                    redactions.len()
+                );
+            }
+            Ok(ExitCode::from(1))
+        }
+        Err(Refusal::Failed(e)) => Err(e.context("the handoff was not written")),
+    }
+}
+
+/// The content to write: from --from, else the current handoff (unless --fresh or a new goal),
+/// then the flags on top.
+fn gather(args: &WriteArgs, store: &Store) -> anyhow::Result<Content> {
+    let mut content = match &args.from {
+        Some(path) => read_input(path)?,
+        None if args.fresh => Content::default(),
+        None => match store.load() {
+            LoadOutcome::Loaded(l)
+                if args
+                    .goal
+                    .as_deref()
+                    .is_none_or(|g| g == l.handoff.content.goal) =>
+            {
+                l.handoff.content
+            }
+            _ => Content::default(),
+        },
+    };
+    apply_flags(&mut content, args)?;
+    Ok(content)
+}
+
+fn read_input(path: &Path) -> anyhow::Result<Content> {
+    let (name, text) = if path == Path::new("-") {
+        let mut s = String::new();
+        std::io::stdin()
+            .read_to_string(&mut s)
+            .context("cannot read standard input as UTF-8 text")?;
+        ("standard input".to_string(), s)
+    } else {
+        let text = std::fs::read_to_string(path).with_context(|| {
+            format!(
+                "cannot read {}: check the path (use `--from -` for standard input)",
+                path.display()
+            )
+        })?;
+        (path.display().to_string(), text)
+    };
+    let is_markdown = path
+        .extension()
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
+        || !text.trim_start().starts_with('{');
+    if is_markdown {
+        markdown::parse(&text).with_context(|| format!("{name} (read as the Markdown form)"))
+    } else {
+        parse_json(&text).with_context(|| format!("{name} (read as JSON)"))
+    }
+}
+
+/// JSON input: lenient where people naturally differ (numbers and booleans in `environment` and
+/// `evidence.measurements` become text), strict where a typo would silently lose a field.
+pub fn parse_json(text: &str) -> anyhow::Result<Content> {
+    let mut value: Value = serde_json::from_str(text).map_err(|e| {
+        anyhow::anyhow!(
+            "not valid JSON at line {} column {}: {e}",
+            e.line(),
+            e.column()
+        )
+    })?;
+    let Some(obj) = value.as_object_mut() else {
+        bail!("expected a JSON object such as {{\"goal\": \"...\"}}");
+    };
+    for key in TOOL_FIELDS {
+        obj.remove(*key);
+    }
+    stringify_scalars(obj.get_mut("environment"));
+    if let Some(ev) = obj.get_mut("evidence").and_then(Value::as_object_mut) {
+        stringify_scalars(ev.get_mut("measurements"));
+    }
+    let content: Content = serde_json::from_value(value.clone())
+        .map_err(|e| anyhow::anyhow!("{e} (see docs/format.md or `handover write --help`)"))?;
+    let parsed = serde_json::to_value(&content)?;
+    let mut unknown = Vec::new();
+    unknown_keys(&value, &parsed, "", &mut unknown);
+    if !unknown.is_empty() {
+        bail!(
+            "unknown field(s): {} — check the spelling against docs/format.md (`handover write --help` lists the keys)",
+            unknown.join(", ")
+        );
+    }
+    Ok(content)
+}
+
+fn stringify_scalars(map: Option<&mut Value>) {
+    if let Some(Value::Object(m)) = map {
+        for v in m.values_mut() {
+            if matches!(v, Value::Number(_) | Value::Bool(_)) {
+                *v = Value::String(v.to_string());
+            }
+        }
+    }
+}
+
+/// Keys in the input that did not survive deserialization: misspelled or misplaced fields.
+fn unknown_keys(input: &Value, parsed: &Value, path: &str, out: &mut Vec<String>) {
+    match (input, parsed) {
+        (Value::Object(i), Value::Object(p)) => {
+            for (k, v) in i {
+                let here = if path.is_empty() {
+                    k.clone()
+                } else {
+                    format!("{path}.{k}")
+                };
+                match p.get(k) {
+                    Some(pv) => unknown_keys(v, pv, &here, out),
+                    None if v.is_null() => {}
+                    None => out.push(here),
+                }
+            }
+        }
+        (Value::Array(i), Value::Array(p)) => {
+            for (n, (iv, pv)) in i.iter().zip(p).enumerate() {
+                unknown_keys(iv, pv, &format!("{path}[{n}]"), out);
+            }
+        }
+        _ => {}
+    }
+}
+
+fn apply_flags(c: &mut Content, a: &WriteArgs) -> anyhow::Result<()> {
+    if let Some(g) = &a.goal {
+        c.goal = g.clone();
+    }
+    if let Some(n) = &a.next_action {
+        c.next_action = Some(n.clone());
+    }
+    if let Some(s) = &a.spec_ref {
+        c.spec_ref = Some(s.clone());
+    }
+    if let Some(n) = &a.narrative {
+        c.narrative = Some(n.clone());
+    }
+    // An item completed now is no longer in progress or pending.
+    for item in &a.completed {
+        c.status.in_progress.retain(|i| i != item);
+        c.status.pending.retain(|i| i != item);
+    }
+    extend_unique(&mut c.status.completed, &a.completed);
+    extend_unique(&mut c.status.in_progress, &a.in_progress);
+    extend_unique(&mut c.status.pending, &a.pending);
+    extend_unique(&mut c.blockers, &a.blocker);
+    extend_unique(&mut c.warnings, &a.warning);
+    extend_unique(&mut c.stop_conditions, &a.stop_if);
+    extend_unique(&mut c.evidence.commands_run, &a.ran);
+    extend_unique(&mut c.evidence.artifacts, &a.artifact);
+    for d in &a.decision {
+        let Some((what, why)) = d.split_once("::") else {
+            bail!("--decision {d:?}: write it as \"what :: why\" (the reason is what the next session needs)");
+        };
+        c.decisions.push(Decision {
+            what: what.trim().to_string(),
+            why: why.trim().to_string(),
+            ..Decision::default()
+        });
+    }
+    Ok(())
+}
+
+fn extend_unique(list: &mut Vec<String>, items: &[String]) {
+    for i in items {
+        if !list.contains(i) {
+            list.push(i.clone());
+        }
+    }
+}
+
+fn print_outcome(o: &write::Outcome, store: &Store) {
+    let h = &o.handoff;
+    println!(
+        "Wrote handoff {} ({}, ~{} of {} tokens): handover.md and .handover/state.json in {}",
+        h.id,
+        h.content.kind.as_str(),
+        o.findings.estimated_tokens,
+        o.findings.budget_tokens,
+        store.root().display()
+    );
+    if let Some(g) = &h.git {
+        println!(
+            "Recorded branch {} at {}; {} file(s) changed since {}.",
+            g.branch.as_deref().unwrap_or("(detached)"),
+            g.head.as_deref().map(short).unwrap_or("(no commits)"),
+            h.files_changed.len(),
+            h.files_changed_base
+                .as_deref()
+                .map(short)
+                .unwrap_or("the start")
+        );
+    } else {
+        println!(
+            "Not in a git repository: the next session cannot verify this handoff against git."
+        );
+    }
+    if !o.redactions.is_empty() {
+        let places: Vec<String> = o
+            .redactions
+            .iter()
+            .map(|r| format!("{} ({})", r.field, r.kind))
+            .collect();
+        println!(
+            "Redacted {} secret(s): {}.",
+            o.redactions.len(),
+            places.join(", ")
+        );
+    }
+    for w in &o.findings.warnings {
+        println!("warning: {w}");
+    }
+    if let Some((guard, changed)) = &o.guard {
+        if *changed {
+            println!("Added handover.md and .handover/ to .gitignore (handoffs are private; --shared skips this).");
+        }
+        if !guard.tracked.is_empty() {
+            println!(
+                "warning: git already tracks {}; they stay tracked (run `git rm --cached` on them to make them private).",
+                guard.tracked.join(", ")
+            );
+        }
+    }
+}
+
+fn summary_json(o: &write::Outcome) -> Value {
+    serde_json::json!({
+        "id": o.handoff.id,
+        "estimated_tokens": o.findings.estimated_tokens,
+        "budget_tokens": o.findings.budget_tokens,
+        "warnings": o.findings.warnings,
+        "redactions": o.redactions.iter().map(|r| serde_json::json!({"field": r.field, "kind": r.kind})).collect::<Vec<_>>(),
+        "gitignore_changed": o.guard.as_ref().map(|g| g.1),
+        "tracked_handoff_files": o.guard.as_ref().map(|g| g.0.tracked.clone()).unwrap_or_default(),
+        "archived": o.archived,
+    })
+}
+
+pub fn short(id: &str) -> &str {
+    &id[..id.len().min(7)]
+}

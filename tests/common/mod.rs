@@ -1,0 +1,98 @@
+//! Real git repositories in temporary directories, built with the `git` command line.
+#![allow(dead_code)]
+
+use std::path::{Path, PathBuf};
+use std::process::Command;
+
+/// Runs `git` in `dir` with a fixed identity and no user or system configuration, so the
+/// fixtures do not depend on the machine. Panics with git's output on failure (tests only).
+pub fn git(dir: &Path, args: &[&str]) -> String {
+    let out = Command::new("git")
+        .arg("-C")
+        .arg(dir)
+        .args(args)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_AUTHOR_NAME", "Test")
+        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
+        .env("GIT_COMMITTER_NAME", "Test")
+        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
+        .env_remove("GIT_DIR")
+        .env_remove("GIT_WORK_TREE")
+        .env_remove("GIT_INDEX_FILE")
+        .output()
+        .expect("git runs");
+    assert!(
+        out.status.success(),
+        "git {:?} in {} failed: {}{}",
+        args,
+        dir.display(),
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}
+
+pub struct Repo {
+    // Kept for its Drop: the directory is removed with the fixture.
+    _tmp: tempfile::TempDir,
+    /// The working tree's top, canonical (temp dirs may sit behind a symlink).
+    pub path: PathBuf,
+}
+
+impl Repo {
+    /// An empty repository on branch `main`, no commits.
+    pub fn init() -> Repo {
+        let tmp = tempfile::tempdir().expect("tempdir");
+        let path = tmp.path().join("repo");
+        std::fs::create_dir(&path).expect("mkdir");
+        let path = path.canonicalize().expect("canonical");
+        git(&path, &["init", "-q", "-b", "main"]);
+        Repo { _tmp: tmp, path }
+    }
+
+    /// A repository on `main` with one commit containing README.md and src/lib.rs.
+    pub fn with_commit() -> Repo {
+        let repo = Repo::init();
+        repo.write("README.md", "hello\n");
+        repo.write("src/lib.rs", "pub fn a() {}\n");
+        repo.commit_all("initial commit");
+        repo
+    }
+
+    /// A directory next to the repository (same temp dir), e.g. for a worktree or a clone.
+    pub fn sibling(&self, name: &str) -> PathBuf {
+        self.path.parent().expect("parent").join(name)
+    }
+
+    pub fn git(&self, args: &[&str]) -> String {
+        git(&self.path, args)
+    }
+
+    pub fn write(&self, rel: &str, text: &str) {
+        write_in(&self.path, rel, text)
+    }
+
+    pub fn commit_all(&self, subject: &str) -> String {
+        commit_all_in(&self.path, subject)
+    }
+
+    pub fn head(&self) -> String {
+        self.git(&["rev-parse", "HEAD"])
+    }
+}
+
+pub fn write_in(dir: &Path, rel: &str, text: &str) {
+    let p = dir.join(rel);
+    if let Some(parent) = p.parent() {
+        std::fs::create_dir_all(parent).expect("mkdir -p");
+    }
+    std::fs::write(p, text).expect("write");
+}
+
+/// Stages everything and commits; returns the new HEAD.
+pub fn commit_all_in(dir: &Path, subject: &str) -> String {
+    git(dir, &["add", "-A"]);
+    git(dir, &["commit", "-q", "--allow-empty", "-m", subject]);
+    git(dir, &["rev-parse", "HEAD"])
+}
