@@ -52,6 +52,13 @@ pub struct Script {
 fn default_text() -> String {
     "OK.".to_string()
 }
+impl Script {
+    /// The default answer to a compaction request.
+    pub fn default_summary_text() -> String {
+        default_summary()
+    }
+}
+
 fn default_summary() -> String {
     "<analysis>The conversation so far.</analysis>\n<summary>The user and the assistant worked on the task.</summary>".to_string()
 }
@@ -173,7 +180,12 @@ struct State {
 }
 
 fn serve(script: Script, port_path: &Path) -> Result<(), String> {
-    let listener = TcpListener::bind("127.0.0.1:0").map_err(|e| format!("bind: {e}"))?;
+    // A fixed port when asked (each client run has its own namespace), else any free one.
+    let port: u16 = std::env::var("HANDOVER_FAKE_PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("bind: {e}"))?;
     let port = listener.local_addr().map_err(|e| e.to_string())?.port();
     let log = std::fs::OpenOptions::new()
         .create(true)
