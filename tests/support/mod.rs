@@ -34,6 +34,9 @@ pub struct Clients {
     pub codex: PathBuf,
     pub claude_version: String,
     pub codex_version: String,
+    /// `unshare` flags that give a loopback-only network namespace here: `-n` as root, else
+    /// `-rn` (a user namespace mapping the caller to root) where the kernel allows it.
+    pub unshare: &'static [&'static str],
 }
 
 /// The real clients, installed once per test binary by tests/clients/ensure.sh. None (after a
@@ -88,23 +91,38 @@ fn install_clients() -> Result<Clients, String> {
             .map_err(|e| format!("{} --version: {e}", bin.display()))?;
         Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
     };
+    // Namespaces need root or user namespaces; fail with the reason rather than mid-test.
+    let mut unshare: Option<&'static [&'static str]> = None;
+    let mut ns_errors = String::new();
+    for flags in [&["-n"][..], &["-rn"][..]] {
+        let ns = Command::new("unshare")
+            .args(flags)
+            .args(["sh", "-c", "ip link set lo up"])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run unshare: {e}\n{hint}"))?;
+        if ns.status.success() {
+            unshare = Some(flags);
+            break;
+        }
+        ns_errors.push_str(&format!(
+            "unshare {} sh -c 'ip link set lo up': {}\n",
+            flags.join(" "),
+            String::from_utf8_lossy(&ns.stderr).trim()
+        ));
+    }
+    let Some(unshare) = unshare else {
+        return Err(format!(
+            "no loopback-only network namespace available:\n{ns_errors}{hint}"
+        ));
+    };
     let clients = Clients {
         claude_version: version(&claude)?,
         codex_version: version(&codex)?,
         claude,
         codex,
+        unshare,
     };
-    // Namespaces need root (or user namespaces); fail with the reason rather than mid-test.
-    let ns = Command::new("unshare")
-        .args(["-n", "sh", "-c", "ip link set lo up"])
-        .output()
-        .map_err(|e| format!("cannot run unshare: {e}\n{hint}"))?;
-    if !ns.status.success() {
-        return Err(format!(
-            "`unshare -n` with `ip link set lo up` failed: {}\n{hint}",
-            String::from_utf8_lossy(&ns.stderr)
-        ));
-    }
     eprintln!(
         "e2e clients: Claude Code {} ({}), Codex {} ({})",
         clients.claude_version,
@@ -402,12 +420,9 @@ impl Sandbox {
                 "5",
                 &(CLIENT_TIMEOUT_SECS + 20).to_string(),
                 "unshare",
-                "-n",
-                "sh",
-                "-c",
-                NAMESPACE_WRAPPER,
-                "e2e-netns",
             ])
+            .args(clients.unshare)
+            .args(["sh", "-c", NAMESPACE_WRAPPER, "e2e-netns"])
             .args(&client)
             .current_dir(&self.project)
             .env_clear()
@@ -710,12 +725,9 @@ pub fn wire_hooks(sb: &Sandbox) {
     }
     // The installer may start `codex app-server`: keep it inside a loopback-only namespace too.
     let out = Command::new("timeout")
+        .args(["-k", "5", "120", "unshare"])
+        .args(clients.unshare)
         .args([
-            "-k",
-            "5",
-            "120",
-            "unshare",
-            "-n",
             "sh",
             "-c",
             "ip link set lo up && exec \"$@\"",

@@ -15,14 +15,21 @@ const COMPACTION_INSTRUCTIONS: &str =
     "A handover handoff exists for this task. The summary must keep:";
 
 /// Input tokens above the first threshold (60 %) and below the second (75 %) of the window the
-/// hooks use: Claude Code's `claude-opus-5-5` → 200,000 from the hooks' model table; Codex →
-/// the transcript's `model_context_window` (95 % of the configured 200,000 = 190,000).
+/// hooks use. Claude Code: `claude-opus-5-5` → 200,000 from the hooks' model table. Codex: the
+/// rollout's `model_context_window` is 95 % of the configured one, and at the first PostToolUse
+/// the rollout holds no `token_count` yet (see docs/compatibility.md), so the hooks may fall back
+/// to their table (`gpt-5` → 272,000): the config makes both 272,000.
 fn above_first_threshold(agent: Agent) -> u64 {
     match agent {
         Agent::Claude => 130_000,
-        Agent::Codex => 125_000,
+        Agent::Codex => 170_000,
     }
 }
+
+/// Codex's configured window whose 95 % is 272,000, and an auto-compaction limit above the
+/// usages of scenario 3.
+const CODEX_WINDOW_272K: &str =
+    "model_context_window = 286316\nmodel_auto_compact_token_limit = 260000";
 
 fn assert_no_hook_errors(sb: &Sandbox, runs: &[&Run]) {
     let errors = sb.hook_errors(runs);
@@ -32,6 +39,27 @@ fn assert_no_hook_errors(sb: &Sandbox, runs: &[&Run]) {
         sb.agent.name(),
         errors.join("\n")
     );
+}
+
+/// Only the texts of ours (they start with "handover:"), for readable messages and logs.
+fn ours(agent: Agent, req: &super::fake_server::LoggedRequest) -> String {
+    // Claude Code joins the hook texts and its own system text with blank lines; ours have none.
+    let texts: Vec<String> = injected_texts(agent, req)
+        .iter()
+        .flat_map(|t| t.split("\n\n").map(str::to_string).collect::<Vec<_>>())
+        .filter(|t| t.contains("handover:"))
+        .collect();
+    eprintln!(
+        "e2e {}: request {} carries from handover:\n{}",
+        agent.name(),
+        req.n,
+        texts.join("\n---\n")
+    );
+    if texts.is_empty() {
+        "(no text of handover's)".to_string()
+    } else {
+        texts.join("\n---\n")
+    }
 }
 
 fn assert_startup_context(agent: Agent, text: &str, verdict: &str) {
@@ -97,7 +125,7 @@ pub fn handoff_reaches_next_session(agent: Agent, trust: Trust) {
         s2.session_id(),
         "session 2 must be a new session"
     );
-    let first = injected(agent, s2.first_request());
+    let first = ours(agent, s2.first_request());
     assert!(
         first.contains(STARTUP),
         "no startup context in session 2's first request:\n{first}"
@@ -143,7 +171,7 @@ pub fn drift_and_stale_are_reported(agent: Agent) {
 
     sb.commit_file("src/csv.rs", "pub fn csv() {}\n", "Add the CSV writer");
     let drifted = sb.run(vec![Turn::text("Noted.")], RunOpts::prompt("Continue."));
-    let text = injected(agent, drifted.first_request());
+    let text = ours(agent, drifted.first_request());
     assert_startup_context(agent, &text, "Verdict: drifted");
     assert!(
         text.contains("HEAD moved 1 commit ahead") && text.contains(&recorded_head),
@@ -152,7 +180,7 @@ pub fn drift_and_stale_are_reported(agent: Agent) {
 
     sb.git(&["checkout", "-q", "-b", "experiment"]);
     let stale = sb.run(vec![Turn::text("Noted.")], RunOpts::prompt("Continue."));
-    let text = injected(agent, stale.first_request());
+    let text = ours(agent, stale.first_request());
     assert_startup_context(agent, &text, "Verdict: stale");
     assert!(
         text.contains("branch main") && text.contains("experiment"),
@@ -165,11 +193,7 @@ pub fn drift_and_stale_are_reported(agent: Agent) {
 /// save-progress instruction exactly once; once the model has written a handoff, no more (also
 /// not in a resumed session that stays above the threshold).
 pub fn save_progress_is_asked_once(agent: Agent) {
-    let sb = Sandbox::with_codex_config(
-        agent,
-        Trust::BypassFlag,
-        "model_context_window = 200000\nmodel_auto_compact_token_limit = 180000",
-    );
+    let sb = Sandbox::with_codex_config(agent, Trust::BypassFlag, CODEX_WINDOW_272K);
     let high = above_first_threshold(agent);
     let write = sb.write_command(&HANDOFF);
     let s1 = sb.run(
@@ -277,7 +301,7 @@ pub fn compaction_claude() {
         vec![Turn::text("Back to work.")],
         RunOpts::prompt("Continue.").resume(&sid),
     );
-    let text = injected(agent, after.first_request());
+    let text = ours(agent, after.first_request());
     assert!(
         text.contains(AFTER_COMPACTION),
         "the first request after the compaction does not carry the handoff again:\n{text}"
@@ -327,7 +351,7 @@ pub fn compaction_codex() {
         .into_iter()
         .find(|r| r.n > compactions[0].n)
         .unwrap_or_else(|| panic!("no request after the compaction:\n{}", run.describe()));
-    let text = injected(agent, next);
+    let text = ours(agent, next);
     assert!(
         text.contains(AFTER_COMPACTION),
         "the first request after the compaction does not carry the handoff again:\n{text}"
@@ -415,7 +439,7 @@ pub fn corrupted_state_is_recovered(agent: Agent) {
         vec![Turn::text("Understood.")],
         RunOpts::prompt("Continue the task."),
     );
-    let text = injected(agent, run.first_request());
+    let text = ours(agent, run.first_request());
     assert!(
         text.contains("handover:") && text.to_lowercase().contains("recovered"),
         "the context does not say the handoff was recovered:\n{text}"
