@@ -312,11 +312,12 @@ impl Sandbox {
     }
 
     /// Codex's user configuration: our fake provider, the project trusted, plus `extra`
-    /// top-level keys (e.g. the auto-compaction limit).
+    /// top-level keys (e.g. the auto-compaction limit). Analytics off: with it on, every
+    /// `codex exec` waits about 5 s at exit for DNS lookups that can not succeed offline.
     fn write_codex_config(&self, extra: &str) {
         let path = self.home.join("codex/config.toml");
         let text = format!(
-            "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\n{extra}\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"http://127.0.0.1:{PORT}/v1\"\nwire_api = \"responses\"\nenv_key = \"FAKE_API_KEY\"\n\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            "model = \"gpt-5.5\"\nmodel_provider = \"fake\"\n{extra}\n\n[analytics]\nenabled = false\n\n[model_providers.fake]\nname = \"fake\"\nbase_url = \"http://127.0.0.1:{PORT}/v1\"\nwire_api = \"responses\"\nenv_key = \"FAKE_API_KEY\"\n\n[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
             self.project.display()
         );
         std::fs::write(path, text).expect("write codex config");
