@@ -130,7 +130,7 @@ pub fn sample_toml() -> String {
         }
         out.push_str(&format!("# {} Valid: {}.\n", doc.meaning, doc.valid));
         if doc.default == "(unset)" {
-            out.push_str(&format!("# {key} = \n"));
+            out.push_str(&format!("# {key} = 200000\n"));
         } else {
             out.push_str(&format!("{key} = {}\n", doc.default));
         }
@@ -168,20 +168,40 @@ pub fn parse(text: &str, file: &str) -> anyhow::Result<Config> {
     let mut config = Config::default();
     let root = doc.as_table();
     for (section, item) in root.iter() {
-        let at = at_line(text, item.span());
+        let at = at_line(
+            text,
+            root.key(section)
+                .and_then(|k| k.span())
+                .or_else(|| item.span()),
+        );
+        if !sections().contains(&section) {
+            if item.is_table_like() {
+                bail!(
+                    "{file}{at}: unknown section [{section}]; valid sections: {}",
+                    sections().join(", ")
+                );
+            }
+            let home = KEYS
+                .iter()
+                .find(|d| d.key.split_once('.').map(|(_, k)| k) == Some(section));
+            match home {
+                Some(doc) => bail!(
+                    "{file}{at}: `{section}` must go in its section: write it as `{}` or under [{}]",
+                    doc.key,
+                    doc.key.split_once('.').map_or("", |(s, _)| s)
+                ),
+                None => bail!(
+                    "{file}{at}: unknown key `{section}` outside any section; valid sections: {}",
+                    sections().join(", ")
+                ),
+            }
+        }
         let Some(table) = item.as_table_like() else {
             bail!(
-                "{file}{at}: `{section}` must be a section ([{section}]), found {}; valid sections: {}",
-                item.type_name(),
-                sections().join(", ")
+                "{file}{at}: `{section}` must be a section ([{section}]), found {}",
+                item.type_name()
             );
         };
-        if !sections().contains(&section) {
-            bail!(
-                "{file}{at}: unknown section [{section}]; valid sections: {}",
-                sections().join(", ")
-            );
-        }
         for (key, value) in table.iter() {
             let full = format!("{section}.{key}");
             let at = at_line(
@@ -422,6 +442,43 @@ mod tests {
             "{e}"
         );
         let e = err("policy = true\n");
-        assert!(e.contains("`policy` must be a section"), "{e}");
+        assert!(
+            e.contains("line 1: `policy` must be a section ([policy]), found boolean"),
+            "{e}"
+        );
+        let e = err("\n\nfacts_only = true\n");
+        assert!(e.contains("line 3: `facts_only` must go in its section: write it as `policy.facts_only` or under [policy]"), "{e}");
+        let e = err("colour = 1\n");
+        assert!(
+            e.contains("unknown key `colour` outside any section; valid sections: policy"),
+            "{e}"
+        );
+    }
+
+    #[test]
+    fn docs_list_every_key_with_its_default_and_meaning() {
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/storage.md");
+        let docs = std::fs::read_to_string(path).unwrap();
+        for doc in KEYS {
+            let default = if doc.default == "(unset)" {
+                doc.default.to_string()
+            } else {
+                format!("`{}`", doc.default)
+            };
+            let row = docs
+                .lines()
+                .find(|l| l.starts_with(&format!("| `{}` |", doc.key)))
+                .unwrap_or_else(|| panic!("docs/storage.md has no row for `{}`", doc.key));
+            assert!(
+                row.contains(&format!("| {default} |")),
+                "default of {} in: {row}",
+                doc.key
+            );
+            assert!(
+                row.contains(&doc.meaning.split_whitespace().collect::<Vec<_>>().join(" ")),
+                "meaning of {} in: {row}",
+                doc.key
+            );
+        }
     }
 }

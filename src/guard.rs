@@ -92,16 +92,16 @@ fn tracked_handoff_files(root: &Path) -> Vec<String> {
         return Vec::new();
     };
     // Paths in the index are relative to the repository top; `root` may be below it.
-    let prefix = match (repo.workdir(), std::fs::canonicalize(root)) {
-        (Some(top), Ok(root)) => match (std::fs::canonicalize(top), root) {
-            (Ok(top), root) => root
-                .strip_prefix(&top)
+    let prefix = repo
+        .workdir()
+        .and_then(|top| {
+            let top = std::fs::canonicalize(top).ok()?;
+            let root = std::fs::canonicalize(root).ok()?;
+            root.strip_prefix(&top)
+                .ok()
                 .map(|p| p.to_string_lossy().into_owned())
-                .unwrap_or_default(),
-            _ => String::new(),
-        },
-        _ => String::new(),
-    };
+        })
+        .unwrap_or_default();
     let mut tracked: Vec<String> = index
         .iter()
         .filter_map(|entry| {

@@ -48,6 +48,8 @@ pub struct Loaded {
 }
 
 #[derive(Clone, Debug)]
+// Built once per process and matched immediately: boxing would only add noise.
+#[allow(clippy::large_enum_variant)]
 pub enum LoadOutcome {
     /// No handoff at all.
     Missing,
@@ -102,9 +104,38 @@ impl Store {
         self.dir().join("sessions")
     }
 
-    /// The exclusive lock every writer of `.handover/` takes.
+    /// The exclusive lock every writer of state.json, handover.md and the archive takes.
     pub fn lock_path(&self) -> PathBuf {
         self.dir().join("lock")
+    }
+    /// The exclusive lock held for the moment of one journal append.
+    pub fn journal_lock_path(&self) -> PathBuf {
+        self.dir().join("journal.lock")
+    }
+
+    /// Appends one line under the journal lock (waiting at most `wait`, or for as long as it
+    /// takes when None), then fsyncs it after letting go of the lock when `durable`.
+    fn append_line(
+        &self,
+        line: &[u8],
+        wait: Option<std::time::Duration>,
+        durable: bool,
+    ) -> anyhow::Result<()> {
+        let path = self.journal_path();
+        let file = {
+            let lock_path = self.journal_lock_path();
+            let _lock = match wait {
+                Some(max) => journal::lock_bounded(&lock_path, max)?,
+                None => journal::lock(&lock_path)?,
+            };
+            journal::append(&path, line)
+                .with_context(|| format!("cannot append to {}", path.display()))?
+        };
+        if durable {
+            file.sync_data()
+                .with_context(|| format!("cannot sync {}", path.display()))?;
+        }
+        Ok(())
     }
 
     /// Never panics, never blocks on the lock (writes are atomic renames, so a reader sees the
@@ -167,9 +198,7 @@ impl Store {
             fields["archived"] = Value::String(self.relative(path));
         }
         fields["handoff"] = value;
-        let journal_path = self.journal_path();
-        journal::append(&journal_path, &journal::event_line("write", fields)?, true)
-            .with_context(|| format!("cannot append to {}", journal_path.display()))?;
+        self.append_line(&journal::event_line("write", fields)?, None, true)?;
 
         let state_path = self.state_path();
         write_atomic(&state_path, &state)
@@ -181,17 +210,14 @@ impl Store {
     }
 
     /// Appends one event line `{"ts": ..., "event": <event>, ...fields}` to the journal.
-    /// `fields` must be a JSON object (or null). Waits at most [`HOOK_LOCK_WAIT`] for the lock,
-    /// then gives up with an error: hooks call this and must never hang. Creates `.handover/`
+    /// `fields` must be a JSON object (or null). Waits at most [`HOOK_LOCK_WAIT`] for the
+    /// journal lock (held by others only for the moment of an append), then gives up with an error: hooks call this and must never hang. Creates `.handover/`
     /// if needed, so call it only where a handoff is expected.
     pub fn append_journal(&self, event: &str, fields: serde_json::Value) -> anyhow::Result<()> {
         let line = journal::event_line(event, fields)?;
         let dir = self.dir();
         fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-        let _lock = journal::lock_bounded(&self.lock_path(), HOOK_LOCK_WAIT)?;
-        let path = self.journal_path();
-        journal::append(&path, &line, false)
-            .with_context(|| format!("cannot append to {}", path.display()))
+        self.append_line(&line, Some(HOOK_LOCK_WAIT), false)
     }
 
     /// Journal events, oldest first; unparseable lines are skipped. Reads at most the newest
@@ -217,9 +243,7 @@ impl Store {
         };
         let id = read_document(&archived).ok().flatten().map(|(h, _)| h.id);
         let fields = json!({ "archived": self.relative(&archived), "id": id });
-        let journal_path = self.journal_path();
-        journal::append(&journal_path, &journal::event_line("done", fields)?, true)
-            .with_context(|| format!("cannot append to {}", journal_path.display()))?;
+        self.append_line(&journal::event_line("done", fields)?, None, true)?;
         // handover.md first: if we are interrupted here, state.json still says there is a
         // handoff and running `handover done` again completes the job.
         remove_if_present(&self.markdown_path())?;
@@ -238,13 +262,7 @@ impl Store {
             return Ok(None);
         }
         let dir = self.archive_dir();
-        let stamp = crate::clock::now_compact();
-        let mut target = dir.join(format!("{stamp}.json"));
-        let mut n = 1;
-        while fs::symlink_metadata(&target).is_ok() {
-            target = dir.join(format!("{stamp}-{n}.json"));
-            n += 1;
-        }
+        let target = free_archive_name(&dir, &crate::clock::now_compact());
         let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
@@ -336,6 +354,18 @@ fn remove_if_present(path: &Path) -> anyhow::Result<()> {
     }
 }
 
+/// `<stamp>.json`, or `<stamp>-<n>.json` with the smallest free n when a write in the same
+/// clock tick took that name. Only unique while the caller holds the lock.
+fn free_archive_name(dir: &Path, stamp: &str) -> PathBuf {
+    let mut target = dir.join(format!("{stamp}.json"));
+    let mut n = 1;
+    while exists(&target) {
+        target = dir.join(format!("{stamp}-{n}.json"));
+        n += 1;
+    }
+    target
+}
+
 /// Archive files, newest first. Names are `<compact stamp>.json`, or `<stamp>-<n>.json` when
 /// the stamp was already taken; temporary files (leading dot) are ignored.
 fn archive_files(dir: &Path) -> Vec<PathBuf> {
@@ -366,6 +396,13 @@ fn archive_files(dir: &Path) -> Vec<PathBuf> {
 /// Reads a stored handoff. `Ok(None)`: the file does not exist. `Err`: what is wrong with it.
 /// `Ok(Some((handoff, note)))`: intact; `note` says when a newer handover wrote it.
 fn read_document(path: &Path) -> Result<Option<(Handoff, Option<String>)>, String> {
+    // Look before opening: opening a FIFO would block, and load must never hang.
+    match fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Ok(m) if m.is_dir() => return Err("is a directory, not a file".into()),
+        Ok(m) if !m.is_file() => return Err("is not a regular file".into()),
+        _ => {}
+    }
     let file = match File::open(path) {
         Ok(f) => f,
         Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
@@ -378,7 +415,6 @@ fn read_document(path: &Path) -> Result<Option<(Handoff, Option<String>)>, Strin
         )
     };
     match file.metadata() {
-        Ok(m) if m.is_dir() => return Err("is a directory, not a file".into()),
         Ok(m) if m.len() > MAX_STATE_BYTES => return Err(too_large(m.len())),
         _ => {}
     }
@@ -441,4 +477,73 @@ pub fn seal(handoff: &mut Handoff) {
 /// The handoff's recorded checksum matches its content.
 pub fn is_sealed(handoff: &Handoff) -> bool {
     !handoff.checksum.is_empty() && handoff.checksum == checksum(handoff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn archive_files_sort_newest_first_with_collision_suffixes() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "20260101T000000.000000001Z.json",
+            "20260101T000000.000000002Z.json",
+            "20260101T000000.000000002Z-1.json",
+            "20260101T000000.000000002Z-10.json",
+            "20260101T000000.000000002Z-2.json",
+            ".20260101T000000.000000003Z.json.tmp.42",
+            "notes.txt",
+        ] {
+            fs::write(dir.path().join(name), "{}").unwrap();
+        }
+        let names: Vec<String> = archive_files(dir.path())
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "20260101T000000.000000002Z-10.json",
+                "20260101T000000.000000002Z-2.json",
+                "20260101T000000.000000002Z-1.json",
+                "20260101T000000.000000002Z.json",
+                "20260101T000000.000000001Z.json",
+            ]
+        );
+    }
+
+    #[test]
+    fn archive_names_stay_unique_within_one_stamp() {
+        let dir = tempfile::tempdir().unwrap();
+        let stamp = "20260101T000000.000000001Z";
+        let mut names = Vec::new();
+        for _ in 0..3 {
+            let path = free_archive_name(dir.path(), stamp);
+            fs::write(&path, "{}").unwrap();
+            names.push(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+        assert_eq!(
+            names,
+            [
+                format!("{stamp}.json"),
+                format!("{stamp}-1.json"),
+                format!("{stamp}-2.json")
+            ]
+        );
+    }
+
+    #[test]
+    fn archiving_in_a_tight_loop_never_overwrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path());
+        fs::create_dir_all(store.archive_dir()).unwrap();
+        fs::write(store.state_path(), "{}").unwrap();
+        let paths: Vec<PathBuf> = (0..50)
+            .map(|_| store.archive_current().unwrap().unwrap())
+            .collect();
+        let unique: std::collections::HashSet<&PathBuf> = paths.iter().collect();
+        assert_eq!(unique.len(), 50);
+        assert_eq!(fs::read_dir(store.archive_dir()).unwrap().count(), 50);
+    }
 }

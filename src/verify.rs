@@ -34,7 +34,7 @@ pub const MAX_LISTED_COMMITS: usize = 10;
 /// Files listed in a reason's details; the rest are counted.
 pub const MAX_LISTED_FILES: usize = 20;
 /// Commits walked when counting; beyond this the count is reported as "at least".
-const MAX_WALKED_COMMITS: usize = 10_000;
+const MAX_WALKED_COMMITS: usize = 1_000;
 
 /// The full check `handover boot` runs: branch, HEAD (commits ahead/behind with subjects),
 /// the working tree's dirty/untracked sets compared with the recorded ones, referenced files.

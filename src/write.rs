@@ -66,6 +66,13 @@ pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome
         _ => None,
     };
     let root = store.root();
+    // The guard runs before the snapshot: the .gitignore change it makes must be part of what
+    // the snapshot records, or the very next boot would report `.gitignore` as drift.
+    let guard = if request.shared || git::find_root(root).is_none() {
+        None
+    } else {
+        Some(guard::ensure(root).map_err(Refusal::Failed)?)
+    };
     let snapshot = git::snapshot(root).map_err(Refusal::Failed)?;
     let (files_changed, files_changed_base) = match &snapshot {
         // A diff that fails (odd repository states) must not stop the handoff being saved:
@@ -88,11 +95,6 @@ pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome
     };
     store::seal(&mut handoff);
 
-    let guard = if request.shared || snapshot.is_none() {
-        None
-    } else {
-        Some(guard::ensure(root).map_err(Refusal::Failed)?)
-    };
     let report = store
         .save(&handoff, &markdown::render(&handoff))
         .map_err(Refusal::Failed)?;

@@ -9,12 +9,23 @@ const BIN: &str = env!("CARGO_BIN_EXE_handover");
 
 fn git(dir: &Path, args: &[&str]) -> String {
     let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@example.invalid", "-c", "commit.gpgsign=false"])
+        .args([
+            "-c",
+            "user.name=t",
+            "-c",
+            "user.email=t@example.invalid",
+            "-c",
+            "commit.gpgsign=false",
+        ])
         .args(args)
         .current_dir(dir)
         .output()
         .expect("git runs");
-    assert!(out.status.success(), "git {args:?}: {}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
@@ -63,7 +74,8 @@ fn boot_json(dir: &Path) -> Value {
 }
 
 fn state(dir: &Path) -> Value {
-    serde_json::from_str(&std::fs::read_to_string(dir.join(".handover/state.json")).unwrap()).unwrap()
+    serde_json::from_str(&std::fs::read_to_string(dir.join(".handover/state.json")).unwrap())
+        .unwrap()
 }
 
 const SAMPLE: &str = r#"{
@@ -83,11 +95,17 @@ fn write_from_json_creates_every_file_and_a_private_guard() {
     let r = repo();
     let out = ok(r.path(), &["write", "--from", "-"], Some(SAMPLE));
     assert!(out.contains("Wrote handoff"), "{out}");
-    assert!(out.contains("Added handover.md and .handover/ to .gitignore"), "{out}");
+    assert!(
+        out.contains("Added handover.md and .handover/ to .gitignore"),
+        "{out}"
+    );
     let s = state(r.path());
     assert_eq!(s["goal"], "Add CSV export");
     assert_eq!(s["schema_version"], 1);
-    assert_eq!(s["evidence"]["measurements"]["p50_ms"], "12.5", "numbers become text");
+    assert_eq!(
+        s["evidence"]["measurements"]["p50_ms"], "12.5",
+        "numbers become text"
+    );
     assert_eq!(s["environment"]["FEATURE_CSV"], "true");
     assert_eq!(s["git"]["branch"], "main");
     assert_eq!(s["git"]["head"], git(r.path(), &["rev-parse", "HEAD"]));
@@ -96,16 +114,29 @@ fn write_from_json_creates_every_file_and_a_private_guard() {
     let journal = std::fs::read_to_string(r.path().join(".handover/journal.jsonl")).unwrap();
     assert_eq!(journal.lines().count(), 1);
     // Private: git sees neither file.
-    assert_eq!(git(r.path(), &["status", "--porcelain", "--", "handover.md", ".handover"]), "");
+    assert_eq!(
+        git(
+            r.path(),
+            &["status", "--porcelain", "--", "handover.md", ".handover"]
+        ),
+        ""
+    );
 }
 
 #[test]
 fn unknown_or_misspelled_fields_are_refused_and_nothing_is_written() {
     let r = repo();
-    let out = handover(r.path(), &["write", "--from", "-"], Some(r#"{"goal": "g", "next_actoin": "x", "status": {"complete": ["a"]}}"#));
+    let out = handover(
+        r.path(),
+        &["write", "--from", "-"],
+        Some(r#"{"goal": "g", "next_actoin": "x", "status": {"complete": ["a"]}}"#),
+    );
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("next_actoin") && err.contains("status.complete"), "{err}");
+    assert!(
+        err.contains("next_actoin") && err.contains("status.complete"),
+        "{err}"
+    );
     assert!(!r.path().join(".handover/state.json").exists());
     assert!(!r.path().join("handover.md").exists());
 }
@@ -113,7 +144,11 @@ fn unknown_or_misspelled_fields_are_refused_and_nothing_is_written() {
 #[test]
 fn invalid_json_names_line_and_column() {
     let r = repo();
-    let out = handover(r.path(), &["write", "--from", "-"], Some("{\n  \"goal\": \"g\",\n}"));
+    let out = handover(
+        r.path(),
+        &["write", "--from", "-"],
+        Some("{\n  \"goal\": \"g\",\n}"),
+    );
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("line 3"), "{err}");
@@ -124,7 +159,9 @@ fn missing_goal_is_refused() {
     let r = repo();
     let out = handover(r.path(), &["write", "--next", "do it"], None);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).to_lowercase().contains("goal"));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .to_lowercase()
+        .contains("goal"));
 }
 
 #[test]
@@ -133,33 +170,72 @@ fn secrets_are_redacted_before_writing() {
     let input = r#"{"goal": "deploy", "evidence": {"commands_run": ["curl https://deploy:hunter2secret@example.com/api", "export GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789"]}}"#;
     let out = ok(r.path(), &["write", "--from", "-"], Some(input));
     assert!(out.contains("Redacted 2 secret(s)"), "{out}");
-    for f in ["handover.md", ".handover/state.json", ".handover/journal.jsonl"] {
+    for f in [
+        "handover.md",
+        ".handover/state.json",
+        ".handover/journal.jsonl",
+    ] {
         let text = std::fs::read_to_string(r.path().join(f)).unwrap();
-        assert!(!text.contains("hunter2secret") && !text.contains("ghp_abcdef"), "{f} leaks a secret");
+        assert!(
+            !text.contains("hunter2secret") && !text.contains("ghp_abcdef"),
+            "{f} leaks a secret"
+        );
     }
 }
 
 #[test]
 fn flags_update_the_current_handoff_and_a_new_goal_starts_fresh() {
     let r = repo();
-    ok(r.path(), &["write", "--goal", "G1", "--in-progress", "parser", "--decision", "use serde :: it is everywhere"], None);
-    ok(r.path(), &["write", "--completed", "parser", "--next", "lexer"], None);
+    ok(
+        r.path(),
+        &[
+            "write",
+            "--goal",
+            "G1",
+            "--in-progress",
+            "parser",
+            "--decision",
+            "use serde :: it is everywhere",
+        ],
+        None,
+    );
+    ok(
+        r.path(),
+        &["write", "--completed", "parser", "--next", "lexer"],
+        None,
+    );
     let s = state(r.path());
     assert_eq!(s["goal"], "G1");
     assert_eq!(s["status"]["completed"][0], "parser");
-    assert_eq!(s["status"]["in_progress"].as_array().unwrap().len(), 0, "completed moves it out");
+    assert_eq!(
+        s["status"]["in_progress"].as_array().unwrap().len(),
+        0,
+        "completed moves it out"
+    );
     assert_eq!(s["decisions"][0]["why"], "it is everywhere");
     ok(r.path(), &["write", "--goal", "G2"], None);
     let s = state(r.path());
     assert_eq!(s["goal"], "G2");
-    assert!(s["decisions"].as_array().unwrap().is_empty(), "a new goal starts fresh");
-    assert_eq!(std::fs::read_dir(r.path().join(".handover/archive")).unwrap().count(), 2);
+    assert!(
+        s["decisions"].as_array().unwrap().is_empty(),
+        "a new goal starts fresh"
+    );
+    assert_eq!(
+        std::fs::read_dir(r.path().join(".handover/archive"))
+            .unwrap()
+            .count(),
+        2
+    );
 }
 
 #[test]
 fn decision_flag_without_reason_is_refused() {
     let r = repo();
-    let out = handover(r.path(), &["write", "--goal", "g", "--decision", "no reason"], None);
+    let out = handover(
+        r.path(),
+        &["write", "--goal", "g", "--decision", "no reason"],
+        None,
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("what :: why"));
 }
@@ -171,15 +247,36 @@ fn hand_edited_markdown_round_trips() {
     let before = state(r.path());
     ok(r.path(), &["write", "--from", "handover.md"], None);
     let after = state(r.path());
-    for key in ["goal", "spec_ref", "status", "decisions", "important_files", "evidence", "environment", "next_action", "stop_conditions", "kind"] {
-        assert_eq!(before[key], after[key], "field {key} changed in the round trip");
+    for key in [
+        "goal",
+        "spec_ref",
+        "status",
+        "decisions",
+        "important_files",
+        "evidence",
+        "environment",
+        "next_action",
+        "stop_conditions",
+        "kind",
+    ] {
+        assert_eq!(
+            before[key], after[key],
+            "field {key} changed in the round trip"
+        );
     }
     // A hand edit: add a completed item.
     let md = std::fs::read_to_string(r.path().join("handover.md")).unwrap();
     assert!(md.contains("- rows"), "{md}");
-    std::fs::write(r.path().join("handover.md"), md.replacen("- rows", "- rows\n- escaping", 1)).unwrap();
+    std::fs::write(
+        r.path().join("handover.md"),
+        md.replacen("- rows", "- rows\n- escaping", 1),
+    )
+    .unwrap();
     ok(r.path(), &["write", "--from", "handover.md"], None);
-    assert_eq!(state(r.path())["status"]["completed"], serde_json::json!(["rows", "escaping"]));
+    assert_eq!(
+        state(r.path())["status"]["completed"],
+        serde_json::json!(["rows", "escaping"])
+    );
 }
 
 #[test]
@@ -194,7 +291,10 @@ fn boot_verdicts_follow_the_repository() {
     let b = boot_json(r.path());
     assert_eq!(b["verdict"], "drifted", "{b}");
     let reasons = b["reasons"].to_string();
-    assert!(reasons.contains("Make a do something"), "commit subject listed: {reasons}");
+    assert!(
+        reasons.contains("Make a do something"),
+        "commit subject listed: {reasons}"
+    );
 
     git(r.path(), &["checkout", "-q", "-b", "other"]);
     let b = boot_json(r.path());
@@ -226,7 +326,17 @@ fn boot_works_from_a_subdirectory() {
 fn each_worktree_has_its_own_handoff() {
     let r = repo();
     let wt: PathBuf = r.path().join("wt");
-    git(r.path(), &["worktree", "add", "-q", "-b", "feature", wt.to_str().unwrap()]);
+    git(
+        r.path(),
+        &[
+            "worktree",
+            "add",
+            "-q",
+            "-b",
+            "feature",
+            wt.to_str().unwrap(),
+        ],
+    );
     ok(r.path(), &["write", "--goal", "main work"], None);
     ok(&wt, &["write", "--goal", "feature work"], None);
     assert_eq!(boot_json(r.path())["handoff"]["goal"], "main work");
@@ -283,8 +393,16 @@ fn done_archives_and_ack_is_journaled() {
 fn facts_only_policy_refuses_a_plan() {
     let r = repo();
     std::fs::create_dir_all(r.path().join(".handover")).unwrap();
-    std::fs::write(r.path().join(".handover/config.toml"), "[policy]\nfacts_only = true\n").unwrap();
-    let out = handover(r.path(), &["write", "--goal", "g", "--next", "my plan"], None);
+    std::fs::write(
+        r.path().join(".handover/config.toml"),
+        "[policy]\nfacts_only = true\n",
+    )
+    .unwrap();
+    let out = handover(
+        r.path(),
+        &["write", "--goal", "g", "--next", "my plan"],
+        None,
+    );
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("facts_only"));
     ok(r.path(), &["write", "--goal", "g"], None);
@@ -293,12 +411,24 @@ fn facts_only_policy_refuses_a_plan() {
 #[test]
 fn demo_runs_the_tour_and_cleans_up() {
     let d = tempfile::tempdir().unwrap();
-    let out = Command::new(BIN).arg("demo").env("TMPDIR", d.path()).output().unwrap();
+    let out = Command::new(BIN)
+        .arg("demo")
+        .env("TMPDIR", d.path())
+        .output()
+        .unwrap();
     let text = String::from_utf8_lossy(&out.stdout);
-    assert!(out.status.success(), "{text}{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     assert!(text.contains("Verdict: fresh"), "{text}");
     assert!(text.contains("verdict: drifted"), "{text}");
     assert!(text.contains("verdict: stale"), "{text}");
     assert!(text.contains("redacted 1 secret"), "{text}");
-    assert_eq!(std::fs::read_dir(d.path()).unwrap().count(), 0, "the demo repository is removed");
+    assert_eq!(
+        std::fs::read_dir(d.path()).unwrap().count(),
+        0,
+        "the demo repository is removed"
+    );
 }

@@ -509,7 +509,7 @@ fn a_torn_journal_line_is_skipped_and_does_not_swallow_the_next_event() {
 fn append_journal_gives_up_on_a_held_lock_instead_of_hanging() {
     let (_dir, store) = temp_store();
     store.append_journal("first", json!({})).unwrap();
-    let holder = fs::File::open(store.lock_path()).unwrap();
+    let holder = fs::File::open(store.journal_lock_path()).unwrap();
     holder.lock().unwrap();
     let start = Instant::now();
     let err = format!(
@@ -525,6 +525,27 @@ fn append_journal_gives_up_on_a_held_lock_instead_of_hanging() {
     drop(holder);
     store.append_journal("after", json!({})).unwrap();
     assert_eq!(store.journal().len(), 2);
+}
+
+#[test]
+fn append_journal_does_not_wait_for_a_save_in_progress() {
+    // A hook's event must not queue behind whole saves (archive copy, fsyncs, renames).
+    let (_dir, store) = temp_store();
+    store.append_journal("first", json!({})).unwrap();
+    let writer = fs::OpenOptions::new()
+        .create(true)
+        .truncate(false)
+        .write(true)
+        .open(store.lock_path())
+        .unwrap();
+    writer.lock().unwrap();
+    let start = Instant::now();
+    store.append_journal("during a save", json!({})).unwrap();
+    assert!(
+        start.elapsed() < Duration::from_secs(1),
+        "{:?}",
+        start.elapsed()
+    );
 }
 
 #[test]
@@ -722,7 +743,8 @@ fn a_writer_killed_at_random_moments_never_loses_the_handoff() {
     store.save(&seed, "").unwrap();
     let mut torn_lines_seen = 0;
     let mut temp_files_seen = 0;
-    let mut saves_completed = 0u64;
+    let mut writes_journaled = 0u64;
+    let mut killed_mid_save = 0;
     let start = Instant::now();
     for round in 1..=CRASH_ITERATIONS {
         let journal_len = fs::metadata(store.journal_path())
@@ -767,7 +789,13 @@ fn a_writer_killed_at_random_moments_never_loses_the_handoff() {
             .lines()
             .filter(|l| serde_json::from_str::<Value>(l).is_err())
             .count();
-        saves_completed = write_events(&store).len() as u64;
+        let writes = write_events(&store);
+        writes_journaled = writes.len() as u64;
+        // The journal ahead of state.json: the kill landed between journaling a handoff and
+        // renaming it into place, and state.json is still the intact previous one.
+        if writes.last().unwrap()["id"] != l.handoff.id.as_str() {
+            killed_mid_save += 1;
+        }
         temp_files_seen += [store.dir(), store.archive_dir(), dir.path().to_path_buf()]
             .iter()
             .flat_map(|d| fs::read_dir(d).unwrap())
@@ -800,9 +828,57 @@ fn a_writer_killed_at_random_moments_never_loses_the_handoff() {
         "temporary files of killed writers are swept by the next save"
     );
     eprintln!(
-        "crash: {CRASH_ITERATIONS} kills in {:.2?}; {saves_completed} saves completed in total; \
+        "crash: {CRASH_ITERATIONS} kills in {:.2?}; {writes_journaled} writes journaled in total; \
+         {killed_mid_save} kills left the journal ahead of state.json (killed mid-save); \
          torn journal lines seen {torn_lines_seen} (summed over rounds); leftover temp files seen \
          {temp_files_seen} (summed over rounds); load always gave the intact state.json",
         start.elapsed()
     );
+}
+
+/// Runs `f` on a thread and fails the test (instead of hanging it) if it takes over 10 s.
+fn within_10s<T: Send + 'static>(f: impl FnOnce() -> T + Send + 'static) -> T {
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::spawn(move || tx.send(f()));
+    rx.recv_timeout(Duration::from_secs(10))
+        .expect("hung for 10 s")
+}
+
+#[test]
+fn special_files_in_place_of_state_or_journal_never_hang_load() {
+    let (_dir, store) = temp_store();
+    let h = handoff(1, "x");
+    store.save(&h, "").unwrap();
+    fs::remove_file(store.state_path()).unwrap();
+    let fifo = |path: &Path| {
+        let status = Command::new("mkfifo").arg(path).status().unwrap();
+        assert!(status.success());
+    };
+    fifo(&store.state_path());
+    let s = store.clone();
+    let l = loaded(within_10s(move || s.load()));
+    assert_eq!((l.source, &l.handoff), (Source::Journal, &h));
+    assert_eq!(
+        l.problem.as_deref(),
+        Some("state.json: is not a regular file")
+    );
+
+    fs::remove_file(store.state_path()).unwrap();
+    fs::create_dir(store.state_path()).unwrap();
+    assert_eq!(
+        loaded(store.load()).problem.as_deref(),
+        Some("state.json: is a directory, not a file")
+    );
+
+    fs::remove_file(store.journal_path()).unwrap();
+    fifo(&store.journal_path());
+    let s = store.clone();
+    assert!(within_10s(move || s.journal()).is_empty());
+    let s = store.clone();
+    match within_10s(move || s.load()) {
+        LoadOutcome::Unrecoverable { problem } => {
+            assert!(problem.starts_with("state.json: is a directory"))
+        }
+        other => panic!("{other:?}"),
+    }
 }

@@ -589,17 +589,127 @@ fn measure_quick_vs_full_on_20000_files() {
         v.verdict = Verdict::Drifted; // fresh here; keep the shared assertion simple
         v
     });
+    // The same two checks on a repository of 2 files, HEAD also 1 commit ahead.
     let small = Repo::with_commit();
     let hs = handoff_at(&small.path);
-    let small_quick = {
-        let t = Instant::now();
-        for _ in 0..15 {
-            verify_quick(&small.path, &hs);
-        }
-        t.elapsed().as_secs_f64() * 1e3 / 15.0
-    };
-    println!("20,000 files, HEAD moved 1 commit: verify (full) median {full:.2} ms, verify_quick median {quick:.2} ms ({:.0}x)", full / quick);
-    println!("20,000 files, HEAD unchanged: verify_quick median {quick_same_head:.3} ms (no libgit2 opened)");
-    println!("2 files, HEAD unchanged: verify_quick mean {small_quick:.3} ms");
+    small.git(&["commit", "-q", "--allow-empty", "-m", "one more"]);
+    let small_full = median(&|| verify(&small.path, &hs));
+    let small_quick = median(&|| verify_quick(&small.path, &hs));
+    println!("verify_quick vs verify, median of 15 runs (HEAD 1 commit ahead of the handoff):");
+    println!(
+        "  20,000 files: verify {full:.2} ms, verify_quick {quick:.3} ms ({:.0}x)",
+        full / quick
+    );
+    println!("  2 files:      verify {small_full:.2} ms, verify_quick {small_quick:.3} ms");
+    println!(
+        "  20,000 files, HEAD unchanged: verify_quick {quick_same_head:.3} ms (libgit2 not opened)"
+    );
     let _ = git;
+}
+
+#[test]
+fn odd_roots_give_reasons_not_panics() {
+    let repo = Repo::with_commit();
+    let h = handoff_at(&repo.path);
+    // A root that does not exist.
+    let gone = repo.sibling("does-not-exist");
+    for v in [verify(&gone, &h), verify_quick(&gone, &h)] {
+        assert_eq!(v.verdict, Verdict::Unverified, "{v:#?}");
+    }
+    // A worktree whose .git file points nowhere.
+    let broken = repo.sibling("broken-wt");
+    std::fs::create_dir(&broken).unwrap();
+    std::fs::write(broken.join(".git"), "gitdir: /nonexistent/worktrees/x\n").unwrap();
+    for v in [verify(&broken, &h), verify_quick(&broken, &h)] {
+        assert_eq!(v.verdict, Verdict::Unverified, "{v:#?}");
+        assert!(
+            matches!(
+                v.reasons[0].code.as_str(),
+                "git_unreadable" | "not_a_repository"
+            ),
+            "{v:#?}"
+        );
+    }
+    // An empty .git directory.
+    let empty = repo.sibling("empty-git");
+    std::fs::create_dir_all(empty.join(".git")).unwrap();
+    for v in [verify(&empty, &h), verify_quick(&empty, &h)] {
+        assert_eq!(v.verdict, Verdict::Unverified, "{v:#?}");
+    }
+    // A ref file with garbage in it.
+    std::fs::write(repo.path.join(".git/refs/heads/main"), "zzzz\n").unwrap();
+    let q = verify_quick(&repo.path, &h);
+    assert_eq!(q.verdict, Verdict::Unverified, "{q:#?}");
+}
+
+/// Why `handover write` runs the guard before taking the snapshot: the guard's .gitignore change
+/// must be part of what the snapshot records.
+#[test]
+fn guard_then_snapshot_keeps_the_first_handoff_fresh() {
+    let repo = Repo::with_commit();
+    handover::guard::ensure(&repo.path).unwrap();
+    let h = handoff_at(&repo.path);
+    assert_eq!(verify(&repo.path, &h).verdict, Verdict::Fresh);
+
+    // The other order drifts at once.
+    let repo = Repo::with_commit();
+    let h = handoff_at(&repo.path);
+    handover::guard::ensure(&repo.path).unwrap();
+    let v = verify(&repo.path, &h);
+    assert_eq!(
+        find(&v, "working_tree_changed").details,
+        vec!["+ .gitignore"]
+    );
+}
+
+#[test]
+fn very_long_histories_are_counted_up_to_a_bound() {
+    let repo = Repo::with_commit();
+    let h = handoff_at(&repo.path);
+    // 1,005 empty commits on top of HEAD in one go (fast-import, not 1,005 `git commit`s).
+    let head = repo.head();
+    let mut stream = String::new();
+    for i in 0..1005 {
+        let msg = format!("bulk {i}");
+        stream.push_str(&format!(
+            "commit refs/heads/main\ncommitter T <t@example.invalid> {} +0000\ndata {}\n{msg}\n",
+            1_700_000_000 + i,
+            msg.len()
+        ));
+        if i == 0 {
+            stream.push_str(&format!("from {head}\n"));
+        }
+        stream.push('\n');
+    }
+    let mut child = std::process::Command::new("git")
+        .args([
+            "-C",
+            repo.path.to_str().unwrap(),
+            "fast-import",
+            "--quiet",
+            "--force",
+        ])
+        .stdin(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(stream.as_bytes())
+        .unwrap();
+    assert!(child.wait().unwrap().success());
+    repo.git(&["reset", "-q", "--hard"]);
+    let v = verify_quick(&repo.path, &h);
+    let r = find(&v, "head_moved");
+    assert!(
+        r.message
+            .starts_with("HEAD moved at least 1000 commits ahead"),
+        "{}",
+        r.message
+    );
+    assert_eq!(r.details.len(), 11);
+    assert!(r.details[0].ends_with(" bulk 1004"), "{:?}", r.details[0]);
+    assert_eq!(r.details[10], "… and at least 990 more");
 }

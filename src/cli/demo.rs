@@ -30,7 +30,10 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
 fn tour(dir: &Path) -> anyhow::Result<()> {
     let command = super::self_command();
     step(1, "A repository with some unfinished work");
-    let repo = git2::Repository::init(dir).context("cannot create the demo git repository")?;
+    let mut init = git2::RepositoryInitOptions::new();
+    init.initial_head("main");
+    let repo =
+        git2::Repository::init_opts(dir, &init).context("cannot create the demo git repository")?;
     write_file(
         dir,
         "src/report.rs",

@@ -9,6 +9,7 @@ mod ack;
 mod boot;
 mod demo;
 mod done;
+mod install;
 mod status;
 mod write;
 
@@ -28,6 +29,8 @@ pub struct Cli {
 }
 
 #[derive(Subcommand, Debug)]
+// Built once per process and matched immediately: boxing would only add noise.
+#[allow(clippy::large_enum_variant)]
 pub enum Command {
     /// Record the state of unfinished work (JSON, handover.md, or flags).
     Write(WriteArgs),
@@ -41,6 +44,10 @@ pub enum Command {
     Ack(AckArgs),
     /// A two-minute tour in a temporary repository; needs no agent.
     Demo(DemoArgs),
+    /// Wire the hooks into Claude Code and Codex for this repository (once; safe to repeat).
+    Install(install::InstallArgs),
+    /// Take out exactly what `handover install` put in.
+    Uninstall(install::UninstallArgs),
 }
 
 #[derive(Args, Debug, Default)]
@@ -120,6 +127,9 @@ pub struct BootArgs {
 pub struct StatusArgs {
     #[arg(long)]
     pub json: bool,
+    /// Also ask Codex itself (`codex app-server`, about a second) whether our hooks are trusted.
+    #[arg(long)]
+    pub check_trust: bool,
 }
 
 #[derive(Args, Debug)]
@@ -151,6 +161,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Done => done::run(&dir),
         Command::Ack(a) => ack::run(a, &dir),
         Command::Demo(a) => demo::run(a),
+        Command::Install(a) => install::run_install(
+            a,
+            &handover::store::Store::discover(&dir).root().to_path_buf(),
+        ),
+        Command::Uninstall(a) => install::run_uninstall(
+            a,
+            &handover::store::Store::discover(&dir).root().to_path_buf(),
+        ),
     }
 }
 

@@ -1,6 +1,6 @@
 //! `handover status`: one screen of health: the handoff, its verdict, the privacy guard, the
-//! startup snippet in the agents' instruction files, deliveries and acknowledgements.
-//! The installer section (hooks per agent and scope) is added by `install::status_section`.
+//! deliveries and acknowledgements; then the installer's section: hooks per agent and scope,
+//! Codex flags and trust, the startup section in AGENTS.md / CLAUDE.md.
 
 use super::StatusArgs;
 use handover::guard;
@@ -9,9 +9,6 @@ use handover::verify;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::ExitCode;
-
-/// The sentinel the installer writes around its section in AGENTS.md / CLAUDE.md.
-const SNIPPET_MARK: &str = "<!-- handover:begin -->";
 
 pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
@@ -65,7 +62,7 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             report.insert(
                 "handoff".into(),
                 json!({
-                    "present": true, "valid": l.source == handover::store::Source::State && l.problem.is_none(),
+                    "present": true, "valid": l.source == handover::store::Source::State,
                     "id": l.handoff.id, "created_at": l.handoff.created_at, "goal": l.handoff.content.goal,
                     "source": super::boot::source_name(l.source), "problem": l.problem,
                     "deliveries": delivered, "acks": acked,
@@ -101,15 +98,11 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         json!({"present": g.present, "tracked": g.tracked}),
     );
 
-    let mut snippets = serde_json::Map::new();
-    for name in ["AGENTS.md", "CLAUDE.md"] {
-        let state = snippet_state(&root.join(name));
-        lines.push(format!("{name}: {state}"));
-        snippets.insert(name.into(), Value::String(state.into()));
-    }
-    report.insert("instructions".into(), Value::Object(snippets));
-
-    let installed = installed_section(root);
+    let installed = if args.check_trust {
+        super::install::status_section_live(root)
+    } else {
+        super::install::status_section(root)
+    };
     lines.extend(installed.lines);
     problems.extend(installed.problems);
     report.insert("agents".into(), installed.json);
@@ -133,14 +126,6 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     Ok(ExitCode::SUCCESS)
 }
 
-fn snippet_state(path: &Path) -> &'static str {
-    match std::fs::read_to_string(path) {
-        Ok(text) if text.contains(SNIPPET_MARK) => "has the handover startup section",
-        Ok(_) => "present, without the handover startup section",
-        Err(_) => "absent",
-    }
-}
-
 /// How many times this handoff was delivered by a hook and acknowledged with `handover ack`.
 fn deliveries(store: &Store, handoff_id: &str) -> (usize, usize) {
     let mut delivered = 0;
@@ -154,19 +139,4 @@ fn deliveries(store: &Store, handoff_id: &str) -> (usize, usize) {
         }
     }
     (delivered, acked)
-}
-
-/// Placeholder until the installer lands: reports that hook installation is not checked.
-fn installed_section(_root: &Path) -> InstalledSection {
-    InstalledSection {
-        lines: vec!["hooks: not checked (installer not built yet)".into()],
-        json: Value::Null,
-        problems: Vec::new(),
-    }
-}
-
-struct InstalledSection {
-    lines: Vec<String>,
-    json: Value,
-    problems: Vec<String>,
 }

@@ -1,7 +1,9 @@
 //! The lock file and the append-only journal (`.handover/journal.jsonl`, one JSON object a line).
 //!
 //! Appends are one `write` on a file opened with O_APPEND, made while holding the exclusive
-//! lock on `.handover/lock`, so lines from many processes never interleave. A line torn by a
+//! lock on `.handover/journal.lock`, so lines from many processes never interleave. That lock
+//! is separate from the writers' `.handover/lock` and held only for the append itself
+//! (microseconds), so a hook appending an event is never stuck behind a whole save. A line torn by a
 //! power cut is skipped when reading, and the next append starts on a fresh line so that the
 //! damage stays confined to that one line.
 
@@ -13,14 +15,14 @@ use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
-/// Hooks must never hang: this is how long `append_journal` waits for the lock.
+/// Hooks must never hang: this is how long `append_journal` waits for the journal lock.
 pub const HOOK_LOCK_WAIT: Duration = Duration::from_secs(2);
 
 /// Reading stops at the newest this many bytes of the journal, so a journal that grew huge
 /// can never stall a load.
 pub const MAX_JOURNAL_READ: u64 = 64 * 1024 * 1024;
 
-/// An exclusive lock on `.handover/lock`, released when dropped (or when the process dies:
+/// An exclusive `flock` on a lock file, released when dropped (or when the process dies:
 /// the kernel drops flock locks with the file descriptor, so a killed writer never leaves a
 /// stale lock behind).
 pub struct Lock {
@@ -66,7 +68,7 @@ pub fn lock_bounded(path: &Path, max_wait: Duration) -> anyhow::Result<Lock> {
             );
         }
         std::thread::sleep(pause);
-        pause = (pause * 2).min(Duration::from_millis(20));
+        pause = (pause * 2).min(Duration::from_millis(5));
     }
 }
 
@@ -93,8 +95,9 @@ pub fn event_line(event: &str, fields: Value) -> anyhow::Result<Vec<u8>> {
     Ok(line)
 }
 
-/// Appends `line` (ending in a newline). The caller holds the lock.
-pub fn append(path: &Path, line: &[u8], durable: bool) -> io::Result<()> {
+/// Appends `line` (ending in a newline) and returns the file, so the caller can fsync it
+/// after letting go of the journal lock. The caller holds the journal lock.
+pub fn append(path: &Path, line: &[u8]) -> io::Result<File> {
     let mut file = OpenOptions::new()
         .read(true)
         .append(true)
@@ -116,15 +119,16 @@ pub fn append(path: &Path, line: &[u8], durable: bool) -> io::Result<()> {
         // Only on a full disk or similar; finish the line (still under the lock).
         file.write_all(&buf[written..])?;
     }
-    if durable {
-        file.sync_data()?;
-    }
-    Ok(())
+    Ok(file)
 }
 
 /// Events oldest first. Lines that do not parse as a JSON object are skipped: a torn last
 /// line is expected after a crash. Missing or unreadable journal: no events.
 pub fn read(path: &Path) -> Vec<Value> {
+    // Look before opening: opening a FIFO would block, and readers must never hang.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Vec::new();
+    }
     let Ok(mut file) = File::open(path) else {
         return Vec::new();
     };

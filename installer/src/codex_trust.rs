@@ -1,0 +1,293 @@
+//! Trusting exactly our hooks through Codex's own JSON-RPC server (`codex app-server`, JSON
+//! lines on stdin/stdout), so the hash Codex checks is the one Codex computed.
+//!
+//! Sequence (seen with Codex 0.169.0, documented in docs/install.md): `initialize` (with
+//! `clientInfo`) → `initialized` notification → `hooks/list {"cwds": [project]}` → for our
+//! untrusted hooks `config/batchWrite` upserting `hooks.state` `{key: {"trusted_hash": hash}}`
+//! → `hooks/list` again to verify. Everything is bounded by one deadline; the server is killed
+//! when we are done or out of time.
+
+use crate::command::our_exe;
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Child, ChildStdin, Command, Stdio};
+use std::sync::mpsc::{self, Receiver};
+use std::time::{Duration, Instant};
+
+#[derive(Clone, Debug)]
+pub struct TrustRequest {
+    pub codex_bin: PathBuf,
+    pub codex_home: PathBuf,
+    pub home: PathBuf,
+    pub project: PathBuf,
+    /// The hooks.json our handlers are in (project or user layer).
+    pub hooks_json: PathBuf,
+    pub timeout: Duration,
+}
+
+#[derive(Clone, Debug, PartialEq)]
+pub struct HookInfo {
+    pub key: String,
+    pub event_name: String,
+    pub command: String,
+    pub current_hash: String,
+    /// `trusted`, `untrusted`, `modified` or `managed`.
+    pub trust_status: String,
+    pub source_path: PathBuf,
+}
+
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct TrustOutcome {
+    /// Our hooks that were trusted by this run (key and hash written).
+    pub newly_trusted: Vec<HookInfo>,
+    /// Our hooks that were already trusted with their current hash.
+    pub already_trusted: Vec<HookInfo>,
+    /// Our hooks as `hooks/list` reported them after the write.
+    pub after: Vec<HookInfo>,
+}
+
+impl TrustOutcome {
+    pub fn all_trusted(&self) -> bool {
+        !self.after.is_empty() && self.after.iter().all(|h| h.trust_status == "trusted")
+    }
+}
+
+struct Server {
+    child: Child,
+    stdin: Option<ChildStdin>,
+    lines: Receiver<String>,
+    deadline: Instant,
+    next_id: u64,
+}
+
+impl Drop for Server {
+    /// Closing stdin ends the server; a short grace period, then it is killed.
+    fn drop(&mut self) {
+        drop(self.stdin.take());
+        let until = Instant::now() + Duration::from_secs(2);
+        while Instant::now() < until {
+            if let Ok(Some(_)) = self.child.try_wait() {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(20));
+        }
+        let _ = self.child.kill();
+        let _ = self.child.wait();
+    }
+}
+
+impl Server {
+    fn start(req: &TrustRequest) -> Result<Server, String> {
+        let mut child = Command::new(&req.codex_bin)
+            .arg("app-server")
+            .current_dir(&req.project)
+            .env("CODEX_HOME", &req.codex_home)
+            .env("HOME", &req.home)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .map_err(|e| format!("cannot start `{} app-server`: {e}", req.codex_bin.display()))?;
+        let stdin = child.stdin.take().ok_or("no stdin for codex app-server")?;
+        let stdout = child
+            .stdout
+            .take()
+            .ok_or("no stdout for codex app-server")?;
+        let (tx, rx) = mpsc::channel();
+        // The reader ends when the server's stdout closes (we kill it on drop).
+        std::thread::spawn(move || {
+            for line in BufReader::new(stdout).lines() {
+                let Ok(line) = line else { break };
+                if tx.send(line).is_err() {
+                    break;
+                }
+            }
+        });
+        Ok(Server {
+            child,
+            stdin: Some(stdin),
+            lines: rx,
+            deadline: Instant::now() + req.timeout,
+            next_id: 1,
+        })
+    }
+
+    fn send(&mut self, msg: &Value) -> Result<(), String> {
+        let mut line = msg.to_string();
+        line.push('\n');
+        let stdin = self
+            .stdin
+            .as_mut()
+            .ok_or("codex app-server input already closed")?;
+        stdin
+            .write_all(line.as_bytes())
+            .and_then(|_| stdin.flush())
+            .map_err(|e| format!("codex app-server closed its input: {e}"))
+    }
+
+    /// Sends a request and waits (until the deadline) for the response with its id;
+    /// notifications in between are skipped.
+    fn call(&mut self, method: &str, params: Value) -> Result<Value, String> {
+        let id = self.next_id;
+        self.next_id += 1;
+        self.send(&json!({"id": id, "method": method, "params": params}))?;
+        loop {
+            let left = self.deadline.saturating_duration_since(Instant::now());
+            if left.is_zero() {
+                return Err(format!(
+                    "codex app-server did not answer `{method}` in time"
+                ));
+            }
+            let line = self.lines.recv_timeout(left).map_err(|e| match e {
+                mpsc::RecvTimeoutError::Timeout => {
+                    format!("codex app-server did not answer `{method}` in time")
+                }
+                mpsc::RecvTimeoutError::Disconnected => {
+                    format!("codex app-server exited before answering `{method}`")
+                }
+            })?;
+            let Ok(msg) = serde_json::from_str::<Value>(&line) else {
+                continue;
+            };
+            if msg.get("id").and_then(Value::as_u64) != Some(id) || msg.get("method").is_some() {
+                continue;
+            }
+            if let Some(err) = msg.get("error") {
+                return Err(format!("codex app-server refused `{method}`: {err}"));
+            }
+            return Ok(msg.get("result").cloned().unwrap_or(Value::Null));
+        }
+    }
+
+    fn initialize(&mut self) -> Result<(), String> {
+        self.call(
+            "initialize",
+            json!({"clientInfo": {"name": "handover", "title": "handover install", "version": env!("CARGO_PKG_VERSION")}}),
+        )?;
+        self.send(&json!({"method": "initialized"}))
+    }
+
+    fn hooks_list(&mut self, project: &Path) -> Result<Vec<HookInfo>, String> {
+        let result = self.call("hooks/list", json!({"cwds": [project.to_string_lossy()]}))?;
+        let mut out = Vec::new();
+        for entry in result
+            .get("data")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+        {
+            for h in entry
+                .get("hooks")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                let s = |k: &str| {
+                    h.get(k)
+                        .and_then(Value::as_str)
+                        .unwrap_or_default()
+                        .to_string()
+                };
+                out.push(HookInfo {
+                    key: s("key"),
+                    event_name: s("eventName"),
+                    command: s("command"),
+                    current_hash: s("currentHash"),
+                    trust_status: s("trustStatus"),
+                    source_path: PathBuf::from(s("sourcePath")),
+                });
+            }
+        }
+        Ok(out)
+    }
+}
+
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// Our handlers among the listed hooks: they run one of our executables and come from our file.
+pub fn ours<'a>(hooks: &'a [HookInfo], hooks_json: &Path) -> Vec<&'a HookInfo> {
+    let file = canonical(hooks_json);
+    hooks
+        .iter()
+        .filter(|h| our_exe(&h.command).is_some() && canonical(&h.source_path) == file)
+        .collect()
+}
+
+/// Lists the hooks Codex sees for the project (read-only).
+pub fn list_hooks(req: &TrustRequest) -> Result<Vec<HookInfo>, String> {
+    let mut server = Server::start(req)?;
+    server.initialize()?;
+    server.hooks_list(&req.project)
+}
+
+/// Trusts exactly our hooks (those not yet trusted with their current hash), then verifies.
+pub fn trust_our_hooks(req: &TrustRequest) -> Result<TrustOutcome, String> {
+    let mut server = Server::start(req)?;
+    server.initialize()?;
+    let listed = server.hooks_list(&req.project)?;
+    let mine = ours(&listed, &req.hooks_json);
+    if mine.is_empty() {
+        return Err(format!(
+            "codex app-server lists none of our hooks from {} (listed {} hook(s)); is the project trusted and the hooks feature on in {}?",
+            req.hooks_json.display(),
+            listed.len(),
+            req.codex_home.join("config.toml").display()
+        ));
+    }
+    let mut outcome = TrustOutcome::default();
+    let mut state = serde_json::Map::new();
+    for h in mine {
+        if h.trust_status == "trusted" {
+            outcome.already_trusted.push(h.clone());
+        } else {
+            state.insert(h.key.clone(), json!({"trusted_hash": h.current_hash}));
+            outcome.newly_trusted.push(h.clone());
+        }
+    }
+    if !state.is_empty() {
+        server.call(
+            "config/batchWrite",
+            json!({"edits": [{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": Value::Object(state)}]}),
+        )?;
+    }
+    let after = server.hooks_list(&req.project)?;
+    outcome.after = ours(&after, &req.hooks_json).into_iter().cloned().collect();
+    Ok(outcome)
+}
+
+/// Finds `codex` on a PATH value.
+pub fn find_codex(path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
+    use std::os::unix::fs::PermissionsExt;
+    std::env::split_paths(path_var?)
+        .map(|d| d.join("codex"))
+        .find(|p| {
+            std::fs::metadata(p)
+                .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+                .unwrap_or(false)
+        })
+}
+
+/// The steps a user takes by hand when we do not trust for them.
+pub fn manual_steps(codex_config: &Path, project: Option<&Path>, hooks_json: &Path) -> String {
+    let mut s = String::from("Codex runs a hook only when you trusted it:\n");
+    let mut n = 1;
+    if let Some(p) = project {
+        s.push_str(&format!(
+            "  {n}. Trust the project: add to {}\n       [projects.\"{}\"]\n       trust_level = \"trusted\"\n",
+            codex_config.display(),
+            p.display()
+        ));
+        n += 1;
+    }
+    s.push_str(&format!(
+        "  {n}. Trust the hooks in {}: start `codex` there and approve them when it asks to review new hooks,\n     \
+         or run `handover install --codex --trust`, which records exactly our hooks' current hashes\n     \
+         under [hooks.state] in {} through `codex app-server`.\n",
+        hooks_json.display(),
+        codex_config.display()
+    ));
+    s
+}

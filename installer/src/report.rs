@@ -1,0 +1,49 @@
+//! What an edit did, item by item, so the CLI can say exactly what changed.
+
+use std::fmt;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ChangeKind {
+    Added,
+    Updated,
+    Removed,
+    Unchanged,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Updated => "updated",
+            ChangeKind::Removed => "removed",
+            ChangeKind::Unchanged => "unchanged",
+        }
+    }
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Change {
+    pub kind: ChangeKind,
+    /// What changed, e.g. `SessionStart → handover-session-start`.
+    pub what: String,
+}
+
+impl Change {
+    pub fn new(kind: ChangeKind, what: impl Into<String>) -> Self {
+        Change {
+            kind,
+            what: what.into(),
+        }
+    }
+}
+
+impl fmt::Display for Change {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        write!(f, "{}: {}", self.kind.as_str(), self.what)
+    }
+}
+
+/// True when any change actually alters the file.
+pub fn any_effective(changes: &[Change]) -> bool {
+    changes.iter().any(|c| c.kind != ChangeKind::Unchanged)
+}

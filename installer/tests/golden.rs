@@ -1,0 +1,347 @@
+//! Byte-exact golden tests of the pure editors over a corpus of realistic files
+//! (tests/fixtures/). Expected outputs live in tests/fixtures/expected/; regenerate them with
+//! `HANDOVER_BLESS=1 cargo test -p handover-installer --test golden` and review the diff.
+
+use handover_installer::command::Agent;
+use handover_installer::plan::{edit_hooks_json, wanted_for};
+use handover_installer::report::ChangeKind;
+use handover_installer::{codex_config, instructions, HookPaths};
+use std::path::{Path, PathBuf};
+
+fn fixtures() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures")
+}
+
+fn fixture(name: &str) -> String {
+    std::fs::read_to_string(fixtures().join(name)).unwrap()
+}
+
+fn golden(name: &str, actual: &str) {
+    let p = fixtures().join("expected").join(name);
+    if std::env::var_os("HANDOVER_BLESS").is_some() {
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(&p, actual).unwrap();
+        return;
+    }
+    let expected = std::fs::read_to_string(&p)
+        .unwrap_or_else(|_| panic!("missing golden file {}", p.display()));
+    assert_eq!(actual, expected, "golden mismatch for {name}");
+}
+
+fn hooks() -> HookPaths {
+    HookPaths::in_dir(Path::new("/opt/handover/bin"))
+}
+
+fn install(name: &str, text: &str, agent: Agent, watch: bool) -> String {
+    let want = wanted_for(&hooks(), watch, agent);
+    edit_hooks_json(Path::new(name), Some(text), Some(&want))
+        .unwrap()
+        .0
+        .unwrap()
+}
+
+fn uninstall(name: &str, text: &str) -> Option<String> {
+    edit_hooks_json(Path::new(name), Some(text), None)
+        .unwrap()
+        .0
+}
+
+fn json(text: &str) -> serde_json::Value {
+    serde_json::from_str(text).unwrap()
+}
+
+/// Install → golden; install again → byte-identical; uninstall → the original.
+fn round_trip(name: &str, agent: Agent, canonical: bool) {
+    let original = fixture(name);
+    let installed = install(name, &original, agent, true);
+    golden(&format!("{name}.installed"), &installed);
+    assert_eq!(
+        install(name, &installed, agent, true),
+        installed,
+        "{name}: install twice = install once"
+    );
+    let removed = uninstall(name, &installed).expect("user content remains");
+    if canonical {
+        assert_eq!(
+            removed, original,
+            "{name}: uninstall restores the original byte for byte"
+        );
+    } else {
+        assert_eq!(
+            json(&removed),
+            json(&original),
+            "{name}: uninstall restores the original semantically"
+        );
+    }
+}
+
+#[test]
+fn claude_settings_with_other_tools_hooks_and_every_kind_of_setting() {
+    round_trip("claude-full.json", Agent::Claude, true);
+    let installed = install("x", &fixture("claude-full.json"), Agent::Claude, true);
+    // Key order of the whole document is unchanged; our groups come after the user's.
+    let v = json(&installed);
+    let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(
+        keys,
+        [
+            "$schema",
+            "model",
+            "permissions",
+            "env",
+            "statusLine",
+            "hooks",
+            "enabledPlugins",
+            "includeCoAuthoredBy"
+        ]
+    );
+    let stop = v["hooks"]["Stop"].as_array().unwrap();
+    assert_eq!(
+        stop[0]["hooks"][0]["command"],
+        "notify-send 'Claude is done'"
+    );
+    assert_eq!(
+        stop[1]["hooks"][0]["command"],
+        "/opt/handover/bin/handover-context-watch --agent claude"
+    );
+}
+
+#[test]
+fn four_space_indent_crlf_and_no_trailing_newline_are_kept() {
+    round_trip("claude-4space-crlf-nonl.json", Agent::Claude, true);
+    let installed = install(
+        "x",
+        &fixture("claude-4space-crlf-nonl.json"),
+        Agent::Claude,
+        true,
+    );
+    assert!(!installed.ends_with('\n'));
+    assert!(
+        !installed.replace("\r\n", "").contains('\n'),
+        "every line ends in CRLF"
+    );
+    assert!(installed.contains("\r\n        \"PreCompact\""));
+}
+
+#[test]
+fn compact_file_gets_pretty_printed_and_comes_back_semantically() {
+    round_trip("claude-no-hooks.json", Agent::Claude, false);
+}
+
+#[test]
+fn older_install_from_another_path_is_updated_in_place_not_duplicated() {
+    let original = fixture("claude-old-install.json");
+    let want = wanted_for(&hooks(), true, Agent::Claude);
+    let (after, changes) =
+        edit_hooks_json(Path::new("s.json"), Some(&original), Some(&want)).unwrap();
+    let after = after.unwrap();
+    golden("claude-old-install.json.installed", &after);
+    let v = json(&after);
+    // Updated where it was (same group, same position), user's neighbour handler untouched.
+    assert_eq!(v["hooks"]["PreCompact"][0]["matcher"], "auto");
+    assert_eq!(
+        v["hooks"]["PreCompact"][0]["hooks"][0]["command"],
+        "echo compacting >> /tmp/log"
+    );
+    assert_eq!(
+        v["hooks"]["PreCompact"][0]["hooks"][1]["command"],
+        "/opt/handover/bin/handover-pre-compact --agent claude"
+    );
+    // The second copy is gone (with the group it emptied); the one on a wrong event too.
+    assert_eq!(v["hooks"]["PreCompact"].as_array().unwrap().len(), 1);
+    assert!(v["hooks"].get("SessionEnd").is_none());
+    assert_eq!(v["hooks"]["SessionStart"].as_array().unwrap().len(), 1);
+    let count = |k: ChangeKind| changes.iter().filter(|c| c.kind == k).count();
+    assert_eq!(
+        (
+            count(ChangeKind::Updated),
+            count(ChangeKind::Removed),
+            count(ChangeKind::Added)
+        ),
+        (2, 2, 4),
+        "{changes:?}"
+    );
+    assert_eq!(install("s.json", &after, Agent::Claude, true), after);
+    // Uninstall keeps only the user's handler and their settings.
+    let removed = json(&uninstall("s.json", &after).unwrap());
+    assert_eq!(
+        removed,
+        json(
+            r#"{"hooks": {"PreCompact": [{"matcher": "auto", "hooks": [{"type": "command", "command": "echo compacting >> /tmp/log"}]}]}, "theme": "dark"}"#
+        )
+    );
+}
+
+#[test]
+fn no_watch_leaves_context_watch_out_and_removes_an_earlier_one() {
+    let with = install("x", &fixture("claude-full.json"), Agent::Claude, true);
+    let without = install("x", &with, Agent::Claude, false);
+    assert!(!without.contains("handover-context-watch"));
+    assert!(without.contains("handover-session-start"));
+    assert_eq!(
+        without,
+        install("x", &fixture("claude-full.json"), Agent::Claude, false)
+    );
+}
+
+#[test]
+fn paths_with_spaces_and_quotes_are_shell_quoted() {
+    let want = wanted_for(
+        &HookPaths::in_dir(Path::new("/Users/O'Brien/my tools")),
+        false,
+        Agent::Codex,
+    );
+    let (after, _) = edit_hooks_json(Path::new("h.json"), None, Some(&want)).unwrap();
+    golden("new-codex-hooks-quoted.json", &after.unwrap());
+}
+
+#[test]
+fn codex_hooks_json_keeps_other_hooks_and_only_has_hooks_at_the_top() {
+    round_trip("codex-hooks-other.json", Agent::Codex, true);
+    let want = wanted_for(&hooks(), true, Agent::Codex);
+    let (created, _) = edit_hooks_json(Path::new("h.json"), None, Some(&want)).unwrap();
+    let created = created.unwrap();
+    golden("new-codex-hooks.json", &created);
+    assert_eq!(
+        json(&created)
+            .as_object()
+            .unwrap()
+            .keys()
+            .collect::<Vec<_>>(),
+        ["hooks"]
+    );
+    // Created by us, emptied by us: the file goes.
+    assert_eq!(uninstall("h.json", &created), None);
+}
+
+#[test]
+fn malformed_json_is_refused_with_its_position() {
+    let want = wanted_for(&hooks(), true, Agent::Claude);
+    let err = edit_hooks_json(
+        Path::new("/r/.claude/settings.json"),
+        Some(&fixture("claude-malformed.json")),
+        Some(&want),
+    )
+    .unwrap_err();
+    assert_eq!(err.position, Some((4, 3)));
+    assert!(
+        err.to_string()
+            .starts_with("/r/.claude/settings.json:4:3: not valid JSON"),
+        "{err}"
+    );
+    for bad in [
+        r#"[1, 2]"#,
+        r#"{"hooks": []}"#,
+        r#"{"hooks": {"Stop": {}}}"#,
+    ] {
+        let err = edit_hooks_json(Path::new("s.json"), Some(bad), Some(&want)).unwrap_err();
+        assert!(
+            err.to_string().contains("fix it by hand")
+                || err.to_string().contains("fix the file by hand"),
+            "{err}"
+        );
+    }
+}
+
+#[test]
+fn codex_config_trust_and_feature_flag_keep_comments_and_order() {
+    let path = Path::new("/h/.codex/config.toml");
+    let text = fixture("codex-config.toml");
+    let mut doc = codex_config::parse(path, &text).unwrap();
+    let flags = codex_config::feature_flags(&doc);
+    assert!(flags.disabled());
+    let problem = flags.problem(path).unwrap();
+    assert!(
+        problem.contains("/h/.codex/config.toml") && problem.contains("--enable-codex-hooks"),
+        "{problem}"
+    );
+    let c1 = codex_config::enable_hooks(&mut doc);
+    let c2 = codex_config::trust_project(&mut doc, Path::new("/home/ana/src/handover demo"), path)
+        .unwrap();
+    assert_eq!(c1.len(), 1);
+    assert_eq!(c2.kind, ChangeKind::Added);
+    let out = doc.to_string();
+    golden("codex-config.toml.trusted", &out);
+    // Again: nothing to do, same bytes.
+    let mut again = codex_config::parse(path, &out).unwrap();
+    assert!(codex_config::enable_hooks(&mut again).is_empty());
+    assert_eq!(
+        codex_config::trust_project(&mut again, Path::new("/home/ana/src/handover demo"), path)
+            .unwrap()
+            .kind,
+        ChangeKind::Unchanged
+    );
+    assert_eq!(again.to_string(), out);
+    // An explicitly untrusted project becomes trusted only through this explicit call.
+    let mut d = codex_config::parse(path, &text).unwrap();
+    assert_eq!(
+        codex_config::trust_project(&mut d, Path::new("/home/ana/src/untrusted"), path)
+            .unwrap()
+            .kind,
+        ChangeKind::Updated
+    );
+    assert_eq!(
+        codex_config::project_trust(&d, Path::new("/home/ana/src/untrusted")).as_deref(),
+        Some("trusted")
+    );
+}
+
+#[test]
+fn codex_config_new_file_and_deprecated_flag() {
+    let path = Path::new("c.toml");
+    let mut doc = codex_config::parse(path, "").unwrap();
+    codex_config::trust_project(&mut doc, Path::new("/r"), path).unwrap();
+    assert_eq!(
+        doc.to_string(),
+        "[projects.\"/r\"]\ntrust_level = \"trusted\"\n",
+        "no empty [projects] header"
+    );
+
+    let mut doc = codex_config::parse(path, &fixture("codex-config-deprecated.toml")).unwrap();
+    let flags = codex_config::feature_flags(&doc);
+    assert_eq!(flags.codex_hooks, Some(false));
+    assert!(flags.problem(path).unwrap().contains("codex_hooks = false"));
+    codex_config::enable_hooks(&mut doc);
+    golden("codex-config-deprecated.toml.enabled", &doc.to_string());
+    assert!(
+        !doc.to_string().contains("codex_hooks"),
+        "never written, only removed"
+    );
+}
+
+#[test]
+fn codex_config_trust_entries_removed_only_for_our_keys() {
+    let path = Path::new("c.toml");
+    let text = fixture("codex-config.toml");
+    let ours = "/home/ana/src/p/.codex/hooks.json:session_start:0:0".to_string();
+    let with = format!("{text}\n[hooks.state.\"{ours}\"]\ntrusted_hash = \"sha256:22\"\n");
+    let mut doc = codex_config::parse(path, &with).unwrap();
+    let changes = codex_config::remove_trust_entries(&mut doc, std::slice::from_ref(&ours));
+    assert_eq!(changes.len(), 1);
+    assert_eq!(doc.to_string(), text, "the user's own trust entry stays");
+    assert_eq!(codex_config::trusted_hashes(&doc).len(), 1);
+}
+
+#[test]
+fn malformed_toml_is_refused_with_its_position() {
+    let err = codex_config::parse(
+        Path::new("/h/config.toml"),
+        &fixture("codex-config-malformed.toml"),
+    )
+    .unwrap_err();
+    assert_eq!(err.position.map(|p| p.0), Some(3));
+    assert!(err.to_string().starts_with("/h/config.toml:3:"), "{err}");
+}
+
+#[test]
+fn instructions_section_in_a_real_agents_md() {
+    let original = fixture("AGENTS.md");
+    let (with, c) = instructions::install(Some(&original), "AGENTS.md");
+    assert_eq!(c.kind, ChangeKind::Added);
+    golden("AGENTS.md.installed", &with);
+    assert_eq!(instructions::install(Some(&with), "AGENTS.md").0, with);
+    assert_eq!(
+        instructions::uninstall(&with, "AGENTS.md").0.as_deref(),
+        Some(original.as_str())
+    );
+}

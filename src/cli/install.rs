@@ -1,0 +1,254 @@
+//! `handover install` / `handover uninstall`, and the installer part of `handover status`.
+//! A thin adapter: arguments and environment (HOME, CODEX_HOME, PATH, the running binary's
+//! directory) in, the installer library (handover_installer::flow) does the work, plus the
+//! core's `.gitignore` guard.
+
+use handover_installer::codex_trust::find_codex;
+use handover_installer::flow::{self, InstallRequest, UninstallRequest};
+use handover_installer::{locate, Homes, InstallOptions, Scope, Targets};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+use std::time::Duration;
+
+pub use handover_installer::status::StatusSection;
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ScopeArg {
+    /// .claude/settings.json and .codex/hooks.json in the repository (shared).
+    #[default]
+    Project,
+    /// .claude/settings.local.json (private; Codex has none and uses project).
+    Local,
+    /// ~/.claude/settings.json and $CODEX_HOME/hooks.json (every repository).
+    User,
+}
+
+impl From<ScopeArg> for Scope {
+    fn from(s: ScopeArg) -> Scope {
+        match s {
+            ScopeArg::Project => Scope::Project,
+            ScopeArg::Local => Scope::Local,
+            ScopeArg::User => Scope::User,
+        }
+    }
+}
+
+/// Wire handover's hooks into Claude Code and Codex (both unless one is named).
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct InstallArgs {
+    /// Install for Claude Code.
+    #[arg(long)]
+    pub claude: bool,
+    /// Install for Codex.
+    #[arg(long)]
+    pub codex: bool,
+    /// Which settings files to write.
+    #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
+    pub scope: ScopeArg,
+    /// Leave out handover-context-watch (the context-fullness reminders).
+    #[arg(long)]
+    pub no_watch: bool,
+    /// Codex: mark this project trusted and trust exactly handover's hooks (your consent).
+    #[arg(long)]
+    pub trust: bool,
+    /// Codex: turn `[features] hooks = false` back on in your config.toml.
+    #[arg(long)]
+    pub enable_codex_hooks: bool,
+    /// Show the diff of every file it would change, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+    /// Where the hook executables are (default: next to this `handover`, then PATH).
+    #[arg(long, value_name = "DIR")]
+    pub hooks_dir: Option<PathBuf>,
+    /// The `codex` executable for --trust (default: `codex` on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub codex_bin: Option<PathBuf>,
+}
+
+/// Take out exactly what `handover install` put in.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct UninstallArgs {
+    /// Uninstall from Claude Code.
+    #[arg(long)]
+    pub claude: bool,
+    /// Uninstall from Codex.
+    #[arg(long)]
+    pub codex: bool,
+    /// Which settings files to edit.
+    #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
+    pub scope: ScopeArg,
+    /// Show the diff of every file it would change, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+fn targets(claude: bool, codex: bool) -> Targets {
+    if !claude && !codex {
+        Targets {
+            claude: true,
+            codex: true,
+        }
+    } else {
+        Targets { claude, codex }
+    }
+}
+
+/// Everything install reads from the process environment, gathered in one place so tests can
+/// pass their own.
+pub struct Environment {
+    pub homes: Homes,
+    /// PATH, for the hook executables and `codex`.
+    pub path_var: Option<std::ffi::OsString>,
+    /// Directory of the running `handover` binary.
+    pub exe_dir: Option<PathBuf>,
+    pub cwd: PathBuf,
+}
+
+impl Environment {
+    pub fn from_process() -> anyhow::Result<Environment> {
+        let homes = Homes::from_env().ok_or_else(|| {
+            anyhow::anyhow!("cannot find your home directory; set HOME and run again")
+        })?;
+        Ok(Environment {
+            homes,
+            path_var: std::env::var_os("PATH"),
+            exe_dir: std::env::current_exe()
+                .ok()
+                .and_then(|p| p.parent().map(Path::to_path_buf)),
+            cwd: std::env::current_dir().unwrap_or_else(|_| PathBuf::from("/")),
+        })
+    }
+}
+
+/// The `.gitignore` guard (core), injected so the adapter can be tested on its own.
+pub type Guard<'a> = &'a dyn Fn(&Path) -> anyhow::Result<(handover::guard::GuardStatus, bool)>;
+
+pub fn run_install(args: &InstallArgs, repo_root: &Path) -> anyhow::Result<ExitCode> {
+    let env = Environment::from_process()?;
+    run_install_with(
+        args,
+        repo_root,
+        &env,
+        &mut std::io::stdout(),
+        &handover::guard::ensure,
+    )
+}
+
+pub fn run_uninstall(args: &UninstallArgs, repo_root: &Path) -> anyhow::Result<ExitCode> {
+    let env = Environment::from_process()?;
+    run_uninstall_with(args, repo_root, &env, &mut std::io::stdout())
+}
+
+/// The Codex project key must match how Codex names the directory: the real path.
+fn real_root(repo_root: &Path) -> PathBuf {
+    std::fs::canonicalize(repo_root).unwrap_or_else(|_| repo_root.to_path_buf())
+}
+
+pub fn run_install_with(
+    args: &InstallArgs,
+    repo_root: &Path,
+    env: &Environment,
+    out: &mut dyn Write,
+    guard: Guard<'_>,
+) -> anyhow::Result<ExitCode> {
+    let repo = real_root(repo_root);
+    let dir = args.hooks_dir.clone().or_else(|| env.exe_dir.clone());
+    let hooks =
+        locate(dir.as_deref(), env.path_var.as_deref(), &env.cwd).map_err(anyhow::Error::msg)?;
+    let codex_bin = args
+        .codex_bin
+        .clone()
+        .or_else(|| find_codex(env.path_var.as_deref()));
+    let req = InstallRequest {
+        repo: repo.clone(),
+        homes: env.homes.clone(),
+        options: InstallOptions {
+            targets: targets(args.claude, args.codex),
+            scope: args.scope.into(),
+            watch: !args.no_watch,
+            enable_codex_hooks: args.enable_codex_hooks,
+            trust: args.trust,
+            hooks,
+        },
+        dry_run: args.dry_run,
+        codex_bin,
+        trust_timeout: Duration::from_secs(60),
+    };
+    let outcome = flow::install(&req, out)?;
+    if !args.dry_run {
+        let (status, changed) = guard(&repo)?;
+        if changed {
+            writeln!(
+                out,
+                ".gitignore: added the handover block (handover.md and .handover/ stay private)"
+            )?;
+        }
+        for t in &status.tracked {
+            writeln!(out, "problem: git already tracks {t}; handover keeps it private only if you run `git rm --cached {t}`")?;
+        }
+    }
+    Ok(if outcome.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+pub fn run_uninstall_with(
+    args: &UninstallArgs,
+    repo_root: &Path,
+    env: &Environment,
+    out: &mut dyn Write,
+) -> anyhow::Result<ExitCode> {
+    let req = UninstallRequest {
+        repo: real_root(repo_root),
+        homes: env.homes.clone(),
+        targets: targets(args.claude, args.codex),
+        scope: args.scope.into(),
+        dry_run: args.dry_run,
+    };
+    let outcome = flow::uninstall(&req, out)?;
+    Ok(if outcome.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
+}
+
+/// The installer part of `handover status`: per agent and scope, installed / up to date /
+/// duplicated, Codex feature flag, project and hook trust, and what to do about each problem.
+pub fn status_section(repo_root: &Path) -> StatusSection {
+    match Environment::from_process() {
+        Ok(env) => status_section_with(repo_root, &env),
+        Err(e) => StatusSection {
+            lines: vec![format!("hooks: not checked ({e})")],
+            json: serde_json::json!({"error": e.to_string()}),
+            problems: vec![e.to_string()],
+        },
+    }
+}
+
+pub fn status_section_with(repo_root: &Path, env: &Environment) -> StatusSection {
+    let expected = locate(env.exe_dir.as_deref(), env.path_var.as_deref(), &env.cwd).ok();
+    handover_installer::status::status(&real_root(repo_root), &env.homes, expected.as_ref())
+}
+
+/// `status_section` plus asking Codex itself whether our hooks are trusted (`codex app-server`,
+/// about a second, bounded to 15 s). For a `--deep`/`--check-trust` style flag of `handover status`.
+pub fn status_section_live(repo_root: &Path) -> StatusSection {
+    let env = match Environment::from_process() {
+        Ok(env) => env,
+        Err(_) => return status_section(repo_root),
+    };
+    let mut s = status_section_with(repo_root, &env);
+    let codex = find_codex(env.path_var.as_deref());
+    handover_installer::status::add_live_codex_trust(
+        &mut s,
+        &real_root(repo_root),
+        &env.homes,
+        codex.as_deref(),
+        Duration::from_secs(15),
+    );
+    s
+}

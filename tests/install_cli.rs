@@ -1,0 +1,215 @@
+//! src/cli/install.rs on its own (the lead wires it into main): argument parsing, the
+//! environment it reads, the guard call, exit codes and what it prints.
+
+#[path = "../src/cli/install.rs"]
+#[allow(dead_code)]
+mod install;
+
+use clap::Parser;
+use handover::guard::GuardStatus;
+use install::{Environment, InstallArgs, ScopeArg, UninstallArgs};
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Parser)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(clap::Subcommand)]
+enum Cmd {
+    Install(InstallArgs),
+    Uninstall(UninstallArgs),
+}
+
+fn parse(args: &[&str]) -> Cmd {
+    Cli::try_parse_from(std::iter::once("handover").chain(args.iter().copied()))
+        .unwrap()
+        .cmd
+}
+
+#[test]
+fn flags_parse() {
+    let Cmd::Install(a) = parse(&[
+        "install",
+        "--codex",
+        "--scope",
+        "local",
+        "--no-watch",
+        "--trust",
+        "--enable-codex-hooks",
+        "--dry-run",
+        "--hooks-dir",
+        "/x y",
+        "--codex-bin",
+        "/c",
+    ]) else {
+        panic!()
+    };
+    assert!(a.codex && !a.claude && a.no_watch && a.trust && a.enable_codex_hooks && a.dry_run);
+    assert_eq!(a.scope, ScopeArg::Local);
+    assert_eq!(a.hooks_dir, Some(PathBuf::from("/x y")));
+    assert_eq!(a.codex_bin, Some(PathBuf::from("/c")));
+    let Cmd::Uninstall(u) = parse(&["uninstall", "--scope", "user"]) else {
+        panic!()
+    };
+    assert_eq!(u.scope, ScopeArg::User);
+    assert!(Cli::try_parse_from(["handover", "install", "--scope", "global"]).is_err());
+}
+
+fn setup() -> (tempfile::TempDir, PathBuf, Environment) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let repo = root.join("repo");
+    let bin = root.join("bin");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&bin).unwrap();
+    for n in [
+        "handover",
+        "handover-session-start",
+        "handover-pre-compact",
+        "handover-context-watch",
+    ] {
+        std::fs::write(bin.join(n), "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(bin.join(n), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let env = Environment {
+        homes: handover_installer::Homes {
+            home: root.join("home"),
+            codex_home: root.join("home/.codex"),
+        },
+        path_var: Some("".into()),
+        exe_dir: Some(bin),
+        cwd: root.clone(),
+    };
+    (tmp, repo, env)
+}
+
+#[test]
+fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
+    let (_tmp, repo, env) = setup();
+    let guarded = RefCell::new(Vec::<PathBuf>::new());
+    let guard = |p: &Path| {
+        guarded.borrow_mut().push(p.to_path_buf());
+        Ok((
+            GuardStatus {
+                present: true,
+                tracked: vec!["handover.md".into()],
+            },
+            true,
+        ))
+    };
+    let mut out = Vec::new();
+    let code = install::run_install_with(
+        &InstallArgs {
+            claude: true,
+            ..Default::default()
+        },
+        &repo,
+        &env,
+        &mut out,
+        &guard,
+    )
+    .unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    assert_eq!(*guarded.borrow(), vec![repo.clone()]);
+    assert!(
+        out.contains(".gitignore: added the handover block"),
+        "{out}"
+    );
+    assert!(out.contains("git rm --cached handover.md"), "{out}");
+    let settings = std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap();
+    let exe = env.exe_dir.as_ref().unwrap().join("handover-session-start");
+    assert!(
+        settings.contains(&format!(
+            "\"command\": \"{} --agent claude\"",
+            exe.display()
+        )),
+        "{settings}"
+    );
+    assert!(!repo.join(".codex").exists(), "--claude only");
+
+    let s = install::status_section_with(&repo, &env);
+    assert_eq!(
+        s.json["claude"]["project"]["up_to_date"], true,
+        "{:?}",
+        s.lines
+    );
+
+    let mut out = Vec::new();
+    let code = install::run_uninstall_with(
+        &UninstallArgs {
+            claude: true,
+            ..Default::default()
+        },
+        &repo,
+        &env,
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(code, ExitCode::SUCCESS);
+    assert!(!repo.join(".claude").exists() && !repo.join("CLAUDE.md").exists());
+}
+
+#[test]
+fn dry_run_skips_the_guard_and_missing_hooks_fail_with_install_advice() {
+    let (_tmp, repo, mut env) = setup();
+    let guard = |_: &Path| -> anyhow::Result<(GuardStatus, bool)> {
+        panic!("guard must not run in a dry run")
+    };
+    let mut out = Vec::new();
+    let code = install::run_install_with(
+        &InstallArgs {
+            dry_run: true,
+            ..Default::default()
+        },
+        &repo,
+        &env,
+        &mut out,
+        &guard,
+    )
+    .unwrap();
+    assert_eq!(code, ExitCode::SUCCESS);
+    assert!(
+        std::fs::read_dir(&repo).unwrap().next().is_none(),
+        "nothing written"
+    );
+
+    env.exe_dir = Some(PathBuf::from("/nonexistent"));
+    let err = install::run_install_with(
+        &InstallArgs::default(),
+        &repo,
+        &env,
+        &mut Vec::new(),
+        &guard,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("cargo install --path hooks"),
+        "{err}"
+    );
+}
+
+#[test]
+fn trust_without_codex_exits_non_zero() {
+    let (_tmp, repo, env) = setup();
+    let guard = |_: &Path| Ok((GuardStatus::default(), false));
+    let mut out = Vec::new();
+    let code = install::run_install_with(
+        &InstallArgs {
+            codex: true,
+            trust: true,
+            ..Default::default()
+        },
+        &repo,
+        &env,
+        &mut out,
+        &guard,
+    )
+    .unwrap();
+    assert_eq!(code, ExitCode::from(1), "{}", String::from_utf8_lossy(&out));
+}
