@@ -27,6 +27,13 @@ pub const CLIENT_TIMEOUT_SECS: u64 = 120;
 
 const WORKSPACE: &str = env!("CARGO_MANIFEST_DIR");
 
+/// Writes to the real stderr, past the test harness's output capture: the client versions and a
+/// skip must show in every test run, not only in failures.
+pub fn loud(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
 /// The pinned real clients.
 #[derive(Debug)]
 pub struct Clients {
@@ -44,9 +51,9 @@ pub struct Clients {
 /// test with instructions.
 pub fn clients(test: &str) -> Option<&'static Clients> {
     if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
-        eprintln!(
+        loud(&format!(
             "\n*** SKIPPED: {test}: {SKIP_ENV}=1 is set, the end-to-end tests with the real Claude Code and Codex did NOT run ***\n"
-        );
+        ));
         return None;
     }
     static CLIENTS: OnceLock<Result<Clients, String>> = OnceLock::new();
@@ -123,13 +130,13 @@ fn install_clients() -> Result<Clients, String> {
         codex,
         unshare,
     };
-    eprintln!(
+    loud(&format!(
         "e2e clients: Claude Code {} ({}), Codex {} ({})",
         clients.claude_version,
         clients.claude.display(),
         clients.codex_version,
         clients.codex.display()
-    );
+    ));
     Ok(clients)
 }
 

@@ -31,6 +31,12 @@ fn above_first_threshold(agent: Agent) -> u64 {
 const CODEX_WINDOW_272K: &str =
     "model_context_window = 286316\nmodel_auto_compact_token_limit = 260000";
 
+/// The last `n` characters (on a character boundary).
+fn tail(s: &str, n: usize) -> &str {
+    let start = s.char_indices().rev().nth(n).map(|(i, _)| i).unwrap_or(0);
+    &s[start..]
+}
+
 fn assert_no_hook_errors(sb: &Sandbox, runs: &[&Run]) {
     let errors = sb.hook_errors(runs);
     assert!(
@@ -282,11 +288,18 @@ pub fn compaction_claude() {
         "no compaction request reached the server:\n{}",
         compact.describe()
     );
-    let prompt = creqs[0].body_text();
+    // The summarization prompt is the last user message; PreCompact's stdout is appended to it.
+    let prompt = creqs[0]
+        .body
+        .get("messages")
+        .and_then(Value::as_array)
+        .and_then(|m| m.last())
+        .map(|m| m.to_string())
+        .unwrap_or_default();
     assert!(
         prompt.contains(COMPACTION_INSTRUCTIONS) && prompt.contains(HANDOFF.goal),
-        "the compaction request lacks our instructions (PreCompact stdout):\n{}",
-        &prompt[prompt.len().saturating_sub(3000)..]
+        "the compaction request lacks our instructions (PreCompact stdout); its prompt ends:\n{}",
+        tail(&prompt, 1500)
     );
     let snapshots = sb.journal_events("pre_compact");
     assert!(
