@@ -54,3 +54,10 @@ fn claude_6_corrupted_state_is_recovered() {
         scenarios::corrupted_state_is_recovered(Agent::Claude);
     }
 }
+
+#[test]
+fn claude_7_stop_is_blocked_once_above_second_threshold() {
+    if clients("claude_7_stop_is_blocked_once_above_second_threshold").is_some() {
+        scenarios::stop_is_blocked_once_above_second_threshold(Agent::Claude);
+    }
+}

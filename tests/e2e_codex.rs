@@ -55,3 +55,10 @@ fn codex_6_corrupted_state_is_recovered() {
         scenarios::corrupted_state_is_recovered(Agent::Codex);
     }
 }
+
+#[test]
+fn codex_7_stop_is_blocked_once_above_second_threshold() {
+    if clients("codex_7_stop_is_blocked_once_above_second_threshold").is_some() {
+        scenarios::stop_is_blocked_once_above_second_threshold(Agent::Codex);
+    }
+}

@@ -195,7 +195,8 @@ pub enum Trust {
 
 /// A throw-away project (a git repository with one commit) and a home for the client.
 pub struct Sandbox {
-    _tmp: tempfile::TempDir,
+    /// None when HANDOVER_E2E_KEEP=1 kept the directory for inspection.
+    _tmp: Option<tempfile::TempDir>,
     pub root: PathBuf,
     pub project: PathBuf,
     pub home: PathBuf,
@@ -223,8 +224,17 @@ impl Sandbox {
         let home = root.join("home");
         std::fs::create_dir_all(&project).expect("create project");
         std::fs::create_dir_all(home.join("codex")).expect("create home");
+        let keep = std::env::var("HANDOVER_E2E_KEEP").is_ok_and(|v| v == "1");
+        if keep {
+            loud(&format!("e2e: keeping {}", root.display()));
+        }
         let sb = Sandbox {
-            _tmp: tmp,
+            _tmp: if keep {
+                let _ = tmp.keep();
+                None
+            } else {
+                Some(tmp)
+            },
             root,
             project,
             home,
@@ -365,6 +375,10 @@ impl Sandbox {
             ("LANG", "C.UTF-8".into()),
             ("TERM", "dumb".into()),
         ];
+        // The hooks' debug log, when the developer asked for it (docs/hooks.md).
+        if let Ok(v) = std::env::var("HANDOVER_HOOK_DEBUG") {
+            envs.push(("HANDOVER_HOOK_DEBUG", v));
+        }
         match self.agent {
             Agent::Claude => {
                 client.push(clients.claude.to_string_lossy().into_owned());
@@ -492,18 +506,33 @@ impl Sandbox {
         let mut errors = Vec::new();
         match self.agent {
             Agent::Claude => {
+                // The context watch's deliberate Stop block is recorded as a "blocking error"
+                // whose text is our save-progress instruction: that one is not a failure.
+                let deliberate = |text: &str| text.starts_with("handover: ");
                 for line in self.claude_transcript_lines() {
                     let attachment_type = line
                         .pointer("/attachment/type")
                         .and_then(Value::as_str)
                         .unwrap_or("");
-                    if attachment_type.starts_with("hook_") && attachment_type.contains("error") {
+                    let block_text = line
+                        .pointer("/attachment/blockingError/blockingError")
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    let stop_block = attachment_type == "hook_blocking_error"
+                        && line
+                            .pointer("/attachment/hookEvent")
+                            .and_then(Value::as_str)
+                            == Some("Stop")
+                        && deliberate(block_text);
+                    if attachment_type.starts_with("hook_")
+                        && attachment_type.contains("error")
+                        && !stop_block
+                    {
                         errors.push(line.to_string());
                     }
-                    if line
-                        .get("hookErrors")
-                        .and_then(Value::as_array)
-                        .is_some_and(|e| !e.is_empty())
+                    let summary_errors = line.get("hookErrors").and_then(Value::as_array);
+                    if summary_errors
+                        .is_some_and(|e| e.iter().any(|x| !deliberate(x.as_str().unwrap_or(""))))
                     {
                         errors.push(line.to_string());
                     }

@@ -468,3 +468,59 @@ pub fn corrupted_state_is_recovered(agent: Agent) {
     );
     assert_no_hook_errors(&sb, &[&run]);
 }
+
+/// Input tokens above the second threshold (75 %): Claude 160,000 of 200,000; Codex 210,000 of
+/// 272,000 (see [`above_first_threshold`]).
+fn above_second_threshold(agent: Agent) -> u64 {
+    match agent {
+        Agent::Claude => 160_000,
+        Agent::Codex => 210_000,
+    }
+}
+
+/// Beyond issue 5's list: above the second threshold, the next request carries the firmer
+/// instruction once, and a model that then tries to stop without a handoff is sent back once
+/// with it (the Stop hook's block); after it wrote the handoff, it stops normally.
+///
+/// The first answer is a tool call so that the transcript already holds a high usage when the
+/// Stop hook runs: Claude Code 2.1.330 writes its transcript asynchronously, and a Stop hook
+/// that reads it within a few milliseconds may not see the final answer yet (see
+/// docs/compatibility.md).
+pub fn stop_is_blocked_once_above_second_threshold(agent: Agent) {
+    let sb = Sandbox::with_codex_config(agent, Trust::BypassFlag, CODEX_WINDOW_272K);
+    let high = above_second_threshold(agent);
+    let write = sb.write_command(&HANDOFF);
+    let run = sb.run(
+        vec![
+            Turn::shell("echo step one").usage(high),
+            Turn::text("I am done for now.").usage(high + 500),
+            Turn::shell(&write).usage(high + 1_000),
+            Turn::text("The handoff is saved; stopping.").usage(high + 1_500),
+        ],
+        RunOpts {
+            max_turns: 8,
+            default_usage: high + 2_000,
+            ..RunOpts::prompt("Work on the CSV export.")
+        },
+    );
+    let reqs = run.conversation();
+    let counts: Vec<usize> = reqs.iter().map(|r| count_in(r, INSIST)).collect();
+    // Claude Code shows one Stop block twice in the next request ("Stop hook feedback:" as a
+    // user message and "Stop hook blocking error ..." as a system message); Codex once.
+    let per_block = match agent {
+        Agent::Claude => 2,
+        Agent::Codex => 1,
+    };
+    assert_eq!(
+        counts,
+        vec![0, 1, 1 + per_block, 1 + per_block],
+        "expected: nothing, the instruction after the tool call, one Stop block, then a normal stop \
+         (counts of the second-threshold text per request):\n{}",
+        run.describe()
+    );
+    assert!(
+        sb.project.join(".handover/state.json").is_file(),
+        "the model's handover write did not run"
+    );
+    assert_no_hook_errors(&sb, &[&run]);
+}
