@@ -375,10 +375,15 @@ impl Sandbox {
             ("LANG", "C.UTF-8".into()),
             ("TERM", "dumb".into()),
         ];
-        // The hooks' debug log, when the developer asked for it (docs/hooks.md).
-        if let Ok(v) = std::env::var("HANDOVER_HOOK_DEBUG") {
-            envs.push(("HANDOVER_HOOK_DEBUG", v));
-        }
+        // The hooks' debug log (one line per hook call), into the run directory unless the
+        // developer chose a target: printed after the run, so a failing test shows what each
+        // hook decided.
+        let hook_log = dir.join("hooks.log");
+        envs.push((
+            "HANDOVER_HOOK_DEBUG",
+            std::env::var("HANDOVER_HOOK_DEBUG")
+                .unwrap_or_else(|_| hook_log.to_string_lossy().into_owned()),
+        ));
         match self.agent {
             Agent::Claude => {
                 client.push(clients.claude.to_string_lossy().into_owned());
@@ -489,6 +494,13 @@ impl Sandbox {
             elapsed.as_secs_f64(),
             run.requests.len()
         );
+        if let Ok(log) = std::fs::read_to_string(&hook_log) {
+            eprintln!(
+                "e2e {}: hook calls of this run:\n{}",
+                self.agent.name(),
+                log.trim_end()
+            );
+        }
         assert_eq!(
             run.status,
             Some(0),

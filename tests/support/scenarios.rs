@@ -16,9 +16,10 @@ const COMPACTION_INSTRUCTIONS: &str =
 
 /// Input tokens above the first threshold (60 %) and below the second (75 %) of the window the
 /// hooks use. Claude Code: `claude-opus-5-5` → 200,000 from the hooks' model table. Codex: the
-/// rollout's `model_context_window` is 95 % of the configured one, and at the first PostToolUse
-/// the rollout holds no `token_count` yet (see docs/compatibility.md), so the hooks may fall back
-/// to their table (`gpt-5` → 272,000): the config makes both 272,000.
+/// rollout states `model_context_window` 258,400 for `gpt-5.5` (95 % of 272,000; a larger
+/// configured window is capped to it), but at the first PostToolUse the rollout holds no
+/// `token_count` yet (see docs/compatibility.md), so a hook may use its table (`gpt-5` →
+/// 272,000) instead: 170,000 is 62-66 % of either.
 fn above_first_threshold(agent: Agent) -> u64 {
     match agent {
         Agent::Claude => 130_000,
@@ -26,10 +27,9 @@ fn above_first_threshold(agent: Agent) -> u64 {
     }
 }
 
-/// Codex's configured window whose 95 % is 272,000, and an auto-compaction limit above the
-/// usages of scenario 3.
-const CODEX_WINDOW_272K: &str =
-    "model_context_window = 286316\nmodel_auto_compact_token_limit = 260000";
+/// Codex: the default window of `gpt-5.5`, and an auto-compaction limit above the usages of
+/// scenarios 3 and 7.
+const CODEX_HIGH_LIMIT: &str = "model_auto_compact_token_limit = 250000";
 
 /// The last `n` characters (on a character boundary).
 fn tail(s: &str, n: usize) -> &str {
@@ -199,7 +199,7 @@ pub fn drift_and_stale_are_reported(agent: Agent) {
 /// save-progress instruction exactly once; once the model has written a handoff, no more (also
 /// not in a resumed session that stays above the threshold).
 pub fn save_progress_is_asked_once(agent: Agent) {
-    let sb = Sandbox::with_codex_config(agent, Trust::BypassFlag, CODEX_WINDOW_272K);
+    let sb = Sandbox::with_codex_config(agent, Trust::BypassFlag, CODEX_HIGH_LIMIT);
     let high = above_first_threshold(agent);
     let write = sb.write_command(&HANDOFF);
     let s1 = sb.run(
@@ -469,8 +469,8 @@ pub fn corrupted_state_is_recovered(agent: Agent) {
     assert_no_hook_errors(&sb, &[&run]);
 }
 
-/// Input tokens above the second threshold (75 %): Claude 160,000 of 200,000; Codex 210,000 of
-/// 272,000 (see [`above_first_threshold`]).
+/// Input tokens above the second threshold (75 %): Claude 160,000 of 200,000 (80 %); Codex
+/// 210,000 of 258,400 or 272,000 (77-81 %, see [`above_first_threshold`]).
 fn above_second_threshold(agent: Agent) -> u64 {
     match agent {
         Agent::Claude => 160_000,
@@ -487,7 +487,7 @@ fn above_second_threshold(agent: Agent) -> u64 {
 /// that reads it within a few milliseconds may not see the final answer yet (see
 /// docs/compatibility.md).
 pub fn stop_is_blocked_once_above_second_threshold(agent: Agent) {
-    let sb = Sandbox::with_codex_config(agent, Trust::BypassFlag, CODEX_WINDOW_272K);
+    let sb = Sandbox::with_codex_config(agent, Trust::BypassFlag, CODEX_HIGH_LIMIT);
     let high = above_second_threshold(agent);
     let write = sb.write_command(&HANDOFF);
     let run = sb.run(
