@@ -122,8 +122,13 @@ pub fn handoff_reaches_next_session(agent: Agent, trust: Trust) {
         sb.journal()
     );
 
+    // Session 2's model acknowledges the handoff, as the startup context asks it to.
+    let ack = format!("{} ack", shell_quote(&sb.bins.handover.to_string_lossy()));
     let s2 = sb.run(
-        vec![Turn::text("I have read the handoff and will continue.")],
+        vec![
+            Turn::shell(&ack).usage(3_000),
+            Turn::text("I have read the handoff and will continue.").usage(3_500),
+        ],
         RunOpts::prompt("Continue the task."),
     );
     assert_ne!(
@@ -137,14 +142,43 @@ pub fn handoff_reaches_next_session(agent: Agent, trust: Trust) {
         "no startup context in session 2's first request:\n{first}"
     );
     assert_startup_context(agent, &first, "Verdict: fresh");
-    // The hook recorded the delivery for session 2.
-    let deliveries = sb.journal_events("delivery");
+    // The hook recorded the delivery for session 2 (event name aside: "delivery"/"delivered").
+    let journal = sb.journal();
     assert!(
-        deliveries.iter().any(|d| {
-            d.get("session_id").and_then(Value::as_str) == Some(s2.session_id().as_str())
+        journal.iter().any(|d| {
+            d.get("event")
+                .and_then(Value::as_str)
+                .is_some_and(|e| e.starts_with("deliver"))
+                && d.get("session_id").and_then(Value::as_str) == Some(s2.session_id().as_str())
                 && d.get("verdict").and_then(Value::as_str) == Some("fresh")
         }),
-        "no `delivery` journal event for session 2 with verdict fresh: {deliveries:?}"
+        "no delivery journal event for session 2 with verdict fresh: {journal:?}"
+    );
+    // The acknowledgement ran inside the client, which `handover ack` recognises.
+    let acks = sb.journal_events("ack");
+    assert_eq!(acks.len(), 1, "journal: {journal:?}");
+    assert_eq!(
+        acks[0].get("agent").and_then(Value::as_str),
+        Some(agent.name()),
+        "`handover ack` run by the client's shell tool did not detect the agent: {:?}",
+        acks[0]
+    );
+    // `handover status` sees both halves: delivered, and acknowledged.
+    let status = sb.handover(&["status", "--json"]);
+    let report: Value = serde_json::from_slice(&status.stdout).unwrap_or_else(|e| {
+        panic!(
+            "handover status --json printed no JSON ({e}):\n{}",
+            String::from_utf8_lossy(&status.stdout)
+        )
+    });
+    let deliveries = report
+        .pointer("/handoff/deliveries")
+        .and_then(Value::as_u64);
+    let acked = report.pointer("/handoff/acks").and_then(Value::as_u64);
+    assert!(
+        deliveries.is_some_and(|d| d >= 1) && acked == Some(1),
+        "handover status does not count session 2's delivery and acknowledgement (deliveries {deliveries:?}, acks {acked:?}); journal events: {:?}",
+        journal.iter().filter_map(|e| e.get("event")).collect::<Vec<_>>()
     );
     assert_no_hook_errors(&sb, &[&s1, &s2]);
 }
