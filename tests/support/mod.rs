@@ -312,6 +312,21 @@ impl Sandbox {
         cmd
     }
 
+    /// The form the save-progress instruction recommends: JSON on stdin through a heredoc.
+    pub fn write_json_command(&self, h: &HandoffSpec) -> String {
+        let json = serde_json::json!({
+            "goal": h.goal,
+            "status": {"in_progress": h.in_progress},
+            "next_action": h.next,
+            "stop_conditions": h.stop_if,
+        });
+        format!(
+            "{} write --from - <<'HANDOVER_EOF'\n{}\nHANDOVER_EOF",
+            shell_quote(&self.bins.handover.to_string_lossy()),
+            serde_json::to_string_pretty(&json).unwrap_or_default()
+        )
+    }
+
     pub fn journal(&self) -> Vec<Value> {
         let Ok(text) = std::fs::read_to_string(self.project.join(".handover/journal.jsonl")) else {
             return Vec::new();

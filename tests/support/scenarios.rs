@@ -142,6 +142,13 @@ pub fn handoff_reaches_next_session(agent: Agent, trust: Trust) {
         "no startup context in session 2's first request:\n{first}"
     );
     assert_startup_context(agent, &first, "Verdict: fresh");
+    // Within the default budget of 1,500 characters (issue 3), whatever the client prefixes.
+    let ours_only = &first[first.find("handover:").unwrap_or(0)..];
+    assert!(
+        ours_only.chars().count() <= 1_500,
+        "the startup context is {} characters, over the 1,500 budget:\n{ours_only}",
+        ours_only.chars().count()
+    );
     // The hook recorded the delivery for session 2 (event name aside: "delivery"/"delivered").
     let journal = sb.journal();
     assert!(
@@ -235,7 +242,8 @@ pub fn drift_and_stale_are_reported(agent: Agent) {
 pub fn save_progress_is_asked_once(agent: Agent) {
     let sb = Sandbox::with_codex_config(agent, Trust::BypassFlag, CODEX_HIGH_LIMIT);
     let high = above_first_threshold(agent);
-    let write = sb.write_command(&HANDOFF);
+    // The form the instruction itself recommends: `handover write --from -` with JSON on stdin.
+    let write = sb.write_json_command(&HANDOFF);
     let s1 = sb.run(
         vec![
             Turn::shell("echo step one").usage(high),
@@ -273,9 +281,23 @@ pub fn save_progress_is_asked_once(agent: Agent) {
         reqs.iter().all(|r| count_in(r, INSIST) == 0),
         "the second-threshold wording appeared below the second threshold"
     );
-    assert!(
-        sb.project.join(".handover/state.json").is_file(),
-        "the model's handover write did not run"
+    // The heredoc reached `handover write` intact through the client's shell tool.
+    let state: Value = std::fs::read_to_string(sb.project.join(".handover/state.json"))
+        .ok()
+        .and_then(|t| serde_json::from_str(&t).ok())
+        .unwrap_or_else(|| {
+            panic!(
+                "the model's `handover write --from -` did not run:\n{}",
+                s1.describe()
+            )
+        });
+    assert_eq!(
+        state.get("goal").and_then(Value::as_str),
+        Some(HANDOFF.goal)
+    );
+    assert_eq!(
+        state.get("next_action").and_then(Value::as_str),
+        Some(HANDOFF.next)
     );
 
     // A later session on the same conversation, still above the threshold: the handoff is
