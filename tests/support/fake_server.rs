@@ -179,7 +179,8 @@ struct State {
     log: std::fs::File,
 }
 
-fn serve(script: Script, port_path: &Path) -> Result<(), String> {
+/// Serves `script` until its request limit or idle timeout; writes the port to `port_path`.
+pub fn serve(script: Script, port_path: &Path) -> Result<(), String> {
     // A fixed port when asked (each client run has its own namespace), else any free one.
     let port: u16 = std::env::var("HANDOVER_FAKE_PORT")
         .ok()
