@@ -14,15 +14,16 @@ const AFTER_COMPACTION: &str = "handover: the context was just compacted";
 const COMPACTION_INSTRUCTIONS: &str =
     "A handover handoff exists for this task. The summary must keep:";
 
-/// Input tokens above the first threshold (60 %) and below the second (75 %) of the window the
-/// hooks use. Claude Code: `claude-opus-5-5` → 200,000 from the hooks' model table. Codex: the
+/// Input tokens above the first threshold (60 %) and below the second (75 %) of the window.
+/// Claude Code: `claude-opus-5-5` has a 1,000,000-token window (the `-p` JSON result says so, and
+/// Claude Code compacts on its own only between 950,000 and 990,000): 650,000 is 65 %. Codex: the
 /// rollout states `model_context_window` 258,400 for `gpt-5.5` (95 % of 272,000; a larger
 /// configured window is capped to it), but at the first PostToolUse the rollout holds no
-/// `token_count` yet (see docs/compatibility.md), so a hook may use its table (`gpt-5` →
+/// `token_count` yet (see docs/compatibility.md), so a hook may use a table value (`gpt-5` →
 /// 272,000) instead: 170,000 is 62-66 % of either.
 fn above_first_threshold(agent: Agent) -> u64 {
     match agent {
-        Agent::Claude => 130_000,
+        Agent::Claude => 650_000,
         Agent::Codex => 170_000,
     }
 }
@@ -525,11 +526,12 @@ pub fn corrupted_state_is_recovered(agent: Agent) {
     assert_no_hook_errors(&sb, &[&run]);
 }
 
-/// Input tokens above the second threshold (75 %): Claude 160,000 of 200,000 (80 %); Codex
-/// 210,000 of 258,400 or 272,000 (77-81 %, see [`above_first_threshold`]).
+/// Input tokens above the second threshold (75 %): Claude 800,000 of 1,000,000 (80 %, below
+/// where Claude Code compacts by itself); Codex 210,000 of 258,400 or 272,000 (77-81 %, see
+/// [`above_first_threshold`]).
 fn above_second_threshold(agent: Agent) -> u64 {
     match agent {
-        Agent::Claude => 160_000,
+        Agent::Claude => 800_000,
         Agent::Codex => 210_000,
     }
 }
