@@ -1,6 +1,7 @@
-//! The six scenarios of issue 5, written once and run for each client (tests/e2e_claude.rs,
-//! tests/e2e_codex.rs). Each asserts on what the model was actually sent (the fake server's
-//! request log), on the `.handover/` journal, and on the client's record of hook errors.
+//! The six scenarios of issue 5 and a seventh (the Stop block), written once and run for each
+//! client (tests/e2e_claude.rs, tests/e2e_codex.rs). Each asserts on what the model was actually
+//! sent (the fake server's request log), on the `.handover/` journal, and on the client's record of
+//! hook errors.
 
 use super::fake_server::Turn;
 use super::*;
