@@ -9,7 +9,16 @@ dest=${HANDOVER_CLIENTS_DIR:-$ws/target/clients}
 claude=$dest/node_modules/@anthropic-ai/claude-code-linux-x64/claude
 codex=$dest/node_modules/.bin/codex
 stamp=$dest/.installed-$(sha256sum "$here/package.json" | cut -c1-16)
-if [ ! -f "$stamp" ] || [ ! -x "$claude" ] || [ ! -x "$codex" ]; then
+installed() { [ -f "$stamp" ] && [ -x "$claude" ] && [ -x "$codex" ]; }
+if ! installed; then
+  mkdir -p "$dest"
+  # One installer at a time (two test runs at once must not interleave two npm installs).
+  if command -v flock >/dev/null 2>&1; then
+    exec 9>"$dest/.install.lock"
+    flock -w 600 9 || { echo "ensure.sh: timed out waiting for another install of the clients ($dest/.install.lock)" >&2; exit 3; }
+  fi
+fi
+if ! installed; then
   if ! command -v npm >/dev/null 2>&1; then
     echo "ensure.sh: npm not found. Install Node.js and npm (Debian: apt-get install -y nodejs npm), or set HANDOVER_SKIP_E2E=1 to skip the real-client tests." >&2
     exit 3

@@ -1,0 +1,64 @@
+//! End to end with the real Codex CLI (pinned in tests/clients/package.json): a handoff
+//! survives a real restart. The scenarios live in tests/support/scenarios.rs; the harness and
+//! the fake model server in tests/support/. Needs node/npm and root (`unshare -n`); set
+//! HANDOVER_SKIP_E2E=1 to skip them loudly.
+mod support;
+
+use support::{clients, scenarios, Agent, Trust};
+
+/// Not a test: the fake model server mode of this binary (see support::fake_server). Returns at
+/// once unless HANDOVER_FAKE_SERVER is set.
+#[test]
+fn fake_server_entry() {
+    support::fake_server::serve_from_env();
+}
+
+/// Uses `handover install --trust` and no bypass flag: the hooks run because they are trusted.
+#[test]
+fn codex_1_handoff_reaches_next_session() {
+    if clients("codex_1_handoff_reaches_next_session").is_some() {
+        scenarios::handoff_reaches_next_session(Agent::Codex, Trust::Installed);
+    }
+}
+
+#[test]
+fn codex_2_drift_and_stale_are_reported() {
+    if clients("codex_2_drift_and_stale_are_reported").is_some() {
+        scenarios::drift_and_stale_are_reported(Agent::Codex);
+    }
+}
+
+#[test]
+fn codex_3_save_progress_is_asked_once() {
+    if clients("codex_3_save_progress_is_asked_once").is_some() {
+        scenarios::save_progress_is_asked_once(Agent::Codex);
+    }
+}
+
+#[test]
+fn codex_4_compaction_keeps_the_handoff() {
+    if clients("codex_4_compaction_keeps_the_handoff").is_some() {
+        scenarios::compaction_codex();
+    }
+}
+
+#[test]
+fn codex_5_nothing_without_handoff() {
+    if clients("codex_5_nothing_without_handoff").is_some() {
+        scenarios::nothing_without_handoff(Agent::Codex);
+    }
+}
+
+#[test]
+fn codex_6_corrupted_state_is_recovered() {
+    if clients("codex_6_corrupted_state_is_recovered").is_some() {
+        scenarios::corrupted_state_is_recovered(Agent::Codex);
+    }
+}
+
+#[test]
+fn codex_7_stop_is_blocked_once_above_second_threshold() {
+    if clients("codex_7_stop_is_blocked_once_above_second_threshold").is_some() {
+        scenarios::stop_is_blocked_once_above_second_threshold(Agent::Codex);
+    }
+}

@@ -1,0 +1,151 @@
+//! The pinned real clients (installed by tests/clients/ensure.sh) and the executables under test.
+
+use super::*;
+use std::process::{Command, Stdio};
+use std::sync::OnceLock;
+
+/// Set to 1 to skip the real-client tests (printed loudly; they never pass silently).
+pub const SKIP_ENV: &str = "HANDOVER_SKIP_E2E";
+const WORKSPACE: &str = env!("CARGO_MANIFEST_DIR");
+
+/// Writes to the real stderr, past the test harness's output capture: the client versions and a
+/// skip must show in every test run, not only in failures.
+pub fn loud(line: &str) {
+    use std::io::Write;
+    let _ = writeln!(std::io::stderr(), "{line}");
+}
+
+/// The pinned real clients.
+#[derive(Debug)]
+pub struct Clients {
+    pub claude: PathBuf,
+    pub codex: PathBuf,
+    pub claude_version: String,
+    pub codex_version: String,
+    /// `unshare` flags that give a loopback-only network namespace here: `-n` as root, else
+    /// `-rn` (a user namespace mapping the caller to root) where the kernel allows it.
+    pub unshare: &'static [&'static str],
+}
+
+/// The real clients, installed once per test binary by tests/clients/ensure.sh. None (after a
+/// loud SKIPPED line) only when HANDOVER_SKIP_E2E=1; otherwise a missing prerequisite fails the
+/// test with instructions.
+pub fn clients(test: &str) -> Option<&'static Clients> {
+    if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
+        loud(&format!(
+            "\n*** SKIPPED: {test}: {SKIP_ENV}=1 is set, the end-to-end tests with the real Claude Code and Codex did NOT run ***\n"
+        ));
+        return None;
+    }
+    static CLIENTS: OnceLock<Result<Clients, String>> = OnceLock::new();
+    match CLIENTS.get_or_init(install_clients) {
+        Ok(c) => Some(c),
+        Err(e) => panic!("{e}"),
+    }
+}
+
+fn install_clients() -> Result<Clients, String> {
+    let hint = format!(
+        "The end-to-end tests run the real Claude Code and Codex from the npm registry. Install Node.js and npm \
+         (Debian/Ubuntu: `apt-get install -y nodejs npm`), run as root with `unshare` and `ip` available \
+         (util-linux, iproute2), or set {SKIP_ENV}=1 to skip them explicitly."
+    );
+    let out = Command::new("bash")
+        .arg(Path::new(WORKSPACE).join("tests/clients/ensure.sh"))
+        .stdin(Stdio::null())
+        .output()
+        .map_err(|e| format!("cannot run bash tests/clients/ensure.sh: {e}\n{hint}"))?;
+    if !out.status.success() {
+        return Err(format!(
+            "tests/clients/ensure.sh failed ({}):\n{}\n{hint}",
+            out.status,
+            String::from_utf8_lossy(&out.stderr)
+        ));
+    }
+    let text = String::from_utf8_lossy(&out.stdout);
+    let find = |key: &str| {
+        text.lines()
+            .find_map(|l| l.strip_prefix(&format!("{key}=")))
+            .map(PathBuf::from)
+            .ok_or_else(|| format!("ensure.sh printed no {key}= line:\n{text}"))
+    };
+    let claude = find("claude")?;
+    let codex = find("codex")?;
+    let version = |bin: &Path| -> Result<String, String> {
+        let o = Command::new(bin)
+            .arg("--version")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("{} --version: {e}", bin.display()))?;
+        Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+    };
+    // Namespaces need root or user namespaces; fail with the reason rather than mid-test.
+    let mut unshare: Option<&'static [&'static str]> = None;
+    let mut ns_errors = String::new();
+    for flags in [&["-n"][..], &["-rn"][..]] {
+        let ns = Command::new("unshare")
+            .args(flags)
+            .args(["sh", "-c", "ip link set lo up"])
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("cannot run unshare: {e}\n{hint}"))?;
+        if ns.status.success() {
+            unshare = Some(flags);
+            break;
+        }
+        ns_errors.push_str(&format!(
+            "unshare {} sh -c 'ip link set lo up': {}\n",
+            flags.join(" "),
+            String::from_utf8_lossy(&ns.stderr).trim()
+        ));
+    }
+    let Some(unshare) = unshare else {
+        return Err(format!(
+            "no loopback-only network namespace available:\n{ns_errors}{hint}"
+        ));
+    };
+    let clients = Clients {
+        claude_version: version(&claude)?,
+        codex_version: version(&codex)?,
+        claude,
+        codex,
+        unshare,
+    };
+    loud(&format!(
+        "e2e clients: Claude Code {} ({}), Codex {} ({})",
+        clients.claude_version,
+        clients.claude.display(),
+        clients.codex_version,
+        clients.codex.display()
+    ));
+    Ok(clients)
+}
+
+/// The executables under test: the CLI and, beside it, the hook executables.
+#[derive(Debug, Clone)]
+pub struct Bins {
+    pub handover: PathBuf,
+    pub session_start: PathBuf,
+    pub pre_compact: PathBuf,
+    pub context_watch: PathBuf,
+}
+
+pub fn bins() -> Bins {
+    let handover = PathBuf::from(env!("CARGO_BIN_EXE_handover"));
+    let dir = handover.parent().map(Path::to_path_buf).unwrap_or_default();
+    let beside = |name: &str| {
+        let p = dir.join(name);
+        assert!(
+            p.is_file(),
+            "{} is missing: the hook executables are built by the workspace, run the tests via `cargo test --workspace`",
+            p.display()
+        );
+        p
+    };
+    Bins {
+        session_start: beside("handover-session-start"),
+        pre_compact: beside("handover-pre-compact"),
+        context_watch: beside("handover-context-watch"),
+        handover,
+    }
+}

@@ -1,0 +1,551 @@
+//! A scripted fake model server: the Anthropic Messages API (Claude Code) and the OpenAI
+//! Responses API (Codex), both streaming, std only.
+//!
+//! It runs inside the same loopback-only network namespace as the client under test: the test
+//! binary re-executes itself with `HANDOVER_FAKE_SERVER=<script.json>` (see [`serve_from_env`]),
+//! binds 127.0.0.1:0 and writes its port to `<script>.port`. Every request is appended to the
+//! script's `log` file as one JSON line, which is what the tests assert on.
+//!
+//! The script is a queue of turns. A conversation request takes the next turn whose `when` text
+//! (if any) occurs in the request body. Compaction requests (Claude Code: the "Respond with TEXT
+//! ONLY" summarization prompt; Codex: a request without tools) get the script's summary and never
+//! consume a turn; requests after the queue ran dry get the default text answer. Everything is bounded: a request limit,
+//! an idle timeout and a per-connection read timeout, so a script that loops can not hang a test.
+
+use serde::{Deserialize, Serialize};
+use serde_json::{json, Value};
+use std::io::{BufRead, BufReader, Read, Write};
+use std::net::{TcpListener, TcpStream};
+use std::path::{Path, PathBuf};
+use std::sync::{Arc, Mutex};
+use std::time::{Duration, Instant};
+
+/// The environment variable that turns a test binary into the fake server.
+pub const SERVER_ENV: &str = "HANDOVER_FAKE_SERVER";
+
+/// What the fake model answers, in order.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct Script {
+    /// Conversation turns, consumed in order.
+    #[serde(default)]
+    pub turns: Vec<Turn>,
+    /// The answer to every request no turn matched.
+    #[serde(default = "default_text")]
+    pub default_text: String,
+    /// The answer to a compaction request (Claude Code wants `<summary>` tags, or it asks again).
+    #[serde(default = "default_summary")]
+    pub summary: String,
+    /// Input tokens reported for default and compaction answers (keep it small after a
+    /// compaction, or Codex compacts again).
+    #[serde(default = "default_usage")]
+    pub default_usage: u64,
+    /// Where each request is logged (one JSON object per line).
+    pub log: PathBuf,
+    /// The server stops after this many requests (a runaway client loop ends here).
+    #[serde(default = "default_max_requests")]
+    pub max_requests: usize,
+    /// The server stops after this long without a request.
+    #[serde(default = "default_idle_secs")]
+    pub idle_timeout_secs: u64,
+}
+
+fn default_text() -> String {
+    "OK.".to_string()
+}
+impl Script {
+    /// The default answer to a compaction request.
+    pub fn default_summary_text() -> String {
+        default_summary()
+    }
+}
+
+fn default_summary() -> String {
+    "<analysis>The conversation so far.</analysis>\n<summary>The user and the assistant worked on the task.</summary>".to_string()
+}
+fn default_usage() -> u64 {
+    1000
+}
+fn default_max_requests() -> usize {
+    60
+}
+fn default_idle_secs() -> u64 {
+    120
+}
+
+/// One scripted model answer.
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct Turn {
+    /// Only a request whose body contains this text takes the turn.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub when: Option<String>,
+    /// A text answer (ends the model's turn).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub text: Option<String>,
+    /// A shell command the model runs through the client's own shell tool.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub shell: Option<String>,
+    /// Input tokens the answer reports (what the client records as context in use).
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub usage: Option<u64>,
+}
+
+impl Turn {
+    pub fn text(text: &str) -> Turn {
+        Turn {
+            text: Some(text.to_string()),
+            ..Turn::default()
+        }
+    }
+    pub fn shell(command: &str) -> Turn {
+        Turn {
+            shell: Some(command.to_string()),
+            ..Turn::default()
+        }
+    }
+    pub fn usage(mut self, tokens: u64) -> Turn {
+        self.usage = Some(tokens);
+        self
+    }
+    pub fn when(mut self, needle: &str) -> Turn {
+        self.when = Some(needle.to_string());
+        self
+    }
+}
+
+/// One logged request.
+#[derive(Debug, Clone, Serialize, Deserialize)]
+pub struct LoggedRequest {
+    pub n: usize,
+    pub method: String,
+    pub path: String,
+    /// The JSON body, or the raw text as a string when it is not JSON.
+    pub body: Value,
+    /// Which scripted turn answered it (None: the default or compaction answer).
+    pub turn: Option<usize>,
+    /// Whether the server took it for a compaction request.
+    #[serde(default)]
+    pub compaction: bool,
+}
+
+impl LoggedRequest {
+    /// The body as text, for substring assertions.
+    pub fn body_text(&self) -> String {
+        self.body.to_string()
+    }
+}
+
+/// Reads the request log a server wrote.
+pub fn read_log(path: &Path) -> Vec<LoggedRequest> {
+    let Ok(text) = std::fs::read_to_string(path) else {
+        return Vec::new();
+    };
+    text.lines()
+        .filter_map(|l| serde_json::from_str(l).ok())
+        .collect()
+}
+
+/// Entry point of the server mode: returns false when this process is not meant to be a server.
+pub fn serve_from_env() -> bool {
+    let Ok(script_path) = std::env::var(SERVER_ENV) else {
+        return false;
+    };
+    let script_path = PathBuf::from(script_path);
+    let result = std::fs::read_to_string(&script_path)
+        .map_err(|e| format!("read {}: {e}", script_path.display()))
+        .and_then(|t| {
+            serde_json::from_str::<Script>(&t)
+                .map_err(|e| format!("parse {}: {e}", script_path.display()))
+        })
+        .and_then(|script| serve(script, &port_file(&script_path)));
+    if let Err(e) = result {
+        eprintln!("fake server: {e}");
+        std::process::exit(1);
+    }
+    true
+}
+
+/// Where the server writes its port.
+pub fn port_file(script_path: &Path) -> PathBuf {
+    let mut p = script_path.as_os_str().to_owned();
+    p.push(".port");
+    PathBuf::from(p)
+}
+
+struct State {
+    script: Script,
+    used: Vec<bool>,
+    count: usize,
+    last_request: Instant,
+    log: std::fs::File,
+}
+
+/// Serves `script` until its request limit or idle timeout; writes the port to `port_path`.
+pub fn serve(script: Script, port_path: &Path) -> Result<(), String> {
+    // A fixed port when asked (each client run has its own namespace), else any free one.
+    let port: u16 = std::env::var("HANDOVER_FAKE_PORT")
+        .ok()
+        .and_then(|p| p.parse().ok())
+        .unwrap_or(0);
+    let listener = TcpListener::bind(("127.0.0.1", port)).map_err(|e| format!("bind: {e}"))?;
+    let port = listener.local_addr().map_err(|e| e.to_string())?.port();
+    let log = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(&script.log)
+        .map_err(|e| format!("open log {}: {e}", script.log.display()))?;
+    let idle = Duration::from_secs(script.idle_timeout_secs);
+    let max = script.max_requests;
+    let state = Arc::new(Mutex::new(State {
+        used: vec![false; script.turns.len()],
+        script,
+        count: 0,
+        last_request: Instant::now(),
+        log,
+    }));
+    // Write the port atomically: the wrapper polls for the file.
+    let tmp = port_path.with_extension("port.tmp");
+    std::fs::write(&tmp, port.to_string()).map_err(|e| e.to_string())?;
+    std::fs::rename(&tmp, port_path).map_err(|e| e.to_string())?;
+
+    listener
+        .set_nonblocking(true)
+        .map_err(|e| format!("nonblocking: {e}"))?;
+    loop {
+        {
+            let st = state.lock().map_err(|_| "poisoned")?;
+            if st.count >= max || st.last_request.elapsed() > idle {
+                return Ok(());
+            }
+        }
+        match listener.accept() {
+            Ok((stream, _)) => {
+                let state = Arc::clone(&state);
+                std::thread::spawn(move || {
+                    let _ = handle(stream, &state);
+                });
+            }
+            Err(e) if e.kind() == std::io::ErrorKind::WouldBlock => {
+                std::thread::sleep(Duration::from_millis(10));
+            }
+            Err(e) => return Err(format!("accept: {e}")),
+        }
+    }
+}
+
+fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
+    stream.set_nonblocking(false)?;
+    stream.set_read_timeout(Some(Duration::from_secs(30)))?;
+    let mut reader = BufReader::new(stream.try_clone()?);
+    let mut out = stream;
+    // Keep-alive: serve requests on this connection until the client closes it.
+    for _ in 0..1000 {
+        let Some((method, path, body)) = read_request(&mut reader)? else {
+            return Ok(());
+        };
+        let body_json: Value = serde_json::from_slice(&body)
+            .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
+        let (status, content_type, payload) = respond(state, &method, &path, body_json);
+        let head = format!(
+            "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncache-control: no-cache\r\ncontent-length: {}\r\n\r\n",
+            payload.len()
+        );
+        out.write_all(head.as_bytes())?;
+        out.write_all(payload.as_bytes())?;
+        out.flush()?;
+    }
+    Ok(())
+}
+
+/// Reads one HTTP/1.1 request; None when the connection closed cleanly.
+fn read_request(
+    reader: &mut BufReader<TcpStream>,
+) -> std::io::Result<Option<(String, String, Vec<u8>)>> {
+    let mut line = String::new();
+    if reader.read_line(&mut line)? == 0 {
+        return Ok(None);
+    }
+    let mut parts = line.split_whitespace();
+    let method = parts.next().unwrap_or("").to_string();
+    let path = parts.next().unwrap_or("").to_string();
+    let mut length = 0usize;
+    let mut chunked = false;
+    for _ in 0..200 {
+        let mut h = String::new();
+        if reader.read_line(&mut h)? == 0 {
+            break;
+        }
+        let h = h.trim_end();
+        if h.is_empty() {
+            break;
+        }
+        if let Some((k, v)) = h.split_once(':') {
+            let k = k.trim().to_ascii_lowercase();
+            let v = v.trim();
+            if k == "content-length" {
+                length = v.parse().unwrap_or(0);
+            } else if k == "transfer-encoding" && v.eq_ignore_ascii_case("chunked") {
+                chunked = true;
+            }
+        }
+    }
+    let mut body = Vec::new();
+    if chunked {
+        for _ in 0..100_000 {
+            let mut size_line = String::new();
+            reader.read_line(&mut size_line)?;
+            let size = usize::from_str_radix(size_line.trim().split(';').next().unwrap_or("0"), 16)
+                .unwrap_or(0);
+            if size == 0 {
+                let mut crlf = String::new();
+                reader.read_line(&mut crlf)?;
+                break;
+            }
+            let mut chunk = vec![0u8; size];
+            reader.read_exact(&mut chunk)?;
+            body.extend_from_slice(&chunk);
+            let mut crlf = [0u8; 2];
+            reader.read_exact(&mut crlf)?;
+        }
+    } else {
+        body.resize(length, 0);
+        reader.read_exact(&mut body)?;
+    }
+    Ok(Some((method, path, body)))
+}
+
+/// Chooses and renders the answer, and logs the request.
+fn respond(
+    state: &Mutex<State>,
+    method: &str,
+    path: &str,
+    body: Value,
+) -> (&'static str, &'static str, String) {
+    let Ok(mut st) = state.lock() else {
+        return ("500 Internal Server Error", "text/plain", String::new());
+    };
+    st.count += 1;
+    st.last_request = Instant::now();
+    let n = st.count;
+    let is_messages = path.starts_with("/v1/messages") && !path.contains("count_tokens");
+    let is_responses = path.starts_with("/v1/responses") || path.starts_with("/responses");
+    let compaction =
+        (is_messages && is_claude_compaction(&body)) || (is_responses && !has_tools(&body));
+    let text_body = body.to_string();
+    let mut chosen = None;
+    if (is_messages || is_responses) && !compaction {
+        for i in 0..st.script.turns.len() {
+            if st.used[i] {
+                continue;
+            }
+            let t = &st.script.turns[i];
+            if let Some(w) = &t.when {
+                if !text_body.contains(w.as_str()) {
+                    continue;
+                }
+            }
+            chosen = Some(i);
+            break;
+        }
+    }
+    if let Some(i) = chosen {
+        st.used[i] = true;
+    }
+    let entry = LoggedRequest {
+        n,
+        method: method.to_string(),
+        path: path.to_string(),
+        body,
+        turn: chosen,
+        compaction,
+    };
+    if let Ok(line) = serde_json::to_string(&entry) {
+        let _ = writeln!(st.log, "{line}");
+        let _ = st.log.flush();
+    }
+    let turn = match chosen {
+        Some(i) => st.script.turns[i].clone(),
+        None if compaction => Turn {
+            text: Some(st.script.summary.clone()),
+            usage: Some(st.script.default_usage),
+            ..Turn::default()
+        },
+        None => Turn {
+            text: Some(st.script.default_text.clone()),
+            usage: Some(st.script.default_usage),
+            ..Turn::default()
+        },
+    };
+    let usage = turn.usage.unwrap_or(st.script.default_usage);
+    drop(st);
+    let body = &entry.body;
+    if path.contains("count_tokens") {
+        return (
+            "200 OK",
+            "application/json",
+            json!({"input_tokens": usage}).to_string(),
+        );
+    }
+    if method == "GET" && path.contains("models") {
+        return (
+            "200 OK",
+            "application/json",
+            json!({"models": [], "data": []}).to_string(),
+        );
+    }
+    let stream = body.get("stream").and_then(Value::as_bool).unwrap_or(false);
+    if is_messages {
+        let model = body
+            .get("model")
+            .and_then(Value::as_str)
+            .unwrap_or("claude");
+        if stream {
+            (
+                "200 OK",
+                "text/event-stream",
+                messages_sse(&turn, usage, model, n),
+            )
+        } else {
+            (
+                "200 OK",
+                "application/json",
+                messages_json(&turn, usage, model, n),
+            )
+        }
+    } else if is_responses {
+        (
+            "200 OK",
+            "text/event-stream",
+            responses_sse(&turn, usage, n),
+        )
+    } else {
+        (
+            "404 Not Found",
+            "application/json",
+            json!({"error": "not found"}).to_string(),
+        )
+    }
+}
+
+/// Claude Code's compaction request: its last user message is the summarization prompt.
+fn is_claude_compaction(body: &Value) -> bool {
+    body.get("messages")
+        .and_then(Value::as_array)
+        .and_then(|m| m.last())
+        .map(|m| m.get("content").map(Value::to_string).unwrap_or_default())
+        .is_some_and(|c| c.contains("Respond with TEXT ONLY"))
+}
+
+fn has_tools(body: &Value) -> bool {
+    body.get("tools")
+        .and_then(Value::as_array)
+        .is_some_and(|t| !t.is_empty())
+}
+
+fn sse(out: &mut String, event: &str, data: Value) {
+    out.push_str(&format!("event: {event}\ndata: {data}\n\n"));
+}
+
+fn messages_sse(turn: &Turn, usage: u64, model: &str, n: usize) -> String {
+    let mut out = String::new();
+    sse(
+        &mut out,
+        "message_start",
+        json!({"type": "message_start", "message": {
+            "id": format!("msg_fake_{n}"), "type": "message", "role": "assistant", "model": model,
+            "content": [], "stop_reason": null, "stop_sequence": null,
+            "usage": {"input_tokens": usage, "output_tokens": 1,
+                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}),
+    );
+    let stop_reason;
+    if let Some(cmd) = &turn.shell {
+        stop_reason = "tool_use";
+        sse(
+            &mut out,
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0, "content_block":
+                {"type": "tool_use", "id": format!("toolu_fake_{n}"), "name": "Bash", "input": {}}}),
+        );
+        let input = json!({"command": cmd, "description": "Run a command"}).to_string();
+        sse(
+            &mut out,
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0,
+                   "delta": {"type": "input_json_delta", "partial_json": input}}),
+        );
+    } else {
+        stop_reason = "end_turn";
+        let text = turn.text.clone().unwrap_or_default();
+        sse(
+            &mut out,
+            "content_block_start",
+            json!({"type": "content_block_start", "index": 0,
+                   "content_block": {"type": "text", "text": ""}}),
+        );
+        sse(
+            &mut out,
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": 0,
+                   "delta": {"type": "text_delta", "text": text}}),
+        );
+    }
+    sse(
+        &mut out,
+        "content_block_stop",
+        json!({"type": "content_block_stop", "index": 0}),
+    );
+    sse(
+        &mut out,
+        "message_delta",
+        json!({"type": "message_delta", "delta": {"stop_reason": stop_reason, "stop_sequence": null},
+               "usage": {"output_tokens": 10}}),
+    );
+    sse(&mut out, "message_stop", json!({"type": "message_stop"}));
+    out
+}
+
+fn messages_json(turn: &Turn, usage: u64, model: &str, n: usize) -> String {
+    let content = match &turn.shell {
+        Some(cmd) => json!([{"type": "tool_use", "id": format!("toolu_fake_{n}"), "name": "Bash",
+                             "input": {"command": cmd}}]),
+        None => json!([{"type": "text", "text": turn.text.clone().unwrap_or_default()}]),
+    };
+    json!({"id": format!("msg_fake_{n}"), "type": "message", "role": "assistant", "model": model,
+           "content": content,
+           "stop_reason": if turn.shell.is_some() { "tool_use" } else { "end_turn" },
+           "stop_sequence": null,
+           "usage": {"input_tokens": usage, "output_tokens": 10,
+                     "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}})
+    .to_string()
+}
+
+fn responses_sse(turn: &Turn, usage: u64, n: usize) -> String {
+    let mut out = String::new();
+    let id = format!("resp_fake_{n}");
+    sse(
+        &mut out,
+        "response.created",
+        json!({"type": "response.created", "response": {"id": id}}),
+    );
+    let item = match &turn.shell {
+        Some(cmd) => json!({"type": "function_call", "id": format!("fc_fake_{n}"),
+                            "call_id": format!("call_fake_{n}"), "name": "exec_command",
+                            "arguments": json!({"cmd": cmd}).to_string()}),
+        None => json!({"type": "message", "role": "assistant", "id": format!("msg_fake_{n}"),
+                       "content": [{"type": "output_text",
+                                    "text": turn.text.clone().unwrap_or_default()}]}),
+    };
+    sse(
+        &mut out,
+        "response.output_item.done",
+        json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
+    );
+    sse(
+        &mut out,
+        "response.completed",
+        json!({"type": "response.completed", "response": {"id": id, "usage": {
+            "input_tokens": usage, "input_tokens_details": {"cached_tokens": 0},
+            "output_tokens": 10, "output_tokens_details": {"reasoning_tokens": 0},
+            "total_tokens": usage + 10}}}),
+    );
+    out
+}

@@ -1,0 +1,27 @@
+//! Shared harness of the end-to-end tests: the real clients, a sandboxed project, the fake model
+//! server, one client run inside a loopback-only network namespace, and what the tests read
+//! afterwards (the server's request log, the journal, the client's transcript).
+//!
+//! Every client run: a fresh `unshare -n` namespace holding only loopback, the fake server and
+//! the client; a temporary HOME (and CODEX_HOME); `timeout` around the client and around the
+//! whole namespace; a turn limit on the client; a request limit and an idle timeout on the server.
+#![allow(dead_code)]
+
+pub mod fake_server;
+pub mod scenarios;
+
+mod clients;
+mod records;
+mod requests;
+mod run;
+mod sandbox;
+mod wiring;
+
+pub use clients::*;
+pub use requests::*;
+pub use run::*;
+pub use sandbox::*;
+pub use wiring::*;
+
+use serde_json::Value;
+use std::path::{Path, PathBuf};

@@ -1,0 +1,80 @@
+//! What the clients recorded about our hooks: hook errors in Claude Code's transcripts and in
+//! Codex's output.
+
+use super::*;
+
+impl Sandbox {
+    /// Hook errors the client recorded anywhere in this sandbox: Claude Code's transcripts
+    /// (`hook_non_blocking_error` / `hook_blocking_error` attachments, non-empty `hookErrors`),
+    /// Codex's output (`hook: <Event> Failed`) of the given runs.
+    pub fn hook_errors(&self, runs: &[&Run]) -> Vec<String> {
+        let mut errors = Vec::new();
+        match self.agent {
+            Agent::Claude => {
+                // The context watch's deliberate Stop block is recorded as a "blocking error"
+                // whose text is our save-progress instruction: that one is not a failure.
+                let deliberate = |text: &str| text.starts_with("handover: ");
+                for line in self.claude_transcript_lines() {
+                    let attachment_type = line
+                        .pointer("/attachment/type")
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    let block_text = line
+                        .pointer("/attachment/blockingError/blockingError")
+                        .and_then(Value::as_str)
+                        .unwrap_or("");
+                    let stop_block = attachment_type == "hook_blocking_error"
+                        && line
+                            .pointer("/attachment/hookEvent")
+                            .and_then(Value::as_str)
+                            == Some("Stop")
+                        && deliberate(block_text);
+                    if attachment_type.starts_with("hook_")
+                        && attachment_type.contains("error")
+                        && !stop_block
+                    {
+                        errors.push(line.to_string());
+                    }
+                    let summary_errors = line.get("hookErrors").and_then(Value::as_array);
+                    if summary_errors
+                        .is_some_and(|e| e.iter().any(|x| !deliberate(x.as_str().unwrap_or(""))))
+                    {
+                        errors.push(line.to_string());
+                    }
+                }
+            }
+            Agent::Codex => {
+                for run in runs {
+                    for l in run.stderr.lines().chain(run.stdout.lines()) {
+                        if l.starts_with("hook: ") && l.ends_with(" Failed") {
+                            errors.push(l.to_string());
+                        }
+                    }
+                }
+            }
+        }
+        errors
+    }
+
+    /// Every line of every Claude Code transcript in this sandbox's HOME.
+    pub fn claude_transcript_lines(&self) -> Vec<Value> {
+        let mut lines = Vec::new();
+        let projects = self.home.join(".claude/projects");
+        let Ok(dirs) = std::fs::read_dir(&projects) else {
+            return lines;
+        };
+        for d in dirs.flatten() {
+            let Ok(files) = std::fs::read_dir(d.path()) else {
+                continue;
+            };
+            for f in files.flatten() {
+                if f.path().extension().is_some_and(|e| e == "jsonl") {
+                    if let Ok(text) = std::fs::read_to_string(f.path()) {
+                        lines.extend(text.lines().filter_map(|l| serde_json::from_str(l).ok()));
+                    }
+                }
+            }
+        }
+        lines
+    }
+}

@@ -1,0 +1,275 @@
+//! One client session: the fake model server and the client together in a fresh loopback-only
+//! network namespace, under `timeout`, and what came out of it.
+
+use super::fake_server::{self, LoggedRequest, Script, Turn};
+use super::*;
+use std::process::{Command, Stdio};
+use std::sync::atomic::Ordering;
+use std::time::{Duration, Instant};
+
+/// The fake server's port inside each namespace: every run has its own namespace, so a fixed
+/// port never collides, and the client configuration can be written before the server starts.
+pub const PORT: u16 = 18431;
+/// Seconds one client run may take before `timeout` kills it.
+pub const CLIENT_TIMEOUT_SECS: u64 = 120;
+
+impl Sandbox {
+    fn next_run_dir(&self) -> PathBuf {
+        let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
+        let dir = self.root.join(format!("run-{n}"));
+        std::fs::create_dir_all(&dir).expect("create run dir");
+        dir
+    }
+
+    /// Runs one client session against a fake server following `turns`.
+    pub fn run(&self, turns: Vec<Turn>, opts: RunOpts) -> Run {
+        let Some(clients) = clients("run") else {
+            panic!("clients() must be checked before running a session");
+        };
+        let dir = self.next_run_dir();
+        let script_path = dir.join("script.json");
+        let log = dir.join("requests.jsonl");
+        let script = Script {
+            turns,
+            default_text: "OK.".to_string(),
+            summary: fake_server::Script::default_summary_text(),
+            default_usage: opts.default_usage,
+            log: log.clone(),
+            max_requests: 40,
+            idle_timeout_secs: CLIENT_TIMEOUT_SECS + 30,
+        };
+        std::fs::write(
+            &script_path,
+            serde_json::to_string_pretty(&script).expect("script json"),
+        )
+        .expect("write script");
+        let mut client: Vec<String> = Vec::new();
+        let mut envs: Vec<(&str, String)> = vec![
+            ("PATH", std::env::var("PATH").unwrap_or_default()),
+            ("LANG", "C.UTF-8".into()),
+            ("TERM", "dumb".into()),
+        ];
+        // The hooks' debug log (one line per hook call), into the run directory unless the
+        // developer chose a target: printed after the run, so a failing test shows what each
+        // hook decided.
+        let hook_log = dir.join("hooks.log");
+        envs.push((
+            "HANDOVER_HOOK_DEBUG",
+            std::env::var("HANDOVER_HOOK_DEBUG")
+                .unwrap_or_else(|_| hook_log.to_string_lossy().into_owned()),
+        ));
+        match self.agent {
+            Agent::Claude => {
+                client.push(clients.claude.to_string_lossy().into_owned());
+                client.extend(
+                    [
+                        "-p",
+                        opts.prompt,
+                        "--output-format",
+                        "json",
+                        "--max-turns",
+                        &opts.max_turns.to_string(),
+                        "--dangerously-skip-permissions",
+                    ]
+                    .map(String::from),
+                );
+                if let Some(id) = &opts.resume {
+                    client.extend(["--resume".to_string(), id.clone()]);
+                }
+                envs.extend([
+                    ("HOME", self.home.to_string_lossy().into_owned()),
+                    ("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{PORT}")),
+                    ("ANTHROPIC_API_KEY", "sk-e2e-fake".into()),
+                    ("CLAUDE_CODE_DISABLE_NONESSENTIAL_TRAFFIC", "1".into()),
+                    ("IS_SANDBOX", "1".into()),
+                ]);
+            }
+            Agent::Codex => {
+                client.push(clients.codex.to_string_lossy().into_owned());
+                client.extend(
+                    [
+                        "exec",
+                        "--skip-git-repo-check",
+                        "--dangerously-bypass-approvals-and-sandbox",
+                    ]
+                    .map(String::from),
+                );
+                if self.trust == Trust::BypassFlag {
+                    client.push("--dangerously-bypass-hook-trust".into());
+                }
+                if let Some(id) = &opts.resume {
+                    client.extend(["resume".to_string(), id.clone()]);
+                }
+                client.push(opts.prompt.to_string());
+                envs.extend([
+                    (
+                        "HOME",
+                        self.home.join("user").to_string_lossy().into_owned(),
+                    ),
+                    (
+                        "CODEX_HOME",
+                        self.home.join("codex").to_string_lossy().into_owned(),
+                    ),
+                    ("FAKE_API_KEY", "sk-e2e-fake".into()),
+                ]);
+            }
+        }
+        let started = Instant::now();
+        let out = Command::new("timeout")
+            .args([
+                "-k",
+                "5",
+                &(CLIENT_TIMEOUT_SECS + 20).to_string(),
+                "unshare",
+            ])
+            .args(clients.unshare)
+            .args(["sh", "-c", NAMESPACE_WRAPPER, "e2e-netns"])
+            .args(&client)
+            .current_dir(&self.project)
+            .env_clear()
+            .envs(envs)
+            .env("E2E_SERVER", std::env::current_exe().expect("current exe"))
+            .env("E2E_SCRIPT", &script_path)
+            .env("E2E_TIMEOUT", CLIENT_TIMEOUT_SECS.to_string())
+            .env("HANDOVER_FAKE_PORT", PORT.to_string())
+            .stdin(Stdio::null())
+            .output()
+            .expect("run the client in a network namespace");
+        let elapsed = started.elapsed();
+        let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+        let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
+        let requests = fake_server::read_log(&log);
+        let session_id = match self.agent {
+            Agent::Claude => serde_json::from_str::<Value>(stdout.trim())
+                .ok()
+                .and_then(|v| v.get("session_id")?.as_str().map(String::from)),
+            Agent::Codex => stderr
+                .lines()
+                .chain(stdout.lines())
+                .find_map(|l| l.strip_prefix("session id: "))
+                .map(|s| s.trim().to_string()),
+        };
+        let run = Run {
+            agent: self.agent,
+            status: out.status.code(),
+            stdout,
+            stderr,
+            requests,
+            session_id,
+            elapsed,
+            dir,
+        };
+        eprintln!(
+            "e2e {}: run {} ({:?}) exit {:?} in {:.1} s, {} requests",
+            self.agent.name(),
+            run.dir.display(),
+            opts.prompt,
+            run.status,
+            elapsed.as_secs_f64(),
+            run.requests.len()
+        );
+        if let Ok(log) = std::fs::read_to_string(&hook_log) {
+            eprintln!(
+                "e2e {}: hook calls of this run:\n{}",
+                self.agent.name(),
+                log.trim_end()
+            );
+        }
+        assert_eq!(
+            run.status,
+            Some(0),
+            "the client failed:\n--- stdout\n{}\n--- stderr\n{}",
+            run.stdout,
+            run.stderr
+        );
+        run
+    }
+}
+
+/// Runs in the namespace: loopback up, the fake server (this test binary in server mode) in the
+/// background, wait for its port file, the client under `timeout`, then stop the server.
+const NAMESPACE_WRAPPER: &str = r#"
+ip link set lo up || { echo "e2e: cannot bring loopback up" >&2; exit 90; }
+HANDOVER_FAKE_SERVER="$E2E_SCRIPT" "$E2E_SERVER" fake_server_entry --exact --nocapture -q >"$E2E_SCRIPT.server.out" 2>&1 &
+spid=$!
+i=0
+while [ ! -s "$E2E_SCRIPT.port" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
+if [ ! -s "$E2E_SCRIPT.port" ]; then echo "e2e: the fake server did not start" >&2; kill $spid 2>/dev/null; exit 91; fi
+rc=0
+timeout -k 5 "$E2E_TIMEOUT" "$@" </dev/null || rc=$?
+kill $spid 2>/dev/null
+wait $spid 2>/dev/null
+exit $rc
+"#;
+
+pub struct RunOpts<'a> {
+    pub prompt: &'a str,
+    pub resume: Option<String>,
+    pub max_turns: u32,
+    /// Input tokens the server reports when no turn says otherwise.
+    pub default_usage: u64,
+}
+
+impl<'a> RunOpts<'a> {
+    pub fn prompt(prompt: &'a str) -> RunOpts<'a> {
+        RunOpts {
+            prompt,
+            resume: None,
+            max_turns: 6,
+            default_usage: 1200,
+        }
+    }
+    pub fn resume(mut self, id: &str) -> RunOpts<'a> {
+        self.resume = Some(id.to_string());
+        self
+    }
+}
+
+/// One finished client run.
+pub struct Run {
+    pub agent: Agent,
+    pub status: Option<i32>,
+    pub stdout: String,
+    pub stderr: String,
+    pub requests: Vec<LoggedRequest>,
+    pub session_id: Option<String>,
+    pub elapsed: Duration,
+    pub dir: PathBuf,
+}
+
+impl Run {
+    /// The conversation requests (not compaction, not side requests), in order.
+    pub fn conversation(&self) -> Vec<&LoggedRequest> {
+        self.requests
+            .iter()
+            .filter(|r| r.method == "POST" && !r.compaction && !r.path.contains("count_tokens"))
+            .collect()
+    }
+
+    pub fn first_request(&self) -> &LoggedRequest {
+        self.conversation()
+            .into_iter()
+            .next()
+            .unwrap_or_else(|| panic!("no model request in this run:\n{}", self.describe()))
+    }
+
+    pub fn compaction_requests(&self) -> Vec<&LoggedRequest> {
+        self.requests.iter().filter(|r| r.compaction).collect()
+    }
+
+    pub fn session_id(&self) -> String {
+        self.session_id
+            .clone()
+            .unwrap_or_else(|| panic!("no session id in the client's output:\n{}", self.describe()))
+    }
+
+    pub fn describe(&self) -> String {
+        format!(
+            "run dir {} exit {:?}\n--- stdout\n{}\n--- stderr\n{}",
+            self.dir.display(),
+            self.status,
+            self.stdout,
+            self.stderr
+        )
+    }
+}

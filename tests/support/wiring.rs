@@ -1,0 +1,67 @@
+//! Wiring our hooks into a sandbox's project, the way a user does.
+
+use super::*;
+use std::process::{Command, Stdio};
+
+/// Wires our hooks into the sandbox's project for its agent: `handover install --scope project`
+/// (with `--trust` for [`Trust::Installed`]), run like a user would. The ONE place that wires
+/// hooks, so every scenario also tests what the installer writes.
+pub fn wire_hooks(sb: &Sandbox) {
+    let clients = clients("wire_hooks").expect("clients checked before building a sandbox");
+    let mut args: Vec<String> = ["install", "--scope", "project"].map(String::from).to_vec();
+    args.push(format!("--{}", sb.agent.name()));
+    args.push("--hooks-dir".into());
+    args.push(
+        sb.bins
+            .session_start
+            .parent()
+            .unwrap_or(Path::new("."))
+            .to_string_lossy()
+            .into_owned(),
+    );
+    if sb.agent == Agent::Codex {
+        args.push("--codex-bin".into());
+        args.push(clients.codex.to_string_lossy().into_owned());
+        if sb.trust == Trust::Installed {
+            args.push("--trust".into());
+        }
+    }
+    // The installer may start `codex app-server`: keep it inside a loopback-only namespace too.
+    let out = Command::new("timeout")
+        .args(["-k", "5", "120", "unshare"])
+        .args(clients.unshare)
+        .args([
+            "sh",
+            "-c",
+            "ip link set lo up && exec \"$@\"",
+            "e2e-install",
+        ])
+        .arg(&sb.bins.handover)
+        .args(&args)
+        .current_dir(&sb.project)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env(
+            "HOME",
+            sb.home
+                .join(if sb.agent == Agent::Codex { "user" } else { "" }),
+        )
+        .env("CODEX_HOME", sb.home.join("codex"))
+        .env("LANG", "C.UTF-8")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run handover install");
+    assert!(
+        out.status.success(),
+        "handover {} failed ({}):\n{}\n{}",
+        args.join(" "),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    eprintln!(
+        "e2e: handover {}:\n{}",
+        args.join(" "),
+        String::from_utf8_lossy(&out.stdout)
+    );
+}
