@@ -19,6 +19,7 @@ use handover::context::{save_progress, Pressure};
 use handover::store::Store;
 use serde_json::json;
 use std::path::Path;
+use std::time::Duration;
 
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Event {
@@ -60,11 +61,10 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let now = call.now_ms;
     let mut st = loaded.state;
     st.agent = Some(call.agent.as_str().into());
-    let fullness = call
-        .input
-        .transcript_path
-        .as_deref()
-        .map(|p| transcript::read(Path::new(p)));
+    let fullness = call.input.transcript_path.as_deref().map(|p| {
+        wait_for_this_turn(call, event, Path::new(p));
+        transcript::read(Path::new(p))
+    });
 
     if let Some(ctx_event) = event.context_event() {
         if st.reinjection_armed_ms.take().is_some() {
@@ -221,4 +221,67 @@ fn deliver<const N: usize>(
         note.push_str(&p);
     }
     Outcome::new(Response::Context { event, text }, note)
+}
+
+/// Longest wait for Claude Code to write this turn's line (it lags 10-50 ms, measured).
+const TRANSCRIPT_LAG_MAX: Duration = Duration::from_millis(500);
+
+/// Claude Code starts PostToolUse and Stop hooks before it appends the turn to its transcript;
+/// without this wait the watch measures the previous request and reminds one request late.
+/// Waits for the line that names this tool call, or holds the final answer.
+fn wait_for_this_turn(call: &Call, event: Event, transcript: &Path) {
+    if call.agent.as_str() != "claude" {
+        return;
+    }
+    let needle = match event {
+        Event::Tool => call.input.tool_use_id.clone(),
+        Event::Stop => call
+            .input
+            .last_assistant_message
+            .as_deref()
+            .and_then(answer_needle),
+        Event::Prompt => None,
+    };
+    if let Some(n) = needle {
+        transcript::wait_for(transcript, n.as_bytes(), TRANSCRIPT_LAG_MAX);
+    }
+}
+
+/// A prefix of the answer as it appears inside the transcript's JSON: escaped like a JSON
+/// string, cut before the first escape (clients may escape differently), at most 60
+/// characters. None when too short to be a reliable match.
+fn answer_needle(answer: &str) -> Option<String> {
+    let escaped = serde_json::to_string(answer).ok()?;
+    let inner = escaped.trim_start_matches('"');
+    let plain: String = inner
+        .chars()
+        .take_while(|c| *c != '\\' && *c != '"')
+        .take(60)
+        .collect();
+    (plain.chars().count() >= 8).then_some(plain)
+}
+
+#[cfg(test)]
+mod lag_tests {
+    use super::answer_needle;
+
+    #[test]
+    fn answer_needle_is_the_plain_prefix_of_the_escaped_answer() {
+        assert_eq!(
+            answer_needle("Done: all tests pass.").as_deref(),
+            Some("Done: all tests pass.")
+        );
+        // Cut before the first escape: a newline or a quote is escaped in the transcript.
+        assert_eq!(
+            answer_needle("Finished the parser\nnext").as_deref(),
+            Some("Finished the parser")
+        );
+        assert_eq!(answer_needle(&"x".repeat(100)).map(|n| n.len()), Some(60));
+        assert_eq!(answer_needle("ok"), None, "too short to match reliably");
+        assert_eq!(
+            answer_needle("\"quoted\" start"),
+            None,
+            "nothing before the first escape"
+        );
+    }
 }

@@ -6,13 +6,20 @@
 //! user line after it means that usage is stale: the context was just compacted.
 //! Codex (rollout JSONL): the last `event_msg` / `token_count` with non-null `info`:
 //! `last_token_usage.total_tokens` and `model_context_window`. A `compacted` line after it
-//! means the same as Claude's boundary. Both formats are internal to their clients: unknown
-//! or broken lines are skipped.
+//! means the same as Claude's boundary. Codex 0.169.0 writes a top-level `token_usage_record`
+//! line (the response's usage) BEFORE it runs PostToolUse, and the `token_count` line only
+//! afterwards: the newest usage comes from that record, the window from the newest
+//! `token_count` before it. Both formats are internal to their clients: unknown or broken
+//! lines are skipped.
+//!
+//! Claude Code 2.1.330 appends a turn's lines 10-50 ms AFTER it starts the hooks for that turn
+//! (docs/compatibility.md): `wait_for` gives it a bounded moment to catch up.
 
 use serde_json::Value;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
+use std::time::{Duration, Instant};
 
 /// Tail windows tried in turn; a single line longer than the last one is not looked into.
 const WINDOWS: [u64; 3] = [256 * 1024, 2 * 1024 * 1024, 8 * 1024 * 1024];
@@ -61,7 +68,53 @@ pub fn scan(tail: &[u8], at_file_start: bool) -> Option<Fullness> {
     if !at_file_start && !lines.is_empty() {
         lines.remove(0);
     }
-    lines.into_iter().rev().find_map(classify)
+    // The newest usage; if it states neither window nor model (Codex's token_usage_record),
+    // keep looking back for the newest line that states the window.
+    let mut newest: Option<Usage> = None;
+    for fullness in lines.into_iter().rev().filter_map(classify) {
+        match (fullness, newest.as_mut()) {
+            (Fullness::JustCompacted, None) => return Some(Fullness::JustCompacted),
+            (Fullness::JustCompacted, Some(_)) => {}
+            (Fullness::Measured(u), None) if u.window.is_some() || u.model.is_some() => {
+                return Some(Fullness::Measured(u))
+            }
+            (Fullness::Measured(u), None) => newest = Some(u),
+            (Fullness::Measured(older), Some(n)) => {
+                if older.window.is_some() {
+                    n.window = older.window;
+                    break;
+                }
+            }
+        }
+    }
+    newest.map(Fullness::Measured)
+}
+
+/// Waits until the last 512 KiB of the file contain `needle`, polling every 10 ms for at most
+/// `max`. Returns whether it appeared. Costs nothing when the line is already there.
+pub fn wait_for(path: &Path, needle: &[u8], max: Duration) -> bool {
+    let start = Instant::now();
+    loop {
+        if tail_contains(path, needle) {
+            return true;
+        }
+        if start.elapsed() >= max {
+            return false;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
+fn tail_contains(path: &Path, needle: &[u8]) -> bool {
+    const TAIL: u64 = 512 * 1024;
+    let Ok(mut file) = File::open(path) else {
+        return false;
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let mut buf = Vec::new();
+    file.seek(SeekFrom::Start(len.saturating_sub(TAIL))).is_ok()
+        && file.take(TAIL).read_to_end(&mut buf).is_ok()
+        && contains(&buf, needle)
 }
 
 /// The meaning of one line, if it is a usage record or a compaction marker. Cheap substring
@@ -90,6 +143,16 @@ fn classify(line: &[u8]) -> Option<Fullness> {
         // Codex
         "event_msg" => codex_usage(v.get("payload")?).map(Fullness::Measured),
         "compacted" => Some(Fullness::JustCompacted),
+        "token_usage_record" => {
+            let used = v
+                .pointer("/payload/usage/total_tokens")
+                .and_then(Value::as_u64)?;
+            Some(Fullness::Measured(Usage {
+                used_tokens: used,
+                window: None,
+                model: None,
+            }))
+        }
         _ => None,
     }
 }
@@ -245,5 +308,61 @@ mod tests {
             measured(70_017, None, Some("claude-sonnet-4-5"))
         );
         assert_eq!(read(&dir.path().join("missing.jsonl")), None);
+    }
+
+    #[test]
+    fn codex_usage_record_is_newer_than_token_count_and_borrows_its_window() {
+        let count = |used: u64| {
+            format!(
+                r#"{{"type":"event_msg","payload":{{"type":"token_count","info":{{"last_token_usage":{{"total_tokens":{used}}},"model_context_window":258400}}}}}}"#
+            )
+        };
+        let record = |used: u64| {
+            format!(
+                r#"{{"type":"token_usage_record","payload":{{"usage":{{"input_tokens":{used},"total_tokens":{used}}}}}}}"#
+            )
+        };
+        let tail = format!("{}\n{}\n", count(1000), record(200_000));
+        assert_eq!(
+            scan(tail.as_bytes(), true),
+            measured(200_000, Some(258_400), None)
+        );
+        // Without any token_count in reach, the usage still counts; the window comes from
+        // elsewhere (model table or config).
+        let tail = format!("{}\n", record(5000));
+        assert_eq!(scan(tail.as_bytes(), true), measured(5000, None, None));
+        // A compaction after the record: the figure is stale.
+        let tail = format!(
+            "{}\n{}\n{{\"type\":\"compacted\",\"payload\":{{}}}}\n",
+            count(1000),
+            record(200_000)
+        );
+        assert_eq!(scan(tail.as_bytes(), true), Some(Fullness::JustCompacted));
+    }
+
+    #[test]
+    fn wait_for_sees_a_line_appended_late_and_gives_up_in_time() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("t.jsonl");
+        std::fs::write(&path, "{\"a\":1}\n").unwrap();
+        let writer_path = path.clone();
+        let writer = std::thread::spawn(move || {
+            std::thread::sleep(Duration::from_millis(40));
+            let mut f = std::fs::OpenOptions::new()
+                .append(true)
+                .open(writer_path)
+                .unwrap();
+            std::io::Write::write_all(&mut f, b"{\"tool_use_id\":\"toolu_42\"}\n").unwrap();
+        });
+        assert!(wait_for(&path, b"toolu_42", Duration::from_secs(5)));
+        writer.join().unwrap();
+        let start = Instant::now();
+        assert!(!wait_for(&path, b"never there", Duration::from_millis(50)));
+        assert!(start.elapsed() >= Duration::from_millis(50));
+        assert!(!wait_for(
+            &dir.path().join("missing"),
+            b"x",
+            Duration::from_millis(0)
+        ));
     }
 }
