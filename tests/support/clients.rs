@@ -27,6 +27,26 @@ pub struct Clients {
     pub unshare: &'static [&'static str],
 }
 
+impl Clients {
+    /// Writes an executable script `<dir>/<name>` that runs `program` with its arguments inside a
+    /// fresh loopback-only network namespace: for code under test that starts a client itself
+    /// (e.g. the installer's `codex app-server` conversation), so that client can not reach the
+    /// network either.
+    pub fn netless(&self, dir: &Path, name: &str, program: &Path) -> PathBuf {
+        use std::os::unix::fs::PermissionsExt;
+        let path = dir.join(name);
+        let script = format!(
+            "#!/bin/sh\nexec unshare {} sh -c 'ip link set lo up && exec \"$0\" \"$@\"' {} \"$@\"\n",
+            self.unshare.join(" "),
+            shell_quote(&program.to_string_lossy())
+        );
+        std::fs::write(&path, script).expect("write the netless wrapper");
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755))
+            .expect("make the netless wrapper executable");
+        path
+    }
+}
+
 /// The real clients, installed once per test binary by tests/clients/ensure.sh. None (after a
 /// loud SKIPPED line) only when HANDOVER_SKIP_E2E=1; otherwise a missing prerequisite fails the
 /// test with instructions.

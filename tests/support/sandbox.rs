@@ -51,6 +51,14 @@ impl Sandbox {
     /// Like [`Sandbox::new`], with extra top-level keys in Codex's config (e.g. the
     /// auto-compaction limit); written before anything else touches the file.
     pub fn with_codex_config(agent: Agent, trust: Trust, codex_extra: &str) -> Sandbox {
+        let sb = Sandbox::unwired(agent, trust, codex_extra);
+        wire_hooks(&sb);
+        sb
+    }
+
+    /// Like [`Sandbox::with_codex_config`] without wiring the hooks: for tests that choose the
+    /// hooks directory or the moment of the trust step themselves (see [`install_hooks`]).
+    pub fn unwired(agent: Agent, trust: Trust, codex_extra: &str) -> Sandbox {
         let tmp = tempfile::Builder::new()
             .prefix("e2e-")
             .tempdir()
@@ -88,7 +96,6 @@ impl Sandbox {
             "Start the report command",
         );
         sb.write_codex_config(codex_extra);
-        wire_hooks(&sb);
         sb
     }
 

@@ -7,22 +7,26 @@ use std::process::{Command, Stdio};
 /// (with `--trust` for [`Trust::Installed`]), run like a user would. The ONE place that wires
 /// hooks, so every scenario also tests what the installer writes.
 pub fn wire_hooks(sb: &Sandbox) {
-    let clients = clients("wire_hooks").expect("clients checked before building a sandbox");
+    install_hooks(
+        sb,
+        sb.bins.session_start.parent().unwrap_or(Path::new(".")),
+        sb.trust == Trust::Installed,
+    );
+}
+
+/// `handover install --scope project --<agent> --hooks-dir <hooks_dir>` in the sandbox's
+/// project, plus `--trust` (Codex only) when `trust` is set: for tests that choose the hook
+/// executables or run the trust step later than the install.
+pub fn install_hooks(sb: &Sandbox, hooks_dir: &Path, trust: bool) {
+    let clients = clients("install_hooks").expect("clients checked before building a sandbox");
     let mut args: Vec<String> = ["install", "--scope", "project"].map(String::from).to_vec();
     args.push(format!("--{}", sb.agent.name()));
     args.push("--hooks-dir".into());
-    args.push(
-        sb.bins
-            .session_start
-            .parent()
-            .unwrap_or(Path::new("."))
-            .to_string_lossy()
-            .into_owned(),
-    );
+    args.push(hooks_dir.to_string_lossy().into_owned());
     if sb.agent == Agent::Codex {
         args.push("--codex-bin".into());
         args.push(clients.codex.to_string_lossy().into_owned());
-        if sb.trust == Trust::Installed {
+        if trust {
             args.push("--trust".into());
         }
     }
