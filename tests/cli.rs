@@ -1,44 +1,14 @@
 //! The `handover` command end to end, on real git repositories in temporary directories.
 
+mod common;
+
+use common::Repo;
 use serde_json::Value;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_handover");
-
-fn git(dir: &Path, args: &[&str]) -> String {
-    let out = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@example.invalid",
-            "-c",
-            "commit.gpgsign=false",
-        ])
-        .args(args)
-        .current_dir(dir)
-        .output()
-        .expect("git runs");
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
-}
-
-fn repo() -> tempfile::TempDir {
-    let d = tempfile::tempdir().unwrap();
-    git(d.path(), &["init", "-q", "-b", "main"]);
-    std::fs::create_dir_all(d.path().join("src")).unwrap();
-    std::fs::write(d.path().join("src/lib.rs"), "pub fn a() {}\n").unwrap();
-    std::fs::write(d.path().join("README.md"), "# r\n").unwrap();
-    git(d.path(), &["add", "."]);
-    git(d.path(), &["commit", "-q", "-m", "initial"]);
-    d
-}
 
 fn handover(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
     let mut child = Command::new(BIN)
@@ -92,14 +62,14 @@ const SAMPLE: &str = r#"{
 
 #[test]
 fn write_from_json_creates_every_file_and_a_private_guard() {
-    let r = repo();
-    let out = ok(r.path(), &["write", "--from", "-"], Some(SAMPLE));
+    let r = Repo::with_commit();
+    let out = ok(&r.path, &["write", "--from", "-"], Some(SAMPLE));
     assert!(out.contains("Wrote handoff"), "{out}");
     assert!(
         out.contains("Added handover.md and .handover/ to .gitignore"),
         "{out}"
     );
-    let s = state(r.path());
+    let s = state(&r.path);
     assert_eq!(s["goal"], "Add CSV export");
     assert_eq!(s["schema_version"], 1);
     assert_eq!(
@@ -108,26 +78,23 @@ fn write_from_json_creates_every_file_and_a_private_guard() {
     );
     assert_eq!(s["environment"]["FEATURE_CSV"], "true");
     assert_eq!(s["git"]["branch"], "main");
-    assert_eq!(s["git"]["head"], git(r.path(), &["rev-parse", "HEAD"]));
+    assert_eq!(s["git"]["head"], r.git(&["rev-parse", "HEAD"]));
     assert!(s["checksum"].as_str().unwrap().starts_with("sha256:"));
-    assert!(r.path().join("handover.md").is_file());
-    let journal = std::fs::read_to_string(r.path().join(".handover/journal.jsonl")).unwrap();
+    assert!(r.path.join("handover.md").is_file());
+    let journal = std::fs::read_to_string(r.path.join(".handover/journal.jsonl")).unwrap();
     assert_eq!(journal.lines().count(), 1);
     // Private: git sees neither file.
     assert_eq!(
-        git(
-            r.path(),
-            &["status", "--porcelain", "--", "handover.md", ".handover"]
-        ),
+        r.git(&["status", "--porcelain", "--", "handover.md", ".handover"]),
         ""
     );
 }
 
 #[test]
 fn unknown_or_misspelled_fields_are_refused_and_nothing_is_written() {
-    let r = repo();
+    let r = Repo::with_commit();
     let out = handover(
-        r.path(),
+        &r.path,
         &["write", "--from", "-"],
         Some(r#"{"goal": "g", "next_actoin": "x", "status": {"complete": ["a"]}}"#),
     );
@@ -137,15 +104,15 @@ fn unknown_or_misspelled_fields_are_refused_and_nothing_is_written() {
         err.contains("next_actoin") && err.contains("status.complete"),
         "{err}"
     );
-    assert!(!r.path().join(".handover/state.json").exists());
-    assert!(!r.path().join("handover.md").exists());
+    assert!(!r.path.join(".handover/state.json").exists());
+    assert!(!r.path.join("handover.md").exists());
 }
 
 #[test]
 fn invalid_json_names_line_and_column() {
-    let r = repo();
+    let r = Repo::with_commit();
     let out = handover(
-        r.path(),
+        &r.path,
         &["write", "--from", "-"],
         Some("{\n  \"goal\": \"g\",\n}"),
     );
@@ -156,8 +123,8 @@ fn invalid_json_names_line_and_column() {
 
 #[test]
 fn missing_goal_is_refused() {
-    let r = repo();
-    let out = handover(r.path(), &["write", "--next", "do it"], None);
+    let r = Repo::with_commit();
+    let out = handover(&r.path, &["write", "--next", "do it"], None);
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr)
         .to_lowercase()
@@ -166,16 +133,16 @@ fn missing_goal_is_refused() {
 
 #[test]
 fn secrets_are_redacted_before_writing() {
-    let r = repo();
+    let r = Repo::with_commit();
     let input = r#"{"goal": "deploy", "evidence": {"commands_run": ["curl https://deploy:hunter2secret@example.com/api", "export GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789"]}}"#;
-    let out = ok(r.path(), &["write", "--from", "-"], Some(input));
+    let out = ok(&r.path, &["write", "--from", "-"], Some(input));
     assert!(out.contains("Redacted 2 secret(s)"), "{out}");
     for f in [
         "handover.md",
         ".handover/state.json",
         ".handover/journal.jsonl",
     ] {
-        let text = std::fs::read_to_string(r.path().join(f)).unwrap();
+        let text = std::fs::read_to_string(r.path.join(f)).unwrap();
         assert!(
             !text.contains("hunter2secret") && !text.contains("ghp_abcdef"),
             "{f} leaks a secret"
@@ -185,9 +152,9 @@ fn secrets_are_redacted_before_writing() {
 
 #[test]
 fn flags_update_the_current_handoff_and_a_new_goal_starts_fresh() {
-    let r = repo();
+    let r = Repo::with_commit();
     ok(
-        r.path(),
+        &r.path,
         &[
             "write",
             "--goal",
@@ -200,11 +167,11 @@ fn flags_update_the_current_handoff_and_a_new_goal_starts_fresh() {
         None,
     );
     ok(
-        r.path(),
+        &r.path,
         &["write", "--completed", "parser", "--next", "lexer"],
         None,
     );
-    let s = state(r.path());
+    let s = state(&r.path);
     assert_eq!(s["goal"], "G1");
     assert_eq!(s["status"]["completed"][0], "parser");
     assert_eq!(
@@ -213,15 +180,15 @@ fn flags_update_the_current_handoff_and_a_new_goal_starts_fresh() {
         "completed moves it out"
     );
     assert_eq!(s["decisions"][0]["why"], "it is everywhere");
-    ok(r.path(), &["write", "--goal", "G2"], None);
-    let s = state(r.path());
+    ok(&r.path, &["write", "--goal", "G2"], None);
+    let s = state(&r.path);
     assert_eq!(s["goal"], "G2");
     assert!(
         s["decisions"].as_array().unwrap().is_empty(),
         "a new goal starts fresh"
     );
     assert_eq!(
-        std::fs::read_dir(r.path().join(".handover/archive"))
+        std::fs::read_dir(r.path.join(".handover/archive"))
             .unwrap()
             .count(),
         2
@@ -230,9 +197,9 @@ fn flags_update_the_current_handoff_and_a_new_goal_starts_fresh() {
 
 #[test]
 fn decision_flag_without_reason_is_refused() {
-    let r = repo();
+    let r = Repo::with_commit();
     let out = handover(
-        r.path(),
+        &r.path,
         &["write", "--goal", "g", "--decision", "no reason"],
         None,
     );
@@ -242,11 +209,11 @@ fn decision_flag_without_reason_is_refused() {
 
 #[test]
 fn hand_edited_markdown_round_trips() {
-    let r = repo();
-    ok(r.path(), &["write", "--from", "-"], Some(SAMPLE));
-    let before = state(r.path());
-    ok(r.path(), &["write", "--from", "handover.md"], None);
-    let after = state(r.path());
+    let r = Repo::with_commit();
+    ok(&r.path, &["write", "--from", "-"], Some(SAMPLE));
+    let before = state(&r.path);
+    ok(&r.path, &["write", "--from", "handover.md"], None);
+    let after = state(&r.path);
     for key in [
         "goal",
         "spec_ref",
@@ -265,30 +232,30 @@ fn hand_edited_markdown_round_trips() {
         );
     }
     // A hand edit: add a completed item.
-    let md = std::fs::read_to_string(r.path().join("handover.md")).unwrap();
+    let md = std::fs::read_to_string(r.path.join("handover.md")).unwrap();
     assert!(md.contains("- rows"), "{md}");
     std::fs::write(
-        r.path().join("handover.md"),
+        r.path.join("handover.md"),
         md.replacen("- rows", "- rows\n- escaping", 1),
     )
     .unwrap();
-    ok(r.path(), &["write", "--from", "handover.md"], None);
+    ok(&r.path, &["write", "--from", "handover.md"], None);
     assert_eq!(
-        state(r.path())["status"]["completed"],
+        state(&r.path)["status"]["completed"],
         serde_json::json!(["rows", "escaping"])
     );
 }
 
 #[test]
 fn boot_verdicts_follow_the_repository() {
-    let r = repo();
-    ok(r.path(), &["write", "--from", "-"], Some(SAMPLE));
-    let b = boot_json(r.path());
+    let r = Repo::with_commit();
+    ok(&r.path, &["write", "--from", "-"], Some(SAMPLE));
+    let b = boot_json(&r.path);
     assert_eq!(b["verdict"], "fresh", "{b}");
 
-    std::fs::write(r.path().join("src/lib.rs"), "pub fn a() { 1; }\n").unwrap();
-    git(r.path(), &["commit", "-qam", "Make a do something"]);
-    let b = boot_json(r.path());
+    std::fs::write(r.path.join("src/lib.rs"), "pub fn a() { 1; }\n").unwrap();
+    r.git(&["commit", "-qam", "Make a do something"]);
+    let b = boot_json(&r.path);
     assert_eq!(b["verdict"], "drifted", "{b}");
     let reasons = b["reasons"].to_string();
     assert!(
@@ -296,11 +263,11 @@ fn boot_verdicts_follow_the_repository() {
         "commit subject listed: {reasons}"
     );
 
-    git(r.path(), &["checkout", "-q", "-b", "other"]);
-    let b = boot_json(r.path());
+    r.git(&["checkout", "-q", "-b", "other"]);
+    let b = boot_json(&r.path);
     assert_eq!(b["verdict"], "stale", "{b}");
 
-    let text = ok(r.path(), &["boot"], None);
+    let text = ok(&r.path, &["boot"], None);
     assert!(text.contains("Verdict: STALE"), "{text}");
     assert!(text.contains("Goal: Add CSV export"), "{text}");
     assert!(text.contains("previous session's proposal"), "{text}");
@@ -308,38 +275,35 @@ fn boot_verdicts_follow_the_repository() {
 
 #[test]
 fn boot_without_a_handoff_says_so_in_one_line() {
-    let r = repo();
-    let out = ok(r.path(), &["boot"], None);
+    let r = Repo::with_commit();
+    let out = ok(&r.path, &["boot"], None);
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(out.starts_with("No handoff"), "{out}");
 }
 
 #[test]
 fn boot_works_from_a_subdirectory() {
-    let r = repo();
-    ok(r.path(), &["write", "--goal", "from the top"], None);
-    let b = boot_json(&r.path().join("src"));
+    let r = Repo::with_commit();
+    ok(&r.path, &["write", "--goal", "from the top"], None);
+    let b = boot_json(&r.path.join("src"));
     assert_eq!(b["handoff"]["goal"], "from the top");
 }
 
 #[test]
 fn each_worktree_has_its_own_handoff() {
-    let r = repo();
-    let wt: PathBuf = r.path().join("wt");
-    git(
-        r.path(),
-        &[
-            "worktree",
-            "add",
-            "-q",
-            "-b",
-            "feature",
-            wt.to_str().unwrap(),
-        ],
-    );
-    ok(r.path(), &["write", "--goal", "main work"], None);
+    let r = Repo::with_commit();
+    let wt: PathBuf = r.path.join("wt");
+    r.git(&[
+        "worktree",
+        "add",
+        "-q",
+        "-b",
+        "feature",
+        wt.to_str().unwrap(),
+    ]);
+    ok(&r.path, &["write", "--goal", "main work"], None);
     ok(&wt, &["write", "--goal", "feature work"], None);
-    assert_eq!(boot_json(r.path())["handoff"]["goal"], "main work");
+    assert_eq!(boot_json(&r.path)["handoff"]["goal"], "main work");
     let b = boot_json(&wt);
     assert_eq!(b["handoff"]["goal"], "feature work");
     assert_eq!(b["verdict"], "fresh", "{b}");
@@ -355,32 +319,32 @@ fn outside_git_the_verdict_is_unverified() {
 
 #[test]
 fn corrupted_state_is_reported_and_recovered() {
-    let r = repo();
-    ok(r.path(), &["write", "--goal", "survive corruption"], None);
-    let p = r.path().join(".handover/state.json");
+    let r = Repo::with_commit();
+    ok(&r.path, &["write", "--goal", "survive corruption"], None);
+    let p = r.path.join(".handover/state.json");
     let text = std::fs::read_to_string(&p).unwrap();
     std::fs::write(&p, &text[..text.len() / 2]).unwrap();
-    let b = boot_json(r.path());
+    let b = boot_json(&r.path);
     assert_eq!(b["recovered"], true, "{b}");
     assert_eq!(b["handoff"]["goal"], "survive corruption");
-    let text = ok(r.path(), &["boot"], None);
+    let text = ok(&r.path, &["boot"], None);
     assert!(text.contains("Recovered:"), "{text}");
 }
 
 #[test]
 fn done_archives_and_ack_is_journaled() {
-    let r = repo();
-    ok(r.path(), &["write", "--goal", "finish me"], None);
-    let out = ok(r.path(), &["ack", "--session", "s-9"], None);
+    let r = Repo::with_commit();
+    ok(&r.path, &["write", "--goal", "finish me"], None);
+    let out = ok(&r.path, &["ack", "--session", "s-9"], None);
     assert!(out.contains("Acknowledged"), "{out}");
-    let status: Value = serde_json::from_str(&ok(r.path(), &["status", "--json"], None)).unwrap();
+    let status: Value = serde_json::from_str(&ok(&r.path, &["status", "--json"], None)).unwrap();
     assert_eq!(status["handoff"]["acks"], 1, "{status}");
     assert_eq!(status["guard"]["present"], true, "{status}");
-    ok(r.path(), &["done"], None);
-    assert!(!r.path().join("handover.md").exists());
-    assert!(!r.path().join(".handover/state.json").exists());
-    assert!(ok(r.path(), &["boot"], None).starts_with("No handoff"));
-    let journal = std::fs::read_to_string(r.path().join(".handover/journal.jsonl")).unwrap();
+    ok(&r.path, &["done"], None);
+    assert!(!r.path.join("handover.md").exists());
+    assert!(!r.path.join(".handover/state.json").exists());
+    assert!(ok(&r.path, &["boot"], None).starts_with("No handoff"));
+    let journal = std::fs::read_to_string(r.path.join(".handover/journal.jsonl")).unwrap();
     let events: Vec<String> = journal
         .lines()
         .filter_map(|l| serde_json::from_str::<Value>(l).ok())
@@ -391,21 +355,21 @@ fn done_archives_and_ack_is_journaled() {
 
 #[test]
 fn facts_only_policy_refuses_a_plan() {
-    let r = repo();
-    std::fs::create_dir_all(r.path().join(".handover")).unwrap();
+    let r = Repo::with_commit();
+    std::fs::create_dir_all(r.path.join(".handover")).unwrap();
     std::fs::write(
-        r.path().join(".handover/config.toml"),
+        r.path.join(".handover/config.toml"),
         "[policy]\nfacts_only = true\n",
     )
     .unwrap();
     let out = handover(
-        r.path(),
+        &r.path,
         &["write", "--goal", "g", "--next", "my plan"],
         None,
     );
     assert_eq!(out.status.code(), Some(1));
     assert!(String::from_utf8_lossy(&out.stderr).contains("facts_only"));
-    ok(r.path(), &["write", "--goal", "g"], None);
+    ok(&r.path, &["write", "--goal", "g"], None);
 }
 
 #[test]
