@@ -293,14 +293,7 @@ fn boot_works_from_a_subdirectory() {
 fn each_worktree_has_its_own_handoff() {
     let r = Repo::with_commit();
     let wt: PathBuf = r.path.join("wt");
-    r.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "feature",
-        wt.to_str().unwrap(),
-    ]);
+    r.add_worktree(&wt, "feature");
     ok(&r.path, &["write", "--goal", "main work"], None);
     ok(&wt, &["write", "--goal", "feature work"], None);
     assert_eq!(boot_json(&r.path)["handoff"]["goal"], "main work");

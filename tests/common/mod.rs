@@ -77,6 +77,12 @@ impl Repo {
         commit_all_in(&self.path, subject)
     }
 
+    /// `git worktree add -q -b <branch> <path>`: a linked worktree on a new branch.
+    pub fn add_worktree(&self, path: &Path, branch: &str) {
+        let path = path.to_string_lossy();
+        self.git(&["worktree", "add", "-q", "-b", branch, &path]);
+    }
+
     pub fn head(&self) -> String {
         self.git(&["rev-parse", "HEAD"])
     }
