@@ -49,6 +49,17 @@ fn stand_in_hooks(dir: &Path, log: &Path) {
     }
 }
 
+/// A sandbox whose project has the stand-in hooks (in `<root>/<dir_name>`) installed for
+/// `agent`, not yet trusted; returns the sandbox, the hooks directory and the stand-ins' log.
+fn installed_stand_ins(agent: Agent, trust: Trust, dir_name: &str) -> (Sandbox, PathBuf, PathBuf) {
+    let sb = Sandbox::unwired(agent, trust, "");
+    let bin = sb.root.join(dir_name);
+    let log = sb.root.join("stand-in-hooks.log");
+    stand_in_hooks(&bin, &log);
+    install_hooks(&sb, &bin, false);
+    (sb, bin, log)
+}
+
 fn read_log(log: &Path) -> String {
     std::fs::read_to_string(log).unwrap_or_default()
 }
@@ -61,11 +72,7 @@ fn claude_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote() {
     if clients("claude_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote").is_none() {
         return;
     }
-    let sb = Sandbox::unwired(Agent::Claude, Trust::BypassFlag, "");
-    let bin = sb.root.join("bin dir's");
-    let log = sb.root.join("stand-in-hooks.log");
-    stand_in_hooks(&bin, &log);
-    install_hooks(&sb, &bin, false);
+    let (sb, _bin, log) = installed_stand_ins(Agent::Claude, Trust::BypassFlag, "bin dir's");
     // One Bash tool call (for PostToolUse), then a text answer.
     let run = sb.run(
         vec![Turn::shell("true"), Turn::text("done")],
@@ -94,11 +101,7 @@ fn codex_exec_runs_our_hooks_only_after_install_trust() {
         return;
     }
     // Trust::Installed: `codex exec` without --dangerously-bypass-hook-trust.
-    let sb = Sandbox::unwired(Agent::Codex, Trust::Installed, "");
-    let bin = sb.root.join("bin dir");
-    let log = sb.root.join("stand-in-hooks.log");
-    stand_in_hooks(&bin, &log);
-    install_hooks(&sb, &bin, false);
+    let (sb, bin, log) = installed_stand_ins(Agent::Codex, Trust::Installed, "bin dir");
 
     // Installed but not trusted: Codex skips the hooks silently (and exits 0: `run` asserts it).
     let run1 = sb.run(vec![Turn::text("done")], RunOpts::prompt("say done"));
