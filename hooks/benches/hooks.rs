@@ -143,6 +143,9 @@ fn run(bin: &str, args: &[&str], stdin: &[u8]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
+/// The tool call the last assistant line of the bench transcripts makes.
+const BENCH_TOOL_USE_ID: &str = "toolu_bench_0001";
+
 fn payload(repo: &Path, event: &str, source: Option<&str>, transcript: &Path) -> Vec<u8> {
     let mut v = serde_json::json!({
         "session_id": "bench-session",
@@ -152,6 +155,11 @@ fn payload(repo: &Path, event: &str, source: Option<&str>, transcript: &Path) ->
     });
     if let Some(s) = source {
         v["source"] = s.into();
+    }
+    // Claude Code names the tool call; the hook waits until the transcript holds its line (here
+    // it already does: the common case, one extra tail read).
+    if event == "PostToolUse" {
+        v["tool_use_id"] = BENCH_TOOL_USE_ID.into();
     }
     serde_json::to_vec(&v).expect("json")
 }
@@ -237,7 +245,7 @@ fn write_transcript(path: &Path, size: usize) -> PathBuf {
     }
     writeln!(
         f,
-        r#"{{"type":"assistant","isSidechain":false,"message":{{"model":"claude-sonnet-4-5","usage":{{"input_tokens":79000,"cache_read_input_tokens":1000,"output_tokens":10}}}}}}"#
+        r#"{{"type":"assistant","isSidechain":false,"message":{{"model":"claude-sonnet-4-5","content":[{{"type":"tool_use","id":"{BENCH_TOOL_USE_ID}"}}],"usage":{{"input_tokens":79000,"cache_read_input_tokens":1000,"output_tokens":10}}}}}}"#
     )
     .expect("write");
     f.flush().expect("flush");

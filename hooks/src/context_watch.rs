@@ -243,7 +243,7 @@ fn wait_for_this_turn(call: &Call, event: Event, transcript: &Path) {
         Event::Prompt => None,
     };
     if let Some(n) = needle {
-        transcript::wait_for(transcript, n.as_bytes(), TRANSCRIPT_LAG_MAX);
+        transcript::wait_for(transcript, &n, TRANSCRIPT_LAG_MAX);
     }
 }
 

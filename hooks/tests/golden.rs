@@ -9,7 +9,7 @@
 //! Payloads are the ones captured from the real clients (tests/fixtures/claude-2.1.330/ and
 //! tests/fixtures/codex-0.169.0/, see the README there) with `cwd` and `transcript_path`
 //! pointed at the test's repository and transcript. The few events a client was not seen
-//! sending in the capture (Claude's auto PreCompact, Codex's `clear` and manual compaction)
+//! sending in the capture (Codex's `clear` and manual compaction)
 //! use a payload built the same way from the nearest captured one.
 
 mod support;
@@ -154,17 +154,18 @@ fn cases() -> Vec<Case> {
             Transcript::Captured,
         );
 
-        // Claude was captured compacting by hand, Codex automatically; the other trigger is the
-        // same payload with the trigger changed.
-        let captured_trigger = if agent == Agent::Claude {
-            "manual"
-        } else {
-            "auto"
-        };
+        // Claude was captured compacting both ways, Codex only automatically; Codex's manual
+        // case is its auto payload with the trigger changed.
+        let captured_trigger = "auto";
         for trigger in ["manual", "auto"] {
+            let captured = agent == Agent::Claude || trigger == captured_trigger;
             for (event, stem) in [("pre", "pre_compact"), ("post", "post_compact")] {
-                let fixture = leak(format!("{stem}-{captured_trigger}"));
-                let fields = if trigger == captured_trigger {
+                let fixture = if captured {
+                    leak(format!("{stem}-{trigger}"))
+                } else {
+                    leak(format!("{stem}-{captured_trigger}"))
+                };
+                let fields = if captured {
                     none()
                 } else {
                     json!({"trigger": trigger})

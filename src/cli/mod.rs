@@ -185,21 +185,9 @@ pub fn self_command() -> String {
         Some(e)
             if on_path.as_deref().and_then(|p| p.canonicalize().ok()) != e.canonicalize().ok() =>
         {
-            shell_quote(&e.to_string_lossy())
+            handover_installer::command::shell_quote(&e.to_string_lossy())
         }
         _ => "handover".to_string(),
-    }
-}
-
-/// POSIX single-quoting when needed.
-pub fn shell_quote(s: &str) -> String {
-    if !s.is_empty()
-        && s.chars()
-            .all(|c| c.is_ascii_alphanumeric() || "/._-+=:,@".contains(c))
-    {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', r"'\''"))
     }
 }
 
