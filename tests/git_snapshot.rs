@@ -29,14 +29,7 @@ fn find_root_from_top_and_subdirectory() {
 fn find_root_from_inside_a_linked_worktree_stops_at_the_worktree() {
     let repo = Repo::with_commit();
     let wt = repo.sibling("wt");
-    repo.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "feature",
-        wt.to_str().unwrap(),
-    ]);
+    repo.add_worktree(&wt, "feature");
     assert!(
         wt.join(".git").is_file(),
         "a linked worktree has a .git file"
@@ -160,14 +153,7 @@ fn snapshot_outside_git_is_none() {
 fn snapshots_of_linked_worktrees_differ() {
     let repo = Repo::with_commit();
     let wt = repo.sibling("wt-feature");
-    repo.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "feature",
-        wt.to_str().unwrap(),
-    ]);
+    repo.add_worktree(&wt, "feature");
     write_in(&wt, "feature.txt", "f\n");
     let feature_head = commit_all_in(&wt, "feature work");
     write_in(&wt, "wip.txt", "w\n");
@@ -349,14 +335,7 @@ fn files_changed_in_a_linked_worktree() {
     let repo = Repo::with_commit();
     let base = repo.head();
     let wt = repo.sibling("wt");
-    repo.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "feature",
-        wt.to_str().unwrap(),
-    ]);
+    repo.add_worktree(&wt, "feature");
     write_in(&wt, "only-here.txt", "x\n");
     let (list, used) = changes(&wt, None);
     assert_eq!(used.as_deref(), Some(base.as_str()));

@@ -179,14 +179,7 @@ fn tracked_handoff_files_are_reported_not_untracked() {
 fn works_in_a_linked_worktree() {
     let repo = Repo::with_commit();
     let wt = repo.sibling("wt");
-    repo.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "feature",
-        wt.to_str().unwrap(),
-    ]);
+    repo.add_worktree(&wt, "feature");
     let (st, changed) = ensure(&wt).unwrap();
     assert!(changed && st.present);
     assert!(wt.join(".gitignore").exists());

@@ -493,14 +493,7 @@ fn stale_when_head_has_no_commits_any_more() {
 fn linked_worktrees_each_verify_their_own_handoff() {
     let repo = Repo::with_commit();
     let wt = repo.sibling("wt");
-    repo.git(&[
-        "worktree",
-        "add",
-        "-q",
-        "-b",
-        "feature",
-        wt.to_str().unwrap(),
-    ]);
+    repo.add_worktree(&wt, "feature");
     let wt = wt.canonicalize().unwrap();
     let main_h = handoff_at(&repo.path);
     let wt_h = handoff_at(&wt);

@@ -542,9 +542,9 @@ fn above_second_threshold(agent: Agent) -> u64 {
 /// with it (the Stop hook's block); after it wrote the handoff, it stops normally.
 ///
 /// The first answer is a tool call so that the transcript already holds a high usage when the
-/// Stop hook runs: Claude Code 2.1.330 writes its transcript asynchronously, and a Stop hook
-/// that reads it within a few milliseconds may not see the final answer yet (see
-/// docs/compatibility.md).
+/// Stop hook runs: Claude Code 2.1.330 writes its transcript asynchronously (the hook waits up
+/// to 500 ms for the final answer's line; see docs/compatibility.md), and this keeps the
+/// scenario independent of that wait.
 pub fn stop_is_blocked_once_above_second_threshold(agent: Agent) {
     let sb = Sandbox::with_codex_config(agent, Trust::BypassFlag, CODEX_HIGH_LIMIT);
     let high = above_second_threshold(agent);
