@@ -1,6 +1,5 @@
 //! `.handover/config.toml`: optional; every key has a default (docs/storage.md,
 //! "Configuration"). Typos are errors, not silently ignored keys.
-//! OWNER: core-store helper.
 //!
 //! ```toml
 //! [policy]

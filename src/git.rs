@@ -1,6 +1,5 @@
 //! What git says about the working tree: root discovery, the snapshot recorded in a handoff,
 //! and the files changed since a commit.
-//! OWNER: core-git helper.
 //!
 //! Two ways in: `find_root` and `read_head_files` are plain file reads (no libgit2, no index),
 //! cheap enough for a hook that runs on every event; everything else opens the repository

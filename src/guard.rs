@@ -1,6 +1,5 @@
 //! Private by default: a marked block in `.gitignore` keeps `handover.md` and `.handover/`
 //! out of git. Tracked handoff files are reported, never untracked behind the user's back.
-//! OWNER: core-git helper.
 //!
 //! The edit itself (`with_block`) is a pure function from the file's bytes to the new bytes;
 //! reading, the git check and the atomic write sit around it.

@@ -1,6 +1,5 @@
 //! `handover.md`: the handoff rendered for people, and parsed back (a hand-edited file
 //! round-trips through `handover write --from handover.md` without losing any field).
-//! OWNER: core-markdown helper.
 //!
 //! The form is a small, fixed dialect of Markdown (docs/format.md, "The Markdown form"):
 //! `## Section` headings, `- item` lists, `### title` records with `- Key: value` fields, and

@@ -1,6 +1,5 @@
 //! Secrets never reach the files: API keys, tokens, private keys, passwords in URLs and
 //! `KEY=value` secrets are replaced by `[REDACTED:<kind>]` before anything is written.
-//! OWNER: core-markdown helper.
 //!
 //! Hand-written scanners rather than the regex crate: the core is linked into the hook
 //! binaries, and each pattern here is a prefix plus a run of characters. Every pass skips text

@@ -2,7 +2,6 @@
 //! `.handover/journal.jsonl` (append-only), `.handover/archive/<stamp>.json` (previous ones).
 //! Writes are atomic and serialized by a lock; loads never panic and fall back to the newest
 //! intact journal entry or archive when state.json is damaged.
-//! OWNER: core-store helper.
 
 mod canonical;
 mod journal;

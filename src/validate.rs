@@ -1,6 +1,5 @@
 //! Checks before writing: goal present, size within budget, no pasted logs, evidence for
 //! completed claims, the facts_only policy.
-//! OWNER: core-markdown helper.
 
 use crate::config::Config;
 use crate::model::{Content, Kind};

@@ -1,5 +1,4 @@
 //! Verification, not trust: check a handoff against the repository and give a verdict.
-//! OWNER: core-git helper.
 //!
 //! The rules, their reason codes and messages are documented in docs/verification.md; keep the
 //! two in step. Every check turns a failure into a reason (never a panic, never an error the
