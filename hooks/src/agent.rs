@@ -2,28 +2,8 @@
 
 use crate::input::HookInput;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Agent {
-    Claude,
-    Codex,
-}
-
-impl Agent {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-        }
-    }
-
-    fn parse(name: &str) -> Option<Agent> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "claude" | "claude-code" | "claude_code" => Some(Agent::Claude),
-            "codex" => Some(Agent::Codex),
-            _ => None,
-        }
-    }
-}
+/// The installer's type: it writes the `--agent` value these hooks read.
+pub use handover_installer::command::Agent;
 
 /// `--agent NAME` or `--agent=NAME`, parsed by hand: an argument parser's usage error exits 2,
 /// which a client reads as "block". Unknown arguments and unknown names are ignored.
@@ -33,10 +13,10 @@ pub fn from_args<I: IntoIterator<Item = String>>(args: I) -> Option<Agent> {
     while let Some(arg) = args.next() {
         if arg == "--agent" {
             if let Some(v) = args.next() {
-                found = Agent::parse(&v).or(found);
+                found = Agent::from_name(&v).or(found);
             }
         } else if let Some(v) = arg.strip_prefix("--agent=") {
-            found = Agent::parse(v).or(found);
+            found = Agent::from_name(v).or(found);
         }
     }
     found

@@ -46,6 +46,8 @@ impl HookExe {
 /// matters if something hangs (a stuck network filesystem), and then the session must go on.
 pub const TIMEOUT_SECS: u64 = 10;
 
+/// The client a hook command is for: written as `--agent <as_str>` by the installer and read
+/// back by the hook executables (`from_name`), so both directions live on this one type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Agent {
     Claude,
@@ -57,6 +59,15 @@ impl Agent {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
+        }
+    }
+
+    /// The `--agent` value, leniently: case and spacing ignored, `claude-code` accepted.
+    pub fn from_name(name: &str) -> Option<Agent> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "claude" | "claude-code" | "claude_code" => Some(Agent::Claude),
+            "codex" => Some(Agent::Codex),
+            _ => None,
         }
     }
 }

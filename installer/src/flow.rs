@@ -101,6 +101,24 @@ fn apply(plan: &Plan, out: &mut dyn Write, outcome: &mut Outcome) -> Result<(), 
     Ok(())
 }
 
+/// Lists the planned edits; then prints their diffs (dry run) or applies them.
+fn show_or_apply(
+    repo: &Path,
+    plan: &Plan,
+    dry_run: bool,
+    out: &mut dyn Write,
+    outcome: &mut Outcome,
+) -> Result<(), crate::EditError> {
+    print_edits(repo, plan, out);
+    if dry_run {
+        let _ = write!(out, "{}", plan.diff(repo));
+        let _ = writeln!(out, "dry run: nothing was written.");
+        Ok(())
+    } else {
+        apply(plan, out, outcome)
+    }
+}
+
 pub fn install(req: &InstallRequest, out: &mut dyn Write) -> Result<Outcome, crate::EditError> {
     let plan = plan::plan_install(&req.repo, &req.homes, &req.options)?;
     let mut outcome = Outcome {
@@ -108,13 +126,7 @@ pub fn install(req: &InstallRequest, out: &mut dyn Write) -> Result<Outcome, cra
         problems: plan.problems.clone(),
         ..Default::default()
     };
-    print_edits(&req.repo, &plan, out);
-    if req.dry_run {
-        let _ = write!(out, "{}", plan.diff(&req.repo));
-        let _ = writeln!(out, "dry run: nothing was written.");
-    } else {
-        apply(&plan, out, &mut outcome)?;
-    }
+    show_or_apply(&req.repo, &plan, req.dry_run, out, &mut outcome)?;
     if req.options.targets.codex {
         codex_trust_step(req, &mut outcome, out);
     }
@@ -222,13 +234,7 @@ pub fn uninstall(req: &UninstallRequest, out: &mut dyn Write) -> Result<Outcome,
         ok: true,
         ..Default::default()
     };
-    print_edits(&req.repo, &plan, out);
-    if req.dry_run {
-        let _ = write!(out, "{}", plan.diff(&req.repo));
-        let _ = writeln!(out, "dry run: nothing was written.");
-    } else {
-        apply(&plan, out, &mut outcome)?;
-    }
+    show_or_apply(&req.repo, &plan, req.dry_run, out, &mut outcome)?;
     if req.targets.codex && req.scope == Scope::Project {
         let _ = writeln!(
             out,
