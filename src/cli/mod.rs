@@ -161,14 +161,12 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Done => done::run(&dir),
         Command::Ack(a) => ack::run(a, &dir),
         Command::Demo(a) => demo::run(a),
-        Command::Install(a) => install::run_install(
-            a,
-            &handover::store::Store::discover(&dir).root().to_path_buf(),
-        ),
-        Command::Uninstall(a) => install::run_uninstall(
-            a,
-            &handover::store::Store::discover(&dir).root().to_path_buf(),
-        ),
+        Command::Install(a) => {
+            install::run_install(a, handover::store::Store::discover(&dir).root())
+        }
+        Command::Uninstall(a) => {
+            install::run_uninstall(a, handover::store::Store::discover(&dir).root())
+        }
     }
 }
 
