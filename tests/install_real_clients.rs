@@ -207,6 +207,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
         home: home.clone(),
         project: repo.clone(),
         hooks_json: repo.join(".codex/hooks.json"),
+        commands: Vec::new(),
         timeout: Duration::from_secs(60),
     })
     .expect("hooks/list");

@@ -23,6 +23,9 @@ pub struct TrustRequest {
     pub project: PathBuf,
     /// The hooks.json our handlers are in (project or user layer).
     pub hooks_json: PathBuf,
+    /// The exact commands install wrote there: only handlers running one of these are trusted
+    /// (a copy with a user's prefix, or a user's wrapper, is the user's to approve in Codex).
+    pub commands: Vec<String>,
     pub timeout: Duration,
 }
 
@@ -45,6 +48,9 @@ pub struct TrustOutcome {
     pub already_trusted: Vec<HookInfo>,
     /// Our hooks as `hooks/list` reported them after the write.
     pub after: Vec<HookInfo>,
+    /// Handlers in our file that run one of ours but are not exactly what install wrote (a
+    /// prefix of the user's): not trusted by us.
+    pub not_ours_to_trust: Vec<HookInfo>,
 }
 
 impl TrustOutcome {
@@ -207,12 +213,20 @@ fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Our handlers among the listed hooks: they run one of our executables and come from our file.
+/// Our handlers among the listed hooks: recognised as ours (command::recognise) and from our file.
 pub fn ours<'a>(hooks: &'a [HookInfo], hooks_json: &Path) -> Vec<&'a HookInfo> {
     let file = canonical(hooks_json);
     hooks
         .iter()
         .filter(|h| our_exe(&h.command).is_some() && canonical(&h.source_path) == file)
+        .collect()
+}
+
+/// The handlers we may trust: from our file and running exactly a command install wrote.
+fn exactly_written<'a>(hooks: &'a [HookInfo], req: &TrustRequest) -> Vec<&'a HookInfo> {
+    ours(hooks, &req.hooks_json)
+        .into_iter()
+        .filter(|h| req.commands.contains(&h.command))
         .collect()
 }
 
@@ -228,7 +242,7 @@ pub fn trust_our_hooks(req: &TrustRequest) -> Result<TrustOutcome, String> {
     let mut server = Server::start(req)?;
     server.initialize()?;
     let listed = server.hooks_list(&req.project)?;
-    let mine = ours(&listed, &req.hooks_json);
+    let mine = exactly_written(&listed, req);
     if mine.is_empty() {
         return Err(format!(
             "codex app-server lists none of our hooks from {} (listed {} hook(s)); is the project trusted and the hooks feature on in {}?",
@@ -237,7 +251,14 @@ pub fn trust_our_hooks(req: &TrustRequest) -> Result<TrustOutcome, String> {
             req.codex_home.join("config.toml").display()
         ));
     }
-    let mut outcome = TrustOutcome::default();
+    let mut outcome = TrustOutcome {
+        not_ours_to_trust: ours(&listed, &req.hooks_json)
+            .into_iter()
+            .filter(|h| !req.commands.contains(&h.command))
+            .cloned()
+            .collect(),
+        ..Default::default()
+    };
     let mut state = serde_json::Map::new();
     for h in mine {
         if h.trust_status == "trusted" {
@@ -254,7 +275,7 @@ pub fn trust_our_hooks(req: &TrustRequest) -> Result<TrustOutcome, String> {
         )?;
     }
     let after = server.hooks_list(&req.project)?;
-    outcome.after = ours(&after, &req.hooks_json).into_iter().cloned().collect();
+    outcome.after = exactly_written(&after, req).into_iter().cloned().collect();
     Ok(outcome)
 }
 

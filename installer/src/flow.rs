@@ -2,6 +2,7 @@
 //! printed to the user. The CLI (src/cli/install.rs) only gathers arguments and environment.
 
 use crate::codex_trust::{self, TrustRequest};
+use crate::command::Agent;
 use crate::plan::{self, FileEdit, Homes, InstallOptions, Plan, Scope, Targets};
 use crate::report::ChangeKind;
 use std::io::Write;
@@ -184,6 +185,10 @@ fn codex_trust_step(req: &InstallRequest, outcome: &mut Outcome, out: &mut dyn W
         home: req.homes.home.clone(),
         project: req.repo.clone(),
         hooks_json: hooks_json.clone(),
+        commands: plan::wanted_for(&req.options.hooks, req.options.watch, Agent::Codex)
+            .into_iter()
+            .map(|w| w.command)
+            .collect(),
         timeout: req.trust_timeout,
     };
     match codex_trust::trust_our_hooks(&tr) {
@@ -193,6 +198,13 @@ fn codex_trust_step(req: &InstallRequest, outcome: &mut Outcome, out: &mut dyn W
             }
             for h in &t.already_trusted {
                 let _ = writeln!(out, "already trusted: {}", h.key);
+            }
+            for h in &t.not_ours_to_trust {
+                let _ = writeln!(
+                    out,
+                    "not trusted by handover: {} runs `{}`, which is not exactly what install wrote; approve it in Codex yourself if you want it to run",
+                    h.key, h.command
+                );
             }
             if t.all_trusted() {
                 let _ = writeln!(

@@ -575,3 +575,89 @@ fn status_spots_a_plugin_copy_and_uninstall_dry_run_writes_nothing() {
         "{out}"
     );
 }
+
+/// Ours written as `VAR=x …` next to a plain copy is a double install: status says so and does
+/// not call it up to date; install keeps the user's prefixed copy and removes the plain one.
+#[test]
+fn status_does_not_call_a_double_install_up_to_date() {
+    let e = env();
+    let claude = Targets {
+        claude: true,
+        codex: false,
+    };
+    run(&req(&e, claude, Scope::Project));
+    let settings = e.repo.join(".claude/settings.json");
+    let text = fs::read_to_string(&settings).unwrap();
+    let plain = format!("{}/handover-session-start --agent claude", e.bin.display());
+    let prefixed = format!("HANDOVER_HOOK_DEBUG=/tmp/x {plain}");
+    // A second SessionStart group, as a user (or an older installer) would add it.
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["hooks"]["SessionStart"].as_array_mut().unwrap().push(
+        serde_json::json!({"hooks": [{"type": "command", "command": prefixed, "timeout": 10}]}),
+    );
+    fs::write(&settings, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    assert_eq!(
+        s.json["claude"]["project"]["up_to_date"], false,
+        "{:?}",
+        s.lines
+    );
+    assert!(
+        s.problems
+            .iter()
+            .any(|p| p.contains("handover-session-start is registered 2 times on SessionStart")),
+        "{:?}",
+        s.problems
+    );
+
+    let (o, out) = run(&req(&e, claude, Scope::Project));
+    assert!(o.ok, "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
+    let starts = v["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(starts.len(), 1, "{v}");
+    assert_eq!(starts[0]["hooks"][0]["command"], prefixed.as_str());
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    assert_eq!(
+        s.json["claude"]["project"]["up_to_date"], true,
+        "{:?}",
+        s.problems
+    );
+}
+
+/// A user's command wrapping ours survives install and uninstall byte for byte, and the settings
+/// file that holds it is not deleted.
+#[test]
+fn a_wrapping_command_survives_install_and_uninstall() {
+    let e = env();
+    let settings = e.repo.join(".claude/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let wrapper = format!(
+        "{}/handover-session-start --agent claude 2>>log; my-audit-hook",
+        e.bin.display()
+    );
+    let original = serde_json::to_string_pretty(&serde_json::json!({"hooks": {"SessionStart": [
+        {"hooks": [{"type": "command", "command": wrapper}]}]}}))
+    .unwrap()
+        + "\n";
+    fs::write(&settings, &original).unwrap();
+    let claude = Targets {
+        claude: true,
+        codex: false,
+    };
+    let (o, out) = run(&req(&e, claude, Scope::Project));
+    assert!(o.ok, "{out}");
+    assert!(
+        out.contains("left alone: SessionStart: your command"),
+        "{out}"
+    );
+    let text = fs::read_to_string(&settings).unwrap();
+    assert!(
+        text.contains(&serde_json::to_string(&wrapper).unwrap()),
+        "{text}"
+    );
+    assert_eq!(text.matches("handover-session-start").count(), 1, "{text}");
+    uninstall(&e, claude, Scope::Project);
+    assert_eq!(fs::read_to_string(&settings).unwrap(), original);
+}

@@ -345,3 +345,68 @@ fn instructions_section_in_a_real_agents_md() {
         Some(original.as_str())
     );
 }
+
+/// A user's command that wraps ours is never rewritten and stands for ours on its event; a copy
+/// of ours written with `VAR=x … exec` is ours (updated in place, prefix kept, not added twice);
+/// uninstall takes ours out and leaves the user's commands, so the file stays.
+#[test]
+fn users_own_commands_are_left_alone_and_prefixed_ones_are_ours() {
+    let original = fixture("claude-user-commands.json");
+    let want = wanted_for(&hooks(), true, Agent::Claude);
+    let (after, changes) =
+        edit_hooks_json(Path::new("s.json"), Some(&original), Some(&want)).unwrap();
+    let after = after.unwrap();
+    golden("claude-user-commands.json.installed", &after);
+    let v = json(&after);
+    let cmds = |event: &str| -> Vec<String> {
+        v["hooks"][event]
+            .as_array()
+            .map(|groups| {
+                groups
+                    .iter()
+                    .flat_map(|g| g["hooks"].as_array().unwrap().iter())
+                    .map(|h| h["command"].as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        cmds("SessionStart"),
+        ["/usr/local/bin/handover-session-start --agent claude 2>>/tmp/handover.log; my-audit-hook"],
+        "the wrapper is kept byte for byte and ours is not added next to it"
+    );
+    assert_eq!(
+        cmds("PreCompact"),
+        ["HANDOVER_HOOK_DEBUG=/tmp/hd.log exec /opt/handover/bin/handover-pre-compact --agent claude"],
+        "the prefixed copy is updated in place with its prefix; the plain duplicate goes"
+    );
+    assert_eq!(
+        cmds("Stop"),
+        ["bash -c 'handover-context-watch --agent claude || true'"]
+    );
+    assert_eq!(
+        cmds("UserPromptSubmit"),
+        ["/opt/handover/bin/handover-context-watch --agent claude"]
+    );
+    let kept: Vec<_> = changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::Kept)
+        .map(|c| c.what.as_str())
+        .collect();
+    assert_eq!(kept.len(), 2, "{changes:?}");
+    assert!(
+        kept[0].contains("my-audit-hook") && kept[0].contains("ours is not added there"),
+        "{kept:?}"
+    );
+    assert_eq!(install("s.json", &after, Agent::Claude, true), after);
+
+    let (removed, changes) = edit_hooks_json(Path::new("s.json"), Some(&after), None).unwrap();
+    let removed = removed.expect("the user's commands keep the file");
+    golden("claude-user-commands.json.uninstalled", &removed);
+    assert!(removed.contains("2>>/tmp/handover.log; my-audit-hook"));
+    assert!(removed.contains("bash -c 'handover-context-watch --agent claude || true'"));
+    assert!(!removed.contains("/opt/handover"));
+    assert!(changes
+        .iter()
+        .any(|c| c.kind == ChangeKind::Removed && c.what.contains("with your prefix")));
+}
