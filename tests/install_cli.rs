@@ -77,10 +77,7 @@ fn setup() -> (tempfile::TempDir, PathBuf, Environment) {
         std::fs::set_permissions(bin.join(n), std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     let env = Environment {
-        homes: handover_installer::Homes {
-            home: root.join("home"),
-            codex_home: root.join("home/.codex"),
-        },
+        homes: handover_installer::Homes::under(&root.join("home")),
         path_var: Some("".into()),
         exe_dir: Some(bin),
         cwd: root.clone(),
@@ -194,12 +191,18 @@ fn dry_run_skips_the_guard_and_missing_hooks_fail_with_install_advice() {
     );
 }
 
+/// `--trust` without Codex is an error before anything is written: no hooks.json, no AGENTS.md,
+/// no project trust, and the guard is not run.
 #[test]
-fn trust_without_codex_exits_non_zero() {
-    let (_tmp, repo, env) = setup();
-    let guard = |_: &Path| Ok((GuardStatus::default(), false));
+fn trust_without_codex_fails_before_writing() {
+    let (tmp, repo, env) = setup();
+    let guarded = RefCell::new(false);
+    let guard = |_: &Path| {
+        *guarded.borrow_mut() = true;
+        Ok((GuardStatus::default(), false))
+    };
     let mut out = Vec::new();
-    let code = install::run_install_with(
+    let err = install::run_install_with(
         &InstallArgs {
             codex: true,
             trust: true,
@@ -210,6 +213,19 @@ fn trust_without_codex_exits_non_zero() {
         &mut out,
         &guard,
     )
-    .unwrap();
-    assert_eq!(code, ExitCode::from(1), "{}", String::from_utf8_lossy(&out));
+    .unwrap_err();
+    assert!(err.to_string().contains("nothing was written"), "{err}");
+    assert!(!*guarded.borrow());
+    let mut left = Vec::new();
+    let mut stack = vec![tmp.path().to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else if !e.path().starts_with(tmp.path().join("bin")) {
+                left.push(e.path());
+            }
+        }
+    }
+    assert!(left.is_empty(), "{left:?}");
 }

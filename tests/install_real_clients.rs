@@ -168,6 +168,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let homes = Homes {
         home: home.clone(),
         codex_home: codex_home.clone(),
+        backups: home.join(".local/state/handover/backups"),
     };
     let req = InstallRequest {
         repo: repo.clone(),
@@ -186,6 +187,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
         dry_run: false,
         codex_bin: Some(codex_bin.clone()),
         trust_timeout: Duration::from_secs(60),
+        also_writes: Vec::new(),
     };
     let started = Instant::now();
     let mut out = Vec::new();

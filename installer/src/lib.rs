@@ -4,6 +4,7 @@
 //! backups and the Codex JSON-RPC client at the edges. See docs/install.md.
 
 pub mod atomic;
+pub mod backup;
 pub mod codex_config;
 pub mod codex_trust;
 pub mod command;
@@ -15,8 +16,10 @@ pub mod instructions;
 pub mod json_layout;
 pub mod locate;
 pub mod plan;
+pub mod preflight;
 pub mod report;
 pub mod status;
+pub mod transaction;
 
 pub use error::EditError;
 pub use locate::{locate, HookPaths};

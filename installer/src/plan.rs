@@ -4,6 +4,7 @@
 //! All files are read and every edit is computed first; one unparseable file stops the whole
 //! run before anything is written.
 
+use crate::backup::{self, Backups};
 use crate::codex_config;
 use crate::command::{command_for, Agent, HookExe};
 use crate::diff;
@@ -12,7 +13,9 @@ use crate::hooks_doc::{self, Wanted};
 use crate::instructions;
 use crate::json_layout::{self, Layout};
 use crate::locate::HookPaths;
-use crate::report::{any_effective, Change};
+use crate::preflight::{self, Access};
+use crate::report::{any_effective, Change, ChangeKind};
+use crate::transaction::{self, Applied};
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -50,17 +53,36 @@ pub struct Homes {
     pub home: PathBuf,
     /// `$CODEX_HOME`, default `~/.codex`.
     pub codex_home: PathBuf,
+    /// Where backups go (outside every repository): `$XDG_STATE_HOME/handover/backups`, default
+    /// `~/.local/state/handover/backups` (see backup.rs).
+    pub backups: PathBuf,
 }
 
 impl Homes {
-    /// From the environment: `$HOME` (via `dirs`) and `$CODEX_HOME`.
+    /// From the environment: `$HOME` (via `dirs`), `$CODEX_HOME`, the state directory.
     pub fn from_env() -> Option<Homes> {
         let home = dirs::home_dir()?;
         let codex_home = std::env::var_os("CODEX_HOME")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
             .unwrap_or_else(|| home.join(".codex"));
-        Some(Homes { home, codex_home })
+        let state = dirs::state_dir()
+            .or_else(dirs::data_local_dir)
+            .unwrap_or_else(|| home.join(".local").join("state"));
+        Some(Homes {
+            backups: state.join("handover").join("backups"),
+            home,
+            codex_home,
+        })
+    }
+
+    /// `home` with the default Codex home and backups directory under it (tests, sandboxes).
+    pub fn under(home: &Path) -> Homes {
+        Homes {
+            home: home.to_path_buf(),
+            codex_home: home.join(".codex"),
+            backups: home.join(".local/state/handover/backups"),
+        }
     }
 
     pub fn codex_config(&self) -> PathBuf {
@@ -99,9 +121,13 @@ pub struct FileEdit {
     pub before: Option<String>,
     pub after: Option<String>,
     pub changes: Vec<Change>,
-    /// Back up `before` on first modification: false when the file holds nothing of the
-    /// user's (we created it and only our content is in it), so there is nothing to keep.
+    /// Back up `before` when applying: false when the file holds nothing of the user's (we
+    /// created it and only our content is in it), or its newest backup already holds the
+    /// user's part of it as it is now.
     pub backup: bool,
+    /// The repository root when the file belongs inside the repository: it must not resolve
+    /// (through a symlink) to anywhere else.
+    pub confine: Option<PathBuf>,
 }
 
 impl FileEdit {
@@ -124,9 +150,10 @@ pub struct InstallOptions {
     pub hooks: HookPaths,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Plan {
     pub edits: Vec<FileEdit>,
+    pub backups: Backups,
     /// Things the user should know (a scope that does not exist for an agent, a disabled
     /// feature flag, ...). Problems that keep hooks from running are also in `problems`.
     pub notes: Vec<String>,
@@ -237,8 +264,24 @@ fn display_name(repo: &Path, path: &Path) -> String {
         .unwrap_or_else(|_| path.display().to_string())
 }
 
+impl Plan {
+    fn new(homes: &Homes) -> Plan {
+        Plan {
+            edits: Vec::new(),
+            backups: Backups::new(&homes.backups),
+            notes: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+}
+
+/// Where the file lives: inside the repository (project and local scopes, AGENTS.md) or not.
+fn confine_for(scope: Scope, repo: &Path) -> Option<PathBuf> {
+    (scope != Scope::User).then(|| repo.to_path_buf())
+}
+
 pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result<Plan, EditError> {
-    let mut plan = Plan::default();
+    let mut plan = Plan::new(homes);
     if opts.targets.claude {
         let path = claude_settings_path(opts.scope, repo, homes);
         let before = read_opt(&path)?;
@@ -251,6 +294,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             after,
             changes,
             backup: true,
+            confine: confine_for(opts.scope, repo),
         });
     }
     if opts.targets.codex {
@@ -270,6 +314,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             after,
             changes,
             backup: true,
+            confine: confine_for(opts.scope, repo),
         });
 
         let cfg_path = homes.codex_config();
@@ -300,6 +345,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
                 after,
                 changes,
                 backup: true,
+                confine: None,
             });
         }
     }
@@ -317,6 +363,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
                 after: Some(after),
                 changes: vec![change],
                 backup: true,
+                confine: Some(repo.to_path_buf()),
             });
         }
     } else {
@@ -326,7 +373,79 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         ));
     }
     mark_backups(&mut plan);
+    note_old_backups(&mut plan);
     Ok(plan)
+}
+
+/// The user's part of a file: the file with everything of ours taken out, in a canonical form,
+/// so two versions can be compared (None when it does not parse).
+pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
+    match kind {
+        FileKind::ClaudeSettings | FileKind::CodexHooks => {
+            let (rest, _) = edit_hooks_json(path, Some(text), None).ok()?;
+            let doc = json_layout::parse(path, rest.as_deref().unwrap_or("")).ok()?;
+            Some(doc.to_string())
+        }
+        // Install may have added the final newline the file lacked: not the user's content.
+        FileKind::Instructions => Some(
+            instructions::uninstall(text, "")
+                .0
+                .unwrap_or_default()
+                .trim_end()
+                .to_string(),
+        ),
+        FileKind::CodexConfig => {
+            // Ours there: project trust and hook trust (Codex writes the latter too).
+            let mut doc = codex_config::parse(path, text).ok()?;
+            doc.as_table_mut().remove("projects");
+            if let Some(h) = doc
+                .get_mut("hooks")
+                .and_then(toml_edit::Item::as_table_like_mut)
+            {
+                h.remove("state");
+            }
+            Some(
+                doc.to_string()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
+        }
+    }
+}
+
+/// True when the newest backup of `path` already holds the user's part of `text` (after the
+/// user changed the file, the old backup is stale and a new one is needed).
+pub fn backup_is_current(backups: &Backups, kind: FileKind, path: &Path, text: &str) -> bool {
+    backups
+        .latest(path)
+        .and_then(|b| fs::read_to_string(b).ok())
+        .is_some_and(|old| {
+            old == text
+                || user_part(kind, path, &old)
+                    .is_some_and(|u| Some(u) == user_part(kind, path, text))
+        })
+}
+
+fn refine_backups(plan: &mut Plan) {
+    for e in &mut plan.edits {
+        if let (Some(before), true) = (e.before.as_deref(), e.backup) {
+            e.backup = !backup_is_current(&plan.backups, e.kind, &e.path, before);
+        }
+    }
+}
+
+/// Backups an older handover made beside a repository file: git may pick them up.
+fn note_old_backups(plan: &mut Plan) {
+    for e in plan.edits.iter().filter(|e| e.confine.is_some()) {
+        for b in backup::beside(&e.path) {
+            plan.notes.push(format!(
+                "an older handover left a backup inside the repository, where git may pick it up: {}; move it out or delete it (backups now go to {})",
+                b.display(),
+                plan.backups.root.display()
+            ));
+        }
+    }
 }
 
 /// A file holding only our content (we created it) needs no backup: nothing of the user's
@@ -344,6 +463,7 @@ fn mark_backups(plan: &mut Plan) {
             FileKind::CodexConfig => true,
         };
     }
+    refine_backups(plan);
 }
 
 pub fn plan_uninstall(
@@ -352,7 +472,7 @@ pub fn plan_uninstall(
     targets: Targets,
     scope: Scope,
 ) -> Result<Plan, EditError> {
-    let mut plan = Plan::default();
+    let mut plan = Plan::new(homes);
     if targets.claude {
         let path = claude_settings_path(scope, repo, homes);
         let before = read_opt(&path)?;
@@ -364,6 +484,7 @@ pub fn plan_uninstall(
             after,
             changes,
             backup: true,
+            confine: confine_for(scope, repo),
         });
     }
     if targets.codex {
@@ -385,6 +506,7 @@ pub fn plan_uninstall(
             after,
             changes,
             backup: true,
+            confine: confine_for(scope, repo),
         });
         // Forget the trust Codex recorded for our handlers (keys are positional: see docs).
         let cfg_path = homes.codex_config();
@@ -400,6 +522,7 @@ pub fn plan_uninstall(
                     after,
                     changes,
                     backup: true,
+                    confine: None,
                 });
             }
         }
@@ -416,13 +539,60 @@ pub fn plan_uninstall(
                     after,
                     changes: vec![change],
                     backup: true,
+                    confine: Some(repo.to_path_buf()),
                 });
             }
         }
     }
+    restore_users_bytes(&mut plan);
     mark_backups(&mut plan);
     keep_links(&mut plan);
     Ok(plan)
+}
+
+/// The text a file holds with nothing in it: `{}` in the file's own layout, or empty.
+fn emptied(e: &FileEdit) -> String {
+    match e.kind {
+        FileKind::Instructions => String::new(),
+        _ => json_layout::render(
+            &serde_json::json!({}),
+            &Layout::detect(e.before.as_deref().unwrap_or("")),
+        ),
+    }
+}
+
+/// Uninstall gives back the user's own bytes and deletes only files install created:
+/// - when the newest backup holds the same user content as the result, the result is the
+///   backup's bytes (a compact file, a missing final newline come back exactly);
+/// - a file with a backup existed before install (an empty or `{}` settings file, say): it is
+///   not deleted, only emptied of ours.
+///
+/// Not for Codex's config.toml: its backup predates trust entries the user wants to keep.
+fn restore_users_bytes(plan: &mut Plan) {
+    for e in &mut plan.edits {
+        if e.kind == FileKind::CodexConfig || e.before.is_none() || !e.changed() {
+            continue;
+        }
+        let Some(b) = plan.backups.latest(&e.path) else {
+            continue;
+        };
+        let candidate = e.after.clone().unwrap_or_else(|| emptied(e));
+        let same = |old: &String| {
+            user_part(e.kind, &e.path, old)
+                .is_some_and(|u| Some(u) == user_part(e.kind, &e.path, &candidate))
+        };
+        let original = fs::read_to_string(&b).ok().filter(same);
+        if e.after.is_none() {
+            e.changes.push(Change::new(
+                ChangeKind::Kept,
+                format!(
+                    "the file itself: it was there before install (backup {}), so it is not deleted",
+                    b.display()
+                ),
+            ));
+        }
+        e.after = Some(original.unwrap_or(candidate));
+    }
 }
 
 /// A file that would be deleted but is a symlink (into a dotfiles checkout, say) is emptied
@@ -433,13 +603,7 @@ fn keep_links(plan: &mut Plan) {
             .map(|m| m.file_type().is_symlink())
             .unwrap_or(false);
         if e.after.is_none() && e.before.is_some() && is_link {
-            e.after = Some(match e.kind {
-                FileKind::Instructions => String::new(),
-                _ => json_layout::render(
-                    &serde_json::json!({}),
-                    &Layout::detect(e.before.as_deref().unwrap_or("")),
-                ),
-            });
+            e.after = Some(emptied(e));
         }
     }
 }
@@ -460,68 +624,26 @@ impl Plan {
             .collect()
     }
 
-    /// Applies every changed edit. Returns the backups made.
-    pub fn apply(&self, stamp: &str) -> Result<Vec<PathBuf>, EditError> {
-        let mut backups = Vec::new();
+    /// Checks every file this plan would write (and its backup) before the first write:
+    /// inside the repository where it belongs, not read-only, in a writable directory.
+    pub fn preflight(&self) -> Result<(), EditError> {
         for e in self.edits.iter().filter(|e| e.changed()) {
+            let access = match e.after {
+                Some(_) => Access::Write,
+                None => Access::Delete,
+            };
+            preflight::check_file(&e.path, access, e.confine.as_deref())?;
             if e.before.is_some() && e.backup {
-                if let Some(b) = backup_once(&e.path, stamp)
-                    .map_err(|err| EditError::new(&e.path, format!("cannot back up: {err}")))?
-                {
-                    backups.push(b);
-                }
-            }
-            match &e.after {
-                Some(text) => {
-                    let target = crate::atomic::real_target(&e.path);
-                    if let Some(dir) = target.parent() {
-                        fs::create_dir_all(dir).map_err(|err| {
-                            EditError::new(dir, format!("cannot create directory: {err}"))
-                        })?;
-                    }
-                    crate::atomic::write_atomic(&e.path, text.as_bytes())
-                        .map_err(|err| EditError::new(&e.path, format!("cannot write: {err}")))?;
-                }
-                None => {
-                    fs::remove_file(&e.path)
-                        .map_err(|err| EditError::new(&e.path, format!("cannot remove: {err}")))?;
-                    // `.claude/` or `.codex/` left empty by that goes too (remove_dir fails otherwise).
-                    if let Some(dir) = e.path.parent() {
-                        if matches!(
-                            dir.file_name().and_then(|n| n.to_str()),
-                            Some(".claude" | ".codex")
-                        ) {
-                            let _ = fs::remove_dir(dir);
-                        }
-                    }
-                }
+                preflight::check_dir(&self.backups.dir_for(&e.path), &e.path)?;
             }
         }
-        Ok(backups)
+        Ok(())
     }
-}
 
-/// `<file>.handover-backup-<stamp>`, only if the file has no backup of ours yet: the first
-/// backup holds the user's original, later ones would only hold our own edits.
-pub fn backup_once(path: &Path, stamp: &str) -> io::Result<Option<PathBuf>> {
-    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-        return Ok(None);
-    };
-    let prefix = format!("{name}.handover-backup-");
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if let Ok(entries) = fs::read_dir(&dir) {
-        for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with(&prefix) {
-                return Ok(None);
-            }
-        }
+    /// Applies every changed edit, all or nothing (see transaction.rs).
+    pub fn apply(&self, stamp: &str) -> Result<Applied, EditError> {
+        transaction::apply(&self.edits, &self.backups, stamp)
     }
-    let backup = dir.join(format!("{prefix}{stamp}"));
-    fs::copy(path, &backup)?;
-    Ok(Some(backup))
 }
 
 /// UTC time as `20261122T021500Z`, for backup names (no date crate needed for this).

@@ -2,6 +2,7 @@
 //! symlinks, permissions, scopes and the status section, in temporary directories (a temporary
 //! HOME / CODEX_HOME is injected; the real ~ is never touched).
 
+use handover_installer::backup::Backups;
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::status::status;
 use handover_installer::{locate, Homes, HookPaths, InstallOptions, Scope, Targets};
@@ -37,10 +38,7 @@ fn env() -> Env {
         fs::create_dir_all(d).unwrap();
     }
     Env {
-        homes: Homes {
-            home: home.clone(),
-            codex_home: home.join(".codex"),
-        },
+        homes: Homes::under(&home),
         _tmp: tmp,
         repo,
         bin,
@@ -62,6 +60,7 @@ fn req(e: &Env, targets: Targets, scope: Scope) -> InstallRequest {
         dry_run: false,
         codex_bin: None,
         trust_timeout: Duration::from_secs(5),
+        also_writes: Vec::new(),
     }
 }
 
@@ -120,10 +119,13 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-fn backups_of(path: &Path) -> Vec<PathBuf> {
+/// The backups of `path`, oldest first (they live under the injected backups directory).
+fn backups_of(e: &Env, path: &Path) -> Vec<PathBuf> {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    fs::read_dir(path.parent().unwrap())
-        .unwrap()
+    let dir = Backups::new(&e.homes.backups).dir_for(path);
+    let mut out: Vec<PathBuf> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
         .flatten()
         .map(|e| e.path())
         .filter(|p| {
@@ -132,7 +134,9 @@ fn backups_of(path: &Path) -> Vec<PathBuf> {
                 .to_string_lossy()
                 .starts_with(&format!("{name}.handover-backup-"))
         })
-        .collect()
+        .collect();
+    out.sort();
+    out
 }
 
 #[test]
@@ -151,7 +155,7 @@ fn install_backs_up_once_keeps_permissions_and_twice_writes_nothing() {
         fs::metadata(&settings).unwrap().permissions().mode() & 0o777,
         0o640
     );
-    let b = backups_of(&settings);
+    let b = backups_of(&e, &settings);
     assert_eq!(b.len(), 1);
     assert_eq!(
         fs::read_to_string(&b[0]).unwrap(),
@@ -160,7 +164,7 @@ fn install_backs_up_once_keeps_permissions_and_twice_writes_nothing() {
     );
     assert!(e.repo.join(".codex/hooks.json").exists());
     assert!(
-        backups_of(&e.repo.join(".codex/hooks.json")).is_empty(),
+        backups_of(&e, &e.repo.join(".codex/hooks.json")).is_empty(),
         "nothing to back up for a new file"
     );
     assert!(
@@ -183,7 +187,7 @@ fn install_backs_up_once_keeps_permissions_and_twice_writes_nothing() {
     let mut r = req(&e, both(), Scope::Project);
     r.options.watch = false;
     run(&r);
-    assert_eq!(backups_of(&settings).len(), 1);
+    assert_eq!(backups_of(&e, &settings).len(), 1);
 
     let o3 = uninstall(&e, both(), Scope::Project);
     assert!(o3.ok);
@@ -353,8 +357,10 @@ fn local_scope_and_codex_feature_flag() {
     );
 }
 
+/// `--trust` without Codex fails before anything is written (it used to mark the project
+/// trusted and write hooks.json and AGENTS.md first).
 #[test]
-fn trust_without_codex_prints_steps_and_fails() {
+fn trust_without_codex_fails_before_any_write() {
     let e = env();
     let mut r = req(
         &e,
@@ -365,22 +371,22 @@ fn trust_without_codex_prints_steps_and_fails() {
         Scope::Project,
     );
     r.options.trust = true;
-    let (o, out) = run(&r);
-    assert!(!o.ok);
-    assert!(out.contains("--trust needs `codex` on PATH"), "{out}");
+    let before = snapshot(e._tmp.path());
+    let err = flow::install(&r, &mut Vec::new()).unwrap_err();
     assert!(
-        out.contains(&format!("[projects.\"{}\"]", e.repo.display())),
-        "{out}"
+        err.to_string().starts_with(
+            "codex: --trust needs Codex, and `codex` is not on PATH; nothing was written"
+        ),
+        "{err}"
     );
-    // The consent was given: the project trust entry is written even so.
-    let cfg = fs::read_to_string(e.homes.codex_config()).unwrap();
-    assert_eq!(
-        cfg,
-        format!(
-            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
-            e.repo.display()
-        )
+    assert_eq!(snapshot(e._tmp.path()), before, "not a byte written");
+    r.codex_bin = Some(e.bin.join("codex"));
+    let err = flow::install(&r, &mut Vec::new()).unwrap_err();
+    assert!(
+        err.to_string().contains("is not an executable file"),
+        "{err}"
     );
+    assert_eq!(snapshot(e._tmp.path()), before);
 }
 
 #[test]
@@ -660,4 +666,165 @@ fn a_wrapping_command_survives_install_and_uninstall() {
     assert_eq!(text.matches("handover-session-start").count(), 1, "{text}");
     uninstall(&e, claude, Scope::Project);
     assert_eq!(fs::read_to_string(&settings).unwrap(), original);
+}
+
+/// A read-only `.codex/` stops the run before `.claude/settings.json` (checked first) is
+/// written; the report names no file as changed.
+#[test]
+fn a_read_only_directory_stops_the_run_before_the_first_write() {
+    let e = env();
+    fs::create_dir_all(e.repo.join(".codex")).unwrap();
+    fs::set_permissions(e.repo.join(".codex"), fs::Permissions::from_mode(0o555)).unwrap();
+    let before = snapshot(e._tmp.path());
+    let mut out = Vec::new();
+    let err = flow::install(&req(&e, both(), Scope::Project), &mut out).unwrap_err();
+    fs::set_permissions(e.repo.join(".codex"), fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(err.file, e.repo.join(".codex/hooks.json"));
+    assert!(
+        err.message.contains("the directory is read-only")
+            && err.message.contains("nothing was written"),
+        "{err}"
+    );
+    assert_eq!(snapshot(e._tmp.path()), before, "no file written");
+    assert!(
+        !e.repo.join(".claude").exists(),
+        ".claude/settings.json is not created"
+    );
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "",
+        "no file reported as changed"
+    );
+}
+
+/// A 0444 settings file is not modified, even by root (who could): a clear error instead.
+#[test]
+fn a_read_only_settings_file_is_not_modified() {
+    let e = env();
+    let settings = e.repo.join(".claude/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    fs::write(&settings, fixture("claude-full.json")).unwrap();
+    fs::set_permissions(&settings, fs::Permissions::from_mode(0o444)).unwrap();
+    let before = snapshot(e._tmp.path());
+    let err = flow::install(&req(&e, both(), Scope::Project), &mut Vec::new()).unwrap_err();
+    assert_eq!(err.file, settings);
+    assert!(
+        err.message
+            .starts_with("is read-only (mode 444); handover does not change a read-only file"),
+        "{err}"
+    );
+    assert_eq!(snapshot(e._tmp.path()), before);
+    assert_eq!(
+        fs::metadata(&settings).unwrap().permissions().mode() & 0o777,
+        0o444
+    );
+}
+
+/// AGENTS.md (or any repository target) linked to a file outside the repository is refused:
+/// the section is not appended to the link's target.
+#[test]
+fn a_target_linked_outside_the_repository_is_refused() {
+    let e = env();
+    let outside = e.homes.home.join("notes.md");
+    fs::write(&outside, "# my private notes\n").unwrap();
+    std::os::unix::fs::symlink(&outside, e.repo.join("AGENTS.md")).unwrap();
+    let before = snapshot(e._tmp.path());
+    let err = flow::install(&req(&e, both(), Scope::Project), &mut Vec::new()).unwrap_err();
+    assert_eq!(err.file, e.repo.join("AGENTS.md"));
+    assert!(
+        err.message.starts_with(&format!(
+            "is a symbolic link to {}, outside the repository",
+            outside.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(snapshot(e._tmp.path()), before);
+
+    // A settings directory linked out of the repository, the same.
+    fs::remove_file(e.repo.join("AGENTS.md")).unwrap();
+    let elsewhere = e.homes.home.join("shared-claude");
+    fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, e.repo.join(".claude")).unwrap();
+    let err = flow::install(&req(&e, both(), Scope::Project), &mut Vec::new()).unwrap_err();
+    assert_eq!(err.file, e.repo.join(".claude/settings.json"));
+    assert!(err.message.contains("outside the repository"), "{err}");
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
+
+/// Uninstall deletes only files install created: an empty or `{}` settings file that was there
+/// before install is still there afterwards, byte for byte.
+#[test]
+fn uninstall_keeps_an_empty_settings_file_it_did_not_create() {
+    let claude = Targets {
+        claude: true,
+        codex: false,
+    };
+    for original in ["", "{}", "{ }\n", "\n"] {
+        let e = env();
+        let settings = e.repo.join(".claude/settings.json");
+        fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        fs::write(&settings, original).unwrap();
+        fs::write(e.repo.join("CLAUDE.md"), original).unwrap();
+        let (o, out) = run(&req(&e, claude, Scope::Project));
+        assert!(o.ok, "{out}");
+        assert!(fs::read_to_string(&settings)
+            .unwrap()
+            .contains("handover-session-start"));
+        let o = uninstall(&e, claude, Scope::Project);
+        assert!(o.ok);
+        assert_eq!(
+            fs::read_to_string(&settings).unwrap(),
+            original,
+            "{original:?}"
+        );
+        assert_eq!(
+            fs::read_to_string(e.repo.join("CLAUDE.md")).unwrap(),
+            original,
+            "{original:?}"
+        );
+    }
+}
+
+/// A backup is the backup of the file as the user last had it: after the user changed the file,
+/// the next install makes a new one (the old one stays, older by its stamp). No backup lands in
+/// the repository.
+#[test]
+fn a_stale_backup_is_not_taken_for_the_current_one_and_backups_stay_out_of_the_repo() {
+    let e = env();
+    let claude = Targets {
+        claude: true,
+        codex: false,
+    };
+    let settings = e.repo.join(".claude/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let first = "{\n  \"theme\": \"dark\"\n}\n";
+    fs::write(&settings, first).unwrap();
+    run(&req(&e, claude, Scope::Project));
+    assert_eq!(backups_of(&e, &settings).len(), 1);
+    // Reinstalling over our own edit needs no new backup.
+    let mut r = req(&e, claude, Scope::Project);
+    r.options.watch = false;
+    run(&r);
+    assert_eq!(backups_of(&e, &settings).len(), 1);
+    uninstall(&e, claude, Scope::Project);
+    assert_eq!(fs::read_to_string(&settings).unwrap(), first);
+
+    let second = "{\n  \"theme\": \"light\",\n  \"model\": \"opus\"\n}\n";
+    fs::write(&settings, second).unwrap();
+    std::thread::sleep(Duration::from_millis(1100)); // a new stamp (seconds)
+    run(&req(&e, claude, Scope::Project));
+    let b = backups_of(&e, &settings);
+    assert_eq!(b.len(), 2, "{b:?}");
+    assert_eq!(fs::read_to_string(&b[0]).unwrap(), first);
+    assert_eq!(
+        fs::read_to_string(&b[1]).unwrap(),
+        second,
+        "the newest holds the current file"
+    );
+
+    let in_repo: Vec<_> = snapshot(&e.repo)
+        .into_keys()
+        .filter(|p| p.to_string_lossy().contains(".handover-backup-"))
+        .collect();
+    assert!(in_repo.is_empty(), "{in_repo:?}");
 }

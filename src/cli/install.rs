@@ -174,6 +174,12 @@ pub fn run_install_with(
         dry_run: args.dry_run,
         codex_bin,
         trust_timeout: Duration::from_secs(60),
+        // The guard writes .gitignore after the install when its block is missing.
+        also_writes: if handover::guard::status(&repo).present {
+            Vec::new()
+        } else {
+            vec![repo.join(".gitignore")]
+        },
     };
     let outcome = flow::install(&req, out)?;
     if !args.dry_run {
