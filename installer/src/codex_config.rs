@@ -24,6 +24,31 @@ pub fn parse(file: &Path, text: &str) -> Result<DocumentMut, EditError> {
     })
 }
 
+/// The edited document as text, in the original's line endings: a file written with CRLF only
+/// stays CRLF (toml_edit writes what it adds with LF). A file that mixes both is left mixed.
+pub fn render(doc: &DocumentMut, original: &str) -> String {
+    in_endings_of(original, doc.to_string())
+}
+
+/// `text` with CRLF line endings when `original` used CRLF only; else `text` unchanged. Also
+/// for the file Codex rewrote in the trust step (Codex 0.169.0 writes it back with LF).
+pub fn in_endings_of(original: &str, text: String) -> String {
+    let crlf_only = original.contains("\r\n") && !original.replace("\r\n", "").contains('\n');
+    if !crlf_only {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut prev = '\0';
+    for c in text.chars() {
+        if c == '\n' && prev != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
+}
+
 /// What the user set for the hooks feature, if anything.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FeatureFlags {
@@ -180,6 +205,19 @@ pub fn trusted_hashes(doc: &DocumentMut) -> Vec<(String, String)> {
 /// Deletes the hook-trust entries with these keys, then `[hooks.state]` and `[hooks]` if they
 /// became empty because of that.
 pub fn remove_trust_entries(doc: &mut DocumentMut, keys: &[String]) -> Vec<Change> {
+    let moves: Vec<_> = keys.iter().map(|k| (k.clone(), None)).collect();
+    move_trust_entries(doc, &moves)
+}
+
+/// Keeps Codex's hook trust in step with an edit of the hooks.json it is keyed on (keys are
+/// positional): for each `(old key, new key)` the entry moves, for `(old key, None)` it goes.
+/// So a user's hook that moved up when ours were removed stays trusted (the hash Codex checks
+/// covers the handler's definition, not its place). `[hooks.state]` and `[hooks]` left empty
+/// by that are removed.
+pub fn move_trust_entries(
+    doc: &mut DocumentMut,
+    moves: &[(String, Option<String>)],
+) -> Vec<Change> {
     let mut changes = Vec::new();
     let Some(hooks) = doc.get_mut("hooks").and_then(Item::as_table_like_mut) else {
         return changes;
@@ -188,13 +226,26 @@ pub fn remove_trust_entries(doc: &mut DocumentMut, keys: &[String]) -> Vec<Chang
         return changes;
     };
     let before = state.len();
-    for k in keys {
-        if state.remove(k).is_some() {
-            changes.push(Change::new(
-                ChangeKind::Removed,
-                format!("[hooks.state.\"{k}\"]"),
-            ));
+    let mut moving = Vec::new();
+    for (old, new) in moves {
+        if let Some(entry) = state.remove(old) {
+            match new {
+                Some(new) => moving.push((old, new, entry)),
+                None => changes.push(Change::new(
+                    ChangeKind::Removed,
+                    format!("[hooks.state.\"{old}\"]"),
+                )),
+            }
         }
+    }
+    for (old, new, entry) in moving {
+        state.insert(new, entry);
+        changes.push(Change::new(
+            ChangeKind::Updated,
+            format!(
+                "trust of a hook that moved: [hooks.state.\"{old}\"] → [hooks.state.\"{new}\"]"
+            ),
+        ));
     }
     if before > 0 && state.is_empty() {
         hooks.remove("state");

@@ -1,6 +1,7 @@
 //! The whole install / uninstall run: plan, dry-run diff or apply, Codex trust, and the report
 //! printed to the user. The CLI (src/cli/install.rs) only gathers arguments and environment.
 
+use crate::codex_config;
 use crate::codex_trust::{self, TrustRequest};
 use crate::command::Agent;
 use crate::plan::{self, FileEdit, FileKind, Homes, InstallOptions, Plan, Scope, Targets};
@@ -199,8 +200,9 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
         return;
     }
     // Codex rewrites config.toml itself for hooks.state: keep the user's version first.
-    if let Ok(Some(text)) = plan::read_opt(&cfg) {
-        if !plan::backup_is_current(&plan.backups, FileKind::CodexConfig, &cfg, &text) {
+    let cfg_text = plan::read_opt(&cfg).ok().flatten();
+    if let Some(text) = &cfg_text {
+        if !plan::backup_is_current(&plan.backups, FileKind::CodexConfig, &cfg, text) {
             let stamp = plan::utc_stamp(std::time::SystemTime::now());
             match plan.backups.make(&cfg, &stamp, text.as_bytes()) {
                 Ok(b) => {
@@ -230,7 +232,11 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
             .collect(),
         timeout: req.trust_timeout,
     };
-    match codex_trust::trust_our_hooks(&tr) {
+    let trusted = codex_trust::trust_our_hooks(&tr);
+    if let Some(text) = &cfg_text {
+        keep_line_endings(&cfg, text, out);
+    }
+    match trusted {
         Ok(t) => {
             for h in &t.newly_trusted {
                 let _ = writeln!(out, "trusted: {} = {}", h.key, h.current_hash);
@@ -275,6 +281,26 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
                 "{}",
                 codex_trust::manual_steps(&cfg, project, &hooks_json)
             );
+        }
+    }
+}
+
+/// Codex writes config.toml back with LF: a CRLF file gets its CRLF back.
+fn keep_line_endings(cfg: &Path, before: &str, out: &mut dyn Write) {
+    let Ok(Some(now)) = plan::read_opt(cfg) else {
+        return;
+    };
+    let fixed = codex_config::in_endings_of(before, now.clone());
+    if fixed != now {
+        match crate::atomic::write_atomic(cfg, fixed.as_bytes()) {
+            Ok(()) => {}
+            Err(e) => {
+                let _ = writeln!(
+                    out,
+                    "note: Codex rewrote {} with LF line endings and they could not be put back to CRLF ({e})",
+                    cfg.display()
+                );
+            }
         }
     }
 }

@@ -369,6 +369,73 @@ pub fn uninstall(doc: &mut Value, file: &Path) -> Result<Vec<Change>, EditError>
     Ok(changes)
 }
 
+/// A handler's place in a hooks document: event, group index, handler index (what Codex's
+/// trust keys are made of).
+pub type Position = (String, usize, usize);
+
+/// A key no real handler has, to follow handlers through an edit.
+const TAG: &str = "\u{1}handover-position";
+
+/// Where every handler of `doc` ends up after `edit`: (old, new) for each handler whose place
+/// changed, new None when the edit removed it. Handlers that stay where they were are not listed.
+pub fn moves(
+    doc: &Value,
+    edit: impl FnOnce(&mut Value) -> Result<Vec<Change>, EditError>,
+) -> Result<Vec<(Position, Option<Position>)>, EditError> {
+    let mut tagged = doc.clone();
+    let mut before = Vec::new();
+    for_each_handler_mut(&mut tagged, |pos, h| {
+        if let Some(obj) = h.as_object_mut() {
+            obj.insert(TAG.into(), json!(before.len()));
+            before.push(pos);
+        }
+    });
+    edit(&mut tagged)?;
+    let mut after: Vec<Option<Position>> = vec![None; before.len()];
+    for_each_handler_mut(&mut tagged, |pos, h| {
+        if let Some(i) = h.get(TAG).and_then(Value::as_u64) {
+            if let Some(slot) = after.get_mut(i as usize) {
+                *slot = Some(pos);
+            }
+        }
+    });
+    Ok(before
+        .into_iter()
+        .zip(after)
+        .filter(|(old, new)| new.as_ref() != Some(old))
+        .collect())
+}
+
+fn for_each_handler_mut(doc: &mut Value, mut f: impl FnMut(Position, &mut Value)) {
+    let Some(events) = doc.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (event, groups) in events.iter_mut() {
+        let Some(groups) = groups.as_array_mut() else {
+            continue;
+        };
+        for (gi, group) in groups.iter_mut().enumerate() {
+            let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+                continue;
+            };
+            for (hi, h) in handlers.iter_mut().enumerate() {
+                f((event.clone(), gi, hi), h);
+            }
+        }
+    }
+}
+
+/// Codex's trust key for a handler at `pos` in `hooks_json`.
+pub fn trust_key_at(hooks_json: &Path, pos: &Position) -> String {
+    format!(
+        "{}:{}:{}:{}",
+        hooks_json.display(),
+        snake_event(&pos.0),
+        pos.1,
+        pos.2
+    )
+}
+
 /// `SessionStart` → `session_start`: the event part of a Codex hook-trust key.
 pub fn snake_event(event: &str) -> String {
     let mut out = String::new();
@@ -387,11 +454,5 @@ pub fn snake_event(event: &str) -> String {
 
 /// Codex's trust key for a handler: `<hooks.json path>:<event_snake>:<group>:<handler>`.
 pub fn codex_trust_key(hooks_json: &Path, f: &Found) -> String {
-    format!(
-        "{}:{}:{}:{}",
-        hooks_json.display(),
-        snake_event(&f.event),
-        f.group,
-        f.handler
-    )
+    trust_key_at(hooks_json, &(f.event.clone(), f.group, f.handler))
 }

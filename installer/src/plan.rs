@@ -242,6 +242,27 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The Codex trust keys an edit of `hooks_json` moves or removes: (old key, new key or None).
+fn trust_moves(
+    hooks_json: &Path,
+    before: Option<&str>,
+    edit: impl FnOnce(&mut serde_json::Value) -> Result<Vec<Change>, EditError>,
+) -> Result<Vec<(String, Option<String>)>, EditError> {
+    let Some(text) = before else {
+        return Ok(Vec::new());
+    };
+    let doc = json_layout::parse(hooks_json, text)?;
+    Ok(hooks_doc::moves(&doc, edit)?
+        .into_iter()
+        .map(|(old, new)| {
+            (
+                hooks_doc::trust_key_at(hooks_json, &old),
+                new.map(|n| hooks_doc::trust_key_at(hooks_json, &n)),
+            )
+        })
+        .collect())
+}
+
 /// The instructions files to edit for these targets (AGENTS.md for Codex, CLAUDE.md for Claude;
 /// only AGENTS.md when CLAUDE.md is a link to it).
 pub fn instruction_files(repo: &Path, targets: Targets) -> Vec<PathBuf> {
@@ -307,6 +328,9 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         let before = read_opt(&path)?;
         let want = hooks_doc::wanted(&commands(&opts.hooks, opts.watch, Agent::Codex));
         let (after, changes) = edit_hooks_json(&path, before.as_deref(), Some(&want))?;
+        let moved = trust_moves(&path, before.as_deref(), |doc| {
+            hooks_doc::install(doc, &want, &path)
+        })?;
         plan.edits.push(FileEdit {
             path,
             kind: FileKind::CodexHooks,
@@ -332,8 +356,12 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         if opts.trust && opts.scope != Scope::User {
             changes.push(codex_config::trust_project(&mut doc, repo, &cfg_path)?);
         }
+        changes.extend(codex_config::move_trust_entries(&mut doc, &moved));
         let after = if any_effective(&changes) {
-            Some(doc.to_string())
+            Some(codex_config::render(
+                &doc,
+                cfg_before.as_deref().unwrap_or(""),
+            ))
         } else {
             cfg_before.clone()
         };
@@ -490,14 +518,9 @@ pub fn plan_uninstall(
     if targets.codex {
         let path = codex_hooks_path(scope, repo, homes);
         let before = read_opt(&path)?;
-        let mut trust_keys = Vec::new();
-        if let Some(text) = &before {
-            let doc = json_layout::parse(&path, text)?;
-            trust_keys = hooks_doc::find_ours(&doc)
-                .iter()
-                .map(|f| hooks_doc::codex_trust_key(&path, f))
-                .collect();
-        }
+        let moved = trust_moves(&path, before.as_deref(), |doc| {
+            hooks_doc::uninstall(doc, &path)
+        })?;
         let (after, changes) = edit_hooks_json(&path, before.as_deref(), None)?;
         plan.edits.push(FileEdit {
             path,
@@ -508,13 +531,14 @@ pub fn plan_uninstall(
             backup: true,
             confine: confine_for(scope, repo),
         });
-        // Forget the trust Codex recorded for our handlers (keys are positional: see docs).
+        // Forget the trust Codex recorded for our handlers, and move the trust of the user's
+        // handlers that moved up (keys are positional: see docs).
         let cfg_path = homes.codex_config();
         if let Some(cfg_before) = read_opt(&cfg_path)? {
             let mut doc = codex_config::parse(&cfg_path, &cfg_before)?;
-            let changes = codex_config::remove_trust_entries(&mut doc, &trust_keys);
+            let changes = codex_config::move_trust_entries(&mut doc, &moved);
             if !changes.is_empty() {
-                let after = Some(doc.to_string());
+                let after = Some(codex_config::render(&doc, &cfg_before));
                 plan.edits.push(FileEdit {
                     path: cfg_path,
                     kind: FileKind::CodexConfig,

@@ -828,3 +828,63 @@ fn a_stale_backup_is_not_taken_for_the_current_one_and_backups_stay_out_of_the_r
         .collect();
     assert!(in_repo.is_empty(), "{in_repo:?}");
 }
+
+/// Codex trust keys are positional: when uninstall removes our group, the user's group after it
+/// moves up one place, and its trust entry moves with it (Codex does not ask again).
+#[test]
+fn uninstall_moves_the_trust_of_a_users_hook_that_moved_up() {
+    let e = env();
+    let codex = Targets {
+        claude: false,
+        codex: true,
+    };
+    run(&req(&e, codex, Scope::Project));
+    let hooks_json = e.repo.join(".codex/hooks.json");
+    // The user adds their own Stop hook after ours and trusts it; ours are trusted too.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&hooks_json).unwrap()).unwrap();
+    v["hooks"]["Stop"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"hooks": [{"type": "command", "command": "my-stop-hook"}]}));
+    fs::write(
+        &hooks_json,
+        serde_json::to_string_pretty(&v).unwrap() + "\n",
+    )
+    .unwrap();
+    let key = |event: &str, group: usize| format!("{}:{event}:{group}:0", hooks_json.display());
+    fs::create_dir_all(&e.homes.codex_home).unwrap();
+    let config = format!(
+        "model = \"gpt-5\"\n\n[hooks.state.\"{}\"]\ntrusted_hash = \"sha256:ours\"\n\n[hooks.state.\"{}\"]\ntrusted_hash = \"sha256:user\"\n",
+        key("stop", 0),
+        key("stop", 1)
+    );
+    fs::write(e.homes.codex_config(), &config).unwrap();
+
+    let mut out = Vec::new();
+    let o = flow::uninstall(
+        &UninstallRequest {
+            repo: e.repo.clone(),
+            homes: e.homes.clone(),
+            targets: codex,
+            scope: Scope::Project,
+            dry_run: false,
+        },
+        &mut out,
+    )
+    .unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(o.ok, "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&hooks_json).unwrap()).unwrap();
+    assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "my-stop-hook");
+    let cfg = fs::read_to_string(e.homes.codex_config()).unwrap();
+    assert_eq!(
+        cfg,
+        format!(
+            "model = \"gpt-5\"\n\n[hooks.state.\"{}\"]\ntrusted_hash = \"sha256:user\"\n",
+            key("stop", 0)
+        )
+    );
+    assert!(out.contains("trust of a hook that moved"), "{out}");
+}

@@ -410,3 +410,32 @@ fn users_own_commands_are_left_alone_and_prefixed_ones_are_ours() {
         .iter()
         .any(|c| c.kind == ChangeKind::Removed && c.what.contains("with your prefix")));
 }
+
+/// A config.toml written with CRLF stays CRLF (toml_edit adds what it inserts with LF), through
+/// enabling hooks, trusting the project and removing trust entries.
+#[test]
+fn crlf_codex_config_stays_crlf() {
+    let path = Path::new("c.toml");
+    let text = fixture("codex-config-crlf.toml");
+    let mut doc = codex_config::parse(path, &text).unwrap();
+    codex_config::enable_hooks(&mut doc);
+    codex_config::trust_project(&mut doc, Path::new("/home/ana/src/new"), path).unwrap();
+    let out = codex_config::render(&doc, &text);
+    golden("codex-config-crlf.toml.trusted", &out);
+    assert!(
+        !out.replace("\r\n", "").contains('\n'),
+        "every line ends in CRLF"
+    );
+    assert!(out.contains("[projects.\"/home/ana/src/new\"]\r\ntrust_level = \"trusted\"\r\n"));
+    let mut doc = codex_config::parse(path, &out).unwrap();
+    codex_config::remove_trust_entries(
+        &mut doc,
+        &["/home/ana/src/other/.codex/hooks.json:pre_tool_use:0:0".to_string()],
+    );
+    let removed = codex_config::render(&doc, &out);
+    assert!(!removed.replace("\r\n", "").contains('\n'));
+    // An LF file and a mixed one are left in their own endings.
+    let lf = fixture("codex-config.toml");
+    let doc = codex_config::parse(path, &lf).unwrap();
+    assert_eq!(codex_config::render(&doc, &lf), lf);
+}
