@@ -68,25 +68,50 @@ struct Server {
 }
 
 impl Drop for Server {
-    /// Closing stdin ends the server; a short grace period, then it is killed.
+    /// Closing stdin ends the server; after a short grace period the whole process group is
+    /// killed: `codex` is a Node launcher whose native server (and anything that one started)
+    /// would outlive a kill of the launcher alone.
     fn drop(&mut self) {
         drop(self.stdin.take());
         let until = Instant::now() + Duration::from_secs(2);
-        while Instant::now() < until {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
+        while Instant::now() < until && !self.exited() {
             std::thread::sleep(Duration::from_millis(20));
         }
-        let _ = self.child.kill();
+        // The group leader is not reaped yet (a zombie at most), so its id still names our group.
+        if let Ok(pgid) = i32::try_from(self.child.id()) {
+            // SAFETY: kill(2) with a negative id signals the group we created at spawn.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
         let _ = self.child.wait();
     }
 }
 
 impl Server {
+    /// True once the server process has exited, without reaping it (see drop).
+    fn exited(&self) -> bool {
+        // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid(2).
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: WNOWAIT leaves the child waitable for Child::wait; `info` outlives the call.
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                self.child.id(),
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        // SAFETY: reading si_pid of a siginfo_t filled by waitid.
+        r != 0 || unsafe { info.si_pid() } != 0
+    }
+
     fn start(req: &TrustRequest) -> Result<Server, String> {
+        use std::os::unix::process::CommandExt;
         let mut child = Command::new(&req.codex_bin)
             .arg("app-server")
+            // Its own process group, so the whole tree can be killed (see drop).
+            .process_group(0)
             .current_dir(&req.project)
             .env("CODEX_HOME", &req.codex_home)
             .env("HOME", &req.home)

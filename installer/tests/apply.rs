@@ -888,3 +888,60 @@ fn uninstall_moves_the_trust_of_a_users_hook_that_moved_up() {
     );
     assert!(out.contains("trust of a hook that moved"), "{out}");
 }
+
+/// The `--trust` server runs in its own process group and the whole group is killed: a server
+/// that starts a helper and then hangs leaves nothing running (the real `codex` is a Node
+/// launcher whose native server is such a grandchild).
+#[test]
+fn the_trust_servers_grandchild_does_not_survive_its_kill() {
+    let e = env();
+    let pid_file = e.homes.home.join("grandchild.pid");
+    let fake = e.bin.join("codex");
+    fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nsleep 300 &\necho $! > '{}'\nexec sleep 300\n",
+            pid_file.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let mut r = req(
+        &e,
+        Targets {
+            claude: false,
+            codex: true,
+        },
+        Scope::Project,
+    );
+    r.options.trust = true;
+    r.codex_bin = Some(fake);
+    r.trust_timeout = Duration::from_millis(500);
+    let (o, out) = run(&r);
+    assert!(!o.ok, "{out}");
+    assert!(out.contains("did not answer `initialize` in time"), "{out}");
+    let pid = fs::read_to_string(&pid_file).unwrap().trim().to_string();
+    // Gone, or a zombie waiting for init to reap it: either way not running.
+    let alive = || {
+        fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                !s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .unwrap_or(false)
+    };
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    while alive() && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let still = alive();
+    if still {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid])
+            .status();
+    }
+    assert!(!still, "the server's child {pid} survived");
+}
