@@ -347,12 +347,14 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         let mut changes = Vec::new();
         let flags = codex_config::feature_flags(&doc);
         if let Some(problem) = flags.problem(&cfg_path) {
-            if opts.enable_codex_hooks {
+            if opts.enable_codex_hooks && flags.legacy_profile.is_none() {
                 changes.extend(codex_config::enable_hooks(&mut doc));
             } else {
                 plan.problems.push(problem);
             }
         }
+        plan.notes
+            .extend(codex_config::profile_notes(&doc, &homes.codex_home));
         if opts.trust && opts.scope != Scope::User {
             changes.push(codex_config::trust_project(&mut doc, repo, &cfg_path)?);
         }

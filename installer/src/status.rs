@@ -340,6 +340,10 @@ fn codex_extra(
             s.problems.push(p);
         }
     }
+    if any_installed {
+        s.lines
+            .extend(codex_config::profile_notes(&doc, &homes.codex_home));
+    }
     let trust = codex_config::project_trust(&doc, repo);
     per_scope.insert("project_trust".into(), json!(trust));
     let hashes = codex_config::trusted_hashes(&doc);

@@ -299,7 +299,7 @@ fn codex_config_new_file_and_deprecated_flag() {
 
     let mut doc = codex_config::parse(path, &fixture("codex-config-deprecated.toml")).unwrap();
     let flags = codex_config::feature_flags(&doc);
-    assert_eq!(flags.codex_hooks, Some(false));
+    assert_eq!(flags.codex_hooks, Some(codex_config::Flag::Bool(false)));
     assert!(flags.problem(path).unwrap().contains("codex_hooks = false"));
     codex_config::enable_hooks(&mut doc);
     golden("codex-config-deprecated.toml.enabled", &doc.to_string());
@@ -438,4 +438,59 @@ fn crlf_codex_config_stays_crlf() {
     let lf = fixture("codex-config.toml");
     let doc = codex_config::parse(path, &lf).unwrap();
     assert_eq!(codex_config::render(&doc, &lf), lf);
+}
+
+/// `hooks = "false"` (a string) makes Codex 0.169.0 reject the whole config.toml; a top-level
+/// `profile` too. Both are reported; profiles that turn hooks off are noted. The explicit flag
+/// turns the string into `true` and drops the `codex_hooks` line.
+#[test]
+fn string_flags_and_profile_features_are_flagged() {
+    let path = Path::new("/h/.codex/config.toml");
+    let text = fixture("codex-config-flags.toml");
+    let mut doc = codex_config::parse(path, &text).unwrap();
+    let flags = codex_config::feature_flags(&doc);
+    assert_eq!(
+        flags.hooks,
+        Some(codex_config::Flag::Invalid("\"false\"".into()))
+    );
+    assert!(flags.disabled());
+    let problem = flags.problem(path).unwrap();
+    assert!(
+        problem.contains("`hooks = \"false\"` is not a boolean, so Codex rejects the whole file")
+            && problem.contains("`codex_hooks = \"no\"` is not a boolean"),
+        "{problem}"
+    );
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("review.config.toml"),
+        "[features]\nhooks = false\n",
+    )
+    .unwrap();
+    std::fs::write(
+        home.path().join("ok.config.toml"),
+        "[features]\nhooks = true\n",
+    )
+    .unwrap();
+    let notes = codex_config::profile_notes(&doc, home.path());
+    assert_eq!(notes.len(), 2, "{notes:#?}");
+    assert!(
+        notes[0].starts_with("Codex profile `ci`")
+            && notes[0].contains("[profiles.ci.features] hooks = false"),
+        "{notes:#?}"
+    );
+    assert!(
+        notes[1].starts_with("Codex profile `review`")
+            && notes[1].contains("`codex --profile review`"),
+        "{notes:#?}"
+    );
+    codex_config::enable_hooks(&mut doc);
+    golden("codex-config-flags.toml.enabled", &doc.to_string());
+    assert!(!codex_config::feature_flags(&doc).disabled());
+
+    let legacy = codex_config::parse(path, "profile = \"ci\"\n").unwrap();
+    let problem = codex_config::feature_flags(&legacy).problem(path).unwrap();
+    assert!(
+        problem.contains("the top-level `profile = \"ci\"` is no longer supported"),
+        "{problem}"
+    );
 }
