@@ -118,7 +118,8 @@ pub fn check_dir(dir: &Path, for_file: &Path) -> Result<(), EditError> {
 pub fn check_file(path: &Path, access: Access, confine: Option<&Path>) -> Result<(), EditError> {
     let real = resolved(path);
     if let Some(root) = confine {
-        if !real.starts_with(root) {
+        let root = fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+        if !real.starts_with(&root) {
             let how = if fs::symlink_metadata(path).is_ok_and(|m| m.file_type().is_symlink()) {
                 "is a symbolic link to"
             } else {
