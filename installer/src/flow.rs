@@ -3,10 +3,10 @@
 
 use crate::codex_config;
 use crate::codex_trust::{self, TrustRequest};
-use crate::command::Agent;
 use crate::plan::{self, FileEdit, FileKind, Homes, InstallOptions, Plan, Scope, Targets};
 use crate::preflight::{self, Access};
 use crate::report::ChangeKind;
+use handover_base::Agent;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -108,7 +108,9 @@ fn show_or_apply(
         let _ = writeln!(out, "dry run: nothing was written.");
         return Ok(());
     }
-    let applied = plan.apply(&plan::utc_stamp(std::time::SystemTime::now()))?;
+    let applied = plan.apply(&handover_base::clock::format_compact(
+        handover_base::clock::unix_now().0,
+    ))?;
     print_edits(repo, plan, out);
     for b in &applied.backups {
         let _ = writeln!(out, "backup: {}", b.display());
@@ -203,7 +205,7 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
     let cfg_text = plan::read_opt(&cfg).ok().flatten();
     if let Some(text) = &cfg_text {
         if !plan::backup_is_current(&plan.backups, FileKind::CodexConfig, &cfg, text) {
-            let stamp = plan::utc_stamp(std::time::SystemTime::now());
+            let stamp = handover_base::clock::format_compact(handover_base::clock::unix_now().0);
             match plan.backups.make(&cfg, &stamp, text.as_bytes()) {
                 Ok(b) => {
                     let _ = writeln!(out, "backup: {}", b.display());
@@ -292,7 +294,7 @@ fn keep_line_endings(cfg: &Path, before: &str, out: &mut dyn Write) {
     };
     let fixed = codex_config::in_endings_of(before, now.clone());
     if fixed != now {
-        match crate::atomic::write_atomic(cfg, fixed.as_bytes()) {
+        match handover_base::atomic::write_atomic(cfg, fixed.as_bytes()) {
             Ok(()) => {}
             Err(e) => {
                 let _ = writeln!(

@@ -4,13 +4,14 @@
 //! are only verified by `install --trust`, which asks Codex itself).
 
 use crate::codex_config;
-use crate::command::{command_for, Agent, HookExe};
 use crate::hooks_doc::{self, Found, Mention};
 use crate::json_layout;
 use crate::locate::HookPaths;
 use crate::plan::{
     claude_settings_path, codex_hooks_path, instruction_files, read_opt, Homes, Scope, Targets,
 };
+use handover_base::hook_exe::{command_for, HookExe, TIMEOUT_SECS};
+use handover_base::Agent;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -136,7 +137,7 @@ fn scope_json(
             && !twice
             && f.ours.iter().all(|o| {
                 o.command == format!("{}{}", o.prefix, command_for(h.get(o.exe), agent))
-                    && o.timeout == Some(crate::command::TIMEOUT_SECS)
+                    && o.timeout == Some(TIMEOUT_SECS)
             })
     });
     let v = json!({

@@ -79,7 +79,7 @@ fn step(
         undo.push(Undo::Backup(b.clone()));
         applied.backups.push(b);
     }
-    let target = crate::atomic::real_target(&e.path);
+    let target = handover_base::atomic::real_target(&e.path);
     let mode = fs::metadata(&target)
         .ok()
         .map(|m| m.permissions().mode() & 0o7777);
@@ -98,7 +98,7 @@ fn step(
                 undo.extend(missing.into_iter().rev().map(Undo::Dir));
             }
             before_write(&e.path)
-                .and_then(|_| crate::atomic::write_atomic(&e.path, text.as_bytes()))
+                .and_then(|_| handover_base::atomic::write_atomic(&e.path, text.as_bytes()))
                 .map_err(|err| EditError::new(&e.path, format!("cannot write: {err}")))?;
         }
         None => {
@@ -130,16 +130,14 @@ fn roll_back(undo: Vec<Undo>, mut err: EditError) -> EditError {
             }
             Undo::File { path, before, mode } => {
                 let result = match &before {
-                    Some(text) => {
-                        crate::atomic::write_atomic(&path, text.as_bytes()).and_then(|_| match mode
-                        {
+                    Some(text) => handover_base::atomic::write_atomic(&path, text.as_bytes())
+                        .and_then(|_| match mode {
                             Some(m) => fs::set_permissions(
-                                crate::atomic::real_target(&path),
+                                handover_base::atomic::real_target(&path),
                                 fs::Permissions::from_mode(m),
                             ),
                             None => Ok(()),
-                        })
-                    }
+                        }),
                     None => fs::remove_file(&path),
                 };
                 match result {
