@@ -60,6 +60,52 @@ fn installed_stand_ins(agent: Agent, trust: Trust, dir_name: &str) -> (Sandbox, 
     (sb, bin, log)
 }
 
+/// A git project `<tmp>/<name>` with an empty `.codex/`, and a temporary HOME / CODEX_HOME:
+/// (the temp dir to keep, its canonical root, the project, the homes).
+fn codex_project(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf, Homes) {
+    let tmp = tempfile::tempdir().expect("create a temp dir");
+    let root = tmp.path().canonicalize().expect("canonical temp dir");
+    let repo = root.join(name);
+    let homes = Homes::under(&root.join("home"));
+    std::fs::create_dir_all(repo.join(".codex")).expect("create the project");
+    std::fs::create_dir_all(&homes.codex_home).expect("create CODEX_HOME");
+    assert!(Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .expect("run git init")
+        .success());
+    (tmp, root, repo, homes)
+}
+
+/// `install --codex --trust` in the project scope, with the hooks in `bin_dir`.
+fn codex_trust_install(
+    repo: &Path,
+    homes: &Homes,
+    bin_dir: &Path,
+    codex_bin: &Path,
+) -> InstallRequest {
+    InstallRequest {
+        repo: repo.to_path_buf(),
+        homes: homes.clone(),
+        options: InstallOptions {
+            targets: Targets {
+                claude: false,
+                codex: true,
+            },
+            scope: Scope::Project,
+            watch: true,
+            enable_codex_hooks: false,
+            trust: true,
+            hooks: HookPaths::in_dir(bin_dir),
+        },
+        dry_run: false,
+        codex_bin: Some(codex_bin.to_path_buf()),
+        trust_timeout: Duration::from_secs(60),
+        also_writes: Vec::new(),
+    }
+}
+
 fn read_log(log: &Path) -> String {
     std::fs::read_to_string(log).unwrap_or_default()
 }
@@ -140,19 +186,8 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     else {
         return;
     };
-    let tmp = tempfile::tempdir().expect("create a temp dir");
-    let root = tmp.path().canonicalize().expect("canonical temp dir");
-    let repo = root.join("my project");
-    let home = root.join("home");
-    let codex_home = home.join(".codex");
-    std::fs::create_dir_all(repo.join(".codex")).expect("create the project");
-    std::fs::create_dir_all(&codex_home).expect("create CODEX_HOME");
-    assert!(Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&repo)
-        .status()
-        .expect("run git init")
-        .success());
+    let (_tmp, root, repo, homes) = codex_project("my project");
+    let (home, codex_home) = (homes.home.clone(), homes.codex_home.clone());
     // Someone else's hook already in the project file, and a user config with a comment.
     std::fs::write(
         repo.join(".codex/hooks.json"),
@@ -164,31 +199,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let bin_dir = root.join("bin dir");
     std::fs::create_dir_all(&bin_dir).expect("create the hooks dir");
     let codex_bin: PathBuf = clients.netless(&root, "codex-netless", &clients.codex);
-
-    let homes = Homes {
-        home: home.clone(),
-        codex_home: codex_home.clone(),
-        backups: home.join(".local/state/handover/backups"),
-    };
-    let req = InstallRequest {
-        repo: repo.clone(),
-        homes: homes.clone(),
-        options: InstallOptions {
-            targets: Targets {
-                claude: false,
-                codex: true,
-            },
-            scope: Scope::Project,
-            watch: true,
-            enable_codex_hooks: false,
-            trust: true,
-            hooks: HookPaths::in_dir(&bin_dir),
-        },
-        dry_run: false,
-        codex_bin: Some(codex_bin.clone()),
-        trust_timeout: Duration::from_secs(60),
-        also_writes: Vec::new(),
-    };
+    let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);
     let started = Instant::now();
     let mut out = Vec::new();
     let outcome = flow::install(&req, &mut out).expect("install --trust");
@@ -302,21 +313,10 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
     ) else {
         return;
     };
-    let tmp = tempfile::tempdir().expect("create a temp dir");
-    let root = tmp.path().canonicalize().expect("canonical temp dir");
-    let repo = root.join("proj");
-    let home = root.join("home");
-    let codex_home = home.join(".codex");
+    let (_tmp, root, repo, homes) = codex_project("proj");
+    let (home, codex_home) = (homes.home.clone(), homes.codex_home.clone());
     let bin_dir = root.join("bin");
-    for d in [repo.join(".codex"), codex_home.clone(), bin_dir.clone()] {
-        std::fs::create_dir_all(d).expect("create a directory");
-    }
-    assert!(Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&repo)
-        .status()
-        .expect("run git init")
-        .success());
+    std::fs::create_dir_all(&bin_dir).expect("create the hooks dir");
     let hooks_json = repo.join(".codex/hooks.json");
     let wrapper = format!(
         "{}/handover-session-start --agent codex 2>>/dev/null; true",
@@ -334,31 +334,11 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
     std::fs::write(&cfg_path, "# my codex settings\r\nmodel = \"gpt-5\"\r\n")
         .expect("write config");
     let codex_bin: PathBuf = clients.netless(&root, "codex-netless", &clients.codex);
-    let homes = Homes {
-        home: home.clone(),
-        codex_home: codex_home.clone(),
-        backups: home.join(".local/state/handover/backups"),
-    };
     let codex_only = Targets {
         claude: false,
         codex: true,
     };
-    let req = InstallRequest {
-        repo: repo.clone(),
-        homes: homes.clone(),
-        options: InstallOptions {
-            targets: codex_only,
-            scope: Scope::Project,
-            watch: true,
-            enable_codex_hooks: false,
-            trust: true,
-            hooks: HookPaths::in_dir(&bin_dir),
-        },
-        dry_run: false,
-        codex_bin: Some(codex_bin.clone()),
-        trust_timeout: Duration::from_secs(60),
-        also_writes: Vec::new(),
-    };
+    let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);
     let mut out = Vec::new();
     let outcome = flow::install(&req, &mut out).expect("install --trust");
     let out = String::from_utf8_lossy(&out).into_owned();

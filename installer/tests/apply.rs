@@ -64,6 +64,20 @@ fn req(e: &Env, targets: Targets, scope: Scope) -> InstallRequest {
     }
 }
 
+fn claude_only() -> Targets {
+    Targets {
+        claude: true,
+        codex: false,
+    }
+}
+
+fn codex_only() -> Targets {
+    Targets {
+        claude: false,
+        codex: true,
+    }
+}
+
 fn both() -> Targets {
     Targets {
         claude: true,
@@ -77,19 +91,18 @@ fn run(r: &InstallRequest) -> (flow::Outcome, String) {
     (o, String::from_utf8(out).unwrap())
 }
 
+fn un_req(e: &Env, targets: Targets, scope: Scope) -> UninstallRequest {
+    UninstallRequest {
+        repo: e.repo.clone(),
+        homes: e.homes.clone(),
+        targets,
+        scope,
+        dry_run: false,
+    }
+}
+
 fn uninstall(e: &Env, targets: Targets, scope: Scope) -> flow::Outcome {
-    let mut out = Vec::new();
-    flow::uninstall(
-        &UninstallRequest {
-            repo: e.repo.clone(),
-            homes: e.homes.clone(),
-            targets,
-            scope,
-            dry_run: false,
-        },
-        &mut out,
-    )
-    .unwrap()
+    flow::uninstall(&un_req(e, targets, scope), &mut Vec::new()).unwrap()
 }
 
 /// Every file under `dir` with its bytes (the whole tree, to prove "nothing changed").
@@ -266,17 +279,7 @@ fn a_malformed_file_stops_everything_before_any_write() {
     )
     .unwrap();
     let before = snapshot(e._tmp.path());
-    let err = flow::uninstall(
-        &UninstallRequest {
-            repo: e.repo.clone(),
-            homes: e.homes.clone(),
-            targets: both(),
-            scope: Scope::Project,
-            dry_run: false,
-        },
-        &mut Vec::new(),
-    )
-    .unwrap_err();
+    let err = flow::uninstall(&un_req(&e, both(), Scope::Project), &mut Vec::new()).unwrap_err();
     assert!(err.to_string().contains("settings.json:4:3"), "{err}");
     assert_eq!(snapshot(e._tmp.path()), before);
 }
@@ -294,14 +297,7 @@ fn symlinked_settings_are_written_through_and_claude_md_link_is_left_alone() {
         e.homes.home.join(".claude/settings.json"),
     )
     .unwrap();
-    let (o, out) = run(&req(
-        &e,
-        Targets {
-            claude: true,
-            codex: false,
-        },
-        Scope::User,
-    ));
+    let (o, out) = run(&req(&e, claude_only(), Scope::User));
     assert!(o.ok, "{out}");
     assert!(
         fs::symlink_metadata(e.homes.home.join(".claude/settings.json"))
@@ -362,14 +358,7 @@ fn local_scope_and_codex_feature_flag() {
 #[test]
 fn trust_without_codex_fails_before_any_write() {
     let e = env();
-    let mut r = req(
-        &e,
-        Targets {
-            claude: false,
-            codex: true,
-        },
-        Scope::Project,
-    );
+    let mut r = req(&e, codex_only(), Scope::Project);
     r.options.trust = true;
     let before = snapshot(e._tmp.path());
     let err = flow::install(&r, &mut Vec::new()).unwrap_err();
@@ -457,14 +446,7 @@ fn status_reports_installed_duplicates_and_codex_trust() {
     );
 
     // The same hooks from another path in settings.local.json: they would run twice.
-    let mut r = req(
-        &e,
-        Targets {
-            claude: true,
-            codex: false,
-        },
-        Scope::Local,
-    );
+    let mut r = req(&e, claude_only(), Scope::Local);
     r.options.hooks = HookPaths::in_dir(Path::new("/elsewhere"));
     run(&r);
     let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
@@ -493,28 +475,14 @@ fn uninstall_through_a_link_empties_the_target_and_keeps_the_link() {
     fs::create_dir_all(e.homes.home.join(".claude")).unwrap();
     let link = e.homes.home.join(".claude/settings.json");
     std::os::unix::fs::symlink(dotfiles.join("claude.json"), &link).unwrap();
-    run(&req(
-        &e,
-        Targets {
-            claude: true,
-            codex: false,
-        },
-        Scope::User,
-    ));
+    run(&req(&e, claude_only(), Scope::User));
     assert!(
         fs::read_to_string(dotfiles.join("claude.json"))
             .unwrap()
             .contains("handover-pre-compact"),
         "created through the dangling link"
     );
-    uninstall(
-        &e,
-        Targets {
-            claude: true,
-            codex: false,
-        },
-        Scope::User,
-    );
+    uninstall(&e, claude_only(), Scope::User);
     assert!(fs::symlink_metadata(&link)
         .unwrap()
         .file_type()
@@ -562,17 +530,9 @@ fn status_spots_a_plugin_copy_and_uninstall_dry_run_writes_nothing() {
 
     let before = snapshot(e._tmp.path());
     let mut out = Vec::new();
-    let o = flow::uninstall(
-        &UninstallRequest {
-            repo: e.repo.clone(),
-            homes: e.homes.clone(),
-            targets: both(),
-            scope: Scope::Project,
-            dry_run: true,
-        },
-        &mut out,
-    )
-    .unwrap();
+    let mut r = un_req(&e, both(), Scope::Project);
+    r.dry_run = true;
+    let o = flow::uninstall(&r, &mut out).unwrap();
     let out = String::from_utf8(out).unwrap();
     assert!(o.wrote.is_empty());
     assert_eq!(snapshot(e._tmp.path()), before);
@@ -587,10 +547,7 @@ fn status_spots_a_plugin_copy_and_uninstall_dry_run_writes_nothing() {
 #[test]
 fn status_does_not_call_a_double_install_up_to_date() {
     let e = env();
-    let claude = Targets {
-        claude: true,
-        codex: false,
-    };
+    let claude = claude_only();
     run(&req(&e, claude, Scope::Project));
     let settings = e.repo.join(".claude/settings.json");
     let text = fs::read_to_string(&settings).unwrap();
@@ -648,10 +605,7 @@ fn a_wrapping_command_survives_install_and_uninstall() {
     .unwrap()
         + "\n";
     fs::write(&settings, &original).unwrap();
-    let claude = Targets {
-        claude: true,
-        codex: false,
-    };
+    let claude = claude_only();
     let (o, out) = run(&req(&e, claude, Scope::Project));
     assert!(o.ok, "{out}");
     assert!(
@@ -755,10 +709,7 @@ fn a_target_linked_outside_the_repository_is_refused() {
 /// before install is still there afterwards, byte for byte.
 #[test]
 fn uninstall_keeps_an_empty_settings_file_it_did_not_create() {
-    let claude = Targets {
-        claude: true,
-        codex: false,
-    };
+    let claude = claude_only();
     for original in ["", "{}", "{ }\n", "\n"] {
         let e = env();
         let settings = e.repo.join(".claude/settings.json");
@@ -791,10 +742,7 @@ fn uninstall_keeps_an_empty_settings_file_it_did_not_create() {
 #[test]
 fn a_stale_backup_is_not_taken_for_the_current_one_and_backups_stay_out_of_the_repo() {
     let e = env();
-    let claude = Targets {
-        claude: true,
-        codex: false,
-    };
+    let claude = claude_only();
     let settings = e.repo.join(".claude/settings.json");
     fs::create_dir_all(settings.parent().unwrap()).unwrap();
     let first = "{\n  \"theme\": \"dark\"\n}\n";
@@ -834,10 +782,7 @@ fn a_stale_backup_is_not_taken_for_the_current_one_and_backups_stay_out_of_the_r
 #[test]
 fn uninstall_moves_the_trust_of_a_users_hook_that_moved_up() {
     let e = env();
-    let codex = Targets {
-        claude: false,
-        codex: true,
-    };
+    let codex = codex_only();
     run(&req(&e, codex, Scope::Project));
     let hooks_json = e.repo.join(".codex/hooks.json");
     // The user adds their own Stop hook after ours and trusts it; ours are trusted too.
@@ -862,17 +807,7 @@ fn uninstall_moves_the_trust_of_a_users_hook_that_moved_up() {
     fs::write(e.homes.codex_config(), &config).unwrap();
 
     let mut out = Vec::new();
-    let o = flow::uninstall(
-        &UninstallRequest {
-            repo: e.repo.clone(),
-            homes: e.homes.clone(),
-            targets: codex,
-            scope: Scope::Project,
-            dry_run: false,
-        },
-        &mut out,
-    )
-    .unwrap();
+    let o = flow::uninstall(&un_req(&e, codex, Scope::Project), &mut out).unwrap();
     let out = String::from_utf8(out).unwrap();
     assert!(o.ok, "{out}");
     let v: serde_json::Value =
@@ -906,14 +841,7 @@ fn the_trust_servers_grandchild_does_not_survive_its_kill() {
     )
     .unwrap();
     fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
-    let mut r = req(
-        &e,
-        Targets {
-            claude: false,
-            codex: true,
-        },
-        Scope::Project,
-    );
+    let mut r = req(&e, codex_only(), Scope::Project);
     r.options.trust = true;
     r.codex_bin = Some(fake);
     r.trust_timeout = Duration::from_millis(500);
