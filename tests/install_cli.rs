@@ -229,3 +229,40 @@ fn trust_without_codex_fails_before_writing() {
     }
     assert!(left.is_empty(), "{left:?}");
 }
+
+/// A read-only `.gitignore` the guard would have to write stops the install before any settings
+/// file is written (the guard runs after the installer's files).
+#[test]
+fn a_read_only_gitignore_stops_the_install_before_the_first_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_tmp, repo, env) = setup();
+    assert!(std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .unwrap()
+        .success());
+    let gitignore = repo.join(".gitignore");
+    std::fs::write(&gitignore, "target/\n").unwrap();
+    std::fs::set_permissions(&gitignore, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let guard =
+        |_: &Path| -> anyhow::Result<(GuardStatus, bool)> { panic!("the guard must not run") };
+    let err = install::run_install_with(
+        &InstallArgs {
+            claude: true,
+            ..Default::default()
+        },
+        &repo,
+        &env,
+        &mut Vec::new(),
+        &guard,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(".gitignore: is read-only (mode 444)"),
+        "{err}"
+    );
+    assert!(!repo.join(".claude").exists());
+    assert!(!repo.join("CLAUDE.md").exists());
+}

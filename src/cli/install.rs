@@ -174,12 +174,7 @@ pub fn run_install_with(
         dry_run: args.dry_run,
         codex_bin,
         trust_timeout: Duration::from_secs(60),
-        // The guard writes .gitignore after the install when its block is missing.
-        also_writes: if handover_core::guard::status(&repo).present {
-            Vec::new()
-        } else {
-            vec![repo.join(".gitignore")]
-        },
+        also_writes: gitignore_to_write(&repo),
     };
     let outcome = flow::install(&req, out)?;
     if !args.dry_run {
@@ -199,6 +194,17 @@ pub fn run_install_with(
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The `.gitignore` the guard will write after the install (in a git repository, when the
+/// block is missing): checked with the installer's files before the first write.
+fn gitignore_to_write(repo: &Path) -> Vec<PathBuf> {
+    let in_git = handover_core::git::find_root(repo).is_some();
+    if in_git && !handover_core::guard::status(repo).present {
+        vec![repo.join(".gitignore")]
+    } else {
+        Vec::new()
+    }
 }
 
 pub fn run_uninstall_with(
