@@ -204,7 +204,7 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
     // Codex rewrites config.toml itself for hooks.state: keep the user's version first.
     let cfg_text = plan::read_opt(&cfg).ok().flatten();
     if let Some(text) = &cfg_text {
-        if !plan::backup_is_current(&plan.backups, FileKind::CodexConfig, &cfg, text) {
+        if !crate::keep::backup_is_current(&plan.backups, FileKind::CodexConfig, &cfg, text) {
             let stamp = handover_base::clock::format_compact(handover_base::clock::unix_now().0);
             match plan.backups.make(&cfg, &stamp, text.as_bytes()) {
                 Ok(b) => {

@@ -13,6 +13,7 @@ pub mod flow;
 pub mod hooks_doc;
 pub mod instructions;
 pub mod json_layout;
+pub mod keep;
 pub mod locate;
 pub mod plan;
 pub mod preflight;
