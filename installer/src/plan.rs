@@ -245,6 +245,27 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The planned edit of one client's hooks file (Claude settings, Codex hooks.json; any client
+/// whose file holds the shared `hooks` shape): install `want`, or uninstall with None.
+fn hooks_file_edit(
+    kind: FileKind,
+    path: PathBuf,
+    want: Option<&[Wanted]>,
+    confine: Option<PathBuf>,
+) -> Result<FileEdit, EditError> {
+    let before = read_opt(&path)?;
+    let (after, changes) = edit_hooks_json(&path, before.as_deref(), want)?;
+    Ok(FileEdit {
+        path,
+        kind,
+        before,
+        after,
+        changes,
+        backup: true,
+        confine,
+    })
+}
+
 /// The Codex trust keys an edit of `hooks_json` moves or removes: (old key, new key or None).
 fn trust_moves(
     hooks_json: &Path,
@@ -306,20 +327,16 @@ fn confine_for(scope: Scope, repo: &Path) -> Option<PathBuf> {
 
 pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result<Plan, EditError> {
     let mut plan = Plan::new(homes);
+    let confine = confine_for(opts.scope, repo);
     if opts.targets.claude {
         let path = claude_settings_path(opts.scope, repo, homes);
-        let before = read_opt(&path)?;
-        let want = hooks_doc::wanted(&commands(&opts.hooks, opts.watch, Agent::Claude));
-        let (after, changes) = edit_hooks_json(&path, before.as_deref(), Some(&want))?;
-        plan.edits.push(FileEdit {
+        let want = wanted_for(&opts.hooks, opts.watch, Agent::Claude);
+        plan.edits.push(hooks_file_edit(
+            FileKind::ClaudeSettings,
             path,
-            kind: FileKind::ClaudeSettings,
-            before,
-            after,
-            changes,
-            backup: true,
-            confine: confine_for(opts.scope, repo),
-        });
+            Some(&want),
+            confine.clone(),
+        )?);
     }
     if opts.targets.codex {
         if opts.scope == Scope::Local {
@@ -328,21 +345,12 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             );
         }
         let path = codex_hooks_path(opts.scope, repo, homes);
-        let before = read_opt(&path)?;
-        let want = hooks_doc::wanted(&commands(&opts.hooks, opts.watch, Agent::Codex));
-        let (after, changes) = edit_hooks_json(&path, before.as_deref(), Some(&want))?;
-        let moved = trust_moves(&path, before.as_deref(), |doc| {
+        let want = wanted_for(&opts.hooks, opts.watch, Agent::Codex);
+        let edit = hooks_file_edit(FileKind::CodexHooks, path.clone(), Some(&want), confine)?;
+        let moved = trust_moves(&path, edit.before.as_deref(), |doc| {
             hooks_doc::install(doc, &want, &path)
         })?;
-        plan.edits.push(FileEdit {
-            path,
-            kind: FileKind::CodexHooks,
-            before,
-            after,
-            changes,
-            backup: true,
-            confine: confine_for(opts.scope, repo),
-        });
+        plan.edits.push(edit);
 
         let cfg_path = homes.codex_config();
         let cfg_before = read_opt(&cfg_path)?;
@@ -417,36 +425,23 @@ pub fn plan_uninstall(
     scope: Scope,
 ) -> Result<Plan, EditError> {
     let mut plan = Plan::new(homes);
+    let confine = confine_for(scope, repo);
     if targets.claude {
         let path = claude_settings_path(scope, repo, homes);
-        let before = read_opt(&path)?;
-        let (after, changes) = edit_hooks_json(&path, before.as_deref(), None)?;
-        plan.edits.push(FileEdit {
+        plan.edits.push(hooks_file_edit(
+            FileKind::ClaudeSettings,
             path,
-            kind: FileKind::ClaudeSettings,
-            before,
-            after,
-            changes,
-            backup: true,
-            confine: confine_for(scope, repo),
-        });
+            None,
+            confine.clone(),
+        )?);
     }
     if targets.codex {
         let path = codex_hooks_path(scope, repo, homes);
-        let before = read_opt(&path)?;
-        let moved = trust_moves(&path, before.as_deref(), |doc| {
+        let edit = hooks_file_edit(FileKind::CodexHooks, path.clone(), None, confine)?;
+        let moved = trust_moves(&path, edit.before.as_deref(), |doc| {
             hooks_doc::uninstall(doc, &path)
         })?;
-        let (after, changes) = edit_hooks_json(&path, before.as_deref(), None)?;
-        plan.edits.push(FileEdit {
-            path,
-            kind: FileKind::CodexHooks,
-            before,
-            after,
-            changes,
-            backup: true,
-            confine: confine_for(scope, repo),
-        });
+        plan.edits.push(edit);
         // Forget the trust Codex recorded for our handlers, and move the trust of the user's
         // handlers that moved up (keys are positional: see docs).
         let cfg_path = homes.codex_config();
