@@ -199,6 +199,14 @@ pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Statu
                     agent.as_str(),
                     scope.as_str()
                 );
+                for o in f.ours.iter().filter(|o| !o.prefix.trim().is_empty()) {
+                    s.lines.push(format!(
+                        "{name}: {} on {} runs with a prefix of yours: `{}`",
+                        o.exe.file_name(),
+                        o.event,
+                        o.prefix.trim()
+                    ));
+                }
                 for m in &f.mentions {
                     s.lines.push(format!(
                         "{name}: your own command runs {} on {} (left as it is, not checked): {}",

@@ -587,6 +587,8 @@ fn status_does_not_call_a_double_install_up_to_date() {
         "{:?}",
         s.problems
     );
+    let shown = "claude project: handover-session-start on SessionStart runs with a prefix of yours: `HANDOVER_HOOK_DEBUG=/tmp/x`";
+    assert!(s.lines.iter().any(|l| l == shown), "{:?}", s.lines);
 }
 
 /// A user's command wrapping ours survives install and uninstall byte for byte, and the settings
