@@ -4,7 +4,7 @@
 
 use super::StatusArgs;
 use handover_core::guard;
-use handover_core::store::{LoadOutcome, Store};
+use handover_core::store::{Event, LoadOutcome, Store};
 use handover_core::verify;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -37,7 +37,7 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         }
         LoadOutcome::Loaded(l) => {
             let v = verify::verify(root, &l.handoff);
-            let recovered = super::boot::recovered_note(l.source, l.problem.as_deref());
+            let recovered = l.recovered_note();
             lines.push(format!(
                 "handoff: {} written {} — goal: {}",
                 l.handoff.id, l.handoff.created_at, l.handoff.content.goal
@@ -64,7 +64,7 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                 json!({
                     "present": true, "valid": l.source == handover_core::store::Source::State,
                     "id": l.handoff.id, "created_at": l.handoff.created_at, "goal": l.handoff.content.goal,
-                    "source": super::boot::source_name(l.source), "problem": l.problem,
+                    "source": l.source.as_str(), "problem": l.problem,
                     "deliveries": delivered, "acks": acked,
                 }),
             );
@@ -132,9 +132,9 @@ fn deliveries(store: &Store, handoff_id: &str) -> (usize, usize) {
     let mut acked = 0;
     for e in store.journal() {
         let for_this = e.get("handoff_id").and_then(Value::as_str) == Some(handoff_id);
-        match e.get("event").and_then(Value::as_str) {
-            Some("delivered") if for_this => delivered += 1,
-            Some("ack") if for_this => acked += 1,
+        match Event::of(&e) {
+            Some(Event::Delivered) if for_this => delivered += 1,
+            Some(Event::Ack) if for_this => acked += 1,
             _ => {}
         }
     }
