@@ -416,7 +416,7 @@ pub fn boot_report(
     let changed: Vec<String> = h
         .files_changed
         .iter()
-        .map(|f| format!("{} ({})", f.path, f.change))
+        .map(|f| format!("{} ({})", f.path, f.change.as_str()))
         .collect();
     section(&mut out, "Files changed", &changed);
     if let Some(n) = &c.next_action {
