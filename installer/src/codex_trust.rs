@@ -71,6 +71,8 @@ impl Drop for Server {
     /// Closing stdin ends the server; after a short grace period the whole process group is
     /// killed: `codex` is a Node launcher whose native server (and anything that one started)
     /// would outlive a kill of the launcher alone.
+    // kill(2) on a process group: the standard library only kills the one child.
+    #[allow(unsafe_code)]
     fn drop(&mut self) {
         drop(self.stdin.take());
         let until = Instant::now() + Duration::from_secs(2);
@@ -90,6 +92,9 @@ impl Drop for Server {
 
 impl Server {
     /// True once the server process has exited, without reaping it (see drop).
+    // waitid(2) with WNOWAIT: the standard library's try_wait reaps, which would free the
+    // group id before the group is killed.
+    #[allow(unsafe_code)]
     fn exited(&self) -> bool {
         // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid(2).
         let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };

@@ -65,6 +65,8 @@ fn normalise(path: &Path) -> PathBuf {
 
 /// True when the permission bits allow writing and the system agrees (`access(2)`: ownership,
 /// ACLs, read-only mounts).
+// access(2) is the one question the standard library cannot ask.
+#[allow(unsafe_code)]
 pub fn writable(p: &Path) -> bool {
     let Ok(meta) = fs::metadata(p) else {
         return false;
