@@ -263,7 +263,10 @@ fn a_read_only_gitignore_stops_the_install_before_the_first_write() {
         |_: &Path| -> anyhow::Result<(GuardStatus, bool)> { panic!("the guard must not run") };
     let err = install::run_install_with(
         &InstallArgs {
-            claude: true,
+            selection: Selection {
+                claude: true,
+                ..Default::default()
+            },
             ..Default::default()
         },
         &repo,
