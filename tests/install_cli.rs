@@ -138,9 +138,10 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
 
     let s = install::status_section_with(&repo, &env);
     assert_eq!(
-        s.json["claude"]["project"]["up_to_date"], true,
+        serde_json::to_value(&s).unwrap()["claude"]["project"]["up_to_date"],
+        true,
         "{:?}",
-        s.lines
+        s.lines()
     );
 
     let mut out = Vec::new();

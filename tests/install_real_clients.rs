@@ -252,22 +252,19 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     // The opt-in live status asks Codex and agrees.
     let mut st =
         handover_installer::status::status(&repo, &req.homes, Some(&HookPaths::in_dir(&bin_dir)));
-    handover_installer::status::add_live_codex_trust(
-        &mut st,
-        &repo,
-        &req.homes,
-        Some(&codex_bin),
-        Duration::from_secs(60),
-    );
+    st.check_live_codex_trust(&repo, &req.homes, Some(&codex_bin), Duration::from_secs(60));
     assert!(
-        st.lines
+        st.lines()
             .iter()
             .any(|l| l == "codex project: Codex reports 6 of 6 of our hooks trusted"),
         "{:?}",
-        st.lines
+        st.lines()
     );
-    assert_eq!(st.json["codex"]["project"]["hook_trust"]["recorded"], 6);
-    assert!(st.problems.is_empty(), "{:?}", st.problems);
+    assert_eq!(
+        serde_json::to_value(&st).unwrap()["codex"]["project"]["hook_trust"]["recorded"],
+        6
+    );
+    assert!(st.problems().is_empty(), "{:?}", st.problems());
 
     // Running install --trust again changes nothing and still verifies.
     let mut out2 = Vec::new();

@@ -2,8 +2,12 @@
 //! to date, duplicated; the Codex feature flag, project trust and hook trust; and what to do.
 //! Read-only and cheap: no process is started (hook trust is read from the config; the hashes
 //! are only verified by `install --trust`, which asks Codex itself).
+//!
+//! The facts are gathered once into a [`Report`]: `handover status --json` serialises it (its
+//! "agents" field), the screen lines are rendered from it ([`Report::lines`]) and the problems
+//! derived from it ([`Report::problems`]), so the three cannot disagree.
 
-use crate::codex_config;
+use crate::codex_config::{self, FeatureFlags};
 use crate::hooks_doc::{self, Found, Mention};
 use crate::json_layout;
 use crate::locate::HookPaths;
@@ -12,82 +16,203 @@ use crate::plan::{
 };
 use handover_base::hook_exe::{command_for, HookExe, TIMEOUT_SECS};
 use handover_base::Agent;
-use serde_json::{json, Value};
+use serde::{Serialize, Serializer};
 use std::path::{Path, PathBuf};
 
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct StatusSection {
-    pub lines: Vec<String>,
-    pub json: Value,
-    pub problems: Vec<String>,
+/// Everything `handover status` knows about the installation, per agent.
+#[derive(Clone, Debug, Serialize)]
+pub struct Report {
+    pub claude: ClaudeStatus,
+    pub codex: CodexStatus,
+    /// Whether AGENTS.md / CLAUDE.md hold the handover section (serialised as name → bool).
+    #[serde(serialize_with = "instructions_map")]
+    pub instructions: Vec<InstructionsFile>,
 }
 
-struct FileState {
-    path: PathBuf,
-    exists: bool,
-    error: Option<String>,
-    ours: Vec<Found>,
+#[derive(Clone, Debug, Serialize)]
+pub struct ClaudeStatus {
+    /// Project, local and user settings, serialised under their scope names.
+    #[serde(flatten, serialize_with = "by_scope")]
+    pub scopes: Vec<ScopeStatus>,
+    /// Plugin hook files under `~/.claude/plugins` that also run our executables.
+    #[serde(serialize_with = "display_paths")]
+    pub plugins: Vec<PathBuf>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CodexStatus {
+    /// Project and user hooks.json, serialised under their scope names.
+    #[serde(flatten, serialize_with = "by_scope")]
+    pub scopes: Vec<ScopeStatus>,
+    /// The user's config.toml, or why it cannot be read (then nothing of it is serialised).
+    #[serde(flatten, serialize_with = "ok_only")]
+    pub config: Result<CodexConfigStatus, String>,
+    /// What Codex itself reported (`--check-trust`), when it was asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live_trust: Option<LiveTrust>,
+}
+
+/// One settings or hooks file of an agent, at one scope.
+#[derive(Clone, Debug, Serialize)]
+pub struct ScopeStatus {
+    #[serde(skip)]
+    pub agent: Agent,
+    #[serde(skip)]
+    pub scope: Scope,
+    #[serde(flatten)]
+    pub file: HooksFile,
+    /// Every required hook is there (ours or the user's own command running ours).
+    pub installed: bool,
+    /// The context watch is there on all its events.
+    pub watch: bool,
+    /// Exactly what this install would leave; None when the hook executables were not found.
+    pub up_to_date: Option<bool>,
+    /// Codex only, when the file holds hooks of ours and config.toml could be read.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub hook_trust: Option<RecordedTrust>,
+}
+
+/// A hooks file as read: our handlers and the user's commands that run ours.
+#[derive(Clone, Debug, Serialize)]
+pub struct HooksFile {
+    #[serde(rename = "file", serialize_with = "display_path")]
+    pub path: PathBuf,
+    pub exists: bool,
+    /// Why it could not be read or parsed.
+    pub error: Option<String>,
+    #[serde(rename = "handlers", serialize_with = "count")]
+    pub ours: Vec<Found>,
     /// The user's own commands that run one of ours (not edited by install).
-    mentions: Vec<Mention>,
+    #[serde(rename = "own_commands", serialize_with = "own_commands")]
+    pub mentions: Vec<Mention>,
 }
 
-fn read_hooks_file(path: PathBuf) -> FileState {
-    match read_opt(&path) {
-        Err(e) => FileState {
-            path,
-            exists: true,
-            error: Some(e.to_string()),
-            ours: Vec::new(),
-            mentions: Vec::new(),
-        },
-        Ok(None) => FileState {
-            path,
-            exists: false,
-            error: None,
-            ours: Vec::new(),
-            mentions: Vec::new(),
-        },
-        Ok(Some(text)) => match json_layout::parse(&path, &text) {
-            Err(e) => FileState {
-                path,
-                exists: true,
-                error: Some(e.to_string()),
-                ours: Vec::new(),
-                mentions: Vec::new(),
-            },
-            Ok(doc) => FileState {
-                ours: hooks_doc::find_ours(&doc),
-                mentions: hooks_doc::find_mentions(&doc),
-                path,
-                exists: true,
-                error: None,
-            },
-        },
+/// Hook trust as recorded in config.toml (`[hooks.state]`), without checking the hashes.
+#[derive(Clone, Debug, Serialize)]
+pub struct RecordedTrust {
+    /// How many of our handlers have a trust entry.
+    pub recorded: usize,
+    pub of: usize,
+    /// Always false here: only Codex can check the hashes (`--check-trust`, `install --trust`).
+    pub hash_checked: bool,
+}
+
+/// The parts of Codex's user config.toml that decide whether our hooks run.
+#[derive(Clone, Debug, Serialize)]
+pub struct CodexConfigStatus {
+    #[serde(skip)]
+    pub file: PathBuf,
+    /// The project directory `project_trust` is about.
+    #[serde(skip)]
+    pub project: PathBuf,
+    /// `[features]` as set; serialised as `"on"` or `"off"`.
+    #[serde(rename = "hooks_feature", serialize_with = "on_off")]
+    pub flags: FeatureFlags,
+    /// The project's `trust_level`, if any.
+    pub project_trust: Option<String>,
+    /// Profiles that turn hooks off (shown when hooks of ours are installed).
+    #[serde(skip)]
+    pub profile_notes: Vec<String>,
+}
+
+/// What `codex app-server` reported about our hooks, per scope that has some.
+#[derive(Clone, Debug, Serialize)]
+pub struct LiveTrust {
+    /// Serialised under their scope names; a scope Codex could not be asked about is left out.
+    #[serde(flatten, serialize_with = "live_by_scope")]
+    pub scopes: Vec<LiveScope>,
+    /// False when there was no `codex` to ask.
+    pub checked: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct LiveScope {
+    pub scope: Scope,
+    /// Our hooks as Codex lists them, or why it could not be asked.
+    pub hooks: Result<Vec<ListedHook>, String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ListedHook {
+    pub key: String,
+    pub trust: String,
+}
+
+#[derive(Clone, Debug)]
+pub struct InstructionsFile {
+    pub name: String,
+    /// The handover section is in it.
+    pub present: bool,
+}
+
+fn read_hooks_file(path: PathBuf) -> HooksFile {
+    let (exists, parsed) = match read_opt(&path) {
+        Err(e) => (true, Err(e.to_string())),
+        Ok(None) => (false, Ok(None)),
+        Ok(Some(text)) => (
+            true,
+            json_layout::parse(&path, &text)
+                .map(Some)
+                .map_err(|e| e.to_string()),
+        ),
+    };
+    let (ours, mentions, error) = match parsed {
+        Ok(Some(doc)) => (
+            hooks_doc::find_ours(&doc),
+            hooks_doc::find_mentions(&doc),
+            None,
+        ),
+        Ok(None) => (Vec::new(), Vec::new(), None),
+        Err(e) => (Vec::new(), Vec::new(), Some(e)),
+    };
+    HooksFile {
+        path,
+        exists,
+        error,
+        ours,
+        mentions,
     }
 }
 
-fn required_pairs() -> Vec<(HookExe, &'static str)> {
-    [HookExe::SessionStart, HookExe::PreCompact]
-        .into_iter()
-        .flat_map(|e| e.events().iter().map(move |ev| (e, *ev)))
-        .collect()
-}
+impl HooksFile {
+    fn is_empty(&self) -> bool {
+        self.ours.is_empty() && self.mentions.is_empty()
+    }
 
-fn has(f: &FileState, exe: HookExe, event: &str) -> bool {
-    f.ours.iter().any(|o| o.exe == exe && o.event == event)
-        || f.mentions.iter().any(|m| m.exe == exe && m.event == event)
-}
+    fn has(&self, exe: HookExe, event: &str) -> bool {
+        self.runs(exe, event) > 0
+    }
 
-/// How many commands run `exe` on `event` (ours and the user's own): more than one runs it twice.
-fn runs(f: &FileState, exe: HookExe, event: &str) -> usize {
-    f.ours
-        .iter()
-        .filter(|o| o.exe == exe && o.event == event)
-        .count()
-        + f.mentions
+    /// How many commands run `exe` on `event` (ours and the user's own): more than one runs it
+    /// twice.
+    fn runs(&self, exe: HookExe, event: &str) -> usize {
+        self.ours
             .iter()
-            .filter(|m| m.exe == exe && m.event == event)
+            .filter(|o| o.exe == exe && o.event == event)
             .count()
+            + self
+                .mentions
+                .iter()
+                .filter(|m| m.exe == exe && m.event == event)
+                .count()
+    }
+
+    /// Each executable and event that more than one command runs, with how many, in file order.
+    fn run_twice(&self) -> Vec<(HookExe, &str, usize)> {
+        let mut seen: Vec<(HookExe, &str, usize)> = Vec::new();
+        let all = self
+            .ours
+            .iter()
+            .map(|o| (o.exe, o.event.as_str()))
+            .chain(self.mentions.iter().map(|m| (m.exe, m.event.as_str())));
+        for (exe, event) in all {
+            let n = self.runs(exe, event);
+            if n > 1 && !seen.iter().any(|(e, ev, _)| (*e, *ev) == (exe, event)) {
+                seen.push((exe, event, n));
+            }
+        }
+        seen
+    }
 }
 
 /// Plugin hook files under `~/.claude/plugins` that run one of our executables (bounded walk).
@@ -110,7 +235,7 @@ fn claude_plugin_copies(home: &Path) -> Vec<PathBuf> {
                 stack.push((p, depth + 1));
             } else if ft.is_file() && p.file_name().is_some_and(|n| n == "hooks.json") {
                 let f = read_hooks_file(p);
-                if !f.ours.is_empty() || !f.mentions.is_empty() {
+                if !f.is_empty() {
                     out.push(f.path);
                 }
             }
@@ -119,358 +244,503 @@ fn claude_plugin_copies(home: &Path) -> Vec<PathBuf> {
     out
 }
 
-fn scope_json(
-    f: &FileState,
-    expected: Option<&HookPaths>,
-    agent: Agent,
-) -> (Value, bool, Option<bool>) {
-    let installed = f.error.is_none() && required_pairs().iter().all(|(e, ev)| has(f, *e, ev));
-    let watch = HookExe::ContextWatch
-        .events()
-        .iter()
-        .all(|ev| has(f, HookExe::ContextWatch, ev));
-    let twice = f.ours.iter().any(|o| runs(f, o.exe, &o.event) > 1);
-    // Up to date = exactly what this install would leave: our commands at the current paths
-    // (a prefix of the user's kept), our timeout, each hook once.
-    let up_to_date = expected.map(|h| {
-        !f.ours.is_empty()
-            && !twice
-            && f.ours.iter().all(|o| {
-                o.command == format!("{}{}", o.prefix, command_for(h.get(o.exe), agent))
-                    && o.timeout == Some(TIMEOUT_SECS)
-            })
-    });
-    let v = json!({
-        "file": f.path.display().to_string(),
-        "exists": f.exists,
-        "error": f.error,
-        "handlers": f.ours.len(),
-        "own_commands": f.mentions.iter().map(|m| json!({"event": m.event, "command": m.command})).collect::<Vec<_>>(),
-        "installed": installed,
-        "watch": watch,
-        "up_to_date": up_to_date,
-    });
-    (v, installed, up_to_date)
+impl ScopeStatus {
+    /// Reads one scope's file. `expected` = where the hook executables are now (None: not
+    /// located, so "up to date" is not checked).
+    fn read(agent: Agent, scope: Scope, path: PathBuf, expected: Option<&HookPaths>) -> Self {
+        let file = read_hooks_file(path);
+        let installed = file.error.is_none()
+            && [HookExe::SessionStart, HookExe::PreCompact]
+                .into_iter()
+                .all(|e| e.events().iter().all(|ev| file.has(e, ev)));
+        let watch = HookExe::ContextWatch
+            .events()
+            .iter()
+            .all(|ev| file.has(HookExe::ContextWatch, ev));
+        let twice = file.ours.iter().any(|o| file.runs(o.exe, &o.event) > 1);
+        // Up to date = exactly what this install would leave: our commands at the current paths
+        // (a prefix of the user's kept), our timeout, each hook once.
+        let up_to_date = expected.map(|h| {
+            !file.ours.is_empty()
+                && !twice
+                && file.ours.iter().all(|o| {
+                    o.command == format!("{}{}", o.prefix, command_for(h.get(o.exe), agent))
+                        && o.timeout == Some(TIMEOUT_SECS)
+                })
+        });
+        ScopeStatus {
+            agent,
+            scope,
+            file,
+            installed,
+            watch,
+            up_to_date,
+            hook_trust: None,
+        }
+    }
+
+    /// `claude project`, `codex user`: how lines and problems name this file.
+    fn name(&self) -> String {
+        format!("{} {}", self.agent.as_str(), self.scope.as_str())
+    }
+
+    fn lines(&self, out: &mut Vec<String>) {
+        let name = self.name();
+        let f = &self.file;
+        if f.error.is_some() {
+            out.push(format!("{name}: cannot read {}", f.path.display()));
+            return;
+        }
+        if f.is_empty() {
+            out.push(format!("{name}: not installed ({})", f.path.display()));
+            return;
+        }
+        let state = match (self.installed, self.up_to_date) {
+            (false, _) => "partly installed",
+            (true, Some(true)) => "installed, up to date",
+            (true, Some(false)) => "installed, out of date",
+            (true, None) => "installed (hook executables not found: up to date not checked)",
+        };
+        out.push(format!(
+            "{name}: {state} ({} handlers in {})",
+            f.ours.len(),
+            f.path.display()
+        ));
+        for o in f.ours.iter().filter(|o| !o.prefix.trim().is_empty()) {
+            out.push(format!(
+                "{name}: {} on {} runs with a prefix of yours: `{}`",
+                o.exe.file_name(),
+                o.event,
+                o.prefix.trim()
+            ));
+        }
+        for m in &f.mentions {
+            out.push(format!(
+                "{name}: your own command runs {} on {} (left as it is, not checked): {}",
+                m.exe.file_name(),
+                m.event,
+                m.command
+            ));
+        }
+    }
+
+    fn problems(&self, out: &mut Vec<String>) {
+        let name = self.name();
+        let f = &self.file;
+        if let Some(err) = &f.error {
+            out.push(err.clone());
+            return;
+        }
+        if f.is_empty() {
+            return;
+        }
+        let fix = format!(
+            "run `handover install --{} --scope {}`",
+            self.agent.as_str(),
+            self.scope.as_str()
+        );
+        let twice = f.run_twice();
+        for (exe, event, n) in &twice {
+            out.push(format!(
+                "{name}: {} is registered {n} times on {event} in {} and runs that often; {fix} to keep one (a command of your own that runs it is left alone: remove that one by hand)",
+                exe.file_name(),
+                f.path.display()
+            ));
+        }
+        if !self.installed {
+            out.push(format!(
+                "{name}: some handover hooks are missing from {}; {fix}",
+                f.path.display()
+            ));
+        } else if self.up_to_date == Some(false) && twice.is_empty() {
+            out.push(format!(
+                "{name}: hooks in {} run another path or timeout than this install; {fix}",
+                f.path.display()
+            ));
+        }
+    }
 }
 
-/// Builds the section. `expected` = where the hook executables are now (None: not located, so
-/// "up to date" is not checked).
-pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> StatusSection {
-    let mut s = StatusSection::default();
-    let mut out = serde_json::Map::new();
-    for agent in [Agent::Claude, Agent::Codex] {
-        let scopes: &[Scope] = match agent {
-            Agent::Claude => &[Scope::Project, Scope::Local, Scope::User],
-            Agent::Codex => &[Scope::Project, Scope::User],
-        };
-        let mut per_scope = serde_json::Map::new();
-        let mut files = Vec::new();
-        for &scope in scopes {
-            let path = match agent {
-                Agent::Claude => claude_settings_path(scope, repo, homes),
-                Agent::Codex => codex_hooks_path(scope, repo, homes),
-            };
-            let f = read_hooks_file(path);
-            let (v, installed, up_to_date) = scope_json(&f, expected, agent);
-            let name = format!("{} {}", agent.as_str(), scope.as_str());
-            if let Some(err) = &f.error {
-                s.lines
-                    .push(format!("{name}: cannot read {}", f.path.display()));
-                s.problems.push(err.clone());
-            } else if f.ours.is_empty() && f.mentions.is_empty() {
-                s.lines
-                    .push(format!("{name}: not installed ({})", f.path.display()));
-            } else {
-                let state = match (installed, up_to_date) {
-                    (false, _) => "partly installed",
-                    (true, Some(true)) => "installed, up to date",
-                    (true, Some(false)) => "installed, out of date",
-                    (true, None) => {
-                        "installed (hook executables not found: up to date not checked)"
-                    }
-                };
-                s.lines.push(format!(
-                    "{name}: {state} ({} handlers in {})",
-                    f.ours.len(),
-                    f.path.display()
-                ));
-                let fix = format!(
-                    "run `handover install --{} --scope {}`",
-                    agent.as_str(),
-                    scope.as_str()
-                );
-                for o in f.ours.iter().filter(|o| !o.prefix.trim().is_empty()) {
-                    s.lines.push(format!(
-                        "{name}: {} on {} runs with a prefix of yours: `{}`",
-                        o.exe.file_name(),
-                        o.event,
-                        o.prefix.trim()
-                    ));
-                }
-                for m in &f.mentions {
-                    s.lines.push(format!(
-                        "{name}: your own command runs {} on {} (left as it is, not checked): {}",
-                        m.exe.file_name(),
-                        m.event,
-                        m.command
-                    ));
-                }
-                let mut seen: Vec<(HookExe, &str)> = Vec::new();
-                for (exe, event) in f
-                    .ours
-                    .iter()
-                    .map(|o| (o.exe, o.event.as_str()))
-                    .chain(f.mentions.iter().map(|m| (m.exe, m.event.as_str())))
-                {
-                    if runs(&f, exe, event) > 1 && !seen.contains(&(exe, event)) {
-                        seen.push((exe, event));
-                        s.problems.push(format!(
-                            "{name}: {} is registered {} times on {event} in {} and runs that often; {fix} to keep one (a command of your own that runs it is left alone: remove that one by hand)",
-                            exe.file_name(),
-                            runs(&f, exe, event),
-                            f.path.display()
-                        ));
-                    }
-                }
-                if !installed {
-                    s.problems.push(format!(
-                        "{name}: some handover hooks are missing from {}; {fix}",
-                        f.path.display()
-                    ));
-                } else if up_to_date == Some(false) && seen.is_empty() {
-                    s.problems.push(format!(
-                        "{name}: hooks in {} run another path or timeout than this install; {fix}",
-                        f.path.display()
-                    ));
-                }
-            }
-            per_scope.insert(scope.as_str().into(), v);
-            files.push((scope, f));
-        }
-        // The same hook from two layers runs twice (Claude dedups only identical commands).
-        let with_ours: Vec<_> = files.iter().filter(|(_, f)| !f.ours.is_empty()).collect();
-        if with_ours.len() > 1 {
-            let identical = agent == Agent::Claude && {
-                let cmds = |f: &FileState| {
-                    let mut c: Vec<_> = f
-                        .ours
-                        .iter()
-                        .map(|o| (o.event.clone(), o.command.clone()))
-                        .collect();
-                    c.sort();
-                    c
-                };
-                with_ours.windows(2).all(|w| cmds(&w[0].1) == cmds(&w[1].1))
-            };
-            if !identical {
-                let scopes: Vec<_> = with_ours.iter().map(|(sc, _)| sc.as_str()).collect();
-                s.problems.push(format!(
-                    "{}: handover hooks are installed in several scopes ({}) and will run more than once; remove the extra ones with `handover uninstall --{} --scope <scope>`",
-                    agent.as_str(),
-                    scopes.join(", "),
-                    agent.as_str()
-                ));
-            }
-        }
-        if agent == Agent::Claude {
-            let plugins = claude_plugin_copies(&homes.home);
-            for p in &plugins {
-                s.problems.push(format!(
-                    "claude: a plugin also runs handover hooks ({}); they run twice with the settings ones. Disable the plugin or run `handover uninstall --claude`",
-                    p.display()
-                ));
-            }
-            per_scope.insert(
-                "plugins".into(),
-                json!(plugins
-                    .iter()
-                    .map(|p| p.display().to_string())
-                    .collect::<Vec<_>>()),
-            );
-        }
-        if agent == Agent::Codex {
-            codex_extra(repo, homes, &files, &mut per_scope, &mut s);
-        }
-        out.insert(agent.as_str().into(), Value::Object(per_scope));
+/// The same hook from two layers runs twice (Claude dedups only identical commands).
+fn several_scopes_problem(agent: Agent, scopes: &[ScopeStatus]) -> Option<String> {
+    let with_ours: Vec<_> = scopes.iter().filter(|s| !s.file.ours.is_empty()).collect();
+    if with_ours.len() < 2 {
+        return None;
     }
-    let mut instr = serde_json::Map::new();
-    for path in instruction_files(
+    let identical = agent == Agent::Claude && {
+        let cmds = |s: &ScopeStatus| {
+            let mut c: Vec<_> = s
+                .file
+                .ours
+                .iter()
+                .map(|o| (o.event.clone(), o.command.clone()))
+                .collect();
+            c.sort();
+            c
+        };
+        with_ours.windows(2).all(|w| cmds(w[0]) == cmds(w[1]))
+    };
+    if identical {
+        return None;
+    }
+    let names: Vec<_> = with_ours.iter().map(|s| s.scope.as_str()).collect();
+    Some(format!(
+        "{}: handover hooks are installed in several scopes ({}) and will run more than once; remove the extra ones with `handover uninstall --{} --scope <scope>`",
+        agent.as_str(),
+        names.join(", "),
+        agent.as_str()
+    ))
+}
+
+fn read_scopes(
+    agent: Agent,
+    scopes: &[Scope],
+    path: fn(Scope, &Path, &Homes) -> PathBuf,
+    repo: &Path,
+    homes: &Homes,
+    expected: Option<&HookPaths>,
+) -> Vec<ScopeStatus> {
+    scopes
+        .iter()
+        .map(|&scope| ScopeStatus::read(agent, scope, path(scope, repo, homes), expected))
+        .collect()
+}
+
+/// Gathers the report. `expected` = where the hook executables are now (None: not located, so
+/// "up to date" is not checked).
+pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Report {
+    let claude = ClaudeStatus {
+        scopes: read_scopes(
+            Agent::Claude,
+            &[Scope::Project, Scope::Local, Scope::User],
+            claude_settings_path,
+            repo,
+            homes,
+            expected,
+        ),
+        plugins: claude_plugin_copies(&homes.home),
+    };
+    let mut codex = CodexStatus {
+        scopes: read_scopes(
+            Agent::Codex,
+            &[Scope::Project, Scope::User],
+            codex_hooks_path,
+            repo,
+            homes,
+            expected,
+        ),
+        config: Err(String::new()),
+        live_trust: None,
+    };
+    codex.config = codex_config_status(repo, homes, &mut codex.scopes);
+    let instructions = instruction_files(
         repo,
         Targets {
             claude: true,
             codex: true,
         },
-    ) {
-        let present = read_opt(&path)
+    )
+    .into_iter()
+    .map(|path| InstructionsFile {
+        present: read_opt(&path)
             .ok()
             .flatten()
-            .is_some_and(|t| crate::instructions::is_present(&t));
-        let name = path
+            .is_some_and(|t| crate::instructions::is_present(&t)),
+        name: path
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default();
-        s.lines.push(format!(
-            "{name}: handover section {}",
-            if present { "present" } else { "absent" }
-        ));
-        instr.insert(name, json!(present));
+            .unwrap_or_default(),
+    })
+    .collect();
+    Report {
+        claude,
+        codex,
+        instructions,
     }
-    out.insert("instructions".into(), Value::Object(instr));
-    s.json = Value::Object(out);
-    s
 }
 
-fn codex_extra(
+/// Reads Codex's config.toml, and records in each scope with hooks of ours how many of them
+/// have a trust entry there.
+fn codex_config_status(
     repo: &Path,
     homes: &Homes,
-    files: &[(Scope, FileState)],
-    per_scope: &mut serde_json::Map<String, Value>,
-    s: &mut StatusSection,
-) {
+    scopes: &mut [ScopeStatus],
+) -> Result<CodexConfigStatus, String> {
     let cfg_path = homes.codex_config();
-    let doc = match read_opt(&cfg_path)
+    let doc = read_opt(&cfg_path)
         .and_then(|t| codex_config::parse(&cfg_path, t.as_deref().unwrap_or("")))
-    {
-        Ok(d) => d,
-        Err(e) => {
-            s.problems.push(e.to_string());
-            return;
-        }
-    };
-    let any_installed = files.iter().any(|(_, f)| !f.ours.is_empty());
-    let flags = codex_config::feature_flags(&doc);
-    per_scope.insert(
-        "hooks_feature".into(),
-        json!(if flags.disabled() { "off" } else { "on" }),
-    );
-    if let Some(p) = flags.problem(&cfg_path) {
-        s.lines.push("codex: hooks feature OFF".into());
-        if any_installed {
-            s.problems.push(p);
-        }
-    }
-    if any_installed {
-        s.lines
-            .extend(codex_config::profile_notes(&doc, &homes.codex_home));
-    }
-    let trust = codex_config::project_trust(&doc, repo);
-    per_scope.insert("project_trust".into(), json!(trust));
+        .map_err(|e| e.to_string())?;
     let hashes = codex_config::trusted_hashes(&doc);
-    for (scope, f) in files {
-        if f.ours.is_empty() {
-            continue;
-        }
-        if *scope == Scope::Project && trust.as_deref() != Some("trusted") {
-            s.lines
-                .push(format!("codex: project {} is not trusted", repo.display()));
-            s.problems.push(format!(
-                "codex: the project is not trusted, so Codex ignores .codex/hooks.json; run `handover install --codex --trust` or add [projects.\"{}\"] trust_level = \"trusted\" to {}",
-                repo.display(),
-                cfg_path.display()
-            ));
-        }
-        let keys: Vec<String> = f
+    for s in scopes.iter_mut().filter(|s| !s.file.ours.is_empty()) {
+        let keys: Vec<String> = s
+            .file
             .ours
             .iter()
-            .map(|o| hooks_doc::codex_trust_key(&f.path, o))
+            .map(|o| hooks_doc::codex_trust_key(&s.file.path, o))
             .collect();
         let recorded = keys
             .iter()
             .filter(|k| hashes.iter().any(|(hk, _)| hk == *k))
             .count();
-        s.lines.push(format!(
-            "codex {}: hook trust recorded for {recorded} of {} handlers (hashes not checked here)",
-            scope.as_str(),
-            keys.len()
-        ));
-        if let Some(Value::Object(m)) = per_scope.get_mut(scope.as_str()) {
-            m.insert(
-                "hook_trust".into(),
-                json!({"recorded": recorded, "of": keys.len(), "hash_checked": false}),
-            );
+        s.hook_trust = Some(RecordedTrust {
+            recorded,
+            of: keys.len(),
+            hash_checked: false,
+        });
+    }
+    Ok(CodexConfigStatus {
+        flags: codex_config::feature_flags(&doc),
+        project_trust: codex_config::project_trust(&doc, repo),
+        profile_notes: codex_config::profile_notes(&doc, &homes.codex_home),
+        file: cfg_path,
+        project: repo.to_path_buf(),
+    })
+}
+
+impl CodexConfigStatus {
+    fn project_trusted(&self) -> bool {
+        self.project_trust.as_deref() == Some("trusted")
+    }
+
+    fn lines(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        let any_installed = scopes.iter().any(|s| !s.file.ours.is_empty());
+        if self.flags.disabled() {
+            out.push("codex: hooks feature OFF".into());
         }
-        if recorded < keys.len() {
-            s.problems.push(format!(
-                "codex {}: {} of our hooks have no trust entry, and Codex skips untrusted hooks silently; run `handover install --codex --scope {} --trust`",
-                scope.as_str(),
-                keys.len() - recorded,
-                scope.as_str()
+        if any_installed {
+            out.extend(self.profile_notes.iter().cloned());
+        }
+        for s in scopes {
+            let Some(t) = &s.hook_trust else { continue };
+            if s.scope == Scope::Project && !self.project_trusted() {
+                out.push(format!(
+                    "codex: project {} is not trusted",
+                    self.project.display()
+                ));
+            }
+            out.push(format!(
+                "codex {}: hook trust recorded for {} of {} handlers (hashes not checked here)",
+                s.scope.as_str(),
+                t.recorded,
+                t.of
             ));
         }
     }
+
+    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        let any_installed = scopes.iter().any(|s| !s.file.ours.is_empty());
+        if let Some(p) = self.flags.problem(&self.file).filter(|_| any_installed) {
+            out.push(p);
+        }
+        for s in scopes {
+            let Some(t) = &s.hook_trust else { continue };
+            if s.scope == Scope::Project && !self.project_trusted() {
+                out.push(format!(
+                    "codex: the project is not trusted, so Codex ignores .codex/hooks.json; run `handover install --codex --trust` or add [projects.\"{}\"] trust_level = \"trusted\" to {}",
+                    self.project.display(),
+                    self.file.display()
+                ));
+            }
+            if t.recorded < t.of {
+                out.push(format!(
+                    "codex {}: {} of our hooks have no trust entry, and Codex skips untrusted hooks silently; run `handover install --codex --scope {} --trust`",
+                    s.scope.as_str(),
+                    t.of - t.recorded,
+                    s.scope.as_str()
+                ));
+            }
+        }
+    }
 }
 
-/// Asks Codex itself (`codex app-server`, `hooks/list`, bounded by `timeout`) whether our hooks
-/// are trusted, and adds the answer to the section. Costs a process start (about a second), so
-/// it is opt-in; on any failure the section says "not checked" and why.
-pub fn add_live_codex_trust(
-    s: &mut StatusSection,
-    repo: &Path,
-    homes: &Homes,
-    codex_bin: Option<&Path>,
-    timeout: std::time::Duration,
-) {
-    let mut live = serde_json::Map::new();
-    let Some(bin) = codex_bin else {
-        s.lines
-            .push("codex hook trust: not checked (`codex` not on PATH)".into());
-        live.insert("checked".into(), json!(false));
-        insert_live(s, live);
-        return;
-    };
-    for scope in [Scope::Project, Scope::User] {
-        let hooks_json = codex_hooks_path(scope, repo, homes);
-        if read_hooks_file(hooks_json.clone()).ours.is_empty() {
-            continue;
+impl LiveTrust {
+    fn lines(&self, out: &mut Vec<String>) {
+        if !self.checked {
+            out.push("codex hook trust: not checked (`codex` not on PATH)".into());
+            return;
         }
-        let req = crate::codex_trust::TrustRequest {
-            codex_bin: bin.to_path_buf(),
-            codex_home: homes.codex_home.clone(),
-            home: homes.home.clone(),
-            project: repo.to_path_buf(),
-            hooks_json: hooks_json.clone(),
-            commands: Vec::new(),
-            timeout,
-        };
-        match crate::codex_trust::list_hooks(&req) {
-            Ok(listed) => {
-                let ours = crate::codex_trust::ours(&listed, &hooks_json);
-                let trusted = ours.iter().filter(|h| h.trust_status == "trusted").count();
-                s.lines.push(format!(
-                    "codex {}: Codex reports {trusted} of {} of our hooks trusted",
-                    scope.as_str(),
-                    ours.len()
-                ));
-                if ours.is_empty() || trusted < ours.len() {
-                    s.problems.push(format!(
-                        "codex {}: Codex will not run {} of our hooks (untrusted, modified, or the project/feature is off); run `handover install --codex --scope {} --trust`",
-                        scope.as_str(),
-                        if ours.is_empty() { "any".to_string() } else { (ours.len() - trusted).to_string() },
-                        scope.as_str()
-                    ));
-                }
-                live.insert(
-                    scope.as_str().into(),
-                    json!(ours
-                        .iter()
-                        .map(|h| json!({"key": h.key, "trust": h.trust_status}))
-                        .collect::<Vec<_>>()),
-                );
-            }
-            Err(e) => {
-                s.lines.push(format!(
+        for s in &self.scopes {
+            match &s.hooks {
+                Ok(hooks) => out.push(format!(
+                    "codex {}: Codex reports {} of {} of our hooks trusted",
+                    s.scope.as_str(),
+                    trusted(hooks),
+                    hooks.len()
+                )),
+                Err(e) => out.push(format!(
                     "codex {} hook trust: not checked ({e})",
-                    scope.as_str()
+                    s.scope.as_str()
+                )),
+            }
+        }
+    }
+
+    fn problems(&self, out: &mut Vec<String>) {
+        for s in &self.scopes {
+            let Ok(hooks) = &s.hooks else { continue };
+            let trusted = trusted(hooks);
+            if hooks.is_empty() || trusted < hooks.len() {
+                out.push(format!(
+                    "codex {}: Codex will not run {} of our hooks (untrusted, modified, or the project/feature is off); run `handover install --codex --scope {} --trust`",
+                    s.scope.as_str(),
+                    if hooks.is_empty() { "any".to_string() } else { (hooks.len() - trusted).to_string() },
+                    s.scope.as_str()
                 ));
             }
         }
     }
-    live.insert("checked".into(), json!(true));
-    insert_live(s, live);
 }
 
-fn insert_live(s: &mut StatusSection, live: serde_json::Map<String, Value>) {
-    if let Some(Value::Object(codex)) = s.json.get_mut("codex") {
-        codex.insert("live_trust".into(), Value::Object(live));
+fn trusted(hooks: &[ListedHook]) -> usize {
+    hooks.iter().filter(|h| h.trust == "trusted").count()
+}
+
+impl Report {
+    /// The screen lines, in the order `handover status` prints them.
+    pub fn lines(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for s in self.claude.scopes.iter().chain(&self.codex.scopes) {
+            s.lines(&mut out);
+        }
+        if let Ok(cfg) = &self.codex.config {
+            cfg.lines(&self.codex.scopes, &mut out);
+        }
+        for i in &self.instructions {
+            out.push(format!(
+                "{}: handover section {}",
+                i.name,
+                if i.present { "present" } else { "absent" }
+            ));
+        }
+        if let Some(live) = &self.codex.live_trust {
+            live.lines(&mut out);
+        }
+        out
     }
+
+    /// What needs fixing, each with how to fix it.
+    pub fn problems(&self) -> Vec<String> {
+        let mut out = Vec::new();
+        for s in &self.claude.scopes {
+            s.problems(&mut out);
+        }
+        out.extend(several_scopes_problem(Agent::Claude, &self.claude.scopes));
+        for p in &self.claude.plugins {
+            out.push(format!(
+                "claude: a plugin also runs handover hooks ({}); they run twice with the settings ones. Disable the plugin or run `handover uninstall --claude`",
+                p.display()
+            ));
+        }
+        for s in &self.codex.scopes {
+            s.problems(&mut out);
+        }
+        out.extend(several_scopes_problem(Agent::Codex, &self.codex.scopes));
+        match &self.codex.config {
+            Ok(cfg) => cfg.problems(&self.codex.scopes, &mut out),
+            Err(e) => out.push(e.clone()),
+        }
+        if let Some(live) = &self.codex.live_trust {
+            live.problems(&mut out);
+        }
+        out
+    }
+
+    /// Asks Codex itself (`codex app-server`, `hooks/list`, bounded by `timeout`) whether our
+    /// hooks are trusted, for each Codex scope with hooks of ours. Costs a process start (about a
+    /// second), so it is opt-in; on any failure the report says "not checked" and why.
+    pub fn check_live_codex_trust(
+        &mut self,
+        repo: &Path,
+        homes: &Homes,
+        codex_bin: Option<&Path>,
+        timeout: std::time::Duration,
+    ) {
+        let Some(bin) = codex_bin else {
+            self.codex.live_trust = Some(LiveTrust {
+                scopes: Vec::new(),
+                checked: false,
+            });
+            return;
+        };
+        let mut scopes = Vec::new();
+        for s in self.codex.scopes.iter().filter(|s| !s.file.ours.is_empty()) {
+            let hooks_json = &s.file.path;
+            let req = crate::codex_trust::TrustRequest {
+                codex_bin: bin.to_path_buf(),
+                codex_home: homes.codex_home.clone(),
+                home: homes.home.clone(),
+                project: repo.to_path_buf(),
+                hooks_json: hooks_json.clone(),
+                commands: Vec::new(),
+                timeout,
+            };
+            let hooks = crate::codex_trust::list_hooks(&req).map(|listed| {
+                crate::codex_trust::ours(&listed, hooks_json)
+                    .into_iter()
+                    .map(|h| ListedHook {
+                        key: h.key.clone(),
+                        trust: h.trust_status.clone(),
+                    })
+                    .collect()
+            });
+            scopes.push(LiveScope {
+                scope: s.scope,
+                hooks,
+            });
+        }
+        self.codex.live_trust = Some(LiveTrust {
+            scopes,
+            checked: true,
+        });
+    }
+}
+
+// Serialisation helpers: the JSON keeps the shape `handover status --json` always had.
+
+fn by_scope<S: Serializer>(scopes: &[ScopeStatus], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(scopes.iter().map(|x| (x.scope.as_str(), x)))
+}
+
+fn live_by_scope<S: Serializer>(scopes: &[LiveScope], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(
+        scopes
+            .iter()
+            .filter_map(|x| Some((x.scope.as_str(), x.hooks.as_ref().ok()?))),
+    )
+}
+
+fn instructions_map<S: Serializer>(files: &[InstructionsFile], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(files.iter().map(|f| (&f.name, f.present)))
+}
+
+fn ok_only<S: Serializer, T: Serialize, E>(r: &Result<T, E>, s: S) -> Result<S::Ok, S::Error> {
+    r.as_ref().ok().serialize(s)
+}
+
+fn on_off<S: Serializer>(flags: &FeatureFlags, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(if flags.disabled() { "off" } else { "on" })
+}
+
+fn display_path<S: Serializer>(p: &Path, s: S) -> Result<S::Ok, S::Error> {
+    s.collect_str(&p.display())
+}
+
+fn display_paths<S: Serializer>(ps: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(ps.iter().map(|p| p.display().to_string()))
+}
+
+fn count<S: Serializer, T>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_u64(v.len() as u64)
+}
+
+fn own_commands<S: Serializer>(ms: &[Mention], s: S) -> Result<S::Ok, S::Error> {
+    #[derive(Serialize)]
+    struct OwnCommand<'a> {
+        event: &'a str,
+        command: &'a str,
+    }
+    s.collect_seq(ms.iter().map(|m| OwnCommand {
+        event: &m.event,
+        command: &m.command,
+    }))
 }

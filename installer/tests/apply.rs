@@ -416,34 +416,64 @@ fn locating_the_hook_executables() {
 fn status_reports_installed_duplicates_and_codex_trust() {
     let e = env();
     let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
-    assert_eq!(s.json["claude"]["project"]["installed"], false);
-    assert!(s.problems.is_empty(), "{:?}", s.problems);
+    assert_eq!(
+        serde_json::to_value(&s).unwrap()["claude"]["project"]["installed"],
+        false
+    );
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
 
     run(&req(&e, both(), Scope::Project));
     let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
-    assert_eq!(s.json["claude"]["project"]["installed"], true);
-    assert_eq!(s.json["claude"]["project"]["up_to_date"], true);
-    assert_eq!(s.json["codex"]["project"]["hook_trust"]["recorded"], 0);
+    assert_eq!(
+        serde_json::to_value(&s).unwrap()["claude"]["project"]["installed"],
+        true
+    );
+    assert_eq!(
+        serde_json::to_value(&s).unwrap()["claude"]["project"]["up_to_date"],
+        true
+    );
+    assert_eq!(
+        serde_json::to_value(&s).unwrap()["codex"]["project"]["hook_trust"]["recorded"],
+        0
+    );
+    // The shape and key order `handover status --json` prints under "agents".
+    let text = serde_json::to_string(&s).unwrap();
+    let codex_project = format!(
+        r#""codex":{{"project":{{"file":"{}","exists":true,"error":null,"handlers":6,"own_commands":[],"installed":true,"watch":true,"up_to_date":true,"hook_trust":{{"recorded":0,"of":6,"hash_checked":false}}}},"user":{{"#,
+        e.repo.join(".codex/hooks.json").display()
+    );
     assert!(
-        s.lines
+        text.starts_with(r#"{"claude":{"project":{"file":"#),
+        "{text}"
+    );
+    assert!(text.contains(&codex_project), "{text}");
+    assert!(text.contains(r#""plugins":[]},"codex":"#), "{text}");
+    assert!(
+        text.ends_with(
+            r#""hooks_feature":"on","project_trust":null},"instructions":{"AGENTS.md":true,"CLAUDE.md":true}}"#
+        ),
+        "{text}"
+    );
+    assert!(
+        s.lines()
             .iter()
             .any(|l| l.starts_with("claude project: installed, up to date")),
         "{:?}",
-        s.lines
+        s.lines()
     );
     assert!(
-        s.problems
+        s.problems()
             .iter()
             .any(|p| p.contains("project is not trusted")),
         "{:?}",
-        s.problems
+        s.problems()
     );
     assert!(
-        s.problems
+        s.problems()
             .iter()
             .any(|p| p.contains("6 of our hooks have no trust entry")),
         "{:?}",
-        s.problems
+        s.problems()
     );
 
     // The same hooks from another path in settings.local.json: they would run twice.
@@ -452,20 +482,23 @@ fn status_reports_installed_duplicates_and_codex_trust() {
     run(&r);
     let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
     assert!(
-        s.problems
+        s.problems()
             .iter()
             .any(|p| p.contains("several scopes (project, local)")),
         "{:?}",
-        s.problems
+        s.problems()
     );
     assert!(
-        s.problems
+        s.problems()
             .iter()
             .any(|p| p.starts_with("claude local: hooks in") && p.contains("another path")),
         "{:?}",
-        s.problems
+        s.problems()
     );
-    assert_eq!(s.json["instructions"]["AGENTS.md"], true);
+    assert_eq!(
+        serde_json::to_value(&s).unwrap()["instructions"]["AGENTS.md"],
+        true
+    );
 }
 
 #[test]
@@ -522,11 +555,11 @@ fn status_spots_a_plugin_copy_and_uninstall_dry_run_writes_nothing() {
     .unwrap();
     let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
     assert!(
-        s.problems
+        s.problems()
             .iter()
             .any(|p| p.contains("a plugin also runs handover hooks") && p.contains("acme")),
         "{:?}",
-        s.problems
+        s.problems()
     );
 
     let before = snapshot(e._tmp.path());
@@ -563,16 +596,17 @@ fn status_does_not_call_a_double_install_up_to_date() {
 
     let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
     assert_eq!(
-        s.json["claude"]["project"]["up_to_date"], false,
+        serde_json::to_value(&s).unwrap()["claude"]["project"]["up_to_date"],
+        false,
         "{:?}",
-        s.lines
+        s.lines()
     );
     assert!(
-        s.problems
+        s.problems()
             .iter()
             .any(|p| p.contains("handover-session-start is registered 2 times on SessionStart")),
         "{:?}",
-        s.problems
+        s.problems()
     );
 
     let (o, out) = run(&req(&e, claude, Scope::Project));
@@ -584,12 +618,13 @@ fn status_does_not_call_a_double_install_up_to_date() {
     assert_eq!(starts[0]["hooks"][0]["command"], prefixed.as_str());
     let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
     assert_eq!(
-        s.json["claude"]["project"]["up_to_date"], true,
+        serde_json::to_value(&s).unwrap()["claude"]["project"]["up_to_date"],
+        true,
         "{:?}",
-        s.problems
+        s.problems()
     );
     let shown = "claude project: handover-session-start on SessionStart runs with a prefix of yours: `HANDOVER_HOOK_DEBUG=/tmp/x`";
-    assert!(s.lines.iter().any(|l| l == shown), "{:?}", s.lines);
+    assert!(s.lines().iter().any(|l| l == shown), "{:?}", s.lines());
 }
 
 /// A user's command wrapping ours survives install and uninstall byte for byte, and the settings

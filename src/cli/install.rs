@@ -11,7 +11,8 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 use std::time::Duration;
 
-pub use handover_installer::status::StatusSection;
+use handover_installer::status::Report;
+use serde::Serialize;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ScopeArg {
@@ -225,39 +226,60 @@ pub fn run_uninstall_with(
     })
 }
 
+/// The installer part of `handover status` (its "agents" field), or why it could not be checked.
+#[derive(Serialize)]
+#[serde(untagged)]
+pub enum AgentsStatus {
+    Checked(Box<Report>),
+    NotChecked { error: String },
+}
+
+impl AgentsStatus {
+    pub fn lines(&self) -> Vec<String> {
+        match self {
+            AgentsStatus::Checked(r) => r.lines(),
+            AgentsStatus::NotChecked { error } => vec![format!("hooks: not checked ({error})")],
+        }
+    }
+
+    pub fn problems(&self) -> Vec<String> {
+        match self {
+            AgentsStatus::Checked(r) => r.problems(),
+            AgentsStatus::NotChecked { error } => vec![error.clone()],
+        }
+    }
+}
+
 /// The installer part of `handover status`: per agent and scope, installed / up to date /
 /// duplicated, Codex feature flag, project and hook trust, and what to do about each problem.
-pub fn status_section(repo_root: &Path) -> StatusSection {
+pub fn status_section(repo_root: &Path) -> AgentsStatus {
     match Environment::from_process() {
-        Ok(env) => status_section_with(repo_root, &env),
-        Err(e) => StatusSection {
-            lines: vec![format!("hooks: not checked ({e})")],
-            json: serde_json::json!({"error": e.to_string()}),
-            problems: vec![e.to_string()],
+        Ok(env) => AgentsStatus::Checked(Box::new(status_section_with(repo_root, &env))),
+        Err(e) => AgentsStatus::NotChecked {
+            error: e.to_string(),
         },
     }
 }
 
-pub fn status_section_with(repo_root: &Path, env: &Environment) -> StatusSection {
+pub fn status_section_with(repo_root: &Path, env: &Environment) -> Report {
     let expected = locate(env.exe_dir.as_deref(), env.path_var.as_deref(), &env.cwd).ok();
     handover_installer::status::status(&real_root(repo_root), &env.homes, expected.as_ref())
 }
 
 /// `status_section` plus asking Codex itself whether our hooks are trusted (`codex app-server`,
-/// about a second, bounded to 15 s). For a `--deep`/`--check-trust` style flag of `handover status`.
-pub fn status_section_live(repo_root: &Path) -> StatusSection {
+/// about a second, bounded to 15 s): `handover status --check-trust`.
+pub fn status_section_live(repo_root: &Path) -> AgentsStatus {
     let env = match Environment::from_process() {
         Ok(env) => env,
         Err(_) => return status_section(repo_root),
     };
-    let mut s = status_section_with(repo_root, &env);
+    let mut report = status_section_with(repo_root, &env);
     let codex = find_codex(env.path_var.as_deref());
-    handover_installer::status::add_live_codex_trust(
-        &mut s,
+    report.check_live_codex_trust(
         &real_root(repo_root),
         &env.homes,
         codex.as_deref(),
         Duration::from_secs(15),
     );
-    s
+    AgentsStatus::Checked(Box::new(report))
 }

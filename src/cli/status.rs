@@ -5,12 +5,12 @@
 //! The facts are gathered once into a [`StatusReport`]; `--json` serialises it, the screen
 //! renders it, and the list of problems is derived from it, so the three cannot disagree.
 
+use super::install::AgentsStatus;
 use super::StatusArgs;
 use handover_core::guard::{self, GuardStatus};
 use handover_core::model::{Reason, Verdict};
 use handover_core::store::{Event, LoadOutcome, Source, Store};
 use handover_core::verify;
-use handover_installer::status::StatusSection;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -37,10 +37,8 @@ struct StatusReport {
     reasons: Option<Vec<Reason>>,
     guard: GuardHealth,
     /// The installer's section (hooks per agent and scope, instruction files).
-    agents: Value,
+    agents: AgentsStatus,
     problems: Vec<String>,
-    #[serde(skip)]
-    installer_lines: Vec<String>,
 }
 
 /// `present` false: no handoff. Present with no `id`: the store holds nothing intact (damaged
@@ -84,16 +82,11 @@ impl StatusReport {
         let root = store.root();
         let (handoff, verification) = handoff_health(store);
         let GuardStatus { present, tracked } = guard::status(root);
-        let installer = if check_trust {
+        let agents = if check_trust {
             super::install::status_section_live(root)
         } else {
             super::install::status_section(root)
         };
-        let StatusSection {
-            lines: installer_lines,
-            json: agents,
-            problems: installer_problems,
-        } = installer;
         let mut report = StatusReport {
             root: root.to_path_buf(),
             handoff,
@@ -106,10 +99,9 @@ impl StatusReport {
             },
             agents,
             problems: Vec::new(),
-            installer_lines,
         };
         report.problems = report.own_problems();
-        report.problems.extend(installer_problems);
+        report.problems.extend(report.agents.problems());
         report
     }
 
@@ -194,7 +186,7 @@ impl StatusReport {
         if !self.guard.tracked.is_empty() {
             let _ = writeln!(out, "  tracked by git: {}", self.guard.tracked.join(", "));
         }
-        for line in &self.installer_lines {
+        for line in self.agents.lines() {
             let _ = writeln!(out, "{line}");
         }
         if self.problems.is_empty() {
