@@ -10,7 +10,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 
-use handover_installer::codex_trust::{self, TrustRequest};
+use handover_installer::codex_trust::{self, TrustRequest, TrustStatus};
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::{Homes, HookPaths, InstallOptions, Scope, Targets};
 use std::os::unix::fs::PermissionsExt;
@@ -231,7 +231,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
         .collect();
     assert_eq!(ours.len(), 6, "{listed:#?}");
     assert!(
-        ours.iter().all(|h| h.trust_status == "trusted"),
+        ours.iter().all(|h| h.trust_status == TrustStatus::Trusted),
         "{listed:#?}"
     );
     let other = listed
@@ -239,7 +239,8 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
         .find(|h| h.command == "/usr/bin/true")
         .expect("the other tool's hook is listed");
     assert_eq!(
-        other.trust_status, "untrusted",
+        other.trust_status,
+        TrustStatus::Untrusted,
         "we trust only our own hooks"
     );
     let cfg = std::fs::read_to_string(codex_home.join("config.toml")).expect("read config");
@@ -365,7 +366,8 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
         .find(|h| h.command == wrapper)
         .expect("the wrapper is listed");
     assert_eq!(
-        wrapped.trust_status, "untrusted",
+        wrapped.trust_status,
+        TrustStatus::Untrusted,
         "we never trust a wrapper"
     );
     let cfg = std::fs::read_to_string(&cfg_path).expect("read config");
@@ -403,8 +405,8 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
         list()
             .iter()
             .find(|h| h.command == "/usr/bin/true")
-            .map(|h| h.trust_status.as_str()),
-        Some("trusted")
+            .map(|h| h.trust_status.clone()),
+        Some(TrustStatus::Trusted)
     );
 
     let mut out = Vec::new();
@@ -424,7 +426,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
     assert!(moved.key.ends_with(":stop:0:0"), "{}", moved.key);
     assert_eq!(
         moved.trust_status,
-        "trusted",
+        TrustStatus::Trusted,
         "its trust moved with it:\n{}",
         String::from_utf8_lossy(&out)
     );

@@ -35,9 +35,60 @@ pub struct HookInfo {
     pub event_name: String,
     pub command: String,
     pub current_hash: String,
-    /// `trusted`, `untrusted`, `modified` or `managed`.
-    pub trust_status: String,
+    pub trust_status: TrustStatus,
     pub source_path: PathBuf,
+}
+
+/// What Codex says about one hook: `trustStatus` in `hooks/list` (Codex 0.169.0). Read
+/// leniently: a value this version does not know is kept as [`TrustStatus::Other`], never an
+/// error, and never counts as trusted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TrustStatus {
+    /// Trusted with the hash it has now: Codex runs it.
+    Trusted,
+    /// Never approved: Codex skips it.
+    Untrusted,
+    /// Approved once, changed since (the recorded hash no longer matches): Codex skips it.
+    Modified,
+    /// Set by managed (administrator) configuration.
+    Managed,
+    /// Anything else, as Codex wrote it (empty when the field was missing).
+    Other(String),
+}
+
+impl TrustStatus {
+    pub fn parse(s: &str) -> TrustStatus {
+        match s {
+            "trusted" => TrustStatus::Trusted,
+            "untrusted" => TrustStatus::Untrusted,
+            "modified" => TrustStatus::Modified,
+            "managed" => TrustStatus::Managed,
+            other => TrustStatus::Other(other.to_string()),
+        }
+    }
+
+    /// As Codex spells it.
+    pub fn as_str(&self) -> &str {
+        match self {
+            TrustStatus::Trusted => "trusted",
+            TrustStatus::Untrusted => "untrusted",
+            TrustStatus::Modified => "modified",
+            TrustStatus::Managed => "managed",
+            TrustStatus::Other(s) => s,
+        }
+    }
+}
+
+impl std::fmt::Display for TrustStatus {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+impl serde::Serialize for TrustStatus {
+    fn serialize<S: serde::Serializer>(&self, s: S) -> Result<S::Ok, S::Error> {
+        s.serialize_str(self.as_str())
+    }
 }
 
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -55,7 +106,11 @@ pub struct TrustOutcome {
 
 impl TrustOutcome {
     pub fn all_trusted(&self) -> bool {
-        !self.after.is_empty() && self.after.iter().all(|h| h.trust_status == "trusted")
+        !self.after.is_empty()
+            && self
+                .after
+                .iter()
+                .all(|h| h.trust_status == TrustStatus::Trusted)
     }
 }
 
@@ -230,7 +285,7 @@ impl Server {
                     event_name: s("eventName"),
                     command: s("command"),
                     current_hash: s("currentHash"),
-                    trust_status: s("trustStatus"),
+                    trust_status: TrustStatus::parse(&s("trustStatus")),
                     source_path: PathBuf::from(s("sourcePath")),
                 });
             }
@@ -291,7 +346,7 @@ pub fn trust_our_hooks(req: &TrustRequest) -> Result<TrustOutcome, String> {
     };
     let mut state = serde_json::Map::new();
     for h in mine {
-        if h.trust_status == "trusted" {
+        if h.trust_status == TrustStatus::Trusted {
             outcome.already_trusted.push(h.clone());
         } else {
             state.insert(h.key.clone(), json!({"trusted_hash": h.current_hash}));
@@ -341,4 +396,31 @@ pub fn manual_steps(codex_config: &Path, project: Option<&Path>, hooks_json: &Pa
         codex_config.display()
     ));
     s
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trust_status_is_read_leniently_and_written_back_as_codex_spelt_it() {
+        for s in [
+            "trusted",
+            "untrusted",
+            "modified",
+            "managed",
+            "",
+            "Trusted",
+            "new-state",
+        ] {
+            let t = TrustStatus::parse(s);
+            assert_eq!(t.as_str(), s);
+            assert_eq!(serde_json::to_string(&t).unwrap(), format!("\"{s}\""));
+            assert_eq!(t == TrustStatus::Trusted, s == "trusted", "{s:?}");
+        }
+        assert_eq!(
+            TrustStatus::parse("new-state"),
+            TrustStatus::Other("new-state".into())
+        );
+    }
 }

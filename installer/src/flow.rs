@@ -2,7 +2,7 @@
 //! printed to the user. The CLI (src/cli/install.rs) only gathers arguments and environment.
 
 use crate::codex_config;
-use crate::codex_trust::{self, TrustRequest};
+use crate::codex_trust::{self, TrustRequest, TrustStatus};
 use crate::plan::{self, FileEdit, FileKind, Homes, InstallOptions, Plan, Scope, Targets};
 use crate::preflight::{self, Access};
 use crate::report::ChangeKind;
@@ -264,7 +264,7 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
                 let bad: Vec<_> = t
                     .after
                     .iter()
-                    .filter(|h| h.trust_status != "trusted")
+                    .filter(|h| h.trust_status != TrustStatus::Trusted)
                     .map(|h| format!("{} ({})", h.key, h.trust_status))
                     .collect();
                 outcome.problems.push(format!(

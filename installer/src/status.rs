@@ -8,6 +8,7 @@
 //! derived from it ([`Report::problems`]), so the three cannot disagree.
 
 use crate::codex_config::{self, FeatureFlags};
+use crate::codex_trust::TrustStatus;
 use crate::hooks_doc::{self, Found, Mention};
 use crate::json_layout;
 use crate::locate::HookPaths;
@@ -135,7 +136,7 @@ pub struct LiveScope {
 #[derive(Clone, Debug, Serialize)]
 pub struct ListedHook {
     pub key: String,
-    pub trust: String,
+    pub trust: TrustStatus,
 }
 
 #[derive(Clone, Debug)]
@@ -592,7 +593,10 @@ impl LiveTrust {
 }
 
 fn trusted(hooks: &[ListedHook]) -> usize {
-    hooks.iter().filter(|h| h.trust == "trusted").count()
+    hooks
+        .iter()
+        .filter(|h| h.trust == TrustStatus::Trusted)
+        .count()
 }
 
 impl Report {
