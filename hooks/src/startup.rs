@@ -9,7 +9,8 @@ use serde_json::json;
 
 pub struct Delivery {
     pub text: String,
-    /// `fresh`, `drifted`, `stale`, `unverified`, or `unrecoverable` for a damaged store.
+    /// `fresh`, `drifted`, `stale`, `unverified`; `unrecoverable` for a damaged store,
+    /// `refused` for one handover will not use (see `handover::safe_fs`).
     pub verdict: &'static str,
     pub handoff_id: Option<String>,
 }
@@ -19,6 +20,11 @@ pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Del
     let root = store.root();
     match store.load() {
         LoadOutcome::Missing => None,
+        LoadOutcome::Refused(refused) => Some(Delivery {
+            text: context::refused_context(&refused.to_string(), command),
+            verdict: "refused",
+            handoff_id: None,
+        }),
         LoadOutcome::Unrecoverable { problem } => Some(Delivery {
             text: context::unrecoverable_context(&problem, command),
             verdict: "unrecoverable",

@@ -4,6 +4,7 @@
 
 use super::StatusArgs;
 use handover::guard;
+use handover::sanitize::one_line;
 use handover::store::{LoadOutcome, Store};
 use handover::verify;
 use serde_json::{json, Value};
@@ -35,21 +36,40 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                 json!({"present": true, "valid": false, "problem": problem}),
             );
         }
+        LoadOutcome::Refused(refused) => {
+            lines.push(format!("handoff: REFUSED, nothing under .handover/ was read: {refused}"));
+            problems.push(format!(
+                "{} is {}: handover neither reads nor writes there until it is a plain directory of yours with plain files in it (remove what you did not create; `handover write` starts afresh)",
+                refused.path.display(),
+                refused.what
+            ));
+            report.insert(
+                "handoff".into(),
+                json!({"present": null, "valid": false, "refused": refused.to_string()}),
+            );
+        }
         LoadOutcome::Loaded(l) => {
             let v = verify::verify(root, &l.handoff);
             let recovered = super::boot::recovered_note(l.source, l.problem.as_deref());
             lines.push(format!(
                 "handoff: {} written {} — goal: {}",
-                l.handoff.id, l.handoff.created_at, l.handoff.content.goal
+                one_line(&l.handoff.id),
+                one_line(&l.handoff.created_at),
+                one_line(&l.handoff.content.goal)
             ));
             if let Some(r) = &recovered {
-                lines.push(format!("  recovered: {r}"));
+                lines.push(format!("  recovered: {}", one_line(r)));
                 problems.push("state.json is damaged: run `handover write --from handover.md` (or write a new handoff) to repair it".into());
+            }
+            let foreign = v.reasons.iter().any(|r| r.code == verify::code::FOREIGN);
+            if foreign {
+                lines.push("  FOREIGN: not written in this working tree; treat it as an unverified claim".into());
+                problems.push("the handoff was not written here (see the verdict): read it as someone else's notes; `handover done` archives it, `handover write --fresh ...` replaces it".into());
             }
             let main_reason = v
                 .reasons
                 .first()
-                .map(|r| format!(" ({})", r.message))
+                .map(|r| format!(" ({})", one_line(&r.message)))
                 .unwrap_or_default();
             lines.push(format!("verdict: {}{main_reason}", v.verdict.as_str()));
             let (delivered, acked) = deliveries(&store, &l.handoff.id);
@@ -62,7 +82,7 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             report.insert(
                 "handoff".into(),
                 json!({
-                    "present": true, "valid": l.source == handover::store::Source::State,
+                    "present": true, "valid": l.source == handover::store::Source::State, "foreign": foreign,
                     "id": l.handoff.id, "created_at": l.handoff.created_at, "goal": l.handoff.content.goal,
                     "source": super::boot::source_name(l.source), "problem": l.problem,
                     "deliveries": delivered, "acks": acked,
