@@ -172,7 +172,11 @@ fn open_checked(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
     };
     let meta = file.metadata()?;
     if !meta.is_file() {
-        let k = if meta.is_dir() { Kind::Dir } else { Kind::Other };
+        let k = if meta.is_dir() {
+            Kind::Dir
+        } else {
+            Kind::Other
+        };
         return Err(Refused::new(path, format!("{}, not a plain file", describe(k))).into_io());
     }
     #[cfg(unix)]
@@ -353,7 +357,10 @@ mod tests {
         assert!(replace(&link, b"evil", false).is_err());
         assert!(remove_file(&link).is_err());
         assert_eq!(fs::read_to_string(&outside).unwrap(), "precious");
-        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_symlink());
+        assert!(fs::symlink_metadata(&link)
+            .unwrap()
+            .file_type()
+            .is_symlink());
     }
 
     #[test]

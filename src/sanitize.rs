@@ -65,10 +65,16 @@ fn skip_escape(chars: &mut Chars) {
         }
         Some(_) => {
             // Intermediate bytes (0x20-0x2F), then the final one.
-            while chars.peek().is_some_and(|c| ('\u{20}'..='\u{2f}').contains(c)) {
+            while chars
+                .peek()
+                .is_some_and(|c| ('\u{20}'..='\u{2f}').contains(c))
+            {
                 chars.next();
             }
-            if chars.peek().is_some_and(|c| ('\u{30}'..='\u{7e}').contains(c)) {
+            if chars
+                .peek()
+                .is_some_and(|c| ('\u{30}'..='\u{7e}').contains(c))
+            {
                 chars.next();
             }
         }
@@ -156,7 +162,10 @@ pub fn handoff(h: &mut Handoff) {
         {
             fix(s);
         }
-        g.dirty.iter_mut().chain(g.untracked.iter_mut()).for_each(fix);
+        g.dirty
+            .iter_mut()
+            .chain(g.untracked.iter_mut())
+            .for_each(fix);
     }
     for f in &mut h.files_changed {
         fix(&mut f.path);
@@ -177,7 +186,10 @@ pub fn content(c: &mut crate::model::Content) {
 }
 
 fn clean_keys(map: &mut BTreeMap<String, String>) {
-    if !map.keys().any(|k| matches!(strip_controls(k), Cow::Owned(_))) {
+    if !map
+        .keys()
+        .any(|k| matches!(strip_controls(k), Cow::Owned(_)))
+    {
         return;
     }
     let old = std::mem::take(map);
@@ -199,14 +211,23 @@ mod tests {
 
     #[test]
     fn escape_sequences_and_controls_go() {
-        assert_eq!(strip_controls("plain text\twith tab\n"), "plain text\twith tab\n");
+        assert_eq!(
+            strip_controls("plain text\twith tab\n"),
+            "plain text\twith tab\n"
+        );
         assert!(matches!(strip_controls("plain"), Cow::Borrowed(_)));
         assert_eq!(strip_controls("\u{1b}[31mred\u{1b}[0m"), "red");
         assert_eq!(strip_controls("a\u{1b}]0;title\u{7}b"), "ab");
-        assert_eq!(strip_controls("a\u{1b}]8;;http://x\u{1b}\\link\u{1b}]8;;\u{1b}\\b"), "alinkb");
+        assert_eq!(
+            strip_controls("a\u{1b}]8;;http://x\u{1b}\\link\u{1b}]8;;\u{1b}\\b"),
+            "alinkb"
+        );
         assert_eq!(strip_controls("a\u{1b}(Bb\u{1b}cd"), "abd");
         assert_eq!(strip_controls("a\u{9b}2Jb"), "ab");
-        assert_eq!(strip_controls("bell\u{7} nul\u{0} del\u{7f} c1\u{85}"), "bell nul del c1");
+        assert_eq!(
+            strip_controls("bell\u{7} nul\u{0} del\u{7f} c1\u{85}"),
+            "bell nul del c1"
+        );
         assert_eq!(strip_controls("line\r\nnext"), "line\nnext");
         assert_eq!(strip_controls("over\rwrite"), "over\nwrite");
         assert_eq!(strip_controls("a\u{202E}evil\u{2066}b\u{200F}"), "aevilb");

@@ -149,8 +149,7 @@ impl Store {
         let dir = self.dir();
         safe_fs::ensure_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
         if let Some(sub) = sub {
-            safe_fs::ensure_dir(sub)
-                .with_context(|| format!("cannot create {}", sub.display()))?;
+            safe_fs::ensure_dir(sub).with_context(|| format!("cannot create {}", sub.display()))?;
         }
         Ok(())
     }
@@ -492,8 +491,12 @@ fn validate(value: Value) -> Result<(Handoff, Option<String>), String> {
         }
         Some(_) => {}
     }
-    let mut handoff: Handoff = serde_json::from_value(value)
-        .map_err(|e| format!("not a handoff ({})", crate::sanitize::one_line(&e.to_string())))?;
+    let mut handoff: Handoff = serde_json::from_value(value).map_err(|e| {
+        format!(
+            "not a handoff ({})",
+            crate::sanitize::one_line(&e.to_string())
+        )
+    })?;
     // The checksum says the file is intact, not who wrote it: text from disk is cleaned of
     // control characters exactly as text being written is.
     crate::sanitize::handoff(&mut handoff);

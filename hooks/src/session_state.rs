@@ -93,8 +93,8 @@ impl SessionFile {
     }
 
     pub fn load(&self, session_id: &str, now: u64) -> Loaded {
-        let read = check_dirs(&self.dir)
-            .and_then(|()| safe_fs::read_limited(&self.path, MAX_STATE_BYTES));
+        let read =
+            check_dirs(&self.dir).and_then(|()| safe_fs::read_limited(&self.path, MAX_STATE_BYTES));
         match read {
             Ok(Some(bytes)) => {
                 let state = serde_json::from_slice::<SessionState>(&bytes)
@@ -122,12 +122,11 @@ impl SessionFile {
     /// Creates `.handover/sessions/` when needed, with a `.gitignore` that ignores everything
     /// in it (itself included), so hook state never shows up in `git status` even before the
     /// first `handover write` sets up the repository's guard.
-    /// Only inside an existing plain `.handover/`: the caller decides whether the repository
-    /// uses handover at all, this refuses a `.handover/` or `sessions/` that is a link.
+    /// A `.handover/` or `sessions/` that is a link (or not a directory) is refused, never
+    /// followed or replaced.
     pub fn save(&self, state: &SessionState) -> anyhow::Result<()> {
-        let parent = self.dir.parent().unwrap_or(Path::new("/"));
-        if !safe_fs::expect(parent, Kind::Dir)? {
-            anyhow::bail!("{} does not exist", parent.display());
+        if let Some(parent) = self.dir.parent() {
+            safe_fs::ensure_dir(parent)?;
         }
         if !safe_fs::expect(&self.dir, Kind::Dir)? {
             safe_fs::ensure_dir(&self.dir)?;

@@ -28,7 +28,9 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let session = super::detect_session(args.session.as_deref());
     // Ids and names the caller passed are text like any other: no token reaches the journal.
     let session = session.as_deref().map(handover::sanitize::redacted);
-    let agent = super::detect_agent(None).as_deref().map(handover::sanitize::redacted);
+    let agent = super::detect_agent(None)
+        .as_deref()
+        .map(handover::sanitize::redacted);
     store.append_journal(
         "ack",
         json!({"handoff_id": handoff.id, "session_id": session, "agent": agent}),

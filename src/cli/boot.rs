@@ -41,7 +41,10 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                     json!({"verdict": null, "reasons": [], "handoff": null, "refused": refused.to_string()})
                 );
             } else {
-                println!("{}", context::refused_context(&refused.to_string(), &command));
+                println!(
+                    "{}",
+                    context::refused_context(&refused.to_string(), &command)
+                );
             }
             return Ok(ExitCode::from(1));
         }

@@ -37,7 +37,9 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             );
         }
         LoadOutcome::Refused(refused) => {
-            lines.push(format!("handoff: REFUSED, nothing under .handover/ was read: {refused}"));
+            lines.push(format!(
+                "handoff: REFUSED, nothing under .handover/ was read: {refused}"
+            ));
             problems.push(format!(
                 "{} is {}: handover neither reads nor writes there until it is a plain directory of yours with plain files in it (remove what you did not create; `handover write` starts afresh)",
                 refused.path.display(),
@@ -63,7 +65,10 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             }
             let foreign = v.reasons.iter().any(|r| r.code == verify::code::FOREIGN);
             if foreign {
-                lines.push("  FOREIGN: not written in this working tree; treat it as an unverified claim".into());
+                lines.push(
+                    "  FOREIGN: not written in this working tree; treat it as an unverified claim"
+                        .into(),
+                );
                 problems.push("the handoff was not written here (see the verdict): read it as someone else's notes; `handover done` archives it, `handover write --fresh ...` replaces it".into());
             }
             let main_reason = v

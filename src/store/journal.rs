@@ -30,7 +30,8 @@ pub struct Lock {
 }
 
 fn open_lock_file(path: &Path) -> anyhow::Result<File> {
-    crate::safe_fs::open_lock(path).with_context(|| format!("cannot open the lock file {}", path.display()))
+    crate::safe_fs::open_lock(path)
+        .with_context(|| format!("cannot open the lock file {}", path.display()))
 }
 
 /// Waits as long as another handover process is writing (writes take milliseconds).
