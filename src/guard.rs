@@ -31,6 +31,16 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
         return Ok((GuardStatus::default(), false));
     }
     let path = root.join(".gitignore");
+    // git itself does not follow a `.gitignore` link in the working tree, and writing through
+    // one could change a file outside the repository.
+    match crate::safe_fs::kind(&path) {
+        Ok(crate::safe_fs::Kind::Missing | crate::safe_fs::Kind::File) => {}
+        _ => anyhow::bail!(
+            "{} is not a plain file (a symbolic link?), so handover will not edit it: replace it \
+             with a plain file, or use --shared to skip the guard",
+            path.display()
+        ),
+    }
     let old = read_gitignore(&path)?;
     let new = with_block(old.as_deref().unwrap_or_default()).with_context(|| {
         format!(
