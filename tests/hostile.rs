@@ -6,7 +6,7 @@
 mod common;
 
 use common::Repo;
-use handover::model::{Content, Handoff};
+use handover_core::model::{Content, Handoff};
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -150,11 +150,11 @@ fn boot_and_status_print_no_escape_sequences_from_a_crafted_handoff() {
     let repo = Repo::with_commit();
     let esc = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}[31m";
     let mut h = Handoff {
-        schema_version: handover::model::SCHEMA_VERSION,
+        schema_version: handover_core::model::SCHEMA_VERSION,
         id: format!("id{esc}"),
         created_at: format!("2026-11-22T02:00:00Z{esc}"),
         agent: Some(format!("agent{esc}")),
-        git: handover::git::snapshot(&repo.path).unwrap(),
+        git: handover_core::git::snapshot(&repo.path).unwrap(),
         content: Content {
             goal: format!("Ship {esc}it\u{9b}2J \u{202E}gnp.exe"),
             narrative: Some(format!("line\r{esc}over")),
@@ -167,7 +167,7 @@ fn boot_and_status_print_no_escape_sequences_from_a_crafted_handoff() {
     if let Some(g) = &mut h.git {
         g.branch = Some(format!("main{esc}"));
     }
-    handover::store::seal(&mut h);
+    handover_core::store::seal(&mut h);
     fs::create_dir(repo.path.join(".handover")).unwrap();
     fs::write(
         repo.path.join(".handover/state.json"),

@@ -2,10 +2,10 @@
 //! the Markdown form round-trips any content; text from a handoff never escapes its place in
 //! what handover shows an agent or a terminal, whatever it contains.
 
-use handover::context::{self, Startup, DATA_END, DATA_START};
-use handover::markdown::{parse, render};
-use handover::model::*;
-use handover::sanitize::{one_line, strip_controls};
+use handover_core::context::{self, Startup, DATA_END, DATA_START};
+use handover_core::markdown::{parse, render};
+use handover_core::model::*;
+use handover_core::sanitize::{one_line, strip_controls};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -209,6 +209,6 @@ fn environment_keys_survive_cleaning() {
         ]),
         ..Content::default()
     };
-    handover::sanitize::content(&mut c);
+    handover_core::sanitize::content(&mut c);
     assert_eq!(c.environment.len(), 2);
 }

@@ -4,13 +4,13 @@
 //! blocks a compaction. PostCompact journals Claude Code's summary and arms the one-time
 //! re-injection that the context watch delivers if SessionStart `compact` does not.
 
-use crate::agent::Agent;
 use crate::call::Call;
 use crate::never_fail::Outcome;
 use crate::output::Response;
-use handover::model::Handoff;
-use handover::sanitize::redacted;
-use handover::store::{LoadOutcome, Store};
+use handover_base::Agent;
+use handover_core::model::Handoff;
+use handover_core::sanitize::redacted;
+use handover_core::store::{LoadOutcome, Store};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -58,7 +58,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
         }
     }
     let response = match call.agent {
-        Agent::Claude => Response::Plain(handover::context::compaction_instructions(
+        Agent::Claude => Response::Plain(handover_core::context::compaction_instructions(
             handoff.as_ref(),
             &call.command,
         )),
@@ -93,9 +93,9 @@ fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>) -> Value {
 /// Branch and HEAD commit, read from the files under `.git` (libgit2 only for layouts that
 /// reader does not handle); Nones when there is no repository or no commit.
 fn head_of(root: &Path) -> (Option<String>, Option<String>) {
-    let info = handover::git::read_head_files(root).or_else(|| {
-        let repo = handover::git::open(root).ok().flatten()?;
-        handover::git::head_info(&repo).ok()
+    let info = handover_core::git::read_head_files(root).or_else(|| {
+        let repo = handover_core::git::open(root).ok().flatten()?;
+        handover_core::git::head_info(&repo).ok()
     });
     match info {
         Some(i) => (i.branch, i.head),
@@ -107,7 +107,8 @@ fn head_of(root: &Path) -> (Option<String>, Option<String>) {
 fn files_changed_within(root: PathBuf, base: String) -> Value {
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new().spawn(move || {
-        let result = std::panic::catch_unwind(|| handover::git::files_changed(&root, Some(&base)));
+        let result =
+            std::panic::catch_unwind(|| handover_core::git::files_changed(&root, Some(&base)));
         let _ = tx.send(result);
     });
     if spawned.is_err() {
@@ -134,7 +135,7 @@ fn post_compact(call: &Call) -> anyhow::Result<Outcome> {
     // longer recognises.
     let summary = full.map(|s| {
         let head: String = s.chars().take(SUMMARY_MAX_CHARS * 4).collect();
-        handover::context::shorten(&redacted(&head), SUMMARY_MAX_CHARS)
+        handover_core::context::shorten(&redacted(&head), SUMMARY_MAX_CHARS)
     });
     if let Some(e) = call.journal(
         "post_compact",

@@ -6,11 +6,11 @@
 //! the rest of the hook on a busy disk. A damaged file counts as present but empty.
 //! Times are milliseconds since the Unix epoch.
 //!
-//! Every file access goes through `handover::safe_fs`: `.handover/` and `sessions/` must be
+//! Every file access goes through `handover_core::safe_fs`: `.handover/` and `sessions/` must be
 //! plain directories, files are never opened through a link, and pruning removes only plain
 //! files of ours (named `*.json`, in our own `sessions/`).
 
-use handover::safe_fs::{self, Kind};
+use handover_core::safe_fs::{self, Kind};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};

@@ -2,8 +2,8 @@
 //! `handover status` can show a handoff that was delivered but never acknowledged.
 
 use super::AckArgs;
-use handover::sanitize::one_line;
-use handover::store::{LoadOutcome, Store};
+use handover_core::sanitize::one_line;
+use handover_core::store::{LoadOutcome, Store};
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
@@ -27,10 +27,10 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     };
     let session = super::detect_session(args.session.as_deref());
     // Ids and names the caller passed are text like any other: no token reaches the journal.
-    let session = session.as_deref().map(handover::sanitize::redacted);
+    let session = session.as_deref().map(handover_core::sanitize::redacted);
     let agent = super::detect_agent(None)
         .as_deref()
-        .map(handover::sanitize::redacted);
+        .map(handover_core::sanitize::redacted);
     store.append_journal(
         "ack",
         json!({"handoff_id": handoff.id, "session_id": session, "agent": agent}),

@@ -4,15 +4,15 @@
 //! valid output), write and delete nothing outside the repository, and present what they
 //! inject as data. Black-box: only the hook binaries and the files on disk.
 
-mod support;
+mod hook_harness;
 
-use handover::model::{Content, Handoff, Status};
+use handover_core::model::{Content, Handoff, Status};
+use hook_harness::*;
 use serde_json::{json, Value};
 use std::fs;
 use std::os::unix::fs::symlink;
 use std::path::{Path, PathBuf};
 use std::time::{Duration, SystemTime};
-use support::*;
 
 fn hook(bin: &str, repo: &Path, payload_json: Value) -> Run {
     let mut p = payload_json;
@@ -253,10 +253,10 @@ fn pruning_removes_only_our_own_old_session_files() {
 
 fn crafted(repo: &Repo, edit: impl FnOnce(&mut Handoff)) -> Handoff {
     let mut h = Handoff {
-        schema_version: handover::model::SCHEMA_VERSION,
+        schema_version: handover_core::model::SCHEMA_VERSION,
         id: "h-crafted".into(),
         created_at: "2026-11-22T02:00:00Z".into(),
-        git: handover::git::snapshot(repo.path()).unwrap(),
+        git: handover_core::git::snapshot(repo.path()).unwrap(),
         content: Content {
             goal: "Ship it".into(),
             status: Status {
@@ -269,7 +269,7 @@ fn crafted(repo: &Repo, edit: impl FnOnce(&mut Handoff)) -> Handoff {
     };
     edit(&mut h);
     // A valid checksum: it proves the file intact, not who wrote it.
-    handover::store::seal(&mut h);
+    handover_core::store::seal(&mut h);
     fs::create_dir_all(repo.path().join(".handover")).unwrap();
     fs::write(
         repo.path().join(".handover/state.json"),

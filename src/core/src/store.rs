@@ -302,7 +302,7 @@ impl Store {
             return Ok(None);
         }
         let dir = self.archive_dir();
-        let target = free_archive_name(&dir, &crate::clock::now_compact());
+        let target = free_archive_name(&dir, &handover_base::clock::now_compact());
         let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -3,14 +3,14 @@
 //! fields of the wrong type count as absent; and whatever a checksum-valid handoff holds, the
 //! hook keeps its contract and the injected context keeps the handoff's text inside the markers.
 
-mod support;
+mod hook_harness;
 
-use handover::context::{DATA_END, DATA_START};
-use handover::model::{Content, Handoff, Status};
+use handover_core::context::{DATA_END, DATA_START};
+use handover_core::model::{Content, Handoff, Status};
 use handover_hooks::input::HookInput;
+use hook_harness::*;
 use proptest::prelude::*;
 use serde_json::{json, Value};
-use support::*;
 
 const STRING_FIELDS: [&str; 9] = [
     "session_id",
@@ -114,9 +114,9 @@ proptest! {
     ) {
         let repo = Repo::new();
         let mut h = Handoff {
-            schema_version: handover::model::SCHEMA_VERSION,
+            schema_version: handover_core::model::SCHEMA_VERSION,
             id: "h".into(),
-            git: handover::git::snapshot(repo.path()).unwrap(),
+            git: handover_core::git::snapshot(repo.path()).unwrap(),
             content: Content {
                 goal,
                 status: Status { in_progress: items.clone(), ..Status::default() },
@@ -126,7 +126,7 @@ proptest! {
             },
             ..Handoff::default()
         };
-        handover::store::seal(&mut h);
+        handover_core::store::seal(&mut h);
         std::fs::create_dir_all(repo.path().join(".handover")).unwrap();
         std::fs::write(repo.path().join(".handover/state.json"), serde_json::to_vec(&h).unwrap()).unwrap();
         let run = run_hook(
