@@ -82,9 +82,9 @@ pub fn status(root: &Path) -> GuardStatus {
 
 /// Ok(None) when the file does not exist.
 fn read_gitignore(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+    // Never through a link, never blocking on a FIFO.
+    match crate::safe_fs::read_limited(path, 16 * 1024 * 1024) {
+        Ok(bytes) => Ok(bytes),
         Err(e) => Err(anyhow::anyhow!(
             "cannot read {}: {e}; check its permissions",
             path.display()
