@@ -53,7 +53,9 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
     result
 }
 
-fn unique() -> u64 {
+/// A number no other temporary file name of this process uses (a counter mixed with the
+/// clock's nanoseconds, so names also differ across processes that reuse a pid).
+pub fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()

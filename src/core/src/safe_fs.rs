@@ -261,7 +261,11 @@ pub fn replace(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let tmp = path.with_file_name(format!(".{name}.tmp.{}.{}", std::process::id(), unique()));
+    let tmp = path.with_file_name(format!(
+        ".{name}.tmp.{}.{}",
+        std::process::id(),
+        handover_base::atomic::unique()
+    ));
     let result = (|| {
         let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
         if let Ok(m) = fs::symlink_metadata(path) {
@@ -325,16 +329,6 @@ pub fn plain_files(dir: &Path, limit: usize) -> Vec<(PathBuf, fs::Metadata)> {
 /// The `Refused` behind an error, if that is what it is.
 pub fn refused(error: &io::Error) -> Option<&Refused> {
     error.get_ref()?.downcast_ref::<Refused>()
-}
-
-fn unique() -> u64 {
-    use std::sync::atomic::{AtomicU64, Ordering};
-    static COUNTER: AtomicU64 = AtomicU64::new(0);
-    let nanos = std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.subsec_nanos() as u64)
-        .unwrap_or(0);
-    (COUNTER.fetch_add(1, Ordering::Relaxed) << 32) ^ nanos
 }
 
 #[cfg(all(test, unix))]
