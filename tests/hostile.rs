@@ -291,3 +291,29 @@ fn control_characters_are_stripped_on_write() {
     assert_eq!(state["goal"], "Ship it\n");
     assert_eq!(state["blockers"][0], "ab");
 }
+
+/// On a shared machine, another user's `.handover/` is not ours to read or write. (Needs root
+/// to create one; skipped, and said so, otherwise.)
+#[test]
+fn another_users_store_is_refused() {
+    let uid = Command::new("id").arg("-u").output().unwrap();
+    if String::from_utf8_lossy(&uid.stdout).trim() != "0" {
+        eprintln!("skipped: needs root to give a directory to another user");
+        return;
+    }
+    let repo = Repo::with_commit();
+    assert!(write(&repo.path, "Ship it").status.success());
+    std::os::unix::fs::chown(repo.path.join(".handover"), Some(65534), Some(65534)).unwrap();
+    let status = text(&handover(&repo.path, &["status"]));
+    assert!(
+        status.contains("owned by another user (uid 65534"),
+        "{status}"
+    );
+    let out = write(&repo.path, "Ship it again");
+    assert!(!out.status.success());
+    assert!(
+        text(&out).contains("owned by another user"),
+        "{}",
+        text(&out)
+    );
+}
