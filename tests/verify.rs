@@ -597,7 +597,7 @@ fn measure_quick_vs_full_on_20000_files() {
     );
     println!("  2 files:      verify {small_full:.2} ms, verify_quick {small_quick:.3} ms");
     println!(
-        "  20,000 files, HEAD unchanged: verify_quick {quick_same_head:.3} ms (libgit2 not opened)"
+        "  20,000 files, HEAD unchanged: verify_quick {quick_same_head:.3} ms (libgit2 opened for the origin check only)"
     );
     let _ = git;
 }
