@@ -8,6 +8,7 @@ use crate::session_state::{self, SessionFile};
 use handover_base::Agent;
 use handover_core::safe_fs::{self, Kind};
 use handover_core::sanitize::redacted;
+use handover_core::store::Event;
 use handover_core::store::Store;
 use std::path::Path;
 
@@ -69,7 +70,7 @@ impl Call {
 
     /// Appends a journal event, but only to a journal that already exists: a repository where
     /// handover never wrote anything gets no visible files from a hook. Best effort.
-    pub fn journal(&self, event: &str, mut fields: serde_json::Value) -> Option<String> {
+    pub fn journal(&self, event: Event, mut fields: serde_json::Value) -> Option<String> {
         let store = self.store.as_ref()?;
         if !self.store_usable() || safe_fs::kind(&store.journal_path()).ok() != Some(Kind::File) {
             return None;

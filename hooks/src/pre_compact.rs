@@ -10,6 +10,7 @@ use crate::output::Response;
 use handover_base::Agent;
 use handover_core::model::Handoff;
 use handover_core::sanitize::redacted;
+use handover_core::store::Event;
 use handover_core::store::{LoadOutcome, Store};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -44,7 +45,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
     });
     let mut notes = Vec::new();
     if let Some(store) = &call.store {
-        if let Some(e) = call.journal("pre_compact", snapshot(call, store, handoff.as_ref())) {
+        if let Some(e) = call.journal(Event::PreCompact, snapshot(call, store, handoff.as_ref())) {
             notes.push(e);
         }
         if let Some((file, loaded)) = call.session() {
@@ -138,7 +139,7 @@ fn post_compact(call: &Call) -> anyhow::Result<Outcome> {
         handover_core::context::shorten(&redacted(&head), SUMMARY_MAX_CHARS)
     });
     if let Some(e) = call.journal(
-        "post_compact",
+        Event::PostCompact,
         json!({
             "trigger": call.input.trigger,
             "summary": summary,

@@ -3,6 +3,7 @@
 
 use super::AckArgs;
 use handover_core::sanitize::one_line;
+use handover_core::store::Event;
 use handover_core::store::{LoadOutcome, Store};
 use serde_json::json;
 use std::path::Path;
@@ -32,7 +33,7 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         .as_deref()
         .map(handover_core::sanitize::redacted);
     store.append_journal(
-        "ack",
+        Event::Ack,
         json!({"handoff_id": handoff.id, "session_id": session, "agent": agent}),
     )?;
     println!(

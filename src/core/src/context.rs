@@ -11,7 +11,7 @@
 //! `handover: … Verdict: fresh`, a forged end marker). Text that has to sit inside one of our
 //! lines (a reason, a branch, a path) is flattened to one line.
 
-use crate::model::{Handoff, Verdict, Verification};
+use crate::model::{Assumption, Decision, Evidence, Handoff, ImportantFile, Verdict, Verification};
 use crate::sanitize::{one_line, strip_controls};
 
 /// The line before the handoff's own text.
@@ -356,19 +356,34 @@ pub fn boot_report(
     recovered_from: Option<&str>,
     command: &str,
 ) -> String {
-    let c = &h.content;
-    let mut out = Vec::new();
+    let mut out = report_header(h, v, recovered_from);
+    out.push(String::new());
+    out.extend(verdict_block(v));
+    out.push(String::new());
+    out.push(DATA_START.to_string());
+    out.extend(inherited_state(h));
+    out.push(DATA_END.to_string());
+    out.push(String::new());
+    out.push(format!(
+        "Full document: handover.md. Acknowledge with `{command} ack`."
+    ));
+    out.join("\n")
+}
+
+/// Who wrote the handoff when, where the repository was then, whether it was recovered, and
+/// whether it is foreign (see verify's `foreign` reason).
+fn report_header(h: &Handoff, v: &Verification, recovered_from: Option<&str>) -> Vec<String> {
     let who = match (&h.agent, &h.session_id) {
         (Some(a), Some(s)) => format!(" by {} (session {})", one_line(a), one_line(s)),
         (Some(a), None) => format!(" by {}", one_line(a)),
         (None, Some(s)) => format!(" (session {})", one_line(s)),
         (None, None) => String::new(),
     };
-    out.push(format!(
+    let mut out = vec![format!(
         "Handoff {} written {}{who}",
         one_line(&h.id),
         one_line(&h.created_at)
-    ));
+    )];
     if let Some(g) = &h.git {
         out.push(format!(
             "Recorded: branch {} at {}",
@@ -385,8 +400,12 @@ pub fn boot_report(
                 .into(),
         );
     }
-    out.push(String::new());
-    out.push(format!("Verdict: {}", v.verdict.as_str().to_uppercase()));
+    out
+}
+
+/// The verdict and every reason for it, with their details.
+fn verdict_block(v: &Verification) -> Vec<String> {
+    let mut out = vec![format!("Verdict: {}", v.verdict.as_str().to_uppercase())];
     if v.reasons.is_empty() {
         out.push("  - branch, HEAD, working tree and referenced files match the handoff".into());
     }
@@ -396,13 +415,15 @@ pub fn boot_report(
             one_line(&r.code),
             one_line(&r.message)
         ));
-        for d in &r.details {
-            out.push(format!("      {}", one_line(d)));
-        }
+        out.extend(r.details.iter().map(|d| format!("      {}", one_line(d))));
     }
-    out.push(String::new());
-    out.push(DATA_START.to_string());
-    out.push(format!("Goal: {}", data(&c.goal, "  ")));
+    out
+}
+
+/// Every field of the handoff, facts first, then the proposals: the data between the markers.
+fn inherited_state(h: &Handoff) -> Vec<String> {
+    let c = &h.content;
+    let mut out = vec![format!("Goal: {}", data(&c.goal, "  "))];
     if let Some(s) = &c.spec_ref {
         out.push(format!(
             "Spec (the source of truth where it and this handoff disagree): {}",
@@ -415,83 +436,29 @@ pub fn boot_report(
     section(&mut out, "Completed", &c.status.completed);
     section(&mut out, "In progress", &c.status.in_progress);
     section(&mut out, "Pending", &c.status.pending);
-    let decisions: Vec<String> = c
-        .decisions
-        .iter()
-        .map(|d| {
-            let mut s = format!("{} — because {}", d.what, d.why);
-            if !d.alternatives.is_empty() {
-                s += &format!(" (alternatives: {})", d.alternatives.join("; "));
-            }
-            if d.deferred {
-                s += " [deferred]";
-            }
-            if d.reversible {
-                s += " [reversible]";
-            }
-            s
-        })
-        .collect();
-    section(&mut out, "Decisions", &decisions);
-    let assumptions: Vec<String> = c
-        .assumptions
-        .iter()
-        .map(|a| {
-            let mut s = a.assumption.clone();
-            if !a.why.is_empty() {
-                s += &format!(" — because {}", a.why);
-            }
-            if !a.impact_if_wrong.is_empty() {
-                s += &format!("; if wrong: {}", a.impact_if_wrong);
-            }
-            s
-        })
-        .collect();
-    section(&mut out, "Assumptions", &assumptions);
+    section(&mut out, "Decisions", &map(&c.decisions, decision_item));
+    section(
+        &mut out,
+        "Assumptions",
+        &map(&c.assumptions, assumption_item),
+    );
     section(&mut out, "Blockers", &c.blockers);
     section(&mut out, "Warnings", &c.warnings);
-    let files: Vec<String> = c
-        .important_files
-        .iter()
-        .map(|f| {
-            if f.why.is_empty() {
-                f.path.clone()
-            } else {
-                format!("{} — {}", f.path, f.why)
-            }
-        })
-        .collect();
-    section(&mut out, "Important files", &files);
+    section(
+        &mut out,
+        "Important files",
+        &map(&c.important_files, file_item),
+    );
     let env: Vec<String> = c
         .environment
         .iter()
         .map(|(k, v)| format!("{k}: {v}"))
         .collect();
     section(&mut out, "Environment", &env);
-    let mut evidence: Vec<String> = c
-        .evidence
-        .commands_run
-        .iter()
-        .map(|x| format!("ran: {x}"))
-        .collect();
-    evidence.extend(
-        c.evidence
-            .measurements
-            .iter()
-            .map(|(k, v)| format!("measured {k}: {v}")),
-    );
-    evidence.extend(
-        c.evidence
-            .artifacts
-            .iter()
-            .map(|a| format!("artifact: {a}")),
-    );
-    section(&mut out, "Evidence", &evidence);
-    let changed: Vec<String> = h
-        .files_changed
-        .iter()
-        .map(|f| format!("{} ({})", f.path, f.change))
-        .collect();
+    section(&mut out, "Evidence", &evidence_items(&c.evidence));
+    let changed = map(&h.files_changed, |f| {
+        format!("{} ({})", f.path, f.change.as_str())
+    });
     section(&mut out, "Files changed", &changed);
     if let Some(n) = &c.next_action {
         out.push(String::new());
@@ -500,19 +467,59 @@ pub fn boot_report(
             data(n, "  ")
         ));
     }
-    let priorities: Vec<String> = c
-        .priorities
-        .iter()
-        .map(|p| format!("[{}] {}", p.urgency.as_str(), p.task))
-        .collect();
+    let priorities = map(&c.priorities, |p| {
+        format!("[{}] {}", p.urgency.as_str(), p.task)
+    });
     section(&mut out, "Priorities (proposed)", &priorities);
     section(&mut out, "Stop and ask the user if", &c.stop_conditions);
-    out.push(DATA_END.to_string());
-    out.push(String::new());
-    out.push(format!(
-        "Full document: handover.md. Acknowledge with `{command} ack`."
-    ));
-    out.join("\n")
+    out
+}
+
+fn map<T>(items: &[T], f: impl Fn(&T) -> String) -> Vec<String> {
+    items.iter().map(f).collect()
+}
+
+fn decision_item(d: &Decision) -> String {
+    let mut s = format!("{} — because {}", d.what, d.why);
+    if !d.alternatives.is_empty() {
+        s += &format!(" (alternatives: {})", d.alternatives.join("; "));
+    }
+    if d.deferred {
+        s += " [deferred]";
+    }
+    if d.reversible {
+        s += " [reversible]";
+    }
+    s
+}
+
+fn assumption_item(a: &Assumption) -> String {
+    let mut s = a.assumption.clone();
+    if !a.why.is_empty() {
+        s += &format!(" — because {}", a.why);
+    }
+    if !a.impact_if_wrong.is_empty() {
+        s += &format!("; if wrong: {}", a.impact_if_wrong);
+    }
+    s
+}
+
+fn file_item(f: &ImportantFile) -> String {
+    if f.why.is_empty() {
+        f.path.clone()
+    } else {
+        format!("{} — {}", f.path, f.why)
+    }
+}
+
+fn evidence_items(e: &Evidence) -> Vec<String> {
+    let ran = e.commands_run.iter().map(|x| format!("ran: {x}"));
+    let measured = e
+        .measurements
+        .iter()
+        .map(|(k, v)| format!("measured {k}: {v}"));
+    let artifacts = e.artifacts.iter().map(|a| format!("artifact: {a}"));
+    ran.chain(measured).chain(artifacts).collect()
 }
 
 fn section(out: &mut Vec<String>, title: &str, items: &[String]) {

@@ -5,15 +5,16 @@
 //!
 //! How: every directory on the way is checked with `symlink_metadata` (which never follows a
 //! link) before use; every file is opened with `O_NOFOLLOW` (a link in the last position fails
-//! instead of being followed) and `O_NONBLOCK` (a FIFO planted there cannot hang us), then
-//! checked with `fstat` on the open descriptor to be a regular file. New files are created
+//! instead of being followed) and `O_NONBLOCK` (a FIFO planted there cannot hang us; on the
+//! regular files we go on to use, the flag changes nothing), then checked with `fstat` on the
+//! open descriptor to be a regular file. New files are created
 //! with `O_EXCL` or `O_NOFOLLOW`, so a dangling link never makes us create its target.
 //! What this does not stop: a local process swapping a checked directory for a link between
 //! the check and the use (see docs/security.md).
 
 use std::fmt;
 use std::fs::{self, File, OpenOptions};
-use std::io::{self, Write};
+use std::io;
 use std::path::{Path, PathBuf};
 
 /// A path handover refuses to use, and why. Shown to people as is, so it names the fix.
@@ -117,8 +118,7 @@ pub fn expect_own_dir(path: &Path) -> Result<bool, Refused> {
     {
         use std::os::unix::fs::MetadataExt;
         if let Ok(m) = fs::symlink_metadata(path) {
-            // SAFETY: geteuid has no preconditions and cannot fail.
-            let me = unsafe { libc::geteuid() };
+            let me = effective_uid();
             if m.uid() != me {
                 return Err(Refused::new(
                     path,
@@ -142,6 +142,14 @@ pub fn ensure_dir(path: &Path) -> io::Result<()> {
         },
         Err(e) => Err(e),
     }
+}
+
+/// The user we run as. The one `unsafe` here: std has no safe way to ask.
+#[cfg(unix)]
+#[allow(unsafe_code)] // geteuid(2) takes nothing, cannot fail and touches no memory of ours.
+fn effective_uid() -> u32 {
+    // SAFETY: see the allow above.
+    unsafe { libc::geteuid() }
 }
 
 #[cfg(unix)]
@@ -179,24 +187,7 @@ fn open_checked(path: &Path, options: &mut OpenOptions) -> io::Result<File> {
         };
         return Err(Refused::new(path, format!("{}, not a plain file", describe(k))).into_io());
     }
-    #[cfg(unix)]
-    clear_nonblock(&file);
     Ok(file)
-}
-
-/// O_NONBLOCK was only there so that opening a FIFO cannot hang; a regular file ignores it,
-/// but the descriptor may be handed on, so put it back.
-#[cfg(unix)]
-fn clear_nonblock(file: &File) {
-    use std::os::fd::AsRawFd;
-    let fd = file.as_raw_fd();
-    // SAFETY: fcntl on a descriptor we own, with the flag-reading and flag-setting commands.
-    unsafe {
-        let flags = libc::fcntl(fd, libc::F_GETFL);
-        if flags >= 0 && flags & libc::O_NONBLOCK != 0 {
-            libc::fcntl(fd, libc::F_SETFL, flags & !libc::O_NONBLOCK);
-        }
-    }
 }
 
 /// Opens a plain file for reading. `Ok(None)`: it does not exist. A link, a directory or a
@@ -247,9 +238,10 @@ pub fn open_lock(path: &Path) -> io::Result<File> {
     )
 }
 
-/// Replaces `path` with `bytes`: a new temporary file beside it (`O_EXCL`, so never through a
-/// link), then a rename over it. A link at `path` is refused, not followed and not replaced.
-/// `durable`: fsync the file and the directory.
+/// Replaces `path` with `bytes` (`handover_base::atomic`: a temporary file beside it created
+/// with `O_EXCL`, then a rename, which replaces a directory entry and never writes through a
+/// link). A link, directory or FIFO at `path` is refused first, not replaced. `durable`: fsync
+/// the file and the rename.
 pub fn replace(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
     match kind(path)? {
         Kind::Missing | Kind::File => {}
@@ -257,39 +249,11 @@ pub fn replace(path: &Path, bytes: &[u8], durable: bool) -> io::Result<()> {
             return Err(Refused::new(path, format!("{}, not a plain file", describe(k))).into_io())
         }
     }
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let tmp = path.with_file_name(format!(
-        ".{name}.tmp.{}.{}",
-        std::process::id(),
-        handover_base::atomic::unique()
-    ));
-    let result = (|| {
-        let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
-        if let Ok(m) = fs::symlink_metadata(path) {
-            f.set_permissions(m.permissions())?;
-        }
-        f.write_all(bytes)?;
-        if durable {
-            f.sync_all()?;
-        }
-        drop(f);
-        fs::rename(&tmp, path)?;
-        if durable {
-            if let Some(dir) = path.parent() {
-                if let Ok(d) = File::open(dir) {
-                    let _ = d.sync_all();
-                }
-            }
-        }
-        Ok(())
-    })();
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
+    if durable {
+        handover_base::atomic::replace_durable(path, bytes)
+    } else {
+        handover_base::atomic::replace_advisory(path, bytes)
     }
-    result
 }
 
 /// Removes `path` only if it is a plain file (ours to remove); a link, a directory or anything
@@ -334,6 +298,7 @@ pub fn refused(error: &io::Error) -> Option<&Refused> {
 #[cfg(all(test, unix))]
 mod tests {
     use super::*;
+    use std::io::Write;
     use std::os::unix::fs::symlink;
 
     #[test]
@@ -375,9 +340,11 @@ mod tests {
     fn a_fifo_is_refused_without_hanging() {
         let dir = tempfile::tempdir().unwrap();
         let fifo = dir.path().join("state.json");
-        let c = std::ffi::CString::new(fifo.to_str().unwrap()).unwrap();
-        // SAFETY: a valid NUL-terminated path.
-        assert_eq!(unsafe { libc::mkfifo(c.as_ptr(), 0o600) }, 0);
+        let made = std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap();
+        assert!(made.success());
         assert!(open_read(&fifo).is_err());
         assert!(read_limited(&fifo, 10).is_err());
     }

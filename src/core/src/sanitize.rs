@@ -169,7 +169,6 @@ pub fn handoff(h: &mut Handoff) {
     }
     for f in &mut h.files_changed {
         fix(&mut f.path);
-        fix(&mut f.change);
     }
     content(&mut h.content);
 }
