@@ -2,6 +2,7 @@
 //! of handover.md or .gitignore, a committed handoff, a crafted state.json with a valid
 //! checksum, secrets in ids and branch names. Nothing outside the repository is written, the
 //! refusal is said clearly, nothing printed drives a terminal, and no secret reaches the files.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

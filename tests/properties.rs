@@ -1,6 +1,7 @@
 //! Property-based tests (proptest, a bounded number of cases each, a few seconds in all):
 //! the Markdown form round-trips any content; text from a handoff never escapes its place in
 //! what handover shows an agent or a terminal, whatever it contains.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use handover_core::context::{self, Startup, DATA_END, DATA_START};
 use handover_core::markdown::{parse, render};
