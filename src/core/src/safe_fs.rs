@@ -27,14 +27,24 @@ pub struct Refused {
 
 impl fmt::Display for Refused {
     fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        let path = self.path.display();
         write!(
             f,
-            "{} is {}, so handover will not use it (it never follows links or uses files it did \
-             not create under .handover/); if you did not put it there, remove it (`rm -r` the \
-             path, after checking what it is) and run the command again",
-            self.path.display(),
+            "{path} is {}, so handover will not use it (it never follows links, or uses anything \
+             under .handover/ it would not create itself); if you did not put it there, ",
             self.what
-        )
+        )?;
+        if self.what.starts_with("a symbolic link") {
+            // Not `rm -r`: with a trailing slash that would go through the link.
+            let quoted = handover_base::shell::shell_quote(&self.path.to_string_lossy());
+            write!(
+                f,
+                "remove the link (`rm {quoted}` removes the link, not what it points to)"
+            )?;
+        } else {
+            write!(f, "move it out of the way")?;
+        }
+        write!(f, " and run the command again")
     }
 }
 
