@@ -88,8 +88,10 @@ fn content() -> impl Strategy<Value = Content> {
 
 fn config() -> ProptestConfig {
     ProptestConfig {
-        cases: 200,
+        cases: 128,
         max_shrink_iters: 2_000,
+        // No failure files written into the source tree: a failure prints its minimal input.
+        failure_persistence: None,
         ..ProptestConfig::default()
     }
 }
