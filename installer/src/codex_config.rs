@@ -315,13 +315,6 @@ pub fn trusted_hashes(doc: &DocumentMut) -> Vec<(String, String)> {
         .collect()
 }
 
-/// Deletes the hook-trust entries with these keys, then `[hooks.state]` and `[hooks]` if they
-/// became empty because of that.
-pub fn remove_trust_entries(doc: &mut DocumentMut, keys: &[String]) -> Vec<Change> {
-    let moves: Vec<_> = keys.iter().map(|k| (k.clone(), None)).collect();
-    move_trust_entries(doc, &moves)
-}
-
 /// Keeps Codex's hook trust in step with an edit of the hooks.json it is keyed on (keys are
 /// positional): for each `(old key, new key)` the entry moves, for `(old key, None)` it goes.
 /// So a user's hook that moved up when ours were removed stays trusted (the hash Codex checks

@@ -366,14 +366,9 @@ pub fn trust_our_hooks(req: &TrustRequest) -> Result<TrustOutcome, String> {
 
 /// Finds `codex` on a PATH value.
 pub fn find_codex(path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
-    use std::os::unix::fs::PermissionsExt;
     std::env::split_paths(path_var?)
         .map(|d| d.join("codex"))
-        .find(|p| {
-            std::fs::metadata(p)
-                .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-                .unwrap_or(false)
-        })
+        .find(|p| crate::locate::is_executable(p))
 }
 
 /// The steps a user takes by hand when we do not trust for them.

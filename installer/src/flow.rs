@@ -3,6 +3,7 @@
 
 use crate::codex_config;
 use crate::codex_trust::{self, TrustRequest, TrustStatus};
+use crate::locate::is_executable;
 use crate::plan::{self, FileEdit, FileKind, Homes, InstallOptions, Plan, Scope, Targets};
 use crate::preflight::{self, Access};
 use crate::report::ChangeKind;
@@ -46,16 +47,10 @@ pub struct Outcome {
     pub problems: Vec<String>,
 }
 
-fn name(repo: &Path, p: &Path) -> String {
-    p.strip_prefix(repo)
-        .map(|r| r.display().to_string())
-        .unwrap_or_else(|_| p.display().to_string())
-}
-
 fn print_edits(repo: &Path, plan: &Plan, out: &mut dyn Write) {
     for e in &plan.edits {
         let summary = summarize(e);
-        let _ = writeln!(out, "{}: {summary}", name(repo, &e.path));
+        let _ = writeln!(out, "{}: {summary}", plan::display_path(repo, &e.path));
         for c in e.changes.iter().filter(|c| c.kind != ChangeKind::Unchanged) {
             let _ = writeln!(out, "  {c}");
         }
@@ -75,14 +70,10 @@ fn summarize(e: &FileEdit) -> String {
     }
     let count = |k| e.changes.iter().filter(|c| c.kind == k).count();
     let mut parts = Vec::new();
-    for (k, label) in [
-        (ChangeKind::Added, "added"),
-        (ChangeKind::Updated, "updated"),
-        (ChangeKind::Removed, "removed"),
-    ] {
+    for k in [ChangeKind::Added, ChangeKind::Updated, ChangeKind::Removed] {
         let n = count(k);
         if n > 0 {
-            parts.push(format!("{n} {label}"));
+            parts.push(format!("{n} {}", k.as_str()));
         }
     }
     let verb = match (&e.before, &e.after) {
@@ -108,9 +99,7 @@ fn show_or_apply(
         let _ = writeln!(out, "dry run: nothing was written.");
         return Ok(());
     }
-    let applied = plan.apply(&handover_base::clock::format_compact(
-        handover_base::clock::unix_now().0,
-    ))?;
+    let applied = plan.apply(&backup_stamp())?;
     print_edits(repo, plan, out);
     for b in &applied.backups {
         let _ = writeln!(out, "backup: {}", b.display());
@@ -120,16 +109,17 @@ fn show_or_apply(
     Ok(())
 }
 
+/// Backups are named by the UTC time of the run (`20261122T021500Z`).
+fn backup_stamp() -> String {
+    handover_base::clock::format_compact(handover_base::clock::unix_now().0)
+}
+
 /// `--trust` needs Codex: checked before anything is written, so a missing `codex` costs nothing.
 fn check_trust_prerequisites(req: &InstallRequest) -> Result<(), crate::EditError> {
     if !(req.options.trust && req.options.targets.codex) {
         return Ok(());
     }
-    let usable = req.codex_bin.as_deref().is_some_and(|b| {
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::metadata(b).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
-    });
-    if usable {
+    if req.codex_bin.as_deref().is_some_and(is_executable) {
         return Ok(());
     }
     let what = match &req.codex_bin {
@@ -180,12 +170,15 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
     let hooks_json = plan::codex_hooks_path(req.options.scope, &req.repo, &req.homes);
     let cfg = req.homes.codex_config();
     let project = (req.options.scope != Scope::User).then_some(req.repo.as_path());
-    if !req.options.trust {
+    let manual_steps = |out: &mut dyn Write| {
         let _ = write!(
             out,
             "{}",
             codex_trust::manual_steps(&cfg, project, &hooks_json)
         );
+    };
+    if !req.options.trust {
+        manual_steps(out);
         return;
     }
     // check_trust_prerequisites made sure it is there.
@@ -205,8 +198,7 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
     let cfg_text = plan::read_opt(&cfg).ok().flatten();
     if let Some(text) = &cfg_text {
         if !crate::keep::backup_is_current(&plan.backups, FileKind::CodexConfig, &cfg, text) {
-            let stamp = handover_base::clock::format_compact(handover_base::clock::unix_now().0);
-            match plan.backups.make(&cfg, &stamp, text.as_bytes()) {
+            match plan.backups.make(&cfg, &backup_stamp(), text.as_bytes()) {
                 Ok(b) => {
                     let _ = writeln!(out, "backup: {}", b.display());
                     outcome.backups.push(b);
@@ -278,11 +270,7 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
             outcome
                 .problems
                 .push(format!("codex hook trust failed: {e}"));
-            let _ = write!(
-                out,
-                "{}",
-                codex_trust::manual_steps(&cfg, project, &hooks_json)
-            );
+            manual_steps(out);
         }
     }
 }

@@ -78,44 +78,33 @@ fn each_handler(doc: &Value) -> Vec<(&str, usize, usize, &str, &Value)> {
     out
 }
 
-/// Every handler of ours in the document, in file order.
-pub fn find_ours(doc: &Value) -> Vec<Found> {
-    each_handler(doc)
-        .into_iter()
-        .filter_map(
-            |(event, group, handler, command, h)| match recognise(command) {
-                Recognised::Ours(o) => Some(Found {
-                    event: event.to_string(),
-                    group,
-                    handler,
-                    exe: o.exe,
-                    command: command.to_string(),
-                    prefix: o.prefix,
-                    timeout: h.get("timeout").and_then(Value::as_u64),
-                }),
-                _ => None,
-            },
-        )
-        .collect()
-}
-
-/// Every user command that runs one of ours in its own way, in file order.
-pub fn find_mentions(doc: &Value) -> Vec<Mention> {
-    each_handler(doc)
-        .into_iter()
-        .filter_map(
-            |(event, group, handler, command, _)| match recognise(command) {
-                Recognised::Mentions(exe) => Some(Mention {
-                    event: event.to_string(),
-                    group,
-                    handler,
-                    exe,
-                    command: command.to_string(),
-                }),
-                _ => None,
-            },
-        )
-        .collect()
+/// Every handler of ours in the document, and every user command that runs one of ours in its
+/// own way, each in file order.
+pub fn find(doc: &Value) -> (Vec<Found>, Vec<Mention>) {
+    let mut ours = Vec::new();
+    let mut mentions = Vec::new();
+    for (event, group, handler, command, h) in each_handler(doc) {
+        match recognise(command) {
+            Recognised::Ours(o) => ours.push(Found {
+                event: event.to_string(),
+                group,
+                handler,
+                exe: o.exe,
+                command: command.to_string(),
+                prefix: o.prefix,
+                timeout: h.get("timeout").and_then(Value::as_u64),
+            }),
+            Recognised::Mentions(exe) => mentions.push(Mention {
+                event: event.to_string(),
+                group,
+                handler,
+                exe,
+                command: command.to_string(),
+            }),
+            Recognised::Foreign => {}
+        }
+    }
+    (ours, mentions)
 }
 
 fn handler_json(command: &str) -> Value {
@@ -271,8 +260,7 @@ fn position(f: &Found) -> (String, usize, usize) {
 /// stands for ours on its event; so does a copy of ours with a prefix of the user's.
 pub fn install(doc: &mut Value, want: &[Wanted], file: &Path) -> Result<Vec<Change>, EditError> {
     let mut changes = Vec::new();
-    let ours = find_ours(doc);
-    let mentions = find_mentions(doc);
+    let (ours, mentions) = find(doc);
     let Some(events) = hooks_object(doc, file, !want.is_empty())? else {
         return Ok(changes);
     };
@@ -349,11 +337,8 @@ pub fn install(doc: &mut Value, want: &[Wanted], file: &Path) -> Result<Vec<Chan
 /// command that runs one of ours stays and is reported.
 pub fn uninstall(doc: &mut Value, file: &Path) -> Result<Vec<Change>, EditError> {
     let mut changes = Vec::new();
-    let actions: Vec<_> = find_ours(doc)
-        .iter()
-        .map(|f| (position(f), Action::Remove))
-        .collect();
-    let mentions = find_mentions(doc);
+    let (ours, mentions) = find(doc);
+    let actions: Vec<_> = ours.iter().map(|f| (position(f), Action::Remove)).collect();
     let Some(events) = hooks_object(doc, file, false)? else {
         return Ok(changes);
     };

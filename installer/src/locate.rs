@@ -32,7 +32,8 @@ impl HookPaths {
     }
 }
 
-fn is_executable(p: &Path) -> bool {
+/// A regular file with an execute bit (through symlinks).
+pub fn is_executable(p: &Path) -> bool {
     use std::os::unix::fs::PermissionsExt;
     std::fs::metadata(p)
         .map(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)

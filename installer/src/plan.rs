@@ -134,6 +134,27 @@ pub struct FileEdit {
 }
 
 impl FileEdit {
+    /// Whether `before` is backed up is decided once the plan is complete
+    /// (`keep::mark_backups`): it depends on the other files and the backups already made.
+    pub fn new(
+        path: PathBuf,
+        kind: FileKind,
+        before: Option<String>,
+        after: Option<String>,
+        changes: Vec<Change>,
+        confine: Option<PathBuf>,
+    ) -> FileEdit {
+        FileEdit {
+            path,
+            kind,
+            before,
+            after,
+            changes,
+            backup: false,
+            confine,
+        }
+    }
+
     pub fn changed(&self) -> bool {
         self.before != self.after
     }
@@ -255,15 +276,33 @@ fn hooks_file_edit(
 ) -> Result<FileEdit, EditError> {
     let before = read_opt(&path)?;
     let (after, changes) = edit_hooks_json(&path, before.as_deref(), want)?;
-    Ok(FileEdit {
+    Ok(FileEdit::new(path, kind, before, after, changes, confine))
+}
+
+/// The planned edit of Codex's config.toml, when there are changes: `doc` rendered in the
+/// file's line endings, or the file as it was when no change alters it.
+fn codex_config_edit(
+    path: PathBuf,
+    before: Option<String>,
+    doc: &toml_edit::DocumentMut,
+    changes: Vec<Change>,
+) -> Option<FileEdit> {
+    if changes.is_empty() {
+        return None;
+    }
+    let after = if any_effective(&changes) {
+        Some(codex_config::render(doc, before.as_deref().unwrap_or("")))
+    } else {
+        before.clone()
+    };
+    Some(FileEdit::new(
         path,
-        kind,
+        FileKind::CodexConfig,
         before,
         after,
         changes,
-        backup: true,
-        confine,
-    })
+        None,
+    ))
 }
 
 /// The Codex trust keys an edit of `hooks_json` moves or removes: (old key, new key or None).
@@ -303,7 +342,8 @@ pub fn instruction_files(repo: &Path, targets: Targets) -> Vec<PathBuf> {
     out
 }
 
-fn display_name(repo: &Path, path: &Path) -> String {
+/// How a path is shown to the user: relative to the repository when inside it.
+pub fn display_path(repo: &Path, path: &Path) -> String {
     path.strip_prefix(repo)
         .map(|p| p.display().to_string())
         .unwrap_or_else(|_| path.display().to_string())
@@ -370,25 +410,8 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             changes.push(codex_config::trust_project(&mut doc, repo, &cfg_path)?);
         }
         changes.extend(codex_config::move_trust_entries(&mut doc, &moved));
-        let after = if any_effective(&changes) {
-            Some(codex_config::render(
-                &doc,
-                cfg_before.as_deref().unwrap_or(""),
-            ))
-        } else {
-            cfg_before.clone()
-        };
-        if !changes.is_empty() {
-            plan.edits.push(FileEdit {
-                path: cfg_path,
-                kind: FileKind::CodexConfig,
-                before: cfg_before,
-                after,
-                changes,
-                backup: true,
-                confine: None,
-            });
-        }
+        plan.edits
+            .extend(codex_config_edit(cfg_path, cfg_before, &doc, changes));
     }
     if opts.scope == Scope::Project {
         for path in instruction_files(repo, opts.targets) {
@@ -397,15 +420,14 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
                 instructions::check(&path, text)?;
             }
             let (after, change) = instructions::install(before.as_deref(), "handover section");
-            plan.edits.push(FileEdit {
+            plan.edits.push(FileEdit::new(
                 path,
-                kind: FileKind::Instructions,
+                FileKind::Instructions,
                 before,
-                after: Some(after),
-                changes: vec![change],
-                backup: true,
-                confine: Some(repo.to_path_buf()),
-            });
+                Some(after),
+                vec![change],
+                Some(repo.to_path_buf()),
+            ));
         }
     } else {
         plan.notes.push(format!(
@@ -448,18 +470,8 @@ pub fn plan_uninstall(
         if let Some(cfg_before) = read_opt(&cfg_path)? {
             let mut doc = codex_config::parse(&cfg_path, &cfg_before)?;
             let changes = codex_config::move_trust_entries(&mut doc, &moved);
-            if !changes.is_empty() {
-                let after = Some(codex_config::render(&doc, &cfg_before));
-                plan.edits.push(FileEdit {
-                    path: cfg_path,
-                    kind: FileKind::CodexConfig,
-                    before: Some(cfg_before),
-                    after,
-                    changes,
-                    backup: true,
-                    confine: None,
-                });
-            }
+            plan.edits
+                .extend(codex_config_edit(cfg_path, Some(cfg_before), &doc, changes));
         }
     }
     if scope == Scope::Project {
@@ -467,15 +479,14 @@ pub fn plan_uninstall(
             if let Some(before) = read_opt(&path)? {
                 instructions::check(&path, &before)?;
                 let (after, change) = instructions::uninstall(&before, "handover section");
-                plan.edits.push(FileEdit {
+                plan.edits.push(FileEdit::new(
                     path,
-                    kind: FileKind::Instructions,
-                    before: Some(before),
+                    FileKind::Instructions,
+                    Some(before),
                     after,
-                    changes: vec![change],
-                    backup: true,
-                    confine: Some(repo.to_path_buf()),
-                });
+                    vec![change],
+                    Some(repo.to_path_buf()),
+                ));
             }
         }
     }
@@ -493,7 +504,7 @@ impl Plan {
             .filter(|e| e.changed())
             .map(|e| {
                 diff::unified(
-                    &display_name(repo, &e.path),
+                    &display_path(repo, &e.path),
                     e.before.as_deref(),
                     e.after.as_deref(),
                 )

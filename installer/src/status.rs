@@ -157,14 +157,10 @@ fn read_hooks_file(path: PathBuf) -> HooksFile {
                 .map_err(|e| e.to_string()),
         ),
     };
-    let (ours, mentions, error) = match parsed {
-        Ok(Some(doc)) => (
-            hooks_doc::find_ours(&doc),
-            hooks_doc::find_mentions(&doc),
-            None,
-        ),
-        Ok(None) => (Vec::new(), Vec::new(), None),
-        Err(e) => (Vec::new(), Vec::new(), Some(e)),
+    let ((ours, mentions), error) = match parsed {
+        Ok(Some(doc)) => (hooks_doc::find(&doc), None),
+        Ok(None) => (Default::default(), None),
+        Err(e) => (Default::default(), Some(e)),
     };
     HooksFile {
         path,

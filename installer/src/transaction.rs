@@ -171,15 +171,16 @@ mod tests {
     use crate::plan::FileKind;
 
     fn edit(path: PathBuf, before: Option<&str>, after: Option<&str>) -> FileEdit {
-        FileEdit {
+        let mut e = FileEdit::new(
             path,
-            kind: FileKind::ClaudeSettings,
-            before: before.map(String::from),
-            after: after.map(String::from),
-            changes: Vec::new(),
-            backup: before.is_some(),
-            confine: None,
-        }
+            FileKind::ClaudeSettings,
+            before.map(String::from),
+            after.map(String::from),
+            Vec::new(),
+            None,
+        );
+        e.backup = before.is_some();
+        e
     }
 
     #[test]

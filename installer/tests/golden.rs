@@ -317,7 +317,7 @@ fn codex_config_trust_entries_removed_only_for_our_keys() {
     let ours = "/home/ana/src/p/.codex/hooks.json:session_start:0:0".to_string();
     let with = format!("{text}\n[hooks.state.\"{ours}\"]\ntrusted_hash = \"sha256:22\"\n");
     let mut doc = codex_config::parse(path, &with).unwrap();
-    let changes = codex_config::remove_trust_entries(&mut doc, std::slice::from_ref(&ours));
+    let changes = codex_config::move_trust_entries(&mut doc, &[(ours, None)]);
     assert_eq!(changes.len(), 1);
     assert_eq!(doc.to_string(), text, "the user's own trust entry stays");
     assert_eq!(codex_config::trusted_hashes(&doc).len(), 1);
@@ -429,9 +429,12 @@ fn crlf_codex_config_stays_crlf() {
     );
     assert!(out.contains("[projects.\"/home/ana/src/new\"]\r\ntrust_level = \"trusted\"\r\n"));
     let mut doc = codex_config::parse(path, &out).unwrap();
-    codex_config::remove_trust_entries(
+    codex_config::move_trust_entries(
         &mut doc,
-        &["/home/ana/src/other/.codex/hooks.json:pre_tool_use:0:0".to_string()],
+        &[(
+            "/home/ana/src/other/.codex/hooks.json:pre_tool_use:0:0".to_string(),
+            None,
+        )],
     );
     let removed = codex_config::render(&doc, &out);
     assert!(!removed.replace("\r\n", "").contains('\n'));

@@ -187,11 +187,16 @@ pub fn run_install_with(
             writeln!(out, "problem: git already tracks {t}; handover keeps it private only if you run `git rm --cached {t}`")?;
         }
     }
-    Ok(if outcome.ok {
+    Ok(exit_code(&outcome))
+}
+
+/// Non-zero when something the user asked for was not done (see `flow::Outcome`).
+fn exit_code(outcome: &flow::Outcome) -> ExitCode {
+    if outcome.ok {
         ExitCode::SUCCESS
     } else {
         ExitCode::from(1)
-    })
+    }
 }
 
 /// The `.gitignore` the guard will write after the install (in a git repository, when the
@@ -219,11 +224,7 @@ pub fn run_uninstall_with(
         dry_run: args.selection.dry_run,
     };
     let outcome = flow::uninstall(&req, out)?;
-    Ok(if outcome.ok {
-        ExitCode::SUCCESS
-    } else {
-        ExitCode::from(1)
-    })
+    Ok(exit_code(&outcome))
 }
 
 /// The installer part of `handover status` (its "agents" field), or why it could not be checked.
