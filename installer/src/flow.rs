@@ -2,9 +2,10 @@
 //! printed to the user. The CLI (src/cli/install.rs) only gathers arguments and environment.
 
 use crate::codex_config;
-use crate::codex_trust::{self, TrustRequest, TrustStatus};
+use crate::codex_trust::{self, TrustOutcome, TrustRequest, TrustStatus};
+use crate::files::{self, Homes, Scope, Targets};
 use crate::locate::is_executable;
-use crate::plan::{self, FileEdit, FileKind, Homes, InstallOptions, Plan, Scope, Targets};
+use crate::plan::{self, FileEdit, FileKind, InstallOptions, Plan};
 use crate::preflight::{self, Access};
 use crate::report::ChangeKind;
 use handover_base::Agent;
@@ -50,7 +51,7 @@ pub struct Outcome {
 fn print_edits(repo: &Path, plan: &Plan, out: &mut dyn Write) {
     for e in &plan.edits {
         let summary = summarize(e);
-        let _ = writeln!(out, "{}: {summary}", plan::display_path(repo, &e.path));
+        let _ = writeln!(out, "{}: {summary}", files::display_path(repo, &e.path));
         for c in e.changes.iter().filter(|c| c.kind != ChangeKind::Unchanged) {
             let _ = writeln!(out, "  {c}");
         }
@@ -167,7 +168,7 @@ pub fn install(req: &InstallRequest, out: &mut dyn Write) -> Result<Outcome, cra
 }
 
 fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, out: &mut dyn Write) {
-    let hooks_json = plan::codex_hooks_path(req.options.scope, &req.repo, &req.homes);
+    let hooks_json = files::codex_hooks_path(req.options.scope, &req.repo, &req.homes);
     let cfg = req.homes.codex_config();
     let project = (req.options.scope != Scope::User).then_some(req.repo.as_path());
     let manual_steps = |out: &mut dyn Write| {
@@ -194,24 +195,10 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
         );
         return;
     }
-    // Codex rewrites config.toml itself for hooks.state: keep the user's version first.
-    let cfg_text = plan::read_opt(&cfg).ok().flatten();
+    let cfg_text = files::read_opt(&cfg).ok().flatten();
     if let Some(text) = &cfg_text {
-        if !crate::keep::backup_is_current(&plan.backups, FileKind::CodexConfig, &cfg, text) {
-            match plan.backups.make(&cfg, &backup_stamp(), text.as_bytes()) {
-                Ok(b) => {
-                    let _ = writeln!(out, "backup: {}", b.display());
-                    outcome.backups.push(b);
-                }
-                Err(e) => {
-                    outcome.ok = false;
-                    outcome.problems.push(format!(
-                        "{}: cannot back up ({e}); the hooks were not trusted",
-                        cfg.display()
-                    ));
-                    return;
-                }
-            }
+        if !back_up_codex_config(plan, &cfg, text, outcome, out) {
+            return;
         }
     }
     let tr = TrustRequest {
@@ -231,40 +218,7 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
         keep_line_endings(&cfg, text, out);
     }
     match trusted {
-        Ok(t) => {
-            for h in &t.newly_trusted {
-                let _ = writeln!(out, "trusted: {} = {}", h.key, h.current_hash);
-            }
-            for h in &t.already_trusted {
-                let _ = writeln!(out, "already trusted: {}", h.key);
-            }
-            for h in &t.not_ours_to_trust {
-                let _ = writeln!(
-                    out,
-                    "not trusted by handover: {} runs `{}`, which is not exactly what install wrote; approve it in Codex yourself if you want it to run",
-                    h.key, h.command
-                );
-            }
-            if t.all_trusted() {
-                let _ = writeln!(
-                    out,
-                    "codex: verified with hooks/list: all {} of our hooks are trusted.",
-                    t.after.len()
-                );
-            } else {
-                outcome.ok = false;
-                let bad: Vec<_> = t
-                    .after
-                    .iter()
-                    .filter(|h| h.trust_status != TrustStatus::Trusted)
-                    .map(|h| format!("{} ({})", h.key, h.trust_status))
-                    .collect();
-                outcome.problems.push(format!(
-                    "codex still reports these hooks as not trusted: {}",
-                    bad.join(", ")
-                ));
-            }
-        }
+        Ok(t) => report_trust(&t, outcome, out),
         Err(e) => {
             outcome.ok = false;
             outcome
@@ -275,9 +229,75 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
     }
 }
 
+/// Codex rewrites config.toml itself for hooks.state: the user's version is backed up first
+/// (unless its newest backup already holds it). False when that failed: then nothing is trusted.
+fn back_up_codex_config(
+    plan: &Plan,
+    cfg: &Path,
+    text: &str,
+    outcome: &mut Outcome,
+    out: &mut dyn Write,
+) -> bool {
+    if crate::keep::backup_is_current(&plan.backups, FileKind::CodexConfig, cfg, text) {
+        return true;
+    }
+    match plan.backups.make(cfg, &backup_stamp(), text.as_bytes()) {
+        Ok(b) => {
+            let _ = writeln!(out, "backup: {}", b.display());
+            outcome.backups.push(b);
+            true
+        }
+        Err(e) => {
+            outcome.ok = false;
+            outcome.problems.push(format!(
+                "{}: cannot back up ({e}); the hooks were not trusted",
+                cfg.display()
+            ));
+            false
+        }
+    }
+}
+
+/// What the trust step did, hook by hook. Not all of ours trusted afterwards: a problem, and
+/// the run exits non-zero.
+fn report_trust(t: &TrustOutcome, outcome: &mut Outcome, out: &mut dyn Write) {
+    for h in &t.newly_trusted {
+        let _ = writeln!(out, "trusted: {} = {}", h.key, h.current_hash);
+    }
+    for h in &t.already_trusted {
+        let _ = writeln!(out, "already trusted: {}", h.key);
+    }
+    for h in &t.not_ours_to_trust {
+        let _ = writeln!(
+            out,
+            "not trusted by handover: {} runs `{}`, which is not exactly what install wrote; approve it in Codex yourself if you want it to run",
+            h.key, h.command
+        );
+    }
+    if t.all_trusted() {
+        let _ = writeln!(
+            out,
+            "codex: verified with hooks/list: all {} of our hooks are trusted.",
+            t.after.len()
+        );
+    } else {
+        outcome.ok = false;
+        let bad: Vec<_> = t
+            .after
+            .iter()
+            .filter(|h| h.trust_status != TrustStatus::Trusted)
+            .map(|h| format!("{} ({})", h.key, h.trust_status))
+            .collect();
+        outcome.problems.push(format!(
+            "codex still reports these hooks as not trusted: {}",
+            bad.join(", ")
+        ));
+    }
+}
+
 /// Codex writes config.toml back with LF: a CRLF file gets its CRLF back.
 fn keep_line_endings(cfg: &Path, before: &str, out: &mut dyn Write) {
-    let Ok(Some(now)) = plan::read_opt(cfg) else {
+    let Ok(Some(now)) = files::read_opt(cfg) else {
         return;
     };
     let fixed = codex_config::in_endings_of(before, now.clone());

@@ -191,53 +191,7 @@ fn apply_actions(
                 let Some(action) = actions.iter().find(|(p, _)| *p == pos).map(|(_, a)| a) else {
                     return true;
                 };
-                let command = h.get("command").and_then(Value::as_str).unwrap_or_default();
-                let Recognised::Ours(ours) = recognise(command) else {
-                    return true;
-                };
-                match action {
-                    Action::Remove => {
-                        let what = if ours.is_plain() {
-                            label(ours.exe, &event)
-                        } else {
-                            format!(
-                                "{} (with your prefix `{}`)",
-                                label(ours.exe, &event),
-                                ours.prefix.trim()
-                            )
-                        };
-                        changes.push(Change::new(ChangeKind::Removed, what));
-                        false
-                    }
-                    Action::KeepExtra => {
-                        changes.push(Change::new(
-                            ChangeKind::Kept,
-                            format!(
-                                "{}: a second copy, `{command}`, carries your own prefix; left as it is (it runs too: remove one by hand)",
-                                label(ours.exe, &event)
-                            ),
-                        ));
-                        true
-                    }
-                    Action::Update(core) => {
-                        let want = ours.with_core(core);
-                        let Some(obj) = h.as_object_mut() else {
-                            return true;
-                        };
-                        let same = obj.get("command").and_then(Value::as_str) == Some(want.as_str())
-                            && obj.get("timeout").and_then(Value::as_u64) == Some(TIMEOUT_SECS)
-                            && obj.get("type").and_then(Value::as_str) == Some("command");
-                        if same {
-                            changes.push(Change::new(ChangeKind::Unchanged, label(ours.exe, &event)));
-                        } else {
-                            obj.insert("type".into(), json!("command"));
-                            obj.insert("command".into(), json!(want));
-                            obj.insert("timeout".into(), json!(TIMEOUT_SECS));
-                            changes.push(Change::new(ChangeKind::Updated, label(ours.exe, &event)));
-                        }
-                        true
-                    }
-                }
+                act(action, h, &event, changes)
             });
             let emptied = before > 0 && handlers.is_empty();
             removed_any |= handlers.len() != before;
@@ -245,6 +199,57 @@ fn apply_actions(
         });
         if removed_any && groups.is_empty() {
             events.shift_remove(&event);
+        }
+    }
+}
+
+/// Carries out `action` on one handler of ours (on `event`); false when the handler goes.
+fn act(action: &Action, h: &mut Value, event: &str, changes: &mut Vec<Change>) -> bool {
+    let command = h.get("command").and_then(Value::as_str).unwrap_or_default();
+    let Recognised::Ours(ours) = recognise(command) else {
+        return true;
+    };
+    match action {
+        Action::Remove => {
+            let what = if ours.is_plain() {
+                label(ours.exe, event)
+            } else {
+                format!(
+                    "{} (with your prefix `{}`)",
+                    label(ours.exe, event),
+                    ours.prefix.trim()
+                )
+            };
+            changes.push(Change::new(ChangeKind::Removed, what));
+            false
+        }
+        Action::KeepExtra => {
+            changes.push(Change::new(
+                    ChangeKind::Kept,
+                    format!(
+                        "{}: a second copy, `{command}`, carries your own prefix; left as it is (it runs too: remove one by hand)",
+                        label(ours.exe, event)
+                    ),
+                ));
+            true
+        }
+        Action::Update(core) => {
+            let want = ours.with_core(core);
+            let Some(obj) = h.as_object_mut() else {
+                return true;
+            };
+            let same = obj.get("command").and_then(Value::as_str) == Some(want.as_str())
+                && obj.get("timeout").and_then(Value::as_u64) == Some(TIMEOUT_SECS)
+                && obj.get("type").and_then(Value::as_str) == Some("command");
+            if same {
+                changes.push(Change::new(ChangeKind::Unchanged, label(ours.exe, event)));
+            } else {
+                obj.insert("type".into(), json!("command"));
+                obj.insert("command".into(), json!(want));
+                obj.insert("timeout".into(), json!(TIMEOUT_SECS));
+                changes.push(Change::new(ChangeKind::Updated, label(ours.exe, event)));
+            }
+            true
         }
     }
 }

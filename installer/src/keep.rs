@@ -5,9 +5,10 @@
 
 use crate::backup::{self, Backups};
 use crate::codex_config;
+use crate::hooks_file::edit_hooks_json;
 use crate::instructions;
 use crate::json_layout::{self, Layout};
-use crate::plan::{edit_hooks_json, FileEdit, FileKind, Plan};
+use crate::plan::{FileEdit, FileKind, Plan};
 use crate::report::{Change, ChangeKind};
 use std::fs;
 use std::path::Path;

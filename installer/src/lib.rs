@@ -9,8 +9,10 @@ pub mod codex_trust;
 pub mod command;
 pub mod diff;
 pub mod error;
+pub mod files;
 pub mod flow;
 pub mod hooks_doc;
+pub mod hooks_file;
 pub mod instructions;
 pub mod json_layout;
 pub mod keep;
@@ -22,5 +24,6 @@ pub mod status;
 pub mod transaction;
 
 pub use error::EditError;
+pub use files::{Homes, Scope, Targets};
 pub use locate::{locate, HookPaths};
-pub use plan::{Homes, InstallOptions, Plan, Scope, Targets};
+pub use plan::{InstallOptions, Plan};

@@ -9,9 +9,14 @@ use crate::backup::Backups;
 use crate::codex_config;
 use crate::diff;
 use crate::error::EditError;
+use crate::files::{
+    claude_settings_path, codex_hooks_path, confine_for, display_path, instruction_files, read_opt,
+    Homes, Scope, Targets,
+};
 use crate::hooks_doc::{self, Wanted};
+use crate::hooks_file::edit_hooks_json;
 use crate::instructions;
-use crate::json_layout::{self, Layout};
+use crate::json_layout;
 use crate::keep::{keep_links, mark_backups, note_old_backups, restore_users_bytes};
 use crate::locate::HookPaths;
 use crate::preflight::{self, Access};
@@ -19,94 +24,7 @@ use crate::report::{any_effective, Change};
 use crate::transaction::{self, Applied};
 use handover_base::hook_exe::{command_for, HookExe};
 use handover_base::Agent;
-use std::fs;
-use std::io;
 use std::path::{Path, PathBuf};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// `.claude/settings.json`, `.codex/hooks.json` in the repository (shared, committed).
-    Project,
-    /// `.claude/settings.local.json` (private). Codex has no local layer: project is used.
-    Local,
-    /// `~/.claude/settings.json`, `$CODEX_HOME/hooks.json`.
-    User,
-}
-
-impl Scope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Project => "project",
-            Scope::Local => "local",
-            Scope::User => "user",
-        }
-    }
-}
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub struct Targets {
-    pub claude: bool,
-    pub codex: bool,
-}
-
-/// Home directories, injected so tests never touch the real `~`.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Homes {
-    /// `~` (Claude Code's user settings live in `~/.claude/`).
-    pub home: PathBuf,
-    /// `$CODEX_HOME`, default `~/.codex`.
-    pub codex_home: PathBuf,
-    /// Where backups go (outside every repository): `$XDG_STATE_HOME/handover/backups`, default
-    /// `~/.local/state/handover/backups` (see backup.rs).
-    pub backups: PathBuf,
-}
-
-impl Homes {
-    /// From the environment: `$HOME` (via `dirs`), `$CODEX_HOME`, the state directory.
-    pub fn from_env() -> Option<Homes> {
-        let home = dirs::home_dir()?;
-        let codex_home = std::env::var_os("CODEX_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| home.join(".codex"));
-        let state = dirs::state_dir()
-            .or_else(dirs::data_local_dir)
-            .unwrap_or_else(|| home.join(".local").join("state"));
-        Some(Homes {
-            backups: state.join("handover").join("backups"),
-            home,
-            codex_home,
-        })
-    }
-
-    /// `home` with the default Codex home and backups directory under it (tests, sandboxes).
-    pub fn under(home: &Path) -> Homes {
-        Homes {
-            home: home.to_path_buf(),
-            codex_home: home.join(".codex"),
-            backups: home.join(".local/state/handover/backups"),
-        }
-    }
-
-    pub fn codex_config(&self) -> PathBuf {
-        self.codex_home.join("config.toml")
-    }
-}
-
-pub fn claude_settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
-    match scope {
-        Scope::Project => repo.join(".claude").join("settings.json"),
-        Scope::Local => repo.join(".claude").join("settings.local.json"),
-        Scope::User => homes.home.join(".claude").join("settings.json"),
-    }
-}
-
-pub fn codex_hooks_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
-    match scope {
-        Scope::Project | Scope::Local => repo.join(".codex").join("hooks.json"),
-        Scope::User => homes.codex_home.join("hooks.json"),
-    }
-}
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
@@ -184,68 +102,6 @@ pub struct Plan {
     pub problems: Vec<String>,
 }
 
-/// Reads a file that may not exist. Not UTF-8 or unreadable: an error naming it.
-pub fn read_opt(path: &Path) -> Result<Option<String>, EditError> {
-    match fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| {
-            EditError::new(
-                path,
-                format!(
-                    "not UTF-8 text (byte {}); fix the file, then run again",
-                    e.utf8_error().valid_up_to()
-                ),
-            )
-        }),
-        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(EditError::new(path, format!("cannot read: {e}"))),
-    }
-}
-
-enum JsonOp<'a> {
-    Install(&'a [Wanted]),
-    Uninstall,
-}
-
-/// One hooks JSON file (Claude settings or Codex hooks.json): text in, text out.
-/// Unchanged content comes back byte-identical; changed content keeps the file's layout.
-pub fn edit_hooks_json(
-    path: &Path,
-    before: Option<&str>,
-    want: Option<&[Wanted]>,
-) -> Result<(Option<String>, Vec<Change>), EditError> {
-    let op = match want {
-        Some(w) => JsonOp::Install(w),
-        None => JsonOp::Uninstall,
-    };
-    let Some(text) = before else {
-        return match op {
-            JsonOp::Uninstall => Ok((None, Vec::new())),
-            JsonOp::Install(w) => {
-                let mut doc = serde_json::Value::Object(Default::default());
-                let changes = hooks_doc::install(&mut doc, w, path)?;
-                Ok((Some(json_layout::render(&doc, &Layout::default())), changes))
-            }
-        };
-    };
-    let mut doc = json_layout::parse(path, text)?;
-    let changes = match op {
-        JsonOp::Install(w) => hooks_doc::install(&mut doc, w, path)?,
-        JsonOp::Uninstall => hooks_doc::uninstall(&mut doc, path)?,
-    };
-    if !any_effective(&changes) {
-        return Ok((Some(text.to_string()), changes));
-    }
-    let emptied = matches!(op, JsonOp::Uninstall) && doc.as_object().is_some_and(|m| m.is_empty());
-    if emptied {
-        // Nothing but our hooks was in it: the file goes, as it was before install created it.
-        return Ok((None, changes));
-    }
-    Ok((
-        Some(json_layout::render(&doc, &Layout::detect(text))),
-        changes,
-    ))
-}
-
 /// The handlers an install wants for one agent.
 pub fn wanted_for(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<Wanted> {
     hooks_doc::wanted(&commands(hooks, watch, agent))
@@ -257,13 +113,6 @@ fn commands(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<(HookExe, Strin
         .filter(|e| watch || *e != HookExe::ContextWatch)
         .map(|e| (e, command_for(hooks.get(e), agent)))
         .collect()
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (fs::canonicalize(a), fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
 }
 
 /// The planned edit of one client's hooks file (Claude settings, Codex hooks.json; any client
@@ -326,29 +175,6 @@ fn trust_moves(
         .collect())
 }
 
-/// The instructions files to edit for these targets (AGENTS.md for Codex, CLAUDE.md for Claude;
-/// only AGENTS.md when CLAUDE.md is a link to it).
-pub fn instruction_files(repo: &Path, targets: Targets) -> Vec<PathBuf> {
-    let agents = repo.join("AGENTS.md");
-    let claude = repo.join("CLAUDE.md");
-    let linked = same_file(&agents, &claude);
-    let mut out = Vec::new();
-    if targets.codex || (targets.claude && linked) {
-        out.push(agents);
-    }
-    if targets.claude && !linked {
-        out.push(claude);
-    }
-    out
-}
-
-/// How a path is shown to the user: relative to the repository when inside it.
-pub fn display_path(repo: &Path, path: &Path) -> String {
-    path.strip_prefix(repo)
-        .map(|p| p.display().to_string())
-        .unwrap_or_else(|_| path.display().to_string())
-}
-
 impl Plan {
     fn new(homes: &Homes) -> Plan {
         Plan {
@@ -360,9 +186,37 @@ impl Plan {
     }
 }
 
-/// Where the file lives: inside the repository (project and local scopes, AGENTS.md) or not.
-fn confine_for(scope: Scope, repo: &Path) -> Option<PathBuf> {
-    (scope != Scope::User).then(|| repo.to_path_buf())
+/// Codex's config.toml in an install: the hooks feature turned back on (only with
+/// `--enable-codex-hooks`, else reported), the project trusted (`--trust`), and the trust
+/// entries of handlers the hooks.json edit `moved` kept in step.
+fn plan_codex_config_install(
+    plan: &mut Plan,
+    repo: &Path,
+    homes: &Homes,
+    opts: &InstallOptions,
+    moved: &[(String, Option<String>)],
+) -> Result<(), EditError> {
+    let cfg_path = homes.codex_config();
+    let cfg_before = read_opt(&cfg_path)?;
+    let mut doc = codex_config::parse(&cfg_path, cfg_before.as_deref().unwrap_or(""))?;
+    let mut changes = Vec::new();
+    let flags = codex_config::feature_flags(&doc);
+    if let Some(problem) = flags.problem(&cfg_path) {
+        if opts.enable_codex_hooks && flags.legacy_profile.is_none() {
+            changes.extend(codex_config::enable_hooks(&mut doc));
+        } else {
+            plan.problems.push(problem);
+        }
+    }
+    plan.notes
+        .extend(codex_config::profile_notes(&doc, &homes.codex_home));
+    if opts.trust && opts.scope != Scope::User {
+        changes.push(codex_config::trust_project(&mut doc, repo, &cfg_path)?);
+    }
+    changes.extend(codex_config::move_trust_entries(&mut doc, moved));
+    plan.edits
+        .extend(codex_config_edit(cfg_path, cfg_before, &doc, changes));
+    Ok(())
 }
 
 pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result<Plan, EditError> {
@@ -391,27 +245,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             hooks_doc::install(doc, &want, &path)
         })?;
         plan.edits.push(edit);
-
-        let cfg_path = homes.codex_config();
-        let cfg_before = read_opt(&cfg_path)?;
-        let mut doc = codex_config::parse(&cfg_path, cfg_before.as_deref().unwrap_or(""))?;
-        let mut changes = Vec::new();
-        let flags = codex_config::feature_flags(&doc);
-        if let Some(problem) = flags.problem(&cfg_path) {
-            if opts.enable_codex_hooks && flags.legacy_profile.is_none() {
-                changes.extend(codex_config::enable_hooks(&mut doc));
-            } else {
-                plan.problems.push(problem);
-            }
-        }
-        plan.notes
-            .extend(codex_config::profile_notes(&doc, &homes.codex_home));
-        if opts.trust && opts.scope != Scope::User {
-            changes.push(codex_config::trust_project(&mut doc, repo, &cfg_path)?);
-        }
-        changes.extend(codex_config::move_trust_entries(&mut doc, &moved));
-        plan.edits
-            .extend(codex_config_edit(cfg_path, cfg_before, &doc, changes));
+        plan_codex_config_install(&mut plan, repo, homes, opts, &moved)?;
     }
     if opts.scope == Scope::Project {
         for path in instruction_files(repo, opts.targets) {

@@ -9,12 +9,12 @@
 
 use crate::codex_config::{self, FeatureFlags};
 use crate::codex_trust::TrustStatus;
+use crate::files::{
+    claude_settings_path, codex_hooks_path, instruction_files, read_opt, Homes, Scope, Targets,
+};
 use crate::hooks_doc::{self, Found, Mention};
 use crate::json_layout;
 use crate::locate::HookPaths;
-use crate::plan::{
-    claude_settings_path, codex_hooks_path, instruction_files, read_opt, Homes, Scope, Targets,
-};
 use handover_base::hook_exe::{command_for, HookExe, TIMEOUT_SECS};
 use handover_base::Agent;
 use serde::{Serialize, Serializer};

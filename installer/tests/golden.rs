@@ -4,7 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use handover_base::Agent;
-use handover_installer::plan::{edit_hooks_json, wanted_for};
+use handover_installer::hooks_file::edit_hooks_json;
+use handover_installer::plan::wanted_for;
 use handover_installer::report::ChangeKind;
 use handover_installer::{codex_config, instructions, HookPaths};
 use std::path::{Path, PathBuf};

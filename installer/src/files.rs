@@ -1,0 +1,144 @@
+//! The files an install reads and writes: which they are for each agent and scope, the home
+//! directories they live under, how they are read, and how their paths are shown.
+
+use crate::error::EditError;
+use std::fs;
+use std::io;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Scope {
+    /// `.claude/settings.json`, `.codex/hooks.json` in the repository (shared, committed).
+    Project,
+    /// `.claude/settings.local.json` (private). Codex has no local layer: project is used.
+    Local,
+    /// `~/.claude/settings.json`, `$CODEX_HOME/hooks.json`.
+    User,
+}
+
+impl Scope {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Scope::Project => "project",
+            Scope::Local => "local",
+            Scope::User => "user",
+        }
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Targets {
+    pub claude: bool,
+    pub codex: bool,
+}
+
+/// Home directories, injected so tests never touch the real `~`.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Homes {
+    /// `~` (Claude Code's user settings live in `~/.claude/`).
+    pub home: PathBuf,
+    /// `$CODEX_HOME`, default `~/.codex`.
+    pub codex_home: PathBuf,
+    /// Where backups go (outside every repository): `$XDG_STATE_HOME/handover/backups`, default
+    /// `~/.local/state/handover/backups` (see backup.rs).
+    pub backups: PathBuf,
+}
+
+impl Homes {
+    /// From the environment: `$HOME` (via `dirs`), `$CODEX_HOME`, the state directory.
+    pub fn from_env() -> Option<Homes> {
+        let home = dirs::home_dir()?;
+        let codex_home = std::env::var_os("CODEX_HOME")
+            .filter(|v| !v.is_empty())
+            .map(PathBuf::from)
+            .unwrap_or_else(|| home.join(".codex"));
+        let state = dirs::state_dir()
+            .or_else(dirs::data_local_dir)
+            .unwrap_or_else(|| home.join(".local").join("state"));
+        Some(Homes {
+            backups: state.join("handover").join("backups"),
+            home,
+            codex_home,
+        })
+    }
+
+    /// `home` with the default Codex home and backups directory under it (tests, sandboxes).
+    pub fn under(home: &Path) -> Homes {
+        Homes {
+            home: home.to_path_buf(),
+            codex_home: home.join(".codex"),
+            backups: home.join(".local/state/handover/backups"),
+        }
+    }
+
+    pub fn codex_config(&self) -> PathBuf {
+        self.codex_home.join("config.toml")
+    }
+}
+
+pub fn claude_settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
+    match scope {
+        Scope::Project => repo.join(".claude").join("settings.json"),
+        Scope::Local => repo.join(".claude").join("settings.local.json"),
+        Scope::User => homes.home.join(".claude").join("settings.json"),
+    }
+}
+
+pub fn codex_hooks_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
+    match scope {
+        Scope::Project | Scope::Local => repo.join(".codex").join("hooks.json"),
+        Scope::User => homes.codex_home.join("hooks.json"),
+    }
+}
+
+/// Reads a file that may not exist. Not UTF-8 or unreadable: an error naming it.
+pub fn read_opt(path: &Path) -> Result<Option<String>, EditError> {
+    match fs::read(path) {
+        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| {
+            EditError::new(
+                path,
+                format!(
+                    "not UTF-8 text (byte {}); fix the file, then run again",
+                    e.utf8_error().valid_up_to()
+                ),
+            )
+        }),
+        Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
+        Err(e) => Err(EditError::new(path, format!("cannot read: {e}"))),
+    }
+}
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The instructions files to edit for these targets (AGENTS.md for Codex, CLAUDE.md for Claude;
+/// only AGENTS.md when CLAUDE.md is a link to it).
+pub fn instruction_files(repo: &Path, targets: Targets) -> Vec<PathBuf> {
+    let agents = repo.join("AGENTS.md");
+    let claude = repo.join("CLAUDE.md");
+    let linked = same_file(&agents, &claude);
+    let mut out = Vec::new();
+    if targets.codex || (targets.claude && linked) {
+        out.push(agents);
+    }
+    if targets.claude && !linked {
+        out.push(claude);
+    }
+    out
+}
+
+/// How a path is shown to the user: relative to the repository when inside it.
+pub fn display_path(repo: &Path, path: &Path) -> String {
+    path.strip_prefix(repo)
+        .map(|p| p.display().to_string())
+        .unwrap_or_else(|_| path.display().to_string())
+}
+
+/// Where the file lives: inside the repository (project and local scopes, AGENTS.md) or not.
+pub(crate) fn confine_for(scope: Scope, repo: &Path) -> Option<PathBuf> {
+    (scope != Scope::User).then(|| repo.to_path_buf())
+}
