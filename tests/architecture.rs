@@ -113,3 +113,26 @@ fn hook_executables_link_neither_clap_nor_the_installer() {
         );
     }
 }
+
+/// serde_json's `preserve_order` feature would switch every `serde_json::Map` in the build to an
+/// IndexMap, the core's and the hooks' too (cargo unifies features): no crate enables it (the
+/// installer keeps users' key order with its own json_doc). Legacy-mangled debug symbols name
+/// the map's instances; indexmap itself is linked anyway, through toml_edit.
+#[test]
+fn serde_json_maps_are_not_indexmaps_anywhere() {
+    let indexmap = "IndexMap$LT$alloc..string..String$C$serde_json..value..Value";
+    let btreemap = "BTreeMap$LT$alloc..string..String$C$serde_json..value..Value";
+    for exe in [
+        env!("CARGO_BIN_EXE_handover"),
+        env!("CARGO_BIN_EXE_handover-session-start"),
+        env!("CARGO_BIN_EXE_handover-pre-compact"),
+        env!("CARGO_BIN_EXE_handover-context-watch"),
+    ] {
+        // The control: the scan finds serde_json's map as it is built.
+        assert!(links(exe, btreemap), "{exe}: scan found no serde_json map");
+        assert!(
+            !links(exe, indexmap),
+            "{exe}: serde_json's map is an IndexMap (preserve_order enabled somewhere)"
+        );
+    }
+}

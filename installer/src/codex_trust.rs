@@ -8,6 +8,7 @@
 //! when we are done or out of time.
 
 use crate::command::our_exe;
+use crate::json_doc;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -204,8 +205,9 @@ impl Server {
         })
     }
 
-    fn send(&mut self, msg: &Value) -> Result<(), String> {
-        let mut line = msg.to_string();
+    fn send(&mut self, msg: &impl serde::Serialize) -> Result<(), String> {
+        let mut line = serde_json::to_string(msg)
+            .map_err(|e| format!("cannot write a message for codex app-server: {e}"))?;
         line.push('\n');
         let stdin = self
             .stdin
@@ -219,10 +221,16 @@ impl Server {
 
     /// Sends a request and waits (until the deadline) for the response with its id;
     /// notifications in between are skipped.
-    fn call(&mut self, method: &str, params: Value) -> Result<Value, String> {
+    fn call(&mut self, method: &str, params: impl serde::Serialize) -> Result<Value, String> {
+        #[derive(serde::Serialize)]
+        struct Request<'a, P> {
+            id: u64,
+            method: &'a str,
+            params: P,
+        }
         let id = self.next_id;
         self.next_id += 1;
-        self.send(&json!({"id": id, "method": method, "params": params}))?;
+        self.send(&Request { id, method, params })?;
         loop {
             let left = self.deadline.saturating_duration_since(Instant::now());
             if left.is_zero() {
@@ -344,19 +352,26 @@ pub fn trust_our_hooks(req: &TrustRequest) -> Result<TrustOutcome, String> {
             .collect(),
         ..Default::default()
     };
-    let mut state = serde_json::Map::new();
+    // In hooks/list order, as the request always had them (an ordered map).
+    let mut state = json_doc::Map::new();
     for h in mine {
         if h.trust_status == TrustStatus::Trusted {
             outcome.already_trusted.push(h.clone());
         } else {
-            state.insert(h.key.clone(), json!({"trusted_hash": h.current_hash}));
+            let entry = json_doc::Value::object([("trusted_hash", h.current_hash.as_str().into())]);
+            state.insert(h.key.clone(), entry);
             outcome.newly_trusted.push(h.clone());
         }
     }
     if !state.is_empty() {
+        let edit = json_doc::Value::object([
+            ("keyPath", "hooks.state".into()),
+            ("mergeStrategy", "upsert".into()),
+            ("value", json_doc::Value::Object(state)),
+        ]);
         server.call(
             "config/batchWrite",
-            json!({"edits": [{"keyPath": "hooks.state", "mergeStrategy": "upsert", "value": Value::Object(state)}]}),
+            json_doc::Value::object([("edits", json_doc::Value::Array(vec![edit]))]),
         )?;
     }
     let after = server.hooks_list(&req.project)?;

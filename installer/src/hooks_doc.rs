@@ -1,15 +1,15 @@
 //! The editor shared by Claude Code settings files and Codex `hooks.json`: both hold
 //! `{"hooks": {"<Event>": [{"matcher"?: "...", "hooks": [{"type": "command", "command": ...}]}]}}`.
 //!
-//! Pure functions over a parsed `serde_json::Value`. Our handlers are found by the program their
+//! Pure functions over a parsed document (`json_doc::Value`, keys in file order). Our handlers are found by the program their
 //! command runs; everything else (other tools' handlers on the same events, unknown keys, key
 //! order) is left exactly as it was.
 
 use crate::command::{recognise, Recognised};
 use crate::error::EditError;
+use crate::json_doc::{Map, Value};
 use crate::report::{Change, ChangeKind};
 use handover_base::hook_exe::{HookExe, TIMEOUT_SECS};
-use serde_json::{json, Map, Value};
 use std::path::Path;
 
 /// One handler we want: this executable on this event, running this command.
@@ -65,7 +65,7 @@ fn each_handler(doc: &Value) -> Vec<(&str, usize, usize, &str, &Value)> {
     let Some(events) = doc.get("hooks").and_then(Value::as_object) else {
         return out;
     };
-    for (event, groups) in events {
+    for (event, groups) in events.iter() {
         for (gi, group) in groups.as_array().into_iter().flatten().enumerate() {
             let handlers = group.get("hooks").and_then(Value::as_array);
             for (hi, h) in handlers.into_iter().flatten().enumerate() {
@@ -108,7 +108,11 @@ pub fn find(doc: &Value) -> (Vec<Found>, Vec<Mention>) {
 }
 
 fn handler_json(command: &str) -> Value {
-    json!({"type": "command", "command": command, "timeout": TIMEOUT_SECS})
+    Value::object([
+        ("type", Value::from("command")),
+        ("command", Value::from(command)),
+        ("timeout", Value::from(TIMEOUT_SECS)),
+    ])
 }
 
 fn label(exe: HookExe, event: &str) -> String {
@@ -131,7 +135,7 @@ fn hooks_object<'a>(
     doc: &'a mut Value,
     file: &Path,
     create: bool,
-) -> Result<Option<&'a mut Map<String, Value>>, EditError> {
+) -> Result<Option<&'a mut Map>, EditError> {
     let Some(top) = doc.as_object_mut() else {
         return Err(EditError::new(
             file,
@@ -166,7 +170,7 @@ enum Action {
 /// Applies `actions` (keyed by the handler's position in the unedited document) and removes the
 /// groups and event arrays that became empty because of a removal (already-empty ones stay).
 fn apply_actions(
-    events: &mut Map<String, Value>,
+    events: &mut Map,
     actions: &[((String, usize, usize), Action)],
     changes: &mut Vec<Change>,
 ) {
@@ -198,7 +202,7 @@ fn apply_actions(
             !emptied
         });
         if removed_any && groups.is_empty() {
-            events.shift_remove(&event);
+            events.remove(&event);
         }
     }
 }
@@ -244,9 +248,9 @@ fn act(action: &Action, h: &mut Value, event: &str, changes: &mut Vec<Change>) -
             if same {
                 changes.push(Change::new(ChangeKind::Unchanged, label(ours.exe, event)));
             } else {
-                obj.insert("type".into(), json!("command"));
-                obj.insert("command".into(), json!(want));
-                obj.insert("timeout".into(), json!(TIMEOUT_SECS));
+                obj.insert("type".into(), Value::from("command"));
+                obj.insert("command".into(), Value::from(want));
+                obj.insert("timeout".into(), Value::from(TIMEOUT_SECS));
                 changes.push(Change::new(ChangeKind::Updated, label(ours.exe, event)));
             }
             true
@@ -326,11 +330,12 @@ pub fn install(doc: &mut Value, want: &[Wanted], file: &Path) -> Result<Vec<Chan
     }
     apply_actions(events, &actions, &mut changes);
     for w in to_add {
-        let groups = events
-            .entry(w.event.to_string())
-            .or_insert_with(|| Value::Array(Vec::new()));
+        let groups = events.get_or_insert_with(w.event, || Value::Array(Vec::new()));
         if let Value::Array(groups) = groups {
-            groups.push(json!({"hooks": [handler_json(&w.command)]}));
+            groups.push(Value::object([(
+                "hooks",
+                Value::Array(vec![handler_json(&w.command)]),
+            )]));
             changes.push(Change::new(ChangeKind::Added, label(w.exe, w.event)));
         }
     }
@@ -351,7 +356,7 @@ pub fn uninstall(doc: &mut Value, file: &Path) -> Result<Vec<Change>, EditError>
     apply_actions(events, &actions, &mut changes);
     if !was_empty && events.is_empty() {
         if let Some(top) = doc.as_object_mut() {
-            top.shift_remove("hooks");
+            top.remove("hooks");
         }
     }
     for m in &mentions {
@@ -377,7 +382,7 @@ pub fn moves(
     let mut before = Vec::new();
     for_each_handler_mut(&mut tagged, |pos, h| {
         if let Some(obj) = h.as_object_mut() {
-            obj.insert(TAG.into(), json!(before.len()));
+            obj.insert(TAG.into(), Value::from(before.len() as u64));
             before.push(pos);
         }
     });

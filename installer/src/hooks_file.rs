@@ -3,6 +3,7 @@
 
 use crate::error::EditError;
 use crate::hooks_doc::{self, Wanted};
+use crate::json_doc::{Map, Value};
 use crate::json_layout::{self, Layout};
 use crate::report::{any_effective, Change};
 use std::path::Path;
@@ -27,7 +28,7 @@ pub fn edit_hooks_json(
         return match op {
             JsonOp::Uninstall => Ok((None, Vec::new())),
             JsonOp::Install(w) => {
-                let mut doc = serde_json::Value::Object(Default::default());
+                let mut doc = Value::Object(Map::new());
                 let changes = hooks_doc::install(&mut doc, w, path)?;
                 Ok((Some(json_layout::render(&doc, &Layout::default())), changes))
             }

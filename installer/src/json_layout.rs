@@ -1,13 +1,13 @@
 //! Keeping a JSON file's look: indentation width, line endings, trailing newline, key order.
 //!
-//! The document is parsed into `serde_json::Value` with `preserve_order`, so key order survives;
+//! The document is parsed into a `json_doc::Value`, which keeps key order;
 //! it is written back pretty-printed with the indentation the file already used. A file already
 //! in that canonical form (what Claude Code itself writes) comes back byte for byte; anything else
 //! (a compact one-liner, aligned arrays) comes back semantically equal.
 
 use crate::error::EditError;
+use crate::json_doc::Value;
 use serde::Serialize;
-use serde_json::Value;
 use std::path::Path;
 
 #[derive(Clone, Debug, PartialEq, Eq)]

@@ -107,7 +107,7 @@ fn emptied(e: &FileEdit) -> String {
     match e.kind {
         FileKind::Instructions => String::new(),
         _ => json_layout::render(
-            &serde_json::json!({}),
+            &crate::json_doc::Value::Object(Default::default()),
             &Layout::detect(e.before.as_deref().unwrap_or("")),
         ),
     }

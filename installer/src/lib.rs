@@ -14,6 +14,7 @@ pub mod flow;
 pub mod hooks_doc;
 pub mod hooks_file;
 pub mod instructions;
+pub mod json_doc;
 pub mod json_layout;
 pub mod keep;
 pub mod locate;

@@ -158,7 +158,7 @@ fn codex_config_edit(
 fn trust_moves(
     hooks_json: &Path,
     before: Option<&str>,
-    edit: impl FnOnce(&mut serde_json::Value) -> Result<Vec<Change>, EditError>,
+    edit: impl FnOnce(&mut crate::json_doc::Value) -> Result<Vec<Change>, EditError>,
 ) -> Result<Vec<(String, Option<String>)>, EditError> {
     let Some(text) = before else {
         return Ok(Vec::new());

@@ -83,7 +83,9 @@ fn claude_settings_with_other_tools_hooks_and_every_kind_of_setting() {
     let installed = install("x", &fixture("claude-full.json"), Agent::Claude, true);
     // Key order of the whole document is unchanged; our groups come after the user's.
     let v = json(&installed);
-    let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
+    // Read in file order (serde_json's own map sorts its keys).
+    let doc: handover_installer::json_doc::Value = serde_json::from_str(&installed).unwrap();
+    let keys: Vec<_> = doc.as_object().unwrap().keys().cloned().collect();
     assert_eq!(
         keys,
         [
