@@ -77,10 +77,7 @@ fn setup() -> (tempfile::TempDir, PathBuf, Environment) {
         std::fs::set_permissions(bin.join(n), std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     let env = Environment {
-        homes: handover_installer::Homes {
-            home: root.join("home"),
-            codex_home: root.join("home/.codex"),
-        },
+        homes: handover_installer::Homes::under(&root.join("home")),
         path_var: Some("".into()),
         exe_dir: Some(bin),
         cwd: root.clone(),

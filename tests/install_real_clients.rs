@@ -168,6 +168,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let homes = Homes {
         home: home.clone(),
         codex_home: codex_home.clone(),
+        gemini_home: home.join(".gemini"),
     };
     let req = InstallRequest {
         repo: repo.clone(),
@@ -176,6 +177,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
             targets: Targets {
                 claude: false,
                 codex: true,
+                gemini: false,
             },
             scope: Scope::Project,
             watch: true,
@@ -273,6 +275,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
         targets: Targets {
             claude: false,
             codex: true,
+            gemini: false,
         },
         scope: Scope::Project,
         dry_run: false,

@@ -6,6 +6,7 @@ pub mod call;
 pub mod command;
 pub mod context_watch;
 pub mod debug;
+pub mod gemini;
 pub mod input;
 pub mod locate;
 pub mod never_fail;

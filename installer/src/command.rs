@@ -28,6 +28,25 @@ impl HookExe {
         }
     }
 
+    /// The events this executable is registered on for `agent`: Claude Code and Codex share
+    /// the names; Gemini CLI has its own (see docs/hooks.md).
+    pub fn events_for(self, agent: Agent) -> &'static [&'static str] {
+        match agent {
+            Agent::Gemini => self.gemini_events(),
+            Agent::Claude | Agent::Codex => self.events(),
+        }
+    }
+
+    /// Gemini CLI's names: PreCompress is its only compaction event (advisory, and fired before
+    /// every model request); AfterAgent is its Stop.
+    fn gemini_events(self) -> &'static [&'static str] {
+        match self {
+            HookExe::SessionStart => &["SessionStart"],
+            HookExe::PreCompact => &["PreCompress"],
+            HookExe::ContextWatch => &["BeforeAgent", "AfterTool", "AfterAgent"],
+        }
+    }
+
     /// The events this executable is registered on (same names in Claude Code and Codex).
     pub fn events(self) -> &'static [&'static str] {
         match self {
@@ -46,12 +65,24 @@ impl HookExe {
 /// matters if something hangs (a stuck network filesystem), and then the session must go on.
 pub const TIMEOUT_SECS: u64 = 10;
 
+/// The same bound as Gemini CLI wants it: its hook `timeout` is in milliseconds.
+pub const GEMINI_TIMEOUT_MS: u64 = TIMEOUT_SECS * 1000;
+
+/// The `timeout` value written for `agent`'s handlers, in that client's unit.
+pub fn timeout_for(agent: Agent) -> u64 {
+    match agent {
+        Agent::Gemini => GEMINI_TIMEOUT_MS,
+        Agent::Claude | Agent::Codex => TIMEOUT_SECS,
+    }
+}
+
 /// The client a hook command is for: written as `--agent <as_str>` by the installer and read
 /// back by the hook executables (`from_name`), so both directions live on this one type.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Agent {
     Claude,
     Codex,
+    Gemini,
 }
 
 impl Agent {
@@ -59,14 +90,17 @@ impl Agent {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
         }
     }
 
-    /// The `--agent` value, leniently: case and spacing ignored, `claude-code` accepted.
+    /// The `--agent` value, leniently: case and spacing ignored, `claude-code` and
+    /// `gemini-cli` accepted.
     pub fn from_name(name: &str) -> Option<Agent> {
         match name.trim().to_ascii_lowercase().as_str() {
             "claude" | "claude-code" | "claude_code" => Some(Agent::Claude),
             "codex" => Some(Agent::Codex),
+            "gemini" | "gemini-cli" | "gemini_cli" => Some(Agent::Gemini),
             _ => None,
         }
     }

@@ -5,29 +5,38 @@
 //! command runs; everything else (other tools' handlers on the same events, unknown keys, key
 //! order) is left exactly as it was.
 
-use crate::command::{our_exe, HookExe, TIMEOUT_SECS};
+use crate::command::{our_exe, Agent, HookExe};
 use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
-/// One handler we want: this executable on this event, running this command.
+/// One handler we want: this executable on this event, running this command, with this
+/// `timeout` (in the client's unit).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Wanted {
     pub exe: HookExe,
     pub event: &'static str,
     pub command: String,
+    pub timeout: u64,
 }
 
-/// The full set of handlers for the given executables and commands, in a fixed order.
+/// The full set of handlers for the given executables and commands, in a fixed order, with
+/// Claude Code's and Codex's event names.
 pub fn wanted(commands: &[(HookExe, String)]) -> Vec<Wanted> {
+    wanted_by(Agent::Claude, commands)
+}
+
+/// The full set of handlers for `agent` (its event names and timeout unit).
+pub fn wanted_by(agent: Agent, commands: &[(HookExe, String)]) -> Vec<Wanted> {
     let mut out = Vec::new();
     for (exe, command) in commands {
-        for event in exe.events() {
+        for event in exe.events_for(agent) {
             out.push(Wanted {
                 exe: *exe,
                 event,
                 command: command.clone(),
+                timeout: crate::command::timeout_for(agent),
             });
         }
     }
@@ -79,8 +88,8 @@ pub fn find_ours(doc: &Value) -> Vec<Found> {
     out
 }
 
-fn handler_json(command: &str) -> Value {
-    json!({"type": "command", "command": command, "timeout": TIMEOUT_SECS})
+fn handler_json(command: &str, timeout: u64) -> Value {
+    json!({"type": "command", "command": command, "timeout": timeout})
 }
 
 fn label(exe: HookExe, event: &str) -> String {
@@ -211,19 +220,19 @@ pub fn install(doc: &mut Value, want: &[Wanted], file: &Path) -> Result<Vec<Chan
                     continue;
                 };
                 let same = obj.get("command").and_then(Value::as_str) == Some(w.command.as_str())
-                    && obj.get("timeout").and_then(Value::as_u64) == Some(TIMEOUT_SECS)
+                    && obj.get("timeout").and_then(Value::as_u64) == Some(w.timeout)
                     && obj.get("type").and_then(Value::as_str) == Some("command");
                 if same {
                     changes.push(Change::new(ChangeKind::Unchanged, label(w.exe, w.event)));
                 } else {
                     obj.insert("type".into(), json!("command"));
                     obj.insert("command".into(), json!(w.command));
-                    obj.insert("timeout".into(), json!(TIMEOUT_SECS));
+                    obj.insert("timeout".into(), json!(w.timeout));
                     changes.push(Change::new(ChangeKind::Updated, label(w.exe, w.event)));
                 }
             }
             None => {
-                groups.push(json!({"hooks": [handler_json(&w.command)]}));
+                groups.push(json!({"hooks": [handler_json(&w.command, w.timeout)]}));
                 changes.push(Change::new(ChangeKind::Added, label(w.exe, w.event)));
             }
         }

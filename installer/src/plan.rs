@@ -8,6 +8,7 @@ use crate::codex_config;
 use crate::command::{command_for, Agent, HookExe};
 use crate::diff;
 use crate::error::EditError;
+use crate::gemini;
 use crate::hooks_doc::{self, Wanted};
 use crate::instructions;
 use crate::json_layout::{self, Layout};
@@ -21,7 +22,8 @@ use std::path::{Path, PathBuf};
 pub enum Scope {
     /// `.claude/settings.json`, `.codex/hooks.json` in the repository (shared, committed).
     Project,
-    /// `.claude/settings.local.json` (private). Codex has no local layer: project is used.
+    /// `.claude/settings.local.json` (private). Codex and Gemini CLI have no local layer:
+    /// project is used.
     Local,
     /// `~/.claude/settings.json`, `$CODEX_HOME/hooks.json`.
     User,
@@ -41,6 +43,7 @@ impl Scope {
 pub struct Targets {
     pub claude: bool,
     pub codex: bool,
+    pub gemini: bool,
 }
 
 /// Home directories, injected so tests never touch the real `~`.
@@ -50,17 +53,37 @@ pub struct Homes {
     pub home: PathBuf,
     /// `$CODEX_HOME`, default `~/.codex`.
     pub codex_home: PathBuf,
+    /// Gemini CLI's user directory: `$GEMINI_CLI_HOME/.gemini`, default `~/.gemini`.
+    pub gemini_home: PathBuf,
 }
 
 impl Homes {
-    /// From the environment: `$HOME` (via `dirs`) and `$CODEX_HOME`.
+    /// From the environment: `$HOME` (via `dirs`), `$CODEX_HOME`, `$GEMINI_CLI_HOME`.
     pub fn from_env() -> Option<Homes> {
         let home = dirs::home_dir()?;
-        let codex_home = std::env::var_os("CODEX_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| home.join(".codex"));
-        Some(Homes { home, codex_home })
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let codex_home = var("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
+        let gemini_home = var("GEMINI_CLI_HOME")
+            .unwrap_or_else(|| home.clone())
+            .join(".gemini");
+        Some(Homes {
+            home,
+            codex_home,
+            gemini_home,
+        })
+    }
+
+    /// `home` as every client's home (tests): `~/.codex`, `~/.gemini` inside it.
+    pub fn under(home: &Path) -> Homes {
+        Homes {
+            home: home.to_path_buf(),
+            codex_home: home.join(".codex"),
+            gemini_home: home.join(".gemini"),
+        }
     }
 
     pub fn codex_config(&self) -> PathBuf {
@@ -88,6 +111,8 @@ pub enum FileKind {
     ClaudeSettings,
     CodexHooks,
     CodexConfig,
+    GeminiSettings,
+    GeminiTrust,
     Instructions,
 }
 
@@ -119,7 +144,8 @@ pub struct InstallOptions {
     /// `--enable-codex-hooks`: turn `[features] hooks = false` back on.
     pub enable_codex_hooks: bool,
     /// `--trust`: mark the project trusted in the user config (the hooks themselves are trusted
-    /// afterwards through `codex app-server`, see codex_trust).
+    /// afterwards through `codex app-server`, see codex_trust); for Gemini CLI, add the
+    /// repository to `~/.gemini/trustedFolders.json`.
     pub trust: bool,
     pub hooks: HookPaths,
 }
@@ -197,7 +223,7 @@ pub fn edit_hooks_json(
 
 /// The handlers an install wants for one agent.
 pub fn wanted_for(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<Wanted> {
-    hooks_doc::wanted(&commands(hooks, watch, agent))
+    hooks_doc::wanted_by(agent, &commands(hooks, watch, agent))
 }
 
 fn commands(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<(HookExe, String)> {
@@ -229,6 +255,25 @@ pub fn instruction_files(repo: &Path, targets: Targets) -> Vec<PathBuf> {
         out.push(claude);
     }
     out
+}
+
+/// The instructions files for these targets, with Gemini CLI's context file added when it is
+/// not one of them already; plus a note when its configured name was not usable.
+pub fn instruction_targets(
+    repo: &Path,
+    homes: &Homes,
+    targets: Targets,
+) -> Result<(Vec<PathBuf>, Option<String>), EditError> {
+    let mut files = instruction_files(repo, targets);
+    let mut note = None;
+    if targets.gemini {
+        let (file, problem) = gemini::context_file(repo, homes)?;
+        note = problem;
+        if !files.iter().any(|f| *f == file || same_file(f, &file)) {
+            files.push(file);
+        }
+    }
+    Ok((files, note))
 }
 
 fn display_name(repo: &Path, path: &Path) -> String {
@@ -303,8 +348,13 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             });
         }
     }
+    if opts.targets.gemini {
+        plan_gemini(repo, homes, opts, &mut plan)?;
+    }
     if opts.scope == Scope::Project {
-        for path in instruction_files(repo, opts.targets) {
+        let (files, note) = instruction_targets(repo, homes, opts.targets)?;
+        plan.notes.extend(note);
+        for path in files {
             let before = read_opt(&path)?;
             if let Some(text) = &before {
                 instructions::check(&path, text)?;
@@ -321,12 +371,61 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         }
     } else {
         plan.notes.push(format!(
-            "AGENTS.md / CLAUDE.md are shared project files: the {} scope leaves them alone (install with --scope project to add the handover section).",
+            "AGENTS.md / CLAUDE.md / GEMINI.md are shared project files: the {} scope leaves them alone (install with --scope project to add the handover section).",
             opts.scope.as_str()
         ));
     }
     mark_backups(&mut plan);
     Ok(plan)
+}
+
+/// Gemini CLI's part of an install: the hooks in its settings, and folder trust (written with
+/// `--trust`, else a problem saying what to do: Gemini runs no hooks in an untrusted folder).
+fn plan_gemini(
+    repo: &Path,
+    homes: &Homes,
+    opts: &InstallOptions,
+    plan: &mut Plan,
+) -> Result<(), EditError> {
+    if opts.scope == Scope::Local {
+        plan.notes.push(
+            "Gemini CLI has no local scope; its hooks go to the project's .gemini/settings.json."
+                .into(),
+        );
+    }
+    let path = gemini::settings_path(opts.scope, repo, homes);
+    let before = read_opt(&path)?;
+    let want = wanted_for(&opts.hooks, opts.watch, Agent::Gemini);
+    let (after, changes) = edit_hooks_json(&path, before.as_deref(), Some(&want))
+        .map_err(|e| gemini::comment_hint(e, before.as_deref().unwrap_or("")))?;
+    plan.edits.push(FileEdit {
+        path,
+        kind: FileKind::GeminiSettings,
+        before,
+        after,
+        changes,
+        backup: true,
+    });
+    let trust = gemini::folder_trust(repo, homes)?;
+    if trust.runs_hooks() {
+        return Ok(());
+    }
+    if opts.trust && matches!(trust, gemini::FolderTrust::Unknown) {
+        let path = gemini::trusted_folders_path(homes);
+        let before = read_opt(&path)?;
+        let (after, change) = gemini::trust_repo(&path, before.as_deref(), repo)?;
+        plan.edits.push(FileEdit {
+            path,
+            kind: FileKind::GeminiTrust,
+            before,
+            after,
+            changes: vec![change],
+            backup: true,
+        });
+    } else if let Some(problem) = gemini::trust_problem(repo, homes, &trust) {
+        plan.problems.push(problem);
+    }
+    Ok(())
 }
 
 /// A file holding only our content (we created it) needs no backup: nothing of the user's
@@ -337,11 +436,11 @@ fn mark_backups(plan: &mut Plan) {
             continue;
         };
         e.backup = match e.kind {
-            FileKind::ClaudeSettings | FileKind::CodexHooks => {
+            FileKind::ClaudeSettings | FileKind::CodexHooks | FileKind::GeminiSettings => {
                 !matches!(edit_hooks_json(&e.path, Some(before), None), Ok((None, _)))
             }
             FileKind::Instructions => instructions::uninstall(before, "").0.is_some(),
-            FileKind::CodexConfig => true,
+            FileKind::CodexConfig | FileKind::GeminiTrust => true,
         };
     }
 }
@@ -404,8 +503,22 @@ pub fn plan_uninstall(
             }
         }
     }
+    if targets.gemini {
+        let path = gemini::settings_path(scope, repo, homes);
+        let before = read_opt(&path)?;
+        let (after, changes) = edit_hooks_json(&path, before.as_deref(), None)?;
+        plan.edits.push(FileEdit {
+            path,
+            kind: FileKind::GeminiSettings,
+            before,
+            after,
+            changes,
+            backup: true,
+        });
+    }
     if scope == Scope::Project {
-        for path in instruction_files(repo, targets) {
+        let (files, _) = instruction_targets(repo, homes, targets)?;
+        for path in files {
             if let Some(before) = read_opt(&path)? {
                 instructions::check(&path, &before)?;
                 let (after, change) = instructions::uninstall(&before, "handover section");
@@ -485,11 +598,12 @@ impl Plan {
                 None => {
                     fs::remove_file(&e.path)
                         .map_err(|err| EditError::new(&e.path, format!("cannot remove: {err}")))?;
-                    // `.claude/` or `.codex/` left empty by that goes too (remove_dir fails otherwise).
+                    // `.claude/`, `.codex/` or `.gemini/` left empty by that goes too (remove_dir
+                    // fails otherwise).
                     if let Some(dir) = e.path.parent() {
                         if matches!(
                             dir.file_name().and_then(|n| n.to_str()),
-                            Some(".claude" | ".codex")
+                            Some(".claude" | ".codex" | ".gemini")
                         ) {
                             let _ = fs::remove_dir(dir);
                         }

@@ -15,12 +15,14 @@ pub use handover_installer::status::StatusSection;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ScopeArg {
-    /// .claude/settings.json and .codex/hooks.json in the repository (shared).
+    /// .claude/settings.json, .codex/hooks.json and .gemini/settings.json in the repository
+    /// (shared).
     #[default]
     Project,
-    /// .claude/settings.local.json (private; Codex has none and uses project).
+    /// .claude/settings.local.json (private; Codex and Gemini CLI have none and use project).
     Local,
-    /// ~/.claude/settings.json and $CODEX_HOME/hooks.json (every repository).
+    /// ~/.claude/settings.json, $CODEX_HOME/hooks.json and ~/.gemini/settings.json (every
+    /// repository).
     User,
 }
 
@@ -34,7 +36,8 @@ impl From<ScopeArg> for Scope {
     }
 }
 
-/// Wire handover's hooks into Claude Code and Codex (both unless one is named).
+/// Wire handover's hooks into Claude Code, Codex and Gemini CLI (all three unless some are
+/// named).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct InstallArgs {
     /// Install for Claude Code.
@@ -43,13 +46,17 @@ pub struct InstallArgs {
     /// Install for Codex.
     #[arg(long)]
     pub codex: bool,
+    /// Install for Gemini CLI.
+    #[arg(long)]
+    pub gemini: bool,
     /// Which settings files to write.
     #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
     pub scope: ScopeArg,
     /// Leave out handover-context-watch (the context-fullness reminders).
     #[arg(long)]
     pub no_watch: bool,
-    /// Codex: mark this project trusted and trust exactly handover's hooks (your consent).
+    /// Codex: mark this project trusted and trust exactly handover's hooks; Gemini CLI: add
+    /// this folder to its trusted folders (your consent).
     #[arg(long)]
     pub trust: bool,
     /// Codex: turn `[features] hooks = false` back on in your config.toml.
@@ -75,6 +82,9 @@ pub struct UninstallArgs {
     /// Uninstall from Codex.
     #[arg(long)]
     pub codex: bool,
+    /// Uninstall from Gemini CLI.
+    #[arg(long)]
+    pub gemini: bool,
     /// Which settings files to edit.
     #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
     pub scope: ScopeArg,
@@ -83,14 +93,19 @@ pub struct UninstallArgs {
     pub dry_run: bool,
 }
 
-fn targets(claude: bool, codex: bool) -> Targets {
-    if !claude && !codex {
+fn targets(claude: bool, codex: bool, gemini: bool) -> Targets {
+    if !claude && !codex && !gemini {
         Targets {
             claude: true,
             codex: true,
+            gemini: true,
         }
     } else {
-        Targets { claude, codex }
+        Targets {
+            claude,
+            codex,
+            gemini,
+        }
     }
 }
 
@@ -164,7 +179,7 @@ pub fn run_install_with(
         repo: repo.clone(),
         homes: env.homes.clone(),
         options: InstallOptions {
-            targets: targets(args.claude, args.codex),
+            targets: targets(args.claude, args.codex, args.gemini),
             scope: args.scope.into(),
             watch: !args.no_watch,
             enable_codex_hooks: args.enable_codex_hooks,
@@ -204,7 +219,7 @@ pub fn run_uninstall_with(
     let req = UninstallRequest {
         repo: real_root(repo_root),
         homes: env.homes.clone(),
-        targets: targets(args.claude, args.codex),
+        targets: targets(args.claude, args.codex, args.gemini),
         scope: args.scope.into(),
         dry_run: args.dry_run,
     };
