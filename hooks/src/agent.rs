@@ -2,8 +2,7 @@
 
 use crate::input::HookInput;
 
-/// The installer's type: it writes the `--agent` value these hooks read.
-pub use handover_installer::command::Agent;
+use handover_base::Agent;
 
 /// `--agent NAME` or `--agent=NAME`, parsed by hand: an argument parser's usage error exits 2,
 /// which a client reads as "block". Unknown arguments and unknown names are ignored.
@@ -113,7 +112,7 @@ mod tests {
             "session_end.json",
         ] {
             let path = format!(
-                "{}/tests/fixtures/gemini-0.61.0/{file}",
+                "{}/../tests/fixtures/clients/gemini-0.61.0/{file}",
                 env!("CARGO_MANIFEST_DIR")
             );
             let bytes = std::fs::read(&path).unwrap();

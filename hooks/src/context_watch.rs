@@ -10,7 +10,6 @@
 //!    on Stop above the second, one block. Nothing once a handoff has been written since the
 //!    session began (or since the last compaction), nothing at all below the threshold.
 
-use crate::agent::Agent;
 use crate::call::Call;
 use crate::gemini;
 use crate::never_fail::Outcome;
@@ -19,8 +18,9 @@ use crate::session_state::millis;
 use crate::startup;
 use crate::transcript::{self, Fullness};
 use crate::window;
-use handover::context::{save_progress, Pressure};
-use handover::store::Store;
+use handover_base::Agent;
+use handover_core::context::{save_progress, Pressure};
+use handover_core::store::Store;
 use serde_json::json;
 use std::path::Path;
 use std::time::Duration;
@@ -151,7 +151,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         Some(None) => return Ok(Outcome::silent("no usage in the transcript")),
         None => return Ok(Outcome::silent("no transcript")),
     };
-    let config = handover::config::load(store.root()).unwrap_or_default();
+    let config = handover_core::config::load(store.root()).unwrap_or_default();
     let model = usage.model.as_deref().or(call.input.model.as_deref());
     let window = window::resolve(
         usage.window,

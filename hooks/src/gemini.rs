@@ -202,7 +202,7 @@ mod tests {
 
     #[test]
     fn the_captured_transcript_reads_as_just_compressed_then_the_last_reply() {
-        let t = include_str!("../tests/fixtures/gemini-0.61.0/transcript.jsonl");
+        let t = include_str!("../../tests/fixtures/clients/gemini-0.61.0/transcript.jsonl");
         assert_eq!(scan(t.as_bytes(), true), measured(5000));
         // Cut after the compression's rewrite (line 30): compressed, nothing measured since.
         let upto: String = t.lines().take(30).collect::<Vec<_>>().join("\n");

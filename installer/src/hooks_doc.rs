@@ -5,9 +5,11 @@
 //! command runs; everything else (other tools' handlers on the same events, unknown keys, key
 //! order) is left exactly as it was.
 
-use crate::command::{our_exe, Agent, HookExe};
+use crate::command::our_exe;
 use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
+use handover_base::hook_exe::HookExe;
+use handover_base::Agent;
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
@@ -36,7 +38,7 @@ pub fn wanted_by(agent: Agent, commands: &[(HookExe, String)]) -> Vec<Wanted> {
                 exe: *exe,
                 event,
                 command: command.clone(),
-                timeout: crate::command::timeout_for(agent),
+                timeout: handover_base::hook_exe::timeout_for(agent),
             });
         }
     }

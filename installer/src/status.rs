@@ -5,7 +5,6 @@
 //! are only verified by `install --trust`, which asks Codex itself).
 
 use crate::codex_config;
-use crate::command::{command_for, Agent, HookExe};
 use crate::gemini;
 use crate::hooks_doc::{self, Found};
 use crate::json_layout;
@@ -13,6 +12,8 @@ use crate::locate::HookPaths;
 use crate::plan::{
     claude_settings_path, codex_hooks_path, instruction_targets, read_opt, Homes, Scope, Targets,
 };
+use handover_base::hook_exe::{command_for, timeout_for, HookExe};
+use handover_base::Agent;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -115,7 +116,7 @@ fn scope_json(
         !f.ours.is_empty()
             && f.ours.iter().all(|o| {
                 o.command == command_for(h.get(o.exe), agent)
-                    && o.timeout == Some(crate::command::timeout_for(agent))
+                    && o.timeout == Some(timeout_for(agent))
             })
     });
     let v = json!({

@@ -3,9 +3,9 @@
 //! Codex flags and trust, the startup section in AGENTS.md / CLAUDE.md.
 
 use super::StatusArgs;
-use handover::guard;
-use handover::store::{LoadOutcome, Store};
-use handover::verify;
+use handover_core::guard;
+use handover_core::store::{LoadOutcome, Store};
+use handover_core::verify;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::ExitCode;
@@ -62,7 +62,7 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             report.insert(
                 "handoff".into(),
                 json!({
-                    "present": true, "valid": l.source == handover::store::Source::State,
+                    "present": true, "valid": l.source == handover_core::store::Source::State,
                     "id": l.handoff.id, "created_at": l.handoff.created_at, "goal": l.handoff.content.goal,
                     "source": super::boot::source_name(l.source), "problem": l.problem,
                     "deliveries": delivered, "acks": acked,

@@ -4,11 +4,11 @@
 //! `model.compressionThreshold` the user set), and PreCompress, which Gemini fires before every
 //! request, acting only before a real compression and re-injecting the handoff after it.
 
-mod support;
+mod hook_harness;
 
+use hook_harness::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use support::*;
 
 /// gemini-2.5-pro's window in Gemini CLI 0.61.0.
 const WINDOW: u64 = 1_048_576;

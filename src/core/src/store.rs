@@ -8,7 +8,7 @@ mod journal;
 
 use crate::model::{Handoff, SCHEMA_VERSION};
 use anyhow::{bail, Context};
-use handover_installer::atomic::write_atomic;
+use handover_base::atomic::write_atomic;
 use serde_json::{json, Value};
 use std::fs::{self, File};
 use std::io::{self, Read};
@@ -261,7 +261,7 @@ impl Store {
             return Ok(None);
         }
         let dir = self.archive_dir();
-        let target = free_archive_name(&dir, &crate::clock::now_compact());
+        let target = free_archive_name(&dir, &handover_base::clock::now_compact());
         let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())

@@ -40,7 +40,7 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
     })?;
     let changed = old.as_deref() != Some(new.as_slice());
     if changed {
-        handover_installer::atomic::write_atomic(&path, &new).with_context(|| {
+        handover_base::atomic::write_atomic(&path, &new).with_context(|| {
             format!(
                 "cannot write {}: check the directory's permissions",
                 path.display()

@@ -1,0 +1,117 @@
+//! Our three hook executables, the events each one serves, and the shell command that runs one.
+//!
+//! Both clients run a hook's `command` through a shell, so the absolute path is POSIX
+//! single-quoted when it holds anything but plainly safe characters.
+
+use crate::agent::Agent;
+use crate::shell::shell_quote;
+use std::path::Path;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum HookExe {
+    SessionStart,
+    PreCompact,
+    ContextWatch,
+}
+
+impl HookExe {
+    pub const ALL: [HookExe; 3] = [
+        HookExe::SessionStart,
+        HookExe::PreCompact,
+        HookExe::ContextWatch,
+    ];
+
+    pub fn file_name(self) -> &'static str {
+        match self {
+            HookExe::SessionStart => "handover-session-start",
+            HookExe::PreCompact => "handover-pre-compact",
+            HookExe::ContextWatch => "handover-context-watch",
+        }
+    }
+
+    /// The events this executable is registered on for `agent`: Claude Code and Codex share
+    /// the names; Gemini CLI has its own (see docs/hooks.md).
+    pub fn events_for(self, agent: Agent) -> &'static [&'static str] {
+        match agent {
+            Agent::Gemini => self.gemini_events(),
+            Agent::Claude | Agent::Codex => self.events(),
+        }
+    }
+
+    /// Gemini CLI's names: PreCompress is its only compaction event (advisory, and fired before
+    /// every model request); AfterAgent is its Stop.
+    fn gemini_events(self) -> &'static [&'static str] {
+        match self {
+            HookExe::SessionStart => &["SessionStart"],
+            HookExe::PreCompact => &["PreCompress"],
+            HookExe::ContextWatch => &["BeforeAgent", "AfterTool", "AfterAgent"],
+        }
+    }
+
+    /// The events this executable is registered on (same names in Claude Code and Codex).
+    pub fn events(self) -> &'static [&'static str] {
+        match self {
+            HookExe::SessionStart => &["SessionStart"],
+            HookExe::PreCompact => &["PreCompact", "PostCompact"],
+            HookExe::ContextWatch => &["UserPromptSubmit", "PostToolUse", "Stop"],
+        }
+    }
+
+    pub fn from_file_name(name: &str) -> Option<HookExe> {
+        HookExe::ALL.into_iter().find(|e| e.file_name() == name)
+    }
+}
+
+/// Seconds a client waits for one of our hooks. They answer in milliseconds; the bound only
+/// matters if something hangs (a stuck network filesystem), and then the session must go on.
+pub const TIMEOUT_SECS: u64 = 10;
+
+/// The same bound as Gemini CLI wants it: its hook `timeout` is in milliseconds.
+pub const GEMINI_TIMEOUT_MS: u64 = TIMEOUT_SECS * 1000;
+
+/// The `timeout` value written for `agent`'s handlers, in that client's unit.
+pub fn timeout_for(agent: Agent) -> u64 {
+    match agent {
+        Agent::Gemini => GEMINI_TIMEOUT_MS,
+        Agent::Claude | Agent::Codex => TIMEOUT_SECS,
+    }
+}
+
+/// The command line a client runs for the hook executable at `path`.
+pub fn command_for(path: &Path, agent: Agent) -> String {
+    format!(
+        "{} --agent {}",
+        shell_quote(&path.to_string_lossy()),
+        agent.as_str()
+    )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn file_names_round_trip() {
+        for exe in HookExe::ALL {
+            assert_eq!(HookExe::from_file_name(exe.file_name()), Some(exe));
+        }
+        assert_eq!(HookExe::from_file_name("handover"), None);
+    }
+
+    #[test]
+    fn quoted_paths_run_in_a_real_shell() {
+        let dir = tempfile::tempdir().unwrap();
+        let sub = dir.path().join("it's a \"dir\" $HOME");
+        std::fs::create_dir(&sub).unwrap();
+        let exe = sub.join("handover-session-start");
+        std::fs::write(&exe, "#!/bin/sh\necho \"ran $*\"\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
+        let out = std::process::Command::new("sh")
+            .arg("-c")
+            .arg(command_for(&exe, Agent::Claude))
+            .output()
+            .unwrap();
+        assert_eq!(String::from_utf8_lossy(&out.stdout), "ran --agent claude\n");
+    }
+}
