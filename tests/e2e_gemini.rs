@@ -72,3 +72,53 @@ fn cross_agent_written_in_claude_delivered_in_gemini() {
         scenarios::handoff_crosses_agents(Agent::Claude, Agent::Gemini);
     }
 }
+
+/// Gemini CLI runs nothing in a folder it does not trust (folder trust is on by default): in
+/// headless mode 0.61.0 refuses to start (exit 55) and no hook runs. `handover install --gemini
+/// --trust` is what makes it run, hooks included: the same session, before and after, with no
+/// bypass.
+#[test]
+fn gemini_runs_our_hooks_only_in_a_trusted_folder() {
+    use support::{fake_server::Turn, install_hooks, RunOpts, Sandbox};
+    if clients("gemini_runs_our_hooks_only_in_a_trusted_folder").is_none() {
+        return;
+    }
+    let sb = Sandbox::unwired(Agent::Gemini, Trust::Installed, "");
+    let hooks_dir = sb
+        .bins
+        .session_start
+        .parent()
+        .expect("hooks dir")
+        .to_path_buf();
+    install_hooks(&sb, &hooks_dir, false);
+    let before = sb.run(
+        vec![Turn::text("Hello.")],
+        RunOpts {
+            expect_status: 55,
+            ..RunOpts::prompt("Say hello.")
+        },
+    );
+    assert!(
+        before.stderr.contains("not running in a trusted directory"),
+        "{}",
+        before.describe()
+    );
+    let log = std::fs::read_to_string(before.dir.join("hooks.log")).unwrap_or_default();
+    assert!(
+        log.is_empty(),
+        "Gemini CLI ran our hooks in an untrusted folder:\n{log}"
+    );
+    assert!(
+        !sb.home.join(".gemini/trustedFolders.json").exists(),
+        "install wrote trust without --trust"
+    );
+    install_hooks(&sb, &hooks_dir, true);
+    let after = sb.run(vec![Turn::text("Hello.")], RunOpts::prompt("Say hello."));
+    let log = std::fs::read_to_string(after.dir.join("hooks.log")).unwrap_or_default();
+    for event in ["SessionStart", "BeforeAgent", "PreCompress", "AfterAgent"] {
+        assert!(
+            log.contains(&format!("agent=gemini event={event}")),
+            "after install --trust, no call of our {event} hook:\n{log}"
+        );
+    }
+}

@@ -60,11 +60,7 @@ impl Session {
     }
 
     fn events(&self, name: &str) -> Vec<Value> {
-        self.repo
-            .journal_events()
-            .into_iter()
-            .filter(|e| e["event"] == name)
-            .collect()
+        self.repo.journal_events_named(name)
     }
 }
 

@@ -394,19 +394,9 @@ fn plan_gemini(
                 .into(),
         );
     }
-    let path = gemini::settings_path(opts.scope, repo, homes);
-    let before = read_opt(&path)?;
     let want = wanted_for(&opts.hooks, opts.watch, Agent::Gemini);
-    let (after, changes) = edit_hooks_json(&path, before.as_deref(), Some(&want))
-        .map_err(|e| gemini::comment_hint(e, before.as_deref().unwrap_or("")))?;
-    plan.edits.push(FileEdit {
-        path,
-        kind: FileKind::GeminiSettings,
-        before,
-        after,
-        changes,
-        backup: true,
-    });
+    let path = gemini::settings_path(opts.scope, repo, homes);
+    plan.edits.push(gemini_settings_edit(path, Some(&want))?);
     let trust = gemini::folder_trust(repo, homes)?;
     if trust.runs_hooks() {
         return Ok(());
@@ -427,6 +417,22 @@ fn plan_gemini(
         plan.problems.push(problem);
     }
     Ok(())
+}
+
+/// Gemini CLI's settings file with our hooks brought to `want` (None: taken out). A parse error
+/// says that comments (which Gemini allows) are the likely cause.
+fn gemini_settings_edit(path: PathBuf, want: Option<&[Wanted]>) -> Result<FileEdit, EditError> {
+    let before = read_opt(&path)?;
+    let (after, changes) = edit_hooks_json(&path, before.as_deref(), want)
+        .map_err(|e| gemini::comment_hint(e, before.as_deref().unwrap_or("")))?;
+    Ok(FileEdit {
+        path,
+        kind: FileKind::GeminiSettings,
+        before,
+        after,
+        changes,
+        backup: true,
+    })
 }
 
 /// A file holding only our content (we created it) needs no backup: nothing of the user's
@@ -506,16 +512,7 @@ pub fn plan_uninstall(
     }
     if targets.gemini {
         let path = gemini::settings_path(scope, repo, homes);
-        let before = read_opt(&path)?;
-        let (after, changes) = edit_hooks_json(&path, before.as_deref(), None)?;
-        plan.edits.push(FileEdit {
-            path,
-            kind: FileKind::GeminiSettings,
-            before,
-            after,
-            changes,
-            backup: true,
-        });
+        plan.edits.push(gemini_settings_edit(path, None)?);
     }
     if scope == Scope::Project {
         let (files, _) = instruction_targets(repo, homes, targets)?;

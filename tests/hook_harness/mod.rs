@@ -106,6 +106,14 @@ impl Repo {
     pub fn journal_events(&self) -> Vec<serde_json::Value> {
         self.store().journal()
     }
+
+    /// The journal's events of one kind (`"event": name`).
+    pub fn journal_events_named(&self, name: &str) -> Vec<serde_json::Value> {
+        self.journal_events()
+            .into_iter()
+            .filter(|e| e["event"] == name)
+            .collect()
+    }
 }
 
 /// The handoff every golden test delivers.

@@ -206,8 +206,8 @@ impl Sandbox {
         }
         assert_eq!(
             run.status,
-            Some(0),
-            "the client failed:\n--- stdout\n{}\n--- stderr\n{}",
+            Some(opts.expect_status),
+            "the client did not exit as expected:\n--- stdout\n{}\n--- stderr\n{}",
             run.stdout,
             run.stderr
         );
@@ -237,6 +237,8 @@ pub struct RunOpts<'a> {
     pub max_turns: u32,
     /// Input tokens the server reports when no turn says otherwise.
     pub default_usage: u64,
+    /// The exit status the client must end with (0 unless a test expects a refusal).
+    pub expect_status: i32,
 }
 
 impl<'a> RunOpts<'a> {
@@ -246,6 +248,7 @@ impl<'a> RunOpts<'a> {
             resume: None,
             max_turns: 6,
             default_usage: 1200,
+            expect_status: 0,
         }
     }
     pub fn resume(mut self, id: &str) -> RunOpts<'a> {

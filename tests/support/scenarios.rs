@@ -335,20 +335,26 @@ pub fn save_progress_is_asked_once(agent: Agent) {
     assert_no_hook_errors(&sb, &[&s1, &s2]);
 }
 
+/// A first session whose model saves the handoff through the shell tool and stops: the
+/// history the compaction scenarios then resume.
+fn handoff_saved_in_a_short_session(sb: &Sandbox) -> Run {
+    let write = sb.write_command(&HANDOFF);
+    sb.run(
+        vec![
+            Turn::shell(&write).usage(4_000),
+            Turn::text("Saved.").usage(4_500),
+        ],
+        RunOpts::prompt("Save the state of the work."),
+    )
+}
+
 /// Scenario 4 (Claude Code): `/compact` on a resumed session. The journal holds the PreCompact
 /// snapshot, the compaction request carries our instructions, and the first request after the
 /// compaction carries the handoff again.
 pub fn compaction_claude() {
     let agent = Agent::Claude;
     let sb = Sandbox::new(agent, Trust::BypassFlag);
-    let write = sb.write_command(&HANDOFF);
-    let s1 = sb.run(
-        vec![
-            Turn::shell(&write).usage(4_000),
-            Turn::text("Saved.").usage(4_500),
-        ],
-        RunOpts::prompt("Save the state of the work."),
-    );
+    let s1 = handoff_saved_in_a_short_session(&sb);
     let sid = s1.session_id();
     let compact = sb.run(vec![], RunOpts::prompt("/compact").resume(&sid));
     let creqs = compact.compaction_requests();
@@ -450,14 +456,7 @@ pub fn compaction_codex() {
 pub fn compaction_gemini() {
     let agent = Agent::Gemini;
     let sb = Sandbox::new(agent, Trust::BypassFlag);
-    let write = sb.write_command(&HANDOFF);
-    let s1 = sb.run(
-        vec![
-            Turn::shell(&write).usage(4_000),
-            Turn::text("Saved.").usage(4_500),
-        ],
-        RunOpts::prompt("Save the state of the work."),
-    );
+    let s1 = handoff_saved_in_a_short_session(&sb);
     // Resumed, so that there is history to compress (with a single exchange Gemini CLI finds
     // nothing to compress and skips it).
     let run = sb.run(
