@@ -592,6 +592,13 @@ impl Plan {
                     }
                     handover_base::atomic::write_atomic(&e.path, text.as_bytes())
                         .map_err(|err| EditError::new(&e.path, format!("cannot write: {err}")))?;
+                    if e.kind == FileKind::GeminiTrust && e.before.is_none() {
+                        // Gemini CLI creates this list of the user's folders for the owner only.
+                        use std::os::unix::fs::PermissionsExt;
+                        fs::set_permissions(&e.path, fs::Permissions::from_mode(0o600)).map_err(
+                            |err| EditError::new(&e.path, format!("cannot set permissions: {err}")),
+                        )?;
+                    }
                 }
                 None => {
                     fs::remove_file(&e.path)

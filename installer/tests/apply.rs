@@ -648,6 +648,12 @@ fn gemini_install_trust_status_and_uninstall() {
         fs::read_to_string(&trusted_folders).unwrap(),
         format!("{{\n  \"{}\": \"TRUST_FOLDER\"\n}}", e.repo.display())
     );
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        fs::metadata(&trusted_folders).unwrap().permissions().mode() & 0o777,
+        0o600,
+        "created for the owner only, as Gemini CLI does"
+    );
     let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
     assert_eq!(s.json["gemini"]["folder_trust"], "trusted");
     assert!(s.problems.is_empty(), "{:?}", s.problems);
