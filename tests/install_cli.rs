@@ -1,5 +1,6 @@
 //! src/cli/install.rs on its own (the lead wires it into main): argument parsing, the
 //! environment it reads, the guard call, exit codes and what it prints.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../src/cli/install.rs"]
 #[allow(dead_code)]
