@@ -2,6 +2,7 @@
 //! tests/support/scenarios.rs wherever Gemini CLI has the mechanism (docs/compatibility.md says
 //! where it differs), plus a handoff written from Claude Code and delivered in Gemini CLI.
 //! Needs node/npm and root (`unshare -n`); set HANDOVER_SKIP_E2E=1 to skip them loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 
 use support::{clients, scenarios, Agent, Trust};

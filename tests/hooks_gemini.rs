@@ -4,6 +4,7 @@
 //! `model.compressionThreshold` the user set), and PreCompress, which Gemini fires before every
 //! request, acting only before a real compression and re-injecting the handoff after it.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod hook_harness;
 
 use hook_harness::*;
