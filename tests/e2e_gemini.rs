@@ -123,3 +123,11 @@ fn gemini_runs_our_hooks_only_in_a_trusted_folder() {
         );
     }
 }
+
+/// And the other way round: written in Gemini CLI, delivered in Claude Code.
+#[test]
+fn cross_agent_written_in_gemini_delivered_in_claude() {
+    if clients("cross_agent_written_in_gemini_delivered_in_claude").is_some() {
+        scenarios::handoff_crosses_agents(Agent::Gemini, Agent::Claude);
+    }
+}
