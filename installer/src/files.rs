@@ -10,7 +10,8 @@ use std::path::{Path, PathBuf};
 pub enum Scope {
     /// `.claude/settings.json`, `.codex/hooks.json` in the repository (shared, committed).
     Project,
-    /// `.claude/settings.local.json` (private). Codex has no local layer: project is used.
+    /// `.claude/settings.local.json` (private). Codex and Gemini CLI have no local layer:
+    /// project is used.
     Local,
     /// `~/.claude/settings.json`, `$CODEX_HOME/hooks.json`.
     User,
@@ -30,6 +31,7 @@ impl Scope {
 pub struct Targets {
     pub claude: bool,
     pub codex: bool,
+    pub gemini: bool,
 }
 
 /// Home directories, injected so tests never touch the real `~`.
@@ -39,19 +41,27 @@ pub struct Homes {
     pub home: PathBuf,
     /// `$CODEX_HOME`, default `~/.codex`.
     pub codex_home: PathBuf,
+    /// Gemini CLI's user directory: `$GEMINI_CLI_HOME/.gemini`, default `~/.gemini`.
+    pub gemini_home: PathBuf,
     /// Where backups go (outside every repository): `$XDG_STATE_HOME/handover/backups`, default
     /// `~/.local/state/handover/backups` (see backup.rs).
     pub backups: PathBuf,
 }
 
 impl Homes {
-    /// From the environment: `$HOME` (via `dirs`), `$CODEX_HOME`, the state directory.
+    /// From the environment: `$HOME` (via `dirs`), `$CODEX_HOME`, `$GEMINI_CLI_HOME`, the
+    /// state directory.
     pub fn from_env() -> Option<Homes> {
         let home = dirs::home_dir()?;
-        let codex_home = std::env::var_os("CODEX_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| home.join(".codex"));
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let codex_home = var("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
+        let gemini_home = var("GEMINI_CLI_HOME")
+            .unwrap_or_else(|| home.clone())
+            .join(".gemini");
         let state = dirs::state_dir()
             .or_else(dirs::data_local_dir)
             .unwrap_or_else(|| home.join(".local").join("state"));
@@ -59,14 +69,17 @@ impl Homes {
             backups: state.join("handover").join("backups"),
             home,
             codex_home,
+            gemini_home,
         })
     }
 
-    /// `home` with the default Codex home and backups directory under it (tests, sandboxes).
+    /// `home` with the default Codex and Gemini homes and backups directory under it (tests,
+    /// sandboxes).
     pub fn under(home: &Path) -> Homes {
         Homes {
             home: home.to_path_buf(),
             codex_home: home.join(".codex"),
+            gemini_home: home.join(".gemini"),
             backups: home.join(".local/state/handover/backups"),
         }
     }
@@ -129,6 +142,25 @@ pub fn instruction_files(repo: &Path, targets: Targets) -> Vec<PathBuf> {
         out.push(claude);
     }
     out
+}
+
+/// The instructions files for these targets, with Gemini CLI's context file added when it is
+/// not one of them already; plus a note when its configured name was not usable.
+pub fn instruction_targets(
+    repo: &Path,
+    homes: &Homes,
+    targets: Targets,
+) -> Result<(Vec<PathBuf>, Option<String>), EditError> {
+    let mut files = instruction_files(repo, targets);
+    let mut note = None;
+    if targets.gemini {
+        let (file, problem) = crate::gemini::context_file(repo, homes)?;
+        note = problem;
+        if !files.iter().any(|f| *f == file || same_file(f, &file)) {
+            files.push(file);
+        }
+    }
+    Ok((files, note))
 }
 
 /// How a path is shown to the user: relative to the repository when inside it.

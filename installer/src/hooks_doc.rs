@@ -1,4 +1,5 @@
-//! The editor shared by Claude Code settings files and Codex `hooks.json`: both hold
+//! The editor shared by Claude Code settings files, Codex `hooks.json` and Gemini CLI's
+//! settings files: all hold
 //! `{"hooks": {"<Event>": [{"matcher"?: "...", "hooks": [{"type": "command", "command": ...}]}]}}`.
 //!
 //! Pure functions over a parsed document (`json_doc::Value`, keys in file order). Our handlers are found by the program their
@@ -9,26 +10,30 @@ use crate::command::{recognise, Recognised};
 use crate::error::EditError;
 use crate::json_doc::{Map, Value};
 use crate::report::{Change, ChangeKind};
-use handover_base::hook_exe::{HookExe, TIMEOUT_SECS};
+use handover_base::hook_exe::{timeout_for, HookExe};
+use handover_base::Agent;
 use std::path::Path;
 
-/// One handler we want: this executable on this event, running this command.
+/// One handler we want: this executable on this event, running this command, with this
+/// `timeout` (in the client's unit).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Wanted {
     pub exe: HookExe,
     pub event: &'static str,
     pub command: String,
+    pub timeout: u64,
 }
 
-/// The full set of handlers for the given executables and commands, in a fixed order.
-pub fn wanted(commands: &[(HookExe, String)]) -> Vec<Wanted> {
+/// The full set of handlers for `agent` (its event names and timeout unit), in a fixed order.
+pub fn wanted_by(agent: Agent, commands: &[(HookExe, String)]) -> Vec<Wanted> {
     let mut out = Vec::new();
     for (exe, command) in commands {
-        for event in exe.events() {
+        for event in exe.events_for(agent) {
             out.push(Wanted {
                 exe: *exe,
                 event,
                 command: command.clone(),
+                timeout: timeout_for(agent),
             });
         }
     }
@@ -107,11 +112,11 @@ pub fn find(doc: &Value) -> (Vec<Found>, Vec<Mention>) {
     (ours, mentions)
 }
 
-fn handler_json(command: &str) -> Value {
+fn handler_json(command: &str, timeout: u64) -> Value {
     Value::object([
         ("type", Value::from("command")),
         ("command", Value::from(command)),
-        ("timeout", Value::from(TIMEOUT_SECS)),
+        ("timeout", Value::from(timeout)),
     ])
 }
 
@@ -160,8 +165,8 @@ fn hooks_object<'a>(
 /// What to do with one handler of ours, decided before anything is edited.
 #[derive(Clone, Debug)]
 enum Action {
-    /// Bring it to this wanted command (prefix kept).
-    Update(String),
+    /// Bring it to this wanted command (prefix kept) and timeout.
+    Update(String, u64),
     Remove,
     /// A copy with the user's prefix we would otherwise remove: left alone, reported.
     KeepExtra,
@@ -237,20 +242,20 @@ fn act(action: &Action, h: &mut Value, event: &str, changes: &mut Vec<Change>) -
                 ));
             true
         }
-        Action::Update(core) => {
+        Action::Update(core, timeout) => {
             let want = ours.with_core(core);
             let Some(obj) = h.as_object_mut() else {
                 return true;
             };
             let same = obj.get("command").and_then(Value::as_str) == Some(want.as_str())
-                && obj.get("timeout").and_then(Value::as_u64) == Some(TIMEOUT_SECS)
+                && obj.get("timeout").and_then(Value::as_u64) == Some(*timeout)
                 && obj.get("type").and_then(Value::as_str) == Some("command");
             if same {
                 changes.push(Change::new(ChangeKind::Unchanged, label(ours.exe, event)));
             } else {
                 obj.insert("type".into(), Value::from("command"));
                 obj.insert("command".into(), Value::from(want));
-                obj.insert("timeout".into(), Value::from(TIMEOUT_SECS));
+                obj.insert("timeout".into(), Value::from(*timeout));
                 changes.push(Change::new(ChangeKind::Updated, label(ours.exe, event)));
             }
             true
@@ -299,7 +304,7 @@ pub fn install(doc: &mut Value, want: &[Wanted], file: &Path) -> Result<Vec<Chan
             .find(|f| !f.prefix.trim().is_empty())
             .or(here.first());
         match keep {
-            Some(k) => actions.push((position(k), Action::Update(w.command.clone()))),
+            Some(k) => actions.push((position(k), Action::Update(w.command.clone(), w.timeout))),
             None if mentions
                 .iter()
                 .any(|m| m.exe == w.exe && m.event == w.event) => {}
@@ -334,7 +339,7 @@ pub fn install(doc: &mut Value, want: &[Wanted], file: &Path) -> Result<Vec<Chan
         if let Value::Array(groups) = groups {
             groups.push(Value::object([(
                 "hooks",
-                Value::Array(vec![handler_json(&w.command)]),
+                Value::Array(vec![handler_json(&w.command, w.timeout)]),
             )]));
             changes.push(Change::new(ChangeKind::Added, label(w.exe, w.event)));
         }

@@ -120,6 +120,23 @@ impl Value {
         self.as_object_mut()?.get_mut(key)
     }
 
+    /// The value at a JSON Pointer (RFC 6901, as `serde_json::Value::pointer`): `/a/0/b`.
+    pub fn pointer(&self, pointer: &str) -> Option<&Value> {
+        if pointer.is_empty() {
+            return Some(self);
+        }
+        let mut at = self;
+        for token in pointer.strip_prefix('/')?.split('/') {
+            let token = token.replace("~1", "/").replace("~0", "~");
+            at = match at {
+                Value::Object(m) => m.get(&token)?,
+                Value::Array(a) => a.get(token.parse::<usize>().ok()?)?,
+                _ => return None,
+            };
+        }
+        Some(at)
+    }
+
     pub fn as_object(&self) -> Option<&Map> {
         match self {
             Value::Object(m) => Some(m),
@@ -155,6 +172,13 @@ impl Value {
     pub fn as_str(&self) -> Option<&str> {
         match self {
             Value::String(s) => Some(s),
+            _ => None,
+        }
+    }
+
+    pub fn as_bool(&self) -> Option<bool> {
+        match self {
+            Value::Bool(b) => Some(*b),
             _ => None,
         }
     }
@@ -306,6 +330,11 @@ mod tests {
         m.insert("a".into(), Value::from(1));
         m.remove("c");
         m.get_or_insert_with("d", || Value::Null);
-        assert_eq!(Value::Object(m).to_string(), r#"{"a":1,"b":"b","d":null}"#);
+        let v = Value::Object(m);
+        assert_eq!(v.to_string(), r#"{"a":1,"b":"b","d":null}"#);
+        let nested: Value = serde_json::from_str(r#"{"x": [{"a/b": 7}]}"#).unwrap();
+        assert_eq!(nested.pointer("/x/0/a~1b").and_then(Value::as_u64), Some(7));
+        assert_eq!(nested.pointer("/x/1"), None);
+        assert_eq!(v.pointer(""), Some(&v));
     }
 }

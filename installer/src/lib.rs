@@ -1,4 +1,5 @@
-//! Editing other programs' configuration files (Claude Code, Codex) without damaging them.
+//! Editing other programs' configuration files (Claude Code, Codex, Gemini CLI) without
+//! damaging them.
 //!
 //! Pure editors (text in → text out + a report of what changed) with reading, atomic writing,
 //! backups and the Codex JSON-RPC client at the edges. See docs/install.md.
@@ -11,6 +12,7 @@ pub mod diff;
 pub mod error;
 pub mod files;
 pub mod flow;
+pub mod gemini;
 pub mod hooks_doc;
 pub mod hooks_file;
 pub mod instructions;

@@ -10,9 +10,10 @@ use crate::codex_config;
 use crate::diff;
 use crate::error::EditError;
 use crate::files::{
-    claude_settings_path, codex_hooks_path, confine_for, display_path, instruction_files, read_opt,
-    Homes, Scope, Targets,
+    claude_settings_path, codex_hooks_path, confine_for, display_path, instruction_targets,
+    read_opt, Homes, Scope, Targets,
 };
+use crate::gemini;
 use crate::hooks_doc::{self, Wanted};
 use crate::hooks_file::edit_hooks_json;
 use crate::instructions;
@@ -31,6 +32,8 @@ pub enum FileKind {
     ClaudeSettings,
     CodexHooks,
     CodexConfig,
+    GeminiSettings,
+    GeminiTrust,
     Instructions,
 }
 
@@ -87,7 +90,8 @@ pub struct InstallOptions {
     /// `--enable-codex-hooks`: turn `[features] hooks = false` back on.
     pub enable_codex_hooks: bool,
     /// `--trust`: mark the project trusted in the user config (the hooks themselves are trusted
-    /// afterwards through `codex app-server`, see codex_trust).
+    /// afterwards through `codex app-server`, see codex_trust); for Gemini CLI, add the
+    /// repository to `~/.gemini/trustedFolders.json`.
     pub trust: bool,
     pub hooks: HookPaths,
 }
@@ -104,7 +108,7 @@ pub struct Plan {
 
 /// The handlers an install wants for one agent.
 pub fn wanted_for(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<Wanted> {
-    hooks_doc::wanted(&commands(hooks, watch, agent))
+    hooks_doc::wanted_by(agent, &commands(hooks, watch, agent))
 }
 
 fn commands(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<(HookExe, String)> {
@@ -124,7 +128,11 @@ fn hooks_file_edit(
     confine: Option<PathBuf>,
 ) -> Result<FileEdit, EditError> {
     let before = read_opt(&path)?;
-    let (after, changes) = edit_hooks_json(&path, before.as_deref(), want)?;
+    let (after, changes) =
+        edit_hooks_json(&path, before.as_deref(), want).map_err(|e| match kind {
+            FileKind::GeminiSettings => gemini::comment_hint(e, before.as_deref().unwrap_or("")),
+            _ => e,
+        })?;
     Ok(FileEdit::new(path, kind, before, after, changes, confine))
 }
 
@@ -219,6 +227,50 @@ fn plan_codex_config_install(
     Ok(())
 }
 
+/// Gemini CLI's part of an install: the hooks in its settings, and folder trust (written with
+/// `--trust`, else a problem saying what to do: Gemini runs no hooks in an untrusted folder).
+fn plan_gemini(
+    repo: &Path,
+    homes: &Homes,
+    opts: &InstallOptions,
+    plan: &mut Plan,
+) -> Result<(), EditError> {
+    if opts.scope == Scope::Local {
+        plan.notes.push(
+            "Gemini CLI has no local scope; its hooks go to the project's .gemini/settings.json."
+                .into(),
+        );
+    }
+    let want = wanted_for(&opts.hooks, opts.watch, Agent::Gemini);
+    let path = gemini::settings_path(opts.scope, repo, homes);
+    plan.edits.push(hooks_file_edit(
+        FileKind::GeminiSettings,
+        path,
+        Some(&want),
+        confine_for(opts.scope, repo),
+    )?);
+    let trust = gemini::folder_trust(repo, homes)?;
+    if trust.runs_hooks() {
+        return Ok(());
+    }
+    if opts.trust && matches!(trust, gemini::FolderTrust::Unknown) {
+        let path = gemini::trusted_folders_path(homes);
+        let before = read_opt(&path)?;
+        let (after, change) = gemini::trust_repo(&path, before.as_deref(), repo)?;
+        plan.edits.push(FileEdit::new(
+            path,
+            FileKind::GeminiTrust,
+            before,
+            after,
+            vec![change],
+            None,
+        ));
+    } else if let Some(problem) = gemini::trust_problem(repo, homes, &trust) {
+        plan.problems.push(problem);
+    }
+    Ok(())
+}
+
 pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result<Plan, EditError> {
     let mut plan = Plan::new(homes);
     let confine = confine_for(opts.scope, repo);
@@ -247,8 +299,13 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         plan.edits.push(edit);
         plan_codex_config_install(&mut plan, repo, homes, opts, &moved)?;
     }
+    if opts.targets.gemini {
+        plan_gemini(repo, homes, opts, &mut plan)?;
+    }
     if opts.scope == Scope::Project {
-        for path in instruction_files(repo, opts.targets) {
+        let (files, note) = instruction_targets(repo, homes, opts.targets)?;
+        plan.notes.extend(note);
+        for path in files {
             let before = read_opt(&path)?;
             if let Some(text) = &before {
                 instructions::check(&path, text)?;
@@ -265,7 +322,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         }
     } else {
         plan.notes.push(format!(
-            "AGENTS.md / CLAUDE.md are shared project files: the {} scope leaves them alone (install with --scope project to add the handover section).",
+            "AGENTS.md / CLAUDE.md / GEMINI.md are shared project files: the {} scope leaves them alone (install with --scope project to add the handover section).",
             opts.scope.as_str()
         ));
     }
@@ -308,8 +365,18 @@ pub fn plan_uninstall(
                 .extend(codex_config_edit(cfg_path, Some(cfg_before), &doc, changes));
         }
     }
+    if targets.gemini {
+        let path = gemini::settings_path(scope, repo, homes);
+        plan.edits.push(hooks_file_edit(
+            FileKind::GeminiSettings,
+            path,
+            None,
+            confine_for(scope, repo),
+        )?);
+    }
     if scope == Scope::Project {
-        for path in instruction_files(repo, targets) {
+        let (files, _) = instruction_targets(repo, homes, targets)?;
+        for path in files {
             if let Some(before) = read_opt(&path)? {
                 instructions::check(&path, &before)?;
                 let (after, change) = instructions::uninstall(&before, "handover section");

@@ -1,5 +1,6 @@
 //! `handover status`, installer part: per agent and scope, whether our hooks are installed, up
-//! to date, duplicated; the Codex feature flag, project trust and hook trust; and what to do.
+//! to date, duplicated; the Codex feature flag, project trust and hook trust; Gemini CLI's
+//! folder trust; and what to do.
 //! Read-only and cheap: no process is started (hook trust is read from the config; the hashes
 //! are only verified by `install --trust`, which asks Codex itself).
 //!
@@ -10,12 +11,13 @@
 use crate::codex_config::{self, FeatureFlags};
 use crate::codex_trust::TrustStatus;
 use crate::files::{
-    claude_settings_path, codex_hooks_path, instruction_files, read_opt, Homes, Scope, Targets,
+    claude_settings_path, codex_hooks_path, instruction_targets, read_opt, Homes, Scope, Targets,
 };
+use crate::gemini::{self, FolderTrust};
 use crate::hooks_doc::{self, Found, Mention};
 use crate::json_layout;
 use crate::locate::HookPaths;
-use handover_base::hook_exe::{command_for, HookExe, TIMEOUT_SECS};
+use handover_base::hook_exe::{command_for, timeout_for, HookExe};
 use handover_base::Agent;
 use serde::{Serialize, Serializer};
 use std::path::{Path, PathBuf};
@@ -25,9 +27,13 @@ use std::path::{Path, PathBuf};
 pub struct Report {
     pub claude: ClaudeStatus,
     pub codex: CodexStatus,
-    /// Whether AGENTS.md / CLAUDE.md hold the handover section (serialised as name → bool).
+    pub gemini: GeminiStatus,
+    /// Whether AGENTS.md / CLAUDE.md / GEMINI.md hold the handover section (serialised as name → bool).
     #[serde(serialize_with = "instructions_map")]
     pub instructions: Vec<InstructionsFile>,
+    /// Why Gemini CLI's context file could not be found (the others are listed then).
+    #[serde(skip)]
+    pub instructions_error: Option<String>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -51,6 +57,23 @@ pub struct CodexStatus {
     /// What Codex itself reported (`--check-trust`), when it was asked.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub live_trust: Option<LiveTrust>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GeminiStatus {
+    /// Project and user settings.json, serialised under their scope names.
+    #[serde(flatten, serialize_with = "by_scope")]
+    pub scopes: Vec<ScopeStatus>,
+    /// Whether Gemini CLI trusts the repository (it runs no hooks in an untrusted folder), or
+    /// why that could not be read (then it is not serialised).
+    #[serde(
+        skip_serializing_if = "Result::is_err",
+        serialize_with = "folder_trust"
+    )]
+    pub folder_trust: Result<FolderTrust, String>,
+    /// What the user must do for Gemini CLI to run the hooks, when it will not yet.
+    #[serde(skip)]
+    pub trust_problem: Option<String>,
 }
 
 /// One settings or hooks file of an agent, at one scope.
@@ -249,9 +272,9 @@ impl ScopeStatus {
         let installed = file.error.is_none()
             && [HookExe::SessionStart, HookExe::PreCompact]
                 .into_iter()
-                .all(|e| e.events().iter().all(|ev| file.has(e, ev)));
+                .all(|e| e.events_for(agent).iter().all(|ev| file.has(e, ev)));
         let watch = HookExe::ContextWatch
-            .events()
+            .events_for(agent)
             .iter()
             .all(|ev| file.has(HookExe::ContextWatch, ev));
         let twice = file.ours.iter().any(|o| file.runs(o.exe, &o.event) > 1);
@@ -262,7 +285,7 @@ impl ScopeStatus {
                 && !twice
                 && file.ours.iter().all(|o| {
                     o.command == format!("{}{}", o.prefix, command_for(h.get(o.exe), agent))
-                        && o.timeout == Some(TIMEOUT_SECS)
+                        && o.timeout == Some(timeout_for(agent))
                 })
         });
         ScopeStatus {
@@ -430,29 +453,89 @@ pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Repor
         live_trust: None,
     };
     codex.config = codex_config_status(repo, homes, &mut codex.scopes);
-    let instructions = instruction_files(
-        repo,
-        Targets {
-            claude: true,
-            codex: true,
-        },
-    )
-    .into_iter()
-    .map(|path| InstructionsFile {
-        present: read_opt(&path)
-            .ok()
-            .flatten()
-            .is_some_and(|t| crate::instructions::is_present(&t)),
-        name: path
-            .file_name()
-            .map(|n| n.to_string_lossy().into_owned())
-            .unwrap_or_default(),
-    })
-    .collect();
+    let gemini = gemini_status(repo, homes, expected);
+    let all = Targets {
+        claude: true,
+        codex: true,
+        gemini: true,
+    };
+    let (files, instructions_error) = match instruction_targets(repo, homes, all) {
+        Ok((files, _)) => (files, None),
+        Err(e) => {
+            let without_gemini = Targets {
+                gemini: false,
+                ..all
+            };
+            let files = instruction_targets(repo, homes, without_gemini)
+                .map(|(f, _)| f)
+                .unwrap_or_default();
+            (files, Some(e.to_string()))
+        }
+    };
+    let instructions = files
+        .into_iter()
+        .map(|path| InstructionsFile {
+            present: read_opt(&path)
+                .ok()
+                .flatten()
+                .is_some_and(|t| crate::instructions::is_present(&t)),
+            name: path
+                .file_name()
+                .map(|n| n.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+        })
+        .collect();
     Report {
         claude,
         codex,
+        gemini,
         instructions,
+        instructions_error,
+    }
+}
+
+fn gemini_status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> GeminiStatus {
+    let folder_trust = gemini::folder_trust(repo, homes).map_err(|e| e.to_string());
+    GeminiStatus {
+        scopes: read_scopes(
+            Agent::Gemini,
+            &[Scope::Project, Scope::User],
+            gemini::settings_path,
+            repo,
+            homes,
+            expected,
+        ),
+        trust_problem: folder_trust
+            .as_ref()
+            .ok()
+            .and_then(|t| gemini::trust_problem(repo, homes, t)),
+        folder_trust,
+    }
+}
+
+impl GeminiStatus {
+    fn lines(&self, out: &mut Vec<String>) {
+        for s in &self.scopes {
+            s.lines(out);
+        }
+        if let Ok(trust) = &self.folder_trust {
+            out.push(format!("gemini: folder trust {}", trust.as_str()));
+        }
+    }
+
+    /// Gemini CLI runs no hooks in a folder it does not trust: said when ours are installed.
+    fn problems(&self, out: &mut Vec<String>) {
+        for s in &self.scopes {
+            s.problems(out);
+        }
+        out.extend(several_scopes_problem(Agent::Gemini, &self.scopes));
+        match &self.folder_trust {
+            Err(e) => out.push(e.clone()),
+            Ok(_) if self.scopes.iter().any(|s| !s.file.ours.is_empty()) => {
+                out.extend(self.trust_problem.iter().cloned());
+            }
+            Ok(_) => {}
+        }
     }
 }
 
@@ -605,6 +688,7 @@ impl Report {
         if let Ok(cfg) = &self.codex.config {
             cfg.lines(&self.codex.scopes, &mut out);
         }
+        self.gemini.lines(&mut out);
         for i in &self.instructions {
             out.push(format!(
                 "{}: handover section {}",
@@ -639,6 +723,8 @@ impl Report {
             Ok(cfg) => cfg.problems(&self.codex.scopes, &mut out),
             Err(e) => out.push(e.clone()),
         }
+        self.gemini.problems(&mut out);
+        out.extend(self.instructions_error.iter().cloned());
         if let Some(live) = &self.codex.live_trust {
             live.problems(&mut out);
         }
@@ -715,6 +801,10 @@ fn instructions_map<S: Serializer>(files: &[InstructionsFile], s: S) -> Result<S
 
 fn ok_only<S: Serializer, T: Serialize, E>(r: &Result<T, E>, s: S) -> Result<S::Ok, S::Error> {
     r.as_ref().ok().serialize(s)
+}
+
+fn folder_trust<S: Serializer>(t: &Result<FolderTrust, String>, s: S) -> Result<S::Ok, S::Error> {
+    t.as_ref().ok().map(FolderTrust::as_str).serialize(s)
 }
 
 fn on_off<S: Serializer>(flags: &FeatureFlags, s: S) -> Result<S::Ok, S::Error> {
