@@ -505,13 +505,11 @@ fn string_flags_and_profile_features_are_flagged() {
 #[test]
 fn gemini_settings_keep_other_hooks_and_settings_with_gemini_events_and_ms_timeouts() {
     round_trip("gemini-settings.json", Agent::Gemini, true);
-    let v = json(&install(
-        "x",
-        &fixture("gemini-settings.json"),
-        Agent::Gemini,
-        true,
-    ));
-    let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
+    let installed = install("x", &fixture("gemini-settings.json"), Agent::Gemini, true);
+    let v = json(&installed);
+    // Read in file order (serde_json's own map sorts its keys).
+    let doc: handover_installer::json_doc::Value = serde_json::from_str(&installed).unwrap();
+    let keys: Vec<_> = doc.as_object().unwrap().keys().cloned().collect();
     assert_eq!(
         keys,
         [
@@ -523,7 +521,14 @@ fn gemini_settings_keep_other_hooks_and_settings_with_gemini_events_and_ms_timeo
             "hooksConfig"
         ]
     );
-    let events: Vec<_> = v["hooks"].as_object().unwrap().keys().cloned().collect();
+    let events: Vec<_> = doc
+        .get("hooks")
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
     assert_eq!(
         events,
         [
