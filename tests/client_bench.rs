@@ -10,7 +10,7 @@
 //! namespace) and what ours add per hook event beyond the no-op hook. A benchmark, not a test:
 //! it asserts nothing about time. Figures and method: docs/benchmarks.md. Run with
 //!
-//!     cargo test --release --workspace --test client_bench -- --ignored --nocapture
+//!     cargo test --release --test client_bench -- --ignored --nocapture
 //!
 //! `HANDOVER_CLIENT_BENCH_ROUNDS` sets the rounds (default 9). `HANDOVER_CLIENT_BENCH_BASELINE`,
 //! a directory of other hook executables (an older build, say), adds a fourth way, "baseline",
@@ -158,7 +158,13 @@ fn sandbox(agent: Agent, way: &Way, noop: &Path) -> Sandbox {
     sb
 }
 
+/// One session; its client time, and the run (for its hooks' debug log).
 fn session(sb: &Sandbox) -> Duration {
+    let run = session_run(sb);
+    run.client_time.unwrap_or(run.elapsed)
+}
+
+fn session_run(sb: &Sandbox) -> support::Run {
     let mut turns: Vec<Turn> = (1..=TOOL_CALLS)
         .map(|i| Turn::shell(&format!("echo step {i}")).usage(2_000 + 100 * i as u64))
         .collect();
@@ -177,7 +183,30 @@ fn session(sb: &Sandbox) -> Duration {
         TOOL_CALLS + 1,
         run.describe()
     );
-    run.client_time.unwrap_or(run.elapsed)
+    run
+}
+
+/// Our hooks' own time per call (from their start to their answer, as their debug log states
+/// it: `... -> silent in 3 ms`), by event, from the log of one session. Not timed with the
+/// session: it shows where a hook's time goes, with less noise than whole sessions.
+fn own_times(run: &support::Run) -> Vec<(String, Vec<f64>)> {
+    let log = std::fs::read_to_string(run.dir.join("hooks.log")).unwrap_or_default();
+    let mut by_event: Vec<(String, Vec<f64>)> = Vec::new();
+    for line in log.lines() {
+        let event = line
+            .split_whitespace()
+            .find_map(|w| w.strip_prefix("event="))
+            .unwrap_or("?");
+        let took = line
+            .rsplit_once(" in ")
+            .and_then(|(_, t)| t.split_whitespace().next()?.parse::<f64>().ok());
+        let Some(ms) = took else { continue };
+        match by_event.iter_mut().find(|(e, _)| e == event) {
+            Some((_, v)) => v.push(ms),
+            None => by_event.push((event.to_string(), vec![ms])),
+        }
+    }
+    by_event
 }
 
 fn bench(
@@ -197,10 +226,11 @@ fn bench(
     assert!(events > TOOL_CALLS, "only {events} hook calls counted");
 
     let sandboxes: Vec<Sandbox> = ways.iter().map(|w| sandbox(agent, w, noop)).collect();
-    // One untimed round: the client's first start in a fresh HOME does extra work.
-    for sb in &sandboxes {
-        session(sb);
-    }
+    // One untimed round: the client's first start in a fresh HOME does extra work. Our hooks
+    // keep their debug log in it (written to the run's directory), for their own times.
+    std::env::remove_var("HANDOVER_HOOK_DEBUG");
+    let warm_up: Vec<support::Run> = sandboxes.iter().map(session_run).collect();
+    std::env::set_var("HANDOVER_HOOK_DEBUG", "0");
     let n = ways.len();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); n];
     for round in 0..rounds {
@@ -236,6 +266,15 @@ fn bench(
                 "  {} beyond no-op hooks: {}\n",
                 way.name(),
                 beyond_noop(i)
+            ));
+            let own: Vec<String> = own_times(&warm_up[i])
+                .iter()
+                .map(|(event, t)| format!("{event} {:.0} ms (x{})", median(t), t.len()))
+                .collect();
+            out.push_str(&format!(
+                "    {}'s own time per call, median by event (warm-up session, debug log on): {}\n",
+                way.name(),
+                own.join(", ")
             ));
         }
     }

@@ -8,7 +8,7 @@ use crate::never_fail::Outcome;
 use crate::output::{ContextEvent, Response};
 use crate::session_state::{SessionFile, SessionState};
 use crate::startup;
-use handover::store::Store;
+use handover_core::store::Store;
 
 /// The re-injection PostCompact armed, if it is armed: disarmed whatever happens, delivered
 /// when there is a handoff. None when the watch goes on to measure.

@@ -7,10 +7,10 @@
 //! measurement is taken") says why that is safe; the alternative, polling until the line
 //! appears, cost every tool call about 60 ms inside the real client.
 
-use crate::agent::Agent;
 use crate::call::Call;
 use crate::transcript::{self, Fullness, Usage};
 use crate::window;
+use handover_base::Agent;
 use std::path::Path;
 
 /// What the client's records say about the context right now.

@@ -19,8 +19,8 @@ use crate::call::Call;
 use crate::never_fail::Outcome;
 use crate::output::{ContextEvent, Response};
 use crate::session_state::{millis, SessionFile, SessionState};
-use handover::context::{save_progress, Pressure};
-use handover::store::Store;
+use handover_core::context::{save_progress, Pressure};
+use handover_core::store::Store;
 use measure::{Fill, Reading};
 use serde_json::json;
 use thresholds::Decision;
@@ -91,7 +91,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         Fill::NoUsage => return Ok(Outcome::silent("no usage in the transcript")),
         Fill::NoTranscript => return Ok(Outcome::silent("no transcript")),
     };
-    let config = handover::config::load(store.root()).unwrap_or_default();
+    let config = handover_core::config::load(store.root()).unwrap_or_default();
     let reading = measure::reading(call, &usage, config.context_window);
     let Some(pressure) = thresholds::pressure(reading.percent, &config) else {
         return Ok(Outcome::silent(reading.describe()));
@@ -154,7 +154,7 @@ fn deliver(
         return Outcome::silent(format!("{measured}; state not saved: {e}"));
     }
     let journal = call.journal(
-        "context_watch",
+        handover_core::store::Event::ContextWatch,
         json!({"action": action, "percent": reading.percent, "used_tokens": reading.used_tokens, "window": reading.window}),
     );
     let mut note = format!("{measured}; {action}");

@@ -4,8 +4,8 @@
 
 use super::Event;
 use crate::session_state::SessionState;
-use handover::config::Config;
-use handover::context::Pressure;
+use handover_core::config::Config;
+use handover_core::context::Pressure;
 
 /// The threshold `percent` has reached, if any.
 pub fn pressure(percent: u8, config: &Config) -> Option<Pressure> {
