@@ -15,6 +15,7 @@
 //! `HANDOVER_CLIENT_BENCH_ROUNDS` sets the rounds (default 9). `HANDOVER_CLIENT_BENCH_BASELINE`,
 //! a directory of other hook executables (an older build, say), adds a fourth way, "baseline",
 //! measured in the same rounds: before and after under the same load.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 
 use std::path::{Path, PathBuf};
