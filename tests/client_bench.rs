@@ -21,7 +21,7 @@ mod support;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 use support::fake_server::Turn;
-use support::{clients, install_hooks, Agent, RunOpts, Sandbox, Trust, HANDOFF};
+use support::{clients, install_hooks, Agent, RunOpts, Sandbox, Trust};
 
 /// Not a test: the fake model server mode of this binary (see support::fake_server).
 #[test]
@@ -132,16 +132,7 @@ fn do_nothing_hooks(dir: &Path, count: Option<&Path>) -> PathBuf {
 /// A project with a handoff (so SessionStart does its whole job), wired one `way`.
 fn sandbox(agent: Agent, way: &Way, noop: &Path) -> Sandbox {
     let sb = Sandbox::unwired(agent, Trust::BypassFlag, "");
-    let w = sb.handover(&[
-        "write",
-        "--goal",
-        HANDOFF.goal,
-        "--next",
-        HANDOFF.next,
-        "--in-progress",
-        HANDOFF.in_progress[0],
-    ]);
-    assert!(w.status.success(), "handover write failed: {w:?}");
+    sb.write_handoff();
     match way {
         Way::Ours => {
             let dir = sb

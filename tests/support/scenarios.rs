@@ -224,22 +224,7 @@ pub fn handoff_reaches_next_session(agent: Agent, trust: Trust) {
 /// the CLI here (scenario 1 covers the shell-tool route).
 pub fn drift_and_stale_are_reported(agent: Agent) {
     let sb = Sandbox::new(agent, Trust::BypassFlag);
-    let w = sb.handover(&[
-        "write",
-        "--goal",
-        HANDOFF.goal,
-        "--next",
-        HANDOFF.next,
-        "--in-progress",
-        HANDOFF.in_progress[0],
-        "--stop-if",
-        HANDOFF.stop_if[0],
-    ]);
-    assert!(
-        w.status.success(),
-        "handover write: {}",
-        String::from_utf8_lossy(&w.stderr)
-    );
+    sb.write_handoff();
     let recorded_head = sb
         .git(&["rev-parse", "--short=7", "HEAD"])
         .trim()
@@ -507,22 +492,7 @@ pub fn nothing_without_handoff(agent: Agent) {
 /// error.
 pub fn corrupted_state_is_recovered(agent: Agent) {
     let sb = Sandbox::new(agent, Trust::BypassFlag);
-    let w = sb.handover(&[
-        "write",
-        "--goal",
-        HANDOFF.goal,
-        "--next",
-        HANDOFF.next,
-        "--in-progress",
-        HANDOFF.in_progress[0],
-        "--stop-if",
-        HANDOFF.stop_if[0],
-    ]);
-    assert!(
-        w.status.success(),
-        "handover write: {}",
-        String::from_utf8_lossy(&w.stderr)
-    );
+    sb.write_handoff();
     let state = sb.project.join(".handover/state.json");
     let original = std::fs::read_to_string(&state).expect("state.json written");
     // Cut in the middle, as a crash or a bad merge would leave it.

@@ -74,12 +74,18 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let fill = measure::fill(call);
 
     if let Some(ctx_event) = event.context_event() {
-        if let Some(outcome) = fallback::reinjection(call, store, &file, &mut st, ctx_event) {
+        let fallbacks = fallback::Fallbacks {
+            call,
+            store,
+            file: &file,
+            event: ctx_event,
+        };
+        if let Some(outcome) = fallbacks.reinjection(&mut st) {
             return Ok(outcome);
         }
         let first_prompt = event == Event::Prompt && !loaded.existed && !fill.has_record();
         if first_prompt {
-            if let Some(outcome) = fallback::first_prompt(call, store, &file, &mut st, ctx_event) {
+            if let Some(outcome) = fallbacks.first_prompt(&mut st) {
                 return Ok(outcome);
             }
         }
