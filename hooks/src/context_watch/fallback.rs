@@ -57,7 +57,7 @@ impl Fallbacks<'_> {
             st.startup_via_fallback = true;
         }
         let mut saved = None;
-        if delivered.is_some() || store.dir().is_dir() {
+        if delivered.is_some() || call.store_usable() {
             saved = file.save(st).err().map(|e| format!("state not saved: {e}"));
         }
         let d = delivered?;

@@ -8,6 +8,7 @@
 //! appears, cost every tool call about 60 ms inside the real client.
 
 use crate::call::Call;
+use crate::gemini;
 use crate::transcript::{self, Fullness, Usage};
 use crate::window;
 use handover_base::Agent;
@@ -40,6 +41,7 @@ pub fn fill(call: &Call) -> Fill {
     let found = match call.agent {
         Agent::Claude => claude_transcript(path),
         Agent::Codex => codex_rollout(path),
+        Agent::Gemini => gemini_chat(path),
     };
     match found {
         None => Fill::NoUsage,
@@ -58,6 +60,12 @@ fn claude_transcript(path: &Path) -> Option<Fullness> {
 fn codex_rollout(path: &Path) -> Option<Fullness> {
     // Same JSONL reader: the two formats' record types do not overlap (transcript.rs).
     transcript::read(path)
+}
+
+/// Gemini CLI's chat file: it writes the reply before it runs the next hook, so the figure is
+/// current.
+fn gemini_chat(path: &Path) -> Option<Fullness> {
+    gemini::read_transcript(path)
 }
 
 /// A usage set against the window it fills.

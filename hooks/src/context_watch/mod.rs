@@ -1,4 +1,6 @@
-//! `handover-context-watch`: UserPromptSubmit, PostToolUse and Stop in both clients.
+//! `handover-context-watch`: UserPromptSubmit, PostToolUse and Stop in Claude Code and Codex;
+//! their Gemini CLI counterparts BeforeAgent, AfterTool and AfterAgent (gemini.rs has its
+//! transcript and its thresholds).
 //!
 //! 1. Fallbacks (prompt and tool events, `fallback.rs`): the re-injection armed by PostCompact
 //!    when SessionStart `compact` did not deliver; the startup context on the first prompt of a
@@ -19,6 +21,7 @@ use crate::call::Call;
 use crate::never_fail::Outcome;
 use crate::output::{ContextEvent, Response};
 use crate::session_state::{millis, SessionFile, SessionState};
+use handover_base::Agent;
 use handover_core::context::{save_progress, Pressure};
 use handover_core::store::Store;
 use measure::{Fill, Reading};
@@ -36,19 +39,22 @@ pub enum Event {
 impl Event {
     fn from_name(name: Option<&str>) -> Option<Event> {
         match name? {
-            "UserPromptSubmit" => Some(Event::Prompt),
-            "PostToolUse" => Some(Event::Tool),
-            "Stop" => Some(Event::Stop),
+            "UserPromptSubmit" | "BeforeAgent" => Some(Event::Prompt),
+            "PostToolUse" | "AfterTool" => Some(Event::Tool),
+            "Stop" | "AfterAgent" => Some(Event::Stop),
             _ => None,
         }
     }
 
-    /// The event's answer can carry context for the model; Stop's can only block.
-    fn context_event(self) -> Option<ContextEvent> {
-        match self {
-            Event::Prompt => Some(ContextEvent::UserPromptSubmit),
-            Event::Tool => Some(ContextEvent::PostToolUse),
-            Event::Stop => None,
+    /// The answer's event name, in the agent's own vocabulary, when the answer can carry
+    /// context for the model; Stop's can only block.
+    fn context_event(self, agent: Agent) -> Option<ContextEvent> {
+        match (self, agent) {
+            (Event::Prompt, Agent::Gemini) => Some(ContextEvent::BeforeAgent),
+            (Event::Tool, Agent::Gemini) => Some(ContextEvent::AfterTool),
+            (Event::Prompt, _) => Some(ContextEvent::UserPromptSubmit),
+            (Event::Tool, _) => Some(ContextEvent::PostToolUse),
+            (Event::Stop, _) => None,
         }
     }
 }
@@ -73,7 +79,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     st.agent = Some(call.agent.as_str().into());
     let fill = measure::fill(call);
 
-    if let Some(ctx_event) = event.context_event() {
+    if let Some(ctx_event) = event.context_event(call.agent) {
         let fallbacks = fallback::Fallbacks {
             call,
             store,
@@ -99,7 +105,8 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     };
     let config = handover_core::config::load(store.root()).unwrap_or_default();
     let reading = measure::reading(call, &usage, config.context_window);
-    let Some(pressure) = thresholds::pressure(reading.percent, &config) else {
+    let (remind, insist) = thresholds::for_agent(call, store, &config);
+    let Some(pressure) = thresholds::pressure(reading.percent, remind, insist) else {
         return Ok(Outcome::silent(reading.describe()));
     };
     if handoff_written_since(store, st.epoch_start_ms) {
@@ -133,7 +140,7 @@ fn deliver(
     decision: Decision,
 ) -> Outcome {
     let measured = reading.describe();
-    let (response, action) = match (decision, event.context_event()) {
+    let (response, action) = match (decision, event.context_event(call.agent)) {
         (Decision::BlockStop, _) => (
             Response::Block {
                 reason: save_progress(Pressure::Insist, reading.percent, &call.command),

@@ -1,17 +1,35 @@
 //! Which threshold a reading has crossed, and whether that calls for saying something now:
 //! each threshold speaks once per context epoch, the Stop block comes once, never while the
-//! client reports `stop_hook_active`. Pure decisions on the session state; no I/O.
+//! client reports `stop_hook_active`. Pure decisions on the session state; the one read is
+//! Gemini CLI's compression point, in `for_agent`.
 
 use super::Event;
+use crate::call::Call;
+use crate::gemini;
 use crate::session_state::SessionState;
+use handover_base::Agent;
 use handover_core::config::Config;
 use handover_core::context::Pressure;
+use handover_core::store::Store;
+
+/// The (remind, insist) thresholds: the configured ones, moved below Gemini CLI's own
+/// compression point for Gemini.
+pub fn for_agent(call: &Call, store: &Store, config: &Config) -> (u8, u8) {
+    let (remind, insist) = (config.remind_percent, config.insist_percent);
+    match call.agent {
+        Agent::Gemini => {
+            let point = gemini::compression_threshold(Some(store.root()));
+            gemini::thresholds(remind, insist, gemini::compress_percent(point))
+        }
+        Agent::Claude | Agent::Codex => (remind, insist),
+    }
+}
 
 /// The threshold `percent` has reached, if any.
-pub fn pressure(percent: u8, config: &Config) -> Option<Pressure> {
-    if percent >= config.insist_percent {
+pub fn pressure(percent: u8, remind: u8, insist: u8) -> Option<Pressure> {
+    if percent >= insist {
         Some(Pressure::Insist)
-    } else if percent >= config.remind_percent {
+    } else if percent >= remind {
         Some(Pressure::Remind)
     } else {
         None
@@ -76,13 +94,12 @@ mod tests {
     use super::*;
 
     #[test]
-    fn pressure_follows_the_configured_thresholds() {
-        let config = Config::default();
-        assert_eq!(pressure(59, &config), None);
-        assert_eq!(pressure(60, &config), Some(Pressure::Remind));
-        assert_eq!(pressure(74, &config), Some(Pressure::Remind));
-        assert_eq!(pressure(75, &config), Some(Pressure::Insist));
-        assert_eq!(pressure(100, &config), Some(Pressure::Insist));
+    fn pressure_follows_the_thresholds() {
+        assert_eq!(pressure(59, 60, 75), None);
+        assert_eq!(pressure(60, 60, 75), Some(Pressure::Remind));
+        assert_eq!(pressure(74, 60, 75), Some(Pressure::Remind));
+        assert_eq!(pressure(75, 60, 75), Some(Pressure::Insist));
+        assert_eq!(pressure(100, 60, 75), Some(Pressure::Insist));
     }
 
     #[test]
