@@ -34,13 +34,14 @@ fn above_first_threshold(agent: Agent) -> u64 {
 }
 
 /// How many requests after the one that follows the first high usage report our instruction may
-/// first arrive. Codex writes a response's usage before it runs PostToolUse: none. Claude Code
+/// first arrive. Codex writes a response's usage before it runs PostToolUse, Gemini CLI its reply
+/// before the next hook: none. Claude Code
 /// writes the response to its transcript 10-50 ms after it starts the PostToolUse and Stop hooks,
 /// and the hook never waits for it (docs/hooks.md, "When the measurement is taken"): one.
 fn lateness(agent: Agent) -> usize {
     match agent {
         Agent::Claude => 1,
-        Agent::Codex => 0,
+        Agent::Codex | Agent::Gemini => 0,
     }
 }
 
