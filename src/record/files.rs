@@ -1,0 +1,238 @@
+//! Session records on disk: `.handover/records/<session key>.json`, one file per session,
+//! replaced atomically (temporary file + rename), the newest `records.keep` kept (default 20).
+//! The directory holds a `.gitignore` of `*`, so records never show in `git status`.
+//! Everything read back is untrusted (a repository can ship any file there): files are read
+//! with a size cap, a damaged one is skipped, a symlinked directory or file is not used.
+
+use super::SessionRecord;
+use std::fs;
+use std::io::Read;
+use std::path::{Path, PathBuf};
+use std::time::{SystemTime, UNIX_EPOCH};
+
+/// A record is a few KB; anything larger than this is not one of ours.
+const MAX_FILE_BYTES: u64 = 256 * 1024;
+/// At most this many directory entries are looked at.
+const MAX_ENTRIES: usize = 1000;
+
+/// `.handover/records` of a store directory (`.handover`).
+pub fn dir(store_dir: &Path) -> PathBuf {
+    store_dir.join("records")
+}
+
+/// A file-name-safe key: the id itself when it is made of `[A-Za-z0-9_-]` (as UUIDs are),
+/// otherwise the safe characters plus a hash of the original so two ids never collide.
+pub fn key(session_id: &str) -> String {
+    let safe: String = session_id
+        .chars()
+        .map(|c| {
+            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
+                c
+            } else {
+                '_'
+            }
+        })
+        .take(80)
+        .collect();
+    if safe == session_id && !safe.is_empty() {
+        safe
+    } else {
+        format!("{safe}-{:016x}", fnv1a(session_id.as_bytes()))
+    }
+}
+
+fn fnv1a(bytes: &[u8]) -> u64 {
+    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
+        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
+    })
+}
+
+pub fn path_for(records_dir: &Path, session_id: &str) -> PathBuf {
+    records_dir.join(format!("{}.json", key(session_id)))
+}
+
+/// The record stored for this session, if any (None when missing, damaged, or another
+/// session's).
+pub fn load(records_dir: &Path, session_id: &str) -> Option<SessionRecord> {
+    read(&path_for(records_dir, session_id)).filter(|r| r.session_id == session_id)
+}
+
+fn read(path: &Path) -> Option<SessionRecord> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::new();
+    fs::File::open(path)
+        .ok()?
+        .take(MAX_FILE_BYTES)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    serde_json::from_slice(&bytes).ok()
+}
+
+/// Writes the record. Creates the directory (with its `.gitignore`) when needed. Returns true
+/// when this session had no file yet.
+pub fn save(records_dir: &Path, record: &SessionRecord) -> anyhow::Result<bool> {
+    if fs::symlink_metadata(records_dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        anyhow::bail!(
+            "{} is a symbolic link; session records are not written through it",
+            records_dir.display()
+        );
+    }
+    if !records_dir.is_dir() {
+        fs::create_dir_all(records_dir)?;
+        replace(&records_dir.join(".gitignore"), b"*\n")?;
+    }
+    let path = path_for(records_dir, &record.session_id);
+    let created = fs::symlink_metadata(&path).is_err();
+    let mut bytes = serde_json::to_vec_pretty(record)?;
+    bytes.push(b'\n');
+    replace(&path, &bytes)?;
+    Ok(created)
+}
+
+/// Every readable record, newest update first.
+pub fn list(records_dir: &Path) -> Vec<SessionRecord> {
+    let mut records: Vec<SessionRecord> = entries(records_dir)
+        .into_iter()
+        .filter_map(|(path, _)| read(&path))
+        .collect();
+    records.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms));
+    records
+}
+
+/// The newest record of a session other than `except` (the current session).
+pub fn latest(records_dir: &Path, except: Option<&str>) -> Option<SessionRecord> {
+    list(records_dir)
+        .into_iter()
+        .find(|r| Some(r.session_id.as_str()) != except)
+}
+
+/// Removes all but the `keep` most recently written records. Best effort.
+pub fn prune(records_dir: &Path, keep: usize) {
+    let mut files = entries(records_dir);
+    if files.len() <= keep {
+        return;
+    }
+    files.sort_by(|a, b| b.1.cmp(&a.1));
+    for (path, _) in files.into_iter().skip(keep) {
+        let _ = fs::remove_file(path);
+    }
+}
+
+/// The `*.json` regular files of the directory with their modification times.
+fn entries(records_dir: &Path) -> Vec<(PathBuf, SystemTime)> {
+    if fs::symlink_metadata(records_dir).is_ok_and(|m| m.file_type().is_symlink()) {
+        return Vec::new();
+    }
+    let Ok(read_dir) = fs::read_dir(records_dir) else {
+        return Vec::new();
+    };
+    read_dir
+        .flatten()
+        .take(MAX_ENTRIES)
+        .filter_map(|e| {
+            let path = e.path();
+            let meta = e.metadata().ok()?;
+            let json = path.extension().and_then(|x| x.to_str()) == Some("json");
+            (json && meta.is_file()).then(|| (path, meta.modified().unwrap_or(UNIX_EPOCH)))
+        })
+        .collect()
+}
+
+/// Writes a temporary file beside `path` and renames it over `path`: readers see the old or
+/// the new content, never a mix. No fsync: a record is rewritten every turn, and a lost last
+/// update costs at most one turn of facts.
+pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
+    use std::io::Write;
+    let name = path
+        .file_name()
+        .map(|n| n.to_string_lossy().into_owned())
+        .unwrap_or_default();
+    let nanos = SystemTime::now()
+        .duration_since(UNIX_EPOCH)
+        .map(|d| d.subsec_nanos())
+        .unwrap_or(0);
+    let tmp = path.with_file_name(format!(".{name}.tmp.{}.{nanos}", std::process::id()));
+    let result = fs::OpenOptions::new()
+        .write(true)
+        .create_new(true)
+        .open(&tmp)
+        .and_then(|mut f| f.write_all(bytes))
+        .and_then(|_| fs::rename(&tmp, path));
+    if result.is_err() {
+        let _ = fs::remove_file(&tmp);
+    }
+    result
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn record(id: &str, updated_ms: u64) -> SessionRecord {
+        let mut r = SessionRecord::new(id, "claude");
+        r.updated_ms = updated_ms;
+        r
+    }
+
+    #[test]
+    fn saves_loads_lists_and_prunes_to_the_newest() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = dir(tmp.path());
+        assert!(save(&dir, &record("a", 1)).unwrap());
+        assert!(
+            !save(&dir, &record("a", 2)).unwrap(),
+            "second save replaces"
+        );
+        assert_eq!(fs::read(dir.join(".gitignore")).unwrap(), b"*\n");
+        assert_eq!(load(&dir, "a").unwrap().updated_ms, 2);
+        assert_eq!(load(&dir, "b"), None);
+        for (i, id) in ["b", "c", "d"].iter().enumerate() {
+            std::thread::sleep(std::time::Duration::from_millis(15));
+            save(&dir, &record(id, 10 + i as u64)).unwrap();
+        }
+        assert_eq!(latest(&dir, None).unwrap().session_id, "d");
+        assert_eq!(latest(&dir, Some("d")).unwrap().session_id, "c");
+        prune(&dir, 2);
+        let left: Vec<String> = list(&dir).into_iter().map(|r| r.session_id).collect();
+        assert_eq!(left, ["d", "c"]);
+        assert!(dir.join(".gitignore").exists(), "only records are pruned");
+    }
+
+    #[test]
+    fn damaged_foreign_and_oversized_files_are_skipped() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = dir(tmp.path());
+        save(&dir, &record("ok", 5)).unwrap();
+        fs::write(dir.join("broken.json"), b"{not json").unwrap();
+        fs::write(dir.join("huge.json"), vec![b' '; 300 * 1024]).unwrap();
+        // A file named for one session holding another's record is not that session's.
+        fs::copy(path_for(&dir, "ok"), path_for(&dir, "other")).unwrap();
+        assert_eq!(load(&dir, "other"), None);
+        assert_eq!(list(&dir).len(), 2);
+    }
+
+    #[test]
+    fn a_symlinked_directory_is_neither_written_nor_read() {
+        let tmp = tempfile::tempdir().unwrap();
+        let elsewhere = tmp.path().join("elsewhere");
+        fs::create_dir(&elsewhere).unwrap();
+        let store = tmp.path().join(".handover");
+        fs::create_dir(&store).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, dir(&store)).unwrap();
+        let e = save(&dir(&store), &record("a", 1)).unwrap_err();
+        assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn keys_are_safe_and_distinct() {
+        assert_eq!(key("0b1c-aa_bb"), "0b1c-aa_bb");
+        let a = key("../../etc/passwd");
+        assert!(!a.contains('/') && !a.contains(".."), "{a}");
+        assert_ne!(key("a/b"), key("a_b"));
+        assert!(!key("").is_empty());
+    }
+}
