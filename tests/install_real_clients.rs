@@ -247,7 +247,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     assert!(
         st.lines
             .iter()
-            .any(|l| l == "codex project: Codex reports 6 of 6 of our hooks trusted"),
+            .any(|l| l == "codex project: Codex reports 7 of 7 of our hooks trusted"),
         "{:?}",
         st.lines
     );

@@ -31,6 +31,9 @@ pub struct HookInput {
     pub tool_use_id: Option<String>,
     /// Stop: the final answer, which the transcript's last assistant line contains.
     pub last_assistant_message: Option<String>,
+    /// SessionEnd: why the session ended (Claude Code `clear`, `logout`, `prompt_input_exit`,
+    /// `other`; Codex `other`).
+    pub reason: Option<String>,
 }
 
 impl HookInput {
@@ -68,6 +71,7 @@ impl HookInput {
             has_turn_id: v.get("turn_id").is_some_and(|t| !t.is_null()),
             tool_use_id: s("tool_use_id"),
             last_assistant_message: s("last_assistant_message"),
+            reason: s("reason"),
         }
     }
 }

@@ -29,7 +29,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let delivery = if late_duplicate {
         None
     } else {
-        startup::build(store, &call.command, source == "compact")
+        startup::build_for(store, &call.command, source == "compact", call.session_id())
     };
 
     let mut notes = vec![format!("source={source}")];

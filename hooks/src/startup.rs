@@ -3,9 +3,15 @@
 //! the core, `handover::context`), record the delivery.
 
 use crate::call::Call;
+use handover::config::Config;
 use handover::context::{self, Startup};
+use handover::record::text::{self as record_text, ShowRecord};
+use handover::record::{files as records, SessionRecord};
 use handover::store::{LoadOutcome, Source, Store};
 use serde_json::json;
+
+/// The most of the startup budget the "since the handoff" part may take.
+const SINCE_HANDOFF_SHARE: usize = 3;
 
 pub struct Delivery {
     pub text: String,
@@ -14,8 +20,91 @@ pub struct Delivery {
     pub handoff_id: Option<String>,
 }
 
-/// None when there is no handoff: nothing to deliver.
+/// None when there is nothing to deliver: no handoff, and no record of the last session worth
+/// showing.
 pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Delivery> {
+    build_for(store, command, after_compaction, None)
+}
+
+/// `build` for a session that may have a record of its own (SessionStart `resume`): that
+/// record is never presented as the last session's.
+pub fn build_for(
+    store: &Store,
+    command: &str,
+    after_compaction: bool,
+    session_id: Option<&str>,
+) -> Option<Delivery> {
+    let root = store.root();
+    let config = handover::config::load(root).unwrap_or_default();
+    // After a compaction the session continues: the last record is its own.
+    let last = (!after_compaction && config.records_startup != ShowRecord::Never)
+        .then(|| records::latest(&records::dir(&store.dir()), session_id))
+        .flatten();
+    let mut delivery = handoff_delivery(store, command, after_compaction, &config, last.as_ref());
+    if delivery.is_none() {
+        delivery = record_only(store, command, &config, last.as_ref()?);
+    }
+    delivery
+}
+
+/// The last session's record alone, when there is no handoff: shown when its work looks
+/// unfinished (or always, by configuration).
+fn record_only(
+    store: &Store,
+    command: &str,
+    config: &Config,
+    last: &SessionRecord,
+) -> Option<Delivery> {
+    let now = handover::record::still_uncommitted(store.root(), last);
+    let show = match config.records_startup {
+        ShowRecord::Always => true,
+        ShowRecord::Unfinished => now.unfinished(last),
+        ShowRecord::Never => false,
+    };
+    show.then(|| Delivery {
+        text: record_text::without_handoff(last, &now, command, config.startup_budget_chars),
+        verdict: "record_only",
+        handoff_id: None,
+    })
+}
+
+/// The handoff's startup context, with the "since the handoff" part when the last record is
+/// newer than the handoff and holds work the handoff does not know about.
+fn handoff_delivery(
+    store: &Store,
+    command: &str,
+    after_compaction: bool,
+    config: &Config,
+    last: Option<&SessionRecord>,
+) -> Option<Delivery> {
+    let root = store.root();
+    let handoff_ms = std::fs::metadata(store.state_path())
+        .and_then(|m| m.modified())
+        .map(crate::session_state::millis)
+        .unwrap_or(0);
+    let since = last
+        .filter(|r| r.work_since_handoff && r.updated_ms > handoff_ms)
+        .map(|r| {
+            let now = handover::record::still_uncommitted(root, r);
+            record_text::since_handoff(r, &now, config.startup_budget_chars / SINCE_HANDOFF_SHARE)
+        });
+    let budget = config
+        .startup_budget_chars
+        .saturating_sub(since.as_ref().map_or(0, |s| s.chars().count() + 1));
+    let mut delivery = handoff_only(store, command, after_compaction, budget)?;
+    if let Some(s) = since {
+        delivery.text.push('\n');
+        delivery.text.push_str(&s);
+    }
+    Some(delivery)
+}
+
+fn handoff_only(
+    store: &Store,
+    command: &str,
+    after_compaction: bool,
+    budget: usize,
+) -> Option<Delivery> {
     let root = store.root();
     match store.load() {
         LoadOutcome::Missing => None,
@@ -25,9 +114,6 @@ pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Del
             handoff_id: None,
         }),
         LoadOutcome::Loaded(loaded) => {
-            let budget = handover::config::load(root)
-                .unwrap_or_default()
-                .startup_budget_chars;
             // Only branch, HEAD and the referenced files: the same cost on any repository size.
             let verification = handover::verify::verify_quick(root, &loaded.handoff);
             let recovered = match loaded.source {

@@ -73,6 +73,29 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         }
     }
 
+    let recorded = handover::record::files::list(&handover::record::files::dir(&store.dir()));
+    match recorded.first() {
+        None => lines.push("session records: none".to_string()),
+        Some(last) => lines.push(format!(
+            "session records: {} kept; last: {} ({}), {}",
+            recorded.len(),
+            last.session_id,
+            last.agent,
+            handover::record::text::ending(last)
+        )),
+    }
+    report.insert(
+        "records".into(),
+        json!(recorded
+            .iter()
+            .map(|r| json!({
+                "session_id": r.session_id, "agent": r.agent, "updated": r.updated,
+                "ended": r.ended, "files_edited": r.files_edited,
+                "last_failure": r.last_failure, "last_test": r.last_test,
+            }))
+            .collect::<Vec<_>>()),
+    );
+
     let g = guard::status(root);
     lines.push(format!(
         ".gitignore guard: {}",

@@ -98,7 +98,7 @@ pub fn list(records_dir: &Path) -> Vec<SessionRecord> {
         .into_iter()
         .filter_map(|(path, _)| read(&path))
         .collect();
-    records.sort_by(|a, b| b.updated_ms.cmp(&a.updated_ms));
+    records.sort_by_key(|r| std::cmp::Reverse(r.updated_ms));
     records
 }
 
@@ -115,7 +115,7 @@ pub fn prune(records_dir: &Path, keep: usize) {
     if files.len() <= keep {
         return;
     }
-    files.sort_by(|a, b| b.1.cmp(&a.1));
+    files.sort_by_key(|f| std::cmp::Reverse(f.1));
     for (path, _) in files.into_iter().skip(keep) {
         let _ = fs::remove_file(path);
     }
