@@ -13,6 +13,7 @@
 
 pub mod extract;
 pub mod files;
+pub mod fill;
 pub mod text;
 
 use serde::{Deserialize, Serialize};
