@@ -103,25 +103,31 @@ pub fn read_from(
 /// The facts one transcript line holds (none for most lines).
 pub fn facts_of_line(line: &[u8], format: Format, root: Option<&Path>, out: &mut Vec<Fact>) {
     // Most lines are request snapshots, attachments and usage records: a substring test spares
-    // parsing them.
+    // parsing them. The clients write compact JSON; the spaced form is accepted too.
     let markers: &[&str] = match format {
-        Format::Claude => &["\"user\"", "\"assistant\"", "compact_boundary"],
+        Format::Claude => &[
+            "\"type\":\"user\"",
+            "\"type\":\"assistant\"",
+            "\"type\": \"user\"",
+            "\"type\": \"assistant\"",
+            "compact_boundary",
+        ],
         Format::Codex => &["item_completed", "apply_patch", "\"compacted\""],
     };
-    if !markers.iter().any(|m| contains(line, m.as_bytes())) {
+    // A line that is not UTF-8 is not valid JSON either.
+    let Ok(text) = std::str::from_utf8(line) else {
+        return;
+    };
+    if !markers.iter().any(|m| text.contains(m)) {
         return;
     }
-    let Ok(v) = serde_json::from_slice::<Value>(line) else {
+    let Ok(v) = serde_json::from_str::<Value>(text) else {
         return;
     };
     match format {
         Format::Claude => claude(&v, root, out),
         Format::Codex => codex(&v, root, out),
     }
-}
-
-fn contains(hay: &[u8], needle: &[u8]) -> bool {
-    hay.windows(needle.len()).any(|w| w == needle)
 }
 
 fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
