@@ -30,6 +30,21 @@ pub enum Moment {
     End,
 }
 
+/// SessionStart `resume`: a session that had ended runs again, so its record no longer says
+/// how it ended (if this run is killed, no SessionEnd will correct it). Touches only an
+/// existing record; reads nothing else.
+pub fn resumed(call: &Call) -> Option<String> {
+    let store = call.store.as_ref()?;
+    let sid = call.session_id()?;
+    let dir = files::dir(&store.dir());
+    let mut record = files::load(&dir, sid)?;
+    record.ended.take()?;
+    Some(match files::save(&dir, &record) {
+        Ok(_) => "record: resumed".into(),
+        Err(e) => format!("record not updated: {e:#}"),
+    })
+}
+
 /// Updates this session's record. Returns a few words for the debug log; never fails.
 pub fn update(call: &Call, moment: Moment) -> String {
     match try_update(call, moment) {

@@ -33,6 +33,9 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     };
 
     let mut notes = vec![format!("source={source}")];
+    if source == "resume" {
+        notes.extend(crate::session_record::resumed(call));
+    }
     if let Some((file, l)) = session.as_mut() {
         let st = &mut l.state;
         st.agent = Some(call.agent.as_str().into());
