@@ -1,4 +1,5 @@
 //! The `handover` command end to end, on real git repositories in temporary directories.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
@@ -391,8 +392,8 @@ fn demo_runs_the_tour_and_cleans_up() {
 }
 
 /// A session record as the hooks leave it, updated now.
-fn save_record(dir: &Path, session: &str, agent: &str) -> handover::record::SessionRecord {
-    use handover::record::{Fact, SessionRecord};
+fn save_record(dir: &Path, session: &str, agent: &str) -> handover_core::record::SessionRecord {
+    use handover_core::record::{Fact, SessionRecord};
     let mut r = SessionRecord::new(session, agent);
     r.apply(Fact::Request("make the parser strip whitespace".into()));
     r.apply(Fact::Edited("src/parse.py".into()));
@@ -400,9 +401,9 @@ fn save_record(dir: &Path, session: &str, agent: &str) -> handover::record::Sess
         command: "sh run_tests.sh".into(),
         exit_code: Some(1),
     });
-    r.updated = handover::clock::now_rfc3339();
-    r.updated_ms = handover::clock::unix_now().0 * 1000;
-    handover::record::files::save(&dir.join(".handover/records"), &r).unwrap();
+    r.updated = handover_base::clock::now_rfc3339();
+    r.updated_ms = handover_base::clock::unix_now().0 * 1000;
+    handover_core::record::files::save(&dir.join(".handover/records"), &r).unwrap();
     r
 }
 

@@ -1,12 +1,13 @@
 //! src/cli/install.rs on its own (the lead wires it into main): argument parsing, the
 //! environment it reads, the guard call, exit codes and what it prints.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../src/cli/install.rs"]
 #[allow(dead_code)]
 mod install;
 
 use clap::Parser;
-use handover::guard::GuardStatus;
+use handover_core::guard::GuardStatus;
 use install::{Environment, InstallArgs, ScopeArg, UninstallArgs};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -189,7 +190,7 @@ fn dry_run_skips_the_guard_and_missing_hooks_fail_with_install_advice() {
     )
     .unwrap_err();
     assert!(
-        err.to_string().contains("cargo install --path hooks"),
+        err.to_string().contains("cargo install --locked --path ."),
         "{err}"
     );
 }

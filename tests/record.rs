@@ -1,15 +1,16 @@
 //! The session record's extraction, on transcripts captured from the real clients
-//! (hooks/tests/fixtures, README there): edits, parallel calls, a failing test run, a passing
+//! (tests/fixtures/clients, README there): edits, parallel calls, a failing test run, a passing
 //! command, a multi-line command; read at once and in arbitrary appended pieces.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover::record::extract::{self, Format};
-use handover::record::{SessionRecord, MAX_COMMANDS};
+use handover_core::record::extract::{self, Format};
+use handover_core::record::{SessionRecord, MAX_COMMANDS};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 
 fn fixture(rel: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("hooks/tests/fixtures")
+        .join("tests/fixtures/clients")
         .join(rel)
 }
 

@@ -1,4 +1,4 @@
-//! Keeps the session record (handover::record) up to date: after every turn (Stop), before a
+//! Keeps the session record (handover_core::record) up to date: after every turn (Stop), before a
 //! compaction (PreCompact) and at the end (SessionEnd), so that even a killed session leaves a
 //! record at most one turn old.
 //!
@@ -10,8 +10,8 @@
 //! update reads the line.
 
 use crate::call::Call;
-use handover::record::extract::{self, Format};
-use handover::record::{files, Ending, Fact, GitState, SessionRecord, MAX_DIRTY};
+use handover_core::record::extract::{self, Format};
+use handover_core::record::{files, Ending, Fact, GitState, SessionRecord, MAX_DIRTY};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -62,7 +62,7 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
     };
     let root = store.root();
     // Only in a git repository: the record is about work on one.
-    if handover::git::find_root(root).is_none() {
+    if handover_core::git::find_root(root).is_none() {
         return Ok("record: not a git repository".into());
     }
     let dir = files::dir(&store.dir());
@@ -118,7 +118,7 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
         record.apply(Fact::AgentMessage(answer.to_string()));
     }
 
-    let now = handover::clock::format_rfc3339(call.now_ms / 1000);
+    let now = handover_base::clock::format_rfc3339(call.now_ms / 1000);
     match moment {
         Moment::Turn => {
             // A session resumed after its end is running again.
@@ -151,9 +151,9 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
 
     let created = files::save(&dir, &record)?;
     if created {
-        let keep = handover::config::load(root)
+        let keep = handover_core::config::load(root)
             .map(|c| c.records_keep)
-            .unwrap_or(handover::config::Config::default().records_keep);
+            .unwrap_or(handover_core::config::Config::default().records_keep);
         files::prune(&dir, keep);
     }
     Ok(format!("record updated ({read_note})"))
@@ -168,12 +168,12 @@ fn span_start(record: &SessionRecord, call: &Call) -> u64 {
     record
         .started
         .as_deref()
-        .and_then(handover::clock::parse_rfc3339_ms)
+        .and_then(handover_base::clock::parse_rfc3339_ms)
         .unwrap_or(call.now_ms)
 }
 
 /// state.json was replaced at or after `since_ms`.
-fn handoff_written_since(store: &handover::store::Store, since_ms: u64) -> bool {
+fn handoff_written_since(store: &handover_core::store::Store, since_ms: u64) -> bool {
     std::fs::metadata(store.state_path())
         .and_then(|m| m.modified())
         .map(|t| crate::session_state::millis(t) >= since_ms)
@@ -205,8 +205,8 @@ fn dirty_within(root: PathBuf, limit: Duration) -> Option<Vec<String>> {
     std::thread::Builder::new()
         .spawn(move || {
             let result = std::panic::catch_unwind(|| {
-                let repo = handover::git::open(&root).ok().flatten()?;
-                let (mut dirty, untracked) = handover::git::working_tree_status(&repo).ok()?;
+                let repo = handover_core::git::open(&root).ok().flatten()?;
+                let (mut dirty, untracked) = handover_core::git::working_tree_status(&repo).ok()?;
                 dirty.extend(untracked);
                 Some(dirty)
             });

@@ -73,7 +73,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     if let Some(e) = startup::record(call, &delivery, source) {
         notes.push(e);
     }
-    notes.push(format!("verdict={}", delivery.verdict));
+    notes.push(format!("verdict={}", delivery.verdict_name()));
     Ok(Outcome::new(
         Response::Context {
             event: ContextEvent::SessionStart,

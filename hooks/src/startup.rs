@@ -1,13 +1,15 @@
 //! The startup context, as SessionStart delivers it and as the context watch's fallbacks
 //! deliver it: load the handoff, verify it cheaply, render the text (the text itself lives in
-//! the core, `handover::context`), record the delivery.
+//! the core, `handover_core::context`), record the delivery.
 
 use crate::call::Call;
-use handover::config::Config;
-use handover::context::{self, Startup};
-use handover::record::text::{self as record_text, ShowRecord};
-use handover::record::{files as records, SessionRecord};
-use handover::store::{LoadOutcome, Source, Store};
+use handover_core::config::Config;
+use handover_core::context::{self, Startup};
+use handover_core::model::Verdict;
+use handover_core::record::text::{self as record_text, ShowRecord};
+use handover_core::record::{files as records, SessionRecord};
+use handover_core::store::Event;
+use handover_core::store::{LoadOutcome, Store};
 use serde_json::json;
 
 /// The most of the startup budget the "since the handoff" part may take.
@@ -15,9 +17,23 @@ const SINCE_HANDOFF_SHARE: usize = 3;
 
 pub struct Delivery {
     pub text: String,
-    /// `fresh`, `drifted`, `stale`, `unverified`, or `unrecoverable` for a damaged store.
-    pub verdict: &'static str,
+    /// None when the store is damaged beyond recovery (journaled as `unrecoverable`), or when
+    /// only the last session's record is delivered (`record_only`).
+    pub verdict: Option<Verdict>,
     pub handoff_id: Option<String>,
+    /// No handoff: the text is the last session's record alone.
+    pub record_only: bool,
+}
+
+impl Delivery {
+    /// The verdict as journaled: a verdict, `unrecoverable` or `record_only`.
+    pub fn verdict_name(&self) -> &'static str {
+        match (self.verdict, self.record_only) {
+            (Some(v), _) => v.as_str(),
+            (None, true) => "record_only",
+            (None, false) => "unrecoverable",
+        }
+    }
 }
 
 /// None when there is nothing to deliver: no handoff, and no record of the last session worth
@@ -35,7 +51,7 @@ pub fn build_for(
     session_id: Option<&str>,
 ) -> Option<Delivery> {
     let root = store.root();
-    let config = handover::config::load(root).unwrap_or_default();
+    let config = handover_core::config::load(root).unwrap_or_default();
     // After a compaction the session continues: the last record is its own.
     let last = (!after_compaction && config.records_startup != ShowRecord::Never)
         .then(|| records::latest(&records::dir(&store.dir()), session_id))
@@ -55,7 +71,7 @@ fn record_only(
     config: &Config,
     last: &SessionRecord,
 ) -> Option<Delivery> {
-    let now = handover::record::still_uncommitted(store.root(), last);
+    let now = handover_core::record::still_uncommitted(store.root(), last);
     let show = match config.records_startup {
         ShowRecord::Always => true,
         ShowRecord::Unfinished => now.unfinished(last),
@@ -63,8 +79,9 @@ fn record_only(
     };
     show.then(|| Delivery {
         text: record_text::without_handoff(last, &now, command, config.startup_budget_chars),
-        verdict: "record_only",
+        verdict: None,
         handoff_id: None,
+        record_only: true,
     })
 }
 
@@ -85,7 +102,7 @@ fn handoff_delivery(
     let since = last
         .filter(|r| r.work_since_handoff && r.updated_ms > handoff_ms)
         .map(|r| {
-            let now = handover::record::still_uncommitted(root, r);
+            let now = handover_core::record::still_uncommitted(root, r);
             record_text::since_handoff(r, &now, config.startup_budget_chars / SINCE_HANDOFF_SHARE)
         });
     let budget = config
@@ -110,23 +127,14 @@ fn handoff_only(
         LoadOutcome::Missing => None,
         LoadOutcome::Unrecoverable { problem } => Some(Delivery {
             text: context::unrecoverable_context(&problem, command),
-            verdict: "unrecoverable",
+            verdict: None,
             handoff_id: None,
+            record_only: false,
         }),
         LoadOutcome::Loaded(loaded) => {
             // Only branch, HEAD and the referenced files: the same cost on any repository size.
-            let verification = handover::verify::verify_quick(root, &loaded.handoff);
-            let recovered = match loaded.source {
-                Source::State => None,
-                from => Some(format!(
-                    "state.json could not be used ({}); this handoff was recovered from the {}.",
-                    loaded.problem.as_deref().unwrap_or("damaged"),
-                    match from {
-                        Source::Journal => "journal",
-                        _ => "archive",
-                    }
-                )),
-            };
+            let verification = handover_core::verify::verify_quick(root, &loaded.handoff);
+            let recovered = loaded.recovered_note();
             let text = context::startup_context(&Startup {
                 handoff: &loaded.handoff,
                 verification: &verification,
@@ -137,8 +145,9 @@ fn handoff_only(
             });
             Some(Delivery {
                 text,
-                verdict: verification.verdict.as_str(),
+                verdict: Some(verification.verdict),
                 handoff_id: Some(loaded.handoff.id.clone()).filter(|id| !id.is_empty()),
+                record_only: false,
             })
         }
     }
@@ -148,10 +157,10 @@ fn handoff_only(
 /// CLI's `handover ack` records the other half; `handover status` compares the two.
 pub fn record(call: &Call, delivery: &Delivery, source: &str) -> Option<String> {
     call.journal(
-        "delivered",
+        Event::Delivered,
         json!({
             "source": source,
-            "verdict": delivery.verdict,
+            "verdict": delivery.verdict_name(),
             "handoff_id": delivery.handoff_id,
             "chars": delivery.text.chars().count(),
         }),

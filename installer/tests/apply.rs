@@ -1,6 +1,7 @@
 //! The edges: reading real files, atomic writes, backups, dry runs, refusal of malformed files,
 //! symlinks, permissions, scopes and the status section, in temporary directories (a temporary
 //! HOME / CODEX_HOME is injected; the real ~ is never touched).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::status::status;
@@ -388,7 +389,7 @@ fn locating_the_hook_executables() {
     let e = env();
     let err = locate(Some(&e.bin), Some(std::ffi::OsStr::new("")), &e.repo).unwrap_err();
     assert!(
-        err.contains("cargo install --path hooks") && err.contains("handover-session-start"),
+        err.contains("cargo install --locked --path .") && err.contains("handover-session-start"),
         "{err}"
     );
     let other = e.homes.home.join("path bin");

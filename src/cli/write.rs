@@ -1,12 +1,12 @@
 //! `handover write`: gathers the content from --from (JSON or Markdown) and the quick flags,
-//! then hands it to `handover::write`.
+//! then hands it to `handover_core::write`.
 
 use super::WriteArgs;
 use anyhow::{bail, Context as _};
-use handover::model::{Content, Decision};
-use handover::store::{LoadOutcome, Store};
-use handover::write::{self, Refusal, Request};
-use handover::{config, markdown};
+use handover_core::model::{Content, Decision};
+use handover_core::store::{LoadOutcome, Store};
+use handover_core::write::{self, Refusal, Request};
+use handover_core::{config, markdown};
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
@@ -279,7 +279,7 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
         println!(
             "Filled {} from this session's record (marked \"{}\"): facts the hooks recorded from the transcript.",
             o.filled_from_record.join(" and "),
-            handover::record::fill::MARK
+            handover_core::record::fill::MARK
         );
     }
     if !o.redactions.is_empty() {
@@ -320,13 +320,13 @@ fn writing_session_record(
     store: &Store,
     agent: Option<&str>,
     session_id: Option<&str>,
-) -> Option<handover::record::SessionRecord> {
-    use handover::record::files;
+) -> Option<handover_core::record::SessionRecord> {
+    use handover_core::record::files;
     let dir = files::dir(&store.dir());
     if let Some(sid) = session_id {
         return files::load(&dir, sid);
     }
-    let now = handover::clock::unix_now().0 * 1000;
+    let now = handover_base::clock::unix_now().0 * 1000;
     files::list(&dir).into_iter().find(|r| {
         now.saturating_sub(r.updated_ms) <= RECORD_RECENT_MS && agent.is_none_or(|a| a == r.agent)
     })
