@@ -119,57 +119,11 @@ impl SessionFile {
     }
 }
 
-/// Writes a temporary file beside `path` and renames it over `path`: readers see the old or the
-/// new content, never a mix, even with two hooks of one session writing at once.
-fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let tmp = path.with_file_name(format!(".{name}.tmp.{}.{nanos}", std::process::id()));
-    let result = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(bytes))
-        .and_then(|_| fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
-}
+/// Temporary file + rename, without fsync; shared with the session records.
+use handover_core::record::files::replace;
 
-/// A file-name-safe key: the id itself when it is made of `[A-Za-z0-9_-]` (as UUIDs are),
-/// otherwise the safe characters plus a hash of the original so two ids never collide.
-pub fn key(session_id: &str) -> String {
-    let safe: String = session_id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(80)
-        .collect();
-    if safe == session_id && !safe.is_empty() {
-        safe
-    } else {
-        format!("{safe}-{:016x}", fnv1a(session_id.as_bytes()))
-    }
-}
-
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+/// File-name-safe session keys, the same as the session records'.
+pub use handover_core::record::files::key;
 
 /// Removes session files not touched for 30 days. Best effort.
 pub fn prune(sessions_dir: &Path, now: u64) {

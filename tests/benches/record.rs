@@ -14,13 +14,17 @@
 //! `RECORD_BENCH_RUNS` sets the runs per case (default 31); cases run round-robin.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "measure.rs"]
+mod measure;
+
 use handover_hooks::call::Call;
 use handover_hooks::input::HookInput;
 use handover_hooks::session_record::{self, Moment};
+use measure::{measure_interleaved, run};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 const CONTEXT_WATCH: &str = env!("CARGO_BIN_EXE_handover-context-watch");
 const PRE_COMPACT: &str = env!("CARGO_BIN_EXE_handover-pre-compact");
@@ -58,7 +62,11 @@ fn main() {
         let (repo, t) = (repo.clone(), t.clone());
         move || {
             append(&t, turn);
-            let out = run(CONTEXT_WATCH, &payload(&repo, sid, &t, "Stop"));
+            let out = run(
+                CONTEXT_WATCH,
+                &["--agent", "claude"],
+                &payload(&repo, sid, &t, "Stop"),
+            );
             assert!(out.is_empty(), "{out}");
         }
     };
@@ -68,14 +76,22 @@ fn main() {
         move || {
             fresh += 1;
             let sid = format!("fresh-{fresh}");
-            run(PRE_COMPACT, &payload(&repo, &sid, &t, "SessionEnd"));
+            run(
+                PRE_COMPACT,
+                &["--agent", "claude"],
+                &payload(&repo, &sid, &t, "SessionEnd"),
+            );
         }
     };
     let session_end_kept = {
         let (repo, t) = (repo.clone(), t200.clone());
         move || {
             append(&t, turn);
-            run(PRE_COMPACT, &payload(&repo, "e200", &t, "SessionEnd"));
+            run(
+                PRE_COMPACT,
+                &["--agent", "claude"],
+                &payload(&repo, "e200", &t, "SessionEnd"),
+            );
         }
     };
     let fresh_cell = std::cell::RefCell::new(session_end_fresh);
@@ -175,46 +191,6 @@ fn append(path: &Path, bytes: &[u8]) {
         .open(path)
         .and_then(|mut f| f.write_all(bytes))
         .expect("append");
-}
-
-fn run(bin: &str, stdin: &[u8]) -> String {
-    let mut child = Command::new(bin)
-        .args(["--agent", "claude"])
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .env_remove("HANDOVER_HOOK_DEBUG")
-        .spawn()
-        .expect("spawn");
-    let mut input = child.stdin.take().expect("stdin");
-    let _ = input.write_all(stdin);
-    drop(input);
-    let out = child.wait_with_output().expect("wait");
-    assert!(out.status.success());
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
-
-/// Round-robin rounds after one warm-up round; each case's median.
-fn measure_interleaved(runs: usize, cases: &[Box<dyn Fn() + '_>]) -> Vec<Duration> {
-    for case in cases {
-        case();
-    }
-    let mut times = vec![Vec::with_capacity(runs); cases.len()];
-    for round in 0..runs {
-        for k in 0..cases.len() {
-            let i = (round + k) % cases.len();
-            let t = Instant::now();
-            cases[i]();
-            times[i].push(t.elapsed());
-        }
-    }
-    times
-        .into_iter()
-        .map(|mut t| {
-            t.sort();
-            t[t.len() / 2]
-        })
-        .collect()
 }
 
 fn make_repo(dir: &Path) {

@@ -20,7 +20,7 @@ pub fn dir(store_dir: &Path) -> PathBuf {
     store_dir.join("records")
 }
 
-/// A file-name-safe key: the id itself when it is made of `[A-Za-z0-9_-]` (as UUIDs are),
+/// A file-name-safe key (also of the hooks' per-session state files): the id itself when it is made of `[A-Za-z0-9_-]` (as UUIDs are),
 /// otherwise the safe characters plus a hash of the original so two ids never collide.
 pub fn key(session_id: &str) -> String {
     let safe: String = session_id
@@ -142,8 +142,9 @@ fn entries(records_dir: &Path) -> Vec<(PathBuf, SystemTime)> {
 }
 
 /// Writes a temporary file beside `path` and renames it over `path`: readers see the old or
-/// the new content, never a mix. No fsync: a record is rewritten every turn, and a lost last
-/// update costs at most one turn of facts.
+/// the new content, never a mix, even with two hooks of one session writing at once. No fsync:
+/// records and the hooks' session state are rewritten every turn, are advisory, and an fsync
+/// would cost the agent milliseconds each time.
 pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
     use std::io::Write;
     let name = path
