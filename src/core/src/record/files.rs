@@ -68,7 +68,9 @@ fn read(path: &Path) -> Option<SessionRecord> {
         .take(MAX_FILE_BYTES)
         .read_to_end(&mut bytes)
         .ok()?;
-    serde_json::from_slice(&bytes).ok()
+    serde_json::from_slice::<SessionRecord>(&bytes)
+        .ok()
+        .map(SessionRecord::sanitized)
 }
 
 /// Writes the record. Creates the directory (with its `.gitignore`) when needed. Returns true
