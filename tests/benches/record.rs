@@ -3,11 +3,12 @@
 //! Prints medians and ratios for:
 //! - the record update after one turn (in process: read the appended bytes, fold the facts,
 //!   read branch and HEAD, write the record) on a 1 MB and on a 200 MB transcript; each run
-//!   appends one real turn (the Claude Code tool-call fixture) and updates;
+//!   appends one real turn (the Claude Code tool-call fixture, 172 KB) and times the update
+//!   (the append itself is left out);
 //! - the same through the `handover-context-watch` binary at Stop (spawn to exit, which also
 //!   measures how full the context is);
 //! - `handover-pre-compact` at SessionEnd on the 200 MB transcript, with the record kept up to
-//!   date by the turns before (the usual case) and with no record at all (hooks installed in
+//!   date by the turns before (the usual case; it reads the two turns appended since) and with no record at all (hooks installed in
 //!   the middle of a long session: the update reads at most its last 16 MiB). Both must finish
 //!   well within the hook's 10 s timeout (and the hooks' own 2.5 s watchdog).
 //!
@@ -20,11 +21,11 @@ mod measure;
 use handover_hooks::call::Call;
 use handover_hooks::input::HookInput;
 use handover_hooks::session_record::{self, Moment};
-use measure::{measure_interleaved, run};
+use measure::{medians_interleaved, run};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const CONTEXT_WATCH: &str = env!("CARGO_BIN_EXE_handover-context-watch");
 const PRE_COMPACT: &str = env!("CARGO_BIN_EXE_handover-pre-compact");
@@ -55,19 +56,21 @@ fn main() {
         let (repo, t) = (repo.clone(), t.clone());
         move || {
             append(&t, turn);
+            let start = Instant::now();
             update(&repo, sid, &t, Moment::Turn, "Stop");
+            start.elapsed()
         }
     };
     let stop_hook = |sid: &'static str, t: &PathBuf| {
         let (repo, t) = (repo.clone(), t.clone());
         move || {
             append(&t, turn);
-            let out = run(
-                CONTEXT_WATCH,
-                &["--agent", "claude"],
-                &payload(&repo, sid, &t, "Stop"),
-            );
+            let p = payload(&repo, sid, &t, "Stop");
+            let start = Instant::now();
+            let out = run(CONTEXT_WATCH, &["--agent", "claude"], &p);
+            let took = start.elapsed();
             assert!(out.is_empty(), "{out}");
+            took
         }
     };
     let mut fresh = 0u64;
@@ -75,28 +78,27 @@ fn main() {
         let (repo, t) = (repo.clone(), t200.clone());
         move || {
             fresh += 1;
-            let sid = format!("fresh-{fresh}");
-            run(
-                PRE_COMPACT,
-                &["--agent", "claude"],
-                &payload(&repo, &sid, &t, "SessionEnd"),
-            );
+            let p = payload(&repo, &format!("fresh-{fresh}"), &t, "SessionEnd");
+            let start = Instant::now();
+            run(PRE_COMPACT, &["--agent", "claude"], &p);
+            start.elapsed()
         }
     };
     let session_end_kept = {
         let (repo, t) = (repo.clone(), t200.clone());
+        // Appends nothing itself: it reads the two turns the Stop cases on this transcript
+        // appended since its last run (an append here would be read by those cases too, and
+        // make them read two turns instead of one).
         move || {
-            append(&t, turn);
-            run(
-                PRE_COMPACT,
-                &["--agent", "claude"],
-                &payload(&repo, "e200", &t, "SessionEnd"),
-            );
+            let p = payload(&repo, "e200", &t, "SessionEnd");
+            let start = Instant::now();
+            run(PRE_COMPACT, &["--agent", "claude"], &p);
+            start.elapsed()
         }
     };
     let fresh_cell = std::cell::RefCell::new(session_end_fresh);
     let kept_cell = std::cell::RefCell::new(session_end_kept);
-    let cases: Vec<Box<dyn Fn() + '_>> = vec![
+    let cases: Vec<Box<dyn Fn() -> Duration + '_>> = vec![
         Box::new(in_process("s1", &t1)),
         Box::new(in_process("s200", &t200)),
         Box::new(stop_hook("s1", &t1)),
@@ -104,7 +106,7 @@ fn main() {
         Box::new(|| (kept_cell.borrow_mut())()),
         Box::new(|| (fresh_cell.borrow_mut())()),
     ];
-    let medians = measure_interleaved(runs, &cases);
+    let medians = medians_interleaved(runs, &cases);
     let [up_1, up_200, stop_1, stop_200, end_kept, end_fresh] = medians[..] else {
         unreachable!("six cases")
     };
@@ -181,7 +183,8 @@ fn grow(path: &Path, turn: &[u8], size: usize) -> PathBuf {
         f.write_all(turn).expect("write");
         written += turn.len();
     }
-    f.flush().expect("flush");
+    // On disk before measuring: writeback of 200 MB would otherwise compete with the runs.
+    f.into_inner().expect("flush").sync_all().expect("sync");
     path.to_path_buf()
 }
 
