@@ -110,17 +110,14 @@ impl SessionFile {
     pub fn save(&self, state: &SessionState) -> anyhow::Result<()> {
         if !self.dir.is_dir() {
             fs::create_dir_all(&self.dir)?;
-            replace(&self.dir.join(".gitignore"), b"*\n")?;
+            handover_base::atomic::replace_advisory(&self.dir.join(".gitignore"), b"*\n")?;
         }
         let mut bytes = serde_json::to_vec_pretty(state)?;
         bytes.push(b'\n');
-        replace(&self.path, &bytes)?;
+        handover_base::atomic::replace_advisory(&self.path, &bytes)?;
         Ok(())
     }
 }
-
-/// Temporary file + rename, without fsync; shared with the session records.
-use handover_core::record::files::replace;
 
 /// File-name-safe session keys, the same as the session records'.
 pub use handover_core::record::files::key;

@@ -5,6 +5,9 @@
 //! with a size cap, a damaged one is skipped, a symlinked directory or file is not used.
 
 use super::SessionRecord;
+// Records are rewritten after every turn and advisory (a lost update costs at most one turn of
+// facts): no fsync.
+use handover_base::atomic::replace_advisory;
 use std::fs;
 use std::io::Read;
 use std::path::{Path, PathBuf};
@@ -84,13 +87,13 @@ pub fn save(records_dir: &Path, record: &SessionRecord) -> anyhow::Result<bool> 
     }
     if !records_dir.is_dir() {
         fs::create_dir_all(records_dir)?;
-        replace(&records_dir.join(".gitignore"), b"*\n")?;
+        replace_advisory(&records_dir.join(".gitignore"), b"*\n")?;
     }
     let path = path_for(records_dir, &record.session_id);
     let created = fs::symlink_metadata(&path).is_err();
     let mut bytes = serde_json::to_vec_pretty(record)?;
     bytes.push(b'\n');
-    replace(&path, &bytes)?;
+    replace_advisory(&path, &bytes)?;
     Ok(created)
 }
 
@@ -141,33 +144,6 @@ fn entries(records_dir: &Path) -> Vec<(PathBuf, SystemTime)> {
             (json && meta.is_file()).then(|| (path, meta.modified().unwrap_or(UNIX_EPOCH)))
         })
         .collect()
-}
-
-/// Writes a temporary file beside `path` and renames it over `path`: readers see the old or
-/// the new content, never a mix, even with two hooks of one session writing at once. No fsync:
-/// records and the hooks' session state are rewritten every turn, are advisory, and an fsync
-/// would cost the agent milliseconds each time.
-pub fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let tmp = path.with_file_name(format!(".{name}.tmp.{}.{nanos}", std::process::id()));
-    let result = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(bytes))
-        .and_then(|_| fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
 }
 
 #[cfg(test)]
