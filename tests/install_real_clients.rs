@@ -345,7 +345,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
     let out = String::from_utf8_lossy(&out).into_owned();
     println!("{out}");
     assert!(outcome.ok, "{out}");
-    assert!(out.contains("verified with hooks/list: all 5"), "{out}");
+    assert!(out.contains("verified with hooks/list: all 6"), "{out}");
     assert!(
         out.contains("left alone: SessionStart: your command"),
         "{out}"
