@@ -17,8 +17,9 @@ const SINCE_HANDOFF_SHARE: usize = 3;
 
 pub struct Delivery {
     pub text: String,
-    /// None when the store is damaged beyond recovery (journaled as `unrecoverable`), or when
-    /// only the last session's record is delivered (`record_only`).
+    /// None when the store is damaged beyond recovery (journaled as `unrecoverable`), refused
+    /// (see `handover_core::safe_fs`; nothing is journaled in a refused store), or when only
+    /// the last session's record is delivered (`record_only`).
     pub verdict: Option<Verdict>,
     pub handoff_id: Option<String>,
     /// No handoff: the text is the last session's record alone.
@@ -125,6 +126,12 @@ fn handoff_only(
     let root = store.root();
     match store.load() {
         LoadOutcome::Missing => None,
+        LoadOutcome::Refused(refused) => Some(Delivery {
+            text: context::refused_context(&refused.to_string(), command),
+            verdict: None,
+            handoff_id: None,
+            record_only: false,
+        }),
         LoadOutcome::Unrecoverable { problem } => Some(Delivery {
             text: context::unrecoverable_context(&problem, command),
             verdict: None,

@@ -13,6 +13,8 @@ pub mod markdown;
 pub mod model;
 pub mod record;
 pub mod redact;
+pub mod safe_fs;
+pub mod sanitize;
 pub mod store;
 pub mod validate;
 pub mod verify;

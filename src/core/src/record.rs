@@ -394,21 +394,24 @@ fn clean_line(text: &str, max: usize) -> String {
 
 fn one_line(text: &str) -> String {
     // A pasted megabyte is cut long before it is shortened: only the start is ever shown.
-    let spaced: String = text
-        .chars()
-        .take(16 * 1024)
-        .filter(|c| !is_invisible(*c))
-        .map(|c| if c.is_control() && c != '\n' { ' ' } else { c })
-        .collect();
-    spaced
+    let start: String = text.chars().take(16 * 1024).collect();
+    // Terminal escapes, controls and bidi overrides go (the same rules as for handoffs).
+    let clean = crate::sanitize::strip_controls(&start);
+    clean
         .lines()
-        .map(|l| l.split_whitespace().collect::<Vec<_>>().join(" "))
+        .map(|l| {
+            l.split_whitespace()
+                .map(|w| w.chars().filter(|c| !is_invisible(*c)).collect::<String>())
+                .filter(|w| !w.is_empty())
+                .collect::<Vec<_>>()
+                .join(" ")
+        })
         .filter(|l| !l.is_empty())
         .collect::<Vec<_>>()
         .join(" ⏎ ")
 }
 
-/// Zero-width and bidirectional-control characters: they can hide or reorder text.
+/// Zero-width characters (and the bidi controls, should any remain): they can hide text.
 fn is_invisible(c: char) -> bool {
     matches!(c, '\u{200B}'..='\u{200F}' | '\u{202A}'..='\u{202E}' | '\u{2060}'..='\u{2069}' | '\u{FEFF}')
 }

@@ -1,15 +1,13 @@
 //! Session records on disk: `.handover/records/<session key>.json`, one file per session,
 //! replaced atomically (temporary file + rename), the newest `records.keep` kept (default 20).
 //! The directory holds a `.gitignore` of `*`, so records never show in `git status`.
-//! Everything read back is untrusted (a repository can ship any file there): files are read
-//! with a size cap, a damaged one is skipped, a symlinked directory or file is not used.
+//! Everything read back is untrusted (a repository can ship any file there): every access goes
+//! through `safe_fs` (no link followed in `.handover/` or `records/`, plain files only), files
+//! are read with a size cap, and a damaged one is skipped. Records are rewritten after every
+//! turn and are advisory (a lost update costs at most one turn of facts): no fsync.
 
 use super::SessionRecord;
-// Records are rewritten after every turn and advisory (a lost update costs at most one turn of
-// facts): no fsync.
-use handover_base::atomic::replace_advisory;
-use std::fs;
-use std::io::Read;
+use crate::safe_fs::{self, Kind};
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -61,39 +59,38 @@ pub fn load(records_dir: &Path, session_id: &str) -> Option<SessionRecord> {
 }
 
 fn read(path: &Path) -> Option<SessionRecord> {
-    let meta = fs::symlink_metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_FILE_BYTES {
-        return None;
-    }
-    let mut bytes = Vec::new();
-    fs::File::open(path)
-        .ok()?
-        .take(MAX_FILE_BYTES)
-        .read_to_end(&mut bytes)
-        .ok()?;
+    let dir = path.parent()?;
+    check_dirs(dir).ok()?;
+    let bytes = safe_fs::read_limited(path, MAX_FILE_BYTES).ok()??;
     serde_json::from_slice::<SessionRecord>(&bytes)
         .ok()
         .map(SessionRecord::sanitized)
 }
 
+/// `records/` and the `.handover/` holding it are plain directories (or missing).
+fn check_dirs(records_dir: &Path) -> Result<(), safe_fs::Refused> {
+    if let Some(parent) = records_dir.parent() {
+        safe_fs::expect(parent, Kind::Dir)?;
+    }
+    safe_fs::expect(records_dir, Kind::Dir)?;
+    Ok(())
+}
+
 /// Writes the record. Creates the directory (with its `.gitignore`) when needed. Returns true
 /// when this session had no file yet.
 pub fn save(records_dir: &Path, record: &SessionRecord) -> anyhow::Result<bool> {
-    if fs::symlink_metadata(records_dir).is_ok_and(|m| m.file_type().is_symlink()) {
-        anyhow::bail!(
-            "{} is a symbolic link; session records are not written through it",
-            records_dir.display()
-        );
+    if let Some(parent) = records_dir.parent() {
+        safe_fs::ensure_dir(parent)?;
     }
-    if !records_dir.is_dir() {
-        fs::create_dir_all(records_dir)?;
-        replace_advisory(&records_dir.join(".gitignore"), b"*\n")?;
+    if !safe_fs::expect(records_dir, Kind::Dir)? {
+        safe_fs::ensure_dir(records_dir)?;
+        safe_fs::replace(&records_dir.join(".gitignore"), b"*\n", false)?;
     }
     let path = path_for(records_dir, &record.session_id);
-    let created = fs::symlink_metadata(&path).is_err();
+    let created = safe_fs::kind(&path)? == Kind::Missing;
     let mut bytes = serde_json::to_vec_pretty(record)?;
     bytes.push(b'\n');
-    replace_advisory(&path, &bytes)?;
+    safe_fs::replace(&path, &bytes, false)?;
     Ok(created)
 }
 
@@ -114,7 +111,7 @@ pub fn latest(records_dir: &Path, except: Option<&str>) -> Option<SessionRecord>
         .find(|r| Some(r.session_id.as_str()) != except)
 }
 
-/// Removes all but the `keep` most recently written records. Best effort.
+/// Removes all but the `keep` most recently written records. Best effort; only plain files.
 pub fn prune(records_dir: &Path, keep: usize) {
     let mut files = entries(records_dir);
     if files.len() <= keep {
@@ -122,33 +119,26 @@ pub fn prune(records_dir: &Path, keep: usize) {
     }
     files.sort_by_key(|f| std::cmp::Reverse(f.1));
     for (path, _) in files.into_iter().skip(keep) {
-        let _ = fs::remove_file(path);
+        let _ = safe_fs::remove_file(&path);
     }
 }
 
-/// The `*.json` regular files of the directory with their modification times.
+/// The plain `*.json` files of the directory with their modification times.
 fn entries(records_dir: &Path) -> Vec<(PathBuf, SystemTime)> {
-    if fs::symlink_metadata(records_dir).is_ok_and(|m| m.file_type().is_symlink()) {
+    if check_dirs(records_dir).is_err() {
         return Vec::new();
     }
-    let Ok(read_dir) = fs::read_dir(records_dir) else {
-        return Vec::new();
-    };
-    read_dir
-        .flatten()
-        .take(MAX_ENTRIES)
-        .filter_map(|e| {
-            let path = e.path();
-            let meta = e.metadata().ok()?;
-            let json = path.extension().and_then(|x| x.to_str()) == Some("json");
-            (json && meta.is_file()).then(|| (path, meta.modified().unwrap_or(UNIX_EPOCH)))
-        })
+    safe_fs::plain_files(records_dir, MAX_ENTRIES)
+        .into_iter()
+        .filter(|(path, _)| path.extension().and_then(|x| x.to_str()) == Some("json"))
+        .map(|(path, meta)| (path, meta.modified().unwrap_or(UNIX_EPOCH)))
         .collect()
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     fn record(id: &str, updated_ms: u64) -> SessionRecord {
         let mut r = SessionRecord::new(id, "claude");
@@ -203,6 +193,7 @@ mod tests {
         std::os::unix::fs::symlink(&elsewhere, dir(&store)).unwrap();
         let e = save(&dir(&store), &record("a", 1)).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
+        assert!(list(&dir(&store)).is_empty());
         assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
     }
 
