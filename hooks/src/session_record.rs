@@ -67,6 +67,11 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
     }
     let dir = files::dir(&store.dir());
     let agent = call.agent.as_str();
+    let Some(format) = Format::of_agent(agent) else {
+        return Ok(format!(
+            "record: not kept for {agent} (its transcript is not read)"
+        ));
+    };
     let mut record = files::load(&dir, sid).unwrap_or_else(|| SessionRecord::new(sid, agent));
 
     let mut read_note = String::from("no transcript");
@@ -78,7 +83,7 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
         match extract::read_from(
             Path::new(path),
             record.transcript.offset,
-            Format::of_agent(agent),
+            format,
             Some(root),
         ) {
             Ok(u) => {

@@ -36,6 +36,7 @@ fn write_files(sb: &Sandbox) -> Turn {
                 )),
             )]
         }
+        Agent::Gemini => panic!("the session record is not kept for Gemini CLI"),
     };
     Turn::tools(calls).usage(3_000)
 }

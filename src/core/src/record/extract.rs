@@ -33,11 +33,13 @@ pub enum Format {
 }
 
 impl Format {
-    pub fn of_agent(agent: &str) -> Format {
-        if agent == "codex" {
-            Format::Codex
-        } else {
-            Format::Claude
+    /// The transcript format of an agent (`claude`, `codex`); None for one whose transcripts
+    /// are not read (Gemini CLI keeps another format).
+    pub fn of_agent(agent: &str) -> Option<Format> {
+        match agent {
+            "claude" => Some(Format::Claude),
+            "codex" => Some(Format::Codex),
+            _ => None,
         }
     }
 }
