@@ -280,4 +280,12 @@ fn nothing_is_recorded_outside_a_git_repository_or_without_a_session() {
         serde_json::json!({"transcript_path": t, "cwd": repo.path(), "hook_event_name": "Stop"}),
     );
     assert!(!repo.path().join(".handover/records").exists());
+    // Gemini CLI's transcripts are another format: no record is kept for it.
+    hook(
+        CONTEXT_WATCH,
+        "gemini",
+        serde_json::json!({"session_id": SID, "transcript_path": t, "cwd": repo.path(),
+            "hook_event_name": "AfterAgent"}),
+    );
+    assert!(!repo.path().join(".handover/records").exists());
 }
