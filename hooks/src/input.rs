@@ -27,9 +27,8 @@ pub struct HookInput {
     pub stop_hook_active: bool,
     /// Codex sends `turn_id` on turn-scoped events; Claude Code never does.
     pub has_turn_id: bool,
-    /// PostToolUse: the tool call's id, which the transcript line of that call contains.
-    pub tool_use_id: Option<String>,
-    /// Stop: the final answer, which the transcript's last assistant line contains.
+    /// Stop: the final answer. The session record takes it as the agent's last message (Claude
+    /// Code appends that line to its transcript only after the hook started).
     pub last_assistant_message: Option<String>,
     /// SessionEnd: why the session ended (Claude Code `clear`, `logout`, `prompt_input_exit`,
     /// `other`; Codex `other`).
@@ -69,7 +68,6 @@ impl HookInput {
                 _ => false,
             },
             has_turn_id: v.get("turn_id").is_some_and(|t| !t.is_null()),
-            tool_use_id: s("tool_use_id"),
             last_assistant_message: s("last_assistant_message"),
             reason: s("reason"),
         }
