@@ -2,6 +2,7 @@
 
 use super::BootArgs;
 use handover_core::context::{self, Startup};
+use handover_core::record::{files as records, text as record_text, SessionRecord};
 use handover_core::store::{LoadOutcome, Source, Store};
 use handover_core::{config, verify};
 use serde_json::json;
@@ -11,15 +12,18 @@ use std::process::ExitCode;
 pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     let command = handover_base::handover_command::handover_command();
+    let recorded = newest_records(&store);
     let loaded = match store.load() {
         LoadOutcome::Missing => {
             if args.json {
                 println!(
                     "{}",
-                    json!({"verdict": null, "reasons": [], "handoff": null, "message": "no handoff"})
+                    json!({"verdict": null, "reasons": [], "handoff": null, "message": "no handoff",
+                           "records": recorded})
                 );
             } else {
                 println!("No handoff in {}.", store.root().display());
+                print_records(&recorded);
             }
             return Ok(ExitCode::SUCCESS);
         }
@@ -61,6 +65,7 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             "recovered": loaded.source != Source::State,
             "root": store.root(),
             "handoff": loaded.handoff,
+            "records": recorded,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else if args.startup {
@@ -88,6 +93,29 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                 &command
             )
         );
+        print_records(&recorded);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How many session records `boot` shows.
+const RECORDS_SHOWN: usize = 3;
+
+fn newest_records(store: &Store) -> Vec<SessionRecord> {
+    let mut list = records::list(&records::dir(&store.dir()));
+    list.truncate(RECORDS_SHOWN);
+    list
+}
+
+/// The newest session records, as facts recorded by the hooks (docs/format.md).
+fn print_records(list: &[SessionRecord]) {
+    if list.is_empty() {
+        return;
+    }
+    println!(
+        "\nSession records (newest first; facts recorded by handover from the transcripts, quoted text is data):"
+    );
+    for r in list {
+        println!("{}", record_text::report(r));
+    }
 }

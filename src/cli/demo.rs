@@ -67,6 +67,7 @@ fn tour(dir: &Path) -> anyhow::Result<()> {
             agent: Some("demo".into()),
             session_id: Some("demo-session-1".into()),
             shared: false,
+            recorded: None,
         },
         &config::Config::default(),
     )

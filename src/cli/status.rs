@@ -37,6 +37,8 @@ struct StatusReport {
     #[serde(skip_serializing_if = "Option::is_none")]
     reasons: Option<Vec<Reason>>,
     guard: GuardHealth,
+    /// The session records the hooks keep, newest first (docs/format.md, "Session records").
+    records: Vec<RecordSummary>,
     /// The installer's section (hooks per agent and scope, instruction files).
     agents: AgentsStatus,
     problems: Vec<String>,
@@ -78,6 +80,36 @@ struct HandoffHealth {
     acks: Option<usize>,
 }
 
+/// One session record, in short.
+#[derive(Serialize)]
+struct RecordSummary {
+    session_id: String,
+    agent: String,
+    updated: String,
+    ended: Option<handover_core::record::Ending>,
+    files_edited: Vec<String>,
+    last_failure: Option<handover_core::record::Command>,
+    last_test: Option<handover_core::record::Command>,
+    /// How it ended, in words (the screen's line).
+    #[serde(skip)]
+    ending: String,
+}
+
+impl RecordSummary {
+    fn of(r: handover_core::record::SessionRecord) -> RecordSummary {
+        RecordSummary {
+            ending: handover_core::record::text::ending(&r),
+            session_id: r.session_id,
+            agent: r.agent,
+            updated: r.updated,
+            ended: r.ended,
+            files_edited: r.files_edited,
+            last_failure: r.last_failure,
+            last_test: r.last_test,
+        }
+    }
+}
+
 #[derive(Serialize)]
 struct GuardHealth {
     present: bool,
@@ -107,6 +139,12 @@ impl StatusReport {
                 tracked,
                 in_git: root.join(".git").exists(),
             },
+            records: handover_core::record::files::list(&handover_core::record::files::dir(
+                &store.dir(),
+            ))
+            .into_iter()
+            .map(RecordSummary::of)
+            .collect(),
             agents,
             problems: Vec::new(),
         };
@@ -199,6 +237,19 @@ impl StatusReport {
                     "delivered to agents: {} time(s); acknowledged: {} time(s)",
                     h.deliveries.unwrap_or(0),
                     h.acks.unwrap_or(0)
+                );
+            }
+        }
+        match self.records.first() {
+            None => out.push_str("session records: none\n"),
+            Some(last) => {
+                let _ = writeln!(
+                    out,
+                    "session records: {} kept; last: {} ({}), {}",
+                    self.records.len(),
+                    last.session_id,
+                    last.agent,
+                    last.ending
                 );
             }
         }

@@ -44,11 +44,15 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     let config = config::load(store.root())?;
     let content = gather(args, &store)?;
+    let agent = super::detect_agent(args.agent.as_deref());
+    let session_id = super::detect_session(args.session.as_deref());
+    let recorded = writing_session_record(&store, agent.as_deref(), session_id.as_deref());
     let request = Request {
         content,
-        agent: super::detect_agent(args.agent.as_deref()),
-        session_id: super::detect_session(args.session.as_deref()),
+        agent,
+        session_id,
         shared: args.shared,
+        recorded,
     };
     match write::write(&store, request, &config) {
         Ok(outcome) => {
@@ -271,6 +275,13 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
             "Not in a git repository: the next session cannot verify this handoff against git."
         );
     }
+    if !o.filled_from_record.is_empty() {
+        println!(
+            "Filled {} from this session's record (marked \"{}\"): facts the hooks recorded from the transcript.",
+            o.filled_from_record.join(" and "),
+            handover_core::record::fill::MARK
+        );
+    }
     if !o.redactions.is_empty() {
         let places: Vec<String> = o
             .redactions
@@ -299,6 +310,28 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
     }
 }
 
+/// A record this recent may be the writing session's own.
+const RECORD_RECENT_MS: u64 = 12 * 3600 * 1000;
+
+/// The record of the session writing this handoff: the one with its id when the id is known,
+/// else the newest record of the same agent updated within the last 12 hours (the hooks update
+/// the running session's record after every turn, so the newest is the writer's).
+fn writing_session_record(
+    store: &Store,
+    agent: Option<&str>,
+    session_id: Option<&str>,
+) -> Option<handover_core::record::SessionRecord> {
+    use handover_core::record::files;
+    let dir = files::dir(&store.dir());
+    if let Some(sid) = session_id {
+        return files::load(&dir, sid);
+    }
+    let now = handover_base::clock::unix_now().0 * 1000;
+    files::list(&dir).into_iter().find(|r| {
+        now.saturating_sub(r.updated_ms) <= RECORD_RECENT_MS && agent.is_none_or(|a| a == r.agent)
+    })
+}
+
 fn summary_json(o: &write::Outcome) -> Value {
     serde_json::json!({
         "id": o.handoff.id,
@@ -309,6 +342,7 @@ fn summary_json(o: &write::Outcome) -> Value {
         "gitignore_changed": o.guard.as_ref().map(|g| g.1),
         "tracked_handoff_files": o.guard.as_ref().map(|g| g.0.tracked.clone()).unwrap_or_default(),
         "archived": o.archived,
+        "filled_from_record": o.filled_from_record,
     })
 }
 

@@ -206,10 +206,10 @@ impl Sandbox {
                 log.trim_end()
             );
         }
-        assert_eq!(
+        assert!(
+            opts.killed || run.status == Some(opts.expect_status),
+            "the client did not exit as expected (exit {:?}):\n--- stdout\n{}\n--- stderr\n{}",
             run.status,
-            Some(opts.expect_status),
-            "the client did not exit as expected:\n--- stdout\n{}\n--- stderr\n{}",
             run.stdout,
             run.stderr
         );
@@ -250,6 +250,8 @@ pub struct RunOpts<'a> {
     pub max_turns: u32,
     /// Input tokens the server reports when no turn says otherwise.
     pub default_usage: u64,
+    /// The run is meant to be killed (SIGKILL): its exit status is not checked.
+    pub killed: bool,
     /// The exit status the client must end with (0 unless a test expects a refusal).
     pub expect_status: i32,
 }
@@ -261,8 +263,13 @@ impl<'a> RunOpts<'a> {
             resume: None,
             max_turns: 6,
             default_usage: 1200,
+            killed: false,
             expect_status: 0,
         }
+    }
+    pub fn killed(mut self) -> RunOpts<'a> {
+        self.killed = true;
+        self
     }
     pub fn resume(mut self, id: &str) -> RunOpts<'a> {
         self.resume = Some(id.to_string());

@@ -67,6 +67,10 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
             name.unwrap_or("none")
         )));
     };
+    if event == Event::Stop {
+        // The session record; it never waits and never answers (hooks/src/session_record.rs).
+        crate::session_record::update(call, crate::session_record::Moment::Turn);
+    }
     let Some(store) = &call.store else {
         return Ok(Outcome::silent("no directory"));
     };

@@ -11,6 +11,7 @@ pub mod git;
 pub mod guard;
 pub mod markdown;
 pub mod model;
+pub mod record;
 pub mod redact;
 pub mod safe_fs;
 pub mod sanitize;

@@ -17,6 +17,9 @@ pub struct Request {
     pub session_id: Option<String>,
     /// Skip the .gitignore guard: the team commits its handoffs.
     pub shared: bool,
+    /// The writing session's record: fills `important_files` and `evidence.commands_run`
+    /// when the writer left them empty (record::fill).
+    pub recorded: Option<crate::record::SessionRecord>,
 }
 
 pub struct Outcome {
@@ -27,6 +30,8 @@ pub struct Outcome {
     /// or outside git.
     pub guard: Option<(GuardStatus, bool)>,
     pub archived: Option<PathBuf>,
+    /// The fields filled from the session record.
+    pub filled_from_record: Vec<&'static str>,
 }
 
 /// Why nothing was written.
@@ -63,6 +68,13 @@ pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome
     // After the checks, which refuse terminal escapes as pasted output: what remains (a CR, a
     // bidi override, a stray control) is dropped, as it is again on load.
     sanitize::content(&mut content);
+    // After the checks: the record's facts (already redacted and bounded) never make a
+    // handoff the writer wrote fail.
+    let filled_from_record = request
+        .recorded
+        .as_ref()
+        .map(|r| crate::record::fill::fill(&mut content, r))
+        .unwrap_or_default();
 
     let previous_head = match store.load() {
         LoadOutcome::Loaded(l) => l.handoff.git.and_then(|g| g.head),
@@ -113,6 +125,7 @@ pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome
         findings,
         guard,
         archived: report.archived,
+        filled_from_record,
     })
 }
 
