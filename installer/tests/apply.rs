@@ -442,7 +442,7 @@ fn status_reports_installed_duplicates_and_codex_trust() {
     // The shape and key order `handover status --json` prints under "agents".
     let text = serde_json::to_string(&s).unwrap();
     let codex_project = format!(
-        r#""codex":{{"project":{{"file":"{}","exists":true,"error":null,"handlers":6,"own_commands":[],"installed":true,"watch":true,"up_to_date":true,"hook_trust":{{"recorded":0,"of":6,"hash_checked":false}}}},"user":{{"#,
+        r#""codex":{{"project":{{"file":"{}","exists":true,"error":null,"handlers":7,"own_commands":[],"installed":true,"watch":true,"up_to_date":true,"hook_trust":{{"recorded":0,"of":7,"hash_checked":false}}}},"user":{{"#,
         e.repo.join(".codex/hooks.json").display()
     );
     assert!(
