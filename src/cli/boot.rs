@@ -1,10 +1,10 @@
 //! `handover boot`: read the handoff, verify it against the repository, report.
 
 use super::BootArgs;
-use handover_core::context::{self, Startup};
+use handover_core::context;
 use handover_core::record::{files as records, text as record_text, SessionRecord};
 use handover_core::store::{LoadOutcome, Source, Store};
-use handover_core::{config, verify};
+use handover_core::verify;
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
@@ -12,6 +12,9 @@ use std::process::ExitCode;
 pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     let command = handover_base::handover_command::handover_command();
+    if args.startup && !args.json {
+        return Ok(print_startup(&store, &command));
+    }
     let recorded = newest_records(&store);
     let loaded = match store.load() {
         LoadOutcome::Missing => {
@@ -68,21 +71,6 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             "records": recorded,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
-    } else if args.startup {
-        let budget = config::load(store.root())
-            .unwrap_or_default()
-            .startup_budget_chars;
-        println!(
-            "{}",
-            context::startup_context(&Startup {
-                handoff: &loaded.handoff,
-                verification: &verification,
-                recovered_from: recovered.as_deref(),
-                after_compaction: false,
-                budget_chars: budget,
-                command: &command,
-            })
-        );
     } else {
         println!(
             "{}",
@@ -117,5 +105,21 @@ fn print_records(list: &[SessionRecord]) {
     );
     for r in list {
         println!("{}", record_text::report(r));
+    }
+}
+
+/// `--startup`: exactly what the SessionStart hook would put in front of a new session (the
+/// same composition, `handover_core::startup`), or a line saying it would say nothing.
+fn print_startup(store: &Store, command: &str) -> ExitCode {
+    match handover_core::startup::build(store, command, false) {
+        Some(delivery) => println!("{}", delivery.text),
+        None => println!(
+            "No handoff in {}, and nothing from the last session to show: a new session starts with no startup context.",
+            store.root().display()
+        ),
+    }
+    match store.load() {
+        LoadOutcome::Refused(_) => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
     }
 }

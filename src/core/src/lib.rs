@@ -15,6 +15,7 @@ pub mod record;
 pub mod redact;
 pub mod safe_fs;
 pub mod sanitize;
+pub mod startup;
 pub mod store;
 pub mod validate;
 pub mod verify;
