@@ -19,6 +19,32 @@ pub struct GuardStatus {
     pub present: bool,
     /// Handoff files git already tracks (repo-relative).
     pub tracked: Vec<String>,
+    /// Why the handoff files are not private although we tried: a damaged block (a begin mark
+    /// without an end mark, left alone rather than guessed at), or a later rule such as
+    /// `!/handover.md` that makes git see them again. A warning, never a reason not to save.
+    pub problem: Option<String>,
+}
+
+/// `.gitignore` as it was before `ensure`, to put back when the write it was part of fails.
+pub struct Before {
+    path: std::path::PathBuf,
+    bytes: Option<Vec<u8>>,
+}
+
+impl Before {
+    pub fn read(root: &Path) -> Before {
+        let path = root.join(".gitignore");
+        let bytes = read_gitignore(&path).ok().flatten();
+        Before { path, bytes }
+    }
+
+    /// Best effort: a file we created is removed, a file we changed gets its bytes back.
+    pub fn restore(&self) {
+        let _ = match &self.bytes {
+            None => std::fs::remove_file(&self.path),
+            Some(bytes) => handover_installer::atomic::write_atomic(&self.path, bytes),
+        };
+    }
 }
 
 /// Adds the marked block if missing (atomic write, rest of the file untouched).
@@ -32,12 +58,19 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
     }
     let path = root.join(".gitignore");
     let old = read_gitignore(&path)?;
-    let new = with_block(old.as_deref().unwrap_or_default()).with_context(|| {
-        format!(
-            "{}: fix or remove the handover marker lines, then run again",
-            path.display()
-        )
-    })?;
+    let new = match with_block(old.as_deref().unwrap_or_default()) {
+        Ok(new) => new,
+        Err(e) => {
+            return Ok((
+                GuardStatus {
+                    present: false,
+                    tracked: tracked_handoff_files(root),
+                    problem: Some(damaged(&path, &e)),
+                },
+                false,
+            ))
+        }
+    };
     let changed = old.as_deref() != Some(new.as_slice());
     if changed {
         handover_installer::atomic::write_atomic(&path, &new).with_context(|| {
@@ -47,12 +80,41 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
             )
         })?;
     }
+    let problem = reincluded(root);
     Ok((
         GuardStatus {
-            present: true,
+            present: problem.is_none(),
             tracked: tracked_handoff_files(root),
+            problem,
         },
         changed,
+    ))
+}
+
+fn damaged(path: &Path, e: &anyhow::Error) -> String {
+    format!(
+        "{}: {e}, so handover.md and .handover/ may not be private: fix or remove the handover marker lines (the next `handover write` then adds the block)",
+        path.display()
+    )
+}
+
+/// The block is there but git still sees a handoff file, because a rule after it (`!/handover.md`,
+/// `!/.handover/`) re-includes it. Asks git's own ignore rules; silent when git cannot be read.
+fn reincluded(root: &Path) -> Option<String> {
+    let repo = git::open(root).ok().flatten()?;
+    let top = repo.workdir()?.canonicalize().ok()?;
+    let here = root.canonicalize().ok()?;
+    let prefix = here.strip_prefix(&top).ok()?.to_path_buf();
+    let visible: Vec<&str> = ["handover.md", ".handover/state.json"]
+        .into_iter()
+        .filter(|p| repo.is_path_ignored(prefix.join(p)).ok() == Some(false))
+        .collect();
+    if visible.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "git does not ignore {} although the handover block is in .gitignore: a later rule (such as `!/handover.md`) re-includes it; remove that rule to keep handoffs private",
+        visible.join(" and ")
     ))
 }
 
@@ -60,13 +122,19 @@ pub fn status(root: &Path) -> GuardStatus {
     if git::find_root(root).is_none() {
         return GuardStatus::default();
     }
-    let present = match read_gitignore(&root.join(".gitignore")) {
-        Ok(Some(bytes)) => with_block(&bytes).map(|new| new == bytes).unwrap_or(false),
-        _ => false,
+    let path = root.join(".gitignore");
+    let (block, problem) = match read_gitignore(&path) {
+        Ok(Some(bytes)) => match with_block(&bytes) {
+            Ok(new) => (new == bytes, None),
+            Err(e) => (false, Some(damaged(&path, &e))),
+        },
+        _ => (false, None),
     };
+    let problem = problem.or_else(|| block.then(|| reincluded(root)).flatten());
     GuardStatus {
-        present,
+        present: block && problem.is_none(),
         tracked: tracked_handoff_files(root),
+        problem,
     }
 }
 

@@ -4,7 +4,7 @@
 
 use crate::config::Config;
 use crate::guard::GuardStatus;
-use crate::model::{Content, Handoff, SCHEMA_VERSION};
+use crate::model::{Content, Handoff, MAX_RECORDED_PATHS, SCHEMA_VERSION};
 use crate::redact::Redaction;
 use crate::store::{LoadOutcome, Store};
 use crate::validate::Findings;
@@ -27,6 +27,8 @@ pub struct Outcome {
     /// or outside git.
     pub guard: Option<(GuardStatus, bool)>,
     pub archived: Option<PathBuf>,
+    /// Where the replaced handover.md was copied: it held words no handoff records.
+    pub kept_markdown: Option<PathBuf>,
 }
 
 /// Why nothing was written.
@@ -53,33 +55,65 @@ impl std::fmt::Display for Refusal {
 }
 
 pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome, Refusal> {
-    let mut content = request.content;
+    update(store, request, config, |_, content| Ok(content))
+}
+
+/// One read-modify-write under the store's lock: `build` receives the current handoff (None
+/// when there is none, or none intact) and the request's content, and returns the content to
+/// write. Two concurrent updates therefore never both start from the same old handoff.
+/// Either the whole handoff is written or nothing changes (the `.gitignore` guard's edit is
+/// undone when a later step fails).
+pub fn update(
+    store: &Store,
+    request: Request,
+    config: &Config,
+    build: impl FnOnce(Option<&Handoff>, Content) -> anyhow::Result<Content>,
+) -> Result<Outcome, Refusal> {
+    let txn = store.begin().map_err(Refusal::Failed)?;
+    let current = match txn.load() {
+        LoadOutcome::Loaded(l) => Some(l.handoff),
+        _ => None,
+    };
+    let mut content = build(current.as_ref(), request.content).map_err(Refusal::Failed)?;
     // Redact first: nothing below, not even an error message, may echo a secret.
     let redactions = redact::redact(&mut content);
-    let findings = validate::check(&content, config);
+    let mut findings = validate::check(&content, config);
     if !findings.errors.is_empty() {
         return Err(Refusal::Invalid(findings, redactions));
     }
 
-    let previous_head = match store.load() {
-        LoadOutcome::Loaded(l) => l.handoff.git.and_then(|g| g.head),
-        _ => None,
-    };
+    let previous_head = current.and_then(|h| h.git).and_then(|g| g.head);
     let root = store.root();
     // The guard runs before the snapshot: the .gitignore change it makes must be part of what
     // the snapshot records, or the very next boot would report `.gitignore` as drift.
-    let guard = if request.shared || git::find_root(root).is_none() {
+    let guarded = if request.shared || git::find_root(root).is_none() {
         None
     } else {
-        Some(guard::ensure(root).map_err(Refusal::Failed)?)
+        let before = guard::Before::read(root);
+        let (status, changed) = guard::ensure(root).map_err(Refusal::Failed)?;
+        findings.warnings.extend(status.problem.clone());
+        Some((status, changed, before))
     };
-    let snapshot = git::snapshot(root).map_err(Refusal::Failed)?;
-    let (files_changed, files_changed_base) = match &snapshot {
+    let undo_guard = |guarded: &Option<(GuardStatus, bool, guard::Before)>| {
+        if let Some((_, true, before)) = guarded {
+            before.restore();
+        }
+    };
+    // Saving must work in any repository git itself supports: when git cannot be read, the
+    // handoff is saved without the facts and the next session is told it cannot verify them.
+    let snapshot = git::snapshot(root).unwrap_or_else(|e| {
+        findings.warnings.push(format!(
+            "{e:#}: the handoff was saved without git facts, so the next session cannot verify it"
+        ));
+        None
+    });
+    let (mut files_changed, files_changed_base) = match &snapshot {
         // A diff that fails (odd repository states) must not stop the handoff being saved:
         // the handoff is what the next session needs most.
         Some(_) => git::files_changed(root, previous_head.as_deref()).unwrap_or_default(),
         None => (Vec::new(), None),
     };
+    let files_changed_omitted = cap(&mut files_changed);
 
     let mut handoff = Handoff {
         schema_version: SCHEMA_VERSION,
@@ -87,24 +121,41 @@ pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome
         created_at: clock::now_rfc3339(),
         agent: request.agent,
         session_id: request.session_id,
-        git: snapshot.clone(),
+        git: snapshot.map(|mut g| {
+            g.dirty_omitted = cap(&mut g.dirty);
+            g.untracked_omitted = cap(&mut g.untracked);
+            g
+        }),
         files_changed,
+        files_changed_omitted,
         files_changed_base,
         content,
         checksum: String::new(),
     };
     store::seal(&mut handoff);
 
-    let report = store
-        .save(&handoff, &markdown::render(&handoff))
-        .map_err(Refusal::Failed)?;
+    let report = match txn.save(&handoff, &markdown::render(&handoff)) {
+        Ok(report) => report,
+        Err(e) => {
+            undo_guard(&guarded);
+            return Err(Refusal::Failed(e));
+        }
+    };
     Ok(Outcome {
         handoff,
         redactions,
         findings,
-        guard,
+        guard: guarded.map(|(status, changed, _)| (status, changed)),
         archived: report.archived,
+        kept_markdown: report.kept_markdown,
     })
+}
+
+/// Keeps the first [`MAX_RECORDED_PATHS`] entries of a sorted list; returns how many it dropped.
+fn cap<T>(list: &mut Vec<T>) -> usize {
+    let omitted = list.len().saturating_sub(MAX_RECORDED_PATHS);
+    list.truncate(MAX_RECORDED_PATHS);
+    omitted
 }
 
 /// Sortable and unique enough across processes: the time to the nanosecond and the pid.

@@ -20,7 +20,8 @@ fn creates_gitignore_and_git_then_ignores_the_handoff_files() {
         status(&repo.path),
         GuardStatus {
             present: false,
-            tracked: vec![]
+            tracked: vec![],
+            problem: None,
         }
     );
     let (st, changed) = ensure(&repo.path).unwrap();
@@ -29,7 +30,8 @@ fn creates_gitignore_and_git_then_ignores_the_handoff_files() {
         st,
         GuardStatus {
             present: true,
-            tracked: vec![]
+            tracked: vec![],
+            problem: None,
         }
     );
     assert_eq!(String::from_utf8(read(&repo)).unwrap(), BLOCK);

@@ -41,7 +41,7 @@ pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Del
                     }
                 )),
             };
-            let text = context::startup_context(&Startup {
+            let mut text = context::startup_context(&Startup {
                 handoff: &loaded.handoff,
                 verification: &verification,
                 recovered_from: recovered.as_deref(),
@@ -49,6 +49,10 @@ pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Del
                 budget_chars: budget,
                 command,
             });
+            if handover::hand_edits::edited_since(&store.markdown_path(), &loaded.handoff) {
+                text.push('\n');
+                text.push_str(&handover::hand_edits::edited_notice(command));
+            }
             Some(Delivery {
                 text,
                 verdict: verification.verdict.as_str(),

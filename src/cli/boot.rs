@@ -3,7 +3,7 @@
 use super::BootArgs;
 use handover::context::{self, Startup};
 use handover::store::{LoadOutcome, Source, Store};
-use handover::{config, verify};
+use handover::{config, hand_edits, verify};
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
@@ -38,6 +38,9 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     };
     let recovered = recovered_note(loaded.source, loaded.problem.as_deref());
     let verification = verify::verify(store.root(), &loaded.handoff);
+    let edited = hand_edits::edited_since(&store.markdown_path(), &loaded.handoff);
+    let edited_notice = edited.then(|| format!("\n{}", hand_edits::edited_notice(&command)));
+    let edited_notice = edited_notice.as_deref().unwrap_or_default();
     if args.json {
         let out = json!({
             "verdict": verification.verdict,
@@ -45,6 +48,7 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             "source": source_name(loaded.source),
             "problem": loaded.problem,
             "recovered": loaded.source != Source::State,
+            "handover_md_edited": edited,
             "root": store.root(),
             "handoff": loaded.handoff,
         });
@@ -54,7 +58,7 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             .unwrap_or_default()
             .startup_budget_chars;
         println!(
-            "{}",
+            "{}{edited_notice}",
             context::startup_context(&Startup {
                 handoff: &loaded.handoff,
                 verification: &verification,
@@ -66,7 +70,7 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         );
     } else {
         println!(
-            "{}",
+            "{}{edited_notice}",
             context::boot_report(
                 &loaded.handoff,
                 &verification,

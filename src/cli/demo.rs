@@ -140,10 +140,11 @@ fn tour(dir: &Path) -> anyhow::Result<()> {
         6,
         "When the task is finished, `handover done` archives the handoff",
     );
-    if let Some(archived) = store.finish()? {
+    if let Some(finished) = store.finish()? {
+        let archived = &finished.archived;
         println!(
             "  archived to {}",
-            archived.strip_prefix(dir).unwrap_or(&archived).display()
+            archived.strip_prefix(dir).unwrap_or(archived).display()
         );
     }
     Ok(())

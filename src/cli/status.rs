@@ -3,9 +3,9 @@
 //! Codex flags and trust, the startup section in AGENTS.md / CLAUDE.md.
 
 use super::StatusArgs;
-use handover::guard;
 use handover::store::{LoadOutcome, Store};
 use handover::verify;
+use handover::{guard, hand_edits};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::ExitCode;
@@ -52,6 +52,11 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                 .map(|r| format!(" ({})", r.message))
                 .unwrap_or_default();
             lines.push(format!("verdict: {}{main_reason}", v.verdict.as_str()));
+            let edited = hand_edits::edited_since(&store.markdown_path(), &l.handoff);
+            if edited {
+                lines.push("handover.md: edited by hand, edits not recorded".to_string());
+                problems.push(hand_edits::edited_notice(&super::self_command()));
+            }
             let (delivered, acked) = deliveries(&store, &l.handoff.id);
             lines.push(format!(
                 "delivered to agents: {delivered} time(s); acknowledged: {acked} time(s)"
@@ -65,7 +70,7 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                     "present": true, "valid": l.source == handover::store::Source::State,
                     "id": l.handoff.id, "created_at": l.handoff.created_at, "goal": l.handoff.content.goal,
                     "source": super::boot::source_name(l.source), "problem": l.problem,
-                    "deliveries": delivered, "acks": acked,
+                    "deliveries": delivered, "acks": acked, "handover_md_edited": edited,
                 }),
             );
             report.insert("verdict".into(), json!(v.verdict));
@@ -78,11 +83,15 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         ".gitignore guard: {}",
         if g.present {
             "present (handover.md and .handover/ stay private)"
+        } else if g.problem.is_some() {
+            "NOT EFFECTIVE (see below)"
         } else {
             "absent"
         }
     ));
-    if !g.present && root.join(".git").exists() {
+    if let Some(problem) = &g.problem {
+        problems.push(problem.clone());
+    } else if !g.present && root.join(".git").exists() {
         problems.push("handoff files are not ignored by git: run `handover install` (or any `handover write`) to add the guard, or use --shared on purpose".into());
     }
     if !g.tracked.is_empty() {
@@ -95,7 +104,7 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     }
     report.insert(
         "guard".into(),
-        json!({"present": g.present, "tracked": g.tracked}),
+        json!({"present": g.present, "tracked": g.tracked, "problem": g.problem}),
     );
 
     let installed = if args.check_trust {

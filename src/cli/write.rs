@@ -3,8 +3,8 @@
 
 use super::WriteArgs;
 use anyhow::{bail, Context as _};
-use handover::model::{Content, Decision};
-use handover::store::{LoadOutcome, Store};
+use handover::model::{Content, Decision, Handoff};
+use handover::store::Store;
 use handover::write::{self, Refusal, Request};
 use handover::{config, markdown};
 use serde_json::Value;
@@ -36,6 +36,7 @@ const TOOL_FIELDS: &[&str] = &[
     "session_id",
     "git",
     "files_changed",
+    "files_changed_omitted",
     "files_changed_base",
     "checksum",
 ];
@@ -43,14 +44,24 @@ const TOOL_FIELDS: &[&str] = &[
 pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     let config = config::load(store.root())?;
-    let content = gather(args, &store)?;
+    let input = match &args.from {
+        Some(path) => Some(read_input(path)?),
+        None => None,
+    };
+    // Flag mistakes are reported before waiting for the lock.
+    apply_flags(&mut Content::default(), args)?;
     let request = Request {
-        content,
+        content: input.clone().unwrap_or_default(),
         agent: super::detect_agent(args.agent.as_deref()),
         session_id: super::detect_session(args.session.as_deref()),
         shared: args.shared,
     };
-    match write::write(&store, request, &config) {
+    let build = |current: Option<&Handoff>, given: Content| {
+        let mut content = base_content(args, input.is_some(), current, given);
+        apply_flags(&mut content, args)?;
+        Ok(content)
+    };
+    match write::update(&store, request, &config, build) {
         Ok(outcome) => {
             if args.json {
                 println!("{}", serde_json::to_string_pretty(&summary_json(&outcome))?);
@@ -79,26 +90,21 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The content to write: from --from, else the current handoff (unless --fresh or a new goal),
-/// then the flags on top.
-fn gather(args: &WriteArgs, store: &Store) -> anyhow::Result<Content> {
-    let mut content = match &args.from {
-        Some(path) => read_input(path)?,
-        None if args.fresh => Content::default(),
-        None => match store.load() {
-            LoadOutcome::Loaded(l)
-                if args
-                    .goal
-                    .as_deref()
-                    .is_none_or(|g| g == l.handoff.content.goal) =>
-            {
-                l.handoff.content
-            }
-            _ => Content::default(),
-        },
-    };
-    apply_flags(&mut content, args)?;
-    Ok(content)
+/// What the flags apply to: the --from input; else an empty handoff with --fresh or a new goal;
+/// else the current handoff (read under the store's lock, so concurrent updates add up).
+fn base_content(
+    args: &WriteArgs,
+    from_input: bool,
+    current: Option<&Handoff>,
+    given: Content,
+) -> Content {
+    if from_input || args.fresh {
+        return given;
+    }
+    match current {
+        Some(h) if args.goal.as_deref().is_none_or(|g| g == h.content.goal) => h.content.clone(),
+        _ => Content::default(),
+    }
 }
 
 fn read_input(path: &Path) -> anyhow::Result<Content> {
@@ -283,6 +289,13 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
             places.join(", ")
         );
     }
+    if let Some(kept) = &o.kept_markdown {
+        println!(
+            "handover.md held words no handoff recorded (hand edits, or a file of yours): kept a copy at {} (`handover write --from {}` records them).",
+            kept.display(),
+            kept.display()
+        );
+    }
     for w in &o.findings.warnings {
         println!("warning: {w}");
     }
@@ -309,6 +322,7 @@ fn summary_json(o: &write::Outcome) -> Value {
         "gitignore_changed": o.guard.as_ref().map(|g| g.1),
         "tracked_handoff_files": o.guard.as_ref().map(|g| g.0.tracked.clone()).unwrap_or_default(),
         "archived": o.archived,
+        "kept_markdown": o.kept_markdown,
     })
 }
 
