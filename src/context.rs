@@ -201,8 +201,9 @@ fn join(blocks: &[Block]) -> String {
     lines.join("\n")
 }
 
-/// At most `max` characters, cut at a word boundary with an ellipsis; never mid-word unless a
-/// single word is longer than `max`.
+/// At most `max` characters, cut at a word boundary with an ellipsis; mid-word only when the
+/// boundary would waste a third of the room or more (a long path or URL: `Goal:…` with most of
+/// the budget unused helps no one).
 pub fn shorten(text: &str, max: usize) -> String {
     let text = text.trim();
     if text.chars().count() <= max {
@@ -217,7 +218,9 @@ pub fn shorten(text: &str, max: usize) -> String {
         cut.trim_end()
     } else {
         match cut.rfind(char::is_whitespace) {
-            Some(i) if i > 0 => cut[..i].trim_end(),
+            Some(i) if i > 0 && cut[..i].chars().count() * 3 >= (max - 1) * 2 => {
+                cut[..i].trim_end()
+            }
             _ => cut.as_str(),
         }
     };
@@ -227,7 +230,7 @@ pub fn shorten(text: &str, max: usize) -> String {
 /// When state.json is damaged and nothing intact could be recovered.
 pub fn unrecoverable_context(problem: &str, command: &str) -> String {
     format!(
-        "handover: a handoff exists for this repository, but it is damaged and nothing intact could be recovered ({}). Read handover.md if it exists, and run `{command} status` to see what is wrong.",
+        "handover: a handoff for this repository cannot be used: it is damaged or unreadable, and nothing intact could be recovered ({}). Read handover.md if it exists, and run `{command} status` to see what is wrong.",
         shorten(problem, ITEM_MAX_CHARS)
     )
 }

@@ -1,4 +1,5 @@
-//! Private by default: a marked block in `.gitignore` keeps `handover.md` and `.handover/`
+//! Private by default: a marked block in `.gitignore` (in a submodule: its `info/exclude`, see
+//! `file`) keeps `handover.md` and `.handover/`
 //! out of git. Tracked handoff files are reported, never untracked behind the user's back.
 //!
 //! The edit itself (`with_block`) is a pure function from the file's bytes to the new bytes;
@@ -33,7 +34,7 @@ pub struct Before {
 
 impl Before {
     pub fn read(root: &Path) -> Before {
-        let path = root.join(".gitignore");
+        let path = file(root);
         let bytes = read_gitignore(&path).ok().flatten();
         Before { path, bytes }
     }
@@ -56,7 +57,7 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
     if git::find_root(root).is_none() {
         return Ok((GuardStatus::default(), false));
     }
-    let path = root.join(".gitignore");
+    let path = file(root);
     let old = read_gitignore(&path)?;
     let new = match with_block(old.as_deref().unwrap_or_default()) {
         Ok(new) => new,
@@ -72,6 +73,13 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
         }
     };
     let changed = old.as_deref() != Some(new.as_slice());
+    if changed && old.is_none() {
+        if let Some(dir) = path.parent() {
+            // `info/` of a submodule's git directory may not exist yet.
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+    }
     if changed {
         handover_installer::atomic::write_atomic(&path, &new).with_context(|| {
             format!(
@@ -122,7 +130,7 @@ pub fn status(root: &Path) -> GuardStatus {
     if git::find_root(root).is_none() {
         return GuardStatus::default();
     }
-    let path = root.join(".gitignore");
+    let path = file(root);
     let (block, problem) = match read_gitignore(&path) {
         Ok(Some(bytes)) => match with_block(&bytes) {
             Ok(new) => (new == bytes, None),
@@ -136,6 +144,26 @@ pub fn status(root: &Path) -> GuardStatus {
         tracked: tracked_handoff_files(root),
         problem,
     }
+}
+
+/// The file the block goes in: `.gitignore` at the top of the working tree; in a submodule, the
+/// submodule's private `info/exclude`, so that the first write does not show the superproject
+/// a submodule with new or modified content.
+pub fn file(root: &Path) -> std::path::PathBuf {
+    match submodule_git_dir(root) {
+        Some(git_dir) => git_dir.join("info").join("exclude"),
+        None => root.join(".gitignore"),
+    }
+}
+
+/// The git directory of the submodule whose working tree is `root`: `.git` is a file naming a
+/// directory under a `modules/` directory, without the `commondir` a linked worktree has.
+fn submodule_git_dir(root: &Path) -> Option<std::path::PathBuf> {
+    let text = std::fs::read_to_string(root.join(".git")).ok()?;
+    let target = Path::new(text.lines().next()?.strip_prefix("gitdir:")?.trim());
+    let dir = root.join(target);
+    let in_modules = dir.components().any(|c| c.as_os_str() == "modules");
+    (in_modules && !dir.join("commondir").exists()).then_some(dir)
 }
 
 /// Ok(None) when the file does not exist.

@@ -70,7 +70,7 @@ pub struct SaveReport {
 }
 
 /// What `finish` did.
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct Finished {
     pub archived: PathBuf,
     /// Where handover.md was copied because it held edits the handoff does not record.
@@ -420,8 +420,10 @@ impl Store {
     /// holds the lock, which is what makes the chosen name unique.
     fn archive_current(&self) -> anyhow::Result<Option<PathBuf>> {
         let state = self.state_path();
-        if fs::symlink_metadata(&state).is_err() {
-            return Ok(None);
+        match fs::metadata(&state) {
+            Ok(m) if m.is_file() => {}
+            // Nothing to keep: missing, or not a file (opening a FIFO to copy it would hang).
+            _ => return Ok(None),
         }
         let target = free_archive_name(&self.archive_dir(), &crate::clock::now_compact());
         self.copy_to_archive(&state, target)
@@ -565,7 +567,20 @@ fn archive_files(dir: &Path) -> Vec<PathBuf> {
 fn read_document(path: &Path) -> Result<Option<(Handoff, Option<String>)>, String> {
     // Look before opening: opening a FIFO would block, and load must never hang.
     match fs::metadata(path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        // `.handover` is a file, not our directory: there is no handoff here.
+        Err(e)
+            if matches!(
+                e.kind(),
+                io::ErrorKind::NotFound | io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(None)
+        }
+        Err(e) if e.kind() == io::ErrorKind::PermissionDenied => {
+            return Err(
+                "cannot be read: permission denied on .handover/ (check its owner and mode)".into(),
+            )
+        }
         Ok(m) if m.is_dir() => return Err("is a directory, not a file".into()),
         Ok(m) if !m.is_file() => return Err("is not a regular file".into()),
         _ => {}

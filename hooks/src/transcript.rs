@@ -43,7 +43,7 @@ pub enum Fullness {
 
 /// None when the file cannot be read or holds no usage record in its last 8 MiB.
 pub fn read(path: &Path) -> Option<Fullness> {
-    let mut file = File::open(path).ok()?;
+    let mut file = open_regular(path)?;
     let len = file.metadata().ok()?.len();
     let mut buf = Vec::new();
     for window in WINDOWS {
@@ -93,6 +93,15 @@ pub fn scan(tail: &[u8], at_file_start: bool) -> Option<Fullness> {
 /// How far back the first look for a line goes; later looks read only what was appended.
 const WAIT_FIRST_LOOK: u64 = 256 * 1024;
 
+/// The transcript, when it is a regular file. Looks before opening: opening a FIFO (or a
+/// device) blocks until the watchdog ends the hook, and the answer is lost.
+fn open_regular(path: &Path) -> Option<File> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    File::open(path).ok()
+}
+
 /// Waits until the transcript contains `needle`, polling every 10 ms for at most `max`.
 /// Returns whether it appeared. The first look reads the last 256 KiB (the awaited line is
 /// normally the last one or the one before); each later look reads only the bytes appended
@@ -122,7 +131,7 @@ enum Search {
 /// Searches the file from byte `from` (None: the last `WAIT_FIRST_LOOK` bytes) to its end,
 /// reading at most the last 8 MiB (the most `read` ever looks at).
 fn search(path: &Path, needle: &str, from: Option<u64>) -> Search {
-    let Ok(mut file) = File::open(path) else {
+    let Some(mut file) = open_regular(path) else {
         return Search::NoFile;
     };
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);

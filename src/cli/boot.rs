@@ -41,6 +41,14 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let edited = hand_edits::edited_since(&store.markdown_path(), &loaded.handoff);
     let edited_notice = edited.then(|| format!("\n{}", hand_edits::edited_notice(&command)));
     let edited_notice = edited_notice.as_deref().unwrap_or_default();
+    // A broken config.toml is said here too, not only by `write`: its settings are not in force.
+    let config = config::load(store.root());
+    let config_problem = config.as_ref().err().map(|e| format!("{e:#}"));
+    let config_notice = config_problem
+        .as_ref()
+        .map(|p| format!("\nwarning: {p} (using the default settings until it is fixed)"))
+        .unwrap_or_default();
+    let edited_notice = format!("{edited_notice}{config_notice}");
     if args.json {
         let out = json!({
             "verdict": verification.verdict,
@@ -49,14 +57,13 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             "problem": loaded.problem,
             "recovered": loaded.source != Source::State,
             "handover_md_edited": edited,
-            "root": store.root(),
+            "config_problem": config_problem,
+            "root": store.root().to_string_lossy(),
             "handoff": loaded.handoff,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else if args.startup {
-        let budget = config::load(store.root())
-            .unwrap_or_default()
-            .startup_budget_chars;
+        let budget = config.unwrap_or_default().startup_budget_chars;
         println!(
             "{}{edited_notice}",
             context::startup_context(&Startup {

@@ -154,6 +154,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?,
     };
     let dir = std::path::absolute(&dir).unwrap_or(dir);
+    if !matches!(cli.command, Command::Demo(_)) {
+        check_dir(&dir)?;
+    }
     match &cli.command {
         Command::Write(a) => write::run(a, &dir),
         Command::Boot(a) => boot::run(a, &dir),
@@ -168,6 +171,29 @@ pub fn run() -> anyhow::Result<ExitCode> {
             install::run_uninstall(a, handover::store::Store::discover(&dir).root())
         }
     }
+}
+
+/// Refuses a directory handover must not work in, before anything is read or written: one
+/// that does not exist (a typo in `-C` must not create a directory tree), and a bare git
+/// repository (no working tree: a handoff there would sit inside git's own files).
+fn check_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{} is not a directory: check the path (handover creates no directories)",
+            dir.display()
+        );
+    }
+    if handover::git::find_root(dir).is_none() {
+        if let Ok(Some(repo)) = handover::git::open(dir) {
+            if repo.is_bare() {
+                anyhow::bail!(
+                    "{} is a bare git repository, which has no working tree to hand over: run handover in a clone or a worktree of it",
+                    dir.display()
+                );
+            }
+        }
+    }
+    Ok(())
 }
 
 /// How an agent should run handover: the running binary's absolute path when it is not the
@@ -200,11 +226,22 @@ pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
             return Some(a);
         }
     }
-    // Claude Code sets CLAUDECODE=1 for the commands it runs; Codex sets CODEX_* variables.
+    // Claude Code sets CLAUDECODE=1 for the commands it runs. Codex sets CODEX_THREAD_ID for
+    // its shell commands (and CODEX_SANDBOX* inside its sandbox; names read from the Codex
+    // 0.169 binary). Other CODEX_* variables (CODEX_HOME, CODEX_API_KEY) are a person's own
+    // configuration and say nothing about who runs this command.
     if std::env::var_os("CLAUDECODE").is_some() {
         return Some("claude".into());
     }
-    if std::env::vars_os().any(|(k, _)| k.to_string_lossy().starts_with("CODEX_")) {
+    const CODEX_RUNS_THIS: [&str; 3] = [
+        "CODEX_THREAD_ID",
+        "CODEX_SANDBOX",
+        "CODEX_SANDBOX_NETWORK_DISABLED",
+    ];
+    if CODEX_RUNS_THIS
+        .iter()
+        .any(|k| std::env::var_os(k).is_some_and(|v| !v.is_empty()))
+    {
         return Some("codex".into());
     }
     None

@@ -16,7 +16,8 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let mut lines = Vec::new();
     let mut problems: Vec<String> = Vec::new();
     let mut report = serde_json::Map::new();
-    report.insert("root".into(), json!(root));
+    // Lossy: a path that is not UTF-8 must not stop the report (JSON strings are UTF-8).
+    report.insert("root".into(), json!(root.to_string_lossy()));
 
     match store.load() {
         LoadOutcome::Missing => {
@@ -76,6 +77,12 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             report.insert("verdict".into(), json!(v.verdict));
             report.insert("reasons".into(), json!(v.reasons));
         }
+    }
+
+    if let Err(e) = handover::config::load(root) {
+        lines.push(format!("config: INVALID, defaults in use: {e:#}"));
+        problems.push(format!("{e:#}"));
+        report.insert("config_problem".into(), json!(format!("{e:#}")));
     }
 
     let g = guard::status(root);

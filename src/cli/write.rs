@@ -107,31 +107,60 @@ fn base_content(
     }
 }
 
+/// Inputs larger than this are refused unread: a handoff is a few KB of pointers (the stored
+/// form has the same limit), and `--from /dev/zero` must not read until memory runs out.
+const MAX_INPUT_BYTES: u64 = handover::store::MAX_STATE_BYTES;
+
 fn read_input(path: &Path) -> anyhow::Result<Content> {
-    let (name, text) = if path == Path::new("-") {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .context("cannot read standard input as UTF-8 text")?;
-        ("standard input".to_string(), s)
+    let (name, bytes) = if path == Path::new("-") {
+        let bytes = read_capped(std::io::stdin().lock(), "standard input")?;
+        ("standard input".to_string(), bytes)
     } else {
-        let text = std::fs::read_to_string(path).with_context(|| {
-            format!(
-                "cannot read {}: check the path (use `--from -` for standard input)",
-                path.display()
-            )
+        let name = path.display().to_string();
+        let file = std::fs::File::open(path).with_context(|| {
+            format!("cannot read {name}: check the path (use `--from -` for standard input)")
         })?;
-        (path.display().to_string(), text)
+        let bytes = read_capped(file, &name)?;
+        (name, bytes)
     };
-    let is_markdown = path
+    let text = String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{name} is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    // A byte order mark is invisible in editors; it is not part of the text.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let markdown_named = path
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
-        || !text.trim_start().starts_with('{');
-    if is_markdown {
-        markdown::parse(&text).with_context(|| format!("{name} (read as the Markdown form)"))
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+    if !markdown_named && looks_like_json(text) {
+        parse_json(text).with_context(|| format!("{name} (read as JSON)"))
     } else {
-        parse_json(&text).with_context(|| format!("{name} (read as JSON)"))
+        markdown::parse(text).with_context(|| format!("{name} (read as the Markdown form)"))
     }
+}
+
+/// JSON of any shape (an object, but also `null`, an array, a number): those get a JSON error
+/// ("expected a JSON object"), not a confusing Markdown one.
+fn looks_like_json(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with(['{', '[', '"']) || serde_json::from_str::<Value>(t).is_ok()
+}
+
+fn read_capped(reader: impl Read, name: &str) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {name}"))?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        bail!(
+            "{name} is larger than {} MiB, not read: a handoff is a few KB of pointers, not contents",
+            MAX_INPUT_BYTES / (1024 * 1024)
+        );
+    }
+    Ok(bytes)
 }
 
 /// JSON input: lenient where people naturally differ (numbers and booleans in `environment` and
@@ -301,7 +330,11 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
     }
     if let Some((guard, changed)) = &o.guard {
         if *changed {
-            println!("Added handover.md and .handover/ to .gitignore (handoffs are private; --shared skips this).");
+            let file = handover::guard::file(store.root());
+            println!(
+                "Added handover.md and .handover/ to {} (handoffs are private; --shared skips this).",
+                file.strip_prefix(store.root()).unwrap_or(&file).display()
+            );
         }
         if !guard.tracked.is_empty() {
             println!(
@@ -321,8 +354,9 @@ fn summary_json(o: &write::Outcome) -> Value {
         "redactions": o.redactions.iter().map(|r| serde_json::json!({"field": r.field, "kind": r.kind})).collect::<Vec<_>>(),
         "gitignore_changed": o.guard.as_ref().map(|g| g.1),
         "tracked_handoff_files": o.guard.as_ref().map(|g| g.0.tracked.clone()).unwrap_or_default(),
-        "archived": o.archived,
-        "kept_markdown": o.kept_markdown,
+        // Lossy: JSON strings are UTF-8, paths need not be.
+        "archived": o.archived.as_ref().map(|p| p.to_string_lossy()),
+        "kept_markdown": o.kept_markdown.as_ref().map(|p| p.to_string_lossy()),
     })
 }
 
