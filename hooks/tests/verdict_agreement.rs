@@ -1,6 +1,7 @@
-//! The SessionStart hook's quick verdict agrees with `boot`'s full one where the handoff's own
-//! facts decide it: uncommitted work the handoff listed that was since reverted (drifted), and
-//! a repository git refuses to read because another user owns it (unverified).
+//! The SessionStart hook tells what `boot` tells: its quick verdict agrees with the full one
+//! where the handoff's own facts decide it (uncommitted work the handoff listed that was since
+//! reverted: drifted; a repository git refuses to read because another user owns it:
+//! unverified), and it says when handover.md holds edits that are not recorded.
 
 mod support;
 
@@ -65,4 +66,24 @@ fn a_repository_owned_by_another_user_is_unverified_for_the_hook_too() {
         .args(["-R", "0:0"])
         .arg(repo.path())
         .status();
+}
+
+#[test]
+fn the_hook_says_when_handover_md_holds_unrecorded_edits() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    assert!(!session_start_context(&repo).contains("handover.md was edited"));
+    let md = repo.path().join("handover.md");
+    let mut text = std::fs::read_to_string(&md).unwrap();
+    text = text.replacen(
+        "Write the failing test",
+        "Ask the user, then write the failing test",
+        1,
+    );
+    std::fs::write(&md, text).unwrap();
+    let context = session_start_context(&repo);
+    assert!(
+        context.contains("handover.md was edited") && context.contains("write --from handover.md"),
+        "{context}"
+    );
 }
