@@ -2,8 +2,8 @@
 //! for the budget. Regenerate the golden files with `UPDATE_GOLDEN=1 cargo test --test context`
 //! and review the diff.
 
-use handover::context::{self, Pressure, Startup};
-use handover::model::*;
+use handover_core::context::{self, Pressure, Startup};
+use handover_core::model::*;
 use std::path::PathBuf;
 
 fn golden(name: &str, actual: &str) {

@@ -4,7 +4,7 @@
 mod common;
 
 use common::{commit_all_in, git, write_in, Repo};
-use handover::git::{files_changed, find_root, read_head_files, snapshot};
+use handover_core::git::{files_changed, find_root, read_head_files, snapshot};
 use std::path::Path;
 
 fn changes(root: &Path, since: Option<&str>) -> (Vec<(String, String)>, Option<String>) {

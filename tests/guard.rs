@@ -4,7 +4,7 @@
 mod common;
 
 use common::{git, Repo};
-use handover::guard::{ensure, status, with_block, GuardStatus, BEGIN_MARK, END_MARK};
+use handover_core::guard::{ensure, status, with_block, GuardStatus, BEGIN_MARK, END_MARK};
 
 const BLOCK: &str =
     "# >>> handover (private handoff files) >>>\n/handover.md\n/.handover/\n# <<< handover <<<\n";
@@ -199,7 +199,7 @@ fn outside_git_nothing_is_written() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("plain");
     std::fs::create_dir(&dir).unwrap();
-    if handover::git::find_root(&dir).is_some() {
+    if handover_core::git::find_root(&dir).is_some() {
         return; // the machine's temp dir is inside a repository: nothing to test here
     }
     assert_eq!(ensure(&dir).unwrap(), (GuardStatus::default(), false));

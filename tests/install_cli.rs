@@ -6,7 +6,7 @@
 mod install;
 
 use clap::Parser;
-use handover::guard::GuardStatus;
+use handover_core::guard::GuardStatus;
 use install::{Environment, InstallArgs, ScopeArg, UninstallArgs};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -190,7 +190,7 @@ fn dry_run_skips_the_guard_and_missing_hooks_fail_with_install_advice() {
     )
     .unwrap_err();
     assert!(
-        err.to_string().contains("cargo install --path hooks"),
+        err.to_string().contains("cargo install --locked --path ."),
         "{err}"
     );
 }

@@ -1,7 +1,7 @@
 //! handover.md: render, parse back, hand edits, errors, and a golden file.
 
-use handover::markdown::{parse, render, ParseError};
-use handover::model::*;
+use handover_core::markdown::{parse, render, ParseError};
+use handover_core::model::*;
 use std::collections::BTreeMap;
 
 fn strings(items: &[&str]) -> Vec<String> {

@@ -4,8 +4,8 @@
 //! Child processes: a test re-executes this test binary (`current_exe()`) to run one of the
 //! `child_*` tests below with `CHILD_ENV` set; without that variable those tests return at once.
 
-use handover::model::{Content, Handoff, Status, SCHEMA_VERSION};
-use handover::store::{self, LoadOutcome, Loaded, Source, Store};
+use handover_core::model::{Content, Handoff, Status, SCHEMA_VERSION};
+use handover_core::store::{self, LoadOutcome, Loaded, Source, Store};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::fs;

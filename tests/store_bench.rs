@@ -2,8 +2,8 @@
 //! `append_journal`, and `save`. Not a pass/fail test; run with
 //! `cargo test -p handover --release --test store_bench -- --ignored --nocapture`.
 
-use handover::model::{Content, Handoff, Status, SCHEMA_VERSION};
-use handover::store::{self, LoadOutcome, Store};
+use handover_core::model::{Content, Handoff, Status, SCHEMA_VERSION};
+use handover_core::store::{self, LoadOutcome, Store};
 use serde_json::json;
 use std::time::Instant;
 

@@ -1,8 +1,8 @@
 //! Pre-write checks: each rule fires on what it should, and stays quiet on ordinary handoffs.
 
-use handover::config::Config;
-use handover::model::*;
-use handover::validate::{check, estimate_tokens};
+use handover_core::config::Config;
+use handover_core::model::*;
+use handover_core::validate::{check, estimate_tokens};
 use std::collections::BTreeMap;
 
 fn ok_content() -> Content {

@@ -15,8 +15,8 @@ use crate::session_state::millis;
 use crate::startup;
 use crate::transcript::{self, Fullness};
 use crate::window;
-use handover::context::{save_progress, Pressure};
-use handover::store::Store;
+use handover_core::context::{save_progress, Pressure};
+use handover_core::store::Store;
 use serde_json::json;
 use std::path::Path;
 use std::time::Duration;
@@ -120,7 +120,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         Some(None) => return Ok(Outcome::silent("no usage in the transcript")),
         None => return Ok(Outcome::silent("no transcript")),
     };
-    let config = handover::config::load(store.root()).unwrap_or_default();
+    let config = handover_core::config::load(store.root()).unwrap_or_default();
     let model = usage.model.as_deref().or(call.input.model.as_deref());
     let window = window::resolve(
         usage.window,

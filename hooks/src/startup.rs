@@ -1,10 +1,10 @@
 //! The startup context, as SessionStart delivers it and as the context watch's fallbacks
 //! deliver it: load the handoff, verify it cheaply, render the text (the text itself lives in
-//! the core, `handover::context`), record the delivery.
+//! the core, `handover_core::context`), record the delivery.
 
 use crate::call::Call;
-use handover::context::{self, Startup};
-use handover::store::{LoadOutcome, Source, Store};
+use handover_core::context::{self, Startup};
+use handover_core::store::{LoadOutcome, Source, Store};
 use serde_json::json;
 
 pub struct Delivery {
@@ -25,11 +25,11 @@ pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Del
             handoff_id: None,
         }),
         LoadOutcome::Loaded(loaded) => {
-            let budget = handover::config::load(root)
+            let budget = handover_core::config::load(root)
                 .unwrap_or_default()
                 .startup_budget_chars;
             // Only branch, HEAD and the referenced files: the same cost on any repository size.
-            let verification = handover::verify::verify_quick(root, &loaded.handoff);
+            let verification = handover_core::verify::verify_quick(root, &loaded.handoff);
             let recovered = match loaded.source {
                 Source::State => None,
                 from => Some(format!(
@@ -49,9 +49,9 @@ pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Del
                 budget_chars: budget,
                 command,
             });
-            if handover::hand_edits::edited_since(&store.markdown_path(), &loaded.handoff) {
+            if handover_core::hand_edits::edited_since(&store.markdown_path(), &loaded.handoff) {
                 text.push('\n');
-                text.push_str(&handover::hand_edits::edited_notice(command));
+                text.push_str(&handover_core::hand_edits::edited_notice(command));
             }
             Some(Delivery {
                 text,

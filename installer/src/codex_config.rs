@@ -4,8 +4,9 @@
 //! We never write `codex_hooks` (the deprecated name). The feature flag is only reported unless
 //! the user passes the explicit flag; trust only with `--trust`.
 
-use crate::error::{line_col, EditError};
+use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
+use handover_base::text::line_column as line_col;
 use std::path::Path;
 use toml_edit::{DocumentMut, Item, Table};
 

@@ -87,7 +87,7 @@ fn summarize(e: &FileEdit) -> String {
 }
 
 fn apply(plan: &Plan, out: &mut dyn Write, outcome: &mut Outcome) -> Result<(), crate::EditError> {
-    let stamp = plan::utc_stamp(std::time::SystemTime::now());
+    let stamp = handover_base::clock::format_compact(handover_base::clock::unix_now().0);
     outcome.backups = plan.apply(&stamp)?;
     outcome.wrote = plan
         .edits
@@ -172,7 +172,7 @@ fn codex_trust_step(req: &InstallRequest, outcome: &mut Outcome, out: &mut dyn W
     }
     // Codex rewrites config.toml itself for hooks.state: keep the user's original first.
     if cfg.exists() {
-        let stamp = plan::utc_stamp(std::time::SystemTime::now());
+        let stamp = handover_base::clock::format_compact(handover_base::clock::unix_now().0);
         if let Ok(Some(b)) = plan::backup_once(&cfg, &stamp) {
             let _ = writeln!(out, "backup: {}", b.display());
             outcome.backups.push(b);

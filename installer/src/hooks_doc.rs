@@ -5,9 +5,10 @@
 //! command runs; everything else (other tools' handlers on the same events, unknown keys, key
 //! order) is left exactly as it was.
 
-use crate::command::{our_exe, HookExe, TIMEOUT_SECS};
+use crate::command::our_exe;
 use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
+use handover_base::hook_exe::{HookExe, TIMEOUT_SECS};
 use serde_json::{json, Map, Value};
 use std::path::Path;
 

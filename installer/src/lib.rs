@@ -3,7 +3,6 @@
 //! Pure editors (text in → text out + a report of what changed) with reading, atomic writing,
 //! backups and the Codex JSON-RPC client at the edges. See docs/install.md.
 
-pub mod atomic;
 pub mod codex_config;
 pub mod codex_trust;
 pub mod command;

@@ -5,7 +5,6 @@
 //! run before anything is written.
 
 use crate::codex_config;
-use crate::command::{command_for, Agent, HookExe};
 use crate::diff;
 use crate::error::EditError;
 use crate::hooks_doc::{self, Wanted};
@@ -13,6 +12,8 @@ use crate::instructions;
 use crate::json_layout::{self, Layout};
 use crate::locate::HookPaths;
 use crate::report::{any_effective, Change};
+use handover_base::hook_exe::{command_for, HookExe};
+use handover_base::Agent;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -473,13 +474,13 @@ impl Plan {
             }
             match &e.after {
                 Some(text) => {
-                    let target = crate::atomic::real_target(&e.path);
+                    let target = handover_base::atomic::real_target(&e.path);
                     if let Some(dir) = target.parent() {
                         fs::create_dir_all(dir).map_err(|err| {
                             EditError::new(dir, format!("cannot create directory: {err}"))
                         })?;
                     }
-                    crate::atomic::write_atomic(&e.path, text.as_bytes())
+                    handover_base::atomic::write_atomic(&e.path, text.as_bytes())
                         .map_err(|err| EditError::new(&e.path, format!("cannot write: {err}")))?;
                 }
                 None => {
@@ -522,41 +523,4 @@ pub fn backup_once(path: &Path, stamp: &str) -> io::Result<Option<PathBuf>> {
     let backup = dir.join(format!("{prefix}{stamp}"));
     fs::copy(path, &backup)?;
     Ok(Some(backup))
-}
-
-/// UTC time as `20261122T021500Z`, for backup names (no date crate needed for this).
-pub fn utc_stamp(now: std::time::SystemTime) -> String {
-    let secs = now
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stamp_is_utc_calendar_time() {
-        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_314_065);
-        assert_eq!(utc_stamp(t), "20261122T022105Z");
-        assert_eq!(utc_stamp(std::time::UNIX_EPOCH), "19700101T000000Z");
-    }
 }

@@ -4,13 +4,14 @@
 //! are only verified by `install --trust`, which asks Codex itself).
 
 use crate::codex_config;
-use crate::command::{command_for, Agent, HookExe};
 use crate::hooks_doc::{self, Found};
 use crate::json_layout;
 use crate::locate::HookPaths;
 use crate::plan::{
     claude_settings_path, codex_hooks_path, instruction_files, read_opt, Homes, Scope, Targets,
 };
+use handover_base::hook_exe::{command_for, HookExe, TIMEOUT_SECS};
+use handover_base::Agent;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -112,8 +113,7 @@ fn scope_json(
     let up_to_date = expected.map(|h| {
         !f.ours.is_empty()
             && f.ours.iter().all(|o| {
-                o.command == command_for(h.get(o.exe), agent)
-                    && o.timeout == Some(crate::command::TIMEOUT_SECS)
+                o.command == command_for(h.get(o.exe), agent) && o.timeout == Some(TIMEOUT_SECS)
             })
     });
     let v = json!({

@@ -388,7 +388,7 @@ fn locating_the_hook_executables() {
     let e = env();
     let err = locate(Some(&e.bin), Some(std::ffi::OsStr::new("")), &e.repo).unwrap_err();
     assert!(
-        err.contains("cargo install --path hooks") && err.contains("handover-session-start"),
+        err.contains("cargo install --locked --path .") && err.contains("handover-session-start"),
         "{err}"
     );
     let other = e.homes.home.join("path bin");

@@ -2,7 +2,7 @@
 //! (tests/fixtures/). Expected outputs live in tests/fixtures/expected/; regenerate them with
 //! `HANDOVER_BLESS=1 cargo test -p handover-installer --test golden` and review the diff.
 
-use handover_installer::command::Agent;
+use handover_base::Agent;
 use handover_installer::plan::{edit_hooks_json, wanted_for};
 use handover_installer::report::ChangeKind;
 use handover_installer::{codex_config, instructions, HookPaths};

@@ -2,7 +2,7 @@
 //! `handover status` can show a handoff that was delivered but never acknowledged.
 
 use super::AckArgs;
-use handover::store::{LoadOutcome, Store};
+use handover_core::store::{LoadOutcome, Store};
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;

@@ -1,16 +1,16 @@
 //! `handover boot`: read the handoff, verify it against the repository, report.
 
 use super::BootArgs;
-use handover::context::{self, Startup};
-use handover::store::{LoadOutcome, Source, Store};
-use handover::{config, hand_edits, verify};
+use handover_core::context::{self, Startup};
+use handover_core::store::{LoadOutcome, Source, Store};
+use handover_core::{config, hand_edits, verify};
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
-    let command = super::self_command();
+    let command = handover_base::handover_command::handover_command();
     let loaded = match store.load() {
         LoadOutcome::Missing => {
             if args.json {

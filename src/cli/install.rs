@@ -122,7 +122,7 @@ impl Environment {
 }
 
 /// The `.gitignore` guard (core), injected so the adapter can be tested on its own.
-pub type Guard<'a> = &'a dyn Fn(&Path) -> anyhow::Result<(handover::guard::GuardStatus, bool)>;
+pub type Guard<'a> = &'a dyn Fn(&Path) -> anyhow::Result<(handover_core::guard::GuardStatus, bool)>;
 
 pub fn run_install(args: &InstallArgs, repo_root: &Path) -> anyhow::Result<ExitCode> {
     let env = Environment::from_process()?;
@@ -131,7 +131,7 @@ pub fn run_install(args: &InstallArgs, repo_root: &Path) -> anyhow::Result<ExitC
         repo_root,
         &env,
         &mut std::io::stdout(),
-        &handover::guard::ensure,
+        &handover_core::guard::ensure,
     )
 }
 

@@ -165,10 +165,10 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Ack(a) => ack::run(a, &dir),
         Command::Demo(a) => demo::run(a),
         Command::Install(a) => {
-            install::run_install(a, handover::store::Store::discover(&dir).root())
+            install::run_install(a, handover_core::store::Store::discover(&dir).root())
         }
         Command::Uninstall(a) => {
-            install::run_uninstall(a, handover::store::Store::discover(&dir).root())
+            install::run_uninstall(a, handover_core::store::Store::discover(&dir).root())
         }
     }
 }
@@ -183,8 +183,8 @@ fn check_dir(dir: &std::path::Path) -> anyhow::Result<()> {
             dir.display()
         );
     }
-    if handover::git::find_root(dir).is_none() {
-        if let Ok(Some(repo)) = handover::git::open(dir) {
+    if handover_core::git::find_root(dir).is_none() {
+        if let Ok(Some(repo)) = handover_core::git::open(dir) {
             if repo.is_bare() {
                 anyhow::bail!(
                     "{} is a bare git repository, which has no working tree to hand over: run handover in a clone or a worktree of it",
@@ -194,25 +194,6 @@ fn check_dir(dir: &std::path::Path) -> anyhow::Result<()> {
         }
     }
     Ok(())
-}
-
-/// How an agent should run handover: the running binary's absolute path when it is not the
-/// one found on PATH (so an agent's shell without our PATH still reaches it), else `handover`.
-pub fn self_command() -> String {
-    let exe = std::env::current_exe().ok();
-    let on_path = std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join("handover"))
-            .find(|c| c.is_file())
-    });
-    match exe {
-        Some(e)
-            if on_path.as_deref().and_then(|p| p.canonicalize().ok()) != e.canonicalize().ok() =>
-        {
-            handover_installer::command::shell_quote(&e.to_string_lossy())
-        }
-        _ => "handover".to_string(),
-    }
 }
 
 /// The agent writing or acknowledging, when the caller didn't say: HANDOVER_AGENT, else what

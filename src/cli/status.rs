@@ -3,9 +3,9 @@
 //! Codex flags and trust, the startup section in AGENTS.md / CLAUDE.md.
 
 use super::StatusArgs;
-use handover::store::{LoadOutcome, Store};
-use handover::verify;
-use handover::{guard, hand_edits};
+use handover_core::store::{LoadOutcome, Store};
+use handover_core::verify;
+use handover_core::{guard, hand_edits};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::ExitCode;
@@ -56,7 +56,9 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             let edited = hand_edits::edited_since(&store.markdown_path(), &l.handoff);
             if edited {
                 lines.push("handover.md: edited by hand, edits not recorded".to_string());
-                problems.push(hand_edits::edited_notice(&super::self_command()));
+                problems.push(hand_edits::edited_notice(
+                    &handover_base::handover_command::handover_command(),
+                ));
             }
             let (delivered, acked) = deliveries(&store, &l.handoff.id);
             lines.push(format!(
@@ -68,7 +70,7 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             report.insert(
                 "handoff".into(),
                 json!({
-                    "present": true, "valid": l.source == handover::store::Source::State,
+                    "present": true, "valid": l.source == handover_core::store::Source::State,
                     "id": l.handoff.id, "created_at": l.handoff.created_at, "goal": l.handoff.content.goal,
                     "source": super::boot::source_name(l.source), "problem": l.problem,
                     "deliveries": delivered, "acks": acked, "handover_md_edited": edited,
@@ -79,7 +81,7 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         }
     }
 
-    if let Err(e) = handover::config::load(root) {
+    if let Err(e) = handover_core::config::load(root) {
         lines.push(format!("config: INVALID, defaults in use: {e:#}"));
         problems.push(format!("{e:#}"));
         report.insert("config_problem".into(), json!(format!("{e:#}")));

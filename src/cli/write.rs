@@ -1,12 +1,12 @@
 //! `handover write`: gathers the content from --from (JSON or Markdown) and the quick flags,
-//! then hands it to `handover::write`.
+//! then hands it to `handover_core::write`.
 
 use super::WriteArgs;
 use anyhow::{bail, Context as _};
-use handover::model::{Content, Decision, Handoff};
-use handover::store::Store;
-use handover::write::{self, Refusal, Request};
-use handover::{config, markdown};
+use handover_core::model::{Content, Decision, Handoff};
+use handover_core::store::Store;
+use handover_core::write::{self, Refusal, Request};
+use handover_core::{config, markdown};
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;
@@ -109,7 +109,7 @@ fn base_content(
 
 /// Inputs larger than this are refused unread: a handoff is a few KB of pointers (the stored
 /// form has the same limit), and `--from /dev/zero` must not read until memory runs out.
-const MAX_INPUT_BYTES: u64 = handover::store::MAX_STATE_BYTES;
+const MAX_INPUT_BYTES: u64 = handover_core::store::MAX_STATE_BYTES;
 
 fn read_input(path: &Path) -> anyhow::Result<Content> {
     let (name, bytes) = if path == Path::new("-") {
@@ -330,7 +330,7 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
     }
     if let Some((guard, changed)) = &o.guard {
         if *changed {
-            let file = handover::guard::file(store.root());
+            let file = handover_core::guard::file(store.root());
             println!(
                 "Added handover.md and .handover/ to {} (handoffs are private; --shared skips this).",
                 file.strip_prefix(store.root()).unwrap_or(&file).display()

@@ -3,7 +3,7 @@
 //!
 //! Expected outputs live in tests/golden/<case>.out; `{handover}` stands for the command the
 //! hooks print (the `handover` binary beside them when cargo built it). To regenerate after a
-//! deliberate change: `UPDATE_GOLDEN=1 cargo test -p handover-hooks --test golden`, then read
+//! deliberate change: `UPDATE_GOLDEN=1 cargo test --test hooks_golden`, then read
 //! the diff.
 //!
 //! Payloads are the ones captured from the real clients (tests/fixtures/claude-2.1.330/ and
@@ -12,11 +12,11 @@
 //! sending in the capture (Codex's `clear` and manual compaction)
 //! use a payload built the same way from the nearest captured one.
 
-mod support;
+mod hook_harness;
 
+use hook_harness::*;
 use serde_json::{json, Value};
 use std::path::Path;
-use support::*;
 
 #[derive(Clone, Copy, PartialEq)]
 enum Agent {
@@ -56,8 +56,8 @@ enum Transcript {
     Percent(u64),
 }
 
-const CLAUDE_FIXTURES: &str = "tests/fixtures/claude-2.1.330";
-const CODEX_FIXTURES: &str = "tests/fixtures/codex-0.169.0";
+const CLAUDE_FIXTURES: &str = "tests/fixtures/clients/claude-2.1.330";
+const CODEX_FIXTURES: &str = "tests/fixtures/clients/codex-0.169.0";
 
 fn fixture_dir(agent: Agent) -> std::path::PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR")).join(match agent {
@@ -260,7 +260,7 @@ fn leak(s: String) -> &'static str {
 }
 
 fn golden_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden")
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/hooks")
 }
 
 #[test]
@@ -369,7 +369,7 @@ fn golden_files_have_no_strays() {
         if name.ends_with(".out") {
             assert!(
                 names.contains(&name),
-                "tests/golden/{name} belongs to no case"
+                "tests/golden/hooks/{name} belongs to no case"
             );
         }
     }

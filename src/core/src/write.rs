@@ -8,7 +8,7 @@ use crate::model::{Content, Handoff, MAX_RECORDED_PATHS, SCHEMA_VERSION};
 use crate::redact::Redaction;
 use crate::store::{LoadOutcome, Store};
 use crate::validate::Findings;
-use crate::{clock, git, guard, markdown, redact, store, validate};
+use crate::{git, guard, markdown, redact, store, validate};
 use std::path::PathBuf;
 
 pub struct Request {
@@ -118,7 +118,7 @@ pub fn update(
     let mut handoff = Handoff {
         schema_version: SCHEMA_VERSION,
         id: new_id(),
-        created_at: clock::now_rfc3339(),
+        created_at: handover_base::clock::now_rfc3339(),
         agent: request.agent,
         session_id: request.session_id,
         git: snapshot.map(|mut g| {
@@ -160,5 +160,9 @@ fn cap<T>(list: &mut Vec<T>) -> usize {
 
 /// Sortable and unique enough across processes: the time to the nanosecond and the pid.
 fn new_id() -> String {
-    format!("{}-{:x}", clock::now_compact(), std::process::id())
+    format!(
+        "{}-{:x}",
+        handover_base::clock::now_compact(),
+        std::process::id()
+    )
 }

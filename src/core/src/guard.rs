@@ -43,7 +43,7 @@ impl Before {
     pub fn restore(&self) {
         let _ = match &self.bytes {
             None => std::fs::remove_file(&self.path),
-            Some(bytes) => handover_installer::atomic::write_atomic(&self.path, bytes),
+            Some(bytes) => handover_base::atomic::write_atomic(&self.path, bytes),
         };
     }
 }
@@ -81,7 +81,7 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
         }
     }
     if changed {
-        handover_installer::atomic::write_atomic(&path, &new).with_context(|| {
+        handover_base::atomic::write_atomic(&path, &new).with_context(|| {
             format!(
                 "cannot write {}: check the directory's permissions",
                 path.display()

@@ -1,4 +1,4 @@
-//! `cargo bench -p handover-hooks`: what a hook costs the agent, measured end to end (spawn,
+//! `cargo bench -p handover --bench hooks`: what a hook costs the agent, measured end to end (spawn,
 //! stdin, work, exit) against the floor of starting any process at all.
 //!
 //! Prints, in one run, medians and ratios for:
@@ -11,8 +11,8 @@
 //! `HOOK_BENCH_RUNS` sets the runs per case (default 51); the cases run round-robin so that
 //! changes in the machine's load affect all of them alike.
 
-use handover::model::{Content, Handoff, ImportantFile, Status};
-use handover::store::Store;
+use handover_core::model::{Content, Handoff, ImportantFile, Status};
+use handover_core::store::Store;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -200,10 +200,10 @@ fn make_repo(dir: &Path, files: usize) {
 
 fn save_handoff(repo: &Path) {
     let mut h = Handoff {
-        schema_version: handover::model::SCHEMA_VERSION,
+        schema_version: handover_core::model::SCHEMA_VERSION,
         id: "bench".into(),
-        created_at: handover::clock::now_rfc3339(),
-        git: handover::git::snapshot(repo).expect("snapshot"),
+        created_at: handover_base::clock::now_rfc3339(),
+        git: handover_core::git::snapshot(repo).expect("snapshot"),
         content: Content {
             goal: "Benchmark the hooks".into(),
             status: Status {
@@ -219,7 +219,7 @@ fn save_handoff(repo: &Path) {
         },
         ..Handoff::default()
     };
-    handover::store::seal(&mut h);
+    handover_core::store::seal(&mut h);
     Store::at(repo).save(&h, "# Handoff\n").expect("save");
 }
 

@@ -2,8 +2,8 @@
 //! through the core API, synthetic transcripts, and running a hook binary with a time limit.
 #![allow(dead_code)]
 
-use handover::model::{Content, Handoff, Status};
-use handover::store::Store;
+use handover_core::model::{Content, Handoff, Status};
+use handover_core::store::Store;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -91,17 +91,17 @@ impl Repo {
 
     pub fn save(&self, content: Content) -> Handoff {
         let mut h = Handoff {
-            schema_version: handover::model::SCHEMA_VERSION,
+            schema_version: handover_core::model::SCHEMA_VERSION,
             id: "h-20261122-0001".into(),
             created_at: "2026-11-22T02:00:00Z".into(),
-            git: handover::git::snapshot(self.path()).unwrap(),
+            git: handover_core::git::snapshot(self.path()).unwrap(),
             content,
             ..Handoff::default()
         };
-        handover::store::seal(&mut h);
+        handover_core::store::seal(&mut h);
         // What `handover write` stores: a handover.md that is anything else reads as edited.
         self.store()
-            .save(&h, &handover::markdown::render(&h))
+            .save(&h, &handover_core::markdown::render(&h))
             .unwrap();
         h
     }
@@ -276,8 +276,11 @@ pub fn payload(v: serde_json::Value) -> Vec<u8> {
     serde_json::to_vec(&v).unwrap()
 }
 
-/// What the hooks print for the `handover` command when run from target/: the binary beside
-/// them if cargo built it, else plain `handover` (see hooks/src/command.rs).
+/// What the hooks print for the `handover` command when run from target/ with this process's
+/// PATH (see handover_base::handover_command).
 pub fn expected_command(hook_bin: &str) -> String {
-    handover_hooks::command::handover_command(Some(Path::new(hook_bin)))
+    handover_base::handover_command::handover_command_in(
+        Path::new(hook_bin).parent(),
+        std::env::var_os("PATH").as_deref(),
+    )
 }

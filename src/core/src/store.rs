@@ -412,7 +412,7 @@ impl Store {
         let stem = beside
             .and_then(|p| p.file_stem())
             .map(|s| s.to_string_lossy().into_owned())
-            .unwrap_or_else(crate::clock::now_compact);
+            .unwrap_or_else(handover_base::clock::now_compact);
         self.copy_to_archive(&self.markdown_path(), free_name(&dir, &stem, "md"))
     }
 
@@ -425,7 +425,7 @@ impl Store {
             // Nothing to keep: missing, or not a file (opening a FIFO to copy it would hang).
             _ => return Ok(None),
         }
-        let target = free_archive_name(&self.archive_dir(), &crate::clock::now_compact());
+        let target = free_archive_name(&self.archive_dir(), &handover_base::clock::now_compact());
         self.copy_to_archive(&state, target)
     }
 

@@ -2,13 +2,13 @@
 //! put in a broken repository, exits 0, prints valid output for its event or nothing, writes
 //! nothing to stderr, and finishes in bounded time (generous bounds: a loaded test machine).
 
-mod support;
+mod hook_harness;
 
+use hook_harness::*;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
-use support::*;
 
 const ALL: [&str; 3] = [SESSION_START, PRE_COMPACT, CONTEXT_WATCH];
 

@@ -22,6 +22,12 @@ pub fn unix_now() -> (u64, u32) {
     (d.as_secs(), d.subsec_nanos())
 }
 
+/// Seconds since the epoch as a file-name-safe stamp to the second: `20261122T021500Z`.
+pub fn format_compact(secs: u64) -> String {
+    let (y, mo, d, h, mi, s) = civil(secs);
+    format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}Z")
+}
+
 pub fn format_rfc3339(secs: u64) -> String {
     let (y, mo, d, h, mi, s) = civil(secs);
     format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
@@ -62,5 +68,7 @@ mod tests {
         assert_eq!(format_rfc3339(951_827_696), "2000-02-29T12:34:56Z");
         // 2026-11-22T02:14:51Z
         assert_eq!(format_rfc3339(1_795_313_691), "2026-11-22T02:14:51Z");
+        assert_eq!(format_compact(1_795_314_065), "20261122T022105Z");
+        assert_eq!(format_compact(0), "19700101T000000Z");
     }
 }

@@ -2,11 +2,11 @@
 //! worktree (each has its own handoff), with a configured budget; and sessions that share a
 //! repository without sharing state.
 
-mod support;
+mod hook_harness;
 
+use hook_harness::*;
 use serde_json::json;
 use std::path::Path;
-use support::*;
 
 fn session_start(cwd: &Path, session: &str) -> Run {
     let run = run_hook(

@@ -4,11 +4,11 @@
 //! compaction; and the fallbacks: startup context on the first prompt when SessionStart never
 //! came, the re-injection armed by PostCompact, each delivered once.
 
-mod support;
+mod hook_harness;
 
+use hook_harness::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use support::*;
 
 #[derive(Clone, Copy, PartialEq, Debug)]
 enum Agent {

@@ -76,7 +76,10 @@ pub fn lock_bounded(path: &Path, max_wait: Duration) -> anyhow::Result<Lock> {
 /// `ts` or `event` are dropped rather than allowed to disguise the event.
 pub fn event_line(event: &str, fields: Value) -> anyhow::Result<Vec<u8>> {
     let mut map = Map::new();
-    map.insert("ts".into(), Value::String(crate::clock::now_rfc3339()));
+    map.insert(
+        "ts".into(),
+        Value::String(handover_base::clock::now_rfc3339()),
+    );
     map.insert("event".into(), Value::String(event.to_string()));
     match fields {
         Value::Null => {}

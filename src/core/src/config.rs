@@ -16,6 +16,7 @@
 //! ```
 
 use anyhow::bail;
+use handover_base::text::line_column;
 use std::path::Path;
 use toml_edit::{Document, Item};
 
@@ -282,18 +283,6 @@ fn at_line(text: &str, span: Option<std::ops::Range<usize>>) -> String {
         .unwrap_or_default()
 }
 
-/// 1-based line and column (in characters) of a byte offset.
-fn line_column(text: &str, offset: usize) -> (usize, usize) {
-    let mut end = offset.min(text.len());
-    while !text.is_char_boundary(end) {
-        end -= 1;
-    }
-    let before = &text[..end];
-    let line = before.matches('\n').count() + 1;
-    let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
-    (line, column)
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -456,7 +445,7 @@ mod tests {
 
     #[test]
     fn docs_list_every_key_with_its_default_and_meaning() {
-        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/docs/storage.md");
+        let path = concat!(env!("CARGO_MANIFEST_DIR"), "/../../docs/storage.md");
         let docs = std::fs::read_to_string(path).unwrap();
         for doc in KEYS {
             let default = if doc.default == "(unset)" {

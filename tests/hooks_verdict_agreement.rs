@@ -3,12 +3,12 @@
 //! reverted: drifted; a repository git refuses to read because another user owns it:
 //! unverified), and it says when handover.md holds edits that are not recorded.
 
-mod support;
+mod hook_harness;
 
-use handover::verify;
+use handover_core::verify;
+use hook_harness::*;
 use serde_json::json;
 use std::process::Command;
-use support::*;
 
 fn session_start_context(repo: &Repo) -> String {
     let run = run_hook(

@@ -2,14 +2,15 @@
 //! Code 2.1.330 and Codex 0.169.0): agent detection on every payload, and the fullness read
 //! from the real transcripts, whole and cut at the compaction.
 
-use handover_hooks::agent::{detect, Agent};
+use handover_base::Agent;
+use handover_hooks::agent::detect;
 use handover_hooks::input::HookInput;
 use handover_hooks::transcript::{self, Fullness, Usage};
 use std::path::{Path, PathBuf};
 
 fn dir(client: &str) -> PathBuf {
     Path::new(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/fixtures")
+        .join("tests/fixtures/clients")
         .join(client)
 }
 
