@@ -439,3 +439,15 @@ fn a_reincluded_handover_md_is_not_reported_as_private() {
         "{out}"
     );
 }
+
+#[test]
+fn a_guard_that_cannot_be_written_is_a_warning() {
+    let r = Repo::with_commit();
+    fs::create_dir(r.path.join(".gitignore")).unwrap(); // not a file: cannot be read or replaced
+    let out = ok(&r.path, &["write", "--goal", "g", "--next", "n"]);
+    assert!(
+        out.contains("warning:") && out.contains("may not be ignored by git"),
+        "{out}"
+    );
+    assert_eq!(state(&r.path)["goal"], "g");
+}

@@ -86,17 +86,22 @@ pub fn update(
     let root = store.root();
     // The guard runs before the snapshot: the .gitignore change it makes must be part of what
     // the snapshot records, or the very next boot would report `.gitignore` as drift.
+    // A guard that cannot be put in place is a warning: the handoff matters more.
     let guarded = if request.shared || git::find_root(root).is_none() {
         None
     } else {
         let before = guard::Before::read(root);
-        let (status, changed) = guard::ensure(root).map_err(Refusal::Failed)?;
-        findings.warnings.extend(status.problem.clone());
-        Some((status, changed, before))
-    };
-    let undo_guard = |guarded: &Option<(GuardStatus, bool, guard::Before)>| {
-        if let Some((_, true, before)) = guarded {
-            before.restore();
+        match guard::ensure(root) {
+            Ok((status, changed)) => {
+                findings.warnings.extend(status.problem.clone());
+                Some((status, changed, before))
+            }
+            Err(e) => {
+                findings.warnings.push(format!(
+                    "{e:#}: handover.md and .handover/ may not be ignored by git"
+                ));
+                None
+            }
         }
     };
     // Saving must work in any repository git itself supports: when git cannot be read, the
@@ -137,7 +142,9 @@ pub fn update(
     let report = match txn.save(&handoff, &markdown::render(&handoff)) {
         Ok(report) => report,
         Err(e) => {
-            undo_guard(&guarded);
+            if let Some((_, true, before)) = &guarded {
+                before.restore();
+            }
             return Err(Refusal::Failed(e));
         }
     };
