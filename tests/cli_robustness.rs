@@ -4,45 +4,13 @@
 
 mod common;
 
-use common::{git, Repo};
+use common::{git, handover_command as command, handover_ok as ok, handover_run as run, Repo};
 use serde_json::Value;
 use std::fs;
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
-
-const BIN: &str = env!("CARGO_BIN_EXE_handover");
-
-fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(args)
-        .current_dir(dir)
-        .env_remove("CLAUDECODE")
-        .env_remove("CODEX_THREAD_ID")
-        .env_remove("CODEX_SANDBOX")
-        .env_remove("CODEX_SANDBOX_NETWORK_DISABLED")
-        .env("HANDOVER_AGENT", "test")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c
-}
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    command(dir, args).output().expect("handover runs")
-}
-
-fn ok(dir: &Path, args: &[&str]) -> String {
-    let out = run(dir, args);
-    assert!(
-        out.status.success(),
-        "handover {args:?} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()

@@ -5,7 +5,7 @@
 
 mod common;
 
-use common::Repo;
+use common::{handover_command as command, handover_ok as ok, handover_run as run, Repo};
 use serde_json::Value;
 use std::fs;
 use std::path::{Path, PathBuf};
@@ -13,33 +13,6 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 const BIN: &str = env!("CARGO_BIN_EXE_handover");
-
-fn command(dir: &Path, args: &[&str]) -> Command {
-    let mut c = Command::new(BIN);
-    c.args(args)
-        .current_dir(dir)
-        .env_remove("CLAUDECODE")
-        .env("HANDOVER_AGENT", "test")
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    c
-}
-
-fn run(dir: &Path, args: &[&str]) -> Output {
-    command(dir, args).output().expect("handover runs")
-}
-
-fn ok(dir: &Path, args: &[&str]) -> String {
-    let out = run(dir, args);
-    assert!(
-        out.status.success(),
-        "handover {args:?} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
-}
 
 fn state(dir: &Path) -> Value {
     serde_json::from_slice(&fs::read(dir.join(".handover/state.json")).unwrap()).unwrap()
