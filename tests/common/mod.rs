@@ -126,7 +126,11 @@ pub fn handover_run(dir: &Path, args: &[&str]) -> std::process::Output {
 
 /// Stdout of a `handover` run that must succeed.
 pub fn handover_ok(dir: &Path, args: &[&str]) -> String {
-    let out = handover_run(dir, args);
+    succeeded(args, handover_run(dir, args))
+}
+
+/// The stdout of `handover args`, after checking that it succeeded (its output otherwise).
+pub fn succeeded(args: &[&str], out: std::process::Output) -> String {
     assert!(
         out.status.success(),
         "handover {args:?} failed: {}{}",
