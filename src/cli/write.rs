@@ -295,7 +295,7 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
             "Recorded branch {} at {}; {} file(s) changed since {}.",
             g.branch.as_deref().unwrap_or("(detached)"),
             g.head.as_deref().map(short).unwrap_or("(no commits)"),
-            h.files_changed.len(),
+            h.files_changed.len() + h.files_changed_omitted,
             h.files_changed_base
                 .as_deref()
                 .map(short)
