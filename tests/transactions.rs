@@ -424,3 +424,16 @@ fn a_guard_that_cannot_be_written_is_a_warning() {
     );
     assert_eq!(state(&r.path)["goal"], "g");
 }
+
+#[test]
+fn a_refused_first_write_leaves_nothing_behind() {
+    let r = Repo::with_commit();
+    let out = run(&r.path, &["write", "--next", "n"]); // no goal: refused by the checks
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        String::from_utf8_lossy(&out.stderr).contains("nothing changed on disk"),
+        "{out:?}"
+    );
+    assert!(!r.path.join(".handover").exists());
+    assert!(!r.path.join(".gitignore").exists());
+}

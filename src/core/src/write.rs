@@ -67,20 +67,15 @@ pub fn update(
     store: &Store,
     request: Request,
     config: &Config,
-    build: impl FnOnce(Option<&Handoff>, Content) -> anyhow::Result<Content>,
+    build: impl Fn(Option<&Handoff>, Content) -> anyhow::Result<Content>,
 ) -> Result<Outcome, Refusal> {
+    // Content that fails the checks is refused before the lock is taken, so a refused first
+    // write leaves no `.handover/` behind; the checks run again on what is built under the lock.
+    prepare(store.load(), &build, request.content.clone(), config)?;
     let txn = store.begin().map_err(Refusal::Failed)?;
-    let current = match txn.load() {
-        LoadOutcome::Loaded(l) => Some(l.handoff),
-        _ => None,
-    };
-    let mut content = build(current.as_ref(), request.content).map_err(Refusal::Failed)?;
-    // Redact first: nothing below, not even an error message, may echo a secret.
-    let redactions = redact::redact(&mut content);
-    let mut findings = validate::check(&content, config);
-    if !findings.errors.is_empty() {
-        return Err(Refusal::Invalid(findings, redactions));
-    }
+    let loaded = txn.load();
+    let (current, content, redactions, mut findings) =
+        prepare(loaded, &build, request.content, config)?;
 
     let previous_head = current.and_then(|h| h.git).and_then(|g| g.head);
     let root = store.root();
@@ -156,6 +151,28 @@ pub fn update(
         archived: report.archived,
         kept_markdown: report.kept_markdown,
     })
+}
+
+/// The content `build` makes from the loaded handoff, redacted and checked: the current
+/// handoff, the content, the redactions and the findings, or the refusal.
+fn prepare(
+    loaded: LoadOutcome,
+    build: &impl Fn(Option<&Handoff>, Content) -> anyhow::Result<Content>,
+    given: Content,
+    config: &Config,
+) -> Result<(Option<Handoff>, Content, Vec<Redaction>, Findings), Refusal> {
+    let current = match loaded {
+        LoadOutcome::Loaded(l) => Some(l.handoff),
+        _ => None,
+    };
+    let mut content = build(current.as_ref(), given).map_err(Refusal::Failed)?;
+    // Redact first: nothing below, not even an error message, may echo a secret.
+    let redactions = redact::redact(&mut content);
+    let findings = validate::check(&content, config);
+    if !findings.errors.is_empty() {
+        return Err(Refusal::Invalid(findings, redactions));
+    }
+    Ok((current, content, redactions, findings))
 }
 
 /// Keeps the first [`MAX_RECORDED_PATHS`] entries of a sorted list; returns how many it dropped.
