@@ -1,6 +1,7 @@
 //! The command line on a messy machine (issue 9, medium and low items): output that cannot be
 //! written, bounded input, typos in -C, bare repositories, odd paths, odd JSON, a broken
 //! config, the agent label, submodules. Real processes on real git repositories.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

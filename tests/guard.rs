@@ -1,5 +1,6 @@
 //! The .gitignore guard on real repositories: idempotent, byte-preserving, reports tracked
 //! handoff files without touching them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

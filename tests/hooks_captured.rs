@@ -1,6 +1,7 @@
 //! The library against what the real clients produced (tests/fixtures/, captured from Claude
 //! Code 2.1.330 and Codex 0.169.0): agent detection on every payload, and the fullness read
 //! from the real transcripts, whole and cut at the compaction.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use handover_base::Agent;
 use handover_hooks::agent::detect;

@@ -11,6 +11,7 @@
 //! pointed at the test's repository and transcript. The few events a client was not seen
 //! sending in the capture (Codex's `clear` and manual compaction)
 //! use a payload built the same way from the nearest captured one.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod hook_harness;
 

@@ -1,6 +1,7 @@
 //! The hook contract under bad conditions: every executable, fed every kind of bad input or
 //! put in a broken repository, exits 0, prints valid output for its event or nothing, writes
 //! nothing to stderr, and finishes in bounded time (generous bounds: a loaded test machine).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod hook_harness;
 

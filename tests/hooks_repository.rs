@@ -1,6 +1,7 @@
 //! Which repository and which handoff a hook works on: from a subdirectory, in a linked
 //! worktree (each has its own handoff), with a configured budget; and sessions that share a
 //! repository without sharing state.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod hook_harness;
 

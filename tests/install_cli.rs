@@ -1,5 +1,6 @@
 //! src/cli/install.rs on its own (the lead wires it into main): argument parsing, the
 //! environment it reads, the guard call, exit codes and what it prints.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../src/cli/install.rs"]
 #[allow(dead_code)]
@@ -7,7 +8,7 @@ mod install;
 
 use clap::Parser;
 use handover_core::guard::GuardStatus;
-use install::{Environment, InstallArgs, ScopeArg, UninstallArgs};
+use install::{Environment, InstallArgs, ScopeArg, Selection, UninstallArgs};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -48,14 +49,16 @@ fn flags_parse() {
     ]) else {
         panic!()
     };
-    assert!(a.codex && !a.claude && a.no_watch && a.trust && a.enable_codex_hooks && a.dry_run);
-    assert_eq!(a.scope, ScopeArg::Local);
+    let sel = &a.selection;
+    assert!(sel.codex && !sel.claude && sel.dry_run);
+    assert!(a.no_watch && a.trust && a.enable_codex_hooks);
+    assert_eq!(sel.scope, ScopeArg::Local);
     assert_eq!(a.hooks_dir, Some(PathBuf::from("/x y")));
     assert_eq!(a.codex_bin, Some(PathBuf::from("/c")));
     let Cmd::Uninstall(u) = parse(&["uninstall", "--scope", "user"]) else {
         panic!()
     };
-    assert_eq!(u.scope, ScopeArg::User);
+    assert_eq!(u.selection.scope, ScopeArg::User);
     assert!(Cli::try_parse_from(["handover", "install", "--scope", "global"]).is_err());
 }
 
@@ -106,7 +109,10 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
     let mut out = Vec::new();
     let code = install::run_install_with(
         &InstallArgs {
-            claude: true,
+            selection: Selection {
+                claude: true,
+                ..Default::default()
+            },
             ..Default::default()
         },
         &repo,
@@ -144,8 +150,10 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
     let mut out = Vec::new();
     let code = install::run_uninstall_with(
         &UninstallArgs {
-            claude: true,
-            ..Default::default()
+            selection: Selection {
+                claude: true,
+                ..Default::default()
+            },
         },
         &repo,
         &env,
@@ -165,7 +173,10 @@ fn dry_run_skips_the_guard_and_missing_hooks_fail_with_install_advice() {
     let mut out = Vec::new();
     let code = install::run_install_with(
         &InstallArgs {
-            dry_run: true,
+            selection: Selection {
+                dry_run: true,
+                ..Default::default()
+            },
             ..Default::default()
         },
         &repo,
@@ -202,7 +213,10 @@ fn trust_without_codex_exits_non_zero() {
     let mut out = Vec::new();
     let code = install::run_install_with(
         &InstallArgs {
-            codex: true,
+            selection: Selection {
+                codex: true,
+                ..Default::default()
+            },
             trust: true,
             ..Default::default()
         },

@@ -7,6 +7,7 @@
 //! Built on the end-to-end harness in tests/support/ (client lookup, HANDOVER_SKIP_E2E, the
 //! loopback-only namespaces, the fake model server). The client runs use stand-in hook
 //! executables that log the event they were given, so the tests see exactly which hooks ran.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 
 use handover_installer::codex_trust::{self, TrustRequest};

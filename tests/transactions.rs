@@ -2,6 +2,7 @@
 //! cannot be written, the write lock held by someone else, handover.md edited by hand or owned
 //! by the user, huge untracked trees, repositories libgit2 cannot read, a damaged guard.
 //! Real processes on real git repositories (issue 9).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,4 +1,5 @@
 //! Pre-write checks: each rule fires on what it should, and stays quiet on ordinary handoffs.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use handover_core::config::Config;
 use handover_core::model::*;

@@ -1,4 +1,5 @@
 //! Verification on real repositories: every verdict and every reason code, full and quick.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
@@ -373,7 +374,7 @@ fn drifted_when_a_changed_file_is_gone() {
     assert!(
         h.files_changed.contains(&FileChange {
             path: "draft.txt".into(),
-            change: "added".into()
+            change: handover_core::model::ChangeKind::Added
         }),
         "{:?}",
         h.files_changed
@@ -390,7 +391,7 @@ fn drifted_when_a_changed_file_is_gone() {
     let mut h2 = h.clone();
     h2.files_changed = vec![FileChange {
         path: "draft.txt".into(),
-        change: "deleted".into(),
+        change: handover_core::model::ChangeKind::Deleted,
     }];
     assert!(!codes(&verify_quick(&repo.path, &h2)).contains(&"changed_file_missing"));
 }

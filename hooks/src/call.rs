@@ -6,6 +6,7 @@ use crate::input::HookInput;
 use crate::locate;
 use crate::session_state::{self, SessionFile};
 use handover_base::Agent;
+use handover_core::store::Event;
 use handover_core::store::Store;
 use std::path::Path;
 
@@ -58,7 +59,7 @@ impl Call {
 
     /// Appends a journal event, but only to a journal that already exists: a repository where
     /// handover never wrote anything gets no visible files from a hook. Best effort.
-    pub fn journal(&self, event: &str, mut fields: serde_json::Value) -> Option<String> {
+    pub fn journal(&self, event: Event, mut fields: serde_json::Value) -> Option<String> {
         let store = self.store.as_ref()?;
         if !store.journal_path().is_file() {
             return None;

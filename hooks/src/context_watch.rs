@@ -191,7 +191,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         return Ok(Outcome::silent(format!("{measured}; state not saved: {e}")));
     }
     let journal = call.journal(
-        "context_watch",
+        handover_core::store::Event::ContextWatch,
         json!({"action": action, "percent": percent, "used_tokens": usage.used_tokens, "window": window}),
     );
     let mut note = format!("{measured}; {action}");
@@ -230,7 +230,7 @@ const TRANSCRIPT_LAG_MAX: Duration = Duration::from_millis(500);
 /// without this wait the watch measures the previous request and reminds one request late.
 /// Waits for the line that names this tool call, or holds the final answer.
 fn wait_for_this_turn(call: &Call, event: Event, transcript: &Path) {
-    if call.agent.as_str() != "claude" {
+    if call.agent != handover_base::Agent::Claude {
         return;
     }
     let needle = match event {

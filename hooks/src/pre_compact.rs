@@ -9,6 +9,7 @@ use crate::never_fail::Outcome;
 use crate::output::Response;
 use handover_base::Agent;
 use handover_core::model::Handoff;
+use handover_core::store::Event;
 use handover_core::store::{LoadOutcome, Store};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -41,7 +42,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
     });
     let mut notes = Vec::new();
     if let Some(store) = &call.store {
-        if let Some(e) = call.journal("pre_compact", snapshot(call, store, handoff.as_ref())) {
+        if let Some(e) = call.journal(Event::PreCompact, snapshot(call, store, handoff.as_ref())) {
             notes.push(e);
         }
         if let Some((file, loaded)) = call.session() {
@@ -133,7 +134,7 @@ fn post_compact(call: &Call) -> anyhow::Result<Outcome> {
         .as_deref()
         .map(|s| handover_core::context::shorten(s, SUMMARY_MAX_CHARS));
     if let Some(e) = call.journal(
-        "post_compact",
+        Event::PostCompact,
         json!({"trigger": call.input.trigger, "summary": summary}),
     ) {
         notes.push(e);

@@ -1,6 +1,7 @@
 //! Byte-exact golden tests of the pure editors over a corpus of realistic files
 //! (tests/fixtures/). Expected outputs live in tests/fixtures/expected/; regenerate them with
 //! `HANDOVER_BLESS=1 cargo test -p handover-installer --test golden` and review the diff.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use handover_base::Agent;
 use handover_installer::plan::{edit_hooks_json, wanted_for};

@@ -36,7 +36,7 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         }
         LoadOutcome::Loaded(l) => l,
     };
-    let recovered = recovered_note(loaded.source, loaded.problem.as_deref());
+    let recovered = loaded.recovered_note();
     let verification = verify::verify(store.root(), &loaded.handoff);
     let edited = hand_edits::edited_since(&store.markdown_path(), &loaded.handoff);
     let edited_notice = edited.then(|| format!("\n{}", hand_edits::edited_notice(&command)));
@@ -53,7 +53,7 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         let out = json!({
             "verdict": verification.verdict,
             "reasons": verification.reasons,
-            "source": source_name(loaded.source),
+            "source": loaded.source.as_str(),
             "problem": loaded.problem,
             "recovered": loaded.source != Source::State,
             "handover_md_edited": edited,
@@ -87,24 +87,4 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-pub fn source_name(s: Source) -> &'static str {
-    match s {
-        Source::State => "state",
-        Source::Journal => "journal",
-        Source::Archive => "archive",
-    }
-}
-
-/// What the reader must know when the handoff did not come from an intact state.json.
-pub fn recovered_note(source: Source, problem: Option<&str>) -> Option<String> {
-    let problem = problem?;
-    Some(match source {
-        Source::State => problem.to_string(),
-        other => format!(
-            "{problem}; using the newest intact copy from the {}",
-            source_name(other)
-        ),
-    })
 }

@@ -10,6 +10,7 @@
 //! commit) and removed afterwards. Figures go in docs/benchmarks.md.
 //! `HOOK_BENCH_RUNS` sets the runs per case (default 51); the cases run round-robin so that
 //! changes in the machine's load affect all of them alike.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use handover_core::model::{Content, Handoff, ImportantFile, Status};
 use handover_core::store::Store;

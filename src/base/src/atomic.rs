@@ -1,6 +1,7 @@
-//! Atomic file replacement: write a temporary file beside the target, fsync, rename over it.
-//! Follows a symlink to the real file (the link stays a link), keeps the file's permissions.
-//! A crash at any moment leaves either the old or the new content, never a mix.
+//! Atomic file replacement: write a temporary file beside the target, rename over it, keeping
+//! the file's permissions. A crash at any moment leaves either the old or the new content,
+//! never a mix. Two kinds: durable (fsynced; follows a symlink to the real file, for users'
+//! config files that live in a dotfiles repository) and advisory (no fsync, never follows).
 
 use std::fs::{self, File, OpenOptions};
 use std::io::{self, Write};
@@ -19,8 +20,28 @@ pub fn real_target(path: &Path) -> PathBuf {
     }
 }
 
+/// Replaces the file `path` names (through a symlink: the link stays a link), durably: the
+/// content and the rename are fsynced before this returns.
 pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
-    let target = real_target(path);
+    replace(&real_target(path), contents, Durability::Durable)
+}
+
+/// Replaces `path` itself (a symlink there is replaced, never followed) without fsync: for
+/// advisory state whose loss in a power cut costs nothing, written where an fsync would cost an
+/// agent milliseconds on every event.
+pub fn replace_advisory(path: &Path, contents: &[u8]) -> io::Result<()> {
+    replace(path, contents, Durability::Advisory)
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Durability {
+    Durable,
+    Advisory,
+}
+
+/// Temporary file beside `target` (unique per process and call, so concurrent writers never
+/// share one), then rename over `target`: readers see the old or the new content, never a mix.
+fn replace(target: &Path, contents: &[u8], durability: Durability) -> io::Result<()> {
     let dir = match target.parent() {
         Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
         _ => PathBuf::from("."),
@@ -29,8 +50,7 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
         .file_name()
         .map(|n| n.to_string_lossy().into_owned())
         .unwrap_or_default();
-    let permissions = fs::metadata(&target).ok().map(|m| m.permissions());
-    // Unique per process and call, so concurrent writers never share a temporary file.
+    let permissions = fs::metadata(target).ok().map(|m| m.permissions());
     let tmp = dir.join(format!(".{name}.tmp.{}.{}", std::process::id(), unique()));
     let result = (|| {
         let mut f = OpenOptions::new().write(true).create_new(true).open(&tmp)?;
@@ -38,12 +58,16 @@ pub fn write_atomic(path: &Path, contents: &[u8]) -> io::Result<()> {
         if let Some(p) = &permissions {
             f.set_permissions(p.clone())?;
         }
-        f.sync_all()?;
+        if durability == Durability::Durable {
+            f.sync_all()?;
+        }
         drop(f);
-        fs::rename(&tmp, &target)?;
-        // Make the rename itself durable.
-        if let Ok(d) = File::open(&dir) {
-            let _ = d.sync_all();
+        fs::rename(&tmp, target)?;
+        if durability == Durability::Durable {
+            // Make the rename itself durable.
+            if let Ok(d) = File::open(&dir) {
+                let _ = d.sync_all();
+            }
         }
         Ok(())
     })();
@@ -97,5 +121,18 @@ mod tests {
             .file_type()
             .is_symlink());
         assert_eq!(fs::read_to_string(&real).unwrap(), "new");
+    }
+
+    #[test]
+    fn advisory_replace_replaces_a_symlink_instead_of_following_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let real = dir.path().join("elsewhere.json");
+        let link = dir.path().join("state.json");
+        fs::write(&real, "theirs").unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        replace_advisory(&link, b"ours").unwrap();
+        assert_eq!(fs::read_to_string(&real).unwrap(), "theirs");
+        assert!(fs::symlink_metadata(&link).unwrap().file_type().is_file());
+        assert_eq!(fs::read_to_string(&link).unwrap(), "ours");
     }
 }

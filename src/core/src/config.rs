@@ -112,32 +112,6 @@ pub const KEYS: &[KeyDoc] = &[
     },
 ];
 
-/// Every key with its default, valid values and meaning.
-pub fn describe() -> &'static [KeyDoc] {
-    KEYS
-}
-
-/// A commented config.toml holding every key at its default, e.g. for `handover init`.
-pub fn sample_toml() -> String {
-    let mut out =
-        String::from("# handover configuration: every key is optional; shown with its default.\n");
-    let mut section = "";
-    for doc in KEYS {
-        let (sect, key) = doc.key.split_once('.').unwrap_or(("", doc.key));
-        if sect != section {
-            out.push_str(&format!("\n[{sect}]\n"));
-            section = sect;
-        }
-        out.push_str(&format!("# {} Valid: {}.\n", doc.meaning, doc.valid));
-        if doc.default == "(unset)" {
-            out.push_str(&format!("# {key} = 200000\n"));
-        } else {
-            out.push_str(&format!("{key} = {}\n", doc.default));
-        }
-    }
-    out
-}
-
 /// Reads `<root>/.handover/config.toml`. A missing file is the default config. A file that
 /// does not parse, or a key with a wrong type or value, is an error naming file, key and fix.
 pub fn load(root: &Path) -> anyhow::Result<Config> {
@@ -333,6 +307,28 @@ mod tests {
     #[test]
     fn dotted_keys_work_too() {
         assert!(parse("policy.facts_only = true\n", "f").unwrap().facts_only);
+    }
+
+    /// A config.toml holding every documented key at its documented default.
+    fn sample_toml() -> String {
+        let mut out = String::from(
+            "# handover configuration: every key is optional; shown with its default.\n",
+        );
+        let mut section = "";
+        for doc in KEYS {
+            let (sect, key) = doc.key.split_once('.').unwrap_or(("", doc.key));
+            if sect != section {
+                out.push_str(&format!("\n[{sect}]\n"));
+                section = sect;
+            }
+            out.push_str(&format!("# {} Valid: {}.\n", doc.meaning, doc.valid));
+            if doc.default == "(unset)" {
+                out.push_str(&format!("# {key} = 200000\n"));
+            } else {
+                out.push_str(&format!("{key} = {}\n", doc.default));
+            }
+        }
+        out
     }
 
     #[test]

@@ -5,7 +5,7 @@
 //! Plain text, no Markdown headings: it lands inside the model's context as a system reminder
 //! (Claude Code) or a developer message (Codex).
 
-use crate::model::{Handoff, Verdict, Verification};
+use crate::model::{Assumption, Decision, Evidence, Handoff, ImportantFile, Verdict, Verification};
 
 /// Longest single item (goal, list entry) before it is shortened at a word boundary.
 const ITEM_MAX_CHARS: usize = 240;
@@ -301,15 +301,27 @@ pub fn boot_report(
     recovered_from: Option<&str>,
     command: &str,
 ) -> String {
-    let c = &h.content;
-    let mut out = Vec::new();
+    let mut out = report_header(h, recovered_from);
+    out.push(String::new());
+    out.extend(verdict_block(v));
+    out.push(String::new());
+    out.extend(inherited_state(h));
+    out.push(String::new());
+    out.push(format!(
+        "Full document: handover.md. Acknowledge with `{command} ack`."
+    ));
+    out.join("\n")
+}
+
+/// Who wrote the handoff when, where the repository was then, and whether it was recovered.
+fn report_header(h: &Handoff, recovered_from: Option<&str>) -> Vec<String> {
     let who = match (&h.agent, &h.session_id) {
         (Some(a), Some(s)) => format!(" by {a} (session {s})"),
         (Some(a), None) => format!(" by {a}"),
         (None, Some(s)) => format!(" (session {s})"),
         (None, None) => String::new(),
     };
-    out.push(format!("Handoff {} written {}{who}", h.id, h.created_at));
+    let mut out = vec![format!("Handoff {} written {}{who}", h.id, h.created_at)];
     if let Some(g) = &h.git {
         out.push(format!(
             "Recorded: branch {} at {}",
@@ -320,19 +332,26 @@ pub fn boot_report(
     if let Some(p) = recovered_from {
         out.push(format!("Recovered: {p}"));
     }
-    out.push(String::new());
-    out.push(format!("Verdict: {}", v.verdict.as_str().to_uppercase()));
+    out
+}
+
+/// The verdict and every reason for it, with their details.
+fn verdict_block(v: &Verification) -> Vec<String> {
+    let mut out = vec![format!("Verdict: {}", v.verdict.as_str().to_uppercase())];
     if v.reasons.is_empty() {
         out.push("  - branch, HEAD, working tree and referenced files match the handoff".into());
     }
     for r in &v.reasons {
         out.push(format!("  - [{}] {}", r.code, r.message));
-        for d in &r.details {
-            out.push(format!("      {d}"));
-        }
+        out.extend(r.details.iter().map(|d| format!("      {d}")));
     }
-    out.push(String::new());
-    out.push(format!("Goal: {}", c.goal));
+    out
+}
+
+/// Every field of the handoff, facts first, then the proposals.
+fn inherited_state(h: &Handoff) -> Vec<String> {
+    let c = &h.content;
+    let mut out = vec![format!("Goal: {}", c.goal)];
     if let Some(s) = &c.spec_ref {
         out.push(format!(
             "Spec (the source of truth where it and this handoff disagree): {s}"
@@ -344,83 +363,29 @@ pub fn boot_report(
     section(&mut out, "Completed", &c.status.completed);
     section(&mut out, "In progress", &c.status.in_progress);
     section(&mut out, "Pending", &c.status.pending);
-    let decisions: Vec<String> = c
-        .decisions
-        .iter()
-        .map(|d| {
-            let mut s = format!("{} — because {}", d.what, d.why);
-            if !d.alternatives.is_empty() {
-                s += &format!(" (alternatives: {})", d.alternatives.join("; "));
-            }
-            if d.deferred {
-                s += " [deferred]";
-            }
-            if d.reversible {
-                s += " [reversible]";
-            }
-            s
-        })
-        .collect();
-    section(&mut out, "Decisions", &decisions);
-    let assumptions: Vec<String> = c
-        .assumptions
-        .iter()
-        .map(|a| {
-            let mut s = a.assumption.clone();
-            if !a.why.is_empty() {
-                s += &format!(" — because {}", a.why);
-            }
-            if !a.impact_if_wrong.is_empty() {
-                s += &format!("; if wrong: {}", a.impact_if_wrong);
-            }
-            s
-        })
-        .collect();
-    section(&mut out, "Assumptions", &assumptions);
+    section(&mut out, "Decisions", &map(&c.decisions, decision_item));
+    section(
+        &mut out,
+        "Assumptions",
+        &map(&c.assumptions, assumption_item),
+    );
     section(&mut out, "Blockers", &c.blockers);
     section(&mut out, "Warnings", &c.warnings);
-    let files: Vec<String> = c
-        .important_files
-        .iter()
-        .map(|f| {
-            if f.why.is_empty() {
-                f.path.clone()
-            } else {
-                format!("{} — {}", f.path, f.why)
-            }
-        })
-        .collect();
-    section(&mut out, "Important files", &files);
+    section(
+        &mut out,
+        "Important files",
+        &map(&c.important_files, file_item),
+    );
     let env: Vec<String> = c
         .environment
         .iter()
         .map(|(k, v)| format!("{k}: {v}"))
         .collect();
     section(&mut out, "Environment", &env);
-    let mut evidence: Vec<String> = c
-        .evidence
-        .commands_run
-        .iter()
-        .map(|x| format!("ran: {x}"))
-        .collect();
-    evidence.extend(
-        c.evidence
-            .measurements
-            .iter()
-            .map(|(k, v)| format!("measured {k}: {v}")),
-    );
-    evidence.extend(
-        c.evidence
-            .artifacts
-            .iter()
-            .map(|a| format!("artifact: {a}")),
-    );
-    section(&mut out, "Evidence", &evidence);
-    let changed: Vec<String> = h
-        .files_changed
-        .iter()
-        .map(|f| format!("{} ({})", f.path, f.change))
-        .collect();
+    section(&mut out, "Evidence", &evidence_items(&c.evidence));
+    let changed = map(&h.files_changed, |f| {
+        format!("{} ({})", f.path, f.change.as_str())
+    });
     section(&mut out, "Files changed", &changed);
     if let Some(n) = &c.next_action {
         out.push(String::new());
@@ -428,18 +393,59 @@ pub fn boot_report(
             "Proposed next action (the previous session's proposal: check it against the spec first): {n}"
         ));
     }
-    let priorities: Vec<String> = c
-        .priorities
-        .iter()
-        .map(|p| format!("[{}] {}", p.urgency.as_str(), p.task))
-        .collect();
+    let priorities = map(&c.priorities, |p| {
+        format!("[{}] {}", p.urgency.as_str(), p.task)
+    });
     section(&mut out, "Priorities (proposed)", &priorities);
     section(&mut out, "Stop and ask the user if", &c.stop_conditions);
-    out.push(String::new());
-    out.push(format!(
-        "Full document: handover.md. Acknowledge with `{command} ack`."
-    ));
-    out.join("\n")
+    out
+}
+
+fn map<T>(items: &[T], f: impl Fn(&T) -> String) -> Vec<String> {
+    items.iter().map(f).collect()
+}
+
+fn decision_item(d: &Decision) -> String {
+    let mut s = format!("{} — because {}", d.what, d.why);
+    if !d.alternatives.is_empty() {
+        s += &format!(" (alternatives: {})", d.alternatives.join("; "));
+    }
+    if d.deferred {
+        s += " [deferred]";
+    }
+    if d.reversible {
+        s += " [reversible]";
+    }
+    s
+}
+
+fn assumption_item(a: &Assumption) -> String {
+    let mut s = a.assumption.clone();
+    if !a.why.is_empty() {
+        s += &format!(" — because {}", a.why);
+    }
+    if !a.impact_if_wrong.is_empty() {
+        s += &format!("; if wrong: {}", a.impact_if_wrong);
+    }
+    s
+}
+
+fn file_item(f: &ImportantFile) -> String {
+    if f.why.is_empty() {
+        f.path.clone()
+    } else {
+        format!("{} — {}", f.path, f.why)
+    }
+}
+
+fn evidence_items(e: &Evidence) -> Vec<String> {
+    let ran = e.commands_run.iter().map(|x| format!("ran: {x}"));
+    let measured = e
+        .measurements
+        .iter()
+        .map(|(k, v)| format!("measured {k}: {v}"));
+    let artifacts = e.artifacts.iter().map(|a| format!("artifact: {a}"));
+    ran.chain(measured).chain(artifacts).collect()
 }
 
 fn section(out: &mut Vec<String>, title: &str, items: &[String]) {

@@ -5,7 +5,7 @@
 //! cheap enough for a hook that runs on every event; everything else opens the repository
 //! with git2 and may scan the working tree.
 
-use crate::model::{FileChange, GitSnapshot};
+use crate::model::{ChangeKind, FileChange, GitSnapshot};
 use git2::{
     Delta, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository, Status, StatusOptions,
 };
@@ -389,11 +389,11 @@ pub fn files_changed(
     let mut changes: Vec<FileChange> = Vec::new();
     for delta in diff.deltas() {
         let change = match delta.status() {
-            Delta::Added | Delta::Untracked | Delta::Copied => "added",
-            Delta::Deleted => "deleted",
-            Delta::Modified | Delta::Conflicted => "modified",
-            Delta::Renamed => "renamed",
-            Delta::Typechange => "typechange",
+            Delta::Added | Delta::Untracked | Delta::Copied => ChangeKind::Added,
+            Delta::Deleted => ChangeKind::Deleted,
+            Delta::Modified | Delta::Conflicted => ChangeKind::Modified,
+            Delta::Renamed => ChangeKind::Renamed,
+            Delta::Typechange => ChangeKind::Typechange,
             _ => continue,
         };
         let Some(path) = delta.new_file().path().or_else(|| delta.old_file().path()) else {
@@ -403,10 +403,7 @@ pub fn files_changed(
         if is_handover_file(&path) {
             continue;
         }
-        changes.push(FileChange {
-            path,
-            change: change.to_string(),
-        });
+        changes.push(FileChange { path, change });
     }
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     changes.dedup_by(|a, b| a.path == b.path);

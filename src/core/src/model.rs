@@ -224,8 +224,31 @@ fn is_zero(n: &usize) -> bool {
 #[serde(default)]
 pub struct FileChange {
     pub path: String,
-    /// `added`, `modified`, `deleted`, `renamed`, `typechange`.
-    pub change: String,
+    pub change: ChangeKind,
+}
+
+/// How a file changed since the base commit, as git reports it.
+#[derive(Serialize, Deserialize, Clone, Copy, Debug, Default, PartialEq, Eq)]
+#[serde(rename_all = "snake_case")]
+pub enum ChangeKind {
+    Added,
+    #[default]
+    Modified,
+    Deleted,
+    Renamed,
+    Typechange,
+}
+
+impl ChangeKind {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ChangeKind::Added => "added",
+            ChangeKind::Modified => "modified",
+            ChangeKind::Deleted => "deleted",
+            ChangeKind::Renamed => "renamed",
+            ChangeKind::Typechange => "typechange",
+        }
+    }
 }
 
 /// The verdict of checking a handoff against the repository.

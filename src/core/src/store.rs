@@ -16,7 +16,7 @@ use std::path::{Path, PathBuf};
 use std::time::Duration;
 
 pub use canonical::{checksum_matches, checksum_of_value};
-pub use journal::{HOOK_LOCK_WAIT, MAX_JOURNAL_READ};
+pub use journal::{Event, HOOK_LOCK_WAIT, MAX_JOURNAL_READ};
 
 /// state.json and archive files larger than this are not read (a handoff is a few KB; even a
 /// heavy one at its 5,000-token budget is far below this).
@@ -39,12 +39,37 @@ pub enum Source {
     Archive,
 }
 
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::State => "state",
+            Source::Journal => "journal",
+            Source::Archive => "archive",
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct Loaded {
     pub handoff: Handoff,
     pub source: Source,
     /// Why state.json was not used (corrupt, truncated, checksum mismatch...), when it wasn't.
     pub problem: Option<String>,
+}
+
+impl Loaded {
+    /// What a reader must be told when the handoff did not come from an intact state.json
+    /// (the one wording for `boot`, `status` and the startup context).
+    pub fn recovered_note(&self) -> Option<String> {
+        match self.source {
+            Source::State => self.problem.clone(),
+            from => Some(format!(
+                "state.json could not be used ({}); this handoff was recovered from the {}.",
+                self.problem.as_deref().unwrap_or("damaged"),
+                from.as_str()
+            )),
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -170,7 +195,7 @@ impl Transaction<'_> {
             fields["kept_markdown"] = Value::String(store.relative(path));
         }
         fields["handoff"] = value;
-        store.append_line(&journal::event_line("write", fields)?, None, true)?;
+        store.append_line(&journal::event_line(Event::Write, fields)?, None, true)?;
         undo.disarm();
 
         staged_state
@@ -236,7 +261,7 @@ impl Transaction<'_> {
         if let Some(path) = &kept_markdown {
             fields["kept_markdown"] = Value::String(store.relative(path));
         }
-        let journaled = journal::event_line("done", fields)
+        let journaled = journal::event_line(Event::Done, fields)
             .and_then(|line| store.append_line(&line, None, true));
         if let Err(e) = journaled {
             put_back();
@@ -383,7 +408,7 @@ impl Store {
     /// `fields` must be a JSON object (or null). Waits at most [`HOOK_LOCK_WAIT`] for the
     /// journal lock (held by others only for the moment of an append), then gives up with an error: hooks call this and must never hang. Creates `.handover/`
     /// if needed, so call it only where a handoff is expected.
-    pub fn append_journal(&self, event: &str, fields: serde_json::Value) -> anyhow::Result<()> {
+    pub fn append_journal(&self, event: Event, fields: serde_json::Value) -> anyhow::Result<()> {
         let line = journal::event_line(event, fields)?;
         let dir = self.dir();
         fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
@@ -487,7 +512,7 @@ impl Store {
     /// The newest checksum-valid handoff in the journal's `write` events or in the archive.
     fn newest_intact(&self) -> Option<(Handoff, Source)> {
         let from_journal = self.journal().into_iter().rev().find_map(|event| {
-            if event.get("event").and_then(Value::as_str) != Some("write") {
+            if Event::of(&event) != Some(Event::Write) {
                 return None;
             }
             validate(event.get("handoff")?.clone()).ok().map(|(h, _)| h)

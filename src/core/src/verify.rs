@@ -5,7 +5,7 @@
 //! caller must handle): a hook shows whatever could be established.
 
 use crate::git::{self, HeadInfo};
-use crate::model::{GitSnapshot, Handoff, Reason, Verdict, Verification};
+use crate::model::{ChangeKind, GitSnapshot, Handoff, Reason, Verdict, Verification};
 use git2::{Oid, Repository, Sort};
 use std::collections::BTreeSet;
 use std::path::Path;
@@ -597,7 +597,9 @@ fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
     let gone: Vec<&str> = handoff
         .files_changed
         .iter()
-        .filter(|c| c.change != "deleted" && !c.path.is_empty() && !git::is_handover_file(&c.path))
+        .filter(|c| {
+            c.change != ChangeKind::Deleted && !c.path.is_empty() && !git::is_handover_file(&c.path)
+        })
         .map(|c| c.path.as_str())
         .filter(|p| !exists(root, p))
         .collect();

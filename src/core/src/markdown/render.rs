@@ -253,11 +253,7 @@ fn files_changed(b: &mut String, h: &Handoff) {
         b.push_str("No files changed.\n\n");
     }
     for f in &h.files_changed {
-        b.push_str(&format!(
-            "- {}: {}\n",
-            one_line(&f.change),
-            one_line(&f.path)
-        ));
+        b.push_str(&format!("- {}: {}\n", f.change.as_str(), one_line(&f.path)));
     }
     if h.files_changed_omitted > 0 {
         b.push_str(&format!("- … and {} more\n", h.files_changed_omitted));

@@ -72,9 +72,59 @@ pub fn lock_bounded(path: &Path, max_wait: Duration) -> anyhow::Result<Lock> {
     }
 }
 
+/// The kinds of journal line, written by the store, the CLI and the hooks, and read back by
+/// `handover status` and recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Event {
+    /// A handoff was saved (the line carries the whole state, for recovery).
+    Write,
+    /// `handover done` archived the handoff.
+    Done,
+    /// `handover ack`: an agent confirmed it received the handoff.
+    Ack,
+    /// A hook put the startup context in front of an agent.
+    Delivered,
+    PreCompact,
+    PostCompact,
+    /// The context watch reminded the agent to save (or blocked a Stop).
+    ContextWatch,
+}
+
+impl Event {
+    const ALL: [Event; 7] = [
+        Event::Write,
+        Event::Done,
+        Event::Ack,
+        Event::Delivered,
+        Event::PreCompact,
+        Event::PostCompact,
+        Event::ContextWatch,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Event::Write => "write",
+            Event::Done => "done",
+            Event::Ack => "ack",
+            Event::Delivered => "delivered",
+            Event::PreCompact => "pre_compact",
+            Event::PostCompact => "post_compact",
+            Event::ContextWatch => "context_watch",
+        }
+    }
+
+    /// The kind of a journal line read back; None for a line of a kind this version does not
+    /// know (written by a newer one) or no kind at all.
+    pub fn of(line: &Value) -> Option<Event> {
+        let name = line.get("event")?.as_str()?;
+        Event::ALL.into_iter().find(|e| e.as_str() == name)
+    }
+}
+
 /// `{"ts": .., "event": .., ...fields}` as one line, newline included. Keys of `fields` named
 /// `ts` or `event` are dropped rather than allowed to disguise the event.
-pub fn event_line(event: &str, fields: Value) -> anyhow::Result<Vec<u8>> {
+pub fn event_line(event: Event, fields: Value) -> anyhow::Result<Vec<u8>> {
+    let event = event.as_str();
     let mut map = Map::new();
     map.insert(
         "ts".into(),
@@ -153,4 +203,21 @@ pub fn read(path: &Path) -> Vec<Value> {
         .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
         .filter(Value::is_object)
         .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_names_read_back() {
+        for e in Event::ALL {
+            let line: Value = serde_json::from_slice(&event_line(e, Value::Null).unwrap()).unwrap();
+            assert_eq!(Event::of(&line), Some(e));
+        }
+        assert_eq!(
+            Event::of(&serde_json::json!({"event": "from_the_future"})),
+            None
+        );
+    }
 }
