@@ -18,14 +18,14 @@ use std::path::Path;
 const MAX_MARKDOWN_BYTES: u64 = 4 * 1024 * 1024;
 
 /// What is at handover.md's place. Only regular files are opened, so a FIFO never blocks.
-pub enum OnDisk {
+enum OnDisk {
     Missing,
     Bytes(Vec<u8>),
     /// Present but not read (not a regular file, too large, unreadable).
     Unreadable,
 }
 
-pub fn read(path: &Path) -> OnDisk {
+fn read(path: &Path) -> OnDisk {
     match std::fs::symlink_metadata(path) {
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return OnDisk::Missing,
         Ok(m) if m.is_file() && m.len() <= MAX_MARKDOWN_BYTES => {}
