@@ -80,10 +80,7 @@ fn setup() -> (tempfile::TempDir, PathBuf, Environment) {
         std::fs::set_permissions(bin.join(n), std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     let env = Environment {
-        homes: handover_installer::Homes {
-            home: root.join("home"),
-            codex_home: root.join("home/.codex"),
-        },
+        homes: handover_installer::Homes::under(&root.join("home")),
         path_var: Some("".into()),
         exe_dir: Some(bin),
         cwd: root.clone(),
@@ -206,12 +203,18 @@ fn dry_run_skips_the_guard_and_missing_hooks_fail_with_install_advice() {
     );
 }
 
+/// `--trust` without Codex is an error before anything is written: no hooks.json, no AGENTS.md,
+/// no project trust, and the guard is not run.
 #[test]
-fn trust_without_codex_exits_non_zero() {
-    let (_tmp, repo, env) = setup();
-    let guard = |_: &Path| Ok((GuardStatus::default(), false));
+fn trust_without_codex_fails_before_writing() {
+    let (tmp, repo, env) = setup();
+    let guarded = RefCell::new(false);
+    let guard = |_: &Path| {
+        *guarded.borrow_mut() = true;
+        Ok((GuardStatus::default(), false))
+    };
     let mut out = Vec::new();
-    let code = install::run_install_with(
+    let err = install::run_install_with(
         &InstallArgs {
             selection: Selection {
                 codex: true,
@@ -225,6 +228,59 @@ fn trust_without_codex_exits_non_zero() {
         &mut out,
         &guard,
     )
-    .unwrap();
-    assert_eq!(code, ExitCode::from(1), "{}", String::from_utf8_lossy(&out));
+    .unwrap_err();
+    assert!(err.to_string().contains("nothing was written"), "{err}");
+    assert!(!*guarded.borrow());
+    let mut left = Vec::new();
+    let mut stack = vec![tmp.path().to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else if !e.path().starts_with(tmp.path().join("bin")) {
+                left.push(e.path());
+            }
+        }
+    }
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A read-only `.gitignore` the guard would have to write stops the install before any settings
+/// file is written (the guard runs after the installer's files).
+#[test]
+fn a_read_only_gitignore_stops_the_install_before_the_first_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_tmp, repo, env) = setup();
+    assert!(std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .unwrap()
+        .success());
+    let gitignore = repo.join(".gitignore");
+    std::fs::write(&gitignore, "target/\n").unwrap();
+    std::fs::set_permissions(&gitignore, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let guard =
+        |_: &Path| -> anyhow::Result<(GuardStatus, bool)> { panic!("the guard must not run") };
+    let err = install::run_install_with(
+        &InstallArgs {
+            selection: Selection {
+                claude: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        &repo,
+        &env,
+        &mut Vec::new(),
+        &guard,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(".gitignore: is read-only (mode 444)"),
+        "{err}"
+    );
+    assert!(!repo.join(".claude").exists());
+    assert!(!repo.join("CLAUDE.md").exists());
 }

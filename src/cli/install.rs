@@ -171,6 +171,7 @@ pub fn run_install_with(
         dry_run: args.selection.dry_run,
         codex_bin,
         trust_timeout: Duration::from_secs(60),
+        also_writes: gitignore_to_write(&repo),
     };
     let outcome = flow::install(&req, out)?;
     if !args.selection.dry_run {
@@ -190,6 +191,17 @@ pub fn run_install_with(
     } else {
         ExitCode::from(1)
     })
+}
+
+/// The `.gitignore` the guard will write after the install (in a git repository, when the
+/// block is missing): checked with the installer's files before the first write.
+fn gitignore_to_write(repo: &Path) -> Vec<PathBuf> {
+    let in_git = handover_core::git::find_root(repo).is_some();
+    if in_git && !handover_core::guard::status(repo).present {
+        vec![repo.join(".gitignore")]
+    } else {
+        Vec::new()
+    }
 }
 
 pub fn run_uninstall_with(
