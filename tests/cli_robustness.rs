@@ -325,3 +325,18 @@ fn the_first_write_in_a_submodule_leaves_the_superproject_clean() {
     let status = ok(&sub, &["status"]);
     assert!(status.contains("guard: present"), "{status}");
 }
+
+#[test]
+fn a_fifo_config_is_reported_not_waited_on() {
+    let r = with_handoff();
+    let fifo = r.path.join(".handover/config.toml");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = within(&r.path, &["boot"], Duration::from_secs(20)).expect("boot finishes");
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(text.contains("config.toml: not a regular file"), "{text}");
+}

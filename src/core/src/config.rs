@@ -114,8 +114,30 @@ pub const KEYS: &[KeyDoc] = &[
 
 /// Reads `<root>/.handover/config.toml`. A missing file is the default config. A file that
 /// does not parse, or a key with a wrong type or value, is an error naming file, key and fix.
+/// A configuration is a few lines; anything larger is not read.
+const MAX_CONFIG_BYTES: u64 = 64 * 1024;
+
 pub fn load(root: &Path) -> anyhow::Result<Config> {
     let path = root.join(".handover").join("config.toml");
+    // Look before opening: a FIFO would block every reader (the hooks included) for good.
+    match std::fs::metadata(&path) {
+        Err(e)
+            if matches!(
+                e.kind(),
+                std::io::ErrorKind::NotFound | std::io::ErrorKind::NotADirectory
+            ) =>
+        {
+            return Ok(Config::default())
+        }
+        Ok(m) if !m.is_file() => bail!("{}: not a regular file", path.display()),
+        Ok(m) if m.len() > MAX_CONFIG_BYTES => bail!(
+            "{}: {} bytes, over the {} KiB a configuration can need",
+            path.display(),
+            m.len(),
+            MAX_CONFIG_BYTES / 1024
+        ),
+        _ => {}
+    }
     let text = match std::fs::read_to_string(&path) {
         Ok(text) => text,
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
