@@ -96,7 +96,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
                 st.startup_via_fallback = true;
             }
             let mut saved = None;
-            if delivered.is_some() || store.dir().is_dir() {
+            if delivered.is_some() || call.store_usable() {
                 saved = file
                     .save(&st)
                     .err()

@@ -9,6 +9,7 @@ use crate::never_fail::Outcome;
 use crate::output::Response;
 use handover_base::Agent;
 use handover_core::model::Handoff;
+use handover_core::sanitize::redacted;
 use handover_core::store::Event;
 use handover_core::store::{LoadOutcome, Store};
 use serde_json::{json, Value};
@@ -19,8 +20,10 @@ use std::time::Duration;
 /// The diff against the handoff's HEAD walks the working tree; on a huge repository it is
 /// given up after this long rather than delay the compaction.
 const FILES_CHANGED_LIMIT: Duration = Duration::from_millis(800);
-/// Longest summary kept in the journal.
-const SUMMARY_MAX_CHARS: usize = 20_000;
+/// Longest excerpt of the compaction summary kept in the journal. The journal records that a
+/// compaction happened and how it began; the summary itself stays in the client's transcript,
+/// and every character journaled is one more that might carry a secret the redactor misses.
+const SUMMARY_MAX_CHARS: usize = 2_000;
 /// Without a PreCompact record, a compact delivery this recent counts as this compaction's.
 const RECENT_DELIVERY_MS: u64 = 120_000;
 
@@ -46,7 +49,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
             notes.push(e);
         }
         if let Some((file, loaded)) = call.session() {
-            if store.dir().is_dir() {
+            if call.store_usable() {
                 let mut st = loaded.state;
                 st.pre_compact_ms = Some(call.now_ms);
                 if let Err(e) = file.save(&st) {
@@ -81,7 +84,7 @@ fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>) -> Value {
     json!({
         "trigger": call.input.trigger,
         "transcript_path": call.input.transcript_path,
-        "git": {"branch": branch, "head": head},
+        "git": {"branch": branch.as_deref().map(redacted), "head": head},
         "handoff_id": handoff.map(|h| h.id.clone()),
         "handoff_head": handoff_head,
         "files_changed_since_handoff": files_changed.unwrap_or(Value::Null),
@@ -124,23 +127,29 @@ fn files_changed_within(root: PathBuf, base: String) -> Value {
 }
 
 fn post_compact(call: &Call) -> anyhow::Result<Outcome> {
-    let Some(store) = &call.store else {
+    if call.store.is_none() {
         return Ok(Outcome::silent("no directory"));
-    };
+    }
     let mut notes = Vec::new();
-    let summary = call
-        .input
-        .compact_summary
-        .as_deref()
-        .map(|s| handover_core::context::shorten(s, SUMMARY_MAX_CHARS));
+    let full = call.input.compact_summary.as_deref();
+    // Redacted before it is shortened, so a cut cannot leave half a token the redactor no
+    // longer recognises.
+    let summary = full.map(|s| {
+        let head: String = s.chars().take(SUMMARY_MAX_CHARS * 4).collect();
+        handover_core::context::shorten(&redacted(&head), SUMMARY_MAX_CHARS)
+    });
     if let Some(e) = call.journal(
         Event::PostCompact,
-        json!({"trigger": call.input.trigger, "summary": summary}),
+        json!({
+            "trigger": call.input.trigger,
+            "summary": summary,
+            "summary_chars": full.map(|s| s.chars().count()),
+        }),
     ) {
         notes.push(e);
     }
     if let Some((file, loaded)) = call.session() {
-        if store.dir().is_dir() {
+        if call.store_usable() {
             let now = call.now_ms;
             let mut st = loaded.state;
             let delivered_for_this_compaction = match (st.compact_delivered_ms, st.pre_compact_ms) {

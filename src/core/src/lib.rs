@@ -13,6 +13,8 @@ pub mod hand_edits;
 pub mod markdown;
 pub mod model;
 pub mod redact;
+pub mod safe_fs;
+pub mod sanitize;
 pub mod store;
 pub mod validate;
 pub mod verify;

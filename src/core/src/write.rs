@@ -8,7 +8,7 @@ use crate::model::{Content, Handoff, MAX_RECORDED_PATHS, SCHEMA_VERSION};
 use crate::redact::Redaction;
 use crate::store::{LoadOutcome, Store};
 use crate::validate::Findings;
-use crate::{git, guard, markdown, redact, store, validate};
+use crate::{git, guard, markdown, redact, sanitize, store, validate};
 use std::path::PathBuf;
 
 pub struct Request {
@@ -101,12 +101,18 @@ pub fn update(
     };
     // Saving must work in any repository git itself supports: when git cannot be read, the
     // handoff is saved without the facts and the next session is told it cannot verify them.
-    let snapshot = git::snapshot(root).unwrap_or_else(|e| {
+    let mut snapshot = git::snapshot(root).unwrap_or_else(|e| {
         findings.warnings.push(format!(
             "{e:#}: the handoff was saved without git facts, so the next session cannot verify it"
         ));
         None
     });
+    // A branch name is text like any other: a token in it must not reach the files.
+    if let Some(s) = &mut snapshot {
+        for name in [&mut s.branch, &mut s.upstream].into_iter().flatten() {
+            *name = sanitize::redacted(name);
+        }
+    }
     let (mut files_changed, files_changed_base) = match &snapshot {
         // A diff that fails (odd repository states) must not stop the handoff being saved:
         // the handoff is what the next session needs most.
@@ -119,8 +125,8 @@ pub fn update(
         schema_version: SCHEMA_VERSION,
         id: new_id(),
         created_at: handover_base::clock::now_rfc3339(),
-        agent: request.agent,
-        session_id: request.session_id,
+        agent: request.agent.as_deref().map(sanitize::redacted),
+        session_id: request.session_id.as_deref().map(sanitize::redacted),
         git: snapshot.map(|mut g| {
             g.dirty_omitted = cap(&mut g.dirty);
             g.untracked_omitted = cap(&mut g.untracked);
@@ -172,6 +178,9 @@ fn prepare(
     if !findings.errors.is_empty() {
         return Err(Refusal::Invalid(findings, redactions));
     }
+    // After the checks, which refuse terminal escapes as pasted output: what remains (a CR, a
+    // bidi override, a stray control) is dropped, as it is again on load.
+    sanitize::content(&mut content);
     Ok((current, content, redactions, findings))
 }
 
