@@ -57,6 +57,14 @@ fn a_repository_owned_by_another_user_is_unverified_for_the_hook_too() {
         .status()
         .unwrap();
     assert!(ok.success());
+    // The handoff's own directory stays ours (another user's `.handover/` is refused outright,
+    // see tests/hostile.rs): only git's ownership check is at stake here.
+    let ok = Command::new("chown")
+        .args(["-R", "0:0"])
+        .arg(repo.path().join(".handover"))
+        .status()
+        .unwrap();
+    assert!(ok.success());
 
     let full = verify::verify(repo.path(), &h);
     assert_eq!(full.verdict.as_str(), "unverified", "{full:#?}");

@@ -153,24 +153,27 @@ fn write_and_done_into_a_read_only_store_change_nothing() {
 #[test]
 fn a_failed_write_leaves_no_new_gitignore_and_no_archive() {
     let r = Repo::with_commit();
-    // A journal that cannot be appended to: the write fails at its commit point, after the
-    // guard, the snapshot and the archive copy.
-    fs::create_dir_all(r.path.join(".handover/journal.jsonl")).unwrap();
-    let out = run(&r.path, &["write", "--goal", "g", "--next", "n"]);
+    // A first handoff without the guard, then a journal that cannot be appended to: the next
+    // write fails at its commit point, after the guard, the snapshot and the archive copy.
+    ok(
+        &r.path,
+        &["write", "--shared", "--goal", "g", "--next", "n"],
+    );
+    assert!(!r.path.join(".gitignore").exists());
+    let before = snapshot_files(&r.path);
+    set_mode(&r.path.join(".handover/journal.jsonl"), 0o444);
+    let out = run_unprivileged(&r.path, &["write", "--goal", "g2", "--next", "n"]);
+    set_mode(&r.path.join(".handover/journal.jsonl"), 0o644);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     assert!(
         !r.path.join(".gitignore").exists(),
         "the guard's new .gitignore is removed"
     );
-    assert!(!r.path.join("handover.md").exists());
-    assert!(!r.path.join(".handover/state.json").exists());
     assert_eq!(
-        fs::read_dir(r.path.join(".handover/archive"))
-            .unwrap()
-            .count(),
-        0
+        snapshot_files(&r.path),
+        before,
+        "no archive copy, nothing replaced"
     );
-    // Root's own files are untouched too.
     let leftovers: Vec<String> = fs::read_dir(&r.path)
         .unwrap()
         .flatten()
