@@ -1,8 +1,12 @@
-//! `handover-pre-compact`: PreCompact and PostCompact in both clients.
+//! `handover-pre-compact`: PreCompact and PostCompact in Claude Code and Codex, PreCompress in
+//! Gemini CLI.
 //! PreCompact journals a factual snapshot and, for Claude Code only, prints instructions that
 //! Claude Code adds to the summarizer's prompt (Codex accepts no output there). It never
 //! blocks a compaction. PostCompact journals Claude Code's summary and arms the one-time
 //! re-injection that the context watch delivers if SessionStart `compact` does not.
+//! Gemini CLI fires PreCompress before every model request and tells hooks nothing after a
+//! compression: only a PreCompress that will really compress (gemini.rs) journals the
+//! snapshot, and it also arms that re-injection (Gemini has no SessionStart `compact`).
 
 use crate::call::Call;
 use crate::never_fail::Outcome;
@@ -31,6 +35,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     match call.input.hook_event_name.as_deref() {
         Some("PreCompact") => pre_compact(call),
         Some("PostCompact") => post_compact(call),
+        Some("PreCompress") => pre_compress(call),
         other => Ok(Outcome::silent(format!(
             "not a compaction event: {}",
             other.unwrap_or("none")
@@ -63,8 +68,8 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
             handoff.as_ref(),
             &call.command,
         )),
-        // Codex accepts no context from PreCompact.
-        Agent::Codex => Response::Silent,
+        // Codex accepts no context from PreCompact; Gemini CLI's PreCompress is advisory.
+        Agent::Codex | Agent::Gemini => Response::Silent,
     };
     notes.push(format!("handoff={}", handoff.is_some()));
     Ok(Outcome::new(response, notes.join(" ")))
@@ -123,6 +128,57 @@ fn files_changed_within(root: PathBuf, base: String) -> Value {
             "not computed: took longer than {} ms",
             FILES_CHANGED_LIMIT.as_millis()
         )),
+    }
+}
+
+/// Gemini CLI's PreCompress: a snapshot and the re-injection armed, but only when Gemini CLI
+/// is about to compress (a `manual` trigger, or the last usage at its compression point).
+fn pre_compress(call: &Call) -> anyhow::Result<Outcome> {
+    if call.input.trigger.as_deref() != Some("manual") {
+        if let Some(why) = no_compression_due(call) {
+            return Ok(Outcome::silent(why));
+        }
+    }
+    let outcome = pre_compact(call)?;
+    let mut note = outcome.note;
+    if let (Some(store), Some((file, loaded))) = (&call.store, call.session()) {
+        if store.dir().is_dir() {
+            let mut st = loaded.state;
+            st.reinjection_armed_ms = Some(call.now_ms);
+            st.new_epoch(call.now_ms);
+            note.push_str(" re-injection armed");
+            if let Err(e) = file.save(&st) {
+                note.push_str(&format!(" state not saved: {e}"));
+            }
+        }
+    }
+    Ok(Outcome::silent(note))
+}
+
+/// Why Gemini CLI will not compress before this request (None: it will).
+fn no_compression_due(call: &Call) -> Option<String> {
+    let Some(path) = call.input.transcript_path.as_deref() else {
+        return Some("no transcript".into());
+    };
+    let usage = match crate::gemini::read_transcript(Path::new(path)) {
+        Some(crate::transcript::Fullness::Measured(u)) => u,
+        Some(crate::transcript::Fullness::JustCompacted) => return Some("just compressed".into()),
+        None => return Some("no usage in the transcript".into()),
+    };
+    let root = call.store.as_ref().map(|s| s.root());
+    let configured = root
+        .and_then(|r| handover_core::config::load(r).ok())
+        .and_then(|c| c.context_window);
+    let model = usage.model.as_deref().or(call.input.model.as_deref());
+    let window = crate::window::resolve(usage.window, model, configured, usage.used_tokens);
+    let threshold = crate::gemini::compression_threshold(root);
+    if crate::gemini::will_compress(usage.used_tokens, window, threshold) {
+        None
+    } else {
+        Some(format!(
+            "no compression due: {} of {window} tokens, compresses at {threshold}",
+            usage.used_tokens
+        ))
     }
 }
 

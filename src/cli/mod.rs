@@ -207,12 +207,15 @@ pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
             return Some(a);
         }
     }
-    // Claude Code sets CLAUDECODE=1 for the commands it runs. Codex sets CODEX_THREAD_ID for
-    // its shell commands (and CODEX_SANDBOX* inside its sandbox; names read from the Codex
-    // 0.169 binary). Other CODEX_* variables (CODEX_HOME, CODEX_API_KEY) are a person's own
-    // configuration and say nothing about who runs this command.
+    // Claude Code sets CLAUDECODE=1 for the commands it runs; Gemini CLI sets GEMINI_CLI=1.
+    // Codex sets CODEX_THREAD_ID for its shell commands (and CODEX_SANDBOX* inside its
+    // sandbox; names read from the Codex 0.169 binary). Other CODEX_* variables (CODEX_HOME,
+    // CODEX_API_KEY) are a person's own configuration and say nothing about who runs this.
     if std::env::var_os("CLAUDECODE").is_some() {
         return Some("claude".into());
+    }
+    if std::env::var_os("GEMINI_CLI").is_some_and(|v| v == "1") {
+        return Some("gemini".into());
     }
     const CODEX_RUNS_THIS: [&str; 3] = [
         "CODEX_THREAD_ID",

@@ -113,6 +113,7 @@ pub fn handover_command(dir: &Path, args: &[&str]) -> Command {
         .env_remove("CODEX_THREAD_ID")
         .env_remove("CODEX_SANDBOX")
         .env_remove("CODEX_SANDBOX_NETWORK_DISABLED")
+        .env_remove("GEMINI_CLI")
         .env("HANDOVER_AGENT", "test")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
