@@ -4,7 +4,7 @@ use super::BootArgs;
 use handover_core::context;
 use handover_core::record::{files as records, text as record_text, SessionRecord};
 use handover_core::store::{LoadOutcome, Source, Store};
-use handover_core::verify;
+use handover_core::{config, hand_edits, verify};
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
@@ -59,6 +59,17 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     };
     let recovered = loaded.recovered_note();
     let verification = verify::verify(store.root(), &loaded.handoff);
+    let edited = hand_edits::edited_since(&store.markdown_path(), &loaded.handoff);
+    let edited_notice = edited.then(|| format!("\n{}", hand_edits::edited_notice(&command)));
+    let edited_notice = edited_notice.as_deref().unwrap_or_default();
+    // A broken config.toml is said here too, not only by `write`: its settings are not in force.
+    let config = config::load(store.root());
+    let config_problem = config.as_ref().err().map(|e| format!("{e:#}"));
+    let config_notice = config_problem
+        .as_ref()
+        .map(|p| format!("\nwarning: {p} (using the default settings until it is fixed)"))
+        .unwrap_or_default();
+    let edited_notice = format!("{edited_notice}{config_notice}");
     if args.json {
         let out = json!({
             "verdict": verification.verdict,
@@ -66,14 +77,16 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             "source": loaded.source.as_str(),
             "problem": loaded.problem,
             "recovered": loaded.source != Source::State,
-            "root": store.root(),
+            "handover_md_edited": edited,
+            "config_problem": config_problem,
+            "root": store.root().to_string_lossy(),
             "handoff": loaded.handoff,
             "records": recorded,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
     } else {
         println!(
-            "{}",
+            "{}{edited_notice}",
             context::boot_report(
                 &loaded.handoff,
                 &verification,

@@ -9,6 +9,7 @@ pub mod config;
 pub mod context;
 pub mod git;
 pub mod guard;
+pub mod hand_edits;
 pub mod markdown;
 pub mod model;
 pub mod record;

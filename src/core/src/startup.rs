@@ -141,7 +141,7 @@ fn handoff_only(
             // Only branch, HEAD and the referenced files: the same cost on any repository size.
             let verification = crate::verify::verify_quick(root, &loaded.handoff);
             let recovered = loaded.recovered_note();
-            let text = context::startup_context(&Startup {
+            let mut text = context::startup_context(&Startup {
                 handoff: &loaded.handoff,
                 verification: &verification,
                 recovered_from: recovered.as_deref(),
@@ -149,6 +149,10 @@ fn handoff_only(
                 budget_chars: budget,
                 command,
             });
+            if crate::hand_edits::edited_since(&store.markdown_path(), &loaded.handoff) {
+                text.push('\n');
+                text.push_str(&crate::hand_edits::edited_notice(command));
+            }
             Some(Delivery {
                 text,
                 verdict: Some(verification.verdict),
