@@ -212,7 +212,9 @@ impl Store {
     /// `fields` must be a JSON object (or null). Waits at most [`HOOK_LOCK_WAIT`] for the
     /// journal lock (held by others only for the moment of an append), then gives up with an error: hooks call this and must never hang. Creates `.handover/`
     /// if needed, so call it only where a handoff is expected.
-    pub fn append_journal(&self, event: &str, fields: serde_json::Value) -> anyhow::Result<()> {
+    /// Every string in `fields` is redacted first (a compaction summary is the client's text).
+    pub fn append_journal(&self, event: &str, mut fields: serde_json::Value) -> anyhow::Result<()> {
+        crate::redact::redact_json(&mut fields);
         let line = journal::event_line(event, fields)?;
         let dir = self.dir();
         fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;

@@ -55,7 +55,15 @@ impl std::fmt::Display for Refusal {
 pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome, Refusal> {
     let mut content = request.content;
     // Redact first: nothing below, not even an error message, may echo a secret.
-    let redactions = redact::redact(&mut content);
+    let mut redactions = redact::redact(&mut content);
+    // The agent name and session id come from flags and the environment, and are written too.
+    let mut agent = request.agent;
+    let mut session_id = request.session_id;
+    for (field, value) in [("agent", &mut agent), ("session_id", &mut session_id)] {
+        if let Some(text) = value {
+            redact::redact_field(field, text, &mut redactions);
+        }
+    }
     let findings = validate::check(&content, config);
     if !findings.errors.is_empty() {
         return Err(Refusal::Invalid(findings, redactions));
@@ -85,8 +93,8 @@ pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome
         schema_version: SCHEMA_VERSION,
         id: new_id(),
         created_at: clock::now_rfc3339(),
-        agent: request.agent,
-        session_id: request.session_id,
+        agent,
+        session_id,
         git: snapshot.clone(),
         files_changed,
         files_changed_base,
