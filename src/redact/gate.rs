@@ -79,7 +79,7 @@ pub fn is_word_like(letters: &str) -> bool {
     let camel = pieces
         .iter()
         .all(|p| p.len() >= 3 && p.bytes().skip(1).all(|b| b.is_ascii_lowercase()));
-    camel && vowel_ratio(letters) >= 0.25
+    camel && vowel_ratio(letters) >= 0.34
 }
 
 /// English runs about 38 % vowels; random letters 19 %.
