@@ -215,29 +215,36 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
         let key_len = bytes[i..].iter().take_while(|&&b| is_key_byte(b)).count();
         let key = &text[i..i + key_len];
         let mut j = i + key_len;
+        let xml = i > 0 && bytes[i - 1] == b'<' && bytes.get(j) == Some(&b'>');
+        let quoted_key = j < bytes.len()
+            && matches!(bytes[j], b'"' | b'\'')
+            && i > 0
+            && bytes[i - 1] == bytes[j];
+        // The operator first: it is a few byte comparisons, the key's meaning is not.
+        let op = if xml {
+            None
+        } else {
+            operator(bytes, key, quoted_key, j + usize::from(quoted_key))
+        };
+        if !xml && op.is_none() {
+            i = j;
+            continue;
+        }
         let strength = key_strength(key);
         if strength == KeyStrength::None {
             i = j;
             continue;
         }
-        if i > 0 && bytes[i - 1] == b'<' && bytes.get(j) == Some(&b'>') {
+        let Some(op) = op else {
             if let Some(span) = xml_element(text, key, j + 1, strength) {
                 out.push(span);
             }
             i = j;
             continue;
-        }
-        let quoted_key = j < bytes.len()
-            && matches!(bytes[j], b'"' | b'\'')
-            && i > 0
-            && bytes[i - 1] == bytes[j];
+        };
         if quoted_key {
             j += 1;
         }
-        let Some(op) = operator(bytes, key, quoted_key, j) else {
-            i = j;
-            continue;
-        };
         let norm = key.to_ascii_lowercase();
         let any_scheme = norm.ends_with("authorization") || norm.ends_with("auth");
         let value_start = skip_scheme(text, op.value_start, any_scheme);

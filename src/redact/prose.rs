@@ -59,10 +59,13 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
             Some(v) => (w.core.len() - v.len(), v),
             None => (0, w.core),
         };
-        let after_id_word = i > 0 && is_not_a_secret_word(words[i - 1].core);
+        if value.len() < 12 {
+            continue; // too short for any rule below
+        }
+        let after_id_word = || i > 0 && is_not_a_secret_word(words[i - 1].core);
         let kind = if looks_like_secret(value) && keyword_before(&words, i) {
             Some("secret_in_text")
-        } else if !after_id_word && keyword_after(&words, i, value) {
+        } else if keyword_after(&words, i, value) && !after_id_word() {
             Some("secret_in_text")
         } else if looks_like_bare_key(value) {
             Some("high_entropy_key")

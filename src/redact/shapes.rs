@@ -322,7 +322,7 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
     let bytes = text.as_bytes();
     let mut i = 0;
     while i < bytes.len() {
-        if !starts_word(bytes, i) || !bytes[i].is_ascii_graphic() {
+        if !starts_word(bytes, i) {
             i += 1;
             continue;
         }
@@ -336,29 +336,57 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
     }
 }
 
+/// The prefixes grouped by their first byte, in table order: a position is compared only with
+/// the few prefixes that can start there.
+struct Index {
+    entries: Vec<(&'static str, &'static Shape)>,
+    /// `entries[start[b]..start[b + 1]]` start with byte `b`.
+    start: [usize; 257],
+}
+
+fn index() -> &'static Index {
+    static INDEX: std::sync::OnceLock<Index> = std::sync::OnceLock::new();
+    INDEX.get_or_init(|| {
+        let mut entries: Vec<(&'static str, &'static Shape)> = SHAPES
+            .iter()
+            .flat_map(|s| s.prefixes.iter().map(move |p| (*p, s)))
+            .collect();
+        entries.sort_by_key(|(p, _)| p.as_bytes()[0]); // stable: table order within a byte
+        let mut start = [0; 257];
+        for (p, _) in &entries {
+            start[p.as_bytes()[0] as usize + 1] += 1;
+        }
+        for b in 0..256 {
+            start[b + 1] += start[b];
+        }
+
+        Index { entries, start }
+    })
+}
+
 fn match_at(bytes: &[u8], i: usize) -> Option<(usize, &'static str)> {
-    for s in SHAPES {
-        for p in s.prefixes {
-            if !bytes[i..].starts_with(p.as_bytes()) {
-                continue;
-            }
-            let start = i + p.len();
-            let len = bytes[start..]
-                .iter()
-                .take_while(|&&b| s.body.allows(b))
-                .count();
-            // A body ending in `.`, `-` or `=` padding is fine, a sentence's full stop is not.
-            let len = trim_trailing(&bytes[start..start + len], s.body);
-            let body = &bytes[start..start + len];
-            let next_ok = bytes
-                .get(start + len)
-                .is_none_or(|b| !b.is_ascii_alphanumeric());
-            let digit_ok = !s.needs_digit || body.iter().any(u8::is_ascii_digit);
-            if len >= s.min && len <= s.max && next_ok && digit_ok {
-                let text = std::str::from_utf8(body).unwrap_or_default();
-                if !has_placeholder_run(text) && !reads_as_words(text) {
-                    return Some((start + len, s.kind));
-                }
+    let index = index();
+    let b = bytes[i] as usize;
+    for &(p, s) in &index.entries[index.start[b]..index.start[b + 1]] {
+        if !bytes[i..].starts_with(p.as_bytes()) {
+            continue;
+        }
+        let start = i + p.len();
+        let len = bytes[start..]
+            .iter()
+            .take_while(|&&b| s.body.allows(b))
+            .count();
+        // A body ending in `.`, `-` or `=` padding is fine, a sentence's full stop is not.
+        let len = trim_trailing(&bytes[start..start + len], s.body);
+        let body = &bytes[start..start + len];
+        let next_ok = bytes
+            .get(start + len)
+            .is_none_or(|b| !b.is_ascii_alphanumeric());
+        let digit_ok = !s.needs_digit || body.iter().any(u8::is_ascii_digit);
+        if len >= s.min && len <= s.max && next_ok && digit_ok {
+            let text = std::str::from_utf8(body).unwrap_or_default();
+            if !has_placeholder_run(text) && !reads_as_words(text) {
+                return Some((start + len, s.kind));
             }
         }
     }
