@@ -1,4 +1,5 @@
 //! The `handover` command end to end, on real git repositories in temporary directories.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 

@@ -1,9 +1,10 @@
 //! The texts handover puts in front of agents: golden files for the exact wording, properties
 //! for the budget. Regenerate the golden files with `UPDATE_GOLDEN=1 cargo test --test context`
 //! and review the diff.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover::context::{self, Pressure, Startup};
-use handover::model::*;
+use handover_core::context::{self, Pressure, Startup};
+use handover_core::model::*;
 use std::path::PathBuf;
 
 fn golden(name: &str, actual: &str) {

@@ -2,6 +2,7 @@
 //! survives a real restart. The scenarios live in tests/support/scenarios.rs; the harness and
 //! the fake model server in tests/support/. Needs node/npm and root (`unshare -n`); set
 //! HANDOVER_SKIP_E2E=1 to skip them loudly.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 
 use support::{clients, scenarios, Agent, Trust};

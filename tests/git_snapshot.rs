@@ -1,15 +1,21 @@
 //! git facts on real repositories: root discovery, snapshots (branches, detached HEAD,
 //! linked worktrees, unborn), files changed since a commit or the default branch.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use common::{commit_all_in, git, write_in, Repo};
-use handover::git::{files_changed, find_root, read_head_files, snapshot};
+use handover_core::git::{files_changed, find_root, read_head_files, snapshot};
 use std::path::Path;
 
 fn changes(root: &Path, since: Option<&str>) -> (Vec<(String, String)>, Option<String>) {
     let (list, base) = files_changed(root, since).expect("files_changed");
-    (list.into_iter().map(|c| (c.path, c.change)).collect(), base)
+    (
+        list.into_iter()
+            .map(|c| (c.path, c.change.as_str().to_string()))
+            .collect(),
+        base,
+    )
 }
 
 fn pair(p: &str, c: &str) -> (String, String) {

@@ -1,10 +1,11 @@
 //! The .gitignore guard on real repositories: idempotent, byte-preserving, reports tracked
 //! handoff files without touching them.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use common::{git, Repo};
-use handover::guard::{ensure, status, with_block, GuardStatus, BEGIN_MARK, END_MARK};
+use handover_core::guard::{ensure, status, with_block, GuardStatus, BEGIN_MARK, END_MARK};
 
 const BLOCK: &str =
     "# >>> handover (private handoff files) >>>\n/handover.md\n/.handover/\n# <<< handover <<<\n";
@@ -195,7 +196,7 @@ fn outside_git_nothing_is_written() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("plain");
     std::fs::create_dir(&dir).unwrap();
-    if handover::git::find_root(&dir).is_some() {
+    if handover_core::git::find_root(&dir).is_some() {
         return; // the machine's temp dir is inside a repository: nothing to test here
     }
     assert_eq!(ensure(&dir).unwrap(), (GuardStatus::default(), false));

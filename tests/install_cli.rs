@@ -1,13 +1,14 @@
 //! src/cli/install.rs on its own (the lead wires it into main): argument parsing, the
 //! environment it reads, the guard call, exit codes and what it prints.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "../src/cli/install.rs"]
 #[allow(dead_code)]
 mod install;
 
 use clap::Parser;
-use handover::guard::GuardStatus;
-use install::{Environment, InstallArgs, ScopeArg, UninstallArgs};
+use handover_core::guard::GuardStatus;
+use install::{Environment, InstallArgs, ScopeArg, Selection, UninstallArgs};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -48,14 +49,16 @@ fn flags_parse() {
     ]) else {
         panic!()
     };
-    assert!(a.codex && !a.claude && a.no_watch && a.trust && a.enable_codex_hooks && a.dry_run);
-    assert_eq!(a.scope, ScopeArg::Local);
+    let sel = &a.selection;
+    assert!(sel.codex && !sel.claude && sel.dry_run);
+    assert!(a.no_watch && a.trust && a.enable_codex_hooks);
+    assert_eq!(sel.scope, ScopeArg::Local);
     assert_eq!(a.hooks_dir, Some(PathBuf::from("/x y")));
     assert_eq!(a.codex_bin, Some(PathBuf::from("/c")));
     let Cmd::Uninstall(u) = parse(&["uninstall", "--scope", "user"]) else {
         panic!()
     };
-    assert_eq!(u.scope, ScopeArg::User);
+    assert_eq!(u.selection.scope, ScopeArg::User);
     assert!(Cli::try_parse_from(["handover", "install", "--scope", "global"]).is_err());
 }
 
@@ -77,10 +80,7 @@ fn setup() -> (tempfile::TempDir, PathBuf, Environment) {
         std::fs::set_permissions(bin.join(n), std::fs::Permissions::from_mode(0o755)).unwrap();
     }
     let env = Environment {
-        homes: handover_installer::Homes {
-            home: root.join("home"),
-            codex_home: root.join("home/.codex"),
-        },
+        homes: handover_installer::Homes::under(&root.join("home")),
         path_var: Some("".into()),
         exe_dir: Some(bin),
         cwd: root.clone(),
@@ -105,7 +105,10 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
     let mut out = Vec::new();
     let code = install::run_install_with(
         &InstallArgs {
-            claude: true,
+            selection: Selection {
+                claude: true,
+                ..Default::default()
+            },
             ..Default::default()
         },
         &repo,
@@ -143,8 +146,10 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
     let mut out = Vec::new();
     let code = install::run_uninstall_with(
         &UninstallArgs {
-            claude: true,
-            ..Default::default()
+            selection: Selection {
+                claude: true,
+                ..Default::default()
+            },
         },
         &repo,
         &env,
@@ -164,7 +169,10 @@ fn dry_run_skips_the_guard_and_missing_hooks_fail_with_install_advice() {
     let mut out = Vec::new();
     let code = install::run_install_with(
         &InstallArgs {
-            dry_run: true,
+            selection: Selection {
+                dry_run: true,
+                ..Default::default()
+            },
             ..Default::default()
         },
         &repo,
@@ -189,19 +197,28 @@ fn dry_run_skips_the_guard_and_missing_hooks_fail_with_install_advice() {
     )
     .unwrap_err();
     assert!(
-        err.to_string().contains("cargo install --path hooks"),
+        err.to_string().contains("cargo install --locked --path ."),
         "{err}"
     );
 }
 
+/// `--trust` without Codex is an error before anything is written: no hooks.json, no AGENTS.md,
+/// no project trust, and the guard is not run.
 #[test]
-fn trust_without_codex_exits_non_zero() {
-    let (_tmp, repo, env) = setup();
-    let guard = |_: &Path| Ok((GuardStatus::default(), false));
+fn trust_without_codex_fails_before_writing() {
+    let (tmp, repo, env) = setup();
+    let guarded = RefCell::new(false);
+    let guard = |_: &Path| {
+        *guarded.borrow_mut() = true;
+        Ok((GuardStatus::default(), false))
+    };
     let mut out = Vec::new();
-    let code = install::run_install_with(
+    let err = install::run_install_with(
         &InstallArgs {
-            codex: true,
+            selection: Selection {
+                codex: true,
+                ..Default::default()
+            },
             trust: true,
             ..Default::default()
         },
@@ -210,6 +227,59 @@ fn trust_without_codex_exits_non_zero() {
         &mut out,
         &guard,
     )
-    .unwrap();
-    assert_eq!(code, ExitCode::from(1), "{}", String::from_utf8_lossy(&out));
+    .unwrap_err();
+    assert!(err.to_string().contains("nothing was written"), "{err}");
+    assert!(!*guarded.borrow());
+    let mut left = Vec::new();
+    let mut stack = vec![tmp.path().to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else if !e.path().starts_with(tmp.path().join("bin")) {
+                left.push(e.path());
+            }
+        }
+    }
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A read-only `.gitignore` the guard would have to write stops the install before any settings
+/// file is written (the guard runs after the installer's files).
+#[test]
+fn a_read_only_gitignore_stops_the_install_before_the_first_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_tmp, repo, env) = setup();
+    assert!(std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .unwrap()
+        .success());
+    let gitignore = repo.join(".gitignore");
+    std::fs::write(&gitignore, "target/\n").unwrap();
+    std::fs::set_permissions(&gitignore, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let guard =
+        |_: &Path| -> anyhow::Result<(GuardStatus, bool)> { panic!("the guard must not run") };
+    let err = install::run_install_with(
+        &InstallArgs {
+            selection: Selection {
+                claude: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        &repo,
+        &env,
+        &mut Vec::new(),
+        &guard,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(".gitignore: is read-only (mode 444)"),
+        "{err}"
+    );
+    assert!(!repo.join(".claude").exists());
+    assert!(!repo.join("CLAUDE.md").exists());
 }

@@ -7,6 +7,7 @@
 //! Built on the end-to-end harness in tests/support/ (client lookup, HANDOVER_SKIP_E2E, the
 //! loopback-only namespaces, the fake model server). The client runs use stand-in hook
 //! executables that log the event they were given, so the tests see exactly which hooks ran.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 
 use handover_installer::codex_trust::{self, TrustRequest};
@@ -58,6 +59,52 @@ fn installed_stand_ins(agent: Agent, trust: Trust, dir_name: &str) -> (Sandbox, 
     stand_in_hooks(&bin, &log);
     install_hooks(&sb, &bin, false);
     (sb, bin, log)
+}
+
+/// A git project `<tmp>/<name>` with an empty `.codex/`, and a temporary HOME / CODEX_HOME:
+/// (the temp dir to keep, its canonical root, the project, the homes).
+fn codex_project(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf, Homes) {
+    let tmp = tempfile::tempdir().expect("create a temp dir");
+    let root = tmp.path().canonicalize().expect("canonical temp dir");
+    let repo = root.join(name);
+    let homes = Homes::under(&root.join("home"));
+    std::fs::create_dir_all(repo.join(".codex")).expect("create the project");
+    std::fs::create_dir_all(&homes.codex_home).expect("create CODEX_HOME");
+    assert!(Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .expect("run git init")
+        .success());
+    (tmp, root, repo, homes)
+}
+
+/// `install --codex --trust` in the project scope, with the hooks in `bin_dir`.
+fn codex_trust_install(
+    repo: &Path,
+    homes: &Homes,
+    bin_dir: &Path,
+    codex_bin: &Path,
+) -> InstallRequest {
+    InstallRequest {
+        repo: repo.to_path_buf(),
+        homes: homes.clone(),
+        options: InstallOptions {
+            targets: Targets {
+                claude: false,
+                codex: true,
+            },
+            scope: Scope::Project,
+            watch: true,
+            enable_codex_hooks: false,
+            trust: true,
+            hooks: HookPaths::in_dir(bin_dir),
+        },
+        dry_run: false,
+        codex_bin: Some(codex_bin.to_path_buf()),
+        trust_timeout: Duration::from_secs(60),
+        also_writes: Vec::new(),
+    }
 }
 
 fn read_log(log: &Path) -> String {
@@ -140,19 +187,8 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     else {
         return;
     };
-    let tmp = tempfile::tempdir().expect("create a temp dir");
-    let root = tmp.path().canonicalize().expect("canonical temp dir");
-    let repo = root.join("my project");
-    let home = root.join("home");
-    let codex_home = home.join(".codex");
-    std::fs::create_dir_all(repo.join(".codex")).expect("create the project");
-    std::fs::create_dir_all(&codex_home).expect("create CODEX_HOME");
-    assert!(Command::new("git")
-        .args(["init", "-q"])
-        .current_dir(&repo)
-        .status()
-        .expect("run git init")
-        .success());
+    let (_tmp, root, repo, homes) = codex_project("my project");
+    let (home, codex_home) = (homes.home.clone(), homes.codex_home.clone());
     // Someone else's hook already in the project file, and a user config with a comment.
     std::fs::write(
         repo.join(".codex/hooks.json"),
@@ -164,29 +200,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let bin_dir = root.join("bin dir");
     std::fs::create_dir_all(&bin_dir).expect("create the hooks dir");
     let codex_bin: PathBuf = clients.netless(&root, "codex-netless", &clients.codex);
-
-    let homes = Homes {
-        home: home.clone(),
-        codex_home: codex_home.clone(),
-    };
-    let req = InstallRequest {
-        repo: repo.clone(),
-        homes: homes.clone(),
-        options: InstallOptions {
-            targets: Targets {
-                claude: false,
-                codex: true,
-            },
-            scope: Scope::Project,
-            watch: true,
-            enable_codex_hooks: false,
-            trust: true,
-            hooks: HookPaths::in_dir(&bin_dir),
-        },
-        dry_run: false,
-        codex_bin: Some(codex_bin.clone()),
-        trust_timeout: Duration::from_secs(60),
-    };
+    let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);
     let started = Instant::now();
     let mut out = Vec::new();
     let outcome = flow::install(&req, &mut out).expect("install --trust");
@@ -207,6 +221,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
         home: home.clone(),
         project: repo.clone(),
         hooks_json: repo.join(".codex/hooks.json"),
+        commands: Vec::new(),
         timeout: Duration::from_secs(60),
     })
     .expect("hooks/list");
@@ -286,4 +301,140 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let cfg = std::fs::read_to_string(codex_home.join("config.toml")).expect("read config");
     assert!(!cfg.contains("hooks.json:"), "{cfg}");
     assert!(cfg.starts_with(config), "{cfg}");
+}
+
+/// With the real Codex: a user's wrapper of our hook is left alone and not trusted by us; a CRLF
+/// config.toml stays CRLF although Codex rewrites it with LF; and when uninstall removes our
+/// Stop group, the user's Stop hook after it moves up and Codex still reports it trusted (its
+/// trust entry moved with it: the hash does not depend on the place).
+#[test]
+fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_uninstall() {
+    let Some(clients) = clients(
+        "codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_uninstall",
+    ) else {
+        return;
+    };
+    let (_tmp, root, repo, homes) = codex_project("proj");
+    let (home, codex_home) = (homes.home.clone(), homes.codex_home.clone());
+    let bin_dir = root.join("bin");
+    std::fs::create_dir_all(&bin_dir).expect("create the hooks dir");
+    let hooks_json = repo.join(".codex/hooks.json");
+    let wrapper = format!(
+        "{}/handover-session-start --agent codex 2>>/dev/null; true",
+        bin_dir.display()
+    );
+    std::fs::write(
+        &hooks_json,
+        serde_json::to_string_pretty(&serde_json::json!({"hooks": {"SessionStart": [
+            {"hooks": [{"type": "command", "command": wrapper, "timeout": 10}]}]}}))
+        .expect("json")
+            + "\n",
+    )
+    .expect("write hooks.json");
+    let cfg_path = codex_home.join("config.toml");
+    std::fs::write(&cfg_path, "# my codex settings\r\nmodel = \"gpt-5\"\r\n")
+        .expect("write config");
+    let codex_bin: PathBuf = clients.netless(&root, "codex-netless", &clients.codex);
+    let codex_only = Targets {
+        claude: false,
+        codex: true,
+    };
+    let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);
+    let mut out = Vec::new();
+    let outcome = flow::install(&req, &mut out).expect("install --trust");
+    let out = String::from_utf8_lossy(&out).into_owned();
+    println!("{out}");
+    assert!(outcome.ok, "{out}");
+    assert!(out.contains("verified with hooks/list: all 5"), "{out}");
+    assert!(
+        out.contains("left alone: SessionStart: your command"),
+        "{out}"
+    );
+    let list = || {
+        codex_trust::list_hooks(&TrustRequest {
+            codex_bin: codex_bin.clone(),
+            codex_home: codex_home.clone(),
+            home: home.clone(),
+            project: repo.clone(),
+            hooks_json: hooks_json.clone(),
+            commands: Vec::new(),
+            timeout: Duration::from_secs(60),
+        })
+        .expect("hooks/list")
+    };
+    let listed = list();
+    let wrapped = listed
+        .iter()
+        .find(|h| h.command == wrapper)
+        .expect("the wrapper is listed");
+    assert_eq!(
+        wrapped.trust_status, "untrusted",
+        "we never trust a wrapper"
+    );
+    let cfg = std::fs::read_to_string(&cfg_path).expect("read config");
+    assert!(
+        cfg.contains("[hooks.state") && !cfg.replace("\r\n", "").contains('\n'),
+        "CRLF kept after Codex's rewrite:\n{cfg:?}"
+    );
+
+    // The user adds their own Stop hook after ours and trusts it with Codex's hash.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&std::fs::read_to_string(&hooks_json).expect("read")).expect("json");
+    v["hooks"]["Stop"]
+        .as_array_mut()
+        .expect("Stop groups")
+        .push(serde_json::json!({"hooks": [{"type": "command", "command": "/usr/bin/true", "timeout": 5}]}));
+    std::fs::write(
+        &hooks_json,
+        serde_json::to_string_pretty(&v).expect("json") + "\n",
+    )
+    .expect("write hooks.json");
+    let mine = list()
+        .into_iter()
+        .find(|h| h.command == "/usr/bin/true")
+        .expect("the user's Stop hook is listed");
+    assert!(mine.key.ends_with(":stop:1:0"), "{}", mine.key);
+    std::fs::write(
+        &cfg_path,
+        format!(
+            "{cfg}\r\n[hooks.state.\"{}\"]\r\ntrusted_hash = \"{}\"\r\n",
+            mine.key, mine.current_hash
+        ),
+    )
+    .expect("trust the user's hook");
+    assert_eq!(
+        list()
+            .iter()
+            .find(|h| h.command == "/usr/bin/true")
+            .map(|h| h.trust_status.as_str()),
+        Some("trusted")
+    );
+
+    let mut out = Vec::new();
+    let un = UninstallRequest {
+        repo: repo.clone(),
+        homes,
+        targets: codex_only,
+        scope: Scope::Project,
+        dry_run: false,
+    };
+    assert!(flow::uninstall(&un, &mut out).expect("uninstall").ok);
+    let listed = list();
+    let moved = listed
+        .iter()
+        .find(|h| h.command == "/usr/bin/true")
+        .expect("the user's Stop hook stays");
+    assert!(moved.key.ends_with(":stop:0:0"), "{}", moved.key);
+    assert_eq!(
+        moved.trust_status,
+        "trusted",
+        "its trust moved with it:\n{}",
+        String::from_utf8_lossy(&out)
+    );
+    assert!(listed.iter().any(|h| h.command == wrapper), "{listed:#?}");
+    assert!(!listed
+        .iter()
+        .any(|h| h.command.contains("handover-pre-compact")));
+    let cfg = std::fs::read_to_string(&cfg_path).expect("read config");
+    assert!(!cfg.replace("\r\n", "").contains('\n'), "{cfg:?}");
 }

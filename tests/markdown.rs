@@ -1,7 +1,8 @@
 //! handover.md: render, parse back, hand edits, errors, and a golden file.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover::markdown::{parse, render, ParseError};
-use handover::model::*;
+use handover_core::markdown::{parse, render, ParseError};
+use handover_core::model::*;
 use std::collections::BTreeMap;
 
 fn strings(items: &[&str]) -> Vec<String> {
@@ -126,11 +127,11 @@ fn rich() -> Handoff {
         files_changed: vec![
             FileChange {
                 path: "src/store.rs".into(),
-                change: "modified".into(),
+                change: ChangeKind::Modified,
             },
             FileChange {
                 path: "tests/crash.rs".into(),
-                change: "added".into(),
+                change: ChangeKind::Added,
             },
         ],
         files_changed_base: Some("fedcba9876543210fedcba9876543210fedcba98".into()),
@@ -675,7 +676,7 @@ fn hostile_tool_filled_values_cannot_break_the_file() {
     h.files_changed_base = Some("base\n## Kind\n\nstandard".into());
     h.files_changed.push(FileChange {
         path: "odd\n## Blockers\n- injected".into(),
-        change: "added".into(),
+        change: ChangeKind::Added,
     });
     assert_eq!(parse(&render(&h)).unwrap(), h.content);
 }

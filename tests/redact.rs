@@ -1,8 +1,9 @@
 //! Secret redaction: each kind found, only the secret replaced, field paths reported, ordinary
 //! prose left alone, and redacting twice changes nothing.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover::model::*;
-use handover::redact::{redact, redact_text};
+use handover_core::model::*;
+use handover_core::redact::{redact, redact_text};
 use std::collections::BTreeMap;
 
 // Fake secrets assembled at run time, so this file itself does not trip secret scanners.

@@ -2,9 +2,10 @@
 //! in-process, the first call in a fresh process (what a hook would pay per event: there is no
 //! rule compilation, so only cold caches), and a few-KB session record. Not a pass/fail test;
 //! run with `cargo test -p handover --release --test redact_bench -- --ignored --nocapture`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover::model::{Content, Evidence, Status};
-use handover::redact::{redact, redact_text};
+use handover_core::model::{Content, Evidence, Status};
+use handover_core::redact::{redact, redact_text};
 use std::time::{Duration, Instant};
 
 const PROSE: &str = include_str!("redaction_corpus/prose.txt");

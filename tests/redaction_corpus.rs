@@ -6,13 +6,14 @@
 //! reports it redacted.
 //!
 //! `cargo test --test redaction_corpus -- --nocapture` shows the figures.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover::config::Config;
-use handover::model::*;
-use handover::redact::{redact, redact_text};
-use handover::store::{LoadOutcome, Store};
-use handover::validate::visit_strings;
-use handover::write::{self, Refusal, Request};
+use handover_core::config::Config;
+use handover_core::model::*;
+use handover_core::redact::{redact, redact_text};
+use handover_core::store::{LoadOutcome, Store};
+use handover_core::validate::visit_strings;
+use handover_core::write::{self, Refusal, Request};
 use std::collections::BTreeMap;
 use std::path::Path;
 

@@ -3,9 +3,10 @@
 //!
 //! Child processes: a test re-executes this test binary (`current_exe()`) to run one of the
 //! `child_*` tests below with `CHILD_ENV` set; without that variable those tests return at once.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover::model::{Content, Handoff, Status, SCHEMA_VERSION};
-use handover::store::{self, LoadOutcome, Loaded, Source, Store};
+use handover_core::model::{Content, Handoff, Status, SCHEMA_VERSION};
+use handover_core::store::{self, Event, LoadOutcome, Loaded, Source, Store};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::fs;
@@ -456,26 +457,26 @@ fn journal_events_carry_ts_event_and_fields() {
     let (_dir, store) = temp_store();
     store
         .append_journal(
-            "session_start",
+            Event::Delivered,
             json!({"agent": "codex", "verdict": "fresh"}),
         )
         .unwrap();
-    store.append_journal("ping", Value::Null).unwrap();
+    store.append_journal(Event::Ack, Value::Null).unwrap();
     // A field cannot disguise the event or its time.
     store
-        .append_journal("pre_compact", json!({"event": "write", "ts": "never"}))
+        .append_journal(Event::PreCompact, json!({"event": "write", "ts": "never"}))
         .unwrap();
     let err = store
-        .append_journal("bad", json!([1]))
+        .append_journal(Event::Ack, json!([1]))
         .unwrap_err()
         .to_string();
     assert!(err.contains("must be a JSON object"), "{err}");
 
     let events = store.journal();
     assert_eq!(events.len(), 3);
-    assert_eq!(events[0]["event"], "session_start");
+    assert_eq!(events[0]["event"], "delivered");
     assert_eq!(events[0]["agent"], "codex");
-    assert_eq!(events[1]["event"], "ping");
+    assert_eq!(events[1]["event"], "ack");
     assert_eq!(events[2]["event"], "pre_compact");
     assert_ne!(events[2]["ts"], "never");
     assert!(events
@@ -486,7 +487,7 @@ fn journal_events_carry_ts_event_and_fields() {
 #[test]
 fn a_torn_journal_line_is_skipped_and_does_not_swallow_the_next_event() {
     let (_dir, store) = temp_store();
-    store.append_journal("one", json!({})).unwrap();
+    store.append_journal(Event::Ack, json!({})).unwrap();
     let mut file = fs::OpenOptions::new()
         .append(true)
         .open(store.journal_path())
@@ -496,25 +497,29 @@ fn a_torn_journal_line_is_skipped_and_does_not_swallow_the_next_event() {
         b"{\"ts\": \"2026-01-01T00:00:00Z\", \"event\": \"to",
     )
     .unwrap();
-    store.append_journal("two", json!({})).unwrap();
+    store.append_journal(Event::Done, json!({})).unwrap();
     let events: Vec<String> = store
         .journal()
         .iter()
         .map(|e| e["event"].as_str().unwrap().to_string())
         .collect();
-    assert_eq!(events, ["one", "two"]);
+    assert_eq!(events, ["ack", "done"]);
 }
 
 #[test]
 fn append_journal_gives_up_on_a_held_lock_instead_of_hanging() {
     let (_dir, store) = temp_store();
-    store.append_journal("first", json!({})).unwrap();
+    store
+        .append_journal(Event::ContextWatch, json!({}))
+        .unwrap();
     let holder = fs::File::open(store.journal_lock_path()).unwrap();
     holder.lock().unwrap();
     let start = Instant::now();
     let err = format!(
         "{:#}",
-        store.append_journal("blocked", json!({})).unwrap_err()
+        store
+            .append_journal(Event::ContextWatch, json!({}))
+            .unwrap_err()
     );
     let waited = start.elapsed();
     assert!(err.contains("held by another handover process"), "{err}");
@@ -523,7 +528,9 @@ fn append_journal_gives_up_on_a_held_lock_instead_of_hanging() {
         "{waited:?}"
     );
     drop(holder);
-    store.append_journal("after", json!({})).unwrap();
+    store
+        .append_journal(Event::ContextWatch, json!({}))
+        .unwrap();
     assert_eq!(store.journal().len(), 2);
 }
 
@@ -531,7 +538,9 @@ fn append_journal_gives_up_on_a_held_lock_instead_of_hanging() {
 fn append_journal_does_not_wait_for_a_save_in_progress() {
     // A hook's event must not queue behind whole saves (archive copy, fsyncs, renames).
     let (_dir, store) = temp_store();
-    store.append_journal("first", json!({})).unwrap();
+    store
+        .append_journal(Event::ContextWatch, json!({}))
+        .unwrap();
     let writer = fs::OpenOptions::new()
         .create(true)
         .truncate(false)
@@ -540,7 +549,9 @@ fn append_journal_does_not_wait_for_a_save_in_progress() {
         .unwrap();
     writer.lock().unwrap();
     let start = Instant::now();
-    store.append_journal("during a save", json!({})).unwrap();
+    store
+        .append_journal(Event::ContextWatch, json!({}))
+        .unwrap();
     assert!(
         start.elapsed() < Duration::from_secs(1),
         "{:?}",
@@ -612,7 +623,7 @@ fn child_concurrent_writer() {
             .unwrap();
         // What a SessionStart hook does, racing the writers.
         store
-            .append_journal("session_start", json!({"writer": writer, "i": i}))
+            .append_journal(Event::ContextWatch, json!({"writer": writer, "i": i}))
             .unwrap();
     }
 }
@@ -718,7 +729,7 @@ fn child_crash_writer() {
         store
             .save(&h, &format!("# round {round} save {i}\n"))
             .unwrap();
-        let _ = store.append_journal("tick", json!({"i": i}));
+        let _ = store.append_journal(Event::ContextWatch, json!({"i": i}));
     }
 }
 

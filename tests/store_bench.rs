@@ -1,9 +1,10 @@
 //! Figures for the hook path (what every session start pays): `load()` of a typical handoff,
 //! `append_journal`, and `save`. Not a pass/fail test; run with
 //! `cargo test -p handover --release --test store_bench -- --ignored --nocapture`.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover::model::{Content, Handoff, Status, SCHEMA_VERSION};
-use handover::store::{self, LoadOutcome, Store};
+use handover_core::model::{Content, Handoff, Status, SCHEMA_VERSION};
+use handover_core::store::{self, LoadOutcome, Store};
 use serde_json::json;
 use std::time::Instant;
 
@@ -57,7 +58,8 @@ fn store_figures() {
         assert!(matches!(s.load(), LoadOutcome::Loaded(_)));
     });
     per_op("append_journal()", 2000, |i| {
-        s.append_journal("bench", json!({ "i": i })).unwrap()
+        s.append_journal(handover_core::store::Event::ContextWatch, json!({ "i": i }))
+            .unwrap()
     });
     per_op(
         "save() (archive + journal + 2 atomic writes, fsynced)",

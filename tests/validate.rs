@@ -1,8 +1,9 @@
 //! Pre-write checks: each rule fires on what it should, and stays quiet on ordinary handoffs.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover::config::Config;
-use handover::model::*;
-use handover::validate::{check, estimate_tokens};
+use handover_core::config::Config;
+use handover_core::model::*;
+use handover_core::validate::{check, estimate_tokens};
 use std::collections::BTreeMap;
 
 fn ok_content() -> Content {

@@ -1,11 +1,12 @@
 //! Verification on real repositories: every verdict and every reason code, full and quick.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
 
 use common::{commit_all_in, git, write_in, Repo};
-use handover::git::{files_changed, snapshot};
-use handover::model::{FileChange, Handoff, ImportantFile, Reason, Verdict, Verification};
-use handover::verify::{verdict_of, verify, verify_quick};
+use handover_core::git::{files_changed, snapshot};
+use handover_core::model::{FileChange, Handoff, ImportantFile, Reason, Verdict, Verification};
+use handover_core::verify::{verdict_of, verify, verify_quick};
 use std::path::Path;
 
 /// A handoff as `handover write` would record it at this moment in `root`.
@@ -366,7 +367,7 @@ fn drifted_when_a_changed_file_is_gone() {
     assert!(
         h.files_changed.contains(&FileChange {
             path: "draft.txt".into(),
-            change: "added".into()
+            change: handover_core::model::ChangeKind::Added
         }),
         "{:?}",
         h.files_changed
@@ -383,7 +384,7 @@ fn drifted_when_a_changed_file_is_gone() {
     let mut h2 = h.clone();
     h2.files_changed = vec![FileChange {
         path: "draft.txt".into(),
-        change: "deleted".into(),
+        change: handover_core::model::ChangeKind::Deleted,
     }];
     assert!(!codes(&verify_quick(&repo.path, &h2)).contains(&"changed_file_missing"));
 }
@@ -400,7 +401,7 @@ fn unverified_without_a_snapshot_or_outside_git() {
     // A snapshot, but the directory is no longer a repository.
     let h = handoff_at(&repo.path);
     std::fs::remove_dir_all(repo.path.join(".git")).unwrap();
-    if handover::git::find_root(&repo.path).is_none() {
+    if handover_core::git::find_root(&repo.path).is_none() {
         let (v, quick) = both(&repo.path, &h);
         assert_eq!(v.verdict, Verdict::Unverified);
         assert_eq!(quick.verdict, Verdict::Unverified);
@@ -640,14 +641,14 @@ fn odd_roots_give_reasons_not_panics() {
 #[test]
 fn guard_then_snapshot_keeps_the_first_handoff_fresh() {
     let repo = Repo::with_commit();
-    handover::guard::ensure(&repo.path).unwrap();
+    handover_core::guard::ensure(&repo.path).unwrap();
     let h = handoff_at(&repo.path);
     assert_eq!(verify(&repo.path, &h).verdict, Verdict::Fresh);
 
     // The other order drifts at once.
     let repo = Repo::with_commit();
     let h = handoff_at(&repo.path);
-    handover::guard::ensure(&repo.path).unwrap();
+    handover_core::guard::ensure(&repo.path).unwrap();
     let v = verify(&repo.path, &h);
     assert_eq!(
         find(&v, "working_tree_changed").details,

@@ -2,8 +2,7 @@
 
 use crate::input::HookInput;
 
-/// The installer's type: it writes the `--agent` value these hooks read.
-pub use handover_installer::command::Agent;
+use handover_base::Agent;
 
 /// `--agent NAME` or `--agent=NAME`, parsed by hand: an argument parser's usage error exits 2,
 /// which a client reads as "block". Unknown arguments and unknown names are ignored.

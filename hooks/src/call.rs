@@ -1,12 +1,13 @@
 //! Everything one hook call works from, gathered once: the agent, the input, the repository's
 //! store, the command to print, the time.
 
-use crate::agent::{self, Agent};
-use crate::command;
+use crate::agent;
 use crate::input::HookInput;
 use crate::locate;
 use crate::session_state::{self, SessionFile};
-use handover::store::Store;
+use handover_base::Agent;
+use handover_core::store::Event;
+use handover_core::store::Store;
 use std::path::Path;
 
 pub struct Call {
@@ -14,7 +15,7 @@ pub struct Call {
     pub input: HookInput,
     /// None when no directory to work in was found: nothing to say then.
     pub store: Option<Store>,
-    /// How the agent runs handover (see command.rs).
+    /// How the agent runs handover (handover_base::handover_command).
     pub command: String,
     pub now_ms: u64,
 }
@@ -34,7 +35,10 @@ impl Call {
             agent,
             input,
             store,
-            command: command::handover_command(hook_exe),
+            command: handover_base::handover_command::handover_command_in(
+                hook_exe.and_then(Path::parent),
+                std::env::var_os("PATH").as_deref(),
+            ),
             now_ms: session_state::now_ms(),
         }
     }
@@ -55,7 +59,7 @@ impl Call {
 
     /// Appends a journal event, but only to a journal that already exists: a repository where
     /// handover never wrote anything gets no visible files from a hook. Best effort.
-    pub fn journal(&self, event: &str, mut fields: serde_json::Value) -> Option<String> {
+    pub fn journal(&self, event: Event, mut fields: serde_json::Value) -> Option<String> {
         let store = self.store.as_ref()?;
         if !store.journal_path().is_file() {
             return None;

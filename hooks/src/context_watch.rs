@@ -15,8 +15,8 @@ use crate::session_state::millis;
 use crate::startup;
 use crate::transcript::{self, Fullness};
 use crate::window;
-use handover::context::{save_progress, Pressure};
-use handover::store::Store;
+use handover_core::context::{save_progress, Pressure};
+use handover_core::store::Store;
 use serde_json::json;
 use std::path::Path;
 use std::time::Duration;
@@ -120,7 +120,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         Some(None) => return Ok(Outcome::silent("no usage in the transcript")),
         None => return Ok(Outcome::silent("no transcript")),
     };
-    let config = handover::config::load(store.root()).unwrap_or_default();
+    let config = handover_core::config::load(store.root()).unwrap_or_default();
     let model = usage.model.as_deref().or(call.input.model.as_deref());
     let window = window::resolve(
         usage.window,
@@ -191,7 +191,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         return Ok(Outcome::silent(format!("{measured}; state not saved: {e}")));
     }
     let journal = call.journal(
-        "context_watch",
+        handover_core::store::Event::ContextWatch,
         json!({"action": action, "percent": percent, "used_tokens": usage.used_tokens, "window": window}),
     );
     let mut note = format!("{measured}; {action}");
@@ -230,7 +230,7 @@ const TRANSCRIPT_LAG_MAX: Duration = Duration::from_millis(500);
 /// without this wait the watch measures the previous request and reminds one request late.
 /// Waits for the line that names this tool call, or holds the final answer.
 fn wait_for_this_turn(call: &Call, event: Event, transcript: &Path) {
-    if call.agent.as_str() != "claude" {
+    if call.agent != handover_base::Agent::Claude {
         return;
     }
     let needle = match event {

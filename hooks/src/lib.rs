@@ -1,9 +1,8 @@
-//! The hook executables' library: one module per job. The binaries in src/bin/ only pick
-//! their logic and hand it to `never_fail::run`.
+//! The hook executables' library: one module per job. The executables' `main`s (the root
+//! package's src/bin/) only pick their logic and hand it to `never_fail::run`.
 
 pub mod agent;
 pub mod call;
-pub mod command;
 pub mod context_watch;
 pub mod debug;
 pub mod input;

@@ -4,12 +4,13 @@
 //! blocks a compaction. PostCompact journals Claude Code's summary and arms the one-time
 //! re-injection that the context watch delivers if SessionStart `compact` does not.
 
-use crate::agent::Agent;
 use crate::call::Call;
 use crate::never_fail::Outcome;
 use crate::output::Response;
-use handover::model::Handoff;
-use handover::store::{LoadOutcome, Store};
+use handover_base::Agent;
+use handover_core::model::Handoff;
+use handover_core::store::Event;
+use handover_core::store::{LoadOutcome, Store};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
@@ -41,7 +42,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
     });
     let mut notes = Vec::new();
     if let Some(store) = &call.store {
-        if let Some(e) = call.journal("pre_compact", snapshot(call, store, handoff.as_ref())) {
+        if let Some(e) = call.journal(Event::PreCompact, snapshot(call, store, handoff.as_ref())) {
             notes.push(e);
         }
         if let Some((file, loaded)) = call.session() {
@@ -55,7 +56,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
         }
     }
     let response = match call.agent {
-        Agent::Claude => Response::Plain(handover::context::compaction_instructions(
+        Agent::Claude => Response::Plain(handover_core::context::compaction_instructions(
             handoff.as_ref(),
             &call.command,
         )),
@@ -90,9 +91,9 @@ fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>) -> Value {
 /// Branch and HEAD commit, read from the files under `.git` (libgit2 only for layouts that
 /// reader does not handle); Nones when there is no repository or no commit.
 fn head_of(root: &Path) -> (Option<String>, Option<String>) {
-    let info = handover::git::read_head_files(root).or_else(|| {
-        let repo = handover::git::open(root).ok().flatten()?;
-        handover::git::head_info(&repo).ok()
+    let info = handover_core::git::read_head_files(root).or_else(|| {
+        let repo = handover_core::git::open(root).ok().flatten()?;
+        handover_core::git::head_info(&repo).ok()
     });
     match info {
         Some(i) => (i.branch, i.head),
@@ -104,7 +105,8 @@ fn head_of(root: &Path) -> (Option<String>, Option<String>) {
 fn files_changed_within(root: PathBuf, base: String) -> Value {
     let (tx, rx) = mpsc::channel();
     let spawned = std::thread::Builder::new().spawn(move || {
-        let result = std::panic::catch_unwind(|| handover::git::files_changed(&root, Some(&base)));
+        let result =
+            std::panic::catch_unwind(|| handover_core::git::files_changed(&root, Some(&base)));
         let _ = tx.send(result);
     });
     if spawned.is_err() {
@@ -126,13 +128,14 @@ fn post_compact(call: &Call) -> anyhow::Result<Outcome> {
         return Ok(Outcome::silent("no directory"));
     };
     let mut notes = Vec::new();
-    let summary = call
-        .input
-        .compact_summary
-        .as_deref()
-        .map(|s| handover::context::shorten(s, SUMMARY_MAX_CHARS));
+    // The summary is the client's own text of the conversation: pasted secrets included.
+    // Redacted before shortening, so that a cut never leaves half a secret unrecognised.
+    let summary = call.input.compact_summary.as_deref().map(|s| {
+        let (redacted, _) = handover_core::redact::redact_text(s);
+        handover_core::context::shorten(&redacted, SUMMARY_MAX_CHARS)
+    });
     if let Some(e) = call.journal(
-        "post_compact",
+        Event::PostCompact,
         json!({"trigger": call.input.trigger, "summary": summary}),
     ) {
         notes.push(e);

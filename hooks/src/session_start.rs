@@ -70,7 +70,10 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     if let Some(e) = startup::record(call, &delivery, source) {
         notes.push(e);
     }
-    notes.push(format!("verdict={}", delivery.verdict));
+    notes.push(format!(
+        "verdict={}",
+        delivery.verdict.map_or("unrecoverable", |v| v.as_str())
+    ));
     Ok(Outcome::new(
         Response::Context {
             event: ContextEvent::SessionStart,

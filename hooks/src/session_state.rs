@@ -110,38 +110,13 @@ impl SessionFile {
     pub fn save(&self, state: &SessionState) -> anyhow::Result<()> {
         if !self.dir.is_dir() {
             fs::create_dir_all(&self.dir)?;
-            replace(&self.dir.join(".gitignore"), b"*\n")?;
+            handover_base::atomic::replace_advisory(&self.dir.join(".gitignore"), b"*\n")?;
         }
         let mut bytes = serde_json::to_vec_pretty(state)?;
         bytes.push(b'\n');
-        replace(&self.path, &bytes)?;
+        handover_base::atomic::replace_advisory(&self.path, &bytes)?;
         Ok(())
     }
-}
-
-/// Writes a temporary file beside `path` and renames it over `path`: readers see the old or the
-/// new content, never a mix, even with two hooks of one session writing at once.
-fn replace(path: &Path, bytes: &[u8]) -> std::io::Result<()> {
-    use std::io::Write;
-    let name = path
-        .file_name()
-        .map(|n| n.to_string_lossy().into_owned())
-        .unwrap_or_default();
-    let nanos = SystemTime::now()
-        .duration_since(UNIX_EPOCH)
-        .map(|d| d.subsec_nanos())
-        .unwrap_or(0);
-    let tmp = path.with_file_name(format!(".{name}.tmp.{}.{nanos}", std::process::id()));
-    let result = fs::OpenOptions::new()
-        .write(true)
-        .create_new(true)
-        .open(&tmp)
-        .and_then(|mut f| f.write_all(bytes))
-        .and_then(|_| fs::rename(&tmp, path));
-    if result.is_err() {
-        let _ = fs::remove_file(&tmp);
-    }
-    result
 }
 
 /// A file-name-safe key: the id itself when it is made of `[A-Za-z0-9_-]` (as UUIDs are),

@@ -1,16 +1,18 @@
 //! The startup context, as SessionStart delivers it and as the context watch's fallbacks
 //! deliver it: load the handoff, verify it cheaply, render the text (the text itself lives in
-//! the core, `handover::context`), record the delivery.
+//! the core, `handover_core::context`), record the delivery.
 
 use crate::call::Call;
-use handover::context::{self, Startup};
-use handover::store::{LoadOutcome, Source, Store};
+use handover_core::context::{self, Startup};
+use handover_core::model::Verdict;
+use handover_core::store::Event;
+use handover_core::store::{LoadOutcome, Store};
 use serde_json::json;
 
 pub struct Delivery {
     pub text: String,
-    /// `fresh`, `drifted`, `stale`, `unverified`, or `unrecoverable` for a damaged store.
-    pub verdict: &'static str,
+    /// None when the store is damaged beyond recovery (journaled as `unrecoverable`).
+    pub verdict: Option<Verdict>,
     pub handoff_id: Option<String>,
 }
 
@@ -21,26 +23,16 @@ pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Del
         LoadOutcome::Missing => None,
         LoadOutcome::Unrecoverable { problem } => Some(Delivery {
             text: context::unrecoverable_context(&problem, command),
-            verdict: "unrecoverable",
+            verdict: None,
             handoff_id: None,
         }),
         LoadOutcome::Loaded(loaded) => {
-            let budget = handover::config::load(root)
+            let budget = handover_core::config::load(root)
                 .unwrap_or_default()
                 .startup_budget_chars;
             // Only branch, HEAD and the referenced files: the same cost on any repository size.
-            let verification = handover::verify::verify_quick(root, &loaded.handoff);
-            let recovered = match loaded.source {
-                Source::State => None,
-                from => Some(format!(
-                    "state.json could not be used ({}); this handoff was recovered from the {}.",
-                    loaded.problem.as_deref().unwrap_or("damaged"),
-                    match from {
-                        Source::Journal => "journal",
-                        _ => "archive",
-                    }
-                )),
-            };
+            let verification = handover_core::verify::verify_quick(root, &loaded.handoff);
+            let recovered = loaded.recovered_note();
             let text = context::startup_context(&Startup {
                 handoff: &loaded.handoff,
                 verification: &verification,
@@ -51,7 +43,7 @@ pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Del
             });
             Some(Delivery {
                 text,
-                verdict: verification.verdict.as_str(),
+                verdict: Some(verification.verdict),
                 handoff_id: Some(loaded.handoff.id.clone()).filter(|id| !id.is_empty()),
             })
         }
@@ -62,10 +54,10 @@ pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Del
 /// CLI's `handover ack` records the other half; `handover status` compares the two.
 pub fn record(call: &Call, delivery: &Delivery, source: &str) -> Option<String> {
     call.journal(
-        "delivered",
+        Event::Delivered,
         json!({
             "source": source,
-            "verdict": delivery.verdict,
+            "verdict": delivery.verdict.map_or("unrecoverable", Verdict::as_str),
             "handoff_id": delivery.handoff_id,
             "chars": delivery.text.chars().count(),
         }),

@@ -4,8 +4,9 @@
 //! We never write `codex_hooks` (the deprecated name). The feature flag is only reported unless
 //! the user passes the explicit flag; trust only with `--trust`.
 
-use crate::error::{line_col, EditError};
+use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
+use handover_base::text::line_column as line_col;
 use std::path::Path;
 use toml_edit::{DocumentMut, Item, Table};
 
@@ -24,18 +25,76 @@ pub fn parse(file: &Path, text: &str) -> Result<DocumentMut, EditError> {
     })
 }
 
+/// The edited document as text, in the original's line endings: a file written with CRLF only
+/// stays CRLF (toml_edit writes what it adds with LF). A file that mixes both is left mixed.
+pub fn render(doc: &DocumentMut, original: &str) -> String {
+    in_endings_of(original, doc.to_string())
+}
+
+/// `text` with CRLF line endings when `original` used CRLF only; else `text` unchanged. Also
+/// for the file Codex rewrote in the trust step (Codex 0.169.0 writes it back with LF).
+pub fn in_endings_of(original: &str, text: String) -> String {
+    let crlf_only = original.contains("\r\n") && !original.replace("\r\n", "").contains('\n');
+    if !crlf_only {
+        return text;
+    }
+    let mut out = String::with_capacity(text.len() + text.len() / 16);
+    let mut prev = '\0';
+    for c in text.chars() {
+        if c == '\n' && prev != '\r' {
+            out.push('\r');
+        }
+        out.push(c);
+        prev = c;
+    }
+    out
+}
+
+/// One feature setting as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Flag {
+    Bool(bool),
+    /// Not a boolean (`hooks = "false"`): Codex 0.169.0 rejects the whole config.toml for it
+    /// ("invalid type: string, expected a boolean") and runs with defaults, so no project and
+    /// no hook is trusted. The text is the value as written.
+    Invalid(String),
+}
+
 /// What the user set for the hooks feature, if anything.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct FeatureFlags {
     /// `[features] hooks = ...`
-    pub hooks: Option<bool>,
+    pub hooks: Option<Flag>,
     /// `[features] codex_hooks = ...` (deprecated name).
-    pub codex_hooks: Option<bool>,
+    pub codex_hooks: Option<Flag>,
+    /// A top-level `profile = "..."`: Codex 0.169.0 refuses it ("legacy `profile` config is no
+    /// longer supported") and ignores the whole file.
+    pub legacy_profile: Option<String>,
+}
+
+fn flag(item: &Item) -> Flag {
+    match item.as_bool() {
+        Some(b) => Flag::Bool(b),
+        None => Flag::Invalid(bare(item)),
+    }
+}
+
+/// A value as written, without its comments and spacing.
+fn bare(item: &Item) -> String {
+    match item.as_value() {
+        Some(v) => {
+            let mut v = v.clone();
+            v.decor_mut().clear();
+            v.to_string()
+        }
+        None => item.to_string().trim().to_string(),
+    }
 }
 
 impl FeatureFlags {
     pub fn disabled(&self) -> bool {
-        self.hooks == Some(false) || self.codex_hooks == Some(false)
+        let off = |f: &Option<Flag>| matches!(f, Some(Flag::Bool(false) | Flag::Invalid(_)));
+        off(&self.hooks) || off(&self.codex_hooks) || self.legacy_profile.is_some()
     }
 
     /// A message saying what is off and how to fix it; None when hooks are on.
@@ -43,38 +102,114 @@ impl FeatureFlags {
         if !self.disabled() {
             return None;
         }
-        let which = match (self.hooks, self.codex_hooks) {
-            (Some(false), Some(false)) => "`hooks = false` and `codex_hooks = false`",
-            (Some(false), _) => "`hooks = false`",
-            _ => "`codex_hooks = false` (deprecated name)",
-        };
+        let mut what = Vec::new();
+        for (name, f) in [("hooks", &self.hooks), ("codex_hooks", &self.codex_hooks)] {
+            match f {
+                Some(Flag::Bool(false)) if name == "hooks" => what.push("[features] `hooks = false`".to_string()),
+                Some(Flag::Bool(false)) => what.push("[features] `codex_hooks = false` (deprecated name)".to_string()),
+                Some(Flag::Invalid(v)) => what.push(format!(
+                    "[features] `{name} = {v}` is not a boolean, so Codex rejects the whole file and runs with defaults (no project or hook trust)"
+                )),
+                _ => {}
+            }
+        }
+        if let Some(p) = &self.legacy_profile {
+            what.push(format!(
+                "the top-level `profile = {p}` is no longer supported, so Codex ignores the whole file (move that profile's settings to its own <name>.config.toml and use `codex --profile <name>`)"
+            ));
+        }
         Some(format!(
-            "Codex hooks are turned off in {}: [features] {which}. Codex will not run any hook. \
-             Fix: set `hooks = true` under [features] (and delete `codex_hooks`), or run \
+            "Codex hooks are turned off in {}: {}. Codex will not run any hook. \
+             Fix: set `hooks = true` (a boolean) under [features] and delete `codex_hooks`, or run \
              `handover install --codex --enable-codex-hooks`.",
-            file.display()
+            file.display(),
+            what.join("; ")
         ))
     }
 }
 
 pub fn feature_flags(doc: &DocumentMut) -> FeatureFlags {
     let features = doc.get("features").and_then(Item::as_table_like);
-    let get = |k: &str| features.and_then(|t| t.get(k)).and_then(Item::as_bool);
+    let get = |k: &str| features.and_then(|t| t.get(k)).map(flag);
     FeatureFlags {
         hooks: get("hooks"),
         codex_hooks: get("codex_hooks"),
+        legacy_profile: doc.get("profile").map(bare),
     }
 }
 
-/// With the user's explicit flag: `hooks = false` becomes `true` (keeping its comments), and a
-/// `codex_hooks = false` line is deleted. Nothing is added when the user set neither.
+/// Profiles that turn hooks off when Codex runs with `--profile NAME`: `$CODEX_HOME/NAME.config.toml`
+/// files (layered over config.toml, Codex 0.169.0) and legacy `[profiles.NAME.features]` tables
+/// in config.toml. Notes with the fix, not errors: the default run is not affected.
+pub fn profile_notes(doc: &DocumentMut, codex_home: &Path) -> Vec<String> {
+    let mut notes = Vec::new();
+    let off = |features: Option<&dyn toml_edit::TableLike>| {
+        let features = features?;
+        ["hooks", "codex_hooks"].into_iter().find_map(|k| {
+            let item = features.get(k)?;
+            (flag(item) != Flag::Bool(true)).then(|| format!("{k} = {}", bare(item)))
+        })
+    };
+    if let Some(profiles) = doc.get("profiles").and_then(Item::as_table_like) {
+        for (name, p) in profiles.iter() {
+            let features = p
+                .as_table_like()
+                .and_then(|t| t.get("features"))
+                .and_then(Item::as_table_like);
+            if let Some(setting) = off(features) {
+                notes.push(format!(
+                    "Codex profile `{name}` in {} sets [profiles.{name}.features] {setting}: hooks are off with `codex --profile {name}` (Codex 0.169.0 refuses legacy [profiles.{name}] tables for --profile altogether; move them to {})",
+                    codex_home.join("config.toml").display(),
+                    codex_home.join(format!("{name}.config.toml")).display()
+                ));
+            }
+        }
+    }
+    let mut files: Vec<_> = std::fs::read_dir(codex_home)
+        .into_iter()
+        .flatten()
+        .flatten()
+        .map(|e| e.path())
+        .filter(|p| {
+            p.file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| n.ends_with(".config.toml") && n != "config.toml")
+        })
+        .collect();
+    files.sort();
+    for f in files {
+        let Ok(text) = std::fs::read_to_string(&f) else {
+            continue;
+        };
+        let Ok(pdoc) = text.parse::<DocumentMut>() else {
+            continue;
+        };
+        let name = f
+            .file_name()
+            .and_then(|n| n.to_str())
+            .and_then(|n| n.strip_suffix(".config.toml"))
+            .unwrap_or_default()
+            .to_string();
+        if let Some(setting) = off(pdoc.get("features").and_then(Item::as_table_like)) {
+            notes.push(format!(
+                "Codex profile `{name}` ({}) sets [features] {setting}: handover's hooks do not run with `codex --profile {name}`; set `hooks = true` there if they should",
+                f.display()
+            ));
+        }
+    }
+    notes
+}
+
+/// With the user's explicit flag: `hooks = false` (or a value that is not a boolean) becomes
+/// `true`, keeping its comments, and a `codex_hooks` line that is not `true` is deleted.
+/// Nothing is added when the user set neither. A legacy `profile` key is only reported.
 pub fn enable_hooks(doc: &mut DocumentMut) -> Vec<Change> {
     let mut changes = Vec::new();
     let Some(features) = doc.get_mut("features").and_then(Item::as_table_like_mut) else {
         return changes;
     };
     if let Some(item) = features.get_mut("hooks") {
-        if item.as_bool() == Some(false) {
+        if item.as_bool() != Some(true) {
             if let Some(v) = item.as_value_mut() {
                 let decor = v.decor().clone();
                 *v = toml_edit::Value::from(true);
@@ -83,12 +218,15 @@ pub fn enable_hooks(doc: &mut DocumentMut) -> Vec<Change> {
             }
         }
     }
-    if features.get("codex_hooks").and_then(Item::as_bool) == Some(false) {
-        features.remove("codex_hooks");
-        changes.push(Change::new(
-            ChangeKind::Removed,
-            "[features] codex_hooks = false",
-        ));
+    if let Some(item) = features.get("codex_hooks") {
+        if item.as_bool() != Some(true) {
+            let was = bare(item);
+            features.remove("codex_hooks");
+            changes.push(Change::new(
+                ChangeKind::Removed,
+                format!("[features] codex_hooks = {was}"),
+            ));
+        }
     }
     changes
 }
@@ -180,6 +318,19 @@ pub fn trusted_hashes(doc: &DocumentMut) -> Vec<(String, String)> {
 /// Deletes the hook-trust entries with these keys, then `[hooks.state]` and `[hooks]` if they
 /// became empty because of that.
 pub fn remove_trust_entries(doc: &mut DocumentMut, keys: &[String]) -> Vec<Change> {
+    let moves: Vec<_> = keys.iter().map(|k| (k.clone(), None)).collect();
+    move_trust_entries(doc, &moves)
+}
+
+/// Keeps Codex's hook trust in step with an edit of the hooks.json it is keyed on (keys are
+/// positional): for each `(old key, new key)` the entry moves, for `(old key, None)` it goes.
+/// So a user's hook that moved up when ours were removed stays trusted (the hash Codex checks
+/// covers the handler's definition, not its place). `[hooks.state]` and `[hooks]` left empty
+/// by that are removed.
+pub fn move_trust_entries(
+    doc: &mut DocumentMut,
+    moves: &[(String, Option<String>)],
+) -> Vec<Change> {
     let mut changes = Vec::new();
     let Some(hooks) = doc.get_mut("hooks").and_then(Item::as_table_like_mut) else {
         return changes;
@@ -188,13 +339,26 @@ pub fn remove_trust_entries(doc: &mut DocumentMut, keys: &[String]) -> Vec<Chang
         return changes;
     };
     let before = state.len();
-    for k in keys {
-        if state.remove(k).is_some() {
-            changes.push(Change::new(
-                ChangeKind::Removed,
-                format!("[hooks.state.\"{k}\"]"),
-            ));
+    let mut moving = Vec::new();
+    for (old, new) in moves {
+        if let Some(entry) = state.remove(old) {
+            match new {
+                Some(new) => moving.push((old, new, entry)),
+                None => changes.push(Change::new(
+                    ChangeKind::Removed,
+                    format!("[hooks.state.\"{old}\"]"),
+                )),
+            }
         }
+    }
+    for (old, new, entry) in moving {
+        state.insert(new, entry);
+        changes.push(Change::new(
+            ChangeKind::Updated,
+            format!(
+                "trust of a hook that moved: [hooks.state.\"{old}\"] → [hooks.state.\"{new}\"]"
+            ),
+        ));
     }
     if before > 0 && state.is_empty() {
         hooks.remove("state");

@@ -23,6 +23,9 @@ pub struct TrustRequest {
     pub project: PathBuf,
     /// The hooks.json our handlers are in (project or user layer).
     pub hooks_json: PathBuf,
+    /// The exact commands install wrote there: only handlers running one of these are trusted
+    /// (a copy with a user's prefix, or a user's wrapper, is the user's to approve in Codex).
+    pub commands: Vec<String>,
     pub timeout: Duration,
 }
 
@@ -45,6 +48,9 @@ pub struct TrustOutcome {
     pub already_trusted: Vec<HookInfo>,
     /// Our hooks as `hooks/list` reported them after the write.
     pub after: Vec<HookInfo>,
+    /// Handlers in our file that run one of ours but are not exactly what install wrote (a
+    /// prefix of the user's): not trusted by us.
+    pub not_ours_to_trust: Vec<HookInfo>,
 }
 
 impl TrustOutcome {
@@ -62,25 +68,55 @@ struct Server {
 }
 
 impl Drop for Server {
-    /// Closing stdin ends the server; a short grace period, then it is killed.
+    /// Closing stdin ends the server; after a short grace period the whole process group is
+    /// killed: `codex` is a Node launcher whose native server (and anything that one started)
+    /// would outlive a kill of the launcher alone.
+    // kill(2) on a process group: the standard library only kills the one child.
+    #[allow(unsafe_code)]
     fn drop(&mut self) {
         drop(self.stdin.take());
         let until = Instant::now() + Duration::from_secs(2);
-        while Instant::now() < until {
-            if let Ok(Some(_)) = self.child.try_wait() {
-                return;
-            }
+        while Instant::now() < until && !self.exited() {
             std::thread::sleep(Duration::from_millis(20));
         }
-        let _ = self.child.kill();
+        // The group leader is not reaped yet (a zombie at most), so its id still names our group.
+        if let Ok(pgid) = i32::try_from(self.child.id()) {
+            // SAFETY: kill(2) with a negative id signals the group we created at spawn.
+            unsafe {
+                libc::kill(-pgid, libc::SIGKILL);
+            }
+        }
         let _ = self.child.wait();
     }
 }
 
 impl Server {
+    /// True once the server process has exited, without reaping it (see drop).
+    // waitid(2) with WNOWAIT: the standard library's try_wait reaps, which would free the
+    // group id before the group is killed.
+    #[allow(unsafe_code)]
+    fn exited(&self) -> bool {
+        // SAFETY: a zeroed siginfo_t is a valid out-parameter for waitid(2).
+        let mut info: libc::siginfo_t = unsafe { std::mem::zeroed() };
+        // SAFETY: WNOWAIT leaves the child waitable for Child::wait; `info` outlives the call.
+        let r = unsafe {
+            libc::waitid(
+                libc::P_PID,
+                self.child.id(),
+                &mut info,
+                libc::WEXITED | libc::WNOHANG | libc::WNOWAIT,
+            )
+        };
+        // SAFETY: reading si_pid of a siginfo_t filled by waitid.
+        r != 0 || unsafe { info.si_pid() } != 0
+    }
+
     fn start(req: &TrustRequest) -> Result<Server, String> {
+        use std::os::unix::process::CommandExt;
         let mut child = Command::new(&req.codex_bin)
             .arg("app-server")
+            // Its own process group, so the whole tree can be killed (see drop).
+            .process_group(0)
             .current_dir(&req.project)
             .env("CODEX_HOME", &req.codex_home)
             .env("HOME", &req.home)
@@ -207,12 +243,20 @@ fn canonical(p: &Path) -> PathBuf {
     std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
-/// Our handlers among the listed hooks: they run one of our executables and come from our file.
+/// Our handlers among the listed hooks: recognised as ours (command::recognise) and from our file.
 pub fn ours<'a>(hooks: &'a [HookInfo], hooks_json: &Path) -> Vec<&'a HookInfo> {
     let file = canonical(hooks_json);
     hooks
         .iter()
         .filter(|h| our_exe(&h.command).is_some() && canonical(&h.source_path) == file)
+        .collect()
+}
+
+/// The handlers we may trust: from our file and running exactly a command install wrote.
+fn exactly_written<'a>(hooks: &'a [HookInfo], req: &TrustRequest) -> Vec<&'a HookInfo> {
+    ours(hooks, &req.hooks_json)
+        .into_iter()
+        .filter(|h| req.commands.contains(&h.command))
         .collect()
 }
 
@@ -228,7 +272,7 @@ pub fn trust_our_hooks(req: &TrustRequest) -> Result<TrustOutcome, String> {
     let mut server = Server::start(req)?;
     server.initialize()?;
     let listed = server.hooks_list(&req.project)?;
-    let mine = ours(&listed, &req.hooks_json);
+    let mine = exactly_written(&listed, req);
     if mine.is_empty() {
         return Err(format!(
             "codex app-server lists none of our hooks from {} (listed {} hook(s)); is the project trusted and the hooks feature on in {}?",
@@ -237,7 +281,14 @@ pub fn trust_our_hooks(req: &TrustRequest) -> Result<TrustOutcome, String> {
             req.codex_home.join("config.toml").display()
         ));
     }
-    let mut outcome = TrustOutcome::default();
+    let mut outcome = TrustOutcome {
+        not_ours_to_trust: ours(&listed, &req.hooks_json)
+            .into_iter()
+            .filter(|h| !req.commands.contains(&h.command))
+            .cloned()
+            .collect(),
+        ..Default::default()
+    };
     let mut state = serde_json::Map::new();
     for h in mine {
         if h.trust_status == "trusted" {
@@ -254,7 +305,7 @@ pub fn trust_our_hooks(req: &TrustRequest) -> Result<TrustOutcome, String> {
         )?;
     }
     let after = server.hooks_list(&req.project)?;
-    outcome.after = ours(&after, &req.hooks_json).into_iter().cloned().collect();
+    outcome.after = exactly_written(&after, req).into_iter().cloned().collect();
     Ok(outcome)
 }
 

@@ -1,208 +1,379 @@
-//! Our three hook executables, the events each one serves, and the shell commands that run them.
-//!
-//! Both clients run a hook's `command` through a shell, so the absolute path is POSIX
-//! single-quoted when it holds anything but plainly safe characters. Our entries are recognised
-//! by the NAME of the program a command runs, so an install from another directory is found too.
+//! Reading hook commands back: which of them run one of our executables. Our entries are
+//! recognised by the NAME of the program a command runs, so an install from another directory
+//! is found too. (What a command of ours looks like is handover_base::hook_exe::command_for.)
 
-use std::path::Path;
+use handover_base::HookExe;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
-pub enum HookExe {
-    SessionStart,
-    PreCompact,
-    ContextWatch,
+/// What a hook command is to us. This is the ONE definition of "ours"; every editor, `status`
+/// and the Codex trust step go through [`recognise`].
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Recognised {
+    /// Exactly one of our executables and nothing else a user could have meant:
+    ///
+    /// `[NAME=value ...] [exec] <dir/>handover-<hook> [--agent <name> | --agent=<name>]`
+    ///
+    /// as one simple shell command of literal words (quoted or not), with no expansion (`$`,
+    /// `` ` ``, `~`, globs), no operator (`;` `&` `|` `<` `>` `(` `)`), no comment and no second
+    /// line. The assignments and `exec` are the user's `prefix`, kept when we update the rest.
+    Ours(OurCommand),
+    /// Names one of our executables but is more than the form above (a wrapper, a redirection,
+    /// a second command, a variable in the path): the user's own command. Left alone, reported,
+    /// and taken as the user's way of running that hook (so we do not add a second one).
+    Mentions(HookExe),
+    /// Nothing of ours.
+    Foreign,
 }
 
-impl HookExe {
-    pub const ALL: [HookExe; 3] = [
-        HookExe::SessionStart,
-        HookExe::PreCompact,
-        HookExe::ContextWatch,
-    ];
-
-    pub fn file_name(self) -> &'static str {
-        match self {
-            HookExe::SessionStart => "handover-session-start",
-            HookExe::PreCompact => "handover-pre-compact",
-            HookExe::ContextWatch => "handover-context-watch",
-        }
-    }
-
-    /// The events this executable is registered on (same names in Claude Code and Codex).
-    pub fn events(self) -> &'static [&'static str] {
-        match self {
-            HookExe::SessionStart => &["SessionStart"],
-            HookExe::PreCompact => &["PreCompact", "PostCompact"],
-            HookExe::ContextWatch => &["UserPromptSubmit", "PostToolUse", "Stop"],
-        }
-    }
-
-    pub fn from_file_name(name: &str) -> Option<HookExe> {
-        HookExe::ALL.into_iter().find(|e| e.file_name() == name)
-    }
+/// A command recognised as exactly ours, taken apart.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct OurCommand {
+    pub exe: HookExe,
+    /// The program as the shell sees it (quotes removed).
+    pub program: String,
+    /// The `--agent` value, if any.
+    pub agent: Option<String>,
+    /// The command's text before the program: environment assignments and `exec`, verbatim
+    /// (empty for the commands we write).
+    pub prefix: String,
 }
 
-/// Seconds a client waits for one of our hooks. They answer in milliseconds; the bound only
-/// matters if something hangs (a stuck network filesystem), and then the session must go on.
-pub const TIMEOUT_SECS: u64 = 10;
-
-/// The client a hook command is for: written as `--agent <as_str>` by the installer and read
-/// back by the hook executables (`from_name`), so both directions live on this one type.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Agent {
-    Claude,
-    Codex,
-}
-
-impl Agent {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Agent::Claude => "claude",
-            Agent::Codex => "codex",
-        }
+impl OurCommand {
+    /// True when nothing but our own command is there (what install writes).
+    pub fn is_plain(&self) -> bool {
+        self.prefix.trim().is_empty()
     }
 
-    /// The `--agent` value, leniently: case and spacing ignored, `claude-code` accepted.
-    pub fn from_name(name: &str) -> Option<Agent> {
-        match name.trim().to_ascii_lowercase().as_str() {
-            "claude" | "claude-code" | "claude_code" => Some(Agent::Claude),
-            "codex" => Some(Agent::Codex),
-            _ => None,
-        }
+    /// The same command with the program and agent replaced and the user's prefix kept.
+    pub fn with_core(&self, core: &str) -> String {
+        format!("{}{core}", self.prefix)
     }
 }
 
-/// POSIX shell quoting: left alone when every byte is safe, else single quotes with `'\''`.
-pub fn shell_quote(s: &str) -> String {
-    let safe = !s.is_empty()
-        && s.bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"/._-+:@%,=".contains(&b));
-    if safe {
-        s.to_string()
-    } else {
-        format!("'{}'", s.replace('\'', "'\\''"))
+pub fn recognise(command: &str) -> Recognised {
+    if let Some(ours) = exactly_ours(command) {
+        return Recognised::Ours(ours);
+    }
+    match mentioned_exe(command) {
+        Some(exe) => Recognised::Mentions(exe),
+        None => Recognised::Foreign,
     }
 }
 
-/// The command line a client runs for `exe` at `path`.
-pub fn command_for(path: &Path, agent: Agent) -> String {
-    format!(
-        "{} --agent {}",
-        shell_quote(&path.to_string_lossy()),
-        agent.as_str()
-    )
-}
-
-/// The first word of a shell command, unquoted (single quotes, double quotes, backslashes).
-/// Enough to read back what we and other installers write; not a full shell parser.
-pub fn first_word(command: &str) -> Option<String> {
-    let mut chars = command.trim_start().chars().peekable();
-    let mut word = String::new();
-    let mut any = false;
-    while let Some(c) = chars.next() {
-        match c {
-            c if c.is_whitespace() => break,
-            ';' | '&' | '|' | '<' | '>' | '(' | ')' => break,
-            '\'' => {
-                any = true;
-                for c in chars.by_ref() {
-                    if c == '\'' {
-                        break;
-                    }
-                    word.push(c);
-                }
-            }
-            '"' => {
-                any = true;
-                while let Some(c) = chars.next() {
-                    match c {
-                        '"' => break,
-                        '\\' => match chars.next() {
-                            Some(n @ ('"' | '\\' | '$' | '`')) => word.push(n),
-                            Some(n) => {
-                                word.push('\\');
-                                word.push(n);
-                            }
-                            None => {}
-                        },
-                        c => word.push(c),
-                    }
-                }
-            }
-            '\\' => {
-                any = true;
-                if let Some(n) = chars.next() {
-                    word.push(n);
-                }
-            }
-            c => {
-                any = true;
-                word.push(c);
-            }
-        }
-    }
-    any.then_some(word)
-}
-
-/// Which of our executables a hook command runs, if any (by program name, any directory).
+/// The executable a command is exactly (see [`Recognised::Ours`]); None otherwise.
 pub fn our_exe(command: &str) -> Option<HookExe> {
-    let word = first_word(command)?;
-    let name = word.rsplit('/').next().unwrap_or(&word);
-    HookExe::from_file_name(name)
+    match recognise(command) {
+        Recognised::Ours(o) => Some(o.exe),
+        _ => None,
+    }
+}
+
+/// One shell word: where it is in the command, its value with quotes removed, and whether that
+/// value is what the shell will use (no expansion of any kind).
+struct Word {
+    start: usize,
+    end: usize,
+    value: String,
+    literal: bool,
+}
+
+impl Word {
+    /// `NAME=value` with an unquoted, valid NAME: the shell takes it as an assignment.
+    fn is_assignment(&self, command: &str) -> bool {
+        let raw = &command[self.start..self.end];
+        raw.split_once('=').is_some_and(|(name, _)| {
+            name.starts_with(|c: char| c == '_' || c.is_ascii_alphabetic())
+                && name.chars().all(|c| c == '_' || c.is_ascii_alphanumeric())
+        })
+    }
+}
+
+/// The words of a command that is a single simple command; None when anything else is there
+/// (an operator, a comment, a newline, a command substitution, an unterminated quote).
+fn simple_words(command: &str) -> Option<Vec<Word>> {
+    let mut words: Vec<Word> = Vec::new();
+    let mut chars = command.char_indices().peekable();
+    let mut cur: Option<Word> = None;
+    while let Some((i, c)) = chars.next() {
+        if matches!(c, ' ' | '\t') {
+            if let Some(mut w) = cur.take() {
+                w.end = i;
+                words.push(w);
+            }
+            continue;
+        }
+        let w = cur.get_or_insert_with(|| Word {
+            start: i,
+            end: command.len(),
+            value: String::new(),
+            literal: true,
+        });
+        match c {
+            '#' if w.value.is_empty() && w.start == i => return None,
+            '\n' | '\r' | ';' | '&' | '|' | '<' | '>' | '(' | ')' | '`' => return None,
+            '$' | '*' | '?' | '[' | '{' => {
+                w.literal = false;
+                w.value.push(c);
+            }
+            '~' if w.start == i => {
+                w.literal = false;
+                w.value.push(c);
+            }
+            '\'' => loop {
+                match chars.next() {
+                    Some((_, '\'')) => break,
+                    Some((_, ch)) => w.value.push(ch),
+                    None => return None,
+                }
+            },
+            '"' => loop {
+                match chars.next() {
+                    Some((_, '"')) => break,
+                    Some((_, '\\')) => match chars.next() {
+                        Some((_, n @ ('"' | '\\'))) => w.value.push(n),
+                        Some((_, '$' | '`' | '\n')) | None => return None,
+                        Some((_, n)) => {
+                            w.value.push('\\');
+                            w.value.push(n);
+                        }
+                    },
+                    Some((_, '$' | '`')) => return None,
+                    Some((_, ch)) => w.value.push(ch),
+                    None => return None,
+                }
+            },
+            '\\' => match chars.next() {
+                Some((_, '\n')) | None => return None,
+                Some((_, n)) => w.value.push(n),
+            },
+            c => w.value.push(c),
+        }
+    }
+    words.extend(cur);
+    Some(words)
+}
+
+fn exactly_ours(command: &str) -> Option<OurCommand> {
+    let words = simple_words(command)?;
+    if words.iter().any(|w| !w.literal) {
+        return None;
+    }
+    let mut i = 0;
+    while words.get(i).is_some_and(|w| w.is_assignment(command)) {
+        i += 1;
+    }
+    if words
+        .get(i)
+        .is_some_and(|w| &command[w.start..w.end] == "exec")
+    {
+        i += 1;
+    }
+    let program = words.get(i)?;
+    let name = program.value.rsplit('/').next().unwrap_or(&program.value);
+    let exe = HookExe::from_file_name(name)?;
+    let agent = match &words[i + 1..] {
+        [] => None,
+        [flag, value] if flag.value == "--agent" => Some(value.value.clone()),
+        [one] => Some(one.value.strip_prefix("--agent=")?.to_string()),
+        _ => return None,
+    };
+    Some(OurCommand {
+        exe,
+        program: program.value.clone(),
+        agent,
+        prefix: command[..program.start].to_string(),
+    })
+}
+
+/// One of our executables' names standing as a word of its own anywhere in the command (after a
+/// `/`, a quote, an operator or a blank; followed by the end, a blank, a quote or an operator).
+fn mentioned_exe(command: &str) -> Option<HookExe> {
+    const BEFORE: &[u8] = b"/ \t\n'\";&|()<>{}=`$";
+    const AFTER: &[u8] = b" \t\r\n'\";&|()<>}`";
+    HookExe::ALL.into_iter().find(|exe| {
+        command.match_indices(exe.file_name()).any(|(at, m)| {
+            let before = command.as_bytes()[..at].last();
+            let after = command.as_bytes().get(at + m.len());
+            before.is_none_or(|b| BEFORE.contains(b)) && after.is_none_or(|b| AFTER.contains(b))
+        })
+    })
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use handover_base::hook_exe::command_for;
+    use handover_base::Agent;
+    use std::path::Path;
 
     #[test]
-    fn quotes_only_when_needed_and_reads_back() {
-        assert_eq!(
-            shell_quote("/usr/local/bin/handover-session-start"),
-            "/usr/local/bin/handover-session-start"
-        );
-        assert_eq!(shell_quote("/opt/my hooks/x"), "'/opt/my hooks/x'");
-        assert_eq!(shell_quote("/o'q/x"), "'/o'\\''q/x'");
+    fn our_quoted_commands_read_back() {
         for p in [
             "/opt/my hooks/handover-pre-compact",
             "/it's/handover-pre-compact",
             "/a/$HOME/\"q\"/handover-pre-compact",
         ] {
             let cmd = command_for(Path::new(p), Agent::Codex);
-            assert_eq!(first_word(&cmd).as_deref(), Some(p), "{cmd}");
-            assert_eq!(our_exe(&cmd), Some(HookExe::PreCompact));
+            let Recognised::Ours(o) = recognise(&cmd) else {
+                panic!("{cmd} not recognised")
+            };
+            assert_eq!(
+                (
+                    o.exe,
+                    o.program.as_str(),
+                    o.agent.as_deref(),
+                    o.prefix.as_str()
+                ),
+                (HookExe::PreCompact, p, Some("codex"), ""),
+                "{cmd}"
+            );
         }
     }
 
+    /// The definition of "ours", command by command.
     #[test]
-    fn quoted_paths_run_in_a_real_shell() {
-        let dir = tempfile::tempdir().unwrap();
-        let sub = dir.path().join("it's a \"dir\" $HOME");
-        std::fs::create_dir(&sub).unwrap();
-        let exe = sub.join("handover-session-start");
-        std::fs::write(&exe, "#!/bin/sh\necho \"ran $*\"\n").unwrap();
-        use std::os::unix::fs::PermissionsExt;
-        std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(command_for(&exe, Agent::Claude))
-            .output()
-            .unwrap();
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "ran --agent claude\n");
-    }
-
-    #[test]
-    fn recognises_other_forms_and_rejects_lookalikes() {
-        assert_eq!(
-            our_exe("handover-context-watch"),
-            Some(HookExe::ContextWatch)
-        );
-        assert_eq!(
-            our_exe("\"/x y/handover-session-start\" --agent claude"),
-            Some(HookExe::SessionStart)
-        );
-        assert_eq!(our_exe("/x/handover-session-start.sh"), None);
-        assert_eq!(our_exe("echo handover-session-start"), None);
-        assert_eq!(our_exe(""), None);
+    fn what_counts_as_ours() {
+        use HookExe::*;
+        enum Want {
+            /// Ours: executable, prefix kept on update, agent.
+            Ours(HookExe, &'static str, Option<&'static str>),
+            Mentions(HookExe),
+            Foreign,
+        }
+        use Want::*;
+        let table: &[(&str, Want)] = &[
+            // What install writes, in every quoting.
+            (
+                "/opt/h/handover-session-start --agent claude",
+                Ours(SessionStart, "", Some("claude")),
+            ),
+            (
+                "'/my dir/handover-pre-compact' --agent codex",
+                Ours(PreCompact, "", Some("codex")),
+            ),
+            (
+                "\"/x y/handover-session-start\" --agent claude",
+                Ours(SessionStart, "", Some("claude")),
+            ),
+            (
+                "/x\\ y/handover-context-watch --agent=codex",
+                Ours(ContextWatch, "", Some("codex")),
+            ),
+            ("handover-context-watch", Ours(ContextWatch, "", None)),
+            (
+                "  /o/handover-session-start   --agent   claude  ",
+                Ours(SessionStart, "  ", Some("claude")),
+            ),
+            // Written by a user, still exactly ours: environment and exec.
+            (
+                "HANDOVER_HOOK_DEBUG=/tmp/log /o/handover-session-start --agent claude",
+                Ours(
+                    SessionStart,
+                    "HANDOVER_HOOK_DEBUG=/tmp/log ",
+                    Some("claude"),
+                ),
+            ),
+            (
+                "A=1 B='x y' /o/handover-pre-compact --agent codex",
+                Ours(PreCompact, "A=1 B='x y' ", Some("codex")),
+            ),
+            (
+                "exec /o/handover-session-start --agent claude",
+                Ours(SessionStart, "exec ", Some("claude")),
+            ),
+            (
+                "V=x exec /o/handover-context-watch --agent codex",
+                Ours(ContextWatch, "V=x exec ", Some("codex")),
+            ),
+            // More than ours: the user's command, left alone.
+            (
+                "/o/handover-session-start --agent claude 2>>log; my-audit-hook",
+                Mentions(SessionStart),
+            ),
+            (
+                "/o/handover-session-start --agent claude 2>>/tmp/log",
+                Mentions(SessionStart),
+            ),
+            (
+                "/o/handover-session-start --agent claude && notify",
+                Mentions(SessionStart),
+            ),
+            (
+                "/o/handover-session-start --agent claude | tee x",
+                Mentions(SessionStart),
+            ),
+            (
+                "/o/handover-session-start --agent claude # note",
+                Mentions(SessionStart),
+            ),
+            (
+                "/o/handover-session-start --agent claude --verbose",
+                Mentions(SessionStart),
+            ),
+            ("/o/handover-session-start extra", Mentions(SessionStart)),
+            (
+                "/o/handover-session-start --agent claude\nmy-hook",
+                Mentions(SessionStart),
+            ),
+            (
+                "my-audit-hook; /o/handover-pre-compact --agent claude",
+                Mentions(PreCompact),
+            ),
+            (
+                "bash -c '/o/handover-session-start --agent claude 2>/dev/null'",
+                Mentions(SessionStart),
+            ),
+            (
+                "env A=1 /o/handover-session-start --agent claude",
+                Mentions(SessionStart),
+            ),
+            (
+                "timeout 5 handover-context-watch --agent codex",
+                Mentions(ContextWatch),
+            ),
+            (
+                "$HOME/.cargo/bin/handover-session-start --agent claude",
+                Mentions(SessionStart),
+            ),
+            (
+                "\"${CLAUDE_PLUGIN_ROOT}/bin/handover-session-start\"",
+                Mentions(SessionStart),
+            ),
+            (
+                "~/.cargo/bin/handover-session-start --agent claude",
+                Mentions(SessionStart),
+            ),
+            (
+                "A=$(id) /o/handover-session-start --agent claude",
+                Mentions(SessionStart),
+            ),
+            (
+                "/o/handover-session-start --agent \"$AGENT\"",
+                Mentions(SessionStart),
+            ),
+            (
+                "'/o/handover-session-start --agent claude",
+                Mentions(SessionStart),
+            ),
+            ("echo handover-session-start", Mentions(SessionStart)),
+            // Not ours.
+            ("/x/handover-session-start.sh --agent claude", Foreign),
+            ("/x/my-handover-session-start", Foreign),
+            ("handover-session-started", Foreign),
+            ("handover boot", Foreign),
+            ("notify-send 'Claude is done'", Foreign),
+            ("", Foreign),
+        ];
+        for (cmd, want) in table {
+            let got = recognise(cmd);
+            let ok = match (want, &got) {
+                (Ours(exe, prefix, agent), Recognised::Ours(o)) => {
+                    o.exe == *exe && o.prefix == *prefix && o.agent.as_deref() == *agent
+                }
+                (Mentions(exe), Recognised::Mentions(e)) => e == exe,
+                (Foreign, Recognised::Foreign) => true,
+                _ => false,
+            };
+            assert!(ok, "{cmd:?} recognised as {got:?}");
+        }
     }
 }

@@ -45,16 +45,3 @@ impl fmt::Display for EditError {
 }
 
 impl std::error::Error for EditError {}
-
-/// 1-based line and column of a byte offset, for parsers that report offsets (toml_edit).
-pub fn line_col(text: &str, offset: usize) -> (usize, usize) {
-    let before = &text[..offset.min(text.len())];
-    let line = before.matches('\n').count() + 1;
-    let col = before
-        .rsplit('\n')
-        .next()
-        .map(|s| s.chars().count())
-        .unwrap_or(0)
-        + 1;
-    (line, col)
-}

@@ -1,9 +1,12 @@
 //! The whole install / uninstall run: plan, dry-run diff or apply, Codex trust, and the report
 //! printed to the user. The CLI (src/cli/install.rs) only gathers arguments and environment.
 
+use crate::codex_config;
 use crate::codex_trust::{self, TrustRequest};
-use crate::plan::{self, FileEdit, Homes, InstallOptions, Plan, Scope, Targets};
+use crate::plan::{self, FileEdit, FileKind, Homes, InstallOptions, Plan, Scope, Targets};
+use crate::preflight::{self, Access};
 use crate::report::ChangeKind;
+use handover_base::Agent;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -18,6 +21,9 @@ pub struct InstallRequest {
     pub codex_bin: Option<PathBuf>,
     /// Bound on the whole `codex app-server` conversation.
     pub trust_timeout: Duration,
+    /// Files the caller writes after a successful install (the `.gitignore` guard): checked
+    /// with the rest before the first write.
+    pub also_writes: Vec<PathBuf>,
 }
 
 #[derive(Clone, Debug)]
@@ -29,8 +35,9 @@ pub struct UninstallRequest {
     pub dry_run: bool,
 }
 
-/// How the run ended: `ok` false means exit non-zero (nothing is written when an edit could not
-/// be computed; a failed trust step leaves the file edits in place and says so).
+/// How the run ended: `ok` false means exit non-zero. An error (`Err`) means nothing was written:
+/// every file is checked before the first write and the writes are all or nothing. A failed
+/// trust step (after the files were written) leaves the file edits in place and says so.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Outcome {
     pub ok: bool,
@@ -86,22 +93,8 @@ fn summarize(e: &FileEdit) -> String {
     format!("{verb} ({})", parts.join(", "))
 }
 
-fn apply(plan: &Plan, out: &mut dyn Write, outcome: &mut Outcome) -> Result<(), crate::EditError> {
-    let stamp = plan::utc_stamp(std::time::SystemTime::now());
-    outcome.backups = plan.apply(&stamp)?;
-    outcome.wrote = plan
-        .edits
-        .iter()
-        .filter(|e| e.changed())
-        .map(|e| e.path.clone())
-        .collect();
-    for b in &outcome.backups {
-        let _ = writeln!(out, "backup: {}", b.display());
-    }
-    Ok(())
-}
-
-/// Lists the planned edits; then prints their diffs (dry run) or applies them.
+/// Lists the planned edits with their diffs (dry run), or applies them all or nothing and
+/// then lists what was done: the report never names a file that was not written.
 fn show_or_apply(
     repo: &Path,
     plan: &Plan,
@@ -109,18 +102,65 @@ fn show_or_apply(
     out: &mut dyn Write,
     outcome: &mut Outcome,
 ) -> Result<(), crate::EditError> {
-    print_edits(repo, plan, out);
     if dry_run {
+        print_edits(repo, plan, out);
         let _ = write!(out, "{}", plan.diff(repo));
         let _ = writeln!(out, "dry run: nothing was written.");
-        Ok(())
-    } else {
-        apply(plan, out, outcome)
+        return Ok(());
     }
+    let applied = plan.apply(&handover_base::clock::format_compact(
+        handover_base::clock::unix_now().0,
+    ))?;
+    print_edits(repo, plan, out);
+    for b in &applied.backups {
+        let _ = writeln!(out, "backup: {}", b.display());
+    }
+    outcome.wrote = applied.wrote;
+    outcome.backups = applied.backups;
+    Ok(())
+}
+
+/// `--trust` needs Codex: checked before anything is written, so a missing `codex` costs nothing.
+fn check_trust_prerequisites(req: &InstallRequest) -> Result<(), crate::EditError> {
+    if !(req.options.trust && req.options.targets.codex) {
+        return Ok(());
+    }
+    let usable = req.codex_bin.as_deref().is_some_and(|b| {
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::metadata(b).is_ok_and(|m| m.is_file() && m.permissions().mode() & 0o111 != 0)
+    });
+    if usable {
+        return Ok(());
+    }
+    let what = match &req.codex_bin {
+        Some(b) => format!("{} is not an executable file", b.display()),
+        None => "`codex` is not on PATH".to_string(),
+    };
+    Err(crate::EditError::new(
+        req.codex_bin.clone().unwrap_or_else(|| PathBuf::from("codex")),
+        format!(
+            "--trust needs Codex, and {what}; nothing was written. Install Codex (or pass --codex-bin PATH), or run without --trust and follow the steps it prints"
+        ),
+    ))
+}
+
+/// Checks every file the run will touch before the first write: the plan's files, the Codex
+/// config the trust step has Codex rewrite, and the caller's own (`also_writes`).
+fn preflight(req: &InstallRequest, plan: &Plan) -> Result<(), crate::EditError> {
+    plan.preflight()?;
+    if req.options.trust && req.options.targets.codex {
+        preflight::check_file(&req.homes.codex_config(), Access::Write, None)?;
+    }
+    for p in &req.also_writes {
+        preflight::check_file(p, Access::Write, Some(&req.repo))?;
+    }
+    Ok(())
 }
 
 pub fn install(req: &InstallRequest, out: &mut dyn Write) -> Result<Outcome, crate::EditError> {
+    check_trust_prerequisites(req)?;
     let plan = plan::plan_install(&req.repo, &req.homes, &req.options)?;
+    preflight(req, &plan)?;
     let mut outcome = Outcome {
         ok: true,
         problems: plan.problems.clone(),
@@ -128,7 +168,7 @@ pub fn install(req: &InstallRequest, out: &mut dyn Write) -> Result<Outcome, cra
     };
     show_or_apply(&req.repo, &plan, req.dry_run, out, &mut outcome)?;
     if req.options.targets.codex {
-        codex_trust_step(req, &mut outcome, out);
+        codex_trust_step(req, &plan, &mut outcome, out);
     }
     for p in &outcome.problems {
         let _ = writeln!(out, "problem: {p}");
@@ -136,7 +176,7 @@ pub fn install(req: &InstallRequest, out: &mut dyn Write) -> Result<Outcome, cra
     Ok(outcome)
 }
 
-fn codex_trust_step(req: &InstallRequest, outcome: &mut Outcome, out: &mut dyn Write) {
+fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, out: &mut dyn Write) {
     let hooks_json = plan::codex_hooks_path(req.options.scope, &req.repo, &req.homes);
     let cfg = req.homes.codex_config();
     let project = (req.options.scope != Scope::User).then_some(req.repo.as_path());
@@ -148,17 +188,8 @@ fn codex_trust_step(req: &InstallRequest, outcome: &mut Outcome, out: &mut dyn W
         );
         return;
     }
+    // check_trust_prerequisites made sure it is there.
     let Some(bin) = &req.codex_bin else {
-        outcome.ok = false;
-        outcome.problems.push(
-            "--trust needs `codex` on PATH (or --codex-bin PATH); the hooks were not trusted."
-                .into(),
-        );
-        let _ = write!(
-            out,
-            "{}",
-            codex_trust::manual_steps(&cfg, project, &hooks_json)
-        );
         return;
     };
     if req.dry_run {
@@ -170,12 +201,25 @@ fn codex_trust_step(req: &InstallRequest, outcome: &mut Outcome, out: &mut dyn W
         );
         return;
     }
-    // Codex rewrites config.toml itself for hooks.state: keep the user's original first.
-    if cfg.exists() {
-        let stamp = plan::utc_stamp(std::time::SystemTime::now());
-        if let Ok(Some(b)) = plan::backup_once(&cfg, &stamp) {
-            let _ = writeln!(out, "backup: {}", b.display());
-            outcome.backups.push(b);
+    // Codex rewrites config.toml itself for hooks.state: keep the user's version first.
+    let cfg_text = plan::read_opt(&cfg).ok().flatten();
+    if let Some(text) = &cfg_text {
+        if !crate::keep::backup_is_current(&plan.backups, FileKind::CodexConfig, &cfg, text) {
+            let stamp = handover_base::clock::format_compact(handover_base::clock::unix_now().0);
+            match plan.backups.make(&cfg, &stamp, text.as_bytes()) {
+                Ok(b) => {
+                    let _ = writeln!(out, "backup: {}", b.display());
+                    outcome.backups.push(b);
+                }
+                Err(e) => {
+                    outcome.ok = false;
+                    outcome.problems.push(format!(
+                        "{}: cannot back up ({e}); the hooks were not trusted",
+                        cfg.display()
+                    ));
+                    return;
+                }
+            }
         }
     }
     let tr = TrustRequest {
@@ -184,15 +228,30 @@ fn codex_trust_step(req: &InstallRequest, outcome: &mut Outcome, out: &mut dyn W
         home: req.homes.home.clone(),
         project: req.repo.clone(),
         hooks_json: hooks_json.clone(),
+        commands: plan::wanted_for(&req.options.hooks, req.options.watch, Agent::Codex)
+            .into_iter()
+            .map(|w| w.command)
+            .collect(),
         timeout: req.trust_timeout,
     };
-    match codex_trust::trust_our_hooks(&tr) {
+    let trusted = codex_trust::trust_our_hooks(&tr);
+    if let Some(text) = &cfg_text {
+        keep_line_endings(&cfg, text, out);
+    }
+    match trusted {
         Ok(t) => {
             for h in &t.newly_trusted {
                 let _ = writeln!(out, "trusted: {} = {}", h.key, h.current_hash);
             }
             for h in &t.already_trusted {
                 let _ = writeln!(out, "already trusted: {}", h.key);
+            }
+            for h in &t.not_ours_to_trust {
+                let _ = writeln!(
+                    out,
+                    "not trusted by handover: {} runs `{}`, which is not exactly what install wrote; approve it in Codex yourself if you want it to run",
+                    h.key, h.command
+                );
             }
             if t.all_trusted() {
                 let _ = writeln!(
@@ -228,8 +287,29 @@ fn codex_trust_step(req: &InstallRequest, outcome: &mut Outcome, out: &mut dyn W
     }
 }
 
+/// Codex writes config.toml back with LF: a CRLF file gets its CRLF back.
+fn keep_line_endings(cfg: &Path, before: &str, out: &mut dyn Write) {
+    let Ok(Some(now)) = plan::read_opt(cfg) else {
+        return;
+    };
+    let fixed = codex_config::in_endings_of(before, now.clone());
+    if fixed != now {
+        match handover_base::atomic::write_atomic(cfg, fixed.as_bytes()) {
+            Ok(()) => {}
+            Err(e) => {
+                let _ = writeln!(
+                    out,
+                    "note: Codex rewrote {} with LF line endings and they could not be put back to CRLF ({e})",
+                    cfg.display()
+                );
+            }
+        }
+    }
+}
+
 pub fn uninstall(req: &UninstallRequest, out: &mut dyn Write) -> Result<Outcome, crate::EditError> {
     let plan = plan::plan_uninstall(&req.repo, &req.homes, req.targets, req.scope)?;
+    plan.preflight()?;
     let mut outcome = Outcome {
         ok: true,
         ..Default::default()

@@ -5,9 +5,10 @@
 //! command runs; everything else (other tools' handlers on the same events, unknown keys, key
 //! order) is left exactly as it was.
 
-use crate::command::{our_exe, HookExe, TIMEOUT_SECS};
+use crate::command::{recognise, Recognised};
 use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
+use handover_base::hook_exe::{HookExe, TIMEOUT_SECS};
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
@@ -42,41 +43,79 @@ pub struct Found {
     pub handler: usize,
     pub exe: HookExe,
     pub command: String,
+    /// The user's text before our program (`VAR=x `, `exec `); empty for what we write.
+    pub prefix: String,
     pub timeout: Option<u64>,
 }
 
-/// Every handler of ours in the document, in file order.
-pub fn find_ours(doc: &Value) -> Vec<Found> {
+/// A user's command that runs one of our executables in its own way (see
+/// [`Recognised::Mentions`]): never edited, never removed, always reported.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Mention {
+    pub event: String,
+    pub group: usize,
+    pub handler: usize,
+    pub exe: HookExe,
+    pub command: String,
+}
+
+/// Every handler with a string `command`, in file order: (event, group, handler, command, object).
+fn each_handler(doc: &Value) -> Vec<(&str, usize, usize, &str, &Value)> {
     let mut out = Vec::new();
     let Some(events) = doc.get("hooks").and_then(Value::as_object) else {
         return out;
     };
     for (event, groups) in events {
-        let Some(groups) = groups.as_array() else {
-            continue;
-        };
-        for (gi, group) in groups.iter().enumerate() {
-            let Some(handlers) = group.get("hooks").and_then(Value::as_array) else {
-                continue;
-            };
-            for (hi, h) in handlers.iter().enumerate() {
-                let Some(command) = h.get("command").and_then(Value::as_str) else {
-                    continue;
-                };
-                if let Some(exe) = our_exe(command) {
-                    out.push(Found {
-                        event: event.clone(),
-                        group: gi,
-                        handler: hi,
-                        exe,
-                        command: command.to_string(),
-                        timeout: h.get("timeout").and_then(Value::as_u64),
-                    });
+        for (gi, group) in groups.as_array().into_iter().flatten().enumerate() {
+            let handlers = group.get("hooks").and_then(Value::as_array);
+            for (hi, h) in handlers.into_iter().flatten().enumerate() {
+                if let Some(command) = h.get("command").and_then(Value::as_str) {
+                    out.push((event.as_str(), gi, hi, command, h));
                 }
             }
         }
     }
     out
+}
+
+/// Every handler of ours in the document, in file order.
+pub fn find_ours(doc: &Value) -> Vec<Found> {
+    each_handler(doc)
+        .into_iter()
+        .filter_map(
+            |(event, group, handler, command, h)| match recognise(command) {
+                Recognised::Ours(o) => Some(Found {
+                    event: event.to_string(),
+                    group,
+                    handler,
+                    exe: o.exe,
+                    command: command.to_string(),
+                    prefix: o.prefix,
+                    timeout: h.get("timeout").and_then(Value::as_u64),
+                }),
+                _ => None,
+            },
+        )
+        .collect()
+}
+
+/// Every user command that runs one of ours in its own way, in file order.
+pub fn find_mentions(doc: &Value) -> Vec<Mention> {
+    each_handler(doc)
+        .into_iter()
+        .filter_map(
+            |(event, group, handler, command, _)| match recognise(command) {
+                Recognised::Mentions(exe) => Some(Mention {
+                    event: event.to_string(),
+                    group,
+                    handler,
+                    exe,
+                    command: command.to_string(),
+                }),
+                _ => None,
+            },
+        )
+        .collect()
 }
 
 fn handler_json(command: &str) -> Value {
@@ -85,6 +124,18 @@ fn handler_json(command: &str) -> Value {
 
 fn label(exe: HookExe, event: &str) -> String {
     format!("{event} → {}", exe.file_name())
+}
+
+fn left_alone(m: &Mention, why: &str) -> Change {
+    Change::new(
+        ChangeKind::Kept,
+        format!(
+            "{}: your command `{}` runs {} in its own way; left as it is{why}",
+            m.event,
+            m.command,
+            m.exe.file_name()
+        ),
+    )
 }
 
 fn hooks_object<'a>(
@@ -113,11 +164,21 @@ fn hooks_object<'a>(
     }
 }
 
-/// Removes our handlers for which `drop(exe, event)` is true, and the groups and event arrays
-/// that became empty because of that (containers that were already empty stay).
-fn remove_ours(
+/// What to do with one handler of ours, decided before anything is edited.
+#[derive(Clone, Debug)]
+enum Action {
+    /// Bring it to this wanted command (prefix kept).
+    Update(String),
+    Remove,
+    /// A copy with the user's prefix we would otherwise remove: left alone, reported.
+    KeepExtra,
+}
+
+/// Applies `actions` (keyed by the handler's position in the unedited document) and removes the
+/// groups and event arrays that became empty because of a removal (already-empty ones stay).
+fn apply_actions(
     events: &mut Map<String, Value>,
-    mut drop: impl FnMut(HookExe, &str) -> bool,
+    actions: &[((String, usize, usize), Action)],
     changes: &mut Vec<Change>,
 ) {
     let names: Vec<String> = events.keys().cloned().collect();
@@ -126,19 +187,67 @@ fn remove_ours(
             continue;
         };
         let mut removed_any = false;
+        let mut gi = 0;
         groups.retain_mut(|group| {
+            let g = gi;
+            gi += 1;
             let Some(Value::Array(handlers)) = group.get_mut("hooks") else {
                 return true;
             };
             let before = handlers.len();
-            handlers.retain(|h| {
-                let exe = h.get("command").and_then(Value::as_str).and_then(our_exe);
-                match exe {
-                    Some(exe) if drop(exe, &event) => {
-                        changes.push(Change::new(ChangeKind::Removed, label(exe, &event)));
+            let mut hi = 0;
+            handlers.retain_mut(|h| {
+                let pos = (event.clone(), g, hi);
+                hi += 1;
+                let Some(action) = actions.iter().find(|(p, _)| *p == pos).map(|(_, a)| a) else {
+                    return true;
+                };
+                let command = h.get("command").and_then(Value::as_str).unwrap_or_default();
+                let Recognised::Ours(ours) = recognise(command) else {
+                    return true;
+                };
+                match action {
+                    Action::Remove => {
+                        let what = if ours.is_plain() {
+                            label(ours.exe, &event)
+                        } else {
+                            format!(
+                                "{} (with your prefix `{}`)",
+                                label(ours.exe, &event),
+                                ours.prefix.trim()
+                            )
+                        };
+                        changes.push(Change::new(ChangeKind::Removed, what));
                         false
                     }
-                    _ => true,
+                    Action::KeepExtra => {
+                        changes.push(Change::new(
+                            ChangeKind::Kept,
+                            format!(
+                                "{}: a second copy, `{command}`, carries your own prefix; left as it is (it runs too: remove one by hand)",
+                                label(ours.exe, &event)
+                            ),
+                        ));
+                        true
+                    }
+                    Action::Update(core) => {
+                        let want = ours.with_core(core);
+                        let Some(obj) = h.as_object_mut() else {
+                            return true;
+                        };
+                        let same = obj.get("command").and_then(Value::as_str) == Some(want.as_str())
+                            && obj.get("timeout").and_then(Value::as_u64) == Some(TIMEOUT_SECS)
+                            && obj.get("type").and_then(Value::as_str) == Some("command");
+                        if same {
+                            changes.push(Change::new(ChangeKind::Unchanged, label(ours.exe, &event)));
+                        } else {
+                            obj.insert("type".into(), json!("command"));
+                            obj.insert("command".into(), json!(want));
+                            obj.insert("timeout".into(), json!(TIMEOUT_SECS));
+                            changes.push(Change::new(ChangeKind::Updated, label(ours.exe, &event)));
+                        }
+                        true
+                    }
                 }
             });
             let emptied = before > 0 && handlers.is_empty();
@@ -151,11 +260,19 @@ fn remove_ours(
     }
 }
 
+fn position(f: &Found) -> (String, usize, usize) {
+    (f.event.clone(), f.group, f.handler)
+}
+
 /// Brings the document to exactly `wanted` for our handlers: updates ours in place (same group,
-/// same position, so an older install from another path is replaced, not duplicated), appends
-/// missing ones as their own matcher group at the end of the event, removes our extras.
+/// same position, the user's prefix kept, so an older install from another path is replaced,
+/// not duplicated), appends missing ones as their own matcher group at the end of the event,
+/// removes our plain extras. A user's own command that runs one of ours is left alone and
+/// stands for ours on its event; so does a copy of ours with a prefix of the user's.
 pub fn install(doc: &mut Value, want: &[Wanted], file: &Path) -> Result<Vec<Change>, EditError> {
     let mut changes = Vec::new();
+    let ours = find_ours(doc);
+    let mentions = find_mentions(doc);
     let Some(events) = hooks_object(doc, file, !want.is_empty())? else {
         return Ok(changes);
     };
@@ -172,80 +289,152 @@ pub fn install(doc: &mut Value, want: &[Wanted], file: &Path) -> Result<Vec<Chan
             }
         }
     }
-    // Ours on events they do not belong to (older versions, --no-watch now), and duplicates.
-    let mut seen: Vec<(HookExe, String)> = Vec::new();
-    remove_ours(
-        events,
-        |exe, event| {
-            if !want.iter().any(|w| w.exe == exe && w.event == event) {
-                return true;
-            }
-            let key = (exe, event.to_string());
-            if seen.contains(&key) {
-                return true;
-            }
-            seen.push(key);
-            false
-        },
-        &mut changes,
-    );
+    let mut actions = Vec::new();
+    let mut to_add = Vec::new();
     for w in want {
+        let here: Vec<&Found> = ours
+            .iter()
+            .filter(|f| f.exe == w.exe && f.event == w.event)
+            .collect();
+        // The user's prefixed copy is the one they chose: keep that one.
+        let keep = here
+            .iter()
+            .find(|f| !f.prefix.trim().is_empty())
+            .or(here.first());
+        match keep {
+            Some(k) => actions.push((position(k), Action::Update(w.command.clone()))),
+            None if mentions
+                .iter()
+                .any(|m| m.exe == w.exe && m.event == w.event) => {}
+            None => to_add.push(w),
+        }
+    }
+    // Ours on events they do not belong to (older versions, --no-watch now), and duplicates.
+    for f in &ours {
+        if actions.iter().any(|(p, _)| *p == position(f)) {
+            continue;
+        }
+        let action = if f.prefix.trim().is_empty() {
+            Action::Remove
+        } else {
+            Action::KeepExtra
+        };
+        actions.push((position(f), action));
+    }
+    for m in &mentions {
+        let stands_in = want.iter().any(|w| w.exe == m.exe && w.event == m.event)
+            && !ours.iter().any(|f| f.exe == m.exe && f.event == m.event);
+        let why = if stands_in {
+            " (taken as your way of running it: ours is not added there)"
+        } else {
+            ""
+        };
+        changes.push(left_alone(m, why));
+    }
+    apply_actions(events, &actions, &mut changes);
+    for w in to_add {
         let groups = events
             .entry(w.event.to_string())
             .or_insert_with(|| Value::Array(Vec::new()));
-        let Value::Array(groups) = groups else {
-            continue;
-        };
-        let existing = groups.iter_mut().find_map(|g| {
-            g.get_mut("hooks")
-                .and_then(Value::as_array_mut)
-                .and_then(|hs| {
-                    hs.iter_mut().find(|h| {
-                        h.get("command").and_then(Value::as_str).and_then(our_exe) == Some(w.exe)
-                    })
-                })
-        });
-        match existing {
-            Some(h) => {
-                let Some(obj) = h.as_object_mut() else {
-                    continue;
-                };
-                let same = obj.get("command").and_then(Value::as_str) == Some(w.command.as_str())
-                    && obj.get("timeout").and_then(Value::as_u64) == Some(TIMEOUT_SECS)
-                    && obj.get("type").and_then(Value::as_str) == Some("command");
-                if same {
-                    changes.push(Change::new(ChangeKind::Unchanged, label(w.exe, w.event)));
-                } else {
-                    obj.insert("type".into(), json!("command"));
-                    obj.insert("command".into(), json!(w.command));
-                    obj.insert("timeout".into(), json!(TIMEOUT_SECS));
-                    changes.push(Change::new(ChangeKind::Updated, label(w.exe, w.event)));
-                }
-            }
-            None => {
-                groups.push(json!({"hooks": [handler_json(&w.command)]}));
-                changes.push(Change::new(ChangeKind::Added, label(w.exe, w.event)));
-            }
+        if let Value::Array(groups) = groups {
+            groups.push(json!({"hooks": [handler_json(&w.command)]}));
+            changes.push(Change::new(ChangeKind::Added, label(w.exe, w.event)));
         }
     }
     Ok(changes)
 }
 
-/// Removes every handler of ours, then the groups, event arrays and `hooks` object that became
-/// empty because of it.
+/// Removes every handler of ours (prefixed copies too: the user asked handover out), then the
+/// groups, event arrays and `hooks` object that became empty because of it. A user's own
+/// command that runs one of ours stays and is reported.
 pub fn uninstall(doc: &mut Value, file: &Path) -> Result<Vec<Change>, EditError> {
     let mut changes = Vec::new();
+    let actions: Vec<_> = find_ours(doc)
+        .iter()
+        .map(|f| (position(f), Action::Remove))
+        .collect();
+    let mentions = find_mentions(doc);
     let Some(events) = hooks_object(doc, file, false)? else {
         return Ok(changes);
     };
     let was_empty = events.is_empty();
-    remove_ours(events, |_, _| true, &mut changes);
+    apply_actions(events, &actions, &mut changes);
     if !was_empty && events.is_empty() {
         if let Some(top) = doc.as_object_mut() {
             top.shift_remove("hooks");
         }
     }
+    for m in &mentions {
+        changes.push(left_alone(m, ": remove it by hand if it should go too"));
+    }
     Ok(changes)
+}
+
+/// A handler's place in a hooks document: event, group index, handler index (what Codex's
+/// trust keys are made of).
+pub type Position = (String, usize, usize);
+
+/// A key no real handler has, to follow handlers through an edit.
+const TAG: &str = "\u{1}handover-position";
+
+/// Where every handler of `doc` ends up after `edit`: (old, new) for each handler whose place
+/// changed, new None when the edit removed it. Handlers that stay where they were are not listed.
+pub fn moves(
+    doc: &Value,
+    edit: impl FnOnce(&mut Value) -> Result<Vec<Change>, EditError>,
+) -> Result<Vec<(Position, Option<Position>)>, EditError> {
+    let mut tagged = doc.clone();
+    let mut before = Vec::new();
+    for_each_handler_mut(&mut tagged, |pos, h| {
+        if let Some(obj) = h.as_object_mut() {
+            obj.insert(TAG.into(), json!(before.len()));
+            before.push(pos);
+        }
+    });
+    edit(&mut tagged)?;
+    let mut after: Vec<Option<Position>> = vec![None; before.len()];
+    for_each_handler_mut(&mut tagged, |pos, h| {
+        if let Some(i) = h.get(TAG).and_then(Value::as_u64) {
+            if let Some(slot) = after.get_mut(i as usize) {
+                *slot = Some(pos);
+            }
+        }
+    });
+    Ok(before
+        .into_iter()
+        .zip(after)
+        .filter(|(old, new)| new.as_ref() != Some(old))
+        .collect())
+}
+
+fn for_each_handler_mut(doc: &mut Value, mut f: impl FnMut(Position, &mut Value)) {
+    let Some(events) = doc.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (event, groups) in events.iter_mut() {
+        let Some(groups) = groups.as_array_mut() else {
+            continue;
+        };
+        for (gi, group) in groups.iter_mut().enumerate() {
+            let Some(handlers) = group.get_mut("hooks").and_then(Value::as_array_mut) else {
+                continue;
+            };
+            for (hi, h) in handlers.iter_mut().enumerate() {
+                f((event.clone(), gi, hi), h);
+            }
+        }
+    }
+}
+
+/// Codex's trust key for a handler at `pos` in `hooks_json`.
+pub fn trust_key_at(hooks_json: &Path, pos: &Position) -> String {
+    format!(
+        "{}:{}:{}:{}",
+        hooks_json.display(),
+        snake_event(&pos.0),
+        pos.1,
+        pos.2
+    )
 }
 
 /// `SessionStart` → `session_start`: the event part of a Codex hook-trust key.
@@ -266,11 +455,5 @@ pub fn snake_event(event: &str) -> String {
 
 /// Codex's trust key for a handler: `<hooks.json path>:<event_snake>:<group>:<handler>`.
 pub fn codex_trust_key(hooks_json: &Path, f: &Found) -> String {
-    format!(
-        "{}:{}:{}:{}",
-        hooks_json.display(),
-        snake_event(&f.event),
-        f.group,
-        f.handler
-    )
+    trust_key_at(hooks_json, &(f.event.clone(), f.group, f.handler))
 }

@@ -3,8 +3,9 @@
 //! Created if absent, refreshed only when its text changed, removed by uninstall (and the file
 //! with it when nothing else is left in it). The rest of the file is never touched.
 
-use crate::error::{line_col, EditError};
+use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
+use handover_base::text::line_column as line_col;
 use std::path::Path;
 
 pub const BEGIN: &str = "<!-- handover:begin -->";

@@ -3,7 +3,7 @@
 //! Pure editors (text in → text out + a report of what changed) with reading, atomic writing,
 //! backups and the Codex JSON-RPC client at the edges. See docs/install.md.
 
-pub mod atomic;
+pub mod backup;
 pub mod codex_config;
 pub mod codex_trust;
 pub mod command;
@@ -13,10 +13,13 @@ pub mod flow;
 pub mod hooks_doc;
 pub mod instructions;
 pub mod json_layout;
+pub mod keep;
 pub mod locate;
 pub mod plan;
+pub mod preflight;
 pub mod report;
 pub mod status;
+pub mod transaction;
 
 pub use error::EditError;
 pub use locate::{locate, HookPaths};

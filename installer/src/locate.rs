@@ -2,7 +2,7 @@
 //! `handover` binary, since `cargo install` puts all binaries side by side, or `--hooks-dir`),
 //! then PATH. Commands always use absolute paths.
 
-use crate::command::HookExe;
+use handover_base::HookExe;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -75,7 +75,7 @@ pub fn locate(
             .unwrap_or_default();
         return Err(format!(
             "hook executable(s) not found in {where_}PATH: {}. Install them from the handover checkout with \
-             `cargo install --path hooks` (they go next to `handover`), or point to them with `--hooks-dir DIR`.",
+             `cargo install --locked --path .` (it installs them next to `handover`), or point to them with `--hooks-dir DIR`.",
             missing.join(", ")
         ));
     }

@@ -1,18 +1,24 @@
 //! Computing every edit of an install or uninstall before touching anything, showing it as a
-//! diff (`--dry-run`), and applying it (backup on first modification, atomic writes).
+//! diff (`--dry-run`), checking every target (`preflight`) and applying it all or nothing
+//! (`transaction`; backups by `keep` and `backup`).
 //!
-//! All files are read and every edit is computed first; one unparseable file stops the whole
-//! run before anything is written.
+//! All files are read and every edit is computed first; one unparseable file, read-only file or
+//! unwritable directory stops the whole run before anything is written.
 
+use crate::backup::Backups;
 use crate::codex_config;
-use crate::command::{command_for, Agent, HookExe};
 use crate::diff;
 use crate::error::EditError;
 use crate::hooks_doc::{self, Wanted};
 use crate::instructions;
 use crate::json_layout::{self, Layout};
+use crate::keep::{keep_links, mark_backups, note_old_backups, restore_users_bytes};
 use crate::locate::HookPaths;
+use crate::preflight::{self, Access};
 use crate::report::{any_effective, Change};
+use crate::transaction::{self, Applied};
+use handover_base::hook_exe::{command_for, HookExe};
+use handover_base::Agent;
 use std::fs;
 use std::io;
 use std::path::{Path, PathBuf};
@@ -50,17 +56,36 @@ pub struct Homes {
     pub home: PathBuf,
     /// `$CODEX_HOME`, default `~/.codex`.
     pub codex_home: PathBuf,
+    /// Where backups go (outside every repository): `$XDG_STATE_HOME/handover/backups`, default
+    /// `~/.local/state/handover/backups` (see backup.rs).
+    pub backups: PathBuf,
 }
 
 impl Homes {
-    /// From the environment: `$HOME` (via `dirs`) and `$CODEX_HOME`.
+    /// From the environment: `$HOME` (via `dirs`), `$CODEX_HOME`, the state directory.
     pub fn from_env() -> Option<Homes> {
         let home = dirs::home_dir()?;
         let codex_home = std::env::var_os("CODEX_HOME")
             .filter(|v| !v.is_empty())
             .map(PathBuf::from)
             .unwrap_or_else(|| home.join(".codex"));
-        Some(Homes { home, codex_home })
+        let state = dirs::state_dir()
+            .or_else(dirs::data_local_dir)
+            .unwrap_or_else(|| home.join(".local").join("state"));
+        Some(Homes {
+            backups: state.join("handover").join("backups"),
+            home,
+            codex_home,
+        })
+    }
+
+    /// `home` with the default Codex home and backups directory under it (tests, sandboxes).
+    pub fn under(home: &Path) -> Homes {
+        Homes {
+            home: home.to_path_buf(),
+            codex_home: home.join(".codex"),
+            backups: home.join(".local/state/handover/backups"),
+        }
     }
 
     pub fn codex_config(&self) -> PathBuf {
@@ -99,9 +124,13 @@ pub struct FileEdit {
     pub before: Option<String>,
     pub after: Option<String>,
     pub changes: Vec<Change>,
-    /// Back up `before` on first modification: false when the file holds nothing of the
-    /// user's (we created it and only our content is in it), so there is nothing to keep.
+    /// Back up `before` when applying: false when the file holds nothing of the user's (we
+    /// created it and only our content is in it), or its newest backup already holds the
+    /// user's part of it as it is now.
     pub backup: bool,
+    /// The repository root when the file belongs inside the repository: it must not resolve
+    /// (through a symlink) to anywhere else.
+    pub confine: Option<PathBuf>,
 }
 
 impl FileEdit {
@@ -124,9 +153,10 @@ pub struct InstallOptions {
     pub hooks: HookPaths,
 }
 
-#[derive(Clone, Debug, Default)]
+#[derive(Clone, Debug)]
 pub struct Plan {
     pub edits: Vec<FileEdit>,
+    pub backups: Backups,
     /// Things the user should know (a scope that does not exist for an agent, a disabled
     /// feature flag, ...). Problems that keep hooks from running are also in `problems`.
     pub notes: Vec<String>,
@@ -215,6 +245,48 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
+/// The planned edit of one client's hooks file (Claude settings, Codex hooks.json; any client
+/// whose file holds the shared `hooks` shape): install `want`, or uninstall with None.
+fn hooks_file_edit(
+    kind: FileKind,
+    path: PathBuf,
+    want: Option<&[Wanted]>,
+    confine: Option<PathBuf>,
+) -> Result<FileEdit, EditError> {
+    let before = read_opt(&path)?;
+    let (after, changes) = edit_hooks_json(&path, before.as_deref(), want)?;
+    Ok(FileEdit {
+        path,
+        kind,
+        before,
+        after,
+        changes,
+        backup: true,
+        confine,
+    })
+}
+
+/// The Codex trust keys an edit of `hooks_json` moves or removes: (old key, new key or None).
+fn trust_moves(
+    hooks_json: &Path,
+    before: Option<&str>,
+    edit: impl FnOnce(&mut serde_json::Value) -> Result<Vec<Change>, EditError>,
+) -> Result<Vec<(String, Option<String>)>, EditError> {
+    let Some(text) = before else {
+        return Ok(Vec::new());
+    };
+    let doc = json_layout::parse(hooks_json, text)?;
+    Ok(hooks_doc::moves(&doc, edit)?
+        .into_iter()
+        .map(|(old, new)| {
+            (
+                hooks_doc::trust_key_at(hooks_json, &old),
+                new.map(|n| hooks_doc::trust_key_at(hooks_json, &n)),
+            )
+        })
+        .collect())
+}
+
 /// The instructions files to edit for these targets (AGENTS.md for Codex, CLAUDE.md for Claude;
 /// only AGENTS.md when CLAUDE.md is a link to it).
 pub fn instruction_files(repo: &Path, targets: Targets) -> Vec<PathBuf> {
@@ -237,21 +309,34 @@ fn display_name(repo: &Path, path: &Path) -> String {
         .unwrap_or_else(|_| path.display().to_string())
 }
 
+impl Plan {
+    fn new(homes: &Homes) -> Plan {
+        Plan {
+            edits: Vec::new(),
+            backups: Backups::new(&homes.backups),
+            notes: Vec::new(),
+            problems: Vec::new(),
+        }
+    }
+}
+
+/// Where the file lives: inside the repository (project and local scopes, AGENTS.md) or not.
+fn confine_for(scope: Scope, repo: &Path) -> Option<PathBuf> {
+    (scope != Scope::User).then(|| repo.to_path_buf())
+}
+
 pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result<Plan, EditError> {
-    let mut plan = Plan::default();
+    let mut plan = Plan::new(homes);
+    let confine = confine_for(opts.scope, repo);
     if opts.targets.claude {
         let path = claude_settings_path(opts.scope, repo, homes);
-        let before = read_opt(&path)?;
-        let want = hooks_doc::wanted(&commands(&opts.hooks, opts.watch, Agent::Claude));
-        let (after, changes) = edit_hooks_json(&path, before.as_deref(), Some(&want))?;
-        plan.edits.push(FileEdit {
+        let want = wanted_for(&opts.hooks, opts.watch, Agent::Claude);
+        plan.edits.push(hooks_file_edit(
+            FileKind::ClaudeSettings,
             path,
-            kind: FileKind::ClaudeSettings,
-            before,
-            after,
-            changes,
-            backup: true,
-        });
+            Some(&want),
+            confine.clone(),
+        )?);
     }
     if opts.targets.codex {
         if opts.scope == Scope::Local {
@@ -260,17 +345,12 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             );
         }
         let path = codex_hooks_path(opts.scope, repo, homes);
-        let before = read_opt(&path)?;
-        let want = hooks_doc::wanted(&commands(&opts.hooks, opts.watch, Agent::Codex));
-        let (after, changes) = edit_hooks_json(&path, before.as_deref(), Some(&want))?;
-        plan.edits.push(FileEdit {
-            path,
-            kind: FileKind::CodexHooks,
-            before,
-            after,
-            changes,
-            backup: true,
-        });
+        let want = wanted_for(&opts.hooks, opts.watch, Agent::Codex);
+        let edit = hooks_file_edit(FileKind::CodexHooks, path.clone(), Some(&want), confine)?;
+        let moved = trust_moves(&path, edit.before.as_deref(), |doc| {
+            hooks_doc::install(doc, &want, &path)
+        })?;
+        plan.edits.push(edit);
 
         let cfg_path = homes.codex_config();
         let cfg_before = read_opt(&cfg_path)?;
@@ -278,17 +358,23 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         let mut changes = Vec::new();
         let flags = codex_config::feature_flags(&doc);
         if let Some(problem) = flags.problem(&cfg_path) {
-            if opts.enable_codex_hooks {
+            if opts.enable_codex_hooks && flags.legacy_profile.is_none() {
                 changes.extend(codex_config::enable_hooks(&mut doc));
             } else {
                 plan.problems.push(problem);
             }
         }
+        plan.notes
+            .extend(codex_config::profile_notes(&doc, &homes.codex_home));
         if opts.trust && opts.scope != Scope::User {
             changes.push(codex_config::trust_project(&mut doc, repo, &cfg_path)?);
         }
+        changes.extend(codex_config::move_trust_entries(&mut doc, &moved));
         let after = if any_effective(&changes) {
-            Some(doc.to_string())
+            Some(codex_config::render(
+                &doc,
+                cfg_before.as_deref().unwrap_or(""),
+            ))
         } else {
             cfg_before.clone()
         };
@@ -300,6 +386,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
                 after,
                 changes,
                 backup: true,
+                confine: None,
             });
         }
     }
@@ -317,6 +404,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
                 after: Some(after),
                 changes: vec![change],
                 backup: true,
+                confine: Some(repo.to_path_buf()),
             });
         }
     } else {
@@ -326,24 +414,8 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         ));
     }
     mark_backups(&mut plan);
+    note_old_backups(&mut plan);
     Ok(plan)
-}
-
-/// A file holding only our content (we created it) needs no backup: nothing of the user's
-/// would be lost. Everything else is backed up on its first modification.
-fn mark_backups(plan: &mut Plan) {
-    for e in &mut plan.edits {
-        let Some(before) = e.before.as_deref() else {
-            continue;
-        };
-        e.backup = match e.kind {
-            FileKind::ClaudeSettings | FileKind::CodexHooks => {
-                !matches!(edit_hooks_json(&e.path, Some(before), None), Ok((None, _)))
-            }
-            FileKind::Instructions => instructions::uninstall(before, "").0.is_some(),
-            FileKind::CodexConfig => true,
-        };
-    }
 }
 
 pub fn plan_uninstall(
@@ -352,47 +424,32 @@ pub fn plan_uninstall(
     targets: Targets,
     scope: Scope,
 ) -> Result<Plan, EditError> {
-    let mut plan = Plan::default();
+    let mut plan = Plan::new(homes);
+    let confine = confine_for(scope, repo);
     if targets.claude {
         let path = claude_settings_path(scope, repo, homes);
-        let before = read_opt(&path)?;
-        let (after, changes) = edit_hooks_json(&path, before.as_deref(), None)?;
-        plan.edits.push(FileEdit {
+        plan.edits.push(hooks_file_edit(
+            FileKind::ClaudeSettings,
             path,
-            kind: FileKind::ClaudeSettings,
-            before,
-            after,
-            changes,
-            backup: true,
-        });
+            None,
+            confine.clone(),
+        )?);
     }
     if targets.codex {
         let path = codex_hooks_path(scope, repo, homes);
-        let before = read_opt(&path)?;
-        let mut trust_keys = Vec::new();
-        if let Some(text) = &before {
-            let doc = json_layout::parse(&path, text)?;
-            trust_keys = hooks_doc::find_ours(&doc)
-                .iter()
-                .map(|f| hooks_doc::codex_trust_key(&path, f))
-                .collect();
-        }
-        let (after, changes) = edit_hooks_json(&path, before.as_deref(), None)?;
-        plan.edits.push(FileEdit {
-            path,
-            kind: FileKind::CodexHooks,
-            before,
-            after,
-            changes,
-            backup: true,
-        });
-        // Forget the trust Codex recorded for our handlers (keys are positional: see docs).
+        let edit = hooks_file_edit(FileKind::CodexHooks, path.clone(), None, confine)?;
+        let moved = trust_moves(&path, edit.before.as_deref(), |doc| {
+            hooks_doc::uninstall(doc, &path)
+        })?;
+        plan.edits.push(edit);
+        // Forget the trust Codex recorded for our handlers, and move the trust of the user's
+        // handlers that moved up (keys are positional: see docs).
         let cfg_path = homes.codex_config();
         if let Some(cfg_before) = read_opt(&cfg_path)? {
             let mut doc = codex_config::parse(&cfg_path, &cfg_before)?;
-            let changes = codex_config::remove_trust_entries(&mut doc, &trust_keys);
+            let changes = codex_config::move_trust_entries(&mut doc, &moved);
             if !changes.is_empty() {
-                let after = Some(doc.to_string());
+                let after = Some(codex_config::render(&doc, &cfg_before));
                 plan.edits.push(FileEdit {
                     path: cfg_path,
                     kind: FileKind::CodexConfig,
@@ -400,6 +457,7 @@ pub fn plan_uninstall(
                     after,
                     changes,
                     backup: true,
+                    confine: None,
                 });
             }
         }
@@ -416,32 +474,15 @@ pub fn plan_uninstall(
                     after,
                     changes: vec![change],
                     backup: true,
+                    confine: Some(repo.to_path_buf()),
                 });
             }
         }
     }
+    restore_users_bytes(&mut plan);
     mark_backups(&mut plan);
     keep_links(&mut plan);
     Ok(plan)
-}
-
-/// A file that would be deleted but is a symlink (into a dotfiles checkout, say) is emptied
-/// instead: deleting the link would leave our content in the file it points to.
-fn keep_links(plan: &mut Plan) {
-    for e in &mut plan.edits {
-        let is_link = fs::symlink_metadata(&e.path)
-            .map(|m| m.file_type().is_symlink())
-            .unwrap_or(false);
-        if e.after.is_none() && e.before.is_some() && is_link {
-            e.after = Some(match e.kind {
-                FileKind::Instructions => String::new(),
-                _ => json_layout::render(
-                    &serde_json::json!({}),
-                    &Layout::detect(e.before.as_deref().unwrap_or("")),
-                ),
-            });
-        }
-    }
 }
 
 impl Plan {
@@ -460,103 +501,24 @@ impl Plan {
             .collect()
     }
 
-    /// Applies every changed edit. Returns the backups made.
-    pub fn apply(&self, stamp: &str) -> Result<Vec<PathBuf>, EditError> {
-        let mut backups = Vec::new();
+    /// Checks every file this plan would write (and its backup) before the first write:
+    /// inside the repository where it belongs, not read-only, in a writable directory.
+    pub fn preflight(&self) -> Result<(), EditError> {
         for e in self.edits.iter().filter(|e| e.changed()) {
+            let access = match e.after {
+                Some(_) => Access::Write,
+                None => Access::Delete,
+            };
+            preflight::check_file(&e.path, access, e.confine.as_deref())?;
             if e.before.is_some() && e.backup {
-                if let Some(b) = backup_once(&e.path, stamp)
-                    .map_err(|err| EditError::new(&e.path, format!("cannot back up: {err}")))?
-                {
-                    backups.push(b);
-                }
-            }
-            match &e.after {
-                Some(text) => {
-                    let target = crate::atomic::real_target(&e.path);
-                    if let Some(dir) = target.parent() {
-                        fs::create_dir_all(dir).map_err(|err| {
-                            EditError::new(dir, format!("cannot create directory: {err}"))
-                        })?;
-                    }
-                    crate::atomic::write_atomic(&e.path, text.as_bytes())
-                        .map_err(|err| EditError::new(&e.path, format!("cannot write: {err}")))?;
-                }
-                None => {
-                    fs::remove_file(&e.path)
-                        .map_err(|err| EditError::new(&e.path, format!("cannot remove: {err}")))?;
-                    // `.claude/` or `.codex/` left empty by that goes too (remove_dir fails otherwise).
-                    if let Some(dir) = e.path.parent() {
-                        if matches!(
-                            dir.file_name().and_then(|n| n.to_str()),
-                            Some(".claude" | ".codex")
-                        ) {
-                            let _ = fs::remove_dir(dir);
-                        }
-                    }
-                }
+                preflight::check_dir(&self.backups.dir_for(&e.path), &e.path)?;
             }
         }
-        Ok(backups)
+        Ok(())
     }
-}
 
-/// `<file>.handover-backup-<stamp>`, only if the file has no backup of ours yet: the first
-/// backup holds the user's original, later ones would only hold our own edits.
-pub fn backup_once(path: &Path, stamp: &str) -> io::Result<Option<PathBuf>> {
-    let Some(name) = path.file_name().map(|n| n.to_string_lossy().into_owned()) else {
-        return Ok(None);
-    };
-    let prefix = format!("{name}.handover-backup-");
-    let dir = match path.parent() {
-        Some(d) if !d.as_os_str().is_empty() => d.to_path_buf(),
-        _ => PathBuf::from("."),
-    };
-    if let Ok(entries) = fs::read_dir(&dir) {
-        for entry in entries.flatten() {
-            if entry.file_name().to_string_lossy().starts_with(&prefix) {
-                return Ok(None);
-            }
-        }
-    }
-    let backup = dir.join(format!("{prefix}{stamp}"));
-    fs::copy(path, &backup)?;
-    Ok(Some(backup))
-}
-
-/// UTC time as `20261122T021500Z`, for backup names (no date crate needed for this).
-pub fn utc_stamp(now: std::time::SystemTime) -> String {
-    let secs = now
-        .duration_since(std::time::UNIX_EPOCH)
-        .map(|d| d.as_secs())
-        .unwrap_or(0);
-    let (days, rem) = (secs / 86_400, secs % 86_400);
-    // Civil date from days since 1970-01-01 (Howard Hinnant's algorithm).
-    let z = days as i64 + 719_468;
-    let era = z.div_euclid(146_097);
-    let doe = z - era * 146_097;
-    let yoe = (doe - doe / 1460 + doe / 36_524 - doe / 146_096) / 365;
-    let doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-    let mp = (5 * doy + 2) / 153;
-    let d = doy - (153 * mp + 2) / 5 + 1;
-    let m = if mp < 10 { mp + 3 } else { mp - 9 };
-    let y = yoe + era * 400 + i64::from(m <= 2);
-    format!(
-        "{y:04}{m:02}{d:02}T{:02}{:02}{:02}Z",
-        rem / 3600,
-        rem % 3600 / 60,
-        rem % 60
-    )
-}
-
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn stamp_is_utc_calendar_time() {
-        let t = std::time::UNIX_EPOCH + std::time::Duration::from_secs(1_795_314_065);
-        assert_eq!(utc_stamp(t), "20261122T022105Z");
-        assert_eq!(utc_stamp(std::time::UNIX_EPOCH), "19700101T000000Z");
+    /// Applies every changed edit, all or nothing (see transaction.rs).
+    pub fn apply(&self, stamp: &str) -> Result<Applied, EditError> {
+        transaction::apply(&self.edits, &self.backups, stamp)
     }
 }

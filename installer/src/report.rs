@@ -8,6 +8,8 @@ pub enum ChangeKind {
     Updated,
     Removed,
     Unchanged,
+    /// Something of the user's that we found and deliberately did not touch (reported).
+    Kept,
 }
 
 impl ChangeKind {
@@ -17,6 +19,7 @@ impl ChangeKind {
             ChangeKind::Updated => "updated",
             ChangeKind::Removed => "removed",
             ChangeKind::Unchanged => "unchanged",
+            ChangeKind::Kept => "left alone",
         }
     }
 }
@@ -45,5 +48,7 @@ impl fmt::Display for Change {
 
 /// True when any change actually alters the file.
 pub fn any_effective(changes: &[Change]) -> bool {
-    changes.iter().any(|c| c.kind != ChangeKind::Unchanged)
+    changes
+        .iter()
+        .any(|c| !matches!(c.kind, ChangeKind::Unchanged | ChangeKind::Kept))
 }

@@ -4,13 +4,14 @@
 //! are only verified by `install --trust`, which asks Codex itself).
 
 use crate::codex_config;
-use crate::command::{command_for, Agent, HookExe};
-use crate::hooks_doc::{self, Found};
+use crate::hooks_doc::{self, Found, Mention};
 use crate::json_layout;
 use crate::locate::HookPaths;
 use crate::plan::{
     claude_settings_path, codex_hooks_path, instruction_files, read_opt, Homes, Scope, Targets,
 };
+use handover_base::hook_exe::{command_for, HookExe, TIMEOUT_SECS};
+use handover_base::Agent;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
 
@@ -26,6 +27,8 @@ struct FileState {
     exists: bool,
     error: Option<String>,
     ours: Vec<Found>,
+    /// The user's own commands that run one of ours (not edited by install).
+    mentions: Vec<Mention>,
 }
 
 fn read_hooks_file(path: PathBuf) -> FileState {
@@ -35,12 +38,14 @@ fn read_hooks_file(path: PathBuf) -> FileState {
             exists: true,
             error: Some(e.to_string()),
             ours: Vec::new(),
+            mentions: Vec::new(),
         },
         Ok(None) => FileState {
             path,
             exists: false,
             error: None,
             ours: Vec::new(),
+            mentions: Vec::new(),
         },
         Ok(Some(text)) => match json_layout::parse(&path, &text) {
             Err(e) => FileState {
@@ -48,9 +53,11 @@ fn read_hooks_file(path: PathBuf) -> FileState {
                 exists: true,
                 error: Some(e.to_string()),
                 ours: Vec::new(),
+                mentions: Vec::new(),
             },
             Ok(doc) => FileState {
                 ours: hooks_doc::find_ours(&doc),
+                mentions: hooks_doc::find_mentions(&doc),
                 path,
                 exists: true,
                 error: None,
@@ -68,6 +75,19 @@ fn required_pairs() -> Vec<(HookExe, &'static str)> {
 
 fn has(f: &FileState, exe: HookExe, event: &str) -> bool {
     f.ours.iter().any(|o| o.exe == exe && o.event == event)
+        || f.mentions.iter().any(|m| m.exe == exe && m.event == event)
+}
+
+/// How many commands run `exe` on `event` (ours and the user's own): more than one runs it twice.
+fn runs(f: &FileState, exe: HookExe, event: &str) -> usize {
+    f.ours
+        .iter()
+        .filter(|o| o.exe == exe && o.event == event)
+        .count()
+        + f.mentions
+            .iter()
+            .filter(|m| m.exe == exe && m.event == event)
+            .count()
 }
 
 /// Plugin hook files under `~/.claude/plugins` that run one of our executables (bounded walk).
@@ -90,7 +110,7 @@ fn claude_plugin_copies(home: &Path) -> Vec<PathBuf> {
                 stack.push((p, depth + 1));
             } else if ft.is_file() && p.file_name().is_some_and(|n| n == "hooks.json") {
                 let f = read_hooks_file(p);
-                if !f.ours.is_empty() {
+                if !f.ours.is_empty() || !f.mentions.is_empty() {
                     out.push(f.path);
                 }
             }
@@ -109,11 +129,15 @@ fn scope_json(
         .events()
         .iter()
         .all(|ev| has(f, HookExe::ContextWatch, ev));
+    let twice = f.ours.iter().any(|o| runs(f, o.exe, &o.event) > 1);
+    // Up to date = exactly what this install would leave: our commands at the current paths
+    // (a prefix of the user's kept), our timeout, each hook once.
     let up_to_date = expected.map(|h| {
         !f.ours.is_empty()
+            && !twice
             && f.ours.iter().all(|o| {
-                o.command == command_for(h.get(o.exe), agent)
-                    && o.timeout == Some(crate::command::TIMEOUT_SECS)
+                o.command == format!("{}{}", o.prefix, command_for(h.get(o.exe), agent))
+                    && o.timeout == Some(TIMEOUT_SECS)
             })
     });
     let v = json!({
@@ -121,6 +145,7 @@ fn scope_json(
         "exists": f.exists,
         "error": f.error,
         "handlers": f.ours.len(),
+        "own_commands": f.mentions.iter().map(|m| json!({"event": m.event, "command": m.command})).collect::<Vec<_>>(),
         "installed": installed,
         "watch": watch,
         "up_to_date": up_to_date,
@@ -152,7 +177,7 @@ pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Statu
                 s.lines
                     .push(format!("{name}: cannot read {}", f.path.display()));
                 s.problems.push(err.clone());
-            } else if f.ours.is_empty() {
+            } else if f.ours.is_empty() && f.mentions.is_empty() {
                 s.lines
                     .push(format!("{name}: not installed ({})", f.path.display()));
             } else {
@@ -174,28 +199,49 @@ pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Statu
                     agent.as_str(),
                     scope.as_str()
                 );
+                for o in f.ours.iter().filter(|o| !o.prefix.trim().is_empty()) {
+                    s.lines.push(format!(
+                        "{name}: {} on {} runs with a prefix of yours: `{}`",
+                        o.exe.file_name(),
+                        o.event,
+                        o.prefix.trim()
+                    ));
+                }
+                for m in &f.mentions {
+                    s.lines.push(format!(
+                        "{name}: your own command runs {} on {} (left as it is, not checked): {}",
+                        m.exe.file_name(),
+                        m.event,
+                        m.command
+                    ));
+                }
+                let mut seen: Vec<(HookExe, &str)> = Vec::new();
+                for (exe, event) in f
+                    .ours
+                    .iter()
+                    .map(|o| (o.exe, o.event.as_str()))
+                    .chain(f.mentions.iter().map(|m| (m.exe, m.event.as_str())))
+                {
+                    if runs(&f, exe, event) > 1 && !seen.contains(&(exe, event)) {
+                        seen.push((exe, event));
+                        s.problems.push(format!(
+                            "{name}: {} is registered {} times on {event} in {} and runs that often; {fix} to keep one (a command of your own that runs it is left alone: remove that one by hand)",
+                            exe.file_name(),
+                            runs(&f, exe, event),
+                            f.path.display()
+                        ));
+                    }
+                }
                 if !installed {
                     s.problems.push(format!(
                         "{name}: some handover hooks are missing from {}; {fix}",
                         f.path.display()
                     ));
-                } else if up_to_date == Some(false) {
+                } else if up_to_date == Some(false) && seen.is_empty() {
                     s.problems.push(format!(
                         "{name}: hooks in {} run another path or timeout than this install; {fix}",
                         f.path.display()
                     ));
-                }
-                let mut seen: Vec<(HookExe, &str)> = Vec::new();
-                for o in &f.ours {
-                    if seen.contains(&(o.exe, o.event.as_str())) {
-                        s.problems.push(format!(
-                            "{name}: {} is registered twice on {} in {} and runs twice; {fix} to keep one",
-                            o.exe.file_name(),
-                            o.event,
-                            f.path.display()
-                        ));
-                    }
-                    seen.push((o.exe, o.event.as_str()));
                 }
             }
             per_scope.insert(scope.as_str().into(), v);
@@ -303,6 +349,10 @@ fn codex_extra(
             s.problems.push(p);
         }
     }
+    if any_installed {
+        s.lines
+            .extend(codex_config::profile_notes(&doc, &homes.codex_home));
+    }
     let trust = codex_config::project_trust(&doc, repo);
     per_scope.insert("project_trust".into(), json!(trust));
     let hashes = codex_config::trusted_hashes(&doc);
@@ -379,6 +429,7 @@ pub fn add_live_codex_trust(
             home: homes.home.clone(),
             project: repo.to_path_buf(),
             hooks_json: hooks_json.clone(),
+            commands: Vec::new(),
             timeout,
         };
         match crate::codex_trust::list_hooks(&req) {

@@ -1,7 +1,9 @@
 //! The edges: reading real files, atomic writes, backups, dry runs, refusal of malformed files,
 //! symlinks, permissions, scopes and the status section, in temporary directories (a temporary
 //! HOME / CODEX_HOME is injected; the real ~ is never touched).
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use handover_installer::backup::Backups;
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::status::status;
 use handover_installer::{locate, Homes, HookPaths, InstallOptions, Scope, Targets};
@@ -37,10 +39,7 @@ fn env() -> Env {
         fs::create_dir_all(d).unwrap();
     }
     Env {
-        homes: Homes {
-            home: home.clone(),
-            codex_home: home.join(".codex"),
-        },
+        homes: Homes::under(&home),
         _tmp: tmp,
         repo,
         bin,
@@ -62,6 +61,21 @@ fn req(e: &Env, targets: Targets, scope: Scope) -> InstallRequest {
         dry_run: false,
         codex_bin: None,
         trust_timeout: Duration::from_secs(5),
+        also_writes: Vec::new(),
+    }
+}
+
+fn claude_only() -> Targets {
+    Targets {
+        claude: true,
+        codex: false,
+    }
+}
+
+fn codex_only() -> Targets {
+    Targets {
+        claude: false,
+        codex: true,
     }
 }
 
@@ -78,19 +92,18 @@ fn run(r: &InstallRequest) -> (flow::Outcome, String) {
     (o, String::from_utf8(out).unwrap())
 }
 
+fn un_req(e: &Env, targets: Targets, scope: Scope) -> UninstallRequest {
+    UninstallRequest {
+        repo: e.repo.clone(),
+        homes: e.homes.clone(),
+        targets,
+        scope,
+        dry_run: false,
+    }
+}
+
 fn uninstall(e: &Env, targets: Targets, scope: Scope) -> flow::Outcome {
-    let mut out = Vec::new();
-    flow::uninstall(
-        &UninstallRequest {
-            repo: e.repo.clone(),
-            homes: e.homes.clone(),
-            targets,
-            scope,
-            dry_run: false,
-        },
-        &mut out,
-    )
-    .unwrap()
+    flow::uninstall(&un_req(e, targets, scope), &mut Vec::new()).unwrap()
 }
 
 /// Every file under `dir` with its bytes (the whole tree, to prove "nothing changed").
@@ -120,10 +133,13 @@ fn snapshot(dir: &Path) -> BTreeMap<PathBuf, Vec<u8>> {
     out
 }
 
-fn backups_of(path: &Path) -> Vec<PathBuf> {
+/// The backups of `path`, oldest first (they live under the injected backups directory).
+fn backups_of(e: &Env, path: &Path) -> Vec<PathBuf> {
     let name = path.file_name().unwrap().to_string_lossy().into_owned();
-    fs::read_dir(path.parent().unwrap())
-        .unwrap()
+    let dir = Backups::new(&e.homes.backups).dir_for(path);
+    let mut out: Vec<PathBuf> = fs::read_dir(dir)
+        .into_iter()
+        .flatten()
         .flatten()
         .map(|e| e.path())
         .filter(|p| {
@@ -132,7 +148,9 @@ fn backups_of(path: &Path) -> Vec<PathBuf> {
                 .to_string_lossy()
                 .starts_with(&format!("{name}.handover-backup-"))
         })
-        .collect()
+        .collect();
+    out.sort();
+    out
 }
 
 #[test]
@@ -151,7 +169,7 @@ fn install_backs_up_once_keeps_permissions_and_twice_writes_nothing() {
         fs::metadata(&settings).unwrap().permissions().mode() & 0o777,
         0o640
     );
-    let b = backups_of(&settings);
+    let b = backups_of(&e, &settings);
     assert_eq!(b.len(), 1);
     assert_eq!(
         fs::read_to_string(&b[0]).unwrap(),
@@ -160,7 +178,7 @@ fn install_backs_up_once_keeps_permissions_and_twice_writes_nothing() {
     );
     assert!(e.repo.join(".codex/hooks.json").exists());
     assert!(
-        backups_of(&e.repo.join(".codex/hooks.json")).is_empty(),
+        backups_of(&e, &e.repo.join(".codex/hooks.json")).is_empty(),
         "nothing to back up for a new file"
     );
     assert!(
@@ -183,7 +201,7 @@ fn install_backs_up_once_keeps_permissions_and_twice_writes_nothing() {
     let mut r = req(&e, both(), Scope::Project);
     r.options.watch = false;
     run(&r);
-    assert_eq!(backups_of(&settings).len(), 1);
+    assert_eq!(backups_of(&e, &settings).len(), 1);
 
     let o3 = uninstall(&e, both(), Scope::Project);
     assert!(o3.ok);
@@ -262,17 +280,7 @@ fn a_malformed_file_stops_everything_before_any_write() {
     )
     .unwrap();
     let before = snapshot(e._tmp.path());
-    let err = flow::uninstall(
-        &UninstallRequest {
-            repo: e.repo.clone(),
-            homes: e.homes.clone(),
-            targets: both(),
-            scope: Scope::Project,
-            dry_run: false,
-        },
-        &mut Vec::new(),
-    )
-    .unwrap_err();
+    let err = flow::uninstall(&un_req(&e, both(), Scope::Project), &mut Vec::new()).unwrap_err();
     assert!(err.to_string().contains("settings.json:4:3"), "{err}");
     assert_eq!(snapshot(e._tmp.path()), before);
 }
@@ -290,14 +298,7 @@ fn symlinked_settings_are_written_through_and_claude_md_link_is_left_alone() {
         e.homes.home.join(".claude/settings.json"),
     )
     .unwrap();
-    let (o, out) = run(&req(
-        &e,
-        Targets {
-            claude: true,
-            codex: false,
-        },
-        Scope::User,
-    ));
+    let (o, out) = run(&req(&e, claude_only(), Scope::User));
     assert!(o.ok, "{out}");
     assert!(
         fs::symlink_metadata(e.homes.home.join(".claude/settings.json"))
@@ -353,34 +354,29 @@ fn local_scope_and_codex_feature_flag() {
     );
 }
 
+/// `--trust` without Codex fails before anything is written (it used to mark the project
+/// trusted and write hooks.json and AGENTS.md first).
 #[test]
-fn trust_without_codex_prints_steps_and_fails() {
+fn trust_without_codex_fails_before_any_write() {
     let e = env();
-    let mut r = req(
-        &e,
-        Targets {
-            claude: false,
-            codex: true,
-        },
-        Scope::Project,
-    );
+    let mut r = req(&e, codex_only(), Scope::Project);
     r.options.trust = true;
-    let (o, out) = run(&r);
-    assert!(!o.ok);
-    assert!(out.contains("--trust needs `codex` on PATH"), "{out}");
+    let before = snapshot(e._tmp.path());
+    let err = flow::install(&r, &mut Vec::new()).unwrap_err();
     assert!(
-        out.contains(&format!("[projects.\"{}\"]", e.repo.display())),
-        "{out}"
+        err.to_string().starts_with(
+            "codex: --trust needs Codex, and `codex` is not on PATH; nothing was written"
+        ),
+        "{err}"
     );
-    // The consent was given: the project trust entry is written even so.
-    let cfg = fs::read_to_string(e.homes.codex_config()).unwrap();
-    assert_eq!(
-        cfg,
-        format!(
-            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
-            e.repo.display()
-        )
+    assert_eq!(snapshot(e._tmp.path()), before, "not a byte written");
+    r.codex_bin = Some(e.bin.join("codex"));
+    let err = flow::install(&r, &mut Vec::new()).unwrap_err();
+    assert!(
+        err.to_string().contains("is not an executable file"),
+        "{err}"
     );
+    assert_eq!(snapshot(e._tmp.path()), before);
 }
 
 #[test]
@@ -388,7 +384,7 @@ fn locating_the_hook_executables() {
     let e = env();
     let err = locate(Some(&e.bin), Some(std::ffi::OsStr::new("")), &e.repo).unwrap_err();
     assert!(
-        err.contains("cargo install --path hooks") && err.contains("handover-session-start"),
+        err.contains("cargo install --locked --path .") && err.contains("handover-session-start"),
         "{err}"
     );
     let other = e.homes.home.join("path bin");
@@ -451,14 +447,7 @@ fn status_reports_installed_duplicates_and_codex_trust() {
     );
 
     // The same hooks from another path in settings.local.json: they would run twice.
-    let mut r = req(
-        &e,
-        Targets {
-            claude: true,
-            codex: false,
-        },
-        Scope::Local,
-    );
+    let mut r = req(&e, claude_only(), Scope::Local);
     r.options.hooks = HookPaths::in_dir(Path::new("/elsewhere"));
     run(&r);
     let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
@@ -487,28 +476,14 @@ fn uninstall_through_a_link_empties_the_target_and_keeps_the_link() {
     fs::create_dir_all(e.homes.home.join(".claude")).unwrap();
     let link = e.homes.home.join(".claude/settings.json");
     std::os::unix::fs::symlink(dotfiles.join("claude.json"), &link).unwrap();
-    run(&req(
-        &e,
-        Targets {
-            claude: true,
-            codex: false,
-        },
-        Scope::User,
-    ));
+    run(&req(&e, claude_only(), Scope::User));
     assert!(
         fs::read_to_string(dotfiles.join("claude.json"))
             .unwrap()
             .contains("handover-pre-compact"),
         "created through the dangling link"
     );
-    uninstall(
-        &e,
-        Targets {
-            claude: true,
-            codex: false,
-        },
-        Scope::User,
-    );
+    uninstall(&e, claude_only(), Scope::User);
     assert!(fs::symlink_metadata(&link)
         .unwrap()
         .file_type()
@@ -556,17 +531,9 @@ fn status_spots_a_plugin_copy_and_uninstall_dry_run_writes_nothing() {
 
     let before = snapshot(e._tmp.path());
     let mut out = Vec::new();
-    let o = flow::uninstall(
-        &UninstallRequest {
-            repo: e.repo.clone(),
-            homes: e.homes.clone(),
-            targets: both(),
-            scope: Scope::Project,
-            dry_run: true,
-        },
-        &mut out,
-    )
-    .unwrap();
+    let mut r = un_req(&e, both(), Scope::Project);
+    r.dry_run = true;
+    let o = flow::uninstall(&r, &mut out).unwrap();
     let out = String::from_utf8(out).unwrap();
     assert!(o.wrote.is_empty());
     assert_eq!(snapshot(e._tmp.path()), before);
@@ -574,4 +541,338 @@ fn status_spots_a_plugin_copy_and_uninstall_dry_run_writes_nothing() {
         out.contains("+++ /dev/null") && out.contains("-            \"command\": "),
         "{out}"
     );
+}
+
+/// Ours written as `VAR=x …` next to a plain copy is a double install: status says so and does
+/// not call it up to date; install keeps the user's prefixed copy and removes the plain one.
+#[test]
+fn status_does_not_call_a_double_install_up_to_date() {
+    let e = env();
+    let claude = claude_only();
+    run(&req(&e, claude, Scope::Project));
+    let settings = e.repo.join(".claude/settings.json");
+    let text = fs::read_to_string(&settings).unwrap();
+    let plain = format!("{}/handover-session-start --agent claude", e.bin.display());
+    let prefixed = format!("HANDOVER_HOOK_DEBUG=/tmp/x {plain}");
+    // A second SessionStart group, as a user (or an older installer) would add it.
+    let mut v: serde_json::Value = serde_json::from_str(&text).unwrap();
+    v["hooks"]["SessionStart"].as_array_mut().unwrap().push(
+        serde_json::json!({"hooks": [{"type": "command", "command": prefixed, "timeout": 10}]}),
+    );
+    fs::write(&settings, serde_json::to_string_pretty(&v).unwrap()).unwrap();
+
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    assert_eq!(
+        s.json["claude"]["project"]["up_to_date"], false,
+        "{:?}",
+        s.lines
+    );
+    assert!(
+        s.problems
+            .iter()
+            .any(|p| p.contains("handover-session-start is registered 2 times on SessionStart")),
+        "{:?}",
+        s.problems
+    );
+
+    let (o, out) = run(&req(&e, claude, Scope::Project));
+    assert!(o.ok, "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&settings).unwrap()).unwrap();
+    let starts = v["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(starts.len(), 1, "{v}");
+    assert_eq!(starts[0]["hooks"][0]["command"], prefixed.as_str());
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    assert_eq!(
+        s.json["claude"]["project"]["up_to_date"], true,
+        "{:?}",
+        s.problems
+    );
+    let shown = "claude project: handover-session-start on SessionStart runs with a prefix of yours: `HANDOVER_HOOK_DEBUG=/tmp/x`";
+    assert!(s.lines.iter().any(|l| l == shown), "{:?}", s.lines);
+}
+
+/// A user's command wrapping ours survives install and uninstall byte for byte, and the settings
+/// file that holds it is not deleted.
+#[test]
+fn a_wrapping_command_survives_install_and_uninstall() {
+    let e = env();
+    let settings = e.repo.join(".claude/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let wrapper = format!(
+        "{}/handover-session-start --agent claude 2>>log; my-audit-hook",
+        e.bin.display()
+    );
+    let original = serde_json::to_string_pretty(&serde_json::json!({"hooks": {"SessionStart": [
+        {"hooks": [{"type": "command", "command": wrapper}]}]}}))
+    .unwrap()
+        + "\n";
+    fs::write(&settings, &original).unwrap();
+    let claude = claude_only();
+    let (o, out) = run(&req(&e, claude, Scope::Project));
+    assert!(o.ok, "{out}");
+    assert!(
+        out.contains("left alone: SessionStart: your command"),
+        "{out}"
+    );
+    let text = fs::read_to_string(&settings).unwrap();
+    assert!(
+        text.contains(&serde_json::to_string(&wrapper).unwrap()),
+        "{text}"
+    );
+    assert_eq!(text.matches("handover-session-start").count(), 1, "{text}");
+    uninstall(&e, claude, Scope::Project);
+    assert_eq!(fs::read_to_string(&settings).unwrap(), original);
+}
+
+/// A read-only `.codex/` stops the run before `.claude/settings.json` (checked first) is
+/// written; the report names no file as changed.
+#[test]
+fn a_read_only_directory_stops_the_run_before_the_first_write() {
+    let e = env();
+    fs::create_dir_all(e.repo.join(".codex")).unwrap();
+    fs::set_permissions(e.repo.join(".codex"), fs::Permissions::from_mode(0o555)).unwrap();
+    let before = snapshot(e._tmp.path());
+    let mut out = Vec::new();
+    let err = flow::install(&req(&e, both(), Scope::Project), &mut out).unwrap_err();
+    fs::set_permissions(e.repo.join(".codex"), fs::Permissions::from_mode(0o755)).unwrap();
+    assert_eq!(err.file, e.repo.join(".codex/hooks.json"));
+    assert!(
+        err.message.contains("the directory is read-only")
+            && err.message.contains("nothing was written"),
+        "{err}"
+    );
+    assert_eq!(snapshot(e._tmp.path()), before, "no file written");
+    assert!(
+        !e.repo.join(".claude").exists(),
+        ".claude/settings.json is not created"
+    );
+    assert_eq!(
+        String::from_utf8(out).unwrap(),
+        "",
+        "no file reported as changed"
+    );
+}
+
+/// A 0444 settings file is not modified, even by root (who could): a clear error instead.
+#[test]
+fn a_read_only_settings_file_is_not_modified() {
+    let e = env();
+    let settings = e.repo.join(".claude/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    fs::write(&settings, fixture("claude-full.json")).unwrap();
+    fs::set_permissions(&settings, fs::Permissions::from_mode(0o444)).unwrap();
+    let before = snapshot(e._tmp.path());
+    let err = flow::install(&req(&e, both(), Scope::Project), &mut Vec::new()).unwrap_err();
+    assert_eq!(err.file, settings);
+    assert!(
+        err.message
+            .starts_with("is read-only (mode 444); handover does not change a read-only file"),
+        "{err}"
+    );
+    assert_eq!(snapshot(e._tmp.path()), before);
+    assert_eq!(
+        fs::metadata(&settings).unwrap().permissions().mode() & 0o777,
+        0o444
+    );
+}
+
+/// AGENTS.md (or any repository target) linked to a file outside the repository is refused:
+/// the section is not appended to the link's target.
+#[test]
+fn a_target_linked_outside_the_repository_is_refused() {
+    let e = env();
+    let outside = e.homes.home.join("notes.md");
+    fs::write(&outside, "# my private notes\n").unwrap();
+    std::os::unix::fs::symlink(&outside, e.repo.join("AGENTS.md")).unwrap();
+    let before = snapshot(e._tmp.path());
+    let err = flow::install(&req(&e, both(), Scope::Project), &mut Vec::new()).unwrap_err();
+    assert_eq!(err.file, e.repo.join("AGENTS.md"));
+    assert!(
+        err.message.starts_with(&format!(
+            "is a symbolic link to {}, outside the repository",
+            outside.display()
+        )),
+        "{err}"
+    );
+    assert_eq!(snapshot(e._tmp.path()), before);
+
+    // A settings directory linked out of the repository, the same.
+    fs::remove_file(e.repo.join("AGENTS.md")).unwrap();
+    let elsewhere = e.homes.home.join("shared-claude");
+    fs::create_dir_all(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, e.repo.join(".claude")).unwrap();
+    let err = flow::install(&req(&e, both(), Scope::Project), &mut Vec::new()).unwrap_err();
+    assert_eq!(err.file, e.repo.join(".claude/settings.json"));
+    assert!(err.message.contains("outside the repository"), "{err}");
+    assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
+
+/// Uninstall deletes only files install created: an empty or `{}` settings file that was there
+/// before install is still there afterwards, byte for byte.
+#[test]
+fn uninstall_keeps_an_empty_settings_file_it_did_not_create() {
+    let claude = claude_only();
+    for original in ["", "{}", "{ }\n", "\n"] {
+        let e = env();
+        let settings = e.repo.join(".claude/settings.json");
+        fs::create_dir_all(settings.parent().unwrap()).unwrap();
+        fs::write(&settings, original).unwrap();
+        fs::write(e.repo.join("CLAUDE.md"), original).unwrap();
+        let (o, out) = run(&req(&e, claude, Scope::Project));
+        assert!(o.ok, "{out}");
+        assert!(fs::read_to_string(&settings)
+            .unwrap()
+            .contains("handover-session-start"));
+        let o = uninstall(&e, claude, Scope::Project);
+        assert!(o.ok);
+        assert_eq!(
+            fs::read_to_string(&settings).unwrap(),
+            original,
+            "{original:?}"
+        );
+        assert_eq!(
+            fs::read_to_string(e.repo.join("CLAUDE.md")).unwrap(),
+            original,
+            "{original:?}"
+        );
+    }
+}
+
+/// A backup is the backup of the file as the user last had it: after the user changed the file,
+/// the next install makes a new one (the old one stays, older by its stamp). No backup lands in
+/// the repository.
+#[test]
+fn a_stale_backup_is_not_taken_for_the_current_one_and_backups_stay_out_of_the_repo() {
+    let e = env();
+    let claude = claude_only();
+    let settings = e.repo.join(".claude/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let first = "{\n  \"theme\": \"dark\"\n}\n";
+    fs::write(&settings, first).unwrap();
+    run(&req(&e, claude, Scope::Project));
+    assert_eq!(backups_of(&e, &settings).len(), 1);
+    // Reinstalling over our own edit needs no new backup.
+    let mut r = req(&e, claude, Scope::Project);
+    r.options.watch = false;
+    run(&r);
+    assert_eq!(backups_of(&e, &settings).len(), 1);
+    uninstall(&e, claude, Scope::Project);
+    assert_eq!(fs::read_to_string(&settings).unwrap(), first);
+
+    let second = "{\n  \"theme\": \"light\",\n  \"model\": \"opus\"\n}\n";
+    fs::write(&settings, second).unwrap();
+    std::thread::sleep(Duration::from_millis(1100)); // a new stamp (seconds)
+    run(&req(&e, claude, Scope::Project));
+    let b = backups_of(&e, &settings);
+    assert_eq!(b.len(), 2, "{b:?}");
+    assert_eq!(fs::read_to_string(&b[0]).unwrap(), first);
+    assert_eq!(
+        fs::read_to_string(&b[1]).unwrap(),
+        second,
+        "the newest holds the current file"
+    );
+
+    let in_repo: Vec<_> = snapshot(&e.repo)
+        .into_keys()
+        .filter(|p| p.to_string_lossy().contains(".handover-backup-"))
+        .collect();
+    assert!(in_repo.is_empty(), "{in_repo:?}");
+}
+
+/// Codex trust keys are positional: when uninstall removes our group, the user's group after it
+/// moves up one place, and its trust entry moves with it (Codex does not ask again).
+#[test]
+fn uninstall_moves_the_trust_of_a_users_hook_that_moved_up() {
+    let e = env();
+    let codex = codex_only();
+    run(&req(&e, codex, Scope::Project));
+    let hooks_json = e.repo.join(".codex/hooks.json");
+    // The user adds their own Stop hook after ours and trusts it; ours are trusted too.
+    let mut v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&hooks_json).unwrap()).unwrap();
+    v["hooks"]["Stop"]
+        .as_array_mut()
+        .unwrap()
+        .push(serde_json::json!({"hooks": [{"type": "command", "command": "my-stop-hook"}]}));
+    fs::write(
+        &hooks_json,
+        serde_json::to_string_pretty(&v).unwrap() + "\n",
+    )
+    .unwrap();
+    let key = |event: &str, group: usize| format!("{}:{event}:{group}:0", hooks_json.display());
+    fs::create_dir_all(&e.homes.codex_home).unwrap();
+    let config = format!(
+        "model = \"gpt-5\"\n\n[hooks.state.\"{}\"]\ntrusted_hash = \"sha256:ours\"\n\n[hooks.state.\"{}\"]\ntrusted_hash = \"sha256:user\"\n",
+        key("stop", 0),
+        key("stop", 1)
+    );
+    fs::write(e.homes.codex_config(), &config).unwrap();
+
+    let mut out = Vec::new();
+    let o = flow::uninstall(&un_req(&e, codex, Scope::Project), &mut out).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(o.ok, "{out}");
+    let v: serde_json::Value =
+        serde_json::from_str(&fs::read_to_string(&hooks_json).unwrap()).unwrap();
+    assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "my-stop-hook");
+    let cfg = fs::read_to_string(e.homes.codex_config()).unwrap();
+    assert_eq!(
+        cfg,
+        format!(
+            "model = \"gpt-5\"\n\n[hooks.state.\"{}\"]\ntrusted_hash = \"sha256:user\"\n",
+            key("stop", 0)
+        )
+    );
+    assert!(out.contains("trust of a hook that moved"), "{out}");
+}
+
+/// The `--trust` server runs in its own process group and the whole group is killed: a server
+/// that starts a helper and then hangs leaves nothing running (the real `codex` is a Node
+/// launcher whose native server is such a grandchild).
+#[test]
+fn the_trust_servers_grandchild_does_not_survive_its_kill() {
+    let e = env();
+    let pid_file = e.homes.home.join("grandchild.pid");
+    let fake = e.bin.join("codex");
+    fs::write(
+        &fake,
+        format!(
+            "#!/bin/sh\nsleep 300 &\necho $! > '{}'\nexec sleep 300\n",
+            pid_file.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&fake, fs::Permissions::from_mode(0o755)).unwrap();
+    let mut r = req(&e, codex_only(), Scope::Project);
+    r.options.trust = true;
+    r.codex_bin = Some(fake);
+    r.trust_timeout = Duration::from_millis(500);
+    let (o, out) = run(&r);
+    assert!(!o.ok, "{out}");
+    assert!(out.contains("did not answer `initialize` in time"), "{out}");
+    let pid = fs::read_to_string(&pid_file).unwrap().trim().to_string();
+    // Gone, or a zombie waiting for init to reap it: either way not running.
+    let alive = || {
+        fs::read_to_string(format!("/proc/{pid}/stat"))
+            .map(|s| {
+                !s.rsplit(')')
+                    .next()
+                    .unwrap_or("")
+                    .trim_start()
+                    .starts_with('Z')
+            })
+            .unwrap_or(false)
+    };
+    let until = std::time::Instant::now() + Duration::from_secs(5);
+    while alive() && std::time::Instant::now() < until {
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let still = alive();
+    if still {
+        let _ = std::process::Command::new("kill")
+            .args(["-9", &pid])
+            .status();
+    }
+    assert!(!still, "the server's child {pid} survived");
 }

@@ -1,8 +1,9 @@
 //! Byte-exact golden tests of the pure editors over a corpus of realistic files
 //! (tests/fixtures/). Expected outputs live in tests/fixtures/expected/; regenerate them with
 //! `HANDOVER_BLESS=1 cargo test -p handover-installer --test golden` and review the diff.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover_installer::command::Agent;
+use handover_base::Agent;
 use handover_installer::plan::{edit_hooks_json, wanted_for};
 use handover_installer::report::ChangeKind;
 use handover_installer::{codex_config, instructions, HookPaths};
@@ -299,7 +300,7 @@ fn codex_config_new_file_and_deprecated_flag() {
 
     let mut doc = codex_config::parse(path, &fixture("codex-config-deprecated.toml")).unwrap();
     let flags = codex_config::feature_flags(&doc);
-    assert_eq!(flags.codex_hooks, Some(false));
+    assert_eq!(flags.codex_hooks, Some(codex_config::Flag::Bool(false)));
     assert!(flags.problem(path).unwrap().contains("codex_hooks = false"));
     codex_config::enable_hooks(&mut doc);
     golden("codex-config-deprecated.toml.enabled", &doc.to_string());
@@ -343,5 +344,154 @@ fn instructions_section_in_a_real_agents_md() {
     assert_eq!(
         instructions::uninstall(&with, "AGENTS.md").0.as_deref(),
         Some(original.as_str())
+    );
+}
+
+/// A user's command that wraps ours is never rewritten and stands for ours on its event; a copy
+/// of ours written with `VAR=x … exec` is ours (updated in place, prefix kept, not added twice);
+/// uninstall takes ours out and leaves the user's commands, so the file stays.
+#[test]
+fn users_own_commands_are_left_alone_and_prefixed_ones_are_ours() {
+    let original = fixture("claude-user-commands.json");
+    let want = wanted_for(&hooks(), true, Agent::Claude);
+    let (after, changes) =
+        edit_hooks_json(Path::new("s.json"), Some(&original), Some(&want)).unwrap();
+    let after = after.unwrap();
+    golden("claude-user-commands.json.installed", &after);
+    let v = json(&after);
+    let cmds = |event: &str| -> Vec<String> {
+        v["hooks"][event]
+            .as_array()
+            .map(|groups| {
+                groups
+                    .iter()
+                    .flat_map(|g| g["hooks"].as_array().unwrap().iter())
+                    .map(|h| h["command"].as_str().unwrap().to_string())
+                    .collect()
+            })
+            .unwrap_or_default()
+    };
+    assert_eq!(
+        cmds("SessionStart"),
+        ["/usr/local/bin/handover-session-start --agent claude 2>>/tmp/handover.log; my-audit-hook"],
+        "the wrapper is kept byte for byte and ours is not added next to it"
+    );
+    assert_eq!(
+        cmds("PreCompact"),
+        ["HANDOVER_HOOK_DEBUG=/tmp/hd.log exec /opt/handover/bin/handover-pre-compact --agent claude"],
+        "the prefixed copy is updated in place with its prefix; the plain duplicate goes"
+    );
+    assert_eq!(
+        cmds("Stop"),
+        ["bash -c 'handover-context-watch --agent claude || true'"]
+    );
+    assert_eq!(
+        cmds("UserPromptSubmit"),
+        ["/opt/handover/bin/handover-context-watch --agent claude"]
+    );
+    let kept: Vec<_> = changes
+        .iter()
+        .filter(|c| c.kind == ChangeKind::Kept)
+        .map(|c| c.what.as_str())
+        .collect();
+    assert_eq!(kept.len(), 2, "{changes:?}");
+    assert!(
+        kept[0].contains("my-audit-hook") && kept[0].contains("ours is not added there"),
+        "{kept:?}"
+    );
+    assert_eq!(install("s.json", &after, Agent::Claude, true), after);
+
+    let (removed, changes) = edit_hooks_json(Path::new("s.json"), Some(&after), None).unwrap();
+    let removed = removed.expect("the user's commands keep the file");
+    golden("claude-user-commands.json.uninstalled", &removed);
+    assert!(removed.contains("2>>/tmp/handover.log; my-audit-hook"));
+    assert!(removed.contains("bash -c 'handover-context-watch --agent claude || true'"));
+    assert!(!removed.contains("/opt/handover"));
+    assert!(changes
+        .iter()
+        .any(|c| c.kind == ChangeKind::Removed && c.what.contains("with your prefix")));
+}
+
+/// A config.toml written with CRLF stays CRLF (toml_edit adds what it inserts with LF), through
+/// enabling hooks, trusting the project and removing trust entries.
+#[test]
+fn crlf_codex_config_stays_crlf() {
+    let path = Path::new("c.toml");
+    let text = fixture("codex-config-crlf.toml");
+    let mut doc = codex_config::parse(path, &text).unwrap();
+    codex_config::enable_hooks(&mut doc);
+    codex_config::trust_project(&mut doc, Path::new("/home/ana/src/new"), path).unwrap();
+    let out = codex_config::render(&doc, &text);
+    golden("codex-config-crlf.toml.trusted", &out);
+    assert!(
+        !out.replace("\r\n", "").contains('\n'),
+        "every line ends in CRLF"
+    );
+    assert!(out.contains("[projects.\"/home/ana/src/new\"]\r\ntrust_level = \"trusted\"\r\n"));
+    let mut doc = codex_config::parse(path, &out).unwrap();
+    codex_config::remove_trust_entries(
+        &mut doc,
+        &["/home/ana/src/other/.codex/hooks.json:pre_tool_use:0:0".to_string()],
+    );
+    let removed = codex_config::render(&doc, &out);
+    assert!(!removed.replace("\r\n", "").contains('\n'));
+    // An LF file and a mixed one are left in their own endings.
+    let lf = fixture("codex-config.toml");
+    let doc = codex_config::parse(path, &lf).unwrap();
+    assert_eq!(codex_config::render(&doc, &lf), lf);
+}
+
+/// `hooks = "false"` (a string) makes Codex 0.169.0 reject the whole config.toml; a top-level
+/// `profile` too. Both are reported; profiles that turn hooks off are noted. The explicit flag
+/// turns the string into `true` and drops the `codex_hooks` line.
+#[test]
+fn string_flags_and_profile_features_are_flagged() {
+    let path = Path::new("/h/.codex/config.toml");
+    let text = fixture("codex-config-flags.toml");
+    let mut doc = codex_config::parse(path, &text).unwrap();
+    let flags = codex_config::feature_flags(&doc);
+    assert_eq!(
+        flags.hooks,
+        Some(codex_config::Flag::Invalid("\"false\"".into()))
+    );
+    assert!(flags.disabled());
+    let problem = flags.problem(path).unwrap();
+    assert!(
+        problem.contains("`hooks = \"false\"` is not a boolean, so Codex rejects the whole file")
+            && problem.contains("`codex_hooks = \"no\"` is not a boolean"),
+        "{problem}"
+    );
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(
+        home.path().join("review.config.toml"),
+        "[features]\nhooks = false\n",
+    )
+    .unwrap();
+    std::fs::write(
+        home.path().join("ok.config.toml"),
+        "[features]\nhooks = true\n",
+    )
+    .unwrap();
+    let notes = codex_config::profile_notes(&doc, home.path());
+    assert_eq!(notes.len(), 2, "{notes:#?}");
+    assert!(
+        notes[0].starts_with("Codex profile `ci`")
+            && notes[0].contains("[profiles.ci.features] hooks = false"),
+        "{notes:#?}"
+    );
+    assert!(
+        notes[1].starts_with("Codex profile `review`")
+            && notes[1].contains("`codex --profile review`"),
+        "{notes:#?}"
+    );
+    codex_config::enable_hooks(&mut doc);
+    golden("codex-config-flags.toml.enabled", &doc.to_string());
+    assert!(!codex_config::feature_flags(&doc).disabled());
+
+    let legacy = codex_config::parse(path, "profile = \"ci\"\n").unwrap();
+    let problem = codex_config::feature_flags(&legacy).problem(path).unwrap();
+    assert!(
+        problem.contains("the top-level `profile = \"ci\"` is no longer supported"),
+        "{problem}"
     );
 }

@@ -2,7 +2,8 @@
 //! `handover status` can show a handoff that was delivered but never acknowledged.
 
 use super::AckArgs;
-use handover::store::{LoadOutcome, Store};
+use handover_core::store::Event;
+use handover_core::store::{LoadOutcome, Store};
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
@@ -25,7 +26,7 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     };
     let session = super::detect_session(args.session.as_deref());
     store.append_journal(
-        "ack",
+        Event::Ack,
         json!({"handoff_id": handoff.id, "session_id": session, "agent": super::detect_agent(None)}),
     )?;
     println!(

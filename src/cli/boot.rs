@@ -1,16 +1,16 @@
 //! `handover boot`: read the handoff, verify it against the repository, report.
 
 use super::BootArgs;
-use handover::context::{self, Startup};
-use handover::store::{LoadOutcome, Source, Store};
-use handover::{config, verify};
+use handover_core::context::{self, Startup};
+use handover_core::store::{LoadOutcome, Source, Store};
+use handover_core::{config, verify};
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
-    let command = super::self_command();
+    let command = handover_base::handover_command::handover_command();
     let loaded = match store.load() {
         LoadOutcome::Missing => {
             if args.json {
@@ -36,13 +36,13 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         }
         LoadOutcome::Loaded(l) => l,
     };
-    let recovered = recovered_note(loaded.source, loaded.problem.as_deref());
+    let recovered = loaded.recovered_note();
     let verification = verify::verify(store.root(), &loaded.handoff);
     if args.json {
         let out = json!({
             "verdict": verification.verdict,
             "reasons": verification.reasons,
-            "source": source_name(loaded.source),
+            "source": loaded.source.as_str(),
             "problem": loaded.problem,
             "recovered": loaded.source != Source::State,
             "root": store.root(),
@@ -76,24 +76,4 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         );
     }
     Ok(ExitCode::SUCCESS)
-}
-
-pub fn source_name(s: Source) -> &'static str {
-    match s {
-        Source::State => "state",
-        Source::Journal => "journal",
-        Source::Archive => "archive",
-    }
-}
-
-/// What the reader must know when the handoff did not come from an intact state.json.
-pub fn recovered_note(source: Source, problem: Option<&str>) -> Option<String> {
-    let problem = problem?;
-    Some(match source {
-        Source::State => problem.to_string(),
-        other => format!(
-            "{problem}; using the newest intact copy from the {}",
-            source_name(other)
-        ),
-    })
 }

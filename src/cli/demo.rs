@@ -3,10 +3,10 @@
 
 use super::DemoArgs;
 use anyhow::Context as _;
-use handover::context::{self, Startup};
-use handover::model::{Assumption, Content, Decision, Evidence, ImportantFile, Status};
-use handover::store::Store;
-use handover::{config, verify, write};
+use handover_core::context::{self, Startup};
+use handover_core::model::{Assumption, Content, Decision, Evidence, ImportantFile, Status};
+use handover_core::store::Store;
+use handover_core::{config, verify, write};
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -14,7 +14,7 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
     let dir = std::env::temp_dir().join(format!(
         "handover-demo-{}-{}",
         std::process::id(),
-        handover::clock::unix_now().1
+        handover_base::clock::unix_now().1
     ));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let result = tour(&dir);
@@ -28,7 +28,7 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
 }
 
 fn tour(dir: &Path) -> anyhow::Result<()> {
-    let command = super::self_command();
+    let command = handover_base::handover_command::handover_command();
     step(1, "A repository with some unfinished work");
     let mut init = git2::RepositoryInitOptions::new();
     init.initial_head("main");
@@ -149,7 +149,7 @@ fn tour(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn show_verdict(dir: &Path, handoff: &handover::model::Handoff) {
+fn show_verdict(dir: &Path, handoff: &handover_core::model::Handoff) {
     let v = verify::verify(dir, handoff);
     println!("  verdict: {}", v.verdict.as_str());
     for r in &v.reasons {

@@ -1,6 +1,6 @@
 //! `handover done`: the task is finished; archive the handoff so no later session resumes it.
 
-use handover::store::Store;
+use handover_core::store::Store;
 use std::path::Path;
 use std::process::ExitCode;
 

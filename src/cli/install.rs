@@ -34,18 +34,28 @@ impl From<ScopeArg> for Scope {
     }
 }
 
+/// What install and uninstall act on, and whether they only show it.
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct Selection {
+    /// Claude Code (every agent when none is named).
+    #[arg(long)]
+    pub claude: bool,
+    /// Codex (every agent when none is named).
+    #[arg(long)]
+    pub codex: bool,
+    /// Which settings files.
+    #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
+    pub scope: ScopeArg,
+    /// Show the diff of every file it would change, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
 /// Wire handover's hooks into Claude Code and Codex (both unless one is named).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct InstallArgs {
-    /// Install for Claude Code.
-    #[arg(long)]
-    pub claude: bool,
-    /// Install for Codex.
-    #[arg(long)]
-    pub codex: bool,
-    /// Which settings files to write.
-    #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
-    pub scope: ScopeArg,
+    #[command(flatten)]
+    pub selection: Selection,
     /// Leave out handover-context-watch (the context-fullness reminders).
     #[arg(long)]
     pub no_watch: bool,
@@ -55,9 +65,6 @@ pub struct InstallArgs {
     /// Codex: turn `[features] hooks = false` back on in your config.toml.
     #[arg(long)]
     pub enable_codex_hooks: bool,
-    /// Show the diff of every file it would change, change nothing.
-    #[arg(long)]
-    pub dry_run: bool,
     /// Where the hook executables are (default: next to this `handover`, then PATH).
     #[arg(long, value_name = "DIR")]
     pub hooks_dir: Option<PathBuf>,
@@ -69,18 +76,8 @@ pub struct InstallArgs {
 /// Take out exactly what `handover install` put in.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct UninstallArgs {
-    /// Uninstall from Claude Code.
-    #[arg(long)]
-    pub claude: bool,
-    /// Uninstall from Codex.
-    #[arg(long)]
-    pub codex: bool,
-    /// Which settings files to edit.
-    #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
-    pub scope: ScopeArg,
-    /// Show the diff of every file it would change, change nothing.
-    #[arg(long)]
-    pub dry_run: bool,
+    #[command(flatten)]
+    pub selection: Selection,
 }
 
 fn targets(claude: bool, codex: bool) -> Targets {
@@ -122,7 +119,7 @@ impl Environment {
 }
 
 /// The `.gitignore` guard (core), injected so the adapter can be tested on its own.
-pub type Guard<'a> = &'a dyn Fn(&Path) -> anyhow::Result<(handover::guard::GuardStatus, bool)>;
+pub type Guard<'a> = &'a dyn Fn(&Path) -> anyhow::Result<(handover_core::guard::GuardStatus, bool)>;
 
 pub fn run_install(args: &InstallArgs, repo_root: &Path) -> anyhow::Result<ExitCode> {
     let env = Environment::from_process()?;
@@ -131,7 +128,7 @@ pub fn run_install(args: &InstallArgs, repo_root: &Path) -> anyhow::Result<ExitC
         repo_root,
         &env,
         &mut std::io::stdout(),
-        &handover::guard::ensure,
+        &handover_core::guard::ensure,
     )
 }
 
@@ -164,19 +161,20 @@ pub fn run_install_with(
         repo: repo.clone(),
         homes: env.homes.clone(),
         options: InstallOptions {
-            targets: targets(args.claude, args.codex),
-            scope: args.scope.into(),
+            targets: targets(args.selection.claude, args.selection.codex),
+            scope: args.selection.scope.into(),
             watch: !args.no_watch,
             enable_codex_hooks: args.enable_codex_hooks,
             trust: args.trust,
             hooks,
         },
-        dry_run: args.dry_run,
+        dry_run: args.selection.dry_run,
         codex_bin,
         trust_timeout: Duration::from_secs(60),
+        also_writes: gitignore_to_write(&repo),
     };
     let outcome = flow::install(&req, out)?;
-    if !args.dry_run {
+    if !args.selection.dry_run {
         let (status, changed) = guard(&repo)?;
         if changed {
             writeln!(
@@ -195,6 +193,17 @@ pub fn run_install_with(
     })
 }
 
+/// The `.gitignore` the guard will write after the install (in a git repository, when the
+/// block is missing): checked with the installer's files before the first write.
+fn gitignore_to_write(repo: &Path) -> Vec<PathBuf> {
+    let in_git = handover_core::git::find_root(repo).is_some();
+    if in_git && !handover_core::guard::status(repo).present {
+        vec![repo.join(".gitignore")]
+    } else {
+        Vec::new()
+    }
+}
+
 pub fn run_uninstall_with(
     args: &UninstallArgs,
     repo_root: &Path,
@@ -204,9 +213,9 @@ pub fn run_uninstall_with(
     let req = UninstallRequest {
         repo: real_root(repo_root),
         homes: env.homes.clone(),
-        targets: targets(args.claude, args.codex),
-        scope: args.scope.into(),
-        dry_run: args.dry_run,
+        targets: targets(args.selection.claude, args.selection.codex),
+        scope: args.selection.scope.into(),
+        dry_run: args.selection.dry_run,
     };
     let outcome = flow::uninstall(&req, out)?;
     Ok(if outcome.ok {

@@ -162,30 +162,11 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Ack(a) => ack::run(a, &dir),
         Command::Demo(a) => demo::run(a),
         Command::Install(a) => {
-            install::run_install(a, handover::store::Store::discover(&dir).root())
+            install::run_install(a, handover_core::store::Store::discover(&dir).root())
         }
         Command::Uninstall(a) => {
-            install::run_uninstall(a, handover::store::Store::discover(&dir).root())
+            install::run_uninstall(a, handover_core::store::Store::discover(&dir).root())
         }
-    }
-}
-
-/// How an agent should run handover: the running binary's absolute path when it is not the
-/// one found on PATH (so an agent's shell without our PATH still reaches it), else `handover`.
-pub fn self_command() -> String {
-    let exe = std::env::current_exe().ok();
-    let on_path = std::env::var_os("PATH").and_then(|p| {
-        std::env::split_paths(&p)
-            .map(|d| d.join("handover"))
-            .find(|c| c.is_file())
-    });
-    match exe {
-        Some(e)
-            if on_path.as_deref().and_then(|p| p.canonicalize().ok()) != e.canonicalize().ok() =>
-        {
-            handover_installer::command::shell_quote(&e.to_string_lossy())
-        }
-        _ => "handover".to_string(),
     }
 }
 

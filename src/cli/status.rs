@@ -1,129 +1,245 @@
 //! `handover status`: one screen of health: the handoff, its verdict, the privacy guard, the
 //! deliveries and acknowledgements; then the installer's section: hooks per agent and scope,
 //! Codex flags and trust, the startup section in AGENTS.md / CLAUDE.md.
+//!
+//! The facts are gathered once into a [`StatusReport`]; `--json` serialises it, the screen
+//! renders it, and the list of problems is derived from it, so the three cannot disagree.
 
 use super::StatusArgs;
-use handover::guard;
-use handover::store::{LoadOutcome, Store};
-use handover::verify;
-use serde_json::{json, Value};
-use std::path::Path;
+use handover_core::guard::{self, GuardStatus};
+use handover_core::model::{Reason, Verdict};
+use handover_core::store::{Event, LoadOutcome, Source, Store};
+use handover_core::verify;
+use handover_installer::status::StatusSection;
+use serde::Serialize;
+use serde_json::Value;
+use std::fmt::Write as _;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
-    let store = Store::discover(dir);
-    let root = store.root();
-    let mut lines = Vec::new();
-    let mut problems: Vec<String> = Vec::new();
-    let mut report = serde_json::Map::new();
-    report.insert("root".into(), json!(root));
-
-    match store.load() {
-        LoadOutcome::Missing => {
-            lines.push("handoff: none (write one with `handover write`)".to_string());
-            report.insert("handoff".into(), json!({"present": false}));
-        }
-        LoadOutcome::Unrecoverable { problem } => {
-            lines.push(format!(
-                "handoff: DAMAGED, nothing intact to recover: {problem}"
-            ));
-            problems.push(format!(
-                "the handoff is damaged ({problem}): rewrite it with `handover write --from handover.md` if handover.md is intact, or `handover write --fresh ...`"
-            ));
-            report.insert(
-                "handoff".into(),
-                json!({"present": true, "valid": false, "problem": problem}),
-            );
-        }
-        LoadOutcome::Loaded(l) => {
-            let v = verify::verify(root, &l.handoff);
-            let recovered = super::boot::recovered_note(l.source, l.problem.as_deref());
-            lines.push(format!(
-                "handoff: {} written {} — goal: {}",
-                l.handoff.id, l.handoff.created_at, l.handoff.content.goal
-            ));
-            if let Some(r) = &recovered {
-                lines.push(format!("  recovered: {r}"));
-                problems.push("state.json is damaged: run `handover write --from handover.md` (or write a new handoff) to repair it".into());
-            }
-            let main_reason = v
-                .reasons
-                .first()
-                .map(|r| format!(" ({})", r.message))
-                .unwrap_or_default();
-            lines.push(format!("verdict: {}{main_reason}", v.verdict.as_str()));
-            let (delivered, acked) = deliveries(&store, &l.handoff.id);
-            lines.push(format!(
-                "delivered to agents: {delivered} time(s); acknowledged: {acked} time(s)"
-            ));
-            if delivered > 0 && acked == 0 {
-                problems.push("the handoff was delivered but never acknowledged: check that the agent sees the startup context (`handover boot --startup` shows it)".into());
-            }
-            report.insert(
-                "handoff".into(),
-                json!({
-                    "present": true, "valid": l.source == handover::store::Source::State,
-                    "id": l.handoff.id, "created_at": l.handoff.created_at, "goal": l.handoff.content.goal,
-                    "source": super::boot::source_name(l.source), "problem": l.problem,
-                    "deliveries": delivered, "acks": acked,
-                }),
-            );
-            report.insert("verdict".into(), json!(v.verdict));
-            report.insert("reasons".into(), json!(v.reasons));
-        }
-    }
-
-    let g = guard::status(root);
-    lines.push(format!(
-        ".gitignore guard: {}",
-        if g.present {
-            "present (handover.md and .handover/ stay private)"
-        } else {
-            "absent"
-        }
-    ));
-    if !g.present && root.join(".git").exists() {
-        problems.push("handoff files are not ignored by git: run `handover install` (or any `handover write`) to add the guard, or use --shared on purpose".into());
-    }
-    if !g.tracked.is_empty() {
-        lines.push(format!("  tracked by git: {}", g.tracked.join(", ")));
-        problems.push(format!(
-            "git tracks {}: `git rm --cached {}` makes them private again (they stay on disk)",
-            g.tracked.join(", "),
-            g.tracked.join(" ")
-        ));
-    }
-    report.insert(
-        "guard".into(),
-        json!({"present": g.present, "tracked": g.tracked}),
-    );
-
-    let installed = if args.check_trust {
-        super::install::status_section_live(root)
-    } else {
-        super::install::status_section(root)
-    };
-    lines.extend(installed.lines);
-    problems.extend(installed.problems);
-    report.insert("agents".into(), installed.json);
-
-    report.insert("problems".into(), json!(problems));
+    let report = StatusReport::gather(&Store::discover(dir), args.check_trust);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&Value::Object(report))?);
+        println!("{}", serde_json::to_string_pretty(&report)?);
     } else {
-        for l in &lines {
-            println!("{l}");
-        }
-        if problems.is_empty() {
-            println!("No problems found.");
-        } else {
-            println!("\nTo fix:");
-            for p in &problems {
-                println!("  - {p}");
-            }
-        }
+        print!("{}", report.render());
     }
     Ok(ExitCode::SUCCESS)
+}
+
+#[derive(Serialize)]
+struct StatusReport {
+    root: PathBuf,
+    handoff: HandoffHealth,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    verdict: Option<Verdict>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    reasons: Option<Vec<Reason>>,
+    guard: GuardHealth,
+    /// The installer's section (hooks per agent and scope, instruction files).
+    agents: Value,
+    problems: Vec<String>,
+    #[serde(skip)]
+    installer_lines: Vec<String>,
+}
+
+/// `present` false: no handoff. Present with no `id`: the store holds nothing intact (damaged
+/// beyond recovery). Present with an `id`: loaded, from state.json or a recovered copy.
+#[derive(Serialize, Default)]
+struct HandoffHealth {
+    present: bool,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    valid: Option<bool>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    id: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    created_at: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    goal: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    source: Option<&'static str>,
+    /// Why state.json was not usable, when it was not.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    problem: Option<String>,
+    /// Shown to the reader when the handoff came from a copy (see `Loaded::recovered_note`).
+    #[serde(skip)]
+    recovered_note: Option<String>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    deliveries: Option<usize>,
+    #[serde(skip_serializing_if = "Option::is_none")]
+    acks: Option<usize>,
+}
+
+#[derive(Serialize)]
+struct GuardHealth {
+    present: bool,
+    tracked: Vec<String>,
+    /// Whether `root` is a git repository at all (no guard is needed outside one).
+    #[serde(skip)]
+    in_git: bool,
+}
+
+impl StatusReport {
+    fn gather(store: &Store, check_trust: bool) -> StatusReport {
+        let root = store.root();
+        let (handoff, verification) = handoff_health(store);
+        let GuardStatus { present, tracked } = guard::status(root);
+        let installer = if check_trust {
+            super::install::status_section_live(root)
+        } else {
+            super::install::status_section(root)
+        };
+        let StatusSection {
+            lines: installer_lines,
+            json: agents,
+            problems: installer_problems,
+        } = installer;
+        let mut report = StatusReport {
+            root: root.to_path_buf(),
+            handoff,
+            verdict: verification.as_ref().map(|v| v.verdict),
+            reasons: verification.map(|v| v.reasons),
+            guard: GuardHealth {
+                present,
+                tracked,
+                in_git: root.join(".git").exists(),
+            },
+            agents,
+            problems: Vec::new(),
+            installer_lines,
+        };
+        report.problems = report.own_problems();
+        report.problems.extend(installer_problems);
+        report
+    }
+
+    /// What needs fixing in the handoff and the guard, each with how to fix it.
+    fn own_problems(&self) -> Vec<String> {
+        let mut problems = Vec::new();
+        let h = &self.handoff;
+        if h.present && h.valid == Some(false) && h.id.is_none() {
+            problems.push(format!(
+                "the handoff is damaged ({}): rewrite it with `handover write --from handover.md` if handover.md is intact, or `handover write --fresh ...`",
+                h.problem.as_deref().unwrap_or("unreadable")
+            ));
+        }
+        if h.recovered_note.is_some() {
+            problems.push("state.json is damaged: run `handover write --from handover.md` (or write a new handoff) to repair it".into());
+        }
+        if h.deliveries.unwrap_or(0) > 0 && h.acks == Some(0) {
+            problems.push("the handoff was delivered but never acknowledged: check that the agent sees the startup context (`handover boot --startup` shows it)".into());
+        }
+        if !self.guard.present && self.guard.in_git {
+            problems.push("handoff files are not ignored by git: run `handover install` (or any `handover write`) to add the guard, or use --shared on purpose".into());
+        }
+        if !self.guard.tracked.is_empty() {
+            problems.push(format!(
+                "git tracks {}: `git rm --cached {}` makes them private again (they stay on disk)",
+                self.guard.tracked.join(", "),
+                self.guard.tracked.join(" ")
+            ));
+        }
+        problems
+    }
+
+    fn render(&self) -> String {
+        let mut out = String::new();
+        let h = &self.handoff;
+        match (h.present, &h.id) {
+            (false, _) => out.push_str("handoff: none (write one with `handover write`)\n"),
+            (true, None) => {
+                let _ = writeln!(
+                    out,
+                    "handoff: DAMAGED, nothing intact to recover: {}",
+                    h.problem.as_deref().unwrap_or("unreadable")
+                );
+            }
+            (true, Some(id)) => {
+                let _ = writeln!(
+                    out,
+                    "handoff: {id} written {} — goal: {}",
+                    h.created_at.as_deref().unwrap_or(""),
+                    h.goal.as_deref().unwrap_or("")
+                );
+                if let Some(note) = &h.recovered_note {
+                    let _ = writeln!(out, "  recovered: {note}");
+                }
+                if let Some(verdict) = self.verdict {
+                    let main_reason = self
+                        .reasons
+                        .iter()
+                        .flatten()
+                        .next()
+                        .map(|r| format!(" ({})", r.message))
+                        .unwrap_or_default();
+                    let _ = writeln!(out, "verdict: {}{main_reason}", verdict.as_str());
+                }
+                let _ = writeln!(
+                    out,
+                    "delivered to agents: {} time(s); acknowledged: {} time(s)",
+                    h.deliveries.unwrap_or(0),
+                    h.acks.unwrap_or(0)
+                );
+            }
+        }
+        let _ = writeln!(
+            out,
+            ".gitignore guard: {}",
+            if self.guard.present {
+                "present (handover.md and .handover/ stay private)"
+            } else {
+                "absent"
+            }
+        );
+        if !self.guard.tracked.is_empty() {
+            let _ = writeln!(out, "  tracked by git: {}", self.guard.tracked.join(", "));
+        }
+        for line in &self.installer_lines {
+            let _ = writeln!(out, "{line}");
+        }
+        if self.problems.is_empty() {
+            out.push_str("No problems found.\n");
+        } else {
+            out.push_str("\nTo fix:\n");
+            for p in &self.problems {
+                let _ = writeln!(out, "  - {p}");
+            }
+        }
+        out
+    }
+}
+
+/// The handoff's part of the report, and its full verification when there is one.
+fn handoff_health(store: &Store) -> (HandoffHealth, Option<handover_core::model::Verification>) {
+    match store.load() {
+        LoadOutcome::Missing => (HandoffHealth::default(), None),
+        LoadOutcome::Unrecoverable { problem } => (
+            HandoffHealth {
+                present: true,
+                valid: Some(false),
+                problem: Some(problem),
+                ..HandoffHealth::default()
+            },
+            None,
+        ),
+        LoadOutcome::Loaded(l) => {
+            let verification = verify::verify(store.root(), &l.handoff);
+            let (deliveries, acks) = deliveries(store, &l.handoff.id);
+            let health = HandoffHealth {
+                present: true,
+                valid: Some(l.source == Source::State),
+                recovered_note: l.recovered_note(),
+                id: Some(l.handoff.id),
+                created_at: Some(l.handoff.created_at),
+                goal: Some(l.handoff.content.goal),
+                source: Some(l.source.as_str()),
+                problem: l.problem,
+                deliveries: Some(deliveries),
+                acks: Some(acks),
+            };
+            (health, Some(verification))
+        }
+    }
 }
 
 /// How many times this handoff was delivered by a hook and acknowledged with `handover ack`.
@@ -132,9 +248,9 @@ fn deliveries(store: &Store, handoff_id: &str) -> (usize, usize) {
     let mut acked = 0;
     for e in store.journal() {
         let for_this = e.get("handoff_id").and_then(Value::as_str) == Some(handoff_id);
-        match e.get("event").and_then(Value::as_str) {
-            Some("delivered") if for_this => delivered += 1,
-            Some("ack") if for_this => acked += 1,
+        match Event::of(&e) {
+            Some(Event::Delivered) if for_this => delivered += 1,
+            Some(Event::Ack) if for_this => acked += 1,
             _ => {}
         }
     }

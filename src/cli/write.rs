@@ -1,12 +1,12 @@
 //! `handover write`: gathers the content from --from (JSON or Markdown) and the quick flags,
-//! then hands it to `handover::write`.
+//! then hands it to `handover_core::write`.
 
 use super::WriteArgs;
 use anyhow::{bail, Context as _};
-use handover::model::{Content, Decision};
-use handover::store::{LoadOutcome, Store};
-use handover::write::{self, Refusal, Request};
-use handover::{config, markdown};
+use handover_core::model::{Content, Decision};
+use handover_core::store::{LoadOutcome, Store};
+use handover_core::write::{self, Refusal, Request};
+use handover_core::{config, markdown};
 use serde_json::Value;
 use std::io::Read;
 use std::path::Path;

@@ -6,7 +6,7 @@
 use super::fake_server::Turn;
 use super::*;
 
-/// The first line of the save-progress instruction (first threshold), from handover::context.
+/// The first line of the save-progress instruction (first threshold), from handover_core::context.
 const REMIND: &str = "Save your progress now";
 /// The second threshold's wording.
 const INSIST: &str = "compaction is near";

@@ -1,0 +1,160 @@
+//! What of each file is the user's, and keeping it: which backups a run makes (none for a file
+//! holding only ours, none when the newest backup already holds the user's part), the user's
+//! own bytes given back on uninstall, and files that are never deleted (those that were there
+//! before install, and symlinks).
+
+use crate::backup::{self, Backups};
+use crate::codex_config;
+use crate::instructions;
+use crate::json_layout::{self, Layout};
+use crate::plan::{edit_hooks_json, FileEdit, FileKind, Plan};
+use crate::report::{Change, ChangeKind};
+use std::fs;
+use std::path::Path;
+
+/// The user's part of a file: the file with everything of ours taken out, in a canonical form,
+/// so two versions can be compared (None when it does not parse).
+pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
+    match kind {
+        FileKind::ClaudeSettings | FileKind::CodexHooks => {
+            let (rest, _) = edit_hooks_json(path, Some(text), None).ok()?;
+            let doc = json_layout::parse(path, rest.as_deref().unwrap_or("")).ok()?;
+            Some(doc.to_string())
+        }
+        // Install may have added the final newline the file lacked: not the user's content.
+        FileKind::Instructions => Some(
+            instructions::uninstall(text, "")
+                .0
+                .unwrap_or_default()
+                .trim_end()
+                .to_string(),
+        ),
+        FileKind::CodexConfig => {
+            // Ours there: project trust and hook trust (Codex writes the latter too).
+            let mut doc = codex_config::parse(path, text).ok()?;
+            doc.as_table_mut().remove("projects");
+            if let Some(h) = doc
+                .get_mut("hooks")
+                .and_then(toml_edit::Item::as_table_like_mut)
+            {
+                h.remove("state");
+            }
+            Some(
+                doc.to_string()
+                    .split_whitespace()
+                    .collect::<Vec<_>>()
+                    .join(" "),
+            )
+        }
+    }
+}
+
+/// True when the newest backup of `path` already holds the user's part of `text` (after the
+/// user changed the file, the old backup is stale and a new one is needed).
+pub fn backup_is_current(backups: &Backups, kind: FileKind, path: &Path, text: &str) -> bool {
+    backups
+        .latest(path)
+        .and_then(|b| fs::read_to_string(b).ok())
+        .is_some_and(|old| {
+            old == text
+                || user_part(kind, path, &old)
+                    .is_some_and(|u| Some(u) == user_part(kind, path, text))
+        })
+}
+
+fn refine_backups(plan: &mut Plan) {
+    for e in &mut plan.edits {
+        if let (Some(before), true) = (e.before.as_deref(), e.backup) {
+            e.backup = !backup_is_current(&plan.backups, e.kind, &e.path, before);
+        }
+    }
+}
+
+/// Backups an older handover made beside a repository file: git may pick them up.
+pub(crate) fn note_old_backups(plan: &mut Plan) {
+    for e in plan.edits.iter().filter(|e| e.confine.is_some()) {
+        for b in backup::beside(&e.path) {
+            plan.notes.push(format!(
+                "an older handover left a backup inside the repository, where git may pick it up: {}; move it out or delete it (backups now go to {})",
+                b.display(),
+                plan.backups.root.display()
+            ));
+        }
+    }
+}
+
+/// A file holding only our content (we created it) needs no backup: nothing of the user's
+/// would be lost. Everything else is backed up on its first modification.
+pub(crate) fn mark_backups(plan: &mut Plan) {
+    for e in &mut plan.edits {
+        let Some(before) = e.before.as_deref() else {
+            continue;
+        };
+        e.backup = match e.kind {
+            FileKind::ClaudeSettings | FileKind::CodexHooks => {
+                !matches!(edit_hooks_json(&e.path, Some(before), None), Ok((None, _)))
+            }
+            FileKind::Instructions => instructions::uninstall(before, "").0.is_some(),
+            FileKind::CodexConfig => true,
+        };
+    }
+    refine_backups(plan);
+}
+
+/// The text a file holds with nothing in it: `{}` in the file's own layout, or empty.
+fn emptied(e: &FileEdit) -> String {
+    match e.kind {
+        FileKind::Instructions => String::new(),
+        _ => json_layout::render(
+            &serde_json::json!({}),
+            &Layout::detect(e.before.as_deref().unwrap_or("")),
+        ),
+    }
+}
+
+/// Uninstall gives back the user's own bytes and deletes only files install created:
+/// - when the newest backup holds the same user content as the result, the result is the
+///   backup's bytes (a compact file, a missing final newline come back exactly);
+/// - a file with a backup existed before install (an empty or `{}` settings file, say): it is
+///   not deleted, only emptied of ours.
+///
+/// Not for Codex's config.toml: its backup predates trust entries the user wants to keep.
+pub(crate) fn restore_users_bytes(plan: &mut Plan) {
+    for e in &mut plan.edits {
+        if e.kind == FileKind::CodexConfig || e.before.is_none() || !e.changed() {
+            continue;
+        }
+        let Some(b) = plan.backups.latest(&e.path) else {
+            continue;
+        };
+        let candidate = e.after.clone().unwrap_or_else(|| emptied(e));
+        let same = |old: &String| {
+            user_part(e.kind, &e.path, old)
+                .is_some_and(|u| Some(u) == user_part(e.kind, &e.path, &candidate))
+        };
+        let original = fs::read_to_string(&b).ok().filter(same);
+        if e.after.is_none() {
+            e.changes.push(Change::new(
+                ChangeKind::Kept,
+                format!(
+                    "the file itself: it was there before install (backup {}), so it is not deleted",
+                    b.display()
+                ),
+            ));
+        }
+        e.after = Some(original.unwrap_or(candidate));
+    }
+}
+
+/// A file that would be deleted but is a symlink (into a dotfiles checkout, say) is emptied
+/// instead: deleting the link would leave our content in the file it points to.
+pub(crate) fn keep_links(plan: &mut Plan) {
+    for e in &mut plan.edits {
+        let is_link = fs::symlink_metadata(&e.path)
+            .map(|m| m.file_type().is_symlink())
+            .unwrap_or(false);
+        if e.after.is_none() && e.before.is_some() && is_link {
+            e.after = Some(emptied(e));
+        }
+    }
+}

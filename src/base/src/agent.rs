@@ -1,0 +1,52 @@
+//! The coding agents handover works with.
+
+use std::fmt;
+
+/// The client a hook command is for: written as `--agent <as_str>` by the installer and read
+/// back by the hook executables (`from_name`), so both directions live on this one type.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum Agent {
+    Claude,
+    Codex,
+}
+
+impl Agent {
+    pub const ALL: [Agent; 2] = [Agent::Claude, Agent::Codex];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Agent::Claude => "claude",
+            Agent::Codex => "codex",
+        }
+    }
+
+    /// The `--agent` value, leniently: case and spacing ignored, `claude-code` accepted.
+    pub fn from_name(name: &str) -> Option<Agent> {
+        match name.trim().to_ascii_lowercase().as_str() {
+            "claude" | "claude-code" | "claude_code" => Some(Agent::Claude),
+            "codex" => Some(Agent::Codex),
+            _ => None,
+        }
+    }
+}
+
+impl fmt::Display for Agent {
+    fn fmt(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
+        f.write_str(self.as_str())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn names_round_trip_and_lenient_forms_are_accepted() {
+        for agent in Agent::ALL {
+            assert_eq!(Agent::from_name(agent.as_str()), Some(agent));
+        }
+        assert_eq!(Agent::from_name(" Claude-Code "), Some(Agent::Claude));
+        assert_eq!(Agent::from_name("CODEX"), Some(Agent::Codex));
+        assert_eq!(Agent::from_name("vim"), None);
+    }
+}

@@ -1,0 +1,455 @@
+//! Every text handover puts in front of an agent, in one place: the startup context (SessionStart
+//! hook, `handover boot`, `handover demo`), the save-progress instructions (context watch), the
+//! compaction instructions (Claude Code's PreCompact). Golden-tested in tests/context.rs.
+//!
+//! Plain text, no Markdown headings: it lands inside the model's context as a system reminder
+//! (Claude Code) or a developer message (Codex).
+
+use crate::model::{Assumption, Decision, Evidence, Handoff, ImportantFile, Verdict, Verification};
+
+/// Longest single item (goal, list entry) before it is shortened at a word boundary.
+const ITEM_MAX_CHARS: usize = 240;
+
+pub struct Startup<'a> {
+    pub handoff: &'a Handoff,
+    pub verification: &'a Verification,
+    /// Set when state.json was damaged and this handoff was recovered from the journal or the
+    /// archive: what was wrong and where it came from.
+    pub recovered_from: Option<&'a str>,
+    /// The context was just compacted (SessionStart `compact`, or the Codex fallback).
+    pub after_compaction: bool,
+    /// Hard limit on the text's length in characters (config `startup.budget_chars`).
+    pub budget_chars: usize,
+    /// How the agent runs handover, e.g. `handover` or an absolute path.
+    pub command: &'a str,
+}
+
+/// A block of lines that may be shortened, in the order shown. `drop_rank`: lower ranks lose
+/// their items first when the text is over budget; None = never dropped.
+struct Block {
+    header: Option<String>,
+    items: Vec<String>,
+    drop_rank: Option<u8>,
+    dropped: usize,
+}
+
+impl Block {
+    fn fixed(line: String) -> Block {
+        Block {
+            header: None,
+            items: vec![line],
+            drop_rank: None,
+            dropped: 0,
+        }
+    }
+    fn list(header: &str, items: &[String], drop_rank: u8) -> Block {
+        Block {
+            header: Some(header.to_string()),
+            items: items
+                .iter()
+                .map(|i| format!("- {}", shorten(i, ITEM_MAX_CHARS)))
+                .collect(),
+            drop_rank: Some(drop_rank),
+            dropped: 0,
+        }
+    }
+    fn render(&self, out: &mut Vec<String>) {
+        if self.items.is_empty() && self.dropped == 0 {
+            return;
+        }
+        if let Some(h) = &self.header {
+            out.push(h.clone());
+        }
+        out.extend(self.items.iter().cloned());
+        if self.dropped > 0 {
+            out.push(format!("- (+{} more in handover.md)", self.dropped));
+        }
+    }
+}
+
+/// The startup context: verdict, goal, spec, in-progress items, blockers, the proposed next
+/// action, stop conditions, where the full document is, and the request to acknowledge.
+/// Never longer than `budget_chars` (counted in characters); trimmed in a fixed order, never
+/// mid-word; the verdict, goal and pointer always stay.
+pub fn startup_context(s: &Startup) -> String {
+    let h = s.handoff;
+    let c = &h.content;
+    let mut blocks = vec![Block::fixed(verdict_line(s))];
+    if let Some(problem) = s.recovered_from {
+        blocks.push(Block::fixed(format!(
+            "Recovered: {}",
+            shorten(problem, ITEM_MAX_CHARS)
+        )));
+    }
+    blocks.push(Block::fixed(format!(
+        "Goal: {}",
+        shorten(&c.goal, ITEM_MAX_CHARS)
+    )));
+    if let Some(spec) = c.spec_ref.as_deref().filter(|s| !s.trim().is_empty()) {
+        blocks.push(Block {
+            header: None,
+            items: vec![format!(
+                "Spec (the source of truth where it and this handoff disagree): {}",
+                shorten(spec, ITEM_MAX_CHARS)
+            )],
+            drop_rank: Some(4),
+            dropped: 0,
+        });
+    }
+    blocks.push(Block::list("In progress:", &c.status.in_progress, 0));
+    blocks.push(Block::list("Blockers:", &c.blockers, 1));
+    if let Some(next) = c.next_action.as_deref().filter(|s| !s.trim().is_empty()) {
+        blocks.push(Block {
+            header: None,
+            items: vec![format!(
+                "Proposed next action (the previous session's proposal: check it against the spec first): {}",
+                shorten(next, ITEM_MAX_CHARS)
+            )],
+            drop_rank: Some(2),
+            dropped: 0,
+        });
+    }
+    blocks.push(Block::list(
+        "Stop and ask the user if:",
+        &c.stop_conditions,
+        3,
+    ));
+    blocks.push(Block::fixed(format!(
+        "Full handoff: handover.md; verified report: `{} boot`.",
+        s.command
+    )));
+    blocks.push(Block::fixed(format!(
+        "Acknowledge this handoff in your first reply and run `{} ack`.",
+        s.command
+    )));
+    fit(blocks, s.budget_chars)
+}
+
+fn verdict_line(s: &Startup) -> String {
+    let v = s.verification;
+    let opening = if s.after_compaction {
+        "handover: the context was just compacted; this handoff restores the task (details in handover.md)."
+    } else {
+        "handover: a previous session left a handoff for this repository."
+    };
+    let verdict = match v.verdict {
+        Verdict::Fresh => "fresh (branch, HEAD and files match)".to_string(),
+        other => {
+            let main = v
+                .reasons
+                .iter()
+                .find(|r| r.severity == other)
+                .or_else(|| v.reasons.first())
+                .map(|r| format!(": {}", shorten(&r.message, ITEM_MAX_CHARS)))
+                .unwrap_or_default();
+            format!("{}{}", other.as_str(), main)
+        }
+    };
+    format!("{opening} Verdict: {verdict}")
+}
+
+/// Drops list items, lowest `drop_rank` first and last item first, until the text fits; then
+/// hides the emptied lists; then shortens the goal (block 2 or 3, see `GOAL_PREFIX`); only then,
+/// as a last resort, cuts the whole text at a word boundary.
+fn fit(mut blocks: Vec<Block>, budget: usize) -> String {
+    let over = |blocks: &[Block]| join(blocks).chars().count().saturating_sub(budget);
+    while over(&blocks) > 0 {
+        let victim = blocks
+            .iter_mut()
+            .filter(|b| b.drop_rank.is_some() && !b.items.is_empty())
+            .min_by_key(|b| b.drop_rank);
+        let Some(b) = victim else { break };
+        b.items.pop();
+        b.dropped += 1;
+        // A block whose only entry was dropped says nothing useful: hide it.
+        if b.items.is_empty() && b.header.is_none() {
+            b.dropped = 0;
+        }
+    }
+    for rank in 0..=u8::MAX {
+        if over(&blocks) == 0 {
+            break;
+        }
+        for b in blocks.iter_mut().filter(|b| b.drop_rank == Some(rank)) {
+            b.dropped = 0;
+        }
+    }
+    let excess = over(&blocks);
+    if excess > 0 {
+        if let Some(goal) = blocks
+            .iter_mut()
+            .find_map(|b| b.items.first_mut().filter(|i| i.starts_with(GOAL_PREFIX)))
+        {
+            let keep = goal
+                .chars()
+                .count()
+                .saturating_sub(excess)
+                .max(GOAL_PREFIX.len() + 20);
+            *goal = shorten(goal, keep);
+        }
+    }
+    shorten(&join(&blocks), budget)
+}
+
+const GOAL_PREFIX: &str = "Goal: ";
+
+fn join(blocks: &[Block]) -> String {
+    let mut lines = Vec::new();
+    for b in blocks {
+        b.render(&mut lines);
+    }
+    lines.join("\n")
+}
+
+/// At most `max` characters, cut at a word boundary with an ellipsis; never mid-word unless a
+/// single word is longer than `max`.
+pub fn shorten(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    if max <= 1 {
+        return "…".chars().take(max).collect();
+    }
+    let cut: String = text.chars().take(max - 1).collect();
+    let at_boundary = text.chars().nth(max - 1).is_some_and(char::is_whitespace);
+    let kept = if at_boundary {
+        cut.trim_end()
+    } else {
+        match cut.rfind(char::is_whitespace) {
+            Some(i) if i > 0 => cut[..i].trim_end(),
+            _ => cut.as_str(),
+        }
+    };
+    format!("{kept}…")
+}
+
+/// When state.json is damaged and nothing intact could be recovered.
+pub fn unrecoverable_context(problem: &str, command: &str) -> String {
+    format!(
+        "handover: a handoff exists for this repository, but it is damaged and nothing intact could be recovered ({}). Read handover.md if it exists, and run `{command} status` to see what is wrong.",
+        shorten(problem, ITEM_MAX_CHARS)
+    )
+}
+
+/// How insistent the context watch is.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Pressure {
+    /// First threshold (default 60 % of the window).
+    Remind,
+    /// Second threshold (default 75 %): compaction is near.
+    Insist,
+}
+
+/// The save-progress instruction injected by the context watch, and used as the reason when it
+/// blocks a Stop. `percent_used` is the measured share of the context window.
+pub fn save_progress(pressure: Pressure, percent_used: u8, command: &str) -> String {
+    let opening = match pressure {
+        Pressure::Remind => format!(
+            "handover: this session has used about {percent_used}% of its context window. Save your progress now, so that the next session (or this one after compaction) can continue without guessing."
+        ),
+        Pressure::Insist => format!(
+            "handover: this session has used about {percent_used}% of its context window; compaction is near and will lose detail. Before anything else, write the handoff now."
+        ),
+    };
+    format!(
+        "{opening}\n\
+         Record facts first: the goal, what is completed / in progress / pending, decisions with their reasons, blockers, warnings, evidence as pointers (commands run, measurements, artifact paths: never pasted output), the next action and the stop conditions.\n\
+         Command: `{command} write --from -` with JSON on stdin, for example\n\
+         {{\"goal\": \"...\", \"status\": {{\"completed\": [\"...\"], \"in_progress\": [\"...\"], \"pending\": [\"...\"]}}, \"decisions\": [{{\"what\": \"...\", \"why\": \"...\"}}], \"blockers\": [], \"evidence\": {{\"commands_run\": [\"...\"]}}, \"next_action\": \"...\", \"stop_conditions\": [\"...\"]}}\n\
+         Or edit handover.md and run `{command} write --from handover.md`. Field reference: `{command} write --help`."
+    )
+}
+
+/// Claude Code's PreCompact hook prints this; Claude Code appends it to the summarizer's prompt.
+pub fn compaction_instructions(handoff: Option<&Handoff>, command: &str) -> String {
+    match handoff {
+        Some(h) => {
+            let c = &h.content;
+            let mut lines = vec![
+                "A handover handoff exists for this task. The summary must keep:".to_string(),
+                "- that the full handoff is in handover.md and .handover/state.json, and that after compaction the agent runs `"
+                    .to_string()
+                    + command
+                    + " boot` to re-read and verify it;",
+                format!("- the goal: {};", shorten(&c.goal, ITEM_MAX_CHARS)),
+                "- the items in progress, the decisions with their reasons, and the blockers, as the conversation last stated them;".to_string(),
+                "- anything done since the handoff was written that it does not record yet.".to_string(),
+            ];
+            if !c.status.in_progress.is_empty() {
+                lines.push(format!(
+                    "In progress when the handoff was written: {}.",
+                    shorten(&c.status.in_progress.join("; "), 400)
+                ));
+            }
+            lines.join("\n")
+        }
+        None => format!(
+            "No handover handoff has been written for this task. The summary must keep the goal, the items in progress, the decisions with their reasons and the blockers, and say that the agent should save them with `{command} write` right after compaction."
+        ),
+    }
+}
+
+/// The full report of `handover boot`: the verdict with every reason, then the whole inherited
+/// state. Agents read this too, so it lives here with the other texts.
+pub fn boot_report(
+    h: &Handoff,
+    v: &Verification,
+    recovered_from: Option<&str>,
+    command: &str,
+) -> String {
+    let mut out = report_header(h, recovered_from);
+    out.push(String::new());
+    out.extend(verdict_block(v));
+    out.push(String::new());
+    out.extend(inherited_state(h));
+    out.push(String::new());
+    out.push(format!(
+        "Full document: handover.md. Acknowledge with `{command} ack`."
+    ));
+    out.join("\n")
+}
+
+/// Who wrote the handoff when, where the repository was then, and whether it was recovered.
+fn report_header(h: &Handoff, recovered_from: Option<&str>) -> Vec<String> {
+    let who = match (&h.agent, &h.session_id) {
+        (Some(a), Some(s)) => format!(" by {a} (session {s})"),
+        (Some(a), None) => format!(" by {a}"),
+        (None, Some(s)) => format!(" (session {s})"),
+        (None, None) => String::new(),
+    };
+    let mut out = vec![format!("Handoff {} written {}{who}", h.id, h.created_at)];
+    if let Some(g) = &h.git {
+        out.push(format!(
+            "Recorded: branch {} at {}",
+            g.branch.as_deref().unwrap_or("(detached HEAD)"),
+            g.head.as_deref().unwrap_or("(no commits)")
+        ));
+    }
+    if let Some(p) = recovered_from {
+        out.push(format!("Recovered: {p}"));
+    }
+    out
+}
+
+/// The verdict and every reason for it, with their details.
+fn verdict_block(v: &Verification) -> Vec<String> {
+    let mut out = vec![format!("Verdict: {}", v.verdict.as_str().to_uppercase())];
+    if v.reasons.is_empty() {
+        out.push("  - branch, HEAD, working tree and referenced files match the handoff".into());
+    }
+    for r in &v.reasons {
+        out.push(format!("  - [{}] {}", r.code, r.message));
+        out.extend(r.details.iter().map(|d| format!("      {d}")));
+    }
+    out
+}
+
+/// Every field of the handoff, facts first, then the proposals.
+fn inherited_state(h: &Handoff) -> Vec<String> {
+    let c = &h.content;
+    let mut out = vec![format!("Goal: {}", c.goal)];
+    if let Some(s) = &c.spec_ref {
+        out.push(format!(
+            "Spec (the source of truth where it and this handoff disagree): {s}"
+        ));
+    }
+    if let Some(n) = &c.narrative {
+        out.push(format!("Current state: {n}"));
+    }
+    section(&mut out, "Completed", &c.status.completed);
+    section(&mut out, "In progress", &c.status.in_progress);
+    section(&mut out, "Pending", &c.status.pending);
+    section(&mut out, "Decisions", &map(&c.decisions, decision_item));
+    section(
+        &mut out,
+        "Assumptions",
+        &map(&c.assumptions, assumption_item),
+    );
+    section(&mut out, "Blockers", &c.blockers);
+    section(&mut out, "Warnings", &c.warnings);
+    section(
+        &mut out,
+        "Important files",
+        &map(&c.important_files, file_item),
+    );
+    let env: Vec<String> = c
+        .environment
+        .iter()
+        .map(|(k, v)| format!("{k}: {v}"))
+        .collect();
+    section(&mut out, "Environment", &env);
+    section(&mut out, "Evidence", &evidence_items(&c.evidence));
+    let changed = map(&h.files_changed, |f| {
+        format!("{} ({})", f.path, f.change.as_str())
+    });
+    section(&mut out, "Files changed", &changed);
+    if let Some(n) = &c.next_action {
+        out.push(String::new());
+        out.push(format!(
+            "Proposed next action (the previous session's proposal: check it against the spec first): {n}"
+        ));
+    }
+    let priorities = map(&c.priorities, |p| {
+        format!("[{}] {}", p.urgency.as_str(), p.task)
+    });
+    section(&mut out, "Priorities (proposed)", &priorities);
+    section(&mut out, "Stop and ask the user if", &c.stop_conditions);
+    out
+}
+
+fn map<T>(items: &[T], f: impl Fn(&T) -> String) -> Vec<String> {
+    items.iter().map(f).collect()
+}
+
+fn decision_item(d: &Decision) -> String {
+    let mut s = format!("{} — because {}", d.what, d.why);
+    if !d.alternatives.is_empty() {
+        s += &format!(" (alternatives: {})", d.alternatives.join("; "));
+    }
+    if d.deferred {
+        s += " [deferred]";
+    }
+    if d.reversible {
+        s += " [reversible]";
+    }
+    s
+}
+
+fn assumption_item(a: &Assumption) -> String {
+    let mut s = a.assumption.clone();
+    if !a.why.is_empty() {
+        s += &format!(" — because {}", a.why);
+    }
+    if !a.impact_if_wrong.is_empty() {
+        s += &format!("; if wrong: {}", a.impact_if_wrong);
+    }
+    s
+}
+
+fn file_item(f: &ImportantFile) -> String {
+    if f.why.is_empty() {
+        f.path.clone()
+    } else {
+        format!("{} — {}", f.path, f.why)
+    }
+}
+
+fn evidence_items(e: &Evidence) -> Vec<String> {
+    let ran = e.commands_run.iter().map(|x| format!("ran: {x}"));
+    let measured = e
+        .measurements
+        .iter()
+        .map(|(k, v)| format!("measured {k}: {v}"));
+    let artifacts = e.artifacts.iter().map(|a| format!("artifact: {a}"));
+    ran.chain(measured).chain(artifacts).collect()
+}
+
+fn section(out: &mut Vec<String>, title: &str, items: &[String]) {
+    if items.is_empty() {
+        return;
+    }
+    out.push(String::new());
+    out.push(format!("{title}:"));
+    out.extend(items.iter().map(|i| format!("  - {i}")));
+}

@@ -1,0 +1,398 @@
+//! What git says about the working tree: root discovery, the snapshot recorded in a handoff,
+//! and the files changed since a commit.
+//!
+//! Two ways in: `find_root` and `read_head_files` are plain file reads (no libgit2, no index),
+//! cheap enough for a hook that runs on every event; everything else opens the repository
+//! with git2 and may scan the working tree.
+
+use crate::model::{ChangeKind, FileChange, GitSnapshot};
+use git2::{
+    Delta, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository, Status, StatusOptions,
+};
+use std::fs;
+use std::path::{Path, PathBuf};
+
+/// handover's own files: writing a handoff must not make the repository look changed, so these
+/// never count as dirty, untracked or changed.
+pub fn is_handover_file(path: &str) -> bool {
+    path == "handover.md" || path == ".handover" || path.starts_with(".handover/")
+}
+
+/// The top of the enclosing git working tree, found by walking up from `start` to a directory
+/// containing `.git` (a directory, or a file for linked worktrees and submodules). Pure file
+/// system checks: cheap enough for every hook call.
+///
+/// A relative `start` is taken relative to the process's current directory; a `start` that
+/// does not exist (or is not a directory) gives None rather than a guess.
+pub fn find_root(start: &Path) -> Option<PathBuf> {
+    let start = if start.is_absolute() {
+        start.to_path_buf()
+    } else {
+        std::env::current_dir().ok()?.join(start)
+    };
+    if !start.is_dir() {
+        return None;
+    }
+    // `ancestors` is lexical: drop `.` components, and resolve `..` through the file system
+    // (only then, so a symlinked path the caller gave is otherwise kept as given).
+    let start: PathBuf = if start
+        .components()
+        .any(|c| c == std::path::Component::ParentDir)
+    {
+        fs::canonicalize(&start).ok()?
+    } else {
+        start.components().collect()
+    };
+    // Bounded by the depth of the path; `ancestors` ends at the file system root.
+    start
+        .ancestors()
+        .find(|dir| fs::symlink_metadata(dir.join(".git")).is_ok())
+        .map(Path::to_path_buf)
+}
+
+/// Where HEAD points, as recorded in a snapshot and compared by verification.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct HeadInfo {
+    /// Branch short name (`main`), also for an unborn branch; None when detached.
+    pub branch: Option<String>,
+    pub detached: bool,
+    /// Full commit id; None when the branch has no commits yet.
+    pub head: Option<String>,
+}
+
+/// HEAD and branch read straight from the files under `.git`, without libgit2: a handful of
+/// small reads whatever the size of the repository. Handles linked worktrees (`.git` file,
+/// `commondir`), loose and packed refs. Returns None whenever the layout is anything else
+/// (reftable, an unexpected format, an unreadable file): callers then fall back to git2.
+pub fn read_head_files(root: &Path) -> Option<HeadInfo> {
+    let dot_git = root.join(".git");
+    let git_dir = if dot_git.is_dir() {
+        dot_git
+    } else {
+        let text = fs::read_to_string(&dot_git).ok()?;
+        let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
+        let target = Path::new(target);
+        if target.is_absolute() {
+            target.to_path_buf()
+        } else {
+            root.join(target)
+        }
+    };
+    let common_dir = match fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => {
+            let rel = Path::new(text.trim());
+            if rel.is_absolute() {
+                rel.to_path_buf()
+            } else {
+                git_dir.join(rel)
+            }
+        }
+        Err(_) => git_dir.clone(),
+    };
+    if common_dir.join("reftable").exists() {
+        return None;
+    }
+    let head = fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let head = head.trim();
+    if let Some(refname) = head.strip_prefix("ref:") {
+        let refname = refname.trim();
+        let branch = refname.strip_prefix("refs/heads/")?.to_string();
+        let id = resolve_ref_files(&git_dir, &common_dir, refname, 0)?;
+        Some(HeadInfo {
+            branch: Some(branch),
+            detached: false,
+            head: id,
+        })
+    } else if is_object_id(head) {
+        Some(HeadInfo {
+            branch: None,
+            detached: true,
+            head: Some(head.to_string()),
+        })
+    } else {
+        None
+    }
+}
+
+/// Some(Some(id)) when the ref resolves, Some(None) when it does not exist (unborn branch),
+/// None when something could not be read or understood.
+fn resolve_ref_files(
+    git_dir: &Path,
+    common_dir: &Path,
+    refname: &str,
+    depth: u32,
+) -> Option<Option<String>> {
+    if depth > 5 || refname.contains("..") {
+        return None;
+    }
+    // Branch refs live in the common directory; only a few refs are per worktree.
+    let per_worktree = !refname.starts_with("refs/")
+        || refname.starts_with("refs/worktree/")
+        || refname.starts_with("refs/bisect/");
+    let dir = if per_worktree { git_dir } else { common_dir };
+    match fs::read_to_string(dir.join(refname)) {
+        Ok(text) => {
+            let text = text.trim();
+            if let Some(next) = text.strip_prefix("ref:") {
+                return resolve_ref_files(git_dir, common_dir, next.trim(), depth + 1);
+            }
+            return is_object_id(text).then(|| Some(text.to_string()));
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
+        Err(_) => return None,
+    }
+    match fs::read_to_string(common_dir.join("packed-refs")) {
+        Ok(packed) => {
+            for line in packed.lines() {
+                if line.starts_with('#') || line.starts_with('^') {
+                    continue;
+                }
+                if let Some((id, name)) = line.split_once(' ') {
+                    if name.trim() == refname && is_object_id(id) {
+                        return Some(Some(id.to_string()));
+                    }
+                }
+            }
+            Some(None)
+        }
+        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Some(None),
+        Err(_) => None,
+    }
+}
+
+fn is_object_id(s: &str) -> bool {
+    (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
+}
+
+/// The repository containing `path`, Ok(None) when there is none.
+pub fn open(path: &Path) -> anyhow::Result<Option<Repository>> {
+    match Repository::discover(path) {
+        Ok(repo) => Ok(Some(repo)),
+        Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
+        Err(e) => Err(anyhow::anyhow!(
+            "cannot open the git repository at {}: {}",
+            path.display(),
+            e.message()
+        )),
+    }
+}
+
+/// HEAD and branch through git2 (same answer as `read_head_files`, any repository layout).
+pub fn head_info(repo: &Repository) -> anyhow::Result<HeadInfo> {
+    let detached = repo.head_detached().unwrap_or(false);
+    match repo.head() {
+        Ok(reference) => {
+            let branch = if reference.is_branch() {
+                reference.shorthand().map(str::to_string)
+            } else {
+                None
+            };
+            let head = reference.target().map(|oid| oid.to_string());
+            Ok(HeadInfo {
+                branch,
+                detached,
+                head,
+            })
+        }
+        Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => {
+            // Unborn: HEAD names a branch that has no commit yet.
+            let branch = repo
+                .find_reference("HEAD")
+                .ok()
+                .and_then(|r| r.symbolic_target().map(str::to_string))
+                .and_then(|t| t.strip_prefix("refs/heads/").map(str::to_string));
+            Ok(HeadInfo {
+                branch,
+                detached: false,
+                head: None,
+            })
+        }
+        Err(e) => Err(anyhow::anyhow!("cannot read HEAD: {}", e.message())),
+    }
+}
+
+/// The snapshot of the repository at `root`, or Ok(None) if `root` is not in a git repository
+/// (or in a bare one, which has no working tree to describe).
+pub fn snapshot(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
+    let Some(repo) = open(root)? else {
+        return Ok(None);
+    };
+    let Some(workdir) = repo.workdir() else {
+        return Ok(None);
+    };
+    let workdir = workdir.to_string_lossy();
+    let root = workdir
+        .strip_suffix('/')
+        .filter(|s| !s.is_empty())
+        .unwrap_or(&workdir)
+        .to_string();
+    let head = head_info(&repo)?;
+    let upstream = head.branch.as_ref().and_then(|b| upstream_of(&repo, b));
+    let (dirty, untracked) = working_tree_status(&repo)?;
+    Ok(Some(GitSnapshot {
+        root,
+        linked_worktree: repo.is_worktree(),
+        branch: head.branch,
+        detached: head.detached,
+        head: head.head,
+        upstream,
+        dirty,
+        untracked,
+    }))
+}
+
+/// The configured upstream of a local branch, short form (`origin/main`), even if it was
+/// never fetched.
+fn upstream_of(repo: &Repository, branch: &str) -> Option<String> {
+    let buf = repo
+        .branch_upstream_name(&format!("refs/heads/{branch}"))
+        .ok()?;
+    let name = buf.as_str()?;
+    let short = name
+        .strip_prefix("refs/remotes/")
+        .or_else(|| name.strip_prefix("refs/heads/"))
+        .unwrap_or(name);
+    Some(short.to_string())
+}
+
+/// Tracked files with staged or unstaged changes, and untracked non-ignored files, both
+/// repo-relative and sorted, handover's own files left out. Scans the working tree.
+pub fn working_tree_status(repo: &Repository) -> anyhow::Result<(Vec<String>, Vec<String>)> {
+    let mut opts = StatusOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_ignored(false)
+        .renames_head_to_index(false);
+    let statuses = repo
+        .statuses(Some(&mut opts))
+        .map_err(|e| anyhow::anyhow!("cannot read the working tree status: {}", e.message()))?;
+    let mut dirty = Vec::new();
+    let mut untracked = Vec::new();
+    for entry in statuses.iter() {
+        let path = String::from_utf8_lossy(entry.path_bytes()).into_owned();
+        if is_handover_file(&path) {
+            continue;
+        }
+        let s = entry.status();
+        if s == Status::WT_NEW {
+            untracked.push(path);
+        } else if s.intersects(
+            Status::INDEX_NEW
+                | Status::INDEX_MODIFIED
+                | Status::INDEX_DELETED
+                | Status::INDEX_RENAMED
+                | Status::INDEX_TYPECHANGE
+                | Status::WT_MODIFIED
+                | Status::WT_DELETED
+                | Status::WT_RENAMED
+                | Status::WT_TYPECHANGE
+                | Status::CONFLICTED,
+        ) {
+            dirty.push(path);
+        }
+    }
+    dirty.sort();
+    dirty.dedup();
+    untracked.sort();
+    untracked.dedup();
+    Ok((dirty, untracked))
+}
+
+/// The default branch: `origin/HEAD`'s target, else local `main`, else `master`. Returns its
+/// local short name and its commit.
+fn default_branch(repo: &Repository) -> Option<(String, Oid)> {
+    if let Ok(reference) = repo.find_reference("refs/remotes/origin/HEAD") {
+        if let Some(target) = reference.symbolic_target() {
+            if let Ok(oid) = repo.refname_to_id(target) {
+                let name = target
+                    .strip_prefix("refs/remotes/origin/")
+                    .unwrap_or(target);
+                return Some((name.to_string(), oid));
+            }
+        }
+    }
+    ["main", "master"].into_iter().find_map(|name| {
+        repo.refname_to_id(&format!("refs/heads/{name}"))
+            .ok()
+            .map(|oid| (name.to_string(), oid))
+    })
+}
+
+/// The commit `files_changed` compares against when it is given none (or one the repository
+/// does not know): the merge base of HEAD with the default branch; HEAD itself on the default
+/// branch, when there is no default branch, or when the histories are unrelated; None when
+/// HEAD has no commits.
+fn default_base(repo: &Repository) -> Option<Oid> {
+    let head = repo.head().ok()?.target()?;
+    let current = head_info(repo).ok().and_then(|h| h.branch);
+    match default_branch(repo) {
+        Some((name, _)) if current.as_deref() == Some(name.as_str()) => Some(head),
+        Some((_, tip)) => Some(repo.merge_base(head, tip).unwrap_or(head)),
+        None => Some(head),
+    }
+}
+
+/// Files changed between `since` (a commit id; when None, the merge base of HEAD with the
+/// default branch) and the working tree, including uncommitted and untracked files.
+/// Returns the changes and the commit actually used as base (None when none was found).
+pub fn files_changed(
+    root: &Path,
+    since: Option<&str>,
+) -> anyhow::Result<(Vec<FileChange>, Option<String>)> {
+    let Some(repo) = open(root)? else {
+        return Ok((Vec::new(), None));
+    };
+    let given = since
+        .and_then(|s| repo.revparse_single(s).ok())
+        .and_then(|o| o.peel_to_commit().ok())
+        .map(|c| c.id());
+    let base = given.or_else(|| default_base(&repo));
+    let base_tree = match base {
+        Some(oid) => Some(
+            repo.find_commit(oid)
+                .and_then(|c| c.tree())
+                .map_err(|e| anyhow::anyhow!("cannot read commit {oid}: {}", e.message()))?,
+        ),
+        None => None,
+    };
+    let mut opts = DiffOptions::new();
+    opts.include_untracked(true)
+        .recurse_untracked_dirs(true)
+        .include_typechange(true);
+    let mut diff = repo
+        .diff_tree_to_workdir_with_index(base_tree.as_ref(), Some(&mut opts))
+        .map_err(|e| {
+            anyhow::anyhow!(
+                "cannot compare the working tree with {}: {}",
+                base.map(|o| o.to_string())
+                    .unwrap_or_else(|| "the empty tree".into()),
+                e.message()
+            )
+        })?;
+    let mut find = DiffFindOptions::new();
+    find.renames(true).for_untracked(true);
+    // Rename detection is a nicety: without it a rename shows as a deletion and an addition.
+    let _ = diff.find_similar(Some(&mut find));
+    let mut changes: Vec<FileChange> = Vec::new();
+    for delta in diff.deltas() {
+        let change = match delta.status() {
+            Delta::Added | Delta::Untracked | Delta::Copied => ChangeKind::Added,
+            Delta::Deleted => ChangeKind::Deleted,
+            Delta::Modified | Delta::Conflicted => ChangeKind::Modified,
+            Delta::Renamed => ChangeKind::Renamed,
+            Delta::Typechange => ChangeKind::Typechange,
+            _ => continue,
+        };
+        let Some(path) = delta.new_file().path().or_else(|| delta.old_file().path()) else {
+            continue;
+        };
+        let path = path.to_string_lossy().into_owned();
+        if is_handover_file(&path) {
+            continue;
+        }
+        changes.push(FileChange { path, change });
+    }
+    changes.sort_by(|a, b| a.path.cmp(&b.path));
+    changes.dedup_by(|a, b| a.path == b.path);
+    Ok((changes, base.map(|o| o.to_string())))
+}

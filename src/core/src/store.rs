@@ -1,0 +1,573 @@
+//! The handoff on disk: `.handover/state.json` (canonical), `handover.md` (for people),
+//! `.handover/journal.jsonl` (append-only), `.handover/archive/<stamp>.json` (previous ones).
+//! Writes are atomic and serialized by a lock; loads never panic and fall back to the newest
+//! intact journal entry or archive when state.json is damaged.
+
+mod canonical;
+mod journal;
+
+use crate::model::{Handoff, SCHEMA_VERSION};
+use anyhow::{bail, Context};
+use handover_base::atomic::write_atomic;
+use serde_json::{json, Value};
+use std::fs::{self, File};
+use std::io::{self, Read};
+use std::path::{Path, PathBuf};
+
+pub use canonical::{checksum_matches, checksum_of_value};
+pub use journal::{Event, HOOK_LOCK_WAIT, MAX_JOURNAL_READ};
+
+/// state.json and archive files larger than this are not read (a handoff is a few KB; even a
+/// heavy one at its 5,000-token budget is far below this).
+pub const MAX_STATE_BYTES: u64 = 4 * 1024 * 1024;
+
+/// At most this many archive files are examined when looking for an intact handoff.
+const MAX_ARCHIVE_CANDIDATES: usize = 200;
+
+/// Where a handoff lives: the top of the working tree (each git worktree has its own).
+#[derive(Clone, Debug)]
+pub struct Store {
+    root: PathBuf,
+}
+
+/// Where a loaded handoff came from.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Source {
+    State,
+    Journal,
+    Archive,
+}
+
+impl Source {
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Source::State => "state",
+            Source::Journal => "journal",
+            Source::Archive => "archive",
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct Loaded {
+    pub handoff: Handoff,
+    pub source: Source,
+    /// Why state.json was not used (corrupt, truncated, checksum mismatch...), when it wasn't.
+    pub problem: Option<String>,
+}
+
+impl Loaded {
+    /// What a reader must be told when the handoff did not come from an intact state.json
+    /// (the one wording for `boot`, `status` and the startup context).
+    pub fn recovered_note(&self) -> Option<String> {
+        match self.source {
+            Source::State => self.problem.clone(),
+            from => Some(format!(
+                "state.json could not be used ({}); this handoff was recovered from the {}.",
+                self.problem.as_deref().unwrap_or("damaged"),
+                from.as_str()
+            )),
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+// Built once per process and matched immediately: boxing would only add noise.
+#[allow(clippy::large_enum_variant)]
+pub enum LoadOutcome {
+    /// No handoff at all.
+    Missing,
+    Loaded(Loaded),
+    /// state.json exists but is damaged, and nothing intact was found to fall back on.
+    Unrecoverable {
+        problem: String,
+    },
+}
+
+#[derive(Clone, Debug, Default)]
+pub struct SaveReport {
+    /// Where the previous handoff was moved, if there was one.
+    pub archived: Option<PathBuf>,
+}
+
+impl Store {
+    pub fn at(root: impl Into<PathBuf>) -> Store {
+        Store { root: root.into() }
+    }
+
+    /// The store for a directory: the enclosing git working tree's top (found by walking up to
+    /// a `.git` file or directory, no git library involved), else the nearest ancestor with a
+    /// `.handover/` directory, else `start` itself.
+    pub fn discover(start: &Path) -> Store {
+        Store::at(crate::git::find_root(start).unwrap_or_else(|| start.to_path_buf()))
+    }
+
+    pub fn root(&self) -> &Path {
+        &self.root
+    }
+    pub fn dir(&self) -> PathBuf {
+        self.root.join(".handover")
+    }
+    pub fn state_path(&self) -> PathBuf {
+        self.dir().join("state.json")
+    }
+    pub fn markdown_path(&self) -> PathBuf {
+        self.root.join("handover.md")
+    }
+    pub fn journal_path(&self) -> PathBuf {
+        self.dir().join("journal.jsonl")
+    }
+    pub fn archive_dir(&self) -> PathBuf {
+        self.dir().join("archive")
+    }
+    pub fn config_path(&self) -> PathBuf {
+        self.dir().join("config.toml")
+    }
+    /// Per-session hook state lives here (owned by the hooks crate).
+    pub fn sessions_dir(&self) -> PathBuf {
+        self.dir().join("sessions")
+    }
+
+    /// The exclusive lock every writer of state.json, handover.md and the archive takes.
+    pub fn lock_path(&self) -> PathBuf {
+        self.dir().join("lock")
+    }
+    /// The exclusive lock held for the moment of one journal append.
+    pub fn journal_lock_path(&self) -> PathBuf {
+        self.dir().join("journal.lock")
+    }
+
+    /// Appends one line under the journal lock (waiting at most `wait`, or for as long as it
+    /// takes when None), then fsyncs it after letting go of the lock when `durable`.
+    fn append_line(
+        &self,
+        line: &[u8],
+        wait: Option<std::time::Duration>,
+        durable: bool,
+    ) -> anyhow::Result<()> {
+        let path = self.journal_path();
+        let file = {
+            let lock_path = self.journal_lock_path();
+            let _lock = match wait {
+                Some(max) => journal::lock_bounded(&lock_path, max)?,
+                None => journal::lock(&lock_path)?,
+            };
+            journal::append(&path, line)
+                .with_context(|| format!("cannot append to {}", path.display()))?
+        };
+        if durable {
+            file.sync_data()
+                .with_context(|| format!("cannot sync {}", path.display()))?;
+        }
+        Ok(())
+    }
+
+    /// Never panics, never blocks on the lock (writes are atomic renames, so a reader sees the
+    /// old or the new state.json, never a mix). A damaged state.json falls back to the newest
+    /// intact handoff in the journal or the archive. A missing one is `Missing`, even when the
+    /// journal holds earlier handoffs: `handover done` removes it on purpose.
+    pub fn load(&self) -> LoadOutcome {
+        let state_problem = match read_document(&self.state_path()) {
+            Ok(None) => return LoadOutcome::Missing,
+            Ok(Some((handoff, note))) => {
+                return LoadOutcome::Loaded(Loaded {
+                    handoff,
+                    source: Source::State,
+                    problem: note,
+                })
+            }
+            Err(problem) => format!("state.json: {problem}"),
+        };
+        match self.newest_intact() {
+            Some((handoff, source)) => LoadOutcome::Loaded(Loaded { handoff, source, problem: Some(state_problem) }),
+            None => LoadOutcome::Unrecoverable {
+                problem: format!(
+                    "{state_problem}; no intact handoff in the journal or the archive to fall back on \
+                     (record a new one with `handover write`)"
+                ),
+            },
+        }
+    }
+
+    /// Under the lock: archive the previous state.json, append a `write` event (with the full
+    /// handoff) to the journal, then write state.json and handover.md atomically.
+    ///
+    /// The handoff is sealed (checksum recomputed) before it is stored. The order is what makes
+    /// a crash harmless, see docs/storage.md: state.json is only ever replaced by a rename, and
+    /// the journal records a handoff before it can become state.json.
+    pub fn save(&self, handoff: &Handoff, markdown: &str) -> anyhow::Result<SaveReport> {
+        let mut handoff = handoff.clone();
+        seal(&mut handoff);
+        let mut state =
+            serde_json::to_vec_pretty(&handoff).context("cannot serialize the handoff")?;
+        state.push(b'\n');
+        if state.len() as u64 > MAX_STATE_BYTES {
+            bail!(
+                "the handoff is {} bytes as JSON, over the {} MiB limit: keep pointers, not contents",
+                state.len(),
+                MAX_STATE_BYTES / (1024 * 1024)
+            );
+        }
+        let value = serde_json::to_value(&handoff).context("cannot serialize the handoff")?;
+
+        let archive_dir = self.archive_dir();
+        fs::create_dir_all(&archive_dir)
+            .with_context(|| format!("cannot create {}", archive_dir.display()))?;
+        let _lock = journal::lock(&self.lock_path())?;
+        self.sweep_temp_files();
+
+        let archived = self.archive_current()?;
+        let mut fields = json!({ "id": handoff.id });
+        if let Some(path) = &archived {
+            fields["archived"] = Value::String(self.relative(path));
+        }
+        fields["handoff"] = value;
+        self.append_line(&journal::event_line(Event::Write, fields)?, None, true)?;
+
+        let state_path = self.state_path();
+        write_atomic(&state_path, &state)
+            .with_context(|| format!("cannot write {}", state_path.display()))?;
+        let markdown_path = self.markdown_path();
+        write_atomic(&markdown_path, markdown.as_bytes())
+            .with_context(|| format!("cannot write {}", markdown_path.display()))?;
+        Ok(SaveReport { archived })
+    }
+
+    /// Appends one event line `{"ts": ..., "event": <event>, ...fields}` to the journal.
+    /// `fields` must be a JSON object (or null). Waits at most [`HOOK_LOCK_WAIT`] for the
+    /// journal lock (held by others only for the moment of an append), then gives up with an error: hooks call this and must never hang. Creates `.handover/`
+    /// if needed, so call it only where a handoff is expected.
+    pub fn append_journal(&self, event: Event, fields: serde_json::Value) -> anyhow::Result<()> {
+        let line = journal::event_line(event, fields)?;
+        let dir = self.dir();
+        fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        self.append_line(&line, Some(HOOK_LOCK_WAIT), false)
+    }
+
+    /// Journal events, oldest first; unparseable lines are skipped. Reads at most the newest
+    /// [`MAX_JOURNAL_READ`] bytes.
+    pub fn journal(&self) -> Vec<serde_json::Value> {
+        journal::read(&self.journal_path())
+    }
+
+    /// The task is finished: archive the handoff, journal `done`, remove handover.md and
+    /// state.json. Returns the archive path, or None (changing nothing) when there was no
+    /// handoff. A damaged state.json is archived as it is, so nothing is lost.
+    pub fn finish(&self) -> anyhow::Result<Option<PathBuf>> {
+        if !exists(&self.state_path()) {
+            return Ok(None);
+        }
+        let archive_dir = self.archive_dir();
+        fs::create_dir_all(&archive_dir)
+            .with_context(|| format!("cannot create {}", archive_dir.display()))?;
+        let _lock = journal::lock(&self.lock_path())?;
+        self.sweep_temp_files();
+        let Some(archived) = self.archive_current()? else {
+            return Ok(None); // removed by someone else while we waited for the lock
+        };
+        let id = read_document(&archived).ok().flatten().map(|(h, _)| h.id);
+        let fields = json!({ "archived": self.relative(&archived), "id": id });
+        self.append_line(&journal::event_line(Event::Done, fields)?, None, true)?;
+        // handover.md first: if we are interrupted here, state.json still says there is a
+        // handoff and running `handover done` again completes the job.
+        remove_if_present(&self.markdown_path())?;
+        remove_if_present(&self.state_path())?;
+        if let Ok(dir) = File::open(self.dir()) {
+            let _ = dir.sync_all();
+        }
+        Ok(Some(archived))
+    }
+
+    /// Copies state.json, byte for byte (damaged or not), to a new archive file. The caller
+    /// holds the lock, which is what makes the chosen name unique.
+    fn archive_current(&self) -> anyhow::Result<Option<PathBuf>> {
+        let state = self.state_path();
+        if fs::symlink_metadata(&state).is_err() {
+            return Ok(None);
+        }
+        let dir = self.archive_dir();
+        let target = free_archive_name(&dir, &handover_base::clock::now_compact());
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+        let copied = (|| -> io::Result<()> {
+            fs::copy(&state, &tmp)?;
+            File::open(&tmp)?.sync_all()?;
+            fs::rename(&tmp, &target)?;
+            File::open(&dir)?.sync_all()
+        })();
+        match copied {
+            Ok(()) => Ok(Some(target)),
+            Err(e) => {
+                let _ = fs::remove_file(&tmp);
+                if e.kind() == io::ErrorKind::NotFound && !exists(&state) {
+                    return Ok(None);
+                }
+                Err(e).with_context(|| {
+                    format!("cannot archive {} to {}", state.display(), target.display())
+                })
+            }
+        }
+    }
+
+    /// Removes temporary files left by writers killed mid-write. Only called under the lock,
+    /// and every writer of these names holds the lock, so none of them is in use.
+    fn sweep_temp_files(&self) {
+        let places: [(PathBuf, &str); 3] = [
+            (self.dir(), ".state.json.tmp."),
+            (self.archive_dir(), "."),
+            (self.root.clone(), ".handover.md.tmp."),
+        ];
+        for (dir, prefix) in places {
+            let Ok(entries) = fs::read_dir(&dir) else {
+                continue;
+            };
+            for entry in entries.flatten() {
+                let name = entry.file_name();
+                let name = name.to_string_lossy();
+                if name.starts_with(prefix) && name.contains(".tmp.") {
+                    let _ = fs::remove_file(entry.path());
+                }
+            }
+        }
+    }
+
+    /// The newest checksum-valid handoff in the journal's `write` events or in the archive.
+    fn newest_intact(&self) -> Option<(Handoff, Source)> {
+        let from_journal = self.journal().into_iter().rev().find_map(|event| {
+            if Event::of(&event) != Some(Event::Write) {
+                return None;
+            }
+            validate(event.get("handoff")?.clone()).ok().map(|(h, _)| h)
+        });
+        let from_archive = archive_files(&self.archive_dir())
+            .into_iter()
+            .take(MAX_ARCHIVE_CANDIDATES)
+            .find_map(|path| read_document(&path).ok().flatten().map(|(h, _)| h));
+        match (from_journal, from_archive) {
+            // The journal gets every handoff before state.json does, so on a tie it wins.
+            (Some(j), Some(a)) if a.created_at > j.created_at => Some((a, Source::Archive)),
+            (Some(j), _) => Some((j, Source::Journal)),
+            (None, Some(a)) => Some((a, Source::Archive)),
+            (None, None) => None,
+        }
+    }
+
+    /// `path` relative to the store root, for journal entries that stay valid if the
+    /// repository moves.
+    fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(&self.root)
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned()
+    }
+}
+
+fn exists(path: &Path) -> bool {
+    fs::symlink_metadata(path).is_ok()
+}
+
+fn remove_if_present(path: &Path) -> anyhow::Result<()> {
+    match fs::remove_file(path) {
+        Err(e) if e.kind() != io::ErrorKind::NotFound => {
+            Err(e).with_context(|| format!("cannot remove {}", path.display()))
+        }
+        _ => Ok(()),
+    }
+}
+
+/// `<stamp>.json`, or `<stamp>-<n>.json` with the smallest free n when a write in the same
+/// clock tick took that name. Only unique while the caller holds the lock.
+fn free_archive_name(dir: &Path, stamp: &str) -> PathBuf {
+    let mut target = dir.join(format!("{stamp}.json"));
+    let mut n = 1;
+    while exists(&target) {
+        target = dir.join(format!("{stamp}-{n}.json"));
+        n += 1;
+    }
+    target
+}
+
+/// Archive files, newest first. Names are `<compact stamp>.json`, or `<stamp>-<n>.json` when
+/// the stamp was already taken; temporary files (leading dot) are ignored.
+fn archive_files(dir: &Path) -> Vec<PathBuf> {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return Vec::new();
+    };
+    let mut files: Vec<(String, u64, PathBuf)> = entries
+        .flatten()
+        .filter_map(|entry| {
+            let name = entry.file_name().to_string_lossy().into_owned();
+            let stem = name.strip_suffix(".json")?;
+            if stem.starts_with('.') {
+                return None;
+            }
+            let (stamp, n) = match stem.rsplit_once('-') {
+                Some((stamp, n)) if n.bytes().all(|b| b.is_ascii_digit()) => {
+                    (stamp, n.parse().unwrap_or(0))
+                }
+                _ => (stem, 0),
+            };
+            Some((stamp.to_string(), n, entry.path()))
+        })
+        .collect();
+    files.sort_by(|a, b| (&b.0, b.1).cmp(&(&a.0, a.1)));
+    files.into_iter().map(|(_, _, path)| path).collect()
+}
+
+/// Reads a stored handoff. `Ok(None)`: the file does not exist. `Err`: what is wrong with it.
+/// `Ok(Some((handoff, note)))`: intact; `note` says when a newer handover wrote it.
+fn read_document(path: &Path) -> Result<Option<(Handoff, Option<String>)>, String> {
+    // Look before opening: opening a FIFO would block, and load must never hang.
+    match fs::metadata(path) {
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Ok(m) if m.is_dir() => return Err("is a directory, not a file".into()),
+        Ok(m) if !m.is_file() => return Err("is not a regular file".into()),
+        _ => {}
+    }
+    let file = match File::open(path) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
+        Err(e) => return Err(format!("cannot be read ({e})")),
+    };
+    let too_large = |size: u64| {
+        format!(
+            "too large ({size} bytes; the limit is {} MiB), not read",
+            MAX_STATE_BYTES / (1024 * 1024)
+        )
+    };
+    match file.metadata() {
+        Ok(m) if m.len() > MAX_STATE_BYTES => return Err(too_large(m.len())),
+        _ => {}
+    }
+    let mut bytes = Vec::new();
+    if let Err(e) = file.take(MAX_STATE_BYTES + 1).read_to_end(&mut bytes) {
+        return Err(format!("cannot be read ({e})"));
+    }
+    if bytes.len() as u64 > MAX_STATE_BYTES {
+        return Err(too_large(bytes.len() as u64));
+    }
+    if bytes.iter().all(u8::is_ascii_whitespace) {
+        return Err("empty (a write was cut short, or the file was emptied)".into());
+    }
+    let value: Value = match serde_json::from_slice(&bytes) {
+        Ok(v) => v,
+        Err(e) if e.is_eof() => return Err(format!("truncated: the JSON ends early ({e})")),
+        Err(e) => return Err(format!("not valid JSON ({e})")),
+    };
+    validate(value).map(Some)
+}
+
+/// Checks a parsed document: an object, with a matching checksum, of the handoff's shape.
+fn validate(value: Value) -> Result<(Handoff, Option<String>), String> {
+    if !value.is_object() {
+        return Err("not a handoff (the JSON is not an object)".into());
+    }
+    match value.get("checksum").and_then(Value::as_str) {
+        None | Some("") => return Err("no checksum (not written by handover, or damaged)".into()),
+        Some(_) if !checksum_matches(&value) => {
+            return Err("checksum mismatch (edited by hand or damaged)".into())
+        }
+        Some(_) => {}
+    }
+    let handoff: Handoff =
+        serde_json::from_value(value).map_err(|e| format!("not a handoff ({e})"))?;
+    let note = (handoff.schema_version > SCHEMA_VERSION).then(|| {
+        format!(
+            "state.json: written by a newer handover (schema_version {}, this one knows {}); \
+             fields it added are ignored: upgrade handover",
+            handoff.schema_version, SCHEMA_VERSION
+        )
+    });
+    Ok((handoff, note))
+}
+
+/// `sha256:<hex>` over the canonical JSON of the handoff without its `checksum` field:
+/// compact, object keys sorted recursively (independent of serde_json's preserve_order).
+pub fn checksum(handoff: &Handoff) -> String {
+    // Serializing these plain structs cannot fail; an empty string would never match anyway.
+    serde_json::to_value(handoff)
+        .map(|v| checksum_of_value(&v))
+        .unwrap_or_default()
+}
+
+/// Sets `handoff.checksum`.
+pub fn seal(handoff: &mut Handoff) {
+    handoff.checksum = checksum(handoff);
+}
+
+/// The handoff's recorded checksum matches its content.
+pub fn is_sealed(handoff: &Handoff) -> bool {
+    !handoff.checksum.is_empty() && handoff.checksum == checksum(handoff)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn archive_files_sort_newest_first_with_collision_suffixes() {
+        let dir = tempfile::tempdir().unwrap();
+        for name in [
+            "20260101T000000.000000001Z.json",
+            "20260101T000000.000000002Z.json",
+            "20260101T000000.000000002Z-1.json",
+            "20260101T000000.000000002Z-10.json",
+            "20260101T000000.000000002Z-2.json",
+            ".20260101T000000.000000003Z.json.tmp.42",
+            "notes.txt",
+        ] {
+            fs::write(dir.path().join(name), "{}").unwrap();
+        }
+        let names: Vec<String> = archive_files(dir.path())
+            .iter()
+            .map(|p| p.file_name().unwrap().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names,
+            [
+                "20260101T000000.000000002Z-10.json",
+                "20260101T000000.000000002Z-2.json",
+                "20260101T000000.000000002Z-1.json",
+                "20260101T000000.000000002Z.json",
+                "20260101T000000.000000001Z.json",
+            ]
+        );
+    }
+
+    #[test]
+    fn archive_names_stay_unique_within_one_stamp() {
+        let dir = tempfile::tempdir().unwrap();
+        let stamp = "20260101T000000.000000001Z";
+        let mut names = Vec::new();
+        for _ in 0..3 {
+            let path = free_archive_name(dir.path(), stamp);
+            fs::write(&path, "{}").unwrap();
+            names.push(path.file_name().unwrap().to_string_lossy().into_owned());
+        }
+        assert_eq!(
+            names,
+            [
+                format!("{stamp}.json"),
+                format!("{stamp}-1.json"),
+                format!("{stamp}-2.json")
+            ]
+        );
+    }
+
+    #[test]
+    fn archiving_in_a_tight_loop_never_overwrites() {
+        let dir = tempfile::tempdir().unwrap();
+        let store = Store::at(dir.path());
+        fs::create_dir_all(store.archive_dir()).unwrap();
+        fs::write(store.state_path(), "{}").unwrap();
+        let paths: Vec<PathBuf> = (0..50)
+            .map(|_| store.archive_current().unwrap().unwrap())
+            .collect();
+        let unique: std::collections::HashSet<&PathBuf> = paths.iter().collect();
+        assert_eq!(unique.len(), 50);
+        assert_eq!(fs::read_dir(store.archive_dir()).unwrap().count(), 50);
+    }
+}

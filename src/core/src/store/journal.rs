@@ -1,0 +1,223 @@
+//! The lock file and the append-only journal (`.handover/journal.jsonl`, one JSON object a line).
+//!
+//! Appends are one `write` on a file opened with O_APPEND, made while holding the exclusive
+//! lock on `.handover/journal.lock`, so lines from many processes never interleave. That lock
+//! is separate from the writers' `.handover/lock` and held only for the append itself
+//! (microseconds), so a hook appending an event is never stuck behind a whole save. A line torn by a
+//! power cut is skipped when reading, and the next append starts on a fresh line so that the
+//! damage stays confined to that one line.
+
+use anyhow::{bail, Context};
+use serde_json::{Map, Value};
+use std::fs::{File, OpenOptions, TryLockError};
+use std::io::{self, Read, Seek, SeekFrom, Write};
+use std::os::unix::fs::FileExt;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+/// Hooks must never hang: this is how long `append_journal` waits for the journal lock.
+pub const HOOK_LOCK_WAIT: Duration = Duration::from_secs(2);
+
+/// Reading stops at the newest this many bytes of the journal, so a journal that grew huge
+/// can never stall a load.
+pub const MAX_JOURNAL_READ: u64 = 64 * 1024 * 1024;
+
+/// An exclusive `flock` on a lock file, released when dropped (or when the process dies:
+/// the kernel drops flock locks with the file descriptor, so a killed writer never leaves a
+/// stale lock behind).
+pub struct Lock {
+    _file: File,
+}
+
+fn open_lock_file(path: &Path) -> anyhow::Result<File> {
+    OpenOptions::new()
+        .read(true)
+        .write(true)
+        .create(true)
+        .truncate(false)
+        .open(path)
+        .with_context(|| format!("cannot open the lock file {}", path.display()))
+}
+
+/// Waits as long as another handover process is writing (writes take milliseconds).
+pub fn lock(path: &Path) -> anyhow::Result<Lock> {
+    let file = open_lock_file(path)?;
+    file.lock()
+        .with_context(|| format!("cannot lock {}", path.display()))?;
+    Ok(Lock { _file: file })
+}
+
+/// Polls with short sleeps and gives up after `max_wait`.
+pub fn lock_bounded(path: &Path, max_wait: Duration) -> anyhow::Result<Lock> {
+    let file = open_lock_file(path)?;
+    let start = Instant::now();
+    let mut pause = Duration::from_millis(1);
+    loop {
+        match file.try_lock() {
+            Ok(()) => return Ok(Lock { _file: file }),
+            Err(TryLockError::WouldBlock) => {}
+            Err(TryLockError::Error(e)) => {
+                return Err(e).with_context(|| format!("cannot lock {}", path.display()))
+            }
+        }
+        if start.elapsed() >= max_wait {
+            bail!(
+                "{} is held by another handover process for more than {} ms; try again",
+                path.display(),
+                max_wait.as_millis()
+            );
+        }
+        std::thread::sleep(pause);
+        pause = (pause * 2).min(Duration::from_millis(5));
+    }
+}
+
+/// The kinds of journal line, written by the store, the CLI and the hooks, and read back by
+/// `handover status` and recovery.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Hash)]
+pub enum Event {
+    /// A handoff was saved (the line carries the whole state, for recovery).
+    Write,
+    /// `handover done` archived the handoff.
+    Done,
+    /// `handover ack`: an agent confirmed it received the handoff.
+    Ack,
+    /// A hook put the startup context in front of an agent.
+    Delivered,
+    PreCompact,
+    PostCompact,
+    /// The context watch reminded the agent to save (or blocked a Stop).
+    ContextWatch,
+}
+
+impl Event {
+    const ALL: [Event; 7] = [
+        Event::Write,
+        Event::Done,
+        Event::Ack,
+        Event::Delivered,
+        Event::PreCompact,
+        Event::PostCompact,
+        Event::ContextWatch,
+    ];
+
+    pub fn as_str(self) -> &'static str {
+        match self {
+            Event::Write => "write",
+            Event::Done => "done",
+            Event::Ack => "ack",
+            Event::Delivered => "delivered",
+            Event::PreCompact => "pre_compact",
+            Event::PostCompact => "post_compact",
+            Event::ContextWatch => "context_watch",
+        }
+    }
+
+    /// The kind of a journal line read back; None for a line of a kind this version does not
+    /// know (written by a newer one) or no kind at all.
+    pub fn of(line: &Value) -> Option<Event> {
+        let name = line.get("event")?.as_str()?;
+        Event::ALL.into_iter().find(|e| e.as_str() == name)
+    }
+}
+
+/// `{"ts": .., "event": .., ...fields}` as one line, newline included. Keys of `fields` named
+/// `ts` or `event` are dropped rather than allowed to disguise the event.
+pub fn event_line(event: Event, fields: Value) -> anyhow::Result<Vec<u8>> {
+    let event = event.as_str();
+    let mut map = Map::new();
+    map.insert(
+        "ts".into(),
+        Value::String(handover_base::clock::now_rfc3339()),
+    );
+    map.insert("event".into(), Value::String(event.to_string()));
+    match fields {
+        Value::Null => {}
+        Value::Object(extra) => {
+            for (key, value) in extra {
+                if key != "ts" && key != "event" {
+                    map.insert(key, value);
+                }
+            }
+        }
+        other => bail!("journal fields for event `{event}` must be a JSON object, got {other}"),
+    }
+    // Compact JSON never contains a raw newline: strings escape it.
+    let mut line = serde_json::to_vec(&Value::Object(map))?;
+    line.push(b'\n');
+    Ok(line)
+}
+
+/// Appends `line` (ending in a newline) and returns the file, so the caller can fsync it
+/// after letting go of the journal lock. The caller holds the journal lock.
+pub fn append(path: &Path, line: &[u8]) -> io::Result<File> {
+    let mut file = OpenOptions::new()
+        .read(true)
+        .append(true)
+        .create(true)
+        .open(path)?;
+    let len = file.metadata()?.len();
+    let mut buf = Vec::with_capacity(line.len() + 1);
+    if len > 0 {
+        let mut last = [0u8; 1];
+        file.read_exact_at(&mut last, len - 1)?;
+        if last[0] != b'\n' {
+            // A torn line from a crash: end it, so this event stays a line of its own.
+            buf.push(b'\n');
+        }
+    }
+    buf.extend_from_slice(line);
+    let written = file.write(&buf)?;
+    if written < buf.len() {
+        // Only on a full disk or similar; finish the line (still under the lock).
+        file.write_all(&buf[written..])?;
+    }
+    Ok(file)
+}
+
+/// Events oldest first. Lines that do not parse as a JSON object are skipped: a torn last
+/// line is expected after a crash. Missing or unreadable journal: no events.
+pub fn read(path: &Path) -> Vec<Value> {
+    // Look before opening: opening a FIFO would block, and readers must never hang.
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return Vec::new();
+    }
+    let Ok(mut file) = File::open(path) else {
+        return Vec::new();
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let skip_partial_first = len > MAX_JOURNAL_READ;
+    if skip_partial_first && file.seek(SeekFrom::Start(len - MAX_JOURNAL_READ)).is_err() {
+        return Vec::new();
+    }
+    let mut bytes = Vec::new();
+    if file.take(MAX_JOURNAL_READ).read_to_end(&mut bytes).is_err() {
+        return Vec::new();
+    }
+    let mut lines = bytes.split(|b| *b == b'\n');
+    if skip_partial_first {
+        lines.next();
+    }
+    lines
+        .filter(|line| !line.is_empty())
+        .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+        .filter(Value::is_object)
+        .collect()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn event_names_read_back() {
+        for e in Event::ALL {
+            let line: Value = serde_json::from_slice(&event_line(e, Value::Null).unwrap()).unwrap();
+            assert_eq!(Event::of(&line), Some(e));
+        }
+        assert_eq!(
+            Event::of(&serde_json::json!({"event": "from_the_future"})),
+            None
+        );
+    }
+}

@@ -1,0 +1,552 @@
+//! Verification, not trust: check a handoff against the repository and give a verdict.
+//!
+//! The rules, their reason codes and messages are documented in docs/verification.md; keep the
+//! two in step. Every check turns a failure into a reason (never a panic, never an error the
+//! caller must handle): a hook shows whatever could be established.
+
+use crate::git::{self, HeadInfo};
+use crate::model::{ChangeKind, GitSnapshot, Handoff, Reason, Verdict, Verification};
+use git2::{Oid, Repository, Sort};
+use std::collections::BTreeSet;
+use std::path::Path;
+
+/// Stable reason codes (tests and tools match on them).
+pub mod code {
+    pub const NO_GIT_SNAPSHOT: &str = "no_git_snapshot";
+    pub const NOT_A_REPOSITORY: &str = "not_a_repository";
+    pub const GIT_UNREADABLE: &str = "git_unreadable";
+    pub const WORKING_TREE_UNREADABLE: &str = "working_tree_unreadable";
+    pub const BRANCH_CHANGED: &str = "branch_changed";
+    pub const HEAD_UNKNOWN: &str = "head_unknown";
+    pub const HEAD_BEHIND: &str = "head_behind";
+    pub const HEAD_DIVERGED: &str = "head_diverged";
+    pub const HEAD_UNBORN: &str = "head_unborn";
+    pub const IMPORTANT_FILE_MISSING: &str = "important_file_missing";
+    pub const HEAD_MOVED: &str = "head_moved";
+    pub const WORKING_TREE_CHANGED: &str = "working_tree_changed";
+    pub const CHANGED_FILE_MISSING: &str = "changed_file_missing";
+    pub const INTERNAL_ERROR: &str = "internal_error";
+}
+
+/// Commits listed in a reason's details; the rest are counted.
+pub const MAX_LISTED_COMMITS: usize = 10;
+/// Files listed in a reason's details; the rest are counted.
+pub const MAX_LISTED_FILES: usize = 20;
+/// Commits walked when counting; beyond this the count is reported as "at least".
+const MAX_WALKED_COMMITS: usize = 1_000;
+
+/// The full check `handover boot` runs: branch, HEAD (commits ahead/behind with subjects),
+/// the working tree's dirty/untracked sets compared with the recorded ones, referenced files.
+pub fn verify(root: &Path, handoff: &Handoff) -> Verification {
+    guarded(|| check(root, handoff, Depth::Full))
+}
+
+/// The cheap check the SessionStart hook runs: branch, HEAD and the files the handoff
+/// references only; costs the same on a repository of 100,000 files as on one of 10.
+pub fn verify_quick(root: &Path, handoff: &Handoff) -> Verification {
+    guarded(|| check(root, handoff, Depth::Quick))
+}
+
+/// The verdict for a set of reasons: the worst severity, `fresh` when there is none.
+/// Order, best to worst: fresh, drifted, unverified, stale (a fact proving the handoff wrong
+/// outweighs not being able to check something).
+pub fn verdict_of(reasons: &[Reason]) -> Verdict {
+    reasons
+        .iter()
+        .map(|r| r.severity)
+        .max_by_key(|v| rank(*v))
+        .unwrap_or(Verdict::Fresh)
+}
+
+fn rank(v: Verdict) -> u8 {
+    match v {
+        Verdict::Fresh => 0,
+        Verdict::Drifted => 1,
+        Verdict::Unverified => 2,
+        Verdict::Stale => 3,
+    }
+}
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Depth {
+    /// Branch, HEAD, referenced files: nothing that grows with the size of the tree.
+    Quick,
+    /// Also the working tree's status.
+    Full,
+}
+
+/// Library code is written not to panic; this is the last line for what it missed (libgit2
+/// surprises), so a hook never takes its host down.
+fn guarded(f: impl FnOnce() -> Vec<Reason>) -> Verification {
+    let reasons = std::panic::catch_unwind(std::panic::AssertUnwindSafe(f)).unwrap_or_else(|_| {
+        vec![reason(
+            code::INTERNAL_ERROR,
+            Verdict::Unverified,
+            "Verification stopped on an internal error, so nothing could be checked.".to_string(),
+            Vec::new(),
+        )]
+    });
+    Verification {
+        verdict: verdict_of(&reasons),
+        reasons,
+    }
+}
+
+fn reason(code: &str, severity: Verdict, message: String, details: Vec<String>) -> Reason {
+    Reason {
+        code: code.to_string(),
+        message,
+        severity,
+        details,
+    }
+}
+
+fn check(root: &Path, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
+    let mut reasons = Vec::new();
+    match &handoff.git {
+        None => reasons.push(reason(
+            code::NO_GIT_SNAPSHOT,
+            Verdict::Unverified,
+            "The handoff was written outside a git repository, so branch, HEAD and uncommitted changes could not be checked."
+                .to_string(),
+            Vec::new(),
+        )),
+        Some(recorded) => check_git(root, recorded, depth, &mut reasons),
+    }
+    check_files(root, handoff, &mut reasons);
+    reasons
+}
+
+/// The repository, opened only when a check needs it (quick mode often does not).
+struct LazyRepo<'a> {
+    root: &'a Path,
+    repo: Option<Result<Option<Repository>, String>>,
+}
+
+impl<'a> LazyRepo<'a> {
+    fn new(root: &'a Path) -> Self {
+        LazyRepo { root, repo: None }
+    }
+    fn get(&mut self) -> Result<Option<&Repository>, String> {
+        let root = self.root;
+        let slot = self
+            .repo
+            .get_or_insert_with(|| git::open(root).map_err(|e| e.to_string()));
+        match slot {
+            Ok(Some(repo)) => Ok(Some(repo)),
+            Ok(None) => Ok(None),
+            Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+fn check_git(root: &Path, recorded: &GitSnapshot, depth: Depth, reasons: &mut Vec<Reason>) {
+    let mut lazy = LazyRepo::new(root);
+    let cheap = if depth == Depth::Quick {
+        git::read_head_files(root)
+    } else {
+        None
+    };
+    let current = match cheap {
+        Some(info) => info,
+        None => match lazy.get() {
+            Ok(Some(repo)) => match git::head_info(repo) {
+                Ok(info) => info,
+                Err(e) => return reasons.push(unreadable(root, &e.to_string())),
+            },
+            Ok(None) => {
+                return reasons.push(reason(
+                    code::NOT_A_REPOSITORY,
+                    Verdict::Unverified,
+                    format!(
+                        "{} is not in a git repository, so branch, HEAD and uncommitted changes could not be checked.",
+                        root.display()
+                    ),
+                    Vec::new(),
+                ))
+            }
+            Err(e) => return reasons.push(unreadable(root, &e)),
+        },
+    };
+    check_branch(recorded, &current, reasons);
+    check_head(&mut lazy, recorded, &current, reasons);
+    if depth == Depth::Full {
+        check_working_tree(&mut lazy, recorded, reasons);
+    }
+}
+
+fn unreadable(root: &Path, error: &str) -> Reason {
+    reason(
+        code::GIT_UNREADABLE,
+        Verdict::Unverified,
+        format!(
+            "The git repository at {} could not be read ({}), so branch, HEAD and uncommitted changes were not checked.",
+            root.display(),
+            error.trim_end_matches('.')
+        ),
+        Vec::new(),
+    )
+}
+
+fn short(id: &str) -> &str {
+    id.get(..7).unwrap_or(id)
+}
+
+/// "branch main", "a detached HEAD at a1b2c3d".
+fn position(branch: Option<&str>, detached: bool, head: Option<&str>) -> String {
+    match (branch, detached) {
+        (Some(b), false) => format!("branch {b}"),
+        _ => match head {
+            Some(h) => format!("a detached HEAD at {}", short(h)),
+            None => "a detached HEAD".to_string(),
+        },
+    }
+}
+
+/// " on main" or " (detached HEAD)", for messages about HEAD.
+fn where_now(current: &HeadInfo) -> String {
+    match (&current.branch, current.detached) {
+        (Some(b), false) => format!(" on {b}"),
+        _ => " (detached HEAD)".to_string(),
+    }
+}
+
+fn check_branch(recorded: &GitSnapshot, current: &HeadInfo, reasons: &mut Vec<Reason>) {
+    let same = if recorded.detached || current.detached {
+        recorded.detached && current.detached
+    } else {
+        recorded.branch == current.branch
+    };
+    if same {
+        return;
+    }
+    let then = position(
+        recorded.branch.as_deref(),
+        recorded.detached,
+        recorded.head.as_deref(),
+    );
+    let now = position(
+        current.branch.as_deref(),
+        current.detached,
+        current.head.as_deref(),
+    );
+    reasons.push(reason(
+        code::BRANCH_CHANGED,
+        Verdict::Stale,
+        format!("The handoff was written on {then}, but HEAD is now on {now}."),
+        Vec::new(),
+    ));
+}
+
+fn plural(n: usize, one: &str, many: &str) -> String {
+    format!("{n} {}", if n == 1 { one } else { many })
+}
+
+fn check_head(
+    lazy: &mut LazyRepo,
+    recorded: &GitSnapshot,
+    current: &HeadInfo,
+    reasons: &mut Vec<Reason>,
+) {
+    let where_ = where_now(current);
+    let (rec, cur) = match (recorded.head.as_deref(), current.head.as_deref()) {
+        (None, None) => return,
+        (Some(r), Some(c)) if r == c => return,
+        (Some(r), None) => {
+            return reasons.push(reason(
+                code::HEAD_UNBORN,
+                Verdict::Stale,
+                format!(
+                    "HEAD has no commits now{where_}, but the handoff was written at {}.",
+                    short(r)
+                ),
+                Vec::new(),
+            ))
+        }
+        (r, Some(c)) => (r, c),
+    };
+    let repo = match lazy.get() {
+        Ok(Some(repo)) => repo,
+        Ok(None) => return reasons.push(unreadable(lazy.root, "no repository found")),
+        Err(e) => return reasons.push(unreadable(lazy.root, &e)),
+    };
+    let Some(cur_oid) = Oid::from_str(cur)
+        .ok()
+        .filter(|o| repo.find_commit(*o).is_ok())
+    else {
+        return reasons.push(unreadable(
+            lazy.root,
+            &format!("the current HEAD {} cannot be read", short(cur)),
+        ));
+    };
+    let Some(rec) = rec else {
+        // Written before the first commit: everything on HEAD is new.
+        let (count, details) = walk(repo, cur_oid, None, "");
+        return reasons.push(reason(
+            code::HEAD_MOVED,
+            Verdict::Drifted,
+            format!(
+                "HEAD moved {} ahead{where_}; the handoff was written before the first commit.",
+                count.describe("commit", "commits")
+            ),
+            details,
+        ));
+    };
+    let Some(rec_oid) = Oid::from_str(rec)
+        .ok()
+        .filter(|o| repo.find_commit(*o).is_ok())
+    else {
+        return reasons.push(reason(
+            code::HEAD_UNKNOWN,
+            Verdict::Stale,
+            format!(
+                "The recorded HEAD {} does not exist in this repository (history rewritten and pruned, or a different clone).",
+                short(rec)
+            ),
+            Vec::new(),
+        ));
+    };
+    if repo.graph_descendant_of(cur_oid, rec_oid).unwrap_or(false) {
+        let (count, details) = walk(repo, cur_oid, Some(rec_oid), "");
+        reasons.push(reason(
+            code::HEAD_MOVED,
+            Verdict::Drifted,
+            format!(
+                "HEAD moved {} ahead of the recorded {}{where_}.",
+                count.describe("commit", "commits"),
+                short(rec)
+            ),
+            details,
+        ));
+    } else if repo.graph_descendant_of(rec_oid, cur_oid).unwrap_or(false) {
+        let (count, details) = walk(repo, rec_oid, Some(cur_oid), "");
+        reasons.push(reason(
+            code::HEAD_BEHIND,
+            Verdict::Stale,
+            format!(
+                "HEAD is {} behind the recorded {}{where_}: the branch was reset or an older commit checked out, and the listed commits are no longer on it.",
+                count.describe("commit", "commits"),
+                short(rec)
+            ),
+            details,
+        ));
+    } else {
+        let (ahead, mut details) = walk(repo, cur_oid, Some(rec_oid), "+ ");
+        let (lost, lost_details) = walk(repo, rec_oid, Some(cur_oid), "- ");
+        details.extend(lost_details);
+        reasons.push(reason(
+            code::HEAD_DIVERGED,
+            Verdict::Stale,
+            format!(
+                "History was rewritten{where_}: the recorded {} is not an ancestor of HEAD {} ({} no longer on the branch, {} instead).",
+                short(rec),
+                short(cur),
+                lost.describe("recorded commit", "recorded commits"),
+                ahead.describe("new commit", "new commits"),
+            ),
+            details,
+        ));
+    }
+}
+
+/// How many commits a walk found, possibly cut short.
+struct Count {
+    n: usize,
+    capped: bool,
+}
+
+impl Count {
+    fn describe(&self, one: &str, many: &str) -> String {
+        if self.capped {
+            format!("at least {} {many}", self.n)
+        } else {
+            plural(self.n, one, many)
+        }
+    }
+}
+
+/// Commits reachable from `from` but not from `hide`, newest first: the count and up to
+/// MAX_LISTED_COMMITS detail lines `<prefix><short id> <subject>` (plus "… and N more").
+fn walk(repo: &Repository, from: Oid, hide: Option<Oid>, prefix: &str) -> (Count, Vec<String>) {
+    let mut details = Vec::new();
+    let mut n = 0usize;
+    let mut capped = false;
+    let walker = repo.revwalk().and_then(|mut w| {
+        w.set_sorting(Sort::TOPOLOGICAL | Sort::TIME)?;
+        w.push(from)?;
+        if let Some(h) = hide {
+            w.hide(h)?;
+        }
+        Ok(w)
+    });
+    if let Ok(walker) = walker {
+        for oid in walker {
+            let Ok(oid) = oid else { break };
+            if n >= MAX_WALKED_COMMITS {
+                capped = true;
+                break;
+            }
+            n += 1;
+            if details.len() < MAX_LISTED_COMMITS {
+                let id = oid.to_string();
+                let subject = repo
+                    .find_commit(oid)
+                    .ok()
+                    .map(|c| {
+                        String::from_utf8_lossy(c.summary_bytes().unwrap_or_default()).into_owned()
+                    })
+                    .unwrap_or_default();
+                details.push(
+                    format!("{prefix}{} {subject}", short(&id))
+                        .trim_end()
+                        .to_string(),
+                );
+            }
+        }
+    }
+    if n > MAX_LISTED_COMMITS {
+        let more = n - MAX_LISTED_COMMITS;
+        details.push(format!(
+            "… and {}{more} more",
+            if capped { "at least " } else { "" }
+        ));
+    }
+    (Count { n, capped }, details)
+}
+
+fn check_working_tree(lazy: &mut LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec<Reason>) {
+    let root = lazy.root;
+    let repo = match lazy.get() {
+        Ok(Some(repo)) => repo,
+        // Already reported by the HEAD checks.
+        _ => return,
+    };
+    let (dirty, untracked) = match git::working_tree_status(repo) {
+        Ok(sets) => sets,
+        Err(e) => {
+            return reasons.push(reason(
+                code::WORKING_TREE_UNREADABLE,
+                Verdict::Unverified,
+                format!(
+                    "The working tree at {} could not be read ({}), so uncommitted changes were not compared.",
+                    root.display(),
+                    e.to_string().trim_end_matches('.')
+                ),
+                Vec::new(),
+            ))
+        }
+    };
+    let then: BTreeSet<&str> = recorded
+        .dirty
+        .iter()
+        .chain(&recorded.untracked)
+        .map(String::as_str)
+        .filter(|p| !git::is_handover_file(p))
+        .collect();
+    let now: BTreeSet<&str> = dirty.iter().chain(&untracked).map(String::as_str).collect();
+    let appeared: Vec<&str> = now.difference(&then).copied().collect();
+    let gone: Vec<&str> = then.difference(&now).copied().collect();
+    if appeared.is_empty() && gone.is_empty() {
+        return;
+    }
+    let new = plural(appeared.len(), "file has", "files have");
+    let old = plural(gone.len(), "file", "files");
+    let message = match (appeared.is_empty(), gone.is_empty()) {
+        (false, true) => format!("{new} uncommitted changes that the handoff does not list."),
+        (true, false) => format!("{old} the handoff listed as uncommitted {} no changes any more (committed or reverted).", has(gone.len())),
+        _ => format!("{new} uncommitted changes that the handoff does not list, and {old} it listed {} none any more.", has(gone.len())),
+    };
+    let mut lines: Vec<String> = appeared.iter().map(|p| format!("+ {p}")).collect();
+    lines.extend(gone.iter().map(|p| format!("- {p}")));
+    reasons.push(reason(
+        code::WORKING_TREE_CHANGED,
+        Verdict::Drifted,
+        message,
+        cap_files(lines),
+    ));
+}
+
+fn has(n: usize) -> &'static str {
+    if n == 1 {
+        "has"
+    } else {
+        "have"
+    }
+}
+
+fn cap_files(mut lines: Vec<String>) -> Vec<String> {
+    if lines.len() > MAX_LISTED_FILES {
+        let more = lines.len() - MAX_LISTED_FILES;
+        lines.truncate(MAX_LISTED_FILES);
+        lines.push(format!("… and {more} more"));
+    }
+    lines
+}
+
+/// Whether a path the handoff names exists. Writers sometimes point at a line
+/// (`src/lib.rs:42`, `src/lib.rs:10-20`); the file is what must exist.
+fn exists(root: &Path, path: &str) -> bool {
+    let present = |p: &str| std::fs::symlink_metadata(root.join(p)).is_ok();
+    if present(path) {
+        return true;
+    }
+    match path.rsplit_once(':') {
+        Some((file, line))
+            if !file.is_empty()
+                && !line.is_empty()
+                && line.bytes().all(|b| b.is_ascii_digit() || b == b'-') =>
+        {
+            present(file)
+        }
+        _ => false,
+    }
+}
+
+fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
+    let missing: Vec<&str> = handoff
+        .content
+        .important_files
+        .iter()
+        .map(|f| f.path.trim())
+        .filter(|p| !p.is_empty() && !exists(root, p))
+        .collect();
+    if !missing.is_empty() {
+        let message = match missing.as_slice() {
+            [one] => format!("The important file {one} named in the handoff is missing."),
+            many => format!(
+                "{} important files named in the handoff are missing.",
+                many.len()
+            ),
+        };
+        reasons.push(reason(
+            code::IMPORTANT_FILE_MISSING,
+            Verdict::Stale,
+            message,
+            cap_files(missing.iter().map(|p| p.to_string()).collect()),
+        ));
+    }
+    let gone: Vec<&str> = handoff
+        .files_changed
+        .iter()
+        .filter(|c| {
+            c.change != ChangeKind::Deleted && !c.path.is_empty() && !git::is_handover_file(&c.path)
+        })
+        .map(|c| c.path.as_str())
+        .filter(|p| !exists(root, p))
+        .collect();
+    if !gone.is_empty() {
+        let message = match gone.as_slice() {
+            [one] => format!("{one}, changed before the handoff, no longer exists."),
+            many => format!(
+                "{} files changed before the handoff no longer exist.",
+                many.len()
+            ),
+        };
+        reasons.push(reason(
+            code::CHANGED_FILE_MISSING,
+            Verdict::Drifted,
+            message,
+            cap_files(gone.iter().map(|p| p.to_string()).collect()),
+        ));
+    }
+}
