@@ -238,40 +238,6 @@ fn mean_run(s: &str) -> f64 {
     bytes.len() as f64 / runs as f64
 }
 
-#[cfg(test)]
-mod tests {
-    use super::*;
-
-    #[test]
-    fn prose_values_are_not_secrets() {
-        for s in [
-            "correcthorse",
-            "src/auth/token.rs",
-            "v1.4.2",
-            "2026-11-23T10:00:00Z",
-            "sha256:0928b5b7a767c76fb008f86bebb2737f6a6f0fb23c6f5da2cec255404e4fb440",
-            "a4c123b1612dd272d1371c17",
-            "XXXXXXXXXXXXXXXXXXXX",
-            "linux-x86_64",
-        ] {
-            assert!(!looks_like_secret(s), "{s}");
-            assert!(!looks_like_bare_key(s), "{s}");
-        }
-    }
-
-    #[test]
-    fn random_values_are() {
-        for s in [
-            "hz1h0rncw0lwk21mqtv1trxgo91xsynp",
-            "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB",
-            "c8464f0a9653cdb146d1ac0f4e7ca9de",
-        ] {
-            assert!(looks_like_secret(s), "{s}");
-        }
-        assert!(looks_like_bare_key("Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB"));
-    }
-}
-
 /// Values that are clearly not secrets: references, placeholders and code.
 pub fn value_is_placeholder(value: &str) -> bool {
     let v = value.to_ascii_lowercase();
@@ -312,4 +278,38 @@ pub fn value_is_placeholder(value: &str) -> bool {
                 | "unset"
                 | "empty"
         )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prose_values_are_not_secrets() {
+        for s in [
+            "correcthorse",
+            "src/auth/token.rs",
+            "v1.4.2",
+            "2026-11-23T10:00:00Z",
+            "sha256:0928b5b7a767c76fb008f86bebb2737f6a6f0fb23c6f5da2cec255404e4fb440",
+            "a4c123b1612dd272d1371c17",
+            "XXXXXXXXXXXXXXXXXXXX",
+            "linux-x86_64",
+        ] {
+            assert!(!looks_like_secret(s), "{s}");
+            assert!(!looks_like_bare_key(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn random_values_are() {
+        for s in [
+            "hz1h0rncw0lwk21mqtv1trxgo91xsynp",
+            "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB",
+            "c8464f0a9653cdb146d1ac0f4e7ca9de",
+        ] {
+            assert!(looks_like_secret(s), "{s}");
+        }
+        assert!(looks_like_bare_key("Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB"));
+    }
 }

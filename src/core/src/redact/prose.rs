@@ -63,9 +63,9 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
             continue; // too short for any rule below
         }
         let after_id_word = || i > 0 && is_not_a_secret_word(words[i - 1].core);
-        let kind = if looks_like_secret(value) && keyword_before(&words, i) {
-            Some("secret_in_text")
-        } else if keyword_after(&words, i, value) && !after_id_word() {
+        let near_keyword = (looks_like_secret(value) && keyword_before(&words, i))
+            || (keyword_after(&words, i, value) && !after_id_word());
+        let kind = if near_keyword {
             Some("secret_in_text")
         } else if looks_like_bare_key(value) {
             Some("high_entropy_key")
