@@ -28,7 +28,7 @@ pub struct Redaction {
     pub field: String,
     /// What: `private_key`, `url_password`, `webhook_url`, a vendor token (`github_token`,
     /// `aws_access_key`, `stripe_key`, …), `jwt`, `bearer_token`, `secret_assignment`,
-    /// `secret_in_text` or `high_entropy_key`.
+    /// `secret_in_text`, `high_entropy_key`, or `unsettled` (the whole string, see below).
     pub kind: &'static str,
 }
 
@@ -138,8 +138,8 @@ fn apply(text: &str, spans: &[Span]) -> String {
 }
 
 /// Redacts until a fresh scan of the output finds nothing (a replacement can expose a pattern,
-/// e.g. a key name now directly followed by a value). Bounded: each round only shrinks what is
-/// left to find.
+/// e.g. a key name now directly followed by a value). Bounded: should a fourth scan still find
+/// something, the whole text is replaced, so the result is always one a scan finds clean.
 fn redact_with(
     text: &str,
     mut extra: impl FnMut(&str) -> Vec<Span>,
@@ -149,10 +149,14 @@ fn redact_with(
     for _ in 0..4 {
         let spans = find_all(&current, extra(&current));
         if spans.is_empty() {
-            break;
+            return (current, kinds);
         }
         kinds.extend(spans.iter().map(|s| s.kind));
         current = apply(&current, &spans);
+    }
+    if !find_all(&current, extra(&current)).is_empty() {
+        kinds.push("unsettled");
+        current = marker("unsettled");
     }
     (current, kinds)
 }
