@@ -308,12 +308,11 @@ const SHAPES: &[Shape] = &[
     shape("dnkey_token", &["dnkey-"], Dotted, 70),
 ];
 
-/// A token starts a word, and not in the middle of a file name, path or identifier
-/// (`video_box.ico-7a38…png`, `2018-250-xoxo-indieweb-1.jpg`).
+/// A token starts a word, and not in the middle of a file name or identifier
+/// (`video_box.ico-7a38…png`, `2018-250-xoxo-indieweb-1.jpg`). After a `/` it may: a branch
+/// `fix/ghp_…` or a URL path can hold one.
 fn starts_word(text: &[u8], i: usize) -> bool {
-    i == 0
-        || !(text[i - 1].is_ascii_alphanumeric()
-            || matches!(text[i - 1], b'.' | b'/' | b'-' | b'_'))
+    i == 0 || !(text[i - 1].is_ascii_alphanumeric() || matches!(text[i - 1], b'.' | b'-' | b'_'))
 }
 
 /// Every vendor token in `text`.
