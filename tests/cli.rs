@@ -30,14 +30,7 @@ fn handover(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
 }
 
 fn ok(dir: &Path, args: &[&str], stdin: Option<&str>) -> String {
-    let out = handover(dir, args, stdin);
-    assert!(
-        out.status.success(),
-        "handover {args:?} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    common::succeeded(args, handover(dir, args, stdin))
 }
 
 fn boot_json(dir: &Path) -> Value {

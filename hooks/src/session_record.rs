@@ -181,7 +181,7 @@ fn span_start(record: &SessionRecord, call: &Call) -> u64 {
 fn handoff_written_since(store: &handover_core::store::Store, since_ms: u64) -> bool {
     std::fs::metadata(store.state_path())
         .and_then(|m| m.modified())
-        .map(|t| crate::session_state::millis(t) >= since_ms)
+        .map(|t| handover_base::clock::millis(t) >= since_ms)
         .unwrap_or(false)
 }
 

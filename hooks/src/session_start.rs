@@ -29,7 +29,12 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let delivery = if late_duplicate {
         None
     } else {
-        startup::build_for(store, &call.command, source == "compact", call.session_id())
+        handover_core::startup::build_for(
+            store,
+            &call.command,
+            source == "compact",
+            call.session_id(),
+        )
     };
 
     let mut notes = vec![format!("source={source}")];

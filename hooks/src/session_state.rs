@@ -13,7 +13,7 @@
 use handover_core::safe_fs::{self, Kind};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 /// A session file is a few hundred bytes; anything much larger is not one of ours.
 const MAX_STATE_BYTES: u64 = 64 * 1024;
@@ -180,11 +180,7 @@ pub fn now_ms() -> u64 {
     millis(SystemTime::now())
 }
 
-pub fn millis(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
+use handover_base::clock::millis;
 
 #[cfg(test)]
 mod tests {

@@ -15,6 +15,13 @@ pub fn now_compact() -> String {
     format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}.{nanos:09}Z")
 }
 
+/// Milliseconds since the epoch of `t` (0 before the epoch).
+pub fn millis(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
 pub fn unix_now() -> (u64, u32) {
     let d = SystemTime::now()
         .duration_since(UNIX_EPOCH)

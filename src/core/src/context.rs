@@ -251,8 +251,9 @@ fn join(blocks: &[Block]) -> String {
     lines.join("\n")
 }
 
-/// At most `max` characters, cut at a word boundary with an ellipsis; never mid-word unless a
-/// single word is longer than `max`.
+/// At most `max` characters, cut at a word boundary with an ellipsis; mid-word only when the
+/// boundary would waste a third of the room or more (a long path or URL: `Goal:…` with most of
+/// the budget unused helps no one).
 pub fn shorten(text: &str, max: usize) -> String {
     let text = text.trim();
     if text.chars().count() <= max {
@@ -267,7 +268,9 @@ pub fn shorten(text: &str, max: usize) -> String {
         cut.trim_end()
     } else {
         match cut.rfind(char::is_whitespace) {
-            Some(i) if i > 0 => cut[..i].trim_end(),
+            Some(i) if i > 0 && cut[..i].chars().count() * 3 >= (max - 1) * 2 => {
+                cut[..i].trim_end()
+            }
             _ => cut.as_str(),
         }
     };
