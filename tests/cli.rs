@@ -390,3 +390,74 @@ fn demo_runs_the_tour_and_cleans_up() {
         "the demo repository is removed"
     );
 }
+
+/// `handover status` with a home of its own (HOME, CODEX_HOME): the user's real settings must
+/// not decide what a test sees.
+fn status_in(dir: &Path, home: &Path) -> Value {
+    let out = Command::new(BIN)
+        .args(["status", "--json"])
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("CODEX_HOME", home.join(".codex"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    serde_json::from_slice(&out.stdout).unwrap()
+}
+
+fn has_problem(status: &Value, needle: &str) -> bool {
+    status["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p.as_str().unwrap().contains(needle))
+}
+
+#[test]
+fn status_calls_a_repository_wired_for_no_agent_a_problem() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    let s = status_in(&r.path, home.path());
+    assert!(has_problem(&s, "not installed for any agent"), "{s}");
+
+    // A per-repository install is wired.
+    let bin_dir = Path::new(BIN)
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let out = Command::new(BIN)
+        .args(["install", "--hooks-dir", &bin_dir])
+        .current_dir(&r.path)
+        .env("HOME", home.path())
+        .env("CODEX_HOME", home.path().join(".codex"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let s = status_in(&r.path, home.path());
+    assert!(!has_problem(&s, "not installed for any agent"), "{s}");
+}
+
+#[test]
+fn completions_come_from_the_cli_definition_for_each_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    for shell in ["bash", "zsh", "fish"] {
+        let script = ok(dir.path(), &["completions", shell], None);
+        // Subcommands and flags of the real definition, not a hand-written list.
+        for word in ["install", "uninstall", "no-watch", "scope"] {
+            assert!(script.contains(word), "{shell} script lacks {word}");
+        }
+    }
+    let out = handover(dir.path(), &["completions", "tcsh"], None);
+    assert_eq!(out.status.code(), Some(2));
+}

@@ -43,6 +43,20 @@ struct StatusReport {
     installer_lines: Vec<String>,
 }
 
+/// Whether some agent runs our hooks here: a settings scope with them all installed, or the
+/// handover plugin (Claude Code's copies under ~/.claude/plugins, Codex's enabled installs).
+fn wired_anywhere(agents: &Value) -> bool {
+    ["claude", "codex"].into_iter().any(|agent| {
+        let Some(scopes) = agents.get(agent).and_then(Value::as_object) else {
+            return false;
+        };
+        scopes.iter().any(|(name, v)| match name.as_str() {
+            "plugins" => v.as_array().is_some_and(|p| !p.is_empty()),
+            _ => v.get("installed").and_then(Value::as_bool) == Some(true),
+        })
+    })
+}
+
 /// `present` false: no handoff. Present with no `id`: the store holds nothing intact (damaged
 /// beyond recovery). Present with an `id`: loaded, from state.json or a recovered copy.
 #[derive(Serialize, Default)]
@@ -138,6 +152,9 @@ impl StatusReport {
                 self.guard.tracked.join(", "),
                 self.guard.tracked.join(" ")
             ));
+        }
+        if !wired_anywhere(&self.agents) && self.agents.get("error").is_none() {
+            problems.push("not installed for any agent: no hooks deliver the handoff to Claude Code or Codex; run `handover install` in this repository, `handover install --scope user` for every repository, or install the plugin (docs/install.md)".into());
         }
         problems
     }
