@@ -425,7 +425,23 @@ fn status_calls_a_repository_wired_for_no_agent_a_problem() {
     let s = status_in(&r.path, home.path());
     assert!(has_problem(&s, "not installed for any agent"), "{s}");
 
-    // A per-repository install is wired.
+    // The Codex plugin alone counts as wired (its trust is a problem of its own).
+    std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+    std::fs::write(
+        home.path().join(".codex/config.toml"),
+        "[plugins.\"handover@handover\"]\nenabled = true\n",
+    )
+    .unwrap();
+    let s = status_in(&r.path, home.path());
+    assert!(!has_problem(&s, "not installed for any agent"), "{s}");
+    assert!(has_problem(&s, "run `handover trust-plugin`"), "{s}");
+    assert_eq!(
+        s["agents"]["codex"]["plugins"][0], "handover@handover",
+        "{s}"
+    );
+
+    // So does a per-repository install.
+    std::fs::remove_file(home.path().join(".codex/config.toml")).unwrap();
     let bin_dir = Path::new(BIN)
         .parent()
         .unwrap()
@@ -446,6 +462,22 @@ fn status_calls_a_repository_wired_for_no_agent_a_problem() {
     );
     let s = status_in(&r.path, home.path());
     assert!(!has_problem(&s, "not installed for any agent"), "{s}");
+    assert!(!has_problem(&s, "installed twice"), "{s}");
+
+    // Plugin and per-repository install together: reported, with how to remove one.
+    let config = home.path().join(".codex/config.toml");
+    let before = std::fs::read_to_string(&config).unwrap_or_default();
+    std::fs::write(
+        &config,
+        format!("{before}\n[plugins.\"handover@handover\"]\nenabled = true\n"),
+    )
+    .unwrap();
+    let s = status_in(&r.path, home.path());
+    assert!(
+        has_problem(&s, "installed twice, as the plugin handover@handover")
+            && has_problem(&s, "codex plugin remove handover@handover"),
+        "{s}"
+    );
 }
 
 #[test]
@@ -454,7 +486,7 @@ fn completions_come_from_the_cli_definition_for_each_shell() {
     for shell in ["bash", "zsh", "fish"] {
         let script = ok(dir.path(), &["completions", shell], None);
         // Subcommands and flags of the real definition, not a hand-written list.
-        for word in ["install", "uninstall", "no-watch", "scope"] {
+        for word in ["install", "trust-plugin", "no-watch", "scope"] {
             assert!(script.contains(word), "{shell} script lacks {word}");
         }
     }

@@ -9,6 +9,7 @@ pub mod input;
 pub mod locate;
 pub mod never_fail;
 pub mod output;
+pub mod plugin;
 pub mod pre_compact;
 pub mod session_start;
 pub mod session_state;

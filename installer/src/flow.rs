@@ -201,27 +201,9 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
         );
         return;
     }
-    // Codex rewrites config.toml itself for hooks.state: keep the user's version first.
-    let cfg_text = plan::read_opt(&cfg).ok().flatten();
-    if let Some(text) = &cfg_text {
-        if !crate::keep::backup_is_current(&plan.backups, FileKind::CodexConfig, &cfg, text) {
-            let stamp = handover_base::clock::format_compact(handover_base::clock::unix_now().0);
-            match plan.backups.make(&cfg, &stamp, text.as_bytes()) {
-                Ok(b) => {
-                    let _ = writeln!(out, "backup: {}", b.display());
-                    outcome.backups.push(b);
-                }
-                Err(e) => {
-                    outcome.ok = false;
-                    outcome.problems.push(format!(
-                        "{}: cannot back up ({e}); the hooks were not trusted",
-                        cfg.display()
-                    ));
-                    return;
-                }
-            }
-        }
-    }
+    let Some(cfg_text) = backup_codex_config(&plan.backups, &cfg, outcome, out) else {
+        return;
+    };
     let tr = TrustRequest {
         codex_bin: bin.clone(),
         codex_home: req.homes.codex_home.clone(),
@@ -239,40 +221,7 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
         keep_line_endings(&cfg, text, out);
     }
     match trusted {
-        Ok(t) => {
-            for h in &t.newly_trusted {
-                let _ = writeln!(out, "trusted: {} = {}", h.key, h.current_hash);
-            }
-            for h in &t.already_trusted {
-                let _ = writeln!(out, "already trusted: {}", h.key);
-            }
-            for h in &t.not_ours_to_trust {
-                let _ = writeln!(
-                    out,
-                    "not trusted by handover: {} runs `{}`, which is not exactly what install wrote; approve it in Codex yourself if you want it to run",
-                    h.key, h.command
-                );
-            }
-            if t.all_trusted() {
-                let _ = writeln!(
-                    out,
-                    "codex: verified with hooks/list: all {} of our hooks are trusted.",
-                    t.after.len()
-                );
-            } else {
-                outcome.ok = false;
-                let bad: Vec<_> = t
-                    .after
-                    .iter()
-                    .filter(|h| h.trust_status != "trusted")
-                    .map(|h| format!("{} ({})", h.key, h.trust_status))
-                    .collect();
-                outcome.problems.push(format!(
-                    "codex still reports these hooks as not trusted: {}",
-                    bad.join(", ")
-                ));
-            }
-        }
+        Ok(t) => report_trust(&t, outcome, out),
         Err(e) => {
             outcome.ok = false;
             outcome
@@ -285,6 +234,124 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
             );
         }
     }
+}
+
+/// Codex rewrites config.toml itself for hooks.state: the user's version is backed up first
+/// (unless the latest backup already holds it). Returns the text before (None inside when there
+/// is no config yet); None when it could not be backed up, and then nothing may be trusted.
+fn backup_codex_config(
+    backups: &crate::backup::Backups,
+    cfg: &Path,
+    outcome: &mut Outcome,
+    out: &mut dyn Write,
+) -> Option<Option<String>> {
+    let cfg_text = plan::read_opt(cfg).ok().flatten();
+    if let Some(text) = &cfg_text {
+        if !crate::keep::backup_is_current(backups, FileKind::CodexConfig, cfg, text) {
+            let stamp = handover_base::clock::format_compact(handover_base::clock::unix_now().0);
+            match backups.make(cfg, &stamp, text.as_bytes()) {
+                Ok(b) => {
+                    let _ = writeln!(out, "backup: {}", b.display());
+                    outcome.backups.push(b);
+                }
+                Err(e) => {
+                    outcome.ok = false;
+                    outcome.problems.push(format!(
+                        "{}: cannot back up ({e}); the hooks were not trusted",
+                        cfg.display()
+                    ));
+                    return None;
+                }
+            }
+        }
+    }
+    Some(cfg_text)
+}
+
+/// Prints what a trust run did and records a failure to verify in `outcome`.
+fn report_trust(t: &codex_trust::TrustOutcome, outcome: &mut Outcome, out: &mut dyn Write) {
+    for h in &t.newly_trusted {
+        let _ = writeln!(out, "trusted: {} = {}", h.key, h.current_hash);
+    }
+    for h in &t.already_trusted {
+        let _ = writeln!(out, "already trusted: {}", h.key);
+    }
+    for h in &t.not_ours_to_trust {
+        let _ = writeln!(
+            out,
+            "not trusted by handover: {} runs `{}`, which is not exactly what install wrote; approve it in Codex yourself if you want it to run",
+            h.key, h.command
+        );
+    }
+    if t.all_trusted() {
+        let _ = writeln!(
+            out,
+            "codex: verified with hooks/list: all {} of our hooks are trusted.",
+            t.after.len()
+        );
+    } else {
+        outcome.ok = false;
+        let bad: Vec<_> = t
+            .after
+            .iter()
+            .filter(|h| h.trust_status != "trusted")
+            .map(|h| format!("{} ({})", h.key, h.trust_status))
+            .collect();
+        outcome.problems.push(format!(
+            "codex still reports these hooks as not trusted: {}",
+            bad.join(", ")
+        ));
+    }
+}
+
+#[derive(Clone, Debug)]
+pub struct PluginTrustRequest {
+    pub homes: Homes,
+    pub codex_bin: PathBuf,
+    /// The directory `codex app-server` runs in (plugin hooks are the same in every project).
+    pub cwd: PathBuf,
+    pub timeout: Duration,
+}
+
+/// `handover trust-plugin`: trusts exactly the handover plugin's Codex hooks
+/// (codex_trust::plugin_hooks), the config backed up first as for `install --trust`. Running
+/// the command is the user's consent, as `--trust` is.
+pub fn trust_plugin(req: &PluginTrustRequest, out: &mut dyn Write) -> Outcome {
+    let mut outcome = Outcome {
+        ok: true,
+        ..Default::default()
+    };
+    let cfg = req.homes.codex_config();
+    let backups = crate::backup::Backups::new(&req.homes.backups);
+    let Some(cfg_text) = backup_codex_config(&backups, &cfg, &mut outcome, out) else {
+        return outcome;
+    };
+    let tr = TrustRequest {
+        codex_bin: req.codex_bin.clone(),
+        codex_home: req.homes.codex_home.clone(),
+        home: req.homes.home.clone(),
+        project: req.cwd.clone(),
+        hooks_json: PathBuf::new(),
+        commands: Vec::new(),
+        timeout: req.timeout,
+    };
+    let trusted = codex_trust::trust_plugin_hooks(&tr);
+    if let Some(text) = &cfg_text {
+        keep_line_endings(&cfg, text, out);
+    }
+    match trusted {
+        Ok(t) => report_trust(&t, &mut outcome, out),
+        Err(e) => {
+            outcome.ok = false;
+            outcome
+                .problems
+                .push(format!("codex plugin hook trust failed: {e}"));
+        }
+    }
+    for p in &outcome.problems {
+        let _ = writeln!(out, "problem: {p}");
+    }
+    outcome
 }
 
 /// Codex writes config.toml back with LF: a CRLF file gets its CRLF back.

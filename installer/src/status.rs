@@ -274,11 +274,16 @@ pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Statu
         }
         if agent == Agent::Claude {
             let plugins = claude_plugin_copies(&homes.home);
-            for p in &plugins {
-                s.problems.push(format!(
-                    "claude: a plugin also runs handover hooks ({}); they run twice with the settings ones. Disable the plugin or run `handover uninstall --claude`",
-                    p.display()
-                ));
+            // The plugin's hooks stay silent where settings run ours (hooks/src/plugin.rs), so
+            // nothing runs twice; still, two installs are one too many to keep up to date.
+            if !with_ours.is_empty() {
+                for p in &plugins {
+                    s.problems.push(format!(
+                        "claude: handover is installed twice, as a plugin ({}) and in settings ({}); each event is still answered once (the plugin's hooks defer to the settings ones), but keep one: `/plugin uninstall handover` in Claude Code, or `handover uninstall --claude --scope <scope>`",
+                        p.display(),
+                        with_ours.iter().map(|(sc, _)| sc.as_str()).collect::<Vec<_>>().join(", ")
+                    ));
+                }
             }
             per_scope.insert(
                 "plugins".into(),
@@ -353,9 +358,24 @@ fn codex_extra(
         s.lines
             .extend(codex_config::profile_notes(&doc, &homes.codex_home));
     }
+    let hashes = codex_config::trusted_hashes(&doc);
+    let plugins = codex_config::handover_plugins(&doc);
+    per_scope.insert("plugins".into(), json!(plugins));
+    for id in &plugins {
+        s.lines.push(format!("codex plugin: {id} enabled"));
+        if !hashes.iter().any(|(k, _)| k.starts_with(&format!("{id}:"))) {
+            s.problems.push(format!(
+                "codex: the plugin {id} is installed but none of its hooks is trusted, and Codex skips untrusted hooks silently; run `handover trust-plugin` (or approve them in Codex)"
+            ));
+        }
+        if any_installed {
+            s.problems.push(format!(
+                "codex: handover is installed twice, as the plugin {id} and in hooks.json; each event is still answered once (the plugin's hooks defer to the settings ones), but keep one: `codex plugin remove {id}`, or `handover uninstall --codex --scope <scope>`"
+            ));
+        }
+    }
     let trust = codex_config::project_trust(&doc, repo);
     per_scope.insert("project_trust".into(), json!(trust));
-    let hashes = codex_config::trusted_hashes(&doc);
     for (scope, f) in files {
         if f.ours.is_empty() {
             continue;

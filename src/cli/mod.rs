@@ -48,6 +48,9 @@ pub enum Command {
     Install(install::InstallArgs),
     /// Take out exactly what `handover install` put in.
     Uninstall(install::UninstallArgs),
+    /// Codex: trust the hooks of the handover plugin (after `codex plugin add handover@...`):
+    /// exactly those, at their current hashes, through `codex app-server` (your consent).
+    TrustPlugin(install::TrustPluginArgs),
     /// Print a completion script for your shell, e.g. `handover completions bash >
     /// ~/.local/share/bash-completion/completions/handover`.
     Completions(CompletionsArgs),
@@ -177,6 +180,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Uninstall(a) => {
             install::run_uninstall(a, handover_core::store::Store::discover(&dir).root())
         }
+        Command::TrustPlugin(a) => install::run_trust_plugin(a),
         Command::Completions(a) => {
             use clap::CommandFactory;
             let mut out = std::io::stdout();
