@@ -1,5 +1,5 @@
 //! The library against what the real clients produced (tests/fixtures/, captured from Claude
-//! Code 2.1.330 and Codex 0.169.0): agent detection on every payload, and the fullness read
+//! Code 2.1.330, Codex 0.169.0 and Gemini CLI 0.61.0): agent detection on every payload, and the fullness read
 //! from the real transcripts, whole and cut at the compaction.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
@@ -33,6 +33,7 @@ fn every_captured_payload_is_attributed_to_its_client() {
     for (client, agent) in [
         ("claude-2.1.330", Agent::Claude),
         ("codex-0.169.0", Agent::Codex),
+        ("gemini-0.61.0", Agent::Gemini),
     ] {
         for (file, input) in payloads(client) {
             assert_eq!(detect(&input), agent, "{file}");
@@ -107,4 +108,47 @@ fn codex_rollout_last_token_count_and_the_compaction() {
         }
         other => panic!("{other:?}"),
     }
+}
+
+#[test]
+fn gemini_transcript_last_reply_and_the_compression() {
+    let path = dir("gemini-0.61.0").join("transcript.jsonl");
+    // The third run's answer after the automatic compression: 5,000 input tokens.
+    assert_eq!(
+        handover_hooks::gemini::read_transcript(&path),
+        Some(Fullness::Measured(Usage {
+            used_tokens: 5000,
+            window: None,
+            model: Some("gemini-2.5-pro".into()),
+        }))
+    );
+    // Cut right after the compression rewrote the history: just compacted, the 600,000 of
+    // the reply before it no longer counts.
+    let text = std::fs::read_to_string(&path).unwrap();
+    let lines: Vec<&str> = text.lines().collect();
+    let big = lines
+        .iter()
+        .rposition(|l| l.contains("\"input\":600000"))
+        .unwrap();
+    let rewrite = big
+        + lines[big..]
+            .iter()
+            .position(|l| l.starts_with("{\"$set\":{\"messages\""))
+            .unwrap();
+    let cut = lines[..=rewrite].join("\n");
+    assert_eq!(
+        handover_hooks::gemini::scan(cut.as_bytes(), true),
+        Some(Fullness::JustCompacted)
+    );
+    // Just before the rewrite: the 600,000 of gemini-2.5-pro's 1,048,576, past the 50 %
+    // point where Gemini CLI compresses.
+    let before = lines[..rewrite].join("\n");
+    assert_eq!(
+        handover_hooks::gemini::scan(before.as_bytes(), true),
+        Some(Fullness::Measured(Usage {
+            used_tokens: 600_000,
+            window: None,
+            model: Some("gemini-2.5-pro".into()),
+        }))
+    );
 }

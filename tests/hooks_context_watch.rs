@@ -396,7 +396,7 @@ fn deliveries_and_compactions_are_journaled() {
         json!({"hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": ""}),
         &t,
     );
-    assert!(pre.stdout_str().contains("the goal: Make the parser"));
+    assert!(pre.stdout_str().contains("\nGoal: Make the parser"));
     s.send(
         PRE_COMPACT,
         json!({"hook_event_name": "PostCompact", "trigger": "manual", "compact_summary": "Summary: parser work."}),

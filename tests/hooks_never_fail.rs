@@ -379,3 +379,157 @@ fn bad_arguments_never_exit_non_zero() {
         }
     }
 }
+
+/// Gemini CLI's events, one per (executable, event) pair the installer registers.
+const GEMINI: [(&str, &str); 5] = [
+    (SESSION_START, "SessionStart"),
+    (PRE_COMPACT, "PreCompress"),
+    (CONTEXT_WATCH, "BeforeAgent"),
+    (CONTEXT_WATCH, "AfterTool"),
+    (CONTEXT_WATCH, "AfterAgent"),
+];
+
+/// The contract in Gemini CLI's form: context only where Gemini takes it, a block only on
+/// AfterAgent, never anything on PreCompress (it is advisory).
+fn assert_gemini_contract(what: &str, event: &str, run: &Run) {
+    run.assert_clean(what);
+    if run.stdout.is_empty() {
+        return;
+    }
+    match event {
+        "SessionStart" | "BeforeAgent" | "AfterTool" => {
+            assert!(!run.context(event).is_empty(), "{what}")
+        }
+        "AfterAgent" => assert_eq!(run.json()["decision"], "block", "{what}"),
+        _ => panic!("{what}: expected no output, got {}", run.stdout_str()),
+    }
+}
+
+fn gemini_payload(event: &str, cwd: Option<&Path>, transcript: Option<&Path>) -> Value {
+    let mut v = json!({"session_id": "gem-1", "hook_event_name": event,
+                       "timestamp": "2026-11-23T16:52:06.454Z"});
+    match event {
+        "SessionStart" => v["source"] = json!("startup"),
+        "PreCompress" => v["trigger"] = json!("auto"),
+        "BeforeAgent" => v["prompt"] = json!("hi"),
+        "AfterTool" => {
+            v["tool_name"] = json!("run_shell_command");
+            v["tool_input"] = json!({"command": "ls"});
+            v["tool_response"] = json!({"llmContent": "x"});
+        }
+        _ => {
+            v["prompt_response"] = json!("done");
+            v["stop_hook_active"] = json!(false);
+        }
+    }
+    if let Some(c) = cwd {
+        v["cwd"] = json!(c.to_str().unwrap());
+    }
+    if let Some(t) = transcript {
+        v["transcript_path"] = json!(t.to_str().unwrap());
+    }
+    v
+}
+
+/// The failure corpus above, as Gemini CLI runs the hooks (`--agent gemini`, its events).
+#[test]
+fn the_corpus_as_gemini() {
+    let mut non_utf8 = b"{\"hook_event_name\": \"BeforeAgent\", \"cwd\": \"".to_vec();
+    non_utf8.extend_from_slice(&[0xff, 0xfe, 0x80, b'"', b'}']);
+    let garbage: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        (
+            "malformed",
+            b"{\"hook_event_name\": \"AfterTool\", ".to_vec(),
+        ),
+        ("not an object", b"[\"PreCompress\"]".to_vec()),
+        ("non-UTF-8", non_utf8),
+        ("binary", (0..=255u8).cycle().take(10_000).collect()),
+    ];
+    for (bin, event) in GEMINI {
+        for (name, bytes) in &garbage {
+            let run = run_hook(bin, &["--agent", "gemini"], bytes.clone(), &[]);
+            assert_gemini_contract(&format!("{event} / {name}"), event, &run);
+            assert!(run.stdout.is_empty(), "{event} / {name}: nothing to say");
+        }
+    }
+
+    // Repositories in every broken state, with a transcript at 46 % (past the Gemini reminder
+    // thresholds) and one at 60 % (past Gemini's compression point): every hook has a reason
+    // to speak and to write.
+    type Breaker = fn(&Repo);
+    let states: [(&str, Breaker); 7] = [
+        ("healthy", |r| {
+            r.save_handoff();
+        }),
+        ("no git", |_| {}),
+        ("index.lock", |r| {
+            r.save_handoff();
+            std::fs::write(r.path().join(".git/index.lock"), b"").unwrap();
+        }),
+        (".handover is a file", |r| {
+            std::fs::write(r.path().join(".handover"), b"x").unwrap()
+        }),
+        ("sessions dir is a file", |r| {
+            r.save_handoff();
+            std::fs::write(r.path().join(".handover/sessions"), b"x").unwrap();
+        }),
+        ("truncated state.json", |r| {
+            r.save_handoff();
+            let state = r.store().state_path();
+            let text = std::fs::read_to_string(&state).unwrap();
+            std::fs::write(&state, &text[..text.len() / 2]).unwrap();
+        }),
+        ("garbage gemini settings", |r| {
+            r.save_handoff();
+            std::fs::create_dir_all(r.path().join(".gemini")).unwrap();
+            std::fs::write(
+                r.path().join(".gemini/settings.json"),
+                b"{\"model\": {\"compressionThreshold\": \"\xff\"",
+            )
+            .unwrap();
+        }),
+    ];
+    for (name, brk) in states {
+        for used in [482_000, 630_000] {
+            let repo = if name == "no git" {
+                Repo::without_git()
+            } else {
+                Repo::new()
+            };
+            brk(&repo);
+            let transcript = gemini_transcript(repo.path(), used);
+            for (bin, event) in GEMINI {
+                let v = gemini_payload(event, Some(repo.path()), Some(&transcript));
+                let run = run_hook(bin, &["--agent", "gemini"], payload(v), &[]);
+                assert_gemini_contract(&format!("{event} / {name} / {used}"), event, &run);
+            }
+        }
+    }
+
+    // No cwd, a cwd that does not exist, a transcript that is garbage or a FIFO nobody writes.
+    let repo = Repo::new();
+    repo.save_handoff();
+    let garbage_transcript = repo.path().join("garbage.jsonl");
+    std::fs::write(
+        &garbage_transcript,
+        b"\x00\x01{\"tokens\": [\n{\"$set\": 5}\n",
+    )
+    .unwrap();
+    for (bin, event) in GEMINI {
+        for (what, v) in [
+            ("no cwd", gemini_payload(event, None, None)),
+            (
+                "nonexistent cwd",
+                gemini_payload(event, Some(Path::new("/nonexistent/dir")), None),
+            ),
+            (
+                "garbage transcript",
+                gemini_payload(event, Some(repo.path()), Some(&garbage_transcript)),
+            ),
+        ] {
+            let run = run_hook(bin, &["--agent", "gemini"], payload(v), &[]);
+            assert_gemini_contract(&format!("{event} / {what}"), event, &run);
+        }
+    }
+}

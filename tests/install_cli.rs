@@ -283,3 +283,42 @@ fn a_read_only_gitignore_stops_the_install_before_the_first_write() {
     assert!(!repo.join(".claude").exists());
     assert!(!repo.join("CLAUDE.md").exists());
 }
+
+#[test]
+fn gemini_flag_installs_for_gemini_only_and_trust_writes_its_trusted_folders() {
+    let Cmd::Install(a) = parse(&["install", "--gemini", "--trust"]) else {
+        panic!()
+    };
+    let sel = &a.selection;
+    assert!(sel.gemini && a.trust && !sel.claude && !sel.codex);
+    let (_tmp, repo, env) = setup();
+    let guard = |_: &Path| Ok((GuardStatus::default(), false));
+    let mut out = Vec::new();
+    let code = install::run_install_with(&a, &repo, &env, &mut out, &guard).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    let settings = std::fs::read_to_string(repo.join(".gemini/settings.json")).unwrap();
+    assert!(
+        settings.contains("--agent gemini\"") && settings.contains("\"timeout\": 10000"),
+        "{settings}"
+    );
+    assert!(repo.join("GEMINI.md").is_file());
+    assert!(!repo.join(".claude").exists() && !repo.join(".codex").exists());
+    let trusted =
+        std::fs::read_to_string(env.homes.gemini_home.join("trustedFolders.json")).unwrap();
+    assert!(trusted.contains(&format!("\"{}\": \"TRUST_FOLDER\"", repo.display())));
+    let s = install::status_section_with(&repo, &env);
+    assert_eq!(
+        s.json["gemini"]["project"]["up_to_date"], true,
+        "{:?}",
+        s.lines
+    );
+    assert_eq!(s.json["gemini"]["folder_trust"], "trusted");
+
+    let Cmd::Uninstall(u) = parse(&["uninstall", "--gemini"]) else {
+        panic!()
+    };
+    let code = install::run_uninstall_with(&u, &repo, &env, &mut Vec::new()).unwrap();
+    assert_eq!(code, ExitCode::SUCCESS);
+    assert!(!repo.join(".gemini").exists() && !repo.join("GEMINI.md").exists());
+}

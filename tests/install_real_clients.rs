@@ -93,6 +93,7 @@ fn codex_trust_install(
             targets: Targets {
                 claude: false,
                 codex: true,
+                gemini: false,
             },
             scope: Scope::Project,
             watch: true,
@@ -288,6 +289,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
         targets: Targets {
             claude: false,
             codex: true,
+            gemini: false,
         },
         scope: Scope::Project,
         dry_run: false,
@@ -338,6 +340,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
     let codex_only = Targets {
         claude: false,
         codex: true,
+        gemini: false,
     };
     let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);
     let mut out = Vec::new();

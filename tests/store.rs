@@ -866,30 +866,36 @@ fn special_files_in_place_of_state_or_journal_never_hang_load() {
         assert!(status.success());
     };
     fifo(&store.state_path());
+    // Not a file handover creates: the store is refused (never opened, so never blocked on).
+    let refused = |outcome: LoadOutcome| match outcome {
+        LoadOutcome::Refused(r) => r.to_string(),
+        other => panic!("expected a refusal, got {other:?}"),
+    };
     let s = store.clone();
-    let l = loaded(within_10s(move || s.load()));
-    assert_eq!((l.source, &l.handoff), (Source::Journal, &h));
-    assert_eq!(
-        l.problem.as_deref(),
-        Some("state.json: is not a regular file")
+    let why = refused(within_10s(move || s.load()));
+    assert!(
+        why.contains("state.json is a FIFO, socket or device, not a plain file"),
+        "{why}"
+    );
+    assert!(
+        store.save(&h, "").is_err(),
+        "a refused store is not written"
     );
 
     fs::remove_file(store.state_path()).unwrap();
     fs::create_dir(store.state_path()).unwrap();
-    assert_eq!(
-        loaded(store.load()).problem.as_deref(),
-        Some("state.json: is a directory, not a file")
+    let why = refused(store.load());
+    assert!(
+        why.contains("state.json is a directory, not a plain file"),
+        "{why}"
     );
+    fs::remove_dir(store.state_path()).unwrap();
 
     fs::remove_file(store.journal_path()).unwrap();
     fifo(&store.journal_path());
     let s = store.clone();
     assert!(within_10s(move || s.journal()).is_empty());
     let s = store.clone();
-    match within_10s(move || s.load()) {
-        LoadOutcome::Unrecoverable { problem } => {
-            assert!(problem.starts_with("state.json: is a directory"))
-        }
-        other => panic!("{other:?}"),
-    }
+    let why = refused(within_10s(move || s.load()));
+    assert!(why.contains("journal.jsonl is a FIFO"), "{why}");
 }

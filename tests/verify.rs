@@ -512,8 +512,10 @@ fn linked_worktrees_each_verify_their_own_handoff() {
     assert_eq!(codes(&q), vec!["head_moved"]);
     assert_eq!(both(&repo.path, &main_h).0.verdict, Verdict::Fresh);
 
-    // A handoff checked in the wrong worktree is stale.
-    assert_eq!(codes(&verify_quick(&wt, &main_h))[0], "branch_changed");
+    // A handoff checked in the wrong worktree is foreign, and stale.
+    let wrong = verify_quick(&wt, &main_h);
+    assert_eq!(codes(&wrong)[..2], ["foreign", "branch_changed"]);
+    assert_eq!(wrong.verdict, Verdict::Stale);
 }
 
 #[test]
@@ -596,7 +598,7 @@ fn measure_quick_vs_full_on_20000_files() {
     );
     println!("  2 files:      verify {small_full:.2} ms, verify_quick {small_quick:.3} ms");
     println!(
-        "  20,000 files, HEAD unchanged: verify_quick {quick_same_head:.3} ms (libgit2 not opened)"
+        "  20,000 files, HEAD unchanged: verify_quick {quick_same_head:.3} ms (libgit2 opened for the origin check only)"
     );
     let _ = git;
 }
@@ -616,9 +618,11 @@ fn odd_roots_give_reasons_not_panics() {
     std::fs::write(broken.join(".git"), "gitdir: /nonexistent/worktrees/x\n").unwrap();
     for v in [verify(&broken, &h), verify_quick(&broken, &h)] {
         assert_eq!(v.verdict, Verdict::Unverified, "{v:#?}");
+        // First: recorded elsewhere (this is not the handoff's directory).
+        assert_eq!(v.reasons[0].code, "foreign", "{v:#?}");
         assert!(
             matches!(
-                v.reasons[0].code.as_str(),
+                v.reasons[1].code.as_str(),
                 "git_unreadable" | "not_a_repository"
             ),
             "{v:#?}"

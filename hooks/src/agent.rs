@@ -21,13 +21,35 @@ pub fn from_args<I: IntoIterator<Item = String>>(args: I) -> Option<Agent> {
     found
 }
 
+/// Events only Gemini CLI sends.
+const GEMINI_EVENTS: [&str; 7] = [
+    "BeforeAgent",
+    "AfterAgent",
+    "BeforeTool",
+    "AfterTool",
+    "PreCompress",
+    "BeforeModel",
+    "AfterModel",
+];
+
 /// Without `--agent`: Codex marks turn-scoped events with `turn_id` and keeps its transcripts
-/// as `rollout-*.jsonl` under its home; Claude Code does neither. Claude is the default.
+/// as `rollout-*.jsonl` under its home; Gemini CLI has events of its own names and keeps its
+/// transcripts under `.gemini/tmp/`; Claude Code does none of that. Claude is the default.
 pub fn detect(input: &HookInput) -> Agent {
     if input.has_turn_id {
         return Agent::Codex;
     }
+    if input
+        .hook_event_name
+        .as_deref()
+        .is_some_and(|e| GEMINI_EVENTS.contains(&e))
+    {
+        return Agent::Gemini;
+    }
     if let Some(path) = input.transcript_path.as_deref() {
+        if path.contains("/.gemini/tmp/") {
+            return Agent::Gemini;
+        }
         let name = path.rsplit(['/', '\\']).next().unwrap_or("");
         if name.starts_with("rollout-") || path.contains("/.codex/") {
             return Agent::Codex;
@@ -77,5 +99,25 @@ mod tests {
         };
         assert_eq!(detect(&claude), Agent::Claude);
         assert_eq!(detect(&HookInput::default()), Agent::Claude);
+    }
+
+    #[test]
+    fn detects_gemini_by_event_name_or_transcript_place() {
+        for file in [
+            "session_start-startup.json",
+            "before_agent.json",
+            "after_tool.json",
+            "after_agent.json",
+            "pre_compress-auto.json",
+            "session_end.json",
+        ] {
+            let path = format!(
+                "{}/../tests/fixtures/clients/gemini-0.61.0/{file}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            let bytes = std::fs::read(&path).unwrap();
+            assert_eq!(detect(&HookInput::parse(&bytes)), Agent::Gemini, "{file}");
+        }
+        assert_eq!(from_args(args(&["--agent", "gemini"])), Some(Agent::Gemini));
     }
 }

@@ -6,6 +6,8 @@ use crate::input::HookInput;
 use crate::locate;
 use crate::session_state::{self, SessionFile};
 use handover_base::Agent;
+use handover_core::safe_fs::{self, Kind};
+use handover_core::sanitize::redacted;
 use handover_core::store::Event;
 use handover_core::store::Store;
 use std::path::Path;
@@ -47,10 +49,19 @@ impl Call {
         self.input.session_id.as_deref()
     }
 
+    /// The store's `.handover/` exists and passed the safety check (plain directory of ours,
+    /// no links or odd files in it): only then may a hook read or write anything there.
+    pub fn store_usable(&self) -> bool {
+        self.store.as_ref().is_some_and(|s| s.check() == Ok(true))
+    }
+
     /// The session's state file and what it holds, when both a store and a session id are
-    /// known.
+    /// known and the store passed the safety check (a refused store is never read).
     pub fn session(&self) -> Option<(SessionFile, session_state::Loaded)> {
         let store = self.store.as_ref()?;
+        if store.check().is_err() {
+            return None;
+        }
         let sid = self.session_id()?;
         let file = SessionFile::new(&store.sessions_dir(), sid);
         let loaded = file.load(sid, self.now_ms);
@@ -61,13 +72,14 @@ impl Call {
     /// handover never wrote anything gets no visible files from a hook. Best effort.
     pub fn journal(&self, event: Event, mut fields: serde_json::Value) -> Option<String> {
         let store = self.store.as_ref()?;
-        if !store.journal_path().is_file() {
+        if !self.store_usable() || safe_fs::kind(&store.journal_path()).ok() != Some(Kind::File) {
             return None;
         }
         if let Some(obj) = fields.as_object_mut() {
             obj.insert("agent".into(), self.agent.as_str().into());
             if let Some(sid) = self.session_id() {
-                obj.insert("session_id".into(), sid.into());
+                // The client's text: redacted like everything else that reaches the journal.
+                obj.insert("session_id".into(), redacted(sid).into());
             }
         }
         store

@@ -1,4 +1,6 @@
-//! `handover-context-watch`: UserPromptSubmit, PostToolUse and Stop in both clients.
+//! `handover-context-watch`: UserPromptSubmit, PostToolUse and Stop in Claude Code and Codex;
+//! their Gemini CLI counterparts BeforeAgent, AfterTool and AfterAgent (see gemini.rs for its
+//! transcript and its thresholds).
 //!
 //! 1. Fallbacks (prompt and tool events): the re-injection armed by PostCompact when
 //!    SessionStart `compact` did not deliver; the startup context on the first prompt of a
@@ -9,12 +11,14 @@
 //!    session began (or since the last compaction), nothing at all below the threshold.
 
 use crate::call::Call;
+use crate::gemini;
 use crate::never_fail::Outcome;
 use crate::output::{ContextEvent, Response};
 use crate::session_state::millis;
 use crate::startup;
 use crate::transcript::{self, Fullness};
 use crate::window;
+use handover_base::Agent;
 use handover_core::context::{save_progress, Pressure};
 use handover_core::store::Store;
 use serde_json::json;
@@ -29,26 +33,53 @@ enum Event {
 }
 
 impl Event {
-    fn context_event(self) -> Option<ContextEvent> {
-        match self {
-            Event::Prompt => Some(ContextEvent::UserPromptSubmit),
-            Event::Tool => Some(ContextEvent::PostToolUse),
-            Event::Stop => None,
+    fn from_name(name: Option<&str>) -> Option<Event> {
+        match name? {
+            "UserPromptSubmit" | "BeforeAgent" => Some(Event::Prompt),
+            "PostToolUse" | "AfterTool" => Some(Event::Tool),
+            "Stop" | "AfterAgent" => Some(Event::Stop),
+            _ => None,
+        }
+    }
+
+    /// The answer's event name, in the agent's own vocabulary.
+    fn context_event(self, agent: Agent) -> Option<ContextEvent> {
+        match (self, agent) {
+            (Event::Prompt, Agent::Gemini) => Some(ContextEvent::BeforeAgent),
+            (Event::Tool, Agent::Gemini) => Some(ContextEvent::AfterTool),
+            (Event::Prompt, _) => Some(ContextEvent::UserPromptSubmit),
+            (Event::Tool, _) => Some(ContextEvent::PostToolUse),
+            (Event::Stop, _) => None,
         }
     }
 }
 
-pub fn run(call: &Call) -> anyhow::Result<Outcome> {
-    let event = match call.input.hook_event_name.as_deref() {
-        Some("UserPromptSubmit") => Event::Prompt,
-        Some("PostToolUse") => Event::Tool,
-        Some("Stop") => Event::Stop,
-        other => {
-            return Ok(Outcome::silent(format!(
-                "not a watched event: {}",
-                other.unwrap_or("none")
-            )))
+/// How full the context is, from the agent's transcript.
+fn read_fullness(agent: Agent, transcript: &Path) -> Option<Fullness> {
+    match agent {
+        Agent::Gemini => gemini::read_transcript(transcript),
+        Agent::Claude | Agent::Codex => transcript::read(transcript),
+    }
+}
+
+/// The (remind, insist) thresholds: the configured ones, moved below Gemini CLI's own
+/// compression point for Gemini.
+fn thresholds(call: &Call, store: &Store, remind: u8, insist: u8) -> (u8, u8) {
+    match call.agent {
+        Agent::Gemini => {
+            let point = gemini::compression_threshold(Some(store.root()));
+            gemini::thresholds(remind, insist, gemini::compress_percent(point))
         }
+        Agent::Claude | Agent::Codex => (remind, insist),
+    }
+}
+
+pub fn run(call: &Call) -> anyhow::Result<Outcome> {
+    let Some(event) = Event::from_name(call.input.hook_event_name.as_deref()) else {
+        return Ok(Outcome::silent(format!(
+            "not a watched event: {}",
+            call.input.hook_event_name.as_deref().unwrap_or("none")
+        )));
     };
     let Some(store) = &call.store else {
         return Ok(Outcome::silent("no directory"));
@@ -63,10 +94,10 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     st.agent = Some(call.agent.as_str().into());
     let fullness = call.input.transcript_path.as_deref().map(|p| {
         wait_for_this_turn(call, event, Path::new(p));
-        transcript::read(Path::new(p))
+        read_fullness(call.agent, Path::new(p))
     });
 
-    if let Some(ctx_event) = event.context_event() {
+    if let Some(ctx_event) = event.context_event(call.agent) {
         if st.reinjection_armed_ms.take().is_some() {
             let delivered = startup::build(store, &call.command, true);
             if delivered.is_some() {
@@ -96,7 +127,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
                 st.startup_via_fallback = true;
             }
             let mut saved = None;
-            if delivered.is_some() || store.dir().is_dir() {
+            if delivered.is_some() || call.store_usable() {
                 saved = file
                     .save(&st)
                     .err()
@@ -130,9 +161,11 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     );
     let percent = window::percent(usage.used_tokens, window);
     let measured = format!("{percent}% of {window} ({} tokens)", usage.used_tokens);
-    let pressure = if percent >= config.insist_percent {
+    let (remind_percent, insist_percent) =
+        thresholds(call, store, config.remind_percent, config.insist_percent);
+    let pressure = if percent >= insist_percent {
         Pressure::Insist
-    } else if percent >= config.remind_percent {
+    } else if percent >= remind_percent {
         Pressure::Remind
     } else {
         return Ok(Outcome::silent(measured));
@@ -144,7 +177,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     }
     st.last_percent = Some(percent);
 
-    let (response, action) = match event.context_event() {
+    let (response, action) = match event.context_event(call.agent) {
         None => {
             let block = pressure == Pressure::Insist
                 && !call.input.stop_hook_active

@@ -5,6 +5,7 @@ pub mod agent;
 pub mod call;
 pub mod context_watch;
 pub mod debug;
+pub mod gemini;
 pub mod input;
 pub mod locate;
 pub mod never_fail;

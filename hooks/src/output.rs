@@ -1,12 +1,17 @@
 //! What a hook prints, in exactly the form its client expects for the event. Codex rejects
 //! unknown keys and half-JSON, so only the documented fields are ever emitted.
 
-/// The events whose answer can carry context for the model.
+/// The events whose answer can carry context for the model. Gemini CLI's BeforeAgent and
+/// AfterTool take the same `hookSpecificOutput.additionalContext` answer as Claude Code's
+/// UserPromptSubmit and PostToolUse (Gemini adds the text to the prompt, or to the tool
+/// result, inside `<hook_context>`).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ContextEvent {
     SessionStart,
     UserPromptSubmit,
     PostToolUse,
+    BeforeAgent,
+    AfterTool,
 }
 
 impl ContextEvent {
@@ -15,6 +20,8 @@ impl ContextEvent {
             ContextEvent::SessionStart => "SessionStart",
             ContextEvent::UserPromptSubmit => "UserPromptSubmit",
             ContextEvent::PostToolUse => "PostToolUse",
+            ContextEvent::BeforeAgent => "BeforeAgent",
+            ContextEvent::AfterTool => "AfterTool",
         }
     }
 }

@@ -86,6 +86,8 @@ impl Layers {
                     .iter()
                     .any(|f| trusted_in(&config, f) && runs(f, exe, event))
             }
+            // There is no handover plugin for Gemini CLI: nothing to defer to.
+            Agent::Gemini => false,
         }
     }
 

@@ -1,14 +1,19 @@
-//! `handover-pre-compact`: PreCompact and PostCompact in both clients.
+//! `handover-pre-compact`: PreCompact and PostCompact in Claude Code and Codex, PreCompress in
+//! Gemini CLI.
 //! PreCompact journals a factual snapshot and, for Claude Code only, prints instructions that
 //! Claude Code adds to the summarizer's prompt (Codex accepts no output there). It never
 //! blocks a compaction. PostCompact journals Claude Code's summary and arms the one-time
 //! re-injection that the context watch delivers if SessionStart `compact` does not.
+//! Gemini CLI fires PreCompress before every model request and tells hooks nothing after a
+//! compression: only a PreCompress that will really compress (gemini.rs) journals the
+//! snapshot, and it also arms that re-injection (Gemini has no SessionStart `compact`).
 
 use crate::call::Call;
 use crate::never_fail::Outcome;
 use crate::output::Response;
 use handover_base::Agent;
 use handover_core::model::Handoff;
+use handover_core::sanitize::redacted;
 use handover_core::store::Event;
 use handover_core::store::{LoadOutcome, Store};
 use serde_json::{json, Value};
@@ -19,8 +24,10 @@ use std::time::Duration;
 /// The diff against the handoff's HEAD walks the working tree; on a huge repository it is
 /// given up after this long rather than delay the compaction.
 const FILES_CHANGED_LIMIT: Duration = Duration::from_millis(800);
-/// Longest summary kept in the journal.
-const SUMMARY_MAX_CHARS: usize = 20_000;
+/// Longest excerpt of the compaction summary kept in the journal. The journal records that a
+/// compaction happened and how it began; the summary itself stays in the client's transcript,
+/// and every character journaled is one more that might carry a secret the redactor misses.
+const SUMMARY_MAX_CHARS: usize = 2_000;
 /// Without a PreCompact record, a compact delivery this recent counts as this compaction's.
 const RECENT_DELIVERY_MS: u64 = 120_000;
 
@@ -28,6 +35,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     match call.input.hook_event_name.as_deref() {
         Some("PreCompact") => pre_compact(call),
         Some("PostCompact") => post_compact(call),
+        Some("PreCompress") => pre_compress(call),
         other => Ok(Outcome::silent(format!(
             "not a compaction event: {}",
             other.unwrap_or("none")
@@ -46,7 +54,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
             notes.push(e);
         }
         if let Some((file, loaded)) = call.session() {
-            if store.dir().is_dir() {
+            if call.store_usable() {
                 let mut st = loaded.state;
                 st.pre_compact_ms = Some(call.now_ms);
                 if let Err(e) = file.save(&st) {
@@ -60,8 +68,8 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
             handoff.as_ref(),
             &call.command,
         )),
-        // Codex accepts no context from PreCompact.
-        Agent::Codex => Response::Silent,
+        // Codex accepts no context from PreCompact; Gemini CLI's PreCompress is advisory.
+        Agent::Codex | Agent::Gemini => Response::Silent,
     };
     notes.push(format!("handoff={}", handoff.is_some()));
     Ok(Outcome::new(response, notes.join(" ")))
@@ -81,7 +89,7 @@ fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>) -> Value {
     json!({
         "trigger": call.input.trigger,
         "transcript_path": call.input.transcript_path,
-        "git": {"branch": branch, "head": head},
+        "git": {"branch": branch.as_deref().map(redacted), "head": head},
         "handoff_id": handoff.map(|h| h.id.clone()),
         "handoff_head": handoff_head,
         "files_changed_since_handoff": files_changed.unwrap_or(Value::Null),
@@ -123,24 +131,81 @@ fn files_changed_within(root: PathBuf, base: String) -> Value {
     }
 }
 
-fn post_compact(call: &Call) -> anyhow::Result<Outcome> {
-    let Some(store) = &call.store else {
-        return Ok(Outcome::silent("no directory"));
+/// Gemini CLI's PreCompress: a snapshot and the re-injection armed, but only when Gemini CLI
+/// is about to compress (a `manual` trigger, or the last usage at its compression point).
+fn pre_compress(call: &Call) -> anyhow::Result<Outcome> {
+    if call.input.trigger.as_deref() != Some("manual") {
+        if let Some(why) = no_compression_due(call) {
+            return Ok(Outcome::silent(why));
+        }
+    }
+    let outcome = pre_compact(call)?;
+    let mut note = outcome.note;
+    if let (Some(store), Some((file, loaded))) = (&call.store, call.session()) {
+        if store.dir().is_dir() {
+            let mut st = loaded.state;
+            st.reinjection_armed_ms = Some(call.now_ms);
+            st.new_epoch(call.now_ms);
+            note.push_str(" re-injection armed");
+            if let Err(e) = file.save(&st) {
+                note.push_str(&format!(" state not saved: {e}"));
+            }
+        }
+    }
+    Ok(Outcome::silent(note))
+}
+
+/// Why Gemini CLI will not compress before this request (None: it will).
+fn no_compression_due(call: &Call) -> Option<String> {
+    let Some(path) = call.input.transcript_path.as_deref() else {
+        return Some("no transcript".into());
     };
+    let usage = match crate::gemini::read_transcript(Path::new(path)) {
+        Some(crate::transcript::Fullness::Measured(u)) => u,
+        Some(crate::transcript::Fullness::JustCompacted) => return Some("just compressed".into()),
+        None => return Some("no usage in the transcript".into()),
+    };
+    let root = call.store.as_ref().map(|s| s.root());
+    let configured = root
+        .and_then(|r| handover_core::config::load(r).ok())
+        .and_then(|c| c.context_window);
+    let model = usage.model.as_deref().or(call.input.model.as_deref());
+    let window = crate::window::resolve(usage.window, model, configured, usage.used_tokens);
+    let threshold = crate::gemini::compression_threshold(root);
+    if crate::gemini::will_compress(usage.used_tokens, window, threshold) {
+        None
+    } else {
+        Some(format!(
+            "no compression due: {} of {window} tokens, compresses at {threshold}",
+            usage.used_tokens
+        ))
+    }
+}
+
+fn post_compact(call: &Call) -> anyhow::Result<Outcome> {
+    if call.store.is_none() {
+        return Ok(Outcome::silent("no directory"));
+    }
     let mut notes = Vec::new();
-    let summary = call
-        .input
-        .compact_summary
-        .as_deref()
-        .map(|s| handover_core::context::shorten(s, SUMMARY_MAX_CHARS));
+    let full = call.input.compact_summary.as_deref();
+    // Redacted before it is shortened, so a cut cannot leave half a token the redactor no
+    // longer recognises.
+    let summary = full.map(|s| {
+        let head: String = s.chars().take(SUMMARY_MAX_CHARS * 4).collect();
+        handover_core::context::shorten(&redacted(&head), SUMMARY_MAX_CHARS)
+    });
     if let Some(e) = call.journal(
         Event::PostCompact,
-        json!({"trigger": call.input.trigger, "summary": summary}),
+        json!({
+            "trigger": call.input.trigger,
+            "summary": summary,
+            "summary_chars": full.map(|s| s.chars().count()),
+        }),
     ) {
         notes.push(e);
     }
     if let Some((file, loaded)) = call.session() {
-        if store.dir().is_dir() {
+        if call.store_usable() {
             let now = call.now_ms;
             let mut st = loaded.state;
             let delivered_for_this_compaction = match (st.compact_delivered_ms, st.pre_compact_ms) {

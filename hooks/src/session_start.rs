@@ -49,13 +49,13 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         // Remember the session even with nothing to say, so a handoff written later in this
         // session is never mistaken for one the first prompt should deliver. A repository where
         // handover was never used gets no `.handover/` from this hook.
-        if store.dir().is_dir() {
+        if call.store_usable() {
             if let Err(e) = file.save(st) {
                 notes.push(format!("state not saved: {e}"));
             }
-        }
-        if source == "startup" {
-            session_state::prune(&store.sessions_dir(), now);
+            if source == "startup" {
+                session_state::prune(&store.sessions_dir(), now);
+            }
         }
     }
 

@@ -5,11 +5,18 @@
 //! a reminder repeats), and an fsync costs the agent milliseconds on every write, far more than
 //! the rest of the hook on a busy disk. A damaged file counts as present but empty.
 //! Times are milliseconds since the Unix epoch.
+//!
+//! Every file access goes through `handover_core::safe_fs`: `.handover/` and `sessions/` must be
+//! plain directories, files are never opened through a link, and pruning removes only plain
+//! files of ours (named `*.json`, in our own `sessions/`).
 
+use handover_core::safe_fs::{self, Kind};
 use serde::{Deserialize, Serialize};
-use std::fs;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
+
+/// A session file is a few hundred bytes; anything much larger is not one of ours.
+const MAX_STATE_BYTES: u64 = 64 * 1024;
 
 /// Files older than this are removed at session start, so the directory does not grow forever.
 const KEEP_FOR_MS: u64 = 30 * 24 * 3600 * 1000;
@@ -86,8 +93,10 @@ impl SessionFile {
     }
 
     pub fn load(&self, session_id: &str, now: u64) -> Loaded {
-        match fs::read(&self.path) {
-            Ok(bytes) => {
+        let read =
+            check_dirs(&self.dir).and_then(|()| safe_fs::read_limited(&self.path, MAX_STATE_BYTES));
+        match read {
+            Ok(Some(bytes)) => {
                 let state = serde_json::from_slice::<SessionState>(&bytes)
                     .ok()
                     .filter(|s| s.session_id == session_id)
@@ -97,9 +106,15 @@ impl SessionFile {
                     existed: true,
                 }
             }
-            Err(_) => Loaded {
+            Ok(None) => Loaded {
                 state: SessionState::new(session_id, now),
                 existed: false,
+            },
+            // Something is there that is not a plain file of ours: it counts as present (so a
+            // hook does not deliver twice) but is never read.
+            Err(_) => Loaded {
+                state: SessionState::new(session_id, now),
+                existed: true,
             },
         }
     }
@@ -107,18 +122,35 @@ impl SessionFile {
     /// Creates `.handover/sessions/` when needed, with a `.gitignore` that ignores everything
     /// in it (itself included), so hook state never shows up in `git status` even before the
     /// first `handover write` sets up the repository's guard.
+    /// A `.handover/` or `sessions/` that is a link (or not a directory) is refused, never
+    /// followed or replaced.
     pub fn save(&self, state: &SessionState) -> anyhow::Result<()> {
-        if !self.dir.is_dir() {
-            fs::create_dir_all(&self.dir)?;
-            handover_base::atomic::replace_advisory(&self.dir.join(".gitignore"), b"*\n")?;
+        if let Some(parent) = self.dir.parent() {
+            safe_fs::ensure_dir(parent)?;
+        }
+        if !safe_fs::expect(&self.dir, Kind::Dir)? {
+            safe_fs::ensure_dir(&self.dir)?;
+            safe_fs::replace(&self.dir.join(".gitignore"), b"*\n", false)?;
         }
         let mut bytes = serde_json::to_vec_pretty(state)?;
         bytes.push(b'\n');
-        handover_base::atomic::replace_advisory(&self.path, &bytes)?;
+        // Readers see the old or the new content, never a mix, even with two hooks of one
+        // session writing at once.
+        safe_fs::replace(&self.path, &bytes, false)?;
         Ok(())
     }
 }
 
+/// `sessions/` and the `.handover/` holding it are plain directories (or `sessions/` is
+/// missing): never read or write through a link in either place.
+fn check_dirs(sessions_dir: &Path) -> std::io::Result<()> {
+    let refuse = |r: safe_fs::Refused| std::io::Error::new(std::io::ErrorKind::PermissionDenied, r);
+    if let Some(parent) = sessions_dir.parent() {
+        safe_fs::expect(parent, Kind::Dir).map_err(refuse)?;
+    }
+    safe_fs::expect(sessions_dir, Kind::Dir).map_err(refuse)?;
+    Ok(())
+}
 /// A file-name-safe key: the id itself when it is made of `[A-Za-z0-9_-]` (as UUIDs are),
 /// otherwise the safe characters plus a hash of the original so two ids never collide.
 pub fn key(session_id: &str) -> String {
@@ -146,23 +178,23 @@ fn fnv1a(bytes: &[u8]) -> u64 {
     })
 }
 
-/// Removes session files not touched for 30 days. Best effort.
+/// Removes session files not touched for 30 days. Best effort, and only what we create:
+/// plain `*.json` files directly in a plain `sessions/` inside a plain `.handover/`; a link
+/// (to a file or a directory) is never followed or removed.
 pub fn prune(sessions_dir: &Path, now: u64) {
-    let Ok(entries) = fs::read_dir(sessions_dir) else {
+    if check_dirs(sessions_dir).is_err() {
         return;
-    };
-    for entry in entries.flatten().take(10_000) {
-        let path = entry.path();
+    }
+    for (path, meta) in safe_fs::plain_files(sessions_dir, 10_000) {
         if path.extension().and_then(|e| e.to_str()) != Some("json") {
             continue;
         }
-        let old = entry
-            .metadata()
-            .and_then(|m| m.modified())
+        let old = meta
+            .modified()
             .map(|t| now.saturating_sub(millis(t)) > KEEP_FOR_MS)
             .unwrap_or(false);
         if old {
-            let _ = fs::remove_file(path);
+            let _ = safe_fs::remove_file(&path);
         }
     }
 }
@@ -180,6 +212,7 @@ pub fn millis(t: SystemTime) -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs;
 
     #[test]
     fn keys_are_safe_and_distinct() {

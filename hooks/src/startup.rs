@@ -11,7 +11,8 @@ use serde_json::json;
 
 pub struct Delivery {
     pub text: String,
-    /// None when the store is damaged beyond recovery (journaled as `unrecoverable`).
+    /// None when the store is damaged beyond recovery (journaled as `unrecoverable`), or
+    /// refused (see `handover_core::safe_fs`; nothing is journaled in a refused store).
     pub verdict: Option<Verdict>,
     pub handoff_id: Option<String>,
 }
@@ -21,6 +22,11 @@ pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Del
     let root = store.root();
     match store.load() {
         LoadOutcome::Missing => None,
+        LoadOutcome::Refused(refused) => Some(Delivery {
+            text: context::refused_context(&refused.to_string(), command),
+            verdict: None,
+            handoff_id: None,
+        }),
         LoadOutcome::Unrecoverable { problem } => Some(Delivery {
             text: context::unrecoverable_context(&problem, command),
             verdict: None,

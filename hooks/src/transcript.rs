@@ -43,6 +43,12 @@ pub enum Fullness {
 
 /// None when the file cannot be read or holds no usage record in its last 8 MiB.
 pub fn read(path: &Path) -> Option<Fullness> {
+    read_with(path, scan)
+}
+
+/// `read` with another client's line reader (Gemini CLI's, see gemini.rs): the same growing
+/// tail windows, `scan(tail, at_file_start)` deciding.
+pub fn read_with(path: &Path, scan: fn(&[u8], bool) -> Option<Fullness>) -> Option<Fullness> {
     let mut file = File::open(path).ok()?;
     let len = file.metadata().ok()?.len();
     let mut buf = Vec::new();

@@ -16,6 +16,10 @@ pub const MODEL_WINDOWS: &[(&str, u64)] = &[
     ("o3", 200_000),
     ("o4-mini", 200_000),
     ("codex-mini", 200_000),
+    // Gemini CLI 0.61.0's own table (`tokenLimit` in its core): Gemma 4 models 256,000, every
+    // other model 1,048,576; it compresses at a fraction of this (gemini.rs).
+    ("gemma-4", 256_000),
+    ("gemini-", 1_048_576),
 ];
 
 /// Used when nothing else says.
@@ -76,6 +80,8 @@ mod tests {
         );
         assert_eq!(resolve(None, Some("claude-opus-4-1"), Some(5), 10), 200_000);
         assert_eq!(resolve(None, Some("gpt-5-codex"), None, 10), 272_000);
+        assert_eq!(resolve(None, Some("gemini-2.5-pro"), None, 10), 1_048_576);
+        assert_eq!(resolve(None, Some("gemma-4-31b-it"), None, 10), 256_000);
         assert_eq!(
             resolve(None, Some("my-local-model"), Some(32_000), 10),
             32_000

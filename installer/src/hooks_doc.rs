@@ -1,4 +1,5 @@
-//! The editor shared by Claude Code settings files and Codex `hooks.json`: both hold
+//! The editor shared by Claude Code settings files, Codex `hooks.json` and Gemini CLI's
+//! settings files: all hold
 //! `{"hooks": {"<Event>": [{"matcher"?: "...", "hooks": [{"type": "command", "command": ...}]}]}}`.
 //!
 //! Pure functions over a parsed `serde_json::Value`. Our handlers are found by the program their
@@ -8,27 +9,37 @@
 use crate::command::{recognise, Recognised};
 use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
-use handover_base::hook_exe::{HookExe, TIMEOUT_SECS};
+use handover_base::hook_exe::{timeout_for, HookExe};
+use handover_base::Agent;
 use serde_json::{json, Map, Value};
 use std::path::Path;
 
-/// One handler we want: this executable on this event, running this command.
+/// One handler we want: this executable on this event, running this command, with this
+/// `timeout` (in the client's unit).
 #[derive(Clone, Debug, PartialEq)]
 pub struct Wanted {
     pub exe: HookExe,
     pub event: &'static str,
     pub command: String,
+    pub timeout: u64,
 }
 
-/// The full set of handlers for the given executables and commands, in a fixed order.
+/// The full set of handlers for the given executables and commands, in a fixed order, with
+/// Claude Code's and Codex's event names.
 pub fn wanted(commands: &[(HookExe, String)]) -> Vec<Wanted> {
+    wanted_by(Agent::Claude, commands)
+}
+
+/// The full set of handlers for `agent` (its event names and timeout unit).
+pub fn wanted_by(agent: Agent, commands: &[(HookExe, String)]) -> Vec<Wanted> {
     let mut out = Vec::new();
     for (exe, command) in commands {
-        for event in exe.events() {
+        for event in exe.events_for(agent) {
             out.push(Wanted {
                 exe: *exe,
                 event,
                 command: command.clone(),
+                timeout: timeout_for(agent),
             });
         }
     }
@@ -118,8 +129,8 @@ pub fn find_mentions(doc: &Value) -> Vec<Mention> {
         .collect()
 }
 
-fn handler_json(command: &str) -> Value {
-    json!({"type": "command", "command": command, "timeout": TIMEOUT_SECS})
+fn handler_json(command: &str, timeout: u64) -> Value {
+    json!({"type": "command", "command": command, "timeout": timeout})
 }
 
 fn label(exe: HookExe, event: &str) -> String {
@@ -167,8 +178,8 @@ fn hooks_object<'a>(
 /// What to do with one handler of ours, decided before anything is edited.
 #[derive(Clone, Debug)]
 enum Action {
-    /// Bring it to this wanted command (prefix kept).
-    Update(String),
+    /// Bring it to this wanted command (prefix kept) and timeout.
+    Update(String, u64),
     Remove,
     /// A copy with the user's prefix we would otherwise remove: left alone, reported.
     KeepExtra,
@@ -230,20 +241,20 @@ fn apply_actions(
                         ));
                         true
                     }
-                    Action::Update(core) => {
+                    Action::Update(core, timeout) => {
                         let want = ours.with_core(core);
                         let Some(obj) = h.as_object_mut() else {
                             return true;
                         };
                         let same = obj.get("command").and_then(Value::as_str) == Some(want.as_str())
-                            && obj.get("timeout").and_then(Value::as_u64) == Some(TIMEOUT_SECS)
+                            && obj.get("timeout").and_then(Value::as_u64) == Some(*timeout)
                             && obj.get("type").and_then(Value::as_str) == Some("command");
                         if same {
                             changes.push(Change::new(ChangeKind::Unchanged, label(ours.exe, &event)));
                         } else {
                             obj.insert("type".into(), json!("command"));
                             obj.insert("command".into(), json!(want));
-                            obj.insert("timeout".into(), json!(TIMEOUT_SECS));
+                            obj.insert("timeout".into(), json!(timeout));
                             changes.push(Change::new(ChangeKind::Updated, label(ours.exe, &event)));
                         }
                         true
@@ -302,7 +313,7 @@ pub fn install(doc: &mut Value, want: &[Wanted], file: &Path) -> Result<Vec<Chan
             .find(|f| !f.prefix.trim().is_empty())
             .or(here.first());
         match keep {
-            Some(k) => actions.push((position(k), Action::Update(w.command.clone()))),
+            Some(k) => actions.push((position(k), Action::Update(w.command.clone(), w.timeout))),
             None if mentions
                 .iter()
                 .any(|m| m.exe == w.exe && m.event == w.event) => {}
@@ -337,7 +348,7 @@ pub fn install(doc: &mut Value, want: &[Wanted], file: &Path) -> Result<Vec<Chan
             .entry(w.event.to_string())
             .or_insert_with(|| Value::Array(Vec::new()));
         if let Value::Array(groups) = groups {
-            groups.push(json!({"hooks": [handler_json(&w.command)]}));
+            groups.push(json!({"hooks": [handler_json(&w.command, w.timeout)]}));
             changes.push(Change::new(ChangeKind::Added, label(w.exe, w.event)));
         }
     }

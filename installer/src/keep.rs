@@ -16,7 +16,7 @@ use std::path::Path;
 /// so two versions can be compared (None when it does not parse).
 pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
     match kind {
-        FileKind::ClaudeSettings | FileKind::CodexHooks => {
+        FileKind::ClaudeSettings | FileKind::CodexHooks | FileKind::GeminiSettings => {
             let (rest, _) = edit_hooks_json(path, Some(text), None).ok()?;
             let doc = json_layout::parse(path, rest.as_deref().unwrap_or("")).ok()?;
             Some(doc.to_string())
@@ -29,6 +29,8 @@ pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
                 .trim_end()
                 .to_string(),
         ),
+        // Ours there: the one rule for the repository, which the user consented to and keeps.
+        FileKind::GeminiTrust => Some(text.to_string()),
         FileKind::CodexConfig => {
             // Ours there: project trust and hook trust (Codex writes the latter too).
             let mut doc = codex_config::parse(path, text).ok()?;
@@ -91,11 +93,11 @@ pub(crate) fn mark_backups(plan: &mut Plan) {
             continue;
         };
         e.backup = match e.kind {
-            FileKind::ClaudeSettings | FileKind::CodexHooks => {
+            FileKind::ClaudeSettings | FileKind::CodexHooks | FileKind::GeminiSettings => {
                 !matches!(edit_hooks_json(&e.path, Some(before), None), Ok((None, _)))
             }
             FileKind::Instructions => instructions::uninstall(before, "").0.is_some(),
-            FileKind::CodexConfig => true,
+            FileKind::CodexConfig | FileKind::GeminiTrust => true,
         };
     }
     refine_backups(plan);
@@ -121,7 +123,10 @@ fn emptied(e: &FileEdit) -> String {
 /// Not for Codex's config.toml: its backup predates trust entries the user wants to keep.
 pub(crate) fn restore_users_bytes(plan: &mut Plan) {
     for e in &mut plan.edits {
-        if e.kind == FileKind::CodexConfig || e.before.is_none() || !e.changed() {
+        if matches!(e.kind, FileKind::CodexConfig | FileKind::GeminiTrust)
+            || e.before.is_none()
+            || !e.changed()
+        {
             continue;
         }
         let Some(b) = plan.backups.latest(&e.path) else {

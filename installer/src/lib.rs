@@ -1,4 +1,5 @@
-//! Editing other programs' configuration files (Claude Code, Codex) without damaging them.
+//! Editing other programs' configuration files (Claude Code, Codex, Gemini CLI) without
+//! damaging them.
 //!
 //! Pure editors (text in → text out + a report of what changed) with reading, atomic writing,
 //! backups and the Codex JSON-RPC client at the edges. See docs/install.md.
@@ -10,6 +11,7 @@ pub mod command;
 pub mod diff;
 pub mod error;
 pub mod flow;
+pub mod gemini;
 pub mod hooks_doc;
 pub mod instructions;
 pub mod json_layout;

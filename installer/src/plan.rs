@@ -9,6 +9,7 @@ use crate::backup::Backups;
 use crate::codex_config;
 use crate::diff;
 use crate::error::EditError;
+use crate::gemini;
 use crate::hooks_doc::{self, Wanted};
 use crate::instructions;
 use crate::json_layout::{self, Layout};
@@ -27,7 +28,8 @@ use std::path::{Path, PathBuf};
 pub enum Scope {
     /// `.claude/settings.json`, `.codex/hooks.json` in the repository (shared, committed).
     Project,
-    /// `.claude/settings.local.json` (private). Codex has no local layer: project is used.
+    /// `.claude/settings.local.json` (private). Codex and Gemini CLI have no local layer:
+    /// project is used.
     Local,
     /// `~/.claude/settings.json`, `$CODEX_HOME/hooks.json`.
     User,
@@ -47,6 +49,7 @@ impl Scope {
 pub struct Targets {
     pub claude: bool,
     pub codex: bool,
+    pub gemini: bool,
 }
 
 /// Home directories, injected so tests never touch the real `~`.
@@ -56,19 +59,27 @@ pub struct Homes {
     pub home: PathBuf,
     /// `$CODEX_HOME`, default `~/.codex`.
     pub codex_home: PathBuf,
+    /// Gemini CLI's user directory: `$GEMINI_CLI_HOME/.gemini`, default `~/.gemini`.
+    pub gemini_home: PathBuf,
     /// Where backups go (outside every repository): `$XDG_STATE_HOME/handover/backups`, default
     /// `~/.local/state/handover/backups` (see backup.rs).
     pub backups: PathBuf,
 }
 
 impl Homes {
-    /// From the environment: `$HOME` (via `dirs`), `$CODEX_HOME`, the state directory.
+    /// From the environment: `$HOME` (via `dirs`), `$CODEX_HOME`, `$GEMINI_CLI_HOME`, the
+    /// state directory.
     pub fn from_env() -> Option<Homes> {
         let home = dirs::home_dir()?;
-        let codex_home = std::env::var_os("CODEX_HOME")
-            .filter(|v| !v.is_empty())
-            .map(PathBuf::from)
-            .unwrap_or_else(|| home.join(".codex"));
+        let var = |name: &str| {
+            std::env::var_os(name)
+                .filter(|v| !v.is_empty())
+                .map(PathBuf::from)
+        };
+        let codex_home = var("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
+        let gemini_home = var("GEMINI_CLI_HOME")
+            .unwrap_or_else(|| home.clone())
+            .join(".gemini");
         let state = dirs::state_dir()
             .or_else(dirs::data_local_dir)
             .unwrap_or_else(|| home.join(".local").join("state"));
@@ -76,14 +87,17 @@ impl Homes {
             backups: state.join("handover").join("backups"),
             home,
             codex_home,
+            gemini_home,
         })
     }
 
-    /// `home` with the default Codex home and backups directory under it (tests, sandboxes).
+    /// `home` with the default Codex and Gemini homes and backups directory under it (tests,
+    /// sandboxes).
     pub fn under(home: &Path) -> Homes {
         Homes {
             home: home.to_path_buf(),
             codex_home: home.join(".codex"),
+            gemini_home: home.join(".gemini"),
             backups: home.join(".local/state/handover/backups"),
         }
     }
@@ -113,6 +127,8 @@ pub enum FileKind {
     ClaudeSettings,
     CodexHooks,
     CodexConfig,
+    GeminiSettings,
+    GeminiTrust,
     Instructions,
 }
 
@@ -148,7 +164,8 @@ pub struct InstallOptions {
     /// `--enable-codex-hooks`: turn `[features] hooks = false` back on.
     pub enable_codex_hooks: bool,
     /// `--trust`: mark the project trusted in the user config (the hooks themselves are trusted
-    /// afterwards through `codex app-server`, see codex_trust).
+    /// afterwards through `codex app-server`, see codex_trust); for Gemini CLI, add the
+    /// repository to `~/.gemini/trustedFolders.json`.
     pub trust: bool,
     pub hooks: HookPaths,
 }
@@ -227,7 +244,7 @@ pub fn edit_hooks_json(
 
 /// The handlers an install wants for one agent.
 pub fn wanted_for(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<Wanted> {
-    hooks_doc::wanted(&commands(hooks, watch, agent))
+    hooks_doc::wanted_by(agent, &commands(hooks, watch, agent))
 }
 
 fn commands(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<(HookExe, String)> {
@@ -254,7 +271,11 @@ fn hooks_file_edit(
     confine: Option<PathBuf>,
 ) -> Result<FileEdit, EditError> {
     let before = read_opt(&path)?;
-    let (after, changes) = edit_hooks_json(&path, before.as_deref(), want)?;
+    let (after, changes) =
+        edit_hooks_json(&path, before.as_deref(), want).map_err(|e| match kind {
+            FileKind::GeminiSettings => gemini::comment_hint(e, before.as_deref().unwrap_or("")),
+            _ => e,
+        })?;
     Ok(FileEdit {
         path,
         kind,
@@ -301,6 +322,70 @@ pub fn instruction_files(repo: &Path, targets: Targets) -> Vec<PathBuf> {
         out.push(claude);
     }
     out
+}
+
+/// The instructions files for these targets, with Gemini CLI's context file added when it is
+/// not one of them already; plus a note when its configured name was not usable.
+pub fn instruction_targets(
+    repo: &Path,
+    homes: &Homes,
+    targets: Targets,
+) -> Result<(Vec<PathBuf>, Option<String>), EditError> {
+    let mut files = instruction_files(repo, targets);
+    let mut note = None;
+    if targets.gemini {
+        let (file, problem) = gemini::context_file(repo, homes)?;
+        note = problem;
+        if !files.iter().any(|f| *f == file || same_file(f, &file)) {
+            files.push(file);
+        }
+    }
+    Ok((files, note))
+}
+
+/// Gemini CLI's part of an install: the hooks in its settings, and folder trust (written with
+/// `--trust`, else a problem saying what to do: Gemini runs no hooks in an untrusted folder).
+fn plan_gemini(
+    repo: &Path,
+    homes: &Homes,
+    opts: &InstallOptions,
+    plan: &mut Plan,
+) -> Result<(), EditError> {
+    if opts.scope == Scope::Local {
+        plan.notes.push(
+            "Gemini CLI has no local scope; its hooks go to the project's .gemini/settings.json."
+                .into(),
+        );
+    }
+    let want = wanted_for(&opts.hooks, opts.watch, Agent::Gemini);
+    let path = gemini::settings_path(opts.scope, repo, homes);
+    plan.edits.push(hooks_file_edit(
+        FileKind::GeminiSettings,
+        path,
+        Some(&want),
+        confine_for(opts.scope, repo),
+    )?);
+    let trust = gemini::folder_trust(repo, homes)?;
+    if trust.runs_hooks() {
+        return Ok(());
+    }
+    if opts.trust && matches!(trust, gemini::FolderTrust::Unknown) {
+        let path = gemini::trusted_folders_path(homes);
+        let before = read_opt(&path)?;
+        let (after, change) = gemini::trust_repo(&path, before.as_deref(), repo)?;
+        plan.edits.push(FileEdit {
+            path,
+            kind: FileKind::GeminiTrust,
+            before,
+            after,
+            changes: vec![change],
+            backup: true,
+            confine: None,
+        });
+    } else if let Some(problem) = gemini::trust_problem(repo, homes, &trust) {
+        plan.problems.push(problem);
+    }
+    Ok(())
 }
 
 fn display_name(repo: &Path, path: &Path) -> String {
@@ -390,8 +475,13 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             });
         }
     }
+    if opts.targets.gemini {
+        plan_gemini(repo, homes, opts, &mut plan)?;
+    }
     if opts.scope == Scope::Project {
-        for path in instruction_files(repo, opts.targets) {
+        let (files, note) = instruction_targets(repo, homes, opts.targets)?;
+        plan.notes.extend(note);
+        for path in files {
             let before = read_opt(&path)?;
             if let Some(text) = &before {
                 instructions::check(&path, text)?;
@@ -409,7 +499,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         }
     } else {
         plan.notes.push(format!(
-            "AGENTS.md / CLAUDE.md are shared project files: the {} scope leaves them alone (install with --scope project to add the handover section).",
+            "AGENTS.md / CLAUDE.md / GEMINI.md are shared project files: the {} scope leaves them alone (install with --scope project to add the handover section).",
             opts.scope.as_str()
         ));
     }
@@ -462,8 +552,18 @@ pub fn plan_uninstall(
             }
         }
     }
+    if targets.gemini {
+        let path = gemini::settings_path(scope, repo, homes);
+        plan.edits.push(hooks_file_edit(
+            FileKind::GeminiSettings,
+            path,
+            None,
+            confine_for(scope, repo),
+        )?);
+    }
     if scope == Scope::Project {
-        for path in instruction_files(repo, targets) {
+        let (files, _) = instruction_targets(repo, homes, targets)?;
+        for path in files {
             if let Some(before) = read_opt(&path)? {
                 instructions::check(&path, &before)?;
                 let (after, change) = instructions::uninstall(&before, "handover section");

@@ -1,16 +1,18 @@
 //! `handover status`, installer part: per agent and scope, whether our hooks are installed, up
-//! to date, duplicated; the Codex feature flag, project trust and hook trust; and what to do.
+//! to date, duplicated; the Codex feature flag, project trust and hook trust; Gemini CLI's
+//! folder trust; and what to do.
 //! Read-only and cheap: no process is started (hook trust is read from the config; the hashes
 //! are only verified by `install --trust`, which asks Codex itself).
 
 use crate::codex_config;
+use crate::gemini;
 use crate::hooks_doc::{self, Found, Mention};
 use crate::json_layout;
 use crate::locate::HookPaths;
 use crate::plan::{
-    claude_settings_path, codex_hooks_path, instruction_files, read_opt, Homes, Scope, Targets,
+    claude_settings_path, codex_hooks_path, instruction_targets, read_opt, Homes, Scope, Targets,
 };
-use handover_base::hook_exe::{command_for, HookExe, TIMEOUT_SECS};
+use handover_base::hook_exe::{command_for, timeout_for, HookExe};
 use handover_base::Agent;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -66,10 +68,10 @@ fn read_hooks_file(path: PathBuf) -> FileState {
     }
 }
 
-fn required_pairs() -> Vec<(HookExe, &'static str)> {
+fn required_pairs(agent: Agent) -> Vec<(HookExe, &'static str)> {
     [HookExe::SessionStart, HookExe::PreCompact]
         .into_iter()
-        .flat_map(|e| e.events().iter().map(move |ev| (e, *ev)))
+        .flat_map(|e| e.events_for(agent).iter().map(move |ev| (e, *ev)))
         .collect()
 }
 
@@ -124,9 +126,9 @@ fn scope_json(
     expected: Option<&HookPaths>,
     agent: Agent,
 ) -> (Value, bool, Option<bool>) {
-    let installed = f.error.is_none() && required_pairs().iter().all(|(e, ev)| has(f, *e, ev));
+    let installed = f.error.is_none() && required_pairs(agent).iter().all(|(e, ev)| has(f, *e, ev));
     let watch = HookExe::ContextWatch
-        .events()
+        .events_for(agent)
         .iter()
         .all(|ev| has(f, HookExe::ContextWatch, ev));
     let twice = f.ours.iter().any(|o| runs(f, o.exe, &o.event) > 1);
@@ -137,7 +139,7 @@ fn scope_json(
             && !twice
             && f.ours.iter().all(|o| {
                 o.command == format!("{}{}", o.prefix, command_for(h.get(o.exe), agent))
-                    && o.timeout == Some(TIMEOUT_SECS)
+                    && o.timeout == Some(timeout_for(agent))
             })
     });
     let v = json!({
@@ -158,10 +160,10 @@ fn scope_json(
 pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> StatusSection {
     let mut s = StatusSection::default();
     let mut out = serde_json::Map::new();
-    for agent in [Agent::Claude, Agent::Codex] {
+    for agent in [Agent::Claude, Agent::Codex, Agent::Gemini] {
         let scopes: &[Scope] = match agent {
             Agent::Claude => &[Scope::Project, Scope::Local, Scope::User],
-            Agent::Codex => &[Scope::Project, Scope::User],
+            Agent::Codex | Agent::Gemini => &[Scope::Project, Scope::User],
         };
         let mut per_scope = serde_json::Map::new();
         let mut files = Vec::new();
@@ -169,6 +171,7 @@ pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Statu
             let path = match agent {
                 Agent::Claude => claude_settings_path(scope, repo, homes),
                 Agent::Codex => codex_hooks_path(scope, repo, homes),
+                Agent::Gemini => gemini::settings_path(scope, repo, homes),
             };
             let f = read_hooks_file(path);
             let (v, installed, up_to_date) = scope_json(&f, expected, agent);
@@ -296,16 +299,34 @@ pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Statu
         if agent == Agent::Codex {
             codex_extra(repo, homes, &files, &mut per_scope, &mut s);
         }
+        if agent == Agent::Gemini {
+            gemini_extra(repo, homes, &files, &mut per_scope, &mut s);
+        }
         out.insert(agent.as_str().into(), Value::Object(per_scope));
     }
     let mut instr = serde_json::Map::new();
-    for path in instruction_files(
-        repo,
-        Targets {
-            claude: true,
-            codex: true,
-        },
-    ) {
+    let all = Targets {
+        claude: true,
+        codex: true,
+        gemini: true,
+    };
+    let files = match instruction_targets(repo, homes, all) {
+        Ok((files, _)) => files,
+        Err(e) => {
+            s.problems.push(e.to_string());
+            instruction_targets(
+                repo,
+                homes,
+                Targets {
+                    gemini: false,
+                    ..all
+                },
+            )
+            .map(|(f, _)| f)
+            .unwrap_or_default()
+        }
+    };
+    for path in files {
         let present = read_opt(&path)
             .ok()
             .flatten()
@@ -323,6 +344,30 @@ pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Statu
     out.insert("instructions".into(), Value::Object(instr));
     s.json = Value::Object(out);
     s
+}
+
+/// Gemini CLI runs no hooks in a folder it does not trust: say so when ours are installed.
+fn gemini_extra(
+    repo: &Path,
+    homes: &Homes,
+    files: &[(Scope, FileState)],
+    per_scope: &mut serde_json::Map<String, Value>,
+    s: &mut StatusSection,
+) {
+    let trust = match gemini::folder_trust(repo, homes) {
+        Ok(t) => t,
+        Err(e) => {
+            s.problems.push(e.to_string());
+            return;
+        }
+    };
+    per_scope.insert("folder_trust".into(), json!(trust.as_str()));
+    s.lines
+        .push(format!("gemini: folder trust {}", trust.as_str()));
+    if files.iter().any(|(_, f)| !f.ours.is_empty()) {
+        s.problems
+            .extend(gemini::trust_problem(repo, homes, &trust));
+    }
 }
 
 fn codex_extra(

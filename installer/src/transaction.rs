@@ -6,7 +6,7 @@
 
 use crate::backup::Backups;
 use crate::error::EditError;
-use crate::plan::FileEdit;
+use crate::plan::{FileEdit, FileKind};
 use std::fs;
 use std::io;
 use std::os::unix::fs::PermissionsExt;
@@ -49,13 +49,13 @@ fn apply_with(
             return Err(roll_back(undo, err));
         }
     }
-    // Only now, when nothing can be undone any more: `.claude/` or `.codex/` emptied by a
-    // deletion goes too (remove_dir fails on a directory that is not empty).
+    // Only now, when nothing can be undone any more: `.claude/`, `.codex/` or `.gemini/`
+    // emptied by a deletion goes too (remove_dir fails on a directory that is not empty).
     for e in edits.iter().filter(|e| e.changed() && e.after.is_none()) {
         if let Some(dir) = e.path.parent() {
             if matches!(
                 dir.file_name().and_then(|n| n.to_str()),
-                Some(".claude" | ".codex")
+                Some(".claude" | ".codex" | ".gemini")
             ) {
                 let _ = fs::remove_dir(dir);
             }
@@ -100,6 +100,12 @@ fn step(
             before_write(&e.path)
                 .and_then(|_| handover_base::atomic::write_atomic(&e.path, text.as_bytes()))
                 .map_err(|err| EditError::new(&e.path, format!("cannot write: {err}")))?;
+            if e.kind == FileKind::GeminiTrust && e.before.is_none() {
+                // Gemini CLI creates this list of the user's folders for the owner only.
+                fs::set_permissions(&e.path, fs::Permissions::from_mode(0o600)).map_err(|err| {
+                    EditError::new(&e.path, format!("cannot set permissions: {err}"))
+                })?;
+            }
         }
         None => {
             before_write(&e.path)
@@ -168,7 +174,6 @@ fn roll_back(undo: Vec<Undo>, mut err: EditError) -> EditError {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::plan::FileKind;
 
     fn edit(path: PathBuf, before: Option<&str>, after: Option<&str>) -> FileEdit {
         FileEdit {

@@ -69,6 +69,7 @@ fn claude_only() -> Targets {
     Targets {
         claude: true,
         codex: false,
+        gemini: false,
     }
 }
 
@@ -76,6 +77,7 @@ fn codex_only() -> Targets {
     Targets {
         claude: false,
         codex: true,
+        gemini: false,
     }
 }
 
@@ -83,6 +85,7 @@ fn both() -> Targets {
     Targets {
         claude: true,
         codex: true,
+        gemini: false,
     }
 }
 
@@ -875,4 +878,122 @@ fn the_trust_servers_grandchild_does_not_survive_its_kill() {
             .status();
     }
     assert!(!still, "the server's child {pid} survived");
+}
+
+fn gemini_only() -> Targets {
+    Targets {
+        claude: false,
+        codex: false,
+        gemini: true,
+    }
+}
+
+#[test]
+fn gemini_install_trust_status_and_uninstall() {
+    let e = env();
+    // The user's context file is CONTEXT.md (Gemini's `context.fileName`), already written.
+    let user_settings = e.homes.gemini_home.join("settings.json");
+    fs::create_dir_all(user_settings.parent().unwrap()).unwrap();
+    fs::write(
+        &user_settings,
+        "{\n  \"context\": {\n    \"fileName\": \"CONTEXT.md\"\n  }\n}\n",
+    )
+    .unwrap();
+    fs::write(e.repo.join("CONTEXT.md"), "# Context\n\nBe brief.\n").unwrap();
+    let before = snapshot(e.repo.parent().unwrap());
+
+    // Dry run: diffs, nothing written.
+    let mut dry = req(&e, gemini_only(), Scope::Project);
+    dry.dry_run = true;
+    let (_, out) = run(&dry);
+    assert!(out.contains("+++ b/.gemini/settings.json"), "{out}");
+    assert!(out.contains("+++ b/CONTEXT.md"), "{out}");
+    assert_eq!(
+        snapshot(e.repo.parent().unwrap()),
+        before,
+        "a dry run wrote something"
+    );
+
+    // Without --trust: the hooks are written, and the trust problem says what to do.
+    let (o, out) = run(&req(&e, gemini_only(), Scope::Project));
+    assert!(o.ok, "{out}");
+    assert!(
+        o.problems
+            .iter()
+            .any(|p| p.contains("handover install --gemini --trust")),
+        "{:?}",
+        o.problems
+    );
+    let settings = fs::read_to_string(e.repo.join(".gemini/settings.json")).unwrap();
+    assert!(settings.contains("\"PreCompress\"") && settings.contains("--agent gemini"));
+    let context = fs::read_to_string(e.repo.join("CONTEXT.md")).unwrap();
+    assert!(context.starts_with("# Context\n\nBe brief.\n\n<!-- handover:begin -->"));
+    assert!(
+        !e.repo.join("GEMINI.md").exists(),
+        "the configured name wins"
+    );
+    let trusted_folders = e.homes.gemini_home.join("trustedFolders.json");
+    assert!(!trusted_folders.exists(), "trust written without --trust");
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    assert_eq!(s.json["gemini"]["project"]["installed"], true);
+    assert_eq!(s.json["gemini"]["project"]["up_to_date"], true);
+    assert_eq!(s.json["gemini"]["folder_trust"], "unknown");
+    assert_eq!(s.json["instructions"]["CONTEXT.md"], true);
+
+    // With --trust: the folder is trusted the client's way; a second run changes nothing.
+    let mut trusted = req(&e, gemini_only(), Scope::Project);
+    trusted.options.trust = true;
+    let (o, out) = run(&trusted);
+    assert!(o.ok && o.problems.is_empty(), "{out}\n{:?}", o.problems);
+    assert_eq!(
+        fs::read_to_string(&trusted_folders).unwrap(),
+        format!("{{\n  \"{}\": \"TRUST_FOLDER\"\n}}", e.repo.display())
+    );
+    use std::os::unix::fs::PermissionsExt;
+    assert_eq!(
+        fs::metadata(&trusted_folders).unwrap().permissions().mode() & 0o777,
+        0o600,
+        "created for the owner only, as Gemini CLI does"
+    );
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    assert_eq!(s.json["gemini"]["folder_trust"], "trusted");
+    assert!(s.problems.is_empty(), "{:?}", s.problems);
+    let settled = snapshot(e.repo.parent().unwrap());
+    let (_, out) = run(&trusted);
+    assert_eq!(
+        snapshot(e.repo.parent().unwrap()),
+        settled,
+        "second install wrote: {out}"
+    );
+
+    // Uninstall takes out the hooks and the section; the trust the user gave stays.
+    assert!(uninstall(&e, gemini_only(), Scope::Project).ok);
+    assert!(!e.repo.join(".gemini").exists());
+    assert_eq!(
+        fs::read_to_string(e.repo.join("CONTEXT.md")).unwrap(),
+        "# Context\n\nBe brief.\n"
+    );
+    assert!(trusted_folders.exists());
+}
+
+#[test]
+fn a_gemini_settings_file_that_is_not_json_stops_the_run() {
+    let e = env();
+    let settings = e.repo.join(".gemini/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let text = "{\n  // my model\n  \"model\": {\"name\": \"gemini-2.5-pro\"}\n}\n";
+    fs::write(&settings, text).unwrap();
+    let before = snapshot(e.repo.parent().unwrap());
+    let mut out = Vec::new();
+    let err = flow::install(&req(&e, gemini_only(), Scope::Project), &mut out).unwrap_err();
+    let msg = err.to_string();
+    assert!(
+        msg.starts_with(&format!("{}:2:", settings.display())) && msg.contains("comments"),
+        "{msg}"
+    );
+    assert_eq!(
+        snapshot(e.repo.parent().unwrap()),
+        before,
+        "something was written"
+    );
 }

@@ -6,7 +6,7 @@
 use handover_base::Agent;
 use handover_installer::plan::{edit_hooks_json, wanted_for};
 use handover_installer::report::ChangeKind;
-use handover_installer::{codex_config, instructions, HookPaths};
+use handover_installer::{codex_config, gemini, instructions, HookPaths};
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
@@ -494,4 +494,92 @@ fn string_flags_and_profile_features_are_flagged() {
         problem.contains("the top-level `profile = \"ci\"` is no longer supported"),
         "{problem}"
     );
+}
+
+#[test]
+fn gemini_settings_keep_other_hooks_and_settings_with_gemini_events_and_ms_timeouts() {
+    round_trip("gemini-settings.json", Agent::Gemini, true);
+    let v = json(&install(
+        "x",
+        &fixture("gemini-settings.json"),
+        Agent::Gemini,
+        true,
+    ));
+    let keys: Vec<_> = v.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(
+        keys,
+        [
+            "general",
+            "model",
+            "context",
+            "tools",
+            "hooks",
+            "hooksConfig"
+        ]
+    );
+    let events: Vec<_> = v["hooks"].as_object().unwrap().keys().cloned().collect();
+    assert_eq!(
+        events,
+        [
+            "BeforeTool",
+            "SessionStart",
+            "PreCompress",
+            "BeforeAgent",
+            "AfterTool",
+            "AfterAgent"
+        ],
+        "Gemini CLI's own event names; none of Claude Code's"
+    );
+    // The user's SessionStart hook stays first; ours follows with Gemini's millisecond timeout.
+    let start = v["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(
+        start[0]["hooks"][0]["command"],
+        "echo 'Remember: run the linter before committing'"
+    );
+    assert_eq!(
+        start[1]["hooks"][0],
+        json(
+            r#"{"type": "command", "command": "/opt/handover/bin/handover-session-start --agent gemini", "timeout": 10000}"#
+        )
+    );
+}
+
+#[test]
+fn a_new_gemini_settings_file_and_a_switch_from_seconds_to_milliseconds() {
+    let want = wanted_for(&hooks(), true, Agent::Gemini);
+    let (after, _) = edit_hooks_json(Path::new("settings.json"), None, Some(&want)).unwrap();
+    let after = after.unwrap();
+    golden("new-gemini-settings.json", &after);
+    // A hand-written entry with a Claude-style timeout in seconds is corrected in place.
+    let seconds = after.replace("10000", "10");
+    let (fixed, changes) =
+        edit_hooks_json(Path::new("settings.json"), Some(&seconds), Some(&want)).unwrap();
+    assert_eq!(fixed.as_deref(), Some(after.as_str()));
+    assert_eq!(
+        changes
+            .iter()
+            .filter(|c| c.kind == ChangeKind::Updated)
+            .count(),
+        5
+    );
+}
+
+#[test]
+fn gemini_trusted_folders_get_one_rule_in_the_clients_style() {
+    let path = Path::new("/home/ada/.gemini/trustedFolders.json");
+    let original = fixture("gemini-trustedFolders.json");
+    let repo = Path::new("/srv/nonexistent/repo");
+    let (after, change) = gemini::trust_repo(path, Some(&original), repo).unwrap();
+    assert_eq!(change.kind, ChangeKind::Added);
+    let after = after.unwrap();
+    golden("gemini-trustedFolders.json.trusted", &after);
+    assert!(!after.ends_with('\n'), "Gemini CLI writes no final newline");
+    let (again, change) = gemini::trust_repo(path, Some(&after), repo).unwrap();
+    assert_eq!(change.kind, ChangeKind::Unchanged);
+    assert_eq!(again.as_deref(), Some(after.as_str()));
+    // A repository under a TRUST_PARENT rule's parent is trusted already: nothing to write.
+    let (same, change) =
+        gemini::trust_repo(path, Some(&original), Path::new("/home/ada/projects/x")).unwrap();
+    assert_eq!(change.kind, ChangeKind::Unchanged);
+    assert_eq!(same.as_deref(), Some(original.as_str()));
 }

@@ -2,6 +2,7 @@
 //! `handover status` can show a handoff that was delivered but never acknowledged.
 
 use super::AckArgs;
+use handover_core::sanitize::one_line;
 use handover_core::store::Event;
 use handover_core::store::{LoadOutcome, Store};
 use serde_json::json;
@@ -19,19 +20,26 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             );
             return Ok(ExitCode::SUCCESS);
         }
+        LoadOutcome::Refused(refused) => return Err(refused.into()),
         LoadOutcome::Unrecoverable { problem } => {
             println!("The handoff is damaged ({problem}); run `handover status`.");
             return Ok(ExitCode::SUCCESS);
         }
     };
     let session = super::detect_session(args.session.as_deref());
+    // Ids and names the caller passed are text like any other: no token reaches the journal.
+    let session = session.as_deref().map(handover_core::sanitize::redacted);
+    let agent = super::detect_agent(None)
+        .as_deref()
+        .map(handover_core::sanitize::redacted);
     store.append_journal(
         Event::Ack,
-        json!({"handoff_id": handoff.id, "session_id": session, "agent": super::detect_agent(None)}),
+        json!({"handoff_id": handoff.id, "session_id": session, "agent": agent}),
     )?;
     println!(
         "Acknowledged handoff {} (goal: {}).",
-        handoff.id, handoff.content.goal
+        one_line(&handoff.id),
+        one_line(&handoff.content.goal)
     );
     Ok(ExitCode::SUCCESS)
 }

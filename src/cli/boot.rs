@@ -34,6 +34,20 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             }
             return Ok(ExitCode::SUCCESS);
         }
+        LoadOutcome::Refused(refused) => {
+            if args.json {
+                println!(
+                    "{}",
+                    json!({"verdict": null, "reasons": [], "handoff": null, "refused": refused.to_string()})
+                );
+            } else {
+                println!(
+                    "{}",
+                    context::refused_context(&refused.to_string(), &command)
+                );
+            }
+            return Ok(ExitCode::from(1));
+        }
         LoadOutcome::Loaded(l) => l,
     };
     let recovered = loaded.recovered_note();

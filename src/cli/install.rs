@@ -15,12 +15,14 @@ pub use handover_installer::status::StatusSection;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ScopeArg {
-    /// .claude/settings.json and .codex/hooks.json in the repository (shared).
+    /// .claude/settings.json, .codex/hooks.json and .gemini/settings.json in the repository
+    /// (shared).
     #[default]
     Project,
-    /// .claude/settings.local.json (private; Codex has none and uses project).
+    /// .claude/settings.local.json (private; Codex and Gemini CLI have none and use project).
     Local,
-    /// ~/.claude/settings.json and $CODEX_HOME/hooks.json (every repository).
+    /// ~/.claude/settings.json, $CODEX_HOME/hooks.json and ~/.gemini/settings.json (every
+    /// repository).
     User,
 }
 
@@ -43,6 +45,9 @@ pub struct Selection {
     /// Codex (every agent when none is named).
     #[arg(long)]
     pub codex: bool,
+    /// Gemini CLI (every agent when none is named).
+    #[arg(long)]
+    pub gemini: bool,
     /// Which settings files.
     #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
     pub scope: ScopeArg,
@@ -51,7 +56,8 @@ pub struct Selection {
     pub dry_run: bool,
 }
 
-/// Wire handover's hooks into Claude Code and Codex (both unless one is named).
+/// Wire handover's hooks into Claude Code, Codex and Gemini CLI (all three unless some are
+/// named).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct InstallArgs {
     #[command(flatten)]
@@ -59,7 +65,8 @@ pub struct InstallArgs {
     /// Leave out handover-context-watch (the context-fullness reminders).
     #[arg(long)]
     pub no_watch: bool,
-    /// Codex: mark this project trusted and trust exactly handover's hooks (your consent).
+    /// Codex: mark this project trusted and trust exactly handover's hooks; Gemini CLI: add
+    /// this folder to its trusted folders (your consent).
     #[arg(long)]
     pub trust: bool,
     /// Codex: turn `[features] hooks = false` back on in your config.toml.
@@ -87,14 +94,19 @@ pub struct UninstallArgs {
     pub selection: Selection,
 }
 
-fn targets(claude: bool, codex: bool) -> Targets {
-    if !claude && !codex {
+fn targets(s: &Selection) -> Targets {
+    if !s.claude && !s.codex && !s.gemini {
         Targets {
             claude: true,
             codex: true,
+            gemini: true,
         }
     } else {
-        Targets { claude, codex }
+        Targets {
+            claude: s.claude,
+            codex: s.codex,
+            gemini: s.gemini,
+        }
     }
 }
 
@@ -193,7 +205,7 @@ pub fn run_install_with(
         repo: repo.clone(),
         homes: env.homes.clone(),
         options: InstallOptions {
-            targets: targets(args.selection.claude, args.selection.codex),
+            targets: targets(&args.selection),
             scope: args.selection.scope.into(),
             watch: !args.no_watch,
             enable_codex_hooks: args.enable_codex_hooks,
@@ -245,7 +257,7 @@ pub fn run_uninstall_with(
     let req = UninstallRequest {
         repo: real_root(repo_root),
         homes: env.homes.clone(),
-        targets: targets(args.selection.claude, args.selection.codex),
+        targets: targets(&args.selection),
         scope: args.selection.scope.into(),
         dry_run: args.selection.dry_run,
     };

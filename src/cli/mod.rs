@@ -201,9 +201,13 @@ pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
             return Some(a);
         }
     }
-    // Claude Code sets CLAUDECODE=1 for the commands it runs; Codex sets CODEX_* variables.
+    // Claude Code sets CLAUDECODE=1 for the commands it runs; Gemini CLI sets GEMINI_CLI=1;
+    // Codex sets CODEX_* variables.
     if std::env::var_os("CLAUDECODE").is_some() {
         return Some("claude".into());
+    }
+    if std::env::var_os("GEMINI_CLI").is_some_and(|v| v == "1") {
+        return Some("gemini".into());
     }
     if std::env::vars_os().any(|(k, _)| k.to_string_lossy().starts_with("CODEX_")) {
         return Some("codex".into());

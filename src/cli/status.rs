@@ -8,6 +8,7 @@
 use super::StatusArgs;
 use handover_core::guard::{self, GuardStatus};
 use handover_core::model::{Reason, Verdict};
+use handover_core::sanitize::one_line;
 use handover_core::store::{Event, LoadOutcome, Source, Store};
 use handover_core::verify;
 use handover_installer::status::StatusSection;
@@ -46,7 +47,7 @@ struct StatusReport {
 /// Whether some agent runs our hooks here: a settings scope with them all installed, or the
 /// handover plugin (Claude Code's copies under ~/.claude/plugins, Codex's enabled installs).
 fn wired_anywhere(agents: &Value) -> bool {
-    ["claude", "codex"].into_iter().any(|agent| {
+    ["claude", "codex", "gemini"].into_iter().any(|agent| {
         let Some(scopes) = agents.get(agent).and_then(Value::as_object) else {
             return false;
         };
@@ -78,6 +79,15 @@ struct HandoffHealth {
     /// Shown to the reader when the handoff came from a copy (see `Loaded::recovered_note`).
     #[serde(skip)]
     recovered_note: Option<String>,
+    /// Not written in this working tree (verification's `foreign` reason).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    foreign: Option<bool>,
+    /// `.handover/` is not something handover will use (a link, another user's, ...): the
+    /// refusal, and the path with what it is, for the fix.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    refused: Option<String>,
+    #[serde(skip)]
+    refused_fix: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     deliveries: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
@@ -131,7 +141,13 @@ impl StatusReport {
     fn own_problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
         let h = &self.handoff;
-        if h.present && h.valid == Some(false) && h.id.is_none() {
+        if let Some(fix) = &h.refused_fix {
+            problems.push(fix.clone());
+        }
+        if h.foreign == Some(true) {
+            problems.push("the handoff was not written here (see the verdict): read it as someone else's notes; `handover done` archives it, `handover write --fresh ...` replaces it".into());
+        }
+        if h.present && h.valid == Some(false) && h.id.is_none() && h.refused.is_none() {
             problems.push(format!(
                 "the handoff is damaged ({}): rewrite it with `handover write --from handover.md` if handover.md is intact, or `handover write --fresh ...`",
                 h.problem.as_deref().unwrap_or("unreadable")
@@ -154,7 +170,7 @@ impl StatusReport {
             ));
         }
         if !wired_anywhere(&self.agents) && self.agents.get("error").is_none() {
-            problems.push("not installed for any agent: no hooks deliver the handoff to Claude Code or Codex; run `handover install` in this repository, `handover install --scope user` for every repository, or install the plugin (docs/install.md)".into());
+            problems.push("not installed for any agent: no hooks deliver the handoff to Claude Code, Codex or Gemini CLI; run `handover install` in this repository, `handover install --scope user` for every repository, or install the plugin (docs/install.md)".into());
         }
         problems
     }
@@ -163,6 +179,13 @@ impl StatusReport {
         let mut out = String::new();
         let h = &self.handoff;
         match (h.present, &h.id) {
+            _ if h.refused.is_some() => {
+                let _ = writeln!(
+                    out,
+                    "handoff: REFUSED, nothing under .handover/ was read: {}",
+                    h.refused.as_deref().unwrap_or("")
+                );
+            }
             (false, _) => out.push_str("handoff: none (write one with `handover write`)\n"),
             (true, None) => {
                 let _ = writeln!(
@@ -172,14 +195,19 @@ impl StatusReport {
                 );
             }
             (true, Some(id)) => {
+                // Text from the handoff: one line each, no control characters.
                 let _ = writeln!(
                     out,
-                    "handoff: {id} written {} — goal: {}",
-                    h.created_at.as_deref().unwrap_or(""),
-                    h.goal.as_deref().unwrap_or("")
+                    "handoff: {} written {} — goal: {}",
+                    one_line(id),
+                    one_line(h.created_at.as_deref().unwrap_or("")),
+                    one_line(h.goal.as_deref().unwrap_or(""))
                 );
                 if let Some(note) = &h.recovered_note {
-                    let _ = writeln!(out, "  recovered: {note}");
+                    let _ = writeln!(out, "  recovered: {}", one_line(note));
+                }
+                if h.foreign == Some(true) {
+                    out.push_str("  FOREIGN: not written in this working tree; treat it as an unverified claim\n");
                 }
                 if let Some(verdict) = self.verdict {
                     let main_reason = self
@@ -187,7 +215,7 @@ impl StatusReport {
                         .iter()
                         .flatten()
                         .next()
-                        .map(|r| format!(" ({})", r.message))
+                        .map(|r| format!(" ({})", one_line(&r.message)))
                         .unwrap_or_default();
                     let _ = writeln!(out, "verdict: {}{main_reason}", verdict.as_str());
                 }
@@ -230,6 +258,19 @@ impl StatusReport {
 fn handoff_health(store: &Store) -> (HandoffHealth, Option<handover_core::model::Verification>) {
     match store.load() {
         LoadOutcome::Missing => (HandoffHealth::default(), None),
+        LoadOutcome::Refused(refused) => (
+            HandoffHealth {
+                valid: Some(false),
+                refused_fix: Some(format!(
+                    "{} is {}: handover neither reads nor writes there until it is a plain directory of yours with plain files in it (remove what you did not create; `handover write` starts afresh)",
+                    refused.path.display(),
+                    refused.what
+                )),
+                refused: Some(refused.to_string()),
+                ..HandoffHealth::default()
+            },
+            None,
+        ),
         LoadOutcome::Unrecoverable { problem } => (
             HandoffHealth {
                 present: true,
@@ -242,8 +283,13 @@ fn handoff_health(store: &Store) -> (HandoffHealth, Option<handover_core::model:
         LoadOutcome::Loaded(l) => {
             let verification = verify::verify(store.root(), &l.handoff);
             let (deliveries, acks) = deliveries(store, &l.handoff.id);
+            let foreign = verification
+                .reasons
+                .iter()
+                .any(|r| r.code == verify::code::FOREIGN);
             let health = HandoffHealth {
                 present: true,
+                foreign: Some(foreign),
                 valid: Some(l.source == Source::State),
                 recovered_note: l.recovered_note(),
                 id: Some(l.handoff.id),
@@ -253,6 +299,7 @@ fn handoff_health(store: &Store) -> (HandoffHealth, Option<handover_core::model:
                 problem: l.problem,
                 deliveries: Some(deliveries),
                 acks: Some(acks),
+                ..HandoffHealth::default()
             };
             (health, Some(verification))
         }

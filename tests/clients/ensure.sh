@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned real clients (package.json beside this file) into <workspace>/target/clients,
-# once; later runs reuse them. Prints two lines: `claude=<abs path>` and `codex=<abs path>`.
+# once; later runs reuse them. Prints three lines: `claude=<abs path>`, `codex=<abs path>` and
+# `gemini=<abs path>`.
 # Exit 3 with a message on stderr when node/npm are missing or the install fails.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -8,8 +9,9 @@ ws=$(cd "$here/../.." && pwd)
 dest=${HANDOVER_CLIENTS_DIR:-$ws/target/clients}
 claude=$dest/node_modules/@anthropic-ai/claude-code-linux-x64/claude
 codex=$dest/node_modules/.bin/codex
+gemini=$dest/node_modules/.bin/gemini
 stamp=$dest/.installed-$(sha256sum "$here/package.json" | cut -c1-16)
-installed() { [ -f "$stamp" ] && [ -x "$claude" ] && [ -x "$codex" ]; }
+installed() { [ -f "$stamp" ] && [ -x "$claude" ] && [ -x "$codex" ] && [ -x "$gemini" ]; }
 if ! installed; then
   mkdir -p "$dest"
   # One installer at a time (two test runs at once must not interleave two npm installs).
@@ -39,3 +41,4 @@ if ! installed; then
 fi
 echo "claude=$claude"
 echo "codex=$codex"
+echo "gemini=$gemini"

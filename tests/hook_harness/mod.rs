@@ -106,6 +106,14 @@ impl Repo {
     pub fn journal_events(&self) -> Vec<serde_json::Value> {
         self.store().journal()
     }
+
+    /// The journal's events of one kind (`"event": name`).
+    pub fn journal_events_named(&self, name: &str) -> Vec<serde_json::Value> {
+        self.journal_events()
+            .into_iter()
+            .filter(|e| e["event"] == name)
+            .collect()
+    }
 }
 
 /// The handoff every golden test delivers.
@@ -280,4 +288,24 @@ pub fn expected_command(hook_bin: &str) -> String {
         Path::new(hook_bin).parent(),
         std::env::var_os("PATH").as_deref(),
     )
+}
+
+/// A Gemini CLI transcript (see hooks/src/gemini.rs) whose last model reply reports `used`
+/// input tokens of `gemini-2.5-pro`, followed by the bookkeeping line Gemini CLI writes after it.
+pub fn gemini_transcript(dir: &Path, used: u64) -> PathBuf {
+    let chats = dir.join(".gemini/tmp/project/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let path = chats.join("session-2026-11-23T16-52-ea3d0851.jsonl");
+    let lines = [
+        r#"{"sessionId":"ea3d0851","projectHash":"h","startTime":"2026-11-23T16:52:06.452Z","lastUpdated":"2026-11-23T16:52:06.452Z","kind":"main"}"#.to_string(),
+        r#"{"$set":{"messages":[{"id":"a","type":"user","content":[{"text":"<session_context>"}]}]}}"#.to_string(),
+        r#"{"id":"b","type":"user","content":[{"text":"fix the parser"}]}"#.to_string(),
+        format!(
+            r#"{{"id":"c","type":"gemini","content":"ok","thoughts":[],"tokens":{{"input":{used},"output":10,"cached":0,"thoughts":0,"tool":0,"total":{}}},"model":"gemini-2.5-pro"}}"#,
+            used + 10
+        ),
+        r#"{"$set":{"lastUpdated":"2026-11-23T16:52:07.544Z"}}"#.to_string(),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
 }

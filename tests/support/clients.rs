@@ -20,8 +20,10 @@ pub fn loud(line: &str) {
 pub struct Clients {
     pub claude: PathBuf,
     pub codex: PathBuf,
+    pub gemini: PathBuf,
     pub claude_version: String,
     pub codex_version: String,
+    pub gemini_version: String,
     /// `unshare` flags that give a loopback-only network namespace here: `-n` as root, else
     /// `-rn` (a user namespace mapping the caller to root) where the kernel allows it.
     pub unshare: &'static [&'static str],
@@ -53,7 +55,7 @@ impl Clients {
 pub fn clients(test: &str) -> Option<&'static Clients> {
     if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
         loud(&format!(
-            "\n*** SKIPPED: {test}: {SKIP_ENV}=1 is set, the end-to-end tests with the real Claude Code and Codex did NOT run ***\n"
+            "\n*** SKIPPED: {test}: {SKIP_ENV}=1 is set, the end-to-end tests with the real Claude Code, Codex and Gemini CLI did NOT run ***\n"
         ));
         return None;
     }
@@ -66,7 +68,7 @@ pub fn clients(test: &str) -> Option<&'static Clients> {
 
 fn install_clients() -> Result<Clients, String> {
     let hint = format!(
-        "The end-to-end tests run the real Claude Code and Codex from the npm registry. Install Node.js and npm \
+        "The end-to-end tests run the real Claude Code, Codex and Gemini CLI from the npm registry. Install Node.js and npm \
          (Debian/Ubuntu: `apt-get install -y nodejs npm`), run as root with `unshare` and `ip` available \
          (util-linux, iproute2), or set {SKIP_ENV}=1 to skip them explicitly."
     );
@@ -91,6 +93,7 @@ fn install_clients() -> Result<Clients, String> {
     };
     let claude = find("claude")?;
     let codex = find("codex")?;
+    let gemini = find("gemini")?;
     let version = |bin: &Path| -> Result<String, String> {
         let o = Command::new(bin)
             .arg("--version")
@@ -127,16 +130,20 @@ fn install_clients() -> Result<Clients, String> {
     let clients = Clients {
         claude_version: version(&claude)?,
         codex_version: version(&codex)?,
+        gemini_version: version(&gemini)?,
         claude,
         codex,
+        gemini,
         unshare,
     };
     loud(&format!(
-        "e2e clients: Claude Code {} ({}), Codex {} ({})",
+        "e2e clients: Claude Code {} ({}), Codex {} ({}), Gemini CLI {} ({})",
         clients.claude_version,
         clients.claude.display(),
         clients.codex_version,
-        clients.codex.display()
+        clients.codex.display(),
+        clients.gemini_version,
+        clients.gemini.display()
     ));
     Ok(clients)
 }

@@ -1,5 +1,5 @@
-//! A scripted fake model server: the Anthropic Messages API (Claude Code) and the OpenAI
-//! Responses API (Codex), both streaming, std only.
+//! A scripted fake model server: the Anthropic Messages API (Claude Code), the OpenAI
+//! Responses API (Codex) and the Gemini API (Gemini CLI), all streaming, std only.
 //!
 //! It runs inside the same loopback-only network namespace as the client under test: the test
 //! binary re-executes itself with `HANDOVER_FAKE_SERVER=<script.json>` (see [`serve_from_env`]),
@@ -8,7 +8,8 @@
 //!
 //! The script is a queue of turns. A conversation request takes the next turn whose `when` text
 //! (if any) occurs in the request body. Compaction requests (Claude Code: the "Respond with TEXT
-//! ONLY" summarization prompt; Codex: a request without tools) get the script's summary and never
+//! ONLY" summarization prompt; Codex: a request without tools; Gemini CLI: a `generateContent`
+//! request that asks for a `<state_snapshot>`) get the script's summary and never
 //! consume a turn; requests after the queue ran dry get the default text answer. Everything is bounded: a request limit,
 //! an idle timeout and a per-connection read timeout, so a script that loops can not hang a test.
 
@@ -330,11 +331,13 @@ fn respond(
     let n = st.count;
     let is_messages = path.starts_with("/v1/messages") && !path.contains("count_tokens");
     let is_responses = path.starts_with("/v1/responses") || path.starts_with("/responses");
-    let compaction =
-        (is_messages && is_claude_compaction(&body)) || (is_responses && !has_tools(&body));
+    let is_gemini = path.contains(":streamGenerateContent") || path.contains(":generateContent");
+    let compaction = (is_messages && is_claude_compaction(&body))
+        || (is_responses && !has_tools(&body))
+        || (is_gemini && is_gemini_compaction(path, &body));
     let text_body = body.to_string();
     let mut chosen = None;
-    if (is_messages || is_responses) && !compaction {
+    if (is_messages || is_responses || is_gemini) && !compaction {
         for i in 0..st.script.turns.len() {
             if st.used[i] {
                 continue;
@@ -387,6 +390,13 @@ fn respond(
             json!({"input_tokens": usage}).to_string(),
         );
     }
+    if path.contains(":countTokens") {
+        return (
+            "200 OK",
+            "application/json",
+            json!({"totalTokens": usage}).to_string(),
+        );
+    }
     if method == "GET" && path.contains("models") {
         return (
             "200 OK",
@@ -419,6 +429,14 @@ fn respond(
             "text/event-stream",
             responses_sse(&turn, usage, n),
         )
+    } else if is_gemini {
+        let model = gemini_model(path);
+        let answer = gemini_response(&turn, usage, &model, body);
+        if path.contains(":streamGenerateContent") {
+            ("200 OK", "text/event-stream", format!("data: {answer}\n\n"))
+        } else {
+            ("200 OK", "application/json", answer.to_string())
+        }
     } else {
         (
             "404 Not Found",
@@ -435,6 +453,53 @@ fn is_claude_compaction(body: &Value) -> bool {
         .and_then(|m| m.last())
         .map(|m| m.get("content").map(Value::to_string).unwrap_or_default())
         .is_some_and(|c| c.contains("Respond with TEXT ONLY"))
+}
+
+/// Gemini CLI's compression: a non-streaming `generateContent` whose last user part asks for a
+/// `<state_snapshot>` (the summary, then a verification of it: two requests per compression).
+fn is_gemini_compaction(path: &str, body: &Value) -> bool {
+    path.contains(":generateContent")
+        && body
+            .get("contents")
+            .and_then(Value::as_array)
+            .and_then(|c| c.last())
+            .is_some_and(|c| c.to_string().contains("<state_snapshot>"))
+}
+
+/// `/v1beta/models/gemini-2.5-pro:streamGenerateContent?alt=sse` → `gemini-2.5-pro`.
+fn gemini_model(path: &str) -> String {
+    path.rsplit_once("/models/")
+        .map(|(_, rest)| rest.split(':').next().unwrap_or(rest).to_string())
+        .unwrap_or_else(|| "gemini-2.5-pro".to_string())
+}
+
+/// The name of the shell tool the request offers (Gemini CLI 0.61.0: `run_shell_command`).
+fn gemini_shell_tool(body: &Value) -> String {
+    body.get("tools")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|t| t.get("functionDeclarations").and_then(Value::as_array))
+        .flatten()
+        .filter_map(|f| f.get("name").and_then(Value::as_str))
+        .find(|n| n.contains("shell"))
+        .unwrap_or("run_shell_command")
+        .to_string()
+}
+
+/// One `GenerateContentResponse`: a text or a call of the shell tool, with `usageMetadata`
+/// (its `promptTokenCount` is what Gemini CLI records as `tokens.input`).
+fn gemini_response(turn: &Turn, usage: u64, model: &str, body: &Value) -> Value {
+    let part = match &turn.shell {
+        Some(cmd) => json!({"functionCall": {"name": gemini_shell_tool(body),
+                                             "args": {"command": cmd, "description": "Run a command"}}}),
+        None => json!({"text": turn.text.clone().unwrap_or_default()}),
+    };
+    json!({"candidates": [{"content": {"role": "model", "parts": [part]},
+                           "finishReason": "STOP", "index": 0}],
+           "usageMetadata": {"promptTokenCount": usage, "candidatesTokenCount": 10,
+                             "totalTokenCount": usage + 10},
+           "modelVersion": model})
 }
 
 fn has_tools(body: &Value) -> bool {

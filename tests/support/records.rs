@@ -43,6 +43,17 @@ impl Sandbox {
                     }
                 }
             }
+            Agent::Gemini => {
+                // Gemini CLI reports a failed hook as "Hook(s) [<command>] failed for event
+                // <Event>" (a warning, on stderr in non-interactive mode).
+                for run in runs {
+                    for l in run.stderr.lines().chain(run.stdout.lines()) {
+                        if l.contains("failed for event") || l.contains("Hook execution failed") {
+                            errors.push(l.to_string());
+                        }
+                    }
+                }
+            }
             Agent::Codex => {
                 for run in runs {
                     for l in run.stderr.lines().chain(run.stdout.lines()) {

@@ -4,11 +4,14 @@ use super::fake_server::LoggedRequest;
 use super::*;
 
 /// The texts hooks injected into one request: Claude Code sends them as `system` messages
-/// inside `messages`; Codex as `developer` messages inside `input`.
+/// inside `messages`; Codex as `developer` messages inside `input`; Gemini CLI inside
+/// `<hook_context>...</hook_context>` in the prompt's text or a tool result (escaping `<` and
+/// `>` of the hook's text as `&lt;` and `&gt;`).
 pub fn injected_texts(agent: Agent, req: &LoggedRequest) -> Vec<String> {
     let (list, role) = match agent {
         Agent::Claude => ("messages", "system"),
         Agent::Codex => ("input", "developer"),
+        Agent::Gemini => return gemini_hook_contexts(&req.body),
     };
     let mut texts = Vec::new();
     for m in req
@@ -32,6 +35,33 @@ pub fn injected_texts(agent: Agent, req: &LoggedRequest) -> Vec<String> {
         }
     }
     texts
+}
+
+/// Every `<hook_context>` text in any string of the request body, in order.
+fn gemini_hook_contexts(body: &Value) -> Vec<String> {
+    const OPEN: &str = "<hook_context>";
+    const CLOSE: &str = "</hook_context>";
+    let mut out = Vec::new();
+    let mut stack = vec![body];
+    let mut strings = Vec::new();
+    while let Some(v) = stack.pop() {
+        match v {
+            Value::String(s) => strings.push(s.as_str()),
+            Value::Array(a) => stack.extend(a.iter().rev()),
+            Value::Object(o) => stack.extend(o.values().rev()),
+            _ => {}
+        }
+    }
+    for s in strings {
+        let mut rest = s;
+        while let Some(start) = rest.find(OPEN) {
+            let after = &rest[start + OPEN.len()..];
+            let Some(end) = after.find(CLOSE) else { break };
+            out.push(after[..end].to_string());
+            rest = &after[end + CLOSE.len()..];
+        }
+    }
+    out
 }
 
 /// All injected text of one request, joined.

@@ -10,6 +10,9 @@ use std::time::{Duration, Instant};
 /// The fake server's port inside each namespace: every run has its own namespace, so a fixed
 /// port never collides, and the client configuration can be written before the server starts.
 pub const PORT: u16 = 18431;
+/// The model Gemini CLI is told to use: named, or it first asks a routing model the fake
+/// server does not play (see real-clients.md). Its window is 1,048,576 tokens.
+pub const GEMINI_MODEL: &str = "gemini-2.5-pro";
 /// Seconds one client run may take before `timeout` kills it.
 pub const CLIENT_TIMEOUT_SECS: u64 = 120;
 
@@ -120,6 +123,33 @@ impl Sandbox {
                     ("FAKE_API_KEY", "sk-e2e-fake".into()),
                 ]);
             }
+            Agent::Gemini => {
+                client.push(clients.gemini.to_string_lossy().into_owned());
+                client.extend(
+                    [
+                        "-p",
+                        opts.prompt,
+                        "--yolo",
+                        "-m",
+                        GEMINI_MODEL,
+                        "--output-format",
+                        "json",
+                    ]
+                    .map(String::from),
+                );
+                if let Some(id) = &opts.resume {
+                    client.extend(["--resume".to_string(), id.clone()]);
+                }
+                client.extend(opts.client_args.iter().cloned());
+                envs.extend([
+                    ("HOME", self.home.to_string_lossy().into_owned()),
+                    ("GEMINI_API_KEY", "e2e-fake".into()),
+                    ("GOOGLE_GEMINI_BASE_URL", format!("http://127.0.0.1:{PORT}")),
+                ]);
+                if self.trust == Trust::BypassFlag {
+                    envs.push(("GEMINI_CLI_TRUST_WORKSPACE", "true".into()));
+                }
+            }
         }
         let started = Instant::now();
         let out = Command::new("timeout")
@@ -147,7 +177,7 @@ impl Sandbox {
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         let requests = fake_server::read_log(&log);
         let session_id = match self.agent {
-            Agent::Claude => serde_json::from_str::<Value>(stdout.trim())
+            Agent::Claude | Agent::Gemini => serde_json::from_str::<Value>(stdout.trim())
                 .ok()
                 .and_then(|v| v.get("session_id")?.as_str().map(String::from)),
             Agent::Codex => stderr
@@ -184,8 +214,8 @@ impl Sandbox {
         }
         assert_eq!(
             run.status,
-            Some(0),
-            "the client failed:\n--- stdout\n{}\n--- stderr\n{}",
+            Some(opts.expect_status),
+            "the client did not exit as expected:\n--- stdout\n{}\n--- stderr\n{}",
             run.stdout,
             run.stderr
         );
@@ -219,6 +249,8 @@ pub struct RunOpts<'a> {
     pub client_args: Vec<String>,
     /// A directory put first on the client's PATH (e.g. where the plugin finds our hooks).
     pub path_first: Option<PathBuf>,
+    /// The exit status the client must end with (0 unless a test expects a refusal).
+    pub expect_status: i32,
 }
 
 impl<'a> RunOpts<'a> {
@@ -230,6 +262,7 @@ impl<'a> RunOpts<'a> {
             default_usage: 1200,
             client_args: Vec::new(),
             path_first: None,
+            expect_status: 0,
         }
     }
     pub fn resume(mut self, id: &str) -> RunOpts<'a> {

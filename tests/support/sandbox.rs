@@ -9,6 +9,7 @@ use std::sync::atomic::AtomicUsize;
 pub enum Agent {
     Claude,
     Codex,
+    Gemini,
 }
 
 impl Agent {
@@ -16,16 +17,18 @@ impl Agent {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
         }
     }
 }
 
-/// How Codex is allowed to run the project's hooks.
+/// How Codex (and Gemini CLI) is allowed to run the project's hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Trust {
-    /// `codex exec --dangerously-bypass-hook-trust` (tests that are not about trust).
+    /// `codex exec --dangerously-bypass-hook-trust`; Gemini CLI: `GEMINI_CLI_TRUST_WORKSPACE=true`
+    /// (tests that are not about trust).
     BypassFlag,
-    /// `handover install --trust` recorded the trust; no bypass flag.
+    /// `handover install --trust` recorded the trust; no bypass.
     Installed,
 }
 
@@ -96,7 +99,16 @@ impl Sandbox {
             "Start the report command",
         );
         sb.write_codex_config(codex_extra);
+        sb.write_gemini_settings();
         sb
+    }
+
+    /// The same project and home, now driven by `agent`: its hooks are wired too (the other
+    /// agent's stay). For the cross-agent scenario.
+    pub fn switch_agent(&mut self, agent: Agent, trust: Trust) {
+        self.agent = agent;
+        self.trust = trust;
+        wire_hooks(self);
     }
 
     /// Runs git in the project; panics with git's message on failure.
@@ -184,6 +196,18 @@ impl Sandbox {
             .into_iter()
             .filter(|e| e.get("event").and_then(Value::as_str) == Some(event))
             .collect()
+    }
+
+    /// Gemini CLI's user settings (`$HOME/.gemini/settings.json`): API-key auth (without it,
+    /// 0.61.0 stops with "Invalid auth method selected"), no usage statistics.
+    fn write_gemini_settings(&self) {
+        let dir = self.home.join(".gemini");
+        std::fs::create_dir_all(&dir).expect("create ~/.gemini");
+        std::fs::write(
+            dir.join("settings.json"),
+            "{\n  \"security\": {\n    \"auth\": {\n      \"selectedType\": \"gemini-api-key\"\n    }\n  },\n  \"privacy\": {\n    \"usageStatisticsEnabled\": false\n  }\n}\n",
+        )
+        .expect("write gemini settings");
     }
 
     /// Codex's user configuration: our fake provider, the project trusted, plus `extra`

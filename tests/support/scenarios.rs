@@ -1,5 +1,6 @@
 //! The six scenarios of issue 5 and a seventh (the Stop block), written once and run for each
-//! client (tests/e2e_claude.rs, tests/e2e_codex.rs). Each asserts on what the model was actually
+//! client (tests/e2e_claude.rs, tests/e2e_codex.rs, tests/e2e_gemini.rs), and the handoff
+//! carried from one client to another. Each asserts on what the model was actually
 //! sent (the fake server's request log), on the `.handover/` journal, and on the client's record of
 //! hook errors.
 
@@ -21,11 +22,14 @@ const COMPACTION_INSTRUCTIONS: &str =
 /// rollout states `model_context_window` 258,400 for `gpt-5.5` (95 % of 272,000; a larger
 /// configured window is capped to it), but at the first PostToolUse the rollout holds no
 /// `token_count` yet (see docs/compatibility.md), so a hook may use a table value (`gpt-5` →
-/// 272,000) instead: 170,000 is 62-66 % of either.
+/// 272,000) instead: 170,000 is 62-66 % of either. Gemini CLI: gemini-2.5-pro's window is
+/// 1,048,576 and Gemini compresses at 50 %, so the watch reminds at 35 % and insists at 45 %:
+/// 400,000 is 38 %.
 fn above_first_threshold(agent: Agent) -> u64 {
     match agent {
         Agent::Claude => 650_000,
         Agent::Codex => 170_000,
+        Agent::Gemini => 400_000,
     }
 }
 
@@ -314,14 +318,34 @@ pub fn save_progress_is_asked_once(agent: Agent) {
             ..RunOpts::prompt("Go on.").resume(&s1.session_id())
         },
     );
+    // Gemini CLI 0.61.0 sends each tool result of a resumed session twice (two
+    // `functionResponse` parts with the same id in the request log), so the one copy in the
+    // history shows twice there.
+    let history_copies = match agent {
+        Agent::Gemini => 2,
+        Agent::Claude | Agent::Codex => 1,
+    };
     for r in s2.conversation() {
         assert!(
-            count_in(r, REMIND) <= 1,
+            count_in(r, REMIND) <= history_copies,
             "the save-progress instruction came back after the handoff was written (request {})",
             r.n
         );
     }
     assert_no_hook_errors(&sb, &[&s1, &s2]);
+}
+
+/// A first session whose model saves the handoff through the shell tool and stops: the
+/// history the compaction scenarios then resume.
+fn handoff_saved_in_a_short_session(sb: &Sandbox) -> Run {
+    let write = sb.write_command(&HANDOFF);
+    sb.run(
+        vec![
+            Turn::shell(&write).usage(4_000),
+            Turn::text("Saved.").usage(4_500),
+        ],
+        RunOpts::prompt("Save the state of the work."),
+    )
 }
 
 /// Scenario 4 (Claude Code): `/compact` on a resumed session. The journal holds the PreCompact
@@ -330,14 +354,7 @@ pub fn save_progress_is_asked_once(agent: Agent) {
 pub fn compaction_claude() {
     let agent = Agent::Claude;
     let sb = Sandbox::new(agent, Trust::BypassFlag);
-    let write = sb.write_command(&HANDOFF);
-    let s1 = sb.run(
-        vec![
-            Turn::shell(&write).usage(4_000),
-            Turn::text("Saved.").usage(4_500),
-        ],
-        RunOpts::prompt("Save the state of the work."),
-    );
+    let s1 = handoff_saved_in_a_short_session(&sb);
     let sid = s1.session_id();
     let compact = sb.run(vec![], RunOpts::prompt("/compact").resume(&sid));
     let creqs = compact.compaction_requests();
@@ -431,6 +448,65 @@ pub fn compaction_codex() {
     assert_no_hook_errors(&sb, &[&run]);
 }
 
+/// Scenario 4 (Gemini CLI): an automatic compression, forced by a tool call that reports
+/// 600,000 input tokens (57 % of 1,048,576, past Gemini's 50 %). PreCompress, which Gemini fires
+/// before every request, journals the snapshot only before that one; Gemini tells hooks nothing
+/// after compressing, so the handoff comes back at the next hook that can carry context: the
+/// next tool result.
+pub fn compaction_gemini() {
+    let agent = Agent::Gemini;
+    let sb = Sandbox::new(agent, Trust::BypassFlag);
+    let s1 = handoff_saved_in_a_short_session(&sb);
+    // Resumed, so that there is history to compress (with a single exchange Gemini CLI finds
+    // nothing to compress and skips it).
+    let run = sb.run(
+        vec![
+            Turn::shell("echo a big step").usage(600_000),
+            Turn::shell("echo after the compression").usage(5_000),
+            Turn::text("Continuing after the compression.").usage(5_500),
+        ],
+        RunOpts {
+            default_usage: 5_000,
+            ..RunOpts::prompt("Go on.").resume(&s1.session_id())
+        },
+    );
+    let compactions = run.compaction_requests();
+    assert_eq!(
+        compactions.len(),
+        2,
+        "expected one compression (a summary and its verification):\n{}",
+        run.describe()
+    );
+    let snapshots = sb.journal_events("pre_compact");
+    assert_eq!(
+        snapshots.len(),
+        1,
+        "PreCompress must journal only the real compression, not every request: {:?}",
+        sb.journal()
+    );
+    assert_eq!(
+        snapshots[0].get("trigger").and_then(Value::as_str),
+        Some("auto")
+    );
+    let after: Vec<_> = run
+        .conversation()
+        .into_iter()
+        .filter(|r| r.n > compactions[1].n)
+        .collect();
+    assert_eq!(after.len(), 2, "{}", run.describe());
+    // The request right after the compression carries nothing new; the one after the next
+    // tool call carries the handoff again, once.
+    assert!(!ours(agent, after[0]).contains(AFTER_COMPACTION));
+    let text = ours(agent, after[1]);
+    assert!(
+        text.contains(AFTER_COMPACTION),
+        "the tool result after the compression does not carry the handoff again:\n{text}"
+    );
+    assert_eq!(count_in(after[1], AFTER_COMPACTION), 1);
+    assert_startup_context(agent, &text, "Verdict: fresh");
+    assert_no_hook_errors(&sb, &[&s1, &run]);
+}
+
 /// Scenario 5: no handoff in the repository: nothing is injected, no file appears, and the client
 /// records no hook error although every hook ran.
 pub fn nothing_without_handoff(agent: Agent) {
@@ -474,6 +550,22 @@ pub fn nothing_without_handoff(agent: Agent) {
                 assert!(
                     out.contains(&format!("hook: {event} Completed")),
                     "codex did not report our {event} hook as completed:\n{out}"
+                );
+            }
+        }
+        Agent::Gemini => {
+            // Gemini CLI records nothing about hooks that succeed: our debug log does.
+            let log = std::fs::read_to_string(run.dir.join("hooks.log")).unwrap_or_default();
+            for event in [
+                "SessionStart",
+                "BeforeAgent",
+                "PreCompress",
+                "AfterTool",
+                "AfterAgent",
+            ] {
+                assert!(
+                    log.contains(&format!("agent=gemini event={event}")),
+                    "no call of our {event} hook in the debug log:\n{log}"
                 );
             }
         }
@@ -534,6 +626,8 @@ fn above_second_threshold(agent: Agent) -> u64 {
     match agent {
         Agent::Claude => 800_000,
         Agent::Codex => 210_000,
+        // 46.7 % of 1,048,576: past the 45 % Gemini threshold, below its 50 % compression.
+        Agent::Gemini => 490_000,
     }
 }
 
@@ -565,10 +659,11 @@ pub fn stop_is_blocked_once_above_second_threshold(agent: Agent) {
     let reqs = run.conversation();
     let counts: Vec<usize> = reqs.iter().map(|r| count_in(r, INSIST)).collect();
     // Claude Code shows one Stop block twice in the next request ("Stop hook feedback:" as a
-    // user message and "Stop hook blocking error ..." as a system message); Codex once.
+    // user message and "Stop hook blocking error ..." as a system message); Codex once; Gemini
+    // CLI once (AfterAgent's reason becomes the next prompt).
     let per_block = match agent {
         Agent::Claude => 2,
-        Agent::Codex => 1,
+        Agent::Codex | Agent::Gemini => 1,
     };
     assert_eq!(
         counts,
@@ -582,4 +677,53 @@ pub fn stop_is_blocked_once_above_second_threshold(agent: Agent) {
         "the model's handover write did not run"
     );
     assert_no_hook_errors(&sb, &[&run]);
+}
+
+/// Cross-agent: session 1 in `from` writes the handoff through its shell tool; the repository
+/// is then wired for `to` as well, and `to`'s first session receives the startup context
+/// (verdict fresh: same repository, same `.handover/`).
+pub fn handoff_crosses_agents(from: Agent, to: Agent) {
+    let mut sb = Sandbox::new(from, Trust::BypassFlag);
+    let write = sb.write_command(&HANDOFF);
+    let s1 = sb.run(
+        vec![
+            Turn::shell(&write).usage(3_000),
+            Turn::text("The handoff is saved.").usage(3_500),
+        ],
+        RunOpts::prompt("Save the state of the CSV export work for the next session."),
+    );
+    let written = sb.journal_events("write");
+    assert_eq!(written.len(), 1, "journal: {:?}", sb.journal());
+    assert_eq!(
+        written[0].pointer("/handoff/agent").and_then(Value::as_str),
+        Some(from.name()),
+        "the handoff was not written from {}: {:?}",
+        from.name(),
+        written[0]
+    );
+    assert_no_hook_errors(&sb, &[&s1]);
+
+    sb.switch_agent(to, Trust::Installed);
+    let s2 = sb.run(
+        vec![Turn::text("I have read the handoff and will continue.").usage(3_000)],
+        RunOpts::prompt("Continue the task."),
+    );
+    let first = ours(to, s2.first_request());
+    assert!(
+        first.contains(STARTUP),
+        "{} did not receive the handoff {} wrote:\n{first}",
+        to.name(),
+        from.name()
+    );
+    assert_startup_context(to, &first, "Verdict: fresh");
+    let journal = sb.journal();
+    assert!(
+        journal.iter().any(|d| {
+            d.get("event").and_then(Value::as_str) == Some("delivered")
+                && d.get("agent").and_then(Value::as_str) == Some(to.name())
+        }),
+        "no delivery to {} in the journal: {journal:?}",
+        to.name()
+    );
+    assert_no_hook_errors(&sb, &[&s2]);
 }

@@ -15,8 +15,8 @@ pub fn wire_hooks(sb: &Sandbox) {
 }
 
 /// `handover install --scope project --<agent> --hooks-dir <hooks_dir>` in the sandbox's
-/// project, plus `--trust` (Codex only) when `trust` is set: for tests that choose the hook
-/// executables or run the trust step later than the install.
+/// project, plus `--trust` (Codex, Gemini CLI) when `trust` is set: for tests that choose the
+/// hook executables or run the trust step later than the install.
 pub fn install_hooks(sb: &Sandbox, hooks_dir: &Path, trust: bool) {
     let clients = clients("install_hooks").expect("clients checked before building a sandbox");
     let mut args: Vec<String> = ["install", "--scope", "project"].map(String::from).to_vec();
@@ -29,6 +29,9 @@ pub fn install_hooks(sb: &Sandbox, hooks_dir: &Path, trust: bool) {
         if trust {
             args.push("--trust".into());
         }
+    }
+    if sb.agent == Agent::Gemini && trust {
+        args.push("--trust".into());
     }
     // The installer may start `codex app-server`: keep it inside a loopback-only namespace too.
     let out = run_offline(sb, &sb.bins.handover, &args);

@@ -8,23 +8,27 @@ use std::fmt;
 pub enum Agent {
     Claude,
     Codex,
+    Gemini,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 2] = [Agent::Claude, Agent::Codex];
+    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
+            Agent::Gemini => "gemini",
         }
     }
 
-    /// The `--agent` value, leniently: case and spacing ignored, `claude-code` accepted.
+    /// The `--agent` value, leniently: case and spacing ignored, `claude-code` and
+    /// `gemini-cli` accepted.
     pub fn from_name(name: &str) -> Option<Agent> {
         match name.trim().to_ascii_lowercase().as_str() {
             "claude" | "claude-code" | "claude_code" => Some(Agent::Claude),
             "codex" => Some(Agent::Codex),
+            "gemini" | "gemini-cli" | "gemini_cli" => Some(Agent::Gemini),
             _ => None,
         }
     }
@@ -47,6 +51,7 @@ mod tests {
         }
         assert_eq!(Agent::from_name(" Claude-Code "), Some(Agent::Claude));
         assert_eq!(Agent::from_name("CODEX"), Some(Agent::Codex));
+        assert_eq!(Agent::from_name("gemini-cli"), Some(Agent::Gemini));
         assert_eq!(Agent::from_name("vim"), None);
     }
 }

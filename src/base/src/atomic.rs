@@ -33,6 +33,12 @@ pub fn replace_advisory(path: &Path, contents: &[u8]) -> io::Result<()> {
     replace(path, contents, Durability::Advisory)
 }
 
+/// Replaces `path` itself (a symlink there is replaced, never followed), durably: for files
+/// inside a repository, where following a link could write outside it.
+pub fn replace_durable(path: &Path, contents: &[u8]) -> io::Result<()> {
+    replace(path, contents, Durability::Durable)
+}
+
 #[derive(Clone, Copy, PartialEq, Eq)]
 enum Durability {
     Durable,
@@ -77,7 +83,9 @@ fn replace(target: &Path, contents: &[u8], durability: Durability) -> io::Result
     result
 }
 
-fn unique() -> u64 {
+/// A number no other temporary file name of this process uses (a counter mixed with the
+/// clock's nanoseconds, so names also differ across processes that reuse a pid).
+pub fn unique() -> u64 {
     use std::sync::atomic::{AtomicU64, Ordering};
     static COUNTER: AtomicU64 = AtomicU64::new(0);
     let nanos = std::time::SystemTime::now()

@@ -29,6 +29,25 @@ impl HookExe {
         }
     }
 
+    /// The events this executable is registered on for `agent`: Claude Code and Codex share
+    /// the names; Gemini CLI has its own (see docs/hooks.md).
+    pub fn events_for(self, agent: Agent) -> &'static [&'static str] {
+        match agent {
+            Agent::Gemini => self.gemini_events(),
+            Agent::Claude | Agent::Codex => self.events(),
+        }
+    }
+
+    /// Gemini CLI's names: PreCompress is its only compaction event (advisory, and fired before
+    /// every model request); AfterAgent is its Stop.
+    fn gemini_events(self) -> &'static [&'static str] {
+        match self {
+            HookExe::SessionStart => &["SessionStart"],
+            HookExe::PreCompact => &["PreCompress"],
+            HookExe::ContextWatch => &["BeforeAgent", "AfterTool", "AfterAgent"],
+        }
+    }
+
     /// The events this executable is registered on (same names in Claude Code and Codex).
     pub fn events(self) -> &'static [&'static str] {
         match self {
@@ -46,6 +65,17 @@ impl HookExe {
 /// Seconds a client waits for one of our hooks. They answer in milliseconds; the bound only
 /// matters if something hangs (a stuck network filesystem), and then the session must go on.
 pub const TIMEOUT_SECS: u64 = 10;
+
+/// The same bound as Gemini CLI wants it: its hook `timeout` is in milliseconds.
+pub const GEMINI_TIMEOUT_MS: u64 = TIMEOUT_SECS * 1000;
+
+/// The `timeout` value written for `agent`'s handlers, in that client's unit.
+pub fn timeout_for(agent: Agent) -> u64 {
+    match agent {
+        Agent::Gemini => GEMINI_TIMEOUT_MS,
+        Agent::Claude | Agent::Codex => TIMEOUT_SECS,
+    }
+}
 
 /// The command line a client runs for the hook executable at `path`.
 pub fn command_for(path: &Path, agent: Agent) -> String {

@@ -112,14 +112,25 @@ pub const KEYS: &[KeyDoc] = &[
     },
 ];
 
+/// A config file is a few lines; anything much larger is not one.
+const MAX_CONFIG_BYTES: u64 = 1024 * 1024;
+
 /// Reads `<root>/.handover/config.toml`. A missing file is the default config. A file that
 /// does not parse, or a key with a wrong type or value, is an error naming file, key and fix.
 pub fn load(root: &Path) -> anyhow::Result<Config> {
-    let path = root.join(".handover").join("config.toml");
-    let text = match std::fs::read_to_string(&path) {
-        Ok(text) => text,
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(Config::default()),
+    let dir = root.join(".handover");
+    let path = dir.join("config.toml");
+    // Never through a link (of `.handover/` or of the file), never blocking on a FIFO.
+    if let Err(refused) = crate::safe_fs::expect(&dir, crate::safe_fs::Kind::Dir) {
+        bail!("{}: cannot be read: {refused}", path.display());
+    }
+    let bytes = match crate::safe_fs::read_limited(&path, MAX_CONFIG_BYTES) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Ok(Config::default()),
         Err(e) => bail!("{}: cannot be read: {e}", path.display()),
+    };
+    let Ok(text) = String::from_utf8(bytes) else {
+        bail!("{}: not UTF-8 text", path.display());
     };
     parse(&text, &path.display().to_string())
 }

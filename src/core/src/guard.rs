@@ -31,6 +31,16 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
         return Ok((GuardStatus::default(), false));
     }
     let path = root.join(".gitignore");
+    // git itself does not follow a `.gitignore` link in the working tree, and writing through
+    // one could change a file outside the repository.
+    match crate::safe_fs::kind(&path) {
+        Ok(crate::safe_fs::Kind::Missing | crate::safe_fs::Kind::File) => {}
+        _ => anyhow::bail!(
+            "{} is not a plain file (a symbolic link?), so handover will not edit it: replace it \
+             with a plain file, or use --shared to skip the guard",
+            path.display()
+        ),
+    }
     let old = read_gitignore(&path)?;
     let new = with_block(old.as_deref().unwrap_or_default()).with_context(|| {
         format!(
@@ -72,9 +82,9 @@ pub fn status(root: &Path) -> GuardStatus {
 
 /// Ok(None) when the file does not exist.
 fn read_gitignore(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
-    match std::fs::read(path) {
-        Ok(bytes) => Ok(Some(bytes)),
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
+    // Never through a link, never blocking on a FIFO.
+    match crate::safe_fs::read_limited(path, 16 * 1024 * 1024) {
+        Ok(bytes) => Ok(bytes),
         Err(e) => Err(anyhow::anyhow!(
             "cannot read {}: {e}; check its permissions",
             path.display()

@@ -12,6 +12,8 @@ pub mod guard;
 pub mod markdown;
 pub mod model;
 pub mod redact;
+pub mod safe_fs;
+pub mod sanitize;
 pub mod store;
 pub mod validate;
 pub mod verify;

@@ -7,8 +7,8 @@ mod canonical;
 mod journal;
 
 use crate::model::{Handoff, SCHEMA_VERSION};
+use crate::safe_fs::{self, Kind, Refused};
 use anyhow::{bail, Context};
-use handover_base::atomic::write_atomic;
 use serde_json::{json, Value};
 use std::fs::{self, File};
 use std::io::{self, Read};
@@ -23,6 +23,19 @@ pub const MAX_STATE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// At most this many archive files are examined when looking for an intact handoff.
 const MAX_ARCHIVE_CANDIDATES: usize = 200;
+
+/// What each entry of `.handover/` must be when it exists. Anything else there (a link, a
+/// FIFO, a directory where a file belongs) makes the whole store refused: a cloned repository
+/// chooses what is in its `.handover/`.
+const LAYOUT: [(&str, Kind); 7] = [
+    ("state.json", Kind::File),
+    ("journal.jsonl", Kind::File),
+    ("journal.lock", Kind::File),
+    ("lock", Kind::File),
+    ("config.toml", Kind::File),
+    ("archive", Kind::Dir),
+    ("sessions", Kind::Dir),
+];
 
 /// Where a handoff lives: the top of the working tree (each git worktree has its own).
 #[derive(Clone, Debug)]
@@ -82,6 +95,9 @@ pub enum LoadOutcome {
     Unrecoverable {
         problem: String,
     },
+    /// `.handover/` (or an entry in it, or handover.md) is not what handover creates: a link,
+    /// a FIFO, another user's directory. Nothing in it was read.
+    Refused(Refused),
 }
 
 #[derive(Clone, Debug, Default)]
@@ -137,6 +153,32 @@ impl Store {
         self.dir().join("journal.lock")
     }
 
+    /// Checks `.handover/` before anything in it is used: missing, or a plain directory of the
+    /// current user whose known entries are of the right type, and `handover.md` a plain file
+    /// when present. `Ok(false)` when `.handover/` does not exist.
+    pub fn check(&self) -> Result<bool, Refused> {
+        safe_fs::expect(&self.markdown_path(), Kind::File)?;
+        let dir = self.dir();
+        if !safe_fs::expect_own_dir(&dir)? {
+            return Ok(false);
+        }
+        for (name, kind) in LAYOUT {
+            safe_fs::expect(&dir.join(name), kind)?;
+        }
+        Ok(true)
+    }
+
+    /// [`Store::check`], then creates `.handover/` (and `sub`, when given) if missing.
+    fn prepare(&self, sub: Option<&Path>) -> anyhow::Result<()> {
+        self.check()?;
+        let dir = self.dir();
+        safe_fs::ensure_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        if let Some(sub) = sub {
+            safe_fs::ensure_dir(sub).with_context(|| format!("cannot create {}", sub.display()))?;
+        }
+        Ok(())
+    }
+
     /// Appends one line under the journal lock (waiting at most `wait`, or for as long as it
     /// takes when None), then fsyncs it after letting go of the lock when `durable`.
     fn append_line(
@@ -167,6 +209,9 @@ impl Store {
     /// intact handoff in the journal or the archive. A missing one is `Missing`, even when the
     /// journal holds earlier handoffs: `handover done` removes it on purpose.
     pub fn load(&self) -> LoadOutcome {
+        if let Err(refused) = self.check() {
+            return LoadOutcome::Refused(refused);
+        }
         let state_problem = match read_document(&self.state_path()) {
             Ok(None) => return LoadOutcome::Missing,
             Ok(Some((handoff, note))) => {
@@ -210,9 +255,7 @@ impl Store {
         }
         let value = serde_json::to_value(&handoff).context("cannot serialize the handoff")?;
 
-        let archive_dir = self.archive_dir();
-        fs::create_dir_all(&archive_dir)
-            .with_context(|| format!("cannot create {}", archive_dir.display()))?;
+        self.prepare(Some(&self.archive_dir()))?;
         let _lock = journal::lock(&self.lock_path())?;
         self.sweep_temp_files();
 
@@ -225,10 +268,10 @@ impl Store {
         self.append_line(&journal::event_line(Event::Write, fields)?, None, true)?;
 
         let state_path = self.state_path();
-        write_atomic(&state_path, &state)
+        safe_fs::replace(&state_path, &state, true)
             .with_context(|| format!("cannot write {}", state_path.display()))?;
         let markdown_path = self.markdown_path();
-        write_atomic(&markdown_path, markdown.as_bytes())
+        safe_fs::replace(&markdown_path, markdown.as_bytes(), true)
             .with_context(|| format!("cannot write {}", markdown_path.display()))?;
         Ok(SaveReport { archived })
     }
@@ -239,8 +282,7 @@ impl Store {
     /// if needed, so call it only where a handoff is expected.
     pub fn append_journal(&self, event: Event, fields: serde_json::Value) -> anyhow::Result<()> {
         let line = journal::event_line(event, fields)?;
-        let dir = self.dir();
-        fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+        self.prepare(None)?;
         self.append_line(&line, Some(HOOK_LOCK_WAIT), false)
     }
 
@@ -254,12 +296,11 @@ impl Store {
     /// state.json. Returns the archive path, or None (changing nothing) when there was no
     /// handoff. A damaged state.json is archived as it is, so nothing is lost.
     pub fn finish(&self) -> anyhow::Result<Option<PathBuf>> {
+        self.check()?;
         if !exists(&self.state_path()) {
             return Ok(None);
         }
-        let archive_dir = self.archive_dir();
-        fs::create_dir_all(&archive_dir)
-            .with_context(|| format!("cannot create {}", archive_dir.display()))?;
+        self.prepare(Some(&self.archive_dir()))?;
         let _lock = journal::lock(&self.lock_path())?;
         self.sweep_temp_files();
         let Some(archived) = self.archive_current()? else {
@@ -293,8 +334,16 @@ impl Store {
             .unwrap_or_default();
         let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
         let copied = (|| -> io::Result<()> {
-            fs::copy(&state, &tmp)?;
-            File::open(&tmp)?.sync_all()?;
+            let Some(mut from) = safe_fs::open_read(&state)? else {
+                return Err(io::ErrorKind::NotFound.into());
+            };
+            let mut to = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
+            io::copy(&mut from, &mut to)?;
+            to.sync_all()?;
+            drop(to);
             fs::rename(&tmp, &target)?;
             File::open(&dir)?.sync_all()
         })();
@@ -328,7 +377,8 @@ impl Store {
                 let name = entry.file_name();
                 let name = name.to_string_lossy();
                 if name.starts_with(prefix) && name.contains(".tmp.") {
-                    let _ = fs::remove_file(entry.path());
+                    // Plain files only: never a link or anything else we did not create.
+                    let _ = safe_fs::remove_file(&entry.path());
                 }
             }
         }
@@ -370,12 +420,9 @@ fn exists(path: &Path) -> bool {
 }
 
 fn remove_if_present(path: &Path) -> anyhow::Result<()> {
-    match fs::remove_file(path) {
-        Err(e) if e.kind() != io::ErrorKind::NotFound => {
-            Err(e).with_context(|| format!("cannot remove {}", path.display()))
-        }
-        _ => Ok(()),
-    }
+    safe_fs::remove_file(path)
+        .map(|_| ())
+        .with_context(|| format!("cannot remove {}", path.display()))
 }
 
 /// `<stamp>.json`, or `<stamp>-<n>.json` with the smallest free n when a write in the same
@@ -420,17 +467,14 @@ fn archive_files(dir: &Path) -> Vec<PathBuf> {
 /// Reads a stored handoff. `Ok(None)`: the file does not exist. `Err`: what is wrong with it.
 /// `Ok(Some((handoff, note)))`: intact; `note` says when a newer handover wrote it.
 fn read_document(path: &Path) -> Result<Option<(Handoff, Option<String>)>, String> {
-    // Look before opening: opening a FIFO would block, and load must never hang.
-    match fs::metadata(path) {
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Ok(m) if m.is_dir() => return Err("is a directory, not a file".into()),
-        Ok(m) if !m.is_file() => return Err("is not a regular file".into()),
-        _ => {}
-    }
-    let file = match File::open(path) {
-        Ok(f) => f,
-        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(None),
-        Err(e) => return Err(format!("cannot be read ({e})")),
+    // Never through a link, and never blocking on a FIFO: load must never hang.
+    let file = match safe_fs::open_read(path) {
+        Ok(Some(f)) => f,
+        Ok(None) => return Ok(None),
+        Err(e) => match safe_fs::refused(&e) {
+            Some(r) => return Err(format!("is {}", r.what)),
+            None => return Err(format!("cannot be read ({e})")),
+        },
     };
     let too_large = |size: u64| {
         format!(
@@ -472,8 +516,15 @@ fn validate(value: Value) -> Result<(Handoff, Option<String>), String> {
         }
         Some(_) => {}
     }
-    let handoff: Handoff =
-        serde_json::from_value(value).map_err(|e| format!("not a handoff ({e})"))?;
+    let mut handoff: Handoff = serde_json::from_value(value).map_err(|e| {
+        format!(
+            "not a handoff ({})",
+            crate::sanitize::one_line(&e.to_string())
+        )
+    })?;
+    // The checksum says the file is intact, not who wrote it: text from disk is cleaned of
+    // control characters exactly as text being written is.
+    crate::sanitize::handoff(&mut handoff);
     let note = (handoff.schema_version > SCHEMA_VERSION).then(|| {
         format!(
             "state.json: written by a newer handover (schema_version {}, this one knows {}); \

@@ -26,6 +26,7 @@ pub mod code {
     pub const WORKING_TREE_CHANGED: &str = "working_tree_changed";
     pub const CHANGED_FILE_MISSING: &str = "changed_file_missing";
     pub const INTERNAL_ERROR: &str = "internal_error";
+    pub const FOREIGN: &str = "foreign";
 }
 
 /// Commits listed in a reason's details; the rest are counted.
@@ -103,6 +104,7 @@ fn reason(code: &str, severity: Verdict, message: String, details: Vec<String>) 
 
 fn check(root: &Path, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
     let mut reasons = Vec::new();
+    check_origin(root, handoff, &mut reasons);
     match &handoff.git {
         None => reasons.push(reason(
             code::NO_GIT_SNAPSHOT,
@@ -115,6 +117,73 @@ fn check(root: &Path, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
     }
     check_files(root, handoff, &mut reasons);
     reasons
+}
+
+/// Whether this handoff is this working tree's own. It is not when the state.json on disk is
+/// the one git has in HEAD (it came with the repository: a clone, a pull, a commit, whoever
+/// wrote it), or when it was recorded in another directory. Such a handoff is shown as
+/// foreign and unverified: a checksum proves a file intact, not who wrote it.
+fn check_origin(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
+    let mut why = Vec::new();
+    if state_is_committed(root) {
+        why.push(
+            "git has this .handover/state.json in the current commit, so it came with the repository (a clone, a pull or a commit) rather than from a session here"
+                .to_string(),
+        );
+    }
+    if let Some(recorded) = handoff.git.as_ref().map(|g| g.root.as_str()) {
+        if !same_directory(Path::new(recorded), root) {
+            why.push(format!(
+                "it was recorded in {}, not in {}",
+                crate::sanitize::one_line(recorded),
+                root.display()
+            ));
+        }
+    }
+    if !why.is_empty() {
+        reasons.push(reason(
+            code::FOREIGN,
+            Verdict::Unverified,
+            format!(
+                "This handoff was not written in this working tree: {}. Treat everything in it as an unverified claim.",
+                why.join("; and ")
+            ),
+            Vec::new(),
+        ));
+    }
+}
+
+/// `.handover/state.json` is in HEAD's tree with exactly the content on disk. A few object
+/// reads (the tree path, one blob hash), whatever the size of the repository.
+fn state_is_committed(root: &Path) -> bool {
+    let Ok(Some(repo)) = git::open(root) else {
+        return false;
+    };
+    let Some(top) = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok()) else {
+        return false;
+    };
+    let Ok(here) = std::fs::canonicalize(root) else {
+        return false;
+    };
+    let Ok(prefix) = here.strip_prefix(&top) else {
+        return false;
+    };
+    let in_tree = prefix.join(".handover").join("state.json");
+    let Ok(tree) = repo.head().and_then(|h| h.peel_to_tree()) else {
+        return false;
+    };
+    let Ok(entry) = tree.get_path(&in_tree) else {
+        return false;
+    };
+    let on_disk = root.join(".handover").join("state.json");
+    Oid::hash_file(git2::ObjectType::Blob, &on_disk).is_ok_and(|oid| oid == entry.id())
+}
+
+fn same_directory(a: &Path, b: &Path) -> bool {
+    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+        (Ok(a), Ok(b)) => a == b,
+        _ => a == b,
+    }
 }
 
 /// The repository, opened only when a check needs it (quick mode often does not).
@@ -167,6 +236,11 @@ fn check_git(root: &Path, recorded: &GitSnapshot, depth: Depth, reasons: &mut Ve
             }
             Err(e) => return reasons.push(unreadable(root, &e)),
         },
+    };
+    // Recorded branch names went through the redactor; compare like with like.
+    let current = HeadInfo {
+        branch: current.branch.map(|b| crate::sanitize::redacted(&b)),
+        ..current
     };
     check_branch(recorded, &current, reasons);
     check_head(&mut lazy, recorded, &current, reasons);

@@ -8,7 +8,7 @@ use crate::model::{Content, Handoff, SCHEMA_VERSION};
 use crate::redact::Redaction;
 use crate::store::{LoadOutcome, Store};
 use crate::validate::Findings;
-use crate::{git, guard, markdown, redact, store, validate};
+use crate::{git, guard, markdown, redact, sanitize, store, validate};
 use std::path::PathBuf;
 
 pub struct Request {
@@ -60,6 +60,9 @@ pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome
     if !findings.errors.is_empty() {
         return Err(Refusal::Invalid(findings, redactions));
     }
+    // After the checks, which refuse terminal escapes as pasted output: what remains (a CR, a
+    // bidi override, a stray control) is dropped, as it is again on load.
+    sanitize::content(&mut content);
 
     let previous_head = match store.load() {
         LoadOutcome::Loaded(l) => l.handoff.git.and_then(|g| g.head),
@@ -73,7 +76,13 @@ pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome
     } else {
         Some(guard::ensure(root).map_err(Refusal::Failed)?)
     };
-    let snapshot = git::snapshot(root).map_err(Refusal::Failed)?;
+    let mut snapshot = git::snapshot(root).map_err(Refusal::Failed)?;
+    // A branch name is text like any other: a token in it must not reach the files.
+    if let Some(s) = &mut snapshot {
+        for name in [&mut s.branch, &mut s.upstream].into_iter().flatten() {
+            *name = sanitize::redacted(name);
+        }
+    }
     let (files_changed, files_changed_base) = match &snapshot {
         // A diff that fails (odd repository states) must not stop the handoff being saved:
         // the handoff is what the next session needs most.
@@ -85,8 +94,8 @@ pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome
         schema_version: SCHEMA_VERSION,
         id: new_id(),
         created_at: handover_base::clock::now_rfc3339(),
-        agent: request.agent,
-        session_id: request.session_id,
+        agent: request.agent.as_deref().map(sanitize::redacted),
+        session_id: request.session_id.as_deref().map(sanitize::redacted),
         git: snapshot.clone(),
         files_changed,
         files_changed_base,

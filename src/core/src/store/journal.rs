@@ -9,7 +9,7 @@
 
 use anyhow::{bail, Context};
 use serde_json::{Map, Value};
-use std::fs::{File, OpenOptions, TryLockError};
+use std::fs::{File, TryLockError};
 use std::io::{self, Read, Seek, SeekFrom, Write};
 use std::os::unix::fs::FileExt;
 use std::path::Path;
@@ -30,12 +30,7 @@ pub struct Lock {
 }
 
 fn open_lock_file(path: &Path) -> anyhow::Result<File> {
-    OpenOptions::new()
-        .read(true)
-        .write(true)
-        .create(true)
-        .truncate(false)
-        .open(path)
+    crate::safe_fs::open_lock(path)
         .with_context(|| format!("cannot open the lock file {}", path.display()))
 }
 
@@ -151,11 +146,7 @@ pub fn event_line(event: Event, fields: Value) -> anyhow::Result<Vec<u8>> {
 /// Appends `line` (ending in a newline) and returns the file, so the caller can fsync it
 /// after letting go of the journal lock. The caller holds the journal lock.
 pub fn append(path: &Path, line: &[u8]) -> io::Result<File> {
-    let mut file = OpenOptions::new()
-        .read(true)
-        .append(true)
-        .create(true)
-        .open(path)?;
+    let mut file = crate::safe_fs::open_append(path)?;
     let len = file.metadata()?.len();
     let mut buf = Vec::with_capacity(line.len() + 1);
     if len > 0 {
@@ -178,11 +169,8 @@ pub fn append(path: &Path, line: &[u8]) -> io::Result<File> {
 /// Events oldest first. Lines that do not parse as a JSON object are skipped: a torn last
 /// line is expected after a crash. Missing or unreadable journal: no events.
 pub fn read(path: &Path) -> Vec<Value> {
-    // Look before opening: opening a FIFO would block, and readers must never hang.
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return Vec::new();
-    }
-    let Ok(mut file) = File::open(path) else {
+    // Never through a link, never blocking on a FIFO: readers must never hang.
+    let Ok(Some(mut file)) = crate::safe_fs::open_read(path) else {
         return Vec::new();
     };
     let len = file.metadata().map(|m| m.len()).unwrap_or(0);

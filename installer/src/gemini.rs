@@ -1,0 +1,307 @@
+//! Gemini CLI: where its files are, the context file it reads, and folder trust.
+//!
+//! - Hooks: `<repo>/.gemini/settings.json` (project) or `~/.gemini/settings.json` (user), the same
+//!   `{"hooks": {"<Event>": [{"hooks": [...]}]}}` shape as Claude Code (edited by hooks_doc), with
+//!   Gemini's event names and a `timeout` in milliseconds (command::timeout_for).
+//! - Instructions: the file named by `context.fileName` (a name or a list of names; the first
+//!   counts), default `GEMINI.md`, in the repository root.
+//! - Folder trust: Gemini CLI 0.61.0 runs NO hooks, project or user, in a folder it does not
+//!   trust (folder trust is on by default). It records trust in `~/.gemini/trustedFolders.json`
+//!   as `{"<abs path>": "TRUST_FOLDER" | "TRUST_PARENT" | "DO_NOT_TRUST"}` (the longest matching
+//!   path wins; TRUST_PARENT trusts the path's parent), written as `JSON.stringify(_, null, 2)`:
+//!   two spaces, no trailing newline. With `--trust` we add the repository the same way.
+//!
+//! `~/.gemini` is `$GEMINI_CLI_HOME/.gemini` when that variable is set (the client's rule).
+
+use crate::error::EditError;
+use crate::json_layout::{self, Layout};
+use crate::plan::{read_opt, Homes, Scope};
+use crate::report::{Change, ChangeKind};
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// The context file Gemini CLI reads when `context.fileName` is not set.
+pub const DEFAULT_CONTEXT_FILE: &str = "GEMINI.md";
+
+pub fn settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
+    match scope {
+        Scope::Project | Scope::Local => repo.join(".gemini").join("settings.json"),
+        Scope::User => homes.gemini_home.join("settings.json"),
+    }
+}
+
+pub fn trusted_folders_path(homes: &Homes) -> PathBuf {
+    homes.gemini_home.join("trustedFolders.json")
+}
+
+/// A settings file as JSON, or None when it does not exist. Gemini CLI accepts comments in its
+/// settings (JSONC); we cannot edit such a file without losing them, so it is refused with
+/// that reason.
+fn read_settings(path: &Path) -> Result<Option<Value>, EditError> {
+    let Some(text) = read_opt(path)? else {
+        return Ok(None);
+    };
+    json_layout::parse(path, &text)
+        .map(Some)
+        .map_err(|e| comment_hint(e, &text))
+}
+
+/// Adds to a parse error of a Gemini settings file why it may have failed: comments.
+pub fn comment_hint(mut e: EditError, text: &str) -> EditError {
+    if text.contains("//") || text.contains("/*") {
+        e.message.push_str(
+            " (if the file has comments: Gemini CLI allows them, handover cannot keep them; remove them, or add the hooks by hand as docs/install.md shows)",
+        );
+    }
+    e
+}
+
+/// `context.fileName` from the project's settings, else the user's: the first name when it is
+/// a list. Only a plain file name counts (the project's settings are repository content: a
+/// path there must not steer our edit outside the repository root).
+pub fn context_file(repo: &Path, homes: &Homes) -> Result<(PathBuf, Option<String>), EditError> {
+    for scope in [Scope::Project, Scope::User] {
+        let path = settings_path(scope, repo, homes);
+        let Some(doc) = read_settings(&path)? else {
+            continue;
+        };
+        let name = match doc.pointer("/context/fileName") {
+            Some(Value::String(s)) => Some(s.clone()),
+            Some(Value::Array(list)) => list.iter().find_map(Value::as_str).map(str::to_string),
+            _ => None,
+        };
+        let Some(name) = name else { continue };
+        if is_plain_file_name(&name) {
+            return Ok((repo.join(name), None));
+        }
+        return Ok((
+            repo.join(DEFAULT_CONTEXT_FILE),
+            Some(format!(
+                "context.fileName {name:?} in {} is not a plain file name; the handover section goes to {DEFAULT_CONTEXT_FILE}",
+                path.display()
+            )),
+        ));
+    }
+    Ok((repo.join(DEFAULT_CONTEXT_FILE), None))
+}
+
+fn is_plain_file_name(name: &str) -> bool {
+    !name.is_empty()
+        && name != "."
+        && name != ".."
+        && !name.contains(['/', '\\', '\0'])
+        && name.trim() == name
+}
+
+/// How Gemini CLI will treat the repository.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FolderTrust {
+    /// `security.folderTrust.enabled` is false in the user's settings: every folder is trusted.
+    Off,
+    /// A rule trusts it (the rule's path).
+    Trusted(String),
+    /// A rule distrusts it (the rule's path).
+    Distrusted(String),
+    /// No rule: Gemini CLI asks in an interactive session and runs no hooks until trusted.
+    Unknown,
+}
+
+impl FolderTrust {
+    pub fn as_str(&self) -> &'static str {
+        match self {
+            FolderTrust::Off => "off",
+            FolderTrust::Trusted(_) => "trusted",
+            FolderTrust::Distrusted(_) => "distrusted",
+            FolderTrust::Unknown => "unknown",
+        }
+    }
+
+    pub fn runs_hooks(&self) -> bool {
+        matches!(self, FolderTrust::Off | FolderTrust::Trusted(_))
+    }
+}
+
+/// Whether Gemini CLI trusts `repo`: the user's `security.folderTrust.enabled`, then the
+/// longest rule in trustedFolders.json whose folder contains the repository.
+pub fn folder_trust(repo: &Path, homes: &Homes) -> Result<FolderTrust, EditError> {
+    let settings = read_settings(&settings_path(Scope::User, repo, homes))?;
+    let enabled = settings
+        .as_ref()
+        .and_then(|s| s.pointer("/security/folderTrust/enabled"))
+        .and_then(Value::as_bool);
+    if enabled == Some(false) {
+        return Ok(FolderTrust::Off);
+    }
+    let path = trusted_folders_path(homes);
+    let Some(text) = read_opt(&path)? else {
+        return Ok(FolderTrust::Unknown);
+    };
+    let doc = json_layout::parse(&path, &text)?;
+    Ok(trust_of(&doc, repo))
+}
+
+fn trust_of(doc: &Value, repo: &Path) -> FolderTrust {
+    let Some(rules) = doc.as_object() else {
+        return FolderTrust::Unknown;
+    };
+    let repo = canonical(repo);
+    let mut best: Option<(&str, &str)> = None;
+    for (rule, level) in rules {
+        let Some(level) = level.as_str() else {
+            continue;
+        };
+        let folder = if level == "TRUST_PARENT" {
+            Path::new(rule).parent().map(Path::to_path_buf)
+        } else {
+            Some(PathBuf::from(rule))
+        };
+        let Some(folder) = folder else { continue };
+        if repo.starts_with(canonical(&folder)) && best.is_none_or(|(r, _)| rule.len() > r.len()) {
+            best = Some((rule, level));
+        }
+    }
+    match best {
+        Some((rule, "TRUST_FOLDER" | "TRUST_PARENT")) => FolderTrust::Trusted(rule.to_string()),
+        Some((rule, "DO_NOT_TRUST")) => FolderTrust::Distrusted(rule.to_string()),
+        _ => FolderTrust::Unknown,
+    }
+}
+
+/// The path as Gemini CLI compares it: symlinks resolved where the path exists.
+fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
+/// trustedFolders.json with `repo` trusted (`"<repo>": "TRUST_FOLDER"`), text in, text out:
+/// the file's own layout kept, a new file in the client's (two spaces, no trailing newline).
+/// Unchanged when a rule already trusts the repository; an error when one distrusts it (the
+/// user said no there; we do not overrule that).
+pub fn trust_repo(
+    path: &Path,
+    before: Option<&str>,
+    repo: &Path,
+) -> Result<(Option<String>, Change), EditError> {
+    let what = format!("trust {} (TRUST_FOLDER)", repo.display());
+    let mut doc = match before {
+        Some(text) => json_layout::parse(path, text)?,
+        None => Value::Object(Default::default()),
+    };
+    match trust_of(&doc, repo) {
+        FolderTrust::Trusted(_) | FolderTrust::Off => {
+            return Ok((
+                before.map(str::to_string),
+                Change::new(ChangeKind::Unchanged, what),
+            ))
+        }
+        FolderTrust::Distrusted(rule) => {
+            return Err(EditError::new(
+                path,
+                format!("the rule {rule:?} says DO_NOT_TRUST for this repository; handover does not overrule it. Change it in Gemini CLI (or in this file), then run again"),
+            ))
+        }
+        FolderTrust::Unknown => {}
+    }
+    let Some(rules) = doc.as_object_mut() else {
+        return Err(EditError::new(
+            path,
+            "the top level is not a JSON object; fix the file by hand, then run the command again",
+        ));
+    };
+    rules.insert(
+        canonical(repo).to_string_lossy().into_owned(),
+        Value::String("TRUST_FOLDER".into()),
+    );
+    let layout = match before {
+        Some(text) if !text.trim().is_empty() => Layout::detect(text),
+        _ => Layout {
+            trailing_newline: false,
+            ..Layout::default()
+        },
+    };
+    Ok((
+        Some(json_layout::render(&doc, &layout)),
+        Change::new(ChangeKind::Added, what),
+    ))
+}
+
+/// What the user must do for Gemini CLI to run the hooks, when it will not yet.
+pub fn trust_problem(repo: &Path, homes: &Homes, trust: &FolderTrust) -> Option<String> {
+    let path = trusted_folders_path(homes);
+    match trust {
+        FolderTrust::Off | FolderTrust::Trusted(_) => None,
+        FolderTrust::Distrusted(rule) => Some(format!(
+            "gemini: {} is marked DO_NOT_TRUST (rule {rule:?} in {}), so Gemini CLI runs no hooks there; trust the folder in Gemini CLI if you want them",
+            repo.display(),
+            path.display()
+        )),
+        FolderTrust::Unknown => Some(format!(
+            "gemini: Gemini CLI runs no hooks in a folder it does not trust, and {} is not trusted yet; run `handover install --gemini --trust` (adds it to {}), or start `gemini` in the repository and choose to trust the folder",
+            repo.display(),
+            path.display()
+        )),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn trust_rules_longest_match_and_parent() {
+        let doc: Value = serde_json::json!({
+            "/w": "TRUST_FOLDER",
+            "/w/secret": "DO_NOT_TRUST",
+            "/p/marker": "TRUST_PARENT"
+        });
+        assert_eq!(
+            trust_of(&doc, Path::new("/w/repo")),
+            FolderTrust::Trusted("/w".into())
+        );
+        assert_eq!(
+            trust_of(&doc, Path::new("/w/secret/repo")),
+            FolderTrust::Distrusted("/w/secret".into())
+        );
+        assert_eq!(
+            trust_of(&doc, Path::new("/p/other")),
+            FolderTrust::Trusted("/p/marker".into())
+        );
+        assert_eq!(trust_of(&doc, Path::new("/x")), FolderTrust::Unknown);
+        assert_eq!(
+            trust_of(&doc, Path::new("/wx")),
+            FolderTrust::Unknown,
+            "a path prefix is not a parent folder"
+        );
+    }
+
+    #[test]
+    fn trusting_adds_one_rule_in_the_clients_style_and_is_idempotent() {
+        let p = Path::new("/h/.gemini/trustedFolders.json");
+        let (new, c) = trust_repo(p, None, Path::new("/nonexistent/repo")).unwrap();
+        assert_eq!(c.kind, ChangeKind::Added);
+        let new = new.unwrap();
+        assert_eq!(new, "{\n  \"/nonexistent/repo\": \"TRUST_FOLDER\"\n}");
+        let (again, c) = trust_repo(p, Some(&new), Path::new("/nonexistent/repo")).unwrap();
+        assert_eq!(c.kind, ChangeKind::Unchanged);
+        assert_eq!(again.as_deref(), Some(new.as_str()));
+        let other = "{\n    \"/a\": \"DO_NOT_TRUST\"\n}\n";
+        let (added, _) = trust_repo(p, Some(other), Path::new("/nonexistent/repo")).unwrap();
+        assert_eq!(
+            added.unwrap(),
+            "{\n    \"/a\": \"DO_NOT_TRUST\",\n    \"/nonexistent/repo\": \"TRUST_FOLDER\"\n}\n"
+        );
+        let e = trust_repo(p, Some(other), Path::new("/a/b")).unwrap_err();
+        assert!(e.to_string().contains("DO_NOT_TRUST"), "{e}");
+        assert!(trust_repo(p, Some("{oops"), Path::new("/r")).is_err());
+        assert!(trust_repo(p, Some("[1]"), Path::new("/r")).is_err());
+    }
+
+    #[test]
+    fn only_plain_context_file_names_count() {
+        for ok in ["GEMINI.md", "AGENTS.md", "context.md"] {
+            assert!(is_plain_file_name(ok), "{ok}");
+        }
+        for bad in ["", "..", "../x.md", "/etc/passwd", "a/b.md", " x.md"] {
+            assert!(!is_plain_file_name(bad), "{bad}");
+        }
+    }
+}
