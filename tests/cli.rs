@@ -391,11 +391,11 @@ fn demo_runs_the_tour_and_cleans_up() {
     );
 }
 
-/// `handover status` with a home of its own (HOME, CODEX_HOME): the user's real settings must
-/// not decide what a test sees.
-fn status_in(dir: &Path, home: &Path) -> Value {
+/// The handover CLI with a home of its own (HOME, CODEX_HOME): the user's real settings must
+/// not decide what a test sees. Panics unless it succeeds; returns its stdout.
+fn ok_at_home(dir: &Path, home: &Path, args: &[&str]) -> Vec<u8> {
     let out = Command::new(BIN)
-        .args(["status", "--json"])
+        .args(args)
         .current_dir(dir)
         .env("HOME", home)
         .env("CODEX_HOME", home.join(".codex"))
@@ -404,10 +404,14 @@ fn status_in(dir: &Path, home: &Path) -> Value {
         .unwrap();
     assert!(
         out.status.success(),
-        "{}",
+        "handover {args:?}: {}",
         String::from_utf8_lossy(&out.stderr)
     );
-    serde_json::from_slice(&out.stdout).unwrap()
+    out.stdout
+}
+
+fn status_in(dir: &Path, home: &Path) -> Value {
+    serde_json::from_slice(&ok_at_home(dir, home, &["status", "--json"])).unwrap()
 }
 
 fn has_problem(status: &Value, needle: &str) -> bool {
@@ -447,19 +451,7 @@ fn status_calls_a_repository_wired_for_no_agent_a_problem() {
         .unwrap()
         .to_string_lossy()
         .into_owned();
-    let out = Command::new(BIN)
-        .args(["install", "--hooks-dir", &bin_dir])
-        .current_dir(&r.path)
-        .env("HOME", home.path())
-        .env("CODEX_HOME", home.path().join(".codex"))
-        .stdin(Stdio::null())
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "{}",
-        String::from_utf8_lossy(&out.stderr)
-    );
+    ok_at_home(&r.path, home.path(), &["install", "--hooks-dir", &bin_dir]);
     let s = status_in(&r.path, home.path());
     assert!(!has_problem(&s, "not installed for any agent"), "{s}");
     assert!(!has_problem(&s, "installed twice"), "{s}");

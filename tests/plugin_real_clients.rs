@@ -79,6 +79,16 @@ fn startup_count(sb: &Sandbox, run: &support::Run) -> usize {
         .count()
 }
 
+/// The run's first model request carries the startup context exactly once.
+fn assert_startup_once(sb: &Sandbox, run: &support::Run, what: &str) {
+    assert_eq!(
+        startup_count(sb, run),
+        1,
+        "{what} must deliver the startup context exactly once:\n{}",
+        injected(sb.agent, run.first_request())
+    );
+}
+
 fn claude_plugin_run(sb: &Sandbox) -> support::Run {
     let market = marketplace_copy(sb);
     let plugin_dir = market.join("plugin").to_string_lossy().into_owned();
@@ -101,12 +111,7 @@ fn claude_plugin_dir_delivers_the_startup_context_without_install() {
     assert!(!sb.project.join(".claude").exists());
     write_handoff(&sb);
     let run = claude_plugin_run(&sb);
-    assert_eq!(
-        startup_count(&sb, &run),
-        1,
-        "the plugin's startup context must reach the model once:\n{}",
-        injected(sb.agent, run.first_request())
-    );
+    assert_startup_once(&sb, &run, "the plugin alone");
 }
 
 #[test]
@@ -118,12 +123,7 @@ fn claude_plugin_and_project_install_deliver_once() {
     let sb = Sandbox::new(Agent::Claude, Trust::BypassFlag);
     write_handoff(&sb);
     let run = claude_plugin_run(&sb);
-    assert_eq!(
-        startup_count(&sb, &run),
-        1,
-        "plugin + settings must deliver the startup context exactly once:\n{}",
-        injected(sb.agent, run.first_request())
-    );
+    assert_startup_once(&sb, &run, "plugin + settings");
     let log = std::fs::read_to_string(run.dir.join("hooks.log")).unwrap_or_default();
     assert!(
         log.contains("plugin: the agent's settings run this hook too"),
@@ -215,12 +215,7 @@ fn codex_runs_the_plugin_from_a_local_marketplace_after_trust() {
         vec![Turn::text("I have read the handoff.")],
         with_plugin(&sb, "Continue the task.", Vec::new()),
     );
-    assert_eq!(
-        startup_count(&sb, &after),
-        1,
-        "the trusted plugin must deliver the startup context once:\n{}",
-        injected(sb.agent, after.first_request())
-    );
+    assert_startup_once(&sb, &after, "the trusted plugin");
 }
 
 #[test]
@@ -237,10 +232,63 @@ fn codex_plugin_and_project_install_deliver_once() {
         vec![Turn::text("I have read the handoff.")],
         with_plugin(&sb, "Continue the task.", Vec::new()),
     );
+    assert_startup_once(&sb, &run, "plugin + settings");
+}
+
+/// `claude plugin marketplace add <copy>` and `claude plugin install handover@handover` (what
+/// `/plugin marketplace add` and `/plugin install` do), offline; then `handover status` sees one
+/// plugin copy, and with a per-repository install reports the double install once.
+#[test]
+fn claude_installs_from_the_marketplace_and_status_sees_one_copy() {
+    let Some(c) = clients("claude_installs_from_the_marketplace_and_status_sees_one_copy") else {
+        return;
+    };
+    let sb = Sandbox::unwired(Agent::Claude, Trust::BypassFlag, "");
+    let market = marketplace_copy(&sb);
+    for args in [
+        vec![
+            "plugin".to_string(),
+            "marketplace".into(),
+            "add".into(),
+            market.to_string_lossy().into_owned(),
+        ],
+        vec![
+            "plugin".into(),
+            "install".into(),
+            "handover@handover".into(),
+        ],
+    ] {
+        let out = run_offline(&sb, &c.claude, &args);
+        assert!(
+            out.status.success(),
+            "claude {} failed:\n{}\n{}",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+    let status = |sb: &Sandbox| -> serde_json::Value {
+        let out = run_offline(sb, &sb.bins.handover, &["status".into(), "--json".into()]);
+        assert!(out.status.success());
+        serde_json::from_slice(&out.stdout).unwrap()
+    };
+    let s = status(&sb);
     assert_eq!(
-        startup_count(&sb, &run),
+        s["agents"]["claude"]["plugins"].as_array().unwrap().len(),
         1,
-        "plugin + settings must deliver the startup context exactly once:\n{}",
-        injected(sb.agent, run.first_request())
+        "{s}"
     );
+    let problems = s["problems"].to_string();
+    assert!(!problems.contains("not installed for any agent"), "{s}");
+    assert!(!problems.contains("installed twice"), "{s}");
+
+    support::wire_hooks(&sb);
+    let s = status(&sb);
+    let twice: Vec<_> = s["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|p| p.as_str().unwrap().contains("installed twice"))
+        .collect();
+    assert_eq!(twice.len(), 1, "{s}");
 }

@@ -17,20 +17,11 @@ use std::path::{Path, PathBuf};
 /// Larger settings files are not ours to parse in a hook's time budget: then the plugin answers.
 const MAX_SETTINGS_BYTES: u64 = 1 << 20;
 
-/// `--via plugin` or `--via=plugin` among the arguments (parsed by hand, unknown ones ignored,
-/// like `--agent`).
+/// `--via plugin` or `--via=plugin` among the arguments (unknown ones ignored, like `--agent`).
 pub fn via_plugin<I: IntoIterator<Item = String>>(args: I) -> bool {
-    let mut args = args.into_iter();
-    while let Some(arg) = args.next() {
-        if arg == "--via" {
-            if args.next().as_deref() == Some("plugin") {
-                return true;
-            }
-        } else if arg == "--via=plugin" {
-            return true;
-        }
-    }
-    false
+    crate::agent::flag_values(args, "--via")
+        .iter()
+        .any(|v| v == "plugin")
 }
 
 /// Where the client's own hook layers are, for one call.

@@ -112,7 +112,12 @@ fn claude_plugin_copies(home: &Path) -> Vec<PathBuf> {
                 stack.push((p, depth + 1));
             } else if ft.is_file() && p.file_name().is_some_and(|n| n == "hooks.json") {
                 let f = read_hooks_file(p);
-                if !f.ours.is_empty() || !f.mentions.is_empty() {
+                // A plugin for both clients (ours) carries Codex's hooks file beside Claude's;
+                // Claude Code runs only the one its manifest names, not the `--agent codex` one.
+                let for_claude = |c: &str| !c.contains("--agent") || c.contains("--agent claude");
+                if f.ours.iter().any(|o| for_claude(&o.command))
+                    || f.mentions.iter().any(|m| for_claude(&m.command))
+                {
                     out.push(f.path);
                 }
             }
