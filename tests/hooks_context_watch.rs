@@ -198,6 +198,134 @@ fn jumping_straight_past_both_thresholds_insists_once() {
     });
 }
 
+/// A Claude Code transcript written in Claude Code's order: the response that triggered a
+/// PostToolUse or Stop hook is appended only after the hook started (docs/compatibility.md).
+struct LiveTranscript {
+    path: PathBuf,
+}
+
+impl LiveTranscript {
+    fn new(dir: &Path) -> LiveTranscript {
+        let path = dir.join("live-session.jsonl");
+        std::fs::write(
+            &path,
+            "{\"type\":\"user\",\"message\":{\"role\":\"user\",\"content\":\"go\"}}\n",
+        )
+        .unwrap();
+        LiveTranscript { path }
+    }
+
+    /// The line of a response that called tool `id` with the context `percent` full (of the
+    /// 200,000-token window of `claude-sonnet-4-5`), and the tool's result.
+    fn line(id: &str, percent: u64) -> String {
+        let used = 200_000 * percent / 100;
+        format!(
+            "{{\"type\":\"assistant\",\"isSidechain\":false,\"message\":{{\"model\":\"claude-sonnet-4-5\",\"content\":[{{\"type\":\"tool_use\",\"id\":\"{id}\"}}],\"usage\":{{\"input_tokens\":{used},\"output_tokens\":20}}}}}}\n{{\"type\":\"user\",\"message\":{{\"content\":[{{\"type\":\"tool_result\",\"tool_use_id\":\"{id}\",\"content\":\"ok\"}}]}}}}\n"
+        )
+    }
+
+    fn respond(&self, id: &str, percent: u64) {
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&self.path)
+            .unwrap();
+        std::io::Write::write_all(&mut f, Self::line(id, percent).as_bytes()).unwrap();
+    }
+
+    /// Appends the response's line after `delay`, as Claude Code does 10-50 ms into the hook.
+    fn respond_after(&self, id: &str, percent: u64, delay_ms: u64) -> std::thread::JoinHandle<()> {
+        let t = LiveTranscript {
+            path: self.path.clone(),
+        };
+        let id = id.to_string();
+        std::thread::spawn(move || {
+            std::thread::sleep(std::time::Duration::from_millis(delay_ms));
+            t.respond(&id, percent);
+        })
+    }
+}
+
+impl Session {
+    /// Claude Code's PostToolUse for tool call `id`, as it sends it.
+    fn claude_tool(&self, id: &str, t: &LiveTranscript) -> Run {
+        self.send(
+            CONTEXT_WATCH,
+            json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
+                   "tool_input": {"command": "cargo test"}, "tool_use_id": id,
+                   "tool_response": {"stdout": "ok", "stderr": "", "interrupted": false}}),
+            &t.path,
+        )
+    }
+
+    fn claude_stop(&self, t: &LiveTranscript, active: bool) -> Run {
+        self.send(
+            CONTEXT_WATCH,
+            json!({"hook_event_name": "Stop", "stop_hook_active": active,
+                   "last_assistant_message": "All steps are done."}),
+            &t.path,
+        )
+    }
+}
+
+/// The hook never waits for Claude Code to write the response that triggered it: it measures
+/// what is on disk. A threshold crossed by that response is acted on at the next event, one
+/// request late. (Until this rule, the hook polled up to 500 ms for the line: it would have
+/// seen the 65 % written 400 ms in and reminded at once.)
+#[test]
+fn a_response_not_yet_on_disk_is_measured_one_request_late() {
+    let s = Session::new(Agent::Claude);
+    s.repo.save_handoff();
+    let t = LiveTranscript::new(s.tdir.path());
+    t.respond("toolu_1", 40);
+    assert_silent(&s.claude_tool("toolu_1", &t), "40 %");
+    // Response 2 reports 65 % and calls a tool; its line lands while the hook runs.
+    let late = t.respond_after("toolu_2", 65, 400);
+    assert_silent(
+        &s.claude_tool("toolu_2", &t),
+        "measured 40 %: response 2 was not on disk yet",
+    );
+    late.join().unwrap();
+    // The next tool call: response 2 is on disk, response 3 (66 %) not yet.
+    let late = t.respond_after("toolu_3", 66, 400);
+    let text = s.claude_tool("toolu_3", &t).context("PostToolUse");
+    assert!(
+        text.contains("about 65% of its context window. Save your progress"),
+        "{text}"
+    );
+    late.join().unwrap();
+    assert_silent(&s.claude_tool("toolu_4", &t), "reminded once");
+}
+
+/// One response jumps past both thresholds (10 % to 85 %) and the model stops right after the
+/// tool call: that PostToolUse still measures 10 %; the Stop measures 85 % (the tool call's
+/// response is on disk, the final answer is not) and is blocked, once, before any compaction.
+#[test]
+fn both_thresholds_crossed_in_one_late_jump_still_block_the_stop() {
+    let s = Session::new(Agent::Claude);
+    s.repo.save_handoff();
+    let t = LiveTranscript::new(s.tdir.path());
+    t.respond("toolu_1", 10);
+    assert_silent(&s.claude_tool("toolu_2", &t), "measured 10 %");
+    t.respond("toolu_2", 85);
+    let block = s.claude_stop(&t, false).json();
+    assert_eq!(block["decision"], "block", "{block}");
+    assert!(
+        block["reason"]
+            .as_str()
+            .unwrap()
+            .contains("about 85% of its context window"),
+        "{block}"
+    );
+    assert_silent(&s.claude_stop(&t, true), "stop_hook_active");
+    assert_silent(&s.claude_stop(&t, false), "blocked once");
+    let actions: Vec<Value> = s
+        .events("context_watch")
+        .iter()
+        .map(|e| e["action"].clone())
+        .collect();
+    assert_eq!(actions, [json!("stop_blocked")]);
+}
+
 #[test]
 fn a_handoff_written_in_the_session_silences_the_watch() {
     both(|agent| {

@@ -13,7 +13,7 @@ use hook_harness::*;
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
-const STRING_FIELDS: [&str; 9] = [
+const STRING_FIELDS: [&str; 8] = [
     "session_id",
     "transcript_path",
     "cwd",
@@ -22,7 +22,6 @@ const STRING_FIELDS: [&str; 9] = [
     "model",
     "trigger",
     "compact_summary",
-    "tool_use_id",
 ];
 
 fn field(input: &HookInput, key: &str) -> Option<String> {
@@ -35,7 +34,6 @@ fn field(input: &HookInput, key: &str) -> Option<String> {
         "model" => input.model.clone(),
         "trigger" => input.trigger.clone(),
         "compact_summary" => input.compact_summary.clone(),
-        "tool_use_id" => input.tool_use_id.clone(),
         _ => unreachable!(),
     }
 }

@@ -27,10 +27,6 @@ pub struct HookInput {
     pub stop_hook_active: bool,
     /// Codex sends `turn_id` on turn-scoped events; Claude Code never does.
     pub has_turn_id: bool,
-    /// PostToolUse: the tool call's id, which the transcript line of that call contains.
-    pub tool_use_id: Option<String>,
-    /// Stop: the final answer, which the transcript's last assistant line contains.
-    pub last_assistant_message: Option<String>,
 }
 
 impl HookInput {
@@ -66,8 +62,6 @@ impl HookInput {
                 _ => false,
             },
             has_turn_id: v.get("turn_id").is_some_and(|t| !t.is_null()),
-            tool_use_id: s("tool_use_id"),
-            last_assistant_message: s("last_assistant_message"),
         }
     }
 }

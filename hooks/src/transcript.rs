@@ -13,13 +13,13 @@
 //! lines are skipped.
 //!
 //! Claude Code 2.1.330 appends a turn's lines 10-50 ms AFTER it starts the hooks for that turn
-//! (docs/compatibility.md): `wait_for` gives it a bounded moment to catch up.
+//! (docs/compatibility.md): read at PostToolUse or Stop, the newest usage on disk may be the
+//! previous response's. The reader never waits for it (context_watch/measure.rs says why).
 
 use serde_json::Value;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
-use std::time::{Duration, Instant};
 
 /// Tail windows tried in turn; a single line longer than the last one is not looked into.
 const WINDOWS: [u64; 3] = [256 * 1024, 2 * 1024 * 1024, 8 * 1024 * 1024];
@@ -94,75 +94,6 @@ pub fn scan(tail: &[u8], at_file_start: bool) -> Option<Fullness> {
         }
     }
     newest.map(Fullness::Measured)
-}
-
-/// How far back the first look for a line goes; later looks read only what was appended.
-const WAIT_FIRST_LOOK: u64 = 256 * 1024;
-
-/// Waits until the transcript contains `needle`, polling every 10 ms for at most `max`.
-/// Returns whether it appeared. The first look reads the last 256 KiB (the awaited line is
-/// normally the last one or the one before); each later look reads only the bytes appended
-/// since, so waiting costs nothing more on a 200 MB transcript than on a small one.
-pub fn wait_for(path: &Path, needle: &str, max: Duration) -> bool {
-    let start = Instant::now();
-    let mut from = None; // None: not looked yet; Some(n): bytes before n were searched
-    loop {
-        match search(path, needle, from) {
-            Search::Found => return true,
-            Search::NotYet { len } => from = Some(len.saturating_sub(needle.len() as u64)),
-            Search::NoFile => from = Some(0),
-        }
-        if start.elapsed() >= max {
-            return false;
-        }
-        std::thread::sleep(Duration::from_millis(10));
-    }
-}
-
-enum Search {
-    Found,
-    NotYet { len: u64 },
-    NoFile,
-}
-
-/// Searches the file from byte `from` (None: the last `WAIT_FIRST_LOOK` bytes) to its end,
-/// reading at most the last 8 MiB (the most `read` ever looks at).
-fn search(path: &Path, needle: &str, from: Option<u64>) -> Search {
-    let Ok(mut file) = File::open(path) else {
-        return Search::NoFile;
-    };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let first_look = len.saturating_sub(WAIT_FIRST_LOOK);
-    let earliest = len.saturating_sub(WINDOWS[WINDOWS.len() - 1]);
-    let start = from.unwrap_or(first_look).max(earliest).min(len);
-    let mut buf = Vec::new();
-    if file.seek(SeekFrom::Start(start)).is_err()
-        || file.take(len - start).read_to_end(&mut buf).is_err()
-    {
-        return Search::NotYet { len: start };
-    }
-    if text_of(&buf).contains(needle) {
-        Search::Found
-    } else {
-        Search::NotYet {
-            len: start + buf.len() as u64,
-        }
-    }
-}
-
-/// The bytes as text for a fast substring search: a character cut at either end of the window
-/// is dropped (the rest of a JSONL transcript is UTF-8).
-fn text_of(buf: &[u8]) -> &str {
-    let skip = buf
-        .iter()
-        .take(3)
-        .take_while(|b| (**b & 0xC0) == 0x80)
-        .count();
-    let buf = &buf[skip..];
-    match std::str::from_utf8(buf) {
-        Ok(s) => s,
-        Err(e) => std::str::from_utf8(&buf[..e.valid_up_to()]).unwrap_or_default(),
-    }
 }
 
 /// The meaning of one line, if it is a usage record or a compaction marker. Cheap substring
@@ -386,66 +317,5 @@ mod tests {
             record(200_000)
         );
         assert_eq!(scan(tail.as_bytes(), true), Some(Fullness::JustCompacted));
-    }
-
-    #[test]
-    fn wait_for_sees_a_line_appended_late_and_gives_up_in_time() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.jsonl");
-        std::fs::write(&path, "{\"a\":1}\n").unwrap();
-        let writer_path = path.clone();
-        let writer = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(40));
-            let mut f = std::fs::OpenOptions::new()
-                .append(true)
-                .open(writer_path)
-                .unwrap();
-            std::io::Write::write_all(&mut f, b"{\"tool_use_id\":\"toolu_42\"}\n").unwrap();
-        });
-        assert!(wait_for(&path, "toolu_42", Duration::from_secs(5)));
-        writer.join().unwrap();
-        let start = Instant::now();
-        assert!(!wait_for(&path, "never there", Duration::from_millis(50)));
-        assert!(start.elapsed() >= Duration::from_millis(50));
-        assert!(!wait_for(
-            &dir.path().join("missing"),
-            "x",
-            Duration::from_millis(0)
-        ));
-    }
-
-    #[test]
-    fn wait_for_finds_an_id_at_the_start_of_a_line_longer_than_the_first_look() {
-        let dir = tempfile::tempdir().unwrap();
-        let path = dir.path().join("t.jsonl");
-        std::fs::write(&path, "{\"a\":1}\n").unwrap();
-        let writer_path = path.clone();
-        // A 1 MiB tool call (a large file write): its id is 1 MiB before the end of the file.
-        let writer = std::thread::spawn(move || {
-            std::thread::sleep(Duration::from_millis(30));
-            let line = format!(
-                "{{\"id\":\"toolu_big\",\"input\":\"{}\"}}\n",
-                "é".repeat(512 * 1024)
-            );
-            let mut f = std::fs::OpenOptions::new()
-                .append(true)
-                .open(writer_path)
-                .unwrap();
-            std::io::Write::write_all(&mut f, line.as_bytes()).unwrap();
-        });
-        assert!(wait_for(&path, "toolu_big", Duration::from_secs(5)));
-        writer.join().unwrap();
-    }
-
-    #[test]
-    fn text_of_drops_characters_cut_by_the_window() {
-        let s = "aé€b";
-        let bytes = s.as_bytes();
-        assert_eq!(text_of(&bytes[2..]), "€b", "cut inside é at the start");
-        assert_eq!(
-            text_of(&bytes[..bytes.len() - 2]),
-            "aé",
-            "cut inside € at the end"
-        );
     }
 }

@@ -4,7 +4,10 @@
 //! Prints, in one run, medians and ratios for:
 //! - the process floor (`true`),
 //! - `handover-session-start` on a 10-file and on a 100,000-file repository,
-//! - `handover-context-watch` on a 1 MB and on a 200 MB transcript.
+//! - `handover-context-watch` (PostToolUse) on a 1 MB and on a 200 MB transcript, and its Stop.
+//!
+//! The payloads are the ones Claude Code sends (captured in tests/fixtures/clients), with the
+//! response that triggered PostToolUse and Stop not yet in the transcript, as in the client.
 //!
 //! Everything is generated in a temp dir at run time (the big repository takes a while to
 //! commit) and removed afterwards. Figures go in docs/benchmarks.md.
@@ -46,10 +49,11 @@ fn main() {
     let t1 = write_transcript(&tmp.path().join("t1.jsonl"), 1 << 20);
     let t200 = write_transcript(&tmp.path().join("t200.jsonl"), 200 << 20);
 
-    let p_small = payload(&small, "SessionStart", Some("startup"), &t1);
-    let p_big = payload(&big, "SessionStart", Some("startup"), &t1);
-    let p_t1 = payload(&small, "PostToolUse", None, &t1);
-    let p_t200 = payload(&small, "PostToolUse", None, &t200);
+    let p_small = payload("session_start-startup.json", &small, &t1);
+    let p_big = payload("session_start-startup.json", &big, &t1);
+    let p_t1 = payload("post_tool_use.json", &small, &t1);
+    let p_t200 = payload("post_tool_use.json", &small, &t200);
+    let p_stop = payload("stop.json", &small, &t1);
     let session_start = |p: &[u8]| {
         let out = run(SESSION_START, &["--agent", "claude"], p);
         assert!(
@@ -69,10 +73,11 @@ fn main() {
         Box::new(|| session_start(&p_big)),
         Box::new(|| watch(&p_t1)),
         Box::new(|| watch(&p_t200)),
+        Box::new(|| watch(&p_stop)),
     ];
     let medians = measure_interleaved(runs, &cases);
-    let [floor, ss_small, ss_big, cw_1, cw_200] = medians[..] else {
-        unreachable!("five cases")
+    let [floor, ss_small, ss_big, cw_1, cw_200, cw_stop] = medians[..] else {
+        unreachable!("six cases")
     };
 
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
@@ -87,6 +92,7 @@ fn main() {
         ("session-start, 100,000-file repository", ss_big),
         ("context-watch, 1 MB transcript", cw_1),
         ("context-watch, 200 MB transcript", cw_200),
+        ("context-watch Stop, 1 MB transcript", cw_stop),
     ] {
         println!("{name:<52} {:>10.2} {:>10.1}", ms(d), ms(d) / ms(floor));
     }
@@ -144,24 +150,19 @@ fn run(bin: &str, args: &[&str], stdin: &[u8]) -> String {
     String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
-/// The tool call the last assistant line of the bench transcripts makes.
-const BENCH_TOOL_USE_ID: &str = "toolu_bench_0001";
-
-fn payload(repo: &Path, event: &str, source: Option<&str>, transcript: &Path) -> Vec<u8> {
-    let mut v = serde_json::json!({
-        "session_id": "bench-session",
-        "cwd": repo,
-        "transcript_path": transcript,
-        "hook_event_name": event,
-    });
-    if let Some(s) = source {
-        v["source"] = s.into();
-    }
-    // Claude Code names the tool call; the hook waits until the transcript holds its line (here
-    // it already does: the common case, one extra tail read).
-    if event == "PostToolUse" {
-        v["tool_use_id"] = BENCH_TOOL_USE_ID.into();
-    }
+/// The payload Claude Code 2.1.330 really sends for this event (tests/fixtures/clients), pointed
+/// at `repo` and `transcript`. Its PostToolUse names a tool call (`toolu_fake_1`) whose line is
+/// not in the transcript, and its Stop a final answer that is not either: Claude Code starts
+/// those hooks before it writes the response (docs/compatibility.md).
+fn payload(fixture: &str, repo: &Path, transcript: &Path) -> Vec<u8> {
+    let path = Path::new(env!("CARGO_MANIFEST_DIR"))
+        .join("tests/fixtures/clients/claude-2.1.330")
+        .join(fixture);
+    let text = std::fs::read_to_string(&path).expect("fixture");
+    let mut v: serde_json::Value = serde_json::from_str(&text).expect("fixture json");
+    v["session_id"] = "bench-session".into();
+    v["cwd"] = repo.to_string_lossy().into_owned().into();
+    v["transcript_path"] = transcript.to_string_lossy().into_owned().into();
     serde_json::to_vec(&v).expect("json")
 }
 
@@ -246,7 +247,7 @@ fn write_transcript(path: &Path, size: usize) -> PathBuf {
     }
     writeln!(
         f,
-        r#"{{"type":"assistant","isSidechain":false,"message":{{"model":"claude-sonnet-4-5","content":[{{"type":"tool_use","id":"{BENCH_TOOL_USE_ID}"}}],"usage":{{"input_tokens":79000,"cache_read_input_tokens":1000,"output_tokens":10}}}}}}"#
+        r#"{{"type":"assistant","isSidechain":false,"message":{{"model":"claude-sonnet-4-5","content":[{{"type":"tool_use","id":"toolu_previous"}}],"usage":{{"input_tokens":79000,"cache_read_input_tokens":1000,"output_tokens":10}}}}}}"#
     )
     .expect("write");
     f.flush().expect("flush");

@@ -173,6 +173,7 @@ impl Sandbox {
             .output()
             .expect("run the client in a network namespace");
         let elapsed = started.elapsed();
+        let client_time = client_time(&script_path);
         let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         let requests = fake_server::read_log(&log);
@@ -194,6 +195,7 @@ impl Sandbox {
             requests,
             session_id,
             elapsed,
+            client_time,
             dir,
         };
         eprintln!(
@@ -223,6 +225,14 @@ impl Sandbox {
     }
 }
 
+/// The client's run time recorded by [`NAMESPACE_WRAPPER`]: two nanosecond clock readings.
+fn client_time(script: &Path) -> Option<Duration> {
+    let text = std::fs::read_to_string(script.with_extension("json.time")).ok()?;
+    let mut ns = text.split_whitespace().map(|n| n.parse::<u64>().ok());
+    let (t0, t1) = (ns.next()??, ns.next()??);
+    Some(Duration::from_nanos(t1.checked_sub(t0)?))
+}
+
 /// Runs in the namespace: loopback up, the fake server (this test binary in server mode) in the
 /// background, wait for its port file, the client under `timeout`, then stop the server.
 const NAMESPACE_WRAPPER: &str = r#"
@@ -233,7 +243,10 @@ i=0
 while [ ! -s "$E2E_SCRIPT.port" ] && [ $i -lt 400 ]; do sleep 0.05; i=$((i+1)); done
 if [ ! -s "$E2E_SCRIPT.port" ]; then echo "e2e: the fake server did not start" >&2; kill $spid 2>/dev/null; exit 91; fi
 rc=0
+t0=$(date +%s%N)
 timeout -k 5 "$E2E_TIMEOUT" "$@" </dev/null || rc=$?
+t1=$(date +%s%N)
+echo "$t0 $t1" >"$E2E_SCRIPT.time"
 kill $spid 2>/dev/null
 wait $spid 2>/dev/null
 exit $rc
@@ -280,6 +293,9 @@ pub struct Run {
     pub requests: Vec<LoggedRequest>,
     pub session_id: Option<String>,
     pub elapsed: Duration,
+    /// The client's own run, from start to exit, without the namespace and the fake server's
+    /// start (timed inside the namespace; None if that record is missing).
+    pub client_time: Option<Duration>,
     pub dir: PathBuf,
 }
 

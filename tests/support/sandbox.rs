@@ -149,6 +149,26 @@ impl Sandbox {
             .expect("run handover")
     }
 
+    /// Writes [`HANDOFF`] with the CLI, as a person would between sessions.
+    pub fn write_handoff(&self) {
+        let w = self.handover(&[
+            "write",
+            "--goal",
+            HANDOFF.goal,
+            "--next",
+            HANDOFF.next,
+            "--in-progress",
+            HANDOFF.in_progress[0],
+            "--stop-if",
+            HANDOFF.stop_if[0],
+        ]);
+        assert!(
+            w.status.success(),
+            "handover write: {}",
+            String::from_utf8_lossy(&w.stderr)
+        );
+    }
+
     /// The shell command a scripted model runs to write the handoff (absolute path: Codex runs
     /// commands in a login shell that does not keep the harness's PATH).
     pub fn write_command(&self, h: &HandoffSpec) -> String {

@@ -1,0 +1,99 @@
+//! How full the context is, from what the client has ALREADY written: one read, never a wait.
+//!
+//! Each client keeps its own record of the usage its model reported; one function per source
+//! reads it (a client with another format gets its own function here). Claude Code may start
+//! PostToolUse and Stop hooks before it appends the response that triggered them, so there the
+//! figure can be the previous response's: one request late. docs/hooks.md ("When the
+//! measurement is taken") says why that is safe; the alternative, polling until the line
+//! appears, cost every tool call about 60 ms inside the real client.
+
+use crate::call::Call;
+use crate::gemini;
+use crate::transcript::{self, Fullness, Usage};
+use crate::window;
+use handover_base::Agent;
+use std::path::Path;
+
+/// What the client's records say about the context right now.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fill {
+    /// The input names no transcript.
+    NoTranscript,
+    /// Nothing to measure yet: no model response recorded (a new session), or unreadable.
+    NoUsage,
+    /// The context was compacted after the last usage record: nearly empty, no figure yet.
+    JustCompacted,
+    Used(Usage),
+}
+
+impl Fill {
+    /// The client has recorded a model response (or a compaction) in this session.
+    pub fn has_record(&self) -> bool {
+        matches!(self, Fill::Used(_) | Fill::JustCompacted)
+    }
+}
+
+pub fn fill(call: &Call) -> Fill {
+    let Some(path) = call.input.transcript_path.as_deref() else {
+        return Fill::NoTranscript;
+    };
+    let path = Path::new(path);
+    let found = match call.agent {
+        Agent::Claude => claude_transcript(path),
+        Agent::Codex => codex_rollout(path),
+        Agent::Gemini => gemini_chat(path),
+    };
+    match found {
+        None => Fill::NoUsage,
+        Some(Fullness::JustCompacted) => Fill::JustCompacted,
+        Some(Fullness::Measured(u)) => Fill::Used(u),
+    }
+}
+
+/// Claude Code's JSONL transcript: the usage of the newest main-chain assistant line on disk.
+fn claude_transcript(path: &Path) -> Option<Fullness> {
+    transcript::read(path)
+}
+
+/// Codex's rollout: its `token_usage_record` is on disk before PostToolUse runs, so the figure
+/// is the current response's.
+fn codex_rollout(path: &Path) -> Option<Fullness> {
+    // Same JSONL reader: the two formats' record types do not overlap (transcript.rs).
+    transcript::read(path)
+}
+
+/// Gemini CLI's chat file: it writes the reply before it runs the next hook, so the figure is
+/// current.
+fn gemini_chat(path: &Path) -> Option<Fullness> {
+    gemini::read_transcript(path)
+}
+
+/// A usage set against the window it fills.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Reading {
+    pub used_tokens: u64,
+    pub window: u64,
+    pub percent: u8,
+}
+
+impl Reading {
+    /// For the debug log: `62% of 200000 (124000 tokens)`.
+    pub fn describe(&self) -> String {
+        format!(
+            "{}% of {} ({} tokens)",
+            self.percent, self.window, self.used_tokens
+        )
+    }
+}
+
+/// The window: what the transcript states, else the model's (the transcript's, else the
+/// input's), else the configured one (window.rs).
+pub fn reading(call: &Call, usage: &Usage, configured_window: Option<u64>) -> Reading {
+    let model = usage.model.as_deref().or(call.input.model.as_deref());
+    let window = window::resolve(usage.window, model, configured_window, usage.used_tokens);
+    Reading {
+        used_tokens: usage.used_tokens,
+        window,
+        percent: window::percent(usage.used_tokens, window),
+    }
+}

@@ -1,0 +1,178 @@
+//! `handover-context-watch`: UserPromptSubmit, PostToolUse and Stop in Claude Code and Codex;
+//! their Gemini CLI counterparts BeforeAgent, AfterTool and AfterAgent (gemini.rs has its
+//! transcript and its thresholds).
+//!
+//! 1. Fallbacks (prompt and tool events, `fallback.rs`): the re-injection armed by PostCompact
+//!    when SessionStart `compact` did not deliver; the startup context on the first prompt of a
+//!    session whose SessionStart never came.
+//! 2. The watch: how full the context is (`measure.rs`), from what the client has already
+//!    written, without ever waiting for it. At the first threshold (default 60 %) a
+//!    save-progress reminder, once; at the second (75 %) a firmer one, once; on Stop above the
+//!    second, one block (`thresholds.rs`). Nothing once a handoff has been written since the
+//!    session began (or since the last compaction), nothing at all below the threshold.
+//!
+//! The timing rule and why it is safe: docs/hooks.md, "When the measurement is taken".
+
+mod fallback;
+mod measure;
+mod thresholds;
+
+use crate::call::Call;
+use crate::never_fail::Outcome;
+use crate::output::{ContextEvent, Response};
+use crate::session_state::{millis, SessionFile, SessionState};
+use handover_base::Agent;
+use handover_core::context::{save_progress, Pressure};
+use handover_core::store::Store;
+use measure::{Fill, Reading};
+use serde_json::json;
+use thresholds::Decision;
+
+/// The events the watch serves.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Event {
+    Prompt,
+    Tool,
+    Stop,
+}
+
+impl Event {
+    fn from_name(name: Option<&str>) -> Option<Event> {
+        match name? {
+            "UserPromptSubmit" | "BeforeAgent" => Some(Event::Prompt),
+            "PostToolUse" | "AfterTool" => Some(Event::Tool),
+            "Stop" | "AfterAgent" => Some(Event::Stop),
+            _ => None,
+        }
+    }
+
+    /// The answer's event name, in the agent's own vocabulary, when the answer can carry
+    /// context for the model; Stop's can only block.
+    fn context_event(self, agent: Agent) -> Option<ContextEvent> {
+        match (self, agent) {
+            (Event::Prompt, Agent::Gemini) => Some(ContextEvent::BeforeAgent),
+            (Event::Tool, Agent::Gemini) => Some(ContextEvent::AfterTool),
+            (Event::Prompt, _) => Some(ContextEvent::UserPromptSubmit),
+            (Event::Tool, _) => Some(ContextEvent::PostToolUse),
+            (Event::Stop, _) => None,
+        }
+    }
+}
+
+pub fn run(call: &Call) -> anyhow::Result<Outcome> {
+    let name = call.input.hook_event_name.as_deref();
+    let Some(event) = Event::from_name(name) else {
+        return Ok(Outcome::silent(format!(
+            "not a watched event: {}",
+            name.unwrap_or("none")
+        )));
+    };
+    let Some(store) = &call.store else {
+        return Ok(Outcome::silent("no directory"));
+    };
+    // Everything below is remembered per session: without an id, say nothing rather than
+    // repeat a reminder on every tool call.
+    let Some((file, loaded)) = call.session() else {
+        return Ok(Outcome::silent("no session id"));
+    };
+    let mut st = loaded.state;
+    st.agent = Some(call.agent.as_str().into());
+    let fill = measure::fill(call);
+
+    if let Some(ctx_event) = event.context_event(call.agent) {
+        let fallbacks = fallback::Fallbacks {
+            call,
+            store,
+            file: &file,
+            event: ctx_event,
+        };
+        if let Some(outcome) = fallbacks.reinjection(&mut st) {
+            return Ok(outcome);
+        }
+        let first_prompt = event == Event::Prompt && !loaded.existed && !fill.has_record();
+        if first_prompt {
+            if let Some(outcome) = fallbacks.first_prompt(&mut st) {
+                return Ok(outcome);
+            }
+        }
+    }
+
+    let usage = match fill {
+        Fill::Used(u) => u,
+        Fill::JustCompacted => return Ok(Outcome::silent("just compacted")),
+        Fill::NoUsage => return Ok(Outcome::silent("no usage in the transcript")),
+        Fill::NoTranscript => return Ok(Outcome::silent("no transcript")),
+    };
+    let config = handover_core::config::load(store.root()).unwrap_or_default();
+    let reading = measure::reading(call, &usage, config.context_window);
+    let (remind, insist) = thresholds::for_agent(call, store, &config);
+    let Some(pressure) = thresholds::pressure(reading.percent, remind, insist) else {
+        return Ok(Outcome::silent(reading.describe()));
+    };
+    if handoff_written_since(store, st.epoch_start_ms) {
+        return Ok(Outcome::silent(format!(
+            "{}; handoff written since",
+            reading.describe()
+        )));
+    }
+    match thresholds::decide(event, pressure, &st, call.input.stop_hook_active) {
+        Decision::Quiet(why) => Ok(Outcome::silent(format!("{}; {why}", reading.describe()))),
+        decision => Ok(deliver(call, &file, st, event, &reading, decision)),
+    }
+}
+
+/// state.json modified at or after `since_ms`: the agent saved its progress.
+fn handoff_written_since(store: &Store, since_ms: u64) -> bool {
+    std::fs::metadata(store.state_path())
+        .and_then(|m| m.modified())
+        .map(|t| millis(t) >= since_ms)
+        .unwrap_or(false)
+}
+
+/// Says what `decision` calls for, after remembering it: a reminder the state cannot record
+/// would repeat on every call, so a failed save means staying silent. Then journals it.
+fn deliver(
+    call: &Call,
+    file: &SessionFile,
+    mut st: SessionState,
+    event: Event,
+    reading: &Reading,
+    decision: Decision,
+) -> Outcome {
+    let measured = reading.describe();
+    let (response, action) = match (decision, event.context_event(call.agent)) {
+        (Decision::BlockStop, _) => (
+            Response::Block {
+                reason: save_progress(Pressure::Insist, reading.percent, &call.command),
+            },
+            "stop_blocked",
+        ),
+        (Decision::Say(pressure), Some(ctx_event)) => (
+            Response::Context {
+                event: ctx_event,
+                text: save_progress(pressure, reading.percent, &call.command),
+            },
+            match pressure {
+                Pressure::Remind => "reminded",
+                Pressure::Insist => "insisted",
+            },
+        ),
+        (Decision::Say(_), None) | (Decision::Quiet(_), _) => {
+            return Outcome::silent(format!("{measured}; nothing to say on {event:?}"))
+        }
+    };
+    thresholds::remember(decision, &mut st, call.now_ms);
+    st.last_percent = Some(reading.percent);
+    if let Err(e) = file.save(&st) {
+        return Outcome::silent(format!("{measured}; state not saved: {e}"));
+    }
+    let journal = call.journal(
+        handover_core::store::Event::ContextWatch,
+        json!({"action": action, "percent": reading.percent, "used_tokens": reading.used_tokens, "window": reading.window}),
+    );
+    let mut note = format!("{measured}; {action}");
+    if let Some(j) = journal {
+        note.push_str(&format!("; {j}"));
+    }
+    Outcome::new(response, note)
+}

@@ -1,0 +1,149 @@
+//! Which threshold a reading has crossed, and whether that calls for saying something now:
+//! each threshold speaks once per context epoch, the Stop block comes once, never while the
+//! client reports `stop_hook_active`. Pure decisions on the session state; the one read is
+//! Gemini CLI's compression point, in `for_agent`.
+
+use super::Event;
+use crate::call::Call;
+use crate::gemini;
+use crate::session_state::SessionState;
+use handover_base::Agent;
+use handover_core::config::Config;
+use handover_core::context::Pressure;
+use handover_core::store::Store;
+
+/// The (remind, insist) thresholds: the configured ones, moved below Gemini CLI's own
+/// compression point for Gemini.
+pub fn for_agent(call: &Call, store: &Store, config: &Config) -> (u8, u8) {
+    let (remind, insist) = (config.remind_percent, config.insist_percent);
+    match call.agent {
+        Agent::Gemini => {
+            let point = gemini::compression_threshold(Some(store.root()));
+            gemini::thresholds(remind, insist, gemini::compress_percent(point))
+        }
+        Agent::Claude | Agent::Codex => (remind, insist),
+    }
+}
+
+/// The threshold `percent` has reached, if any.
+pub fn pressure(percent: u8, remind: u8, insist: u8) -> Option<Pressure> {
+    if percent >= insist {
+        Some(Pressure::Insist)
+    } else if percent >= remind {
+        Some(Pressure::Remind)
+    } else {
+        None
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Decision {
+    /// Nothing to say; the reason is for the debug log.
+    Quiet(&'static str),
+    /// The save-progress instruction at this pressure, as context for the model.
+    Say(Pressure),
+    /// Send the model back to work with the firmer instruction (Stop only).
+    BlockStop,
+}
+
+pub fn decide(
+    event: Event,
+    pressure: Pressure,
+    st: &SessionState,
+    stop_hook_active: bool,
+) -> Decision {
+    if event == Event::Stop {
+        return if pressure != Pressure::Insist {
+            Decision::Quiet("stop not blocked below the second threshold")
+        } else if stop_hook_active {
+            Decision::Quiet("stop not blocked: the client is already continuing after a block")
+        } else if st.stop_blocked_ms.is_some() {
+            Decision::Quiet("stop already blocked once")
+        } else {
+            Decision::BlockStop
+        };
+    }
+    let said = match pressure {
+        Pressure::Insist => st.insisted_ms,
+        Pressure::Remind => st.reminded_ms,
+    };
+    if said.is_some() {
+        Decision::Quiet("already said")
+    } else {
+        Decision::Say(pressure)
+    }
+}
+
+/// Records in the state that `decision` was delivered at `now`.
+pub fn remember(decision: Decision, st: &mut SessionState, now: u64) {
+    match decision {
+        Decision::Quiet(_) => {}
+        Decision::BlockStop => st.stop_blocked_ms = Some(now),
+        Decision::Say(pressure) => {
+            if pressure == Pressure::Insist {
+                st.insisted_ms = Some(now);
+            }
+            // Past the second threshold, the first one is spent too.
+            st.reminded_ms.get_or_insert(now);
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn pressure_follows_the_thresholds() {
+        assert_eq!(pressure(59, 60, 75), None);
+        assert_eq!(pressure(60, 60, 75), Some(Pressure::Remind));
+        assert_eq!(pressure(74, 60, 75), Some(Pressure::Remind));
+        assert_eq!(pressure(75, 60, 75), Some(Pressure::Insist));
+        assert_eq!(pressure(100, 60, 75), Some(Pressure::Insist));
+    }
+
+    #[test]
+    fn each_threshold_speaks_once_and_insisting_spends_the_reminder() {
+        let mut st = SessionState::new("s", 1);
+        let remind = decide(Event::Tool, Pressure::Remind, &st, false);
+        assert_eq!(remind, Decision::Say(Pressure::Remind));
+        remember(remind, &mut st, 5);
+        assert!(matches!(
+            decide(Event::Prompt, Pressure::Remind, &st, false),
+            Decision::Quiet(_)
+        ));
+        let insist = decide(Event::Prompt, Pressure::Insist, &st, false);
+        assert_eq!(insist, Decision::Say(Pressure::Insist));
+        remember(insist, &mut st, 9);
+        assert_eq!((st.reminded_ms, st.insisted_ms), (Some(5), Some(9)));
+
+        let mut jumped = SessionState::new("s", 1);
+        remember(Decision::Say(Pressure::Insist), &mut jumped, 3);
+        assert_eq!(
+            jumped.reminded_ms,
+            Some(3),
+            "no reminder after the firmer one"
+        );
+    }
+
+    #[test]
+    fn stop_is_blocked_once_above_the_second_threshold_only() {
+        let mut st = SessionState::new("s", 1);
+        assert!(matches!(
+            decide(Event::Stop, Pressure::Remind, &st, false),
+            Decision::Quiet(_)
+        ));
+        assert!(matches!(
+            decide(Event::Stop, Pressure::Insist, &st, true),
+            Decision::Quiet(_)
+        ));
+        let block = decide(Event::Stop, Pressure::Insist, &st, false);
+        assert_eq!(block, Decision::BlockStop);
+        remember(block, &mut st, 4);
+        assert_eq!(st.stop_blocked_ms, Some(4));
+        assert!(matches!(
+            decide(Event::Stop, Pressure::Insist, &st, false),
+            Decision::Quiet(_)
+        ));
+    }
+}
