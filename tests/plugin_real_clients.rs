@@ -14,7 +14,7 @@ mod support;
 
 use std::path::{Path, PathBuf};
 use support::fake_server::Turn;
-use support::{clients, injected, run_offline, Agent, RunOpts, Sandbox, Trust};
+use support::{clients, injected, run_offline_ok, Agent, RunOpts, Sandbox, Trust};
 
 const STARTUP: &str = "handover: a previous session left a handoff for this repository.";
 
@@ -155,14 +155,7 @@ fn codex_add_plugin(sb: &Sandbox) {
         ],
         vec!["plugin".into(), "add".into(), "handover@handover".into()],
     ] {
-        let out = run_offline(sb, codex, &args);
-        assert!(
-            out.status.success(),
-            "codex {} failed:\n{}\n{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run_offline_ok(sb, codex, &args);
     }
 }
 
@@ -173,17 +166,7 @@ fn trust_plugin(sb: &Sandbox) -> String {
         "--codex-bin".into(),
         codex.to_string_lossy().into_owned(),
     ];
-    let out = run_offline(sb, &sb.bins.handover, &args);
-    let text = format!(
-        "{}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    assert!(
-        out.status.success(),
-        "handover trust-plugin failed:\n{text}"
-    );
-    text
+    run_offline_ok(sb, &sb.bins.handover, &args)
 }
 
 #[test]
@@ -258,19 +241,11 @@ fn claude_installs_from_the_marketplace_and_status_sees_one_copy() {
             "handover@handover".into(),
         ],
     ] {
-        let out = run_offline(&sb, &c.claude, &args);
-        assert!(
-            out.status.success(),
-            "claude {} failed:\n{}\n{}",
-            args.join(" "),
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
+        run_offline_ok(&sb, &c.claude, &args);
     }
     let status = |sb: &Sandbox| -> serde_json::Value {
-        let out = run_offline(sb, &sb.bins.handover, &["status".into(), "--json".into()]);
-        assert!(out.status.success());
-        serde_json::from_slice(&out.stdout).unwrap()
+        let out = run_offline_ok(sb, &sb.bins.handover, &["status".into(), "--json".into()]);
+        serde_json::from_str(&out).unwrap()
     };
     let s = status(&sb);
     assert_eq!(

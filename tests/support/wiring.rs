@@ -79,3 +79,18 @@ pub fn run_offline(sb: &Sandbox, program: &Path, args: &[String]) -> std::proces
         .output()
         .expect("run a command in a network namespace")
 }
+
+/// [`run_offline`] that must succeed; returns its stdout. Panics with both outputs otherwise.
+pub fn run_offline_ok(sb: &Sandbox, program: &Path, args: &[String]) -> String {
+    let out = run_offline(sb, program, args);
+    assert!(
+        out.status.success(),
+        "{} {} failed ({}):\n{}\n{}",
+        program.display(),
+        args.join(" "),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
