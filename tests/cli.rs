@@ -30,14 +30,7 @@ fn handover(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
 }
 
 fn ok(dir: &Path, args: &[&str], stdin: Option<&str>) -> String {
-    let out = handover(dir, args, stdin);
-    assert!(
-        out.status.success(),
-        "handover {args:?} failed: {}{}",
-        String::from_utf8_lossy(&out.stdout),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    common::succeeded(args, handover(dir, args, stdin))
 }
 
 fn boot_json(dir: &Path) -> Value {
@@ -484,4 +477,73 @@ fn completions_come_from_the_cli_definition_for_each_shell() {
     }
     let out = handover(dir.path(), &["completions", "tcsh"], None);
     assert_eq!(out.status.code(), Some(2));
+
+/// A session record as the hooks leave it, updated now.
+fn save_record(dir: &Path, session: &str, agent: &str) -> handover_core::record::SessionRecord {
+    use handover_core::record::{Fact, SessionRecord};
+    let mut r = SessionRecord::new(session, agent);
+    r.apply(Fact::Request("make the parser strip whitespace".into()));
+    r.apply(Fact::Edited("src/parse.py".into()));
+    r.apply(Fact::CommandRan {
+        command: "sh run_tests.sh".into(),
+        exit_code: Some(1),
+    });
+    r.updated = handover_base::clock::now_rfc3339();
+    r.updated_ms = handover_base::clock::unix_now().0 * 1000;
+    handover_core::record::files::save(&dir.join(".handover/records"), &r).unwrap();
+    r
+}
+
+#[test]
+fn write_fills_empty_commands_and_files_from_the_session_record() {
+    let r = Repo::with_commit();
+    // Another agent's record is not this writer's.
+    save_record(&r.path, "other-agent-session", "someone-else");
+    let out = ok(&r.path, &["write", "--goal", "strip whitespace"], None);
+    assert!(!out.contains("Filled"), "{out}");
+    assert!(state(&r.path)["evidence"]["commands_run"]
+        .as_array()
+        .is_none_or(|a| a.is_empty()));
+
+    save_record(&r.path, "s-1", "test");
+    let out = ok(&r.path, &["write", "--goal", "strip whitespace"], None);
+    assert!(
+        out.contains("Filled important_files and evidence.commands_run from this session's record"),
+        "{out}"
+    );
+    let s = state(&r.path);
+    assert_eq!(
+        s["evidence"]["commands_run"][0],
+        "sh run_tests.sh (failed, exit 1; recorded by handover)"
+    );
+    assert_eq!(s["important_files"][0]["path"], "src/parse.py");
+    // What the writer wrote is kept as written.
+    ok(&r.path, &["write", "--from", "-"], Some(SAMPLE));
+    let s = state(&r.path);
+    assert_eq!(s["evidence"]["commands_run"][0], "cargo test");
+    assert_eq!(s["important_files"][0]["path"], "src/lib.rs");
+}
+
+#[test]
+fn boot_and_status_show_the_session_records() {
+    let r = Repo::with_commit();
+    save_record(&r.path, "s-rec", "codex");
+    let out = ok(&r.path, &["boot"], None);
+    assert!(out.starts_with("No handoff"), "{out}");
+    assert!(out.contains("Session records (newest first"), "{out}");
+    assert!(out.contains("Session s-rec (codex)"), "{out}");
+    assert!(
+        out.contains("ran: «sh run_tests.sh» (failed, exit 1)"),
+        "{out}"
+    );
+    let b = boot_json(&r.path);
+    assert_eq!(b["records"][0]["session_id"], "s-rec");
+    assert_eq!(b["records"][0]["last_failure"]["exit_code"], 1);
+    let status = ok(&r.path, &["status"], None);
+    assert!(
+        status.contains("session records: 1 kept; last: s-rec (codex), no end recorded"),
+        "{status}"
+    );
+    let s: Value = serde_json::from_str(&ok(&r.path, &["status", "--json"], None)).unwrap();
+    assert_eq!(s["records"][0]["files_edited"][0], "src/parse.py");
 }

@@ -211,3 +211,41 @@ fn shorten_cuts_at_word_boundaries() {
     assert_eq!(context::shorten("supercalifragilistic", 6), "super…");
     assert_eq!(context::shorten("  padded  ", 100), "padded");
 }
+
+#[test]
+fn a_long_word_is_cut_rather_than_wasting_the_room() {
+    // Cutting back to the last space would leave "Goal:…" and most of the room unused.
+    assert_eq!(
+        context::shorten(
+            "Goal: docs/architecture/storage-layer-migration-plan.md is the plan",
+            30
+        ),
+        "Goal: docs/architecture/stora…"
+    );
+}
+
+#[test]
+fn a_shortened_goal_fills_the_budget() {
+    let mut h = sample();
+    h.content.goal = format!(
+        "docs/{}.md is the plan to follow",
+        "storage-layer-migration-".repeat(8)
+    );
+    h.content.status.in_progress.clear();
+    h.content.blockers.clear();
+    h.content.stop_conditions.clear();
+    h.content.next_action = None;
+    h.content.spec_ref = None;
+    let v = verification(Verdict::Fresh, "");
+    for budget in [300, 350, 400, 440] {
+        let text = startup(&h, &v, budget, false);
+        let used = text.chars().count();
+        assert!(used <= budget, "budget {budget}: {used}\n{text}");
+        assert!(
+            used + 5 >= budget,
+            "budget {budget}: {} characters unused\n{text}",
+            budget - used
+        );
+        assert!(text.contains("Goal: docs/storage-layer-"), "{text}");
+    }
+}

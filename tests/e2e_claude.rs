@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 
-use support::{clients, scenarios, Agent, Trust};
+use support::{clients, record_scenarios, scenarios, Agent, Trust};
 
 /// Not a test: the fake model server mode of this binary (see support::fake_server). Returns at
 /// once unless HANDOVER_FAKE_SERVER is set.
@@ -176,4 +176,25 @@ fn fake_server_follows_its_script() {
     let compactions: Vec<bool> = logged.iter().map(|r| r.compaction).collect();
     assert_eq!(compactions, [false, false, true, false, true, false]);
     assert_eq!(logged[0].body["messages"][0]["content"], "hello");
+}
+
+#[test]
+fn claude_8_unfinished_work_reaches_next_session() {
+    if clients("claude_8_unfinished_work_reaches_next_session").is_some() {
+        record_scenarios::unfinished_work_reaches_next_session(Agent::Claude);
+    }
+}
+
+#[test]
+fn claude_9_committed_work_stays_silent() {
+    if clients("claude_9_committed_work_stays_silent").is_some() {
+        record_scenarios::committed_work_stays_silent(Agent::Claude);
+    }
+}
+
+#[test]
+fn claude_10_killed_session_leaves_its_last_turn() {
+    if clients("claude_10_killed_session_leaves_its_last_turn").is_some() {
+        record_scenarios::killed_session_leaves_its_last_turn(Agent::Claude);
+    }
 }

@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 
-use support::{clients, scenarios, Agent, Trust};
+use support::{clients, record_scenarios, scenarios, Agent, Trust};
 
 /// Not a test: the fake model server mode of this binary (see support::fake_server). Returns at
 /// once unless HANDOVER_FAKE_SERVER is set.
@@ -61,5 +61,26 @@ fn codex_6_corrupted_state_is_recovered() {
 fn codex_7_stop_is_blocked_once_above_second_threshold() {
     if clients("codex_7_stop_is_blocked_once_above_second_threshold").is_some() {
         scenarios::stop_is_blocked_once_above_second_threshold(Agent::Codex);
+    }
+}
+
+#[test]
+fn codex_8_unfinished_work_reaches_next_session() {
+    if clients("codex_8_unfinished_work_reaches_next_session").is_some() {
+        record_scenarios::unfinished_work_reaches_next_session(Agent::Codex);
+    }
+}
+
+#[test]
+fn codex_9_committed_work_stays_silent() {
+    if clients("codex_9_committed_work_stays_silent").is_some() {
+        record_scenarios::committed_work_stays_silent(Agent::Codex);
+    }
+}
+
+#[test]
+fn codex_10_killed_session_leaves_its_last_turn() {
+    if clients("codex_10_killed_session_leaves_its_last_turn").is_some() {
+        record_scenarios::killed_session_leaves_its_last_turn(Agent::Codex);
     }
 }

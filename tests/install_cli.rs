@@ -98,6 +98,7 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
             GuardStatus {
                 present: true,
                 tracked: vec!["handover.md".into()],
+                problem: None,
             },
             true,
         ))

@@ -210,12 +210,12 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     assert!(outcome.ok, "{out}");
     assert_eq!(
         out.matches("trusted: ").count() - out.matches("already trusted: ").count(),
-        6,
+        7,
         "{out}"
     );
-    assert!(out.contains("verified with hooks/list: all 6"), "{out}");
+    assert!(out.contains("verified with hooks/list: all 7"), "{out}");
 
-    // A fresh server agrees: our six handlers trusted, the other tool's Stop hook not.
+    // A fresh server agrees: our seven handlers trusted, the other tool's Stop hook not.
     let listed = codex_trust::list_hooks(&TrustRequest {
         codex_bin: codex_bin.clone(),
         codex_home: codex_home.clone(),
@@ -230,7 +230,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
         .iter()
         .filter(|h| h.command.contains("handover-"))
         .collect();
-    assert_eq!(ours.len(), 6, "{listed:#?}");
+    assert_eq!(ours.len(), 7, "{listed:#?}");
     assert!(
         ours.iter().all(|h| h.trust_status == "trusted"),
         "{listed:#?}"
@@ -263,11 +263,11 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     assert!(
         st.lines
             .iter()
-            .any(|l| l == "codex project: Codex reports 6 of 6 of our hooks trusted"),
+            .any(|l| l == "codex project: Codex reports 7 of 7 of our hooks trusted"),
         "{:?}",
         st.lines
     );
-    assert_eq!(st.json["codex"]["project"]["hook_trust"]["recorded"], 6);
+    assert_eq!(st.json["codex"]["project"]["hook_trust"]["recorded"], 7);
     assert!(st.problems.is_empty(), "{:?}", st.problems);
 
     // Running install --trust again changes nothing and still verifies.
@@ -275,7 +275,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let again = flow::install(&req, &mut out2).expect("install --trust again");
     let out2 = String::from_utf8_lossy(&out2);
     assert!(again.ok && again.wrote.is_empty(), "{out2}");
-    assert_eq!(out2.matches("already trusted: ").count(), 6, "{out2}");
+    assert_eq!(out2.matches("already trusted: ").count(), 7, "{out2}");
     assert_eq!(
         std::fs::read_to_string(codex_home.join("config.toml")).expect("read config"),
         cfg
@@ -348,7 +348,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
     let out = String::from_utf8_lossy(&out).into_owned();
     println!("{out}");
     assert!(outcome.ok, "{out}");
-    assert!(out.contains("verified with hooks/list: all 5"), "{out}");
+    assert!(out.contains("verified with hooks/list: all 6"), "{out}");
     assert!(
         out.contains("left alone: SessionStart: your command"),
         "{out}"

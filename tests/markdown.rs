@@ -123,6 +123,8 @@ fn rich() -> Handoff {
             upstream: Some("origin/feature/store".into()),
             dirty: strings(&["src/store.rs"]),
             untracked: strings(&["notes.txt"]),
+            dirty_omitted: 0,
+            untracked_omitted: 0,
         }),
         files_changed: vec![
             FileChange {
@@ -134,6 +136,7 @@ fn rich() -> Handoff {
                 change: ChangeKind::Added,
             },
         ],
+        files_changed_omitted: 0,
         files_changed_base: Some("fedcba9876543210fedcba9876543210fedcba98".into()),
         content,
         checksum: "sha256:00".into(),

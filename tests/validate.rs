@@ -327,9 +327,12 @@ fn json_schema_lists_every_top_level_field() {
             branch: Some("b".into()),
             head: Some("h".into()),
             upstream: Some("u".into()),
+            dirty_omitted: 1,
+            untracked_omitted: 1,
             ..GitSnapshot::default()
         }),
         files_changed_base: Some("base".into()),
+        files_changed_omitted: 1,
         content: Content {
             narrative: Some("n".into()),
             spec_ref: Some("s".into()),

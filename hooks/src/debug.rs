@@ -33,6 +33,10 @@ pub fn log(target: &Target, line: &str) {
             let _ = std::io::stderr().write_all(line.as_bytes());
         }
         Target::File(path) => {
+            // Only a regular file (or none yet): opening a FIFO would hang the hook.
+            if std::fs::metadata(path).is_ok_and(|m| !m.is_file()) {
+                return;
+            }
             if let Ok(mut f) = std::fs::OpenOptions::new()
                 .create(true)
                 .append(true)

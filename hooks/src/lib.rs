@@ -12,6 +12,7 @@ pub mod never_fail;
 pub mod output;
 pub mod plugin;
 pub mod pre_compact;
+pub mod session_record;
 pub mod session_start;
 pub mod session_state;
 pub mod startup;

@@ -35,6 +35,10 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     match call.input.hook_event_name.as_deref() {
         Some("PreCompact") => pre_compact(call),
         Some("PostCompact") => post_compact(call),
+        Some("SessionEnd") => Ok(Outcome::silent(crate::session_record::update(
+            call,
+            crate::session_record::Moment::End,
+        ))),
         Some("PreCompress") => pre_compress(call),
         other => Ok(Outcome::silent(format!(
             "not a compaction event: {}",
@@ -48,7 +52,10 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
         LoadOutcome::Loaded(l) => Some(l.handoff),
         _ => None,
     });
-    let mut notes = Vec::new();
+    let mut notes = vec![crate::session_record::update(
+        call,
+        crate::session_record::Moment::Compaction,
+    )];
     if let Some(store) = &call.store {
         if let Some(e) = call.journal(Event::PreCompact, snapshot(call, store, handoff.as_ref())) {
             notes.push(e);
@@ -98,7 +105,7 @@ fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>) -> Value {
 
 /// Branch and HEAD commit, read from the files under `.git` (libgit2 only for layouts that
 /// reader does not handle); Nones when there is no repository or no commit.
-fn head_of(root: &Path) -> (Option<String>, Option<String>) {
+pub(crate) fn head_of(root: &Path) -> (Option<String>, Option<String>) {
     let info = handover_core::git::read_head_files(root).or_else(|| {
         let repo = handover_core::git::open(root).ok().flatten()?;
         handover_core::git::head_info(&repo).ok()

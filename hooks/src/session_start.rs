@@ -29,10 +29,18 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let delivery = if late_duplicate {
         None
     } else {
-        startup::build(store, &call.command, source == "compact")
+        handover_core::startup::build_for(
+            store,
+            &call.command,
+            source == "compact",
+            call.session_id(),
+        )
     };
 
     let mut notes = vec![format!("source={source}")];
+    if source == "resume" {
+        notes.extend(crate::session_record::resumed(call));
+    }
     if let Some((file, l)) = session.as_mut() {
         let st = &mut l.state;
         st.agent = Some(call.agent.as_str().into());
@@ -70,10 +78,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     if let Some(e) = startup::record(call, &delivery, source) {
         notes.push(e);
     }
-    notes.push(format!(
-        "verdict={}",
-        delivery.verdict.map_or("unrecoverable", |v| v.as_str())
-    ));
+    notes.push(format!("verdict={}", delivery.verdict_name()));
     Ok(Outcome::new(
         Response::Context {
             event: ContextEvent::SessionStart,

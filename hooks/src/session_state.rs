@@ -13,7 +13,7 @@
 use handover_core::safe_fs::{self, Kind};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
-use std::time::{SystemTime, UNIX_EPOCH};
+use std::time::SystemTime;
 
 /// A session file is a few hundred bytes; anything much larger is not one of ours.
 const MAX_STATE_BYTES: u64 = 64 * 1024;
@@ -151,32 +151,9 @@ fn check_dirs(sessions_dir: &Path) -> std::io::Result<()> {
     safe_fs::expect(sessions_dir, Kind::Dir).map_err(refuse)?;
     Ok(())
 }
-/// A file-name-safe key: the id itself when it is made of `[A-Za-z0-9_-]` (as UUIDs are),
-/// otherwise the safe characters plus a hash of the original so two ids never collide.
-pub fn key(session_id: &str) -> String {
-    let safe: String = session_id
-        .chars()
-        .map(|c| {
-            if c.is_ascii_alphanumeric() || c == '-' || c == '_' {
-                c
-            } else {
-                '_'
-            }
-        })
-        .take(80)
-        .collect();
-    if safe == session_id && !safe.is_empty() {
-        safe
-    } else {
-        format!("{safe}-{:016x}", fnv1a(session_id.as_bytes()))
-    }
-}
 
-fn fnv1a(bytes: &[u8]) -> u64 {
-    bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
-        (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
-    })
-}
+/// File-name-safe session keys, the same as the session records'.
+pub use handover_core::record::files::key;
 
 /// Removes session files not touched for 30 days. Best effort, and only what we create:
 /// plain `*.json` files directly in a plain `sessions/` inside a plain `.handover/`; a link
@@ -203,11 +180,7 @@ pub fn now_ms() -> u64 {
     millis(SystemTime::now())
 }
 
-pub fn millis(t: SystemTime) -> u64 {
-    t.duration_since(UNIX_EPOCH)
-        .map(|d| d.as_millis() as u64)
-        .unwrap_or(0)
-}
+use handover_base::clock::millis;
 
 #[cfg(test)]
 mod tests {

@@ -49,7 +49,7 @@ pub fn read(path: &Path) -> Option<Fullness> {
 /// `read` with another client's line reader (Gemini CLI's, see gemini.rs): the same growing
 /// tail windows, `scan(tail, at_file_start)` deciding.
 pub fn read_with(path: &Path, scan: fn(&[u8], bool) -> Option<Fullness>) -> Option<Fullness> {
-    let mut file = File::open(path).ok()?;
+    let mut file = open_regular(path)?;
     let len = file.metadata().ok()?.len();
     let mut buf = Vec::new();
     for window in WINDOWS {
@@ -94,6 +94,15 @@ pub fn scan(tail: &[u8], at_file_start: bool) -> Option<Fullness> {
         }
     }
     newest.map(Fullness::Measured)
+}
+
+/// The transcript, when it is a regular file. Looks before opening: opening a FIFO (or a
+/// device) blocks until the watchdog ends the hook, and the answer is lost.
+fn open_regular(path: &Path) -> Option<File> {
+    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
+        return None;
+    }
+    File::open(path).ok()
 }
 
 /// The meaning of one line, if it is a usage record or a compaction marker. Cheap substring

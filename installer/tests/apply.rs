@@ -444,7 +444,7 @@ fn status_reports_installed_duplicates_and_codex_trust() {
     assert!(
         s.problems
             .iter()
-            .any(|p| p.contains("6 of our hooks have no trust entry")),
+            .any(|p| p.contains("7 of our hooks have no trust entry")),
         "{:?}",
         s.problems
     );

@@ -148,9 +148,15 @@ fn older_install_from_another_path_is_updated_in_place_not_duplicated() {
         v["hooks"]["PreCompact"][0]["hooks"][1]["command"],
         "/opt/handover/bin/handover-pre-compact --agent claude"
     );
-    // The second copy is gone (with the group it emptied); the one on a wrong event too.
+    // The second copy is gone (with the group it emptied); the one on a wrong event too
+    // (context-watch on SessionEnd, which is the pre-compact executable's).
     assert_eq!(v["hooks"]["PreCompact"].as_array().unwrap().len(), 1);
-    assert!(v["hooks"].get("SessionEnd").is_none());
+    let session_end = v["hooks"]["SessionEnd"].as_array().unwrap();
+    assert_eq!(session_end.len(), 1, "{session_end:?}");
+    assert_eq!(
+        session_end[0]["hooks"][0]["command"],
+        "/opt/handover/bin/handover-pre-compact --agent claude"
+    );
     assert_eq!(v["hooks"]["SessionStart"].as_array().unwrap().len(), 1);
     let count = |k: ChangeKind| changes.iter().filter(|c| c.kind == k).count();
     assert_eq!(
@@ -159,7 +165,7 @@ fn older_install_from_another_path_is_updated_in_place_not_duplicated() {
             count(ChangeKind::Removed),
             count(ChangeKind::Added)
         ),
-        (2, 2, 4),
+        (2, 2, 5),
         "{changes:?}"
     );
     assert_eq!(install("s.json", &after, Agent::Claude, true), after);

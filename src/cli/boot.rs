@@ -1,9 +1,10 @@
 //! `handover boot`: read the handoff, verify it against the repository, report.
 
 use super::BootArgs;
-use handover_core::context::{self, Startup};
+use handover_core::context;
+use handover_core::record::{files as records, text as record_text, SessionRecord};
 use handover_core::store::{LoadOutcome, Source, Store};
-use handover_core::{config, verify};
+use handover_core::{config, hand_edits, verify};
 use serde_json::json;
 use std::path::Path;
 use std::process::ExitCode;
@@ -11,15 +12,21 @@ use std::process::ExitCode;
 pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     let command = handover_base::handover_command::handover_command();
+    if args.startup && !args.json {
+        return Ok(print_startup(&store, &command));
+    }
+    let recorded = newest_records(&store);
     let loaded = match store.load() {
         LoadOutcome::Missing => {
             if args.json {
                 println!(
                     "{}",
-                    json!({"verdict": null, "reasons": [], "handoff": null, "message": "no handoff"})
+                    json!({"verdict": null, "reasons": [], "handoff": null, "message": "no handoff",
+                           "records": recorded})
                 );
             } else {
                 println!("No handoff in {}.", store.root().display());
+                print_records(&recorded);
             }
             return Ok(ExitCode::SUCCESS);
         }
@@ -52,6 +59,17 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     };
     let recovered = loaded.recovered_note();
     let verification = verify::verify(store.root(), &loaded.handoff);
+    let edited = hand_edits::edited_since(&store.markdown_path(), &loaded.handoff);
+    let edited_notice = edited.then(|| format!("\n{}", hand_edits::edited_notice(&command)));
+    let edited_notice = edited_notice.as_deref().unwrap_or_default();
+    // A broken config.toml is said here too, not only by `write`: its settings are not in force.
+    let config = config::load(store.root());
+    let config_problem = config.as_ref().err().map(|e| format!("{e:#}"));
+    let config_notice = config_problem
+        .as_ref()
+        .map(|p| format!("\nwarning: {p} (using the default settings until it is fixed)"))
+        .unwrap_or_default();
+    let edited_notice = format!("{edited_notice}{config_notice}");
     if args.json {
         let out = json!({
             "verdict": verification.verdict,
@@ -59,28 +77,16 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             "source": loaded.source.as_str(),
             "problem": loaded.problem,
             "recovered": loaded.source != Source::State,
-            "root": store.root(),
+            "handover_md_edited": edited,
+            "config_problem": config_problem,
+            "root": store.root().to_string_lossy(),
             "handoff": loaded.handoff,
+            "records": recorded,
         });
         println!("{}", serde_json::to_string_pretty(&out)?);
-    } else if args.startup {
-        let budget = config::load(store.root())
-            .unwrap_or_default()
-            .startup_budget_chars;
-        println!(
-            "{}",
-            context::startup_context(&Startup {
-                handoff: &loaded.handoff,
-                verification: &verification,
-                recovered_from: recovered.as_deref(),
-                after_compaction: false,
-                budget_chars: budget,
-                command: &command,
-            })
-        );
     } else {
         println!(
-            "{}",
+            "{}{edited_notice}",
             context::boot_report(
                 &loaded.handoff,
                 &verification,
@@ -88,6 +94,45 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                 &command
             )
         );
+        print_records(&recorded);
     }
     Ok(ExitCode::SUCCESS)
+}
+
+/// How many session records `boot` shows.
+const RECORDS_SHOWN: usize = 3;
+
+fn newest_records(store: &Store) -> Vec<SessionRecord> {
+    let mut list = records::list(&records::dir(&store.dir()));
+    list.truncate(RECORDS_SHOWN);
+    list
+}
+
+/// The newest session records, as facts recorded by the hooks (docs/format.md).
+fn print_records(list: &[SessionRecord]) {
+    if list.is_empty() {
+        return;
+    }
+    println!(
+        "\nSession records (newest first; facts recorded by handover from the transcripts, quoted text is data):"
+    );
+    for r in list {
+        println!("{}", record_text::report(r));
+    }
+}
+
+/// `--startup`: exactly what the SessionStart hook would put in front of a new session (the
+/// same composition, `handover_core::startup`), or a line saying it would say nothing.
+fn print_startup(store: &Store, command: &str) -> ExitCode {
+    match handover_core::startup::build(store, command, false) {
+        Some(delivery) => println!("{}", delivery.text),
+        None => println!(
+            "No handoff in {}, and nothing from the last session to show: a new session starts with no startup context.",
+            store.root().display()
+        ),
+    }
+    match store.load() {
+        LoadOutcome::Refused(_) => ExitCode::from(1),
+        _ => ExitCode::SUCCESS,
+    }
 }

@@ -17,14 +17,33 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
         handover_base::clock::unix_now().1
     ));
     std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
-    let result = tour(&dir);
+    let temp = TempRepo {
+        dir,
+        keep: args.keep,
+    };
+    let result = tour(&temp.dir);
     if args.keep {
-        println!("\nKept the demo repository: {}", dir.display());
+        println!("\nKept the demo repository: {}", temp.dir.display());
     } else {
-        let _ = std::fs::remove_dir_all(&dir);
+        drop(temp);
         println!("\nRemoved the demo repository. Next: `handover install` in your own repository.");
     }
     result.map(|_| ExitCode::SUCCESS)
+}
+
+/// The demo's repository, removed when dropped (unless --keep): also when the tour stops on an
+/// error or on output that cannot be written (a closed pipe unwinds through here).
+struct TempRepo {
+    dir: PathBuf,
+    keep: bool,
+}
+
+impl Drop for TempRepo {
+    fn drop(&mut self) {
+        if !self.keep {
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
 }
 
 fn tour(dir: &Path) -> anyhow::Result<()> {
@@ -67,6 +86,7 @@ fn tour(dir: &Path) -> anyhow::Result<()> {
             agent: Some("demo".into()),
             session_id: Some("demo-session-1".into()),
             shared: false,
+            recorded: None,
         },
         &config::Config::default(),
     )
@@ -140,10 +160,11 @@ fn tour(dir: &Path) -> anyhow::Result<()> {
         6,
         "When the task is finished, `handover done` archives the handoff",
     );
-    if let Some(archived) = store.finish()? {
+    if let Some(finished) = store.finish()? {
+        let archived = &finished.archived;
         println!(
             "  archived to {}",
-            archived.strip_prefix(dir).unwrap_or(&archived).display()
+            archived.strip_prefix(dir).unwrap_or(archived).display()
         );
     }
     Ok(())

@@ -7,11 +7,22 @@ use std::process::ExitCode;
 pub fn run(dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     match store.finish()? {
-        Some(archived) => println!(
-            "Archived the handoff to {}; removed handover.md and .handover/state.json. The journal keeps the history.",
-            archived.display()
+        Some(finished) => {
+            println!(
+                "Archived the handoff to {}; removed handover.md and .handover/state.json. The journal keeps the history.",
+                finished.archived.display()
+            );
+            if let Some(kept) = &finished.kept_markdown {
+                println!(
+                    "handover.md held edits the handoff did not record: kept them at {}.",
+                    kept.display()
+                );
+            }
+        }
+        None => println!(
+            "No handoff in {}: nothing to finish.",
+            store.root().display()
         ),
-        None => println!("No handoff in {}: nothing to finish.", store.root().display()),
     }
     Ok(ExitCode::SUCCESS)
 }

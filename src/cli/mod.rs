@@ -167,6 +167,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
             .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?,
     };
     let dir = std::path::absolute(&dir).unwrap_or(dir);
+    if !matches!(cli.command, Command::Demo(_)) {
+        check_dir(&dir)?;
+    }
     match &cli.command {
         Command::Write(a) => write::run(a, &dir),
         Command::Boot(a) => boot::run(a, &dir),
@@ -190,6 +193,29 @@ pub fn run() -> anyhow::Result<ExitCode> {
     }
 }
 
+/// Refuses a directory handover must not work in, before anything is read or written: one
+/// that does not exist (a typo in `-C` must not create a directory tree), and a bare git
+/// repository (no working tree: a handoff there would sit inside git's own files).
+fn check_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+    if !dir.is_dir() {
+        anyhow::bail!(
+            "{} is not a directory: check the path (handover creates no directories)",
+            dir.display()
+        );
+    }
+    if handover_core::git::find_root(dir).is_none() {
+        if let Ok(Some(repo)) = handover_core::git::open(dir) {
+            if repo.is_bare() {
+                anyhow::bail!(
+                    "{} is a bare git repository, which has no working tree to hand over: run handover in a clone or a worktree of it",
+                    dir.display()
+                );
+            }
+        }
+    }
+    Ok(())
+}
+
 /// The agent writing or acknowledging, when the caller didn't say: HANDOVER_AGENT, else what
 /// the client's environment gives away.
 pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
@@ -201,15 +227,25 @@ pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
             return Some(a);
         }
     }
-    // Claude Code sets CLAUDECODE=1 for the commands it runs; Gemini CLI sets GEMINI_CLI=1;
-    // Codex sets CODEX_* variables.
+    // Claude Code sets CLAUDECODE=1 for the commands it runs; Gemini CLI sets GEMINI_CLI=1.
+    // Codex sets CODEX_THREAD_ID for its shell commands (and CODEX_SANDBOX* inside its
+    // sandbox; names read from the Codex 0.169 binary). Other CODEX_* variables (CODEX_HOME,
+    // CODEX_API_KEY) are a person's own configuration and say nothing about who runs this.
     if std::env::var_os("CLAUDECODE").is_some() {
         return Some("claude".into());
     }
     if std::env::var_os("GEMINI_CLI").is_some_and(|v| v == "1") {
         return Some("gemini".into());
     }
-    if std::env::vars_os().any(|(k, _)| k.to_string_lossy().starts_with("CODEX_")) {
+    const CODEX_RUNS_THIS: [&str; 3] = [
+        "CODEX_THREAD_ID",
+        "CODEX_SANDBOX",
+        "CODEX_SANDBOX_NETWORK_DISABLED",
+    ];
+    if CODEX_RUNS_THIS
+        .iter()
+        .any(|k| std::env::var_os(k).is_some_and(|v| !v.is_empty()))
+    {
         return Some("codex".into());
     }
     None

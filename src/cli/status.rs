@@ -10,12 +10,12 @@ use handover_core::guard::{self, GuardStatus};
 use handover_core::model::{Reason, Verdict};
 use handover_core::sanitize::one_line;
 use handover_core::store::{Event, LoadOutcome, Source, Store};
-use handover_core::verify;
+use handover_core::{config, hand_edits, verify};
 use handover_installer::status::StatusSection;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
@@ -30,13 +30,19 @@ pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
 
 #[derive(Serialize)]
 struct StatusReport {
-    root: PathBuf,
+    /// Lossy: a path that is not UTF-8 must not stop the report (JSON strings are UTF-8).
+    root: String,
     handoff: HandoffHealth,
+    /// Why `.handover/config.toml` is not in force (its defaults are used meanwhile).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    config_problem: Option<String>,
     #[serde(skip_serializing_if = "Option::is_none")]
     verdict: Option<Verdict>,
     #[serde(skip_serializing_if = "Option::is_none")]
     reasons: Option<Vec<Reason>>,
     guard: GuardHealth,
+    /// The session records the hooks keep, newest first (docs/format.md, "Session records").
+    records: Vec<RecordSummary>,
     /// The installer's section (hooks per agent and scope, instruction files).
     agents: Value,
     problems: Vec<String>,
@@ -92,12 +98,48 @@ struct HandoffHealth {
     deliveries: Option<usize>,
     #[serde(skip_serializing_if = "Option::is_none")]
     acks: Option<usize>,
+    /// handover.md holds edits the handoff does not record.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    handover_md_edited: Option<bool>,
+}
+
+/// One session record, in short.
+#[derive(Serialize)]
+struct RecordSummary {
+    session_id: String,
+    agent: String,
+    updated: String,
+    ended: Option<handover_core::record::Ending>,
+    files_edited: Vec<String>,
+    last_failure: Option<handover_core::record::Command>,
+    last_test: Option<handover_core::record::Command>,
+    /// How it ended, in words (the screen's line).
+    #[serde(skip)]
+    ending: String,
+}
+
+impl RecordSummary {
+    fn of(r: handover_core::record::SessionRecord) -> RecordSummary {
+        RecordSummary {
+            ending: handover_core::record::text::ending(&r),
+            session_id: r.session_id,
+            agent: r.agent,
+            updated: r.updated,
+            ended: r.ended,
+            files_edited: r.files_edited,
+            last_failure: r.last_failure,
+            last_test: r.last_test,
+        }
+    }
 }
 
 #[derive(Serialize)]
 struct GuardHealth {
     present: bool,
     tracked: Vec<String>,
+    /// Why the handoff files are not private although the guard was tried (a damaged block, a
+    /// later `!/handover.md` rule).
+    problem: Option<String>,
     /// Whether `root` is a git repository at all (no guard is needed outside one).
     #[serde(skip)]
     in_git: bool,
@@ -107,7 +149,11 @@ impl StatusReport {
     fn gather(store: &Store, check_trust: bool) -> StatusReport {
         let root = store.root();
         let (handoff, verification) = handoff_health(store);
-        let GuardStatus { present, tracked } = guard::status(root);
+        let GuardStatus {
+            present,
+            tracked,
+            problem,
+        } = guard::status(root);
         let installer = if check_trust {
             super::install::status_section_live(root)
         } else {
@@ -119,15 +165,23 @@ impl StatusReport {
             problems: installer_problems,
         } = installer;
         let mut report = StatusReport {
-            root: root.to_path_buf(),
+            root: root.to_string_lossy().into_owned(),
             handoff,
+            config_problem: config::load(root).err().map(|e| format!("{e:#}")),
             verdict: verification.as_ref().map(|v| v.verdict),
             reasons: verification.map(|v| v.reasons),
             guard: GuardHealth {
                 present,
                 tracked,
+                problem,
                 in_git: root.join(".git").exists(),
             },
+            records: handover_core::record::files::list(&handover_core::record::files::dir(
+                &store.dir(),
+            ))
+            .into_iter()
+            .map(RecordSummary::of)
+            .collect(),
             agents,
             problems: Vec::new(),
             installer_lines,
@@ -156,10 +210,20 @@ impl StatusReport {
         if h.recovered_note.is_some() {
             problems.push("state.json is damaged: run `handover write --from handover.md` (or write a new handoff) to repair it".into());
         }
+        if h.handover_md_edited == Some(true) {
+            problems.push(hand_edits::edited_notice(
+                &handover_base::handover_command::handover_command(),
+            ));
+        }
+        if let Some(problem) = &self.config_problem {
+            problems.push(problem.clone());
+        }
         if h.deliveries.unwrap_or(0) > 0 && h.acks == Some(0) {
             problems.push("the handoff was delivered but never acknowledged: check that the agent sees the startup context (`handover boot --startup` shows it)".into());
         }
-        if !self.guard.present && self.guard.in_git {
+        if let Some(problem) = &self.guard.problem {
+            problems.push(problem.clone());
+        } else if !self.guard.present && self.guard.in_git {
             problems.push("handoff files are not ignored by git: run `handover install` (or any `handover write`) to add the guard, or use --shared on purpose".into());
         }
         if !self.guard.tracked.is_empty() {
@@ -219,6 +283,9 @@ impl StatusReport {
                         .unwrap_or_default();
                     let _ = writeln!(out, "verdict: {}{main_reason}", verdict.as_str());
                 }
+                if h.handover_md_edited == Some(true) {
+                    out.push_str("handover.md: edited by hand, edits not recorded\n");
+                }
                 let _ = writeln!(
                     out,
                     "delivered to agents: {} time(s); acknowledged: {} time(s)",
@@ -227,11 +294,29 @@ impl StatusReport {
                 );
             }
         }
+        match self.records.first() {
+            None => out.push_str("session records: none\n"),
+            Some(last) => {
+                let _ = writeln!(
+                    out,
+                    "session records: {} kept; last: {} ({}), {}",
+                    self.records.len(),
+                    last.session_id,
+                    last.agent,
+                    last.ending
+                );
+            }
+        }
+        if let Some(problem) = &self.config_problem {
+            let _ = writeln!(out, "config: INVALID, defaults in use: {problem}");
+        }
         let _ = writeln!(
             out,
             ".gitignore guard: {}",
             if self.guard.present {
                 "present (handover.md and .handover/ stay private)"
+            } else if self.guard.problem.is_some() {
+                "NOT EFFECTIVE (see below)"
             } else {
                 "absent"
             }
@@ -283,6 +368,7 @@ fn handoff_health(store: &Store) -> (HandoffHealth, Option<handover_core::model:
         LoadOutcome::Loaded(l) => {
             let verification = verify::verify(store.root(), &l.handoff);
             let (deliveries, acks) = deliveries(store, &l.handoff.id);
+            let edited = hand_edits::edited_since(&store.markdown_path(), &l.handoff);
             let foreign = verification
                 .reasons
                 .iter()
@@ -299,6 +385,7 @@ fn handoff_health(store: &Store) -> (HandoffHealth, Option<handover_core::model:
                 problem: l.problem,
                 deliveries: Some(deliveries),
                 acks: Some(acks),
+                handover_md_edited: Some(edited),
                 ..HandoffHealth::default()
             };
             (health, Some(verification))

@@ -3,8 +3,8 @@
 
 use super::WriteArgs;
 use anyhow::{bail, Context as _};
-use handover_core::model::{Content, Decision};
-use handover_core::store::{LoadOutcome, Store};
+use handover_core::model::{Content, Decision, Handoff};
+use handover_core::store::Store;
 use handover_core::write::{self, Refusal, Request};
 use handover_core::{config, markdown};
 use serde_json::Value;
@@ -36,6 +36,7 @@ const TOOL_FIELDS: &[&str] = &[
     "session_id",
     "git",
     "files_changed",
+    "files_changed_omitted",
     "files_changed_base",
     "checksum",
 ];
@@ -43,14 +44,28 @@ const TOOL_FIELDS: &[&str] = &[
 pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     let config = config::load(store.root())?;
-    let content = gather(args, &store)?;
-    let request = Request {
-        content,
-        agent: super::detect_agent(args.agent.as_deref()),
-        session_id: super::detect_session(args.session.as_deref()),
-        shared: args.shared,
+    let input = match &args.from {
+        Some(path) => Some(read_input(path)?),
+        None => None,
     };
-    match write::write(&store, request, &config) {
+    // Flag mistakes are reported before waiting for the lock.
+    apply_flags(&mut Content::default(), args)?;
+    let agent = super::detect_agent(args.agent.as_deref());
+    let session_id = super::detect_session(args.session.as_deref());
+    let recorded = writing_session_record(&store, agent.as_deref(), session_id.as_deref());
+    let request = Request {
+        content: input.clone().unwrap_or_default(),
+        agent,
+        session_id,
+        shared: args.shared,
+        recorded,
+    };
+    let build = |current: Option<&Handoff>, given: Content| {
+        let mut content = base_content(args, input.is_some(), current, given);
+        apply_flags(&mut content, args)?;
+        Ok(content)
+    };
+    match write::update(&store, request, &config, build) {
         Ok(outcome) => {
             if args.json {
                 println!("{}", serde_json::to_string_pretty(&summary_json(&outcome))?);
@@ -79,53 +94,77 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     }
 }
 
-/// The content to write: from --from, else the current handoff (unless --fresh or a new goal),
-/// then the flags on top.
-fn gather(args: &WriteArgs, store: &Store) -> anyhow::Result<Content> {
-    let mut content = match &args.from {
-        Some(path) => read_input(path)?,
-        None if args.fresh => Content::default(),
-        None => match store.load() {
-            LoadOutcome::Loaded(l)
-                if args
-                    .goal
-                    .as_deref()
-                    .is_none_or(|g| g == l.handoff.content.goal) =>
-            {
-                l.handoff.content
-            }
-            _ => Content::default(),
-        },
-    };
-    apply_flags(&mut content, args)?;
-    Ok(content)
+/// What the flags apply to: the --from input; else an empty handoff with --fresh or a new goal;
+/// else the current handoff (read under the store's lock, so concurrent updates add up).
+fn base_content(
+    args: &WriteArgs,
+    from_input: bool,
+    current: Option<&Handoff>,
+    given: Content,
+) -> Content {
+    if from_input || args.fresh {
+        return given;
+    }
+    match current {
+        Some(h) if args.goal.as_deref().is_none_or(|g| g == h.content.goal) => h.content.clone(),
+        _ => Content::default(),
+    }
 }
 
+/// Inputs larger than this are refused unread: a handoff is a few KB of pointers (the stored
+/// form has the same limit), and `--from /dev/zero` must not read until memory runs out.
+const MAX_INPUT_BYTES: u64 = handover_core::store::MAX_STATE_BYTES;
+
 fn read_input(path: &Path) -> anyhow::Result<Content> {
-    let (name, text) = if path == Path::new("-") {
-        let mut s = String::new();
-        std::io::stdin()
-            .read_to_string(&mut s)
-            .context("cannot read standard input as UTF-8 text")?;
-        ("standard input".to_string(), s)
+    let (name, bytes) = if path == Path::new("-") {
+        let bytes = read_capped(std::io::stdin().lock(), "standard input")?;
+        ("standard input".to_string(), bytes)
     } else {
-        let text = std::fs::read_to_string(path).with_context(|| {
-            format!(
-                "cannot read {}: check the path (use `--from -` for standard input)",
-                path.display()
-            )
+        let name = path.display().to_string();
+        let file = std::fs::File::open(path).with_context(|| {
+            format!("cannot read {name}: check the path (use `--from -` for standard input)")
         })?;
-        (path.display().to_string(), text)
+        let bytes = read_capped(file, &name)?;
+        (name, bytes)
     };
-    let is_markdown = path
+    let text = String::from_utf8(bytes).map_err(|e| {
+        anyhow::anyhow!(
+            "{name} is not UTF-8 text (invalid byte at offset {})",
+            e.utf8_error().valid_up_to()
+        )
+    })?;
+    // A byte order mark is invisible in editors; it is not part of the text.
+    let text = text.strip_prefix('\u{feff}').unwrap_or(&text);
+    let markdown_named = path
         .extension()
-        .is_some_and(|e| e.eq_ignore_ascii_case("md"))
-        || !text.trim_start().starts_with('{');
-    if is_markdown {
-        markdown::parse(&text).with_context(|| format!("{name} (read as the Markdown form)"))
+        .is_some_and(|e| e.eq_ignore_ascii_case("md"));
+    if !markdown_named && looks_like_json(text) {
+        parse_json(text).with_context(|| format!("{name} (read as JSON)"))
     } else {
-        parse_json(&text).with_context(|| format!("{name} (read as JSON)"))
+        markdown::parse(text).with_context(|| format!("{name} (read as the Markdown form)"))
     }
+}
+
+/// JSON of any shape (an object, but also `null`, an array, a number): those get a JSON error
+/// ("expected a JSON object"), not a confusing Markdown one.
+fn looks_like_json(text: &str) -> bool {
+    let t = text.trim_start();
+    t.starts_with(['{', '[', '"']) || serde_json::from_str::<Value>(t).is_ok()
+}
+
+fn read_capped(reader: impl Read, name: &str) -> anyhow::Result<Vec<u8>> {
+    let mut bytes = Vec::new();
+    reader
+        .take(MAX_INPUT_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .with_context(|| format!("cannot read {name}"))?;
+    if bytes.len() as u64 > MAX_INPUT_BYTES {
+        bail!(
+            "{name} is larger than {} MiB, not read: a handoff is a few KB of pointers, not contents",
+            MAX_INPUT_BYTES / (1024 * 1024)
+        );
+    }
+    Ok(bytes)
 }
 
 /// JSON input: lenient where people naturally differ (numbers and booleans in `environment` and
@@ -260,7 +299,7 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
             "Recorded branch {} at {}; {} file(s) changed since {}.",
             g.branch.as_deref().unwrap_or("(detached)"),
             g.head.as_deref().map(short).unwrap_or("(no commits)"),
-            h.files_changed.len(),
+            h.files_changed.len() + h.files_changed_omitted,
             h.files_changed_base
                 .as_deref()
                 .map(short)
@@ -269,6 +308,13 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
     } else {
         println!(
             "Not in a git repository: the next session cannot verify this handoff against git."
+        );
+    }
+    if !o.filled_from_record.is_empty() {
+        println!(
+            "Filled {} from this session's record (marked \"{}\"): facts the hooks recorded from the transcript.",
+            o.filled_from_record.join(" and "),
+            handover_core::record::fill::MARK
         );
     }
     if !o.redactions.is_empty() {
@@ -283,12 +329,23 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
             places.join(", ")
         );
     }
+    if let Some(kept) = &o.kept_markdown {
+        println!(
+            "handover.md held words no handoff recorded (hand edits, or a file of yours): kept a copy at {} (`handover write --from {}` records them).",
+            kept.display(),
+            kept.display()
+        );
+    }
     for w in &o.findings.warnings {
         println!("warning: {w}");
     }
     if let Some((guard, changed)) = &o.guard {
         if *changed {
-            println!("Added handover.md and .handover/ to .gitignore (handoffs are private; --shared skips this).");
+            let file = handover_core::guard::file(store.root());
+            println!(
+                "Added handover.md and .handover/ to {} (handoffs are private; --shared skips this).",
+                file.strip_prefix(store.root()).unwrap_or(&file).display()
+            );
         }
         if !guard.tracked.is_empty() {
             println!(
@@ -297,6 +354,28 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
             );
         }
     }
+}
+
+/// A record this recent may be the writing session's own.
+const RECORD_RECENT_MS: u64 = 12 * 3600 * 1000;
+
+/// The record of the session writing this handoff: the one with its id when the id is known,
+/// else the newest record of the same agent updated within the last 12 hours (the hooks update
+/// the running session's record after every turn, so the newest is the writer's).
+fn writing_session_record(
+    store: &Store,
+    agent: Option<&str>,
+    session_id: Option<&str>,
+) -> Option<handover_core::record::SessionRecord> {
+    use handover_core::record::files;
+    let dir = files::dir(&store.dir());
+    if let Some(sid) = session_id {
+        return files::load(&dir, sid);
+    }
+    let now = handover_base::clock::unix_now().0 * 1000;
+    files::list(&dir).into_iter().find(|r| {
+        now.saturating_sub(r.updated_ms) <= RECORD_RECENT_MS && agent.is_none_or(|a| a == r.agent)
+    })
 }
 
 fn summary_json(o: &write::Outcome) -> Value {
@@ -308,7 +387,10 @@ fn summary_json(o: &write::Outcome) -> Value {
         "redactions": o.redactions.iter().map(|r| serde_json::json!({"field": r.field, "kind": r.kind})).collect::<Vec<_>>(),
         "gitignore_changed": o.guard.as_ref().map(|g| g.1),
         "tracked_handoff_files": o.guard.as_ref().map(|g| g.0.tracked.clone()).unwrap_or_default(),
-        "archived": o.archived,
+        // Lossy: JSON strings are UTF-8, paths need not be.
+        "archived": o.archived.as_ref().map(|p| p.to_string_lossy()),
+        "kept_markdown": o.kept_markdown.as_ref().map(|p| p.to_string_lossy()),
+        "filled_from_record": o.filled_from_record,
     })
 }
 

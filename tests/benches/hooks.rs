@@ -15,8 +15,12 @@
 //! changes in the machine's load affect all of them alike.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+#[path = "measure.rs"]
+mod measure;
+
 use handover_core::model::{Content, Handoff, ImportantFile, Status};
 use handover_core::store::Store;
+use measure::{measure_interleaved, run};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -105,49 +109,6 @@ fn main() {
         "context-watch 200 MB / 1 MB transcript:   {:.2}",
         ms(cw_200) / ms(cw_1)
     );
-}
-
-/// Runs the cases round-robin, `runs` rounds after one warm-up round, so that the machine's
-/// load changes affect every case alike; returns each case's median.
-fn measure_interleaved(runs: usize, cases: &[Box<dyn Fn() + '_>]) -> Vec<Duration> {
-    for case in cases {
-        case(); // warm-up: page cache, dynamic loader
-    }
-    let mut times = vec![Vec::with_capacity(runs); cases.len()];
-    // Each round starts one case later, so every case follows every other equally often: a
-    // case never pays alone for what its neighbour leaves behind (dirty pages, caches).
-    for round in 0..runs {
-        for k in 0..cases.len() {
-            let i = (round + k) % cases.len();
-            let t = Instant::now();
-            cases[i]();
-            times[i].push(t.elapsed());
-        }
-    }
-    times
-        .into_iter()
-        .map(|mut t| {
-            t.sort();
-            t[t.len() / 2]
-        })
-        .collect()
-}
-
-fn run(bin: &str, args: &[&str], stdin: &[u8]) -> String {
-    let mut child = Command::new(bin)
-        .args(args)
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
-        .env_remove("HANDOVER_HOOK_DEBUG")
-        .spawn()
-        .expect("spawn");
-    let mut input = child.stdin.take().expect("stdin");
-    let _ = input.write_all(stdin);
-    drop(input);
-    let out = child.wait_with_output().expect("wait");
-    assert!(out.status.success());
-    String::from_utf8_lossy(&out.stdout).into_owned()
 }
 
 /// The payload Claude Code 2.1.330 really sends for this event (tests/fixtures/clients), pointed

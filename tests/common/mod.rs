@@ -102,3 +102,41 @@ pub fn commit_all_in(dir: &Path, subject: &str) -> String {
     git(dir, &["commit", "-q", "--allow-empty", "-m", subject]);
     git(dir, &["rev-parse", "HEAD"])
 }
+
+/// `handover args` run in `dir` as a person would: the agent label fixed to `test`, none of
+/// the variables the clients set, no standard input, output captured.
+pub fn handover_command(dir: &Path, args: &[&str]) -> Command {
+    let mut c = Command::new(env!("CARGO_BIN_EXE_handover"));
+    c.args(args)
+        .current_dir(dir)
+        .env_remove("CLAUDECODE")
+        .env_remove("CODEX_THREAD_ID")
+        .env_remove("CODEX_SANDBOX")
+        .env_remove("CODEX_SANDBOX_NETWORK_DISABLED")
+        .env_remove("GEMINI_CLI")
+        .env("HANDOVER_AGENT", "test")
+        .stdin(std::process::Stdio::null())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::piped());
+    c
+}
+
+pub fn handover_run(dir: &Path, args: &[&str]) -> std::process::Output {
+    handover_command(dir, args).output().expect("handover runs")
+}
+
+/// Stdout of a `handover` run that must succeed.
+pub fn handover_ok(dir: &Path, args: &[&str]) -> String {
+    succeeded(args, handover_run(dir, args))
+}
+
+/// The stdout of `handover args`, after checking that it succeeded (its output otherwise).
+pub fn succeeded(args: &[&str], out: std::process::Output) -> String {
+    assert!(
+        out.status.success(),
+        "handover {args:?} failed: {}{}",
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

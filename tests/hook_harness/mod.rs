@@ -99,7 +99,10 @@ impl Repo {
             ..Handoff::default()
         };
         handover_core::store::seal(&mut h);
-        self.store().save(&h, "# Handoff\n").unwrap();
+        // What `handover write` stores: a handover.md that is anything else reads as edited.
+        self.store()
+            .save(&h, &handover_core::markdown::render(&h))
+            .unwrap();
         h
     }
 

@@ -85,12 +85,51 @@ pub struct Turn {
     /// A shell command the model runs through the client's own shell tool.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub shell: Option<String>,
+    /// Tool calls the model makes in one answer (several = parallel calls), by the client's
+    /// own tool names: Claude Code `Write`/`Edit`/`Bash`, Codex `exec_command`/`apply_patch`.
+    #[serde(default, skip_serializing_if = "Vec::is_empty")]
+    pub tools: Vec<ToolCall>,
     /// Input tokens the answer reports (what the client records as context in use).
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub usage: Option<u64>,
 }
 
+/// One tool call. `input` is the tool's JSON arguments; a string `input` is a freeform (custom)
+/// tool call for Codex (its `apply_patch` takes the patch text).
+#[derive(Debug, Clone, Serialize, Deserialize, Default)]
+pub struct ToolCall {
+    pub name: String,
+    pub input: Value,
+}
+
+impl ToolCall {
+    pub fn new(name: &str, input: Value) -> ToolCall {
+        ToolCall {
+            name: name.to_string(),
+            input,
+        }
+    }
+}
+
 impl Turn {
+    /// Every tool call of this answer: the `shell` command first (Claude Code's `Bash` or
+    /// Codex's `exec_command`), then `tools`.
+    fn calls(&self, claude: bool) -> Vec<ToolCall> {
+        let mut calls = Vec::new();
+        if let Some(cmd) = &self.shell {
+            calls.push(if claude {
+                ToolCall::new(
+                    "Bash",
+                    json!({"command": cmd, "description": "Run a command"}),
+                )
+            } else {
+                ToolCall::new("exec_command", json!({"cmd": cmd}))
+            });
+        }
+        calls.extend(self.tools.iter().cloned());
+        calls
+    }
+
     pub fn text(text: &str) -> Turn {
         Turn {
             text: Some(text.to_string()),
@@ -100,6 +139,12 @@ impl Turn {
     pub fn shell(command: &str) -> Turn {
         Turn {
             shell: Some(command.to_string()),
+            ..Turn::default()
+        }
+    }
+    pub fn tools(calls: Vec<ToolCall>) -> Turn {
+        Turn {
+            tools: calls,
             ..Turn::default()
         }
     }
@@ -523,24 +568,13 @@ fn messages_sse(turn: &Turn, usage: u64, model: &str, n: usize) -> String {
             "usage": {"input_tokens": usage, "output_tokens": 1,
                       "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}),
     );
-    let stop_reason;
-    if let Some(cmd) = &turn.shell {
-        stop_reason = "tool_use";
-        sse(
-            &mut out,
-            "content_block_start",
-            json!({"type": "content_block_start", "index": 0, "content_block":
-                {"type": "tool_use", "id": format!("toolu_fake_{n}"), "name": "Bash", "input": {}}}),
-        );
-        let input = json!({"command": cmd, "description": "Run a command"}).to_string();
-        sse(
-            &mut out,
-            "content_block_delta",
-            json!({"type": "content_block_delta", "index": 0,
-                   "delta": {"type": "input_json_delta", "partial_json": input}}),
-        );
+    let calls = turn.calls(true);
+    let stop_reason = if calls.is_empty() {
+        "end_turn"
     } else {
-        stop_reason = "end_turn";
+        "tool_use"
+    };
+    if calls.is_empty() {
         let text = turn.text.clone().unwrap_or_default();
         sse(
             &mut out,
@@ -554,12 +588,31 @@ fn messages_sse(turn: &Turn, usage: u64, model: &str, n: usize) -> String {
             json!({"type": "content_block_delta", "index": 0,
                    "delta": {"type": "text_delta", "text": text}}),
         );
+        sse(
+            &mut out,
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": 0}),
+        );
     }
-    sse(
-        &mut out,
-        "content_block_stop",
-        json!({"type": "content_block_stop", "index": 0}),
-    );
+    for (i, call) in calls.iter().enumerate() {
+        sse(
+            &mut out,
+            "content_block_start",
+            json!({"type": "content_block_start", "index": i, "content_block":
+                {"type": "tool_use", "id": tool_id(n, i), "name": call.name, "input": {}}}),
+        );
+        sse(
+            &mut out,
+            "content_block_delta",
+            json!({"type": "content_block_delta", "index": i,
+                   "delta": {"type": "input_json_delta", "partial_json": call.input.to_string()}}),
+        );
+        sse(
+            &mut out,
+            "content_block_stop",
+            json!({"type": "content_block_stop", "index": i}),
+        );
+    }
     sse(
         &mut out,
         "message_delta",
@@ -571,18 +624,40 @@ fn messages_sse(turn: &Turn, usage: u64, model: &str, n: usize) -> String {
 }
 
 fn messages_json(turn: &Turn, usage: u64, model: &str, n: usize) -> String {
-    let content = match &turn.shell {
-        Some(cmd) => json!([{"type": "tool_use", "id": format!("toolu_fake_{n}"), "name": "Bash",
-                             "input": {"command": cmd}}]),
-        None => json!([{"type": "text", "text": turn.text.clone().unwrap_or_default()}]),
+    let calls = turn.calls(true);
+    let content: Vec<Value> = if calls.is_empty() {
+        vec![json!({"type": "text", "text": turn.text.clone().unwrap_or_default()})]
+    } else {
+        calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| json!({"type": "tool_use", "id": tool_id(n, i), "name": c.name, "input": c.input}))
+            .collect()
     };
     json!({"id": format!("msg_fake_{n}"), "type": "message", "role": "assistant", "model": model,
            "content": content,
-           "stop_reason": if turn.shell.is_some() { "tool_use" } else { "end_turn" },
+           "stop_reason": if calls.is_empty() { "end_turn" } else { "tool_use" },
            "stop_sequence": null,
            "usage": {"input_tokens": usage, "output_tokens": 10,
                      "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}})
     .to_string()
+}
+
+/// The first call of answer `n` keeps the id the single-call fixtures were captured with.
+fn tool_id(n: usize, i: usize) -> String {
+    if i == 0 {
+        format!("toolu_fake_{n}")
+    } else {
+        format!("toolu_fake_{n}_{i}")
+    }
+}
+
+fn call_id(n: usize, i: usize) -> String {
+    if i == 0 {
+        format!("call_fake_{n}")
+    } else {
+        format!("call_fake_{n}_{i}")
+    }
 }
 
 fn responses_sse(turn: &Turn, usage: u64, n: usize) -> String {
@@ -593,19 +668,34 @@ fn responses_sse(turn: &Turn, usage: u64, n: usize) -> String {
         "response.created",
         json!({"type": "response.created", "response": {"id": id}}),
     );
-    let item = match &turn.shell {
-        Some(cmd) => json!({"type": "function_call", "id": format!("fc_fake_{n}"),
-                            "call_id": format!("call_fake_{n}"), "name": "exec_command",
-                            "arguments": json!({"cmd": cmd}).to_string()}),
-        None => json!({"type": "message", "role": "assistant", "id": format!("msg_fake_{n}"),
-                       "content": [{"type": "output_text",
-                                    "text": turn.text.clone().unwrap_or_default()}]}),
+    let calls = turn.calls(false);
+    let items: Vec<Value> = if calls.is_empty() {
+        vec![
+            json!({"type": "message", "role": "assistant", "id": format!("msg_fake_{n}"),
+                    "content": [{"type": "output_text",
+                                 "text": turn.text.clone().unwrap_or_default()}]}),
+        ]
+    } else {
+        calls
+            .iter()
+            .enumerate()
+            .map(|(i, c)| match &c.input {
+                Value::String(text) => json!({"type": "custom_tool_call",
+                    "id": format!("ctc_fake_{n}_{i}"), "call_id": call_id(n, i),
+                    "name": c.name, "input": text}),
+                args => json!({"type": "function_call",
+                    "id": if i == 0 { format!("fc_fake_{n}") } else { format!("fc_fake_{n}_{i}") },
+                    "call_id": call_id(n, i), "name": c.name, "arguments": args.to_string()}),
+            })
+            .collect()
     };
-    sse(
-        &mut out,
-        "response.output_item.done",
-        json!({"type": "response.output_item.done", "output_index": 0, "item": item}),
-    );
+    for (i, item) in items.into_iter().enumerate() {
+        sse(
+            &mut out,
+            "response.output_item.done",
+            json!({"type": "response.output_item.done", "output_index": i, "item": item}),
+        );
+    }
     sse(
         &mut out,
         "response.completed",

@@ -538,9 +538,22 @@ pub fn nothing_without_handoff(agent: Agent) {
             );
         }
     }
+    // The hooks' only file is the session record (issue 11), invisible to git.
+    let created: Vec<String> = std::fs::read_dir(sb.project.join(".handover"))
+        .map(|d| {
+            d.flatten()
+                .map(|e| e.file_name().to_string_lossy().into_owned())
+                .collect()
+        })
+        .unwrap_or_default();
     assert!(
-        !sb.project.join(".handover").exists(),
-        "a hook created .handover/ in a repository without a handoff"
+        created.iter().all(|n| n == "records"),
+        "a hook created more than the session record in .handover/: {created:?}"
+    );
+    let status = sb.git(&["status", "--porcelain", "--untracked-files=all"]);
+    assert!(
+        !status.contains(".handover"),
+        "the session record shows in git status: {status}"
     );
     assert_no_hook_errors(&sb, &[&run]);
     // Prove the hooks were wired and ran (silence must not come from hooks never running).

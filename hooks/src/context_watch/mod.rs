@@ -20,7 +20,8 @@ mod thresholds;
 use crate::call::Call;
 use crate::never_fail::Outcome;
 use crate::output::{ContextEvent, Response};
-use crate::session_state::{millis, SessionFile, SessionState};
+use crate::session_state::{SessionFile, SessionState};
+use handover_base::clock::millis;
 use handover_base::Agent;
 use handover_core::context::{save_progress, Pressure};
 use handover_core::store::Store;
@@ -67,6 +68,10 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
             name.unwrap_or("none")
         )));
     };
+    if event == Event::Stop {
+        // The session record; it never waits and never answers (hooks/src/session_record.rs).
+        crate::session_record::update(call, crate::session_record::Moment::Turn);
+    }
     let Some(store) = &call.store else {
         return Ok(Outcome::silent("no directory"));
     };

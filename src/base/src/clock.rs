@@ -15,6 +15,13 @@ pub fn now_compact() -> String {
     format!("{y:04}{mo:02}{d:02}T{h:02}{mi:02}{s:02}.{nanos:09}Z")
 }
 
+/// Milliseconds since the epoch of `t` (0 before the epoch).
+pub fn millis(t: SystemTime) -> u64 {
+    t.duration_since(UNIX_EPOCH)
+        .map(|d| d.as_millis() as u64)
+        .unwrap_or(0)
+}
+
 pub fn unix_now() -> (u64, u32) {
     let d = SystemTime::now()
         .duration_since(UNIX_EPOCH)
@@ -31,6 +38,52 @@ pub fn format_compact(secs: u64) -> String {
 pub fn format_rfc3339(secs: u64) -> String {
     let (y, mo, d, h, mi, s) = civil(secs);
     format!("{y:04}-{mo:02}-{d:02}T{h:02}:{mi:02}:{s:02}Z")
+}
+
+/// `YYYY-MM-DDTHH:MM:SS[.fraction]Z` (UTC, as the clients write their timestamps) →
+/// milliseconds since the Unix epoch; None for anything else.
+pub fn parse_rfc3339_ms(text: &str) -> Option<u64> {
+    let b = text.as_bytes();
+    if b.len() < 20
+        || b[4] != b'-'
+        || b[7] != b'-'
+        || b[10] != b'T'
+        || b[13] != b':'
+        || b[16] != b':'
+    {
+        return None;
+    }
+    let num = |r: std::ops::Range<usize>| -> Option<i64> { text.get(r)?.parse().ok() };
+    let (y, mo, d) = (num(0..4)?, num(5..7)?, num(8..10)?);
+    let (h, mi, s) = (num(11..13)?, num(14..16)?, num(17..19)?);
+    let rest = &text[19..];
+    let (fraction, zone) = match rest.strip_prefix('.') {
+        Some(f) => {
+            let digits = f.chars().take_while(char::is_ascii_digit).count();
+            (&f[..digits], &f[digits..])
+        }
+        None => ("", rest),
+    };
+    if zone != "Z"
+        || !(1..=12).contains(&mo)
+        || !(1..=31).contains(&d)
+        || h > 23
+        || mi > 59
+        || s > 60
+    {
+        return None;
+    }
+    let ms: i64 = format!("{fraction:0<3}")[..3].parse().ok()?;
+    // Howard Hinnant's days-from-civil.
+    let y = if mo <= 2 { y - 1 } else { y };
+    let era = y.div_euclid(400);
+    let yoe = y - era * 400;
+    let mp = if mo > 2 { mo - 3 } else { mo + 9 };
+    let doy = (153 * mp + 2) / 5 + d - 1;
+    let doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
+    let days = era * 146_097 + doe - 719_468;
+    let total = ((days * 24 + h) * 60 + mi) * 60 + s;
+    u64::try_from(total * 1000 + ms).ok()
 }
 
 /// Seconds since the epoch → (year, month, day, hour, minute, second), proleptic Gregorian.
@@ -70,5 +123,22 @@ mod tests {
         assert_eq!(format_rfc3339(1_795_313_691), "2026-11-22T02:14:51Z");
         assert_eq!(format_compact(1_795_314_065), "20261122T022105Z");
         assert_eq!(format_compact(0), "19700101T000000Z");
+    }
+
+    #[test]
+    fn parses_what_it_formats_and_the_clients_timestamps() {
+        for secs in [0, 951_827_696, 1_795_313_691] {
+            assert_eq!(parse_rfc3339_ms(&format_rfc3339(secs)), Some(secs * 1000));
+        }
+        assert_eq!(
+            parse_rfc3339_ms("2026-11-22T02:28:27.851Z"),
+            Some(1_795_314_507_851)
+        );
+        assert_eq!(
+            parse_rfc3339_ms("2026-11-22T02:28:27.8Z"),
+            Some(1_795_314_507_800)
+        );
+        assert_eq!(parse_rfc3339_ms("2026-11-22T02:28:27+01:00"), None);
+        assert_eq!(parse_rfc3339_ms("yesterday"), None);
     }
 }

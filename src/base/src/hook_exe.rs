@@ -52,7 +52,7 @@ impl HookExe {
     pub fn events(self) -> &'static [&'static str] {
         match self {
             HookExe::SessionStart => &["SessionStart"],
-            HookExe::PreCompact => &["PreCompact", "PostCompact"],
+            HookExe::PreCompact => &["PreCompact", "PostCompact", "SessionEnd"],
             HookExe::ContextWatch => &["UserPromptSubmit", "PostToolUse", "Stop"],
         }
     }

@@ -13,8 +13,12 @@
 //! [budget]
 //! standard_tokens = 2000
 //! heavy_tokens = 5000
+//! [records]
+//! startup = "unfinished"
+//! keep = 20
 //! ```
 
+use crate::record::text::ShowRecord;
 use anyhow::bail;
 use handover_base::text::line_column;
 use std::path::Path;
@@ -36,6 +40,10 @@ pub struct Config {
     pub standard_budget_tokens: usize,
     /// Size budget of a `heavy` handoff, in estimated tokens.
     pub heavy_budget_tokens: usize,
+    /// When the startup context shows the last session's record.
+    pub records_startup: ShowRecord,
+    /// Session records kept under `.handover/records/`.
+    pub records_keep: usize,
 }
 
 impl Default for Config {
@@ -48,6 +56,8 @@ impl Default for Config {
             context_window: None,
             standard_budget_tokens: 2000,
             heavy_budget_tokens: 5000,
+            records_startup: ShowRecord::Unfinished,
+            records_keep: 20,
         }
     }
 }
@@ -109,6 +119,20 @@ pub const KEYS: &[KeyDoc] = &[
         default: "5000",
         valid: "an integer from 100 to 1000000",
         meaning: "Size budget of a `heavy` handoff (one with a plan), in estimated tokens.",
+    },
+    KeyDoc {
+        key: "records.startup",
+        default: "\"unfinished\"",
+        valid: "\"always\", \"unfinished\" or \"never\"",
+        meaning: "When the startup context shows the last session's record: after a handoff, whenever the record \
+                  is newer; without one, `unfinished` only when its edited files are still uncommitted or its last \
+                  test run failed, `always` every time; `never` not at all.",
+    },
+    KeyDoc {
+        key: "records.keep",
+        default: "20",
+        valid: "an integer from 1 to 1000",
+        meaning: "How many session records (newest first) are kept under .handover/records/.",
     },
 ];
 
@@ -224,6 +248,11 @@ pub fn parse(text: &str, file: &str) -> anyhow::Result<Config> {
                     config.standard_budget_tokens = int(100, 1_000_000)? as usize
                 }
                 "budget.heavy_tokens" => config.heavy_budget_tokens = int(100, 1_000_000)? as usize,
+                "records.startup" => {
+                    config.records_startup =
+                        value.as_str().and_then(ShowRecord::parse).ok_or_else(bad)?
+                }
+                "records.keep" => config.records_keep = int(1, 1000)? as usize,
                 _ => {
                     bail!("{file}{at}: `{full}` is documented but not handled (a bug in handover)")
                 }
@@ -299,7 +328,8 @@ mod tests {
     fn every_key_is_read() {
         let text = "[policy]\nfacts_only = true\n[startup]\nbudget_chars = 900\n\
                     [context_watch]\nremind_percent = 50\ninsist_percent = 80\ncontext_window = 400000\n\
-                    [budget]\nstandard_tokens = 1500\nheavy_tokens = 6000\n";
+                    [budget]\nstandard_tokens = 1500\nheavy_tokens = 6000\n\
+                    [records]\nstartup = \"never\"\nkeep = 5\n";
         let c = parse(text, "f").unwrap();
         assert_eq!(
             c,
@@ -311,7 +341,19 @@ mod tests {
                 context_window: Some(400_000),
                 standard_budget_tokens: 1500,
                 heavy_budget_tokens: 6000,
+                records_startup: ShowRecord::Never,
+                records_keep: 5,
             }
+        );
+    }
+
+    #[test]
+    fn a_wrong_records_startup_names_the_valid_values() {
+        let e = err("[records]\nstartup = \"sometimes\"\n");
+        assert!(
+            e.contains("`records.startup` is")
+                && e.contains("\"always\", \"unfinished\" or \"never\""),
+            "{e}"
         );
     }
 
@@ -348,7 +390,7 @@ mod tests {
         assert_eq!(parse(&sample_toml(), "f").unwrap(), Config::default());
         assert_eq!(
             KEYS.len(),
-            7,
+            9,
             "a new Config field needs a KeyDoc and a match arm in parse"
         );
     }
@@ -433,7 +475,7 @@ mod tests {
         let e = err("[polcy]\nfacts_only = true\n");
         assert!(
             e.contains("unknown section [polcy]")
-                && e.contains("policy, startup, context_watch, budget"),
+                && e.contains("policy, startup, context_watch, budget, records"),
             "{e}"
         );
         let e = err("policy = true\n");

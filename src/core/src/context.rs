@@ -251,8 +251,9 @@ fn join(blocks: &[Block]) -> String {
     lines.join("\n")
 }
 
-/// At most `max` characters, cut at a word boundary with an ellipsis; never mid-word unless a
-/// single word is longer than `max`.
+/// At most `max` characters, cut at a word boundary with an ellipsis; mid-word only when the
+/// boundary would waste a third of the room or more (a long path or URL: `Goal:…` with most of
+/// the budget unused helps no one).
 pub fn shorten(text: &str, max: usize) -> String {
     let text = text.trim();
     if text.chars().count() <= max {
@@ -267,7 +268,9 @@ pub fn shorten(text: &str, max: usize) -> String {
         cut.trim_end()
     } else {
         match cut.rfind(char::is_whitespace) {
-            Some(i) if i > 0 => cut[..i].trim_end(),
+            Some(i) if i > 0 && cut[..i].chars().count() * 3 >= (max - 1) * 2 => {
+                cut[..i].trim_end()
+            }
             _ => cut.as_str(),
         }
     };
@@ -294,6 +297,12 @@ pub enum Pressure {
 /// The save-progress instruction injected by the context watch, and used as the reason when it
 /// blocks a Stop. `percent_used` is the measured share of the context window.
 pub fn save_progress(pressure: Pressure, percent_used: u8, command: &str) -> String {
+    // At the second threshold the session is nearly spent: the user should know that a fresh
+    // one continues from the handoff (its SessionStart delivers handoff and record).
+    let after = match pressure {
+        Pressure::Remind => "",
+        Pressure::Insist => "\nOnce it is saved, tell the user: the handoff is saved, and a fresh session (Claude Code: `/clear`; Codex: a new session) will pick it up.",
+    };
     let opening = match pressure {
         Pressure::Remind => format!(
             "handover: this session has used about {percent_used}% of its context window. Save your progress now, so that the next session (or this one after compaction) can continue without guessing."
@@ -307,7 +316,8 @@ pub fn save_progress(pressure: Pressure, percent_used: u8, command: &str) -> Str
          Record facts first: the goal, what is completed / in progress / pending, decisions with their reasons, blockers, warnings, evidence as pointers (commands run, measurements, artifact paths: never pasted output), the next action and the stop conditions.\n\
          Command: `{command} write --from -` with JSON on stdin, for example\n\
          {{\"goal\": \"...\", \"status\": {{\"completed\": [\"...\"], \"in_progress\": [\"...\"], \"pending\": [\"...\"]}}, \"decisions\": [{{\"what\": \"...\", \"why\": \"...\"}}], \"blockers\": [], \"evidence\": {{\"commands_run\": [\"...\"]}}, \"next_action\": \"...\", \"stop_conditions\": [\"...\"]}}\n\
-         Or edit handover.md and run `{command} write --from handover.md`. Field reference: `{command} write --help`."
+         Or edit handover.md and run `{command} write --from handover.md`. Field reference: `{command} write --help`.\n\
+         Left empty, `evidence.commands_run` and `important_files` are filled from this session's record (the commands it ran and the files it edited, recorded by handover from the transcript): spend your words on decisions, blockers and state.{after}"
     )
 }
 

@@ -12,6 +12,8 @@ use git2::{
 use std::fs;
 use std::path::{Path, PathBuf};
 
+mod cli;
+
 /// handover's own files: writing a handoff must not make the repository look changed, so these
 /// never count as dirty, untracked or changed.
 pub fn is_handover_file(path: &str) -> bool {
@@ -212,8 +214,17 @@ pub fn head_info(repo: &Repository) -> anyhow::Result<HeadInfo> {
 }
 
 /// The snapshot of the repository at `root`, or Ok(None) if `root` is not in a git repository
-/// (or in a bare one, which has no working tree to describe).
+/// (or in a bare one, which has no working tree to describe). Read with libgit2, or with the
+/// `git` command line when libgit2 cannot read the repository (reftable, SHA-256).
 pub fn snapshot(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
+    snapshot_git2(root).or_else(|libgit2| {
+        cli::snapshot(root).map_err(|cli| {
+            anyhow::anyhow!("{libgit2:#}; the git command line could not read it either: {cli:#}")
+        })
+    })
+}
+
+fn snapshot_git2(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
     let Some(repo) = open(root)? else {
         return Ok(None);
     };
@@ -238,6 +249,8 @@ pub fn snapshot(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
         upstream,
         dirty,
         untracked,
+        dirty_omitted: 0,
+        untracked_omitted: 0,
     }))
 }
 

@@ -1,4 +1,5 @@
-//! Private by default: a marked block in `.gitignore` keeps `handover.md` and `.handover/`
+//! Private by default: a marked block in `.gitignore` (in a submodule: its `info/exclude`, see
+//! `file`) keeps `handover.md` and `.handover/`
 //! out of git. Tracked handoff files are reported, never untracked behind the user's back.
 //!
 //! The edit itself (`with_block`) is a pure function from the file's bytes to the new bytes;
@@ -19,6 +20,32 @@ pub struct GuardStatus {
     pub present: bool,
     /// Handoff files git already tracks (repo-relative).
     pub tracked: Vec<String>,
+    /// Why the handoff files are not private although we tried: a damaged block (a begin mark
+    /// without an end mark, left alone rather than guessed at), or a later rule such as
+    /// `!/handover.md` that makes git see them again. A warning, never a reason not to save.
+    pub problem: Option<String>,
+}
+
+/// `.gitignore` as it was before `ensure`, to put back when the write it was part of fails.
+pub struct Before {
+    path: std::path::PathBuf,
+    bytes: Option<Vec<u8>>,
+}
+
+impl Before {
+    pub fn read(root: &Path) -> Before {
+        let path = file(root);
+        let bytes = read_gitignore(&path).ok().flatten();
+        Before { path, bytes }
+    }
+
+    /// Best effort: a file we created is removed, a file we changed gets its bytes back.
+    pub fn restore(&self) {
+        let _ = match &self.bytes {
+            None => std::fs::remove_file(&self.path),
+            Some(bytes) => handover_base::atomic::write_atomic(&self.path, bytes),
+        };
+    }
 }
 
 /// Adds the marked block if missing (atomic write, rest of the file untouched).
@@ -30,7 +57,7 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
     if git::find_root(root).is_none() {
         return Ok((GuardStatus::default(), false));
     }
-    let path = root.join(".gitignore");
+    let path = file(root);
     // git itself does not follow a `.gitignore` link in the working tree, and writing through
     // one could change a file outside the repository.
     match crate::safe_fs::kind(&path) {
@@ -42,13 +69,27 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
         ),
     }
     let old = read_gitignore(&path)?;
-    let new = with_block(old.as_deref().unwrap_or_default()).with_context(|| {
-        format!(
-            "{}: fix or remove the handover marker lines, then run again",
-            path.display()
-        )
-    })?;
+    let new = match with_block(old.as_deref().unwrap_or_default()) {
+        Ok(new) => new,
+        Err(e) => {
+            return Ok((
+                GuardStatus {
+                    present: false,
+                    tracked: tracked_handoff_files(root),
+                    problem: Some(damaged(&path, &e)),
+                },
+                false,
+            ))
+        }
+    };
     let changed = old.as_deref() != Some(new.as_slice());
+    if changed && old.is_none() {
+        if let Some(dir) = path.parent() {
+            // `info/` of a submodule's git directory may not exist yet.
+            std::fs::create_dir_all(dir)
+                .with_context(|| format!("cannot create {}", dir.display()))?;
+        }
+    }
     if changed {
         handover_base::atomic::write_atomic(&path, &new).with_context(|| {
             format!(
@@ -57,12 +98,41 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
             )
         })?;
     }
+    let problem = reincluded(root);
     Ok((
         GuardStatus {
-            present: true,
+            present: problem.is_none(),
             tracked: tracked_handoff_files(root),
+            problem,
         },
         changed,
+    ))
+}
+
+fn damaged(path: &Path, e: &anyhow::Error) -> String {
+    format!(
+        "{}: {e}, so handover.md and .handover/ may not be private: fix or remove the handover marker lines (the next `handover write` then adds the block)",
+        path.display()
+    )
+}
+
+/// The block is there but git still sees a handoff file, because a rule after it (`!/handover.md`,
+/// `!/.handover/`) re-includes it. Asks git's own ignore rules; silent when git cannot be read.
+fn reincluded(root: &Path) -> Option<String> {
+    let repo = git::open(root).ok().flatten()?;
+    let top = repo.workdir()?.canonicalize().ok()?;
+    let here = root.canonicalize().ok()?;
+    let prefix = here.strip_prefix(&top).ok()?.to_path_buf();
+    let visible: Vec<&str> = ["handover.md", ".handover/state.json"]
+        .into_iter()
+        .filter(|p| repo.is_path_ignored(prefix.join(p)).ok() == Some(false))
+        .collect();
+    if visible.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "git does not ignore {} although the handover block is in .gitignore: a later rule (such as `!/handover.md`) re-includes it; remove that rule to keep handoffs private",
+        visible.join(" and ")
     ))
 }
 
@@ -70,14 +140,40 @@ pub fn status(root: &Path) -> GuardStatus {
     if git::find_root(root).is_none() {
         return GuardStatus::default();
     }
-    let present = match read_gitignore(&root.join(".gitignore")) {
-        Ok(Some(bytes)) => with_block(&bytes).map(|new| new == bytes).unwrap_or(false),
-        _ => false,
+    let path = file(root);
+    let (block, problem) = match read_gitignore(&path) {
+        Ok(Some(bytes)) => match with_block(&bytes) {
+            Ok(new) => (new == bytes, None),
+            Err(e) => (false, Some(damaged(&path, &e))),
+        },
+        _ => (false, None),
     };
+    let problem = problem.or_else(|| block.then(|| reincluded(root)).flatten());
     GuardStatus {
-        present,
+        present: block && problem.is_none(),
         tracked: tracked_handoff_files(root),
+        problem,
     }
+}
+
+/// The file the block goes in: `.gitignore` at the top of the working tree; in a submodule, the
+/// submodule's private `info/exclude`, so that the first write does not show the superproject
+/// a submodule with new or modified content.
+pub fn file(root: &Path) -> std::path::PathBuf {
+    match submodule_git_dir(root) {
+        Some(git_dir) => git_dir.join("info").join("exclude"),
+        None => root.join(".gitignore"),
+    }
+}
+
+/// The git directory of the submodule whose working tree is `root`: `.git` is a file naming a
+/// directory under a `modules/` directory, without the `commondir` a linked worktree has.
+fn submodule_git_dir(root: &Path) -> Option<std::path::PathBuf> {
+    let text = std::fs::read_to_string(root.join(".git")).ok()?;
+    let target = Path::new(text.lines().next()?.strip_prefix("gitdir:")?.trim());
+    let dir = root.join(target);
+    let in_modules = dir.components().any(|c| c.as_os_str() == "modules");
+    (in_modules && !dir.join("commondir").exists()).then_some(dir)
 }
 
 /// Ok(None) when the file does not exist.

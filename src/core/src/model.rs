@@ -169,6 +169,11 @@ pub struct Handoff {
     /// Files changed since the previous handoff's HEAD (or the merge base with the default
     /// branch), including uncommitted changes.
     pub files_changed: Vec<FileChange>,
+    /// How many more changed files there were beyond those listed (the list is capped at
+    /// [`MAX_RECORDED_PATHS`]: a handoff is pointers, and a huge unignored directory must
+    /// neither bloat it nor make it fail to save).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub files_changed_omitted: usize,
     /// What `files_changed` was computed against: a commit id, or None when nothing was found.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub files_changed_base: Option<String>,
@@ -198,6 +203,21 @@ pub struct GitSnapshot {
     pub dirty: Vec<String>,
     /// Untracked, non-ignored files, repo-relative, sorted.
     pub untracked: Vec<String>,
+    /// How many dirty files sort after the last one listed (the list is capped at
+    /// [`MAX_RECORDED_PATHS`]).
+    #[serde(skip_serializing_if = "is_zero")]
+    pub dirty_omitted: usize,
+    /// How many untracked files sort after the last one listed.
+    #[serde(skip_serializing_if = "is_zero")]
+    pub untracked_omitted: usize,
+}
+
+/// The most paths a handoff records in each tool-filled list (dirty, untracked,
+/// files_changed); the rest are counted in the matching `*_omitted` field.
+pub const MAX_RECORDED_PATHS: usize = 200;
+
+fn is_zero(n: &usize) -> bool {
+    *n == 0
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]

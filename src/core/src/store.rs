@@ -5,6 +5,7 @@
 
 mod canonical;
 mod journal;
+mod staged;
 
 use crate::model::{Handoff, SCHEMA_VERSION};
 use crate::safe_fs::{self, Kind, Refused};
@@ -13,6 +14,7 @@ use serde_json::{json, Value};
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::time::Duration;
 
 pub use canonical::{checksum_matches, checksum_of_value};
 pub use journal::{Event, HOOK_LOCK_WAIT, MAX_JOURNAL_READ};
@@ -104,6 +106,199 @@ pub enum LoadOutcome {
 pub struct SaveReport {
     /// Where the previous handoff was moved, if there was one.
     pub archived: Option<PathBuf>,
+    /// Where the replaced handover.md was copied because it held words no handoff records
+    /// (hand edits, or a file of the user's that was there before the first write).
+    pub kept_markdown: Option<PathBuf>,
+}
+
+/// What `finish` did.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Finished {
+    pub archived: PathBuf,
+    /// Where handover.md was copied because it held edits the handoff does not record.
+    pub kept_markdown: Option<PathBuf>,
+}
+
+/// How long a writer waits for another writer's lock before giving up with an error. A write
+/// holds it for the time of one `git status`: milliseconds, seconds in a huge repository.
+pub const WRITE_LOCK_WAIT: Duration = Duration::from_secs(10);
+
+/// The store's write lock, held from the first read of a read-modify-write to the last rename.
+/// Released when dropped.
+pub struct Transaction<'a> {
+    store: &'a Store,
+    _lock: journal::Lock,
+}
+
+/// Files created on the way to a commit point, removed again if it is never reached.
+#[derive(Default)]
+struct Undo(Vec<PathBuf>);
+
+impl Undo {
+    fn disarm(mut self) {
+        self.0.clear();
+    }
+}
+
+impl Drop for Undo {
+    fn drop(&mut self) {
+        for path in &self.0 {
+            let _ = fs::remove_file(path);
+        }
+    }
+}
+
+impl Transaction<'_> {
+    /// The current handoff, read under the lock.
+    pub fn load(&self) -> LoadOutcome {
+        self.store.load()
+    }
+
+    /// Archive the previous state.json, append a `write` event (with the full handoff) to the
+    /// journal, then put state.json and handover.md in place.
+    ///
+    /// The handoff is sealed (checksum recomputed) before it is stored. Both new files are
+    /// written and synced under temporary names first, so a directory that cannot be written
+    /// fails before anything changed; the journal append is the commit point, and the two
+    /// renames after it replace the files atomically (docs/storage.md). A handover.md holding
+    /// words neither the previous nor the new handoff records is copied to the archive first.
+    pub fn save(self, handoff: &Handoff, markdown: &str) -> anyhow::Result<SaveReport> {
+        let store = self.store;
+        let mut handoff = handoff.clone();
+        seal(&mut handoff);
+        let mut state =
+            serde_json::to_vec_pretty(&handoff).context("cannot serialize the handoff")?;
+        state.push(b'\n');
+        if state.len() as u64 > MAX_STATE_BYTES {
+            bail!(
+                "the handoff is {} bytes as JSON, over the {} MiB limit: keep pointers, not contents",
+                state.len(),
+                MAX_STATE_BYTES / (1024 * 1024)
+            );
+        }
+        let value = serde_json::to_value(&handoff).context("cannot serialize the handoff")?;
+
+        let state_path = store.state_path();
+        let markdown_path = store.markdown_path();
+        let staged_state = staged::stage(&state_path, &state)
+            .with_context(|| format!("cannot write {}", state_path.display()))?;
+        let staged_markdown = staged::stage(&markdown_path, markdown.as_bytes())
+            .with_context(|| format!("cannot write {}", markdown_path.display()))?;
+
+        let previous = match store.load() {
+            LoadOutcome::Loaded(l) => Some(l.handoff),
+            _ => None,
+        };
+        let mut undo = Undo::default();
+        let archived = store.archive_current()?;
+        undo.0.extend(archived.clone());
+        let keep = {
+            let known: Vec<&Handoff> = previous.iter().chain([&handoff]).collect();
+            crate::hand_edits::must_keep(&markdown_path, &known)
+        };
+        let kept_markdown = if keep {
+            let kept = store.keep_markdown(archived.as_deref())?;
+            undo.0.extend(kept.clone());
+            kept
+        } else {
+            None
+        };
+
+        let mut fields = json!({ "id": handoff.id });
+        if let Some(path) = &archived {
+            fields["archived"] = Value::String(store.relative(path));
+        }
+        if let Some(path) = &kept_markdown {
+            fields["kept_markdown"] = Value::String(store.relative(path));
+        }
+        fields["handoff"] = value;
+        store.append_line(&journal::event_line(Event::Write, fields)?, None, true)?;
+        undo.disarm();
+
+        staged_state
+            .commit()
+            .with_context(|| format!("cannot write {}", state_path.display()))?;
+        staged_markdown
+            .commit()
+            .with_context(|| format!("cannot write {}", markdown_path.display()))?;
+        Ok(SaveReport {
+            archived,
+            kept_markdown,
+        })
+    }
+
+    /// The task is finished: archive the handoff (and handover.md when it holds edits the
+    /// handoff does not record), journal `done`, remove handover.md and state.json. None
+    /// (changing nothing) when there was no handoff. A damaged state.json is archived as it
+    /// is, so nothing is lost. Both files are moved aside before the journal says `done` and
+    /// moved back if anything fails, so a failed `done` changes nothing.
+    pub fn finish(self) -> anyhow::Result<Option<Finished>> {
+        let store = self.store;
+        let current = match store.load() {
+            LoadOutcome::Loaded(l) => Some(l.handoff),
+            _ => None,
+        };
+        let Some(archived) = store.archive_current()? else {
+            return Ok(None); // removed by someone else while we waited for the lock
+        };
+        let mut undo = Undo(vec![archived.clone()]);
+        let markdown_path = store.markdown_path();
+        let kept_markdown =
+            if crate::hand_edits::must_keep(&markdown_path, &current.iter().collect::<Vec<_>>()) {
+                let kept = store.keep_markdown(Some(&archived))?;
+                undo.0.extend(kept.clone());
+                kept
+            } else {
+                None
+            };
+
+        let pid = std::process::id();
+        let state_path = store.state_path();
+        let state_aside = store.dir().join(format!(".state.json.tmp.done.{pid}"));
+        fs::rename(&state_path, &state_aside)
+            .with_context(|| format!("cannot remove {}", state_path.display()))?;
+        let markdown_aside = store.root.join(format!(".handover.md.tmp.done.{pid}"));
+        let markdown_moved = exists(&markdown_path);
+        let put_back = || {
+            let _ = fs::rename(&state_aside, &state_path);
+            if markdown_moved {
+                let _ = fs::rename(&markdown_aside, &markdown_path);
+            }
+        };
+        if markdown_moved {
+            if let Err(e) = fs::rename(&markdown_path, &markdown_aside) {
+                let _ = fs::rename(&state_aside, &state_path);
+                return Err(e)
+                    .with_context(|| format!("cannot remove {}", markdown_path.display()));
+            }
+        }
+
+        let id = read_document(&archived).ok().flatten().map(|(h, _)| h.id);
+        let mut fields = json!({ "archived": store.relative(&archived), "id": id });
+        if let Some(path) = &kept_markdown {
+            fields["kept_markdown"] = Value::String(store.relative(path));
+        }
+        let journaled = journal::event_line(Event::Done, fields)
+            .and_then(|line| store.append_line(&line, None, true));
+        if let Err(e) = journaled {
+            put_back();
+            return Err(e);
+        }
+        undo.disarm();
+        // Past the commit point: what is left are our own temporary names, swept by the next
+        // writer if removing them fails now.
+        let _ = fs::remove_file(&state_aside);
+        if markdown_moved {
+            let _ = fs::remove_file(&markdown_aside);
+        }
+        if let Ok(dir) = File::open(store.dir()) {
+            let _ = dir.sync_all();
+        }
+        Ok(Some(Finished {
+            archived,
+            kept_markdown,
+        }))
+    }
 }
 
 impl Store {
@@ -234,46 +429,23 @@ impl Store {
         }
     }
 
-    /// Under the lock: archive the previous state.json, append a `write` event (with the full
-    /// handoff) to the journal, then write state.json and handover.md atomically.
-    ///
-    /// The handoff is sealed (checksum recomputed) before it is stored. The order is what makes
-    /// a crash harmless, see docs/storage.md: state.json is only ever replaced by a rename, and
-    /// the journal records a handoff before it can become state.json.
-    pub fn save(&self, handoff: &Handoff, markdown: &str) -> anyhow::Result<SaveReport> {
-        let mut handoff = handoff.clone();
-        seal(&mut handoff);
-        let mut state =
-            serde_json::to_vec_pretty(&handoff).context("cannot serialize the handoff")?;
-        state.push(b'\n');
-        if state.len() as u64 > MAX_STATE_BYTES {
-            bail!(
-                "the handoff is {} bytes as JSON, over the {} MiB limit: keep pointers, not contents",
-                state.len(),
-                MAX_STATE_BYTES / (1024 * 1024)
-            );
-        }
-        let value = serde_json::to_value(&handoff).context("cannot serialize the handoff")?;
-
+    /// Takes the store's write lock, waiting at most [`WRITE_LOCK_WAIT`] for another writer,
+    /// for a whole read-modify-write: load, decide, then `save` or `finish` under the same lock,
+    /// so two concurrent writers never base their update on the same old handoff.
+    pub fn begin(&self) -> anyhow::Result<Transaction<'_>> {
         self.prepare(Some(&self.archive_dir()))?;
-        let _lock = journal::lock(&self.lock_path())?;
+        let lock = journal::lock_bounded(&self.lock_path(), WRITE_LOCK_WAIT)
+            .context("another `handover write` or `handover done` is still running")?;
         self.sweep_temp_files();
+        Ok(Transaction {
+            store: self,
+            _lock: lock,
+        })
+    }
 
-        let archived = self.archive_current()?;
-        let mut fields = json!({ "id": handoff.id });
-        if let Some(path) = &archived {
-            fields["archived"] = Value::String(self.relative(path));
-        }
-        fields["handoff"] = value;
-        self.append_line(&journal::event_line(Event::Write, fields)?, None, true)?;
-
-        let state_path = self.state_path();
-        safe_fs::replace(&state_path, &state, true)
-            .with_context(|| format!("cannot write {}", state_path.display()))?;
-        let markdown_path = self.markdown_path();
-        safe_fs::replace(&markdown_path, markdown.as_bytes(), true)
-            .with_context(|| format!("cannot write {}", markdown_path.display()))?;
-        Ok(SaveReport { archived })
+    /// `begin` then [`Transaction::save`]: for callers that do not read first.
+    pub fn save(&self, handoff: &Handoff, markdown: &str) -> anyhow::Result<SaveReport> {
+        self.begin()?.save(handoff, markdown)
     }
 
     /// Appends one event line `{"ts": ..., "event": <event>, ...fields}` to the journal.
@@ -292,49 +464,51 @@ impl Store {
         journal::read(&self.journal_path())
     }
 
-    /// The task is finished: archive the handoff, journal `done`, remove handover.md and
-    /// state.json. Returns the archive path, or None (changing nothing) when there was no
-    /// handoff. A damaged state.json is archived as it is, so nothing is lost.
-    pub fn finish(&self) -> anyhow::Result<Option<PathBuf>> {
+    /// The task is finished: see [`Transaction::finish`]. None (changing nothing) when there is
+    /// no handoff.
+    pub fn finish(&self) -> anyhow::Result<Option<Finished>> {
         self.check()?;
         if !exists(&self.state_path()) {
             return Ok(None);
         }
-        self.prepare(Some(&self.archive_dir()))?;
-        let _lock = journal::lock(&self.lock_path())?;
-        self.sweep_temp_files();
-        let Some(archived) = self.archive_current()? else {
-            return Ok(None); // removed by someone else while we waited for the lock
-        };
-        let id = read_document(&archived).ok().flatten().map(|(h, _)| h.id);
-        let fields = json!({ "archived": self.relative(&archived), "id": id });
-        self.append_line(&journal::event_line(Event::Done, fields)?, None, true)?;
-        // handover.md first: if we are interrupted here, state.json still says there is a
-        // handoff and running `handover done` again completes the job.
-        remove_if_present(&self.markdown_path())?;
-        remove_if_present(&self.state_path())?;
-        if let Ok(dir) = File::open(self.dir()) {
-            let _ = dir.sync_all();
-        }
-        Ok(Some(archived))
+        self.begin()?.finish()
+    }
+
+    /// Copies handover.md to the archive, next to `beside` (`<stamp>.md` for `<stamp>.json`)
+    /// or under a fresh stamp. The caller holds the lock.
+    fn keep_markdown(&self, beside: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
+        let dir = self.archive_dir();
+        let stem = beside
+            .and_then(|p| p.file_stem())
+            .map(|s| s.to_string_lossy().into_owned())
+            .unwrap_or_else(handover_base::clock::now_compact);
+        self.copy_to_archive(&self.markdown_path(), free_name(&dir, &stem, "md"))
     }
 
     /// Copies state.json, byte for byte (damaged or not), to a new archive file. The caller
     /// holds the lock, which is what makes the chosen name unique.
     fn archive_current(&self) -> anyhow::Result<Option<PathBuf>> {
         let state = self.state_path();
-        if fs::symlink_metadata(&state).is_err() {
-            return Ok(None);
+        match fs::metadata(&state) {
+            Ok(m) if m.is_file() => {}
+            // Nothing to keep: missing, or not a file (opening a FIFO to copy it would hang).
+            _ => return Ok(None),
         }
+        let target = free_archive_name(&self.archive_dir(), &handover_base::clock::now_compact());
+        self.copy_to_archive(&state, target)
+    }
+
+    /// Copies `source` to `target` in the archive through a synced temporary file. Ok(None)
+    /// when `source` vanished meanwhile.
+    fn copy_to_archive(&self, source: &Path, target: PathBuf) -> anyhow::Result<Option<PathBuf>> {
         let dir = self.archive_dir();
-        let target = free_archive_name(&dir, &handover_base::clock::now_compact());
         let name = target
             .file_name()
             .map(|n| n.to_string_lossy().into_owned())
             .unwrap_or_default();
         let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
         let copied = (|| -> io::Result<()> {
-            let Some(mut from) = safe_fs::open_read(&state)? else {
+            let Some(mut from) = safe_fs::open_read(source)? else {
                 return Err(io::ErrorKind::NotFound.into());
             };
             let mut to = fs::OpenOptions::new()
@@ -351,11 +525,15 @@ impl Store {
             Ok(()) => Ok(Some(target)),
             Err(e) => {
                 let _ = fs::remove_file(&tmp);
-                if e.kind() == io::ErrorKind::NotFound && !exists(&state) {
+                if e.kind() == io::ErrorKind::NotFound && !exists(source) {
                     return Ok(None);
                 }
                 Err(e).with_context(|| {
-                    format!("cannot archive {} to {}", state.display(), target.display())
+                    format!(
+                        "cannot archive {} to {}",
+                        source.display(),
+                        target.display()
+                    )
                 })
             }
         }
@@ -419,19 +597,17 @@ fn exists(path: &Path) -> bool {
     fs::symlink_metadata(path).is_ok()
 }
 
-fn remove_if_present(path: &Path) -> anyhow::Result<()> {
-    safe_fs::remove_file(path)
-        .map(|_| ())
-        .with_context(|| format!("cannot remove {}", path.display()))
-}
-
 /// `<stamp>.json`, or `<stamp>-<n>.json` with the smallest free n when a write in the same
 /// clock tick took that name. Only unique while the caller holds the lock.
 fn free_archive_name(dir: &Path, stamp: &str) -> PathBuf {
-    let mut target = dir.join(format!("{stamp}.json"));
+    free_name(dir, stamp, "json")
+}
+
+fn free_name(dir: &Path, stamp: &str, extension: &str) -> PathBuf {
+    let mut target = dir.join(format!("{stamp}.{extension}"));
     let mut n = 1;
     while exists(&target) {
-        target = dir.join(format!("{stamp}-{n}.json"));
+        target = dir.join(format!("{stamp}-{n}.{extension}"));
         n += 1;
     }
     target

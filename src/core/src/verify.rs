@@ -244,8 +244,50 @@ fn check_git(root: &Path, recorded: &GitSnapshot, depth: Depth, reasons: &mut Ve
     };
     check_branch(recorded, &current, reasons);
     check_head(&mut lazy, recorded, &current, reasons);
-    if depth == Depth::Full {
-        check_working_tree(&mut lazy, recorded, reasons);
+    match depth {
+        Depth::Full => check_working_tree(&mut lazy, recorded, reasons),
+        Depth::Quick => check_listed_changes(&mut lazy, recorded, reasons),
+    }
+}
+
+/// The quick check's share of the working-tree comparison, so the hook's verdict agrees with
+/// `boot`'s: a repository git refuses to read (owned by another user) is unverified, and a
+/// file the handoff listed as uncommitted that has no changes any more (reverted) is drift.
+/// Opening scans nothing, and only the listed paths (at most a few hundred) are looked at.
+fn check_listed_changes(lazy: &mut LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec<Reason>) {
+    let root = lazy.root;
+    let repo = match lazy.get() {
+        Ok(Some(repo)) => repo,
+        Ok(None) => return,
+        Err(e) => {
+            if !reasons.iter().any(|r| r.code == code::GIT_UNREADABLE) {
+                reasons.push(unreadable(root, &e));
+            }
+            return;
+        }
+    };
+    let gone: Vec<String> = recorded
+        .dirty
+        .iter()
+        .chain(&recorded.untracked)
+        .filter(|p| !git::is_handover_file(p))
+        .filter(|p| match repo.status_file(Path::new(p.as_str())) {
+            Ok(s) => s.is_empty() || s == git2::Status::IGNORED,
+            Err(e) => e.code() == git2::ErrorCode::NotFound,
+        })
+        .map(|p| format!("- {p}"))
+        .collect();
+    if !gone.is_empty() {
+        let old = plural(gone.len(), "file", "files");
+        reasons.push(reason(
+            code::WORKING_TREE_CHANGED,
+            Verdict::Drifted,
+            format!(
+                "{old} the handoff listed as uncommitted {} no changes any more (committed or reverted).",
+                has(gone.len())
+            ),
+            cap_files(gone),
+        ));
     }
 }
 
@@ -510,14 +552,41 @@ fn check_working_tree(lazy: &mut LazyRepo, recorded: &GitSnapshot, reasons: &mut
             ))
         }
     };
-    let then: BTreeSet<&str> = recorded
+    // A capped list names its paths up to the last one listed and counts the rest: paths
+    // sorting after that are compared by number on both sides, the others one by one.
+    let unlisted = |p: &str| {
+        let after = |list: &[String], omitted: usize| {
+            omitted > 0 && list.last().is_some_and(|last| p > last.as_str())
+        };
+        after(&recorded.dirty, recorded.dirty_omitted)
+            || after(&recorded.untracked, recorded.untracked_omitted)
+    };
+    let (then_unlisted, then): (Vec<&str>, Vec<&str>) = recorded
         .dirty
         .iter()
         .chain(&recorded.untracked)
         .map(String::as_str)
         .filter(|p| !git::is_handover_file(p))
-        .collect();
-    let now: BTreeSet<&str> = dirty.iter().chain(&untracked).map(String::as_str).collect();
+        .partition(|p| unlisted(p));
+    let then: BTreeSet<&str> = then.into_iter().collect();
+    let then_beyond = then_unlisted.len() + recorded.dirty_omitted + recorded.untracked_omitted;
+    let (now_unlisted, now): (Vec<&str>, Vec<&str>) = dirty
+        .iter()
+        .chain(&untracked)
+        .map(String::as_str)
+        .partition(|p| unlisted(p));
+    let now: BTreeSet<&str> = now.into_iter().collect();
+    let now_beyond = BTreeSet::from_iter(now_unlisted).len();
+    if now_beyond != then_beyond {
+        reasons.push(reason(
+            code::WORKING_TREE_CHANGED,
+            Verdict::Drifted,
+            format!(
+                "{now_beyond} files beyond the ones the handoff lists have uncommitted changes; it recorded {then_beyond}."
+            ),
+            Vec::new(),
+        ));
+    }
     let appeared: Vec<&str> = now.difference(&then).copied().collect();
     let gone: Vec<&str> = then.difference(&now).copied().collect();
     if appeared.is_empty() && gone.is_empty() {

@@ -4,7 +4,7 @@
 
 use crate::config::Config;
 use crate::guard::GuardStatus;
-use crate::model::{Content, Handoff, SCHEMA_VERSION};
+use crate::model::{Content, Handoff, MAX_RECORDED_PATHS, SCHEMA_VERSION};
 use crate::redact::Redaction;
 use crate::store::{LoadOutcome, Store};
 use crate::validate::Findings;
@@ -17,6 +17,9 @@ pub struct Request {
     pub session_id: Option<String>,
     /// Skip the .gitignore guard: the team commits its handoffs.
     pub shared: bool,
+    /// The writing session's record: fills `important_files` and `evidence.commands_run`
+    /// when the writer left them empty (record::fill).
+    pub recorded: Option<crate::record::SessionRecord>,
 }
 
 pub struct Outcome {
@@ -27,6 +30,10 @@ pub struct Outcome {
     /// or outside git.
     pub guard: Option<(GuardStatus, bool)>,
     pub archived: Option<PathBuf>,
+    /// Where the replaced handover.md was copied: it held words no handoff records.
+    pub kept_markdown: Option<PathBuf>,
+    /// The fields filled from the session record.
+    pub filled_from_record: Vec<&'static str>,
 }
 
 /// Why nothing was written.
@@ -53,7 +60,131 @@ impl std::fmt::Display for Refusal {
 }
 
 pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome, Refusal> {
-    let mut content = request.content;
+    update(store, request, config, |_, content| Ok(content))
+}
+
+/// One read-modify-write under the store's lock: `build` receives the current handoff (None
+/// when there is none, or none intact) and the request's content, and returns the content to
+/// write. Two concurrent updates therefore never both start from the same old handoff.
+/// Either the whole handoff is written or nothing changes (the `.gitignore` guard's edit is
+/// undone when a later step fails).
+pub fn update(
+    store: &Store,
+    request: Request,
+    config: &Config,
+    build: impl Fn(Option<&Handoff>, Content) -> anyhow::Result<Content>,
+) -> Result<Outcome, Refusal> {
+    // Content that fails the checks is refused before the lock is taken, so a refused first
+    // write leaves no `.handover/` behind; the checks run again on what is built under the lock.
+    prepare(store.load(), &build, request.content.clone(), config)?;
+    let txn = store.begin().map_err(Refusal::Failed)?;
+    let loaded = txn.load();
+    let (current, mut content, redactions, mut findings) =
+        prepare(loaded, &build, request.content, config)?;
+    // After the checks: the record's facts (already redacted and bounded) never make a
+    // handoff the writer wrote fail.
+    let filled_from_record = request
+        .recorded
+        .as_ref()
+        .map(|r| crate::record::fill::fill(&mut content, r))
+        .unwrap_or_default();
+
+    let previous_head = current.and_then(|h| h.git).and_then(|g| g.head);
+    let root = store.root();
+    // The guard runs before the snapshot: the .gitignore change it makes must be part of what
+    // the snapshot records, or the very next boot would report `.gitignore` as drift.
+    // A guard that cannot be put in place is a warning: the handoff matters more.
+    let guarded = if request.shared || git::find_root(root).is_none() {
+        None
+    } else {
+        let before = guard::Before::read(root);
+        match guard::ensure(root) {
+            Ok((status, changed)) => {
+                findings.warnings.extend(status.problem.clone());
+                Some((status, changed, before))
+            }
+            Err(e) => {
+                findings.warnings.push(format!(
+                    "{e:#}: handover.md and .handover/ may not be ignored by git"
+                ));
+                None
+            }
+        }
+    };
+    // Saving must work in any repository git itself supports: when git cannot be read, the
+    // handoff is saved without the facts and the next session is told it cannot verify them.
+    let mut snapshot = git::snapshot(root).unwrap_or_else(|e| {
+        findings.warnings.push(format!(
+            "{e:#}: the handoff was saved without git facts, so the next session cannot verify it"
+        ));
+        None
+    });
+    // A branch name is text like any other: a token in it must not reach the files.
+    if let Some(s) = &mut snapshot {
+        for name in [&mut s.branch, &mut s.upstream].into_iter().flatten() {
+            *name = sanitize::redacted(name);
+        }
+    }
+    let (mut files_changed, files_changed_base) = match &snapshot {
+        // A diff that fails (odd repository states) must not stop the handoff being saved:
+        // the handoff is what the next session needs most.
+        Some(_) => git::files_changed(root, previous_head.as_deref()).unwrap_or_default(),
+        None => (Vec::new(), None),
+    };
+    let files_changed_omitted = cap(&mut files_changed);
+
+    let mut handoff = Handoff {
+        schema_version: SCHEMA_VERSION,
+        id: new_id(),
+        created_at: handover_base::clock::now_rfc3339(),
+        agent: request.agent.as_deref().map(sanitize::redacted),
+        session_id: request.session_id.as_deref().map(sanitize::redacted),
+        git: snapshot.map(|mut g| {
+            g.dirty_omitted = cap(&mut g.dirty);
+            g.untracked_omitted = cap(&mut g.untracked);
+            g
+        }),
+        files_changed,
+        files_changed_omitted,
+        files_changed_base,
+        content,
+        checksum: String::new(),
+    };
+    store::seal(&mut handoff);
+
+    let report = match txn.save(&handoff, &markdown::render(&handoff)) {
+        Ok(report) => report,
+        Err(e) => {
+            if let Some((_, true, before)) = &guarded {
+                before.restore();
+            }
+            return Err(Refusal::Failed(e));
+        }
+    };
+    Ok(Outcome {
+        handoff,
+        redactions,
+        findings,
+        guard: guarded.map(|(status, changed, _)| (status, changed)),
+        archived: report.archived,
+        kept_markdown: report.kept_markdown,
+        filled_from_record,
+    })
+}
+
+/// The content `build` makes from the loaded handoff, redacted and checked: the current
+/// handoff, the content, the redactions and the findings, or the refusal.
+fn prepare(
+    loaded: LoadOutcome,
+    build: &impl Fn(Option<&Handoff>, Content) -> anyhow::Result<Content>,
+    given: Content,
+    config: &Config,
+) -> Result<(Option<Handoff>, Content, Vec<Redaction>, Findings), Refusal> {
+    let current = match loaded {
+        LoadOutcome::Loaded(l) => Some(l.handoff),
+        _ => None,
+    };
+    let mut content = build(current.as_ref(), given).map_err(Refusal::Failed)?;
     // Redact first: nothing below, not even an error message, may echo a secret.
     let redactions = redact::redact(&mut content);
     let findings = validate::check(&content, config);
@@ -63,57 +194,14 @@ pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome
     // After the checks, which refuse terminal escapes as pasted output: what remains (a CR, a
     // bidi override, a stray control) is dropped, as it is again on load.
     sanitize::content(&mut content);
+    Ok((current, content, redactions, findings))
+}
 
-    let previous_head = match store.load() {
-        LoadOutcome::Loaded(l) => l.handoff.git.and_then(|g| g.head),
-        _ => None,
-    };
-    let root = store.root();
-    // The guard runs before the snapshot: the .gitignore change it makes must be part of what
-    // the snapshot records, or the very next boot would report `.gitignore` as drift.
-    let guard = if request.shared || git::find_root(root).is_none() {
-        None
-    } else {
-        Some(guard::ensure(root).map_err(Refusal::Failed)?)
-    };
-    let mut snapshot = git::snapshot(root).map_err(Refusal::Failed)?;
-    // A branch name is text like any other: a token in it must not reach the files.
-    if let Some(s) = &mut snapshot {
-        for name in [&mut s.branch, &mut s.upstream].into_iter().flatten() {
-            *name = sanitize::redacted(name);
-        }
-    }
-    let (files_changed, files_changed_base) = match &snapshot {
-        // A diff that fails (odd repository states) must not stop the handoff being saved:
-        // the handoff is what the next session needs most.
-        Some(_) => git::files_changed(root, previous_head.as_deref()).unwrap_or_default(),
-        None => (Vec::new(), None),
-    };
-
-    let mut handoff = Handoff {
-        schema_version: SCHEMA_VERSION,
-        id: new_id(),
-        created_at: handover_base::clock::now_rfc3339(),
-        agent: request.agent.as_deref().map(sanitize::redacted),
-        session_id: request.session_id.as_deref().map(sanitize::redacted),
-        git: snapshot.clone(),
-        files_changed,
-        files_changed_base,
-        content,
-        checksum: String::new(),
-    };
-    store::seal(&mut handoff);
-
-    let report = store
-        .save(&handoff, &markdown::render(&handoff))
-        .map_err(Refusal::Failed)?;
-    Ok(Outcome {
-        handoff,
-        redactions,
-        findings,
-        guard,
-        archived: report.archived,
-    })
+/// Keeps the first [`MAX_RECORDED_PATHS`] entries of a sorted list; returns how many it dropped.
+fn cap<T>(list: &mut Vec<T>) -> usize {
+    let omitted = list.len().saturating_sub(MAX_RECORDED_PATHS);
+    list.truncate(MAX_RECORDED_PATHS);
+    omitted
 }
 
 /// Sortable and unique enough across processes: the time to the nanosecond and the pid.

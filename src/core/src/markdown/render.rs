@@ -223,8 +223,8 @@ fn metadata(b: &mut String, h: &Handoff) {
                 "Uncommitted",
                 &format!(
                     "{} modified, {} untracked",
-                    g.dirty.len(),
-                    g.untracked.len()
+                    g.dirty.len() + g.dirty_omitted,
+                    g.untracked.len() + g.untracked_omitted
                 ),
             );
         }
@@ -254,6 +254,9 @@ fn files_changed(b: &mut String, h: &Handoff) {
     }
     for f in &h.files_changed {
         b.push_str(&format!("- {}: {}\n", f.change.as_str(), one_line(&f.path)));
+    }
+    if h.files_changed_omitted > 0 {
+        b.push_str(&format!("- … and {} more\n", h.files_changed_omitted));
     }
     if !h.files_changed.is_empty() {
         b.push('\n');

@@ -57,9 +57,9 @@ pub fn lock_bounded(path: &Path, max_wait: Duration) -> anyhow::Result<Lock> {
         }
         if start.elapsed() >= max_wait {
             bail!(
-                "{} is held by another handover process for more than {} ms; try again",
+                "{} is held by another handover process for more than {:.1} s; try again in a moment",
                 path.display(),
-                max_wait.as_millis()
+                max_wait.as_secs_f64()
             );
         }
         std::thread::sleep(pause);

@@ -1,0 +1,222 @@
+//! Keeps the session record (handover_core::record) up to date: after every turn (Stop), before a
+//! compaction (PreCompact) and at the end (SessionEnd), so that even a killed session leaves a
+//! record at most one turn old.
+//!
+//! Each update reads only the transcript bytes appended since the last one (the offset is kept
+//! in the record), never sleeps or polls, and reads the working tree only at PreCompact and
+//! SessionEnd (bounded in time): after a turn, branch and HEAD come from the files under
+//! `.git`. Claude Code appends a turn's final answer to its transcript a few milliseconds after
+//! Stop starts; the Stop payload's `last_assistant_message` stands in for it until the next
+//! update reads the line.
+
+use crate::call::Call;
+use handover_core::record::extract::{self, Format};
+use handover_core::record::{files, Ending, Fact, GitState, SessionRecord, MAX_DIRTY};
+use std::path::{Path, PathBuf};
+use std::sync::mpsc;
+use std::time::Duration;
+
+/// The working-tree scan at PreCompact and SessionEnd is given up after this long (the record
+/// then keeps branch and HEAD only).
+const STATUS_LIMIT: Duration = Duration::from_millis(800);
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Moment {
+    /// Stop: a turn finished.
+    Turn,
+    /// PreCompact.
+    Compaction,
+    /// SessionEnd.
+    End,
+}
+
+/// SessionStart `resume`: a session that had ended runs again, so its record no longer says
+/// how it ended (if this run is killed, no SessionEnd will correct it). Touches only an
+/// existing record; reads nothing else.
+pub fn resumed(call: &Call) -> Option<String> {
+    let store = call.store.as_ref()?;
+    let sid = call.session_id()?;
+    let dir = files::dir(&store.dir());
+    let mut record = files::load(&dir, sid)?;
+    record.ended.take()?;
+    Some(match files::save(&dir, &record) {
+        Ok(_) => "record: resumed".into(),
+        Err(e) => format!("record not updated: {e:#}"),
+    })
+}
+
+/// Updates this session's record. Returns a few words for the debug log; never fails.
+pub fn update(call: &Call, moment: Moment) -> String {
+    match try_update(call, moment) {
+        Ok(note) => note,
+        Err(e) => format!("record not updated: {e:#}"),
+    }
+}
+
+fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
+    let Some(store) = &call.store else {
+        return Ok("record: no directory".into());
+    };
+    let Some(sid) = call.session_id() else {
+        return Ok("record: no session id".into());
+    };
+    let root = store.root();
+    // Only in a git repository: the record is about work on one.
+    if handover_core::git::find_root(root).is_none() {
+        return Ok("record: not a git repository".into());
+    }
+    let dir = files::dir(&store.dir());
+    let agent = call.agent.as_str();
+    let Some(format) = Format::of_agent(agent) else {
+        return Ok(format!(
+            "record: not kept for {agent} (its transcript is not read)"
+        ));
+    };
+    let mut record = files::load(&dir, sid).unwrap_or_else(|| SessionRecord::new(sid, agent));
+
+    let mut read_note = String::from("no transcript");
+    if let Some(path) = call.input.transcript_path.as_deref() {
+        if record.transcript.path != path {
+            record.transcript.path = path.to_string();
+            record.transcript.offset = 0;
+        }
+        match extract::read_from(
+            Path::new(path),
+            record.transcript.offset,
+            format,
+            Some(root),
+        ) {
+            Ok(u) => {
+                if u.restarted {
+                    // The transcript was replaced: its facts start over.
+                    let kept = (record.ended.take(), record.git.take());
+                    record = SessionRecord::new(sid, agent);
+                    record.transcript.path = path.to_string();
+                    (record.ended, record.git) = kept;
+                }
+                read_note = format!(
+                    "{} bytes, {} facts",
+                    u.offset - record.transcript.offset.min(u.offset),
+                    u.facts.len()
+                );
+                let handoff_in_span = handoff_written_since(store, span_start(&record, call));
+                let mut work = false;
+                for fact in u.facts {
+                    work |= fact.is_work();
+                    record.apply(fact);
+                }
+                // A handoff written in this span is taken to come after its work (agents
+                // save at the end of a turn); work in a span without one is news to it.
+                if handoff_in_span {
+                    record.work_since_handoff = false;
+                } else if work {
+                    record.work_since_handoff = true;
+                }
+                record.transcript.offset = u.offset;
+                record.transcript.skipped_bytes += u.skipped;
+            }
+            // Not written yet (a brand-new Claude Code session): nothing to read.
+            Err(e) => read_note = format!("transcript not read: {e}"),
+        }
+    }
+    if let Some(answer) = call.input.last_assistant_message.as_deref() {
+        record.apply(Fact::AgentMessage(answer.to_string()));
+    }
+
+    let now = handover_base::clock::format_rfc3339(call.now_ms / 1000);
+    match moment {
+        Moment::Turn => {
+            // A session resumed after its end is running again.
+            if record
+                .ended
+                .as_ref()
+                .is_some_and(|e| e.how == "session_end")
+            {
+                record.ended = None;
+            }
+        }
+        Moment::Compaction => {
+            record.ended = Some(Ending {
+                how: "compaction".into(),
+                reason: call.input.trigger.clone(),
+                at: now.clone(),
+            });
+        }
+        Moment::End => {
+            record.ended = Some(Ending {
+                how: "session_end".into(),
+                reason: call.input.reason.clone(),
+                at: now.clone(),
+            });
+        }
+    }
+    record.git = Some(git_state(root, moment != Moment::Turn));
+    record.updated = now;
+    record.updated_ms = call.now_ms;
+
+    let created = files::save(&dir, &record)?;
+    if created {
+        let keep = handover_core::config::load(root)
+            .map(|c| c.records_keep)
+            .unwrap_or(handover_core::config::Config::default().records_keep);
+        files::prune(&dir, keep);
+    }
+    Ok(format!("record updated ({read_note})"))
+}
+
+/// Where the span this update covers began: the previous update, or for a new record the
+/// session's first transcript timestamp (else now).
+fn span_start(record: &SessionRecord, call: &Call) -> u64 {
+    if record.updated_ms > 0 {
+        return record.updated_ms;
+    }
+    record
+        .started
+        .as_deref()
+        .and_then(handover_base::clock::parse_rfc3339_ms)
+        .unwrap_or(call.now_ms)
+}
+
+/// state.json was replaced at or after `since_ms`.
+fn handoff_written_since(store: &handover_core::store::Store, since_ms: u64) -> bool {
+    std::fs::metadata(store.state_path())
+        .and_then(|m| m.modified())
+        .map(|t| handover_base::clock::millis(t) >= since_ms)
+        .unwrap_or(false)
+}
+
+/// Branch and HEAD (cheap); with `scan`, the changed files too, given up after STATUS_LIMIT.
+fn git_state(root: &Path, scan: bool) -> GitState {
+    let (branch, head) = crate::pre_compact::head_of(root);
+    let mut state = GitState {
+        branch,
+        head,
+        dirty: None,
+        dirty_total: 0,
+    };
+    if scan {
+        if let Some(mut dirty) = dirty_within(root.to_path_buf(), STATUS_LIMIT) {
+            state.dirty_total = dirty.len() as u64;
+            dirty.truncate(MAX_DIRTY);
+            state.dirty = Some(dirty);
+        }
+    }
+    state
+}
+
+/// Changed and untracked files, or None when git fails or takes longer than `limit`.
+fn dirty_within(root: PathBuf, limit: Duration) -> Option<Vec<String>> {
+    let (tx, rx) = mpsc::channel();
+    std::thread::Builder::new()
+        .spawn(move || {
+            let result = std::panic::catch_unwind(|| {
+                let repo = handover_core::git::open(&root).ok().flatten()?;
+                let (mut dirty, untracked) = handover_core::git::working_tree_status(&repo).ok()?;
+                dirty.extend(untracked);
+                Some(dirty)
+            });
+            let _ = tx.send(result.ok().flatten());
+        })
+        .ok()?;
+    rx.recv_timeout(limit).ok().flatten()
+}

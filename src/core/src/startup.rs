@@ -1,0 +1,164 @@
+//! What a new session is shown at its start: the handoff's startup context (verified cheaply),
+//! with the "since the handoff" part from the last session's record, or that record alone when
+//! there is no handoff and its work looks unfinished. One composition for the SessionStart hook,
+//! the context watch's fallbacks and `handover boot --startup`, so the preview is exactly what
+//! the hook says. The texts themselves are in `context` and `record::text`.
+
+use crate::config::Config;
+use crate::context::{self, Startup};
+use crate::model::Verdict;
+use crate::record::text::{self as record_text, ShowRecord};
+use crate::record::{files as records, SessionRecord};
+use crate::store::{LoadOutcome, Store};
+
+/// The most of the startup budget the "since the handoff" part may take.
+const SINCE_HANDOFF_SHARE: usize = 3;
+
+pub struct Delivery {
+    pub text: String,
+    /// None when the store is damaged beyond recovery (journaled as `unrecoverable`), refused
+    /// (see `crate::safe_fs`; nothing is journaled in a refused store), or when only
+    /// the last session's record is delivered (`record_only`).
+    pub verdict: Option<Verdict>,
+    pub handoff_id: Option<String>,
+    /// No handoff: the text is the last session's record alone.
+    pub record_only: bool,
+}
+
+impl Delivery {
+    /// The verdict as journaled: a verdict, `unrecoverable` or `record_only`.
+    pub fn verdict_name(&self) -> &'static str {
+        match (self.verdict, self.record_only) {
+            (Some(v), _) => v.as_str(),
+            (None, true) => "record_only",
+            (None, false) => "unrecoverable",
+        }
+    }
+}
+
+/// None when there is nothing to deliver: no handoff, and no record of the last session worth
+/// showing.
+pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Delivery> {
+    build_for(store, command, after_compaction, None)
+}
+
+/// `build` for a session that may have a record of its own (SessionStart `resume`): that
+/// record is never presented as the last session's.
+pub fn build_for(
+    store: &Store,
+    command: &str,
+    after_compaction: bool,
+    session_id: Option<&str>,
+) -> Option<Delivery> {
+    let root = store.root();
+    let config = crate::config::load(root).unwrap_or_default();
+    // After a compaction the session continues: the last record is its own.
+    let last = (!after_compaction && config.records_startup != ShowRecord::Never)
+        .then(|| records::latest(&records::dir(&store.dir()), session_id))
+        .flatten();
+    let mut delivery = handoff_delivery(store, command, after_compaction, &config, last.as_ref());
+    if delivery.is_none() {
+        delivery = record_only(store, command, &config, last.as_ref()?);
+    }
+    delivery
+}
+
+/// The last session's record alone, when there is no handoff: shown when its work looks
+/// unfinished (or always, by configuration).
+fn record_only(
+    store: &Store,
+    command: &str,
+    config: &Config,
+    last: &SessionRecord,
+) -> Option<Delivery> {
+    let now = crate::record::still_uncommitted(store.root(), last);
+    let show = match config.records_startup {
+        ShowRecord::Always => true,
+        ShowRecord::Unfinished => now.unfinished(last),
+        ShowRecord::Never => false,
+    };
+    show.then(|| Delivery {
+        text: record_text::without_handoff(last, &now, command, config.startup_budget_chars),
+        verdict: None,
+        handoff_id: None,
+        record_only: true,
+    })
+}
+
+/// The handoff's startup context, with the "since the handoff" part when the last record is
+/// newer than the handoff and holds work the handoff does not know about.
+fn handoff_delivery(
+    store: &Store,
+    command: &str,
+    after_compaction: bool,
+    config: &Config,
+    last: Option<&SessionRecord>,
+) -> Option<Delivery> {
+    let root = store.root();
+    let handoff_ms = std::fs::metadata(store.state_path())
+        .and_then(|m| m.modified())
+        .map(handover_base::clock::millis)
+        .unwrap_or(0);
+    let since = last
+        .filter(|r| r.work_since_handoff && r.updated_ms > handoff_ms)
+        .map(|r| {
+            let now = crate::record::still_uncommitted(root, r);
+            record_text::since_handoff(r, &now, config.startup_budget_chars / SINCE_HANDOFF_SHARE)
+        });
+    let budget = config
+        .startup_budget_chars
+        .saturating_sub(since.as_ref().map_or(0, |s| s.chars().count() + 1));
+    let mut delivery = handoff_only(store, command, after_compaction, budget)?;
+    if let Some(s) = since {
+        delivery.text.push('\n');
+        delivery.text.push_str(&s);
+    }
+    Some(delivery)
+}
+
+fn handoff_only(
+    store: &Store,
+    command: &str,
+    after_compaction: bool,
+    budget: usize,
+) -> Option<Delivery> {
+    let root = store.root();
+    match store.load() {
+        LoadOutcome::Missing => None,
+        LoadOutcome::Refused(refused) => Some(Delivery {
+            text: context::refused_context(&refused.to_string(), command),
+            verdict: None,
+            handoff_id: None,
+            record_only: false,
+        }),
+        LoadOutcome::Unrecoverable { problem } => Some(Delivery {
+            text: context::unrecoverable_context(&problem, command),
+            verdict: None,
+            handoff_id: None,
+            record_only: false,
+        }),
+        LoadOutcome::Loaded(loaded) => {
+            // Only branch, HEAD and the referenced files: the same cost on any repository size.
+            let verification = crate::verify::verify_quick(root, &loaded.handoff);
+            let recovered = loaded.recovered_note();
+            let mut text = context::startup_context(&Startup {
+                handoff: &loaded.handoff,
+                verification: &verification,
+                recovered_from: recovered.as_deref(),
+                after_compaction,
+                budget_chars: budget,
+                command,
+            });
+            if crate::hand_edits::edited_since(&store.markdown_path(), &loaded.handoff) {
+                text.push('\n');
+                text.push_str(&crate::hand_edits::edited_notice(command));
+            }
+            Some(Delivery {
+                text,
+                verdict: Some(verification.verdict),
+                handoff_id: Some(loaded.handoff.id.clone()).filter(|id| !id.is_empty()),
+                record_only: false,
+            })
+        }
+    }
+}

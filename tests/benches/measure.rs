@@ -1,0 +1,64 @@
+//! Shared by the benchmarks: interleaved medians, and running a hook executable once.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+// Each bench includes this file and uses the part it needs.
+#![allow(dead_code)]
+
+use std::io::Write;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+/// Runs the cases round-robin, `runs` rounds after one warm-up round, so that the machine's
+/// load changes affect every case alike; returns each case's median.
+pub fn measure_interleaved(runs: usize, cases: &[Box<dyn Fn() + '_>]) -> Vec<Duration> {
+    let timed: Vec<Box<dyn Fn() -> Duration + '_>> = cases
+        .iter()
+        .map(|case| {
+            Box::new(move || {
+                let t = Instant::now();
+                case();
+                t.elapsed()
+            }) as Box<dyn Fn() -> Duration + '_>
+        })
+        .collect();
+    medians_interleaved(runs, &timed)
+}
+
+/// Like `measure_interleaved` for cases that time themselves (and leave their setup out).
+pub fn medians_interleaved(runs: usize, cases: &[Box<dyn Fn() -> Duration + '_>]) -> Vec<Duration> {
+    for case in cases {
+        case(); // warm-up: page cache, dynamic loader
+    }
+    let mut times = vec![Vec::with_capacity(runs); cases.len()];
+    // Each round starts one case later, so every case follows every other equally often: a
+    // case never pays alone for what its neighbour leaves behind (dirty pages, caches).
+    for round in 0..runs {
+        for k in 0..cases.len() {
+            let i = (round + k) % cases.len();
+            times[i].push(cases[i]());
+        }
+    }
+    times
+        .into_iter()
+        .map(|mut t| {
+            t.sort();
+            t[t.len() / 2]
+        })
+        .collect()
+}
+
+pub fn run(bin: &str, args: &[&str], stdin: &[u8]) -> String {
+    let mut child = Command::new(bin)
+        .args(args)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .env_remove("HANDOVER_HOOK_DEBUG")
+        .spawn()
+        .expect("spawn");
+    let mut input = child.stdin.take().expect("stdin");
+    let _ = input.write_all(stdin);
+    drop(input);
+    let out = child.wait_with_output().expect("wait");
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}

@@ -1,0 +1,225 @@
+//! `cargo bench -p handover --bench record`: what keeping the session record costs.
+//!
+//! Prints medians and ratios for:
+//! - the record update after one turn (in process: read the appended bytes, fold the facts,
+//!   read branch and HEAD, write the record) on a 1 MB and on a 200 MB transcript; each run
+//!   appends one real turn (the Claude Code tool-call fixture, 172 KB) and times the update
+//!   (the append itself is left out);
+//! - the same through the `handover-context-watch` binary at Stop (spawn to exit, which also
+//!   measures how full the context is);
+//! - `handover-pre-compact` at SessionEnd on the 200 MB transcript, with the record kept up to
+//!   date by the turns before (the usual case; it reads the two turns appended since) and with no record at all (hooks installed in
+//!   the middle of a long session: the update reads at most its last 16 MiB). Both must finish
+//!   well within the hook's 10 s timeout (and the hooks' own 2.5 s watchdog).
+//!
+//! `RECORD_BENCH_RUNS` sets the runs per case (default 31); cases run round-robin.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+#[path = "measure.rs"]
+mod measure;
+
+use handover_hooks::call::Call;
+use handover_hooks::input::HookInput;
+use handover_hooks::session_record::{self, Moment};
+use measure::{medians_interleaved, run};
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const CONTEXT_WATCH: &str = env!("CARGO_BIN_EXE_handover-context-watch");
+const PRE_COMPACT: &str = env!("CARGO_BIN_EXE_handover-pre-compact");
+
+fn main() {
+    let runs: usize = std::env::var("RECORD_BENCH_RUNS")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(31);
+    let tmp = tempfile::tempdir().expect("temp dir");
+    let repo = tmp.path().join("repo");
+    make_repo(&repo);
+    let turn_bytes = std::fs::read(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/clients/claude-2.1.330/transcript-tools.jsonl"),
+    )
+    .expect("fixture");
+    let turn: &[u8] = &turn_bytes;
+    eprintln!("writing transcripts in {} ...", tmp.path().display());
+    let t1 = grow(&tmp.path().join("t1.jsonl"), turn, 1 << 20);
+    let t200 = grow(&tmp.path().join("t200.jsonl"), turn, 200 << 20);
+
+    // The sessions' records start at the end of their transcripts (kept up to date so far).
+    for (sid, t) in [("s1", &t1), ("s200", &t200), ("e200", &t200)] {
+        update(&repo, sid, t, Moment::Turn, "Stop");
+    }
+    let in_process = |sid: &'static str, t: &PathBuf| {
+        let (repo, t) = (repo.clone(), t.clone());
+        move || {
+            append(&t, turn);
+            let start = Instant::now();
+            update(&repo, sid, &t, Moment::Turn, "Stop");
+            start.elapsed()
+        }
+    };
+    let stop_hook = |sid: &'static str, t: &PathBuf| {
+        let (repo, t) = (repo.clone(), t.clone());
+        move || {
+            append(&t, turn);
+            let p = payload(&repo, sid, &t, "Stop");
+            let start = Instant::now();
+            let out = run(CONTEXT_WATCH, &["--agent", "claude"], &p);
+            let took = start.elapsed();
+            assert!(out.is_empty(), "{out}");
+            took
+        }
+    };
+    let mut fresh = 0u64;
+    let session_end_fresh = {
+        let (repo, t) = (repo.clone(), t200.clone());
+        move || {
+            fresh += 1;
+            let p = payload(&repo, &format!("fresh-{fresh}"), &t, "SessionEnd");
+            let start = Instant::now();
+            run(PRE_COMPACT, &["--agent", "claude"], &p);
+            start.elapsed()
+        }
+    };
+    let session_end_kept = {
+        let (repo, t) = (repo.clone(), t200.clone());
+        // Appends nothing itself: it reads the two turns the Stop cases on this transcript
+        // appended since its last run (an append here would be read by those cases too, and
+        // make them read two turns instead of one).
+        move || {
+            let p = payload(&repo, "e200", &t, "SessionEnd");
+            let start = Instant::now();
+            run(PRE_COMPACT, &["--agent", "claude"], &p);
+            start.elapsed()
+        }
+    };
+    let fresh_cell = std::cell::RefCell::new(session_end_fresh);
+    let kept_cell = std::cell::RefCell::new(session_end_kept);
+    let cases: Vec<Box<dyn Fn() -> Duration + '_>> = vec![
+        Box::new(in_process("s1", &t1)),
+        Box::new(in_process("s200", &t200)),
+        Box::new(stop_hook("s1", &t1)),
+        Box::new(stop_hook("s200", &t200)),
+        Box::new(|| (kept_cell.borrow_mut())()),
+        Box::new(|| (fresh_cell.borrow_mut())()),
+    ];
+    let medians = medians_interleaved(runs, &cases);
+    let [up_1, up_200, stop_1, stop_200, end_kept, end_fresh] = medians[..] else {
+        unreachable!("six cases")
+    };
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let rec = session_record_size(&repo, "s200");
+    println!();
+    println!("session record benchmark: {runs} interleaved runs per case, median wall time");
+    println!(
+        "  record update after a turn, 1 MB transcript     {:8.3} ms",
+        ms(up_1)
+    );
+    println!(
+        "  record update after a turn, 200 MB transcript   {:8.3} ms",
+        ms(up_200)
+    );
+    println!(
+        "    ratio 200 MB / 1 MB                          {:8.2}",
+        ms(up_200) / ms(up_1)
+    );
+    println!(
+        "  Stop hook (spawn to exit), 1 MB transcript      {:8.3} ms",
+        ms(stop_1)
+    );
+    println!(
+        "  Stop hook (spawn to exit), 200 MB transcript    {:8.3} ms",
+        ms(stop_200)
+    );
+    println!(
+        "    ratio 200 MB / 1 MB                          {:8.2}",
+        ms(stop_200) / ms(stop_1)
+    );
+    println!(
+        "  SessionEnd, 200 MB, record up to date           {:8.3} ms",
+        ms(end_kept)
+    );
+    println!(
+        "  SessionEnd, 200 MB, no record (reads 16 MiB)    {:8.3} ms",
+        ms(end_fresh)
+    );
+    println!("  hook timeout 10,000 ms; hooks' own watchdog 2,500 ms");
+    println!("  record file after {} turns: {rec} bytes", runs + 2);
+}
+
+fn update(repo: &Path, sid: &str, t: &Path, moment: Moment, event: &str) {
+    let input = HookInput::from_value(&serde_json::json!({
+        "session_id": sid, "transcript_path": t, "cwd": repo, "hook_event_name": event,
+    }));
+    let call = Call::new(Some(handover_base::Agent::Claude), input, None, None, None);
+    let note = session_record::update(&call, moment);
+    assert!(note.starts_with("record updated"), "{note}");
+}
+
+fn session_record_size(repo: &Path, sid: &str) -> u64 {
+    let dir = handover_core::record::files::dir(&repo.join(".handover"));
+    std::fs::metadata(handover_core::record::files::path_for(&dir, sid))
+        .map(|m| m.len())
+        .unwrap_or(0)
+}
+
+fn payload(repo: &Path, sid: &str, t: &Path, event: &str) -> Vec<u8> {
+    let mut v = serde_json::json!({"session_id": sid, "transcript_path": t, "cwd": repo,
+        "hook_event_name": event});
+    if event == "SessionEnd" {
+        v["reason"] = "other".into();
+    }
+    serde_json::to_vec(&v).expect("json")
+}
+
+/// The transcript: the captured session repeated until it is `size` bytes long.
+fn grow(path: &Path, turn: &[u8], size: usize) -> PathBuf {
+    let mut f = std::io::BufWriter::new(std::fs::File::create(path).expect("create"));
+    let mut written = 0;
+    while written < size {
+        f.write_all(turn).expect("write");
+        written += turn.len();
+    }
+    // On disk before measuring: writeback of 200 MB would otherwise compete with the runs.
+    f.into_inner().expect("flush").sync_all().expect("sync");
+    path.to_path_buf()
+}
+
+fn append(path: &Path, bytes: &[u8]) {
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(path)
+        .and_then(|mut f| f.write_all(bytes))
+        .expect("append");
+}
+
+fn make_repo(dir: &Path) {
+    std::fs::create_dir_all(dir.join("src")).expect("mkdir");
+    std::fs::write(dir.join("src/parse.py"), "def parse(s):\n    return s\n").expect("write");
+    for args in [
+        &["init", "-q", "-b", "main"][..],
+        &["add", "-A"],
+        &[
+            "-c",
+            "user.name=b",
+            "-c",
+            "user.email=b@example.com",
+            "commit",
+            "-q",
+            "-m",
+            "init",
+        ],
+    ] {
+        let st = Command::new("git")
+            .args(args)
+            .current_dir(dir)
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .stdout(Stdio::null())
+            .status()
+            .expect("git");
+        assert!(st.success(), "git {args:?}");
+    }
+}

@@ -1,0 +1,345 @@
+//! The command line on a messy machine (issue 9, medium and low items): output that cannot be
+//! written, bounded input, typos in -C, bare repositories, odd paths, odd JSON, a broken
+//! config, the agent label, submodules. Real processes on real git repositories.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod common;
+
+use common::{git, handover_command as command, handover_ok as ok, handover_run as run, Repo};
+use serde_json::Value;
+use std::fs;
+use std::io::Write;
+use std::path::Path;
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+fn stderr(out: &Output) -> String {
+    String::from_utf8_lossy(&out.stderr).into_owned()
+}
+
+fn with_handoff() -> Repo {
+    let r = Repo::with_commit();
+    ok(&r.path, &["write", "--goal", "g", "--next", "n"]);
+    r
+}
+
+#[test]
+fn a_closed_pipe_ends_quietly() {
+    let r = with_handoff();
+    for args in [&["status"][..], &["boot"], &["boot", "--json"]] {
+        let mut child = command(&r.path, args).spawn().unwrap();
+        drop(child.stdout.take()); // the reader is gone before anything is printed
+        let out = child.wait_with_output().unwrap();
+        let err = stderr(&out);
+        assert!(!err.contains("panicked"), "{args:?}: {err}");
+        assert_eq!(out.status.code(), Some(0), "{args:?}: {err}");
+    }
+}
+
+#[test]
+fn a_full_stdout_is_one_clear_error() {
+    let r = with_handoff();
+    let full = fs::OpenOptions::new()
+        .write(true)
+        .open("/dev/full")
+        .unwrap();
+    let out = command(&r.path, &["boot"]).stdout(full).output().unwrap();
+    let err = stderr(&out);
+    assert_eq!(out.status.code(), Some(1), "{err}");
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(err.contains("cannot write the output"), "{err}");
+}
+
+#[test]
+fn demo_removes_its_repository_even_when_its_output_is_cut() {
+    let tmp = tempfile::tempdir().unwrap();
+    let mut child = command(tmp.path(), &["demo"])
+        .env("TMPDIR", tmp.path())
+        .spawn()
+        .unwrap();
+    // The reader is gone before the first line: the tour stops on a closed pipe.
+    drop(child.stdout.take());
+    let out = child.wait_with_output().unwrap();
+    assert!(!stderr(&out).contains("panicked"), "{}", stderr(&out));
+    let left: Vec<_> = fs::read_dir(tmp.path()).unwrap().flatten().collect();
+    assert!(left.is_empty(), "left behind: {left:?}");
+}
+
+#[test]
+fn non_utf8_paths_do_not_panic_json_output() {
+    use std::os::unix::ffi::OsStrExt;
+    let tmp = tempfile::tempdir().unwrap();
+    let dir = tmp.path().join(std::ffi::OsStr::from_bytes(b"r\xffepo"));
+    fs::create_dir(&dir).unwrap();
+    git(&dir, &["init", "-q", "-b", "main"]);
+    fs::write(dir.join("a.txt"), "a\n").unwrap();
+    git(&dir, &["add", "-A"]);
+    git(&dir, &["commit", "-q", "-m", "i"]);
+    let w: Value = serde_json::from_str(&ok(&dir, &["write", "--goal", "g", "--json"])).unwrap();
+    assert!(w["id"].is_string());
+    ok(&dir, &["write", "--completed", "x", "--json"]);
+    let b: Value = serde_json::from_str(&ok(&dir, &["boot", "--json"])).unwrap();
+    assert!(b["root"].as_str().unwrap().contains("r\u{fffd}epo"), "{b}");
+    let s: Value = serde_json::from_str(&ok(&dir, &["status", "--json"])).unwrap();
+    assert!(s["root"].is_string());
+}
+
+#[test]
+fn input_is_bounded() {
+    let r = Repo::with_commit();
+    let started = Instant::now();
+    let out = run(&r.path, &["write", "--from", "/dev/zero"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("larger than 4 MiB"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(started.elapsed() < Duration::from_secs(20));
+
+    // Standard input: 5 MiB of JSON-looking bytes are refused unread beyond the cap.
+    let mut child = command(&r.path, &["write", "--from", "-"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        let chunk = vec![b' '; 1024 * 1024];
+        for _ in 0..5 {
+            if stdin.write_all(&chunk).is_err() {
+                break;
+            }
+        }
+    });
+    let out = child.wait_with_output().unwrap();
+    writer.join().unwrap();
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("larger than 4 MiB"),
+        "{}",
+        stderr(&out)
+    );
+    assert!(!r.path.join(".handover").exists(), "nothing written");
+}
+
+/// Runs `handover args`, killing it after `limit`; Some(output) when it finished in time.
+fn within(dir: &Path, args: &[&str], limit: Duration) -> Option<Output> {
+    let mut child = command(dir, args).spawn().unwrap();
+    let start = Instant::now();
+    while start.elapsed() < limit {
+        if child.try_wait().unwrap().is_some() {
+            return Some(child.wait_with_output().unwrap());
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let _ = child.kill();
+    let _ = child.wait();
+    None
+}
+
+#[test]
+fn a_fifo_state_json_does_not_hang_write() {
+    let r = Repo::with_commit();
+    fs::create_dir(r.path.join(".handover")).unwrap();
+    let fifo = r.path.join(".handover/state.json");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = within(
+        &r.path,
+        &["write", "--goal", "g", "--next", "n"],
+        Duration::from_secs(20),
+    )
+    .expect("write finishes instead of waiting on the FIFO");
+    // Not ours, so refused with its name (hostile-repository rules), never opened.
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(err.contains("state.json") && err.contains("FIFO"), "{err}");
+}
+
+#[test]
+fn a_typo_in_dash_c_creates_nothing() {
+    let r = Repo::with_commit();
+    let out = run(&r.path, &["-C", "sub/typo", "write", "--goal", "g"]);
+    assert_eq!(out.status.code(), Some(1));
+    let err = stderr(&out);
+    assert!(
+        err.contains("sub/typo") && err.contains("not a directory"),
+        "{err}"
+    );
+    assert!(!r.path.join("sub").exists());
+    assert!(!r.path.join(".handover").exists());
+}
+
+#[test]
+fn a_bare_repository_is_refused_and_left_alone() {
+    let tmp = tempfile::tempdir().unwrap();
+    let bare = tmp.path().join("bare.git");
+    git(
+        tmp.path(),
+        &["init", "-q", "--bare", bare.to_str().unwrap()],
+    );
+    let before: Vec<_> = fs::read_dir(&bare)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    for args in [&["write", "--goal", "g"][..], &["done"], &["status"]] {
+        let out = run(&bare, args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}");
+        assert!(
+            stderr(&out).contains("bare git repository"),
+            "{}",
+            stderr(&out)
+        );
+    }
+    let after: Vec<_> = fs::read_dir(&bare)
+        .unwrap()
+        .flatten()
+        .map(|e| e.path())
+        .collect();
+    assert_eq!(before, after, "nothing written into the bare repository");
+}
+
+#[test]
+fn a_handover_file_is_not_a_damaged_handoff() {
+    let r = Repo::with_commit();
+    fs::write(r.path.join(".handover"), "not our directory\n").unwrap();
+    for args in [&["boot"][..], &["status"]] {
+        let out = run(&r.path, args);
+        let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+        assert!(
+            !all.contains("damaged") && !all.contains("DAMAGED"),
+            "{args:?}: {all}"
+        );
+        assert!(all.contains(".handover is a file"), "{args:?}: {all}");
+    }
+}
+
+#[test]
+fn an_invalid_config_is_reported_by_boot_and_status() {
+    let r = with_handoff();
+    fs::write(
+        r.path.join(".handover/config.toml"),
+        "[startup]\nbudget_chars = \"lots\"\n",
+    )
+    .unwrap();
+    let boot = ok(&r.path, &["boot"]);
+    assert!(
+        boot.contains("config.toml") && boot.contains("default settings"),
+        "{boot}"
+    );
+    let startup = ok(&r.path, &["boot", "--startup"]);
+    assert!(startup.contains("config.toml"), "{startup}");
+    let json: Value = serde_json::from_str(&ok(&r.path, &["boot", "--json"])).unwrap();
+    assert!(json["config_problem"]
+        .as_str()
+        .unwrap()
+        .contains("config.toml"));
+    let status = ok(&r.path, &["status"]);
+    assert!(status.contains("config: INVALID"), "{status}");
+}
+
+#[test]
+fn only_the_variables_codex_sets_label_a_write_as_codex() {
+    let r = Repo::with_commit();
+    let agent = |env: &[(&str, &str)]| {
+        let mut c = command(&r.path, &["write", "--fresh", "--goal", "g", "--json"]);
+        c.env_remove("HANDOVER_AGENT");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let state: Value =
+            serde_json::from_slice(&fs::read(r.path.join(".handover/state.json")).unwrap())
+                .unwrap();
+        state["agent"].as_str().map(str::to_string)
+    };
+    assert_eq!(
+        agent(&[("CODEX_HOME", "/tmp/x"), ("CODEX_API_KEY", "k")]),
+        None
+    );
+    assert_eq!(
+        agent(&[("CODEX_THREAD_ID", "019a-thread")]).as_deref(),
+        Some("codex")
+    );
+}
+
+#[test]
+fn json_of_the_wrong_shape_gets_a_json_error() {
+    let r = Repo::with_commit();
+    let write_stdin = |text: &str| {
+        let mut child = command(&r.path, &["write", "--from", "-"])
+            .stdin(Stdio::piped())
+            .spawn()
+            .unwrap();
+        child
+            .stdin
+            .take()
+            .unwrap()
+            .write_all(text.as_bytes())
+            .unwrap();
+        child.wait_with_output().unwrap()
+    };
+    for text in ["null", "[1, 2]", "42", " [{\"goal\": \"g\"}]"] {
+        let out = write_stdin(text);
+        let err = stderr(&out);
+        assert_eq!(out.status.code(), Some(1), "{text}");
+        assert!(
+            err.contains("read as JSON") && err.contains("JSON object"),
+            "{text}: {err}"
+        );
+    }
+    let out = write_stdin("\u{feff}{\"goal\": \"with a byte order mark\"}");
+    assert!(out.status.success(), "{}", stderr(&out));
+}
+
+#[test]
+fn the_first_write_in_a_submodule_leaves_the_superproject_clean() {
+    let inner = Repo::with_commit();
+    let outer = Repo::with_commit();
+    git(
+        &outer.path,
+        &[
+            "-c",
+            "protocol.file.allow=always",
+            "submodule",
+            "add",
+            "-q",
+            inner.path.to_str().unwrap(),
+            "sub",
+        ],
+    );
+    outer.commit_all("add the submodule");
+    let sub = outer.path.join("sub");
+    let out = ok(&sub, &["write", "--goal", "g", "--next", "n"]);
+    assert!(
+        out.contains("info/exclude") || out.contains("info"),
+        "{out}"
+    );
+    assert_eq!(
+        outer.git(&["status", "--porcelain"]),
+        "",
+        "superproject clean"
+    );
+    assert_eq!(git(&sub, &["status", "--porcelain"]), "", "submodule clean");
+    let status = ok(&sub, &["status"]);
+    assert!(status.contains("guard: present"), "{status}");
+}
+
+#[test]
+fn a_fifo_config_is_reported_not_waited_on() {
+    let r = with_handoff();
+    let fifo = r.path.join(".handover/config.toml");
+    assert!(Command::new("mkfifo")
+        .arg(&fifo)
+        .status()
+        .unwrap()
+        .success());
+    let out = within(&r.path, &["boot"], Duration::from_secs(20)).expect("boot finishes");
+    let all = format!("{}{}", String::from_utf8_lossy(&out.stdout), stderr(&out));
+    assert!(all.contains("config.toml") && all.contains("FIFO"), "{all}");
+}

@@ -1,0 +1,198 @@
+//! The session record (issue 11) with the real clients: a session that edits a file, runs a
+//! failing test and ends without a handoff is shown to the next one; a session that commits
+//! everything leaves the next one nothing extra; a session killed mid-turn still leaves the
+//! facts of its last completed turn. Asserted on what the next session's first model request
+//! carries.
+
+use super::fake_server::{ToolCall, Turn};
+use super::*;
+use serde_json::json;
+
+/// The test suite the sessions run: it fails.
+const FAILING_TESTS: &str = "#!/bin/sh\necho test_parse FAILED\nexit 1\n";
+const OPENING: &str = "handover: no handoff was written";
+
+/// One answer that creates `src/parse.py` and `run_tests.sh` with the client's own edit tool
+/// (Claude Code: two parallel `Write` calls; Codex: one `apply_patch`).
+fn write_files(sb: &Sandbox) -> Turn {
+    let calls = match sb.agent {
+        Agent::Claude => vec![
+            ToolCall::new(
+                "Write",
+                json!({"file_path": sb.project.join("src/parse.py"),
+                       "content": "def parse(s):\n    return s.strip()\n"}),
+            ),
+            ToolCall::new(
+                "Write",
+                json!({"file_path": sb.project.join("run_tests.sh"), "content": FAILING_TESTS}),
+            ),
+        ],
+        Agent::Codex => {
+            let tests: String = FAILING_TESTS.lines().map(|l| format!("+{l}\n")).collect();
+            vec![ToolCall::new(
+                "apply_patch",
+                json!(format!(
+                    "*** Begin Patch\n*** Add File: src/parse.py\n+def parse(s):\n+    return s.strip()\n*** Add File: run_tests.sh\n{tests}*** End Patch\n"
+                )),
+            )]
+        }
+        Agent::Gemini => panic!("the session record is not kept for Gemini CLI"),
+    };
+    Turn::tools(calls).usage(3_000)
+}
+
+/// A shell command that SIGKILLs the client running it: the nearest ancestor process whose
+/// executable is `claude` or `codex` (never anything by name elsewhere on the machine).
+const KILL_MY_CLIENT: &str = r#"p=$PPID; i=0; while [ "$p" -gt 1 ] && [ $i -lt 30 ]; do e=$(readlink /proc/$p/exe); case "${e##*/}" in claude|codex) kill -9 "$p"; sleep 5; exit 0;; esac; p=$(awk '{print $4}' /proc/$p/stat); i=$((i+1)); done; exit 3"#;
+
+/// Session 1: edits two files, runs the failing tests, ends without a handoff.
+fn unfinished_session(sb: &Sandbox) -> Run {
+    let run = sb.run(
+        vec![
+            write_files(sb),
+            Turn::shell("sh run_tests.sh").usage(3_200),
+            Turn::text("Parser edited; the test suite still fails on test_parse.").usage(3_400),
+        ],
+        RunOpts::prompt("Make the parser strip whitespace and run the tests."),
+    );
+    assert!(
+        sb.project.join("src/parse.py").is_file(),
+        "the edit tool did not run:\n{}",
+        run.describe()
+    );
+    run
+}
+
+fn next_session(sb: &Sandbox) -> Run {
+    sb.run(
+        vec![Turn::text("Looking at it.").usage(2_000)],
+        RunOpts::prompt("Continue."),
+    )
+}
+
+fn assert_carries(agent: Agent, text: &str, needles: &[&str]) {
+    for needle in needles {
+        assert!(
+            text.contains(needle),
+            "{}: the next session's first request lacks {needle:?}; the hooks injected:\n{text}",
+            agent.name()
+        );
+    }
+}
+
+/// Record scenario 1: the next session's first request carries the edited file, the failing
+/// command and how the last session ended.
+pub fn unfinished_work_reaches_next_session(agent: Agent) {
+    let sb = Sandbox::new(agent, Trust::BypassFlag);
+    let s1 = unfinished_session(&sb);
+    assert!(
+        !sb.project.join(".handover/state.json").exists(),
+        "no handoff was meant to be written"
+    );
+    let s2 = next_session(&sb);
+    assert_ne!(s1.session_id(), s2.session_id());
+    let text = injected(agent, s2.first_request());
+    let ours = &text[text.find(OPENING).unwrap_or(0)..];
+    assert_carries(
+        agent,
+        ours,
+        &[
+            OPENING,
+            "src/parse.py",
+            "Last failing command: «sh run_tests.sh» (failed, exit 1)",
+            "(SessionEnd, reason other)",
+            "Still uncommitted now:",
+        ],
+    );
+    let ours_len = ours.split("\n\n").next().unwrap_or(ours).chars().count();
+    assert!(ours_len <= 1_500, "{ours_len} characters:\n{ours}");
+    // `handover boot` shows the record too.
+    let boot = sb.handover(&["boot"]);
+    let boot = String::from_utf8_lossy(&boot.stdout);
+    assert!(
+        boot.contains(&format!("Session {}", s1.session_id())),
+        "{boot}"
+    );
+    assert_eq!(sb.hook_errors(&[&s1, &s2]), Vec::<String>::new());
+}
+
+/// Record scenario 2: a session that commits all it did and passes leaves nothing extra.
+pub fn committed_work_stays_silent(agent: Agent) {
+    let sb = Sandbox::new(agent, Trust::BypassFlag);
+    let mut first = write_files(&sb);
+    // A passing suite instead of the failing one.
+    for call in &mut first.tools {
+        if let Some(c) = call.input.get_mut("content") {
+            if c.as_str() == Some(FAILING_TESTS) {
+                *c = json!("#!/bin/sh\necho ok\n");
+            }
+        }
+        if let Some(p) = call.input.as_str() {
+            call.input = json!(p.replace("+echo test_parse FAILED\n+exit 1\n", "+echo ok\n"));
+        }
+    }
+    let s1 = sb.run(
+        vec![
+            first,
+            Turn::shell("sh run_tests.sh && git add -A && git commit -qm 'Strip whitespace'")
+                .usage(3_200),
+            Turn::text("Done and committed.").usage(3_400),
+        ],
+        RunOpts::prompt("Make the parser strip whitespace, test and commit."),
+    );
+    let status = sb.git(&["status", "--porcelain"]);
+    assert!(
+        status.trim().is_empty(),
+        "session 1 left changes: {status}\n{}",
+        s1.describe()
+    );
+    let s2 = next_session(&sb);
+    for r in s2.conversation() {
+        let text = injected(agent, r);
+        assert!(
+            !text.contains("handover:"),
+            "{}: request {} got handover context after a clean session:\n{text}",
+            agent.name(),
+            r.n
+        );
+    }
+    // The record exists (the hooks ran), it just had nothing to say.
+    let records = sb.project.join(".handover/records");
+    assert!(
+        std::fs::read_dir(&records).is_ok_and(|d| d.count() >= 2),
+        "no session record in {}",
+        records.display()
+    );
+    assert_eq!(sb.hook_errors(&[&s1, &s2]), Vec::<String>::new());
+}
+
+/// Record scenario 3: the session is resumed and SIGKILLed in the middle of its next turn (no
+/// Stop, no SessionEnd); the next session still gets the facts of the completed turn.
+pub fn killed_session_leaves_its_last_turn(agent: Agent) {
+    let sb = Sandbox::new(agent, Trust::BypassFlag);
+    let s1 = unfinished_session(&sb);
+    let killed = sb.run(
+        vec![Turn::shell(KILL_MY_CLIENT).usage(3_600)],
+        RunOpts::prompt("Try once more.")
+            .resume(&s1.session_id())
+            .killed(),
+    );
+    assert_ne!(
+        killed.status,
+        Some(0),
+        "the client was not killed:\n{}",
+        killed.describe()
+    );
+    let s3 = next_session(&sb);
+    let text = injected(agent, s3.first_request());
+    assert_carries(
+        agent,
+        &text,
+        &[
+            OPENING,
+            "src/parse.py",
+            "Last failing command: «sh run_tests.sh» (failed, exit 1)",
+            "no end recorded (killed, or still running)",
+        ],
+    );
+}
