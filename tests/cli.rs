@@ -477,6 +477,7 @@ fn completions_come_from_the_cli_definition_for_each_shell() {
     }
     let out = handover(dir.path(), &["completions", "tcsh"], None);
     assert_eq!(out.status.code(), Some(2));
+}
 
 /// A session record as the hooks leave it, updated now.
 fn save_record(dir: &Path, session: &str, agent: &str) -> handover_core::record::SessionRecord {
