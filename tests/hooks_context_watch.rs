@@ -551,6 +551,27 @@ fn deliveries_and_compactions_are_journaled() {
     assert_eq!(post["trigger"], "manual");
 }
 
+/// The compaction summary is the client's text of the conversation: a secret pasted in the
+/// session must not reach the journal through it (issue 12).
+#[test]
+fn the_compaction_summary_is_journaled_redacted() {
+    let s = Session::new(Agent::Claude);
+    s.repo.save_handoff();
+    let t = s.fill(50);
+    let token = format!("{}{}", "ghp_", "1234567890abcdefghijABCDEFGHIJ123456");
+    s.send(
+        PRE_COMPACT,
+        json!({"hook_event_name": "PostCompact", "trigger": "auto",
+               "compact_summary": format!("Summary: pushed with {token}; DB_PASSWORD=hunter2hunter2.")}),
+        &t,
+    );
+    let post = &s.events("post_compact")[0];
+    assert_eq!(
+        post["summary"],
+        "Summary: pushed with [REDACTED:github_token]; DB_PASSWORD=[REDACTED:secret_assignment]."
+    );
+}
+
 #[test]
 fn a_repository_without_handover_gets_no_files_from_the_hooks() {
     let s = Session::new(Agent::Claude);

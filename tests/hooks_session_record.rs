@@ -26,7 +26,14 @@ fn transcript(repo: &Repo, client: &str) -> PathBuf {
     )
     .unwrap();
     let text = text.replace("/tmp/FIXTURE/project", &repo.path().to_string_lossy());
-    let dir = repo.path().join("..").join(format!("transcripts-{client}"));
+    // Beside the repository, named after it: one shared `transcripts-<client>` directory was
+    // overwritten by tests running at the same time (and inside the repository it would be
+    // part of the working tree the record describes).
+    let repo_name = repo.path().file_name().unwrap().to_string_lossy();
+    let dir = repo
+        .path()
+        .join("..")
+        .join(format!("{repo_name}-transcripts-{client}"));
     std::fs::create_dir_all(&dir).unwrap();
     let path = dir.join(name);
     std::fs::write(&path, text).unwrap();

@@ -284,3 +284,328 @@ fn random_text_never_panics_and_is_idempotent() {
         );
     }
 }
+
+// Issue 12's six defects, each with the input that reproduced it.
+
+/// Defect 1: values of the `environment` map were not redacted when their key names a secret.
+#[test]
+fn environment_values_are_redacted_by_their_key() {
+    let mut c = Content {
+        goal: "g".into(),
+        environment: BTreeMap::from([
+            ("DB_PASSWORD".to_string(), "hunter2hunter2".to_string()),
+            (
+                "STRIPE".to_string(),
+                fake("Zf3D0LXCM3EIMbg", "JpUNnkRtOfOueHznB"),
+            ),
+            ("DEPLOY_TARGET".to_string(), "staging-2".to_string()),
+            ("API_TOKEN".to_string(), "${API_TOKEN}".to_string()),
+        ]),
+        ..Content::default()
+    };
+    let found = redact(&mut c);
+    assert_eq!(c.environment["DB_PASSWORD"], "[REDACTED:secret_assignment]");
+    assert_eq!(c.environment["STRIPE"], "[REDACTED:secret_assignment]");
+    assert_eq!(c.environment["DEPLOY_TARGET"], "staging-2");
+    assert_eq!(c.environment["API_TOKEN"], "${API_TOKEN}");
+    let fields: Vec<&str> = found.iter().map(|r| r.field.as_str()).collect();
+    assert_eq!(
+        fields,
+        vec!["environment[\"DB_PASSWORD\"]", "environment[\"STRIPE\"]"]
+    );
+}
+
+/// Defect 2: Go's `:=` broke the line (`X :[REDACTED] "secret"`) and kept the secret while
+/// reporting a redaction.
+#[test]
+fn go_short_assignment_redacts_the_value() {
+    let (got, kinds) = redact_text("apiToken := \"s3cr3t-value\"");
+    assert_eq!(got, "apiToken := \"[REDACTED:secret_assignment]\"");
+    assert_eq!(kinds, vec!["secret_assignment"]);
+    let (got, _) = redact_text("DB_PASSWORD := `hunter2hunter2`");
+    assert_eq!(got, "DB_PASSWORD := `[REDACTED:secret_assignment]`");
+}
+
+/// Defect 3: `Authorization: Api-Token <tok>` redacted the scheme word and kept the token.
+#[test]
+fn authorization_scheme_words_are_kept_and_the_token_goes() {
+    for scheme in [
+        "Api-Token",
+        "Token",
+        "Bearer",
+        "Basic",
+        "SSWS",
+        "Bot",
+        "ApiKey",
+    ] {
+        let input = format!("curl -H 'Authorization: {scheme} abc123def456ghi789' https://x");
+        let (got, kinds) = redact_text(&input);
+        assert!(
+            got.contains(&format!("Authorization: {scheme} [REDACTED:")),
+            "{scheme}: {got}"
+        );
+        assert!(!got.contains("abc123def456ghi789"), "{scheme}: {got}");
+        assert_eq!(kinds.len(), 1, "{scheme}: {kinds:?}");
+    }
+}
+
+/// Defect 4: PGP private key blocks were not caught (the header ends in `KEY BLOCK`).
+#[test]
+fn pgp_private_key_blocks_are_caught() {
+    let block = format!(
+        "-----BEGIN {k}-----\n\nlQOYBF{body}\n=ab12\n-----END {k}-----",
+        k = "PGP PRIVATE KEY BLOCK",
+        body = "7Xg0BCADRm3xkq1lGZP0sW9b5ZvO1g0lr2XAj3kLxT4sYqWn8m0vE"
+    );
+    let (got, kinds) = redact_text(&format!("key:\n{block}\nafter"));
+    assert_eq!(got, "key:\n[REDACTED:private_key]\nafter");
+    assert_eq!(kinds, vec!["private_key"]);
+    // Escaped newlines, as in a JSON string, and a block cut off: all of it goes.
+    let escaped = block.replace('\n', "\\n");
+    let (got, _) = redact_text(&format!("{{\"key\": \"{escaped}\"}}"));
+    assert_eq!(got, "{\"key\": \"[REDACTED:private_key]\"}");
+    let (got, _) = redact_text(&block[..60]);
+    assert_eq!(got, "[REDACTED:private_key]");
+    // Public blocks stay.
+    let public = "-----BEGIN PGP PUBLIC KEY BLOCK-----\nmQINBF\n-----END PGP PUBLIC KEY BLOCK-----";
+    assert_eq!(redact_text(public).0, public);
+}
+
+/// Defect 5: whole families were missing. Each is recognised in a sentence with no key name.
+#[test]
+fn the_missing_families_are_caught_by_their_shape() {
+    let cases: Vec<(String, &str)> = vec![
+        (fake("glpat-", "k6D19Slx-uVSP2Po4N-q"), "gitlab_token"),
+        (fake("glptt-", "158c6fddd15b02b779f9cc397c0cf331901bd442"), "gitlab_token"),
+        (fake("glrt-", "AXhX4t-iAKxxYFn5ParS"), "gitlab_token"),
+        (fake("gldt-", "WZUlX-z5MTCJ5eaheYQ1"), "gitlab_token"),
+        (
+            fake("https://hooks.slack.com/services/", "TGS5BZ4VU/BQ8UD1ZOVGZ/FAY1Hj50uLDmqJUfirhD55RR"),
+            "webhook_url",
+        ),
+        (fake("xapp-", "1-A0123456789-1234567890123-abcdef0123456789"), "slack_token"),
+        (fake("xoxe-", "1-LX7XR0T7Z24XNK0GJUJQK74NCINKIPCIWKMLJHQ0X1E2"), "slack_token"),
+        (fake("sk_live_", "qsz1MtZ0c4pDlbuAIp026i0A"), "stripe_key"),
+        (fake("rk_live_", "yR6aEvyGL8ywfAUtIdFJHlcQ"), "stripe_key"),
+        (fake("whsec_", "84pKBkZlcLOI4CAKvpU6TNFfhabXKHMY"), "stripe_key"),
+        (fake("ABIA", "2OZ6SC7KKQXBNEBM"), "aws_access_key"),
+        (fake("ACCA", "2OZ6SC7KKQXBNEBM"), "aws_access_key"),
+        (fake("wJalrXUtnFEMI/K7MDENG/", "bPxRfiCY4x9Qz2LmN7pK"), "high_entropy_key"),
+        (
+            fake("Y1uv7lCypwI+lVdqVtxh+LvRXP/y8m+ZBLPt3e2HOajjLVK0e3UKQfd6IP", "oKoaoAEiV2fHdz7jQ1ibjhoRKHNW=="),
+            "high_entropy_key",
+        ),
+        (fake("dckr_pat_", "jMwC_DBW4Om1PKsI7MHbQIfWVUT"), "docker_token"),
+        (fake("hf_", "ngEIlDutaQVOtKhxnlgAQGEbDGTWsqSQmP"), "huggingface_token"),
+        (fake("api_org_", "oIwInPcbKmHrBEpuQsuUqMyCxqhJaLsOsq"), "huggingface_token"),
+        (fake("npm_", "FrtQwfM95Ku57ZU3xNOmVM2kM588IfDcWVmT"), "npm_token"),
+        (
+            fake("pypi-AgEIcHlwaS5vcmc", "0ly4BbF5Us0aO-0gPoB8ZosRExR8PE6e8ydbgXu57Cq1JJPu-LC1bIApfLn_"),
+            "pypi_token",
+        ),
+        (
+            fake("dop_v1_", "ac4882d0b5a9420b7c7ff5a49ba6909cebd13550a8a00cbb1fec8f327692fb78"),
+            "digitalocean_token",
+        ),
+        (
+            fake("sntryu_", "3a457a84a9f7f6d2b29769aa45e70f6917fd3a331d85d71f1e3ddf2a0dc64558"),
+            "sentry_token",
+        ),
+        (fake("shpat_", "BE1Be7d2aCB31111b63a982CCD2c641E"), "shopify_token"),
+        (fake("HRKU-AA", "6LOIRmKFLyBamHttYB-4npo31cHQJGb-fg8ovzBtBlTFU8a4RZ-zC4YKoB"), "heroku_key"),
+        (fake("hvs.", "uZlJrvQnPtjYR9Z5Tt0cUlSyCud58emCl5R-dXgpYW9XMI55E-3p763hyLqyXO1Wfx3F4QI6JmQK-8yBy6KD2XybNGYmlpE"), "vault_token"),
+        (fake("ya29.", "3rPxIP3j1BHdSZkBV-Uc0Ku1XpNAFj7kICd_J654XyZjbNIj3iDGf2O2DnIyUJZoh5SW4o"), "google_oauth"),
+        (fake("GOCSPX-", "P6ReOf8_7RMT8ldoXwByr5l9JOpJ"), "google_oauth"),
+        (
+            fake("ZXlKaGJHY2lPaUpJVXpJMU5pSXNJblI1Y0NJNklrcFhWQ0o5LmV5SnpkV0", "lpT2lJek5URXhOVGt6TnpnM0lpd2lhV0YwSWpveE56TXlNekF3TURBd2ZR"),
+            "jwt",
+        ),
+    ];
+    for (secret, kind) in &cases {
+        // A webhook keeps its host and path up to the secret part.
+        let kept = if secret.starts_with("https://") {
+            "https://hooks.slack.com/services/"
+        } else {
+            ""
+        };
+        let (got, kinds) = redact_text(&format!("found {secret} in the old notes"));
+        assert_eq!(
+            got,
+            format!("found {kept}[REDACTED:{kind}] in the old notes"),
+            "{secret}"
+        );
+        assert_eq!(kinds, vec![*kind], "{secret}");
+    }
+    // Keyed families: Heroku's UUID keys, Cloudflare's hex keys, Azure SAS signatures.
+    for (input, want) in [
+        (
+            format!("HEROKU_API_KEY={}", fake("f9ff2a3f-960b-", "18c9-3b37-86bec59131df")),
+            "HEROKU_API_KEY=[REDACTED:secret_assignment]",
+        ),
+        (
+            format!("the cloudflare key is {}", fake("7d9edae75bd77e92", "6279169228afa0bf77abe")),
+            "the cloudflare key is [REDACTED:secret_in_text]",
+        ),
+        (
+            format!("https://acct.blob.core.windows.net/c?sv=2022-11-02&sp=r&sig={}&x=1", fake("exgw7FwVQpNOOiWed", "QkwsK2Vc%2BnXk3%3D")),
+            "https://acct.blob.core.windows.net/c?sv=2022-11-02&sp=r&sig=[REDACTED:secret_assignment]&x=1",
+        ),
+    ] {
+        assert_eq!(redact_text(&input).0, want);
+    }
+}
+
+/// Defect 6: assignment forms other than `=` and `:` were missed.
+#[test]
+fn every_assignment_form_is_understood() {
+    let v = fake("q7Rk2Lx9", "Pm4Tn8Vw");
+    for (input, want) in [
+        (
+            format!("MY_TOKEN ::= \"{v}\""),
+            "MY_TOKEN ::= \"[REDACTED:secret_assignment]\"",
+        ),
+        (
+            format!("MY_TOKEN :::= \"{v}\""),
+            "MY_TOKEN :::= \"[REDACTED:secret_assignment]\"",
+        ),
+        (
+            format!("MY_TOKEN ?= {v}"),
+            "MY_TOKEN ?= [REDACTED:secret_assignment]",
+        ),
+        (
+            format!("$apiToken .= \"{v}\";"),
+            "$apiToken .= \"[REDACTED:secret_assignment]\";",
+        ),
+        (
+            format!("var apiToken string = \"{v}\""),
+            "var apiToken string = \"[REDACTED:secret_assignment]\"",
+        ),
+        (
+            format!("val apiToken: String = \"{v}\""),
+            "val apiToken: String = \"[REDACTED:secret_assignment]\"",
+        ),
+        (
+            format!("System.setProperty(\"X_TOKEN\", \"{v}\")"),
+            "System.setProperty(\"X_TOKEN\", \"[REDACTED:secret_assignment]\")",
+        ),
+        (
+            format!("  \"apiToken\" => \"{v}\""),
+            "  \"apiToken\" => \"[REDACTED:secret_assignment]\"",
+        ),
+        (
+            format!("<apiToken>\n    {v}\n</apiToken>"),
+            "<apiToken>\n    [REDACTED:secret_assignment]\n</apiToken>",
+        ),
+        (
+            format!("password ||= '{v}'"),
+            "password ||= '[REDACTED:secret_assignment]'",
+        ),
+    ] {
+        let (got, kinds) = redact_text(&input);
+        assert_eq!(got, want, "input: {input:?}");
+        assert_eq!(kinds, vec!["secret_assignment"], "input: {input:?}");
+    }
+    // Comparisons and match arms are not assignments.
+    for text in [
+        "if token == expected { return }",
+        "match kind { Token => 1 }",
+    ] {
+        assert_eq!(redact_text(text).0, text);
+    }
+}
+
+/// A report never claims a redaction that left the secret: each reported kind put one marker
+/// in the output, and a fresh scan of the output finds nothing.
+#[test]
+fn every_reported_redaction_removed_what_it_reported() {
+    let inputs = [
+        format!(
+            "X := \"{}\" and Authorization: Api-Token {}",
+            fake("s3cr3t", "-value"),
+            fake("abc123", "def456ghi789")
+        ),
+        format!(
+            "export A_TOKEN={} B_PASSWORD='x y z' {}",
+            fake("ghp_", "1234567890abcdefghijABCDEFGHIJ123456"),
+            fake("sk_live_", "qsz1MtZ0c4pDlbuAIp026i0A")
+        ),
+        "postgres://u:pw1@h/db?password=pw2&token=abc123".to_string(),
+    ];
+    for input in inputs {
+        let (out, kinds) = redact_text(&input);
+        assert_eq!(out.matches("[REDACTED:").count(), kinds.len(), "{out}");
+        assert!(redact_text(&out).1.is_empty(), "rescan found more in {out}");
+    }
+}
+
+#[test]
+fn prose_about_secrets_stays_readable() {
+    for text in [
+        "password: correcthorse",
+        "the --token flag is required",
+        "the token budget is 2,000 and the password policy needs 12 characters",
+        "Commit a4c123b1612dd272d1371c17149d439536b3216f fixed the token refresh bug.",
+        "Key id 8da6bd0c621de49f in the JWKS is the current signing key.",
+        "The image digest is sha256:0928b5b7a767c76fb008f86bebb2737f6a6f0fb23c6f5da2cec255404e4fb440.",
+        "Tenant 9c1caaf7-5e87-46ed-88da-f4016b4013ef has the old API key format.",
+        "Subresource integrity: sha384-wOcZCX36hwHpIy8h8oEmh3hpduv8wyf1kxdlJ0upgptEBvYf+Ikyb/qUku3u7jxm.",
+        "hf_requiredCharacteristicTypesForDisplayMetadata is an Objective-C selector",
+        "curl -u user:pass https://example.com",
+    ] {
+        let (got, kinds) = redact_text(text);
+        assert_eq!(got, text, "changed: {kinds:?}");
+    }
+}
+
+/// `handover write --from` end to end: the six defects' inputs, in one JSON file.
+#[test]
+fn write_from_json_stores_none_of_the_defect_secrets() {
+    let dir = tempfile::tempdir().unwrap();
+    let secrets = [
+        "hunter2hunter2".to_string(),
+        fake("s3cr3t", "-gopher-value"),
+        fake("abc123", "def456ghi789"),
+        fake("glpat-", "k6D19Slx-uVSP2Po4N-q"),
+        fake("q7Rk2Lx9", "Pm4Tn8Vw"),
+    ];
+    let input = serde_json::json!({
+        "goal": "ship the fix",
+        "environment": {"DB_PASSWORD": secrets[0]},
+        "evidence": {"commands_run": [
+            format!("apiToken := \"{}\"", secrets[1]),
+            format!("curl -H 'Authorization: Api-Token {}' https://x", secrets[2]),
+            format!("git push https://gitlab.example.com with {}", secrets[3]),
+            format!("MY_TOKEN ?= {}", secrets[4]),
+        ]},
+        "narrative": format!("-----BEGIN {} PRIVATE KEY BLOCK-----\nlQOYBF7Xg0BCADRm3xkq1\n-----END PGP PRIVATE KEY BLOCK-----", "PGP"),
+    });
+    let from = dir.path().join("in.json");
+    std::fs::write(&from, input.to_string()).unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_handover"))
+        .args(["write", "--from", from.to_str().unwrap()])
+        .current_dir(dir.path())
+        .env("HANDOVER_AGENT", "test")
+        .output()
+        .unwrap();
+    let stdout = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{stdout}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(stdout.contains("Redacted 6 secret(s)"), "{stdout}");
+    for file in [
+        ".handover/state.json",
+        "handover.md",
+        ".handover/journal.jsonl",
+    ] {
+        let text = std::fs::read_to_string(dir.path().join(file)).unwrap();
+        for s in &secrets {
+            assert!(!text.contains(s.as_str()), "{file} holds {s}");
+        }
+        assert!(
+            !text.contains("lQOYBF7Xg0BCADRm3xkq1"),
+            "{file} holds the key"
+        );
+    }
+}

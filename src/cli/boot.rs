@@ -131,6 +131,11 @@ fn print_startup(store: &Store, command: &str) -> ExitCode {
             store.root().display()
         ),
     }
+    // For the person previewing, not part of what the hook says: the hooks fall back to the
+    // defaults silently.
+    if let Err(e) = config::load(store.root()) {
+        println!("\n(not shown to the agent) warning: {e:#} (the hooks use the default settings until it is fixed)");
+    }
     match store.load() {
         LoadOutcome::Refused(_) => ExitCode::from(1),
         _ => ExitCode::SUCCESS,

@@ -79,8 +79,16 @@ pub fn update(
     prepare(store.load(), &build, request.content.clone(), config)?;
     let txn = store.begin().map_err(Refusal::Failed)?;
     let loaded = txn.load();
-    let (current, mut content, redactions, mut findings) =
+    let (current, mut content, mut redactions, mut findings) =
         prepare(loaded, &build, request.content, config)?;
+    // The agent name and session id come from flags and the environment, and are written too.
+    let mut agent = request.agent;
+    let mut session_id = request.session_id;
+    for (field, value) in [("agent", &mut agent), ("session_id", &mut session_id)] {
+        if let Some(text) = value {
+            redact::redact_field(field, text, &mut redactions);
+        }
+    }
     // After the checks: the record's facts (already redacted and bounded) never make a
     // handoff the writer wrote fail.
     let filled_from_record = request
@@ -137,8 +145,9 @@ pub fn update(
         schema_version: SCHEMA_VERSION,
         id: new_id(),
         created_at: handover_base::clock::now_rfc3339(),
-        agent: request.agent.as_deref().map(sanitize::redacted),
-        session_id: request.session_id.as_deref().map(sanitize::redacted),
+        // Redacted above (and reported); here also stripped of control characters.
+        agent: agent.as_deref().map(sanitize::redacted),
+        session_id: session_id.as_deref().map(sanitize::redacted),
         git: snapshot.map(|mut g| {
             g.dirty_omitted = cap(&mut g.dirty);
             g.untracked_omitted = cap(&mut g.untracked);

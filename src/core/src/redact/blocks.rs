@@ -1,0 +1,63 @@
+//! Multi-line key material: `-----BEGIN … PRIVATE KEY-----` blocks of every kind (RSA, EC,
+//! DSA, OPENSSH, ENCRYPTED, PGP `PRIVATE KEY BLOCK`) and PuTTY `.ppk` private lines. The block
+//! runs to its `-----END …-----` line, or to the end of the text when it was cut off. Escaped
+//! newlines (`\n` inside a JSON string) change nothing: the markers are found all the same.
+
+use super::Span;
+
+pub fn find(text: &str, out: &mut Vec<Span>) {
+    pem_blocks(text, out);
+    putty_keys(text, out);
+}
+
+fn pem_blocks(text: &str, out: &mut Vec<Span>) {
+    let mut from = 0;
+    while let Some(start) = text[from..].find("-----BEGIN ").map(|i| from + i) {
+        let label_start = start + 11;
+        let Some(label_len) = text[label_start..].find("-----") else {
+            return;
+        };
+        let label = &text[label_start..label_start + label_len];
+        let after_header = label_start + label_len + 5;
+        let is_private = label.len() <= 100
+            && (label.ends_with("PRIVATE KEY") || label.ends_with("PRIVATE KEY BLOCK"));
+        if !is_private {
+            from = label_start;
+            continue;
+        }
+        let end = match text[after_header..].find("-----END ") {
+            Some(i) => {
+                let end_label = after_header + i + 9;
+                text[end_label..]
+                    .find("-----")
+                    .map_or(text.len(), |j| end_label + j + 5)
+            }
+            None => text.len(),
+        };
+        out.push(Span::new(start, end, "private_key"));
+        from = end;
+    }
+}
+
+/// `PuTTY-User-Key-File-3: …` then `Private-Lines: N`, the key lines, `Private-MAC: <hex>`:
+/// everything from `Private-Lines:` through the MAC goes.
+fn putty_keys(text: &str, out: &mut Vec<Span>) {
+    let mut from = 0;
+    while let Some(i) = text[from..].find("PuTTY-User-Key-File-").map(|i| from + i) {
+        let Some(start) = text[i..].find("Private-Lines:").map(|j| i + j) else {
+            return;
+        };
+        let end = match text[start..].find("Private-MAC:") {
+            Some(j) => {
+                let mac = start + j + 12;
+                let mac = mac + text[mac..].len() - text[mac..].trim_start().len();
+                mac + text[mac..]
+                    .find(|c: char| !c.is_ascii_hexdigit())
+                    .unwrap_or(text.len() - mac)
+            }
+            None => text.len(),
+        };
+        out.push(Span::new(start, end, "private_key"));
+        from = end;
+    }
+}

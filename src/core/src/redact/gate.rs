@@ -1,0 +1,315 @@
+//! Does a value look like a secret? The entropy gate that keeps prose readable: `correcthorse`,
+//! `linux-x86_64`, `v1.4.2`, paths and hash digests stay; random-looking strings go.
+
+/// Shannon entropy in bits per character.
+pub fn entropy(s: &str) -> f64 {
+    let mut counts = [0u32; 256];
+    for b in s.bytes() {
+        counts[b as usize] += 1;
+    }
+    let n = s.len() as f64;
+    counts
+        .iter()
+        .filter(|&&c| c > 0)
+        .map(|&c| {
+            let p = f64::from(c) / n;
+            -p * p.log2()
+        })
+        .sum()
+}
+
+/// Characters a token or key value is made of (base64, base64url, hex, separators, and the
+/// symbols passwords use).
+pub fn is_value_byte(b: u8) -> bool {
+    b.is_ascii_alphanumeric()
+        || matches!(
+            b,
+            b'_' | b'-'
+                | b'+'
+                | b'/'
+                | b'='
+                | b'.'
+                | b'~'
+                | b'%'
+                | b'|'
+                | b'!'
+                | b'#'
+                | b'@'
+                | b'^'
+                | b'*'
+                | b'$'
+        )
+}
+
+/// `chain_Anvil2_Key`, `SalesResults-1.2`, `DOC_Vector_5_32`, `jjwt-jackson-0.11.2`: an
+/// identifier or version made of words and numbers, not a random string. Needs two parts or
+/// more: `hunter2` alone is a password.
+pub fn is_made_of_words(s: &str) -> bool {
+    let parts: Vec<&str> = s.split(['_', '-', '.']).filter(|p| !p.is_empty()).collect();
+    parts.len() >= 2
+        && parts.iter().all(|p| {
+            let letters = p.trim_end_matches(|c: char| c.is_ascii_digit());
+            p.bytes().all(|b| b.is_ascii_digit())
+                || (!letters.is_empty()
+                    && letters.bytes().all(|b| b.is_ascii_alphabetic())
+                    && is_word_like(letters))
+        })
+}
+
+/// Letters that read as words: `Vector`, `SalesResults`, `requiredCharacteristicTypes`, `qat`,
+/// `ALL_CAPS`; not `mrCnsPjmlmmeoIkph`.
+pub fn is_word_like(letters: &str) -> bool {
+    if letters.len() <= 4 || letters.bytes().all(|b| b.is_ascii_uppercase()) {
+        return true;
+    }
+    // CamelCase: every piece starts a word and is at least three letters long.
+    let mut pieces = Vec::new();
+    let mut start = 0;
+    for (i, c) in letters.char_indices().skip(1) {
+        if c.is_ascii_uppercase() {
+            pieces.push(&letters[start..i]);
+            start = i;
+        }
+    }
+    pieces.push(&letters[start..]);
+    if pieces.len() == 1 {
+        // One lower-case run: English words read about 38 % vowels, random letters 23 %.
+        return vowel_ratio(letters) >= 0.34;
+    }
+    let camel = pieces
+        .iter()
+        .all(|p| p.len() >= 3 && p.bytes().skip(1).all(|b| b.is_ascii_lowercase()));
+    camel && vowel_ratio(letters) >= 0.34
+}
+
+/// English runs about 38 % vowels; random letters 19 %.
+pub fn vowel_ratio(letters: &str) -> f64 {
+    let vowels = letters
+        .bytes()
+        .filter(|b| b"aeiouyAEIOUY".contains(b))
+        .count();
+    vowels as f64 / letters.len().max(1) as f64
+}
+
+struct Classes {
+    lower: bool,
+    upper: bool,
+    digit: bool,
+    hex_only: bool,
+}
+
+fn classes(s: &str) -> Classes {
+    Classes {
+        lower: s.bytes().any(|b| b.is_ascii_lowercase()),
+        upper: s.bytes().any(|b| b.is_ascii_uppercase()),
+        digit: s.bytes().any(|b| b.is_ascii_digit()),
+        hex_only: s.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-'),
+    }
+}
+
+/// A digest labelled with its algorithm (`sha256:…`, `sha384-…`, `SHA256:…`, `md5=…`): a
+/// checksum, a Subresource Integrity value or a key fingerprint, never a credential.
+fn is_labelled_digest(s: &str) -> bool {
+    let lower = s.get(..7).unwrap_or(s).to_ascii_lowercase();
+    ["sha1", "sha224", "sha256", "sha384", "sha512", "md5"]
+        .iter()
+        .any(|alg| {
+            lower
+                .strip_prefix(alg)
+                .is_some_and(|rest| rest.starts_with([':', '-', '=', '~']))
+        })
+}
+
+/// `src/auth/token.rs`, `uploads/2f0c…/avatar.png`, `./x`, `~/.config`: a path, not a secret.
+/// Base64 has `/` too, but then usually `+` or `=` as well.
+fn is_path_like(s: &str) -> bool {
+    if s.starts_with(['/', '.', '~']) {
+        return true;
+    }
+    if !s.contains('/') || s.contains(['+', '=']) {
+        return false;
+    }
+    s.split('/').any(|seg| {
+        let word = seg.split('.').next().unwrap_or(seg);
+        (word.len() >= 3 && word.bytes().all(|b| b.is_ascii_lowercase() || b == b'_'))
+            || seg.rsplit_once('.').is_some_and(|(_, ext)| {
+                (1..=4).contains(&ext.len()) && ext.bytes().all(|b| b.is_ascii_lowercase())
+            })
+    })
+}
+
+/// `1.4.2`, `v2.0.1-rc.1`, `2026-11-23T10:00:00Z`, `20261123.4`: versions and times.
+fn is_version_or_time(s: &str) -> bool {
+    let body = s.strip_prefix(['v', 'V']).unwrap_or(s);
+    body.bytes()
+        .all(|b| b.is_ascii_digit() || matches!(b, b'.' | b'-' | b':' | b'T' | b'Z' | b'+'))
+        || body
+            .split(['.', '-'])
+            .all(|p| p.bytes().all(|b| b.is_ascii_digit()) || p.len() <= 3)
+}
+
+/// The common part: made of value characters, long enough, not a path, digest, version or
+/// identifier, not a flag or a `$VARIABLE`.
+fn plausible(s: &str, min_len: usize) -> bool {
+    s.len() >= min_len
+        && s.bytes().all(is_value_byte)
+        && !s.starts_with("--")
+        && !s.starts_with('$')
+        && !s.contains("${")
+        && !is_made_of_words(s)
+        && !s.contains("://")
+        && !is_labelled_digest(s)
+        && !is_path_like(s)
+        && !is_version_or_time(s)
+        && !has_placeholder_run(s)
+}
+
+/// `xxxxxxxx`, `XXXX-XXXX`, `00000000`, `<your key>`: placeholders shaped like secrets.
+pub fn has_placeholder_run(s: &str) -> bool {
+    let b = s.as_bytes();
+    let mut run = 1;
+    for i in 1..b.len() {
+        if b[i] == b[i - 1] && b[i].is_ascii_alphanumeric() && b[i] != b'A' {
+            run += 1;
+            if run >= 6 {
+                return true;
+            }
+        } else {
+            run = 1;
+        }
+    }
+    let lower = s.to_ascii_lowercase();
+    ["placeholder", "your_", "your-", "changeme", "redacted"]
+        .iter()
+        .any(|w| lower.contains(w))
+}
+
+/// The value of a key that names a secret weakly (`…_KEY`, a provider's name, `sig`): random
+/// enough to be a credential. Letters and digits mixed, or a long hex string.
+pub fn looks_like_secret(s: &str) -> bool {
+    if !plausible(s, 12) {
+        return false;
+    }
+    let c = classes(s);
+    if !(c.digit && (c.lower || c.upper)) {
+        return false;
+    }
+    if c.hex_only {
+        // Hex: a digest, an id or a key; only long ones are worth redacting by shape.
+        return s.len() >= 32;
+    }
+    entropy(s) >= if s.len() >= 20 { 3.3 } else { 3.0 }
+}
+
+/// A value found near a secret word in prose, but after it ("use X for the Stripe account"):
+/// must look strongly random, and hex ids (commits, digests, UUIDs) do not count.
+pub fn looks_strongly_random(s: &str) -> bool {
+    if !plausible(s, 20) {
+        return false;
+    }
+    let c = classes(s);
+    !c.hex_only && c.digit && (c.lower || c.upper) && entropy(s) >= 3.8
+}
+
+/// No secret word needed at all: 32+ characters with lower, upper and digits, high entropy
+/// (a base64 or alphanumeric key). Hex and lower-case-only strings are left to the other rules.
+pub fn looks_like_bare_key(s: &str) -> bool {
+    if !plausible(s, 32) {
+        return false;
+    }
+    let c = classes(s);
+    c.lower && c.upper && c.digit && !c.hex_only && entropy(s) >= 4.2 && mean_run(s) < 1.9
+}
+
+/// The mean length of runs of one character class (lower, upper, digit, other): about 1.6 for
+/// random base64, longer for identifiers (`SN_id_Gost28147_89_None_KeyMeshing`) and alphabets.
+fn mean_run(s: &str) -> f64 {
+    let class = |b: u8| match b {
+        b'a'..=b'z' => 0,
+        b'A'..=b'Z' => 1,
+        b'0'..=b'9' => 2,
+        _ => 3,
+    };
+    let bytes = s.as_bytes();
+    let runs = 1 + bytes
+        .windows(2)
+        .filter(|w| class(w[0]) != class(w[1]))
+        .count();
+    bytes.len() as f64 / runs as f64
+}
+
+/// Values that are clearly not secrets: references, placeholders and code.
+pub fn value_is_placeholder(value: &str) -> bool {
+    let v = value.to_ascii_lowercase();
+    // Code rather than a secret: a call (`lexer.next()`) or a read from the environment.
+    const REFERENCES: &[&str] = &[
+        "process.env",
+        "os.environ",
+        "os.getenv",
+        "env::",
+        "std::env",
+        "getenv",
+        "env[",
+    ];
+    value.starts_with(super::MARK)
+        || value.contains('(')
+        || value.len() < 3
+        // `access_token=ACCESS_TOKEN`: a constant's name standing in for the value.
+        || (value.len() >= 4 && value.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'))
+        || REFERENCES.iter().any(|r| v.starts_with(r))
+        || value.starts_with(['$', '<', '{', '%'])
+        || value
+            .chars()
+            .all(|c| c == '*' || c == 'x' || c == 'X' || c == '.' || c == '•')
+        || matches!(
+            v.as_str(),
+            "true"
+                | "false"
+                | "yes"
+                | "no"
+                | "none"
+                | "null"
+                | "nil"
+                | "on"
+                | "off"
+                | "required"
+                | "optional"
+                | "redacted"
+                | "unset"
+                | "empty"
+        )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn prose_values_are_not_secrets() {
+        for s in [
+            "correcthorse",
+            "src/auth/token.rs",
+            "v1.4.2",
+            "2026-11-23T10:00:00Z",
+            "sha256:0928b5b7a767c76fb008f86bebb2737f6a6f0fb23c6f5da2cec255404e4fb440",
+            "a4c123b1612dd272d1371c17",
+            "XXXXXXXXXXXXXXXXXXXX",
+            "linux-x86_64",
+        ] {
+            assert!(!looks_like_secret(s), "{s}");
+            assert!(!looks_like_bare_key(s), "{s}");
+        }
+    }
+
+    #[test]
+    fn random_values_are() {
+        for s in [
+            "hz1h0rncw0lwk21mqtv1trxgo91xsynp",
+            "Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB",
+            "c8464f0a9653cdb146d1ac0f4e7ca9de",
+        ] {
+            assert!(looks_like_secret(s), "{s}");
+        }
+        assert!(looks_like_bare_key("Zf3D0LXCM3EIMbgJpUNnkRtOfOueHznB"));
+    }
+}

@@ -1,0 +1,133 @@
+//! Secrets without a key: a random-looking word near a secret word or a provider's name in a
+//! sentence ("the Mailgun key is 9f3…", "use Zf3D… for the Stripe sandbox"), and long
+//! high-entropy keys on their own. Words are whitespace-separated; quotes and punctuation around
+//! a word are not part of it. A sentence or line ends the search for a keyword.
+
+use super::gate::{looks_like_bare_key, looks_like_secret, looks_strongly_random};
+use super::keywords::{is_not_a_secret_word, is_prose_keyword, names_provider};
+use super::Span;
+
+/// How many words before a value a keyword may stand ("the Stripe live key is now <v>").
+const BEFORE: usize = 4;
+/// And after it ("use <v> for the Stripe account").
+const AFTER: usize = 4;
+
+struct Word<'a> {
+    /// The word without surrounding punctuation, and where that starts and ends.
+    core: &'a str,
+    start: usize,
+    end: usize,
+    /// The word ends a sentence or a line: keywords do not reach across it.
+    ends_sentence: bool,
+}
+
+fn words(text: &str) -> Vec<Word<'_>> {
+    let mut out = Vec::new();
+    let mut pos = 0;
+    for raw in text.split_inclusive(char::is_whitespace) {
+        let start = pos;
+        pos += raw.len();
+        let trimmed = raw.trim_end();
+        let newline = raw.ends_with('\n');
+        let lead = trimmed.len()
+            - trimmed
+                .trim_start_matches(['(', '"', '\'', '`', '[', '{', '<', '*'])
+                .len();
+        let body = &trimmed[lead..];
+        let core = body.trim_end_matches([
+            ')', '"', '\'', '`', ']', '}', '>', ',', ';', ':', '!', '?', '.', '*',
+        ]);
+        let ends_sentence = newline || body[core.len()..].contains(['.', '!', '?', ';']);
+        out.push(Word {
+            core,
+            start: start + lead,
+            end: start + lead + core.len(),
+            ends_sentence,
+        });
+    }
+    out
+}
+
+pub fn find(text: &str, out: &mut Vec<Span>) {
+    let words = words(text);
+    for (i, w) in words.iter().enumerate() {
+        if w.core.is_empty() || w.core.contains(super::MARK) {
+            continue;
+        }
+        // `NAME=value` as one word: the value is the candidate (the name stays readable).
+        let (offset, value) = match assigned_value(w.core) {
+            Some(v) => (w.core.len() - v.len(), v),
+            None => (0, w.core),
+        };
+        if value.len() < 12 {
+            continue; // too short for any rule below
+        }
+        let after_id_word = || i > 0 && is_not_a_secret_word(words[i - 1].core);
+        let near_keyword = (looks_like_secret(value) && keyword_before(&words, i))
+            || (keyword_after(&words, i, value) && !after_id_word());
+        let kind = if near_keyword {
+            Some("secret_in_text")
+        } else if looks_like_bare_key(value) {
+            Some("high_entropy_key")
+        } else {
+            None
+        };
+        if let Some(kind) = kind {
+            out.push(Span::new(w.start + offset, w.end, kind));
+        }
+    }
+}
+
+fn keyword_before(words: &[Word], i: usize) -> bool {
+    for back in 1..=BEFORE.min(i) {
+        let w = &words[i - back];
+        if w.ends_sentence {
+            return false;
+        }
+        if is_not_a_secret_word(w.core) {
+            return false;
+        }
+        if is_prose_keyword(w.core) {
+            return true;
+        }
+    }
+    false
+}
+
+/// A keyword after the value: any secret word for a strongly random value; a provider's name
+/// also for a long hex one ("use 9f3a…e1 for the Sentry project": commits and digests are not
+/// followed by a provider's name as often as by "token" or "key").
+fn keyword_after(words: &[Word], i: usize, value: &str) -> bool {
+    if words[i].ends_sentence {
+        return false;
+    }
+    let strong = looks_strongly_random(value);
+    let hex = looks_like_secret(value) && value.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+    if !strong && !hex {
+        return false;
+    }
+    for w in words.iter().skip(i + 1).take(AFTER) {
+        if is_not_a_secret_word(w.core) {
+            return false;
+        }
+        if (strong && is_prose_keyword(w.core)) || names_provider(w.core) {
+            return true;
+        }
+        if w.ends_sentence {
+            return false;
+        }
+    }
+    false
+}
+
+/// The value of `NAME=value` written as one word, when NAME reads as a name (letters and `_`,
+/// `.`, `-`, digits only at its end). Base64 padding (`…==`) is not an assignment.
+fn assigned_value(word: &str) -> Option<&str> {
+    let (name, value) = word.split_once('=')?;
+    let letters = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let is_name = letters.starts_with(|c: char| c.is_ascii_alphabetic())
+        && letters
+            .bytes()
+            .all(|b| b.is_ascii_alphabetic() || matches!(b, b'_' | b'.' | b'-'));
+    (is_name && !value.is_empty() && !value.starts_with('=')).then_some(value)
+}
