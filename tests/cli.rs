@@ -384,6 +384,101 @@ fn demo_runs_the_tour_and_cleans_up() {
     );
 }
 
+/// The handover CLI with a home of its own (HOME, CODEX_HOME): the user's real settings must
+/// not decide what a test sees. Panics unless it succeeds; returns its stdout.
+fn ok_at_home(dir: &Path, home: &Path, args: &[&str]) -> Vec<u8> {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("CODEX_HOME", home.join(".codex"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "handover {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn status_in(dir: &Path, home: &Path) -> Value {
+    serde_json::from_slice(&ok_at_home(dir, home, &["status", "--json"])).unwrap()
+}
+
+fn has_problem(status: &Value, needle: &str) -> bool {
+    status["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p.as_str().unwrap().contains(needle))
+}
+
+#[test]
+fn status_calls_a_repository_wired_for_no_agent_a_problem() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    let s = status_in(&r.path, home.path());
+    assert!(has_problem(&s, "not installed for any agent"), "{s}");
+
+    // The Codex plugin alone counts as wired (its trust is a problem of its own).
+    std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+    std::fs::write(
+        home.path().join(".codex/config.toml"),
+        "[plugins.\"handover@handover\"]\nenabled = true\n",
+    )
+    .unwrap();
+    let s = status_in(&r.path, home.path());
+    assert!(!has_problem(&s, "not installed for any agent"), "{s}");
+    assert!(has_problem(&s, "run `handover trust-plugin`"), "{s}");
+    assert_eq!(
+        s["agents"]["codex"]["plugins"][0], "handover@handover",
+        "{s}"
+    );
+
+    // So does a per-repository install.
+    std::fs::remove_file(home.path().join(".codex/config.toml")).unwrap();
+    let bin_dir = Path::new(BIN)
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    ok_at_home(&r.path, home.path(), &["install", "--hooks-dir", &bin_dir]);
+    let s = status_in(&r.path, home.path());
+    assert!(!has_problem(&s, "not installed for any agent"), "{s}");
+    assert!(!has_problem(&s, "installed twice"), "{s}");
+
+    // Plugin and per-repository install together: reported, with how to remove one.
+    let config = home.path().join(".codex/config.toml");
+    let before = std::fs::read_to_string(&config).unwrap_or_default();
+    std::fs::write(
+        &config,
+        format!("{before}\n[plugins.\"handover@handover\"]\nenabled = true\n"),
+    )
+    .unwrap();
+    let s = status_in(&r.path, home.path());
+    assert!(
+        has_problem(&s, "installed twice, as the plugin handover@handover")
+            && has_problem(&s, "codex plugin remove handover@handover"),
+        "{s}"
+    );
+}
+
+#[test]
+fn completions_come_from_the_cli_definition_for_each_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    for shell in ["bash", "zsh", "fish"] {
+        let script = ok(dir.path(), &["completions", shell], None);
+        // Subcommands and flags of the real definition, not a hand-written list.
+        for word in ["install", "trust-plugin", "no-watch", "scope"] {
+            assert!(script.contains(word), "{shell} script lacks {word}");
+        }
+    }
+    let out = handover(dir.path(), &["completions", "tcsh"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
+
 /// A session record as the hooks leave it, updated now.
 fn save_record(dir: &Path, session: &str, agent: &str) -> handover_core::record::SessionRecord {
     use handover_core::record::{Fact, SessionRecord};

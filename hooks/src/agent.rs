@@ -5,20 +5,29 @@ use crate::input::HookInput;
 use handover_base::Agent;
 
 /// `--agent NAME` or `--agent=NAME`, parsed by hand: an argument parser's usage error exits 2,
-/// which a client reads as "block". Unknown arguments and unknown names are ignored.
+/// which a client reads as "block". Unknown arguments and unknown names are ignored; the last
+/// known name wins.
 pub fn from_args<I: IntoIterator<Item = String>>(args: I) -> Option<Agent> {
+    flag_values(args, "--agent")
+        .iter()
+        .filter_map(|v| Agent::from_name(v))
+        .next_back()
+}
+
+/// Every value given to `flag` (`flag VALUE` or `flag=VALUE`), in order; everything else is
+/// ignored, so a hook never fails on arguments a newer installer or plugin passes.
+pub fn flag_values<I: IntoIterator<Item = String>>(args: I, flag: &str) -> Vec<String> {
     let mut args = args.into_iter();
-    let mut found = None;
+    let mut values = Vec::new();
+    let prefix = format!("{flag}=");
     while let Some(arg) = args.next() {
-        if arg == "--agent" {
-            if let Some(v) = args.next() {
-                found = Agent::from_name(&v).or(found);
-            }
-        } else if let Some(v) = arg.strip_prefix("--agent=") {
-            found = Agent::from_name(v).or(found);
+        if arg == flag {
+            values.extend(args.next());
+        } else if let Some(v) = arg.strip_prefix(&prefix) {
+            values.push(v.to_string());
         }
     }
-    found
+    values
 }
 
 /// Events only Gemini CLI sends.

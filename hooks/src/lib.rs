@@ -10,6 +10,7 @@ pub mod input;
 pub mod locate;
 pub mod never_fail;
 pub mod output;
+pub mod plugin;
 pub mod pre_compact;
 pub mod session_record;
 pub mod session_start;

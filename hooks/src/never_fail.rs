@@ -7,6 +7,7 @@ use crate::call::Call;
 use crate::debug;
 use crate::input::{HookInput, StdinReader, MAX_INPUT_BYTES};
 use crate::output::Response;
+use crate::plugin;
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
@@ -68,7 +69,14 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
             std::env::current_dir().ok().as_deref(),
             exe.as_deref(),
         );
-        let outcome = logic(&call);
+        let outcome =
+            if plugin::via_plugin(std::env::args().skip(1)) && defer_to_settings(name, &call) {
+                Ok(Outcome::silent(
+                    "plugin: the agent's settings run this hook too; they answer",
+                ))
+            } else {
+                logic(&call)
+            };
         let head = format!(
             "agent={} event={}",
             call.agent.as_str(),
@@ -105,6 +113,18 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
         stdin.finish(started + HARD_LIMIT - Duration::from_millis(100));
     }
     ExitCode::SUCCESS
+}
+
+/// Never twice (see crate::plugin): the plugin's copy of hook `name` yields to the settings'.
+fn defer_to_settings(name: &str, call: &Call) -> bool {
+    let Some(event) = call.input.hook_event_name.as_deref() else {
+        return false;
+    };
+    let layers = plugin::Layers::from_env(
+        call.input.cwd.as_deref(),
+        call.store.as_ref().map(|s| s.root()),
+    );
+    layers.settings_also_run(call.agent, name, event)
 }
 
 /// Runs a hook's work and turns whatever comes out of it (an answer, an error, a panic) into

@@ -243,6 +243,25 @@ pub fn project_trust(doc: &DocumentMut, project: &Path) -> Option<String> {
         .map(str::to_string)
 }
 
+/// The enabled installs of the handover plugin: `[plugins."handover@<marketplace>"]` tables
+/// without `enabled = false` (what `codex plugin add` writes).
+pub fn handover_plugins(doc: &DocumentMut) -> Vec<String> {
+    let Some(plugins) = doc.get("plugins").and_then(Item::as_table_like) else {
+        return Vec::new();
+    };
+    plugins
+        .iter()
+        .filter(|(k, _)| k.starts_with("handover@"))
+        .filter(|(_, v)| {
+            v.as_table_like()
+                .and_then(|t| t.get("enabled"))
+                .and_then(Item::as_bool)
+                != Some(false)
+        })
+        .map(|(k, _)| k.to_string())
+        .collect()
+}
+
 /// `[projects."<abs>"] trust_level = "trusted"`, creating no empty `[projects]` header.
 pub fn trust_project(
     doc: &mut DocumentMut,

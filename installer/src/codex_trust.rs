@@ -38,6 +38,8 @@ pub struct HookInfo {
     pub current_hash: String,
     pub trust_status: TrustStatus,
     pub source_path: PathBuf,
+    /// `<plugin>@<marketplace>` when the hook comes from an installed plugin.
+    pub plugin_id: Option<String>,
 }
 
 /// What Codex says about one hook: `trustStatus` in `hooks/list` (Codex 0.169.0). Read
@@ -295,6 +297,11 @@ impl Server {
                     current_hash: s("currentHash"),
                     trust_status: TrustStatus::parse(&s("trustStatus")),
                     source_path: PathBuf::from(s("sourcePath")),
+                    plugin_id: h
+                        .get("pluginId")
+                        .and_then(Value::as_str)
+                        .filter(|_| s("source") == "plugin")
+                        .map(str::to_string),
                 });
             }
         }
@@ -332,35 +339,84 @@ pub fn list_hooks(req: &TrustRequest) -> Result<Vec<HookInfo>, String> {
 
 /// Trusts exactly our hooks (those not yet trusted with their current hash), then verifies.
 pub fn trust_our_hooks(req: &TrustRequest) -> Result<TrustOutcome, String> {
+    let (mut outcome, listed) = trust_selected(
+        req,
+        |listed| exactly_written(listed, req).into_iter().cloned().collect(),
+        |listed| {
+            format!(
+                "codex app-server lists none of our hooks from {} (listed {listed} hook(s)); is the project trusted and the hooks feature on in {}?",
+                req.hooks_json.display(),
+                req.codex_home.join("config.toml").display()
+            )
+        },
+    )?;
+    outcome.not_ours_to_trust = ours(&listed, &req.hooks_json)
+        .into_iter()
+        .filter(|h| !req.commands.contains(&h.command))
+        .cloned()
+        .collect();
+    Ok(outcome)
+}
+
+/// The handover plugin's hooks among the listed ones: from an installed plugin named
+/// `handover` (any marketplace), running one of our executables the plugin's way (`--via
+/// plugin`). Another plugin that happens to run our executables is its author's to approve.
+pub fn plugin_hooks(hooks: &[HookInfo]) -> Vec<&HookInfo> {
+    hooks
+        .iter()
+        .filter(|h| {
+            h.plugin_id
+                .as_deref()
+                .is_some_and(|id| id.starts_with("handover@"))
+                && h.command.contains("--via plugin")
+                && matches!(
+                    crate::command::recognise(&h.command),
+                    crate::command::Recognised::Mentions(_)
+                )
+        })
+        .collect()
+}
+
+/// Trusts exactly the handover plugin's hooks (see [`plugin_hooks`]; `req.hooks_json` and
+/// `req.commands` are not used), then verifies.
+pub fn trust_plugin_hooks(req: &TrustRequest) -> Result<TrustOutcome, String> {
+    let (outcome, _) = trust_selected(
+        req,
+        |listed| plugin_hooks(listed).into_iter().cloned().collect(),
+        |listed| {
+            format!(
+                "codex app-server lists no hooks of the handover plugin (listed {listed} hook(s)); install it first: `codex plugin marketplace add <handover checkout or repository>` then `codex plugin add handover@handover`"
+            )
+        },
+    )?;
+    Ok(outcome)
+}
+
+/// Lists the hooks, trusts those `select` picks that are not trusted with their current hash
+/// (one `config/batchWrite`), lists again and reports what `select` picks then; also returns
+/// the first listing.
+fn trust_selected(
+    req: &TrustRequest,
+    select: impl Fn(&[HookInfo]) -> Vec<HookInfo>,
+    none_found: impl Fn(usize) -> String,
+) -> Result<(TrustOutcome, Vec<HookInfo>), String> {
     let mut server = Server::start(req)?;
     server.initialize()?;
     let listed = server.hooks_list(&req.project)?;
-    let mine = exactly_written(&listed, req);
+    let mine = select(&listed);
     if mine.is_empty() {
-        return Err(format!(
-            "codex app-server lists none of our hooks from {} (listed {} hook(s)); is the project trusted and the hooks feature on in {}?",
-            req.hooks_json.display(),
-            listed.len(),
-            req.codex_home.join("config.toml").display()
-        ));
+        return Err(none_found(listed.len()));
     }
-    let mut outcome = TrustOutcome {
-        not_ours_to_trust: ours(&listed, &req.hooks_json)
-            .into_iter()
-            .filter(|h| !req.commands.contains(&h.command))
-            .cloned()
-            .collect(),
-        ..Default::default()
-    };
+    let mut outcome = TrustOutcome::default();
     // In hooks/list order, as the request always had them (an ordered map).
     let mut state = json_doc::Map::new();
     for h in mine {
         if h.trust_status == TrustStatus::Trusted {
-            outcome.already_trusted.push(h.clone());
+            outcome.already_trusted.push(h);
         } else {
             let entry = json_doc::Value::object([("trusted_hash", h.current_hash.as_str().into())]);
             state.insert(h.key.clone(), entry);
-            outcome.newly_trusted.push(h.clone());
+            outcome.newly_trusted.push(h);
         }
     }
     if !state.is_empty() {
@@ -375,8 +431,8 @@ pub fn trust_our_hooks(req: &TrustRequest) -> Result<TrustOutcome, String> {
         )?;
     }
     let after = server.hooks_list(&req.project)?;
-    outcome.after = exactly_written(&after, req).into_iter().cloned().collect();
-    Ok(outcome)
+    outcome.after = select(&after);
+    Ok((outcome, listed))
 }
 
 /// Finds `codex` on a PATH value.

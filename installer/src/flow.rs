@@ -197,7 +197,7 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
     }
     let cfg_text = files::read_opt(&cfg).ok().flatten();
     if let Some(text) = &cfg_text {
-        if !back_up_codex_config(plan, &cfg, text, outcome, out) {
+        if !back_up_codex_config(&plan.backups, &cfg, text, outcome, out) {
             return;
         }
     }
@@ -232,16 +232,16 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
 /// Codex rewrites config.toml itself for hooks.state: the user's version is backed up first
 /// (unless its newest backup already holds it). False when that failed: then nothing is trusted.
 fn back_up_codex_config(
-    plan: &Plan,
+    backups: &crate::backup::Backups,
     cfg: &Path,
     text: &str,
     outcome: &mut Outcome,
     out: &mut dyn Write,
 ) -> bool {
-    if crate::keep::backup_is_current(&plan.backups, FileKind::CodexConfig, cfg, text) {
+    if crate::keep::backup_is_current(backups, FileKind::CodexConfig, cfg, text) {
         return true;
     }
-    match plan.backups.make(cfg, &backup_stamp(), text.as_bytes()) {
+    match backups.make(cfg, &backup_stamp(), text.as_bytes()) {
         Ok(b) => {
             let _ = writeln!(out, "backup: {}", b.display());
             outcome.backups.push(b);
@@ -293,6 +293,59 @@ fn report_trust(t: &TrustOutcome, outcome: &mut Outcome, out: &mut dyn Write) {
             bad.join(", ")
         ));
     }
+}
+
+#[derive(Clone, Debug)]
+pub struct PluginTrustRequest {
+    pub homes: Homes,
+    pub codex_bin: PathBuf,
+    /// The directory `codex app-server` runs in (plugin hooks are the same in every project).
+    pub cwd: PathBuf,
+    pub timeout: Duration,
+}
+
+/// `handover trust-plugin`: trusts exactly the handover plugin's Codex hooks
+/// (codex_trust::plugin_hooks), the config backed up first as for `install --trust`. Running
+/// the command is the user's consent, as `--trust` is.
+pub fn trust_plugin(req: &PluginTrustRequest, out: &mut dyn Write) -> Outcome {
+    let mut outcome = Outcome {
+        ok: true,
+        ..Default::default()
+    };
+    let cfg = req.homes.codex_config();
+    let backups = crate::backup::Backups::new(&req.homes.backups);
+    let cfg_text = files::read_opt(&cfg).ok().flatten();
+    if let Some(text) = &cfg_text {
+        if !back_up_codex_config(&backups, &cfg, text, &mut outcome, out) {
+            return outcome;
+        }
+    }
+    let tr = TrustRequest {
+        codex_bin: req.codex_bin.clone(),
+        codex_home: req.homes.codex_home.clone(),
+        home: req.homes.home.clone(),
+        project: req.cwd.clone(),
+        hooks_json: PathBuf::new(),
+        commands: Vec::new(),
+        timeout: req.timeout,
+    };
+    let trusted = codex_trust::trust_plugin_hooks(&tr);
+    if let Some(text) = &cfg_text {
+        keep_line_endings(&cfg, text, out);
+    }
+    match trusted {
+        Ok(t) => report_trust(&t, &mut outcome, out),
+        Err(e) => {
+            outcome.ok = false;
+            outcome
+                .problems
+                .push(format!("codex plugin hook trust failed: {e}"));
+        }
+    }
+    for p in &outcome.problems {
+        let _ = writeln!(out, "problem: {p}");
+    }
+    outcome
 }
 
 /// Codex writes config.toml back with LF: a CRLF file gets its CRLF back.

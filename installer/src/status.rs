@@ -137,6 +137,9 @@ pub struct CodexConfigStatus {
     /// Profiles that turn hooks off (shown when hooks of ours are installed).
     #[serde(skip)]
     pub profile_notes: Vec<String>,
+    /// Enabled handover plugins (`<plugin>@<marketplace>`), and whether any of their hooks has
+    /// a trust entry.
+    pub plugins: Vec<(String, bool)>,
 }
 
 /// What `codex app-server` reported about our hooks, per scope that has some.
@@ -255,7 +258,12 @@ fn claude_plugin_copies(home: &Path) -> Vec<PathBuf> {
                 stack.push((p, depth + 1));
             } else if ft.is_file() && p.file_name().is_some_and(|n| n == "hooks.json") {
                 let f = read_hooks_file(p);
-                if !f.is_empty() {
+                // A plugin for both clients (ours) carries Codex's hooks file beside Claude's;
+                // Claude Code runs only the one its manifest names, not the `--agent codex` one.
+                let for_claude = |c: &str| !c.contains("--agent") || c.contains("--agent claude");
+                if f.ours.iter().any(|o| for_claude(&o.command))
+                    || f.mentions.iter().any(|m| for_claude(&m.command))
+                {
                     out.push(f.path);
                 }
             }
@@ -568,7 +576,15 @@ fn codex_config_status(
             hash_checked: false,
         });
     }
+    let plugins = codex_config::handover_plugins(&doc)
+        .into_iter()
+        .map(|id| {
+            let trusted = hashes.iter().any(|(k, _)| k.starts_with(&format!("{id}:")));
+            (id, trusted)
+        })
+        .collect();
     Ok(CodexConfigStatus {
+        plugins,
         flags: codex_config::feature_flags(&doc),
         project_trust: codex_config::project_trust(&doc, repo),
         profile_notes: codex_config::profile_notes(&doc, &homes.codex_home),
@@ -589,6 +605,9 @@ impl CodexConfigStatus {
         }
         if any_installed {
             out.extend(self.profile_notes.iter().cloned());
+        }
+        for (id, _) in &self.plugins {
+            out.push(format!("codex plugin: {id} enabled"));
         }
         for s in scopes {
             let Some(t) = &s.hook_trust else { continue };
@@ -611,6 +630,18 @@ impl CodexConfigStatus {
         let any_installed = scopes.iter().any(|s| !s.file.ours.is_empty());
         if let Some(p) = self.flags.problem(&self.file).filter(|_| any_installed) {
             out.push(p);
+        }
+        for (id, trusted) in &self.plugins {
+            if !trusted {
+                out.push(format!(
+                    "codex: the plugin {id} is installed but none of its hooks is trusted, and Codex skips untrusted hooks silently; run `handover trust-plugin` (or approve them in Codex)"
+                ));
+            }
+            if any_installed {
+                out.push(format!(
+                    "codex: handover is installed twice, as the plugin {id} and in hooks.json; each event is still answered once (the plugin's hooks defer to the settings ones), but keep one: `codex plugin remove {id}`, or `handover uninstall --codex --scope <scope>`"
+                ));
+            }
         }
         for s in scopes {
             let Some(t) = &s.hook_trust else { continue };
@@ -702,6 +733,21 @@ impl Report {
         out
     }
 
+    /// Whether any agent runs our hooks at all: a settings scope with them installed, or a
+    /// handover plugin.
+    pub fn wired_anywhere(&self) -> bool {
+        let installed = |scopes: &[ScopeStatus]| scopes.iter().any(|s| s.installed);
+        installed(&self.claude.scopes)
+            || installed(&self.codex.scopes)
+            || installed(&self.gemini.scopes)
+            || !self.claude.plugins.is_empty()
+            || self
+                .codex
+                .config
+                .as_ref()
+                .is_ok_and(|c| !c.plugins.is_empty())
+    }
+
     /// What needs fixing, each with how to fix it.
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
@@ -709,11 +755,23 @@ impl Report {
             s.problems(&mut out);
         }
         out.extend(several_scopes_problem(Agent::Claude, &self.claude.scopes));
-        for p in &self.claude.plugins {
-            out.push(format!(
-                "claude: a plugin also runs handover hooks ({}); they run twice with the settings ones. Disable the plugin or run `handover uninstall --claude`",
-                p.display()
-            ));
+        // The plugin's hooks stay silent where settings run ours (hooks/src/plugin.rs), so
+        // nothing runs twice; still, two installs are one too many to keep up to date.
+        let with_ours: Vec<&str> = self
+            .claude
+            .scopes
+            .iter()
+            .filter(|s| !s.file.ours.is_empty())
+            .map(|s| s.scope.as_str())
+            .collect();
+        if !with_ours.is_empty() {
+            for p in &self.claude.plugins {
+                out.push(format!(
+                    "claude: handover is installed twice, as a plugin ({}) and in settings ({}); each event is still answered once (the plugin's hooks defer to the settings ones), but keep one: `/plugin uninstall handover` in Claude Code, or `handover uninstall --claude --scope <scope>`",
+                    p.display(),
+                    with_ours.join(", ")
+                ));
+            }
         }
         for s in &self.codex.scopes {
             s.problems(&mut out);

@@ -564,7 +564,7 @@ fn status_spots_a_plugin_copy_and_uninstall_dry_run_writes_nothing() {
     assert!(
         s.problems()
             .iter()
-            .any(|p| p.contains("a plugin also runs handover hooks") && p.contains("acme")),
+            .any(|p| p.contains("installed twice, as a plugin") && p.contains("acme")),
         "{:?}",
         s.problems()
     );

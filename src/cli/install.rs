@@ -81,6 +81,13 @@ pub struct InstallArgs {
     pub codex_bin: Option<PathBuf>,
 }
 
+#[derive(clap::Args, Debug, Clone, Default)]
+pub struct TrustPluginArgs {
+    /// The `codex` executable (default: `codex` on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub codex_bin: Option<PathBuf>,
+}
+
 /// Take out exactly what `handover install` put in.
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct UninstallArgs {
@@ -148,6 +155,31 @@ pub fn run_install(args: &InstallArgs, repo_root: &Path) -> anyhow::Result<ExitC
 pub fn run_uninstall(args: &UninstallArgs, repo_root: &Path) -> anyhow::Result<ExitCode> {
     let env = Environment::from_process()?;
     run_uninstall_with(args, repo_root, &env, &mut std::io::stdout())
+}
+
+pub fn run_trust_plugin(args: &TrustPluginArgs) -> anyhow::Result<ExitCode> {
+    let env = Environment::from_process()?;
+    let codex_bin = args
+        .codex_bin
+        .clone()
+        .or_else(|| find_codex(env.path_var.as_deref()))
+        .ok_or_else(|| {
+            anyhow::anyhow!(
+                "trust-plugin needs Codex: `codex` is not on PATH; install it or pass --codex-bin PATH"
+            )
+        })?;
+    let req = flow::PluginTrustRequest {
+        homes: env.homes.clone(),
+        codex_bin,
+        cwd: env.cwd.clone(),
+        timeout: Duration::from_secs(60),
+    };
+    let outcome = flow::trust_plugin(&req, &mut std::io::stdout());
+    Ok(if outcome.ok {
+        ExitCode::SUCCESS
+    } else {
+        ExitCode::from(1)
+    })
 }
 
 /// The Codex project key must match how Codex names the directory: the real path.

@@ -48,6 +48,19 @@ pub enum Command {
     Install(install::InstallArgs),
     /// Take out exactly what `handover install` put in.
     Uninstall(install::UninstallArgs),
+    /// Codex: trust the hooks of the handover plugin (after `codex plugin add handover@...`):
+    /// exactly those, at their current hashes, through `codex app-server` (your consent).
+    TrustPlugin(install::TrustPluginArgs),
+    /// Print a completion script for your shell, e.g. `handover completions bash >
+    /// ~/.local/share/bash-completion/completions/handover`.
+    Completions(CompletionsArgs),
+}
+
+#[derive(Args, Debug)]
+pub struct CompletionsArgs {
+    /// The shell to complete in.
+    #[arg(value_enum)]
+    pub shell: clap_complete::Shell,
 }
 
 #[derive(Args, Debug, Default)]
@@ -169,6 +182,13 @@ pub fn run() -> anyhow::Result<ExitCode> {
         }
         Command::Uninstall(a) => {
             install::run_uninstall(a, handover_core::store::Store::discover(&dir).root())
+        }
+        Command::TrustPlugin(a) => install::run_trust_plugin(a),
+        Command::Completions(a) => {
+            use clap::CommandFactory;
+            let mut out = std::io::stdout();
+            clap_complete::generate(a.shell, &mut Cli::command(), "handover", &mut out);
+            Ok(ExitCode::SUCCESS)
         }
     }
 }

@@ -211,6 +211,9 @@ impl StatusReport {
                 self.guard.tracked.join(" ")
             ));
         }
+        if matches!(&self.agents, AgentsStatus::Checked(r) if !r.wired_anywhere()) {
+            problems.push("not installed for any agent: no hooks deliver the handoff to Claude Code, Codex or Gemini CLI; run `handover install` in this repository, `handover install --scope user` for every repository, or install the plugin (docs/install.md)".into());
+        }
         problems
     }
 

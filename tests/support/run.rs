@@ -47,8 +47,13 @@ impl Sandbox {
         )
         .expect("write script");
         let mut client: Vec<String> = Vec::new();
+        let path = std::env::var("PATH").unwrap_or_default();
+        let path = match &opts.path_first {
+            Some(dir) => format!("{}:{path}", dir.display()),
+            None => path,
+        };
         let mut envs: Vec<(&str, String)> = vec![
-            ("PATH", std::env::var("PATH").unwrap_or_default()),
+            ("PATH", path),
             ("LANG", "C.UTF-8".into()),
             ("TERM", "dumb".into()),
         ];
@@ -79,6 +84,7 @@ impl Sandbox {
                 if let Some(id) = &opts.resume {
                     client.extend(["--resume".to_string(), id.clone()]);
                 }
+                client.extend(opts.client_args.iter().cloned());
                 envs.extend([
                     ("HOME", self.home.to_string_lossy().into_owned()),
                     ("ANTHROPIC_BASE_URL", format!("http://127.0.0.1:{PORT}")),
@@ -100,6 +106,7 @@ impl Sandbox {
                 if self.trust == Trust::BypassFlag {
                     client.push("--dangerously-bypass-hook-trust".into());
                 }
+                client.extend(opts.client_args.iter().cloned());
                 if let Some(id) = &opts.resume {
                     client.extend(["resume".to_string(), id.clone()]);
                 }
@@ -133,6 +140,7 @@ impl Sandbox {
                 if let Some(id) = &opts.resume {
                     client.extend(["--resume".to_string(), id.clone()]);
                 }
+                client.extend(opts.client_args.iter().cloned());
                 envs.extend([
                     ("HOME", self.home.to_string_lossy().into_owned()),
                     ("GEMINI_API_KEY", "e2e-fake".into()),
@@ -250,6 +258,10 @@ pub struct RunOpts<'a> {
     pub max_turns: u32,
     /// Input tokens the server reports when no turn says otherwise.
     pub default_usage: u64,
+    /// More arguments for the client, before the prompt (e.g. Claude Code's `--plugin-dir`).
+    pub client_args: Vec<String>,
+    /// A directory put first on the client's PATH (e.g. where the plugin finds our hooks).
+    pub path_first: Option<PathBuf>,
     /// The run is meant to be killed (SIGKILL): its exit status is not checked.
     pub killed: bool,
     /// The exit status the client must end with (0 unless a test expects a refusal).
@@ -263,6 +275,8 @@ impl<'a> RunOpts<'a> {
             resume: None,
             max_turns: 6,
             default_usage: 1200,
+            client_args: Vec::new(),
+            path_first: None,
             killed: false,
             expect_status: 0,
         }

@@ -34,30 +34,7 @@ pub fn install_hooks(sb: &Sandbox, hooks_dir: &Path, trust: bool) {
         args.push("--trust".into());
     }
     // The installer may start `codex app-server`: keep it inside a loopback-only namespace too.
-    let out = Command::new("timeout")
-        .args(["-k", "5", "120", "unshare"])
-        .args(clients.unshare)
-        .args([
-            "sh",
-            "-c",
-            "ip link set lo up && exec \"$@\"",
-            "e2e-install",
-        ])
-        .arg(&sb.bins.handover)
-        .args(&args)
-        .current_dir(&sb.project)
-        .env_clear()
-        .env("PATH", std::env::var("PATH").unwrap_or_default())
-        .env(
-            "HOME",
-            sb.home
-                .join(if sb.agent == Agent::Codex { "user" } else { "" }),
-        )
-        .env("CODEX_HOME", sb.home.join("codex"))
-        .env("LANG", "C.UTF-8")
-        .stdin(Stdio::null())
-        .output()
-        .expect("run handover install");
+    let out = run_offline(sb, &sb.bins.handover, &args);
     assert!(
         out.status.success(),
         "handover {} failed ({}):\n{}\n{}",
@@ -71,4 +48,49 @@ pub fn install_hooks(sb: &Sandbox, hooks_dir: &Path, trust: bool) {
         args.join(" "),
         String::from_utf8_lossy(&out.stdout)
     );
+}
+
+/// Runs `program args` in the sandbox's project the way a user would, with the sandbox's homes
+/// (HOME, CODEX_HOME), inside a loopback-only network namespace, bounded by `timeout`.
+pub fn run_offline(sb: &Sandbox, program: &Path, args: &[String]) -> std::process::Output {
+    let clients = clients("run_offline").expect("clients checked before building a sandbox");
+    Command::new("timeout")
+        .args(["-k", "5", "120", "unshare"])
+        .args(clients.unshare)
+        .args([
+            "sh",
+            "-c",
+            "ip link set lo up && exec \"$@\"",
+            "e2e-offline",
+        ])
+        .arg(program)
+        .args(args)
+        .current_dir(&sb.project)
+        .env_clear()
+        .env("PATH", std::env::var("PATH").unwrap_or_default())
+        .env(
+            "HOME",
+            sb.home
+                .join(if sb.agent == Agent::Codex { "user" } else { "" }),
+        )
+        .env("CODEX_HOME", sb.home.join("codex"))
+        .env("LANG", "C.UTF-8")
+        .stdin(Stdio::null())
+        .output()
+        .expect("run a command in a network namespace")
+}
+
+/// [`run_offline`] that must succeed; returns its stdout. Panics with both outputs otherwise.
+pub fn run_offline_ok(sb: &Sandbox, program: &Path, args: &[String]) -> String {
+    let out = run_offline(sb, program, args);
+    assert!(
+        out.status.success(),
+        "{} {} failed ({}):\n{}\n{}",
+        program.display(),
+        args.join(" "),
+        out.status,
+        String::from_utf8_lossy(&out.stdout),
+        String::from_utf8_lossy(&out.stderr)
+    );
+    String::from_utf8_lossy(&out.stdout).into_owned()
 }

@@ -1,0 +1,236 @@
+//! Never twice: a hook run by the handover plugin (`--via plugin`) stays silent when the agent's
+//! own settings also run the same executable on the same event, so a user with both the plugin
+//! and `handover install` gets each answer once. The settings copy is the one that answers: it
+//! is the more specific choice (a repository, or a user, asked for it).
+//!
+//! Decided at run time from the files the client itself reads, because either install can come
+//! or go at any moment. Claude Code runs every hook in its settings layers (project, local,
+//! user). Codex runs a `hooks.json` hook only when it was trusted, and records that trust in the
+//! user's config.toml under a key that starts with the hooks.json path; a layer whose hooks were
+//! never trusted does not run, so it does not count (otherwise the plugin would defer to a hook
+//! that never answers).
+
+use handover_base::Agent;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+/// Larger settings files are not ours to parse in a hook's time budget: then the plugin answers.
+const MAX_SETTINGS_BYTES: u64 = 1 << 20;
+
+/// `--via plugin` or `--via=plugin` among the arguments (unknown ones ignored, like `--agent`).
+pub fn via_plugin<I: IntoIterator<Item = String>>(args: I) -> bool {
+    crate::agent::flag_values(args, "--via")
+        .iter()
+        .any(|v| v == "plugin")
+}
+
+/// Where the client's own hook layers are, for one call.
+#[derive(Clone, Debug, Default)]
+pub struct Layers {
+    /// The directory the client runs in: `$CLAUDE_PROJECT_DIR` for Claude Code (it reads project
+    /// settings from there), the session's cwd for Codex.
+    pub project_dirs: Vec<PathBuf>,
+    pub home: Option<PathBuf>,
+    /// `$CODEX_HOME`, else `~/.codex`.
+    pub codex_home: Option<PathBuf>,
+}
+
+impl Layers {
+    /// From the process environment and the hook's input.
+    pub fn from_env(input_cwd: Option<&str>, store_root: Option<&Path>) -> Layers {
+        let home = std::env::var_os("HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from);
+        let codex_home = std::env::var_os("CODEX_HOME")
+            .filter(|h| !h.is_empty())
+            .map(PathBuf::from)
+            .or_else(|| home.as_ref().map(|h| h.join(".codex")));
+        let mut project_dirs: Vec<PathBuf> = Vec::new();
+        let candidates = [
+            std::env::var("CLAUDE_PROJECT_DIR").ok().map(PathBuf::from),
+            input_cwd.map(PathBuf::from),
+            store_root.map(Path::to_path_buf),
+        ];
+        for dir in candidates.into_iter().flatten() {
+            if dir.is_absolute() && !project_dirs.contains(&dir) {
+                project_dirs.push(dir);
+            }
+        }
+        Layers {
+            project_dirs,
+            home,
+            codex_home,
+        }
+    }
+
+    /// True when a settings layer of `agent` also runs `exe` (our executable's file name) on
+    /// `event`, with a command that is not the plugin's own.
+    pub fn settings_also_run(&self, agent: Agent, exe: &str, event: &str) -> bool {
+        match agent {
+            Agent::Claude => self.claude_files().iter().any(|f| runs(f, exe, event)),
+            Agent::Codex => {
+                let Some(codex_home) = &self.codex_home else {
+                    return false;
+                };
+                let config = read_small(&codex_home.join("config.toml")).unwrap_or_default();
+                self.codex_files(codex_home)
+                    .iter()
+                    .any(|f| trusted_in(&config, f) && runs(f, exe, event))
+            }
+            // There is no handover plugin for Gemini CLI: nothing to defer to.
+            Agent::Gemini => false,
+        }
+    }
+
+    fn claude_files(&self) -> Vec<PathBuf> {
+        let mut files = Vec::new();
+        for dir in &self.project_dirs {
+            files.push(dir.join(".claude").join("settings.json"));
+            files.push(dir.join(".claude").join("settings.local.json"));
+        }
+        if let Some(home) = &self.home {
+            files.push(home.join(".claude").join("settings.json"));
+        }
+        files
+    }
+
+    fn codex_files(&self, codex_home: &Path) -> Vec<PathBuf> {
+        let mut files: Vec<PathBuf> = self
+            .project_dirs
+            .iter()
+            .map(|d| d.join(".codex").join("hooks.json"))
+            .collect();
+        files.push(codex_home.join("hooks.json"));
+        files
+    }
+}
+
+fn read_small(path: &Path) -> Option<String> {
+    let meta = std::fs::metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > MAX_SETTINGS_BYTES {
+        return None;
+    }
+    std::fs::read_to_string(path).ok()
+}
+
+/// Codex records hook trust under `[hooks.state."<hooks.json path>:<event>:<group>:<handler>"]`:
+/// a file none of whose hooks was ever trusted runs nothing.
+fn trusted_in(config: &str, hooks_json: &Path) -> bool {
+    let key = format!("{}:", hooks_json.display());
+    // TOML escapes `"` and `\` in quoted keys; such paths are not matched, and the plugin answers.
+    config.contains(&format!("\"{key}")) || config.contains(&format!("'{key}"))
+}
+
+/// Whether the hooks document at `path` runs `exe` on `event` outside the plugin.
+fn runs(path: &Path, exe: &str, event: &str) -> bool {
+    let Some(text) = read_small(path) else {
+        return false;
+    };
+    let Ok(doc) = serde_json::from_str::<Value>(&text) else {
+        return false;
+    };
+    let groups = doc
+        .get("hooks")
+        .and_then(|h| h.get(event))
+        .and_then(Value::as_array);
+    groups.into_iter().flatten().any(|group| {
+        group
+            .get("hooks")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .filter_map(|h| h.get("command").and_then(Value::as_str))
+            .any(|c| c.contains(exe) && !via_plugin(c.split_whitespace().map(str::to_string)))
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn args(v: &[&str]) -> Vec<String> {
+        v.iter().map(|s| s.to_string()).collect()
+    }
+
+    #[test]
+    fn via_plugin_in_both_forms_and_nothing_else() {
+        assert!(via_plugin(args(&["--agent", "claude", "--via", "plugin"])));
+        assert!(via_plugin(args(&["--via=plugin", "x"])));
+        assert!(!via_plugin(args(&["--via"])));
+        assert!(!via_plugin(args(&["--via", "settings"])));
+        assert!(!via_plugin(args(&["plugin"])));
+    }
+
+    fn write(path: &Path, text: &str) {
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(path, text).unwrap();
+    }
+
+    const SETTINGS: &str = r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"'/a b/handover-session-start' --agent claude"}]}]}}"#;
+    const PLUGIN_ONLY: &str = r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"sh \"/p/run-hook.sh\" handover-session-start --agent claude --via plugin"}]}]}}"#;
+
+    #[test]
+    fn claude_defers_to_any_settings_layer_that_runs_the_same_hook() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("project");
+        let home = tmp.path().join("home");
+        let layers = Layers {
+            project_dirs: vec![project.clone()],
+            home: Some(home.clone()),
+            codex_home: Some(home.join(".codex")),
+        };
+        let (exe, ev) = ("handover-session-start", "SessionStart");
+        assert!(!layers.settings_also_run(Agent::Claude, exe, ev));
+        write(&project.join(".claude/settings.json"), PLUGIN_ONLY);
+        assert!(!layers.settings_also_run(Agent::Claude, exe, ev));
+        write(&home.join(".claude/settings.json"), SETTINGS);
+        assert!(layers.settings_also_run(Agent::Claude, exe, ev));
+        assert!(!layers.settings_also_run(Agent::Claude, exe, "Stop"));
+        assert!(!layers.settings_also_run(Agent::Claude, "handover-pre-compact", ev));
+        std::fs::remove_file(home.join(".claude/settings.json")).unwrap();
+        write(&project.join(".claude/settings.local.json"), SETTINGS);
+        assert!(layers.settings_also_run(Agent::Claude, exe, ev));
+        // Codex never reads Claude's files.
+        assert!(!layers.settings_also_run(Agent::Codex, exe, ev));
+    }
+
+    #[test]
+    fn codex_defers_only_to_a_hooks_file_it_trusted() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("project");
+        let codex_home = tmp.path().join("codex");
+        let layers = Layers {
+            project_dirs: vec![project.clone()],
+            home: None,
+            codex_home: Some(codex_home.clone()),
+        };
+        let (exe, ev) = ("handover-session-start", "SessionStart");
+        let hooks = project.join(".codex/hooks.json");
+        write(&hooks, SETTINGS);
+        assert!(!layers.settings_also_run(Agent::Codex, exe, ev));
+        write(
+            &codex_home.join("config.toml"),
+            &format!(
+                "[hooks.state.\"{}:session_start:0:0\"]\ntrusted_hash = \"sha256:x\"\n",
+                hooks.display()
+            ),
+        );
+        assert!(layers.settings_also_run(Agent::Codex, exe, ev));
+        assert!(!layers.settings_also_run(Agent::Codex, exe, "Stop"));
+    }
+
+    #[test]
+    fn unreadable_or_malformed_settings_never_silence_the_plugin() {
+        let tmp = tempfile::tempdir().unwrap();
+        let project = tmp.path().join("project");
+        write(&project.join(".claude/settings.json"), "{ not json");
+        std::fs::create_dir_all(project.join(".claude/settings.local.json")).unwrap();
+        let layers = Layers {
+            project_dirs: vec![project],
+            home: None,
+            codex_home: None,
+        };
+        assert!(!layers.settings_also_run(Agent::Claude, "handover-session-start", "SessionStart"));
+        assert!(!layers.settings_also_run(Agent::Codex, "handover-session-start", "SessionStart"));
+    }
+}
