@@ -129,6 +129,10 @@ pub struct CodexConfigStatus {
     /// The project directory `project_trust` is about.
     #[serde(skip)]
     pub project: PathBuf,
+    /// Enabled handover plugins (`<plugin>@<marketplace>`), and whether any of their hooks has
+    /// a trust entry; serialised as the ids.
+    #[serde(serialize_with = "plugin_ids")]
+    pub plugins: Vec<(String, bool)>,
     /// `[features]` as set; serialised as `"on"` or `"off"`.
     #[serde(rename = "hooks_feature", serialize_with = "on_off")]
     pub flags: FeatureFlags,
@@ -137,9 +141,6 @@ pub struct CodexConfigStatus {
     /// Profiles that turn hooks off (shown when hooks of ours are installed).
     #[serde(skip)]
     pub profile_notes: Vec<String>,
-    /// Enabled handover plugins (`<plugin>@<marketplace>`), and whether any of their hooks has
-    /// a trust entry.
-    pub plugins: Vec<(String, bool)>,
 }
 
 /// What `codex app-server` reported about our hooks, per scope that has some.
@@ -867,6 +868,10 @@ fn folder_trust<S: Serializer>(t: &Result<FolderTrust, String>, s: S) -> Result<
 
 fn on_off<S: Serializer>(flags: &FeatureFlags, s: S) -> Result<S::Ok, S::Error> {
     s.serialize_str(if flags.disabled() { "off" } else { "on" })
+}
+
+fn plugin_ids<S: Serializer>(plugins: &[(String, bool)], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(plugins.iter().map(|(id, _)| id))
 }
 
 fn display_path<S: Serializer>(p: &Path, s: S) -> Result<S::Ok, S::Error> {
