@@ -136,8 +136,11 @@ fn print_startup(store: &Store, command: &str) -> ExitCode {
     if let Err(e) = config::load(store.root()) {
         println!("\n(not shown to the agent) warning: {e:#} (the hooks use the default settings until it is fixed)");
     }
-    match store.load() {
-        LoadOutcome::Refused(_) => ExitCode::from(1),
-        _ => ExitCode::SUCCESS,
+    // A refused store exits 1, as plain `boot` does (the refusal is `check`'s alone: no need to
+    // read the handoff a second time).
+    if store.check().is_err() {
+        ExitCode::from(1)
+    } else {
+        ExitCode::SUCCESS
     }
 }
