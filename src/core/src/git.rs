@@ -13,6 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 mod cli;
+pub mod uncommitted;
 
 /// handover's own files: writing a handoff must not make the repository look changed, so these
 /// never count as dirty, untracked or changed.

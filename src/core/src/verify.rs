@@ -4,6 +4,7 @@
 //! two in step. Every check turns a failure into a reason (never a panic, never an error the
 //! caller must handle): a hook shows whatever could be established.
 
+use crate::git::uncommitted::{PathState, PathStates};
 use crate::git::{self, HeadInfo};
 use crate::model::{ChangeKind, GitSnapshot, Handoff, Reason, Verdict, Verification};
 use git2::{Oid, Repository, Sort};
@@ -253,7 +254,8 @@ fn check_git(root: &Path, recorded: &GitSnapshot, depth: Depth, reasons: &mut Ve
 /// The quick check's share of the working-tree comparison, so the hook's verdict agrees with
 /// `boot`'s: a repository git refuses to read (owned by another user) is unverified, and a
 /// file the handoff listed as uncommitted that has no changes any more (reverted) is drift.
-/// Opening scans nothing, and only the listed paths (at most a few hundred) are looked at.
+/// Opening scans nothing, and only the listed paths (at most a few hundred) are looked at, each
+/// against HEAD's tree (`git::uncommitted`): the index is not read.
 fn check_listed_changes(lazy: &mut LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec<Reason>) {
     let root = lazy.root;
     let repo = match lazy.get() {
@@ -266,15 +268,16 @@ fn check_listed_changes(lazy: &mut LazyRepo, recorded: &GitSnapshot, reasons: &m
             return;
         }
     };
+    let Some(states) = PathStates::new(repo) else {
+        return;
+    };
+    // A path that cannot be told (a directory, an unreadable file) is not claimed gone.
     let gone: Vec<String> = recorded
         .dirty
         .iter()
         .chain(&recorded.untracked)
         .filter(|p| !git::is_handover_file(p))
-        .filter(|p| match repo.status_file(Path::new(p.as_str())) {
-            Ok(s) => s.is_empty() || s == git2::Status::IGNORED,
-            Err(e) => e.code() == git2::ErrorCode::NotFound,
-        })
+        .filter(|p| states.state(p) == PathState::Committed)
         .map(|p| format!("- {p}"))
         .collect();
     if !gone.is_empty() {
