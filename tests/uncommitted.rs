@@ -171,6 +171,8 @@ fn paths_below_a_link_directories_fifos_and_escapes_are_never_followed_or_opened
     assert_eq!(states.state("../outside/secret.rs"), PathState::Unknown);
     assert_eq!(states.state("/etc/passwd"), PathState::Unknown);
     assert_eq!(states.state(""), PathState::Unknown);
+    assert_eq!(states.state("src/./lib.rs"), PathState::Unknown);
+    assert_eq!(states.state("src//lib.rs"), PathState::Unknown);
 }
 
 #[test]

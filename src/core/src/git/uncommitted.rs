@@ -4,7 +4,7 @@
 //! libgit2's `status_file` loads and parses the whole index for every path it is asked about
 //! (8 MB at 100,000 files), so a hook asking about ten paths paid for the index ten times. Here
 //! the working file is compared with HEAD's tree entry for the same path instead: a tree lookup
-//! by path (one tree object per directory level), the blob id of the file's bytes, and the
+//! by path (one tree object per directory level, each read once per call), the blob id of the file's bytes, and the
 //! ignore rules for that path only. The index is never read, except for the one case where git
 //! would filter the file's bytes before hashing them (below).
 //!
@@ -23,8 +23,10 @@
 //! status of that one path, which applies the filters exactly (and reads the index).
 
 use git2::{ErrorCode, ObjectType, Oid, Repository, Tree};
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::io::Read;
-use std::path::{Component, Path};
+use std::path::Path;
 
 /// One path's answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -44,6 +46,8 @@ pub struct PathStates<'r> {
     workdir: &'r Path,
     /// None when HEAD has no commit yet (every present, unignored file is then uncommitted).
     head: Option<Tree<'r>>,
+    /// HEAD's trees by directory, read once each.
+    trees: RefCell<HashMap<String, Option<Tree<'r>>>>,
 }
 
 impl<'r> PathStates<'r> {
@@ -59,20 +63,21 @@ impl<'r> PathStates<'r> {
             repo,
             workdir,
             head,
+            trees: RefCell::new(HashMap::new()),
         })
     }
 
     /// `path` is relative to the working tree's top, `/`-separated, as git lists it.
     pub fn state(&self, path: &str) -> PathState {
-        let rel = Path::new(path);
-        if path.is_empty() || !rel.components().all(|c| matches!(c, Component::Normal(_))) {
+        // Plain names between single slashes: no `..`, `.`, empty or absolute paths.
+        let plain = |c: &str| !c.is_empty() && c != "." && c != "..";
+        if !path.split('/').all(plain) {
             return PathState::Unknown;
         }
-        let in_head = match self.head.as_ref().map(|t| t.get_path(rel)) {
-            None => None,
-            Some(Ok(entry)) => Some((entry.id(), entry.filemode())),
-            Some(Err(e)) if e.code() == ErrorCode::NotFound => None,
-            Some(Err(_)) => return PathState::Unknown,
+        let rel = Path::new(path);
+        let in_head = match self.head_entry(path) {
+            Ok(found) => found,
+            Err(()) => return PathState::Unknown,
         };
         let on_disk = match self.working_entry(rel) {
             Ok(found) => found,
@@ -108,6 +113,51 @@ impl<'r> PathStates<'r> {
                 self.compare_file(rel, id, executable != (mode == MODE_EXECUTABLE))
             }
         }
+    }
+
+    /// HEAD's entry at `path` (its blob id and mode), None when HEAD has nothing there. Each
+    /// directory's tree is read once for all the paths asked about: libgit2 keeps only small
+    /// trees in its cache, and a directory of a thousand entries is 40 KB to inflate.
+    fn head_entry(&self, path: &str) -> Result<Option<(Oid, i32)>, ()> {
+        let (dir, name) = match path.rsplit_once('/') {
+            Some((dir, name)) => (dir, name),
+            None => ("", path),
+        };
+        let Some(tree) = self.tree_at(dir)? else {
+            return Ok(None);
+        };
+        let found = tree.get_name(name).map(|e| (e.id(), e.filemode()));
+        Ok(found)
+    }
+
+    /// HEAD's tree for directory `dir` ("" for the top), None when HEAD has no directory there.
+    fn tree_at(&self, dir: &str) -> Result<Option<Tree<'r>>, ()> {
+        let Some(top) = &self.head else {
+            return Ok(None);
+        };
+        if dir.is_empty() {
+            return Ok(Some(top.clone()));
+        }
+        if let Some(cached) = self.trees.borrow().get(dir) {
+            return Ok(cached.clone());
+        }
+        let (parent, name) = match dir.rsplit_once('/') {
+            Some((parent, name)) => (parent, name),
+            None => ("", dir),
+        };
+        let tree = match self.tree_at(parent)? {
+            None => None,
+            Some(parent) => match parent.get_name(name) {
+                Some(entry) if entry.filemode() == MODE_TREE => {
+                    Some(self.repo.find_tree(entry.id()).map_err(|_| ())?)
+                }
+                _ => None,
+            },
+        };
+        self.trees
+            .borrow_mut()
+            .insert(dir.to_string(), tree.clone());
+        Ok(tree)
     }
 
     /// What is at `rel` in the working tree, without following a link in any position: a
