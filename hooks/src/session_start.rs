@@ -31,7 +31,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     } else {
         handover_core::startup::build_for(
             store,
-            &call.command,
+            &|| call.command().to_string(),
             source == "compact",
             call.session_id(),
         )

@@ -11,7 +11,7 @@
 // Each user includes this file and uses the part it needs.
 #![allow(dead_code)]
 
-use handover_core::model::{Content, Handoff, ImportantFile, Status};
+use handover_core::model::{Content, GitSnapshot, Handoff, ImportantFile, Status};
 use handover_core::record::{files as records, SessionRecord};
 use handover_core::store::Store;
 use std::path::{Path, PathBuf};
@@ -122,11 +122,12 @@ impl Fixture {
     /// Writes `files` files and commits them (`git add -A`: about 2 s for 100,000 files here),
     /// then prepares every shape's store.
     pub fn build(dir: &Path, files: usize) -> Fixture {
-        let root = dir.join("repo");
-        let stash = dir.join("stash");
-        std::fs::create_dir_all(&root).expect("mkdir");
-        std::fs::create_dir_all(&stash).expect("mkdir");
-        git(&root, &["init", "-q", "-b", "main"]);
+        Fixture::build_with(dir, files, &Shape::ALL)
+    }
+
+    /// [`Fixture::build`] with only `shapes` prepared.
+    pub fn build_with(dir: &Path, files: usize, shapes: &[Shape]) -> Fixture {
+        let root = Fixture::init(dir);
         for i in 0..files {
             if i % 100 == 0 {
                 std::fs::create_dir_all(root.join(format!("src/d{:04}", i / 100))).expect("mkdir");
@@ -135,9 +136,61 @@ impl Fixture {
         }
         git(&root, &["add", "-A"]);
         git(&root, &["commit", "-q", "-m", "files"]);
+        Fixture::finish(dir, root, files, shapes)
+    }
+
+    /// A repository whose commit and index hold `files` files but whose working tree holds
+    /// only the files the shapes touch: `git fast-import` writes one pack and `git read-tree`
+    /// the full index (8 MB at 100,000 files), in a second or two instead of writing, hashing
+    /// and later deleting every file. For measuring what must not depend on the working tree
+    /// or the index (SessionStart); the files never written count as deleted to a scan.
+    pub fn build_sparse(dir: &Path, files: usize, shapes: &[Shape]) -> Fixture {
+        let root = Fixture::init(dir);
+        let mut stream = Vec::new();
+        stream.extend_from_slice(
+            b"commit refs/heads/main\ncommitter Bench <bench@example.com> 1700000000 +0000\ndata 5\nfiles\n",
+        );
+        for i in 0..files {
+            let content = original(i);
+            stream.extend_from_slice(
+                format!(
+                    "M 100644 inline {}\ndata {}\n{content}\n",
+                    tracked(i),
+                    content.len()
+                )
+                .as_bytes(),
+            );
+        }
+        let mut child = Command::new("git")
+            .args(["fast-import", "--quiet"])
+            .current_dir(&root)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::null())
+            .spawn()
+            .expect("git fast-import");
+        std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), &stream)
+            .expect("stream");
+        assert!(child.wait().expect("fast-import").success());
+        git(&root, &["read-tree", "HEAD"]);
+        // The file every handoff names as important.
+        std::fs::create_dir_all(root.join("src/d0000")).expect("mkdir");
+        std::fs::write(root.join(tracked(1)), original(1)).expect("write");
+        Fixture::finish(dir, root, files, shapes)
+    }
+
+    fn init(dir: &Path) -> PathBuf {
+        let root = dir.join("repo");
+        std::fs::create_dir_all(&root).expect("mkdir");
+        std::fs::create_dir_all(dir.join("stash")).expect("mkdir");
+        git(&root, &["init", "-q", "-b", "main"]);
+        root
+    }
+
+    fn finish(dir: &Path, root: PathBuf, files: usize, shapes: &[Shape]) -> Fixture {
+        let stash = dir.join("stash");
         let root = root.canonicalize().expect("canonical");
         let fixture = Fixture { root, stash, files };
-        for shape in Shape::ALL {
+        for &shape in shapes {
             fixture.prepare(shape);
         }
         fixture
@@ -147,8 +200,10 @@ impl Fixture {
     pub fn enter(&self, shape: Shape) {
         let (changed, new) = self.split(shape);
         for i in 0..changed {
-            let i = self.changed_index(i);
-            std::fs::write(self.root.join(tracked(i)), "// changed\n").expect("write");
+            let path = self.root.join(tracked(self.changed_index(i)));
+            // A sparse fixture has no directory there yet.
+            std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
+            std::fs::write(path, "// changed\n").expect("write");
         }
         if new > 0 {
             std::fs::create_dir_all(self.root.join("src/new")).expect("mkdir");
@@ -212,9 +267,8 @@ impl Fixture {
             return;
         }
         self.enter_tree_only(shape);
-        let snapshot = handover_core::git::snapshot(&self.root).expect("snapshot");
         if shape.handoff() {
-            save_handoff(&self.root, snapshot);
+            save_handoff(&self.root, Some(self.snapshot(shape)));
         }
         if shape.record() {
             let mut record = SessionRecord::new(RECORD_SESSION, "claude");
@@ -234,6 +288,28 @@ impl Fixture {
         self.leave(shape);
     }
 
+    /// What `git::snapshot` records for `shape`, built from what `enter` changed rather than
+    /// by scanning 100,000 files once per shape (tests/git_snapshot.rs tests the scan).
+    fn snapshot(&self, shape: Shape) -> GitSnapshot {
+        let head = handover_core::git::read_head_files(&self.root).expect("HEAD");
+        let (changed, new) = self.split(shape);
+        let mut dirty: Vec<String> = (0..changed)
+            .map(|i| tracked(self.changed_index(i)))
+            .collect();
+        let mut untracked: Vec<String> = (0..new).map(untracked).collect();
+        dirty.sort();
+        untracked.sort();
+        GitSnapshot {
+            root: self.root.to_string_lossy().into_owned(),
+            branch: head.branch,
+            detached: head.detached,
+            head: head.head,
+            dirty,
+            untracked,
+            ..GitSnapshot::default()
+        }
+    }
+
     /// `enter` for a shape whose store does not exist yet.
     fn enter_tree_only(&self, shape: Shape) {
         let (store, markdown) = self.stashed(shape);
@@ -242,7 +318,7 @@ impl Fixture {
     }
 }
 
-fn save_handoff(root: &Path, git: Option<handover_core::model::GitSnapshot>) {
+fn save_handoff(root: &Path, git: Option<GitSnapshot>) {
     let mut h = Handoff {
         schema_version: handover_core::model::SCHEMA_VERSION,
         id: "bench".into(),

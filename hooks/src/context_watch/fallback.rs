@@ -27,7 +27,8 @@ impl Fallbacks<'_> {
         let (call, store, file, event) = (self.call, self.store, self.file, self.event);
         st.reinjection_armed_ms.take()?;
         let now = call.now_ms;
-        let delivered = handover_core::startup::build(store, &call.command, true);
+        let delivered =
+            handover_core::startup::build_for(store, &|| call.command().to_string(), true, None);
         if delivered.is_some() {
             st.compact_delivered_ms = Some(now);
             st.startup_delivered_ms = Some(now);
@@ -51,7 +52,8 @@ impl Fallbacks<'_> {
     /// handoff the session writes itself is never handed back to it.
     pub fn first_prompt(&self, st: &mut SessionState) -> Option<Outcome> {
         let (call, store, file, event) = (self.call, self.store, self.file, self.event);
-        let delivered = handover_core::startup::build(store, &call.command, false);
+        let delivered =
+            handover_core::startup::build_for(store, &|| call.command().to_string(), false, None);
         if delivered.is_some() {
             st.startup_delivered_ms = Some(call.now_ms);
             st.startup_via_fallback = true;

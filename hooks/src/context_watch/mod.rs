@@ -148,14 +148,14 @@ fn deliver(
     let (response, action) = match (decision, event.context_event(call.agent)) {
         (Decision::BlockStop, _) => (
             Response::Block {
-                reason: save_progress(Pressure::Insist, reading.percent, &call.command),
+                reason: save_progress(Pressure::Insist, reading.percent, call.command()),
             },
             "stop_blocked",
         ),
         (Decision::Say(pressure), Some(ctx_event)) => (
             Response::Context {
                 event: ctx_event,
-                text: save_progress(pressure, reading.percent, &call.command),
+                text: save_progress(pressure, reading.percent, call.command()),
             },
             match pressure {
                 Pressure::Remind => "reminded",

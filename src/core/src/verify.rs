@@ -5,7 +5,7 @@
 //! caller must handle): a hook shows whatever could be established.
 
 use crate::git::uncommitted::{PathState, PathStates};
-use crate::git::{self, HeadInfo};
+use crate::git::{self, HeadInfo, LazyRepo};
 use crate::model::{ChangeKind, GitSnapshot, Handoff, Reason, Verdict, Verification};
 use git2::{Oid, Repository, Sort};
 use std::collections::BTreeSet;
@@ -40,13 +40,19 @@ const MAX_WALKED_COMMITS: usize = 1_000;
 /// The full check `handover boot` runs: branch, HEAD (commits ahead/behind with subjects),
 /// the working tree's dirty/untracked sets compared with the recorded ones, referenced files.
 pub fn verify(root: &Path, handoff: &Handoff) -> Verification {
-    guarded(|| check(root, handoff, Depth::Full))
+    let repo = LazyRepo::new(root);
+    guarded(|| check(&repo, handoff, Depth::Full))
 }
 
 /// The cheap check the SessionStart hook runs: branch, HEAD and the files the handoff
 /// references only; costs the same on a repository of 100,000 files as on one of 10.
 pub fn verify_quick(root: &Path, handoff: &Handoff) -> Verification {
-    guarded(|| check(root, handoff, Depth::Quick))
+    verify_quick_in(&LazyRepo::new(root), handoff)
+}
+
+/// [`verify_quick`] with a repository the caller shares with other checks (opened at most once).
+pub fn verify_quick_in(repo: &LazyRepo, handoff: &Handoff) -> Verification {
+    guarded(|| check(repo, handoff, Depth::Quick))
 }
 
 /// The verdict for a set of reasons: the worst severity, `fresh` when there is none.
@@ -103,9 +109,10 @@ fn reason(code: &str, severity: Verdict, message: String, details: Vec<String>) 
     }
 }
 
-fn check(root: &Path, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
+fn check(repo: &LazyRepo, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
+    let root = repo.root();
     let mut reasons = Vec::new();
-    check_origin(root, handoff, &mut reasons);
+    check_origin(repo, handoff, &mut reasons);
     match &handoff.git {
         None => reasons.push(reason(
             code::NO_GIT_SNAPSHOT,
@@ -114,7 +121,7 @@ fn check(root: &Path, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
                 .to_string(),
             Vec::new(),
         )),
-        Some(recorded) => check_git(root, recorded, depth, &mut reasons),
+        Some(recorded) => check_git(repo, recorded, depth, &mut reasons),
     }
     check_files(root, handoff, &mut reasons);
     reasons
@@ -124,9 +131,10 @@ fn check(root: &Path, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
 /// the one git has in HEAD (it came with the repository: a clone, a pull, a commit, whoever
 /// wrote it), or when it was recorded in another directory. Such a handoff is shown as
 /// foreign and unverified: a checksum proves a file intact, not who wrote it.
-fn check_origin(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
+fn check_origin(repo: &LazyRepo, handoff: &Handoff, reasons: &mut Vec<Reason>) {
+    let root = repo.root();
     let mut why = Vec::new();
-    if state_is_committed(root) {
+    if state_is_committed(repo) {
         why.push(
             "git has this .handover/state.json in the current commit, so it came with the repository (a clone, a pull or a commit) rather than from a session here"
                 .to_string(),
@@ -156,8 +164,9 @@ fn check_origin(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
 
 /// `.handover/state.json` is in HEAD's tree with exactly the content on disk. A few object
 /// reads (the tree path, one blob hash), whatever the size of the repository.
-fn state_is_committed(root: &Path) -> bool {
-    let Ok(Some(repo)) = git::open(root) else {
+fn state_is_committed(repo: &LazyRepo) -> bool {
+    let root = repo.root();
+    let Ok(Some(repo)) = repo.get() else {
         return false;
     };
     let Some(top) = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok()) else {
@@ -187,31 +196,8 @@ fn same_directory(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The repository, opened only when a check needs it (quick mode often does not).
-struct LazyRepo<'a> {
-    root: &'a Path,
-    repo: Option<Result<Option<Repository>, String>>,
-}
-
-impl<'a> LazyRepo<'a> {
-    fn new(root: &'a Path) -> Self {
-        LazyRepo { root, repo: None }
-    }
-    fn get(&mut self) -> Result<Option<&Repository>, String> {
-        let root = self.root;
-        let slot = self
-            .repo
-            .get_or_insert_with(|| git::open(root).map_err(|e| e.to_string()));
-        match slot {
-            Ok(Some(repo)) => Ok(Some(repo)),
-            Ok(None) => Ok(None),
-            Err(e) => Err(e.clone()),
-        }
-    }
-}
-
-fn check_git(root: &Path, recorded: &GitSnapshot, depth: Depth, reasons: &mut Vec<Reason>) {
-    let mut lazy = LazyRepo::new(root);
+fn check_git(lazy: &LazyRepo, recorded: &GitSnapshot, depth: Depth, reasons: &mut Vec<Reason>) {
+    let root = lazy.root();
     let cheap = if depth == Depth::Quick {
         git::read_head_files(root)
     } else {
@@ -244,10 +230,10 @@ fn check_git(root: &Path, recorded: &GitSnapshot, depth: Depth, reasons: &mut Ve
         ..current
     };
     check_branch(recorded, &current, reasons);
-    check_head(&mut lazy, recorded, &current, reasons);
+    check_head(lazy, recorded, &current, reasons);
     match depth {
-        Depth::Full => check_working_tree(&mut lazy, recorded, reasons),
-        Depth::Quick => check_listed_changes(&mut lazy, recorded, reasons),
+        Depth::Full => check_working_tree(lazy, recorded, reasons),
+        Depth::Quick => check_listed_changes(lazy, recorded, reasons),
     }
 }
 
@@ -256,8 +242,8 @@ fn check_git(root: &Path, recorded: &GitSnapshot, depth: Depth, reasons: &mut Ve
 /// file the handoff listed as uncommitted that has no changes any more (reverted) is drift.
 /// Opening scans nothing, and only the listed paths (at most a few hundred) are looked at, each
 /// against HEAD's tree (`git::uncommitted`): the index is not read.
-fn check_listed_changes(lazy: &mut LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec<Reason>) {
-    let root = lazy.root;
+fn check_listed_changes(lazy: &LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec<Reason>) {
+    let root = lazy.root();
     let repo = match lazy.get() {
         Ok(Some(repo)) => repo,
         Ok(None) => return,
@@ -362,7 +348,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 fn check_head(
-    lazy: &mut LazyRepo,
+    lazy: &LazyRepo,
     recorded: &GitSnapshot,
     current: &HeadInfo,
     reasons: &mut Vec<Reason>,
@@ -386,15 +372,15 @@ fn check_head(
     };
     let repo = match lazy.get() {
         Ok(Some(repo)) => repo,
-        Ok(None) => return reasons.push(unreadable(lazy.root, "no repository found")),
-        Err(e) => return reasons.push(unreadable(lazy.root, &e)),
+        Ok(None) => return reasons.push(unreadable(lazy.root(), "no repository found")),
+        Err(e) => return reasons.push(unreadable(lazy.root(), &e)),
     };
     let Some(cur_oid) = Oid::from_str(cur)
         .ok()
         .filter(|o| repo.find_commit(*o).is_ok())
     else {
         return reasons.push(unreadable(
-            lazy.root,
+            lazy.root(),
             &format!("the current HEAD {} cannot be read", short(cur)),
         ));
     };
@@ -533,8 +519,8 @@ fn walk(repo: &Repository, from: Oid, hide: Option<Oid>, prefix: &str) -> (Count
     (Count { n, capped }, details)
 }
 
-fn check_working_tree(lazy: &mut LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec<Reason>) {
-    let root = lazy.root;
+fn check_working_tree(lazy: &LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec<Reason>) {
+    let root = lazy.root();
     let repo = match lazy.get() {
         Ok(Some(repo)) => repo,
         // Already reported by the HEAD checks.

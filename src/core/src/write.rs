@@ -157,6 +157,8 @@ pub fn update(
         files_changed_omitted,
         files_changed_base,
         content,
+        // Filled by the store when it writes handover.md beside the handoff.
+        markdown_sha256: None,
         checksum: String::new(),
     };
     store::seal(&mut handoff);
