@@ -17,7 +17,9 @@
 //! round-robin, each round starting one case later, so that changes in the machine's load hit
 //! every case alike. `HOOK_BENCH_RUNS` sets the rounds of the per-event hooks (default 21),
 //! `HOOK_BENCH_SCAN_RUNS` those of PreCompact and SessionEnd, which scan the working tree
-//! (default 5). Figures go in docs/benchmarks.md.
+//! (default 5). `HOOK_BENCH_BIN_DIR=<dir>` runs the hook executables in `<dir>` instead (an
+//! older build, for before/after figures on the same fixtures). Figures go in
+//! docs/benchmarks.md.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "shapes.rs"]
@@ -52,12 +54,12 @@ impl Hook {
             Hook::SessionEnd => "SessionEnd (working-tree scan)",
         }
     }
-    fn exe(self) -> &'static str {
-        match self {
+    fn exe(self) -> String {
+        exe(match self {
             Hook::SessionStart => SESSION_START,
             Hook::PostToolUse | Hook::Stop => CONTEXT_WATCH,
             Hook::PreCompact | Hook::SessionEnd => PRE_COMPACT,
-        }
+        })
     }
     fn fixture(self) -> &'static str {
         match self {
@@ -82,6 +84,18 @@ impl Hook {
             self.name(),
             shape.name()
         );
+    }
+}
+
+/// The hook executable to run: this build's, or with `HOOK_BENCH_BIN_DIR` the one of that name
+/// in that directory (another build, e.g. before a change, measured on the same fixtures).
+fn exe(built: &str) -> String {
+    match std::env::var_os("HOOK_BENCH_BIN_DIR") {
+        Some(dir) => {
+            let name = Path::new(built).file_name().expect("file name");
+            Path::new(&dir).join(name).to_string_lossy().into_owned()
+        }
+        None => built.to_string(),
     }
 }
 
@@ -142,14 +156,16 @@ fn main() {
         if extra {
             let p1 = payload("post_tool_use.json", &small.root, &t1);
             let p200 = payload("post_tool_use.json", &small.root, &t200);
+            let watch = exe(CONTEXT_WATCH);
             for p in [p1, p200] {
+                let watch = watch.clone();
                 cases.push(Box::new(move |pass| match pass {
                     Pass::Time => {
-                        let (sample, out) = measured(CONTEXT_WATCH, &["--agent", "claude"], &p);
+                        let (sample, out) = measured(&watch, &["--agent", "claude"], &p);
                         assert!(out.is_empty(), "the watch should be silent at 40 %: {out}");
                         sample
                     }
-                    Pass::Memory => peak_rss(CONTEXT_WATCH, &["--agent", "claude"], &p),
+                    Pass::Memory => peak_rss(&watch, &["--agent", "claude"], &p),
                 }));
             }
         }
@@ -223,11 +239,11 @@ fn case<'a>(
         fixture.enter(shape);
         let sample = match pass {
             Pass::Time => {
-                let (sample, out) = measured(hook.exe(), &["--agent", "claude"], &payload);
+                let (sample, out) = measured(&hook.exe(), &["--agent", "claude"], &payload);
                 hook.check(shape, &out);
                 sample
             }
-            Pass::Memory => peak_rss(hook.exe(), &["--agent", "claude"], &payload),
+            Pass::Memory => peak_rss(&hook.exe(), &["--agent", "claude"], &payload),
         };
         fixture.leave(shape);
         sample
