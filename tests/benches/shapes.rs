@@ -339,7 +339,9 @@ fn save_handoff(root: &Path, git: Option<GitSnapshot>) {
         },
         ..Handoff::default()
     };
-    handover_core::store::seal(&mut h);
+    // As `handover write` stores it: with the digest of the handover.md written beside it.
     let markdown = handover_core::markdown::render(&h);
+    h.markdown_sha256 = Some(handover_core::hand_edits::digest(markdown.as_bytes()));
+    handover_core::store::seal(&mut h);
     Store::at(root).save(&h, &markdown).expect("save");
 }

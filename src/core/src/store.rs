@@ -165,7 +165,6 @@ impl Transaction<'_> {
     pub fn save(self, handoff: &Handoff, markdown: &str) -> anyhow::Result<SaveReport> {
         let store = self.store;
         let mut handoff = handoff.clone();
-        handoff.markdown_sha256 = Some(crate::hand_edits::digest(markdown.as_bytes()));
         seal(&mut handoff);
         let mut state =
             serde_json::to_vec_pretty(&handoff).context("cannot serialize the handoff")?;
