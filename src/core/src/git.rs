@@ -62,6 +62,20 @@ pub struct HeadInfo {
     pub head: Option<String>,
 }
 
+/// `.git` pointer files, HEAD, `commondir` and loose refs are a line each.
+const SMALL_GIT_FILE: u64 = 64 * 1024;
+/// packed-refs of the largest repositories are tens of MB; beyond this libgit2 answers.
+const MAX_PACKED_REFS: u64 = 256 * 1024 * 1024;
+
+/// A file of git's layout through the read gate: a regular file only (a `.git` that is a link
+/// to `/dev/zero` or a FIFO in an unpacked tarball is refused, never read unbounded), at most
+/// `cap` bytes. Missing: a `NotFound` error, as `fs::read_to_string` gives.
+pub fn read_small(path: &Path, cap: u64) -> std::io::Result<String> {
+    use handover_base::read_gate::{self, Links};
+    read_gate::read_to_string(path, Links::Follow, cap)?
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+}
+
 /// HEAD and branch read straight from the files under `.git`, without libgit2: a handful of
 /// small reads whatever the size of the repository. Handles linked worktrees (`.git` file,
 /// `commondir`), loose and packed refs. Returns None whenever the layout is anything else
@@ -71,7 +85,7 @@ pub fn read_head_files(root: &Path) -> Option<HeadInfo> {
     let git_dir = if dot_git.is_dir() {
         dot_git
     } else {
-        let text = fs::read_to_string(&dot_git).ok()?;
+        let text = read_small(&dot_git, SMALL_GIT_FILE).ok()?;
         let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
         let target = Path::new(target);
         if target.is_absolute() {
@@ -80,7 +94,7 @@ pub fn read_head_files(root: &Path) -> Option<HeadInfo> {
             root.join(target)
         }
     };
-    let common_dir = match fs::read_to_string(git_dir.join("commondir")) {
+    let common_dir = match read_small(&git_dir.join("commondir"), SMALL_GIT_FILE) {
         Ok(text) => {
             let rel = Path::new(text.trim());
             if rel.is_absolute() {
@@ -94,7 +108,7 @@ pub fn read_head_files(root: &Path) -> Option<HeadInfo> {
     if common_dir.join("reftable").exists() {
         return None;
     }
-    let head = fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let head = read_small(&git_dir.join("HEAD"), SMALL_GIT_FILE).ok()?;
     let head = head.trim();
     if let Some(refname) = head.strip_prefix("ref:") {
         let refname = refname.trim();
@@ -132,7 +146,7 @@ fn resolve_ref_files(
         || refname.starts_with("refs/worktree/")
         || refname.starts_with("refs/bisect/");
     let dir = if per_worktree { git_dir } else { common_dir };
-    match fs::read_to_string(dir.join(refname)) {
+    match read_small(&dir.join(refname), SMALL_GIT_FILE) {
         Ok(text) => {
             let text = text.trim();
             if let Some(next) = text.strip_prefix("ref:") {
@@ -143,7 +157,7 @@ fn resolve_ref_files(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(_) => return None,
     }
-    match fs::read_to_string(common_dir.join("packed-refs")) {
+    match read_small(&common_dir.join("packed-refs"), MAX_PACKED_REFS) {
         Ok(packed) => {
             for line in packed.lines() {
                 if line.starts_with('#') || line.starts_with('^') {
