@@ -374,7 +374,8 @@ fn drifted_when_a_changed_file_is_gone() {
     assert!(
         h.files_changed.contains(&FileChange {
             path: "draft.txt".into(),
-            change: handover_core::model::ChangeKind::Added
+            change: handover_core::model::ChangeKind::Added,
+            path_bytes: None,
         }),
         "{:?}",
         h.files_changed
@@ -392,6 +393,7 @@ fn drifted_when_a_changed_file_is_gone() {
     h2.files_changed = vec![FileChange {
         path: "draft.txt".into(),
         change: handover_core::model::ChangeKind::Deleted,
+        path_bytes: None,
     }];
     assert!(!codes(&verify_quick(&repo.path, &h2)).contains(&"changed_file_missing"));
 }

@@ -12,7 +12,7 @@ use git2::{
 use std::fs;
 use std::path::{Path, PathBuf};
 
-mod cli;
+pub(crate) mod cli;
 
 /// handover's own files: writing a handoff must not make the repository look changed, so these
 /// never count as dirty, untracked or changed.
@@ -245,6 +245,7 @@ fn snapshot_git2(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
     let Some(workdir) = repo.workdir() else {
         return Ok(None);
     };
+    let root_bytes = crate::os_path::bytes_form(&workdir.components().collect::<PathBuf>());
     let workdir = workdir.to_string_lossy();
     let root = workdir
         .strip_suffix('/')
@@ -256,6 +257,7 @@ fn snapshot_git2(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
     let (dirty, untracked) = working_tree_status(&repo)?;
     Ok(Some(GitSnapshot {
         root,
+        root_bytes,
         linked_worktree: repo.is_worktree(),
         branch: head.branch,
         detached: head.detached,
@@ -413,11 +415,16 @@ pub fn files_changed(
         let Some(path) = delta.new_file().path().or_else(|| delta.old_file().path()) else {
             continue;
         };
+        let path_bytes = crate::os_path::bytes_form(path);
         let path = path.to_string_lossy().into_owned();
         if is_handover_file(&path) {
             continue;
         }
-        changes.push(FileChange { path, change });
+        changes.push(FileChange {
+            path,
+            path_bytes,
+            change,
+        });
     }
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     changes.dedup_by(|a, b| a.path == b.path);

@@ -156,7 +156,7 @@ pub fn handoff(h: &mut Handoff) {
     }
     if let Some(g) = &mut h.git {
         fix(&mut g.root);
-        for s in [&mut g.branch, &mut g.head, &mut g.upstream]
+        for s in [&mut g.branch, &mut g.head, &mut g.upstream, &mut g.root_bytes]
             .into_iter()
             .flatten()
         {
@@ -169,6 +169,9 @@ pub fn handoff(h: &mut Handoff) {
     }
     for f in &mut h.files_changed {
         fix(&mut f.path);
+        if let Some(b) = &mut f.path_bytes {
+            fix(b);
+        }
     }
     content(&mut h.content);
 }
