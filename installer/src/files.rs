@@ -53,10 +53,13 @@ impl Homes {
     /// state directory.
     pub fn from_env() -> Option<Homes> {
         let home = dirs::home_dir()?;
+        // A relative value (or an empty one) names no place of the user's: it would be taken
+        // relative to wherever install runs, and directories created there.
         let var = |name: &str| {
             std::env::var_os(name)
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
         };
         let codex_home = var("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
         let gemini_home = var("GEMINI_CLI_HOME")
