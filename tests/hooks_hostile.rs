@@ -485,7 +485,11 @@ fn a_fifo_transcript_never_blocks_a_hook() {
             json!({"session_id": "s-fifo", "hook_event_name": event, "transcript_path": t,
                    "trigger": "manual", "reason": "exit"}),
         );
-        assert!(run.elapsed < NEVER_BLOCKED, "{event} took {:?}", run.elapsed);
+        assert!(
+            run.elapsed < NEVER_BLOCKED,
+            "{event} took {:?}",
+            run.elapsed
+        );
         if event == "PreCompact" {
             assert!(
                 run.stdout_str().contains("<<< handoff text"),
@@ -513,8 +517,11 @@ fn a_damaged_handoff_beside_a_huge_archive_still_gets_an_answer() {
     let first = archive.join("20991231T000000.000000000Z.json");
     fs::write(&first, serde_json::to_vec(&doc).unwrap()).unwrap();
     for n in 1..200 {
-        fs::hard_link(&first, archive.join(format!("20991231T000000.000000000Z-{n}.json")))
-            .unwrap();
+        fs::hard_link(
+            &first,
+            archive.join(format!("20991231T000000.000000000Z-{n}.json")),
+        )
+        .unwrap();
     }
     fs::write(&state, "{\"truncated\": ").unwrap();
     let run = hook(
@@ -543,7 +550,11 @@ fn a_gemini_settings_link_to_a_device_is_never_read() {
         p["cwd"] = json!(repo.path().to_str().unwrap());
         let run = run_hook(bin, &["--agent", "gemini"], payload(p), &[]);
         run.assert_clean(event);
-        assert!(run.elapsed < NEVER_BLOCKED, "{event} took {:?}", run.elapsed);
+        assert!(
+            run.elapsed < NEVER_BLOCKED,
+            "{event} took {:?}",
+            run.elapsed
+        );
     }
 }
 
@@ -563,7 +574,11 @@ fn a_dot_git_link_to_a_device_never_stalls_a_hook() {
             json!({"session_id": "s", "hook_event_name": event, "trigger": "manual",
                    "transcript_path": t.to_str().unwrap()}),
         );
-        assert!(run.elapsed < NEVER_BLOCKED, "{event} took {:?}", run.elapsed);
+        assert!(
+            run.elapsed < NEVER_BLOCKED,
+            "{event} took {:?}",
+            run.elapsed
+        );
     }
 }
 
@@ -584,7 +599,11 @@ fn the_plugin_launcher_creates_nothing_without_a_real_home() {
         .output()
         .unwrap();
     assert!(out.status.success());
-    assert!(out.stdout.is_empty(), "{}", String::from_utf8_lossy(&out.stdout));
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
     assert!(!home.exists(), "the launcher created {}", home.display());
     // A relative XDG_STATE_HOME names no place either.
     let out = std::process::Command::new("sh")

@@ -377,7 +377,14 @@ fn a_committed_handoff_stays_foreign_when_git_converts_line_endings() {
     let upstream = Repo::with_commit();
     let out = handover(
         &upstream.path,
-        &["write", "--shared", "--goal", "Ship it", "--in-progress", "step"],
+        &[
+            "write",
+            "--shared",
+            "--goal",
+            "Ship it",
+            "--in-progress",
+            "step",
+        ],
     );
     assert!(out.status.success(), "{}", text(&out));
     reseal(&upstream.path, |h| h.git = None);
@@ -392,12 +399,18 @@ fn a_committed_handoff_stays_foreign_when_git_converts_line_endings() {
         clone.to_str().unwrap(),
     ]);
     let bytes = fs::read(clone.join(".handover/state.json")).unwrap();
-    assert!(bytes.windows(2).any(|w| w == b"\r\n"), "checked out with CRLF");
+    assert!(
+        bytes.windows(2).any(|w| w == b"\r\n"),
+        "checked out with CRLF"
+    );
 
     assert_eq!(reason_codes(&clone)[0], "foreign");
     let startup = text(&handover(&clone, &["boot", "--startup"]));
     assert!(!startup.contains("a previous session left"), "{startup}");
-    assert!(startup.contains("treat it as foreign and unverified"), "{startup}");
+    assert!(
+        startup.contains("treat it as foreign and unverified"),
+        "{startup}"
+    );
 }
 
 /// Git for Windows' default, `core.autocrlf=true`, on a clone; and `git.root: "."`, which
@@ -407,10 +420,19 @@ fn a_committed_handoff_stays_foreign_under_autocrlf_and_a_relative_root() {
     let upstream = Repo::with_commit();
     let out = handover(
         &upstream.path,
-        &["write", "--shared", "--goal", "Ship it", "--in-progress", "step"],
+        &[
+            "write",
+            "--shared",
+            "--goal",
+            "Ship it",
+            "--in-progress",
+            "step",
+        ],
     );
     assert!(out.status.success(), "{}", text(&out));
-    reseal(&upstream.path, |h| h.git.as_mut().unwrap().root = ".".into());
+    reseal(&upstream.path, |h| {
+        h.git.as_mut().unwrap().root = ".".into()
+    });
     upstream.git(&["add", "-f", ".handover/state.json"]);
     upstream.git(&["commit", "-q", "-m", "share"]);
     let clone = upstream.sibling("clone");
@@ -425,14 +447,20 @@ fn a_committed_handoff_stays_foreign_under_autocrlf_and_a_relative_root() {
         clone.to_str().unwrap(),
     ]);
     let bytes = fs::read(clone.join(".handover/state.json")).unwrap();
-    assert!(bytes.windows(2).any(|w| w == b"\r\n"), "checked out with CRLF");
+    assert!(
+        bytes.windows(2).any(|w| w == b"\r\n"),
+        "checked out with CRLF"
+    );
     let codes = reason_codes(&clone);
     assert_eq!(codes[0], "foreign", "{codes:?}");
     let json: Value =
         serde_json::from_slice(&handover(&clone, &["boot", "--json"]).stdout).unwrap();
     let message = json["reasons"][0]["message"].as_str().unwrap();
     assert!(message.contains("in the current commit"), "{message}");
-    assert!(message.contains("it was recorded in ., not in"), "{message}");
+    assert!(
+        message.contains("it was recorded in ., not in"),
+        "{message}"
+    );
 
     // Not committed at all: `git.root: "."` or no `git` field still does not pass for here.
     let repo = Repo::with_commit();
@@ -516,7 +544,10 @@ fn paths_that_are_not_utf8_survive_the_handoff() {
     let state: Value =
         serde_json::from_slice(&fs::read(root.join(".handover/state.json")).unwrap()).unwrap();
     assert!(
-        state["git"]["root_bytes"].as_str().unwrap().ends_with("/caf%E9"),
+        state["git"]["root_bytes"]
+            .as_str()
+            .unwrap()
+            .ends_with("/caf%E9"),
         "{state}"
     );
     let json: Value = serde_json::from_slice(&handover(&root, &["boot", "--json"]).stdout).unwrap();
@@ -553,7 +584,10 @@ fn a_secret_redacted_from_handover_md_never_survives_in_the_archive() {
         assert!(!body.contains(TOKEN), "a secret in the archive: {body}");
         kept_words |= body.contains("keepme-words");
     }
-    assert!(kept_words, "the user's edit was not kept anywhere in the archive");
+    assert!(
+        kept_words,
+        "the user's edit was not kept anywhere in the archive"
+    );
     let everything = fs::read_to_string(repo.path.join(".handover/state.json")).unwrap()
         + &fs::read_to_string(repo.path.join(".handover/journal.jsonl")).unwrap();
     assert!(!everything.contains(TOKEN));

@@ -405,7 +405,8 @@ fn unverified_without_a_snapshot_or_outside_git() {
     h.git = None;
     let (v, _) = both(&repo.path, &h);
     assert_eq!(v.verdict, Verdict::Unverified);
-    assert_eq!(codes(&v), vec!["no_git_snapshot"]);
+    // No snapshot in a repository git reads: a crafted `git: null` does not pass for here.
+    assert_eq!(codes(&v), vec!["foreign", "no_git_snapshot"]);
 
     // A snapshot, but the directory is no longer a repository.
     let h = handoff_at(&repo.path);

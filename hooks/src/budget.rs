@@ -64,6 +64,13 @@ mod tests {
         // Past the deadline nothing is waited for at all.
         let r = within(deadline, Duration::from_secs(5), || 1);
         assert!(r.is_ok() || r == Err(Late::After(0)));
-        assert_eq!(within(Instant::now() + Duration::from_secs(5), Duration::from_secs(5), || 7), Ok(7));
+        assert_eq!(
+            within(
+                Instant::now() + Duration::from_secs(5),
+                Duration::from_secs(5),
+                || 7
+            ),
+            Ok(7)
+        );
     }
 }

@@ -96,11 +96,9 @@ fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>) -> Value {
     let handoff_head = handoff
         .and_then(|h| h.git.as_ref())
         .and_then(|g| g.head.clone());
-    let files_changed = handoff_head
-        .as_deref()
-        .map(|base| {
-            files_changed_within(store.root().to_path_buf(), base.to_string(), call.deadline)
-        });
+    let files_changed = handoff_head.as_deref().map(|base| {
+        files_changed_within(store.root().to_path_buf(), base.to_string(), call.deadline)
+    });
     json!({
         "trigger": call.input.trigger,
         "transcript_path": call.input.transcript_path,

@@ -99,9 +99,7 @@ pub fn open(path: &Path, links: Links) -> io::Result<Option<File>> {
         },
     };
     #[cfg(not(unix))]
-    if no_follow
-        && std::fs::symlink_metadata(&target).is_ok_and(|m| m.file_type().is_symlink())
-    {
+    if no_follow && std::fs::symlink_metadata(&target).is_ok_and(|m| m.file_type().is_symlink()) {
         return Err(rejected(path, "a symbolic link"));
     }
     #[cfg(not(unix))]
@@ -123,7 +121,10 @@ pub fn open(path: &Path, links: Links) -> io::Result<Option<File>> {
         return Err(rejected(path, "a directory, not a regular file"));
     }
     if !meta.is_file() {
-        return Err(rejected(path, "a FIFO, socket or device, not a regular file"));
+        return Err(rejected(
+            path,
+            "a FIFO, socket or device, not a regular file",
+        ));
     }
     Ok(Some(file))
 }
@@ -233,7 +234,10 @@ mod tests {
         let dangling = dir.path().join("gone");
         symlink(dir.path().join("nowhere"), &dangling).unwrap();
         assert_eq!(read(&dangling, within, 10).unwrap(), None);
-        assert_eq!(read(&dir.path().join("missing"), Links::Refuse, 10).unwrap(), None);
+        assert_eq!(
+            read(&dir.path().join("missing"), Links::Refuse, 10).unwrap(),
+            None
+        );
     }
 
     #[test]

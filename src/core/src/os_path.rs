@@ -19,7 +19,7 @@ pub fn bytes_form(path: &Path) -> Option<String> {
     }
     let mut out = String::with_capacity(bytes.len() * 3);
     for b in bytes {
-        if b.is_ascii_graphic() && b != b'%' || b == b' ' {
+        if (b.is_ascii_graphic() && b != b'%') || b == b' ' {
             out.push(b as char);
         } else {
             out.push_str(&format!("%{b:02X}"));
@@ -101,11 +101,17 @@ mod tests {
         ] {
             let p = Path::new(OsStr::from_bytes(raw));
             let form = bytes_form(p).unwrap();
-            assert!(form.bytes().all(|b| b.is_ascii_graphic() || b == b' '), "{form}");
+            assert!(
+                form.bytes().all(|b| b.is_ascii_graphic() || b == b' '),
+                "{form}"
+            );
             assert_eq!(from_bytes_form(&form).unwrap(), p);
             assert_eq!(resolve("lossy", Some(&form)), p);
         }
-        assert_eq!(bytes_form(Path::new(OsStr::from_bytes(b"/a\xe9"))).unwrap(), "/a%E9");
+        assert_eq!(
+            bytes_form(Path::new(OsStr::from_bytes(b"/a\xe9"))).unwrap(),
+            "/a%E9"
+        );
         assert_eq!(from_bytes_form("%E"), None);
         assert_eq!(resolve("/plain", None), Path::new("/plain"));
     }

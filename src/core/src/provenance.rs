@@ -128,21 +128,39 @@ mod tests {
 
     fn git(dir: &Path, args: &[&str]) {
         let out = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t", "-c", "init.defaultBranch=main"])
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "init.defaultBranch=main",
+            ])
             .args(args)
             .current_dir(dir)
             .output()
             .unwrap();
-        assert!(out.status.success(), "{args:?}: {}", String::from_utf8_lossy(&out.stderr));
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     fn committed_repo() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
         git(dir.path(), &["init", "-q"]);
         std::fs::create_dir(dir.path().join(".handover")).unwrap();
-        std::fs::write(dir.path().join(".handover/state.json"), "{\n  \"a\": 1\n}\n").unwrap();
-        std::fs::write(dir.path().join(".gitattributes"), ".handover/state.json text eol=crlf\n")
-            .unwrap();
+        std::fs::write(
+            dir.path().join(".handover/state.json"),
+            "{\n  \"a\": 1\n}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join(".gitattributes"),
+            ".handover/state.json text eol=crlf\n",
+        )
+        .unwrap();
         git(dir.path(), &["add", "-A"]);
         git(dir.path(), &["commit", "-qm", "x"]);
         dir
@@ -155,11 +173,19 @@ mod tests {
         let to = clone.path().join("c");
         git(
             clone.path(),
-            &["clone", "-q", upstream.path().to_str().unwrap(), to.to_str().unwrap()],
+            &[
+                "clone",
+                "-q",
+                upstream.path().to_str().unwrap(),
+                to.to_str().unwrap(),
+            ],
         );
         let state = Path::new(".handover/state.json");
         let bytes = std::fs::read(to.join(state)).unwrap();
-        assert!(bytes.windows(2).any(|w| w == b"\r\n"), "checked out with CRLF");
+        assert!(
+            bytes.windows(2).any(|w| w == b"\r\n"),
+            "checked out with CRLF"
+        );
         let t = tracking(&to, state);
         assert!(t.in_head && t.in_index && t.unchanged_since_head, "{t:?}");
         // Also when git's stat cache cannot tell (the file rewritten with the same bytes).

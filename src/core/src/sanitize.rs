@@ -156,9 +156,14 @@ pub fn handoff(h: &mut Handoff) {
     }
     if let Some(g) = &mut h.git {
         fix(&mut g.root);
-        for s in [&mut g.branch, &mut g.head, &mut g.upstream, &mut g.root_bytes]
-            .into_iter()
-            .flatten()
+        for s in [
+            &mut g.branch,
+            &mut g.head,
+            &mut g.upstream,
+            &mut g.root_bytes,
+        ]
+        .into_iter()
+        .flatten()
         {
             fix(s);
         }

@@ -526,7 +526,12 @@ impl Store {
 
     /// Writes `bytes` (kept from `source`) to `target` in the archive through a synced
     /// temporary file.
-    fn write_to_archive(&self, source: &Path, bytes: &[u8], target: PathBuf) -> anyhow::Result<PathBuf> {
+    fn write_to_archive(
+        &self,
+        source: &Path,
+        bytes: &[u8],
+        target: PathBuf,
+    ) -> anyhow::Result<PathBuf> {
         use std::io::Write;
         let dir = self.archive_dir();
         let name = target
@@ -548,7 +553,11 @@ impl Store {
         written.map(|()| target.clone()).or_else(|e| {
             let _ = fs::remove_file(&tmp);
             Err(e).with_context(|| {
-                format!("cannot archive {} to {}", source.display(), target.display())
+                format!(
+                    "cannot archive {} to {}",
+                    source.display(),
+                    target.display()
+                )
             })
         })
     }

@@ -144,7 +144,9 @@ fn check_origin(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
                 ));
             }
         }
-        None if git::find_root(root).is_some() => why.push(format!(
+        // A write records no snapshot only when git could not read the repository (and says
+        // so); a repository git reads now makes a missing one a claim, not a fact.
+        None if matches!(git::open(root), Ok(Some(_))) => why.push(format!(
             "it records no git repository, but {} is in one",
             root.display()
         )),

@@ -87,9 +87,8 @@ pub fn tracking(root: &Path, rel: &Path) -> anyhow::Result<crate::provenance::Tr
     let in_index = listed(&["ls-files", "-z"])?;
     let in_head = listed(&["ls-tree", "-z", "HEAD"]).unwrap_or(false);
     let unchanged_since_head = in_head
-        && git(root, &["cat-file", "blob", &format!("HEAD:./{rel_text}")]).is_ok_and(|blob| {
-            crate::provenance::same_but_line_endings(&blob, &root.join(rel))
-        });
+        && git(root, &["cat-file", "blob", &format!("HEAD:./{rel_text}")])
+            .is_ok_and(|blob| crate::provenance::same_but_line_endings(&blob, &root.join(rel)));
     Ok(crate::provenance::Tracked {
         in_head,
         in_index,
