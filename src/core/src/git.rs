@@ -70,9 +70,18 @@ const MAX_PACKED_REFS: u64 = 256 * 1024 * 1024;
 /// A file of git's layout through the read gate: a regular file only (a `.git` that is a link
 /// to `/dev/zero` or a FIFO in an unpacked tarball is refused, never read unbounded), at most
 /// `cap` bytes. Missing: a `NotFound` error, as `fs::read_to_string` gives.
-pub fn read_small(path: &Path, cap: u64) -> std::io::Result<String> {
+fn read_small(path: &Path, cap: u64) -> std::io::Result<String> {
     use handover_base::read_gate::{self, Links};
     read_gate::read_to_string(path, Links::Follow, cap)?
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+}
+
+/// The `.git` file of a linked worktree or submodule (`gitdir: <path>`), through the read gate
+/// like [`read_small`], and only when it is in `root` itself: a `.git` that is a link out of
+/// the tree is not read here (libgit2 judges such a layout).
+pub fn read_dot_git_file(root: &Path) -> std::io::Result<String> {
+    use handover_base::read_gate::{self, Links};
+    read_gate::read_to_string(&root.join(".git"), Links::Within(root), SMALL_GIT_FILE)?
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
 }
 
@@ -85,7 +94,7 @@ pub fn read_head_files(root: &Path) -> Option<HeadInfo> {
     let git_dir = if dot_git.is_dir() {
         dot_git
     } else {
-        let text = read_small(&dot_git, SMALL_GIT_FILE).ok()?;
+        let text = read_dot_git_file(root).ok()?;
         let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
         let target = Path::new(target);
         if target.is_absolute() {
