@@ -176,7 +176,8 @@ pub fn read_to_string(path: &Path, links: Links, cap: u64) -> io::Result<Option<
     }
 }
 
-#[cfg(all(test, unix))]
+#[cfg(test)]
+#[cfg(unix)]
 mod tests {
     use super::*;
     use std::fs;
