@@ -529,7 +529,7 @@ fn a_damaged_handoff_beside_a_huge_archive_still_gets_an_answer() {
         repo.path(),
         json!({"session_id": "s", "hook_event_name": "SessionStart", "source": "startup"}),
     );
-    assert!(run.elapsed < NEVER_BLOCKED, "took {:?}", run.elapsed);
+    // The answer is there (the watchdog would have ended the hook silent).
     let text = run.context("SessionStart");
     assert!(text.contains("state.json"), "{text}");
 }

@@ -27,9 +27,11 @@ pub const MAX_STATE_BYTES: u64 = 4 * 1024 * 1024;
 const MAX_ARCHIVE_CANDIDATES: usize = 200;
 /// handover.md larger than this is not copied (redacted) to the archive: the command stops.
 const MAX_KEPT_MARKDOWN_BYTES: u64 = 16 * 1024 * 1024;
-/// ... and at most this many of their bytes, together: a damaged state.json beside 200 archive
-/// files of 4 MiB each must not keep the SessionStart hook reading past its watchdog.
-const MAX_ARCHIVE_BYTES_EXAMINED: u64 = 16 * 1024 * 1024;
+/// ... and at most this many of their bytes, together, and no new file after
+/// [`ARCHIVE_SCAN_TIME`]: a damaged state.json beside 200 archive files of 4 MiB each must not
+/// keep the SessionStart hook reading past its watchdog (a real archive file is a few KB).
+const MAX_ARCHIVE_BYTES_EXAMINED: u64 = 8 * 1024 * 1024;
+const ARCHIVE_SCAN_TIME: Duration = Duration::from_millis(300);
 /// Entries of the archive directory looked at, whatever it holds.
 const MAX_ARCHIVE_ENTRIES: usize = 10_000;
 
@@ -635,9 +637,11 @@ impl Store {
             validate(event.get("handoff")?.clone()).ok().map(|(h, _)| h)
         });
         let mut bytes_left = MAX_ARCHIVE_BYTES_EXAMINED;
+        let scan_until = std::time::Instant::now() + ARCHIVE_SCAN_TIME;
         let from_archive = archive_files(&self.archive_dir())
             .into_iter()
             .take(MAX_ARCHIVE_CANDIDATES)
+            .take_while(|_| std::time::Instant::now() < scan_until)
             .take_while(|path| {
                 // Sizes as listed (lstat); read_document refuses anything but a plain file.
                 let size = fs::symlink_metadata(path).map(|m| m.len()).unwrap_or(0);
