@@ -630,3 +630,53 @@ fn the_demo_never_creates_a_missing_temporary_directory() {
     assert!(text(&out).contains("TMPDIR"), "{}", text(&out));
     assert!(!base.path().join("missing").exists());
 }
+
+/// A clone libgit2 cannot read (the reftable ref format), checked out with CRLF: the git
+/// command line answers whether the handoff came with the repository.
+#[test]
+fn a_committed_handoff_is_foreign_where_only_the_git_command_line_reads_the_repository() {
+    let upstream = Repo::with_commit();
+    let out = handover(
+        &upstream.path,
+        &[
+            "write",
+            "--shared",
+            "--goal",
+            "Ship it",
+            "--in-progress",
+            "step",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    upstream.git(&["add", "-f", ".handover/state.json"]);
+    upstream.git(&["commit", "-q", "-m", "share"]);
+    let clone = upstream.sibling("clone");
+    let cloned = Command::new("git")
+        .args([
+            "clone",
+            "-q",
+            "--ref-format=reftable",
+            "-c",
+            "core.autocrlf=true",
+        ])
+        .arg(&upstream.path)
+        .arg(&clone)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    if !cloned.status.success() {
+        eprintln!("skipped: this git cannot clone with the reftable format");
+        return;
+    }
+    let bytes = fs::read(clone.join(".handover/state.json")).unwrap();
+    assert!(
+        bytes.windows(2).any(|w| w == b"\r\n"),
+        "checked out with CRLF"
+    );
+    assert!(
+        handover_core::git::open(&clone).is_err(),
+        "libgit2 reads reftable now?"
+    );
+    assert_eq!(reason_codes(&clone)[0], "foreign");
+}

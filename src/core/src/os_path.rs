@@ -50,6 +50,11 @@ pub fn from_bytes_form(text: &str) -> Option<PathBuf> {
     from_raw(bytes)
 }
 
+/// The path made of exactly `bytes` (None where paths are not bytes and these are not UTF-8).
+pub fn path_from_bytes(bytes: Vec<u8>) -> Option<PathBuf> {
+    from_raw(bytes)
+}
+
 /// The path from a string field and its optional `*_bytes` companion.
 pub fn resolve(text: &str, bytes_form: Option<&str>) -> PathBuf {
     bytes_form

@@ -45,6 +45,12 @@ pub fn snapshot(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
             "--git-common-dir",
         ],
     )?;
+    // The top directory's exact bytes, for a path that is not UTF-8 (crate::os_path).
+    let top_bytes = where_
+        .split(|&b| b == b'\n')
+        .nth(1)
+        .and_then(|line| crate::os_path::path_from_bytes(line.to_vec()))
+        .and_then(|top| crate::os_path::bytes_form(&top));
     let where_ = String::from_utf8_lossy(&where_);
     let mut lines = where_.lines();
     if lines.next() != Some("true") {
@@ -67,6 +73,7 @@ pub fn snapshot(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
     )?;
     let mut snap = parse_status(&status);
     snap.root = top.to_string();
+    snap.root_bytes = top_bytes;
     snap.linked_worktree = git_dir != common_dir;
     Ok(Some(snap))
 }
