@@ -387,11 +387,15 @@ fn a_committed_handoff_stays_foreign_when_git_converts_line_endings() {
         ],
     );
     assert!(out.status.success(), "{}", text(&out));
-    reseal(&upstream.path, |h| h.git = None);
+    // The handoff even names the clone's directory: only the committed rule can tell.
+    let clone = upstream.sibling("clone");
+    let clone_root = clone.to_str().unwrap().to_string();
+    reseal(&upstream.path, |h| {
+        h.git.as_mut().unwrap().root = clone_root
+    });
     upstream.write(".gitattributes", ".handover/state.json text eol=crlf\n");
     upstream.git(&["add", "-f", ".gitattributes", ".handover/state.json"]);
     upstream.git(&["commit", "-q", "-m", "share"]);
-    let clone = upstream.sibling("clone");
     upstream.git(&[
         "clone",
         "-q",
@@ -404,7 +408,12 @@ fn a_committed_handoff_stays_foreign_when_git_converts_line_endings() {
         "checked out with CRLF"
     );
 
-    assert_eq!(reason_codes(&clone)[0], "foreign");
+    let json: Value =
+        serde_json::from_slice(&handover(&clone, &["boot", "--json"]).stdout).unwrap();
+    assert_eq!(json["reasons"][0]["code"], "foreign", "{json}");
+    let message = json["reasons"][0]["message"].as_str().unwrap();
+    assert!(message.contains("in the current commit"), "{message}");
+    assert!(!message.contains("recorded in"), "{message}");
     let startup = text(&handover(&clone, &["boot", "--startup"]));
     assert!(!startup.contains("a previous session left"), "{startup}");
     assert!(
@@ -648,9 +657,13 @@ fn a_committed_handoff_is_foreign_where_only_the_git_command_line_reads_the_repo
         ],
     );
     assert!(out.status.success(), "{}", text(&out));
+    let clone = upstream.sibling("clone");
+    let clone_root = clone.to_str().unwrap().to_string();
+    reseal(&upstream.path, |h| {
+        h.git.as_mut().unwrap().root = clone_root
+    });
     upstream.git(&["add", "-f", ".handover/state.json"]);
     upstream.git(&["commit", "-q", "-m", "share"]);
-    let clone = upstream.sibling("clone");
     let cloned = Command::new("git")
         .args([
             "clone",
@@ -678,5 +691,9 @@ fn a_committed_handoff_is_foreign_where_only_the_git_command_line_reads_the_repo
         handover_core::git::open(&clone).is_err(),
         "libgit2 reads reftable now?"
     );
-    assert_eq!(reason_codes(&clone)[0], "foreign");
+    let json: Value =
+        serde_json::from_slice(&handover(&clone, &["boot", "--json"]).stdout).unwrap();
+    assert_eq!(json["reasons"][0]["code"], "foreign", "{json}");
+    let message = json["reasons"][0]["message"].as_str().unwrap();
+    assert!(message.contains("in the current commit"), "{message}");
 }
