@@ -228,14 +228,13 @@ fn gitleaks_lines() -> Vec<(String, Secret)> {
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
             let field = |k: &str| v[k].as_str().unwrap().replace("%%", "");
-            let secret = field("secret");
             (
                 field("text"),
                 Secret {
                     rule: field("rule"),
                     provider: String::new(),
-                    core: secret.clone(),
-                    secret,
+                    secret: field("secret"),
+                    core: field("core"),
                 },
             )
         })
@@ -410,8 +409,15 @@ fn corpus_recall_prose_and_leaks() {
             narrative: Some(line.clone()),
             ..Content::default()
         };
-        let tally = by_context.entry("gitleaks-lines").or_default();
+        let tally = if is_identifier(&s.rule) {
+            &mut identifiers
+        } else {
+            by_context.entry("gitleaks-lines").or_default()
+        };
         let hit = score(&mut c, s, tally, &mut leaks_reported_redacted, &s.rule);
+        if is_identifier(&s.rule) {
+            continue;
+        }
         let entry = by_rule.entry(s.rule.clone()).or_default();
         entry.0.total += 1;
         entry.0.hits += usize::from(hit);

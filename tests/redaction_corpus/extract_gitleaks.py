@@ -9,7 +9,8 @@ Usage: extract_gitleaks.py <gitleaks checkout>   (writes next to this script)
   that made some of them negatives is lost, and we have no file names anyway.
 - Positives: every string literal of every `tps` list (the true-positive samples), with the
   secret found in it by the rule's own regex from config/gitleaks.toml (its `secretGroup`, else
-  the first non-empty group, else the whole match). Samples the regex cannot be compiled for
+  the first non-empty group, else the whole match) and the part of it that is the credential
+  (`core`: without a key name, a user, a webhook URL's fixed part). Samples the regex cannot be compiled for
   in Python, or finds nothing in, are left out and counted on stderr.
   Elements built by calls (`utils.GenerateSampleSecret(…)`, `secrets.NewSecret(…)`) are not
   literal lines: secrets.tsv covers the rules' generated samples.
@@ -156,6 +157,25 @@ def find_secret(rule, text):
     return m.group(0)
 
 
+WEBHOOK_PATHS = ("/services/", "/workflows/", "/triggers/", "/webhookb2/", "/webhooks/")
+
+
+def core_of(rule, secret):
+    """The part of a match that is the credential: gitleaks' secret group sometimes holds its
+    name (`password: v`), the user of `user:password`, or a whole webhook URL."""
+    for p in WEBHOOK_PATHS:
+        if p in secret:
+            return secret[secret.index(p) + len(p):]
+    if rule in ("curl-auth-user", "sidekiq-secret", "sidekiq-sensitive-url") and ":" in secret:
+        user, password = secret.split(":", 1)
+        password = password.strip("\"'{}")
+        return password if len(password) >= 3 else user.strip("\"'{}")
+    m = re.match(r"""^[\w.\-]{1,40}["']?\s*[:=]\s*[|>]?\s*["']?(.+?)["']?\s*$""", secret, re.S)
+    if m and rule in ("kubernetes-secret-yaml", "hashicorp-tf-password"):
+        return m.group(1).strip("\"'")
+    return secret.strip("\"'")
+
+
 def split(secret):
     return secret[: len(secret) // 2] + "%%" + secret[len(secret) // 2:]
 
@@ -203,9 +223,11 @@ def main():
                 if "%%" in text:
                     skipped["positives holding %%"] += 1
                     continue
+                core = core_of(rid, secret)
                 positives.append({"file": name, "rule": rid,
                                   "text": text.replace(secret, split(secret)),
-                                  "secret": split(secret)})
+                                  "secret": split(secret),
+                                  "core": split(core) if core in secret else core})
     for fname, rows in [("gitleaks_negatives.jsonl", negatives),
                         ("gitleaks_positives.jsonl", positives)]:
         with open(os.path.join(here, fname), "w") as f:

@@ -4,7 +4,10 @@
 //! `<xToken>v</xToken>`, `--key v`, `--key=v`, `?key=v&`, `Authorization: <scheme> v`,
 //! `Bearer v`, `curl -u user:v`. Only the value is replaced.
 
-use super::gate::{is_made_of_words, looks_like_secret, value_is_placeholder};
+use super::gate::{
+    is_code_reference, is_made_of_words, is_package_coordinate, looks_like_secret,
+    value_is_placeholder,
+};
 use super::keywords::{key_strength, KeyStrength};
 use super::Span;
 
@@ -219,11 +222,14 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
         let key_len = bytes[i..].iter().take_while(|&&b| is_key_byte(b)).count();
         let key = &text[i..i + key_len];
         let mut j = i + key_len;
+        if let Some(next) = xml_attribute_pair(text, i, key, out) {
+            i = next;
+            continue;
+        }
         let xml = i > 0 && bytes[i - 1] == b'<' && bytes.get(j) == Some(&b'>');
         let quoted_key = j < bytes.len()
             && matches!(bytes[j], b'"' | b'\'')
-            && i > 0
-            && bytes[i - 1] == bytes[j];
+            && opened_before(bytes, i, bytes[j]);
         // The operator first: it is a few byte comparisons, the key's meaning is not.
         let op = if xml {
             None
@@ -233,6 +239,13 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
         if !xml && op.is_none() {
             i = j;
             continue;
+        }
+        if let Some(op) = &op {
+            if let Some((next, span)) = bundler_credentials(text, key, op.value_start) {
+                out.extend(span);
+                i = next;
+                continue;
+            }
         }
         let strength = key_strength(key);
         if strength == KeyStrength::None {
@@ -260,6 +273,9 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
             || (quoted && bytes[vs - 1] == b'`' && value.contains(' '))
             || (op.needs_quote && !quoted)
             || (key.starts_with('-') && value.starts_with('-'))
+            // `self.password = password`, `token = config.token`: code, not a value.
+            || (!quoted && is_code_reference(value))
+            || is_package_coordinate(value)
             || match strength {
                 KeyStrength::Strong => {
                     op.strict && !quoted && (!looks_random(value) || is_made_of_words(value))
@@ -271,6 +287,87 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
         }
         i = ve.max(j);
     }
+}
+
+/// The key started at `i` is the last word of a quoted string opened earlier on the line
+/// (`"facebook access_token": "v"`, `'db password': v`).
+fn opened_before(bytes: &[u8], i: usize, quote: u8) -> bool {
+    let mut k = i;
+    while k > 0 && i - k <= 40 {
+        let b = bytes[k - 1];
+        if b == quote {
+            return true;
+        }
+        if !(is_key_byte(b) || b == b' ') {
+            return false;
+        }
+        k -= 1;
+    }
+    false
+}
+
+/// `<add key="ClearTextPassword" value="v" />`, `<entry key="name" value="v"/>`: in a tag, the
+/// `key` (or `name`) attribute names the entry and `value` holds it. The name decides, as a
+/// key would; the name itself is never a secret. Returns where to go on when this is such a
+/// pair.
+fn xml_attribute_pair(text: &str, i: usize, key: &str, out: &mut Vec<Span>) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if !(key.eq_ignore_ascii_case("key") || key.eq_ignore_ascii_case("name"))
+        || i == 0
+        || !bytes[i - 1].is_ascii_whitespace()
+    {
+        return None;
+    }
+    let line_start = text[..i].rfind('\n').map_or(0, |n| n + 1);
+    let tag = text[line_start..i].rfind('<')? + line_start;
+    if text[tag..i].contains('>') {
+        return None;
+    }
+    let after_key = i + key.len();
+    let quote = *bytes.get(after_key + 1)?;
+    if bytes[after_key] != b'=' || !matches!(quote, b'"' | b'\'') {
+        return None;
+    }
+    let name_start = after_key + 2;
+    let name_end = name_start + text[name_start..].find(quote as char)?;
+    let name = &text[name_start..name_end];
+    let tag_end = name_end + text[name_end..].find('>').unwrap_or(text.len() - name_end);
+    let attrs = &text[name_end..tag_end];
+    let Some(v) = attrs.find(" value=").or_else(|| attrs.find(" Value=")) else {
+        return Some(name_end);
+    };
+    let vq = name_end + v + 7;
+    let vquote = *bytes.get(vq)?;
+    if !matches!(vquote, b'"' | b'\'') {
+        return Some(name_end);
+    }
+    let vs = vq + 1;
+    let ve = vs + text[vs..].find(vquote as char)?;
+    let value = &text[vs..ve];
+    let secret = match key_strength(name) {
+        KeyStrength::Strong => value.len() >= 4 && !value_is_placeholder(value),
+        KeyStrength::Weak => looks_like_secret(value),
+        KeyStrength::None => false,
+    };
+    if secret {
+        out.push(Span::new(vs, ve, KIND));
+    }
+    Some(ve)
+}
+
+/// Bundler's per-host credentials, `BUNDLE_ENTERPRISE__CONTRIBSYS__COM=user:password` (the
+/// host spelt with `__` for dots): the password goes, the user stays. Returns where to go on,
+/// and the span when there is a password.
+fn bundler_credentials(text: &str, key: &str, at: usize) -> Option<(usize, Option<Span>)> {
+    if !key.starts_with("BUNDLE_") || !key.contains("__") {
+        return None;
+    }
+    let (vs, ve, _) = value_at(text, at);
+    let value = &text[vs..ve];
+    let colon = value.find(':')?;
+    let password = &value[colon + 1..];
+    let secret = password.len() >= 3 && !value_is_placeholder(password);
+    Some((ve.max(at), secret.then(|| Span::new(vs + colon + 1, ve, KIND))))
 }
 
 /// `<xToken>v</xToken>`, also with the value on its own indented line.
@@ -316,28 +413,77 @@ fn bearer_tokens(text: &str, out: &mut Vec<Span>) {
     }
 }
 
-/// `curl -u user:password`, `--user "user:password"`, `--user=user:password`: the password.
+/// `curl -u user:password`, `--user "user:password"`, `--user=user:password`,
+/// `-u kevin:'password'`, `-u "{user}":"{password}"`: the password; `-u "key:"` (no password,
+/// as API keys are passed): the user.
 fn curl_users(text: &str, out: &mut Vec<Span>) {
+    let bytes = text.as_bytes();
     for flag in [" -u ", " --user ", " --user="] {
         let mut from = 0;
         while let Some(i) = text[from..].find(flag).map(|i| from + i) {
             let at = i + flag.len();
-            let at = at + spaces(text.as_bytes(), at);
-            let (vs, ve, _) = value_at(text, at);
-            from = ve.max(at);
-            let value = &text[vs..ve];
-            let Some(colon) = value.find(':') else {
+            let at = at + spaces(bytes, at);
+            let end = argument_end(bytes, at);
+            from = end.max(at + 1).min(text.len());
+            let Some(colon) = separator(&bytes[at..end]).map(|c| at + c) else {
                 continue;
             };
-            let password = &value[colon + 1..];
+            let unwrap = |s: usize, e: usize| {
+                let (mut s, mut e) = (s, e);
+                while s < e && matches!(bytes[s], b'"' | b'\'' | b'{') {
+                    s += 1;
+                }
+                while e > s && matches!(bytes[e - 1], b'"' | b'\'' | b'}') {
+                    e -= 1;
+                }
+                (s, e)
+            };
+            let (ps, pe) = unwrap(colon + 1, end);
+            let (us, ue) = unwrap(at, colon);
+            let (s, e) = if pe > ps { (ps, pe) } else { (us, ue) };
+            let secret = &text[s..e];
             // `user:pass`, `username:token`: names of the parts, as documentation writes them.
-            if password.len() >= 3
-                && looks_random(password)
-                && !value_is_placeholder(password)
-                && !value_is_placeholder(value)
+            let variable = |s: &str| s.contains("$(") || s.contains("${") || s.starts_with('$');
+            if secret.len() >= 3
+                && looks_random(secret)
+                && !value_is_placeholder(secret)
+                && !variable(&text[ps..pe])
+                && !variable(&text[us..ue])
             {
-                out.push(Span::new(vs + colon + 1, ve, "url_password"));
+                out.push(Span::new(s, e, "url_password"));
             }
         }
     }
+}
+
+/// Where a shell argument starting at `at` ends: the first whitespace outside quotes.
+fn argument_end(bytes: &[u8], at: usize) -> usize {
+    let mut quote = None;
+    let mut k = at;
+    while k < bytes.len() {
+        let b = bytes[k];
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'"' || b == b'\'' => quote = Some(b),
+            None if b.is_ascii_whitespace() => break,
+            None => {}
+        }
+        k += 1;
+    }
+    k
+}
+
+/// The `:` between user and password, outside `{…}` (a GUID user may be braced).
+fn separator(arg: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, &b) in arg.iter().enumerate() {
+        match b {
+            b'{' => depth += 1,
+            b'}' => depth = depth.saturating_sub(1),
+            b':' if depth == 0 => return Some(k),
+            _ => {}
+        }
+    }
+    None
 }

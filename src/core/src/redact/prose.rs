@@ -4,7 +4,7 @@
 //! a word are not part of it. A sentence or line ends the search for a keyword.
 
 use super::gate::{looks_like_bare_key, looks_like_secret, looks_strongly_random};
-use super::keywords::{is_not_a_secret_word, is_prose_keyword, names_provider};
+use super::keywords::{is_not_a_secret_word, is_prose_keyword, names_provider, names_public};
 use super::Span;
 
 /// How many words before a value a keyword may stand ("the Stripe live key is now <v>").
@@ -63,6 +63,13 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
             continue; // too short for any rule below
         }
         let after_id_word = || i > 0 && is_not_a_secret_word(words[i - 1].core);
+        // `PublicKey = <v>`, `publicKey: "<v>"`: the key says the value is public.
+        let public = (1..=2).any(|back| {
+            i >= back && names_public(words[i - back].core) && !words[i - back].ends_sentence
+        }) || (offset > 0 && names_public(&w.core[..offset]));
+        if public {
+            continue;
+        }
         let near_keyword = (looks_like_secret(value) && keyword_before(&words, i))
             || (keyword_after(&words, i, value) && !after_id_word());
         let kind = if near_keyword {
@@ -95,15 +102,24 @@ fn keyword_before(words: &[Word], i: usize) -> bool {
 }
 
 /// A keyword after the value: any secret word for a strongly random value; a provider's name
-/// also for a long hex one ("use 9f3a…e1 for the Sentry project": commits and digests are not
-/// followed by a provider's name as often as by "token" or "key").
+/// also for a value that only passes the entropy floor of [`looks_like_secret`] ("use
+/// fuidbt38o8y686s for the Dropbox account": providers' keys without a prefix of their own),
+/// or for a hex one of 20 characters or more that is not a commit or digest length
+/// ("I pasted daa80f…58c5 into the Kucoin settings").
 fn keyword_after(words: &[Word], i: usize, value: &str) -> bool {
     if words[i].ends_sentence {
         return false;
     }
     let strong = looks_strongly_random(value);
-    let hex = looks_like_secret(value) && value.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
-    if !strong && !hex {
+    let is_hex = value.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+    let digest_length = matches!(value.len(), 7..=12 | 40 | 64);
+    let floor = looks_like_secret(value) && !is_hex
+        || is_hex
+            && value.len() >= 20
+            && !digest_length
+            && value.bytes().any(|b| b.is_ascii_digit())
+            && value.bytes().any(|b| b.is_ascii_alphabetic());
+    if !strong && !floor {
         return false;
     }
     for w in words.iter().skip(i + 1).take(AFTER) {
