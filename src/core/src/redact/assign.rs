@@ -209,6 +209,28 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
     assignments(text, out);
     bearer_tokens(text, out);
     curl_users(text, out);
+    mysql_passwords(text, out);
+}
+
+/// `mysql -u root -pS3cret db`: MySQL's clients take the password glued to `-p` (elsewhere
+/// `-p` is a port, so only on a line that runs one of them).
+fn mysql_passwords(text: &str, out: &mut Vec<Span>) {
+    for line_start in std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)) {
+        let line_end = text[line_start..].find('\n').map_or(text.len(), |i| line_start + i);
+        let line = &text[line_start..line_end];
+        let Some(cmd) = ["mysql", "mariadb"].iter().filter_map(|c| line.find(c)).min() else {
+            continue;
+        };
+        let mut from = cmd;
+        while let Some(i) = line[from..].find(" -p").map(|i| from + i) {
+            let (vs, ve, _) = value_at(line, i + 3);
+            from = ve.max(i + 3);
+            let value = &line[vs..ve];
+            if value.len() >= 4 && looks_random(value) && !value_is_placeholder(value) {
+                out.push(Span::new(line_start + vs, line_start + ve, KIND));
+            }
+        }
+    }
 }
 
 fn assignments(text: &str, out: &mut Vec<Span>) {
@@ -275,6 +297,9 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
             || (key.starts_with('-') && value.starts_with('-'))
             // `self.password = password`, `token = config.token`: code, not a value.
             || (!quoted && is_code_reference(value))
+            // `ops_eyJzaWdu...`: a value cut short in documentation.
+            || text[ve..].starts_with("..")
+            || text[ve..].starts_with('…')
             || is_package_coordinate(value)
             || match strength {
                 KeyStrength::Strong => {
@@ -444,7 +469,10 @@ fn curl_users(text: &str, out: &mut Vec<Span>) {
             let secret = &text[s..e];
             // `user:pass`, `username:token`: names of the parts, as documentation writes them.
             let variable = |s: &str| s.contains("$(") || s.contains("${") || s.starts_with('$');
-            if secret.len() >= 3
+            // `<user:password>`, `{{ .Values.password }}`: templates, not credentials.
+            let template = text[at..end].contains(['<', '>']) || text[at..end].contains("{{");
+            if !template
+                && secret.len() >= 3
                 && looks_random(secret)
                 && !value_is_placeholder(secret)
                 && !variable(&text[ps..pe])

@@ -77,7 +77,7 @@ fn pem_blocks(text: &str, out: &mut Vec<Span>) {
         // A whole block with next to no key material (`anything`, nothing at all) is an
         // example of the markers; a block cut off is redacted whatever is left of it.
         let material = body.bytes().filter(u8::is_ascii_alphanumeric).count();
-        if whole && material < 32 {
+        if whole && material < 12 {
             from = end;
             continue;
         }

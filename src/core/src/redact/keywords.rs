@@ -247,8 +247,16 @@ pub enum KeyStrength {
 }
 
 /// Words in a key that say its value is public or not a credential, whatever the ending:
-/// `public_key`, `publicToken`, `STRIPE_PUBLISHABLE_KEY`, `csrf-token` (a per-form nonce).
-const PUBLIC_WORDS: &[&str] = &["public", "publishable", "pubkey", "csrf", "xsrf"];
+/// `public_key`, `publicToken`, `STRIPE_PUBLISHABLE_KEY`, `csrf-token` and
+/// `authenticity_token` (per-form nonces, not credentials).
+const PUBLIC_WORDS: &[&str] = &[
+    "public",
+    "publishable",
+    "pubkey",
+    "csrf",
+    "xsrf",
+    "authenticity", // Rails' name for its CSRF token
+];
 
 /// Endings of a key that names a provider but not its secret: `GOOGLE_CLIENT_ID`,
 /// `MAILGUN_DOMAIN`, `AWS_REGION`.

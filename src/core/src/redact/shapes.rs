@@ -464,7 +464,8 @@ fn infixes(text: &str, out: &mut Vec<Span>) {
                 _ => {
                     let before = count_back(i, &|b: u8| b.is_ascii_alphanumeric());
                     let body = count_fwd(after, &|b: u8| word(b) || b == b'=');
-                    (before >= 10 && body >= 40).then(|| (i - before, after + body))
+                    let placeholder = has_placeholder_run(&text[i - before..after + body]);
+                    (before >= 10 && body >= 40 && !placeholder).then(|| (i - before, after + body))
                 }
             };
             if let Some((start, end)) = span {
