@@ -63,6 +63,13 @@ pub fn is_word_like(letters: &str) -> bool {
     if letters.len() <= 4 {
         return true;
     }
+    // `AAAAAAAA`, `abababab`: a run of one or two letters is padding, not a word.
+    let mut distinct = letters.bytes().map(|b| b.to_ascii_lowercase()).collect::<Vec<_>>();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() <= 2 {
+        return false;
+    }
     if letters.bytes().all(|b| b.is_ascii_uppercase()) {
         return vowel_ratio(letters) >= WORD_VOWELS;
     }
