@@ -614,7 +614,10 @@ fn write_from_json_stores_none_of_the_defect_secrets() {
 /// secret-naming key; a random-looking value goes.
 #[test]
 fn values_that_are_code_names_or_public_stay() {
-    let ed25519 = fake("AAAAC3NzaC1lZDI1NTE5", "AAAAIMEHbZzyFYIRnNkxP2ShXLfwNTK21LRgUuslJM4jQRRY");
+    let ed25519 = fake(
+        "AAAAC3NzaC1lZDI1NTE5",
+        "AAAAIMEHbZzyFYIRnNkxP2ShXLfwNTK21LRgUuslJM4jQRRY",
+    );
     for text in [
         "self.password = password".to_string(),
         "token = self.token".into(),
@@ -658,7 +661,8 @@ fn config_pairs_cli_credentials_and_wrapped_tokens_are_caught() {
         const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
         let mut out = String::new();
         for chunk in s.as_bytes().chunks(3) {
-            let n = chunk.iter().fold(0u32, |acc, &b| acc << 8 | u32::from(b)) << (8 * (3 - chunk.len()));
+            let n = chunk.iter().fold(0u32, |acc, &b| acc << 8 | u32::from(b))
+                << (8 * (3 - chunk.len()));
             for k in 0..=chunk.len() {
                 out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
             }
@@ -739,9 +743,18 @@ fn config_pairs_cli_credentials_and_wrapped_tokens_are_caught() {
 fn overlapping_rules_give_one_finding() {
     let telegram = fake("123456789:", "AAHr4Fd2Kq9Xw1Zb7Ny3Pm8Lt5Vc0Js6Gh2");
     for (input, kind) in [
-        (format!("telegram_api_token = \"{telegram}\""), "telegram_token"),
+        (
+            format!("telegram_api_token = \"{telegram}\""),
+            "telegram_token",
+        ),
         (format!("TELEGRAM_BOT_TOKEN={telegram}"), "telegram_token"),
-        (format!("ghToken: {}", fake("ghp_", "R8c2Xq7Lm4Tz9Wb1Ny6Pk3Hd5Vs0Jf2Ga8Q")), "github_token"),
+        (
+            format!(
+                "ghToken: {}",
+                fake("ghp_", "R8c2Xq7Lm4Tz9Wb1Ny6Pk3Hd5Vs0Jf2Ga8Q")
+            ),
+            "github_token",
+        ),
     ] {
         let (got, kinds) = redact_text(&input);
         assert_eq!(kinds, vec![kind], "{input}");

@@ -231,11 +231,11 @@ fn survives(text: &str, core: &str) -> bool {
         .any(|win| text.contains(&win))
 }
 
-
-/// gitleaks' literal true-positive sample lines (gitleaks_positives.jsonl): the line, and the
-/// secret the rule's own regex finds in it.
-fn gitleaks_lines() -> Vec<(String, Secret)> {
-    let text = std::fs::read_to_string(Path::new(CORPUS).join("gitleaks_positives.jsonl")).unwrap();
+/// Whole lines holding a secret: gitleaks' literal true-positive samples
+/// (gitleaks_positives.jsonl, the secret found by the rule's own regex) and our hand-written
+/// cases (handwritten.jsonl). Each: the line, and the secret with its credential part.
+fn lines_with_secrets(file: &str) -> Vec<(String, Secret)> {
+    let text = std::fs::read_to_string(Path::new(CORPUS).join(file)).unwrap();
     text.lines()
         .map(|l| {
             let v: serde_json::Value = serde_json::from_str(l).unwrap();
@@ -261,7 +261,11 @@ fn replaced_ranges(before: &str, after: &str) -> Option<Vec<(usize, usize)>> {
     while let Some(i) = rest.find("[REDACTED:") {
         let close = rest[i..].find(']')? + i;
         let kind = &rest[i + 10..close];
-        if kind.is_empty() || !kind.bytes().all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_') {
+        if kind.is_empty()
+            || !kind
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        {
             return None; // a marker inside a marker, or a torn one
         }
         pieces.push(&rest[..i]);
@@ -319,7 +323,10 @@ fn shape_of(before: &str, after: &str, s: &Secret) -> Shape {
     }
     let whole = |(a, b): (usize, usize)| a == 0 && b == before.len();
     let mangled = ranges.iter().any(|&(a, b)| {
-        !whole((a, b)) && cores.iter().any(|&(s, e)| a < e && s < b && (a > s || b < e))
+        !whole((a, b))
+            && cores
+                .iter()
+                .any(|&(s, e)| a < e && s < b && (a > s || b < e))
     });
     let exact = ranges.iter().all(|&(a, b)| {
         secrets
@@ -359,7 +366,9 @@ fn score(c: &mut Content, s: &Secret, t: &mut Tally, leaks: &mut Vec<String>, la
     let output = serde_json::to_string(&*c).unwrap();
     // A window of the secret that the input also holds elsewhere (`value="CleartextPassword1"`
     // under `key="ClearTextPassword"`) is not a leak.
-    let elsewhere = input.replace(&s.core, "\u{0}").replace(&json_escaped(&s.core), "\u{0}");
+    let elsewhere = input
+        .replace(&s.core, "\u{0}")
+        .replace(&json_escaped(&s.core), "\u{0}");
     let left = survives_beyond(&output, &s.core, &elsewhere);
     if left && !found.is_empty() {
         leaks.push(format!("{label}: {output}"));
@@ -418,8 +427,13 @@ fn corpus_recall_prose_and_leaks() {
             }
         }
     }
-    let lines = gitleaks_lines();
-    for (line, s) in &lines {
+    let lines = lines_with_secrets("gitleaks_positives.jsonl");
+    let handwritten = lines_with_secrets("handwritten.jsonl");
+    let contexts = lines
+        .iter()
+        .map(|l| ("gitleaks-lines", l))
+        .chain(handwritten.iter().map(|l| ("handwritten", l)));
+    for (context, (line, s)) in contexts {
         let mut c = Content {
             goal: "corpus".into(),
             narrative: Some(line.clone()),
@@ -428,7 +442,7 @@ fn corpus_recall_prose_and_leaks() {
         let tally = if is_identifier(&s.rule) {
             &mut identifiers
         } else {
-            by_context.entry("gitleaks-lines").or_default()
+            by_context.entry(context).or_default()
         };
         let hit = score(&mut c, s, tally, &mut leaks_reported_redacted, &s.rule);
         if is_identifier(&s.rule) {
@@ -438,7 +452,7 @@ fn corpus_recall_prose_and_leaks() {
         entry.0.total += 1;
         entry.0.hits += usize::from(hit);
         if !hit {
-            entry.1.push(format!("gitleaks-lines: {line:?}"));
+            entry.1.push(format!("{context}: {line:?}"));
         }
     }
     let mut overall = Tally::default();
@@ -465,11 +479,13 @@ fn corpus_recall_prose_and_leaks() {
     let (neg_changed, neg_total, neg_mangled) = changes("gitleaks_negatives.jsonl");
 
     println!(
-        "\nThe corpus: {} secrets in {} contexts, {} of gitleaks' literal sample lines; \
-         recall = caught / cases, precision = redacted exactly the secret / redacted",
+        "\nThe corpus: {} secrets in {} contexts, {} of gitleaks' literal sample lines, {} \
+         hand-written lines; recall = caught / cases, precision = redacted exactly the secret \
+         / redacted",
         secrets.len(),
         CONTEXTS.len(),
-        lines.len()
+        lines.len(),
+        handwritten.len()
     );
     println!("  context        recall              precision           mangled");
     let row = |name: &str, t: &Tally| {

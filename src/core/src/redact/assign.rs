@@ -1,8 +1,9 @@
 //! Values given to a key that names a secret, in the forms code, shells, configs and headers
 //! use: `KEY=v`, `KEY = "v"`, `KEY: v`, `"key": "v"`, `X := "v"`, `X ::= v`, `X ?= v`,
 //! `$x .= "v"`, `"key" => "v"`, `var x string = "v"`, `setProperty("X_TOKEN", "v")`,
-//! `<xToken>v</xToken>`, `--key v`, `--key=v`, `?key=v&`, `Authorization: <scheme> v`,
-//! `Bearer v`, `curl -u user:v`. Only the value is replaced.
+//! `<xToken>v</xToken>`, `<add key="xPassword" value="v" />`, `--key v`, `--key=v`, `?key=v&`,
+//! `Authorization: <scheme> v`, `Bearer v`, `BUNDLE_HOST__COM=user:v`. Only the value is
+//! replaced. Passwords that command lines take by position are in `cli.rs`.
 
 use super::gate::{
     is_code_reference, is_made_of_words, is_package_coordinate, looks_like_secret,
@@ -11,13 +12,13 @@ use super::gate::{
 use super::keywords::{key_strength, KeyStrength};
 use super::Span;
 
-const KIND: &str = "secret_assignment";
+pub(super) const KIND: &str = "secret_assignment";
 
 fn is_key_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
 }
 
-fn spaces(bytes: &[u8], at: usize) -> usize {
+pub(super) fn spaces(bytes: &[u8], at: usize) -> usize {
     bytes[at..]
         .iter()
         .take_while(|&&b| b == b' ' || b == b'\t')
@@ -26,7 +27,7 @@ fn spaces(bytes: &[u8], at: usize) -> usize {
 
 /// A prose-like value after `Key: ` or `--flag ` must look random to count: a digit, an inner
 /// capital, or a symbol. `Auth: uses middleware` stays; `password: hunter2` goes.
-fn looks_random(value: &str) -> bool {
+pub(super) fn looks_random(value: &str) -> bool {
     value.bytes().any(|b| b.is_ascii_digit())
         || value.bytes().skip(1).any(|b| b.is_ascii_uppercase())
         || value.bytes().any(|b| !b.is_ascii_alphanumeric())
@@ -154,7 +155,7 @@ fn operator(bytes: &[u8], key: &str, quoted_key: bool, j: usize) -> Option<Opera
 
 /// The value at `start`: quoted (to the closing quote) or bare (to a space or delimiter, or an
 /// escaped newline `\n` inside embedded text). Returns (start, end, quoted).
-fn value_at(text: &str, start: usize) -> (usize, usize, bool) {
+pub(super) fn value_at(text: &str, start: usize) -> (usize, usize, bool) {
     let bytes = text.as_bytes();
     match bytes.get(start) {
         Some(&q @ (b'"' | b'\'' | b'`')) => {
@@ -170,7 +171,8 @@ fn value_at(text: &str, start: usize) -> (usize, usize, bool) {
             while e < bytes.len() {
                 let b = bytes[e];
                 if b.is_ascii_whitespace()
-                    || matches!(b, b',' | b';' | b'&' | b')' | b']' | b'}' | b'"' | b'\'')
+                    || matches!(b, b',' | b';' | b')' | b']' | b'}' | b'"' | b'\'')
+                    || (b == b'&' && starts_parameter(&bytes[e + 1..]))
                     || matches!(b, b'<' | b'>' | b'`')
                     || (b == b'\\' && matches!(bytes.get(e + 1), Some(b'n' | b'r' | b't')))
                 {
@@ -185,6 +187,15 @@ fn value_at(text: &str, start: usize) -> (usize, usize, bool) {
             (start, e, false)
         }
     }
+}
+
+/// After a `&`: another query parameter (`state=1`), a shell's `&&` or the end. A `&` inside
+/// a password is neither.
+fn starts_parameter(rest: &[u8]) -> bool {
+    let name = rest.iter().take_while(|&&b| is_key_byte(b)).count();
+    rest.first()
+        .is_none_or(|b| b.is_ascii_whitespace() || *b == b'&')
+        || (name > 0 && rest.get(name) == Some(&b'='))
 }
 
 fn skip_scheme(text: &str, at: usize, any_word: bool) -> usize {
@@ -208,29 +219,6 @@ fn skip_scheme(text: &str, at: usize, any_word: bool) -> usize {
 pub fn find(text: &str, out: &mut Vec<Span>) {
     assignments(text, out);
     bearer_tokens(text, out);
-    curl_users(text, out);
-    mysql_passwords(text, out);
-}
-
-/// `mysql -u root -pS3cret db`: MySQL's clients take the password glued to `-p` (elsewhere
-/// `-p` is a port, so only on a line that runs one of them).
-fn mysql_passwords(text: &str, out: &mut Vec<Span>) {
-    for line_start in std::iter::once(0).chain(text.match_indices('\n').map(|(i, _)| i + 1)) {
-        let line_end = text[line_start..].find('\n').map_or(text.len(), |i| line_start + i);
-        let line = &text[line_start..line_end];
-        let Some(cmd) = ["mysql", "mariadb"].iter().filter_map(|c| line.find(c)).min() else {
-            continue;
-        };
-        let mut from = cmd;
-        while let Some(i) = line[from..].find(" -p").map(|i| from + i) {
-            let (vs, ve, _) = value_at(line, i + 3);
-            from = ve.max(i + 3);
-            let value = &line[vs..ve];
-            if value.len() >= 4 && looks_random(value) && !value_is_placeholder(value) {
-                out.push(Span::new(line_start + vs, line_start + ve, KIND));
-            }
-        }
-    }
 }
 
 fn assignments(text: &str, out: &mut Vec<Span>) {
@@ -392,7 +380,10 @@ fn bundler_credentials(text: &str, key: &str, at: usize) -> Option<(usize, Optio
     let colon = value.find(':')?;
     let password = &value[colon + 1..];
     let secret = password.len() >= 3 && !value_is_placeholder(password);
-    Some((ve.max(at), secret.then(|| Span::new(vs + colon + 1, ve, KIND))))
+    Some((
+        ve.max(at),
+        secret.then(|| Span::new(vs + colon + 1, ve, KIND)),
+    ))
 }
 
 /// `<xToken>v</xToken>`, also with the value on its own indented line.
@@ -436,82 +427,4 @@ fn bearer_tokens(text: &str, out: &mut Vec<Span>) {
             from = start + token.len();
         }
     }
-}
-
-/// `curl -u user:password`, `--user "user:password"`, `--user=user:password`,
-/// `-u kevin:'password'`, `-u "{user}":"{password}"`: the password; `-u "key:"` (no password,
-/// as API keys are passed): the user.
-fn curl_users(text: &str, out: &mut Vec<Span>) {
-    let bytes = text.as_bytes();
-    for flag in [" -u ", " --user ", " --user="] {
-        let mut from = 0;
-        while let Some(i) = text[from..].find(flag).map(|i| from + i) {
-            let at = i + flag.len();
-            let at = at + spaces(bytes, at);
-            let end = argument_end(bytes, at);
-            from = end.max(at + 1).min(text.len());
-            let Some(colon) = separator(&bytes[at..end]).map(|c| at + c) else {
-                continue;
-            };
-            let unwrap = |s: usize, e: usize| {
-                let (mut s, mut e) = (s, e);
-                while s < e && matches!(bytes[s], b'"' | b'\'' | b'{') {
-                    s += 1;
-                }
-                while e > s && matches!(bytes[e - 1], b'"' | b'\'' | b'}') {
-                    e -= 1;
-                }
-                (s, e)
-            };
-            let (ps, pe) = unwrap(colon + 1, end);
-            let (us, ue) = unwrap(at, colon);
-            let (s, e) = if pe > ps { (ps, pe) } else { (us, ue) };
-            let secret = &text[s..e];
-            // `user:pass`, `username:token`: names of the parts, as documentation writes them.
-            let variable = |s: &str| s.contains("$(") || s.contains("${") || s.starts_with('$');
-            // `<user:password>`, `{{ .Values.password }}`: templates, not credentials.
-            let template = text[at..end].contains(['<', '>']) || text[at..end].contains("{{");
-            if !template
-                && secret.len() >= 3
-                && looks_random(secret)
-                && !value_is_placeholder(secret)
-                && !variable(&text[ps..pe])
-                && !variable(&text[us..ue])
-            {
-                out.push(Span::new(s, e, "url_password"));
-            }
-        }
-    }
-}
-
-/// Where a shell argument starting at `at` ends: the first whitespace outside quotes.
-fn argument_end(bytes: &[u8], at: usize) -> usize {
-    let mut quote = None;
-    let mut k = at;
-    while k < bytes.len() {
-        let b = bytes[k];
-        match quote {
-            Some(q) if b == q => quote = None,
-            Some(_) => {}
-            None if b == b'"' || b == b'\'' => quote = Some(b),
-            None if b.is_ascii_whitespace() => break,
-            None => {}
-        }
-        k += 1;
-    }
-    k
-}
-
-/// The `:` between user and password, outside `{…}` (a GUID user may be braced).
-fn separator(arg: &[u8]) -> Option<usize> {
-    let mut depth = 0usize;
-    for (k, &b) in arg.iter().enumerate() {
-        match b {
-            b'{' => depth += 1,
-            b'}' => depth = depth.saturating_sub(1),
-            b':' if depth == 0 => return Some(k),
-            _ => {}
-        }
-    }
-    None
 }

@@ -33,14 +33,20 @@ pub fn public_ranges(text: &str) -> Vec<(usize, usize)> {
         }
         let end = text[from..]
             .find("-----END ")
-            .and_then(|i| text[from + i + 9..].find("-----").map(|j| from + i + 9 + j + 5))
+            .and_then(|i| {
+                text[from + i + 9..]
+                    .find("-----")
+                    .map(|j| from + i + 9 + j + 5)
+            })
             .unwrap_or(text.len());
         out.push((start, end));
         from = end;
     }
     let mut from = 0;
     while let Some(start) = text[from..].find("ENC[").map(|i| from + i) {
-        let end = text[start..].find(']').map_or(text.len(), |j| start + j + 1);
+        let end = text[start..]
+            .find(']')
+            .map_or(text.len(), |j| start + j + 1);
         if text[start..end].contains(",data:") || text[start + 4..].starts_with("AES256_GCM") {
             out.push((start, end));
         }

@@ -64,7 +64,10 @@ pub fn is_word_like(letters: &str) -> bool {
         return true;
     }
     // `AAAAAAAA`, `abababab`: a run of one or two letters is padding, not a word.
-    let mut distinct = letters.bytes().map(|b| b.to_ascii_lowercase()).collect::<Vec<_>>();
+    let mut distinct = letters
+        .bytes()
+        .map(|b| b.to_ascii_lowercase())
+        .collect::<Vec<_>>();
     distinct.sort_unstable();
     distinct.dedup();
     if distinct.len() <= 2 {
@@ -191,12 +194,12 @@ pub fn is_public_value(s: &str) -> bool {
         "in_", "evt_", "txn_", "seti_", "card_", "age1",
     ];
     const SSH_KEY_TYPES: &[&str] = &[
-        "AAAAB3NzaC1yc2E",           // ssh-rsa
-        "AAAAB3NzaC1kc3M",           // ssh-dss
-        "AAAAC3NzaC1lZDI1NTE5",      // ssh-ed25519
+        "AAAAB3NzaC1yc2E",            // ssh-rsa
+        "AAAAB3NzaC1kc3M",            // ssh-dss
+        "AAAAC3NzaC1lZDI1NTE5",       // ssh-ed25519
         "AAAAE2VjZHNhLXNoYTItbmlzdH", // ecdsa-sha2-nistp…
-        "AAAAGnNrLXNzaC1lZDI1NTE5",  // sk-ssh-ed25519@openssh.com
-        "AAAAInNrLWVjZHNhLXNoYTIt",  // sk-ecdsa-sha2-…@openssh.com
+        "AAAAGnNrLXNzaC1lZDI1NTE5",   // sk-ssh-ed25519@openssh.com
+        "AAAAInNrLWVjZHNhLXNoYTIt",   // sk-ecdsa-sha2-…@openssh.com
     ];
     PUBLIC_PREFIXES.iter().any(|p| {
         s.strip_prefix(p)
@@ -217,9 +220,9 @@ pub fn is_package_coordinate(s: &str) -> bool {
         && version.bytes().all(|b| b.is_ascii_digit() || b == b'.')
         && version.starts_with(|c: char| c.is_ascii_digit())
         && !name.is_empty()
-        && name
-            .bytes()
-            .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b':' | b'_'))
+        && name.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b':' | b'_')
+        })
 }
 
 /// `xxxxxxxx`, `XXXX-XXXX`, `00000000`, `abcdefghijkl`, `0123456789`, `123123123123`,
@@ -403,7 +406,10 @@ pub fn value_is_placeholder(value: &str) -> bool {
         // `access_token=ACCESS_TOKEN`: a constant's name standing in for the value.
         || (value.len() >= 4 && value.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'))
         || REFERENCES.iter().any(|r| v.starts_with(r))
-        || value.starts_with(['$', '<', '{', '%', '['])
+        || value.starts_with(['$', '<', '{', '[', '&'])
+        // `%DB_PASSWORD%` (Windows), `%{password}`, `%(password)s`: a variable.
+        || value.starts_with('%')
+            && (value.len() > 1 && value.ends_with('%') || value.starts_with("%{") || value.starts_with("%("))
         || value
             .chars()
             .all(|c| c == '*' || c == 'x' || c == 'X' || c == '.' || c == '•')

@@ -57,8 +57,7 @@ fn base64_wrapped(text: &str, out: &mut Vec<Span>) {
         }
         let len = run(bytes, i, is_b64);
         let blob = &text[i..i + len];
-        let candidate =
-            len >= 40 && ["ZXlK", "V5S", "leU"].iter().any(|p| blob.contains(p));
+        let candidate = len >= 40 && ["ZXlK", "V5S", "leU"].iter().any(|p| blob.contains(p));
         if candidate && holds_jwt(blob) {
             out.push(Span::new(i, i + len, "jwt"));
         }

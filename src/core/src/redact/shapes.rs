@@ -292,7 +292,12 @@ const SHAPES: &[Shape] = &[
     shape("shippo_token", &["shippo_live_", "shippo_test_"], Hex, 40),
     shape("sourcegraph_token", &["sgp_"], Word, 40),
     exact("twilio_key", &["SK"], Hex, 32),
-    shape("twitter_token", &["AAAAAAAAAAAAAAAAAAAAA"], AlnumPercent, 60),
+    shape(
+        "twitter_token",
+        &["AAAAAAAAAAAAAAAAAAAAA"],
+        AlnumPercent,
+        60,
+    ),
     shape("typeform_token", &["tfp_"], Dotted, 59),
     shape("yandex_key", &["AQVN"], Word, 35),
     with_digit(exact("yandex_key", &["YC"], Word, 38)),
@@ -316,7 +321,8 @@ const SHAPES: &[Shape] = &[
 /// it may: a branch `fix/ghp_…` or a URL path can hold one.
 fn starts_word(text: &[u8], i: usize) -> bool {
     i == 0
-        || !(text[i - 1].is_ascii_alphanumeric() || matches!(text[i - 1], b'.' | b'-' | b'_' | b'+'))
+        || !(text[i - 1].is_ascii_alphanumeric()
+            || matches!(text[i - 1], b'.' | b'-' | b'_' | b'+'))
 }
 
 /// Every vendor token in `text`.
@@ -391,7 +397,8 @@ fn match_at(bytes: &[u8], i: usize) -> Option<(usize, &'static str)> {
         if len >= s.min && len <= s.max && next_ok && digit_ok {
             let text = std::str::from_utf8(body).unwrap_or_default();
             // An AWS key id body is sixteen capitals and digits, words or not (`AKIAJXQZ…`).
-            let words = s.kind != "aws_access_key" && (reads_as_words(text) || is_made_of_words(text));
+            let words =
+                s.kind != "aws_access_key" && (reads_as_words(text) || is_made_of_words(text));
             if !has_placeholder_run(text) && !words {
                 return Some((start + len, s.kind));
             }
@@ -450,7 +457,8 @@ fn infixes(text: &str, out: &mut Vec<Span>) {
                     let digit_before = i > 0 && bytes[i - 1].is_ascii_digit();
                     // Three characters and a digit, then 31 to 34: gitleaks' bounds.
                     let start = i.saturating_sub(4);
-                    let bounded = start == 0 || !secret(bytes[start - 1]) && bytes[start - 1] != b'-';
+                    let bounded =
+                        start == 0 || !secret(bytes[start - 1]) && bytes[start - 1] != b'-';
                     let whole = !bytes.get(after + body).is_some_and(|&b| secret(b));
                     let placeholder = has_placeholder_run(&text[after..after + body]);
                     (before >= 4
