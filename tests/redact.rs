@@ -762,3 +762,58 @@ fn overlapping_rules_give_one_finding() {
         assert!(!got.contains("]]") && !got.contains("Gh2"), "{got}");
     }
 }
+
+/// Kubernetes Secret manifests: values under `data:` go whatever their key; a ConfigMap's and
+/// short base64 values stay.
+#[test]
+fn kubernetes_secret_values_are_redacted() {
+    let value = fake("YWRtaW46cGFz", "c3dvcmQ=");
+    let secret = format!("apiVersion: v1\nkind: Secret\ndata:\n  extra: {value}\n  user: YWRtaW4=\nmetadata:\n  name: x");
+    let (out, kinds) = redact_text(&secret);
+    assert_eq!(
+        out,
+        "apiVersion: v1\nkind: Secret\ndata:\n  extra: [REDACTED:secret_assignment]\n  user: YWRtaW4=\nmetadata:\n  name: x"
+    );
+    assert_eq!(kinds, vec!["secret_assignment"]);
+    let block =
+        format!("kind: Secret\ndata:\n  .dockercfg: |\n    {value}{value}\nmetadata:\n  name: y");
+    assert_eq!(
+        redact_text(&block).0,
+        "kind: Secret\ndata:\n  .dockercfg: |\n    [REDACTED:secret_assignment]\nmetadata:\n  name: y"
+    );
+    let config_map = format!(
+        "kind: Secret\nmetadata:\n  name: a\n---\nkind: ConfigMap\ndata:\n  extra: {value}"
+    );
+    assert_eq!(redact_text(&config_map).0, config_map);
+}
+
+/// Command lines that take a password by a short flag or by position.
+#[test]
+fn command_line_passwords_are_redacted() {
+    for (input, want) in [
+        (
+            "redis-cli -h cache -a Zq81kLq9wX ping",
+            "redis-cli -h cache -a [REDACTED:secret_assignment] ping",
+        ),
+        (
+            "sshpass -p Zq81kLq9wX ssh deploy@host",
+            "sshpass -p [REDACTED:secret_assignment] ssh deploy@host",
+        ),
+        (
+            "openssl pkcs12 -export -passout pass:Zq81kLq9wX",
+            "openssl pkcs12 -export -passout pass:[REDACTED:secret_assignment]",
+        ),
+        (
+            "bundle config set --global gems.contribsys.com cafe1234:Zq81kLq9wX",
+            "bundle config set --global gems.contribsys.com cafe1234:[REDACTED:secret_assignment]",
+        ),
+        ("ssh -p 2222 deploy@host", "ssh -p 2222 deploy@host"),
+        ("docker run -p8080:80 nginx", "docker run -p8080:80 nginx"),
+        (
+            "openssl enc -pass env:SECRET_PW",
+            "openssl enc -pass env:SECRET_PW",
+        ),
+    ] {
+        assert_eq!(redact_text(input).0, want, "{input}");
+    }
+}

@@ -115,7 +115,8 @@ const KEY_SUFFIXES: &[&str] = &[
     "AUTH_TOKEN",
 ];
 
-/// Sentences an agent might write; two of them name the provider only after the secret.
+/// Sentences an agent might write: the provider named before the secret (up to five words
+/// away), only after it, in backquotes, parentheses or quotes, after a colon or an arrow.
 const SENTENCES: &[&str] = &[
     "The {P} key is {s} until we rotate it.",
     "Rotated the {P} token, the new one: {s}",
@@ -123,6 +124,14 @@ const SENTENCES: &[&str] = &[
     "{P} credentials for staging are {s} (expires Friday).",
     "I pasted {s} into the {P} settings by mistake.",
     "Login to {P} works again with the secret {s} now.",
+    "Set `{s}` as the {P} key in CI.",
+    "{P}: {s}",
+    "The {P} API returned 401 for {s}, so I regenerated it.",
+    "Pasted the {P} secret ({s}) into .env by mistake.",
+    "We authenticate to {P} using {s} in the worker.",
+    "Here is the {P} api key: \"{s}\" (do not commit it).",
+    "Call it with Authorization: Bearer {s} (the {P} token).",
+    "new {P} key -> {s}",
 ];
 
 const ENV_KEYS: &[&str] = &["{U}_API_KEY", "{U}", "{P} token", "{U}_CREDENTIALS", "{P}"];

@@ -15,6 +15,7 @@ mod cli;
 mod gate;
 mod jwt;
 mod keywords;
+mod manifests;
 mod prose;
 mod shapes;
 mod urls;
@@ -100,6 +101,7 @@ fn find_all(text: &str, extra: Vec<Span>) -> Vec<Span> {
     jwt::find(text, &mut spans);
     assign::find(text, &mut spans);
     cli::find(text, &mut spans);
+    manifests::find(text, &mut spans);
     prose::find(text, &mut spans);
     let protected = markers(text);
     let public = blocks::public_ranges(text);

@@ -9,6 +9,8 @@ use super::Span;
 
 /// How many words before a value a keyword may stand ("the Stripe live key is now <v>").
 const BEFORE: usize = 4;
+/// And a provider's name ("the Algolia API returned 401 for <v>").
+const PROVIDER_BEFORE: usize = 6;
 /// And after it ("use <v> for the Stripe account").
 const AFTER: usize = 4;
 
@@ -70,7 +72,7 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
         if public {
             continue;
         }
-        let near_keyword = (looks_like_secret(value) && keyword_before(&words, i))
+        let near_keyword = keyword_before(&words, i, value)
             || (keyword_after(&words, i, value) && !after_id_word());
         let kind = if near_keyword {
             Some("secret_in_text")
@@ -85,41 +87,55 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
     }
 }
 
-fn keyword_before(words: &[Word], i: usize) -> bool {
-    for back in 1..=BEFORE.min(i) {
+/// A keyword before the value: a secret word within [`BEFORE`] words for a value that passes
+/// [`looks_like_secret`]; a provider's name also within [`PROVIDER_BEFORE`] words ("the Algolia
+/// API returned 401 for <v>"), and for a value that only passes the provider floor
+/// ([`passes_provider_floor`]: "the Kucoin key is daa80f…58c5").
+fn keyword_before(words: &[Word], i: usize, value: &str) -> bool {
+    let secret = looks_like_secret(value);
+    let floor = secret || passes_provider_floor(value);
+    if !floor {
+        return false;
+    }
+    for back in 1..=PROVIDER_BEFORE.min(i) {
         let w = &words[i - back];
-        if w.ends_sentence {
+        if w.ends_sentence || is_not_a_secret_word(w.core) {
             return false;
         }
-        if is_not_a_secret_word(w.core) {
-            return false;
+        if names_provider(w.core) {
+            return true;
         }
-        if is_prose_keyword(w.core) {
+        if secret && back <= BEFORE && is_prose_keyword(w.core) {
             return true;
         }
     }
     false
 }
 
+/// The entropy floor for a value next to a provider's name: what [`looks_like_secret`] lets
+/// through (12+ characters, letters and digits, entropy ≥ 3.0 bits per character, or 3.3 from
+/// 20 characters), or hex of 20+ characters that is not a commit or digest length (7–12, 40,
+/// 64) — providers' keys without a prefix of their own are often hex.
+fn passes_provider_floor(value: &str) -> bool {
+    let is_hex = value.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
+    let digest_length = matches!(value.len(), 7..=12 | 40 | 64);
+    looks_like_secret(value) && !is_hex
+        || is_hex
+            && value.len() >= 20
+            && !digest_length
+            && value.bytes().any(|b| b.is_ascii_digit())
+            && value.bytes().any(|b| b.is_ascii_alphabetic())
+}
+
 /// A keyword after the value: any secret word for a strongly random value; a provider's name
-/// also for a value that only passes the entropy floor of [`looks_like_secret`] ("use
-/// fuidbt38o8y686s for the Dropbox account": providers' keys without a prefix of their own),
-/// or for a hex one of 20 characters or more that is not a commit or digest length
-/// ("I pasted daa80f…58c5 into the Kucoin settings").
+/// also for a value that only passes the provider floor ("use fuidbt38o8y686s for the Dropbox
+/// account", "I pasted daa80f…58c5 into the Kucoin settings").
 fn keyword_after(words: &[Word], i: usize, value: &str) -> bool {
     if words[i].ends_sentence {
         return false;
     }
     let strong = looks_strongly_random(value);
-    let is_hex = value.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
-    let digest_length = matches!(value.len(), 7..=12 | 40 | 64);
-    let floor = looks_like_secret(value) && !is_hex
-        || is_hex
-            && value.len() >= 20
-            && !digest_length
-            && value.bytes().any(|b| b.is_ascii_digit())
-            && value.bytes().any(|b| b.is_ascii_alphabetic());
-    if !strong && !floor {
+    if !strong && !passes_provider_floor(value) {
         return false;
     }
     for w in words.iter().skip(i + 1).take(AFTER) {
