@@ -1,9 +1,11 @@
 //! The redaction corpus (tests/redaction_corpus/README.md): a synthetic secret for every gitleaks
-//! rule plus hand-made shapes, each written in five contexts; several hundred lines of ordinary
-//! handoff prose; gitleaks' own false-positive samples. Prints recall per context and per rule
-//! and every prose line changed, and asserts the targets of issue 12: recall of at least 0.95
-//! overall and 0.90 in each context, at most 1 % of prose changed, and no secret surviving a
-//! write that reports it redacted.
+//! rule plus hand-made shapes, each written in five contexts; gitleaks' literal true-positive
+//! sample lines; hand-written lines; several hundred lines of ordinary handoff prose and of prose
+//! that looks like code; all of gitleaks' literal false-positive samples. Prints recall and
+//! precision per context, every miss, every line that should have stayed but changed, and every
+//! mangled line; asserts recall of at least 0.96 overall and 0.90 in each context, at most one
+//! prose line changed, no mangled line, the negative samples changed held where they are, and
+//! no secret surviving a write that reports it redacted.
 //!
 //! `cargo test --test redaction_corpus -- --nocapture` shows the figures.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -577,7 +579,7 @@ fn changes(file: &str) -> (usize, usize, usize) {
     {
         let line = if file.ends_with(".jsonl") {
             let v: serde_json::Value = serde_json::from_str(raw).unwrap();
-            v["text"].as_str().unwrap().to_string()
+            v["text"].as_str().unwrap().replace("%%", "")
         } else {
             raw.to_string()
         };
