@@ -395,6 +395,9 @@ fn score(c: &mut Content, s: &Secret, t: &mut Tally, leaks: &mut Vec<String>, la
             if b != a {
                 let shape = shape_of(b, a, s);
                 exact &= shape.exact;
+                if !shape.exact && !shape.mangled {
+                    println!("  inexact [{label}]: {b:?}\n             -> {a:?}");
+                }
                 if shape.mangled {
                     t.mangled += 1;
                     println!("  mangled [{label}]: {b:?}\n             -> {a:?}");

@@ -35,6 +35,7 @@ pub(super) fn looks_random(value: &str) -> bool {
 
 /// Scheme words that precede a credential in a header value or after `Authorization:`.
 const SCHEMES: &[&str] = &[
+    "FlyV1",
     "Basic",
     "Bearer",
     "Token",
@@ -189,6 +190,25 @@ pub(super) fn value_at(text: &str, start: usize) -> (usize, usize, bool) {
     }
 }
 
+/// Where the value of `name=value` starts, when the quoted value from `vs` to `ve` is such a
+/// pair (a cookie); `vs` otherwise.
+fn cookie_value(text: &str, vs: usize, ve: usize) -> usize {
+    let value = &text[vs..ve];
+    let name = value
+        .bytes()
+        .take_while(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        .count();
+    let is_pair = name > 0
+        && value.as_bytes().get(name) == Some(&b'=')
+        && value.as_bytes().get(name + 1).is_some_and(|b| *b != b'=')
+        && value.as_bytes()[0].is_ascii_alphabetic();
+    if is_pair {
+        vs + name + 1
+    } else {
+        vs
+    }
+}
+
 /// After a `&`: another query parameter (`state=1`), a shell's `&&` or the end. A `&` inside
 /// a password is neither.
 fn starts_parameter(rest: &[u8]) -> bool {
@@ -276,6 +296,13 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
         let any_scheme = norm.ends_with("authorization") || norm.ends_with("auth");
         let value_start = skip_scheme(text, op.value_start, any_scheme);
         let (vs, ve, quoted) = value_at(text, value_start);
+        // Inside quotes too: `"Authorization": "Bearer <v>"`, `"Cookie": "auth-token=<v>"`
+        // keep the scheme word and the cookie's name.
+        let vs = if quoted {
+            cookie_value(text, skip_scheme(text, vs, any_scheme), ve)
+        } else {
+            vs
+        };
         let value = &text[vs..ve];
         let keep = value.trim().is_empty()
             || value_is_placeholder(value)
@@ -283,8 +310,9 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
             || (quoted && bytes[vs - 1] == b'`' && value.contains(' '))
             || (op.needs_quote && !quoted)
             || (key.starts_with('-') && value.starts_with('-'))
-            // `self.password = password`, `token = config.token`: code, not a value.
-            || (!quoted && is_code_reference(value))
+            // `self.password = password`, `token = config.token`, `acctest.Representation{…`:
+            // code, not a value.
+            || (!quoted && (is_code_reference(value) || value.contains('{')))
             // `ops_eyJzaWdu...`: a value cut short in documentation.
             || text[ve..].starts_with("..")
             || text[ve..].starts_with('…')

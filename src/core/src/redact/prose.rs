@@ -21,6 +21,9 @@ struct Word<'a> {
     end: usize,
     /// The word ends a sentence or a line: keywords do not reach across it.
     ends_sentence: bool,
+    /// The word is a key (`refresh_token1:`, `"1password_api_key":`, `name =`): it names a
+    /// value, it is not one.
+    is_key: bool,
 }
 
 fn words(text: &str) -> Vec<Word<'_>> {
@@ -45,7 +48,17 @@ fn words(text: &str) -> Vec<Word<'_>> {
             start: start + lead,
             end: start + lead + core.len(),
             ends_sentence,
+            is_key: body[core.len()..].contains(':'),
         });
+    }
+    // `name = value`, `name := value`: the word before the operator is a key.
+    for i in 1..out.len() {
+        if matches!(out[i].core, "" | "=" | ":=" | "=>" | "?=" | "::=") && out[i].start > 0 {
+            let op = text[out[i].start..].split_whitespace().next().unwrap_or("");
+            if op.starts_with(['=', ':', '?']) {
+                out[i - 1].is_key = true;
+            }
+        }
     }
     out
 }
@@ -53,7 +66,7 @@ fn words(text: &str) -> Vec<Word<'_>> {
 pub fn find(text: &str, out: &mut Vec<Span>) {
     let words = words(text);
     for (i, w) in words.iter().enumerate() {
-        if w.core.is_empty() || w.core.contains(super::MARK) {
+        if w.core.is_empty() || w.core.contains(super::MARK) || w.is_key {
             continue;
         }
         // `NAME=value` as one word: the value is the candidate (the name stays readable).
@@ -102,6 +115,9 @@ fn keyword_before(words: &[Word], i: usize, value: &str) -> bool {
         if w.ends_sentence || is_not_a_secret_word(w.core) {
             return false;
         }
+        if w.core.contains(super::MARK) {
+            continue; // a redaction names a kind, not this value
+        }
         if names_provider(w.core) {
             return true;
         }
@@ -142,6 +158,9 @@ fn keyword_after(words: &[Word], i: usize, value: &str) -> bool {
         if is_not_a_secret_word(w.core) {
             return false;
         }
+        if w.core.contains(super::MARK) {
+            continue; // a redaction names a kind, not this value
+        }
         if (strong && is_prose_keyword(w.core)) || names_provider(w.core) {
             return true;
         }
@@ -153,10 +172,11 @@ fn keyword_after(words: &[Word], i: usize, value: &str) -> bool {
 }
 
 /// The value of `NAME=value` written as one word, when NAME reads as a name (letters and `_`,
-/// `.`, `-`, digits only at its end). Base64 padding (`…==`) is not an assignment.
+/// `.`, `-`, digits only at its ends: `1PASSWORD_TOKEN`). Base64 padding (`…==`) is not an
+/// assignment.
 fn assigned_value(word: &str) -> Option<&str> {
     let (name, value) = word.split_once('=')?;
-    let letters = name.trim_end_matches(|c: char| c.is_ascii_digit());
+    let letters = name.trim_matches(|c: char| c.is_ascii_digit());
     let is_name = letters.starts_with(|c: char| c.is_ascii_alphabetic())
         && letters
             .bytes()
