@@ -817,3 +817,32 @@ fn command_line_passwords_are_redacted() {
         assert_eq!(redact_text(input).0, want, "{input}");
     }
 }
+
+/// AWS key ids are redacted whatever their 16-character body: capitals only (about 3.6 % of
+/// real ids have no digit), capitals and digits, few vowels or many.
+#[test]
+fn every_aws_key_id_shape_is_redacted() {
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let letters = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    for round in 0..5000 {
+        let chars: &[u8] = if round % 2 == 0 { letters } else { alphabet };
+        let body: String = (0..16)
+            .map(|_| chars[next(chars.len() as u64) as usize] as char)
+            .collect();
+        let prefix = ["AKIA", "ASIA", "ABIA", "ACCA"][round % 4];
+        let text = format!("aws id {} in the notes", fake(prefix, &body));
+        let (out, kinds) = redact_text(&text);
+        assert_eq!(
+            out, "aws id [REDACTED:aws_access_key] in the notes",
+            "{text}"
+        );
+        assert_eq!(kinds, vec!["aws_access_key"]);
+    }
+}
