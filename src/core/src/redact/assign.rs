@@ -252,6 +252,11 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
         let key_len = bytes[i..].iter().take_while(|&&b| is_key_byte(b)).count();
         let key = &text[i..i + key_len];
         let mut j = i + key_len;
+        // `https://user:password@host`: the URL rule's, not a `key: value`.
+        if text[..i].ends_with("://") {
+            i = j;
+            continue;
+        }
         if let Some(next) = xml_attribute_pair(text, i, key, out) {
             i = next;
             continue;

@@ -1,6 +1,7 @@
 //! Passwords that command lines take by position or by a short flag: `curl -u user:v`,
-//! `mysql -pv`, `redis-cli -a v`, `sshpass -p v`, `openssl … -passout pass:v`,
-//! `bundle config set <host> user:v`. Long flags (`--password v`) and `NAME=v` prefixes are
+//! `mysql -pv`, `redis-cli -a v`, `sshpass -p v`, `mongosh -p v`, `ldapsearch -w v`,
+//! `keytool -storepass v`, `zip -P v`, `sqlcmd -P v`, `smbclient -U user%v`,
+//! `openssl … -passout pass:v`, `bundle config set <host> user:v`. Long flags (`--password v`) and `NAME=v` prefixes are
 //! assignments (`assign.rs`).
 
 use super::assign::{looks_random, spaces, value_at, KIND};
@@ -34,6 +35,17 @@ const SHORT_FLAGS: &[(&str, &str, bool)] = &[
     ("mariadb", " -p", true),
     ("redis-cli", " -a ", false),
     ("sshpass", " -p ", false),
+    ("mongo", " -p ", false), // mongo, mongosh, mongodump, mongorestore
+    ("ldap", " -w ", false),  // ldapsearch, ldapadd, ldapmodify, ldapdelete
+    ("keytool", " -storepass ", false),
+    ("keytool", " -keypass ", false),
+    ("keytool", " -srcstorepass ", false),
+    ("keytool", " -deststorepass ", false),
+    ("zip", " -P ", false),
+    ("7z", " -p", true),
+    ("sqlcmd", " -P ", false),
+    ("bcp", " -P ", false),
+    ("smbclient", " -U ", false), // user%password: see below
 ];
 
 fn short_flags(text: &str, (start, end): (usize, usize), out: &mut Vec<Span>) {
@@ -49,8 +61,15 @@ fn short_flags(text: &str, (start, end): (usize, usize), out: &mut Vec<Span>) {
                 from = at;
                 continue;
             }
-            let (vs, ve, _) = value_at(line, at);
+            let (mut vs, ve, _) = value_at(line, at);
             from = ve.max(at);
+            if command == "smbclient" {
+                // `-U user%password`: only the part after `%` is secret.
+                let Some(p) = line[vs..ve].find('%') else {
+                    continue;
+                };
+                vs += p + 1;
+            }
             push_password(line, start, vs, ve, out);
         }
     }
