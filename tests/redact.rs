@@ -846,3 +846,24 @@ fn every_aws_key_id_shape_is_redacted() {
         assert_eq!(kinds, vec!["aws_access_key"]);
     }
 }
+
+/// In prose a key is not a value, but a value followed by a colon still is one.
+#[test]
+fn keys_in_text_are_not_values() {
+    let token = fake(
+        "xoxe-1-My0xLTMxNzcwMjQ0MTcx",
+        "My01MTU4MTUyNjkxNzE0LTUxODE4NDI0MDY3MzYtMjA5MGFk",
+    );
+    let (out, kinds) = redact_text(&format!("\"refresh_token1\": \"{token}\""));
+    assert_eq!(out, "\"refresh_token1\": \"[REDACTED:slack_token]\"");
+    assert_eq!(kinds, vec!["slack_token"]);
+    let (out, _) = redact_text("TokenIssuer1WithAzp = \"x\"");
+    assert_eq!(out, "TokenIssuer1WithAzp = \"x\"");
+    let (out, kinds) =
+        redact_text("The Mailgun key is 9f3ab27c41d8e6b05a9c2f7e1d4b8a6c: rotate it");
+    assert_eq!(
+        out,
+        "The Mailgun key is [REDACTED:secret_in_text]: rotate it"
+    );
+    assert_eq!(kinds, vec!["secret_in_text"]);
+}

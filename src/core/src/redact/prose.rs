@@ -29,6 +29,7 @@ struct Word<'a> {
 fn words(text: &str) -> Vec<Word<'_>> {
     let mut out = Vec::new();
     let mut pos = 0;
+    let mut at_line_start = true;
     for raw in text.split_inclusive(char::is_whitespace) {
         let start = pos;
         pos += raw.len();
@@ -42,13 +43,28 @@ fn words(text: &str) -> Vec<Word<'_>> {
         let core = body.trim_end_matches([
             ')', '"', '\'', '`', ']', '}', '>', ',', ';', ':', '!', '?', '.', '*',
         ]);
-        let ends_sentence = newline || body[core.len()..].contains(['.', '!', '?', ';']);
+        let after = &body[core.len()..];
+        let ends_sentence = newline || after.contains(['.', '!', '?', ';']);
+        // A key: quoted and followed by a colon (`"refresh_token1":`), or first on its line
+        // and followed by one (YAML's `api_token: v`). A value followed by a colon in a
+        // sentence ("the key is 9f3…e1: rotate it") is neither.
+        let quoted_key = lead > 0
+            && matches!(trimmed.as_bytes()[lead - 1], b'"' | b'\'')
+            && after.starts_with(['"', '\''])
+            && after[1..].starts_with(':');
+        let line_key = at_line_start && after.starts_with(':');
+        if !trimmed.is_empty() {
+            at_line_start = false;
+        }
+        if newline {
+            at_line_start = true;
+        }
         out.push(Word {
             core,
             start: start + lead,
             end: start + lead + core.len(),
             ends_sentence,
-            is_key: body[core.len()..].contains(':'),
+            is_key: !core.is_empty() && (quoted_key || line_key),
         });
     }
     // `name = value`, `name := value`: the word before the operator is a key.
