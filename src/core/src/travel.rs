@@ -197,7 +197,11 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
             String::from_utf8_lossy(&out.stdout),
             String::from_utf8_lossy(&out.stderr)
         );
-        if said.contains("[rejected]") || said.contains("stale info") {
+        // `stale info`: the lease failed; `cannot lock ref` / `already exists`: another push
+        // updated the ref at the same moment. Either way another push won.
+        let lost_race = said.contains("[remote rejected]")
+            && (said.contains("cannot lock ref") || said.contains("already exists"));
+        if said.contains("[rejected]") || said.contains("stale info") || lost_race {
             return Err(PushError::Conflict { remote, branch });
         }
         return Err(anyhow!("`git push {remote}` failed: {}", said.trim()).into());
