@@ -53,7 +53,13 @@ pub fn push(args: &PushArgs, dir: &Path) -> anyhow::Result<ExitCode> {
 pub fn pull(args: &PullArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     let pulled = travel::pull(&store, args.remote.as_deref(), args.adopt)?;
-    let branch = pulled.branch.as_deref().unwrap_or("(detached HEAD)");
+    let Some(branch) = pulled.branch.as_deref() else {
+        println!(
+            "Fetched the handoffs of `{}`. HEAD is detached: handoffs are per branch, so check out a branch to use one.",
+            pulled.remote
+        );
+        return Ok(ExitCode::SUCCESS);
+    };
     match &pulled.fetched {
         None => println!(
             "Fetched the handoffs of `{}`; it has none for branch `{branch}`.",

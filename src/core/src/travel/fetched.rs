@@ -190,3 +190,47 @@ pub fn as_checked_here(root: &Path, handoff: &Handoff) -> Handoff {
     }
     h
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "1111111111111111111111111111111111111111";
+    const B: &str = "2222222222222222222222222222222222222222";
+
+    fn packed_refs(text: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("packed-refs"), text).unwrap();
+        dir
+    }
+
+    #[test]
+    fn packed_refs_are_matched_by_remote_and_whole_branch_name() {
+        let dir = packed_refs(&format!(
+            "# pack-refs with: peeled fully-peeled sorted \n{A} refs/handover-remote/origin/main\n{B} refs/handover-remote/origin/main-2\n{B} refs/handover-remote/up/main\n{A} refs/heads/main\n"
+        ));
+        assert_eq!(
+            packed(dir.path(), "main"),
+            [
+                ("origin".to_string(), A.to_string()),
+                ("up".to_string(), B.to_string())
+            ]
+        );
+        assert!(packed_has_any(dir.path()));
+        assert!(packed(dir.path(), "mai").is_empty());
+    }
+
+    #[test]
+    fn a_sorted_file_is_read_only_up_to_where_our_names_sort() {
+        // Out of order on purpose: in a file that says it is sorted, nothing after
+        // `refs/heads/` is looked at.
+        let dir = packed_refs(&format!(
+            "# pack-refs with: peeled fully-peeled sorted \n{A} refs/heads/main\n{B} refs/handover-remote/origin/main\n"
+        ));
+        assert!(!packed_has_any(dir.path()));
+        let unsorted = packed_refs(&format!(
+            "# pack-refs with: peeled \n{A} refs/heads/main\n{B} refs/handover-remote/origin/main\n"
+        ));
+        assert!(packed_has_any(unsorted.path()));
+    }
+}
