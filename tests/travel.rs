@@ -237,6 +237,7 @@ fn a_pushed_handoff_reaches_the_other_clone_at_session_start_verified_fresh() {
     a.write("Add CSV export to the report command");
     let pushed = a.ok(&["push"]);
     assert!(pushed.contains("refs/handover/main"), "{pushed}");
+    assert!(!pushed.contains("push the code too"), "{pushed}");
     // Nothing but our ref changed on the remote: the branch is where it was.
     assert_eq!(
         world.remote_ref("refs/heads/main"),
@@ -725,4 +726,23 @@ fn bad_remote_and_branch_names_get_clear_errors() {
         stderr(&out)
     );
     assert_eq!(world.remote_ref("refs/handover/main"), None);
+}
+
+#[test]
+fn a_push_says_when_the_code_it_describes_is_not_on_the_remote() {
+    let world = World::new();
+    let a = world.clone("laptop");
+    fs::write(a.root.join("README.md"), "local only\n").unwrap();
+    a.git(&["commit", "-qam", "not pushed"]);
+    a.write("Goal on an unpushed commit");
+    let out = a.ok(&["push"]);
+    let head = a.git(&["rev-parse", "HEAD"]);
+    assert!(
+        out.contains(&format!(
+            "written at commit {}, which `origin/main` does not have yet",
+            &head[..12]
+        )),
+        "{out}"
+    );
+    assert!(out.contains("`git push origin main`"), "{out}");
 }

@@ -25,6 +25,14 @@ pub fn push(args: &PushArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                     ""
                 }
             );
+            if let Some(head) = &p.head_not_on_remote {
+                println!(
+                    "Note: the handoff was written at commit {}, which `{1}/{2}` does not have yet: push the code too (`git push {1} {2}`), or the other machine cannot check the handoff against it.",
+                    short(head),
+                    p.remote,
+                    p.branch
+                );
+            }
             if let Some(old) = &p.replaced {
                 println!(
                     "It replaced the remote handoff {} (kept as its parent in the ref's history).",

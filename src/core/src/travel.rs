@@ -87,6 +87,9 @@ pub struct Pushed {
     /// Secrets redacted at push time that the stored handoff still held.
     pub redactions: Vec<Redaction>,
     pub with_record: bool,
+    /// The handoff's HEAD, when this clone's view of the remote branch does not contain it:
+    /// the other machine cannot check the handoff against commits it does not have.
+    pub head_not_on_remote: Option<String>,
 }
 
 /// Why a push did not happen, when it is not a plain error.
@@ -207,7 +210,13 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
         return Err(anyhow!("`git push {remote}` failed: {}", said.trim()).into());
     }
     command::run(root, &["update-ref", &seen_ref, &commit], None)?;
+    let head_not_on_remote = handoff
+        .git
+        .as_ref()
+        .and_then(|g| g.head.clone())
+        .filter(|head| !on_remote_branch(root, &remote, &branch, head));
     Ok(Pushed {
+        head_not_on_remote,
         remote,
         branch,
         commit,
@@ -215,6 +224,17 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
         redactions,
         with_record: record.is_some(),
     })
+}
+
+/// `head` is in this clone's remote-tracking branch `<remote>/<branch>` (as of the last fetch).
+fn on_remote_branch(root: &Path, remote: &str, branch: &str, head: &str) -> bool {
+    let tracking = format!("refs/remotes/{remote}/{branch}");
+    command::run_raw(
+        root,
+        &["merge-base", "--is-ancestor", head, &tracking],
+        None,
+    )
+    .is_ok_and(|out| out.status.success())
 }
 
 /// The handoff as it may leave the machine: every string redacted again (a secret that slipped
