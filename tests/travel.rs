@@ -464,6 +464,10 @@ fn a_secret_planted_in_the_local_state_never_reaches_the_remote() {
         !objects.contains("/home/me/.claude"),
         "local transcript paths stay home"
     );
+    assert!(
+        !objects.contains(a.root.to_str().unwrap()),
+        "the local working tree's path stays home"
+    );
 }
 
 /// Pushes a crafted handoff commit straight to the remote, as a hostile clone could.

@@ -146,7 +146,13 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
         }
         LoadOutcome::Refused(r) => return Err(anyhow!(r).into()),
     };
-    let (handoff, mut redactions) = redacted_for_push(handoff)?;
+    let (mut handoff, mut redactions) = redacted_for_push(handoff)?;
+    // This machine's path means nothing elsewhere (a reader verifies against its own tree),
+    // and it names a local user: it stays home.
+    if let Some(g) = &mut handoff.git {
+        g.root.clear();
+    }
+    store::seal(&mut handoff);
     let record = newest_record_of(store, &branch)
         .map(redacted_record)
         .transpose()?
