@@ -714,6 +714,14 @@ fn bad_remote_and_branch_names_get_clear_errors() {
     assert_ne!(out.status.code(), Some(0));
     let out = a.handover(&["push", "a/b"]);
     assert!(stderr(&out).contains("contains `/`"), "{}", stderr(&out));
+    a.git(&["checkout", "-qb", "elsewhere"]);
+    let out = a.handover(&["push"]);
+    assert!(
+        stderr(&out)
+            .contains("the handoff was recorded on branch `main`, but HEAD is on `elsewhere`"),
+        "{}",
+        stderr(&out)
+    );
     a.git(&["checkout", "-q", "--detach"]);
     let out = a.handover(&["push"]);
     assert!(

@@ -146,6 +146,17 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
         }
         LoadOutcome::Refused(r) => return Err(anyhow!(r).into()),
     };
+    if let Some(recorded) = handoff.git.as_ref().and_then(|g| g.branch.as_deref()) {
+        if recorded != branch {
+            return Err(anyhow!(
+                "the handoff was recorded on branch `{}`, but HEAD is on `{branch}`: handoffs travel per branch, so check out `{}` \
+                 and push from there, or write a handoff for `{branch}` first (`handover write`)",
+                crate::sanitize::one_line(recorded),
+                crate::sanitize::one_line(recorded)
+            )
+            .into());
+        }
+    }
     let (mut handoff, mut redactions) = redacted_for_push(handoff)?;
     // This machine's path means nothing elsewhere (a reader verifies against its own tree),
     // and it names a local user: it stays home.
