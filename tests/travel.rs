@@ -453,6 +453,16 @@ fn a_secret_planted_in_the_local_state_never_reaches_the_remote() {
         out.contains("with the branch's newest session record"),
         "{out}"
     );
+    // The other machine sees the record with the handoff, redacted.
+    let b = world.clone("desktop");
+    b.ok(&["pull"]);
+    let boot = b.ok(&["boot"]);
+    assert!(
+        boot.contains("Its branch's newest session record on that machine"),
+        "{boot}"
+    );
+    assert!(boot.contains("[REDACTED:github_token]"), "{boot}");
+    assert!(!boot.contains(secret), "{boot}");
     let objects = world.remote_objects();
     assert!(
         objects.contains("Rotate the deploy key"),
