@@ -1,4 +1,4 @@
-//! End to end with the real Claude Code and Codex (pinned in tests/clients/package.json): a
+//! End to end with the real Claude Code, Codex and Gemini CLI (pinned in tests/clients/package.json): a
 //! handoff pushed from another machine (`handover push` in a second clone with its own HOME)
 //! and fetched here (`handover pull`) reaches the client's first model request through the
 //! SessionStart hook, verified and labelled as coming from that machine. Harness:
@@ -28,6 +28,13 @@ fn claude_remote_handoff_reaches_session_start() {
 fn codex_remote_handoff_reaches_session_start() {
     if clients("codex_remote_handoff_reaches_session_start").is_some() {
         remote_handoff_reaches_session_start(Agent::Codex);
+    }
+}
+
+#[test]
+fn gemini_remote_handoff_reaches_session_start() {
+    if clients("gemini_remote_handoff_reaches_session_start").is_some() {
+        remote_handoff_reaches_session_start(Agent::Gemini);
     }
 }
 
