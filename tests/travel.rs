@@ -323,6 +323,10 @@ fn a_local_handoff_wins_unless_the_fetched_one_is_newer() {
     assert!(boot.contains("Older local goal"), "{boot}");
     assert!(boot.contains("A different handoff for this branch was fetched from another machine (machine «laptop»"), "{boot}");
     assert!(boot.contains("Newer remote goal"), "{boot}");
+    assert!(
+        boot.contains("Not this working tree's handoff yet: `"),
+        "{boot}"
+    );
     let json: serde_json::Value = serde_json::from_str(&b.ok(&["boot", "--json"])).unwrap();
     assert_eq!(json["handoff"]["goal"], "Older local goal");
     assert_eq!(json["fetched"]["handoff"]["goal"], "Newer remote goal");

@@ -139,7 +139,7 @@ fn fetched_report(store: &Store, local_id: Option<&str>, command: &str) -> Optio
     };
     let mut text = format!(
         "\n{heading}\n{}",
-        context::boot_report(&here, &verification, f.note.as_deref(), command),
+        context::fetched_boot_report(&here, &verification, f.note.as_deref(), command),
     );
     if let Some(r) = &f.record {
         text.push_str(

@@ -391,6 +391,29 @@ pub fn boot_report(
     recovered_from: Option<&str>,
     command: &str,
 ) -> String {
+    let mut out = report_body(h, v, recovered_from);
+    out.push(format!(
+        "Full document: handover.md. Acknowledge with `{command} ack`."
+    ));
+    out.join("\n")
+}
+
+/// The boot report of a handoff fetched from another machine (`handover pull`): the same
+/// report, pointing at `pull --adopt` rather than a handover.md this tree does not have.
+pub fn fetched_boot_report(
+    h: &Handoff,
+    v: &Verification,
+    note: Option<&str>,
+    command: &str,
+) -> String {
+    let mut out = report_body(h, v, note);
+    out.push(format!(
+        "Not this working tree's handoff yet: `{command} pull --adopt` makes it so (then handover.md holds it)."
+    ));
+    out.join("\n")
+}
+
+fn report_body(h: &Handoff, v: &Verification, recovered_from: Option<&str>) -> Vec<String> {
     let mut out = report_header(h, v, recovered_from);
     out.push(String::new());
     out.extend(verdict_block(v));
@@ -399,10 +422,7 @@ pub fn boot_report(
     out.extend(inherited_state(h));
     out.push(DATA_END.to_string());
     out.push(String::new());
-    out.push(format!(
-        "Full document: handover.md. Acknowledge with `{command} ack`."
-    ));
-    out.join("\n")
+    out
 }
 
 /// Who wrote the handoff when, where the repository was then, whether it was recovered, and
