@@ -439,3 +439,38 @@ pub fn files_changed(
     changes.dedup_by(|a, b| a.path == b.path);
     Ok((changes, base.map(|o| o.to_string())))
 }
+
+/// The repository's common directory (where shared refs and packed-refs live) for the working
+/// tree at `root`, found with file reads only: `.git` itself, or for a linked worktree the
+/// `gitdir:` its `.git` file names and that directory's `commondir`. None when the layout is
+/// anything else.
+pub fn common_dir_files(root: &Path) -> Option<PathBuf> {
+    let dot_git = root.join(".git");
+    let git_dir = if dot_git.is_dir() {
+        dot_git
+    } else {
+        let text = fs::read_to_string(&dot_git).ok()?;
+        let target = Path::new(text.lines().next()?.strip_prefix("gitdir:")?.trim());
+        if target.is_absolute() {
+            target.to_path_buf()
+        } else {
+            root.join(target)
+        }
+    };
+    match fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => {
+            let rel = Path::new(text.trim());
+            Some(if rel.is_absolute() {
+                rel.to_path_buf()
+            } else {
+                git_dir.join(rel)
+            })
+        }
+        Err(_) => Some(git_dir),
+    }
+}
+
+/// A 40- or 64-digit hex object id.
+pub fn looks_like_object_id(s: &str) -> bool {
+    is_object_id(s)
+}
