@@ -13,13 +13,19 @@ use handover_core::store::Event;
 use handover_core::store::Store;
 use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
+use std::time::Instant;
 
+#[derive(Clone)]
 pub struct Call {
     pub agent: Agent,
     pub input: HookInput,
     /// None when no directory to work in was found: nothing to say then.
     pub store: Option<Store>,
     pub now_ms: u64,
+    /// When this call's work must be done (crate::budget): every bounded step stops by then,
+    /// so their limits never add up past the watchdog. `never_fail::run` counts it from the
+    /// process's start.
+    pub deadline: Instant,
     /// Where the hook executable lives: `command` looks for `handover` beside it.
     install_dir: Option<PathBuf>,
     /// How the agent runs handover, found the first time an answer needs it (it may walk the
@@ -45,6 +51,7 @@ impl Call {
             input,
             store,
             now_ms: session_state::now_ms(),
+            deadline: Instant::now() + crate::budget::WORK_BUDGET,
             install_dir: hook_exe.and_then(Path::parent).map(Path::to_path_buf),
             command: OnceCell::new(),
             checked: OnceCell::new(),
