@@ -3,6 +3,7 @@
 
 pub mod agent;
 pub mod call;
+pub mod codex;
 pub mod context_watch;
 pub mod debug;
 pub mod gemini;

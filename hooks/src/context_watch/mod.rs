@@ -2,7 +2,9 @@
 //! their Gemini CLI counterparts BeforeAgent, AfterTool and AfterAgent (gemini.rs has its
 //! transcript and its thresholds).
 //!
-//! 1. Fallbacks (prompt and tool events, `fallback.rs`): the re-injection armed by PostCompact
+//! 1. Fallbacks (prompt and tool events, `fallback.rs`): the startup context a SessionStart left
+//!    to the next prompt because the client drops its own (Gemini CLI's `/clear` and `--resume`);
+//!    the re-injection armed by PostCompact
 //!    when SessionStart `compact` did not deliver; the startup context on the first prompt of a
 //!    session whose SessionStart never came.
 //! 2. The watch: how full the context is (`measure.rs`), from what the client has already
@@ -91,6 +93,9 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
             file: &file,
             event: ctx_event,
         };
+        if let Some(outcome) = fallbacks.armed_startup(&mut st) {
+            return Ok(outcome);
+        }
         if let Some(outcome) = fallbacks.reinjection(&mut st) {
             return Ok(outcome);
         }
@@ -110,7 +115,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     };
     let config = handover_core::config::load(store.root()).unwrap_or_default();
     let reading = measure::reading(call, &usage, config.context_window);
-    let (remind, insist) = thresholds::for_agent(call, store, &config);
+    let (remind, insist) = thresholds::for_agent(call, store, &config, reading.window);
     let Some(pressure) = thresholds::pressure(reading.percent, remind, insist) else {
         return Ok(Outcome::silent(reading.describe()));
     };
