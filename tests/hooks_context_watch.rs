@@ -158,10 +158,12 @@ fn thresholds_fire_once_each_and_stop_is_blocked_once() {
         assert_silent(&s.stop(90, true), "stop_hook_active");
         let block = s.stop(90, false).json();
         assert_eq!(block["decision"], "block");
-        assert!(block["reason"]
-            .as_str()
-            .unwrap()
-            .contains("write the handoff now"));
+        // The instruction is in the context already: the block points back to it, short.
+        let reason = block["reason"].as_str().unwrap();
+        assert!(
+            reason.contains("the handoff is not saved") && reason.len() < 300,
+            "{reason}"
+        );
         assert_silent(&s.stop(95, false), "second stop");
         let journaled: Vec<String> = s
             .events("context_watch")

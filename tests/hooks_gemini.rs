@@ -125,6 +125,9 @@ fn reminders_come_below_geminis_compression_point() {
     let stop = json!({"prompt": "more", "prompt_response": "done", "stop_hook_active": false});
     let run = s.send(CONTEXT_WATCH, "AfterAgent", stop.clone(), &t);
     assert_eq!(run.json()["decision"], "block", "{}", run.stdout_str());
+    // Shown to the user as what it is, not as "This request failed".
+    let notice = run.json()["systemMessage"].as_str().unwrap().to_string();
+    assert!(notice.starts_with("handover: "), "{notice}");
     let run = s.send(
         CONTEXT_WATCH,
         "AfterAgent",

@@ -25,7 +25,7 @@ use crate::output::{ContextEvent, Response};
 use crate::session_state::{SessionFile, SessionState};
 use handover_base::clock::millis;
 use handover_base::Agent;
-use handover_core::context::{save_progress, Pressure};
+use handover_core::context::{save_progress, save_progress_again, Pressure};
 use handover_core::store::Store;
 use measure::{Fill, Reading};
 use serde_json::json;
@@ -139,6 +139,25 @@ fn handoff_written_since(store: &Store, since_ms: u64) -> bool {
         .unwrap_or(false)
 }
 
+/// The Stop block's reason: a short pointer when this context already holds the full
+/// instruction (a threshold spoke in this epoch), the full instruction otherwise. The client
+/// adds the reason to the conversation; a second full copy only costs context.
+fn stop_reason(call: &Call, st: &SessionState, percent: u8) -> String {
+    if st.reminded_ms.is_some() || st.insisted_ms.is_some() {
+        save_progress_again(percent, &call.command)
+    } else {
+        save_progress(Pressure::Insist, percent, &call.command, call.agent)
+    }
+}
+
+/// What the user sees of a Stop block, where the client shows one: Gemini CLI shows a block of
+/// AfterAgent as "This request failed" unless a `systemMessage` says what happened.
+fn block_notice(agent: Agent) -> Option<String> {
+    (agent == Agent::Gemini).then(|| {
+        "handover: the context is nearly full; the agent was asked to save its progress before it stops.".to_string()
+    })
+}
+
 /// Says what `decision` calls for, after remembering it: a reminder the state cannot record
 /// would repeat on every call, so a failed save means staying silent. Then journals it.
 fn deliver(
@@ -153,14 +172,15 @@ fn deliver(
     let (response, action) = match (decision, event.context_event(call.agent)) {
         (Decision::BlockStop, _) => (
             Response::Block {
-                reason: save_progress(Pressure::Insist, reading.percent, &call.command),
+                reason: stop_reason(call, &st, reading.percent),
+                notice: block_notice(call.agent),
             },
             "stop_blocked",
         ),
         (Decision::Say(pressure), Some(ctx_event)) => (
             Response::Context {
                 event: ctx_event,
-                text: save_progress(pressure, reading.percent, &call.command),
+                text: save_progress(pressure, reading.percent, &call.command, call.agent),
             },
             match pressure {
                 Pressure::Remind => "reminded",
