@@ -6,7 +6,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 
-use support::fake_server::LoggedRequest;
+use support::fake_server::{LoggedRequest, Turn};
 use support::interactive::{Tui, TuiOpts};
 use support::{clients, injected, Agent, Sandbox, Trust, HANDOFF};
 
@@ -153,4 +153,47 @@ fn interactive_gemini_resume() {
         "{}",
         tui.describe()
     );
+}
+
+/// The context watch in Gemini CLI's terminal UI: past its second threshold (usage 490,000 of
+/// 1,048,576, Gemini compressing at 50 %) the firmer instruction reaches the model, and the one
+/// AfterAgent block is shown to the user as what it is: Gemini's warning line carries our short
+/// `systemMessage` instead of the whole instruction (Gemini 0.61.0 still adds its own "This
+/// request failed" note after any block).
+#[test]
+fn interactive_gemini_context_watch() {
+    if clients("interactive_gemini_context_watch").is_none() {
+        return;
+    }
+    let sb = Sandbox::new(Agent::Gemini, Trust::Installed);
+    // A handoff from an earlier session: `.handover/` and its journal exist.
+    sb.write_handoff();
+    let tui = sb.tui(
+        vec![
+            Turn::shell("echo step one").usage(490_000),
+            Turn::text("I am done for now.").usage(490_500),
+            Turn::text("BLOCK-ANSWER").usage(491_000),
+        ],
+        TuiOpts::default(),
+    );
+    tui.send("Work on the CSV export");
+    let screen = tui.wait_for("BLOCK-ANSWER", 90);
+    let history = tui.history();
+    assert!(
+        history.contains("Agent execution blocked: handover: the context is nearly full")
+            && !history.contains("write --from -"),
+        "the AfterAgent block is not shown as ours:\n{history}"
+    );
+    let insisted = tui
+        .conversation()
+        .iter()
+        .filter(|r| r.body_text().contains("compaction is near"))
+        .count();
+    assert!(insisted >= 1, "no firmer instruction:\n{screen}");
+    let watch: Vec<String> = sb
+        .journal_events("context_watch")
+        .iter()
+        .map(|e| e["action"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(watch, ["insisted", "stop_blocked"], "{}", tui.describe());
 }
