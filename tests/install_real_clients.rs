@@ -100,6 +100,7 @@ fn codex_trust_install(
             enable_codex_hooks: false,
             trust: true,
             hooks: HookPaths::in_dir(bin_dir),
+            portable: false,
         },
         dry_run: false,
         codex_bin: Some(codex_bin.to_path_buf()),
@@ -252,8 +253,12 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     );
 
     // The opt-in live status asks Codex and agrees.
-    let mut st =
-        handover_installer::status::status(&repo, &req.homes, Some(&HookPaths::in_dir(&bin_dir)));
+    let mut st = handover_installer::status::status(
+        &repo,
+        &req.homes,
+        Some(&HookPaths::in_dir(&bin_dir)),
+        None,
+    );
     st.check_live_codex_trust(&repo, &req.homes, Some(&codex_bin), Duration::from_secs(60));
     assert!(
         st.lines()

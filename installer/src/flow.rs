@@ -207,7 +207,7 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
         home: req.homes.home.clone(),
         project: req.repo.clone(),
         hooks_json: hooks_json.clone(),
-        commands: plan::wanted_for(&req.options.hooks, req.options.watch, Agent::Codex)
+        commands: plan::wanted(&req.options, Agent::Codex)
             .into_iter()
             .map(|w| w.command)
             .collect(),

@@ -3,8 +3,10 @@
 //! directory) in, the installer library (handover_installer::flow) does the work, plus the
 //! core's `.gitignore` guard.
 
+use handover_base::HookExe;
 use handover_installer::codex_trust::find_codex;
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
+use handover_installer::locate::at_run_time;
 use handover_installer::{locate, Homes, InstallOptions, Scope, Targets};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -195,9 +197,19 @@ pub fn run_install_with(
     guard: Guard<'_>,
 ) -> anyhow::Result<ExitCode> {
     let repo = real_root(repo_root);
-    let dir = args.hooks_dir.clone().or_else(|| env.exe_dir.clone());
-    let hooks =
-        locate(dir.as_deref(), env.path_var.as_deref(), &env.cwd).map_err(anyhow::Error::msg)?;
+    let scope: Scope = args.selection.scope.into();
+    let hooks = match &args.hooks_dir {
+        // An explicit directory must hold the executables itself (no quiet fall-back to PATH),
+        // and its absolute paths are written: never a per-user path into a shared file.
+        Some(dir) => {
+            let dir = absolute(dir, &env.cwd);
+            refuse_per_user_path_in_shared_files(scope, &dir, &env.homes)?;
+            locate(Some(&dir), None, &env.cwd).map_err(anyhow::Error::msg)?
+        }
+        None => locate(env.exe_dir.as_deref(), env.path_var.as_deref(), &env.cwd)
+            .map_err(anyhow::Error::msg)?,
+    };
+    let portable = args.hooks_dir.is_none();
     let codex_bin = args
         .codex_bin
         .clone()
@@ -207,11 +219,12 @@ pub fn run_install_with(
         homes: env.homes.clone(),
         options: InstallOptions {
             targets: targets(&args.selection),
-            scope: args.selection.scope.into(),
+            scope,
             watch: !args.no_watch,
             enable_codex_hooks: args.enable_codex_hooks,
             trust: args.trust,
-            hooks,
+            hooks: hooks.clone(),
+            portable,
         },
         dry_run: args.selection.dry_run,
         codex_bin,
@@ -219,6 +232,7 @@ pub fn run_install_with(
         also_writes: gitignore_to_write(&repo),
     };
     let outcome = flow::install(&req, out)?;
+    wired_executables(&req.options, env, out)?;
     if !args.selection.dry_run {
         let (status, changed) = guard(&repo)?;
         if changed {
@@ -232,6 +246,79 @@ pub fn run_install_with(
         }
     }
     Ok(exit_code(&outcome))
+}
+
+fn absolute(dir: &Path, cwd: &Path) -> PathBuf {
+    if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        cwd.join(dir)
+    }
+}
+
+/// `--hooks-dir` under the home directory in the project scope would commit one person's path
+/// into files the whole team shares (every teammate's hooks would then run a program that does
+/// not exist on their machine).
+fn refuse_per_user_path_in_shared_files(
+    scope: Scope,
+    dir: &Path,
+    homes: &Homes,
+) -> anyhow::Result<()> {
+    if scope != Scope::Project {
+        return Ok(());
+    }
+    let home = std::fs::canonicalize(&homes.home).unwrap_or_else(|_| homes.home.clone());
+    let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if real.starts_with(&home) || dir.starts_with(&homes.home) {
+        anyhow::bail!(
+            "--hooks-dir {}: a directory in your home would be written into the project's shared settings files, where it does not exist on a teammate's machine; nothing was written. Leave out --hooks-dir (the hooks then find the executables at run time, on PATH or in ~/.cargo/bin), or install for yourself only with --scope local or --scope user",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// Says which executables the hooks will run on this machine: the absolute paths written, or,
+/// for the portable command, where it finds each one at run time (a problem when it finds none:
+/// then the hooks do nothing here).
+fn wired_executables(
+    opts: &InstallOptions,
+    env: &Environment,
+    out: &mut dyn Write,
+) -> std::io::Result<()> {
+    if !opts.portable {
+        for exe in HookExe::ALL {
+            writeln!(out, "hooks run {}", opts.hooks.get(exe).display())?;
+        }
+        return Ok(());
+    }
+    let mut missing = Vec::new();
+    for exe in HookExe::ALL {
+        match at_run_time(exe, env.path_var.as_deref(), &env.homes.cargo_home) {
+            Some(p) => writeln!(
+                out,
+                "hooks run {} (found at run time: PATH, then {})",
+                p.display(),
+                env.homes.cargo_home.join("bin").display()
+            )?,
+            None => missing.push(exe.file_name()),
+        }
+    }
+    if !missing.is_empty() {
+        writeln!(
+            out,
+            "problem: the hooks find their executables at run time on PATH or in {}, and on this machine {} is in neither (found here: {}); until it is, the hooks do nothing. Install with `cargo install --locked --path <handover checkout>` (it puts them in {}), or add their directory to PATH",
+            env.homes.cargo_home.join("bin").display(),
+            missing.join(", "),
+            opts.hooks
+                .get(HookExe::SessionStart)
+                .parent()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default(),
+            env.homes.cargo_home.join("bin").display(),
+        )?;
+    }
+    Ok(())
 }
 
 /// Non-zero when something the user asked for was not done (see `flow::Outcome`).
@@ -308,7 +395,12 @@ pub fn status_section(repo_root: &Path) -> AgentsStatus {
 
 pub fn status_section_with(repo_root: &Path, env: &Environment) -> Report {
     let expected = locate(env.exe_dir.as_deref(), env.path_var.as_deref(), &env.cwd).ok();
-    handover_installer::status::status(&real_root(repo_root), &env.homes, expected.as_ref())
+    handover_installer::status::status(
+        &real_root(repo_root),
+        &env.homes,
+        expected.as_ref(),
+        env.path_var.as_deref(),
+    )
 }
 
 /// `status_section` plus asking Codex itself whether our hooks are trusted (`codex app-server`,
