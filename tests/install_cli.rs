@@ -5,6 +5,9 @@
 #[path = "../src/cli/install.rs"]
 #[allow(dead_code)]
 mod install;
+#[path = "../src/cli/output.rs"]
+#[allow(dead_code)]
+mod output;
 
 use clap::Parser;
 use handover_core::guard::GuardStatus;

@@ -1,11 +1,13 @@
 //! `handover ack`: the agent confirms it received the handoff. The journal records it, so
 //! `handover status` can show a handoff that was delivered but never acknowledged.
 
+use super::output::stdout;
 use super::AckArgs;
 use handover_core::sanitize::one_line;
 use handover_core::store::Event;
 use handover_core::store::{LoadOutcome, Store};
 use serde_json::json;
+use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -14,15 +16,19 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let handoff = match store.load() {
         LoadOutcome::Loaded(l) => l.handoff,
         LoadOutcome::Missing => {
-            println!(
+            writeln!(
+                stdout(),
                 "No handoff in {}: nothing to acknowledge.",
                 store.root().display()
-            );
+            )?;
             return Ok(ExitCode::SUCCESS);
         }
         LoadOutcome::Refused(refused) => return Err(refused.into()),
         LoadOutcome::Unrecoverable { problem } => {
-            println!("The handoff is damaged ({problem}); run `handover status`.");
+            writeln!(
+                stdout(),
+                "The handoff is damaged ({problem}); run `handover status`."
+            )?;
             return Ok(ExitCode::SUCCESS);
         }
     };
@@ -36,10 +42,11 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         Event::Ack,
         json!({"handoff_id": handoff.id, "session_id": session, "agent": agent}),
     )?;
-    println!(
+    writeln!(
+        stdout(),
         "Acknowledged handoff {} (goal: {}).",
         one_line(&handoff.id),
         one_line(&handoff.content.goal)
-    );
+    )?;
     Ok(ExitCode::SUCCESS)
 }

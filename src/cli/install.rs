@@ -149,14 +149,14 @@ pub fn run_install(args: &InstallArgs, repo_root: &Path) -> anyhow::Result<ExitC
         args,
         repo_root,
         &env,
-        &mut std::io::stdout(),
+        &mut super::output::stdout(),
         &handover_core::guard::ensure,
     )
 }
 
 pub fn run_uninstall(args: &UninstallArgs, repo_root: &Path) -> anyhow::Result<ExitCode> {
     let env = Environment::from_process()?;
-    run_uninstall_with(args, repo_root, &env, &mut std::io::stdout())
+    run_uninstall_with(args, repo_root, &env, &mut super::output::stdout())
 }
 
 pub fn run_trust_plugin(args: &TrustPluginArgs) -> anyhow::Result<ExitCode> {
@@ -176,7 +176,7 @@ pub fn run_trust_plugin(args: &TrustPluginArgs) -> anyhow::Result<ExitCode> {
         cwd: env.cwd.clone(),
         timeout: Duration::from_secs(60),
     };
-    let outcome = flow::trust_plugin(&req, &mut std::io::stdout());
+    let outcome = flow::trust_plugin(&req, &mut super::output::stdout());
     Ok(if outcome.ok {
         ExitCode::SUCCESS
     } else {

@@ -2,6 +2,7 @@
 //! its own module with one `run` function.
 
 use clap::{Args, Parser, Subcommand};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -10,6 +11,7 @@ mod boot;
 mod demo;
 mod done;
 mod install;
+pub mod output;
 mod status;
 mod write;
 
@@ -160,7 +162,26 @@ pub struct DemoArgs {
 }
 
 pub fn run() -> anyhow::Result<ExitCode> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A usage error: clap's message on stderr, exit 2 (documented in docs/cli.md).
+        Err(e) if e.use_stderr() => {
+            let _ = e.print();
+            return Ok(ExitCode::from(2));
+        }
+        // --help and --version: through our stdout, whose failures are typed (clap's own
+        // printing would swallow a full disk).
+        Err(e) => {
+            use std::io::IsTerminal;
+            let text = e.render();
+            if std::io::stdout().is_terminal() {
+                write!(output::stdout(), "{}", text.ansi())?;
+            } else {
+                write!(output::stdout(), "{text}")?;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
     let dir = match &cli.dir {
         Some(d) => d.clone(),
         None => std::env::current_dir()
@@ -186,8 +207,10 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::TrustPlugin(a) => install::run_trust_plugin(a),
         Command::Completions(a) => {
             use clap::CommandFactory;
-            let mut out = std::io::stdout();
-            clap_complete::generate(a.shell, &mut Cli::command(), "handover", &mut out);
+            // Generated into memory first: clap_complete panics when its writer fails.
+            let mut script = Vec::new();
+            clap_complete::generate(a.shell, &mut Cli::command(), "handover", &mut script);
+            std::io::Write::write_all(&mut output::stdout(), &script)?;
             Ok(ExitCode::SUCCESS)
         }
     }

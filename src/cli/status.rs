@@ -6,6 +6,7 @@
 //! renders it, and the list of problems is derived from it, so the three cannot disagree.
 
 use super::install::AgentsStatus;
+use super::output::stdout;
 use super::StatusArgs;
 use handover_core::guard::{self, GuardStatus};
 use handover_core::model::{Reason, Verdict};
@@ -15,15 +16,16 @@ use handover_core::{config, hand_edits, verify};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let report = StatusReport::gather(&Store::discover(dir), args.check_trust);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(stdout(), "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", report.render());
+        write!(stdout(), "{}", report.render())?;
     }
     Ok(ExitCode::SUCCESS)
 }

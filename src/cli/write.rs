@@ -1,6 +1,7 @@
 //! `handover write`: gathers the content from --from (JSON or Markdown) and the quick flags,
 //! then hands it to `handover_core::write`.
 
+use super::output::{stdout, warn};
 use super::WriteArgs;
 use anyhow::{bail, Context as _};
 use handover_core::model::{Content, Decision, Handoff};
@@ -9,6 +10,7 @@ use handover_core::write::{self, Refusal, Request};
 use handover_core::{config, markdown};
 use serde_json::Value;
 use std::io::Read;
+use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -68,25 +70,31 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     match write::update(&store, request, &config, build) {
         Ok(outcome) => {
             if args.json {
-                println!("{}", serde_json::to_string_pretty(&summary_json(&outcome))?);
+                writeln!(
+                    stdout(),
+                    "{}",
+                    serde_json::to_string_pretty(&summary_json(&outcome))?
+                )?;
             } else {
-                print_outcome(&outcome, &store);
+                print_outcome(&outcome, &store)?;
             }
             Ok(ExitCode::SUCCESS)
         }
         Err(Refusal::Invalid(findings, redactions)) => {
-            eprintln!("handover: the handoff was not written (nothing changed on disk):");
+            warn(format_args!(
+                "handover: the handoff was not written (nothing changed on disk):"
+            ));
             for e in &findings.errors {
-                eprintln!("  error: {e}");
+                warn(format_args!("  error: {e}"));
             }
             for w in &findings.warnings {
-                eprintln!("  warning: {w}");
+                warn(format_args!("  warning: {w}"));
             }
             if !redactions.is_empty() {
-                eprintln!(
+                warn(format_args!(
                     "  ({} secret(s) would have been redacted.)",
                     redactions.len()
-                );
+                ));
             }
             Ok(ExitCode::from(1))
         }
@@ -284,18 +292,20 @@ fn extend_unique(list: &mut Vec<String>, items: &[String]) {
     }
 }
 
-fn print_outcome(o: &write::Outcome, store: &Store) {
+fn print_outcome(o: &write::Outcome, store: &Store) -> std::io::Result<()> {
     let h = &o.handoff;
-    println!(
+    writeln!(
+        stdout(),
         "Wrote handoff {} ({}, ~{} of {} tokens): handover.md and .handover/state.json in {}",
         h.id,
         h.content.kind.as_str(),
         o.findings.estimated_tokens,
         o.findings.budget_tokens,
         store.root().display()
-    );
+    )?;
     if let Some(g) = &h.git {
-        println!(
+        writeln!(
+            stdout(),
             "Recorded branch {} at {}; {} file(s) changed since {}.",
             g.branch.as_deref().unwrap_or("(detached)"),
             g.head.as_deref().map(short).unwrap_or("(no commits)"),
@@ -304,18 +314,20 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
                 .as_deref()
                 .map(short)
                 .unwrap_or("the start")
-        );
+        )?;
     } else {
-        println!(
+        writeln!(
+            stdout(),
             "Not in a git repository: the next session cannot verify this handoff against git."
-        );
+        )?;
     }
     if !o.filled_from_record.is_empty() {
-        println!(
+        writeln!(
+                stdout(),
             "Filled {} from this session's record (marked \"{}\"): facts the hooks recorded from the transcript.",
             o.filled_from_record.join(" and "),
             handover_core::record::fill::MARK
-        );
+        )?;
     }
     if !o.redactions.is_empty() {
         let places: Vec<String> = o
@@ -323,37 +335,42 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
             .iter()
             .map(|r| format!("{} ({})", r.field, r.kind))
             .collect();
-        println!(
+        writeln!(
+            stdout(),
             "Redacted {} secret(s): {}.",
             o.redactions.len(),
             places.join(", ")
-        );
+        )?;
     }
     if let Some(kept) = &o.kept_markdown {
-        println!(
+        writeln!(
+                stdout(),
             "handover.md held words no handoff recorded (hand edits, or a file of yours): kept a copy at {} (`handover write --from {}` records them).",
             kept.display(),
             kept.display()
-        );
+        )?;
     }
     for w in &o.findings.warnings {
-        println!("warning: {w}");
+        writeln!(stdout(), "warning: {w}")?;
     }
     if let Some((guard, changed)) = &o.guard {
         if *changed {
             let file = handover_core::guard::file(store.root());
-            println!(
+            writeln!(
+                stdout(),
                 "Added handover.md and .handover/ to {} (handoffs are private; --shared skips this).",
                 file.strip_prefix(store.root()).unwrap_or(&file).display()
-            );
+            )?;
         }
         if !guard.tracked.is_empty() {
-            println!(
+            writeln!(
+                stdout(),
                 "warning: git already tracks {}; they stay tracked (run `git rm --cached` on them to make them private).",
                 guard.tracked.join(", ")
-            );
+            )?;
         }
     }
+    Ok(())
 }
 
 /// A record this recent may be the writing session's own.
