@@ -200,6 +200,7 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
                 claude: true,
                 ..Default::default()
             },
+            ..Default::default()
         },
         &repo,
         &env,

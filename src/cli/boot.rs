@@ -1,6 +1,7 @@
 //! `handover boot`: read the handoff, verify it against the repository, report.
 
-use super::output::stdout;
+use super::exit::Exit;
+use super::output::{stdout, JSON_VERSION};
 use super::BootArgs;
 use handover_core::context;
 use handover_core::record::{files as records, text as record_text, SessionRecord};
@@ -15,8 +16,17 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     let command = handover_base::handover_command::handover_command();
     if args.startup && !args.json {
-        return Ok(print_startup(&store, &command)?);
+        let code = print_startup(&store, &command)?;
+        return Ok(if args.check { check_code(&store) } else { code });
     }
+    // With --check the exit code is the verdict (docs/cli.md); without, 0 unless refused.
+    let exit = |check_code: Exit, plain: Exit| -> ExitCode {
+        if args.check {
+            check_code.into()
+        } else {
+            plain.into()
+        }
+    };
     let recorded = newest_records(&store);
     let loaded = match store.load() {
         LoadOutcome::Missing => {
@@ -24,21 +34,21 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                 writeln!(
                     stdout(),
                     "{}",
-                    json!({"verdict": null, "reasons": [], "handoff": null, "message": "no handoff",
+                    json!({"version": JSON_VERSION, "verdict": null, "reasons": [], "handoff": null, "message": "no handoff",
                            "records": recorded})
                 )?;
             } else {
                 writeln!(stdout(), "No handoff in {}.", store.root().display())?;
                 print_records(&recorded)?;
             }
-            return Ok(ExitCode::SUCCESS);
+            return Ok(exit(Exit::NoHandoff, Exit::Ok));
         }
         LoadOutcome::Unrecoverable { problem } => {
             if args.json {
                 writeln!(
                     stdout(),
                     "{}",
-                    json!({"verdict": null, "reasons": [], "handoff": null, "recovered": false, "problem": problem})
+                    json!({"version": JSON_VERSION, "verdict": null, "reasons": [], "handoff": null, "recovered": false, "problem": problem})
                 )?;
             } else {
                 writeln!(
@@ -47,14 +57,14 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                     context::unrecoverable_context(&problem, &command)
                 )?;
             }
-            return Ok(ExitCode::SUCCESS);
+            return Ok(exit(Exit::Damaged, Exit::Ok));
         }
         LoadOutcome::Refused(refused) => {
             if args.json {
                 writeln!(
                     stdout(),
                     "{}",
-                    json!({"verdict": null, "reasons": [], "handoff": null, "refused": refused.to_string()})
+                    json!({"version": JSON_VERSION, "verdict": null, "reasons": [], "handoff": null, "refused": refused.to_string()})
                 )?;
             } else {
                 writeln!(
@@ -63,7 +73,7 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                     context::refused_context(&refused.to_string(), &command)
                 )?;
             }
-            return Ok(ExitCode::from(1));
+            return Ok(exit(Exit::Refused, Exit::Failed));
         }
         LoadOutcome::Loaded(l) => l,
     };
@@ -82,6 +92,7 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let edited_notice = format!("{edited_notice}{config_notice}");
     if args.json {
         let out = json!({
+            "version": JSON_VERSION,
             "verdict": verification.verdict,
             "reasons": verification.reasons,
             "source": loaded.source.as_str(),
@@ -107,7 +118,19 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         )?;
         print_records(&recorded)?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(exit(Exit::of_verdict(verification.verdict), Exit::Ok))
+}
+
+/// `boot --startup --check`: the verdict's code, from the same load `boot` does.
+fn check_code(store: &Store) -> ExitCode {
+    match store.load() {
+        LoadOutcome::Missing => Exit::NoHandoff.into(),
+        LoadOutcome::Unrecoverable { .. } => Exit::Damaged.into(),
+        LoadOutcome::Refused(_) => Exit::Refused.into(),
+        LoadOutcome::Loaded(l) => {
+            Exit::of_verdict(verify::verify(store.root(), &l.handoff).verdict).into()
+        }
+    }
 }
 
 /// How many session records `boot` shows.

@@ -81,6 +81,9 @@ pub struct InstallArgs {
     /// The `codex` executable for --trust (default: `codex` on PATH).
     #[arg(long, value_name = "PATH")]
     pub codex_bin: Option<PathBuf>,
+    /// Print the result as one JSON object instead of the report (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -95,6 +98,9 @@ pub struct TrustPluginArgs {
 pub struct UninstallArgs {
     #[command(flatten)]
     pub selection: Selection,
+    /// Print the result as one JSON object instead of the report (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 fn targets(s: &Selection) -> Targets {
@@ -231,21 +237,80 @@ pub fn run_install_with(
         trust_timeout: Duration::from_secs(60),
         also_writes: gitignore_to_write(&repo),
     };
-    let outcome = flow::install(&req, out)?;
-    wired_executables(&req.options, env, out)?;
-    if !args.selection.dry_run {
+    // With --json the human report is not printed: the JSON object says it all.
+    let mut human = Vec::new();
+    let text: &mut dyn Write = if args.json { &mut human } else { out };
+    let mut outcome = flow::install(&req, text)?;
+    let wired = wired_executables(&req.options, env);
+    for line in &wired.lines {
+        writeln!(text, "{line}")?;
+    }
+    if let Some(problem) = &wired.problem {
+        writeln!(text, "problem: {problem}")?;
+        outcome.problems.push(problem.clone());
+    }
+    let mut gitignore_added = false;
+    if args.selection.dry_run {
+        if let Some(diff) = gitignore_dry_run(&repo) {
+            writeln!(
+                text,
+                ".gitignore: would add the handover block (handover.md and .handover/ stay private)"
+            )?;
+            write!(text, "{diff}")?;
+        }
+    } else {
         let (status, changed) = guard(&repo)?;
+        gitignore_added = changed;
         if changed {
             writeln!(
-                out,
+                text,
                 ".gitignore: added the handover block (handover.md and .handover/ stay private)"
             )?;
         }
         for t in &status.tracked {
-            writeln!(out, "problem: git already tracks {t}; handover keeps it private only if you run `git rm --cached {t}`")?;
+            let problem = format!("git already tracks {t}; handover keeps it private only if you run `git rm --cached {t}`");
+            writeln!(text, "problem: {problem}")?;
+            outcome.problems.push(problem);
         }
     }
+    if args.json {
+        let json = serde_json::json!({
+            "version": super::output::JSON_VERSION,
+            "ok": outcome.ok,
+            "dry_run": args.selection.dry_run,
+            "portable": portable,
+            "executables": wired.executables,
+            "wrote": paths(&outcome.wrote),
+            "backups": paths(&outcome.backups),
+            "gitignore_added": gitignore_added,
+            "problems": outcome.problems,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
+    }
     Ok(exit_code(&outcome))
+}
+
+fn paths(list: &[PathBuf]) -> Vec<String> {
+    list.iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The `.gitignore` change the real run makes, as a diff (`--dry-run` shows every change).
+fn gitignore_dry_run(repo: &Path) -> Option<String> {
+    if gitignore_to_write(repo).is_empty() {
+        return None;
+    }
+    let path = handover_core::guard::file(repo);
+    let before = std::fs::read(&path).ok();
+    let after = handover_core::guard::with_block(before.as_deref().unwrap_or_default()).ok()?;
+    let before = before.map(|b| String::from_utf8_lossy(&b).into_owned());
+    let after = String::from_utf8_lossy(&after).into_owned();
+    Some(handover_installer::diff::unified(
+        ".gitignore",
+        before.as_deref(),
+        Some(&after),
+    ))
 }
 
 fn absolute(dir: &Path, cwd: &Path) -> PathBuf {
@@ -278,47 +343,60 @@ fn refuse_per_user_path_in_shared_files(
     Ok(())
 }
 
+/// Which executables the hooks will run on this machine.
+struct Wired {
+    /// Executable name → the path it runs here (None: none found).
+    executables: std::collections::BTreeMap<&'static str, Option<String>>,
+    lines: Vec<String>,
+    /// The portable command would find none of them here.
+    problem: Option<String>,
+}
+
 /// Says which executables the hooks will run on this machine: the absolute paths written, or,
-/// for the portable command, where it finds each one at run time (a problem when it finds none:
-/// then the hooks do nothing here).
-fn wired_executables(
-    opts: &InstallOptions,
-    env: &Environment,
-    out: &mut dyn Write,
-) -> std::io::Result<()> {
-    if !opts.portable {
-        for exe in HookExe::ALL {
-            writeln!(out, "hooks run {}", opts.hooks.get(exe).display())?;
-        }
-        return Ok(());
-    }
+/// for the portable command, where it finds each one at run time (a problem when it finds
+/// none: then the hooks do nothing here).
+fn wired_executables(opts: &InstallOptions, env: &Environment) -> Wired {
+    let mut wired = Wired {
+        executables: Default::default(),
+        lines: Vec::new(),
+        problem: None,
+    };
+    let cargo_bin = env.homes.cargo_home.join("bin");
     let mut missing = Vec::new();
     for exe in HookExe::ALL {
-        match at_run_time(exe, env.path_var.as_deref(), &env.homes.cargo_home) {
-            Some(p) => writeln!(
-                out,
+        let found = if opts.portable {
+            at_run_time(exe, env.path_var.as_deref(), &env.homes.cargo_home)
+        } else {
+            Some(opts.hooks.get(exe).to_path_buf())
+        };
+        match &found {
+            Some(p) if opts.portable => wired.lines.push(format!(
                 "hooks run {} (found at run time: PATH, then {})",
                 p.display(),
-                env.homes.cargo_home.join("bin").display()
-            )?,
+                cargo_bin.display()
+            )),
+            Some(p) => wired.lines.push(format!("hooks run {}", p.display())),
             None => missing.push(exe.file_name()),
         }
+        wired.executables.insert(
+            exe.file_name(),
+            found.map(|p| p.to_string_lossy().into_owned()),
+        );
     }
     if !missing.is_empty() {
-        writeln!(
-            out,
-            "problem: the hooks find their executables at run time on PATH or in {}, and on this machine {} is in neither (found here: {}); until it is, the hooks do nothing. Install with `cargo install --locked --path <handover checkout>` (it puts them in {}), or add their directory to PATH",
-            env.homes.cargo_home.join("bin").display(),
+        wired.problem = Some(format!(
+            "the hooks find their executables at run time on PATH or in {}, and on this machine {} is in neither (found here: {}); until it is, the hooks do nothing. Install with `cargo install --locked --path <handover checkout>` (it puts them in {}), or add their directory to PATH",
+            cargo_bin.display(),
             missing.join(", "),
             opts.hooks
                 .get(HookExe::SessionStart)
                 .parent()
                 .map(|d| d.display().to_string())
                 .unwrap_or_default(),
-            env.homes.cargo_home.join("bin").display(),
-        )?;
+            cargo_bin.display(),
+        ));
     }
-    Ok(())
+    wired
 }
 
 /// Non-zero when something the user asked for was not done (see `flow::Outcome`).
@@ -354,7 +432,20 @@ pub fn run_uninstall_with(
         scope: args.selection.scope.into(),
         dry_run: args.selection.dry_run,
     };
-    let outcome = flow::uninstall(&req, out)?;
+    let mut human = Vec::new();
+    let text: &mut dyn Write = if args.json { &mut human } else { out };
+    let outcome = flow::uninstall(&req, text)?;
+    if args.json {
+        let json = serde_json::json!({
+            "version": super::output::JSON_VERSION,
+            "ok": outcome.ok,
+            "dry_run": args.selection.dry_run,
+            "wrote": paths(&outcome.wrote),
+            "backups": paths(&outcome.backups),
+            "problems": outcome.problems,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
+    }
     Ok(exit_code(&outcome))
 }
 

@@ -10,6 +10,7 @@ mod ack;
 mod boot;
 mod demo;
 mod done;
+mod exit;
 mod install;
 pub mod output;
 mod status;
@@ -26,6 +27,10 @@ pub struct Cli {
     /// Work on the repository containing this directory (default: the current directory).
     #[arg(short = 'C', long = "dir", global = true, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Print nothing on stdout (errors still go to stderr; the exit code tells the rest, see
+    /// docs/cli.md).
+    #[arg(short = 'q', long, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -41,7 +46,7 @@ pub enum Command {
     /// Health check in one screen: handoff, verdict, privacy guard, agent wiring.
     Status(StatusArgs),
     /// The task is finished: archive the handoff so no later session resumes it.
-    Done,
+    Done(DoneArgs),
     /// Record that this session received the handoff (agents run this in their first reply).
     Ack(AckArgs),
     /// A two-minute tour in a temporary repository; needs no agent.
@@ -130,9 +135,13 @@ pub struct WriteArgs {
 
 #[derive(Args, Debug)]
 pub struct BootArgs {
-    /// Print one JSON object (at least `verdict` and `reasons`).
+    /// Print one JSON object (at least `verdict` and `reasons`; docs/cli.md).
     #[arg(long)]
     pub json: bool,
+    /// Exit with the verdict: 0 fresh, 3 drifted, 4 stale, 5 unverified, 6 no handoff,
+    /// 7 damaged, 8 refused (docs/cli.md).
+    #[arg(long)]
+    pub check: bool,
     /// Print the short startup context a hook would inject instead of the full report.
     #[arg(long)]
     pub startup: bool,
@@ -140,8 +149,12 @@ pub struct BootArgs {
 
 #[derive(Args, Debug)]
 pub struct StatusArgs {
+    /// Print one JSON object (docs/cli.md).
     #[arg(long)]
     pub json: bool,
+    /// Exit with 3 when anything is listed under "To fix" (for CI and shell prompts).
+    #[arg(long)]
+    pub check: bool,
     /// Also ask Codex itself (`codex app-server`, about a second) whether our hooks are trusted.
     #[arg(long)]
     pub check_trust: bool,
@@ -152,6 +165,16 @@ pub struct AckArgs {
     /// The acknowledging session's id (default: $HANDOVER_SESSION_ID when set).
     #[arg(long)]
     pub session: Option<String>,
+    /// Print the result as JSON (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DoneArgs {
+    /// Print the result as JSON (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -182,6 +205,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
     };
+    if cli.quiet {
+        output::set_quiet();
+    }
     let dir = match &cli.dir {
         Some(d) => d.clone(),
         None => std::env::current_dir()
@@ -195,7 +221,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Write(a) => write::run(a, &dir),
         Command::Boot(a) => boot::run(a, &dir),
         Command::Status(a) => status::run(a, &dir),
-        Command::Done => done::run(&dir),
+        Command::Done(a) => done::run(a, &dir),
         Command::Ack(a) => ack::run(a, &dir),
         Command::Demo(a) => demo::run(a),
         Command::Install(a) => {

@@ -8,6 +8,19 @@
 //! line on stderr and exit code 1.
 
 use std::io::{self, Write};
+use std::sync::atomic::{AtomicBool, Ordering};
+
+/// `--quiet`: set once, before the command runs; the one piece of process state here, because
+/// every write in every command would otherwise have to carry it.
+static QUIET: AtomicBool = AtomicBool::new(false);
+
+pub fn set_quiet() {
+    QUIET.store(true, Ordering::Relaxed);
+}
+
+/// The version of every `--json` shape (the `version` field; docs/cli.md). Raised when a field
+/// is removed or changes meaning; new fields may appear within a version.
+pub const JSON_VERSION: u32 = 1;
 
 /// Writing to standard output failed: this is what `main` looks for.
 #[derive(Debug)]
@@ -41,6 +54,9 @@ pub fn stdout() -> Stdout {
 
 impl Write for Stdout {
     fn write(&mut self, buf: &[u8]) -> io::Result<usize> {
+        if QUIET.load(Ordering::Relaxed) {
+            return Ok(buf.len());
+        }
         io::stdout().write(buf).map_err(typed)
     }
 

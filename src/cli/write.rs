@@ -397,6 +397,7 @@ fn writing_session_record(
 
 fn summary_json(o: &write::Outcome) -> Value {
     serde_json::json!({
+        "version": super::output::JSON_VERSION,
         "id": o.handoff.id,
         "estimated_tokens": o.findings.estimated_tokens,
         "budget_tokens": o.findings.budget_tokens,
