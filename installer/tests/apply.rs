@@ -1062,3 +1062,32 @@ fn a_gemini_settings_file_that_is_not_json_stops_the_run() {
         "something was written"
     );
 }
+
+/// Numbers in a user's settings round-trip as written through install → the user's own edit →
+/// uninstall: no `1.2345678901234568e+22` for `12345678901234567890123`, no `-0.0` for `-0`.
+#[test]
+fn numbers_round_trip_as_written_through_install_edit_uninstall() {
+    let e = env();
+    let settings = e.repo.join(".claude/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let numbers = r#""big": 12345678901234567890123, "zero": -0, "ratio": 1.50, "tiny": 1E-7"#;
+    fs::write(&settings, format!("{{{numbers}, \"hooks\": {{}}}}\n")).unwrap();
+    let (o, out) = run(&req(&e, claude_only(), Scope::Project));
+    assert!(o.ok, "{out}");
+    let installed = fs::read_to_string(&settings).unwrap();
+    for n in ["12345678901234567890123", "-0,", "1.50", "1E-7"] {
+        assert!(installed.contains(n), "{n} in:\n{installed}");
+    }
+    // The user's edit: one more value, written by hand.
+    let edited = installed.replacen("\"big\"", "\"mine\": 1.0e+400,\n  \"big\"", 1);
+    fs::write(&settings, &edited).unwrap();
+    assert!(uninstall(&e, claude_only(), Scope::Project).ok);
+    let after = fs::read_to_string(&settings).unwrap();
+    for n in ["12345678901234567890123", "-0,", "1.50", "1E-7", "1.0e+400"] {
+        assert!(after.contains(n), "{n} in:\n{after}");
+    }
+    assert!(
+        !after.contains("e+22") && !after.contains("-0.0"),
+        "{after}"
+    );
+}
