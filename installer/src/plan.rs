@@ -382,7 +382,9 @@ pub fn plan_uninstall(
         let cfg_path = homes.codex_config();
         if let Some(cfg_before) = read_opt(&cfg_path)? {
             let mut doc = codex_config::parse(&cfg_path, &cfg_before)?;
-            let changes = codex_config::move_trust_entries(&mut doc, &moved);
+            let mut changes = codex_config::move_trust_entries(&mut doc, &moved);
+            // The feature flags `--enable-codex-hooks` turned on go back to what they were.
+            changes.extend(codex_config::restore_hooks(&mut doc));
             plan.edits
                 .extend(codex_config_edit(cfg_path, Some(cfg_before), &doc, changes));
         }

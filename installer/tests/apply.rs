@@ -1091,3 +1091,33 @@ fn numbers_round_trip_as_written_through_install_edit_uninstall() {
         "{after}"
     );
 }
+
+/// `install --codex --enable-codex-hooks` over `hooks = false` and `codex_hooks = false`, then
+/// `uninstall --codex`: the user's config.toml is back byte for byte, and both runs say what
+/// they did to the flags.
+#[test]
+fn enable_codex_hooks_is_undone_by_uninstall() {
+    let e = env();
+    let cfg = e.homes.codex_config();
+    fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    let original =
+        "model = \"o3\"\n\n[features]\nhooks = false # off for now\ncodex_hooks = false\n";
+    fs::write(&cfg, original).unwrap();
+    let mut r = req(&e, codex_only(), Scope::Project);
+    r.options.enable_codex_hooks = true;
+    let (o, out) = run(&r);
+    assert!(o.ok, "{out}");
+    let enabled = fs::read_to_string(&cfg).unwrap();
+    assert!(enabled.contains("hooks = true"), "{enabled}");
+    assert!(out.contains("[features] hooks = true"), "{out}");
+    let mut text = Vec::new();
+    let u = flow::uninstall(&un_req(&e, codex_only(), Scope::Project), &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert!(u.ok, "{text}");
+    assert!(
+        text.contains("[features] hooks = false (as before --enable-codex-hooks)")
+            && text.contains("[features] codex_hooks = false (as before --enable-codex-hooks)"),
+        "{text}"
+    );
+    assert_eq!(fs::read_to_string(&cfg).unwrap(), original);
+}
