@@ -241,7 +241,7 @@ fn sample_content() -> Content {
             what: "Write CSV by hand, no csv crate".into(),
             why: "two columns, and the binary must stay small".into(),
             alternatives: vec!["csv crate".into()],
-            reversible: true,
+            reversible: Some(true),
             deferred: false,
         }],
         assumptions: vec![Assumption {

@@ -5,6 +5,7 @@ use super::output::{stdout, warn};
 use super::WriteArgs;
 use anyhow::{bail, Context as _};
 use handover_core::model::{Content, Decision, Handoff};
+use handover_core::sanitize::one_line;
 use handover_core::store::Store;
 use handover_core::write::{self, Refusal, Request};
 use handover_core::{config, markdown};
@@ -62,7 +63,10 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         shared: args.shared,
         recorded,
     };
+    // The goal of the handoff this write replaces (the build sees it under the lock).
+    let previous_goal = std::cell::RefCell::new(None::<String>);
     let build = |current: Option<&Handoff>, given: Content| {
+        *previous_goal.borrow_mut() = current.map(|h| h.content.goal.clone());
         let mut content = base_content(args, input.is_some(), current, given);
         apply_flags(&mut content, args)?;
         Ok(content)
@@ -76,7 +80,7 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                     serde_json::to_string_pretty(&summary_json(&outcome))?
                 )?;
             } else {
-                print_outcome(&outcome, &store)?;
+                print_outcome(&outcome, &store, previous_goal.borrow().as_deref())?;
             }
             Ok(ExitCode::SUCCESS)
         }
@@ -272,8 +276,11 @@ fn apply_flags(c: &mut Content, a: &WriteArgs) -> anyhow::Result<()> {
     extend_unique(&mut c.evidence.commands_run, &a.ran);
     extend_unique(&mut c.evidence.artifacts, &a.artifact);
     for d in &a.decision {
-        let Some((what, why)) = d.split_once("::") else {
-            bail!("--decision {d:?}: write it as \"what :: why\" (the reason is what the next session needs)");
+        let Some((what, why)) = d
+            .split_once("::")
+            .filter(|(what, _)| !what.trim().is_empty())
+        else {
+            bail!("--decision {d:?}: write it as \"what :: why\", both parts filled in (the reason is what the next session needs)");
         };
         c.decisions.push(Decision {
             what: what.trim().to_string(),
@@ -292,7 +299,11 @@ fn extend_unique(list: &mut Vec<String>, items: &[String]) {
     }
 }
 
-fn print_outcome(o: &write::Outcome, store: &Store) -> std::io::Result<()> {
+fn print_outcome(
+    o: &write::Outcome,
+    store: &Store,
+    previous_goal: Option<&str>,
+) -> std::io::Result<()> {
     let h = &o.handoff;
     writeln!(
         stdout(),
@@ -303,6 +314,18 @@ fn print_outcome(o: &write::Outcome, store: &Store) -> std::io::Result<()> {
         o.findings.budget_tokens,
         store.root().display()
     )?;
+    // Every write archives the version it replaces; a new goal is worth saying: the previous
+    // task's handoff is no longer the current one.
+    if let (Some(archived), Some(before)) = (&o.archived, previous_goal) {
+        if before != o.handoff.content.goal {
+            writeln!(
+                stdout(),
+                "The goal changed: the handoff for \"{}\" was archived to {} (the journal keeps the history).",
+                one_line(before),
+                archived.display()
+            )?;
+        }
+    }
     if let Some(g) = &h.git {
         writeln!(
             stdout(),
