@@ -237,3 +237,36 @@ fn the_help_names_every_client() {
         }
     }
 }
+
+#[test]
+fn install_outside_a_repository_or_in_home_warns() {
+    let home = tempfile::tempdir().unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_handover")).parent().unwrap();
+    let plain = home.path().join("not-a-repo");
+    std::fs::create_dir_all(&plain).unwrap();
+    let args = [
+        "install",
+        "--claude",
+        "--scope",
+        "local",
+        "--hooks-dir",
+        bin.to_str().unwrap(),
+        "--dry-run",
+    ];
+    let out = run_in(&plain, home.path(), &args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("is not in a git repository"),
+        "{}",
+        out.stdout
+    );
+    let out = run_in(home.path(), home.path(), &args);
+    assert!(
+        out.stdout.contains("is your home directory") && out.stdout.contains("--scope user"),
+        "{}",
+        out.stdout
+    );
+    let r = Repo::with_commit();
+    let out = run_in(&r.path, home.path(), &args);
+    assert!(!out.stdout.contains("warning:"), "{}", out.stdout);
+}

@@ -196,7 +196,13 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
         return;
     }
     let cfg_text = files::read_opt(&cfg).ok().flatten();
-    if let Some(text) = &cfg_text {
+    // A config.toml this run created holds nothing of the user's: nothing to back up.
+    let created_now = plan
+        .edits
+        .iter()
+        .any(|e| e.path == cfg && e.before.is_none() && e.after.is_some())
+        && !req.dry_run;
+    if let Some(text) = cfg_text.as_ref().filter(|_| !created_now) {
         if !back_up_codex_config(&plan.backups, &cfg, text, outcome, out) {
             return;
         }

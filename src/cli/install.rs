@@ -240,6 +240,10 @@ pub fn run_install_with(
     // With --json the human report is not printed: the JSON object says it all.
     let mut human = Vec::new();
     let text: &mut dyn Write = if args.json { &mut human } else { out };
+    let warnings = place_warnings(&repo, &env.homes, scope);
+    for w in &warnings {
+        writeln!(text, "warning: {w}")?;
+    }
     let mut outcome = flow::install(&req, text)?;
     let wired = wired_executables(&req.options, env);
     for line in &wired.lines {
@@ -283,11 +287,36 @@ pub fn run_install_with(
             "wrote": paths(&outcome.wrote),
             "backups": paths(&outcome.backups),
             "gitignore_added": gitignore_added,
+            "warnings": warnings,
             "problems": outcome.problems,
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
     }
     Ok(exit_code(&outcome))
+}
+
+/// A per-repository install somewhere that is probably not what was meant: outside any git
+/// repository (no `.gitignore` guard, nothing for the next session to verify against), or in
+/// the home directory itself (the clients would then load these hooks in every project below
+/// it, on top of that project's own).
+fn place_warnings(repo: &Path, homes: &Homes, scope: Scope) -> Vec<String> {
+    if scope == Scope::User {
+        return Vec::new();
+    }
+    let mut warnings = Vec::new();
+    if handover_core::git::find_root(repo).is_none() {
+        warnings.push(format!(
+            "{} is not in a git repository: handoffs here cannot be verified against git and no .gitignore guard is added; run `handover install` inside the repository (or `git init` first)",
+            repo.display()
+        ));
+    }
+    if std::fs::canonicalize(&homes.home).is_ok_and(|home| home == repo) {
+        warnings.push(format!(
+            "{} is your home directory, where a project's .claude/settings.json and .gemini/settings.json are your user settings: these hooks would run in every project; to mean that, use `handover install --scope user`, else run `handover install` inside a repository",
+            repo.display()
+        ));
+    }
+    warnings
 }
 
 fn paths(list: &[PathBuf]) -> Vec<String> {
