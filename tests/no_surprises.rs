@@ -270,3 +270,35 @@ fn install_outside_a_repository_or_in_home_warns() {
     let out = run_in(&r.path, home.path(), &args);
     assert!(!out.stdout.contains("warning:"), "{}", out.stdout);
 }
+
+#[test]
+fn a_json_type_error_names_the_field_path() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    for (json, path) in [
+        (
+            r#"{"goal": "g", "status": {"in_progress": "x"}}"#,
+            "status.in_progress: ",
+        ),
+        (
+            r#"{"goal": "g", "decisions": [{"what": "a", "why": "b"}, {"what": "a", "why": 3}]}"#,
+            "decisions[1].why: ",
+        ),
+        (r#"{"goal": ["g"]}"#, "goal: "),
+        (
+            r#"{"goal": "g", "evidence": {"commands_run": [1]}}"#,
+            "evidence.commands_run[0]: ",
+        ),
+    ] {
+        let input = r.path.join("in.json");
+        std::fs::write(&input, json).unwrap();
+        let out = run_in(
+            &r.path,
+            home.path(),
+            &["write", "--from", input.to_str().unwrap()],
+        );
+        assert_eq!(out.code, 1, "{json}");
+        assert!(out.stderr.contains(path), "{json}: {}", out.stderr);
+        assert!(!r.path.join("handover.md").exists());
+    }
+}

@@ -199,8 +199,12 @@ pub fn parse_json(text: &str) -> anyhow::Result<Content> {
     if let Some(ev) = obj.get_mut("evidence").and_then(Value::as_object_mut) {
         stringify_scalars(ev.get_mut("measurements"));
     }
-    let content: Content = serde_json::from_value(value.clone())
-        .map_err(|e| anyhow::anyhow!("{e} (see docs/format.md or `handover write --help`)"))?;
+    let content: Content = serde_json::from_value(value.clone()).map_err(|e| {
+        let at = failing_path(&value, &mut Vec::new())
+            .map(|p| format!("{p}: "))
+            .unwrap_or_default();
+        anyhow::anyhow!("{at}{e} (see docs/format.md or `handover write --help`)")
+    })?;
     let parsed = serde_json::to_value(&content)?;
     let mut unknown = Vec::new();
     unknown_keys(&value, &parsed, "", &mut unknown);
@@ -211,6 +215,73 @@ pub fn parse_json(text: &str) -> anyhow::Result<Content> {
         );
     }
     Ok(content)
+}
+
+/// Where in `value` the handoff does not deserialize, as a field path (`status.in_progress`,
+/// `decisions[1].why`): the deepest part that fails on its own, everything else left out.
+/// serde_json's own error names only the expected type.
+fn failing_path(value: &Value, at: &mut Vec<Step>) -> Option<String> {
+    let children: Vec<(Step, &Value)> = match value {
+        Value::Object(m) => m.iter().map(|(k, v)| (Step::Key(k.clone()), v)).collect(),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (Step::Index(i), v))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (step, child) in children {
+        at.push(step);
+        if serde_json::from_value::<Content>(alone(at, child.clone())).is_err() {
+            // A list or object where something else belongs: the field itself, not its parts.
+            let empty = match child {
+                Value::Object(_) => Some(Value::Object(Default::default())),
+                Value::Array(_) => Some(Value::Array(Vec::new())),
+                _ => None,
+            };
+            let container_wrong =
+                empty.is_some_and(|e| serde_json::from_value::<Content>(alone(at, e)).is_err());
+            let deeper = if container_wrong {
+                None
+            } else {
+                failing_path(child, at)
+            };
+            let here = render_path(at);
+            at.pop();
+            return deeper.or(Some(here));
+        }
+        at.pop();
+    }
+    None
+}
+
+#[derive(Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// `leaf` at `path` in an otherwise empty handoff (an index becomes a one-element array).
+fn alone(path: &[Step], leaf: Value) -> Value {
+    path.iter().rev().fold(leaf, |inner, step| match step {
+        Step::Key(k) => Value::Object([(k.clone(), inner)].into_iter().collect()),
+        Step::Index(_) => Value::Array(vec![inner]),
+    })
+}
+
+fn render_path(path: &[Step]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            Step::Key(k) if out.is_empty() => out.push_str(k),
+            Step::Key(k) => {
+                out.push('.');
+                out.push_str(k);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
 }
 
 fn stringify_scalars(map: Option<&mut Value>) {
