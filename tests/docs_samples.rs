@@ -51,7 +51,9 @@ struct Block {
 fn blocks(text: &str, file: &Path) -> Vec<Block> {
     let mut out = Vec::new();
     let mut at = 0;
-    while let Some(start) = text[at..].find(BEGIN).map(|i| i + at) {
+    // A marker starts its line (prose may mention one in backquotes).
+    let line_marker = format!("\n{BEGIN}");
+    while let Some(start) = text[at..].find(&line_marker).map(|i| i + at + 1) {
         let name_end = text[start..]
             .find(" -->")
             .map(|i| i + start)
@@ -124,7 +126,7 @@ fn generated_blocks_match_the_tool() {
 
 #[test]
 fn blocks_are_found_with_their_content() {
-    let text = "a\n<!-- generated: x -->\n```\nhi\n```\n<!-- /generated -->\nb\n";
+    let text = "a `<!-- generated: y -->`\n<!-- generated: x -->\n```\nhi\n```\n<!-- /generated -->\nb\n";
     let b = blocks(text, Path::new("t.md"));
     assert_eq!(b.len(), 1);
     assert_eq!(b[0].name, "x");
