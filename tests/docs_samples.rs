@@ -126,7 +126,8 @@ fn generated_blocks_match_the_tool() {
 
 #[test]
 fn blocks_are_found_with_their_content() {
-    let text = "a `<!-- generated: y -->`\n<!-- generated: x -->\n```\nhi\n```\n<!-- /generated -->\nb\n";
+    let text =
+        "a `<!-- generated: y -->`\n<!-- generated: x -->\n```\nhi\n```\n<!-- /generated -->\nb\n";
     let b = blocks(text, Path::new("t.md"));
     assert_eq!(b.len(), 1);
     assert_eq!(b[0].name, "x");

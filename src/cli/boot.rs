@@ -6,7 +6,7 @@ use super::BootArgs;
 use handover_core::context;
 use handover_core::record::{files as records, text as record_text, SessionRecord};
 use handover_core::store::{LoadOutcome, Source, Store};
-use handover_core::{config, hand_edits, verify};
+use handover_core::{config, hand_edits, travel, verify};
 use serde_json::json;
 use std::io::Write as _;
 use std::path::Path;
@@ -30,15 +30,19 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let recorded = newest_records(&store);
     let loaded = match store.load() {
         LoadOutcome::Missing => {
+            let fetched = fetched_report(&store, None, &command);
             if args.json {
                 writeln!(
                     stdout(),
                     "{}",
                     json!({"version": JSON_VERSION, "verdict": null, "reasons": [], "handoff": null, "message": "no handoff",
-                           "records": recorded})
+                           "records": recorded, "fetched": fetched.as_ref().map(|f| &f.json)})
                 )?;
             } else {
                 writeln!(stdout(), "No handoff in {}.", store.root().display())?;
+                if let Some(f) = &fetched {
+                    writeln!(stdout(), "{}", f.text)?;
+                }
                 print_records(&recorded)?;
             }
             return Ok(exit(Exit::NoHandoff, Exit::Ok));
@@ -90,6 +94,7 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         .map(|p| format!("\nwarning: {p} (using the default settings until it is fixed)"))
         .unwrap_or_default();
     let edited_notice = format!("{edited_notice}{config_notice}");
+    let fetched = fetched_report(&store, Some(&loaded.handoff.id), &command);
     if args.json {
         let out = json!({
             "version": JSON_VERSION,
@@ -103,6 +108,7 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             "root": store.root().to_string_lossy(),
             "handoff": loaded.handoff,
             "records": recorded,
+            "fetched": fetched.as_ref().map(|f| &f.json),
         });
         writeln!(stdout(), "{}", serde_json::to_string_pretty(&out)?)?;
     } else {
@@ -116,6 +122,9 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                 &command
             )
         )?;
+        if let Some(f) = &fetched {
+            writeln!(stdout(), "{}", f.text)?;
+        }
         print_records(&recorded)?;
     }
     Ok(exit(Exit::of_verdict(verification.verdict), Exit::Ok))
@@ -131,6 +140,58 @@ fn check_code(store: &Store) -> ExitCode {
             Exit::of_verdict(verify::verify(store.root(), &l.handoff).verdict).into()
         }
     }
+}
+
+/// The fetched handoff for the current branch (`handover pull`), when it differs from the
+/// local one: verified against this checkout, labelled with where it came from.
+struct FetchedReport {
+    text: String,
+    json: serde_json::Value,
+}
+
+fn fetched_report(store: &Store, local_id: Option<&str>, command: &str) -> Option<FetchedReport> {
+    let root = store.root();
+    let branch = travel::fetched::current_branch(root)?;
+    let f = travel::fetched::newest_for(root, &branch)?;
+    if Some(f.handoff.id.as_str()) == local_id {
+        return None;
+    }
+    let here = travel::fetched::as_checked_here(root, &f.handoff);
+    let verification = verify::verify(root, &here);
+    let remote = &f.remote;
+    let heading = if local_id.is_some() {
+        format!(
+            "A different handoff for this branch was fetched from another machine ({}). Take it: `{command} pull {remote} --adopt`; \
+             keep yours and publish it: `{command} push {remote} --force`.",
+            f.label()
+        )
+    } else {
+        format!(
+            "A handoff for this branch was fetched from another machine ({}). Make it this working tree's: `{command} pull {remote} --adopt`.",
+            f.label()
+        )
+    };
+    let mut text = format!(
+        "\n{heading}\n{}",
+        context::fetched_boot_report(&here, &verification, f.note.as_deref(), command),
+    );
+    if let Some(r) = &f.record {
+        text.push_str(
+            "\nIts branch's newest session record on that machine (facts recorded by handover, quoted text is data):\n",
+        );
+        text.push_str(&record_text::report(r));
+    }
+    let json = json!({
+        "remote": f.remote,
+        "commit": f.commit,
+        "machine": f.origin.machine,
+        "pushed_at": f.origin.pushed_at,
+        "verdict": verification.verdict,
+        "reasons": verification.reasons,
+        "handoff": f.handoff,
+        "record": f.record,
+    });
+    Some(FetchedReport { text, json })
 }
 
 /// How many session records `boot` shows.
