@@ -53,8 +53,12 @@ impl Fallbacks<'_> {
     pub fn armed_startup(&self, st: &mut SessionState) -> Option<Outcome> {
         let (call, store, file, event) = (self.call, self.store, self.file, self.event);
         let source = st.startup_armed.take()?;
-        let delivered =
-            handover_core::startup::build_for(store, &|| call.command().to_string(), false, call.session_id());
+        let delivered = handover_core::startup::build_for(
+            store,
+            &|| call.command().to_string(),
+            false,
+            call.session_id(),
+        );
         if delivered.is_some() {
             st.startup_delivered_ms = Some(call.now_ms);
         }
