@@ -84,3 +84,17 @@ fn codex_10_killed_session_leaves_its_last_turn() {
         record_scenarios::killed_session_leaves_its_last_turn(Agent::Codex);
     }
 }
+
+#[test]
+fn codex_11_shell_edits_reach_next_session() {
+    if clients("codex_11_shell_edits_reach_next_session").is_some() {
+        record_scenarios::shell_edits_reach_next_session(Agent::Codex);
+    }
+}
+
+#[test]
+fn codex_12_shell_edits_survive_a_kill() {
+    if clients("codex_12_shell_edits_survive_a_kill").is_some() {
+        record_scenarios::shell_edits_survive_a_kill(Agent::Codex);
+    }
+}
