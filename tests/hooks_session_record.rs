@@ -454,6 +454,8 @@ fn a_late_session_end_of_an_older_session_does_not_make_it_the_newest() {
     );
     stop_as(&repo, "claude", "old-thread", &old);
     std::thread::sleep(std::time::Duration::from_millis(30));
+    // The new thread's shell edit, after the old thread's last activity.
+    repo.write("src/new_thread.rs", "pub fn n() {}\n");
     stop_as(&repo, "claude", "new-thread", &new);
     std::thread::sleep(std::time::Duration::from_millis(30));
     // The thread left first ends a minute later (Codex's app-server; the transcripts here
@@ -478,6 +480,9 @@ fn a_late_session_end_of_an_older_session_does_not_make_it_the_newest() {
     assert_eq!(old.ended.unwrap().how, "session_end");
     let new = handover_core::record::files::load(&dir, "new-thread").unwrap();
     assert!(old.last_activity_ms < new.last_activity_ms);
+    // Its end-of-session scan does not take the newer thread's edit.
+    assert_eq!(new.files_edited, ["src/new_thread.rs"]);
+    assert!(old.files_edited.is_empty(), "{:?}", old.files_edited);
 }
 
 /// Gemini CLI: the record comes from its transcript (`chats/session-*.jsonl`), updated at

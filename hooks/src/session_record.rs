@@ -175,8 +175,11 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
     record.git = Some(git);
     if let (Some(dirty), Some(since)) = (all_dirty, session_began_ms(&record, call)) {
         let before = record.files_edited_total;
-        record.add_changed_files(handover_core::record::tree::changed_since(
-            root, &dirty, since,
+        // Up to the session's last activity: Codex's late SessionEnd of a thread left a minute
+        // ago must not take the changes the next thread made in that minute.
+        let until = record.activity_ms().max(since);
+        record.add_changed_files(handover_core::record::tree::changed_between(
+            root, &dirty, since, until,
         ));
         // Files changed through the shell are work the handoff may not know about.
         if record.files_edited_total > before && !handoff_in_span {

@@ -19,14 +19,16 @@ use std::time::SystemTime;
 pub const MAX_LOOKED_AT: usize = 2_000;
 
 /// Of `dirty` (repository-relative paths git reported changed, deleted or untracked), those
-/// changed at or after `since_ms`, in the order given. Paths that are absolute or climb out of
-/// the tree are skipped; no link is followed (the times are the entries' own).
-pub fn changed_since(root: &Path, dirty: &[String], since_ms: u64) -> Vec<String> {
+/// changed within the session's time, `since_ms` to `until_ms` (its last activity: a session
+/// left a minute before its SessionEnd came did not make the changes of that minute), in the
+/// order given. Paths that are absolute or climb out of the tree are skipped; no link is
+/// followed (the times are the entries' own).
+pub fn changed_between(root: &Path, dirty: &[String], since_ms: u64, until_ms: u64) -> Vec<String> {
     dirty
         .iter()
         .take(MAX_LOOKED_AT)
         .filter(|p| is_inside(p))
-        .filter(|p| changed_at(root, p).is_some_and(|ms| ms >= since_ms))
+        .filter(|p| changed_at(root, p).is_some_and(|ms| ms >= since_ms && ms <= until_ms))
         .cloned()
         .collect()
 }
@@ -82,6 +84,7 @@ mod tests {
         }
         let start = SystemTime::now() - Duration::from_secs(60);
         let start_ms = millis(start);
+        let end_ms = millis(SystemTime::now()) + 1000;
         // Dirty before the session and untouched since.
         set_mtime(&root.join("old.rs"), start - Duration::from_secs(3600));
         let dirty: Vec<String> = [
@@ -96,14 +99,19 @@ mod tests {
         .map(|s| s.to_string())
         .collect();
         assert_eq!(
-            changed_since(root, &dirty, start_ms),
+            changed_between(root, &dirty, start_ms, end_ms),
             ["src/new.rs", "src/again.rs", "src/gone/deleted.rs"]
+        );
+        // Changed after the session's last activity: another session's work.
+        assert_eq!(
+            changed_between(root, &dirty, start_ms, start_ms + 1),
+            Vec::<String>::new()
         );
         // A deletion in a directory untouched since before the start does not count.
         let dir = fs::File::open(root.join("src/gone")).unwrap();
         dir.set_modified(start - Duration::from_secs(10)).unwrap();
         assert_eq!(
-            changed_since(root, &dirty[3..4], start_ms),
+            changed_between(root, &dirty[3..4], start_ms, end_ms),
             Vec::<String>::new()
         );
     }
@@ -118,6 +126,6 @@ mod tests {
         std::os::unix::fs::symlink(&outside, root.join("link")).unwrap();
         let later = millis(SystemTime::now()) + 60_000;
         // The link was made now, before `later`: not changed since then, whatever the target.
-        assert!(changed_since(&root, &["link".to_string()], later).is_empty());
+        assert!(changed_between(&root, &["link".to_string()], later, later + 1000).is_empty());
     }
 }
