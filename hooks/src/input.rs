@@ -181,6 +181,19 @@ mod tests {
     }
 
     #[test]
+    fn gemini_after_agent_gives_its_prompt_response_as_the_last_message() {
+        let raw = include_bytes!("../../tests/fixtures/clients/gemini-0.61.0/after_agent.json");
+        let i = HookInput::parse(raw);
+        assert_eq!(i.hook_event_name.as_deref(), Some("AfterAgent"));
+        assert!(i.last_assistant_message.is_some_and(|m| !m.is_empty()));
+        let both = br#"{"last_assistant_message": "a", "prompt_response": "b"}"#;
+        assert_eq!(
+            HookInput::parse(both).last_assistant_message.as_deref(),
+            Some("a")
+        );
+    }
+
+    #[test]
     fn wrong_types_and_garbage_become_absent() {
         let input = HookInput::parse(br#"{"session_id":42,"cwd":null,"stop_hook_active":"no"}"#);
         assert_eq!(input, HookInput::default());

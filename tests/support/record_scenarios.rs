@@ -75,7 +75,7 @@ fn unfinished_session(sb: &Sandbox) -> Run {
     run
 }
 
-fn next_session(sb: &Sandbox) -> Run {
+pub fn next_session(sb: &Sandbox) -> Run {
     sb.run(
         vec![Turn::text("Looking at it.").usage(2_000)],
         RunOpts::prompt("Continue."),
@@ -224,7 +224,8 @@ const FAILING_CHECK: &str = "sh -c 'echo codegen: 2 errors; exit 3'";
 /// Dirty before the session began, and left alone by it.
 const UNTOUCHED: &str = "notes-untouched.md";
 
-fn shell_only_session(sb: &Sandbox) -> Run {
+/// Leaves `UNTOUCHED` dirty, last changed an hour before the session.
+pub fn prepare_untouched(sb: &Sandbox) {
     let untouched = sb.project.join(UNTOUCHED);
     std::fs::write(&untouched, "the user's own notes\n").unwrap();
     let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
@@ -233,15 +234,22 @@ fn shell_only_session(sb: &Sandbox) -> Run {
         .open(&untouched)
         .and_then(|f| f.set_modified(an_hour_ago))
         .unwrap();
-    let run = sb.run(
-        vec![
-            Turn::shell(SHELL_CREATE).usage(3_000),
-            Turn::shell(SHELL_CHANGE).usage(3_100),
-            Turn::shell(FAILING_CHECK).usage(3_200),
-            Turn::text("The parser strips whitespace now; the check still fails.").usage(3_300),
-        ],
-        RunOpts::prompt("Make the parser strip whitespace."),
-    );
+}
+
+/// The model's answers of a shell-only session, before its final text.
+pub fn shell_only_turns() -> Vec<Turn> {
+    vec![
+        Turn::shell(SHELL_CREATE).usage(3_000),
+        Turn::shell(SHELL_CHANGE).usage(3_100),
+        Turn::shell(FAILING_CHECK).usage(3_200),
+    ]
+}
+
+fn shell_only_session(sb: &Sandbox) -> Run {
+    prepare_untouched(sb);
+    let mut turns = shell_only_turns();
+    turns.push(Turn::text("The parser strips whitespace now; the check still fails.").usage(3_300));
+    let run = sb.run(turns, RunOpts::prompt("Make the parser strip whitespace."));
     let report = std::fs::read_to_string(sb.project.join("src/report.rs")).unwrap_or_default();
     assert!(
         sb.project.join("src/parse.py").is_file() && report.contains("report_csv"),
@@ -251,7 +259,9 @@ fn shell_only_session(sb: &Sandbox) -> Run {
     run
 }
 
-fn assert_shell_work_told(agent: Agent, text: &str) {
+/// The next session's context names the shell edits and the failure, and not the file left
+/// dirty before the session.
+pub fn assert_shell_work_told(agent: Agent, text: &str) {
     let ours = &text[text.find(OPENING).unwrap_or(0)..];
     assert_carries(
         agent,
