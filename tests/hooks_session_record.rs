@@ -535,3 +535,32 @@ fn gemini_sessions_are_recorded_from_their_transcript() {
         assert!(text.contains(needle), "{needle}: {text}");
     }
 }
+
+#[test]
+fn a_tree_too_slow_to_scan_after_a_turn_is_left_to_the_end() {
+    let repo = Repo::new();
+    let t = transcript_of(
+        &repo,
+        "slow",
+        &shell_session(
+            "2026-11-23T10:00:00.000Z",
+            &[("printf x > made.txt", false, "")],
+        ),
+    );
+    repo.write("made.txt", "x");
+    // The record of a session whose last scan took 2 s.
+    let dir = handover_core::record::files::dir(&repo.store().dir());
+    let mut r = SessionRecord::new(SID, "claude");
+    r.scan_ms = Some(2_000);
+    handover_core::record::files::save(&dir, &r).unwrap();
+    stop_as(&repo, "claude", SID, &t);
+    let r = record(&repo);
+    assert_eq!(r.git.unwrap().dirty, None, "no scan after the turn");
+    assert!(r.files_edited.is_empty());
+    assert_eq!(r.scan_ms, Some(2_000));
+    // SessionEnd scans anyway, and a quick scan lets the turns scan again.
+    session_end(&repo, "claude", &t);
+    let r = record(&repo);
+    assert_eq!(r.files_edited, ["made.txt"]);
+    assert!(r.scan_ms.unwrap() < 300, "{:?}", r.scan_ms);
+}

@@ -166,12 +166,26 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
     // A transcript's clock is the client's word: never later than now.
     record.last_activity_ms = record.last_activity_ms.min(call.now_ms);
 
+    // After a turn, only when it ran commands, and not in a repository whose last scan took
+    // longer than a turn may wait (it is scanned at the compaction or the end instead).
+    let slow_tree = record
+        .scan_ms
+        .is_some_and(|ms| ms > TURN_STATUS_LIMIT.as_millis() as u64);
     let limit = match moment {
-        Moment::Turn if !ran_commands => None,
+        Moment::Turn if !ran_commands || slow_tree => None,
         Moment::Turn => Some(TURN_STATUS_LIMIT),
         Moment::Compaction | Moment::End => Some(STATUS_LIMIT),
     };
+    let scan_started = std::time::Instant::now();
     let (git, all_dirty) = git_state(root, limit);
+    if let Some(limit) = limit {
+        // Given up: the limit counts (more than a turn may wait when it was the long one).
+        let took = match &all_dirty {
+            Some(_) => scan_started.elapsed(),
+            None => limit + Duration::from_millis(1),
+        };
+        record.scan_ms = Some(took.as_millis() as u64);
+    }
     record.git = Some(git);
     if let (Some(dirty), Some(since)) = (all_dirty, session_began_ms(&record, call)) {
         let before = record.files_edited_total;

@@ -84,6 +84,10 @@ pub struct SessionRecord {
     pub last_message: Option<String>,
     /// The repository at the last update.
     pub git: Option<GitState>,
+    /// How long the last working-tree scan took, in milliseconds (just over its limit when it
+    /// was given up); None before the first. A tree slower to scan than a turn may wait is
+    /// scanned only at compactions and at the end.
+    pub scan_ms: Option<u64>,
     /// The session edited files or ran commands after the last handoff written during it (or
     /// since it began, when it wrote none): the next session has facts the handoff lacks.
     pub work_since_handoff: bool,
