@@ -13,7 +13,8 @@
 //!   well within the hook's 10 s timeout (and the hooks' own 2.5 s watchdog).
 //!
 //! - the working-tree scan that attributes shell edits (docs/hooks.md): the Stop hook after a
-//!   turn that ran a command (it scans) and after one that did not (it does not), and
+//!   turn that ran a command (a new session's first scan; and in a session whose earlier scan
+//!   was slower than a turn may wait, where it is skipped), after one that did not, and
 //!   SessionStart (which takes no snapshot), in a small repository and in one of
 //!   `RECORD_BENCH_TREE_FILES` tracked files (default 100,000) with 5 dirty ones.
 //!
@@ -198,12 +199,21 @@ fn tree_scan(runs: usize, tmp: &Path) {
             .into_bytes()
     };
     let (with_command, without) = (lines(&with_command), lines(&without));
-    let stop = |repo: &Path, name: &str, turn: Vec<u8>| {
+    // `fresh`: a new session each run (its first scan); else one session throughout (after a
+    // scan slower than a turn may wait, the turns skip it).
+    let stop = |repo: &Path, name: &str, turn: Vec<u8>, fresh: bool| {
         let t = tmp.join(format!("{name}.jsonl"));
         std::fs::write(&t, &turn).expect("write");
-        let (repo, sid) = (repo.to_path_buf(), name.to_string());
+        let (repo, name) = (repo.to_path_buf(), name.to_string());
+        let n = std::cell::Cell::new(0u32);
         Box::new(move || {
             append(&t, &turn);
+            n.set(n.get() + 1);
+            let sid = if fresh {
+                format!("{name}-{}", n.get())
+            } else {
+                name.clone()
+            };
             let p = payload(&repo, &sid, &t, "Stop");
             let start = Instant::now();
             let out = run(CONTEXT_WATCH, &["--agent", "claude"], &p);
@@ -224,22 +234,29 @@ fn tree_scan(runs: usize, tmp: &Path) {
         }) as Box<dyn Fn() -> Duration>
     };
     let cases: Vec<Box<dyn Fn() -> Duration>> = vec![
-        stop(&small, "small-cmd", with_command.clone()),
-        stop(&small, "small-talk", without.clone()),
-        stop(&large, "large-cmd", with_command),
-        stop(&large, "large-talk", without),
+        stop(&small, "small-cmd", with_command.clone(), true),
+        stop(&small, "small-talk", without.clone(), false),
+        stop(&large, "large-cmd", with_command.clone(), true),
+        stop(&large, "large-talk", without, false),
         start_hook(&small),
         start_hook(&large),
+        stop(&small, "small-cmd-again", with_command.clone(), false),
+        stop(&large, "large-cmd-again", with_command, false),
     ];
     let medians = medians_interleaved(runs, &cases);
-    let [s_cmd, s_talk, l_cmd, l_talk, s_start, l_start] = medians[..] else {
-        unreachable!("six cases")
+    let [s_cmd, s_talk, l_cmd, l_talk, s_start, l_start, s_again, l_again] = medians[..] else {
+        unreachable!("eight cases")
     };
     let ms = |d: Duration| d.as_secs_f64() * 1000.0;
     println!();
     println!("working-tree scan (shell edits): {files} files vs a small repository, 5 dirty files, median wall time");
     for (what, small, large) in [
         ("Stop after a turn that ran a command (scans)", s_cmd, l_cmd),
+        (
+            "the same in a session whose scans were slow ",
+            s_again,
+            l_again,
+        ),
         (
             "Stop after a turn without commands          ",
             s_talk,
@@ -258,7 +275,9 @@ fn tree_scan(runs: usize, tmp: &Path) {
             ms(large) / ms(small)
         );
     }
-    println!("  the scan after a turn is given up after 300 ms");
+    println!(
+        "  the scan after a turn is given up after 300 ms, and skipped after one that took longer"
+    );
 }
 
 /// A committed repository of `files` small files in directories of 100.
