@@ -236,19 +236,28 @@ pub fn prepare_untouched(sb: &Sandbox) {
         .unwrap();
 }
 
-/// The model's answers of a shell-only session, before its final text.
+/// The model's answers of a shell-only session, before its final text. Each answers only a
+/// request that carries the previous call (interactive Codex also asks the model for a thread
+/// title, which must not take a step).
 pub fn shell_only_turns() -> Vec<Turn> {
     vec![
         Turn::shell(SHELL_CREATE).usage(3_000),
-        Turn::shell(SHELL_CHANGE).usage(3_100),
-        Turn::shell(FAILING_CHECK).usage(3_200),
+        Turn::shell(SHELL_CHANGE).usage(3_100).when("src/parse.py"),
+        Turn::shell(FAILING_CHECK).usage(3_200).when("report_csv"),
     ]
 }
+
+/// What the final answer of a shell-only session waits for: the failing command in the request.
+pub const AFTER_SHELL_ONLY: &str = "codegen";
 
 fn shell_only_session(sb: &Sandbox) -> Run {
     prepare_untouched(sb);
     let mut turns = shell_only_turns();
-    turns.push(Turn::text("The parser strips whitespace now; the check still fails.").usage(3_300));
+    turns.push(
+        Turn::text("The parser strips whitespace now; the check still fails.")
+            .usage(3_300)
+            .when(AFTER_SHELL_ONLY),
+    );
     let run = sb.run(turns, RunOpts::prompt("Make the parser strip whitespace."));
     let report = std::fs::read_to_string(sb.project.join("src/report.rs")).unwrap_or_default();
     assert!(
