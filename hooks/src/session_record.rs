@@ -170,21 +170,17 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
     // longer than a turn may wait (it is scanned at the compaction or the end instead).
     let slow_tree = record
         .scan_ms
-        .is_some_and(|ms| ms > TURN_STATUS_LIMIT.as_millis() as u64);
+        .is_some_and(|ms| ms >= TURN_STATUS_LIMIT.as_millis() as u64);
     let limit = match moment {
         Moment::Turn if !ran_commands || slow_tree => None,
         Moment::Turn => Some(TURN_STATUS_LIMIT),
         Moment::Compaction | Moment::End => Some(STATUS_LIMIT),
     };
     let scan_started = std::time::Instant::now();
-    let (git, all_dirty) = git_state(root, limit);
-    if let Some(limit) = limit {
-        // Given up: the limit counts (more than a turn may wait when it was the long one).
-        let took = match &all_dirty {
-            Some(_) => scan_started.elapsed(),
-            None => limit + Duration::from_millis(1),
-        };
-        record.scan_ms = Some(took.as_millis() as u64);
+    let (git, all_dirty) = git_state(root, limit, call.deadline);
+    if limit.is_some() {
+        // A scan given up at its limit took at least that long.
+        record.scan_ms = Some(scan_started.elapsed().as_millis() as u64);
     }
     record.git = Some(git);
     if let (Some(dirty), Some(since)) = (all_dirty, session_began_ms(&record, call)) {
@@ -253,9 +249,13 @@ fn session_began_ms(record: &SessionRecord, call: &Call) -> Option<u64> {
     }
 }
 
-/// Branch and HEAD (cheap); with a `limit`, the changed files too (given up after it), also
-/// returned whole for the attribution of edits.
-fn git_state(root: &Path, limit: Option<Duration>) -> (GitState, Option<Vec<String>>) {
+/// Branch and HEAD (cheap); with a `limit`, the changed files too (given up after it, and at
+/// the call's deadline), also returned whole for the attribution of edits.
+fn git_state(
+    root: &Path,
+    limit: Option<Duration>,
+    deadline: std::time::Instant,
+) -> (GitState, Option<Vec<String>>) {
     let (branch, head) = crate::pre_compact::head_of(root);
     let mut state = GitState {
         branch,
@@ -263,7 +263,10 @@ fn git_state(root: &Path, limit: Option<Duration>) -> (GitState, Option<Vec<Stri
         dirty: None,
         dirty_total: 0,
     };
-    let all = limit.and_then(|limit| dirty_within(root.to_path_buf(), limit));
+    let all = limit.and_then(|limit| {
+        let limit = limit.min(crate::budget::remaining(deadline));
+        dirty_within(root.to_path_buf(), limit)
+    });
     if let Some(all) = &all {
         state.dirty_total = all.len() as u64;
         state.dirty = Some(all.iter().take(MAX_DIRTY).cloned().collect());

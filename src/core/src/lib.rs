@@ -12,6 +12,8 @@ pub mod guard;
 pub mod hand_edits;
 pub mod markdown;
 pub mod model;
+pub mod os_path;
+pub mod provenance;
 pub mod record;
 pub mod redact;
 pub mod safe_fs;
