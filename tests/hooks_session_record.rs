@@ -558,9 +558,10 @@ fn a_tree_too_slow_to_scan_after_a_turn_is_left_to_the_end() {
     assert_eq!(r.git.unwrap().dirty, None, "no scan after the turn");
     assert!(r.files_edited.is_empty());
     assert_eq!(r.scan_ms, Some(2_000));
-    // SessionEnd scans anyway, and a quick scan lets the turns scan again.
+    // SessionEnd scans anyway, and keeps how long it took (a quick scan lets the turns scan
+    // again).
     session_end(&repo, "claude", &t);
     let r = record(&repo);
     assert_eq!(r.files_edited, ["made.txt"]);
-    assert!(r.scan_ms.unwrap() < 300, "{:?}", r.scan_ms);
+    assert!(r.scan_ms.is_some_and(|ms| ms < 2_000), "{:?}", r.scan_ms);
 }
