@@ -11,6 +11,13 @@ use super::record_scenarios::{
 };
 use super::*;
 
+/// Interactive Codex also asks the model for a thread title, at about the same time as the
+/// thread's first request: this turn answers that request (whichever comes first), so it never
+/// takes a step of the scenario.
+fn title_turn() -> Turn {
+    Turn::text("Shell work").when("task title")
+}
+
 /// How each client's terminal UI is quit by its user.
 fn quit_command(agent: Agent) -> &'static str {
     match agent {
@@ -25,7 +32,8 @@ pub fn quit_after_a_shell_edit(agent: Agent) {
     let sb = Sandbox::new(agent, Trust::Installed);
     prepare_untouched(&sb);
     {
-        let mut turns = shell_only_turns();
+        let mut turns = vec![title_turn()];
+        turns.extend(shell_only_turns());
         turns.push(
             Turn::text("SHELL-WORK-DONE")
                 .usage(3_300)
@@ -68,6 +76,7 @@ pub fn codex_left_thread_late_session_end() {
     const NEW: &str = "sh -c 'echo new thread; exit 5'";
     let tui = sb.tui(
         vec![
+            title_turn(),
             Turn::shell(OLD).usage(3_000),
             Turn::text("THREAD-A-DONE").usage(3_100).when("old thread"),
         ],
@@ -76,6 +85,7 @@ pub fn codex_left_thread_late_session_end() {
     tui.send("Run the old check.");
     tui.wait_for("THREAD-A-DONE", 90);
     tui.add_turns(vec![
+        title_turn(),
         Turn::shell(NEW).usage(3_000).when("Run the new check"),
         Turn::text("THREAD-B-DONE").usage(3_100).when("new thread"),
     ]);
