@@ -3,6 +3,7 @@
 //! and review the diff.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use handover_base::Agent;
 use handover_core::context::{self, Pressure, Startup};
 use handover_core::model::*;
 use std::path::PathBuf;
@@ -136,8 +137,16 @@ fn boot_report_matches_golden() {
 #[test]
 fn save_progress_and_compaction_texts_match_golden() {
     let text = [
-        context::save_progress(Pressure::Remind, 61, "handover"),
-        context::save_progress(Pressure::Insist, 77, "'/opt/my tools/handover'"),
+        context::save_progress(Pressure::Remind, 61, "handover", Agent::Claude),
+        context::save_progress(
+            Pressure::Insist,
+            77,
+            "'/opt/my tools/handover'",
+            Agent::Claude,
+        ),
+        context::save_progress(Pressure::Insist, 77, "handover", Agent::Codex),
+        context::save_progress(Pressure::Insist, 46, "handover", Agent::Gemini),
+        context::save_progress_again(80, "handover"),
         context::compaction_instructions(Some(&sample()), "handover"),
         context::compaction_instructions(None, "handover"),
         context::unrecoverable_context("state.json: not valid JSON", "handover"),
@@ -248,4 +257,25 @@ fn a_shortened_goal_fills_the_budget() {
         );
         assert!(text.contains("Goal: docs/storage-layer-"), "{text}");
     }
+}
+
+#[test]
+fn startup_context_fetched_from_another_machine_matches_golden() {
+    let v = verification(
+        Verdict::Drifted,
+        "HEAD moved 1 commit ahead of a1b2c3d on main",
+    );
+    let text = context::fetched_startup_context(
+        &Startup {
+            handoff: &sample(),
+            verification: &v,
+            recovered_from: None,
+            after_compaction: false,
+            budget_chars: 1500,
+            command: "handover",
+        },
+        "machine «laptop», pushed at 2026-11-22T02:20:00Z, fetched from origin",
+    );
+    golden("startup_fetched.txt", &text);
+    assert!(text.chars().count() <= 1500);
 }

@@ -142,6 +142,7 @@ fn rich() -> Handoff {
         files_changed_omitted: 0,
         files_changed_base: Some("fedcba9876543210fedcba9876543210fedcba98".into()),
         content,
+        markdown_sha256: None,
         checksum: "sha256:00".into(),
     }
 }

@@ -3,7 +3,8 @@
 //! fails open. The real clients loading it: tests/plugin_real_clients.rs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover_base::hook_exe::{HookExe, TIMEOUT_SECS};
+use handover_base::hook_exe::{timeout_for, HookExe};
+use handover_base::Agent;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -62,7 +63,12 @@ fn each_client_manifest_wires_every_hook_once_with_its_own_agent() {
                 assert_eq!(handlers.len(), 1, "{agent} {event}");
                 assert_eq!(handlers[0]["type"], "command");
                 assert_eq!(handlers[0]["command"], plugin_command(exe, agent));
-                assert_eq!(handlers[0]["timeout"], TIMEOUT_SECS);
+                let agent_kind = if agent == "codex" {
+                    Agent::Codex
+                } else {
+                    Agent::Claude
+                };
+                assert_eq!(handlers[0]["timeout"], timeout_for(agent_kind, event));
             }
         }
         assert_eq!(events.len(), expected_events, "{agent}: extra events");

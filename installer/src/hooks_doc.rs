@@ -33,7 +33,7 @@ pub fn wanted_by(agent: Agent, commands: &[(HookExe, String)]) -> Vec<Wanted> {
                 exe: *exe,
                 event,
                 command: command.clone(),
-                timeout: timeout_for(agent),
+                timeout: timeout_for(agent, event),
             });
         }
     }

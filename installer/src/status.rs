@@ -294,7 +294,7 @@ impl ScopeStatus {
                 && !twice
                 && file.ours.iter().all(|o| {
                     o.command == format!("{}{}", o.prefix, command_for(h.get(o.exe), agent))
-                        && o.timeout == Some(timeout_for(agent))
+                        && o.timeout == Some(timeout_for(agent, &o.event))
                 })
         });
         ScopeStatus {

@@ -69,10 +69,16 @@ pub const TIMEOUT_SECS: u64 = 10;
 /// The same bound as Gemini CLI wants it: its hook `timeout` is in milliseconds.
 pub const GEMINI_TIMEOUT_MS: u64 = TIMEOUT_SECS * 1000;
 
-/// The `timeout` value written for `agent`'s handlers, in that client's unit.
-pub fn timeout_for(agent: Agent) -> u64 {
+/// The most Codex 0.169.0 allows a SessionEnd hook: it clamps a larger `timeout` to this and
+/// prints a warning at every start ("clamping SessionEnd hook timeout to 3s"). Our SessionEnd
+/// work (the session record) takes milliseconds.
+pub const CODEX_SESSION_END_TIMEOUT_SECS: u64 = 3;
+
+/// The `timeout` value written for `agent`'s handler on `event`, in that client's unit.
+pub fn timeout_for(agent: Agent, event: &str) -> u64 {
     match agent {
         Agent::Gemini => GEMINI_TIMEOUT_MS,
+        Agent::Codex if event == "SessionEnd" => CODEX_SESSION_END_TIMEOUT_SECS,
         Agent::Claude | Agent::Codex => TIMEOUT_SECS,
     }
 }
@@ -89,6 +95,17 @@ pub fn command_for(path: &Path, agent: Agent) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timeouts_in_each_clients_unit_within_what_it_accepts() {
+        assert_eq!(timeout_for(Agent::Claude, "SessionEnd"), TIMEOUT_SECS);
+        assert_eq!(timeout_for(Agent::Codex, "Stop"), TIMEOUT_SECS);
+        assert_eq!(timeout_for(Agent::Codex, "SessionEnd"), 3);
+        assert_eq!(
+            timeout_for(Agent::Gemini, "SessionEnd"),
+            TIMEOUT_SECS * 1000
+        );
+    }
 
     #[test]
     fn file_names_round_trip() {

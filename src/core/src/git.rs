@@ -13,6 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 pub(crate) mod cli;
+pub mod uncommitted;
 
 /// handover's own files: writing a handoff must not make the repository look changed, so these
 /// never count as dirty, untracked or changed.
@@ -199,6 +200,39 @@ pub fn open(path: &Path) -> anyhow::Result<Option<Repository>> {
             path.display(),
             e.message()
         )),
+    }
+}
+
+/// The repository at a root, opened the first time something asks for it and then shared:
+/// one hook call opens the repository at most once, and only when a check needs it.
+pub struct LazyRepo<'a> {
+    root: &'a Path,
+    repo: std::cell::OnceCell<Result<Option<Repository>, String>>,
+}
+
+impl<'a> LazyRepo<'a> {
+    pub fn new(root: &'a Path) -> Self {
+        LazyRepo {
+            root,
+            repo: std::cell::OnceCell::new(),
+        }
+    }
+
+    pub fn root(&self) -> &'a Path {
+        self.root
+    }
+
+    /// The repository, Ok(None) when `root` is in none, Err with git's message when it cannot
+    /// be opened (the same answer every time).
+    pub fn get(&self) -> Result<Option<&Repository>, String> {
+        let root = self.root;
+        match self
+            .repo
+            .get_or_init(|| open(root).map_err(|e| e.to_string()))
+        {
+            Ok(found) => Ok(found.as_ref()),
+            Err(e) => Err(e.clone()),
+        }
     }
 }
 
@@ -438,4 +472,39 @@ pub fn files_changed(
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     changes.dedup_by(|a, b| a.path == b.path);
     Ok((changes, base.map(|o| o.to_string())))
+}
+
+/// The repository's common directory (where shared refs and packed-refs live) for the working
+/// tree at `root`, found with file reads only: `.git` itself, or for a linked worktree the
+/// `gitdir:` its `.git` file names and that directory's `commondir`. None when the layout is
+/// anything else.
+pub fn common_dir_files(root: &Path) -> Option<PathBuf> {
+    let dot_git = root.join(".git");
+    let git_dir = if dot_git.is_dir() {
+        dot_git
+    } else {
+        let text = fs::read_to_string(&dot_git).ok()?;
+        let target = Path::new(text.lines().next()?.strip_prefix("gitdir:")?.trim());
+        if target.is_absolute() {
+            target.to_path_buf()
+        } else {
+            root.join(target)
+        }
+    };
+    match fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => {
+            let rel = Path::new(text.trim());
+            Some(if rel.is_absolute() {
+                rel.to_path_buf()
+            } else {
+                git_dir.join(rel)
+            })
+        }
+        Err(_) => Some(git_dir),
+    }
+}
+
+/// A 40- or 64-digit hex object id.
+pub fn looks_like_object_id(s: &str) -> bool {
+    is_object_id(s)
 }

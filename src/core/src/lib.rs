@@ -20,6 +20,7 @@ pub mod safe_fs;
 pub mod sanitize;
 pub mod startup;
 pub mod store;
+pub mod travel;
 pub mod validate;
 pub mod verify;
 pub mod write;

@@ -179,6 +179,11 @@ pub struct Handoff {
     pub files_changed_base: Option<String>,
     #[serde(flatten)]
     pub content: Content,
+    /// `sha256:<hex>` of the handover.md written with this handoff, so readers can tell that
+    /// file unchanged without rendering the handoff again (`hand_edits`). Absent in handoffs
+    /// written before it existed; they are compared by rendering.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub markdown_sha256: Option<String>,
     /// `sha256:<hex>` over the canonical JSON of everything else (see store::checksum).
     pub checksum: String,
 }

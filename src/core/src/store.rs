@@ -761,6 +761,15 @@ fn read_document(path: &Path) -> Result<Option<(Handoff, Option<String>)>, Strin
     validate(value).map(Some)
 }
 
+/// A stored handoff's bytes from a place handover does not control (a fetched handoff ref):
+/// the same checks as state.json on load (JSON object, checksum, shape, controls stripped).
+/// The caller bounds the size before reading.
+pub fn parse_untrusted(bytes: &[u8]) -> Result<(Handoff, Option<String>), String> {
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON ({e})"))?;
+    validate(value)
+}
+
 /// Checks a parsed document: an object, with a matching checksum, of the handoff's shape.
 fn validate(value: Value) -> Result<(Handoff, Option<String>), String> {
     if !value.is_object() {
