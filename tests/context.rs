@@ -45,7 +45,7 @@ fn sample() -> Handoff {
                 what: "Hand-written CSV".into(),
                 why: "two columns".into(),
                 alternatives: vec!["csv crate".into()],
-                reversible: true,
+                reversible: Some(true),
                 deferred: false,
             }],
             blockers: vec!["CI runner is down".into()],

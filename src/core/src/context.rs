@@ -564,7 +564,7 @@ fn decision_item(d: &Decision) -> String {
     if d.deferred {
         s += " [deferred]";
     }
-    if d.reversible {
+    if d.reversible == Some(true) {
         s += " [reversible]";
     }
     s

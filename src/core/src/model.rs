@@ -53,7 +53,10 @@ pub struct Decision {
     pub what: String,
     pub why: String,
     pub alternatives: Vec<String>,
-    pub reversible: bool,
+    /// Unset when the writer did not say (then nothing is rendered: "Reversible: no" would
+    /// claim what nobody decided).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reversible: Option<bool>,
     pub deferred: bool,
 }
 
