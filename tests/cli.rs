@@ -542,7 +542,8 @@ fn boot_and_status_show_the_session_records() {
     assert_eq!(b["records"][0]["last_failure"]["exit_code"], 1);
     let status = ok(&r.path, &["status"], None);
     assert!(
-        status.contains("session records: 1 kept; last: s-rec (codex), no end recorded"),
+        status.contains("session records: 1 kept; last: s-rec (codex), last activity ")
+            && status.contains("idle since then; no end recorded (quit, killed or still open)"),
         "{status}"
     );
     let s: Value = serde_json::from_str(&ok(&r.path, &["status", "--json"], None)).unwrap();

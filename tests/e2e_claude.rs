@@ -210,3 +210,17 @@ fn claude_10_killed_session_leaves_its_last_turn() {
         record_scenarios::killed_session_leaves_its_last_turn(Agent::Claude);
     }
 }
+
+#[test]
+fn claude_11_shell_edits_reach_next_session() {
+    if clients("claude_11_shell_edits_reach_next_session").is_some() {
+        record_scenarios::shell_edits_reach_next_session(Agent::Claude);
+    }
+}
+
+#[test]
+fn claude_12_shell_edits_survive_a_kill() {
+    if clients("claude_12_shell_edits_survive_a_kill").is_some() {
+        record_scenarios::shell_edits_survive_a_kill(Agent::Claude);
+    }
+}

@@ -85,6 +85,20 @@ fn codex_10_killed_session_leaves_its_last_turn() {
     }
 }
 
+#[test]
+fn codex_11_shell_edits_reach_next_session() {
+    if clients("codex_11_shell_edits_reach_next_session").is_some() {
+        record_scenarios::shell_edits_reach_next_session(Agent::Codex);
+    }
+}
+
+#[test]
+fn codex_12_shell_edits_survive_a_kill() {
+    if clients("codex_12_shell_edits_survive_a_kill").is_some() {
+        record_scenarios::shell_edits_survive_a_kill(Agent::Codex);
+    }
+}
+
 /// Codex compacts at its configured `model_auto_compact_token_limit`: with
 /// `model_context_window = 100000` (the rollout states 95,000) and the limit at 60,000 (63 %),
 /// a usage of 57,000 (60 %) is past the firmer threshold moved below that point (58 %), while

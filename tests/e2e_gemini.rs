@@ -5,7 +5,7 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 
-use support::{clients, scenarios, Agent, Trust};
+use support::{clients, record_scenarios, scenarios, Agent, Trust};
 
 /// Not a test: the fake model server mode of this binary (see support::fake_server). Returns at
 /// once unless HANDOVER_FAKE_SERVER is set.
@@ -129,5 +129,26 @@ fn gemini_runs_our_hooks_only_in_a_trusted_folder() {
 fn cross_agent_written_in_gemini_delivered_in_claude() {
     if clients("cross_agent_written_in_gemini_delivered_in_claude").is_some() {
         scenarios::handoff_crosses_agents(Agent::Gemini, Agent::Claude);
+    }
+}
+
+#[test]
+fn gemini_8_unfinished_work_reaches_next_session() {
+    if clients("gemini_8_unfinished_work_reaches_next_session").is_some() {
+        record_scenarios::unfinished_work_reaches_next_session(Agent::Gemini);
+    }
+}
+
+#[test]
+fn gemini_9_committed_work_stays_silent() {
+    if clients("gemini_9_committed_work_stays_silent").is_some() {
+        record_scenarios::committed_work_stays_silent(Agent::Gemini);
+    }
+}
+
+#[test]
+fn gemini_10_shell_edits_reach_next_session() {
+    if clients("gemini_10_shell_edits_reach_next_session").is_some() {
+        record_scenarios::shell_edits_reach_next_session(Agent::Gemini);
     }
 }

@@ -120,6 +120,34 @@ fn interactive_gemini_startup_compress_clear() {
     }
 }
 
+#[test]
+fn interactive_claude_quit_after_a_shell_edit() {
+    if clients("interactive_claude_quit_after_a_shell_edit").is_some() {
+        support::interactive_records::quit_after_a_shell_edit(Agent::Claude);
+    }
+}
+
+#[test]
+fn interactive_codex_quit_after_a_shell_edit() {
+    if clients("interactive_codex_quit_after_a_shell_edit").is_some() {
+        support::interactive_records::quit_after_a_shell_edit(Agent::Codex);
+    }
+}
+
+#[test]
+fn interactive_gemini_quit_after_a_shell_edit() {
+    if clients("interactive_gemini_quit_after_a_shell_edit").is_some() {
+        support::interactive_records::quit_after_a_shell_edit(Agent::Gemini);
+    }
+}
+
+#[test]
+fn interactive_codex_left_thread_late_session_end() {
+    if clients("interactive_codex_left_thread_late_session_end").is_some() {
+        support::interactive_records::codex_left_thread_late_session_end();
+    }
+}
+
 /// Gemini CLI's interactive `--resume` replaces what SessionStart added with the loaded
 /// history: the first prompt of the resumed session carries the handoff as it is now (written
 /// again between the sessions), and the journal says it was delivered after a resume.

@@ -102,8 +102,9 @@ fn an_unfinished_session_without_handoff_is_shown_to_the_next_one() {
         let git = r.git.clone().unwrap();
         assert_eq!(git.branch.as_deref(), Some("main"));
         assert_eq!(
-            git.dirty, None,
-            "the per-turn update does not scan the tree"
+            git.dirty.as_deref(),
+            Some(&["run_tests.sh".to_string(), "src/parse.py".to_string()][..]),
+            "{client}: a turn that ran commands scans the tree"
         );
         assert_eq!(
             r.transcript.offset,
@@ -287,12 +288,280 @@ fn nothing_is_recorded_outside_a_git_repository_or_without_a_session() {
         serde_json::json!({"transcript_path": t, "cwd": repo.path(), "hook_event_name": "Stop"}),
     );
     assert!(!repo.path().join(".handover/records").exists());
-    // Gemini CLI's transcripts are another format: no record is kept for it.
+}
+
+/// A Claude Code transcript of `lines` (JSON values), beside the repository.
+fn transcript_of(repo: &Repo, name: &str, lines: &[serde_json::Value]) -> PathBuf {
+    let dir = repo.path().join("..").join(format!(
+        "{}-t-{name}",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("t.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&t, text).unwrap();
+    t
+}
+
+/// A Claude Code session that ran `commands` through Bash (results: `(failed, output)`), the
+/// first line dated `started`.
+fn shell_session(started: &str, commands: &[(&str, bool, &str)]) -> Vec<serde_json::Value> {
+    let mut lines = vec![serde_json::json!({"type":"user","timestamp":started,
+        "message":{"role":"user","content":"make the parser strip whitespace"}})];
+    for (i, (cmd, failed, out)) in commands.iter().enumerate() {
+        let id = format!("b{i}");
+        lines.push(serde_json::json!({"type":"assistant","timestamp":started,"message":{"role":"assistant","content":[
+            {"type":"tool_use","id":id,"name":"Bash","input":{"command":cmd}}]}}));
+        lines.push(serde_json::json!({"type":"user","timestamp":started,"message":{"role":"user","content":[
+            {"type":"tool_result","tool_use_id":id,"content":out,"is_error":failed}]}}));
+    }
+    lines
+}
+
+fn set_mtime(path: &Path, t: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+fn stop_as(repo: &Repo, client: &str, sid: &str, t: &Path) -> Run {
     hook(
         CONTEXT_WATCH,
-        "gemini",
-        serde_json::json!({"session_id": SID, "transcript_path": t, "cwd": repo.path(),
-            "hook_event_name": "AfterAgent"}),
+        client,
+        serde_json::json!({"session_id": sid, "transcript_path": t, "cwd": repo.path(),
+            "hook_event_name": if client == "gemini" { "AfterAgent" } else { "Stop" },
+            "stop_hook_active": false}),
+    )
+}
+
+#[test]
+fn files_changed_through_the_shell_count_and_files_dirty_before_the_session_do_not() {
+    let repo = Repo::new();
+    // Dirty before the session began, and untouched by it.
+    repo.write("src/lib.rs", "pub fn user_edit() {}\n");
+    let before = std::time::SystemTime::now() - std::time::Duration::from_secs(600);
+    set_mtime(&repo.path().join("src/lib.rs"), before);
+    // Dirty before too, and changed again by the session.
+    repo.write("README.md", "draft\n");
+    set_mtime(&repo.path().join("README.md"), before);
+    let started = handover_base::clock::format_rfc3339(
+        handover_base::clock::millis(std::time::SystemTime::now()) / 1000 - 60,
     );
-    assert!(!repo.path().join(".handover/records").exists());
+    let t = transcript_of(
+        &repo,
+        "shell",
+        &shell_session(
+            &started,
+            &[
+                (
+                    "printf 'def parse(s):\\n    return s.strip()\\n' > src/parse.py",
+                    false,
+                    "",
+                ),
+                ("sed -i 's/draft/final/' README.md", false, ""),
+                ("grep -q lstrip src/parse.py", true, "Exit code 1"),
+            ],
+        ),
+    );
+    // What those commands did.
+    repo.write("src/parse.py", "def parse(s):\n    return s.strip()\n");
+    repo.write("README.md", "final\n");
+    stop_as(&repo, "claude", SID, &t);
+    let r = record(&repo);
+    let mut files = r.files_edited.clone();
+    files.sort();
+    assert_eq!(files, ["README.md", "src/parse.py"]);
+    assert!(r.work_since_handoff);
+    assert_eq!(
+        r.last_failure.as_ref().map(|c| c.command.as_str()),
+        Some("grep -q lstrip src/parse.py")
+    );
+    assert!(!r.last_test_failed(), "no test ran");
+    // No SessionEnd: the next session is told the files, the failure, and what is known of the
+    // end, without a claim that the session was killed.
+    repo.commit("the agent's work, committed by the user");
+    let text = next_session(&repo, "claude").context("SessionStart");
+    for needle in [
+        "its work looks unfinished",
+        "Last failing command: «grep -q lstrip src/parse.py» (failed, exit 1)",
+        "Files it edited: ",
+        "src/parse.py",
+        "idle since then; no end recorded (quit, killed or still open)",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
+    assert!(!text.contains("src/lib.rs"), "{text}");
+    assert!(!text.contains("killed, or still running"), "{text}");
+}
+
+#[test]
+fn a_failure_fixed_later_leaves_a_clean_session_silent_and_one_left_behind_does_not() {
+    let started = "2026-11-23T10:00:00.000Z";
+    for (commands, shown) in [
+        (
+            vec![
+                ("./gen.sh", true, "Exit code 2"),
+                ("./gen.sh", false, "generated"),
+            ],
+            false,
+        ),
+        (
+            vec![
+                ("./gen.sh", false, "generated"),
+                ("./gen.sh --check", true, "Exit code 2"),
+                ("ls", false, "x"),
+            ],
+            true,
+        ),
+    ] {
+        let repo = Repo::new();
+        let t = transcript_of(&repo, "fixed", &shell_session(started, &commands));
+        stop_as(&repo, "claude", SID, &t);
+        let run = next_session(&repo, "claude");
+        if shown {
+            let text = run.context("SessionStart");
+            assert!(
+                text.contains("Last failing command: «./gen.sh --check» (failed, exit 2)"),
+                "{text}"
+            );
+        } else {
+            assert!(run.stdout.is_empty(), "{}", run.stdout_str());
+        }
+    }
+}
+
+#[test]
+fn a_late_session_end_of_an_older_session_does_not_make_it_the_newest() {
+    let repo = Repo::new();
+    let old = transcript_of(
+        &repo,
+        "old",
+        &shell_session(
+            "2026-11-23T10:00:00.000Z",
+            &[("cargo test old_thread", true, "Exit code 101")],
+        ),
+    );
+    let new = transcript_of(
+        &repo,
+        "new",
+        &shell_session(
+            "2026-11-23T10:05:00.000Z",
+            &[("cargo test new_thread", true, "Exit code 101")],
+        ),
+    );
+    stop_as(&repo, "claude", "old-thread", &old);
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    // The new thread's shell edit, after the old thread's last activity.
+    repo.write("src/new_thread.rs", "pub fn n() {}\n");
+    stop_as(&repo, "claude", "new-thread", &new);
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    // The thread left first ends a minute later (Codex's app-server; the transcripts here
+    // are Claude Code's format, the ranking is the same for every client).
+    hook(
+        PRE_COMPACT,
+        "claude",
+        serde_json::json!({"session_id": "old-thread", "transcript_path": old, "cwd": repo.path(),
+            "hook_event_name": "SessionEnd", "reason": "other"}),
+    );
+    let dir = handover_core::record::files::dir(&repo.store().dir());
+    let ranked: Vec<String> = handover_core::record::files::list(&dir)
+        .into_iter()
+        .map(|r| r.session_id)
+        .collect();
+    assert_eq!(ranked, ["new-thread", "old-thread"]);
+    let text = next_session(&repo, "claude").context("SessionStart");
+    assert!(text.contains("«cargo test new_thread»"), "{text}");
+    assert!(!text.contains("old_thread"), "{text}");
+    // The late end is recorded, but not as activity.
+    let old = handover_core::record::files::load(&dir, "old-thread").unwrap();
+    assert_eq!(old.ended.unwrap().how, "session_end");
+    let new = handover_core::record::files::load(&dir, "new-thread").unwrap();
+    assert!(old.last_activity_ms < new.last_activity_ms);
+    // Its end-of-session scan does not take the newer thread's edit.
+    assert_eq!(new.files_edited, ["src/new_thread.rs"]);
+    assert!(old.files_edited.is_empty(), "{:?}", old.files_edited);
+}
+
+/// Gemini CLI: the record comes from its transcript (`chats/session-*.jsonl`), updated at
+/// AfterAgent; a reply written twice (before and after its tool calls completed) counts once.
+#[test]
+fn gemini_sessions_are_recorded_from_their_transcript() {
+    let repo = Repo::new();
+    let fixture = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/clients/gemini-0.61.0/transcript-tools.jsonl"),
+    )
+    .unwrap()
+    .replace("/tmp/FIXTURE/project", &repo.path().to_string_lossy());
+    let dir = repo.path().join("..").join(format!(
+        "{}-gemini-chats",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("session-x.jsonl");
+    std::fs::write(&t, &fixture).unwrap();
+    // What the captured session did to the working tree.
+    repo.write("src/parse.py", "def parse(s):\n    return s.strip()\n");
+    repo.write("run_tests.sh", "#!/bin/sh\nexit 1\n");
+    repo.write("notes.txt", "written by the shell\n");
+    let run = stop_as(&repo, "gemini", SID, &t);
+    assert!(run.stdout.is_empty() || run.stdout_str().starts_with('{'));
+    let r = record(&repo);
+    assert_eq!(r.agent, "gemini");
+    let mut files = r.files_edited.clone();
+    files.sort();
+    assert_eq!(files, ["notes.txt", "run_tests.sh", "src/parse.py"]);
+    assert_eq!(
+        r.last_failure
+            .as_ref()
+            .map(|c| (c.command.as_str(), c.exit_code)),
+        Some(("sh run_tests.sh", Some(1)))
+    );
+    assert!(r.last_test_failed());
+    let once = r.commands_total;
+    // Nothing new: nothing counted twice; the whole file written again (as Gemini CLI does
+    // on a resume) neither.
+    stop_as(&repo, "gemini", SID, &t);
+    assert_eq!(record(&repo).commands_total, once);
+    let text = next_session(&repo, "gemini").context("SessionStart");
+    for needle in [
+        "the last session in this repository (gemini)",
+        "Last failing command: «sh run_tests.sh» (failed, exit 1)",
+        "src/parse.py",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
+}
+
+#[test]
+fn a_tree_too_slow_to_scan_after_a_turn_is_left_to_the_end() {
+    let repo = Repo::new();
+    let t = transcript_of(
+        &repo,
+        "slow",
+        &shell_session(
+            "2026-11-23T10:00:00.000Z",
+            &[("printf x > made.txt", false, "")],
+        ),
+    );
+    repo.write("made.txt", "x");
+    // The record of a session whose last scan took 2 s.
+    let dir = handover_core::record::files::dir(&repo.store().dir());
+    let mut r = SessionRecord::new(SID, "claude");
+    r.scan_ms = Some(2_000);
+    handover_core::record::files::save(&dir, &r).unwrap();
+    stop_as(&repo, "claude", SID, &t);
+    let r = record(&repo);
+    assert_eq!(r.git.unwrap().dirty, None, "no scan after the turn");
+    assert!(r.files_edited.is_empty());
+    assert_eq!(r.scan_ms, Some(2_000));
+    // SessionEnd scans anyway, and keeps how long it took (a quick scan lets the turns scan
+    // again).
+    session_end(&repo, "claude", &t);
+    let r = record(&repo);
+    assert_eq!(r.files_edited, ["made.txt"]);
+    assert!(r.scan_ms.is_some_and(|ms| ms < 2_000), "{:?}", r.scan_ms);
 }

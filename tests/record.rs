@@ -176,3 +176,57 @@ fn a_long_session_keeps_a_small_record() {
     let bytes = serde_json::to_vec_pretty(&r).unwrap();
     assert!(bytes.len() < 8 * 1024, "{} bytes", bytes.len());
 }
+
+#[test]
+fn gemini_cli_tool_calls() {
+    let r = record_of(
+        &fixture("gemini-0.61.0/transcript-tools.jsonl"),
+        Format::Gemini,
+    );
+    assert_eq!(
+        r.requests,
+        ["make the parser strip whitespace and run the tests"],
+        "the CLI's own <session_context> is not a request"
+    );
+    // write_file twice, replace of the first: two files (the shell's notes.txt is in no
+    // transcript; the working tree shows it, see tests/hooks_session_record.rs).
+    assert_eq!(r.files_edited, ["run_tests.sh", "src/parse.py"]);
+    // Each reply is written twice (before and after its calls completed): each call once.
+    assert_eq!(
+        commands(&r),
+        vec![
+            (
+                "printf 'written by the shell\\n' > notes.txt".to_string(),
+                "passed".to_string(),
+                Some(0)
+            ),
+            ("sh run_tests.sh".into(), "failed".into(), Some(1)),
+        ]
+    );
+    assert!(r.last_test_failed());
+    assert_eq!(
+        r.last_message.as_deref(),
+        Some("Parser edited; the test suite still fails on test_parse.")
+    );
+    assert!(r
+        .started
+        .as_deref()
+        .unwrap()
+        .starts_with("2026-11-25T13:04"));
+    // The first fixture's resumes and compression rewrite the history ($set messages): no
+    // message is read twice from them.
+    let r = record_of(&fixture("gemini-0.61.0/transcript.jsonl"), Format::Gemini);
+    assert_eq!(
+        r.requests,
+        [
+            "run the greeting command",
+            "anything left?",
+            "one more big step"
+        ]
+    );
+    assert_eq!(r.commands_total, 2);
+    assert_eq!(
+        r.last_message.as_deref(),
+        Some("Done after the compression.")
+    );
+}

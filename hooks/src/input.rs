@@ -27,8 +27,9 @@ pub struct HookInput {
     pub stop_hook_active: bool,
     /// Codex sends `turn_id` on turn-scoped events; Claude Code never does.
     pub has_turn_id: bool,
-    /// Stop: the final answer. The session record takes it as the agent's last message (Claude
-    /// Code appends that line to its transcript only after the hook started).
+    /// Stop: the final answer (Gemini CLI's AfterAgent: `prompt_response`). The session record
+    /// takes it as the agent's last message (Claude Code appends that line to its transcript
+    /// only after the hook started).
     pub last_assistant_message: Option<String>,
     /// SessionEnd: why the session ended (Claude Code `clear`, `logout`, `prompt_input_exit`,
     /// `other`; Codex `other`).
@@ -68,7 +69,8 @@ impl HookInput {
                 _ => false,
             },
             has_turn_id: v.get("turn_id").is_some_and(|t| !t.is_null()),
-            last_assistant_message: s("last_assistant_message"),
+            // Gemini CLI's AfterAgent calls it `prompt_response`.
+            last_assistant_message: s("last_assistant_message").or_else(|| s("prompt_response")),
             reason: s("reason"),
         }
     }
@@ -176,6 +178,19 @@ mod tests {
         assert_eq!(input.compact_summary.as_deref(), Some("sum"));
         assert!(input.stop_hook_active);
         assert!(input.has_turn_id);
+    }
+
+    #[test]
+    fn gemini_after_agent_gives_its_prompt_response_as_the_last_message() {
+        let raw = include_bytes!("../../tests/fixtures/clients/gemini-0.61.0/after_agent.json");
+        let i = HookInput::parse(raw);
+        assert_eq!(i.hook_event_name.as_deref(), Some("AfterAgent"));
+        assert!(i.last_assistant_message.is_some_and(|m| !m.is_empty()));
+        let both = br#"{"last_assistant_message": "a", "prompt_response": "b"}"#;
+        assert_eq!(
+            HookInput::parse(both).last_assistant_message.as_deref(),
+            Some("a")
+        );
     }
 
     #[test]

@@ -3,11 +3,14 @@
 //! record at most one turn old.
 //!
 //! Each update reads only the transcript bytes appended since the last one (the offset is kept
-//! in the record), never sleeps or polls, and reads the working tree only at PreCompact and
-//! SessionEnd (bounded in time): after a turn, branch and HEAD come from the files under
-//! `.git`. Claude Code appends a turn's final answer to its transcript a few milliseconds after
-//! Stop starts; the Stop payload's `last_assistant_message` stands in for it until the next
-//! update reads the line.
+//! in the record), never sleeps or polls, and reads the working tree (bounded in time) only at
+//! PreCompact, at SessionEnd, and after a turn that ran commands: a command may have changed
+//! files no transcript names, and the files git shows changed since the session began are
+//! attributed to it (handover_core::record::tree). SessionEnd is not needed for those facts
+//! (interactive Codex sends none at quit). After a turn without commands, branch and HEAD come
+//! from the files under `.git`. Claude Code appends a turn's final answer to its transcript a
+//! few milliseconds after Stop starts; the Stop payload's `last_assistant_message` (Gemini
+//! CLI's `prompt_response`) stands in for it until the next update reads the line.
 
 use crate::call::Call;
 use handover_core::record::extract::{self, Format};
@@ -19,6 +22,9 @@ use std::time::Duration;
 /// The working-tree scan at PreCompact and SessionEnd is given up after this long (the record
 /// then keeps branch and HEAD only).
 const STATUS_LIMIT: Duration = Duration::from_millis(800);
+/// The same after a turn that ran commands: the client waits for Stop, so less; a repository
+/// too large for it is scanned at the compaction or the end instead.
+const TURN_STATUS_LIMIT: Duration = Duration::from_millis(300);
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Moment {
@@ -75,6 +81,8 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
     let mut record = files::load(&dir, sid).unwrap_or_else(|| SessionRecord::new(sid, agent));
 
     let mut read_note = String::from("no transcript");
+    let mut ran_commands = false;
+    let mut handoff_in_span = false;
     if let Some(path) = call.input.transcript_path.as_deref() {
         if record.transcript.path != path {
             record.transcript.path = path.to_string();
@@ -99,10 +107,11 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
                     u.offset - record.transcript.offset.min(u.offset),
                     u.facts.len()
                 );
-                let handoff_in_span = handoff_written_since(store, span_start(&record, call));
+                handoff_in_span = handoff_written_since(store, span_start(&record, call));
                 let mut work = false;
                 for fact in u.facts {
                     work |= fact.is_work();
+                    ran_commands |= fact.is_command();
                     record.apply(fact);
                 }
                 // A handoff written in this span is taken to come after its work (agents
@@ -150,7 +159,43 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
             });
         }
     }
-    record.git = Some(git_state(root, moment != Moment::Turn, call.deadline));
+    // Work means activity; SessionEnd does not (Codex's app-server sends it a minute late).
+    if moment != Moment::End {
+        record.active_at(call.now_ms);
+    }
+    // A transcript's clock is the client's word: never later than now.
+    record.last_activity_ms = record.last_activity_ms.min(call.now_ms);
+
+    // After a turn, only when it ran commands, and not in a repository whose last scan took
+    // longer than a turn may wait (it is scanned at the compaction or the end instead).
+    let slow_tree = record
+        .scan_ms
+        .is_some_and(|ms| ms >= TURN_STATUS_LIMIT.as_millis() as u64);
+    let limit = match moment {
+        Moment::Turn if !ran_commands || slow_tree => None,
+        Moment::Turn => Some(TURN_STATUS_LIMIT),
+        Moment::Compaction | Moment::End => Some(STATUS_LIMIT),
+    };
+    let scan_started = std::time::Instant::now();
+    let (git, all_dirty) = git_state(root, limit, call.deadline);
+    if limit.is_some() {
+        // A scan given up at its limit took at least that long.
+        record.scan_ms = Some(scan_started.elapsed().as_millis() as u64);
+    }
+    record.git = Some(git);
+    if let (Some(dirty), Some(since)) = (all_dirty, session_began_ms(&record, call)) {
+        let before = record.files_edited_total;
+        // Up to the session's last activity: Codex's late SessionEnd of a thread left a minute
+        // ago must not take the changes the next thread made in that minute.
+        let until = record.activity_ms().max(since);
+        record.add_changed_files(handover_core::record::tree::changed_between(
+            root, &dirty, since, until,
+        ));
+        // Files changed through the shell are work the handoff may not know about.
+        if record.files_edited_total > before && !handoff_in_span {
+            record.work_since_handoff = true;
+        }
+    }
     record.updated = now;
     record.updated_ms = call.now_ms;
 
@@ -185,8 +230,32 @@ fn handoff_written_since(store: &handover_core::store::Store, since_ms: u64) -> 
         .unwrap_or(false)
 }
 
-/// Branch and HEAD (cheap); with `scan`, the changed files too, given up after STATUS_LIMIT.
-fn git_state(root: &Path, scan: bool, deadline: std::time::Instant) -> GitState {
+/// When the session began, as far as the hooks know: the first hook call seen for it (its
+/// per-session state) or its transcript's first timestamp, whichever is earlier. None when
+/// neither is known: then no change can be attributed to it.
+fn session_began_ms(record: &SessionRecord, call: &Call) -> Option<u64> {
+    let from_transcript = record
+        .started
+        .as_deref()
+        .and_then(handover_base::clock::parse_rfc3339_ms);
+    let from_hooks = call
+        .session()
+        .filter(|(_, loaded)| loaded.existed)
+        .map(|(_, loaded)| loaded.state.first_seen_ms)
+        .filter(|ms| *ms > 0);
+    match (from_transcript, from_hooks) {
+        (Some(a), Some(b)) => Some(a.min(b)),
+        (a, b) => a.or(b),
+    }
+}
+
+/// Branch and HEAD (cheap); with a `limit`, the changed files too (given up after it, and at
+/// the call's deadline), also returned whole for the attribution of edits.
+fn git_state(
+    root: &Path,
+    limit: Option<Duration>,
+    deadline: std::time::Instant,
+) -> (GitState, Option<Vec<String>>) {
     let (branch, head) = crate::pre_compact::head_of(root);
     let mut state = GitState {
         branch,
@@ -194,15 +263,15 @@ fn git_state(root: &Path, scan: bool, deadline: std::time::Instant) -> GitState 
         dirty: None,
         dirty_total: 0,
     };
-    if scan {
-        let limit = STATUS_LIMIT.min(crate::budget::remaining(deadline));
-        if let Some(mut dirty) = dirty_within(root.to_path_buf(), limit) {
-            state.dirty_total = dirty.len() as u64;
-            dirty.truncate(MAX_DIRTY);
-            state.dirty = Some(dirty);
-        }
+    let all = limit.and_then(|limit| {
+        let limit = limit.min(crate::budget::remaining(deadline));
+        dirty_within(root.to_path_buf(), limit)
+    });
+    if let Some(all) = &all {
+        state.dirty_total = all.len() as u64;
+        state.dirty = Some(all.iter().take(MAX_DIRTY).cloned().collect());
     }
-    state
+    (state, all)
 }
 
 /// Changed and untracked files, or None when git fails or takes longer than `limit`.

@@ -12,7 +12,14 @@
 //!   the middle of a long session: the update reads at most its last 16 MiB). Both must finish
 //!   well within the hook's 10 s timeout (and the hooks' own 2.5 s watchdog).
 //!
-//! `RECORD_BENCH_RUNS` sets the runs per case (default 31); cases run round-robin.
+//! - the working-tree scan that attributes shell edits (docs/hooks.md): the Stop hook after a
+//!   turn that ran a command (a new session's first scan; and in a session whose earlier scan
+//!   was slower than a turn may wait, where it is skipped), after one that did not, and
+//!   SessionStart (which takes no snapshot), in a small repository and in one of
+//!   `RECORD_BENCH_TREE_FILES` tracked files (default 100,000) with 5 dirty ones.
+//!
+//! `RECORD_BENCH_RUNS` sets the runs per case (default 31); cases run round-robin;
+//! `RECORD_BENCH_ONLY=tree` runs only the working-tree cases.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "measure.rs"]
@@ -29,6 +36,7 @@ use std::time::{Duration, Instant};
 
 const CONTEXT_WATCH: &str = env!("CARGO_BIN_EXE_handover-context-watch");
 const PRE_COMPACT: &str = env!("CARGO_BIN_EXE_handover-pre-compact");
+const SESSION_START: &str = env!("CARGO_BIN_EXE_handover-session-start");
 
 fn main() {
     let runs: usize = std::env::var("RECORD_BENCH_RUNS")
@@ -36,6 +44,10 @@ fn main() {
         .and_then(|v| v.parse().ok())
         .unwrap_or(31);
     let tmp = tempfile::tempdir().expect("temp dir");
+    if std::env::var("RECORD_BENCH_ONLY").is_ok_and(|v| v == "tree") {
+        tree_scan(runs, tmp.path());
+        return;
+    }
     let repo = tmp.path().join("repo");
     make_repo(&repo);
     let turn_bytes = std::fs::read(
@@ -148,6 +160,136 @@ fn main() {
     );
     println!("  hook timeout 10,000 ms; hooks' own watchdog 2,500 ms");
     println!("  record file after {} turns: {rec} bytes", runs + 2);
+    tree_scan(runs, tmp.path());
+}
+
+/// The Stop hook with and without the working-tree scan, and SessionStart, in a small
+/// repository and in a large one.
+fn tree_scan(runs: usize, tmp: &Path) {
+    let files: usize = std::env::var("RECORD_BENCH_TREE_FILES")
+        .ok()
+        .and_then(|v| v.parse().ok())
+        .unwrap_or(100_000);
+    let small = tmp.join("small");
+    make_repo(&small);
+    let large = tmp.join("large");
+    eprintln!("writing a repository of {files} files ...");
+    make_large_repo(&large, files);
+    for repo in [&small, &large] {
+        for i in 0..5 {
+            std::fs::write(repo.join(format!("dirty-{i}.txt")), "x").expect("write");
+        }
+    }
+    // One turn with a command (its result included), one with only a question and an answer.
+    let with_command = [
+        serde_json::json!({"type":"assistant","timestamp":"2026-11-25T10:00:00.000Z","message":{"role":"assistant","content":[
+            {"type":"tool_use","id":"b1","name":"Bash","input":{"command":"printf x > dirty-0.txt"}}]}}),
+        serde_json::json!({"type":"user","timestamp":"2026-11-25T10:00:01.000Z","message":{"role":"user","content":[
+            {"type":"tool_result","tool_use_id":"b1","content":"","is_error":false}]}}),
+    ];
+    let without = [
+        serde_json::json!({"type":"user","timestamp":"2026-11-25T10:00:00.000Z","message":{"role":"user","content":"why?"}}),
+        serde_json::json!({"type":"assistant","timestamp":"2026-11-25T10:00:01.000Z","message":{"role":"assistant","content":[
+            {"type":"text","text":"Because."}]}}),
+    ];
+    let lines = |l: &[serde_json::Value]| -> Vec<u8> {
+        l.iter()
+            .map(|v| format!("{v}\n"))
+            .collect::<String>()
+            .into_bytes()
+    };
+    let (with_command, without) = (lines(&with_command), lines(&without));
+    // `fresh`: a new session each run (its first scan); else one session throughout (after a
+    // scan slower than a turn may wait, the turns skip it).
+    let stop = |repo: &Path, name: &str, turn: Vec<u8>, fresh: bool| {
+        let t = tmp.join(format!("{name}.jsonl"));
+        std::fs::write(&t, &turn).expect("write");
+        let (repo, name) = (repo.to_path_buf(), name.to_string());
+        let n = std::cell::Cell::new(0u32);
+        Box::new(move || {
+            append(&t, &turn);
+            n.set(n.get() + 1);
+            let sid = if fresh {
+                format!("{name}-{}", n.get())
+            } else {
+                name.clone()
+            };
+            let p = payload(&repo, &sid, &t, "Stop");
+            let start = Instant::now();
+            let out = run(CONTEXT_WATCH, &["--agent", "claude"], &p);
+            let took = start.elapsed();
+            assert!(out.is_empty(), "{out}");
+            took
+        }) as Box<dyn Fn() -> Duration>
+    };
+    let start_hook = |repo: &Path| {
+        let repo = repo.to_path_buf();
+        Box::new(move || {
+            let p = serde_json::to_vec(&serde_json::json!({"session_id": "start", "cwd": repo,
+                "hook_event_name": "SessionStart", "source": "startup"}))
+            .expect("json");
+            let start = Instant::now();
+            run(SESSION_START, &["--agent", "claude"], &p);
+            start.elapsed()
+        }) as Box<dyn Fn() -> Duration>
+    };
+    let cases: Vec<Box<dyn Fn() -> Duration>> = vec![
+        stop(&small, "small-cmd", with_command.clone(), true),
+        stop(&small, "small-talk", without.clone(), false),
+        stop(&large, "large-cmd", with_command.clone(), true),
+        stop(&large, "large-talk", without, false),
+        start_hook(&small),
+        start_hook(&large),
+        stop(&small, "small-cmd-again", with_command.clone(), false),
+        stop(&large, "large-cmd-again", with_command, false),
+    ];
+    let medians = medians_interleaved(runs, &cases);
+    let [s_cmd, s_talk, l_cmd, l_talk, s_start, l_start, s_again, l_again] = medians[..] else {
+        unreachable!("eight cases")
+    };
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    println!();
+    println!("working-tree scan (shell edits): {files} files vs a small repository, 5 dirty files, median wall time");
+    for (what, small, large) in [
+        ("Stop after a turn that ran a command (scans)", s_cmd, l_cmd),
+        (
+            "the same in a session whose scans were slow ",
+            s_again,
+            l_again,
+        ),
+        (
+            "Stop after a turn without commands          ",
+            s_talk,
+            l_talk,
+        ),
+        (
+            "SessionStart (no snapshot taken)            ",
+            s_start,
+            l_start,
+        ),
+    ] {
+        println!(
+            "  {what}  small {:8.3} ms  large {:8.3} ms  ratio {:6.2}",
+            ms(small),
+            ms(large),
+            ms(large) / ms(small)
+        );
+    }
+    println!(
+        "  the scan after a turn is given up after 300 ms, and skipped after one that took longer"
+    );
+}
+
+/// A committed repository of `files` small files in directories of 100.
+fn make_large_repo(dir: &Path, files: usize) {
+    for i in 0..files {
+        let d = dir.join(format!("d{:04}", i / 100));
+        if i % 100 == 0 {
+            std::fs::create_dir_all(&d).expect("mkdir");
+        }
+        std::fs::write(d.join(format!("f{i}.txt")), i.to_string()).expect("write");
+    }
+    make_repo(dir);
 }
 
 fn update(repo: &Path, sid: &str, t: &Path, moment: Moment, event: &str) {

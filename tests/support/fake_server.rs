@@ -565,15 +565,25 @@ fn gemini_shell_tool(body: &Value) -> String {
         .to_string()
 }
 
-/// One `GenerateContentResponse`: a text or a call of the shell tool, with `usageMetadata`
-/// (its `promptTokenCount` is what Gemini CLI records as `tokens.input`).
+/// One `GenerateContentResponse`: a text, or calls of the shell tool and of the turn's `tools`
+/// (by their Gemini CLI names, e.g. `write_file`, `replace`), with `usageMetadata` (its
+/// `promptTokenCount` is what Gemini CLI records as `tokens.input`).
 fn gemini_response(turn: &Turn, usage: u64, model: &str, body: &Value) -> Value {
-    let part = match &turn.shell {
-        Some(cmd) => json!({"functionCall": {"name": gemini_shell_tool(body),
-                                             "args": {"command": cmd, "description": "Run a command"}}}),
-        None => json!({"text": turn.text.clone().unwrap_or_default()}),
-    };
-    json!({"candidates": [{"content": {"role": "model", "parts": [part]},
+    let mut parts: Vec<Value> = turn
+        .shell
+        .iter()
+        .map(|cmd| json!({"functionCall": {"name": gemini_shell_tool(body),
+                                           "args": {"command": cmd, "description": "Run a command"}}}))
+        .collect();
+    parts.extend(
+        turn.tools
+            .iter()
+            .map(|t| json!({"functionCall": {"name": t.name, "args": t.input}})),
+    );
+    if parts.is_empty() {
+        parts.push(json!({"text": turn.text.clone().unwrap_or_default()}));
+    }
+    json!({"candidates": [{"content": {"role": "model", "parts": parts},
                            "finishReason": "STOP", "index": 0}],
            "usageMetadata": {"promptTokenCount": usage, "candidatesTokenCount": 10,
                              "totalTokenCount": usage + 10},

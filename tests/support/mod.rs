@@ -9,6 +9,7 @@
 
 pub mod fake_server;
 pub mod interactive;
+pub mod interactive_records;
 pub mod record_scenarios;
 pub mod scenarios;
 

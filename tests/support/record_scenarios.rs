@@ -1,8 +1,9 @@
-//! The session record (issue 11) with the real clients: a session that edits a file, runs a
-//! failing test and ends without a handoff is shown to the next one; a session that commits
-//! everything leaves the next one nothing extra; a session killed mid-turn still leaves the
-//! facts of its last completed turn. Asserted on what the next session's first model request
-//! carries.
+//! The session record with the real clients: a session that edits a file, runs a failing test
+//! and ends without a handoff is shown to the next one; a session that commits everything
+//! leaves the next one nothing extra; a session killed mid-turn still leaves the facts of its
+//! last completed turn; a session that edits only through the shell and whose last failing
+//! command is not a test still leaves the next one its files and that failure, however it
+//! ended. Asserted on what the next session's first model request carries.
 
 use super::fake_server::{ToolCall, Turn};
 use super::*;
@@ -36,7 +37,18 @@ fn write_files(sb: &Sandbox) -> Turn {
                 )),
             )]
         }
-        Agent::Gemini => panic!("the session record is not kept for Gemini CLI"),
+        // Gemini CLI: two `write_file` calls in one answer.
+        Agent::Gemini => vec![
+            ToolCall::new(
+                "write_file",
+                json!({"file_path": sb.project.join("src/parse.py"),
+                       "content": "def parse(s):\n    return s.strip()\n"}),
+            ),
+            ToolCall::new(
+                "write_file",
+                json!({"file_path": sb.project.join("run_tests.sh"), "content": FAILING_TESTS}),
+            ),
+        ],
     };
     Turn::tools(calls).usage(3_000)
 }
@@ -63,7 +75,7 @@ fn unfinished_session(sb: &Sandbox) -> Run {
     run
 }
 
-fn next_session(sb: &Sandbox) -> Run {
+pub fn next_session(sb: &Sandbox) -> Run {
     sb.run(
         vec![Turn::text("Looking at it.").usage(2_000)],
         RunOpts::prompt("Continue."),
@@ -93,6 +105,11 @@ pub fn unfinished_work_reaches_next_session(agent: Agent) {
     assert_ne!(s1.session_id(), s2.session_id());
     let text = injected(agent, s2.first_request());
     let ours = &text[text.find(OPENING).unwrap_or(0)..];
+    // Gemini CLI's SessionEnd is not wired: its record says what is known instead.
+    let ending = match agent {
+        Agent::Gemini => "idle since then; no end recorded (quit, killed or still open)",
+        Agent::Claude | Agent::Codex => "(SessionEnd, reason other)",
+    };
     assert_carries(
         agent,
         ours,
@@ -100,7 +117,7 @@ pub fn unfinished_work_reaches_next_session(agent: Agent) {
             OPENING,
             "src/parse.py",
             "Last failing command: «sh run_tests.sh» (failed, exit 1)",
-            "(SessionEnd, reason other)",
+            ending,
             "Still uncommitted now:",
         ],
     );
@@ -192,7 +209,128 @@ pub fn killed_session_leaves_its_last_turn(agent: Agent) {
             OPENING,
             "src/parse.py",
             "Last failing command: «sh run_tests.sh» (failed, exit 1)",
-            "no end recorded (killed, or still running)",
+            "idle since then; no end recorded (quit, killed or still open)",
         ],
+    );
+}
+
+/// Edits through the shell only (no edit tool): a new file by redirection, a tracked file by
+/// `sed -i`; then a failing command that is not a test run (a code generator's stand-in: not
+/// `grep`, whose exit 1 Claude Code does not count as an error).
+const SHELL_CREATE: &str =
+    "mkdir -p src && printf 'def parse(s):\\n    return s.strip()\\n' > src/parse.py";
+const SHELL_CHANGE: &str = "sed -i 's/report()/report_csv()/' src/report.rs";
+const FAILING_CHECK: &str = "sh -c 'echo codegen: 2 errors; exit 3'";
+/// Dirty before the session began, and left alone by it.
+const UNTOUCHED: &str = "notes-untouched.md";
+
+/// Leaves `UNTOUCHED` dirty, last changed an hour before the session.
+pub fn prepare_untouched(sb: &Sandbox) {
+    let untouched = sb.project.join(UNTOUCHED);
+    std::fs::write(&untouched, "the user's own notes\n").unwrap();
+    let an_hour_ago = std::time::SystemTime::now() - std::time::Duration::from_secs(3600);
+    std::fs::File::options()
+        .write(true)
+        .open(&untouched)
+        .and_then(|f| f.set_modified(an_hour_ago))
+        .unwrap();
+}
+
+/// The model's answers of a shell-only session, before its final text. Each answers only a
+/// request that carries the previous call (interactive Codex also asks the model for a thread
+/// title, which must not take a step).
+pub fn shell_only_turns() -> Vec<Turn> {
+    vec![
+        Turn::shell(SHELL_CREATE).usage(3_000),
+        Turn::shell(SHELL_CHANGE).usage(3_100).when("src/parse.py"),
+        Turn::shell(FAILING_CHECK).usage(3_200).when("report_csv"),
+    ]
+}
+
+/// What the final answer of a shell-only session waits for: the failing command in the request.
+pub const AFTER_SHELL_ONLY: &str = "codegen";
+
+fn shell_only_session(sb: &Sandbox) -> Run {
+    prepare_untouched(sb);
+    let mut turns = shell_only_turns();
+    turns.push(
+        Turn::text("The parser strips whitespace now; the check still fails.")
+            .usage(3_300)
+            .when(AFTER_SHELL_ONLY),
+    );
+    let run = sb.run(turns, RunOpts::prompt("Make the parser strip whitespace."));
+    let report = std::fs::read_to_string(sb.project.join("src/report.rs")).unwrap_or_default();
+    assert!(
+        sb.project.join("src/parse.py").is_file() && report.contains("report_csv"),
+        "the shell commands did not run:\n{}",
+        run.describe()
+    );
+    run
+}
+
+/// The next session's context names the shell edits and the failure, and not the file left
+/// dirty before the session.
+pub fn assert_shell_work_told(agent: Agent, text: &str) {
+    let ours = &text[text.find(OPENING).unwrap_or(0)..];
+    assert_carries(
+        agent,
+        ours,
+        &[
+            OPENING,
+            "its work looks unfinished",
+            "Last failing command: «sh -c 'echo codegen: 2 errors; exit 3'» (failed, exit 3)",
+            "Files it edited: ",
+            "src/parse.py",
+            "src/report.rs",
+            "Still uncommitted now:",
+        ],
+    );
+    assert!(
+        !ours.contains(UNTOUCHED),
+        "{}: a file dirty before the session and untouched by it was attributed:\n{ours}",
+        agent.name()
+    );
+    assert!(
+        !ours.contains("killed, or still running"),
+        "{}: {ours}",
+        agent.name()
+    );
+}
+
+/// Record scenario 4: edits through the shell, a failing command that is not a test, the
+/// session ends (the run exits): the next session is told the files and the failure.
+pub fn shell_edits_reach_next_session(agent: Agent) {
+    let sb = Sandbox::new(agent, Trust::BypassFlag);
+    let s1 = shell_only_session(&sb);
+    let s2 = next_session(&sb);
+    assert_ne!(s1.session_id(), s2.session_id());
+    assert_shell_work_told(agent, &injected(agent, s2.first_request()));
+    assert_eq!(sb.hook_errors(&[&s1, &s2]), Vec::<String>::new());
+}
+
+/// Record scenario 5: the same session resumed and SIGKILLed mid-turn: no Stop, no SessionEnd,
+/// and still the next session is told the files and the failure of its completed turns.
+pub fn shell_edits_survive_a_kill(agent: Agent) {
+    let sb = Sandbox::new(agent, Trust::BypassFlag);
+    let s1 = shell_only_session(&sb);
+    let killed = sb.run(
+        vec![Turn::shell(KILL_MY_CLIENT).usage(3_600)],
+        RunOpts::prompt("Try once more.")
+            .resume(&s1.session_id())
+            .killed(),
+    );
+    assert_ne!(
+        killed.status,
+        Some(0),
+        "the client was not killed:\n{}",
+        killed.describe()
+    );
+    let s3 = next_session(&sb);
+    let text = injected(agent, s3.first_request());
+    assert_shell_work_told(agent, &text);
+    assert_carries(
+        agent,
+        &text,
+        &["idle since then; no end recorded (quit, killed or still open)"],
     );
 }

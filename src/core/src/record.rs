@@ -1,20 +1,23 @@
 //! The session record: a small, bounded record of what a session did, taken from its transcript
 //! and git by the hooks, without asking the model (docs/format.md, "Session records").
 //!
-//! Facts only: the user's requests, the files the agent edited through its edit tools, the
-//! commands it ran and how they ended, its last message, how the session ended, the git state.
+//! Facts only: the user's requests, the files the agent edited (through its edit tools, or any
+//! other way: files git shows changed since the session began), the commands it ran and how
+//! they ended, its last message, how the session ended, when it was last active, the git state.
 //! Every text is untrusted (it comes from a transcript): it is redacted, stripped of control
 //! characters and shortened when it enters the record, so the record in memory is always what
 //! may be written to disk. However long the session, the record stays a few KB: every list is
 //! capped and counts what it dropped.
 //!
 //! `extract` reads a transcript incrementally (only the bytes appended since the last update);
-//! `files` keeps the records under `.handover/records/`; `text` renders them for the agent.
+//! `files` keeps the records under `.handover/records/`; `text` renders them for the agent;
+//! `tree` attributes the working tree's changes to the session that made them.
 
 pub mod extract;
 pub mod files;
 pub mod fill;
 pub mod text;
+pub mod tree;
 
 use serde::{Deserialize, Serialize};
 
@@ -43,11 +46,17 @@ pub const MAX_DIRTY: usize = 30;
 pub struct SessionRecord {
     pub version: u32,
     pub session_id: String,
-    /// `claude` or `codex`.
+    /// `claude`, `codex` or `gemini`.
     pub agent: String,
     /// First and last timestamps seen in the transcript (RFC 3339, as the client wrote them).
     pub started: Option<String>,
     pub last_activity: Option<String>,
+    /// The session's last activity in milliseconds since the Unix epoch: the newest of the
+    /// transcript's last entry and the hook calls that mean work (end of a turn, compaction),
+    /// never later than the update that set it. A SessionEnd is not activity: Codex's
+    /// app-server sends it a minute after a thread was left. Records are ranked by it; 0 in
+    /// records written before it existed (they rank by `updated_ms`).
+    pub last_activity_ms: u64,
     /// When a hook last updated this record (RFC 3339 and milliseconds since the Unix epoch).
     pub updated: String,
     pub updated_ms: u64,
@@ -58,8 +67,9 @@ pub struct SessionRecord {
     /// The first request of the session, then the newest ones.
     pub requests: Vec<String>,
     pub requests_total: u64,
-    /// Files the agent created or edited through its edit tools, repository-relative when they
-    /// are inside the repository, oldest first.
+    /// Files the agent created or edited, oldest first: through its edit tools (from the
+    /// transcript), and any file git shows changed whose change came after the session began
+    /// (a shell command, a formatter, `git apply`). Repository-relative when inside it.
     pub files_edited: Vec<String>,
     pub files_edited_total: u64,
     /// The newest commands, oldest first.
@@ -68,10 +78,16 @@ pub struct SessionRecord {
     /// The last test run and the last failing command, kept even when `commands` has moved on.
     pub last_test: Option<Command>,
     pub last_failure: Option<Command>,
+    /// The last failing command was run again later and passed: the failure was dealt with.
+    pub last_failure_passed_later: bool,
     /// The agent's last message (its own words, shortened).
     pub last_message: Option<String>,
     /// The repository at the last update.
     pub git: Option<GitState>,
+    /// How long the last working-tree scan took, in milliseconds (just over its limit when it
+    /// was given up); None before the first. A tree slower to scan than a turn may wait is
+    /// scanned only at compactions and at the end.
+    pub scan_ms: Option<u64>,
     /// The session edited files or ran commands after the last handoff written during it (or
     /// since it began, when it wrote none): the next session has facts the handoff lacks.
     pub work_since_handoff: bool,
@@ -129,6 +145,9 @@ pub struct Cursor {
     /// Bytes never read because too much was appended at once (see extract::MAX_READ).
     pub skipped_bytes: u64,
     pub pending: Vec<Pending>,
+    /// Ids of facts already applied that the client writes more than once (Gemini CLI writes
+    /// a reply again when its tool calls complete); the newest MAX_PENDING.
+    pub seen: Vec<String>,
 }
 
 /// A command call whose result has not been read yet.
@@ -164,6 +183,11 @@ pub enum Fact {
     },
     AgentMessage(String),
     Compacted,
+    /// A fact the client may write more than once under the same id: applied the first time.
+    Once {
+        id: String,
+        fact: Box<Fact>,
+    },
 }
 
 impl SessionRecord {
@@ -183,6 +207,9 @@ impl SessionRecord {
                 let t = clean_line(&t, 40);
                 if self.started.is_none() {
                     self.started = Some(t.clone());
+                }
+                if let Some(ms) = handover_base::clock::parse_rfc3339_ms(&t) {
+                    self.last_activity_ms = self.last_activity_ms.max(ms);
                 }
                 self.last_activity = Some(t);
             }
@@ -253,6 +280,48 @@ impl SessionRecord {
                 }
             }
             Fact::Compacted => self.compactions += 1,
+            Fact::Once { id, fact } => {
+                let id = clean_line(&id, 100);
+                if self.transcript.seen.contains(&id) {
+                    return;
+                }
+                self.transcript.seen.push(id);
+                if self.transcript.seen.len() > MAX_PENDING {
+                    self.transcript.seen.remove(0);
+                }
+                self.apply(*fact);
+            }
+        }
+    }
+
+    /// Files git shows changed, found by a working-tree scan to have changed after the session
+    /// began: added to `files_edited` unless already there (the order of known files kept).
+    pub fn add_changed_files(&mut self, paths: impl IntoIterator<Item = String>) {
+        for path in paths {
+            let path = untrusted(&path, MAX_PATH_CHARS);
+            if path.is_empty() || self.files_edited.contains(&path) {
+                continue;
+            }
+            self.files_edited_total += 1;
+            self.files_edited.push(path);
+            if self.files_edited.len() > MAX_FILES {
+                self.files_edited.remove(0);
+            }
+        }
+    }
+
+    /// A hook call that means the session was active at `ms` (a turn ended, a compaction).
+    pub fn active_at(&mut self, ms: u64) {
+        self.last_activity_ms = self.last_activity_ms.max(ms);
+    }
+
+    /// When the session was last active, for ranking: `last_activity_ms`, or for a record
+    /// written before that field existed, its last update.
+    pub fn activity_ms(&self) -> u64 {
+        if self.last_activity_ms > 0 {
+            self.last_activity_ms
+        } else {
+            self.updated_ms
         }
     }
 
@@ -271,6 +340,14 @@ impl SessionRecord {
         }
         if c.failed() {
             self.last_failure = Some(c.clone());
+            self.last_failure_passed_later = false;
+        } else if c.status == "passed"
+            && self
+                .last_failure
+                .as_ref()
+                .is_some_and(|f| f.command == c.command)
+        {
+            self.last_failure_passed_later = true;
         }
         self.commands_total += 1;
         self.commands.push(c);
@@ -325,6 +402,7 @@ impl SessionRecord {
         }
         let drop = self.transcript.pending.len().saturating_sub(MAX_PENDING);
         self.transcript.pending.drain(..drop);
+        keep_newest(&mut self.transcript.seen, MAX_PENDING, 100);
         self
     }
 
@@ -332,15 +410,33 @@ impl SessionRecord {
     pub fn last_test_failed(&self) -> bool {
         self.last_test.as_ref().is_some_and(Command::failed)
     }
+
+    /// The session's last failing command (a test run or not) was never run again with
+    /// success: the session left a failure behind.
+    pub fn failure_left(&self) -> bool {
+        self.last_failure.is_some() && !self.last_failure_passed_later
+    }
 }
 
 impl Fact {
     /// Facts of work on the repository (as opposed to conversation).
     pub fn is_work(&self) -> bool {
-        matches!(
-            self,
-            Fact::Edited(_) | Fact::CommandRan { .. } | Fact::CommandResult { .. }
-        )
+        match self {
+            Fact::Edited(_) | Fact::CommandRan { .. } | Fact::CommandResult { .. } => true,
+            Fact::Once { fact, .. } => fact.is_work(),
+            _ => false,
+        }
+    }
+
+    /// A command ran (or was called): it may have changed files the transcript does not name.
+    pub fn is_command(&self) -> bool {
+        match self {
+            Fact::CommandCalled { .. } | Fact::CommandRan { .. } | Fact::CommandResult { .. } => {
+                true
+            }
+            Fact::Once { fact, .. } => fact.is_command(),
+            _ => false,
+        }
     }
 }
 
@@ -546,6 +642,75 @@ mod tests {
         assert!(r.files_edited.iter().all(|f| !f.contains('\n')));
         assert_eq!(r.commands.len(), MAX_COMMANDS);
         assert_eq!(r.commands[0].command, "x ⏎ y");
+    }
+
+    #[test]
+    fn the_last_failure_is_left_behind_until_the_same_command_passes() {
+        let mut r = SessionRecord::new("s", "codex");
+        let ran = |r: &mut SessionRecord, c: &str, code: i64| {
+            r.apply(Fact::CommandRan {
+                command: c.into(),
+                exit_code: Some(code),
+            })
+        };
+        assert!(!r.failure_left());
+        ran(&mut r, "./gen.sh", 2);
+        assert!(r.failure_left());
+        ran(&mut r, "ls", 0);
+        assert!(r.failure_left(), "another command passing fixes nothing");
+        ran(&mut r, "./gen.sh", 0);
+        assert!(!r.failure_left());
+        ran(&mut r, "grep -q x f", 1);
+        assert!(r.failure_left(), "a new failure is left behind again");
+    }
+
+    #[test]
+    fn a_fact_written_twice_under_one_id_is_applied_once() {
+        let mut r = SessionRecord::new("s", "gemini");
+        let once = |id: &str| Fact::Once {
+            id: id.into(),
+            fact: Box::new(Fact::CommandRan {
+                command: "sh run_tests.sh".into(),
+                exit_code: Some(1),
+            }),
+        };
+        r.apply(once("call-1"));
+        r.apply(once("call-1"));
+        assert_eq!(r.commands_total, 1);
+        for i in 0..100 {
+            r.apply(once(&format!("other-{i}")));
+        }
+        assert_eq!(
+            r.transcript.seen.len(),
+            MAX_PENDING,
+            "the ids kept are bounded"
+        );
+        assert!(once("x").is_work() && once("x").is_command());
+    }
+
+    #[test]
+    fn activity_is_the_newest_entry_or_hook_call_and_ranks_old_records_by_update() {
+        let mut r = SessionRecord::new("s", "claude");
+        r.updated_ms = 5;
+        assert_eq!(r.activity_ms(), 5, "a record from before the field");
+        r.apply(Fact::At("2026-11-23T10:00:01.500Z".into()));
+        r.apply(Fact::At("not a time".into()));
+        assert_eq!(r.last_activity_ms, 1_795_428_001_500);
+        r.active_at(1_795_428_000_000);
+        assert_eq!(r.activity_ms(), 1_795_428_001_500, "never moves back");
+        r.active_at(1_795_428_009_000);
+        assert_eq!(r.activity_ms(), 1_795_428_009_000);
+    }
+
+    #[test]
+    fn changed_files_are_added_once_without_reordering_known_ones() {
+        let mut r = SessionRecord::new("s", "claude");
+        r.apply(Fact::Edited("a.rs".into()));
+        r.apply(Fact::Edited("b.rs".into()));
+        r.add_changed_files(["a.rs".to_string(), "c.rs".to_string()]);
+        r.add_changed_files(["c.rs".to_string()]);
+        assert_eq!(r.files_edited, ["a.rs", "b.rs", "c.rs"]);
+        assert_eq!(r.files_edited_total, 3);
     }
 
     #[test]

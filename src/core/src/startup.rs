@@ -120,7 +120,8 @@ fn handoff_delivery(
         .map(handover_base::clock::millis)
         .unwrap_or(0);
     let since = last
-        .filter(|r| r.work_since_handoff && r.updated_ms > handoff_ms)
+        // Active after the handoff, not merely written after it (a late SessionEnd).
+        .filter(|r| r.work_since_handoff && r.activity_ms() > handoff_ms)
         .map(|r| {
             let now = now_for(repo, r);
             record_text::since_handoff(r, &now, config.startup_budget_chars / SINCE_HANDOFF_SHARE)

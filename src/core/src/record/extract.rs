@@ -15,6 +15,15 @@
 //! `custom_tool_call` or `function_call` named `apply_patch` names its files in the patch
 //! (`*** Add File:`, `*** Update File:`, `*** Delete File:`, `*** Move to:`); a top-level
 //! `compacted` line marks a compaction.
+//!
+//! Gemini CLI (`~/.gemini/tmp/<project>/chats/session-*.jsonl`, see hooks/src/gemini.rs): a
+//! header line per run, `{"$set": ...}` updates, and one line per message: `type` `user`
+//! (`content` text items are requests) or `gemini` (`content` its text, `toolCalls` with
+//! `id`, `name`, `args`, `status` and `result`). A reply is written again when its tool calls
+//! complete, so each completed call is applied once, by its id. `run_shell_command` gives the
+//! command (`args.command`) and its end (`Exit Code: N` in the result when it failed, else
+//! the call's `status`); `write_file` and `replace` name a file (`args.file_path`). `$set`
+//! `messages` rewrites (a resume, a compression) repeat history already read and are skipped.
 
 use super::Fact;
 use serde_json::Value;
@@ -29,15 +38,17 @@ pub const MAX_READ: u64 = 16 << 20;
 pub enum Format {
     Claude,
     Codex,
+    Gemini,
 }
 
 impl Format {
-    /// The transcript format of an agent (`claude`, `codex`); None for one whose transcripts
-    /// are not read (Gemini CLI keeps another format).
+    /// The transcript format of an agent (`claude`, `codex`, `gemini`); None for one whose
+    /// transcripts are not read.
     pub fn of_agent(agent: &str) -> Option<Format> {
         match agent {
             "claude" => Some(Format::Claude),
             "codex" => Some(Format::Codex),
+            "gemini" => Some(Format::Gemini),
             _ => None,
         }
     }
@@ -117,6 +128,12 @@ pub fn facts_of_line(line: &[u8], format: Format, root: Option<&Path>, out: &mut
             "compact_boundary",
         ],
         Format::Codex => &["item_completed", "apply_patch", "\"compacted\""],
+        Format::Gemini => &[
+            "\"type\":\"user\"",
+            "\"type\":\"gemini\"",
+            "\"type\": \"user\"",
+            "\"type\": \"gemini\"",
+        ],
     };
     // A line that is not UTF-8 is not valid JSON either.
     let Ok(text) = std::str::from_utf8(line) else {
@@ -131,6 +148,7 @@ pub fn facts_of_line(line: &[u8], format: Format, root: Option<&Path>, out: &mut
     match format {
         Format::Claude => claude(&v, root, out),
         Format::Codex => codex(&v, root, out),
+        Format::Gemini => gemini(&v, root, out),
     }
 }
 
@@ -352,6 +370,113 @@ fn codex(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
         }
         _ => {}
     }
+}
+
+fn gemini(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+    // `$set` lines (history rewrites, metadata) and header lines have no `type`.
+    match str_of(v, "type") {
+        Some("user") => {
+            at(v, out);
+            for item in v
+                .get("content")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                if let Some(text) = str_of(item, "text") {
+                    gemini_request(text, out);
+                }
+            }
+            if let Some(text) = str_of(v, "content") {
+                gemini_request(text, out);
+            }
+        }
+        Some("gemini") => {
+            at(v, out);
+            for call in v
+                .get("toolCalls")
+                .and_then(Value::as_array)
+                .into_iter()
+                .flatten()
+            {
+                gemini_call(call, root, out);
+            }
+            if let Some(text) = str_of(v, "content").filter(|t| !t.trim().is_empty()) {
+                out.push(Fact::AgentMessage(text.to_string()));
+            }
+        }
+        _ => {}
+    }
+}
+
+/// A user text the user typed, not one Gemini CLI or a hook put there.
+fn gemini_request(text: &str, out: &mut Vec<Fact>) {
+    const CLIENT_WRAPPERS: [&str; 2] = ["<session_context>", "<hook_context>"];
+    if CLIENT_WRAPPERS
+        .iter()
+        .any(|w| text.trim_start().starts_with(w))
+    {
+        return;
+    }
+    request(text, out);
+}
+
+/// One completed tool call of a Gemini reply, applied once by its id.
+fn gemini_call(call: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+    let status = str_of(call, "status").unwrap_or("");
+    let (Some(id), true) = (
+        str_of(call, "id"),
+        matches!(status, "success" | "error" | "cancelled"),
+    ) else {
+        // Not finished yet: it is read when the reply is written again.
+        return;
+    };
+    let args = call.get("args").unwrap_or(&Value::Null);
+    let fact = match str_of(call, "name").unwrap_or("") {
+        "run_shell_command" => {
+            let Some(command) = str_of(args, "command") else {
+                return;
+            };
+            // An error or cancellation without a code (a signal, a refusal) stays `unknown`.
+            let exit_code = gemini_exit_code(call).or((status == "success").then_some(0));
+            Fact::CommandRan {
+                command: command.to_string(),
+                exit_code,
+            }
+        }
+        "write_file" | "replace" => {
+            let Some(path) = str_of(args, "file_path") else {
+                return;
+            };
+            Fact::Edited(relative(path, root))
+        }
+        _ => return,
+    };
+    out.push(Fact::Once {
+        id: id.to_string(),
+        fact: Box::new(fact),
+    });
+}
+
+/// Gemini CLI's shell tool ends a failed command's output with a line `Exit Code: N`.
+fn gemini_exit_code(call: &Value) -> Option<i64> {
+    let outputs = call
+        .get("result")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter_map(|r| r.pointer("/functionResponse/response/output"))
+        .filter_map(Value::as_str);
+    for output in outputs {
+        for line in output.lines() {
+            if let Some(code) = line.trim().strip_prefix("Exit Code: ") {
+                if let Ok(code) = code.trim().parse::<i64>() {
+                    return Some(code);
+                }
+            }
+        }
+    }
+    None
 }
 
 /// The texts of an item's `content`, joined.

@@ -94,17 +94,19 @@ pub fn save(records_dir: &Path, record: &SessionRecord) -> anyhow::Result<bool> 
     Ok(created)
 }
 
-/// Every readable record, newest update first.
+/// Every readable record, the most recently active session first (not the most recently
+/// written: Codex's app-server writes a left thread's SessionEnd a minute later, which must not
+/// make that thread look newer than the work done since). Ties go to the later update.
 pub fn list(records_dir: &Path) -> Vec<SessionRecord> {
     let mut records: Vec<SessionRecord> = entries(records_dir)
         .into_iter()
         .filter_map(|(path, _)| read(&path))
         .collect();
-    records.sort_by_key(|r| std::cmp::Reverse(r.updated_ms));
+    records.sort_by_key(|r| std::cmp::Reverse((r.activity_ms(), r.updated_ms)));
     records
 }
 
-/// The newest record of a session other than `except` (the current session).
+/// The record of the most recently active session other than `except` (the current session).
 pub fn latest(records_dir: &Path, except: Option<&str>) -> Option<SessionRecord> {
     list(records_dir)
         .into_iter()

@@ -14,7 +14,8 @@ pub enum ShowRecord {
     /// After a handoff: when the record is newer. Without one: always.
     Always,
     /// After a handoff: when the record is newer. Without one: only when the work looks
-    /// unfinished (edited files still uncommitted, or the last test run failed). The default.
+    /// unfinished (edited files still uncommitted, the last test run failed, or the last
+    /// failing command was never run again with success). The default.
     Unfinished,
     Never,
 }
@@ -44,9 +45,10 @@ pub struct Now {
 }
 
 impl Now {
-    /// Unfinished: edited files left uncommitted, or the last test run failed.
+    /// Unfinished: edited files left uncommitted, the last test run failed, or the last
+    /// failing command (a test or not) was never run again with success.
     pub fn unfinished(&self, r: &SessionRecord) -> bool {
-        !self.uncommitted.is_empty() || r.last_test_failed()
+        !self.uncommitted.is_empty() || r.last_test_failed() || r.failure_left()
     }
 }
 
@@ -56,24 +58,36 @@ pub fn quote(text: &str) -> String {
     format!("«{}»", text.replace(['«', '»'], "\""))
 }
 
-/// How the session ended, in a few words.
+/// How the session ended, in a few words: what is known, nothing more. Without an end event
+/// the session may have been quit (interactive Codex sends none at `/exit` or Ctrl-C, Gemini
+/// CLI's is not wired), killed, or still be open: the record says when it was last active and
+/// that nothing came after, not which of these it was.
 pub fn ending(r: &SessionRecord) -> String {
-    let last = r.last_activity.as_deref().unwrap_or(r.updated.as_str());
+    let last = last_active(r);
     match &r.ended {
         Some(e) if e.how == "session_end" => format!(
-            "ended at {} (SessionEnd, reason {})",
+            "ended at {} (SessionEnd, reason {}); last activity {last}",
             e.at,
             e.reason.as_deref().unwrap_or("unknown")
         ),
         Some(e) => format!(
-            "compacted at {} ({}), no end recorded after that (killed, or still running); last activity {last}",
+            "compacted at {} ({}); last activity {last}, idle since then; no end recorded (quit, killed or still open)",
             e.at,
             e.reason.as_deref().unwrap_or("unknown")
         ),
         None => format!(
-            "no end recorded (killed, or still running); last activity {last}"
+            "last activity {last}, idle since then; no end recorded (quit, killed or still open)"
         ),
     }
+}
+
+/// The session's last activity as a UTC time (to the second), else the transcript's last
+/// timestamp as written, else the last update.
+fn last_active(r: &SessionRecord) -> String {
+    if r.last_activity_ms > 0 {
+        return handover_base::clock::format_rfc3339(r.last_activity_ms / 1000);
+    }
+    r.last_activity.clone().unwrap_or_else(|| r.updated.clone())
 }
 
 fn command_fact(c: &Command) -> String {
@@ -335,6 +349,39 @@ mod tests {
         }
         let t = since_handoff(&r, &now, 700);
         assert!(t.contains("(+"), "files beyond the room are counted: {t}");
+    }
+
+    #[test]
+    fn without_an_end_it_says_what_is_known_and_claims_no_kill() {
+        let mut r = sample();
+        r.ended = None;
+        r.active_at(1_795_428_300_000);
+        assert_eq!(
+            ending(&r),
+            "last activity 2026-11-23T10:05:00Z, idle since then; no end recorded (quit, killed or still open)"
+        );
+        // A late SessionEnd (Codex's app-server) does not hide when the work stopped.
+        r.ended = Some(Ending {
+            how: "session_end".into(),
+            reason: Some("other".into()),
+            at: "2026-11-23T10:06:00Z".into(),
+        });
+        assert_eq!(
+            ending(&r),
+            "ended at 2026-11-23T10:06:00Z (SessionEnd, reason other); last activity 2026-11-23T10:05:00Z"
+        );
+        // Unfinished: a failure left behind, even with nothing uncommitted and no test run.
+        let mut r = SessionRecord::new("s", "gemini");
+        r.apply(Fact::CommandRan {
+            command: "./gen.sh".into(),
+            exit_code: Some(2),
+        });
+        assert!(Now::default().unfinished(&r));
+        r.apply(Fact::CommandRan {
+            command: "./gen.sh".into(),
+            exit_code: Some(0),
+        });
+        assert!(!Now::default().unfinished(&r));
     }
 
     #[test]

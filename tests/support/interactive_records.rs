@@ -1,0 +1,114 @@
+//! The session record in the clients' terminal UIs (tests/support/interactive.rs drives them):
+//! a session quit right after a shell edit still leaves the next session its files and its last
+//! failure (interactive Codex sends no SessionEnd at quit, Gemini CLI's is not wired); a Codex
+//! thread left with `/new` gets its SessionEnd from the app-server daemon about a minute later,
+//! which must not make it the "last session" over the newer thread.
+
+use super::fake_server::Turn;
+use super::interactive::TuiOpts;
+use super::record_scenarios::{
+    assert_shell_work_told, next_session, prepare_untouched, shell_only_turns, AFTER_SHELL_ONLY,
+};
+use super::*;
+
+/// Interactive Codex also asks the model for a thread title, at about the same time as the
+/// thread's first request: this turn answers that request (whichever comes first), so it never
+/// takes a step of the scenario.
+fn title_turn() -> Turn {
+    Turn::text("Shell work").when("task title")
+}
+
+/// How each client's terminal UI is quit by its user.
+fn quit_command(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Claude | Agent::Codex => "/exit",
+        Agent::Gemini => "/quit",
+    }
+}
+
+/// Interactive record scenario 1: shell-only edits and a failing command in one prompt, then the
+/// user quits; the next session's first request carries the files and the failure.
+pub fn quit_after_a_shell_edit(agent: Agent) {
+    let sb = Sandbox::new(agent, Trust::Installed);
+    prepare_untouched(&sb);
+    {
+        let mut turns = vec![title_turn()];
+        turns.extend(shell_only_turns());
+        turns.push(
+            Turn::text("SHELL-WORK-DONE")
+                .usage(3_300)
+                .when(AFTER_SHELL_ONLY),
+        );
+        let tui = sb.tui(turns, TuiOpts::default());
+        tui.send("Make the parser strip whitespace.");
+        tui.wait_for("SHELL-WORK-DONE", 90);
+        // The turn's Stop (Gemini CLI: AfterAgent) has run once the record names the failure.
+        tui.wait_until("the turn's record", 30, || {
+            records_text(&sb).contains("codegen")
+        });
+        tui.send(quit_command(agent));
+        tui.wait_exit(30);
+    }
+    let s2 = next_session(&sb);
+    let text = injected(agent, s2.first_request());
+    assert_shell_work_told(agent, &text);
+}
+
+/// Every record file's text (to wait for an update without parsing).
+fn records_text(sb: &Sandbox) -> String {
+    std::fs::read_dir(sb.project.join(".handover/records"))
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// Interactive record scenario 2 (Codex): thread A fails a command, the user starts a new
+/// thread (`/new`) that fails another; the daemon ends thread A about a minute later. The next
+/// session is told about thread B, not A.
+pub fn codex_left_thread_late_session_end() {
+    let agent = Agent::Codex;
+    let sb = Sandbox::new(agent, Trust::Installed);
+    const OLD: &str = "sh -c 'echo old thread; exit 4'";
+    const NEW: &str = "sh -c 'echo new thread; exit 5'";
+    let tui = sb.tui(
+        vec![
+            title_turn(),
+            Turn::shell(OLD).usage(3_000),
+            Turn::text("THREAD-A-DONE").usage(3_100).when("old thread"),
+        ],
+        TuiOpts::default(),
+    );
+    tui.send("Run the old check.");
+    tui.wait_for("THREAD-A-DONE", 90);
+    tui.add_turns(vec![
+        title_turn(),
+        Turn::shell(NEW).usage(3_000).when("Run the new check"),
+        Turn::text("THREAD-B-DONE").usage(3_100).when("new thread"),
+    ]);
+    // Codex 0.169.0 asks where the new thread runs: Enter takes the default.
+    tui.send("/new");
+    tui.settle(5);
+    tui.key("Enter");
+    tui.settle(5);
+    tui.send("Run the new check.");
+    tui.wait_for("THREAD-B-DONE", 90);
+    // The daemon's late SessionEnd of thread A.
+    tui.wait_until("the left thread's SessionEnd", 150, || {
+        let dir = handover_core::record::files::dir(&sb.project.join(".handover"));
+        handover_core::record::files::list(&dir).iter().any(|r| {
+            r.commands.iter().any(|c| c.command.contains("old thread"))
+                && r.ended.as_ref().is_some_and(|e| e.how == "session_end")
+        })
+    });
+    drop(tui);
+    let s2 = next_session(&sb);
+    let text = injected(agent, s2.first_request());
+    assert!(
+        text.contains("new thread; exit 5") && !text.contains("old thread"),
+        "the next session was not told about the newer thread:\n{text}"
+    );
+}
