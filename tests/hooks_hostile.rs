@@ -501,7 +501,7 @@ fn a_fifo_transcript_never_blocks_a_hook() {
     let _ = fs::remove_file(&fifo);
 }
 
-/// A damaged state.json beside 200 large archive files (hard links of one 4 MiB document
+/// A damaged state.json beside 200 large archive files (hard links of one 1 MiB document
 /// whose checksum does not match): the recovery work is bounded and SessionStart still
 /// answers, saying the handoff is damaged.
 #[test]
@@ -510,7 +510,8 @@ fn a_damaged_handoff_beside_a_huge_archive_still_gets_an_answer() {
     repo.save_handoff();
     let state = repo.path().join(".handover/state.json");
     let mut doc: Value = serde_json::from_slice(&fs::read(&state).unwrap()).unwrap();
-    doc["content"]["goal"] = json!("g".repeat(4 * 1024 * 1024 - 4096));
+    // 1 MiB each: 200 MiB to parse and hash before the fix, a bounded few now.
+    doc["content"]["goal"] = json!("g".repeat(1024 * 1024));
     doc["checksum"] = json!(format!("sha256:{}", "0".repeat(64)));
     let archive = repo.path().join(".handover/archive");
     fs::create_dir_all(&archive).unwrap();
@@ -558,8 +559,8 @@ fn a_gemini_settings_link_to_a_device_is_never_read() {
     }
 }
 
-/// `.git` a link to `/dev/zero` in a tree that was not cloned (a tarball): Stop and
-/// PreCompact never read it.
+/// `.git` a link to `/dev/zero` in a tree that was not cloned (a tarball): SessionStart, Stop
+/// and PreCompact never read it.
 #[test]
 fn a_dot_git_link_to_a_device_never_stalls_a_hook() {
     let dir = tempfile::tempdir().unwrap();
@@ -567,7 +568,11 @@ fn a_dot_git_link_to_a_device_never_stalls_a_hook() {
     symlink("/dev/zero", dir.path().join(".git")).unwrap();
     let t = dir.path().join("t.jsonl");
     fs::write(&t, "").unwrap();
-    for (bin, event) in [(CONTEXT_WATCH, "Stop"), (PRE_COMPACT, "PreCompact")] {
+    for (bin, event) in [
+        (SESSION_START, "SessionStart"),
+        (CONTEXT_WATCH, "Stop"),
+        (PRE_COMPACT, "PreCompact"),
+    ] {
         let run = hook(
             bin,
             dir.path(),

@@ -483,7 +483,8 @@ pub fn common_dir_files(root: &Path) -> Option<PathBuf> {
     let git_dir = if dot_git.is_dir() {
         dot_git
     } else {
-        let text = fs::read_to_string(&dot_git).ok()?;
+        // Through the read gate, as in read_head_files: a `.git` link to a device is not read.
+        let text = read_dot_git_file(root).ok()?;
         let target = Path::new(text.lines().next()?.strip_prefix("gitdir:")?.trim());
         if target.is_absolute() {
             target.to_path_buf()
@@ -491,7 +492,7 @@ pub fn common_dir_files(root: &Path) -> Option<PathBuf> {
             root.join(target)
         }
     };
-    match fs::read_to_string(git_dir.join("commondir")) {
+    match read_small(&git_dir.join("commondir"), SMALL_GIT_FILE) {
         Ok(text) => {
             let rel = Path::new(text.trim());
             Some(if rel.is_absolute() {

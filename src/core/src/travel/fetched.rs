@@ -54,11 +54,10 @@ pub fn refs_for(root: &Path, branch: &str) -> Vec<(String, String)> {
 }
 
 fn read_loose(path: &Path) -> Option<String> {
-    let meta = fs::symlink_metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > 200 {
-        return None;
-    }
-    let text = fs::read_to_string(path).ok()?;
+    // The read gate: a plain file (checked on the open descriptor, so a FIFO never blocks),
+    // at most 200 bytes.
+    use handover_base::read_gate::{self, Links};
+    let text = read_gate::read_to_string(path, Links::Refuse, 200).ok()??;
     let id = text.trim();
     crate::git::looks_like_object_id(id).then(|| id.to_string())
 }
@@ -86,7 +85,9 @@ fn packed(common: &Path, branch: &str) -> Vec<(String, String)> {
 /// it returns true (then true). Reads at most [`MAX_PACKED_REFS_SCAN`] bytes, and in a sorted
 /// file (git's default) stops at the first name past ours.
 fn scan_packed(common: &Path, mut visit: impl FnMut(&str, &str) -> bool) -> bool {
-    let Ok(file) = fs::File::open(common.join("packed-refs")) else {
+    // The read gate: a FIFO or device in place of packed-refs is refused, never waited on.
+    use handover_base::read_gate::{self, Links};
+    let Ok(Some(file)) = read_gate::open(&common.join("packed-refs"), Links::Follow) else {
         return false;
     };
     let mut reader = BufReader::new(file.take(MAX_PACKED_REFS_SCAN));
