@@ -559,6 +559,40 @@ fn a_gemini_settings_link_to_a_device_is_never_read() {
     }
 }
 
+/// A committed `.codex/config.toml` that is a link to `/dev/zero`, or a FIFO: Codex's context
+/// watch looks there for the compaction point and must neither read the device without end nor
+/// wait on the FIFO (a length check through the link saw 0 bytes and read on).
+#[test]
+fn a_codex_project_config_link_to_a_device_or_a_fifo_is_never_read() {
+    for kind in ["device", "fifo"] {
+        let repo = Repo::new();
+        repo.save_handoff();
+        let config = repo.path().join(".codex/config.toml");
+        fs::create_dir_all(config.parent().unwrap()).unwrap();
+        if kind == "device" {
+            symlink("/dev/zero", &config).unwrap();
+        } else {
+            let made = std::process::Command::new("mkfifo")
+                .arg(&config)
+                .status()
+                .unwrap();
+            assert!(made.success(), "mkfifo failed");
+        }
+        let tdir = tempfile::tempdir().unwrap();
+        let t = codex_transcript(tdir.path(), 50_000, 100_000);
+        let mut p = json!({"session_id": "c", "hook_event_name": "Stop",
+                           "transcript_path": t.to_str().unwrap()});
+        p["cwd"] = json!(repo.path().to_str().unwrap());
+        let run = run_hook(CONTEXT_WATCH, &["--agent", "codex"], payload(p), &[]);
+        run.assert_clean(&format!("Stop with a {kind} as .codex/config.toml"));
+        assert!(
+            run.elapsed < NEVER_BLOCKED,
+            "Stop with a {kind} as .codex/config.toml took {:?}",
+            run.elapsed
+        );
+    }
+}
+
 /// `.git` a link to `/dev/zero` in a tree that was not cloned (a tarball): SessionStart, Stop
 /// and PreCompact never read it.
 #[test]

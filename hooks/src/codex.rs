@@ -54,11 +54,11 @@ fn codex_home() -> Option<PathBuf> {
         .or_else(|| var("HOME").map(|h| PathBuf::from(h).join(".codex")))
 }
 
+/// A config file through the read gate: a project's `.codex/config.toml` comes with the clone,
+/// so a link to a device or a FIFO there must never be read or waited on.
 fn read_small(file: &Path) -> Option<String> {
-    if std::fs::metadata(file).ok()?.len() > CONFIG_MAX_BYTES {
-        return None;
-    }
-    std::fs::read_to_string(file).ok()
+    use handover_base::read_gate::{self, Links};
+    read_gate::read_to_string(file, Links::Follow, CONFIG_MAX_BYTES).ok()?
 }
 
 /// The limit a config file sets: top level, or in the profile its `profile` key selects; the

@@ -331,7 +331,7 @@ fn gitignore_dry_run(repo: &Path) -> Option<String> {
         return None;
     }
     let path = handover_core::guard::file(repo);
-    let before = std::fs::read(&path).ok();
+    let before = handover_core::guard::read_gitignore(&path).ok().flatten();
     let after = handover_core::guard::with_block(before.as_deref().unwrap_or_default()).ok()?;
     let before = before.map(|b| String::from_utf8_lossy(&b).into_owned());
     let after = String::from_utf8_lossy(&after).into_owned();

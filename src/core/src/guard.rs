@@ -176,8 +176,9 @@ fn submodule_git_dir(root: &Path) -> Option<std::path::PathBuf> {
     (in_modules && !dir.join("commondir").exists()).then_some(dir)
 }
 
-/// Ok(None) when the file does not exist.
-fn read_gitignore(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
+/// The `.gitignore` as it is, through the same guarded read the write uses (no link followed,
+/// no FIFO waited on, at most 16 MiB). Ok(None) when the file does not exist.
+pub fn read_gitignore(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
     // Never through a link, never blocking on a FIFO.
     match crate::safe_fs::read_limited(path, 16 * 1024 * 1024) {
         Ok(bytes) => Ok(bytes),
