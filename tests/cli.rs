@@ -491,7 +491,7 @@ fn save_record(dir: &Path, session: &str, agent: &str) -> handover_core::record:
     });
     r.updated = handover_base::clock::now_rfc3339();
     r.updated_ms = handover_base::clock::unix_now().0 * 1000;
-    handover_core::record::files::save(&dir.join(".handover/records"), &r).unwrap();
+    handover_core::record::files::save(&handover_core::store::Store::at(dir), &r).unwrap();
     r
 }
 

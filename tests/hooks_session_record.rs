@@ -81,8 +81,7 @@ fn next_session(repo: &Repo, client: &str) -> Run {
 }
 
 fn record(repo: &Repo) -> SessionRecord {
-    let dir = handover_core::record::files::dir(&repo.store().dir());
-    handover_core::record::files::load(&dir, SID).expect("a record for the session")
+    handover_core::record::files::load(&repo.store(), SID).expect("a record for the session")
 }
 
 #[test]

@@ -409,3 +409,28 @@ pub fn files_changed(
     changes.dedup_by(|a, b| a.path == b.path);
     Ok((changes, base.map(|o| o.to_string())))
 }
+
+/// `rel` (relative to `root`) as a path inside the repository's working directory; None when
+/// `root` is not inside it (or either cannot be resolved).
+pub fn path_in_repo(repo: &Repository, root: &Path, rel: &Path) -> Option<PathBuf> {
+    let top = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok())?;
+    let here = std::fs::canonicalize(root).ok()?;
+    let prefix = here.strip_prefix(&top).ok()?;
+    Some(prefix.join(rel))
+}
+
+/// Git tracks `rel` (relative to `root`): it is in the index or in HEAD's tree, whatever its
+/// content on disk. Line endings and filters cannot hide a path, only change a content.
+pub fn is_tracked(repo: &Repository, root: &Path, rel: &Path) -> bool {
+    let Some(in_repo) = path_in_repo(repo, root, rel) else {
+        return false;
+    };
+    let in_index = repo
+        .index()
+        .is_ok_and(|index| index.get_path(&in_repo, 0).is_some());
+    in_index
+        || repo
+            .head()
+            .and_then(|h| h.peel_to_tree())
+            .is_ok_and(|tree| tree.get_path(&in_repo).is_ok())
+}

@@ -14,6 +14,7 @@
 pub mod extract;
 pub mod files;
 pub mod fill;
+pub mod provenance;
 pub mod text;
 
 use serde::{Deserialize, Serialize};
@@ -77,6 +78,16 @@ pub struct SessionRecord {
     pub work_since_handoff: bool,
     /// Where the next update starts reading.
     pub transcript: Cursor,
+    /// `handover` in every record handover writes (stamped by `files::save`): the prune
+    /// removes only files that carry it.
+    pub made_by: String,
+    /// The working tree the record was written in (canonical path, stamped by `files::save`):
+    /// a record is this working tree's own only when it names this one (see `provenance`).
+    pub working_tree: String,
+    /// The file name's key (`files::key` of the session id as the client gave it, before
+    /// redaction): set by `new` and `files::load`, never stored.
+    #[serde(skip)]
+    pub file_key: String,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -170,8 +181,9 @@ impl SessionRecord {
     pub fn new(session_id: &str, agent: &str) -> SessionRecord {
         SessionRecord {
             version: VERSION,
-            session_id: clean_line(session_id, 200),
-            agent: clean_line(agent, 20),
+            session_id: stored_session_id(session_id),
+            file_key: files::key(session_id),
+            agent: untrusted(agent, 20),
             ..SessionRecord::default()
         }
     }
@@ -291,6 +303,8 @@ impl SessionRecord {
         };
         line(&mut self.session_id, 200);
         line(&mut self.agent, 20);
+        line(&mut self.made_by, 20);
+        line(&mut self.working_tree, provenance::MAX_STAMP_CHARS);
         line(&mut self.updated, 40);
         opt(&mut self.started, 40);
         opt(&mut self.last_activity, 40);
@@ -323,6 +337,7 @@ impl SessionRecord {
                 keep_newest(d, MAX_DIRTY, MAX_PATH_CHARS);
             }
         }
+        line(&mut self.transcript.path, MAX_TRANSCRIPT_PATH_CHARS);
         let drop = self.transcript.pending.len().saturating_sub(MAX_PENDING);
         self.transcript.pending.drain(..drop);
         self
@@ -386,6 +401,20 @@ pub fn untrusted(text: &str, max: usize) -> String {
     let (redacted, _) = crate::redact::redact_text(text);
     shorten_line(&one_line(&redacted), max)
 }
+
+/// The session id as a record stores it: a client's text like any other, so a token in it is
+/// redacted (the file name is then a hash, see `files::key`).
+pub fn stored_session_id(session_id: &str) -> String {
+    untrusted(session_id, 200)
+}
+
+/// The transcript path as a record stores it (redacted, one line); compared in this form.
+pub fn stored_transcript_path(path: &str) -> String {
+    untrusted(path, MAX_TRANSCRIPT_PATH_CHARS)
+}
+
+/// Longest transcript path kept.
+pub const MAX_TRANSCRIPT_PATH_CHARS: usize = 4096;
 
 /// Text for the record that needs no redaction (ids, timestamps): one line, bounded.
 fn clean_line(text: &str, max: usize) -> String {

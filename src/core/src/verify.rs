@@ -153,33 +153,34 @@ fn check_origin(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
     }
 }
 
-/// `.handover/state.json` is in HEAD's tree with exactly the content on disk. A few object
-/// reads (the tree path, one blob hash), whatever the size of the repository.
+/// `.handover/state.json` is in HEAD's tree with exactly the content on disk.
 fn state_is_committed(root: &Path) -> bool {
     let Ok(Some(repo)) = git::open(root) else {
         return false;
     };
-    let Some(top) = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok()) else {
+    committed_in(&repo, root, &Path::new(".handover").join("state.json"))
+}
+
+/// The rule that makes a file under the store "came with the repository": `rel` (relative to
+/// the store's root) is in HEAD's tree with exactly the content on disk. Handoffs and session
+/// records both use it. A few object reads (the tree path, one blob hash), whatever the size of
+/// the repository.
+pub fn committed_in(repo: &Repository, root: &Path, rel: &Path) -> bool {
+    let Some(in_tree) = git::path_in_repo(repo, root, rel) else {
         return false;
     };
-    let Ok(here) = std::fs::canonicalize(root) else {
-        return false;
-    };
-    let Ok(prefix) = here.strip_prefix(&top) else {
-        return false;
-    };
-    let in_tree = prefix.join(".handover").join("state.json");
     let Ok(tree) = repo.head().and_then(|h| h.peel_to_tree()) else {
         return false;
     };
     let Ok(entry) = tree.get_path(&in_tree) else {
         return false;
     };
-    let on_disk = root.join(".handover").join("state.json");
+    let on_disk = root.join(rel);
     Oid::hash_file(git2::ObjectType::Blob, &on_disk).is_ok_and(|oid| oid == entry.id())
 }
 
-fn same_directory(a: &Path, b: &Path) -> bool {
+/// Two paths name the same directory (compared canonically when both exist).
+pub fn same_directory(a: &Path, b: &Path) -> bool {
     match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
         (Ok(a), Ok(b)) => a == b,
         _ => a == b,
