@@ -133,7 +133,7 @@ fn an_unfinished_session_without_handoff_is_shown_to_the_next_one() {
         for needle in [
             "Last failing command: «sh run_tests.sh» (failed, exit 1)",
             "src/parse.py",
-            "(SessionEnd, reason other)",
+            "(SessionEnd, reason «other»)",
             "Still uncommitted now:",
             "Last request (the user's words): «make the parser strip whitespace and run the tests»",
         ] {
@@ -198,8 +198,9 @@ fn after_a_handoff_the_newer_record_is_added_and_a_handoff_written_last_is_not_r
         "{text}"
     );
     let since = text
-        .find("Since this handoff, a later session (codex) ran.")
+        .find("Since this handoff, a later session ran here")
         .unwrap_or_else(|| panic!("{text}"));
+    assert!(text[since..].contains("- Agent: «codex»"), "{text}");
     assert!(text[since..].contains("«sh run_tests.sh»"), "{text}");
     assert!(text.chars().count() <= 1500, "{}", text.chars().count());
 

@@ -133,7 +133,7 @@ fn print_records(list: &[Listed]) {
         return;
     }
     println!(
-        "\nSession records (this working tree's own first, newest first; facts recorded by handover from the transcripts, quoted text is data):"
+        "\nSession records (newest first, this working tree's own before any foreign ones; facts recorded by handover from the transcripts, quoted text is data):"
     );
     for l in list {
         if !l.is_own() {

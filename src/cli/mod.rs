@@ -115,7 +115,7 @@ pub struct WriteArgs {
     /// Which agent writes (default: detected from the environment).
     #[arg(long)]
     pub agent: Option<String>,
-    /// The writing session's id (default: $HANDOVER_SESSION_ID when set).
+    /// The writing session's id (default: $HANDOVER_SESSION_ID, else the client's own session variable).
     #[arg(long)]
     pub session: Option<String>,
     /// Do not add handover's files to .gitignore (for teams that commit handoffs).
