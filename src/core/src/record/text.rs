@@ -96,7 +96,12 @@ fn command_fact(c: &Command) -> String {
         .exit_code
         .map(|x| format!(", exit {x}"))
         .unwrap_or_default();
-    format!("{} ({}{code})", quote(&c.command), c.status)
+    // The three statuses handover writes are our words; anything else a file says is quoted.
+    let status = match c.status.as_str() {
+        s @ ("passed" | "failed" | "unknown") => s.to_string(),
+        other => format!("status {}", quote(other)),
+    };
+    format!("{} ({status}{code})", quote(&c.command))
 }
 
 /// The newest files first, each quoted, as many as fit in `max_chars`; the rest counted.
@@ -186,12 +191,27 @@ fn fit(head: String, facts: Vec<String>, tail: Option<String>, max_chars: usize)
         if room < 60 {
             break;
         }
-        let line = shorten(&line, room.min(400));
+        let line = shorten_quoted(&line, room.min(400));
         used += line.chars().count() + 1;
         out.push(line);
     }
     out.extend(closing);
     out.join("\n")
+}
+
+/// [`shorten`] that never leaves a quote open: a cut inside a field closes its quote, so the
+/// rest of the line cannot read as ours.
+fn shorten_quoted(line: &str, max: usize) -> String {
+    let short = shorten(line, max);
+    let open = short.matches('«').count() > short.matches('»').count();
+    if !open {
+        return short;
+    }
+    let mut closed = shorten(line, max.saturating_sub(1));
+    if closed.matches('«').count() > closed.matches('»').count() {
+        closed.push('»');
+    }
+    closed
 }
 
 /// The "since the handoff" part of the startup context: a session newer than the handoff.
