@@ -420,7 +420,8 @@ pub fn path_in_repo(repo: &Repository, root: &Path, rel: &Path) -> Option<PathBu
 }
 
 /// Git tracks `rel` (relative to `root`): it is in the index or in HEAD's tree, whatever its
-/// content on disk. Line endings and filters cannot hide a path, only change a content.
+/// content on disk. Line endings and filters cannot hide a path, only change a content. Reads
+/// the whole index: for the occasional check (a prune), not for every hook.
 pub fn is_tracked(repo: &Repository, root: &Path, rel: &Path) -> bool {
     let Some(in_repo) = path_in_repo(repo, root, rel) else {
         return false;
@@ -428,9 +429,17 @@ pub fn is_tracked(repo: &Repository, root: &Path, rel: &Path) -> bool {
     let in_index = repo
         .index()
         .is_ok_and(|index| index.get_path(&in_repo, 0).is_some());
-    in_index
-        || repo
-            .head()
-            .and_then(|h| h.peel_to_tree())
-            .is_ok_and(|tree| tree.get_path(&in_repo).is_ok())
+    in_index || in_head_tree(repo, &in_repo)
+}
+
+/// `rel` (relative to `root`) is a path in HEAD's tree, whatever its content: what a clone
+/// brought. A few object reads, whatever the size of the repository.
+pub fn is_in_head(repo: &Repository, root: &Path, rel: &Path) -> bool {
+    path_in_repo(repo, root, rel).is_some_and(|in_repo| in_head_tree(repo, &in_repo))
+}
+
+fn in_head_tree(repo: &Repository, in_repo: &Path) -> bool {
+    repo.head()
+        .and_then(|h| h.peel_to_tree())
+        .is_ok_and(|tree| tree.get_path(in_repo).is_ok())
 }

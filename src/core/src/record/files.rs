@@ -182,26 +182,35 @@ impl Listed {
 /// Every readable record with its provenance: this working tree's own first, newest first,
 /// then the foreign ones. Empty when the store is refused.
 pub fn judged(store: &Store, now_ms: u64) -> Vec<Listed> {
-    if store.check().is_err() {
-        return Vec::new();
-    }
-    let records_dir = dir(&store.dir());
     let judge = Judge::new(store.root(), now_ms);
-    let mut listed: Vec<Listed> = entries(&records_dir)
+    let mut listed: Vec<Listed> = ranked(store)
         .into_iter()
-        .filter_map(|(path, modified)| {
-            let record = read(&path)?;
-            let modified = handover_base::clock::millis(modified);
-            let rel = path.strip_prefix(store.root()).ok()?;
-            Some(Listed {
-                foreign: judge.foreign(rel, &record, modified),
-                rank: provenance::rank(&record, modified),
-                record,
-            })
+        .map(|(record, rel, modified)| Listed {
+            foreign: judge.foreign(&rel, &record, modified),
+            rank: provenance::rank(&record, modified),
+            record,
         })
         .collect();
     listed.sort_by_key(|l| (!l.is_own(), std::cmp::Reverse(l.rank)));
     listed
+}
+
+/// Every readable record with its path (relative to the working tree) and file time, newest
+/// rank first, not judged yet. Empty when the store is refused.
+fn ranked(store: &Store) -> Vec<(SessionRecord, PathBuf, u64)> {
+    if store.check().is_err() {
+        return Vec::new();
+    }
+    let mut list: Vec<(SessionRecord, PathBuf, u64)> = entries(&dir(&store.dir()))
+        .into_iter()
+        .filter_map(|(path, modified)| {
+            let record = read(&path)?;
+            let rel = path.strip_prefix(store.root()).ok()?.to_path_buf();
+            Some((record, rel, handover_base::clock::millis(modified)))
+        })
+        .collect();
+    list.sort_by_key(|(r, _, modified)| std::cmp::Reverse(provenance::rank(r, *modified)));
+    list
 }
 
 /// This working tree's own records, newest first.
@@ -213,12 +222,22 @@ pub fn list_own(store: &Store, now_ms: u64) -> Vec<SessionRecord> {
         .collect()
 }
 
-/// The newest own record of a session other than `except` (the current session).
+/// The newest own record of a session other than `except` (the current session). Judges
+/// records newest first and stops at the first own one: usually one judgement.
 pub fn latest(store: &Store, except: Option<&str>, now_ms: u64) -> Option<SessionRecord> {
     let except = except.map(super::stored_session_id);
-    list_own(store, now_ms)
+    let candidates: Vec<_> = ranked(store)
         .into_iter()
-        .find(|r| Some(&r.session_id) != except.as_ref())
+        .filter(|(r, _, _)| Some(&r.session_id) != except.as_ref())
+        .collect();
+    if candidates.is_empty() {
+        return None;
+    }
+    let judge = Judge::new(store.root(), now_ms);
+    candidates
+        .into_iter()
+        .find(|(r, rel, modified)| judge.foreign(rel, r, *modified).is_empty())
+        .map(|(r, _, _)| r)
 }
 
 /// Removes all but the `keep` most recently written records. Best effort. Removes only files

@@ -5,9 +5,10 @@
 //! A record is foreign when any of these holds:
 //! - git has the file in the current commit with the content on disk: the rule that makes a
 //!   committed handoff foreign (`verify::committed_in`), so a clone's records are foreign;
-//! - git tracks its path at all (in the index or in HEAD): records are never tracked (their
-//!   directory ignores everything), and a path stays tracked whatever line-ending conversion
-//!   git applies to the content;
+//! - git has its path in the current commit, whatever the content: records are never
+//!   committed (their directory ignores everything), and a path stays in the commit whatever
+//!   line-ending conversion git applies to the content (the index is not read: this runs on
+//!   every SessionStart, and a clone's files are all in HEAD);
 //! - its stamp does not name this working tree (`files::save` stamps every record it writes
 //!   with `made_by` and the canonical working-tree path): copied from elsewhere, or written by
 //!   something other than handover;
@@ -36,7 +37,7 @@ pub const FUTURE_SKEW_MS: u64 = 5 * 60 * 1000;
 pub enum Foreign {
     /// Git has the file in the current commit with this content.
     Committed,
-    /// Git tracks the file's path.
+    /// Git has the file's path in the current commit (with any content).
     Tracked,
     /// Its stamp names another working tree, or it has none (not written by handover here).
     OtherWorkingTree,
@@ -49,7 +50,7 @@ impl Foreign {
     pub fn describe(self) -> &'static str {
         match self {
             Foreign::Committed => "git has it in the current commit (it came with the repository)",
-            Foreign::Tracked => "git tracks it (handover never commits records)",
+            Foreign::Tracked => "git has its path in the current commit (handover never commits records)",
             Foreign::OtherWorkingTree => "it was not written by handover in this working tree",
             Foreign::FutureDated => "it is dated in the future",
         }
@@ -93,7 +94,7 @@ impl Judge {
             if crate::verify::committed_in(repo, &self.root, rel) {
                 why.push(Foreign::Committed);
             }
-            if crate::git::is_tracked(repo, &self.root, rel) {
+            if crate::git::is_in_head(repo, &self.root, rel) {
                 why.push(Foreign::Tracked);
             }
         }
