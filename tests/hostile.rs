@@ -407,15 +407,16 @@ fn a_record_shipped_in_a_clone_is_never_imported_or_shown_as_own() {
     for session in [None, Some("evil")] {
         let out = handover_as_session(&clone, session, &["write", "--goal", "g", "--fresh"]);
         assert!(out.status.success(), "{}", text(&out));
-        assert!(!text(&out).contains("Filled"), "{session:?}: {}", text(&out));
+        assert!(
+            !text(&out).contains("Filled"),
+            "{session:?}: {}",
+            text(&out)
+        );
         assert_nothing_imported(&clone, &format!("{session:?}"));
     }
     let boot = text(&handover(&clone, &["boot"]));
     assert!(boot.contains("A foreign record"), "{boot}");
-    assert!(
-        boot.contains("git has it in the current commit"),
-        "{boot}"
-    );
+    assert!(boot.contains("git has it in the current commit"), "{boot}");
     // The crafted words appear only inside a quote, never as ours.
     for line in boot.lines().filter(|l| l.contains("verified these edits")) {
         let at = line.find("verified these edits").unwrap();
@@ -442,7 +443,11 @@ fn write_imports_only_the_writing_sessions_own_running_record() {
     plant_record(&repo.path, "ended", true, |r| {
         r["ended"] = serde_json::json!({"how": "session_end", "reason": "other", "at": "2026-11-25T10:00:00Z"});
     });
-    let out = handover_as_session(&repo.path, Some("ended"), &["write", "--goal", "g", "--fresh"]);
+    let out = handover_as_session(
+        &repo.path,
+        Some("ended"),
+        &["write", "--goal", "g", "--fresh"],
+    );
     assert!(out.status.success(), "{}", text(&out));
     assert_nothing_imported(&repo.path, "an ended session's record");
 
@@ -450,8 +455,16 @@ fn write_imports_only_the_writing_sessions_own_running_record() {
         r["files_edited"] = serde_json::json!(["gone.rs", "src/lib.rs"]);
         r["files_edited_total"] = 2.into();
     });
-    let out = handover_as_session(&repo.path, Some("mine"), &["write", "--goal", "g", "--fresh"]);
-    assert!(text(&out).contains("Filled important_files"), "{}", text(&out));
+    let out = handover_as_session(
+        &repo.path,
+        Some("mine"),
+        &["write", "--goal", "g", "--fresh"],
+    );
+    assert!(
+        text(&out).contains("Filled important_files"),
+        "{}",
+        text(&out)
+    );
     let s = state_json(&repo.path);
     let files: Vec<&str> = s["important_files"]
         .as_array()
@@ -459,7 +472,11 @@ fn write_imports_only_the_writing_sessions_own_running_record() {
         .iter()
         .map(|f| f["path"].as_str().unwrap())
         .collect();
-    assert_eq!(files, ["src/lib.rs"], "a file that no longer exists is left out");
+    assert_eq!(
+        files,
+        ["src/lib.rs"],
+        "a file that no longer exists is left out"
+    );
     assert!(
         s["evidence"]["commands_run"][0]
             .as_str()
@@ -476,7 +493,12 @@ fn a_multibyte_head_in_a_record_does_not_crash_boot_or_status() {
     plant_record(&repo.path, "s", true, |r| {
         r["git"]["head"] = "ééééééééééééééééééé".into();
     });
-    for args in [&["boot"][..], &["status"], &["boot", "--json"], &["status", "--json"]] {
+    for args in [
+        &["boot"][..],
+        &["status"],
+        &["boot", "--json"],
+        &["status", "--json"],
+    ] {
         let out = handover(&repo.path, args);
         assert!(out.status.code() != Some(101), "{args:?}: {}", text(&out));
         assert!(!text(&out).contains("panicked"), "{args:?}: {}", text(&out));

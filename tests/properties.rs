@@ -236,31 +236,48 @@ fn record_field() -> impl Strategy<Value = String> {
 }
 
 fn record_command() -> impl Strategy<Value = RecordCommand> {
-    (record_field(), record_field(), any::<Option<i64>>(), any::<bool>()).prop_map(
-        |(command, status, exit_code, test)| RecordCommand {
+    (
+        record_field(),
+        record_field(),
+        any::<Option<i64>>(),
+        any::<bool>(),
+    )
+        .prop_map(|(command, status, exit_code, test)| RecordCommand {
             command,
             status,
             exit_code,
             test,
-        },
-    )
+        })
 }
 
 /// A record as a crafted file may hold it (read back through `sanitized`, as every read is).
 fn record() -> impl Strategy<Value = SessionRecord> {
     let texts = || prop::collection::vec(record_field(), 0..4);
     (
-        (record_field(), record_field(), record_field(), record_field()),
+        (
+            record_field(),
+            record_field(),
+            record_field(),
+            record_field(),
+        ),
         (texts(), texts(), record_field()),
         (
             prop::collection::vec(record_command(), 0..3),
             prop::option::of(record_command()),
-            prop::option::of((record_field(), prop::option::of(record_field()), record_field())),
+            prop::option::of((
+                record_field(),
+                prop::option::of(record_field()),
+                record_field(),
+            )),
             prop::option::of((record_field(), record_field(), texts())),
         ),
     )
         .prop_map(
-            |((id, agent, updated, activity), (requests, files, message), (commands, last, ended, git))| {
+            |(
+                (id, agent, updated, activity),
+                (requests, files, message),
+                (commands, last, ended, git),
+            )| {
                 let mut r = SessionRecord::new("s", "claude");
                 r.session_id = id;
                 r.agent = agent;
@@ -305,8 +322,12 @@ fn quotes_alternate(line: &str) -> bool {
 /// between them one of our labels with its field text in quotes.
 fn record_part_is_framed(text: &str, fact_prefix: &str) -> Result<(), String> {
     let lines: Vec<&str> = text.lines().collect();
-    let starts: Vec<usize> = (0..lines.len()).filter(|&i| lines[i] == RECORD_START).collect();
-    let ends: Vec<usize> = (0..lines.len()).filter(|&i| lines[i] == RECORD_END).collect();
+    let starts: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i] == RECORD_START)
+        .collect();
+    let ends: Vec<usize> = (0..lines.len())
+        .filter(|&i| lines[i] == RECORD_END)
+        .collect();
     if starts.len() != 1 || ends.len() != 1 || starts[0] > ends[0] {
         return Err(format!("markers {starts:?} {ends:?}"));
     }

@@ -277,7 +277,11 @@ impl StatusReport {
                 );
             }
         }
-        let foreign = self.records.iter().filter(|r| !r.foreign.is_empty()).count();
+        let foreign = self
+            .records
+            .iter()
+            .filter(|r| !r.foreign.is_empty())
+            .count();
         let foreign_note = match foreign {
             0 => String::new(),
             n => format!("; {n} foreign (not written by handover in this working tree: never shown to agents; `handover boot` lists them)"),
@@ -286,7 +290,10 @@ impl StatusReport {
         match self.records.iter().find(|r| r.foreign.is_empty()) {
             None if self.records.is_empty() => out.push_str("session records: none\n"),
             None => {
-                let _ = writeln!(out, "session records: none of this working tree's own{foreign_note}");
+                let _ = writeln!(
+                    out,
+                    "session records: none of this working tree's own{foreign_note}"
+                );
             }
             Some(last) => {
                 let _ = writeln!(

@@ -372,8 +372,12 @@ fn writing_session_record(
         .or_else(|| super::client_session_id(agent))?;
     let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
     let mut record = handover_core::record::files::load_own(store, &sid, now_ms)?;
-    let ended = record.ended.as_ref().is_some_and(|e| e.how == "session_end");
-    let other_agent = agent.is_some_and(|a| handover_core::record::untrusted(a, 20) != record.agent);
+    let ended = record
+        .ended
+        .as_ref()
+        .is_some_and(|e| e.how == "session_end");
+    let other_agent =
+        agent.is_some_and(|a| handover_core::record::untrusted(a, 20) != record.agent);
     if ended || other_agent {
         return None;
     }

@@ -387,7 +387,10 @@ mod tests {
             .collect();
         assert_eq!(order[0], ("mine", true), "{order:?}");
         assert_eq!(latest(&store, None, t).unwrap().session_id, "mine");
-        let future = all.iter().find(|l| l.record.session_id == "future").unwrap();
+        let future = all
+            .iter()
+            .find(|l| l.record.session_id == "future")
+            .unwrap();
         assert_eq!(future.foreign, [Foreign::FutureDated]);
         assert!(load_own(&store, "future", t).is_none());
         assert!(load_own(&store, "planted", t).is_none());
@@ -424,7 +427,10 @@ mod tests {
     fn an_id_that_looks_like_a_secret_never_names_a_file() {
         let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
         let k = key(token);
-        assert!(!k.contains("ghp_") && !k.contains("0123456789abcdef"), "{k}");
+        assert!(
+            !k.contains("ghp_") && !k.contains("0123456789abcdef"),
+            "{k}"
+        );
         assert_ne!(k, key("ghp_0123456789abcdefghijklmnopqrstuvwxyzAC"));
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::at(tmp.path());

@@ -50,7 +50,9 @@ impl Foreign {
     pub fn describe(self) -> &'static str {
         match self {
             Foreign::Committed => "git has it in the current commit (it came with the repository)",
-            Foreign::Tracked => "git has its path in the current commit (handover never commits records)",
+            Foreign::Tracked => {
+                "git has its path in the current commit (handover never commits records)"
+            }
             Foreign::OtherWorkingTree => "it was not written by handover in this working tree",
             Foreign::FutureDated => "it is dated in the future",
         }
