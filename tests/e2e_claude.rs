@@ -65,7 +65,8 @@ fn claude_7_stop_is_blocked_once_above_second_threshold() {
 
 /// The fake server itself, without a client (runs even under HANDOVER_SKIP_E2E): scripted turns
 /// in order, a `when` turn only for a matching request, compaction requests answered with the
-/// summary without taking a turn, the event order of both streaming APIs, and the request log.
+/// summary without taking a turn, the event order of both streaming APIs, turns appended while
+/// it runs, and the request log.
 #[test]
 fn fake_server_follows_its_script() {
     use std::io::{Read, Write};
@@ -73,6 +74,7 @@ fn fake_server_follows_its_script() {
     let dir = tempfile::tempdir().expect("temp dir");
     let log = dir.path().join("requests.jsonl");
     let port_path = dir.path().join("port");
+    let more = dir.path().join("more.jsonl");
     let script = Script {
         turns: vec![
             Turn::shell("echo one").usage(5_000),
@@ -83,8 +85,9 @@ fn fake_server_follows_its_script() {
         summary: "<summary>S</summary>".into(),
         default_usage: 7,
         log: log.clone(),
-        max_requests: 6,
+        max_requests: 7,
         idle_timeout_secs: 10,
+        more_turns: Some(more.clone()),
     };
     let server = std::thread::spawn(move || serve(script, &port_path));
     let port_path = dir.path().join("port");
@@ -166,15 +169,24 @@ fn fake_server_follows_its_script() {
         r5.contains("<summary>S</summary>") && r5.contains("\"input_tokens\":7"),
         "{r5}"
     );
-    // 6: the queue is empty: the default answer; then the request limit stops the server.
+    // 6: the queue is empty: the default answer.
     let r6 = post("/v1/messages?beta=true", msg("more"));
     assert!(r6.contains("default"), "{r6}");
+    // 7: a turn appended while the server runs answers the next request (a half-written line
+    // waits); then the request limit stops the server.
+    let appended = serde_json::to_string(&Turn::text("appended")).unwrap();
+    std::fs::write(&more, format!("{appended}\n{{\"text\": \"half")).unwrap();
+    let r7 = post("/v1/messages?beta=true", msg("again"));
+    assert!(r7.contains("appended"), "{r7}");
     server.join().expect("server thread").expect("server ran");
     let logged = read_log(&log);
     let turns: Vec<Option<usize>> = logged.iter().map(|r| r.turn).collect();
-    assert_eq!(turns, [Some(0), Some(2), None, Some(1), None, None]);
+    assert_eq!(
+        turns,
+        [Some(0), Some(2), None, Some(1), None, None, Some(3)]
+    );
     let compactions: Vec<bool> = logged.iter().map(|r| r.compaction).collect();
-    assert_eq!(compactions, [false, false, true, false, true, false]);
+    assert_eq!(compactions, [false, false, true, false, true, false, false]);
     assert_eq!(logged[0].body["messages"][0]["content"], "hello");
 }
 

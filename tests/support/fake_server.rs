@@ -48,6 +48,10 @@ pub struct Script {
     /// The server stops after this long without a request.
     #[serde(default = "default_idle_secs")]
     pub idle_timeout_secs: u64,
+    /// More turns appended while the server runs (one JSON [`Turn`] per line), read before
+    /// every request: an interactive scenario plans the next prompt's answers between prompts.
+    #[serde(default, skip_serializing_if = "Option::is_none")]
+    pub more_turns: Option<PathBuf>,
 }
 
 fn default_text() -> String {
@@ -222,6 +226,8 @@ pub fn port_file(script_path: &Path) -> PathBuf {
 struct State {
     script: Script,
     used: Vec<bool>,
+    /// How many lines of `script.more_turns` are already in `script.turns`.
+    more_loaded: usize,
     count: usize,
     last_request: Instant,
     log: std::fs::File,
@@ -245,6 +251,7 @@ pub fn serve(script: Script, port_path: &Path) -> Result<(), String> {
     let max = script.max_requests;
     let state = Arc::new(Mutex::new(State {
         used: vec![false; script.turns.len()],
+        more_loaded: 0,
         script,
         count: 0,
         last_request: Instant::now(),
@@ -373,6 +380,7 @@ fn respond(
     };
     st.count += 1;
     st.last_request = Instant::now();
+    load_more_turns(&mut st);
     let n = st.count;
     let is_messages = path.starts_with("/v1/messages") && !path.contains("count_tokens");
     let is_responses = path.starts_with("/v1/responses") || path.starts_with("/responses");
@@ -488,6 +496,31 @@ fn respond(
             "application/json",
             json!({"error": "not found"}).to_string(),
         )
+    }
+}
+
+/// Appends the turns added to `script.more_turns` since the last request. A line that does not
+/// parse (e.g. half written) is left for the next request.
+fn load_more_turns(st: &mut State) {
+    let Some(path) = st.script.more_turns.clone() else {
+        return;
+    };
+    let Ok(text) = std::fs::read_to_string(&path) else {
+        return;
+    };
+    for line in text.split_inclusive('\n').skip(st.more_loaded) {
+        if !line.ends_with('\n') {
+            break;
+        }
+        match serde_json::from_str::<Turn>(line) {
+            Ok(turn) => {
+                st.script.turns.push(turn);
+                st.used.push(false);
+            }
+            Err(_) if line.trim().is_empty() => {}
+            Err(_) => break,
+        }
+        st.more_loaded += 1;
     }
 }
 

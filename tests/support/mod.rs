@@ -8,6 +8,7 @@
 #![allow(dead_code)]
 
 pub mod fake_server;
+pub mod interactive;
 pub mod record_scenarios;
 pub mod scenarios;
 

@@ -17,7 +17,7 @@ pub const GEMINI_MODEL: &str = "gemini-2.5-pro";
 pub const CLIENT_TIMEOUT_SECS: u64 = 120;
 
 impl Sandbox {
-    fn next_run_dir(&self) -> PathBuf {
+    pub(super) fn next_run_dir(&self) -> PathBuf {
         let n = self.runs.fetch_add(1, Ordering::SeqCst) + 1;
         let dir = self.root.join(format!("run-{n}"));
         std::fs::create_dir_all(&dir).expect("create run dir");
@@ -40,6 +40,7 @@ impl Sandbox {
             log: log.clone(),
             max_requests: 40,
             idle_timeout_secs: CLIENT_TIMEOUT_SECS + 30,
+            more_turns: None,
         };
         std::fs::write(
             &script_path,
