@@ -210,3 +210,10 @@ fn claude_10_killed_session_leaves_its_last_turn() {
         record_scenarios::killed_session_leaves_its_last_turn(Agent::Claude);
     }
 }
+
+#[test]
+fn claude_record_write_fills_from_the_writers_own_record() {
+    if clients("claude_record_write_fills_from_the_writers_own_record").is_some() {
+        record_scenarios::write_fills_from_the_writers_own_record(Agent::Claude);
+    }
+}

@@ -84,3 +84,10 @@ fn codex_10_killed_session_leaves_its_last_turn() {
         record_scenarios::killed_session_leaves_its_last_turn(Agent::Codex);
     }
 }
+
+#[test]
+fn codex_record_write_fills_from_the_writers_own_record() {
+    if clients("codex_record_write_fills_from_the_writers_own_record").is_some() {
+        record_scenarios::write_fills_from_the_writers_own_record(Agent::Codex);
+    }
+}
