@@ -220,7 +220,11 @@ pub fn write_fills_from_the_writers_own_record(agent: Agent) {
     );
     let state: serde_json::Value = serde_json::from_slice(
         &std::fs::read(sb.project.join(".handover/state.json")).unwrap_or_else(|e| {
-            panic!("{}: no handoff written ({e}):\n{}", agent.name(), again.describe())
+            panic!(
+                "{}: no handoff written ({e}):\n{}",
+                agent.name(),
+                again.describe()
+            )
         }),
     )
     .unwrap();

@@ -3,12 +3,12 @@
 //! another user put there (docs/security.md, "Session records").
 //!
 //! A record is foreign when any of these holds:
-//! - git has the file in the current commit with the content on disk: the rule that makes a
-//!   committed handoff foreign (`verify::committed_in`), so a clone's records are foreign;
-//! - git has its path in the current commit, whatever the content: records are never
-//!   committed (their directory ignores everything), and a path stays in the commit whatever
-//!   line-ending conversion git applies to the content (the index is not read: this runs on
-//!   every SessionStart, and a clone's files are all in HEAD);
+//! - git has its path in the current commit: records are never committed (their directory
+//!   ignores everything), so a clone's records all are, and a path stays in the commit whatever
+//!   line-ending conversion git applies to the content. The reason given is `committed` when
+//!   the file is still what was committed (the rule that makes a committed handoff foreign,
+//!   `verify::committed_in`), `tracked` when it changed since. The index is not read: this
+//!   runs on every SessionStart;
 //! - its stamp does not name this working tree (`files::save` stamps every record it writes
 //!   with `made_by` and the canonical working-tree path): copied from elsewhere, or written by
 //!   something other than handover;
@@ -37,7 +37,7 @@ pub const FUTURE_SKEW_MS: u64 = 5 * 60 * 1000;
 pub enum Foreign {
     /// Git has the file in the current commit with this content.
     Committed,
-    /// Git has the file's path in the current commit (with any content).
+    /// Git has the file's path in the current commit, with other content (changed since).
     Tracked,
     /// Its stamp names another working tree, or it has none (not written by handover here).
     OtherWorkingTree,
@@ -92,13 +92,18 @@ impl Judge {
     /// is this working tree's own. `modified_ms`: the file's modification time.
     pub fn foreign(&self, rel: &Path, record: &SessionRecord, modified_ms: u64) -> Vec<Foreign> {
         let mut why = Vec::new();
-        if let Some(repo) = &self.repo {
-            if crate::verify::committed_in(repo, &self.root, rel) {
-                why.push(Foreign::Committed);
-            }
-            if crate::git::is_in_head(repo, &self.root, rel) {
-                why.push(Foreign::Tracked);
-            }
+        // Only a path in HEAD can have come with the repository; the content rule (the one a
+        // handoff's `foreign` verdict uses) then says whether it is still what was committed.
+        if let Some(repo) = self
+            .repo
+            .as_ref()
+            .filter(|repo| crate::git::is_in_head(repo, &self.root, rel))
+        {
+            why.push(if crate::verify::committed_in(repo, &self.root, rel) {
+                Foreign::Committed
+            } else {
+                Foreign::Tracked
+            });
         }
         if record.made_by != MADE_BY || record.working_tree != self.here {
             why.push(Foreign::OtherWorkingTree);
