@@ -728,3 +728,38 @@ fn the_record_prune_deletes_only_its_own_untracked_files() {
     }
     assert!(records.join("notes.json").exists());
 }
+
+/// A committed record stays foreign whatever line endings git checks it out with
+/// (`.gitattributes` `eol=crlf`): the path is in the commit, whatever its bytes, and its
+/// stamp even names the clone's directory.
+#[test]
+fn a_committed_record_checked_out_with_crlf_is_still_foreign() {
+    let upstream = Repo::new();
+    let parent = tempfile::tempdir().unwrap();
+    let clone = parent.path().join("c");
+    fs::create_dir(&clone).unwrap();
+    let clone_canonical = fs::canonicalize(&clone).unwrap();
+    fs::remove_dir(&clone).unwrap();
+    plant_record(upstream.path(), "evil", true, |r| {
+        r["working_tree"] = clone_canonical.to_string_lossy().into_owned().into();
+        r["last_message"] = CRAFTED.into();
+    });
+    upstream.write(".gitattributes", ".handover/records/*.json text eol=crlf\n");
+    upstream.git(&["add", "-f", ".gitattributes", ".handover/records"]);
+    upstream.git(&["commit", "-q", "-m", "records"]);
+    upstream.git(&[
+        "clone",
+        "-q",
+        upstream.path().to_str().unwrap(),
+        clone.to_str().unwrap(),
+    ]);
+    let bytes = fs::read(clone.join(".handover/records/evil.json")).unwrap();
+    assert!(
+        bytes.windows(2).any(|w| w == b"\r\n"),
+        "checked out with CRLF"
+    );
+    // Uncommitted work, so an own record would be shown.
+    fs::write(clone.join("src/lib.rs"), "pub fn g() {}\n").unwrap();
+    let text = session_start(&clone, "s").stdout_str();
+    assert!(!text.contains("setup.sh"), "{text}");
+}
