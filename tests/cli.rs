@@ -128,7 +128,7 @@ fn missing_goal_is_refused() {
 #[test]
 fn secrets_are_redacted_before_writing() {
     let r = Repo::with_commit();
-    let input = r#"{"goal": "deploy", "evidence": {"commands_run": ["curl https://deploy:hunter2secret@example.com/api", "export GITHUB_TOKEN=ghp_abcdefghijklmnopqrstuvwxyz0123456789"]}}"#;
+    let input = r#"{"goal": "deploy", "evidence": {"commands_run": ["curl https://deploy:hunter2secret@example.com/api", "export GITHUB_TOKEN=ghp_Qx7RtLm2ZbN8cWvK4Hd9Js3Fp6Vy1Ge5Ua0T"]}}"#;
     let out = ok(&r.path, &["write", "--from", "-"], Some(input));
     assert!(out.contains("Redacted 2 secret(s)"), "{out}");
     for f in [
@@ -138,7 +138,7 @@ fn secrets_are_redacted_before_writing() {
     ] {
         let text = std::fs::read_to_string(r.path.join(f)).unwrap();
         assert!(
-            !text.contains("hunter2secret") && !text.contains("ghp_abcdef"),
+            !text.contains("hunter2secret") && !text.contains("ghp_Qx7RtL"),
             "{f} leaks a secret"
         );
     }

@@ -558,7 +558,7 @@ fn the_compaction_summary_is_journaled_redacted() {
     let s = Session::new(Agent::Claude);
     s.repo.save_handoff();
     let t = s.fill(50);
-    let token = format!("{}{}", "ghp_", "1234567890abcdefghijABCDEFGHIJ123456");
+    let token = format!("{}{}", "ghp_", "R8c2Xq7Lm4Tz9Wb1Ny6Pk3Hd5Vs0Jf2Ga8Q");
     s.send(
         PRE_COMPACT,
         json!({"hook_event_name": "PostCompact", "trigger": "auto",

@@ -404,7 +404,7 @@ fn a_handoff_recorded_elsewhere_is_foreign() {
 fn compaction_summaries_and_ids_are_journaled_redacted_and_bounded() {
     let repo = Repo::new();
     repo.save_handoff();
-    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    let token = "ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeU";
     let summary = format!("We used {token} to push. {}", "word ".repeat(10_000));
     hook(
         PRE_COMPACT,
@@ -433,7 +433,7 @@ fn compaction_summaries_and_ids_are_journaled_redacted_and_bounded() {
 fn a_branch_name_with_a_token_is_journaled_redacted() {
     let repo = Repo::new();
     repo.save_handoff();
-    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    let token = "ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeU";
     repo.git(&["checkout", "-q", "-b", &format!("fix/{token}")]);
     let t = repo.path().join("t.jsonl");
     fs::write(&t, "").unwrap();

@@ -15,7 +15,7 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Output, Stdio};
 
 const BIN: &str = env!("CARGO_BIN_EXE_handover");
-const TOKEN: &str = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+const TOKEN: &str = "ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeU";
 
 fn handover(dir: &Path, args: &[&str]) -> Output {
     Command::new(BIN)

@@ -27,15 +27,15 @@ fn each_kind_is_detected_and_only_the_secret_replaced() {
             "[REDACTED:private_key]".into(),
             "private_key",
         ),
-        (format!("export AWS_ID={}", fake("AKIA", "IOSFODNN7EXAMPLE")), "export AWS_ID=[REDACTED:aws_access_key]".into(), "aws_access_key"),
+        (format!("export AWS_ID={}", fake("AKIA", "QJ7RZ2W4KXN8TPL3")), "export AWS_ID=[REDACTED:aws_access_key]".into(), "aws_access_key"),
         (format!("id {} here", fake("ASIA", "Y34FZKBOKMUTVV7A")), "id [REDACTED:aws_access_key] here".into(), "aws_access_key"),
-        (format!("git clone with {}", fake("ghp_", "1234567890abcdefghijABCDEFGHIJ123456")), "git clone with [REDACTED:github_token]".into(), "github_token"),
-        (format!("{} ok", fake("github_pat_", "11ABCDEFG0123456789_abcdefghijklmnopqrstuvwxyz")), "[REDACTED:github_token] ok".into(), "github_token"),
+        (format!("git clone with {}", fake("ghp_", "R8c2Xq7Lm4Tz9Wb1Ny6Pk3Hd5Vs0Jf2Ga8Q")), "git clone with [REDACTED:github_token]".into(), "github_token"),
+        (format!("{} ok", fake("github_pat_", "11AQ7Z2KX0r8Lm4Tz9Wb_1Ny6Pk3Hd5Vs0Jf2Ga8QcX4eY")), "[REDACTED:github_token] ok".into(), "github_token"),
         (format!("gho {}", fake("gho_", "16C7e42F292c6912E7710c838347Ae178B4a")), "gho [REDACTED:github_token]".into(), "github_token"),
-        (format!("key {}", fake("sk-", "abcdefghij1234567890ABCDEFGHIJ")), "key [REDACTED:api_key]".into(), "api_key"),
+        (format!("key {}", fake("sk-", "Tq8Lm2Xz7Rb4Nc9Wv1Ky6Hp3Dj5Fs0G")), "key [REDACTED:api_key]".into(), "api_key"),
         (format!("key {}.", fake("sk-ant-", "api03-abcDEF123456789_xyzXYZ-0987654321")), "key [REDACTED:api_key].".into(), "api_key"),
         (format!("({})", fake("sk-proj-", "Ab12Cd34Ef56Gh78Ij90Kl12Mn34")), "([REDACTED:api_key])".into(), "api_key"),
-        (format!("slack {}", fake("xoxb-", "123456789012-1234567890123-AbCdEfGhIjKlMnOp")), "slack [REDACTED:slack_token]".into(), "slack_token"),
+        (format!("slack {}", fake("xoxb-", "482916730521-9370218465031-Qx7RtLm2ZbN8cWvK")), "slack [REDACTED:slack_token]".into(), "slack_token"),
         (format!("maps {}", fake("AIza", "SyD-9tSrke72PouQMnMX-a7eZSW0jkFMBWY")), "maps [REDACTED:google_api_key]".into(), "google_api_key"),
         (
             format!("cookie {}", fake("eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.", "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c")),
@@ -58,7 +58,7 @@ fn each_kind_is_detected_and_only_the_secret_replaced() {
         ("GITHUB_TOKEN = plainvalue".into(), "GITHUB_TOKEN = [REDACTED:secret_assignment]".into(), "secret_assignment"),
         ("https://x.test/cb?access_token=abc123&state=1".into(), "https://x.test/cb?access_token=[REDACTED:secret_assignment]&state=1".into(), "secret_assignment"),
         ("Authorization: Basic dXNlcjpwYXNz".into(), "Authorization: Basic [REDACTED:secret_assignment]".into(), "secret_assignment"),
-        ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYEXAMPLEKEY".into(), "AWS_SECRET_ACCESS_KEY=[REDACTED:secret_assignment]".into(), "secret_assignment"),
+        ("AWS_SECRET_ACCESS_KEY=wJalrXUtnFEMI/K7MDENG/bPxRfiCYzq81Rk2Wd".into(), "AWS_SECRET_ACCESS_KEY=[REDACTED:secret_assignment]".into(), "secret_assignment"),
     ];
     for (input, want, kind) in &cases {
         let (got, kinds) = redact_text(input);
@@ -121,8 +121,8 @@ fn ordinary_text_is_left_alone() {
 fn several_secrets_in_one_string_are_all_counted() {
     let text = format!(
         "GITHUB_TOKEN={} and postgres://u:pw@h/db and {}",
-        fake("ghp_", "1234567890abcdefghijABCDEFGHIJ123456"),
-        fake("AKIA", "IOSFODNN7EXAMPLE")
+        fake("ghp_", "R8c2Xq7Lm4Tz9Wb1Ny6Pk3Hd5Vs0Jf2Ga8Q"),
+        fake("AKIA", "QJ7RZ2W4KXN8TPL3")
     );
     let (got, mut kinds) = redact_text(&text);
     kinds.sort();
@@ -139,7 +139,7 @@ fn redaction_is_idempotent() {
         format!("a {} b", private_key_block()),
         format!(
             "{} {}",
-            fake("ghp_", "1234567890abcdefghijABCDEFGHIJ123456"),
+            fake("ghp_", "R8c2Xq7Lm4Tz9Wb1Ny6Pk3Hd5Vs0Jf2Ga8Q"),
             fake("sk-ant-", "api03-abcDEF123456789_xyz")
         ),
         "postgres://admin:hunter2@db/app PASSWORD=x1 Authorization: Bearer abc123def456ghi789"
@@ -157,7 +157,7 @@ fn redaction_is_idempotent() {
 
 #[test]
 fn redact_walks_every_field_and_reports_paths() {
-    let gh = fake("ghp_", "1234567890abcdefghijABCDEFGHIJ123456");
+    let gh = fake("ghp_", "R8c2Xq7Lm4Tz9Wb1Ny6Pk3Hd5Vs0Jf2Ga8Q");
     let mut c = Content {
         goal: format!("rotate {gh}"),
         narrative: Some("pushed with postgres://a:b9@h/d".into()),
@@ -209,7 +209,7 @@ fn redact_walks_every_field_and_reports_paths() {
     assert_eq!(paths, want);
     let json = serde_json::to_string(&c).unwrap();
     assert!(
-        !json.contains("1234567890abcdefghij"),
+        !json.contains("R8c2Xq7Lm4Tz9Wb1Ny6P"),
         "a secret survived: {json}"
     );
     assert!(
@@ -383,7 +383,7 @@ fn the_missing_families_are_caught_by_their_shape() {
             fake("https://hooks.slack.com/services/", "TGS5BZ4VU/BQ8UD1ZOVGZ/FAY1Hj50uLDmqJUfirhD55RR"),
             "webhook_url",
         ),
-        (fake("xapp-", "1-A0123456789-1234567890123-abcdef0123456789"), "slack_token"),
+        (fake("xapp-", "1-A04K7Q2Z9XB-4829167305218-9f3c1e7a5b2d0864"), "slack_token"),
         (fake("xoxe-", "1-LX7XR0T7Z24XNK0GJUJQK74NCINKIPCIWKMLJHQ0X1E2"), "slack_token"),
         (fake("sk_live_", "qsz1MtZ0c4pDlbuAIp026i0A"), "stripe_key"),
         (fake("rk_live_", "yR6aEvyGL8ywfAUtIdFJHlcQ"), "stripe_key"),
@@ -526,7 +526,7 @@ fn every_reported_redaction_removed_what_it_reported() {
         ),
         format!(
             "export A_TOKEN={} B_PASSWORD='x y z' {}",
-            fake("ghp_", "1234567890abcdefghijABCDEFGHIJ123456"),
+            fake("ghp_", "R8c2Xq7Lm4Tz9Wb1Ny6Pk3Hd5Vs0Jf2Ga8Q"),
             fake("sk_live_", "qsz1MtZ0c4pDlbuAIp026i0A")
         ),
         "postgres://u:pw1@h/db?password=pw2&token=abc123".to_string(),
@@ -608,4 +608,262 @@ fn write_from_json_stores_none_of_the_defect_secrets() {
             "{file} holds the key"
         );
     }
+}
+
+/// Values judged by what they are: code, names, versions, public keys and ids stay next to a
+/// secret-naming key; a random-looking value goes.
+#[test]
+fn values_that_are_code_names_or_public_stay() {
+    let ed25519 = fake(
+        "AAAAC3NzaC1lZDI1NTE5",
+        "AAAAIMEHbZzyFYIRnNkxP2ShXLfwNTK21LRgUuslJM4jQRRY",
+    );
+    for text in [
+        "self.password = password".to_string(),
+        "token = self.token".into(),
+        "client_secret = settings.CLIENT_SECRET".into(),
+        "administrator_login_password = var.db_password".into(),
+        "this.secretKey = secretKey;".into(),
+        "api_key = get_api_key()".into(),
+        "\"bucket_key\": \"SalesResults-1.2\"".into(),
+        "schemaKey = 'DOC_Vector_5_32'".into(),
+        "notes = \"Maven - io.jsonwebtoken:jjwt-jackson-0.11.2\"".into(),
+        "<entry key=\"jetbrains.mps.v8_elimination\" value=\"executed\" />".into(),
+        "\t\"key_vault_name\": \"web21prqodx24021\",".into(),
+        format!("public_key = \"ssh-ed25519 {ed25519}\""),
+        format!("ssh-ed25519 {ed25519} is the public host key"),
+        format!("the stripe customer {} has two invoices", fake("cus_", "vrBM0143Cxd38n")),
+        format!("STRIPE_PUBLISHABLE_KEY={}", fake("pk_test_", "Xry4aBaevned8WagcFcLhg3P5OG7Z7rgHz")),
+        "publicToken = \"9Cnzj4p4WGeKLs1Pt8QuKUpRKfFLfRYC9AIKjbJTWit\"".into(),
+        "csrf-token=Mj2qykJO5rELyHgezQ69nzUX0i3OH67V7+V4eUrLfpuyOuxmiW9rhROG/Whikle15syazJOkrjJa3U2AbhIvUw==".into(),
+        // Documented examples and placeholders shaped like keys.
+        format!("aws_access_key: {}", fake("AKIA", "IOSFODNN7EXAMPLE")),
+        format!("PREFECT_API_KEY = \"{}\"", fake("pnu_", "XXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXXX")),
+        format!("meraki: {}", fake("abdefghjk", "0123456789mnopqrstuvwx12345678")),
+        "curl -u <user:password> https://test.com/endpoint".into(),
+        "curl --user \"{{ $.Values.username }}:{{ $.Values.password }}\"".into(),
+        "-----BEGIN PRIVATE KEY-----\nanything\n-----END PRIVATE KEY-----".into(),
+    ] {
+        let (out, kinds) = redact_text(&text);
+        assert_eq!(out, text, "changed: {kinds:?}");
+    }
+}
+
+/// The classes that were missed, each redacted to exactly the secret.
+#[test]
+fn config_pairs_cli_credentials_and_wrapped_tokens_are_caught() {
+    let jwt = fake(
+        "eyJhbGciOiJIUzI1NiIsInR5cCI6IkpXVCJ9.",
+        "eyJzdWIiOiIxMjM0NTY3ODkwIiwibmFtZSI6IkpvaG4ifQ.SflKxwRJSMeKKF2QT4fwpMeJf36POk6yJV_adQssw5c",
+    );
+    // The JWT inside a base64 blob, at each of the three offsets in a 3-byte group.
+    let b64 = |s: &str| {
+        const A: &[u8] = b"ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+        let mut out = String::new();
+        for chunk in s.as_bytes().chunks(3) {
+            let n = chunk.iter().fold(0u32, |acc, &b| acc << 8 | u32::from(b))
+                << (8 * (3 - chunk.len()));
+            for k in 0..=chunk.len() {
+                out.push(A[(n >> (18 - 6 * k) & 63) as usize] as char);
+            }
+        }
+        out
+    };
+    let cases: Vec<(String, String, &str)> = vec![
+        (
+            "<add key=\"ClearTextPassword\" value=\"Tq8!Lm2Xz7\" />".into(),
+            "<add key=\"ClearTextPassword\" value=\"[REDACTED:secret_assignment]\" />".into(),
+            "secret_assignment",
+        ),
+        (
+            "curl -s --user 'api:d2LkV78zLx!t' https://api.mailgun.net/v3".into(),
+            "curl -s --user 'api:[REDACTED:url_password]' https://api.mailgun.net/v3".into(),
+            "url_password",
+        ),
+        (
+            "curl --user kevin:'pRf7vG2h1L8nQkW9' -iX PATCH".into(),
+            "curl --user kevin:'[REDACTED:url_password]' -iX PATCH".into(),
+            "url_password",
+        ),
+        (
+            "curl -u \"d2LkV78zLx!t:\" https://localhost:9200".into(),
+            "curl -u \"[REDACTED:url_password]:\" https://localhost:9200".into(),
+            "url_password",
+        ),
+        (
+            "curl --cacert ca.crt -u elastic:P@ssw0rd$1 https://localhost:9200".into(),
+            "curl --cacert ca.crt -u elastic:[REDACTED:url_password] https://localhost:9200".into(),
+            "url_password",
+        ),
+        ("mysql -u root -pS3cr3tPw0rd db".into(), "mysql -u root -p[REDACTED:secret_assignment] db".into(), "secret_assignment"),
+        ("mysql --password Zx81kLq9 -h db".into(), "mysql --password [REDACTED:secret_assignment] -h db".into(), "secret_assignment"),
+        ("PGPASSWORD=Zx81kLq9w psql -h db".into(), "PGPASSWORD=[REDACTED:secret_assignment] psql -h db".into(), "secret_assignment"),
+        (
+            "export BUNDLE_ENTERPRISE__CONTRIBSYS__COM=cafebabe:deadbeef && bundle".into(),
+            "export BUNDLE_ENTERPRISE__CONTRIBSYS__COM=cafebabe:[REDACTED:secret_assignment] && bundle".into(),
+            "secret_assignment",
+        ),
+        (
+            "source https://cafebabe:deadbeef@enterprise.contribsys.com/".into(),
+            "source https://cafebabe:[REDACTED:url_password]@enterprise.contribsys.com/".into(),
+            "url_password",
+        ),
+        (
+            format!("then send it as Bearer {jwt} in the header"),
+            "then send it as Bearer [REDACTED:jwt] in the header".into(),
+            "jwt",
+        ),
+        (
+            "Use fuidbt38o8y686s for the Dropbox sandbox account.".into(),
+            "Use [REDACTED:secret_in_text] for the Dropbox sandbox account.".into(),
+            "secret_in_text",
+        ),
+        (
+            format!("the key is {}", fake("AKIA", "JXQZRWPLMKTVBNHG")),
+            "the key is [REDACTED:aws_access_key]".into(),
+            "aws_access_key",
+        ),
+    ];
+    for (input, want, kind) in &cases {
+        let (got, kinds) = redact_text(input);
+        assert_eq!(&got, want, "input: {input:?}");
+        assert_eq!(kinds, vec![*kind], "input: {input:?}");
+    }
+    for pad in ["", "x", "xy"] {
+        let blob = b64(&format!("{pad}{{\"token\":\"{jwt}\"}}"));
+        let (got, kinds) = redact_text(&format!("cookie {blob} end"));
+        assert_eq!(got, "cookie [REDACTED:jwt] end", "offset {}", pad.len());
+        assert_eq!(kinds, vec!["jwt"]);
+    }
+}
+
+/// Overlapping rules give one finding and one marker: a provider's token under a key that
+/// names a secret, a JWT after `Bearer` under `Authorization`.
+#[test]
+fn overlapping_rules_give_one_finding() {
+    let telegram = fake("123456789:", "AAHr4Fd2Kq9Xw1Zb7Ny3Pm8Lt5Vc0Js6Gh2");
+    for (input, kind) in [
+        (
+            format!("telegram_api_token = \"{telegram}\""),
+            "telegram_token",
+        ),
+        (format!("TELEGRAM_BOT_TOKEN={telegram}"), "telegram_token"),
+        (
+            format!(
+                "ghToken: {}",
+                fake("ghp_", "R8c2Xq7Lm4Tz9Wb1Ny6Pk3Hd5Vs0Jf2Ga8Q")
+            ),
+            "github_token",
+        ),
+    ] {
+        let (got, kinds) = redact_text(&input);
+        assert_eq!(kinds, vec![kind], "{input}");
+        assert_eq!(got.matches("[REDACTED:").count(), 1, "{got}");
+        assert!(!got.contains("]]") && !got.contains("Gh2"), "{got}");
+    }
+}
+
+/// Kubernetes Secret manifests: values under `data:` go whatever their key; a ConfigMap's and
+/// short base64 values stay.
+#[test]
+fn kubernetes_secret_values_are_redacted() {
+    let value = fake("YWRtaW46cGFz", "c3dvcmQ=");
+    let secret = format!("apiVersion: v1\nkind: Secret\ndata:\n  extra: {value}\n  user: YWRtaW4=\nmetadata:\n  name: x");
+    let (out, kinds) = redact_text(&secret);
+    assert_eq!(
+        out,
+        "apiVersion: v1\nkind: Secret\ndata:\n  extra: [REDACTED:secret_assignment]\n  user: YWRtaW4=\nmetadata:\n  name: x"
+    );
+    assert_eq!(kinds, vec!["secret_assignment"]);
+    let block =
+        format!("kind: Secret\ndata:\n  .dockercfg: |\n    {value}{value}\nmetadata:\n  name: y");
+    assert_eq!(
+        redact_text(&block).0,
+        "kind: Secret\ndata:\n  .dockercfg: |\n    [REDACTED:secret_assignment]\nmetadata:\n  name: y"
+    );
+    let config_map = format!(
+        "kind: Secret\nmetadata:\n  name: a\n---\nkind: ConfigMap\ndata:\n  extra: {value}"
+    );
+    assert_eq!(redact_text(&config_map).0, config_map);
+}
+
+/// Command lines that take a password by a short flag or by position.
+#[test]
+fn command_line_passwords_are_redacted() {
+    for (input, want) in [
+        (
+            "redis-cli -h cache -a Zq81kLq9wX ping",
+            "redis-cli -h cache -a [REDACTED:secret_assignment] ping",
+        ),
+        (
+            "sshpass -p Zq81kLq9wX ssh deploy@host",
+            "sshpass -p [REDACTED:secret_assignment] ssh deploy@host",
+        ),
+        (
+            "openssl pkcs12 -export -passout pass:Zq81kLq9wX",
+            "openssl pkcs12 -export -passout pass:[REDACTED:secret_assignment]",
+        ),
+        (
+            "bundle config set --global gems.contribsys.com cafe1234:Zq81kLq9wX",
+            "bundle config set --global gems.contribsys.com cafe1234:[REDACTED:secret_assignment]",
+        ),
+        ("ssh -p 2222 deploy@host", "ssh -p 2222 deploy@host"),
+        ("docker run -p8080:80 nginx", "docker run -p8080:80 nginx"),
+        (
+            "openssl enc -pass env:SECRET_PW",
+            "openssl enc -pass env:SECRET_PW",
+        ),
+    ] {
+        assert_eq!(redact_text(input).0, want, "{input}");
+    }
+}
+
+/// AWS key ids are redacted whatever their 16-character body: capitals only (about 3.6 % of
+/// real ids have no digit), capitals and digits, few vowels or many.
+#[test]
+fn every_aws_key_id_shape_is_redacted() {
+    let mut state: u64 = 0x2545_F491_4F6C_DD1D;
+    let mut next = |n: u64| {
+        state ^= state << 13;
+        state ^= state >> 7;
+        state ^= state << 17;
+        state % n
+    };
+    let letters = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ";
+    let alphabet = b"ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    for round in 0..5000 {
+        let chars: &[u8] = if round % 2 == 0 { letters } else { alphabet };
+        let body: String = (0..16)
+            .map(|_| chars[next(chars.len() as u64) as usize] as char)
+            .collect();
+        let prefix = ["AKIA", "ASIA", "ABIA", "ACCA"][round % 4];
+        let text = format!("aws id {} in the notes", fake(prefix, &body));
+        let (out, kinds) = redact_text(&text);
+        assert_eq!(
+            out, "aws id [REDACTED:aws_access_key] in the notes",
+            "{text}"
+        );
+        assert_eq!(kinds, vec!["aws_access_key"]);
+    }
+}
+
+/// In prose a key is not a value, but a value followed by a colon still is one.
+#[test]
+fn keys_in_text_are_not_values() {
+    let token = fake(
+        "xoxe-1-My0xLTMxNzcwMjQ0MTcx",
+        "My01MTU4MTUyNjkxNzE0LTUxODE4NDI0MDY3MzYtMjA5MGFk",
+    );
+    let (out, kinds) = redact_text(&format!("\"refresh_token1\": \"{token}\""));
+    assert_eq!(out, "\"refresh_token1\": \"[REDACTED:slack_token]\"");
+    assert_eq!(kinds, vec!["slack_token"]);
+    let (out, _) = redact_text("TokenIssuer1WithAzp = \"x\"");
+    assert_eq!(out, "TokenIssuer1WithAzp = \"x\"");
+    let (out, kinds) =
+        redact_text("The Mailgun key is 9f3ab27c41d8e6b05a9c2f7e1d4b8a6c: rotate it");
+    assert_eq!(
+        out,
+        "The Mailgun key is [REDACTED:secret_in_text]: rotate it"
+    );
+    assert_eq!(kinds, vec!["secret_in_text"]);
 }

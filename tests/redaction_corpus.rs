@@ -1,9 +1,11 @@
 //! The redaction corpus (tests/redaction_corpus/README.md): a synthetic secret for every gitleaks
-//! rule plus hand-made shapes, each written in five contexts; several hundred lines of ordinary
-//! handoff prose; gitleaks' own false-positive samples. Prints recall per context and per rule
-//! and every prose line changed, and asserts the targets of issue 12: recall of at least 0.95
-//! overall and 0.90 in each context, at most 1 % of prose changed, and no secret surviving a
-//! write that reports it redacted.
+//! rule plus hand-made shapes, each written in five contexts; gitleaks' literal true-positive
+//! sample lines; hand-written lines; several hundred lines of ordinary handoff prose and of prose
+//! that looks like code; all of gitleaks' literal false-positive samples. Prints recall and
+//! precision per context, every miss, every line that should have stayed but changed, and every
+//! mangled line; asserts recall of at least 0.96 overall and 0.90 in each context, at most one
+//! prose line changed, no mangled line, the negative samples changed held where they are, and
+//! no secret surviving a write that reports it redacted.
 //!
 //! `cargo test --test redaction_corpus -- --nocapture` shows the figures.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
@@ -115,7 +117,8 @@ const KEY_SUFFIXES: &[&str] = &[
     "AUTH_TOKEN",
 ];
 
-/// Sentences an agent might write; two of them name the provider only after the secret.
+/// Sentences an agent might write: the provider named before the secret (up to five words
+/// away), only after it, in backquotes, parentheses or quotes, after a colon or an arrow.
 const SENTENCES: &[&str] = &[
     "The {P} key is {s} until we rotate it.",
     "Rotated the {P} token, the new one: {s}",
@@ -123,6 +126,14 @@ const SENTENCES: &[&str] = &[
     "{P} credentials for staging are {s} (expires Friday).",
     "I pasted {s} into the {P} settings by mistake.",
     "Login to {P} works again with the secret {s} now.",
+    "Set `{s}` as the {P} key in CI.",
+    "{P}: {s}",
+    "The {P} API returned 401 for {s}, so I regenerated it.",
+    "Pasted the {P} secret ({s}) into .env by mistake.",
+    "We authenticate to {P} using {s} in the worker.",
+    "Here is the {P} api key: \"{s}\" (do not commit it).",
+    "Call it with Authorization: Bearer {s} (the {P} token).",
+    "new {P} key -> {s}",
 ];
 
 const ENV_KEYS: &[&str] = &["{U}_API_KEY", "{U}", "{P} token", "{U}_CREDENTIALS", "{P}"];
@@ -208,6 +219,18 @@ fn variants(context: &str) -> usize {
     }
 }
 
+/// Does a window of `core` survive in `text` that `elsewhere` (the input without the secret)
+/// does not explain?
+fn survives_beyond(text: &str, core: &str, elsewhere: &str) -> bool {
+    let chars: Vec<char> = core.chars().collect();
+    let w = (chars.len() / 2).clamp(6, 12).min(chars.len());
+    chars
+        .windows(w)
+        .map(|win| win.iter().collect::<String>())
+        .filter(|win| !win.trim().is_empty())
+        .any(|win| text.contains(&win) && !elsewhere.contains(&win))
+}
+
 /// Does any part of `core` (a window of half its length, 6 to 12 characters) survive in `text`?
 fn survives(text: &str, core: &str) -> bool {
     let chars: Vec<char> = core.chars().collect();
@@ -219,20 +242,171 @@ fn survives(text: &str, core: &str) -> bool {
         .any(|win| text.contains(&win))
 }
 
+/// Whole lines holding a secret: gitleaks' literal true-positive samples
+/// (gitleaks_positives.jsonl, the secret found by the rule's own regex) and our hand-written
+/// cases (handwritten.jsonl). Each: the line, and the secret with its credential part.
+fn lines_with_secrets(file: &str) -> Vec<(String, Secret)> {
+    let text = std::fs::read_to_string(Path::new(CORPUS).join(file)).unwrap();
+    text.lines()
+        .map(|l| {
+            let v: serde_json::Value = serde_json::from_str(l).unwrap();
+            let field = |k: &str| v[k].as_str().unwrap().replace("%%", "");
+            (
+                field("text"),
+                Secret {
+                    rule: field("rule"),
+                    provider: String::new(),
+                    secret: field("secret"),
+                    core: field("core"),
+                },
+            )
+        })
+        .collect()
+}
+
+/// The byte ranges of `before` that the markers in `after` replaced; `None` when `after` is
+/// not `before` with some ranges replaced by well-formed markers (a mangled line).
+fn replaced_ranges(before: &str, after: &str) -> Option<Vec<(usize, usize)>> {
+    let mut pieces = Vec::new();
+    let mut rest = after;
+    while let Some(i) = rest.find("[REDACTED:") {
+        let close = rest[i..].find(']')? + i;
+        let kind = &rest[i + 10..close];
+        if kind.is_empty()
+            || !kind
+                .bytes()
+                .all(|b| b.is_ascii_lowercase() || b.is_ascii_digit() || b == b'_')
+        {
+            return None; // a marker inside a marker, or a torn one
+        }
+        pieces.push(&rest[..i]);
+        rest = &rest[close + 1..];
+    }
+    pieces.push(rest);
+    let (first, last) = (pieces[0], pieces[pieces.len() - 1]);
+    if !before.starts_with(first) || !before[first.len()..].ends_with(last) {
+        return None;
+    }
+    let end_of_middle = before.len() - last.len();
+    let mut at = first.len();
+    let mut ranges = Vec::new();
+    for piece in &pieces[1..pieces.len() - 1] {
+        // The next kept piece after at least one replaced character.
+        let found = before.get(at + 1..end_of_middle)?.find(piece)? + at + 1;
+        ranges.push((at, found));
+        at = found + piece.len();
+    }
+    ranges.push((at, end_of_middle));
+    Some(ranges)
+}
+
+fn occurrences(text: &str, needle: &str) -> Vec<(usize, usize)> {
+    if needle.is_empty() {
+        return Vec::new();
+    }
+    text.match_indices(needle)
+        .map(|(i, m)| (i, i + m.len()))
+        .collect()
+}
+
+/// How one changed field was redacted.
+#[derive(Default)]
+struct Shape {
+    /// Nothing outside the secret (and one quote or space either side) was replaced.
+    exact: bool,
+    /// A marker cut a secret, leaving a head or tail, or the markers are malformed.
+    mangled: bool,
+}
+
+fn shape_of(before: &str, after: &str, s: &Secret) -> Shape {
+    let Some(ranges) = replaced_ranges(before, after) else {
+        return Shape {
+            exact: false,
+            mangled: true,
+        };
+    };
+    let mut secrets = occurrences(before, &s.secret);
+    secrets.extend(occurrences(before, &json_escaped(&s.secret)));
+    let mut cores = occurrences(before, &s.core);
+    cores.extend(occurrences(before, &json_escaped(&s.core)));
+    if secrets.is_empty() && cores.is_empty() {
+        return Shape::default(); // the secret is not in this field as written
+    }
+    let whole = |(a, b): (usize, usize)| a == 0 && b == before.len();
+    let mangled = ranges.iter().any(|&(a, b)| {
+        !whole((a, b))
+            && cores
+                .iter()
+                .any(|&(s, e)| a < e && s < b && (a > s || b < e))
+    });
+    let exact = ranges.iter().all(|&(a, b)| {
+        secrets
+            .iter()
+            .chain(&cores)
+            .any(|&(s, e)| a + 1 >= s && b <= e + 1 && a < e && s < b)
+    });
+    Shape { exact, mangled }
+}
+
 #[derive(Default)]
 struct Tally {
     hits: usize,
     total: usize,
+    redacted: usize,
+    exact: usize,
+    mangled: usize,
 }
 
 impl Tally {
-    fn add(&mut self, hit: bool) {
-        self.total += 1;
-        self.hits += usize::from(hit);
-    }
     fn recall(&self) -> f64 {
         self.hits as f64 / self.total.max(1) as f64
     }
+    fn precision(&self) -> f64 {
+        self.exact as f64 / self.redacted.max(1) as f64
+    }
+}
+
+/// Redacts one case and scores it: caught, exact, mangled.
+fn score(c: &mut Content, s: &Secret, t: &mut Tally, leaks: &mut Vec<String>, label: &str) -> bool {
+    let before: Vec<(String, String)> = visit_strings(c)
+        .into_iter()
+        .map(|(p, v)| (p, v.to_string()))
+        .collect();
+    let input = serde_json::to_string(&*c).unwrap();
+    let found = redact(c);
+    let output = serde_json::to_string(&*c).unwrap();
+    // A window of the secret that the input also holds elsewhere (`value="CleartextPassword1"`
+    // under `key="ClearTextPassword"`) is not a leak.
+    let elsewhere = input
+        .replace(&s.core, "\u{0}")
+        .replace(&json_escaped(&s.core), "\u{0}");
+    let left = survives_beyond(&output, &s.core, &elsewhere);
+    if left && !found.is_empty() {
+        leaks.push(format!("{label}: {output}"));
+    }
+    let hit = !left && !found.is_empty();
+    t.total += 1;
+    t.hits += usize::from(hit);
+    if !found.is_empty() {
+        t.redacted += 1;
+        let after = visit_strings(c);
+        let mut exact = true;
+        for ((_, b), (_, a)) in before.iter().zip(&after) {
+            if b != a {
+                let shape = shape_of(b, a, s);
+                exact &= shape.exact;
+                if !shape.exact && !shape.mangled {
+                    println!("  inexact [{label}]: {b:?}\n             -> {a:?}");
+                }
+                if shape.mangled {
+                    t.mangled += 1;
+                    println!("  mangled [{label}]: {b:?}\n             -> {a:?}");
+                }
+            }
+        }
+        t.exact += usize::from(exact);
+    }
+    hit
 }
 
 #[test]
@@ -241,7 +415,6 @@ fn corpus_recall_prose_and_leaks() {
     let mut by_context: BTreeMap<&str, Tally> = BTreeMap::new();
     let mut by_rule: BTreeMap<String, (Tally, Vec<String>)> = BTreeMap::new();
     let mut identifiers = Tally::default();
-    let mut overall = Tally::default();
     let mut leaks_reported_redacted = Vec::new();
 
     for (n, s) in secrets.iter().enumerate() {
@@ -249,53 +422,62 @@ fn corpus_recall_prose_and_leaks() {
             for variant in 0..variants(context) {
                 let mut c = case(context, n, s, variant);
                 let input = serde_json::to_string(&c).unwrap();
-                let found = redact(&mut c);
-                let output = serde_json::to_string(&c).unwrap();
-                let hit = !survives(&output, &s.core) && !found.is_empty();
-                if survives(&output, &s.core) && !found.is_empty() {
-                    leaks_reported_redacted.push(format!("{} [{context}]: {output}", s.rule));
-                }
+                let label = format!("{} {context}", s.rule);
+                let tally = if is_identifier(&s.rule) {
+                    &mut identifiers
+                } else {
+                    by_context.entry(context).or_default()
+                };
+                let hit = score(&mut c, s, tally, &mut leaks_reported_redacted, &label);
                 if is_identifier(&s.rule) {
-                    identifiers.add(hit);
                     continue;
                 }
-                by_context.entry(context).or_default().add(hit);
-                overall.add(hit);
                 let entry = by_rule.entry(s.rule.clone()).or_default();
-                entry.0.add(hit);
+                entry.0.total += 1;
+                entry.0.hits += usize::from(hit);
                 if !hit {
                     entry.1.push(format!("{context}: {input}"));
                 }
             }
         }
     }
-
-    println!(
-        "\nRecall on the corpus ({} secrets, {} cases):",
-        secrets.len(),
-        overall.total
-    );
-    for (context, t) in &by_context {
-        println!(
-            "  {context:<12} {:.3}  ({}/{})",
-            t.recall(),
-            t.hits,
-            t.total
-        );
+    let lines = lines_with_secrets("gitleaks_positives.jsonl");
+    let handwritten = lines_with_secrets("handwritten.jsonl");
+    let contexts = lines
+        .iter()
+        .map(|l| ("gitleaks-lines", l))
+        .chain(handwritten.iter().map(|l| ("handwritten", l)));
+    for (context, (line, s)) in contexts {
+        let mut c = Content {
+            goal: "corpus".into(),
+            narrative: Some(line.clone()),
+            ..Content::default()
+        };
+        let tally = if is_identifier(&s.rule) {
+            &mut identifiers
+        } else {
+            by_context.entry(context).or_default()
+        };
+        let hit = score(&mut c, s, tally, &mut leaks_reported_redacted, &s.rule);
+        if is_identifier(&s.rule) {
+            continue;
+        }
+        let entry = by_rule.entry(s.rule.clone()).or_default();
+        entry.0.total += 1;
+        entry.0.hits += usize::from(hit);
+        if !hit {
+            entry.1.push(format!("{context}: {line:?}"));
+        }
     }
-    println!(
-        "  {:<12} {:.3}  ({}/{})",
-        "all",
-        overall.recall(),
-        overall.hits,
-        overall.total
-    );
-    println!(
-        "  public identifiers (not counted): {:.3} ({}/{})",
-        identifiers.recall(),
-        identifiers.hits,
-        identifiers.total
-    );
+    let mut overall = Tally::default();
+    for t in by_context.values() {
+        overall.hits += t.hits;
+        overall.total += t.total;
+        overall.redacted += t.redacted;
+        overall.exact += t.exact;
+        overall.mangled += t.mangled;
+    }
+
     println!("\nPer rule (misses only):");
     for (rule, (t, misses)) in &by_rule {
         if t.hits < t.total {
@@ -306,13 +488,44 @@ fn corpus_recall_prose_and_leaks() {
         }
     }
 
-    let (prose_changed, prose_total) = prose_changes("prose.txt", 0);
-    let (neg_changed, neg_total) = prose_changes("negatives.txt", 1);
-    let prose_rate = prose_changed as f64 / prose_total as f64;
+    let (prose_changed, prose_total, prose_mangled) = changes("prose.txt");
+    let (code_changed, code_total, code_mangled) = changes("code_prose.txt");
+    let (neg_changed, neg_total, neg_mangled) = changes("gitleaks_negatives.jsonl");
+
     println!(
-        "\nProse changed: {prose_changed}/{prose_total} ({:.2} %); gitleaks' false-positive samples changed: {neg_changed}/{neg_total} ({:.1} %)",
-        prose_rate * 100.0,
-        neg_changed as f64 * 100.0 / neg_total as f64
+        "\nThe corpus: {} secrets in {} contexts, {} of gitleaks' literal sample lines, {} \
+         hand-written lines; recall = caught / cases, precision = redacted exactly the secret \
+         / redacted",
+        secrets.len(),
+        CONTEXTS.len(),
+        lines.len(),
+        handwritten.len()
+    );
+    println!("  context        recall              precision           mangled");
+    let row = |name: &str, t: &Tally| {
+        println!(
+            "  {name:<14} {:.3} ({:>4}/{:<4})  {:.3} ({:>4}/{:<4})  {}",
+            t.recall(),
+            t.hits,
+            t.total,
+            t.precision(),
+            t.exact,
+            t.redacted,
+            t.mangled
+        );
+    };
+    for (context, t) in &by_context {
+        row(context, t);
+    }
+    row("all", &overall);
+    row("public ids", &identifiers);
+    println!("  (public identifiers gitleaks also reports are not counted)");
+    println!(
+        "  lines changed that must stay: prose {prose_changed}/{prose_total}, code-like prose \
+         {code_changed}/{code_total}, gitleaks' negative samples {neg_changed}/{neg_total} \
+         ({:.1} %); mangled among them: {}",
+        neg_changed as f64 * 100.0 / neg_total as f64,
+        prose_mangled + code_mangled + neg_mangled
     );
 
     assert!(
@@ -321,8 +534,8 @@ fn corpus_recall_prose_and_leaks() {
         leaks_reported_redacted.join("\n")
     );
     assert!(
-        overall.recall() >= 0.95,
-        "overall recall {:.3} < 0.95",
+        overall.recall() >= 0.96,
+        "overall recall {:.3} < 0.96",
         overall.recall()
     );
     for (context, t) in &by_context {
@@ -332,38 +545,71 @@ fn corpus_recall_prose_and_leaks() {
             t.recall()
         );
     }
-    assert!(
-        prose_total >= 300,
-        "the prose corpus shrank to {prose_total} lines"
+    assert_eq!(
+        overall.mangled + prose_mangled + code_mangled + neg_mangled,
+        0,
+        "mangled lines (printed above)"
     );
     assert!(
-        prose_rate <= 0.01,
-        "{prose_changed} prose lines changed, over 1 %"
+        prose_total >= 450 && code_total >= 60 && neg_total >= 330,
+        "the corpus shrank: {prose_total} prose, {code_total} code-like, {neg_total} negatives"
+    );
+    assert!(
+        prose_changed + code_changed <= 1,
+        "{} prose lines changed (at most 1 of {})",
+        prose_changed + code_changed,
+        prose_total + code_total
+    );
+    // gitleaks' negatives hold true secrets by our rules: other rules' keys (Cloudflare's
+    // three kinds are each other's negatives), SDK example keys gitleaks allowlists one by one
+    // (we keep no list of key values), passwords that were negatives only for their file name.
+    // The target is 60 of 340; this pins what is reached (57 of 339) so that it cannot slip.
+    let neg_bound = neg_total * 57 / 339;
+    assert!(
+        neg_changed <= neg_bound,
+        "{neg_changed} of gitleaks' {neg_total} negative samples changed (at most {neg_bound})"
     );
 }
 
-/// Lines of `file` changed by redaction (printed); `column` picks the tab-separated field.
-fn prose_changes(file: &str, column: usize) -> (usize, usize) {
+/// Lines of `file` changed by redaction (printed), the number of lines, and how many of the
+/// changes are malformed. `.jsonl` files hold `{"text": …}` objects; other files one line each.
+fn changes(file: &str) -> (usize, usize, usize) {
     let text = std::fs::read_to_string(Path::new(CORPUS).join(file)).unwrap();
-    let mut changed = 0;
-    let mut total = 0;
-    for line in text
+    let (mut changed, mut total, mut mangled) = (0, 0, 0);
+    for raw in text
         .lines()
         .filter(|l| !l.starts_with('#') && !l.is_empty())
     {
-        let line = line
-            .split('\t')
-            .nth(column)
-            .unwrap_or(line)
-            .replace("\\n", "\n");
+        let line = if file.ends_with(".jsonl") {
+            let v: serde_json::Value = serde_json::from_str(raw).unwrap();
+            v["text"].as_str().unwrap().replace("%%", "")
+        } else {
+            raw.to_string()
+        };
         total += 1;
         let (out, _) = redact_text(&line);
         if out != line {
             changed += 1;
-            println!("  {file} changed: {line:?}\n             -> {out:?}");
+            let torn = replaced_ranges(&line, &out).is_none_or(|ranges| {
+                // A replaced range that starts or ends inside a word.
+                ranges.iter().any(|&(a, b)| {
+                    let inside = |i: usize| {
+                        i > 0
+                            && i < line.len()
+                            && line.as_bytes()[i - 1].is_ascii_alphanumeric()
+                            && line.as_bytes()[i].is_ascii_alphanumeric()
+                    };
+                    inside(a) || inside(b)
+                })
+            });
+            mangled += usize::from(torn);
+            println!(
+                "  {file} changed{}: {line:?}\n             -> {out:?}",
+                if torn { " (mangled)" } else { "" }
+            );
         }
     }
-    (changed, total)
+    (changed, total, mangled)
 }
 
 /// The whole pipeline: every secret, in every context, written with `handover write`'s library

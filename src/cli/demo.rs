@@ -238,7 +238,7 @@ fn sample_content() -> Content {
         important_files: vec![ImportantFile { path: "src/report.rs".into(), why: "the writer".into() }],
         evidence: Evidence {
             // A secret pasted by mistake: the demo shows it being redacted.
-            commands_run: vec!["cargo test report (3 passed)".into(), "curl -H 'Authorization: Bearer sk-demo1234567890abcdefghijklmnop' http://localhost:8080/report".into()],
+            commands_run: vec!["cargo test report (3 passed)".into(), "curl -H 'Authorization: Bearer sk-demo-7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5J' http://localhost:8080/report".into()],
             measurements: Default::default(),
             artifacts: vec![],
         },

@@ -11,9 +11,11 @@
 
 mod assign;
 mod blocks;
+mod cli;
 mod gate;
 mod jwt;
 mod keywords;
+mod manifests;
 mod prose;
 mod shapes;
 mod urls;
@@ -98,8 +100,11 @@ fn find_all(text: &str, extra: Vec<Span>) -> Vec<Span> {
     shapes::find(text, &mut spans);
     jwt::find(text, &mut spans);
     assign::find(text, &mut spans);
+    cli::find(text, &mut spans);
+    manifests::find(text, &mut spans);
     prose::find(text, &mut spans);
     let protected = markers(text);
+    let public = blocks::public_ranges(text);
     spans.retain(|s| {
         s.start < s.end
             && text.is_char_boundary(s.start)
@@ -108,6 +113,7 @@ fn find_all(text: &str, extra: Vec<Span>) -> Vec<Span> {
                 .bytes()
                 .any(|b| b.is_ascii_alphanumeric())
             && !protected.iter().any(|&(a, b)| s.start < b && a < s.end)
+            && (s.kind == "private_key" || !public.iter().any(|&(a, b)| a <= s.start && s.end <= b))
     });
     spans.sort_by_key(|s| (s.start, rank(s.kind)));
     let mut merged: Vec<Span> = Vec::with_capacity(spans.len());

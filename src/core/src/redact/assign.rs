@@ -1,20 +1,24 @@
 //! Values given to a key that names a secret, in the forms code, shells, configs and headers
 //! use: `KEY=v`, `KEY = "v"`, `KEY: v`, `"key": "v"`, `X := "v"`, `X ::= v`, `X ?= v`,
 //! `$x .= "v"`, `"key" => "v"`, `var x string = "v"`, `setProperty("X_TOKEN", "v")`,
-//! `<xToken>v</xToken>`, `--key v`, `--key=v`, `?key=v&`, `Authorization: <scheme> v`,
-//! `Bearer v`, `curl -u user:v`. Only the value is replaced.
+//! `<xToken>v</xToken>`, `<add key="xPassword" value="v" />`, `--key v`, `--key=v`, `?key=v&`,
+//! `Authorization: <scheme> v`, `Bearer v`, `BUNDLE_HOST__COM=user:v`. Only the value is
+//! replaced. Passwords that command lines take by position are in `cli.rs`.
 
-use super::gate::{is_made_of_words, looks_like_secret, value_is_placeholder};
+use super::gate::{
+    is_code_reference, is_made_of_words, is_package_coordinate, looks_like_secret,
+    value_is_placeholder,
+};
 use super::keywords::{key_strength, KeyStrength};
 use super::Span;
 
-const KIND: &str = "secret_assignment";
+pub(super) const KIND: &str = "secret_assignment";
 
 fn is_key_byte(b: u8) -> bool {
     b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.')
 }
 
-fn spaces(bytes: &[u8], at: usize) -> usize {
+pub(super) fn spaces(bytes: &[u8], at: usize) -> usize {
     bytes[at..]
         .iter()
         .take_while(|&&b| b == b' ' || b == b'\t')
@@ -23,7 +27,7 @@ fn spaces(bytes: &[u8], at: usize) -> usize {
 
 /// A prose-like value after `Key: ` or `--flag ` must look random to count: a digit, an inner
 /// capital, or a symbol. `Auth: uses middleware` stays; `password: hunter2` goes.
-fn looks_random(value: &str) -> bool {
+pub(super) fn looks_random(value: &str) -> bool {
     value.bytes().any(|b| b.is_ascii_digit())
         || value.bytes().skip(1).any(|b| b.is_ascii_uppercase())
         || value.bytes().any(|b| !b.is_ascii_alphanumeric())
@@ -31,6 +35,7 @@ fn looks_random(value: &str) -> bool {
 
 /// Scheme words that precede a credential in a header value or after `Authorization:`.
 const SCHEMES: &[&str] = &[
+    "FlyV1",
     "Basic",
     "Bearer",
     "Token",
@@ -151,7 +156,7 @@ fn operator(bytes: &[u8], key: &str, quoted_key: bool, j: usize) -> Option<Opera
 
 /// The value at `start`: quoted (to the closing quote) or bare (to a space or delimiter, or an
 /// escaped newline `\n` inside embedded text). Returns (start, end, quoted).
-fn value_at(text: &str, start: usize) -> (usize, usize, bool) {
+pub(super) fn value_at(text: &str, start: usize) -> (usize, usize, bool) {
     let bytes = text.as_bytes();
     match bytes.get(start) {
         Some(&q @ (b'"' | b'\'' | b'`')) => {
@@ -167,7 +172,8 @@ fn value_at(text: &str, start: usize) -> (usize, usize, bool) {
             while e < bytes.len() {
                 let b = bytes[e];
                 if b.is_ascii_whitespace()
-                    || matches!(b, b',' | b';' | b'&' | b')' | b']' | b'}' | b'"' | b'\'')
+                    || matches!(b, b',' | b';' | b')' | b']' | b'}' | b'"' | b'\'')
+                    || (b == b'&' && starts_parameter(&bytes[e + 1..]))
                     || matches!(b, b'<' | b'>' | b'`')
                     || (b == b'\\' && matches!(bytes.get(e + 1), Some(b'n' | b'r' | b't')))
                 {
@@ -182,6 +188,34 @@ fn value_at(text: &str, start: usize) -> (usize, usize, bool) {
             (start, e, false)
         }
     }
+}
+
+/// Where the value of `name=value` starts, when the quoted value from `vs` to `ve` is such a
+/// pair (a cookie); `vs` otherwise.
+fn cookie_value(text: &str, vs: usize, ve: usize) -> usize {
+    let value = &text[vs..ve];
+    let name = value
+        .bytes()
+        .take_while(|&b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'-' | b'.'))
+        .count();
+    let is_pair = name > 0
+        && value.as_bytes().get(name) == Some(&b'=')
+        && value.as_bytes().get(name + 1).is_some_and(|b| *b != b'=')
+        && value.as_bytes()[0].is_ascii_alphabetic();
+    if is_pair {
+        vs + name + 1
+    } else {
+        vs
+    }
+}
+
+/// After a `&`: another query parameter (`state=1`), a shell's `&&` or the end. A `&` inside
+/// a password is neither.
+fn starts_parameter(rest: &[u8]) -> bool {
+    let name = rest.iter().take_while(|&&b| is_key_byte(b)).count();
+    rest.first()
+        .is_none_or(|b| b.is_ascii_whitespace() || *b == b'&')
+        || (name > 0 && rest.get(name) == Some(&b'='))
 }
 
 fn skip_scheme(text: &str, at: usize, any_word: bool) -> usize {
@@ -205,7 +239,6 @@ fn skip_scheme(text: &str, at: usize, any_word: bool) -> usize {
 pub fn find(text: &str, out: &mut Vec<Span>) {
     assignments(text, out);
     bearer_tokens(text, out);
-    curl_users(text, out);
 }
 
 fn assignments(text: &str, out: &mut Vec<Span>) {
@@ -219,11 +252,19 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
         let key_len = bytes[i..].iter().take_while(|&&b| is_key_byte(b)).count();
         let key = &text[i..i + key_len];
         let mut j = i + key_len;
+        // `https://user:password@host`: the URL rule's, not a `key: value`.
+        if text[..i].ends_with("://") {
+            i = j;
+            continue;
+        }
+        if let Some(next) = xml_attribute_pair(text, i, key, out) {
+            i = next;
+            continue;
+        }
         let xml = i > 0 && bytes[i - 1] == b'<' && bytes.get(j) == Some(&b'>');
         let quoted_key = j < bytes.len()
             && matches!(bytes[j], b'"' | b'\'')
-            && i > 0
-            && bytes[i - 1] == bytes[j];
+            && opened_before(bytes, i, bytes[j]);
         // The operator first: it is a few byte comparisons, the key's meaning is not.
         let op = if xml {
             None
@@ -233,6 +274,13 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
         if !xml && op.is_none() {
             i = j;
             continue;
+        }
+        if let Some(op) = &op {
+            if let Some((next, span)) = bundler_credentials(text, key, op.value_start) {
+                out.extend(span);
+                i = next;
+                continue;
+            }
         }
         let strength = key_strength(key);
         if strength == KeyStrength::None {
@@ -253,6 +301,13 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
         let any_scheme = norm.ends_with("authorization") || norm.ends_with("auth");
         let value_start = skip_scheme(text, op.value_start, any_scheme);
         let (vs, ve, quoted) = value_at(text, value_start);
+        // Inside quotes too: `"Authorization": "Bearer <v>"`, `"Cookie": "auth-token=<v>"`
+        // keep the scheme word and the cookie's name.
+        let vs = if quoted {
+            cookie_value(text, skip_scheme(text, vs, any_scheme), ve)
+        } else {
+            vs
+        };
         let value = &text[vs..ve];
         let keep = value.trim().is_empty()
             || value_is_placeholder(value)
@@ -260,6 +315,13 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
             || (quoted && bytes[vs - 1] == b'`' && value.contains(' '))
             || (op.needs_quote && !quoted)
             || (key.starts_with('-') && value.starts_with('-'))
+            // `self.password = password`, `token = config.token`, `acctest.Representation{…`:
+            // code, not a value.
+            || (!quoted && (is_code_reference(value) || value.contains('{')))
+            // `ops_eyJzaWdu...`: a value cut short in documentation.
+            || text[ve..].starts_with("..")
+            || text[ve..].starts_with('…')
+            || is_package_coordinate(value)
             || match strength {
                 KeyStrength::Strong => {
                     op.strict && !quoted && (!looks_random(value) || is_made_of_words(value))
@@ -271,6 +333,90 @@ fn assignments(text: &str, out: &mut Vec<Span>) {
         }
         i = ve.max(j);
     }
+}
+
+/// The key started at `i` is the last word of a quoted string opened earlier on the line
+/// (`"facebook access_token": "v"`, `'db password': v`).
+fn opened_before(bytes: &[u8], i: usize, quote: u8) -> bool {
+    let mut k = i;
+    while k > 0 && i - k <= 40 {
+        let b = bytes[k - 1];
+        if b == quote {
+            return true;
+        }
+        if !(is_key_byte(b) || b == b' ') {
+            return false;
+        }
+        k -= 1;
+    }
+    false
+}
+
+/// `<add key="ClearTextPassword" value="v" />`, `<entry key="name" value="v"/>`: in a tag, the
+/// `key` (or `name`) attribute names the entry and `value` holds it. The name decides, as a
+/// key would; the name itself is never a secret. Returns where to go on when this is such a
+/// pair.
+fn xml_attribute_pair(text: &str, i: usize, key: &str, out: &mut Vec<Span>) -> Option<usize> {
+    let bytes = text.as_bytes();
+    if !(key.eq_ignore_ascii_case("key") || key.eq_ignore_ascii_case("name"))
+        || i == 0
+        || !bytes[i - 1].is_ascii_whitespace()
+    {
+        return None;
+    }
+    let line_start = text[..i].rfind('\n').map_or(0, |n| n + 1);
+    let tag = text[line_start..i].rfind('<')? + line_start;
+    if text[tag..i].contains('>') {
+        return None;
+    }
+    let after_key = i + key.len();
+    let quote = *bytes.get(after_key + 1)?;
+    if bytes[after_key] != b'=' || !matches!(quote, b'"' | b'\'') {
+        return None;
+    }
+    let name_start = after_key + 2;
+    let name_end = name_start + text[name_start..].find(quote as char)?;
+    let name = &text[name_start..name_end];
+    let tag_end = name_end + text[name_end..].find('>').unwrap_or(text.len() - name_end);
+    let attrs = &text[name_end..tag_end];
+    let Some(v) = attrs.find(" value=").or_else(|| attrs.find(" Value=")) else {
+        return Some(name_end);
+    };
+    let vq = name_end + v + 7;
+    let vquote = *bytes.get(vq)?;
+    if !matches!(vquote, b'"' | b'\'') {
+        return Some(name_end);
+    }
+    let vs = vq + 1;
+    let ve = vs + text[vs..].find(vquote as char)?;
+    let value = &text[vs..ve];
+    let secret = match key_strength(name) {
+        KeyStrength::Strong => value.len() >= 4 && !value_is_placeholder(value),
+        KeyStrength::Weak => looks_like_secret(value),
+        KeyStrength::None => false,
+    };
+    if secret {
+        out.push(Span::new(vs, ve, KIND));
+    }
+    Some(ve)
+}
+
+/// Bundler's per-host credentials, `BUNDLE_ENTERPRISE__CONTRIBSYS__COM=user:password` (the
+/// host spelt with `__` for dots): the password goes, the user stays. Returns where to go on,
+/// and the span when there is a password.
+fn bundler_credentials(text: &str, key: &str, at: usize) -> Option<(usize, Option<Span>)> {
+    if !key.starts_with("BUNDLE_") || !key.contains("__") {
+        return None;
+    }
+    let (vs, ve, _) = value_at(text, at);
+    let value = &text[vs..ve];
+    let colon = value.find(':')?;
+    let password = &value[colon + 1..];
+    let secret = password.len() >= 3 && !value_is_placeholder(password);
+    Some((
+        ve.max(at),
+        secret.then(|| Span::new(vs + colon + 1, ve, KIND)),
+    ))
 }
 
 /// `<xToken>v</xToken>`, also with the value on its own indented line.
@@ -312,32 +458,6 @@ fn bearer_tokens(text: &str, out: &mut Vec<Span>) {
         if looks_secret {
             out.push(Span::new(start, start + token.len(), "bearer_token"));
             from = start + token.len();
-        }
-    }
-}
-
-/// `curl -u user:password`, `--user "user:password"`, `--user=user:password`: the password.
-fn curl_users(text: &str, out: &mut Vec<Span>) {
-    for flag in [" -u ", " --user ", " --user="] {
-        let mut from = 0;
-        while let Some(i) = text[from..].find(flag).map(|i| from + i) {
-            let at = i + flag.len();
-            let at = at + spaces(text.as_bytes(), at);
-            let (vs, ve, _) = value_at(text, at);
-            from = ve.max(at);
-            let value = &text[vs..ve];
-            let Some(colon) = value.find(':') else {
-                continue;
-            };
-            let password = &value[colon + 1..];
-            // `user:pass`, `username:token`: names of the parts, as documentation writes them.
-            if password.len() >= 3
-                && looks_random(password)
-                && !value_is_placeholder(password)
-                && !value_is_placeholder(value)
-            {
-                out.push(Span::new(vs + colon + 1, ve, "url_password"));
-            }
         }
     }
 }

@@ -10,6 +10,51 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
     putty_keys(text, out);
 }
 
+/// Public material that looks random but is meant to be shown: PEM public keys and
+/// certificates, PGP public key blocks, SOPS-encrypted values (`ENC[AES256_GCM,data:…]`). No
+/// rule but a private key redacts inside these ranges.
+pub fn public_ranges(text: &str) -> Vec<(usize, usize)> {
+    let mut out = Vec::new();
+    let mut from = 0;
+    while let Some(start) = text[from..].find("-----BEGIN ").map(|i| from + i) {
+        let label_start = start + 11;
+        let Some(label_len) = text[label_start..].find("-----") else {
+            break;
+        };
+        let label = &text[label_start..label_start + label_len];
+        from = label_start + label_len;
+        let public = label.len() <= 100
+            && (label.ends_with("PUBLIC KEY")
+                || label.ends_with("PUBLIC KEY BLOCK")
+                || label.ends_with("CERTIFICATE")
+                || label.ends_with("CERTIFICATE REQUEST"));
+        if !public {
+            continue;
+        }
+        let end = text[from..]
+            .find("-----END ")
+            .and_then(|i| {
+                text[from + i + 9..]
+                    .find("-----")
+                    .map(|j| from + i + 9 + j + 5)
+            })
+            .unwrap_or(text.len());
+        out.push((start, end));
+        from = end;
+    }
+    let mut from = 0;
+    while let Some(start) = text[from..].find("ENC[").map(|i| from + i) {
+        let end = text[start..]
+            .find(']')
+            .map_or(text.len(), |j| start + j + 1);
+        if text[start..end].contains(",data:") || text[start + 4..].starts_with("AES256_GCM") {
+            out.push((start, end));
+        }
+        from = end;
+    }
+    out
+}
+
 fn pem_blocks(text: &str, out: &mut Vec<Span>) {
     let mut from = 0;
     while let Some(start) = text[from..].find("-----BEGIN ").map(|i| from + i) {
@@ -25,15 +70,23 @@ fn pem_blocks(text: &str, out: &mut Vec<Span>) {
             from = label_start;
             continue;
         }
-        let end = match text[after_header..].find("-----END ") {
+        let (end, body, whole) = match text[after_header..].find("-----END ") {
             Some(i) => {
                 let end_label = after_header + i + 9;
-                text[end_label..]
+                let end = text[end_label..]
                     .find("-----")
-                    .map_or(text.len(), |j| end_label + j + 5)
+                    .map_or(text.len(), |j| end_label + j + 5);
+                (end, &text[after_header..after_header + i], true)
             }
-            None => text.len(),
+            None => (text.len(), &text[after_header..], false),
         };
+        // A whole block with next to no key material (`anything`, nothing at all) is an
+        // example of the markers; a block cut off is redacted whatever is left of it.
+        let material = body.bytes().filter(u8::is_ascii_alphanumeric).count();
+        if whole && material < 12 {
+            from = end;
+            continue;
+        }
         out.push(Span::new(start, end, "private_key"));
         from = end;
     }

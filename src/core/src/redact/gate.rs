@@ -57,10 +57,24 @@ pub fn is_made_of_words(s: &str) -> bool {
 }
 
 /// Letters that read as words: `Vector`, `SalesResults`, `requiredCharacteristicTypes`, `qat`,
-/// `ALL_CAPS`; not `mrCnsPjmlmmeoIkph`.
+/// `ALL_CAPS`, `DOC`; not `mrCnsPjmlmmeoIkph`, not `JXQZRWPLMKTVBNHG` (capitals need vowels
+/// too: the body of an AWS key id is sixteen of them).
 pub fn is_word_like(letters: &str) -> bool {
-    if letters.len() <= 4 || letters.bytes().all(|b| b.is_ascii_uppercase()) {
+    if letters.len() <= 4 {
         return true;
+    }
+    // `AAAAAAAA`, `abababab`: a run of one or two letters is padding, not a word.
+    let mut distinct = letters
+        .bytes()
+        .map(|b| b.to_ascii_lowercase())
+        .collect::<Vec<_>>();
+    distinct.sort_unstable();
+    distinct.dedup();
+    if distinct.len() <= 2 {
+        return false;
+    }
+    if letters.bytes().all(|b| b.is_ascii_uppercase()) {
+        return vowel_ratio(letters) >= WORD_VOWELS;
     }
     // CamelCase: every piece starts a word and is at least three letters long.
     let mut pieces = Vec::new();
@@ -74,15 +88,19 @@ pub fn is_word_like(letters: &str) -> bool {
     pieces.push(&letters[start..]);
     if pieces.len() == 1 {
         // One lower-case run: English words read about 38 % vowels, random letters 23 %.
-        return vowel_ratio(letters) >= 0.34;
+        return vowel_ratio(letters) >= WORD_VOWELS;
     }
     let camel = pieces
         .iter()
         .all(|p| p.len() >= 3 && p.bytes().skip(1).all(|b| b.is_ascii_lowercase()));
-    camel && vowel_ratio(letters) >= 0.34
+    camel && vowel_ratio(letters) >= WORD_VOWELS
 }
 
-/// English runs about 38 % vowels; random letters 19 %.
+/// The share of vowels (`y` included) from which letters read as words. English words run
+/// about 38 % (`Results` 29 %, `Vector` 33 %), random letters 23 % on average.
+const WORD_VOWELS: f64 = 0.30;
+
+/// English runs about 38 % vowels; random letters 23 %.
 pub fn vowel_ratio(letters: &str) -> f64 {
     let vowels = letters
         .bytes()
@@ -162,26 +180,155 @@ fn plausible(s: &str, min_len: usize) -> bool {
         && !is_path_like(s)
         && !is_version_or_time(s)
         && !has_placeholder_run(s)
+        && !is_public_value(s)
+        && !is_package_coordinate(s)
 }
 
-/// `xxxxxxxx`, `XXXX-XXXX`, `00000000`, `<your key>`: placeholders shaped like secrets.
+/// Identifiers their provider documents as public, and public key material: Stripe object ids
+/// and publishable keys (`cus_…`, `pk_live_…`), Google OAuth client ids, age recipients, the
+/// base64 body of an SSH public key (`AAAAC3NzaC1lZDI1NTE5…`: the wire format starts with the
+/// length and name of the key type, so the encoded prefix names it).
+pub fn is_public_value(s: &str) -> bool {
+    const PUBLIC_PREFIXES: &[&str] = &[
+        "pk_live_", "pk_test_", "cus_", "acct_", "price_", "prod_", "sub_", "pi_", "pm_", "ch_",
+        "in_", "evt_", "txn_", "seti_", "card_", "age1",
+    ];
+    const SSH_KEY_TYPES: &[&str] = &[
+        "AAAAB3NzaC1yc2E",            // ssh-rsa
+        "AAAAB3NzaC1kc3M",            // ssh-dss
+        "AAAAC3NzaC1lZDI1NTE5",       // ssh-ed25519
+        "AAAAE2VjZHNhLXNoYTItbmlzdH", // ecdsa-sha2-nistp…
+        "AAAAGnNrLXNzaC1lZDI1NTE5",   // sk-ssh-ed25519@openssh.com
+        "AAAAInNrLWVjZHNhLXNoYTIt",   // sk-ecdsa-sha2-…@openssh.com
+    ];
+    PUBLIC_PREFIXES.iter().any(|p| {
+        s.strip_prefix(p)
+            .is_some_and(|rest| rest.bytes().all(|b| b.is_ascii_alphanumeric()))
+    }) || SSH_KEY_TYPES.iter().any(|p| s.starts_with(p))
+        || s.ends_with(".apps.googleusercontent.com")
+}
+
+/// `jjwt-jackson-0.11.2`, `io.jsonwebtoken:jjwt-api:0.12.5`, `left-pad@1.3.0`: a package and
+/// its version.
+pub fn is_package_coordinate(s: &str) -> bool {
+    let Some(cut) = s.rfind(['-', ':', '@']) else {
+        return false;
+    };
+    let (name, version) = (&s[..cut], &s[cut + 1..]);
+    let version = version.strip_prefix('v').unwrap_or(version);
+    version.contains('.')
+        && version.bytes().all(|b| b.is_ascii_digit() || b == b'.')
+        && version.starts_with(|c: char| c.is_ascii_digit())
+        && !name.is_empty()
+        && name.bytes().all(|b| {
+            b.is_ascii_lowercase() || b.is_ascii_digit() || matches!(b, b'-' | b'.' | b':' | b'_')
+        })
+}
+
+/// `xxxxxxxx`, `XXXX-XXXX`, `00000000`, `abcdefghijkl`, `0123456789`, `123123123123`,
+/// `<your key>`, `…EXAMPLE`, a value cut short with `...`: placeholders shaped like secrets.
+/// A random key holds none of these: six equal characters, ten consecutive ones, or a piece
+/// of two or three characters repeated four times come up in well under one in a thousand
+/// random keys. (`12345678-ABCD-…`, `123456789…`, nine in a row or fewer, is left to the other
+/// tests: gitleaks' own samples of real keys look like that.)
 pub fn has_placeholder_run(s: &str) -> bool {
     let b = s.as_bytes();
-    let mut run = 1;
+    let (mut same, mut ascending) = (1, 1);
     for i in 1..b.len() {
-        if b[i] == b[i - 1] && b[i].is_ascii_alphanumeric() && b[i] != b'A' {
-            run += 1;
-            if run >= 6 {
-                return true;
-            }
+        let (prev, cur) = (b[i - 1], b[i]);
+        // `A` runs are base64 of zero bytes, as in real keys (`AAAAAAAAAAC7…`).
+        same = if cur == prev && cur.is_ascii_alphanumeric() && cur != b'A' {
+            same + 1
         } else {
-            run = 1;
+            1
+        };
+        let next = prev.to_ascii_lowercase().wrapping_add(1);
+        ascending = if cur.is_ascii_alphanumeric()
+            && prev.is_ascii_alphanumeric()
+            && cur.to_ascii_lowercase() == next
+        {
+            ascending + 1
+        } else {
+            1
+        };
+        if same >= 6 || ascending >= 10 {
+            return true;
         }
     }
+    if repeats_a_short_piece(b) {
+        return true;
+    }
     let lower = s.to_ascii_lowercase();
-    ["placeholder", "your_", "your-", "changeme", "redacted"]
+    s.ends_with("...")
+        || s.ends_with('…')
+        || s.contains("EXAMPLE")
+        || [
+            "placeholder",
+            "your_",
+            "your-",
+            "yourtoken",
+            "changeme",
+            "redacted",
+            "_here",
+            "here_",
+            "tokenhere",
+            "keyhere",
+        ]
         .iter()
         .any(|w| lower.contains(w))
+}
+
+/// `123123123123`, `abababab`: a piece of one to three characters, four times in a row.
+fn repeats_a_short_piece(b: &[u8]) -> bool {
+    (2..=3).any(|period| {
+        let mut run = 0;
+        for i in period..b.len() {
+            // One character repeated (`AAAAAAAA`, base64 of zeros) is not a repeated piece.
+            let uniform = b[i + 1 - period..=i].iter().all(|&c| c == b[i]);
+            run = if b[i] == b[i - period] && b[i].is_ascii_alphanumeric() && !uniform {
+                run + 1
+            } else {
+                0
+            };
+            if run >= period * 3 {
+                return true;
+            }
+        }
+        false
+    })
+}
+
+/// A value that names code rather than holding a secret: `self.password`, `config.apiKey`,
+/// `settings.CLIENT_SECRET`, `var.db_password` (a path of identifiers that read as words), or
+/// a variable named like a secret (`password`, `api_key`, `secretKey`). Only for unquoted
+/// values: a quoted string is data.
+pub fn is_code_reference(value: &str) -> bool {
+    let ident = |p: &str| {
+        p.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && p.bytes().all(|b| b.is_ascii_alphanumeric() || b == b'_')
+            && p.split('_').filter(|w| !w.is_empty()).all(|w| {
+                let letters = w.trim_end_matches(|c: char| c.is_ascii_digit());
+                !letters.is_empty()
+                    && letters.bytes().all(|b| b.is_ascii_alphabetic())
+                    && is_word_like(letters)
+            })
+    };
+    // A path of identifiers made of letters (digits only at the ends of pieces): tokens with
+    // dots (`hvs.CAES…`, `ya29.a0Af…`) mix digits into their letters.
+    let path_part = |p: &str| {
+        p.starts_with(|c: char| c.is_ascii_alphabetic() || c == '_')
+            && p.len() <= 40
+            && p.split('_').filter(|w| !w.is_empty()).all(|w| {
+                let letters = w.trim_end_matches(|c: char| c.is_ascii_digit());
+                !letters.is_empty() && letters.bytes().all(|b| b.is_ascii_alphabetic())
+            })
+    };
+    let parts: Vec<&str> = value.split('.').collect();
+    if parts.len() >= 2 {
+        return parts.iter().all(|p| path_part(p));
+    }
+    (ident(value) || value.contains('_') && path_part(value))
+        && super::keywords::key_strength(value) != super::keywords::KeyStrength::None
 }
 
 /// The value of a key that names a secret weakly (`…_KEY`, a provider's name, `sig`): random
@@ -254,10 +401,15 @@ pub fn value_is_placeholder(value: &str) -> bool {
     value.starts_with(super::MARK)
         || value.contains('(')
         || value.len() < 3
+        || has_placeholder_run(value)
+        || is_public_value(value)
         // `access_token=ACCESS_TOKEN`: a constant's name standing in for the value.
         || (value.len() >= 4 && value.bytes().all(|b| b.is_ascii_uppercase() || b == b'_'))
         || REFERENCES.iter().any(|r| v.starts_with(r))
-        || value.starts_with(['$', '<', '{', '%'])
+        || value.starts_with(['$', '<', '{', '[', '&'])
+        // `%DB_PASSWORD%` (Windows), `%{password}`, `%(password)s`: a variable.
+        || value.starts_with('%')
+            && (value.len() > 1 && value.ends_with('%') || value.starts_with("%{") || value.starts_with("%("))
         || value
             .chars()
             .all(|c| c == '*' || c == 'x' || c == 'X' || c == '.' || c == '•')
@@ -277,6 +429,12 @@ pub fn value_is_placeholder(value: &str) -> bool {
                 | "redacted"
                 | "unset"
                 | "empty"
+                | "password"
+                | "passwd"
+                | "pass"
+                | "pwd"
+                | "secret"
+                | "token"
         )
 }
 

@@ -1,6 +1,7 @@
 //! JSON Web Tokens: `ey<header>.ey<payload>.<signature>` (header and payload are base64url JSON
-//! objects, hence `ey`; the signature may be empty), and a whole JWT wrapped in base64 once more
-//! (`ZXlK…`, which is how `eyJ` encodes).
+//! objects, hence `ey`; the signature may be empty), and a JWT inside a base64 blob (a config
+//! or a cookie encoded once more): the blob is decoded and searched when it holds one of the
+//! three ways `eyJ` encodes (`ZXlK`, `V5S`, `leU`, by where it falls in a 3-byte group).
 
 use super::Span;
 
@@ -13,6 +14,11 @@ fn run(bytes: &[u8], at: usize, ok: impl Fn(u8) -> bool) -> usize {
 }
 
 pub fn find(text: &str, out: &mut Vec<Span>) {
+    find_plain(text, out);
+    base64_wrapped(text, out);
+}
+
+fn find_plain(text: &str, out: &mut Vec<Span>) {
     let bytes = text.as_bytes();
     let mut from = 0;
     while let Some(i) = text[from..].find("ey").map(|i| from + i) {
@@ -35,23 +41,57 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
         out.push(Span::new(i, end, "jwt"));
         from = end;
     }
-    base64_wrapped(text, out);
+}
+
+fn is_b64(b: u8) -> bool {
+    b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'_' | b'-')
 }
 
 fn base64_wrapped(text: &str, out: &mut Vec<Span>) {
     let bytes = text.as_bytes();
-    let mut from = 0;
-    while let Some(i) = text[from..].find("ZXlK").map(|i| from + i) {
-        from = i + 4;
-        if i > 0 && bytes[i - 1].is_ascii_alphanumeric() {
+    let mut i = 0;
+    while i < bytes.len() {
+        if !is_b64(bytes[i]) {
+            i += 1;
             continue;
         }
-        let len = run(bytes, i, |b| {
-            b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'_' | b'-')
-        });
-        if len >= 40 {
+        let len = run(bytes, i, is_b64);
+        let blob = &text[i..i + len];
+        let candidate = len >= 40 && ["ZXlK", "V5S", "leU"].iter().any(|p| blob.contains(p));
+        if candidate && holds_jwt(blob) {
             out.push(Span::new(i, i + len, "jwt"));
-            from = i + len;
+        }
+        i += len;
+    }
+}
+
+/// Decodes `blob` (standard or URL alphabet, padding optional) and looks for a JWT's header
+/// and payload in it.
+fn holds_jwt(blob: &str) -> bool {
+    let value = |b: u8| match b {
+        b'A'..=b'Z' => Some(b - b'A'),
+        b'a'..=b'z' => Some(b - b'a' + 26),
+        b'0'..=b'9' => Some(b - b'0' + 52),
+        b'+' | b'-' => Some(62),
+        b'/' | b'_' => Some(63),
+        _ => None,
+    };
+    let mut decoded = Vec::with_capacity(blob.len() * 3 / 4);
+    let (mut acc, mut bits) = (0u32, 0);
+    for b in blob.bytes().take_while(|&b| b != b'=') {
+        let Some(v) = value(b) else {
+            return false;
+        };
+        acc = (acc << 6) | u32::from(v);
+        bits += 6;
+        if bits >= 8 {
+            bits -= 8;
+            decoded.push((acc >> bits) as u8);
+            acc &= (1 << bits) - 1;
         }
     }
+    // A header and the start of a payload are enough: the blob may be cut off.
+    let text = String::from_utf8_lossy(&decoded);
+    text.find("eyJ")
+        .is_some_and(|h| text[h..].find(".eyJ").is_some_and(|d| d >= 17))
 }

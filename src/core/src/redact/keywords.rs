@@ -246,16 +246,48 @@ pub enum KeyStrength {
     Strong,
 }
 
+/// Words in a key that say its value is public or not a credential, whatever the ending:
+/// `public_key`, `publicToken`, `STRIPE_PUBLISHABLE_KEY`, `csrf-token` and
+/// `authenticity_token` (per-form nonces, not credentials).
+const PUBLIC_WORDS: &[&str] = &[
+    "public",
+    "publishable",
+    "pubkey",
+    "csrf",
+    "xsrf",
+    "authenticity", // Rails' name for its CSRF token
+];
+
+/// Endings of a key that names a provider but not its secret: `GOOGLE_CLIENT_ID`,
+/// `MAILGUN_DOMAIN`, `AWS_REGION`.
+const NOT_SECRET_ENDINGS: &[&str] = &[
+    "id", "ids", "name", "domain", "region", "email", "user", "username", "host", "port",
+    "version", "type", "url", "zone", "project", "org", "account",
+];
+
+/// The key says its value is public (`publicKey`, `PUBLISHABLE_KEY`) or not a credential.
+pub fn names_public(key: &str) -> bool {
+    let norm = normalized(key);
+    PUBLIC_WORDS.iter().any(|w| norm.contains(w))
+}
+
 pub fn key_strength(key: &str) -> KeyStrength {
     let norm = normalized(key);
     // PWD/OLDPWD are the shell's working directory, not a password.
     if norm.is_empty() || norm == "pwd" || norm == "oldpwd" {
         return KeyStrength::None;
     }
+    if names_public(key) {
+        return KeyStrength::None;
+    }
     if STRONG_ENDINGS.iter().any(|e| norm.ends_with(e)) {
         return KeyStrength::Strong;
     }
-    if WEAK_ENDINGS.iter().any(|e| norm.ends_with(e)) || names_provider(key) {
+    if WEAK_ENDINGS.iter().any(|e| norm.ends_with(e)) {
+        return KeyStrength::Weak;
+    }
+    let last = pieces(key).last().unwrap_or_default();
+    if names_provider(key) && !NOT_SECRET_ENDINGS.contains(&last.as_str()) {
         return KeyStrength::Weak;
     }
     KeyStrength::None
@@ -286,8 +318,17 @@ pub fn names_provider(word: &str) -> bool {
         .any(|p| norm.starts_with(p) || parts.iter().any(|part| part == p))
 }
 
-/// A word of prose that marks a nearby random value as a secret.
+/// A word of prose that marks a nearby random value as a secret. A compound identifier
+/// (`key_vault_name`, `token_type`, `publicKey`) is judged by what it names, as a key is.
 pub fn is_prose_keyword(word: &str) -> bool {
+    let compound = word.contains(['_', '-', '.'])
+        || word
+            .as_bytes()
+            .windows(2)
+            .any(|w| w[0].is_ascii_lowercase() && w[1].is_ascii_uppercase());
+    if compound {
+        return key_strength(word) != KeyStrength::None;
+    }
     pieces(word).any(|p| PROSE_WORDS.contains(&p.as_str()))
         || key_strength(word) != KeyStrength::None && word.len() > 3
         || names_provider(word)

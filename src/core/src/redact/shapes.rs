@@ -2,7 +2,7 @@
 //! alphabet, of a known length (after gitleaks' rules, cmd/generate/config/rules/*.go). A prefix
 //! must start a word, and a body made of one repeated character (`ghp_xxxx…`) is a placeholder.
 
-use super::gate::{has_placeholder_run, is_word_like};
+use super::gate::{has_placeholder_run, is_made_of_words, is_word_like};
 use super::Span;
 
 /// The alphabet of a token's body.
@@ -18,6 +18,8 @@ enum Body {
     Base64,
     /// `[A-Za-z0-9+/=_-]`
     Base64Any,
+    /// `[A-Za-z0-9%]` (URL-encoded)
+    AlnumPercent,
     /// `[0-9a-fA-F]`
     Hex,
     /// `[0-9a-fA-F-]`
@@ -38,6 +40,7 @@ impl Body {
             Body::Base64Any => {
                 b.is_ascii_alphanumeric() || matches!(b, b'+' | b'/' | b'=' | b'_' | b'-')
             }
+            Body::AlnumPercent => b.is_ascii_alphanumeric() || b == b'%',
             Body::Hex => b.is_ascii_hexdigit(),
             Body::HexDash => b.is_ascii_hexdigit() || b == b'-',
             Body::UpperDigits => b.is_ascii_uppercase() || b.is_ascii_digit(),
@@ -289,7 +292,12 @@ const SHAPES: &[Shape] = &[
     shape("shippo_token", &["shippo_live_", "shippo_test_"], Hex, 40),
     shape("sourcegraph_token", &["sgp_"], Word, 40),
     exact("twilio_key", &["SK"], Hex, 32),
-    shape("twitter_token", &["AAAAAAAAAAAAAAAAAAAAA"], Base64Any, 60),
+    shape(
+        "twitter_token",
+        &["AAAAAAAAAAAAAAAAAAAAA"],
+        AlnumPercent,
+        60,
+    ),
     shape("typeform_token", &["tfp_"], Dotted, 59),
     shape("yandex_key", &["AQVN"], Word, 35),
     with_digit(exact("yandex_key", &["YC"], Word, 38)),
@@ -308,11 +316,13 @@ const SHAPES: &[Shape] = &[
     shape("dnkey_token", &["dnkey-"], Dotted, 70),
 ];
 
-/// A token starts a word, and not in the middle of a file name or identifier
-/// (`video_box.ico-7a38…png`, `2018-250-xoxo-indieweb-1.jpg`). After a `/` it may: a branch
-/// `fix/ghp_…` or a URL path can hold one.
+/// A token starts a word, and not in the middle of a file name, identifier or base64 blob
+/// (`video_box.ico-7a38…png`, `2018-250-xoxo-indieweb-1.jpg`, `…RvfQ+EZAKGqQ…`). After a `/`
+/// it may: a branch `fix/ghp_…` or a URL path can hold one.
 fn starts_word(text: &[u8], i: usize) -> bool {
-    i == 0 || !(text[i - 1].is_ascii_alphanumeric() || matches!(text[i - 1], b'.' | b'-' | b'_'))
+    i == 0
+        || !(text[i - 1].is_ascii_alphanumeric()
+            || matches!(text[i - 1], b'.' | b'-' | b'_' | b'+'))
 }
 
 /// Every vendor token in `text`.
@@ -378,13 +388,18 @@ fn match_at(bytes: &[u8], i: usize) -> Option<(usize, &'static str)> {
         // A body ending in `.`, `-` or `=` padding is fine, a sentence's full stop is not.
         let len = trim_trailing(&bytes[start..start + len], s.body);
         let body = &bytes[start..start + len];
+        // A body followed by `####` or `***` is a token shown masked: what is left is public
+        // (Slack's team and user ids).
         let next_ok = bytes
             .get(start + len)
-            .is_none_or(|b| !b.is_ascii_alphanumeric());
+            .is_none_or(|b| !b.is_ascii_alphanumeric() && !matches!(b, b'#' | b'*'));
         let digit_ok = !s.needs_digit || body.iter().any(u8::is_ascii_digit);
         if len >= s.min && len <= s.max && next_ok && digit_ok {
             let text = std::str::from_utf8(body).unwrap_or_default();
-            if !has_placeholder_run(text) && !reads_as_words(text) {
+            // An AWS key id body is sixteen capitals and digits, words or not (`AKIAJXQZ…`).
+            let words =
+                s.kind != "aws_access_key" && (reads_as_words(text) || is_made_of_words(text));
+            if !has_placeholder_run(text) && !words {
                 return Some((start + len, s.kind));
             }
         }
@@ -440,13 +455,25 @@ fn infixes(text: &str, out: &mut Vec<Span>) {
                     let before = count_back(i, &secret);
                     let body = count_fwd(after, &|b: u8| secret(b) || b == b'-');
                     let digit_before = i > 0 && bytes[i - 1].is_ascii_digit();
-                    (before >= 4 && digit_before && (31..=40).contains(&body))
-                        .then(|| (i - 4, after + body))
+                    // Three characters and a digit, then 31 to 34: gitleaks' bounds.
+                    let start = i.saturating_sub(4);
+                    let bounded =
+                        start == 0 || !secret(bytes[start - 1]) && bytes[start - 1] != b'-';
+                    let whole = !bytes.get(after + body).is_some_and(|&b| secret(b));
+                    let placeholder = has_placeholder_run(&text[after..after + body]);
+                    (before >= 4
+                        && digit_before
+                        && bounded
+                        && whole
+                        && !placeholder
+                        && (31..=34).contains(&body))
+                    .then(|| (start, after + body))
                 }
                 _ => {
                     let before = count_back(i, &|b: u8| b.is_ascii_alphanumeric());
                     let body = count_fwd(after, &|b: u8| word(b) || b == b'=');
-                    (before >= 10 && body >= 40).then(|| (i - before, after + body))
+                    let placeholder = has_placeholder_run(&text[i - before..after + body]);
+                    (before >= 10 && body >= 40 && !placeholder).then(|| (i - before, after + body))
                 }
             };
             if let Some((start, end)) = span {

@@ -45,7 +45,12 @@ fn credentials(text: &str, out: &mut Vec<Span>) {
             None => continue,
         };
         let secret = &authority[start..end];
-        if !secret.is_empty() && !is_placeholder(secret) {
+        // `admin:password@`, `user:changeme@`: documentation's placeholders.
+        let placeholder = is_placeholder(secret)
+            || secret.len() >= 3
+                && super::gate::value_is_placeholder(secret)
+                && !secret.starts_with(super::MARK);
+        if !secret.is_empty() && !placeholder {
             out.push(Span::new(
                 auth_start + start,
                 auth_start + end,

@@ -1,0 +1,202 @@
+//! Passwords that command lines take by position or by a short flag: `curl -u user:v`,
+//! `mysql -pv`, `redis-cli -a v`, `sshpass -p v`, `mongosh -p v`, `ldapsearch -w v`,
+//! `keytool -storepass v`, `zip -P v`, `sqlcmd -P v`, `smbclient -U user%v`,
+//! `openssl … -passout pass:v`, `bundle config set <host> user:v`. Long flags (`--password v`) and `NAME=v` prefixes are
+//! assignments (`assign.rs`).
+
+use super::assign::{looks_random, spaces, value_at, KIND};
+use super::gate::value_is_placeholder;
+use super::Span;
+
+pub fn find(text: &str, out: &mut Vec<Span>) {
+    curl_users(text, out);
+    for line in lines(text) {
+        short_flags(text, line, out);
+        openssl_passwords(text, line, out);
+        bundle_config(text, line, out);
+    }
+}
+
+/// Byte ranges of the lines of `text`.
+fn lines(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
+    let mut start = 0;
+    text.split_inclusive('\n').map(move |l| {
+        let range = (start, start + l.trim_end_matches('\n').len());
+        start += l.len();
+        range
+    })
+}
+
+/// A password after a short flag, on a line that runs the command that reads it so: `-p`
+/// (glued) is MySQL's password but elsewhere a port, `-a` is redis-cli's.
+const SHORT_FLAGS: &[(&str, &str, bool)] = &[
+    // (command, flag, value glued to the flag)
+    ("mysql", " -p", true),
+    ("mariadb", " -p", true),
+    ("redis-cli", " -a ", false),
+    ("sshpass", " -p ", false),
+    ("mongo", " -p ", false), // mongo, mongosh, mongodump, mongorestore
+    ("ldap", " -w ", false),  // ldapsearch, ldapadd, ldapmodify, ldapdelete
+    ("keytool", " -storepass ", false),
+    ("keytool", " -keypass ", false),
+    ("keytool", " -srcstorepass ", false),
+    ("keytool", " -deststorepass ", false),
+    ("zip", " -P ", false),
+    ("7z", " -p", true),
+    ("sqlcmd", " -P ", false),
+    ("bcp", " -P ", false),
+    ("smbclient", " -U ", false), // user%password: see below
+];
+
+fn short_flags(text: &str, (start, end): (usize, usize), out: &mut Vec<Span>) {
+    let line = &text[start..end];
+    for &(command, flag, glued) in SHORT_FLAGS {
+        let Some(cmd) = line.find(command) else {
+            continue;
+        };
+        let mut from = cmd;
+        while let Some(i) = line[from..].find(flag).map(|i| from + i) {
+            let at = i + flag.len();
+            if glued && line[at..].starts_with(char::is_whitespace) {
+                from = at;
+                continue;
+            }
+            let (mut vs, ve, _) = value_at(line, at);
+            from = ve.max(at);
+            if command == "smbclient" {
+                // `-U user%password`: only the part after `%` is secret.
+                let Some(p) = line[vs..ve].find('%') else {
+                    continue;
+                };
+                vs += p + 1;
+            }
+            push_password(line, start, vs, ve, out);
+        }
+    }
+}
+
+fn push_password(line: &str, offset: usize, vs: usize, ve: usize, out: &mut Vec<Span>) {
+    let value = &line[vs..ve];
+    if value.len() >= 4 && looks_random(value) && !value_is_placeholder(value) {
+        out.push(Span::new(offset + vs, offset + ve, KIND));
+    }
+}
+
+/// OpenSSL's `-passin pass:v`, `-passout pass:v`, `-pass pass:v` (`env:`, `file:` and `fd:`
+/// name where the password is, not the password).
+fn openssl_passwords(text: &str, (start, end): (usize, usize), out: &mut Vec<Span>) {
+    let line = &text[start..end];
+    if !line.contains("openssl") {
+        return;
+    }
+    let mut from = 0;
+    while let Some(i) = line[from..].find(" pass:").map(|i| from + i) {
+        let (vs, ve, _) = value_at(line, i + 6);
+        from = ve.max(i + 6);
+        push_password(line, start, vs, ve, out);
+    }
+}
+
+/// `bundle config [set] [--global|--local] <host> user:password`: Bundler's credentials for a
+/// gem host, the password part.
+fn bundle_config(text: &str, (start, end): (usize, usize), out: &mut Vec<Span>) {
+    let line = &text[start..end];
+    let Some(i) = line.find("bundle config ") else {
+        return;
+    };
+    let args: Vec<&str> = line[i + 14..]
+        .split_whitespace()
+        .filter(|a| !a.starts_with("--") && *a != "set")
+        .collect();
+    let [host, credentials, ..] = args[..] else {
+        return;
+    };
+    let credentials = credentials.trim_matches(['"', '\'']);
+    let Some((_, password)) = credentials.split_once(':') else {
+        return;
+    };
+    if !host.contains('.') || password.len() < 3 || value_is_placeholder(password) {
+        return;
+    }
+    if let Some(at) = line.rfind(password) {
+        out.push(Span::new(start + at, start + at + password.len(), KIND));
+    }
+}
+
+/// `curl -u user:password`, `--user "user:password"`, `--user=user:password`,
+/// `-u kevin:'password'`, `-u "{user}":"{password}"`: the password; `-u "key:"` (no password,
+/// as API keys are passed): the user.
+fn curl_users(text: &str, out: &mut Vec<Span>) {
+    let bytes = text.as_bytes();
+    for flag in [" -u ", " --user ", " --user="] {
+        let mut from = 0;
+        while let Some(i) = text[from..].find(flag).map(|i| from + i) {
+            let at = i + flag.len();
+            let at = at + spaces(bytes, at);
+            let end = argument_end(bytes, at);
+            from = end.max(at + 1).min(text.len());
+            let Some(colon) = separator(&bytes[at..end]).map(|c| at + c) else {
+                continue;
+            };
+            let unwrap = |s: usize, e: usize| {
+                let (mut s, mut e) = (s, e);
+                while s < e && matches!(bytes[s], b'"' | b'\'' | b'{') {
+                    s += 1;
+                }
+                while e > s && matches!(bytes[e - 1], b'"' | b'\'' | b'}') {
+                    e -= 1;
+                }
+                (s, e)
+            };
+            let (ps, pe) = unwrap(colon + 1, end);
+            let (us, ue) = unwrap(at, colon);
+            let (s, e) = if pe > ps { (ps, pe) } else { (us, ue) };
+            let secret = &text[s..e];
+            // `user:pass`, `username:token`: names of the parts, as documentation writes them.
+            let variable = |s: &str| s.contains("$(") || s.contains("${") || s.starts_with('$');
+            // `<user:password>`, `{{ .Values.password }}`: templates, not credentials.
+            let template = text[at..end].contains(['<', '>']) || text[at..end].contains("{{");
+            if !template
+                && secret.len() >= 3
+                && looks_random(secret)
+                && !value_is_placeholder(secret)
+                && !variable(&text[ps..pe])
+                && !variable(&text[us..ue])
+            {
+                out.push(Span::new(s, e, "url_password"));
+            }
+        }
+    }
+}
+
+/// Where a shell argument starting at `at` ends: the first whitespace outside quotes.
+fn argument_end(bytes: &[u8], at: usize) -> usize {
+    let mut quote = None;
+    let mut k = at;
+    while k < bytes.len() {
+        let b = bytes[k];
+        match quote {
+            Some(q) if b == q => quote = None,
+            Some(_) => {}
+            None if b == b'"' || b == b'\'' => quote = Some(b),
+            None if b.is_ascii_whitespace() => break,
+            None => {}
+        }
+        k += 1;
+    }
+    k
+}
+
+/// The `:` between user and password, outside `{…}` (a GUID user may be braced).
+fn separator(arg: &[u8]) -> Option<usize> {
+    let mut depth = 0usize;
+    for (k, &b) in arg.iter().enumerate() {
+        match b {
+            b'{' => depth += 1,
+            b'}' => depth = depth.saturating_sub(1),
+            b':' if depth == 0 => return Some(k),
+            _ => {}
+        }
+    }
+    None
+}
