@@ -648,7 +648,7 @@ fn another_users_store_receives_no_record() {
 /// holds it either.
 #[test]
 fn hook_input_reaches_disk_redacted() {
-    let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+    let token = "ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeU";
     let repo = Repo::new();
     repo.save_handoff();
     let tdir = tempfile::tempdir().unwrap();

@@ -425,13 +425,13 @@ mod tests {
 
     #[test]
     fn an_id_that_looks_like_a_secret_never_names_a_file() {
-        let token = "ghp_0123456789abcdefghijklmnopqrstuvwxyzAB";
+        let token = "ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeU";
         let k = key(token);
         assert!(
-            !k.contains("ghp_") && !k.contains("0123456789abcdef"),
+            !k.contains("ghp_") && !k.contains("7Kq2Zr9Xw4Lm8Tb1"),
             "{k}"
         );
-        assert_ne!(k, key("ghp_0123456789abcdefghijklmnopqrstuvwxyzAC"));
+        assert_ne!(k, key("ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeV"));
         let tmp = tempfile::tempdir().unwrap();
         let store = Store::at(tmp.path());
         save(&store, &record(token, 1)).unwrap();
