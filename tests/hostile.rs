@@ -414,6 +414,14 @@ fn a_record_shipped_in_a_clone_is_never_imported_or_shown_as_own() {
         );
         assert_nothing_imported(&clone, &format!("{session:?}"));
     }
+    let status = text(&handover(&clone, &["status"]));
+    assert!(
+        status.contains("session records: none of this working tree's own; 1 foreign"),
+        "{status}"
+    );
+    let json: Value =
+        serde_json::from_slice(&handover(&clone, &["status", "--json"]).stdout).unwrap();
+    assert_eq!(json["records"][0]["foreign"][0], "committed", "{json}");
     let boot = text(&handover(&clone, &["boot"]));
     assert!(boot.contains("A foreign record"), "{boot}");
     assert!(boot.contains("git has it in the current commit"), "{boot}");
