@@ -22,7 +22,17 @@ fi
 # Not installed. The hint goes out once per user (a marker file), and only from the
 # session-start hook, whose `systemMessage` both clients show to the user.
 [ "$exe" = handover-session-start ] || exit 0
-state=${XDG_STATE_HOME:-${HOME:-/nonexistent}/.local/state}/handover
+# Only under an existing absolute state or home directory: with HOME unset (or pointing
+# nowhere) nothing is created, least of all from the file system root down; no hint then.
+case ${XDG_STATE_HOME:-} in
+  /*) [ -d "$XDG_STATE_HOME" ] || exit 0; state_home=$XDG_STATE_HOME ;;
+  *)
+    case ${HOME:-} in
+      /?*) [ -d "$HOME" ] || exit 0; state_home=$HOME/.local/state ;;
+      *) exit 0 ;;
+    esac ;;
+esac
+state=$state_home/handover
 marker=$state/plugin-install-hint-shown
 [ -e "$marker" ] && exit 0
 mkdir -p "$state" 2>/dev/null && : >"$marker" 2>/dev/null || exit 0

@@ -62,7 +62,7 @@ fn dependencies_point_one_way() {
 #[test]
 fn heavy_or_edge_dependencies_stay_where_they_belong() {
     // clap is the CLI's; dirs (finding the user's home) and toml_edit's editing are the
-    // installer's and the core's; the base crate is the standard library only.
+    // installer's and the core's; the base crate is the standard library only (and libc).
     for (dir, name, _) in LAYERS {
         let deps = dependencies(&manifest(dir));
         assert_eq!(deps.contains("clap"), *name == "handover", "clap in {name}");
@@ -75,6 +75,25 @@ fn heavy_or_edge_dependencies_stay_where_they_belong() {
             assert!(
                 deps.is_empty(),
                 "handover-base must stay std-only: {deps:?}"
+            );
+            // Its one exception: libc's open flags for the read gate, on Unix only.
+            let doc = manifest(dir);
+            let targets: BTreeSet<String> = doc
+                .get("target")
+                .and_then(|t| t.as_table_like())
+                .into_iter()
+                .flat_map(|t| t.iter())
+                .flat_map(|(_, target)| {
+                    target
+                        .get("dependencies")
+                        .and_then(|d| d.as_table_like())
+                        .map(|d| d.iter().map(|(k, _)| k.to_string()).collect::<Vec<_>>())
+                        .unwrap_or_default()
+                })
+                .collect();
+            assert!(
+                targets.iter().all(|d| d == "libc"),
+                "handover-base may add only libc, for Unix: {targets:?}"
             );
         }
     }

@@ -88,7 +88,18 @@ fn non_utf8_paths_do_not_panic_json_output() {
 fn input_is_bounded() {
     let r = Repo::with_commit();
     let started = Instant::now();
+    // A device (or FIFO) is refused unread by the read gate, naming the way to pipe input.
     let out = run(&r.path, &["write", "--from", "/dev/zero"]);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(
+        stderr(&out).contains("not a regular file") && stderr(&out).contains("--from -"),
+        "{}",
+        stderr(&out)
+    );
+    // A regular file over the cap: refused after reading at most the cap.
+    let big = r.path.join("big.json");
+    std::fs::write(&big, vec![b' '; 5 * 1024 * 1024]).unwrap();
+    let out = run(&r.path, &["write", "--from", big.to_str().unwrap()]);
     assert_eq!(out.status.code(), Some(1));
     assert!(
         stderr(&out).contains("larger than 4 MiB"),

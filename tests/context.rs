@@ -249,3 +249,24 @@ fn a_shortened_goal_fills_the_budget() {
         assert!(text.contains("Goal: docs/storage-layer-"), "{text}");
     }
 }
+
+#[test]
+fn startup_context_fetched_from_another_machine_matches_golden() {
+    let v = verification(
+        Verdict::Drifted,
+        "HEAD moved 1 commit ahead of a1b2c3d on main",
+    );
+    let text = context::fetched_startup_context(
+        &Startup {
+            handoff: &sample(),
+            verification: &v,
+            recovered_from: None,
+            after_compaction: false,
+            budget_chars: 1500,
+            command: "handover",
+        },
+        "machine «laptop», pushed at 2026-11-22T02:20:00Z, fetched from origin",
+    );
+    golden("startup_fetched.txt", &text);
+    assert!(text.chars().count() <= 1500);
+}

@@ -448,6 +448,178 @@ fn a_branch_name_with_a_token_is_journaled_redacted() {
     assert!(journal.contains("fix/[REDACTED:github_token]"), "{journal}");
 }
 
+// ---- The read gate and the time budget (second round) ----
+
+/// The hooks' watchdog ends a hook at 2.5 s, exit 0 and silent: a hook that reaches it has
+/// lost its answer. Anything under this is a hook that never blocked.
+const NEVER_BLOCKED: Duration = Duration::from_millis(2000);
+
+fn mkfifo(path: &Path) {
+    let made = std::process::Command::new("mkfifo")
+        .arg(path)
+        .status()
+        .unwrap();
+    assert!(made.success());
+}
+
+/// A FIFO as `transcript_path` (the hook input names it): Stop, PreCompact and SessionEnd do
+/// not block on it, and PreCompact's answer (the compaction instructions) is not lost.
+#[test]
+fn a_fifo_transcript_never_blocks_a_hook() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    let fifo = repo.path().join("..").join(format!(
+        "fifo-{}.jsonl",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    mkfifo(&fifo);
+    let t = fifo.to_str().unwrap();
+    for (bin, event) in [
+        (CONTEXT_WATCH, "Stop"),
+        (PRE_COMPACT, "PreCompact"),
+        (PRE_COMPACT, "SessionEnd"),
+    ] {
+        let run = hook(
+            bin,
+            repo.path(),
+            json!({"session_id": "s-fifo", "hook_event_name": event, "transcript_path": t,
+                   "trigger": "manual", "reason": "exit"}),
+        );
+        assert!(
+            run.elapsed < NEVER_BLOCKED,
+            "{event} took {:?}",
+            run.elapsed
+        );
+        if event == "PreCompact" {
+            assert!(
+                run.stdout_str().contains("<<< handoff text"),
+                "PreCompact lost its answer: {:?}",
+                run.stdout_str()
+            );
+        }
+    }
+    let _ = fs::remove_file(&fifo);
+}
+
+/// A damaged state.json beside 200 large archive files (hard links of one 4 MiB document
+/// whose checksum does not match): the recovery work is bounded and SessionStart still
+/// answers, saying the handoff is damaged.
+#[test]
+fn a_damaged_handoff_beside_a_huge_archive_still_gets_an_answer() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    let state = repo.path().join(".handover/state.json");
+    let mut doc: Value = serde_json::from_slice(&fs::read(&state).unwrap()).unwrap();
+    doc["content"]["goal"] = json!("g".repeat(4 * 1024 * 1024 - 4096));
+    doc["checksum"] = json!(format!("sha256:{}", "0".repeat(64)));
+    let archive = repo.path().join(".handover/archive");
+    fs::create_dir_all(&archive).unwrap();
+    let first = archive.join("20991231T000000.000000000Z.json");
+    fs::write(&first, serde_json::to_vec(&doc).unwrap()).unwrap();
+    for n in 1..200 {
+        fs::hard_link(
+            &first,
+            archive.join(format!("20991231T000000.000000000Z-{n}.json")),
+        )
+        .unwrap();
+    }
+    fs::write(&state, "{\"truncated\": ").unwrap();
+    let run = hook(
+        SESSION_START,
+        repo.path(),
+        json!({"session_id": "s", "hook_event_name": "SessionStart", "source": "startup"}),
+    );
+    // The answer is there (the watchdog would have ended the hook silent).
+    let text = run.context("SessionStart");
+    assert!(text.contains("state.json"), "{text}");
+}
+
+/// A committed `.gemini/settings.json` that is a link to `/dev/zero`: Gemini's PreCompress and
+/// AfterTool never read it (it was read until the watchdog, 2.85 GB).
+#[test]
+fn a_gemini_settings_link_to_a_device_is_never_read() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    fs::create_dir_all(repo.path().join(".gemini")).unwrap();
+    symlink("/dev/zero", repo.path().join(".gemini/settings.json")).unwrap();
+    let tdir = tempfile::tempdir().unwrap();
+    let t = gemini_transcript(tdir.path(), 10_000);
+    for (bin, event) in [(PRE_COMPACT, "PreCompress"), (CONTEXT_WATCH, "AfterTool")] {
+        let mut p = json!({"session_id": "g", "hook_event_name": event, "trigger": "auto",
+                           "transcript_path": t.to_str().unwrap(), "tool_name": "x"});
+        p["cwd"] = json!(repo.path().to_str().unwrap());
+        let run = run_hook(bin, &["--agent", "gemini"], payload(p), &[]);
+        run.assert_clean(event);
+        assert!(
+            run.elapsed < NEVER_BLOCKED,
+            "{event} took {:?}",
+            run.elapsed
+        );
+    }
+}
+
+/// `.git` a link to `/dev/zero` in a tree that was not cloned (a tarball): Stop and
+/// PreCompact never read it.
+#[test]
+fn a_dot_git_link_to_a_device_never_stalls_a_hook() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::create_dir(dir.path().join(".handover")).unwrap();
+    symlink("/dev/zero", dir.path().join(".git")).unwrap();
+    let t = dir.path().join("t.jsonl");
+    fs::write(&t, "").unwrap();
+    for (bin, event) in [(CONTEXT_WATCH, "Stop"), (PRE_COMPACT, "PreCompact")] {
+        let run = hook(
+            bin,
+            dir.path(),
+            json!({"session_id": "s", "hook_event_name": event, "trigger": "manual",
+                   "transcript_path": t.to_str().unwrap()}),
+        );
+        assert!(
+            run.elapsed < NEVER_BLOCKED,
+            "{event} took {:?}",
+            run.elapsed
+        );
+    }
+}
+
+/// The plugin launcher with `HOME` pointing nowhere (and no state directory): no directory is
+/// created for its once-only hint, least of all from the file system root down.
+#[test]
+fn the_plugin_launcher_creates_nothing_without_a_real_home() {
+    let launcher = Path::new(env!("CARGO_MANIFEST_DIR")).join("plugin/run-hook.sh");
+    let base = tempfile::tempdir().unwrap();
+    let home = base.path().join("no-such-home");
+    let out = std::process::Command::new("sh")
+        .arg(&launcher)
+        .arg("handover-session-start")
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", &home)
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(
+        out.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stdout)
+    );
+    assert!(!home.exists(), "the launcher created {}", home.display());
+    // A relative XDG_STATE_HOME names no place either.
+    let out = std::process::Command::new("sh")
+        .arg(&launcher)
+        .arg("handover-session-start")
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("XDG_STATE_HOME", "relative-state")
+        .current_dir(base.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success());
+    assert!(!base.path().join("relative-state").exists());
+}
+
 // Session records: whatever is in `.handover/records/` may come from a clone, a copy, or
 // another user; only this working tree's own records speak, and only as quoted data.
 

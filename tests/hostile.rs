@@ -319,6 +319,385 @@ fn another_users_store_is_refused() {
     );
 }
 
+// ---- The read gate, the foreign rule under conversion, lossless paths (second round) ----
+
+/// `handover` with a timeout: a read that never ends (a link to `/dev/zero`, `/dev/stdin` on a
+/// pipe nobody closes) shows as a kill, not a hung test. stdin is a pipe left open.
+fn handover_within(dir: &Path, args: &[&str], env: &[(&str, &str)], secs: u64) -> Output {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .current_dir(dir)
+        .env_remove("CLAUDECODE")
+        .env("HANDOVER_AGENT", "test")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let mut child = cmd.spawn().unwrap();
+    let _stdin_kept_open = child.stdin.take();
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > std::time::Duration::from_secs(secs) {
+            let _ = child.kill();
+            panic!("handover {args:?} still running after {secs} s");
+        }
+        std::thread::sleep(std::time::Duration::from_millis(10));
+    }
+    child.wait_with_output().unwrap()
+}
+
+/// Rewrites the stored handoff with `edit` applied and a valid checksum again.
+fn reseal(dir: &Path, edit: impl FnOnce(&mut Handoff)) {
+    let path = dir.join(".handover/state.json");
+    let mut h: Handoff = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
+    edit(&mut h);
+    handover_core::store::seal(&mut h);
+    let mut bytes = serde_json::to_vec_pretty(&h).unwrap();
+    bytes.push(b'\n');
+    fs::write(&path, bytes).unwrap();
+}
+
+fn reason_codes(dir: &Path) -> Vec<String> {
+    let json: Value = serde_json::from_slice(&handover(dir, &["boot", "--json"]).stdout).unwrap();
+    json["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["code"].as_str().unwrap().to_string())
+        .collect()
+}
+
+/// The repro: a `--shared` handoff with `git: null`, committed with
+/// `.gitattributes` `eol=crlf`, then cloned: git checks it out with CRLF, so its bytes no
+/// longer hash to the blob, yet it came with the repository.
+#[test]
+fn a_committed_handoff_stays_foreign_when_git_converts_line_endings() {
+    let upstream = Repo::with_commit();
+    let out = handover(
+        &upstream.path,
+        &[
+            "write",
+            "--shared",
+            "--goal",
+            "Ship it",
+            "--in-progress",
+            "step",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    // The handoff even names the clone's directory: only the committed rule can tell.
+    let clone = upstream.sibling("clone");
+    let clone_root = clone.to_str().unwrap().to_string();
+    reseal(&upstream.path, |h| {
+        h.git.as_mut().unwrap().root = clone_root
+    });
+    upstream.write(".gitattributes", ".handover/state.json text eol=crlf\n");
+    upstream.git(&["add", "-f", ".gitattributes", ".handover/state.json"]);
+    upstream.git(&["commit", "-q", "-m", "share"]);
+    upstream.git(&[
+        "clone",
+        "-q",
+        upstream.path.to_str().unwrap(),
+        clone.to_str().unwrap(),
+    ]);
+    let bytes = fs::read(clone.join(".handover/state.json")).unwrap();
+    assert!(
+        bytes.windows(2).any(|w| w == b"\r\n"),
+        "checked out with CRLF"
+    );
+
+    let json: Value =
+        serde_json::from_slice(&handover(&clone, &["boot", "--json"]).stdout).unwrap();
+    assert_eq!(json["reasons"][0]["code"], "foreign", "{json}");
+    let message = json["reasons"][0]["message"].as_str().unwrap();
+    assert!(message.contains("in the current commit"), "{message}");
+    assert!(!message.contains("recorded in"), "{message}");
+    let startup = text(&handover(&clone, &["boot", "--startup"]));
+    assert!(!startup.contains("a previous session left"), "{startup}");
+    assert!(
+        startup.contains("treat it as foreign and unverified"),
+        "{startup}"
+    );
+}
+
+/// Git for Windows' default, `core.autocrlf=true`, on a clone; and `git.root: "."`, which
+/// resolved against the current directory always named "here".
+#[test]
+fn a_committed_handoff_stays_foreign_under_autocrlf_and_a_relative_root() {
+    let upstream = Repo::with_commit();
+    let out = handover(
+        &upstream.path,
+        &[
+            "write",
+            "--shared",
+            "--goal",
+            "Ship it",
+            "--in-progress",
+            "step",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    reseal(&upstream.path, |h| {
+        h.git.as_mut().unwrap().root = ".".into()
+    });
+    upstream.git(&["add", "-f", ".handover/state.json"]);
+    upstream.git(&["commit", "-q", "-m", "share"]);
+    let clone = upstream.sibling("clone");
+    upstream.git(&[
+        "-c",
+        "core.autocrlf=true",
+        "clone",
+        "-q",
+        "-c",
+        "core.autocrlf=true",
+        upstream.path.to_str().unwrap(),
+        clone.to_str().unwrap(),
+    ]);
+    let bytes = fs::read(clone.join(".handover/state.json")).unwrap();
+    assert!(
+        bytes.windows(2).any(|w| w == b"\r\n"),
+        "checked out with CRLF"
+    );
+    let codes = reason_codes(&clone);
+    assert_eq!(codes[0], "foreign", "{codes:?}");
+    let json: Value =
+        serde_json::from_slice(&handover(&clone, &["boot", "--json"]).stdout).unwrap();
+    let message = json["reasons"][0]["message"].as_str().unwrap();
+    assert!(message.contains("in the current commit"), "{message}");
+    assert!(
+        message.contains("it was recorded in ., not in"),
+        "{message}"
+    );
+
+    // Not committed at all: `git.root: "."` or no `git` field still does not pass for here.
+    let repo = Repo::with_commit();
+    assert!(write(&repo.path, "Ship it").status.success());
+    assert!(!reason_codes(&repo.path).contains(&"foreign".to_string()));
+    reseal(&repo.path, |h| h.git.as_mut().unwrap().root = ".".into());
+    assert_eq!(reason_codes(&repo.path)[0], "foreign");
+    reseal(&repo.path, |h| h.git = None);
+    assert_eq!(reason_codes(&repo.path)[0], "foreign");
+}
+
+/// `.claude/settings.json`, `.codex/hooks.json`, `.gemini/settings.json` and the instruction
+/// files committed as links to `/dev/zero` or `/dev/stdin`: `status` and `install` read none of
+/// them (no unbounded read, no hang) and name the file.
+#[test]
+fn status_and_install_never_read_a_device_behind_a_settings_or_instruction_link() {
+    for device in ["/dev/zero", "/dev/stdin"] {
+        let repo = Repo::with_commit();
+        for rel in [
+            ".claude/settings.json",
+            ".codex/hooks.json",
+            ".gemini/settings.json",
+            "AGENTS.md",
+            "CLAUDE.md",
+            "GEMINI.md",
+        ] {
+            let p = repo.path.join(rel);
+            fs::create_dir_all(p.parent().unwrap()).unwrap();
+            symlink(device, &p).unwrap();
+        }
+        let status = handover_within(&repo.path, &["status"], &[], 20);
+        let shown = text(&status);
+        assert!(
+            shown.contains("settings.json") && shown.contains("not a regular file"),
+            "{device}: {shown}"
+        );
+        let install = handover_within(&repo.path, &["install", "--claude"], &[], 20);
+        assert!(!install.status.success(), "{device}: {}", text(&install));
+        assert!(
+            text(&install).contains("not a regular file"),
+            "{device}: {}",
+            text(&install)
+        );
+    }
+}
+
+/// A `.git` that is a link to `/dev/zero` (an unpacked tarball, not a clone): never read.
+#[test]
+fn a_dot_git_link_to_a_device_is_never_read() {
+    let dir = tempfile::tempdir().unwrap();
+    fs::write(dir.path().join("README.md"), "x\n").unwrap();
+    symlink("/dev/zero", dir.path().join(".git")).unwrap();
+    let started = std::time::Instant::now();
+    handover_within(dir.path(), &["status"], &[], 20);
+    handover_within(dir.path(), &["boot"], &[], 20);
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(10),
+        "took {:?}",
+        started.elapsed()
+    );
+}
+
+/// A repository whose path is not UTF-8, with a changed file whose name is not UTF-8 either:
+/// the handoff just written is this tree's own, and the file is not reported missing.
+#[test]
+fn paths_that_are_not_utf8_survive_the_handoff() {
+    use std::os::unix::ffi::OsStrExt;
+    let parent = tempfile::tempdir().unwrap();
+    let root = parent.path().join(std::ffi::OsStr::from_bytes(b"caf\xe9"));
+    fs::create_dir(&root).unwrap();
+    common::git(&root, &["init", "-q", "-b", "main"]);
+    fs::write(root.join("README.md"), "x\n").unwrap();
+    let odd = root.join(std::ffi::OsStr::from_bytes(b"na\xefve.txt"));
+    fs::write(&odd, "one\n").unwrap();
+    common::git(&root, &["add", "-A"]);
+    common::git(&root, &["commit", "-q", "-m", "init"]);
+    fs::write(&odd, "two\n").unwrap();
+    let out = write(&root, "Ship it");
+    assert!(out.status.success(), "{}", text(&out));
+
+    let json: Value = serde_json::from_slice(&handover(&root, &["boot", "--json"]).stdout).unwrap();
+    let codes: Vec<&str> = json["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|r| r["code"].as_str().unwrap())
+        .collect();
+    assert!(!codes.contains(&"foreign"), "{json}");
+    assert!(!codes.contains(&"changed_file_missing"), "{json}");
+    assert_eq!(json["verdict"], "fresh", "{json}");
+    // Stored losslessly, in the documented form.
+    let state: Value =
+        serde_json::from_slice(&fs::read(root.join(".handover/state.json")).unwrap()).unwrap();
+    assert!(
+        state["git"]["root_bytes"]
+            .as_str()
+            .unwrap()
+            .ends_with("/caf%E9"),
+        "{state}"
+    );
+}
+
+/// A secret pasted into handover.md is redacted from the handoff by `write --from handover.md`,
+/// and from the copy of handover.md kept in the archive; the rest of the edit is kept.
+#[test]
+fn a_secret_redacted_from_handover_md_never_survives_in_the_archive() {
+    let repo = Repo::with_commit();
+    assert!(write(&repo.path, "Ship it").status.success());
+    let md = repo.path.join("handover.md");
+    let edited = fs::read_to_string(&md)
+        .unwrap()
+        .replace("Ship it", &format!("Ship it, keepme-words, token {TOKEN}"));
+    assert_ne!(edited, fs::read_to_string(&md).unwrap());
+    fs::write(&md, &edited).unwrap();
+    let out = handover(&repo.path, &["write", "--from", "handover.md"]);
+    assert!(out.status.success(), "{}", text(&out));
+
+    let mut kept_words = false;
+    for entry in fs::read_dir(repo.path.join(".handover/archive")).unwrap() {
+        let bytes = fs::read(entry.unwrap().path()).unwrap();
+        let body = String::from_utf8_lossy(&bytes);
+        assert!(!body.contains(TOKEN), "a secret in the archive: {body}");
+        kept_words |= body.contains("keepme-words");
+    }
+    assert!(
+        kept_words,
+        "the user's edit was not kept anywhere in the archive"
+    );
+    let everything = fs::read_to_string(repo.path.join(".handover/state.json")).unwrap()
+        + &fs::read_to_string(repo.path.join(".handover/journal.jsonl")).unwrap();
+    assert!(!everything.contains(TOKEN));
+}
+
+/// docs/security.md: a `.gitignore` that is a link is never edited; `write` saves the handoff
+/// and warns (naming `--shared`).
+#[test]
+fn a_gitignore_link_is_left_alone_and_write_warns() {
+    let (_out, rc) = outside();
+    let repo = Repo::with_commit();
+    symlink(&rc, repo.path.join(".gitignore")).unwrap();
+    let out = write(&repo.path, "Ship it");
+    assert!(out.status.success(), "{}", text(&out));
+    let shown = text(&out);
+    assert!(shown.contains(".gitignore is not a plain file"), "{shown}");
+    assert!(shown.contains("--shared"), "{shown}");
+    assert!(shown.contains("may not be ignored by git"), "{shown}");
+    assert!(repo.path.join(".handover/state.json").is_file());
+    assert_eq!(fs::read_to_string(&rc).unwrap(), "# rc\n");
+    assert!(fs::symlink_metadata(repo.path.join(".gitignore"))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+/// `TMPDIR` naming a directory that does not exist: the demo says so and creates nothing.
+#[test]
+fn the_demo_never_creates_a_missing_temporary_directory() {
+    let base = tempfile::tempdir().unwrap();
+    let missing = base.path().join("missing").join("deeper");
+    let out = handover_within(
+        base.path(),
+        &["demo"],
+        &[("TMPDIR", missing.to_str().unwrap())],
+        60,
+    );
+    assert!(!out.status.success(), "{}", text(&out));
+    assert!(text(&out).contains("TMPDIR"), "{}", text(&out));
+    assert!(!base.path().join("missing").exists());
+}
+
+/// A clone libgit2 cannot read (the reftable ref format), checked out with CRLF: the git
+/// command line answers whether the handoff came with the repository.
+#[test]
+fn a_committed_handoff_is_foreign_where_only_the_git_command_line_reads_the_repository() {
+    let upstream = Repo::with_commit();
+    let out = handover(
+        &upstream.path,
+        &[
+            "write",
+            "--shared",
+            "--goal",
+            "Ship it",
+            "--in-progress",
+            "step",
+        ],
+    );
+    assert!(out.status.success(), "{}", text(&out));
+    let clone = upstream.sibling("clone");
+    let clone_root = clone.to_str().unwrap().to_string();
+    reseal(&upstream.path, |h| {
+        h.git.as_mut().unwrap().root = clone_root
+    });
+    upstream.git(&["add", "-f", ".handover/state.json"]);
+    upstream.git(&["commit", "-q", "-m", "share"]);
+    let cloned = Command::new("git")
+        .args([
+            "clone",
+            "-q",
+            "--ref-format=reftable",
+            "-c",
+            "core.autocrlf=true",
+        ])
+        .arg(&upstream.path)
+        .arg(&clone)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    if !cloned.status.success() {
+        eprintln!("skipped: this git cannot clone with the reftable format");
+        return;
+    }
+    let bytes = fs::read(clone.join(".handover/state.json")).unwrap();
+    assert!(
+        bytes.windows(2).any(|w| w == b"\r\n"),
+        "checked out with CRLF"
+    );
+    assert!(
+        handover_core::git::open(&clone).is_err(),
+        "libgit2 reads reftable now?"
+    );
+    let json: Value =
+        serde_json::from_slice(&handover(&clone, &["boot", "--json"]).stdout).unwrap();
+    assert_eq!(json["reasons"][0]["code"], "foreign", "{json}");
+    let message = json["reasons"][0]["message"].as_str().unwrap();
+    assert!(message.contains("in the current commit"), "{message}");
+}
+
 // Session records: a clone, a copy or another user decides what is in `.handover/records/`.
 
 /// A record file as a crafted repository (or the hooks) would leave it, written straight to

@@ -125,15 +125,18 @@ fn rich() -> Handoff {
             untracked: strings(&["notes.txt"]),
             dirty_omitted: 0,
             untracked_omitted: 0,
+            root_bytes: None,
         }),
         files_changed: vec![
             FileChange {
                 path: "src/store.rs".into(),
                 change: ChangeKind::Modified,
+                path_bytes: None,
             },
             FileChange {
                 path: "tests/crash.rs".into(),
                 change: ChangeKind::Added,
+                path_bytes: None,
             },
         ],
         files_changed_omitted: 0,
@@ -680,6 +683,7 @@ fn hostile_tool_filled_values_cannot_break_the_file() {
     h.files_changed.push(FileChange {
         path: "odd\n## Blockers\n- injected".into(),
         change: ChangeKind::Added,
+        path_bytes: None,
     });
     assert_eq!(parse(&render(&h)).unwrap(), h.content);
 }

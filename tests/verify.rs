@@ -374,7 +374,8 @@ fn drifted_when_a_changed_file_is_gone() {
     assert!(
         h.files_changed.contains(&FileChange {
             path: "draft.txt".into(),
-            change: handover_core::model::ChangeKind::Added
+            change: handover_core::model::ChangeKind::Added,
+            path_bytes: None,
         }),
         "{:?}",
         h.files_changed
@@ -392,6 +393,7 @@ fn drifted_when_a_changed_file_is_gone() {
     h2.files_changed = vec![FileChange {
         path: "draft.txt".into(),
         change: handover_core::model::ChangeKind::Deleted,
+        path_bytes: None,
     }];
     assert!(!codes(&verify_quick(&repo.path, &h2)).contains(&"changed_file_missing"));
 }
@@ -403,7 +405,8 @@ fn unverified_without_a_snapshot_or_outside_git() {
     h.git = None;
     let (v, _) = both(&repo.path, &h);
     assert_eq!(v.verdict, Verdict::Unverified);
-    assert_eq!(codes(&v), vec!["no_git_snapshot"]);
+    // No snapshot in a repository git reads: a crafted `git: null` does not pass for here.
+    assert_eq!(codes(&v), vec!["foreign", "no_git_snapshot"]);
 
     // A snapshot, but the directory is no longer a repository.
     let h = handoff_at(&repo.path);

@@ -11,7 +11,9 @@ use handover_core::sanitize::redacted;
 use handover_core::store::Event;
 use handover_core::store::Store;
 use std::path::Path;
+use std::time::Instant;
 
+#[derive(Clone)]
 pub struct Call {
     pub agent: Agent,
     pub input: HookInput,
@@ -20,6 +22,10 @@ pub struct Call {
     /// How the agent runs handover (handover_base::handover_command).
     pub command: String,
     pub now_ms: u64,
+    /// When this call's work must be done (crate::budget): every bounded step stops by then,
+    /// so their limits never add up past the watchdog. `never_fail::run` counts it from the
+    /// process's start.
+    pub deadline: Instant,
 }
 
 impl Call {
@@ -42,6 +48,7 @@ impl Call {
                 std::env::var_os("PATH").as_deref(),
             ),
             now_ms: session_state::now_ms(),
+            deadline: Instant::now() + crate::budget::WORK_BUDGET,
         }
     }
 

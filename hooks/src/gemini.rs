@@ -105,10 +105,10 @@ pub fn compression_threshold(project: Option<&Path>) -> f64 {
 const SETTINGS_MAX_BYTES: u64 = 1 << 20;
 
 fn threshold_in(file: &Path) -> Option<f64> {
-    if std::fs::metadata(file).ok()?.len() > SETTINGS_MAX_BYTES {
-        return None;
-    }
-    let text = std::fs::read_to_string(file).ok()?;
+    // Through the read gate: a committed `.gemini/settings.json → /dev/zero` is not a regular
+    // file and is never read; nothing larger than the cap is.
+    use handover_base::read_gate::{self, Links};
+    let text = read_gate::read_to_string(file, Links::Follow, SETTINGS_MAX_BYTES).ok()??;
     let v: Value = serde_json::from_str(&text).ok()?;
     v.pointer("/model/compressionThreshold")
         .and_then(Value::as_f64)

@@ -2,6 +2,7 @@
 //! package's src/bin/) only pick their logic and hand it to `never_fail::run`.
 
 pub mod agent;
+pub mod budget;
 pub mod call;
 pub mod context_watch;
 pub mod debug;

@@ -62,13 +62,15 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
     let (response, line) = settle(|| {
         let input = HookInput::parse(&payload.bytes);
         let exe = std::env::current_exe().ok();
-        let call = Call::new(
+        let mut call = Call::new(
             agent::from_args(std::env::args().skip(1)),
             input,
             std::env::var("CLAUDE_PROJECT_DIR").ok().as_deref(),
             std::env::current_dir().ok().as_deref(),
             exe.as_deref(),
         );
+        // The time spent waiting for stdin counts against the watchdog too.
+        call.deadline = started + crate::budget::WORK_BUDGET;
         let outcome =
             if plugin::via_plugin(std::env::args().skip(1)) && defer_to_settings(name, &call) {
                 Ok(Outcome::silent(

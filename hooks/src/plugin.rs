@@ -105,12 +105,11 @@ impl Layers {
     }
 }
 
+/// Through the read gate: a regular file only (a committed link to `/dev/zero` or a FIFO is
+/// not read), at most the cap.
 fn read_small(path: &Path) -> Option<String> {
-    let meta = std::fs::metadata(path).ok()?;
-    if !meta.is_file() || meta.len() > MAX_SETTINGS_BYTES {
-        return None;
-    }
-    std::fs::read_to_string(path).ok()
+    use handover_base::read_gate::{self, Links};
+    read_gate::read_to_string(path, Links::Follow, MAX_SETTINGS_BYTES).ok()?
 }
 
 /// Codex records hook trust under `[hooks.state."<hooks.json path>:<event>:<group>:<handler>"]`:

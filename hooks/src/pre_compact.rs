@@ -18,8 +18,7 @@ use handover_core::store::Event;
 use handover_core::store::{LoadOutcome, Store};
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 /// The diff against the handoff's HEAD walks the working tree; on a huge repository it is
 /// given up after this long rather than delay the compaction.
@@ -52,10 +51,17 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
         LoadOutcome::Loaded(l) => Some(l.handoff),
         _ => None,
     });
-    let mut notes = vec![crate::session_record::update(
-        call,
-        crate::session_record::Moment::Compaction,
-    )];
+    // The record's transcript read and working-tree scan, within the call's budget: its
+    // answer (the compaction instructions) must not be lost to the watchdog.
+    let worker = call.clone();
+    let record = crate::budget::within(call.deadline, crate::budget::WORK_BUDGET, move || {
+        crate::session_record::update(&worker, crate::session_record::Moment::Compaction)
+    });
+    let mut notes = vec![match record {
+        Ok(note) => note,
+        Err(crate::budget::Late::After(ms)) => format!("record: not done within {ms} ms"),
+        Err(crate::budget::Late::Failed) => "record: not updated (internal error)".into(),
+    }];
     if let Some(store) = &call.store {
         if let Some(e) = call.journal(Event::PreCompact, snapshot(call, store, handoff.as_ref())) {
             notes.push(e);
@@ -90,9 +96,9 @@ fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>) -> Value {
     let handoff_head = handoff
         .and_then(|h| h.git.as_ref())
         .and_then(|g| g.head.clone());
-    let files_changed = handoff_head
-        .as_deref()
-        .map(|base| files_changed_within(store.root().to_path_buf(), base.to_string()));
+    let files_changed = handoff_head.as_deref().map(|base| {
+        files_changed_within(store.root().to_path_buf(), base.to_string(), call.deadline)
+    });
     json!({
         "trigger": call.input.trigger,
         "transcript_path": call.input.transcript_path,
@@ -117,24 +123,15 @@ pub(crate) fn head_of(root: &Path) -> (Option<String>, Option<String>) {
 }
 
 /// `[{"path", "change"}]`, or a string saying why not (too slow, or git failed).
-fn files_changed_within(root: PathBuf, base: String) -> Value {
-    let (tx, rx) = mpsc::channel();
-    let spawned = std::thread::Builder::new().spawn(move || {
-        let result =
-            std::panic::catch_unwind(|| handover_core::git::files_changed(&root, Some(&base)));
-        let _ = tx.send(result);
-    });
-    if spawned.is_err() {
-        return Value::String("not computed: no thread available".into());
-    }
-    match rx.recv_timeout(FILES_CHANGED_LIMIT) {
-        Ok(Ok(Ok((changes, _)))) => serde_json::to_value(changes).unwrap_or(Value::Null),
-        Ok(Ok(Err(e))) => Value::String(format!("not computed: {e}")),
-        Ok(Err(_)) => Value::String("not computed: internal error".into()),
-        Err(_) => Value::String(format!(
-            "not computed: took longer than {} ms",
-            FILES_CHANGED_LIMIT.as_millis()
-        )),
+fn files_changed_within(root: PathBuf, base: String, deadline: Instant) -> Value {
+    let step = move || handover_core::git::files_changed(&root, Some(&base));
+    match crate::budget::within(deadline, FILES_CHANGED_LIMIT, step) {
+        Ok(Ok((changes, _))) => serde_json::to_value(changes).unwrap_or(Value::Null),
+        Ok(Err(e)) => Value::String(format!("not computed: {e}")),
+        Err(crate::budget::Late::Failed) => Value::String("not computed: internal error".into()),
+        Err(crate::budget::Late::After(ms)) => {
+            Value::String(format!("not computed: took longer than {ms} ms"))
+        }
     }
 }
 

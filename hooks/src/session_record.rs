@@ -157,7 +157,7 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
             });
         }
     }
-    record.git = Some(git_state(root, moment != Moment::Turn));
+    record.git = Some(git_state(root, moment != Moment::Turn, call.deadline));
     record.updated = now;
     record.updated_ms = call.now_ms;
 
@@ -199,7 +199,7 @@ fn handoff_written_since(store: &handover_core::store::Store, since_ms: u64) -> 
 }
 
 /// Branch and HEAD (cheap); with `scan`, the changed files too, given up after STATUS_LIMIT.
-fn git_state(root: &Path, scan: bool) -> GitState {
+fn git_state(root: &Path, scan: bool, deadline: std::time::Instant) -> GitState {
     let (branch, head) = crate::pre_compact::head_of(root);
     let mut state = GitState {
         branch,
@@ -208,7 +208,8 @@ fn git_state(root: &Path, scan: bool) -> GitState {
         dirty_total: 0,
     };
     if scan {
-        if let Some(mut dirty) = dirty_within(root.to_path_buf(), STATUS_LIMIT) {
+        let limit = STATUS_LIMIT.min(crate::budget::remaining(deadline));
+        if let Some(mut dirty) = dirty_within(root.to_path_buf(), limit) {
             state.dirty_total = dirty.len() as u64;
             dirty.truncate(MAX_DIRTY);
             state.dirty = Some(dirty);

@@ -96,13 +96,12 @@ pub fn scan(tail: &[u8], at_file_start: bool) -> Option<Fullness> {
     newest.map(Fullness::Measured)
 }
 
-/// The transcript, when it is a regular file. Looks before opening: opening a FIFO (or a
-/// device) blocks until the watchdog ends the hook, and the answer is lost.
+/// The transcript, when it is a regular file, through the read gate: opened non-blocking and
+/// checked on the descriptor, so a FIFO (or a device) never blocks the hook until the watchdog
+/// ends it and its answer is lost.
 fn open_regular(path: &Path) -> Option<File> {
-    if !std::fs::metadata(path).is_ok_and(|m| m.is_file()) {
-        return None;
-    }
-    File::open(path).ok()
+    use handover_base::read_gate::{self, Links};
+    read_gate::open(path, Links::Follow).ok()?
 }
 
 /// The meaning of one line, if it is a usage record or a compaction marker. Cheap substring

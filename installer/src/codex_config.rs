@@ -178,7 +178,7 @@ pub fn profile_notes(doc: &DocumentMut, codex_home: &Path) -> Vec<String> {
         .collect();
     files.sort();
     for f in files {
-        let Ok(text) = std::fs::read_to_string(&f) else {
+        let Ok(Some(text)) = crate::files::read_opt(&f) else {
             continue;
         };
         let Ok(pdoc) = text.parse::<DocumentMut>() else {

@@ -53,10 +53,13 @@ impl Homes {
     /// state directory.
     pub fn from_env() -> Option<Homes> {
         let home = dirs::home_dir()?;
+        // A relative value (or an empty one) names no place of the user's: it would be taken
+        // relative to wherever install runs, and directories created there.
         let var = |name: &str| {
             std::env::var_os(name)
                 .filter(|v| !v.is_empty())
                 .map(PathBuf::from)
+                .filter(|p| p.is_absolute())
         };
         let codex_home = var("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
         let gemini_home = var("GEMINI_CLI_HOME")
@@ -104,10 +107,19 @@ pub fn codex_hooks_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
     }
 }
 
-/// Reads a file that may not exist. Not UTF-8 or unreadable: an error naming it.
+/// The largest settings, hooks, config or instruction file read: real ones are a few KiB.
+pub const MAX_EDITED_FILE_BYTES: u64 = 16 * 1024 * 1024;
+
+/// Reads a file that may not exist. Not UTF-8, unreadable, not a regular file (a committed link
+/// to `/dev/zero` or `/dev/stdin`, a FIFO) or larger than [`MAX_EDITED_FILE_BYTES`]: an error
+/// naming it. Through the read gate: links are followed (the user's own files are often
+/// links into a dotfiles repository), but only to a regular file, and never more than the cap
+/// is read.
 pub fn read_opt(path: &Path) -> Result<Option<String>, EditError> {
-    match fs::read(path) {
-        Ok(bytes) => String::from_utf8(bytes).map(Some).map_err(|e| {
+    use handover_base::read_gate::{self, Links};
+    match read_gate::read(path, Links::Follow, MAX_EDITED_FILE_BYTES) {
+        Ok(None) => Ok(None),
+        Ok(Some(bytes)) => String::from_utf8(bytes).map(Some).map_err(|e| {
             EditError::new(
                 path,
                 format!(
@@ -117,7 +129,16 @@ pub fn read_opt(path: &Path) -> Result<Option<String>, EditError> {
             )
         }),
         Err(e) if e.kind() == io::ErrorKind::NotFound => Ok(None),
-        Err(e) => Err(EditError::new(path, format!("cannot read: {e}"))),
+        Err(e) => match read_gate::rejection(&e) {
+            Some(r) => Err(EditError::new(
+                path,
+                format!(
+                    "not read: it is {}; replace it with a regular file, then run again",
+                    r.what
+                ),
+            )),
+            None => Err(EditError::new(path, format!("cannot read: {e}"))),
+        },
     }
 }
 

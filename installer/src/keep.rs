@@ -57,7 +57,7 @@ pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
 pub fn backup_is_current(backups: &Backups, kind: FileKind, path: &Path, text: &str) -> bool {
     backups
         .latest(path)
-        .and_then(|b| fs::read_to_string(b).ok())
+        .and_then(|b| crate::files::read_opt(&b).ok().flatten())
         .is_some_and(|old| {
             old == text
                 || user_part(kind, path, &old)
@@ -138,7 +138,7 @@ pub(crate) fn restore_users_bytes(plan: &mut Plan) {
             user_part(e.kind, &e.path, old)
                 .is_some_and(|u| Some(u) == user_part(e.kind, &e.path, &candidate))
         };
-        let original = fs::read_to_string(&b).ok().filter(same);
+        let original = crate::files::read_opt(&b).ok().flatten().filter(same);
         if e.after.is_none() {
             e.changes.push(Change::new(
                 ChangeKind::Kept,

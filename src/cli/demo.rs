@@ -11,12 +11,22 @@ use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 pub fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
-    let dir = std::env::temp_dir().join(format!(
+    // Only inside an existing temporary directory: `TMPDIR=/nonexistent` must not make us
+    // create directories from the file system root down.
+    let temp_root = std::env::temp_dir();
+    if !temp_root.is_absolute() || !temp_root.is_dir() {
+        anyhow::bail!(
+            "the temporary directory {} does not exist (is TMPDIR set to a directory that is \
+             missing?); set TMPDIR to an existing directory, or unset it, and run the demo again",
+            temp_root.display()
+        );
+    }
+    let dir = temp_root.join(format!(
         "handover-demo-{}-{}",
         std::process::id(),
         handover_base::clock::unix_now().1
     ));
-    std::fs::create_dir_all(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
+    std::fs::create_dir(&dir).with_context(|| format!("cannot create {}", dir.display()))?;
     let temp = TempRepo {
         dir,
         keep: args.keep,

@@ -11,6 +11,7 @@ mod demo;
 mod done;
 mod install;
 mod status;
+mod travel;
 mod write;
 
 #[derive(Parser, Debug)]
@@ -42,6 +43,14 @@ pub enum Command {
     Done,
     /// Record that this session received the handoff (agents run this in their first reply).
     Ack(AckArgs),
+    /// Publish the current handoff (and the branch's newest session record) to a git remote,
+    /// as a commit on refs/handover/<branch>: never your branch, index or working tree.
+    Push(PushArgs),
+    /// Fetch the handoffs pushed to a git remote (refs/handover-remote/<remote>/*).
+    Pull(PullArgs),
+    /// Make a plain `git fetch` / `git pull` bring the remote's handoffs too (shows the
+    /// config change first); `--off` undoes it.
+    Share(ShareArgs),
     /// A two-minute tour in a temporary repository; needs no agent.
     Demo(DemoArgs),
     /// Wire the hooks into Claude Code and Codex for this repository (once; safe to repeat).
@@ -153,6 +162,38 @@ pub struct AckArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct PushArgs {
+    /// The remote (default: the branch's upstream remote, else `origin`).
+    pub remote: Option<String>,
+    /// Replace the remote handoff even when this push does not build on it (another machine
+    /// pushed since this clone last pulled). The replaced one stays in the ref's history.
+    #[arg(long)]
+    pub force: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct PullArgs {
+    /// The remote (default: the branch's upstream remote, else `origin`).
+    pub remote: Option<String>,
+    /// Make the fetched handoff for the current branch this working tree's handoff (the
+    /// local one is archived first).
+    #[arg(long)]
+    pub adopt: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct ShareArgs {
+    /// The remote (default: the branch's upstream remote, else `origin`).
+    pub remote: Option<String>,
+    /// Remove the fetch refspec `handover share` added.
+    #[arg(long)]
+    pub off: bool,
+    /// Apply without asking (for scripts); the change is still printed.
+    #[arg(long)]
+    pub yes: bool,
+}
+
+#[derive(Args, Debug)]
 pub struct DemoArgs {
     /// Keep the temporary repository and print its path, instead of deleting it.
     #[arg(long)]
@@ -177,6 +218,9 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Done => done::run(&dir),
         Command::Ack(a) => ack::run(a, &dir),
         Command::Demo(a) => demo::run(a),
+        Command::Push(a) => travel::push(a, &dir),
+        Command::Pull(a) => travel::pull(a, &dir),
+        Command::Share(a) => travel::share(a, &dir),
         Command::Install(a) => {
             install::run_install(a, handover_core::store::Store::discover(&dir).root())
         }

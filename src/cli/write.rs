@@ -121,10 +121,31 @@ fn read_input(path: &Path) -> anyhow::Result<Content> {
         ("standard input".to_string(), bytes)
     } else {
         let name = path.display().to_string();
-        let file = std::fs::File::open(path).with_context(|| {
-            format!("cannot read {name}: check the path (use `--from -` for standard input)")
-        })?;
-        let bytes = read_capped(file, &name)?;
+        // The read gate: a FIFO or device is refused without blocking, and no more than the
+        // cap is read (the user named the file, so a link is followed to a regular file).
+        let gated = handover_base::read_gate::read(
+            path,
+            handover_base::read_gate::Links::Follow,
+            MAX_INPUT_BYTES,
+        );
+        let bytes = match gated {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => bail!(
+                "cannot read {name}: no such file; check the path (use `--from -` for standard input)"
+            ),
+            Err(e) => match handover_base::read_gate::rejection(&e) {
+                Some(r) if r.what.starts_with("larger") => bail!(
+                    "{name} is larger than {} MiB, not read: a handoff is a few KB of pointers, not contents",
+                    MAX_INPUT_BYTES / (1024 * 1024)
+                ),
+                Some(_) => bail!("{e}: name a regular file (or `--from -` for standard input)"),
+                None => {
+                    return Err(e).with_context(|| {
+                        format!("cannot read {name}: check the path (use `--from -` for standard input)")
+                    })
+                }
+            },
+        };
         (name, bytes)
     };
     let text = String::from_utf8(bytes).map_err(|e| {

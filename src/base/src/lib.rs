@@ -4,15 +4,18 @@
 //!   ([`hook_exe`]), how a path is quoted for the shell that runs it ([`shell`]) and how an agent
 //!   is told to run handover itself ([`handover_command`]);
 //! - [`atomic`] file replacement and the [`clock`], which the core and the installer both need;
-//! - [`text`] positions for error messages.
+//! - [`text`] positions for error messages;
+//! - the [`read_gate`] every read of a file a repository or a hook's input controls goes through.
 //!
-//! Standard library only: nothing here may pull a dependency into the hook executables.
+//! Standard library only (and libc's open flags on Unix): nothing here may pull a dependency
+//! into the hook executables.
 
 pub mod agent;
 pub mod atomic;
 pub mod clock;
 pub mod handover_command;
 pub mod hook_exe;
+pub mod read_gate;
 pub mod shell;
 pub mod text;
 

@@ -12,7 +12,7 @@ use git2::{
 use std::fs;
 use std::path::{Path, PathBuf};
 
-mod cli;
+pub(crate) mod cli;
 
 /// handover's own files: writing a handoff must not make the repository look changed, so these
 /// never count as dirty, untracked or changed.
@@ -62,6 +62,29 @@ pub struct HeadInfo {
     pub head: Option<String>,
 }
 
+/// `.git` pointer files, HEAD, `commondir` and loose refs are a line each.
+const SMALL_GIT_FILE: u64 = 64 * 1024;
+/// packed-refs of the largest repositories are tens of MB; beyond this libgit2 answers.
+const MAX_PACKED_REFS: u64 = 256 * 1024 * 1024;
+
+/// A file of git's layout through the read gate: a regular file only (a `.git` that is a link
+/// to `/dev/zero` or a FIFO in an unpacked tarball is refused, never read unbounded), at most
+/// `cap` bytes. Missing: a `NotFound` error, as `fs::read_to_string` gives.
+fn read_small(path: &Path, cap: u64) -> std::io::Result<String> {
+    use handover_base::read_gate::{self, Links};
+    read_gate::read_to_string(path, Links::Follow, cap)?
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+}
+
+/// The `.git` file of a linked worktree or submodule (`gitdir: <path>`), through the read gate
+/// like [`read_small`], and only when it is in `root` itself: a `.git` that is a link out of
+/// the tree is not read here (libgit2 judges such a layout).
+pub fn read_dot_git_file(root: &Path) -> std::io::Result<String> {
+    use handover_base::read_gate::{self, Links};
+    read_gate::read_to_string(&root.join(".git"), Links::Within(root), SMALL_GIT_FILE)?
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))
+}
+
 /// HEAD and branch read straight from the files under `.git`, without libgit2: a handful of
 /// small reads whatever the size of the repository. Handles linked worktrees (`.git` file,
 /// `commondir`), loose and packed refs. Returns None whenever the layout is anything else
@@ -71,7 +94,7 @@ pub fn read_head_files(root: &Path) -> Option<HeadInfo> {
     let git_dir = if dot_git.is_dir() {
         dot_git
     } else {
-        let text = fs::read_to_string(&dot_git).ok()?;
+        let text = read_dot_git_file(root).ok()?;
         let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
         let target = Path::new(target);
         if target.is_absolute() {
@@ -80,7 +103,7 @@ pub fn read_head_files(root: &Path) -> Option<HeadInfo> {
             root.join(target)
         }
     };
-    let common_dir = match fs::read_to_string(git_dir.join("commondir")) {
+    let common_dir = match read_small(&git_dir.join("commondir"), SMALL_GIT_FILE) {
         Ok(text) => {
             let rel = Path::new(text.trim());
             if rel.is_absolute() {
@@ -94,7 +117,7 @@ pub fn read_head_files(root: &Path) -> Option<HeadInfo> {
     if common_dir.join("reftable").exists() {
         return None;
     }
-    let head = fs::read_to_string(git_dir.join("HEAD")).ok()?;
+    let head = read_small(&git_dir.join("HEAD"), SMALL_GIT_FILE).ok()?;
     let head = head.trim();
     if let Some(refname) = head.strip_prefix("ref:") {
         let refname = refname.trim();
@@ -132,7 +155,7 @@ fn resolve_ref_files(
         || refname.starts_with("refs/worktree/")
         || refname.starts_with("refs/bisect/");
     let dir = if per_worktree { git_dir } else { common_dir };
-    match fs::read_to_string(dir.join(refname)) {
+    match read_small(&dir.join(refname), SMALL_GIT_FILE) {
         Ok(text) => {
             let text = text.trim();
             if let Some(next) = text.strip_prefix("ref:") {
@@ -143,7 +166,7 @@ fn resolve_ref_files(
         Err(e) if e.kind() == std::io::ErrorKind::NotFound => {}
         Err(_) => return None,
     }
-    match fs::read_to_string(common_dir.join("packed-refs")) {
+    match read_small(&common_dir.join("packed-refs"), MAX_PACKED_REFS) {
         Ok(packed) => {
             for line in packed.lines() {
                 if line.starts_with('#') || line.starts_with('^') {
@@ -231,6 +254,7 @@ fn snapshot_git2(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
     let Some(workdir) = repo.workdir() else {
         return Ok(None);
     };
+    let root_bytes = crate::os_path::bytes_form(&workdir.components().collect::<PathBuf>());
     let workdir = workdir.to_string_lossy();
     let root = workdir
         .strip_suffix('/')
@@ -242,6 +266,7 @@ fn snapshot_git2(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
     let (dirty, untracked) = working_tree_status(&repo)?;
     Ok(Some(GitSnapshot {
         root,
+        root_bytes,
         linked_worktree: repo.is_worktree(),
         branch: head.branch,
         detached: head.detached,
@@ -399,11 +424,16 @@ pub fn files_changed(
         let Some(path) = delta.new_file().path().or_else(|| delta.old_file().path()) else {
             continue;
         };
+        let path_bytes = crate::os_path::bytes_form(path);
         let path = path.to_string_lossy().into_owned();
         if is_handover_file(&path) {
             continue;
         }
-        changes.push(FileChange { path, change });
+        changes.push(FileChange {
+            path,
+            path_bytes,
+            change,
+        });
     }
     changes.sort_by(|a, b| a.path.cmp(&b.path));
     changes.dedup_by(|a, b| a.path == b.path);
@@ -419,19 +449,6 @@ pub fn path_in_repo(repo: &Repository, root: &Path, rel: &Path) -> Option<PathBu
     Some(prefix.join(rel))
 }
 
-/// Git tracks `rel` (relative to `root`): it is in the index or in HEAD's tree, whatever its
-/// content on disk. Line endings and filters cannot hide a path, only change a content. Reads
-/// the whole index: for the occasional check (a prune), not for every hook.
-pub fn is_tracked(repo: &Repository, root: &Path, rel: &Path) -> bool {
-    let Some(in_repo) = path_in_repo(repo, root, rel) else {
-        return false;
-    };
-    let in_index = repo
-        .index()
-        .is_ok_and(|index| index.get_path(&in_repo, 0).is_some());
-    in_index || in_head_tree(repo, &in_repo)
-}
-
 /// `rel` (relative to `root`) is a path in HEAD's tree, whatever its content: what a clone
 /// brought. A few object reads, whatever the size of the repository.
 pub fn is_in_head(repo: &Repository, root: &Path, rel: &Path) -> bool {
@@ -442,4 +459,39 @@ fn in_head_tree(repo: &Repository, in_repo: &Path) -> bool {
     repo.head()
         .and_then(|h| h.peel_to_tree())
         .is_ok_and(|tree| tree.get_path(in_repo).is_ok())
+}
+
+/// The repository's common directory (where shared refs and packed-refs live) for the working
+/// tree at `root`, found with file reads only: `.git` itself, or for a linked worktree the
+/// `gitdir:` its `.git` file names and that directory's `commondir`. None when the layout is
+/// anything else.
+pub fn common_dir_files(root: &Path) -> Option<PathBuf> {
+    let dot_git = root.join(".git");
+    let git_dir = if dot_git.is_dir() {
+        dot_git
+    } else {
+        let text = fs::read_to_string(&dot_git).ok()?;
+        let target = Path::new(text.lines().next()?.strip_prefix("gitdir:")?.trim());
+        if target.is_absolute() {
+            target.to_path_buf()
+        } else {
+            root.join(target)
+        }
+    };
+    match fs::read_to_string(git_dir.join("commondir")) {
+        Ok(text) => {
+            let rel = Path::new(text.trim());
+            Some(if rel.is_absolute() {
+                rel.to_path_buf()
+            } else {
+                git_dir.join(rel)
+            })
+        }
+        Err(_) => Some(git_dir),
+    }
+}
+
+/// A 40- or 64-digit hex object id.
+pub fn looks_like_object_id(s: &str) -> bool {
+    is_object_id(s)
 }

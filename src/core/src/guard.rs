@@ -169,7 +169,7 @@ pub fn file(root: &Path) -> std::path::PathBuf {
 /// The git directory of the submodule whose working tree is `root`: `.git` is a file naming a
 /// directory under a `modules/` directory, without the `commondir` a linked worktree has.
 fn submodule_git_dir(root: &Path) -> Option<std::path::PathBuf> {
-    let text = std::fs::read_to_string(root.join(".git")).ok()?;
+    let text = git::read_dot_git_file(root).ok()?;
     let target = Path::new(text.lines().next()?.strip_prefix("gitdir:")?.trim());
     let dir = root.join(target);
     let in_modules = dir.components().any(|c| c.as_os_str() == "modules");

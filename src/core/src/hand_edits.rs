@@ -9,8 +9,6 @@
 
 use crate::markdown;
 use crate::model::{Content, Handoff};
-use std::fs::File;
-use std::io::Read;
 use std::path::Path;
 
 /// handover.md files larger than this are not read for the comparison: they are treated as
@@ -26,15 +24,10 @@ enum OnDisk {
 }
 
 fn read(path: &Path) -> OnDisk {
-    match std::fs::symlink_metadata(path) {
-        Err(e) if e.kind() == std::io::ErrorKind::NotFound => return OnDisk::Missing,
-        Ok(m) if m.is_file() && m.len() <= MAX_MARKDOWN_BYTES => {}
-        _ => return OnDisk::Unreadable,
-    }
-    let mut bytes = Vec::new();
-    match File::open(path).and_then(|f| f.take(MAX_MARKDOWN_BYTES + 1).read_to_end(&mut bytes)) {
-        Ok(n) if n as u64 <= MAX_MARKDOWN_BYTES => OnDisk::Bytes(bytes),
-        _ => OnDisk::Unreadable,
+    match crate::safe_fs::read_limited(path, MAX_MARKDOWN_BYTES) {
+        Ok(None) => OnDisk::Missing,
+        Ok(Some(bytes)) => OnDisk::Bytes(bytes),
+        Err(_) => OnDisk::Unreadable,
     }
 }
 

@@ -188,6 +188,10 @@ pub struct Handoff {
 pub struct GitSnapshot {
     /// Absolute path of the working tree's top directory.
     pub root: String,
+    /// `root`'s bytes when the string cannot hold them exactly (not UTF-8, or a control
+    /// character): see `crate::os_path`. Absent otherwise.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub root_bytes: Option<String>,
     /// True when this working tree is a linked worktree (`git worktree add`).
     pub linked_worktree: bool,
     /// Branch short name; None when HEAD is detached or unborn-and-unnamed.
@@ -216,6 +220,20 @@ pub struct GitSnapshot {
 /// files_changed); the rest are counted in the matching `*_omitted` field.
 pub const MAX_RECORDED_PATHS: usize = 200;
 
+impl GitSnapshot {
+    /// The recorded top directory, exactly (from `root_bytes` when present).
+    pub fn root_path(&self) -> std::path::PathBuf {
+        crate::os_path::resolve(&self.root, self.root_bytes.as_deref())
+    }
+}
+
+impl FileChange {
+    /// The changed file's path, exactly (from `path_bytes` when present).
+    pub fn path_exact(&self) -> std::path::PathBuf {
+        crate::os_path::resolve(&self.path, self.path_bytes.as_deref())
+    }
+}
+
 fn is_zero(n: &usize) -> bool {
     *n == 0
 }
@@ -224,6 +242,9 @@ fn is_zero(n: &usize) -> bool {
 #[serde(default)]
 pub struct FileChange {
     pub path: String,
+    /// `path`'s bytes when the string cannot hold them exactly (see `crate::os_path`).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub path_bytes: Option<String>,
     pub change: ChangeKind,
 }
 

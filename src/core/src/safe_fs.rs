@@ -162,16 +162,10 @@ fn effective_uid() -> u32 {
     unsafe { libc::geteuid() }
 }
 
-#[cfg(unix)]
+/// `O_NOFOLLOW | O_NONBLOCK`, the read gate's flags (`handover_base::read_gate`). Without
+/// O_NOFOLLOW (not Unix): look first. Racy, but no link is followed that was there when we looked.
 fn no_follow(options: &mut OpenOptions) -> &mut OpenOptions {
-    use std::os::unix::fs::OpenOptionsExt;
-    options.custom_flags(libc::O_NOFOLLOW | libc::O_NONBLOCK | libc::O_CLOEXEC)
-}
-
-/// Without O_NOFOLLOW: look first. Racy, but no link is followed that was there when we looked.
-#[cfg(not(unix))]
-fn no_follow(options: &mut OpenOptions) -> &mut OpenOptions {
-    options
+    handover_base::read_gate::guarded_flags(options, true)
 }
 
 fn open_checked(path: &Path, options: &mut OpenOptions) -> io::Result<File> {

@@ -156,9 +156,14 @@ pub fn handoff(h: &mut Handoff) {
     }
     if let Some(g) = &mut h.git {
         fix(&mut g.root);
-        for s in [&mut g.branch, &mut g.head, &mut g.upstream]
-            .into_iter()
-            .flatten()
+        for s in [
+            &mut g.branch,
+            &mut g.head,
+            &mut g.upstream,
+            &mut g.root_bytes,
+        ]
+        .into_iter()
+        .flatten()
         {
             fix(s);
         }
@@ -169,6 +174,9 @@ pub fn handoff(h: &mut Handoff) {
     }
     for f in &mut h.files_changed {
         fix(&mut f.path);
+        if let Some(b) = &mut f.path_bytes {
+            fix(b);
+        }
     }
     content(&mut h.content);
 }

@@ -128,7 +128,11 @@ fn handoff_only(
     budget: usize,
 ) -> Option<Delivery> {
     let root = store.root();
-    match store.load() {
+    let loaded = store.load();
+    if let Some(delivery) = fetched_instead(store, command, after_compaction, budget, &loaded) {
+        return Some(delivery);
+    }
+    match loaded {
         LoadOutcome::Missing => None,
         LoadOutcome::Refused(refused) => Some(Delivery {
             text: context::refused_context(&refused.to_string(), command),
@@ -166,4 +170,44 @@ fn handoff_only(
             })
         }
     }
+}
+
+/// A handoff fetched from a remote for the current branch (`handover pull`, or `git fetch`
+/// after `handover share`), when there is no local handoff or the fetched one is newer:
+/// verified against this checkout like a local one, and labelled as coming from another
+/// machine. Costs a `stat` or two when nothing was fetched (`travel::fetched::for_startup`).
+fn fetched_instead(
+    store: &Store,
+    command: &str,
+    after_compaction: bool,
+    budget: usize,
+    loaded: &LoadOutcome,
+) -> Option<Delivery> {
+    let local = match loaded {
+        LoadOutcome::Missing => None,
+        LoadOutcome::Loaded(l) => Some(&l.handoff),
+        // A store handover refuses, or one it cannot read, is said as such first.
+        LoadOutcome::Refused(_) | LoadOutcome::Unrecoverable { .. } => return None,
+    };
+    let root = store.root();
+    let fetched = crate::travel::fetched::for_startup(root, local)?;
+    let handoff = crate::travel::fetched::as_checked_here(root, &fetched.handoff);
+    let verification = crate::verify::verify_quick(root, &handoff);
+    let text = context::fetched_startup_context(
+        &Startup {
+            handoff: &handoff,
+            verification: &verification,
+            recovered_from: fetched.note.as_deref(),
+            after_compaction,
+            budget_chars: budget,
+            command,
+        },
+        &fetched.label(),
+    );
+    Some(Delivery {
+        text,
+        verdict: Some(verification.verdict),
+        handoff_id: Some(fetched.handoff.id.clone()).filter(|id| !id.is_empty()),
+        record_only: false,
+    })
 }

@@ -25,6 +25,15 @@ pub const MAX_STATE_BYTES: u64 = 4 * 1024 * 1024;
 
 /// At most this many archive files are examined when looking for an intact handoff.
 const MAX_ARCHIVE_CANDIDATES: usize = 200;
+/// handover.md larger than this is not copied (redacted) to the archive: the command stops.
+const MAX_KEPT_MARKDOWN_BYTES: u64 = 16 * 1024 * 1024;
+/// ... and at most this many of their bytes, together, and no new file after
+/// [`ARCHIVE_SCAN_TIME`]: a damaged state.json beside 200 archive files of 4 MiB each must not
+/// keep the SessionStart hook reading past its watchdog (a real archive file is a few KB).
+const MAX_ARCHIVE_BYTES_EXAMINED: u64 = 8 * 1024 * 1024;
+const ARCHIVE_SCAN_TIME: Duration = Duration::from_millis(300);
+/// Entries of the archive directory looked at, whatever it holds.
+const MAX_ARCHIVE_ENTRIES: usize = 10_000;
 
 /// What each entry of `.handover/` must be when it exists. Anything else there (a link, a
 /// FIFO, a directory where a file belongs) makes the whole store refused: a cloned repository
@@ -475,15 +484,34 @@ impl Store {
         self.begin()?.finish()
     }
 
-    /// Copies handover.md to the archive, next to `beside` (`<stamp>.md` for `<stamp>.json`)
-    /// or under a fresh stamp. The caller holds the lock.
+    /// Keeps handover.md's words in the archive, next to `beside` (`<stamp>.md` for
+    /// `<stamp>.json`) or under a fresh stamp. The caller holds the lock.
+    ///
+    /// The copy is redacted like every handoff field: a secret pasted into handover.md and
+    /// redacted from the handoff by `write --from handover.md` must not survive beside it.
+    /// Everything else is kept as written (a file that is not UTF-8 is kept with U+FFFD for
+    /// its stray bytes, the only way to redact it); a file too large to redact stops the
+    /// command before anything changed, naming it.
     fn keep_markdown(&self, beside: Option<&Path>) -> anyhow::Result<Option<PathBuf>> {
         let dir = self.archive_dir();
         let stem = beside
             .and_then(|p| p.file_stem())
             .map(|s| s.to_string_lossy().into_owned())
             .unwrap_or_else(handover_base::clock::now_compact);
-        self.copy_to_archive(&self.markdown_path(), free_name(&dir, &stem, "md"))
+        let source = self.markdown_path();
+        let bytes = match safe_fs::read_limited(&source, MAX_KEPT_MARKDOWN_BYTES) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return Ok(None),
+            Err(e) => bail!(
+                "cannot keep a copy of {} before replacing it ({e}); move it out of the way, or \
+                 shorten it, and run the command again",
+                source.display()
+            ),
+        };
+        let (redacted, _) = crate::redact::redact_text(&String::from_utf8_lossy(&bytes));
+        let target = free_name(&dir, &stem, "md");
+        self.write_to_archive(&source, redacted.as_bytes(), target)
+            .map(Some)
     }
 
     /// Copies state.json, byte for byte (damaged or not), to a new archive file. The caller
@@ -497,6 +525,44 @@ impl Store {
         }
         let target = free_archive_name(&self.archive_dir(), &handover_base::clock::now_compact());
         self.copy_to_archive(&state, target)
+    }
+
+    /// Writes `bytes` (kept from `source`) to `target` in the archive through a synced
+    /// temporary file.
+    fn write_to_archive(
+        &self,
+        source: &Path,
+        bytes: &[u8],
+        target: PathBuf,
+    ) -> anyhow::Result<PathBuf> {
+        use std::io::Write;
+        let dir = self.archive_dir();
+        let name = target
+            .file_name()
+            .map(|n| n.to_string_lossy().into_owned())
+            .unwrap_or_default();
+        let tmp = dir.join(format!(".{name}.tmp.{}", std::process::id()));
+        let written = (|| -> io::Result<()> {
+            let mut to = fs::OpenOptions::new()
+                .write(true)
+                .create_new(true)
+                .open(&tmp)?;
+            to.write_all(bytes)?;
+            to.sync_all()?;
+            drop(to);
+            fs::rename(&tmp, &target)?;
+            File::open(&dir)?.sync_all()
+        })();
+        written.map(|()| target.clone()).or_else(|e| {
+            let _ = fs::remove_file(&tmp);
+            Err(e).with_context(|| {
+                format!(
+                    "cannot archive {} to {}",
+                    source.display(),
+                    target.display()
+                )
+            })
+        })
     }
 
     /// Copies `source` to `target` in the archive through a synced temporary file. Ok(None)
@@ -571,9 +637,23 @@ impl Store {
             }
             validate(event.get("handoff")?.clone()).ok().map(|(h, _)| h)
         });
+        let mut bytes_left = MAX_ARCHIVE_BYTES_EXAMINED;
+        let scan_until = std::time::Instant::now() + ARCHIVE_SCAN_TIME;
         let from_archive = archive_files(&self.archive_dir())
             .into_iter()
             .take(MAX_ARCHIVE_CANDIDATES)
+            .take_while(|_| std::time::Instant::now() < scan_until)
+            .take_while(|path| {
+                // Sizes as listed (lstat); read_document refuses anything but a plain file.
+                let size = fs::symlink_metadata(path).map(|m| m.len()).unwrap_or(0);
+                match bytes_left.checked_sub(size) {
+                    Some(left) => {
+                        bytes_left = left;
+                        true
+                    }
+                    None => false,
+                }
+            })
             .find_map(|path| read_document(&path).ok().flatten().map(|(h, _)| h));
         match (from_journal, from_archive) {
             // The journal gets every handoff before state.json does, so on a tie it wins.
@@ -622,6 +702,7 @@ fn archive_files(dir: &Path) -> Vec<PathBuf> {
     };
     let mut files: Vec<(String, u64, PathBuf)> = entries
         .flatten()
+        .take(MAX_ARCHIVE_ENTRIES)
         .filter_map(|entry| {
             let name = entry.file_name().to_string_lossy().into_owned();
             let stem = name.strip_suffix(".json")?;
@@ -679,6 +760,15 @@ fn read_document(path: &Path) -> Result<Option<(Handoff, Option<String>)>, Strin
         Err(e) => return Err(format!("not valid JSON ({e})")),
     };
     validate(value).map(Some)
+}
+
+/// A stored handoff's bytes from a place handover does not control (a fetched handoff ref):
+/// the same checks as state.json on load (JSON object, checksum, shape, controls stripped).
+/// The caller bounds the size before reading.
+pub fn parse_untrusted(bytes: &[u8]) -> Result<(Handoff, Option<String>), String> {
+    let value: Value =
+        serde_json::from_slice(bytes).map_err(|e| format!("not valid JSON ({e})"))?;
+    validate(value)
 }
 
 /// Checks a parsed document: an object, with a matching checksum, of the handoff's shape.

@@ -121,24 +121,36 @@ fn check(root: &Path, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
 
 /// Whether this handoff is this working tree's own. It is not when the state.json on disk is
 /// the one git has in HEAD (it came with the repository: a clone, a pull, a commit, whoever
-/// wrote it), or when it was recorded in another directory. Such a handoff is shown as
-/// foreign and unverified: a checksum proves a file intact, not who wrote it.
+/// wrote it; `provenance` asks git, so no line-ending conversion hides it), or when its `git`
+/// field does not name this directory (recorded elsewhere, a relative path, or no `git` field
+/// in a directory that is in a repository). Such a handoff is shown as foreign and
+/// unverified: a checksum proves a file intact, not who wrote it.
 fn check_origin(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
     let mut why = Vec::new();
-    if state_is_committed(root) {
+    if crate::provenance::came_with_repository(root, &Path::new(".handover").join("state.json")) {
         why.push(
             "git has this .handover/state.json in the current commit, so it came with the repository (a clone, a pull or a commit) rather than from a session here"
                 .to_string(),
         );
     }
-    if let Some(recorded) = handoff.git.as_ref().map(|g| g.root.as_str()) {
-        if !same_directory(Path::new(recorded), root) {
-            why.push(format!(
-                "it was recorded in {}, not in {}",
-                crate::sanitize::one_line(recorded),
-                root.display()
-            ));
+    match &handoff.git {
+        Some(recorded) => {
+            let recorded_root = recorded.root_path();
+            if !same_directory(&recorded_root, root) {
+                why.push(format!(
+                    "it was recorded in {}, not in {}",
+                    crate::sanitize::one_line(&recorded.root),
+                    root.display()
+                ));
+            }
         }
+        // A write records no snapshot only when git could not read the repository (and says
+        // so); a repository git reads now makes a missing one a claim, not a fact.
+        None if matches!(git::open(root), Ok(Some(_))) => why.push(format!(
+            "it records no git repository, but {} is in one",
+            root.display()
+        )),
+        None => {}
     }
     if !why.is_empty() {
         reasons.push(reason(
@@ -153,37 +165,15 @@ fn check_origin(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
     }
 }
 
-/// `.handover/state.json` is in HEAD's tree with exactly the content on disk.
-fn state_is_committed(root: &Path) -> bool {
-    let Ok(Some(repo)) = git::open(root) else {
+/// Both name the same directory. A relative recorded path names nothing: it would be resolved
+/// against whatever directory we run in (`"."` would always match).
+fn same_directory(recorded: &Path, here: &Path) -> bool {
+    if !recorded.is_absolute() {
         return false;
-    };
-    committed_in(&repo, root, &Path::new(".handover").join("state.json"))
-}
-
-/// The rule that makes a file under the store "came with the repository": `rel` (relative to
-/// the store's root) is in HEAD's tree with exactly the content on disk. Handoffs and session
-/// records both use it. A few object reads (the tree path, one blob hash), whatever the size of
-/// the repository.
-pub fn committed_in(repo: &Repository, root: &Path, rel: &Path) -> bool {
-    let Some(in_tree) = git::path_in_repo(repo, root, rel) else {
-        return false;
-    };
-    let Ok(tree) = repo.head().and_then(|h| h.peel_to_tree()) else {
-        return false;
-    };
-    let Ok(entry) = tree.get_path(&in_tree) else {
-        return false;
-    };
-    let on_disk = root.join(rel);
-    Oid::hash_file(git2::ObjectType::Blob, &on_disk).is_ok_and(|oid| oid == entry.id())
-}
-
-/// Two paths name the same directory (compared canonically when both exist).
-pub fn same_directory(a: &Path, b: &Path) -> bool {
-    match (std::fs::canonicalize(a), std::fs::canonicalize(b)) {
+    }
+    match (std::fs::canonicalize(recorded), std::fs::canonicalize(here)) {
         (Ok(a), Ok(b)) => a == b,
-        _ => a == b,
+        _ => recorded == here,
     }
 }
 
@@ -675,8 +665,12 @@ fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
         .filter(|c| {
             c.change != ChangeKind::Deleted && !c.path.is_empty() && !git::is_handover_file(&c.path)
         })
+        .filter(|c| match c.path_bytes {
+            // Not UTF-8: the exact name, never its U+FFFD rendering.
+            Some(_) => std::fs::symlink_metadata(root.join(c.path_exact())).is_err(),
+            None => !exists(root, &c.path),
+        })
         .map(|c| c.path.as_str())
-        .filter(|p| !exists(root, p))
         .collect();
     if !gone.is_empty() {
         let message = match gone.as_slice() {

@@ -18,7 +18,6 @@
 
 use super::Fact;
 use serde_json::Value;
-use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
 
@@ -63,7 +62,10 @@ pub fn read_from(
     format: Format,
     root: Option<&Path>,
 ) -> std::io::Result<Update> {
-    let mut file = File::open(path)?;
+    // Through the read gate: a FIFO named as the transcript is refused at once instead of
+    // blocking the hook (the client names the file, so a link is followed to a regular file).
+    let mut file = handover_base::read_gate::open(path, handover_base::read_gate::Links::Follow)?
+        .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
     let len = file.metadata()?.len();
     let mut update = Update {
         offset,
@@ -437,6 +439,7 @@ fn relative(path: &str, root: Option<&Path>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use std::fs::File;
     use std::io::Write;
 
     fn claude_line(v: serde_json::Value) -> String {

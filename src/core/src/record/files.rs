@@ -248,15 +248,13 @@ pub fn prune(store: &Store, keep: usize) {
         return;
     }
     let records_dir = dir(&store.dir());
-    let repo = crate::git::open(store.root()).ok().flatten();
     let mut ours: Vec<(PathBuf, SystemTime)> = entries(&records_dir)
         .into_iter()
         .filter(|(path, _)| {
             read(path).is_some_and(|r| r.made_by == provenance::MADE_BY)
-                && !path.strip_prefix(store.root()).is_ok_and(|rel| {
-                    repo.as_ref()
-                        .is_some_and(|repo| crate::git::is_tracked(repo, store.root(), rel))
-                })
+                && path
+                    .strip_prefix(store.root())
+                    .is_ok_and(|rel| !crate::provenance::tracking(store.root(), rel).is_tracked())
         })
         .collect();
     if ours.len() <= keep {

@@ -6,9 +6,10 @@
 //! - git has its path in the current commit: records are never committed (their directory
 //!   ignores everything), so a clone's records all are, and a path stays in the commit whatever
 //!   line-ending conversion git applies to the content. The reason given is `committed` when
-//!   the file is still what was committed (the rule that makes a committed handoff foreign,
-//!   `verify::committed_in`), `tracked` when it changed since. The index is not read: this
-//!   runs on every SessionStart;
+//!   the file is still what was committed (`crate::provenance::came_with_repository`, the rule
+//!   that makes a committed handoff foreign), `tracked` when it changed since. Only a path in
+//!   HEAD is asked about, so the index is not read for our own records: this runs on every
+//!   SessionStart;
 //! - its stamp does not name this working tree (`files::save` stamps every record it writes
 //!   with `made_by` and the canonical working-tree path): copied from elsewhere, or written by
 //!   something other than handover;
@@ -94,16 +95,18 @@ impl Judge {
         let mut why = Vec::new();
         // Only a path in HEAD can have come with the repository; the content rule (the one a
         // handoff's `foreign` verdict uses) then says whether it is still what was committed.
-        if let Some(repo) = self
+        if self
             .repo
             .as_ref()
-            .filter(|repo| crate::git::is_in_head(repo, &self.root, rel))
+            .is_some_and(|repo| crate::git::is_in_head(repo, &self.root, rel))
         {
-            why.push(if crate::verify::committed_in(repo, &self.root, rel) {
-                Foreign::Committed
-            } else {
-                Foreign::Tracked
-            });
+            why.push(
+                if crate::provenance::came_with_repository(&self.root, rel) {
+                    Foreign::Committed
+                } else {
+                    Foreign::Tracked
+                },
+            );
         }
         if record.made_by != MADE_BY || record.working_tree != self.here {
             why.push(Foreign::OtherWorkingTree);

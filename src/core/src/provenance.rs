@@ -1,0 +1,217 @@
+//! Whether a file under the working tree came with the repository (a clone, a pull, a
+//! checkout, a commit) rather than from a session here: the one rule behind a `foreign`
+//! handoff, and the one session records use.
+//!
+//! The rule asks git, the way git itself would answer, never by hashing the raw bytes: a clone
+//! with `core.autocrlf=true` or a `.gitattributes` `eol=crlf` checks the committed file out with
+//! other line endings, so its bytes differ from the blob while it is still exactly what was
+//! committed. So:
+//! - **tracked** means HEAD's tree or the index holds the path at all (a session never makes
+//!   git track its files: `.handover/` is ignored unless someone adds it);
+//! - **unchanged since HEAD** means git's own status of the path (through the index's stat
+//!   cache and git's line-ending and ident filters) shows no change, or the bytes equal the
+//!   blob's once carriage returns are dropped from both (handover's JSON never holds a raw CR,
+//!   so this undoes any line-ending conversion).
+//!
+//! No field of the file is consulted: what a file says about itself (`git.root`, `git: null`)
+//! proves nothing about where it came from.
+
+use crate::git;
+use git2::{Repository, Status};
+use std::path::{Path, PathBuf};
+
+/// How git holds one path of the working tree.
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct Tracked {
+    /// HEAD's tree has the path.
+    pub in_head: bool,
+    /// The index has the path (staged, or checked out with the rest of the tree).
+    pub in_index: bool,
+    /// In HEAD, and the working file is what HEAD holds (as git compares it, see the module
+    /// documentation).
+    pub unchanged_since_head: bool,
+}
+
+impl Tracked {
+    /// git tracks the path at all: such a file is not one handover wrote for this tree alone.
+    pub fn is_tracked(&self) -> bool {
+        self.in_head || self.in_index
+    }
+}
+
+/// The largest file compared byte for byte (the store's limit for state.json).
+const MAX_COMPARED_BYTES: u64 = crate::store::MAX_STATE_BYTES;
+
+/// How git holds `root/rel` (`rel` relative to `root`, which may be below the top of the
+/// working tree). Not in a repository, or nothing git can tell: untracked (`Tracked::default`).
+pub fn tracking(root: &Path, rel: &Path) -> Tracked {
+    match git::open(root) {
+        Ok(Some(repo)) => tracking_git2(&repo, root, rel).unwrap_or_default(),
+        Ok(None) => Tracked::default(),
+        // libgit2 cannot read it (reftable, SHA-256): ask the git command line.
+        Err(_) => git::cli::tracking(root, rel).unwrap_or_default(),
+    }
+}
+
+/// The file is the one HEAD holds: it came with the repository. The `foreign` rule for a
+/// handoff.
+pub fn came_with_repository(root: &Path, rel: &Path) -> bool {
+    tracking(root, rel).unchanged_since_head
+}
+
+/// `rel` as a path from the top of the working tree, `/`-separated as git stores it.
+fn path_in_repository(repo: &Repository, root: &Path, rel: &Path) -> Option<PathBuf> {
+    let top = std::fs::canonicalize(repo.workdir()?).ok()?;
+    let here = std::fs::canonicalize(root).ok()?;
+    Some(here.strip_prefix(&top).ok()?.join(rel))
+}
+
+fn tracking_git2(repo: &Repository, root: &Path, rel: &Path) -> Option<Tracked> {
+    let in_tree = path_in_repository(repo, root, rel)?;
+    let head_entry = repo
+        .head()
+        .and_then(|h| h.peel_to_tree())
+        .ok()
+        .and_then(|tree| tree.get_path(&in_tree).ok().map(|e| e.id()));
+    // Only a tracked file costs the index read (a default .handover/ is ignored, never in HEAD).
+    let in_index = head_entry.is_some()
+        || repo
+            .index()
+            .ok()
+            .is_some_and(|index| index.get_path(&in_tree, 0).is_some());
+    let mut tracked = Tracked {
+        in_head: head_entry.is_some(),
+        in_index,
+        unchanged_since_head: false,
+    };
+    let Some(blob_id) = head_entry else {
+        return Some(tracked);
+    };
+    let on_disk = root.join(rel);
+    // Cheapest first: the raw bytes hash to the blob (no conversion happened).
+    let same = git2::Oid::hash_file(git2::ObjectType::Blob, &on_disk).is_ok_and(|id| id == blob_id)
+        // git's own comparison, through its stat cache and filters.
+        || repo.status_file(&in_tree).is_ok_and(|s| {
+            !s.intersects(
+                Status::INDEX_NEW
+                    | Status::INDEX_MODIFIED
+                    | Status::INDEX_DELETED
+                    | Status::INDEX_TYPECHANGE
+                    | Status::WT_NEW
+                    | Status::WT_MODIFIED
+                    | Status::WT_DELETED
+                    | Status::WT_TYPECHANGE,
+            )
+        })
+        || repo
+            .find_blob(blob_id)
+            .is_ok_and(|blob| same_but_line_endings(blob.content(), &on_disk));
+    tracked.unchanged_since_head = same;
+    Some(tracked)
+}
+
+/// The file at `on_disk` (a regular file, read through the read gate) says `committed` once
+/// every carriage return is dropped from both.
+pub(crate) fn same_but_line_endings(committed: &[u8], on_disk: &Path) -> bool {
+    use handover_base::read_gate::{self, Links};
+    let Ok(Some(bytes)) = read_gate::read(on_disk, Links::Refuse, MAX_COMPARED_BYTES) else {
+        return false;
+    };
+    let strip = |b: &[u8]| -> Vec<u8> { b.iter().copied().filter(|&c| c != b'\r').collect() };
+    strip(committed) == strip(&bytes)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = Command::new("git")
+            .args([
+                "-c",
+                "user.name=t",
+                "-c",
+                "user.email=t@t",
+                "-c",
+                "init.defaultBranch=main",
+            ])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    fn committed_repo() -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        std::fs::create_dir(dir.path().join(".handover")).unwrap();
+        std::fs::write(
+            dir.path().join(".handover/state.json"),
+            "{\n  \"a\": 1\n}\n",
+        )
+        .unwrap();
+        std::fs::write(
+            dir.path().join(".gitattributes"),
+            ".handover/state.json text eol=crlf\n",
+        )
+        .unwrap();
+        git(dir.path(), &["add", "-A"]);
+        git(dir.path(), &["commit", "-qm", "x"]);
+        dir
+    }
+
+    #[test]
+    fn a_committed_file_checked_out_with_crlf_still_came_with_the_repository() {
+        let upstream = committed_repo();
+        let clone = tempfile::tempdir().unwrap();
+        let to = clone.path().join("c");
+        git(
+            clone.path(),
+            &[
+                "clone",
+                "-q",
+                upstream.path().to_str().unwrap(),
+                to.to_str().unwrap(),
+            ],
+        );
+        let state = Path::new(".handover/state.json");
+        let bytes = std::fs::read(to.join(state)).unwrap();
+        assert!(
+            bytes.windows(2).any(|w| w == b"\r\n"),
+            "checked out with CRLF"
+        );
+        let t = tracking(&to, state);
+        assert!(t.in_head && t.in_index && t.unchanged_since_head, "{t:?}");
+        // Also when git's stat cache cannot tell (the file rewritten with the same bytes).
+        std::fs::write(to.join(state), &bytes).unwrap();
+        assert!(came_with_repository(&to, state));
+        // Changed here: no longer what came with the repository, but still tracked.
+        std::fs::write(to.join(state), "{\"a\": 2}\r\n").unwrap();
+        let t = tracking(&to, state);
+        assert!(t.is_tracked() && !t.unchanged_since_head, "{t:?}");
+    }
+
+    #[test]
+    fn an_untracked_or_ignored_file_is_not_tracked() {
+        let dir = committed_repo();
+        let t = tracking(dir.path(), Path::new(".handover/other.json"));
+        assert_eq!(t, Tracked::default());
+        let none = tempfile::tempdir().unwrap();
+        assert_eq!(tracking(none.path(), Path::new("x")), Tracked::default());
+    }
+
+    #[test]
+    fn a_staged_file_is_tracked_but_not_from_head() {
+        let dir = committed_repo();
+        std::fs::write(dir.path().join(".handover/r.json"), "{}").unwrap();
+        git(dir.path(), &["add", "-f", ".handover/r.json"]);
+        let t = tracking(dir.path(), Path::new(".handover/r.json"));
+        assert!(t.in_index && !t.in_head && !t.unchanged_since_head, "{t:?}");
+    }
+}

@@ -1,0 +1,499 @@
+//! Handoffs that travel through git: `handover push` publishes the current handoff as a commit
+//! on `refs/handover/<branch>` of a remote, `handover pull` fetches those refs into
+//! `refs/handover-remote/<remote>/<branch>`, `handover share` adds the fetch refspec so a plain
+//! `git fetch` brings them too. Layout and contents: docs/format.md, "Handoffs on a remote".
+//!
+//! Never the user's branch, index or working tree: objects are written with `git hash-object`
+//! / `mktree` / `commit-tree` and moved with `git push` / `git fetch`, through the user's own
+//! git configuration and credentials. Nothing here runs from a hook: hooks only read what was
+//! fetched ([`fetched::for_startup`]).
+
+pub mod fetched;
+pub mod names;
+pub mod package;
+
+mod command;
+
+use crate::model::Handoff;
+use crate::record::{files as records, SessionRecord};
+use crate::redact::{self, Redaction};
+use crate::store::{self, LoadOutcome, Store};
+use anyhow::{anyhow, bail, Context};
+use package::{Fetched, Origin, Outgoing};
+use serde_json::Value;
+use std::path::Path;
+
+pub use package::Fetched as FetchedHandoff;
+
+/// The branch handoffs travel for: the current one, checked as a ref name.
+pub fn current_branch(root: &Path) -> anyhow::Result<String> {
+    let head = match crate::git::read_head_files(root) {
+        Some(h) => h,
+        None => {
+            let repo = crate::git::open(root)?
+                .ok_or_else(|| anyhow!("{} is not in a git repository", root.display()))?;
+            crate::git::head_info(&repo)?
+        }
+    };
+    let Some(branch) = head.branch else {
+        bail!(
+            "HEAD is detached: handoffs travel per branch; check out the branch you work on first"
+        );
+    };
+    names::check_branch(&branch)?;
+    Ok(branch)
+}
+
+/// The remote to use: the one given, else the branch's upstream remote, else `origin`; it
+/// must exist.
+pub fn choose_remote(
+    root: &Path,
+    given: Option<&str>,
+    branch: Option<&str>,
+) -> anyhow::Result<String> {
+    let remote = match given {
+        Some(r) => r.to_string(),
+        None => branch
+            .and_then(|b| {
+                command::run(
+                    root,
+                    &["config", "--get", &format!("branch.{b}.remote")],
+                    None,
+                )
+                .ok()
+            })
+            .filter(|r| !r.is_empty() && r != ".")
+            .unwrap_or_else(|| "origin".into()),
+    };
+    names::check_remote(&remote)?;
+    let known = command::run(root, &["remote"], None)?;
+    if !known.lines().any(|l| l == remote) {
+        bail!(
+            "there is no git remote named `{remote}` in {}: name one of `git remote -v`, or add it with `git remote add {remote} <url>`",
+            root.display()
+        );
+    }
+    Ok(remote)
+}
+
+/// What a push did.
+#[derive(Debug)]
+pub struct Pushed {
+    pub remote: String,
+    pub branch: String,
+    pub commit: String,
+    /// The remote handoff this push replaced with `--force`, when it did not build on it.
+    pub replaced: Option<String>,
+    /// Secrets redacted at push time that the stored handoff still held.
+    pub redactions: Vec<Redaction>,
+    pub with_record: bool,
+    /// The handoff's HEAD, when this clone's view of the remote branch does not contain it:
+    /// the other machine cannot check the handoff against commits it does not have.
+    pub head_not_on_remote: Option<String>,
+}
+
+/// Why a push did not happen, when it is not a plain error.
+#[derive(Debug)]
+pub enum PushError {
+    /// Another push for the branch happened since this clone last saw the remote.
+    Conflict {
+        remote: String,
+        branch: String,
+    },
+    Failed(anyhow::Error),
+}
+
+impl std::fmt::Display for PushError {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PushError::Conflict { remote, branch } => write!(
+                f,
+                "refused: the handoff for branch `{branch}` on `{remote}` was pushed from somewhere else since this clone last saw it, \
+                 and this push does not build on it. To see both: `handover pull {remote}`, then `handover boot` (it shows the local \
+                 and the fetched handoff). Then choose: keep theirs with `handover pull {remote} --adopt`, or replace theirs with \
+                 yours with `handover push {remote} --force`."
+            ),
+            PushError::Failed(e) => write!(f, "{e:#}"),
+        }
+    }
+}
+
+impl From<anyhow::Error> for PushError {
+    fn from(e: anyhow::Error) -> Self {
+        PushError::Failed(e)
+    }
+}
+
+/// Publishes the current handoff (and the newest session record of the branch) as one commit
+/// on `refs/handover/<branch>` of the remote, on top of the remote handoff this clone last saw.
+/// The push carries that expected old value as a lease, so a push that does not build on the
+/// remote's current handoff is refused ([`PushError::Conflict`]) unless `force`.
+pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, PushError> {
+    let root = store.root();
+    let branch = current_branch(root)?;
+    let remote = choose_remote(root, remote, Some(&branch))?;
+    let handoff = match store.load() {
+        LoadOutcome::Loaded(l) => l.handoff,
+        LoadOutcome::Missing => {
+            return Err(anyhow!(
+                "no handoff to push in {}: write one with `handover write`",
+                root.display()
+            )
+            .into())
+        }
+        LoadOutcome::Unrecoverable { problem } => {
+            return Err(anyhow!("the handoff cannot be read: {problem}").into())
+        }
+        LoadOutcome::Refused(r) => return Err(anyhow!(r).into()),
+    };
+    if let Some(recorded) = handoff.git.as_ref().and_then(|g| g.branch.as_deref()) {
+        if recorded != branch {
+            return Err(anyhow!(
+                "the handoff was recorded on branch `{}`, but HEAD is on `{branch}`: handoffs travel per branch, so check out `{}` \
+                 and push from there, or write a handoff for `{branch}` first (`handover write`)",
+                crate::sanitize::one_line(recorded),
+                crate::sanitize::one_line(recorded)
+            )
+            .into());
+        }
+    }
+    let (mut handoff, mut redactions) = redacted_for_push(handoff)?;
+    // This machine's path means nothing elsewhere (a reader verifies against its own tree),
+    // and it names a local user: it stays home.
+    if let Some(g) = &mut handoff.git {
+        g.root.clear();
+    }
+    store::seal(&mut handoff);
+    let record = newest_record_of(store, &branch)
+        .map(redacted_record)
+        .transpose()?
+        .map(|(r, found)| {
+            redactions.extend(found);
+            r
+        });
+    let markdown = crate::markdown::render(&handoff);
+    let origin = Origin {
+        machine: package::machine_name(),
+        pushed_at: handover_base::clock::now_rfc3339(),
+        branch: branch.clone(),
+        handover_version: env!("CARGO_PKG_VERSION").into(),
+    };
+    let tree = package::write_tree(
+        root,
+        &Outgoing {
+            handoff: &handoff,
+            markdown: &markdown,
+            record: record.as_ref(),
+            origin: &origin,
+        },
+    )?;
+
+    let seen_ref = names::fetched_ref(&remote, &branch);
+    if force {
+        // Replace what is there now, keeping it as the parent: nothing is lost from the
+        // handoff's history.
+        fetch(root, &remote, Some(&branch))?;
+    }
+    let base = command::resolve(root, &seen_ref)?;
+    let message = format!(
+        "handover: handoff {} for {branch} from {}",
+        handoff.id, origin.machine
+    );
+    let commit = package::commit(root, &tree, base.as_deref(), &message)?;
+    let target = names::published_ref(&branch);
+    let lease = format!(
+        "--force-with-lease={target}:{}",
+        base.as_deref().unwrap_or("")
+    );
+    let refspec = format!("{commit}:{target}");
+    let out = command::run_raw(
+        root,
+        &["push", "--porcelain", &lease, &remote, &refspec],
+        None,
+    )?;
+    if !out.status.success() {
+        let said = format!(
+            "{}{}",
+            String::from_utf8_lossy(&out.stdout),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        // `stale info`: the lease failed; `cannot lock ref` / `already exists`: another push
+        // updated the ref at the same moment. Either way another push won.
+        let lost_race = said.contains("[remote rejected]")
+            && (said.contains("cannot lock ref") || said.contains("already exists"));
+        if said.contains("[rejected]") || said.contains("stale info") || lost_race {
+            return Err(PushError::Conflict { remote, branch });
+        }
+        return Err(anyhow!("`git push {remote}` failed: {}", said.trim()).into());
+    }
+    command::run(root, &["update-ref", &seen_ref, &commit], None)?;
+    let head_not_on_remote = handoff
+        .git
+        .as_ref()
+        .and_then(|g| g.head.clone())
+        .filter(|head| !on_remote_branch(root, &remote, &branch, head));
+    Ok(Pushed {
+        head_not_on_remote,
+        remote,
+        branch,
+        commit,
+        replaced: if force { base } else { None },
+        redactions,
+        with_record: record.is_some(),
+    })
+}
+
+/// `head` is in this clone's remote-tracking branch `<remote>/<branch>` (as of the last fetch).
+fn on_remote_branch(root: &Path, remote: &str, branch: &str, head: &str) -> bool {
+    let tracking = format!("refs/remotes/{remote}/{branch}");
+    command::run_raw(
+        root,
+        &["merge-base", "--is-ancestor", head, &tracking],
+        None,
+    )
+    .is_ok_and(|out| out.status.success())
+}
+
+/// The handoff as it may leave the machine: every string redacted again (a secret that slipped
+/// into an older handoff, or one a newer redactor knows, does not travel), then sealed. An
+/// `unsettled` redaction (a string that still looked secret after repeated passes) refuses
+/// the push.
+fn redacted_for_push(mut h: Handoff) -> anyhow::Result<(Handoff, Vec<Redaction>)> {
+    let mut found = redact::redact(&mut h.content);
+    for (name, text) in [("agent", &mut h.agent), ("session_id", &mut h.session_id)] {
+        if let Some(t) = text {
+            redact::redact_field(name, t, &mut found);
+        }
+    }
+    if let Some(g) = &mut h.git {
+        redact::redact_field("git.root", &mut g.root, &mut found);
+        for (name, text) in [
+            ("git.branch", &mut g.branch),
+            ("git.upstream", &mut g.upstream),
+        ] {
+            if let Some(t) = text {
+                redact::redact_field(name, t, &mut found);
+            }
+        }
+        for p in g.dirty.iter_mut().chain(g.untracked.iter_mut()) {
+            redact::redact_field("git paths", p, &mut found);
+        }
+    }
+    for f in &mut h.files_changed {
+        redact::redact_field("files_changed", &mut f.path, &mut found);
+    }
+    refuse_unsettled(&found)?;
+    store::seal(&mut h);
+    Ok((h, found))
+}
+
+fn refuse_unsettled(found: &[Redaction]) -> anyhow::Result<()> {
+    if let Some(r) = found.iter().find(|r| r.kind == "unsettled") {
+        bail!(
+            "refused: redaction could not settle `{}` (it still looked like a secret after repeated passes), so nothing was pushed; \
+             rewrite that field without the secret (`handover write`), then push again",
+            r.field
+        );
+    }
+    Ok(())
+}
+
+/// The newest session record of `branch` (the record's last known branch), of this working
+/// tree's own (record::provenance): a record that came with a clone is not pushed as ours.
+fn newest_record_of(store: &Store, branch: &str) -> Option<SessionRecord> {
+    let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
+    records::list_own(store, now_ms)
+        .into_iter()
+        .find(|r| r.git.as_ref().and_then(|g| g.branch.as_deref()) == Some(branch))
+}
+
+/// A record as it may leave the machine: every string redacted again; the transcript cursor
+/// (a local path and offset, meaningless elsewhere) and the working-tree stamp dropped.
+fn redacted_record(mut record: SessionRecord) -> anyhow::Result<(SessionRecord, Vec<Redaction>)> {
+    record.transcript = Default::default();
+    // Where it was written on this machine is nobody else's business.
+    record.working_tree = String::new();
+    let mut value = serde_json::to_value(&record).context("cannot serialize the record")?;
+    let mut found = Vec::new();
+    redact_strings(&mut value, "record", &mut found);
+    refuse_unsettled(&found)?;
+    let record = serde_json::from_value(value).context("cannot rebuild the record")?;
+    Ok((record, found))
+}
+
+fn redact_strings(value: &mut Value, path: &str, found: &mut Vec<Redaction>) {
+    match value {
+        Value::String(s) => redact::redact_field(path, s, found),
+        Value::Array(items) => items
+            .iter_mut()
+            .for_each(|v| redact_strings(v, path, found)),
+        Value::Object(map) => {
+            for (k, v) in map.iter_mut() {
+                redact_strings(v, &format!("{path}.{k}"), found);
+            }
+        }
+        _ => {}
+    }
+}
+
+/// `git fetch --prune <remote> +refs/handover/*:refs/handover-remote/<remote>/*` (only the
+/// branch's ref when `branch` is given).
+fn fetch(root: &Path, remote: &str, branch: Option<&str>) -> anyhow::Result<()> {
+    let spec = match branch {
+        Some(b) => format!(
+            "+{}:{}",
+            names::published_ref(b),
+            names::fetched_ref(remote, b)
+        ),
+        None => names::fetch_refspec(remote),
+    };
+    let mut args = vec!["fetch", "--no-tags", "--quiet"];
+    if branch.is_none() {
+        args.push("--prune");
+    }
+    args.extend([remote, spec.as_str()]);
+    let out = command::run_raw(root, &args, None)?;
+    if out.status.success() {
+        return Ok(());
+    }
+    let said = String::from_utf8_lossy(&out.stderr);
+    // A single branch's ref that does not exist on the remote is not an error: nothing was
+    // pushed for it yet.
+    if branch.is_some() && said.contains("couldn't find remote ref") {
+        if let Some(b) = branch {
+            let _ = command::run(
+                root,
+                &["update-ref", "-d", &names::fetched_ref(remote, b)],
+                None,
+            );
+        }
+        return Ok(());
+    }
+    bail!("`git fetch {remote}` failed: {}", said.trim())
+}
+
+/// What a pull found for the current branch.
+pub struct Pulled {
+    pub remote: String,
+    pub branch: Option<String>,
+    /// The fetched handoff of the current branch, or what is wrong with it.
+    pub fetched: Option<Result<Fetched, String>>,
+    /// Set when `--adopt` made it the local handoff.
+    pub adopted: Option<store::SaveReport>,
+}
+
+/// Fetches every pushed handoff of the remote, then reads the current branch's (untrusted);
+/// with `adopt`, makes it the local handoff.
+pub fn pull(store: &Store, remote: Option<&str>, adopt: bool) -> anyhow::Result<Pulled> {
+    let root = store.root();
+    let branch = current_branch(root).ok();
+    let remote = choose_remote(root, remote, branch.as_deref())?;
+    fetch(root, &remote, None)?;
+    let fetched = branch.as_deref().and_then(|b| {
+        fetched::all_for(root, b)
+            .into_iter()
+            .find(|f| match f {
+                Ok(f) => f.remote == remote,
+                Err((r, _)) => *r == remote,
+            })
+            .map(|f| f.map_err(|(_, e)| e))
+    });
+    let mut adopted = None;
+    if adopt {
+        let f = match &fetched {
+            Some(Ok(f)) => f,
+            Some(Err(e)) => bail!("the fetched handoff cannot be adopted: {e}"),
+            None => bail!(
+                "`{remote}` has no handoff for branch `{}`: nothing to adopt",
+                branch.as_deref().unwrap_or("(detached)")
+            ),
+        };
+        adopted = Some(adopt_fetched(store, f)?);
+    }
+    Ok(Pulled {
+        remote,
+        branch,
+        fetched,
+        adopted,
+    })
+}
+
+/// Makes a fetched handoff the local one: redacted (it is untrusted input), its recorded root
+/// set to this working tree (verification then checks branch, HEAD and files against the
+/// other machine's snapshot, without calling it foreign), sealed and saved through the store
+/// (the previous local handoff is archived, the journal records the write).
+fn adopt_fetched(store: &Store, fetched: &Fetched) -> anyhow::Result<store::SaveReport> {
+    let mut handoff = fetched::as_checked_here(store.root(), &fetched.handoff);
+    let (clean, _) = redacted_for_push(std::mem::take(&mut handoff))?;
+    let markdown = crate::markdown::render(&clean);
+    if let Err(e) = crate::guard::ensure(store.root()) {
+        bail!("cannot keep handover's files out of git: {e:#}");
+    }
+    store.save(&clean, &markdown)
+}
+
+/// A change `handover share` would make to `.git/config`.
+pub struct SharePlan {
+    pub remote: String,
+    pub refspec: String,
+    /// True: add the refspec; false: remove it.
+    pub add: bool,
+    /// Nothing to do (already so).
+    pub unchanged: bool,
+}
+
+impl SharePlan {
+    /// The change as a diff of the repository's config, for the user's consent.
+    pub fn diff(&self) -> String {
+        let sign = if self.add { '+' } else { '-' };
+        format!(
+            "git config (the repository's .git/config), section [remote \"{}\"]:\n{sign}\tfetch = {}",
+            self.remote, self.refspec
+        )
+    }
+}
+
+/// What `handover share` (or `share --off`) would change.
+pub fn share_plan(root: &Path, remote: Option<&str>, off: bool) -> anyhow::Result<SharePlan> {
+    let branch = current_branch(root).ok();
+    let remote = choose_remote(root, remote, branch.as_deref())?;
+    let refspec = names::fetch_refspec(&remote);
+    let current = command::run_raw(
+        root,
+        &["config", "--get-all", &format!("remote.{remote}.fetch")],
+        None,
+    )?;
+    let present = String::from_utf8_lossy(&current.stdout)
+        .lines()
+        .any(|l| l.trim() == refspec);
+    Ok(SharePlan {
+        unchanged: present != off,
+        remote,
+        refspec,
+        add: !off,
+    })
+}
+
+/// Applies a plan through `git config` (the user's git writes its own file).
+pub fn share_apply(root: &Path, plan: &SharePlan) -> anyhow::Result<()> {
+    if plan.unchanged {
+        return Ok(());
+    }
+    let key = format!("remote.{}.fetch", plan.remote);
+    if plan.add {
+        command::run(root, &["config", "--add", &key, &plan.refspec], None)?;
+    } else {
+        command::run(
+            root,
+            &[
+                "config",
+                "--fixed-value",
+                "--unset-all",
+                &key,
+                &plan.refspec,
+            ],
+            None,
+        )?;
+    }
+    Ok(())
+}

@@ -1,0 +1,236 @@
+//! Fetched handoffs in this clone: `refs/handover-remote/<remote>/<branch>`, left by `handover
+//! pull` or a plain `git fetch` (after `handover share`). Hooks never touch the network; they
+//! only look at what was fetched.
+//!
+//! The SessionStart hook asks [`for_startup`] on every session start, so the common case (no
+//! fetched handoff at all) must cost almost nothing: the refs are found with file reads only
+//! (a `stat` of `refs/handover-remote/`, and a look at `packed-refs` that stops where our
+//! names would be in git's sorted order, at most [`MAX_PACKED_REFS_SCAN`] bytes), and the
+//! repository is opened only when one exists for the current branch.
+
+use super::names::{self, FETCHED_PREFIX};
+use super::package::{self, Fetched};
+use crate::model::Handoff;
+use std::fs;
+use std::io::{BufRead, BufReader, Read};
+use std::path::Path;
+
+/// The most of `packed-refs` read when looking for fetched handoffs. git writes it sorted,
+/// and our names sort before `refs/heads/`, so the scan normally stops after a few lines.
+pub const MAX_PACKED_REFS_SCAN: u64 = 1024 * 1024;
+/// At most this many remotes are looked at.
+const MAX_REMOTES: usize = 32;
+/// A fetched handoff dated further than this into the future is never preferred to the local
+/// one (a clone's clock or a hostile remote cannot make it win forever).
+const FUTURE_SLACK_MS: u64 = 10 * 60 * 1000;
+
+/// `(remote, commit id)` of every fetched handoff ref for `branch`, by file reads only. Empty
+/// when there are none, or the layout is one this cannot read (reftable).
+pub fn refs_for(root: &Path, branch: &str) -> Vec<(String, String)> {
+    if names::check_branch(branch).is_err() {
+        return Vec::new();
+    }
+    let Some(common) = crate::git::common_dir_files(root) else {
+        return Vec::new();
+    };
+    let mut found = packed(&common, branch);
+    let loose_dir = common.join(FETCHED_PREFIX);
+    if let Ok(remotes) = fs::read_dir(&loose_dir) {
+        for entry in remotes.flatten().take(MAX_REMOTES) {
+            let remote = entry.file_name().to_string_lossy().into_owned();
+            if names::check_remote(&remote).is_err() {
+                continue;
+            }
+            let Some(id) = read_loose(&loose_dir.join(&remote).join(branch)) else {
+                continue;
+            };
+            // A loose ref overrides a packed one of the same name.
+            found.retain(|(r, _)| *r != remote);
+            found.push((remote, id));
+        }
+    }
+    found.sort();
+    found
+}
+
+fn read_loose(path: &Path) -> Option<String> {
+    let meta = fs::symlink_metadata(path).ok()?;
+    if !meta.is_file() || meta.len() > 200 {
+        return None;
+    }
+    let text = fs::read_to_string(path).ok()?;
+    let id = text.trim();
+    crate::git::looks_like_object_id(id).then(|| id.to_string())
+}
+
+/// packed-refs holds a fetched handoff ref for any branch.
+fn packed_has_any(common: &Path) -> bool {
+    scan_packed(common, |_, _| true)
+}
+
+/// Entries `refs/handover-remote/<remote>/<branch>` of packed-refs.
+fn packed(common: &Path, branch: &str) -> Vec<(String, String)> {
+    let mut found = Vec::new();
+    scan_packed(common, |id, rest| {
+        if let Some((remote, b)) = rest.split_once('/') {
+            if b == branch && crate::git::looks_like_object_id(id) {
+                found.push((remote.to_string(), id.to_string()));
+            }
+        }
+        false
+    });
+    found
+}
+
+/// Calls `visit(id, name after the prefix)` for each fetched handoff ref in packed-refs until
+/// it returns true (then true). Reads at most [`MAX_PACKED_REFS_SCAN`] bytes, and in a sorted
+/// file (git's default) stops at the first name past ours.
+fn scan_packed(common: &Path, mut visit: impl FnMut(&str, &str) -> bool) -> bool {
+    let Ok(file) = fs::File::open(common.join("packed-refs")) else {
+        return false;
+    };
+    let mut reader = BufReader::new(file.take(MAX_PACKED_REFS_SCAN));
+    let mut line = String::new();
+    let mut sorted = false;
+    while reader.read_line(&mut line).is_ok_and(|n| n > 0) {
+        let text = line.trim_end();
+        if let Some(header) = text.strip_prefix('#') {
+            sorted |= header.split_whitespace().any(|w| w == "sorted");
+        } else if let Some((id, refname)) = text.split_once(' ') {
+            if let Some(rest) = refname.strip_prefix(FETCHED_PREFIX) {
+                if visit(id, rest) {
+                    return true;
+                }
+            } else if sorted && refname > FETCHED_PREFIX {
+                break; // past where our names sort
+            }
+        }
+        line.clear();
+    }
+    false
+}
+
+/// Every fetched handoff for `branch`, read (untrusted) from its commit: Ok, or the remote and
+/// what is wrong with it. Empty when there is none, without opening the repository.
+pub fn all_for(root: &Path, branch: &str) -> Vec<Result<Fetched, (String, String)>> {
+    let refs = refs_for(root, branch);
+    if refs.is_empty() {
+        return Vec::new();
+    }
+    let repo = match git2::Repository::open(root) {
+        Ok(r) => r,
+        Err(e) => {
+            return refs
+                .into_iter()
+                .map(|(remote, _)| {
+                    Err((
+                        remote,
+                        format!("cannot open the repository ({})", e.message()),
+                    ))
+                })
+                .collect()
+        }
+    };
+    refs.into_iter()
+        .map(|(remote, id)| {
+            let oid =
+                git2::Oid::from_str(&id).map_err(|e| (remote.clone(), e.message().to_string()))?;
+            package::read(&repo, oid, &remote, branch).map_err(|e| (remote, e))
+        })
+        .collect()
+}
+
+/// The newest readable fetched handoff for `branch`.
+pub fn newest_for(root: &Path, branch: &str) -> Option<Fetched> {
+    all_for(root, branch).into_iter().flatten().max_by(|a, b| {
+        (time_ms(&a.handoff), &a.handoff.id).cmp(&(time_ms(&b.handoff), &b.handoff.id))
+    })
+}
+
+fn time_ms(h: &Handoff) -> u64 {
+    handover_base::clock::parse_rfc3339_ms(&h.created_at).unwrap_or(0)
+}
+
+/// The current branch, by file reads (None when detached or unreadable that way).
+pub fn current_branch(root: &Path) -> Option<String> {
+    crate::git::read_head_files(root)?.branch
+}
+
+/// The fetched handoff a new session should get instead of the local one: for the current
+/// branch, when there is no local handoff or the fetched one is newer (and not dated in the
+/// future). None, without opening the repository, when nothing was fetched.
+pub fn for_startup(root: &Path, local: Option<&Handoff>) -> Option<Fetched> {
+    // The cheap check before even HEAD is read: no `refs/handover-remote/` directory and no
+    // such name in packed-refs is the common case.
+    let common = crate::git::common_dir_files(root)?;
+    if !common.join(FETCHED_PREFIX).is_dir() && !packed_has_any(&common) {
+        return None;
+    }
+    let branch = current_branch(root)?;
+    let fetched = newest_for(root, &branch)?;
+    let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
+    let remote_ms = time_ms(&fetched.handoff);
+    if remote_ms > now_ms + FUTURE_SLACK_MS {
+        return None;
+    }
+    match local {
+        None => Some(fetched),
+        Some(l) if l.id == fetched.handoff.id => None,
+        Some(l) => (remote_ms > time_ms(l)).then_some(fetched),
+    }
+}
+
+/// The fetched handoff as verification should see it: it was recorded in another working
+/// tree by design (its label says so), so its recorded root is this one; everything else
+/// (branch, HEAD, files) is checked exactly like a local handoff.
+pub fn as_checked_here(root: &Path, handoff: &Handoff) -> Handoff {
+    let mut h = handoff.clone();
+    if let Some(g) = &mut h.git {
+        g.root = root.to_string_lossy().into_owned();
+    }
+    h
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const A: &str = "1111111111111111111111111111111111111111";
+    const B: &str = "2222222222222222222222222222222222222222";
+
+    fn packed_refs(text: &str) -> tempfile::TempDir {
+        let dir = tempfile::tempdir().unwrap();
+        fs::write(dir.path().join("packed-refs"), text).unwrap();
+        dir
+    }
+
+    #[test]
+    fn packed_refs_are_matched_by_remote_and_whole_branch_name() {
+        let dir = packed_refs(&format!(
+            "# pack-refs with: peeled fully-peeled sorted \n{A} refs/handover-remote/origin/main\n{B} refs/handover-remote/origin/main-2\n{B} refs/handover-remote/up/main\n{A} refs/heads/main\n"
+        ));
+        assert_eq!(
+            packed(dir.path(), "main"),
+            [
+                ("origin".to_string(), A.to_string()),
+                ("up".to_string(), B.to_string())
+            ]
+        );
+        assert!(packed_has_any(dir.path()));
+        assert!(packed(dir.path(), "mai").is_empty());
+    }
+
+    #[test]
+    fn a_sorted_file_is_read_only_up_to_where_our_names_sort() {
+        // Out of order on purpose: in a file that says it is sorted, nothing after
+        // `refs/heads/` is looked at.
+        let dir = packed_refs(&format!(
+            "# pack-refs with: peeled fully-peeled sorted \n{A} refs/heads/main\n{B} refs/handover-remote/origin/main\n"
+        ));
+        assert!(!packed_has_any(dir.path()));
+        let unsorted = packed_refs(&format!(
+            "# pack-refs with: peeled \n{A} refs/heads/main\n{B} refs/handover-remote/origin/main\n"
+        ));
+        assert!(packed_has_any(unsorted.path()));
+    }
+}
