@@ -397,9 +397,11 @@ pub fn is_test_command(command: &str) -> bool {
 /// Untrusted text for the record: secrets redacted, line breaks shown as ` ⏎ `, other control
 /// characters dropped, spaces collapsed, at most `max` characters.
 pub fn untrusted(text: &str, max: usize) -> String {
-    // Redact before shortening, so that a cut never leaves half a secret behind unrecognised.
-    let (redacted, _) = crate::redact::redact_text(text);
-    shorten_line(&one_line(&redacted), max)
+    // Controls out first (an escape sequence glued to a token must not hide it from the
+    // redactor, then vanish and leave the token whole), and redact before shortening, so that a
+    // cut never leaves half a secret behind unrecognised.
+    let (redacted, _) = crate::redact::redact_text(&one_line(text));
+    shorten_line(&redacted, max)
 }
 
 /// The session id as a record stores it: a client's text like any other, so a token in it is
