@@ -50,6 +50,101 @@ fn a_full_stdout_is_one_clear_error() {
     assert!(err.contains("cannot write the output"), "{err}");
 }
 
+/// Every subcommand (and clap's own help and version output), with a stdout whose reader is
+/// gone and with a full disk: never a panic (exit 101, a backtrace); a closed pipe ends
+/// quietly, a full disk is one clear line and exit 1 when anything was printed.
+#[test]
+fn no_subcommand_panics_on_a_closed_or_full_stdout() {
+    let home = tempfile::tempdir().unwrap();
+    let machine = tempfile::tempdir().unwrap();
+    let bin = machine.path().join("bin");
+    fs::create_dir_all(&bin).unwrap();
+    for exe in [
+        "handover-session-start",
+        "handover-pre-compact",
+        "handover-context-watch",
+    ] {
+        fs::write(bin.join(exe), "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(bin.join(exe), fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let bin = bin.to_string_lossy().into_owned();
+    let sweep: Vec<Vec<&str>> = vec![
+        vec!["write", "--goal", "g", "--next", "n"],
+        vec!["write", "--completed", "c", "--json"],
+        vec!["boot"],
+        vec!["boot", "--json"],
+        vec!["boot", "--startup"],
+        vec!["status"],
+        vec!["status", "--json"],
+        vec!["ack"],
+        vec!["install", "--dry-run", "--hooks-dir", &bin],
+        vec![
+            "install",
+            "--scope",
+            "local",
+            "--claude",
+            "--hooks-dir",
+            &bin,
+        ],
+        vec!["uninstall", "--dry-run"],
+        vec!["uninstall", "--scope", "local", "--claude"],
+        vec!["trust-plugin", "--codex-bin", "/nonexistent/codex"],
+        vec!["completions", "bash"],
+        vec!["completions", "zsh"],
+        vec!["completions", "fish"],
+        vec!["--help"],
+        vec!["--version"],
+        vec!["write", "--help"],
+        vec!["done"],
+        vec!["demo"],
+        // Handoffs through git remotes (none configured here: they fail, on stderr).
+        vec!["push"],
+        vec!["pull"],
+        vec!["share"],
+    ];
+    for full in [false, true] {
+        let r = with_handoff();
+        for args in &sweep {
+            let mut cmd = command(&r.path, args);
+            cmd.env("HOME", home.path()).env("TMPDIR", home.path());
+            let out = if full {
+                let dev_full = fs::OpenOptions::new()
+                    .write(true)
+                    .open("/dev/full")
+                    .unwrap();
+                cmd.stdout(dev_full).output().unwrap()
+            } else {
+                let mut child = cmd.spawn().unwrap();
+                drop(child.stdout.take());
+                child.wait_with_output().unwrap()
+            };
+            let err = stderr(&out);
+            let what = format!(
+                "{args:?} (stdout {}): {err}",
+                if full { "/dev/full" } else { "closed" }
+            );
+            assert!(
+                !err.contains("panicked") && !err.contains("RUST_BACKTRACE"),
+                "{what}"
+            );
+            assert_ne!(out.status.code(), Some(101), "{what}");
+            assert!(out.status.code().is_some(), "killed by a signal: {what}");
+            let prints_nothing =
+                matches!(args[0], "push" | "pull" | "share") && out.status.code() == Some(1);
+            if full && !prints_nothing {
+                // Everything else here prints something: a full disk is said, in one line.
+                assert!(
+                    err.contains("cannot write the output") || err.contains("No space left"),
+                    "{what}"
+                );
+            } else {
+                assert!(!err.contains("Broken pipe"), "{what}");
+            }
+        }
+    }
+}
+
 #[test]
 fn demo_removes_its_repository_even_when_its_output_is_cut() {
     let tmp = tempfile::tempdir().unwrap();

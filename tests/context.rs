@@ -3,6 +3,7 @@
 //! and review the diff.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use handover_base::Agent;
 use handover_core::context::{self, Pressure, Startup};
 use handover_core::model::*;
 use std::path::PathBuf;
@@ -44,7 +45,7 @@ fn sample() -> Handoff {
                 what: "Hand-written CSV".into(),
                 why: "two columns".into(),
                 alternatives: vec!["csv crate".into()],
-                reversible: true,
+                reversible: Some(true),
                 deferred: false,
             }],
             blockers: vec!["CI runner is down".into()],
@@ -136,8 +137,16 @@ fn boot_report_matches_golden() {
 #[test]
 fn save_progress_and_compaction_texts_match_golden() {
     let text = [
-        context::save_progress(Pressure::Remind, 61, "handover"),
-        context::save_progress(Pressure::Insist, 77, "'/opt/my tools/handover'"),
+        context::save_progress(Pressure::Remind, 61, "handover", Agent::Claude),
+        context::save_progress(
+            Pressure::Insist,
+            77,
+            "'/opt/my tools/handover'",
+            Agent::Claude,
+        ),
+        context::save_progress(Pressure::Insist, 77, "handover", Agent::Codex),
+        context::save_progress(Pressure::Insist, 46, "handover", Agent::Gemini),
+        context::save_progress_again(80, "handover"),
         context::compaction_instructions(Some(&sample()), "handover"),
         context::compaction_instructions(None, "handover"),
         context::unrecoverable_context("state.json: not valid JSON", "handover"),

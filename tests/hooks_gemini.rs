@@ -76,6 +76,29 @@ fn session_start_answers_in_gemini_form() {
     assert_eq!(delivered[0]["agent"], "gemini");
 }
 
+/// Gemini CLI drops the `additionalContext` of SessionStart `clear` (and of an interactive
+/// `resume`): that SessionStart says nothing and journals nothing; the next prompt carries the
+/// startup context, journaled once with the SessionStart's source; the prompt after it nothing.
+#[test]
+fn clear_and_resume_deliver_on_the_next_prompt() {
+    for source in ["clear", "resume"] {
+        let s = Session::new();
+        let t = s.fill(10);
+        let run = s.send(SESSION_START, "SessionStart", json!({"source": source}), &t);
+        assert!(run.stdout.is_empty(), "{source}: {}", run.stdout_str());
+        assert!(s.events("delivered").is_empty(), "{source}");
+        let run = s.send(CONTEXT_WATCH, "BeforeAgent", json!({"prompt": "go on"}), &t);
+        let text = run.context("BeforeAgent");
+        assert!(text.contains("Goal: Make the parser"), "{source}: {text}");
+        let delivered = s.events("delivered");
+        assert_eq!(delivered.len(), 1, "{source}");
+        assert_eq!(delivered[0]["source"], source);
+        let run = s.send(CONTEXT_WATCH, "BeforeAgent", json!({"prompt": "more"}), &t);
+        assert!(run.stdout.is_empty(), "{source}: {}", run.stdout_str());
+        assert_eq!(s.events("delivered").len(), 1, "{source}");
+    }
+}
+
 #[test]
 fn reminders_come_below_geminis_compression_point() {
     let s = Session::new();
@@ -102,6 +125,9 @@ fn reminders_come_below_geminis_compression_point() {
     let stop = json!({"prompt": "more", "prompt_response": "done", "stop_hook_active": false});
     let run = s.send(CONTEXT_WATCH, "AfterAgent", stop.clone(), &t);
     assert_eq!(run.json()["decision"], "block", "{}", run.stdout_str());
+    // Shown to the user as what it is, not as "This request failed".
+    let notice = run.json()["systemMessage"].as_str().unwrap().to_string();
+    assert!(notice.starts_with("handover: "), "{notice}");
     let run = s.send(
         CONTEXT_WATCH,
         "AfterAgent",

@@ -5,6 +5,9 @@
 #[path = "../src/cli/install.rs"]
 #[allow(dead_code)]
 mod install;
+#[path = "../src/cli/output.rs"]
+#[allow(dead_code)]
+mod output;
 
 use clap::Parser;
 use handover_core::guard::GuardStatus;
@@ -127,23 +130,68 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
     );
     assert!(out.contains("git rm --cached handover.md"), "{out}");
     let settings = std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap();
-    let exe = env.exe_dir.as_ref().unwrap().join("handover-session-start");
+    // The shared file names no path of this machine: the portable command.
+    let portable = handover_base::hook_exe::portable_command(
+        handover_base::HookExe::SessionStart,
+        handover_base::Agent::Claude,
+    );
     assert!(
-        settings.contains(&format!(
-            "\"command\": \"{} --agent claude\"",
-            exe.display()
-        )),
+        settings.contains(&serde_json::to_string(&portable).unwrap()),
         "{settings}"
     );
+    assert!(!settings.contains(&env.exe_dir.as_ref().unwrap().display().to_string()));
     assert!(!repo.join(".codex").exists(), "--claude only");
+    // Found next to `handover` but neither on PATH nor in cargo's bin: the hooks would find
+    // nothing at run time, and install says so.
+    assert!(
+        out.contains("problem: the hooks find their executables at run time on PATH or in")
+            && out.contains("handover-session-start, handover-pre-compact, handover-context-watch is in neither"),
+        "{out}"
+    );
 
     let s = install::status_section_with(&repo, &env);
+    let json = serde_json::to_value(&s).unwrap();
     assert_eq!(
-        serde_json::to_value(&s).unwrap()["claude"]["project"]["up_to_date"],
+        json["claude"]["project"]["up_to_date"],
         true,
         "{:?}",
         s.lines()
     );
+    assert_eq!(
+        json["claude"]["project"]["missing_executables"],
+        serde_json::json!([
+            "handover-session-start",
+            "handover-pre-compact",
+            "handover-context-watch"
+        ])
+    );
+    assert!(
+        s.problems()
+            .iter()
+            .any(|p| p.contains("not installed on this machine, so they do nothing here")),
+        "{:?}",
+        s.problems()
+    );
+    // Once they are in cargo's bin directory, the same file runs them.
+    std::os::unix::fs::symlink(
+        env.exe_dir.as_ref().unwrap(),
+        env.homes.cargo_home.join("bin"),
+    )
+    .unwrap_or_else(|_| {
+        std::fs::create_dir_all(&env.homes.cargo_home).unwrap();
+        std::os::unix::fs::symlink(
+            env.exe_dir.as_ref().unwrap(),
+            env.homes.cargo_home.join("bin"),
+        )
+        .unwrap()
+    });
+    let s = install::status_section_with(&repo, &env);
+    let json = serde_json::to_value(&s).unwrap();
+    assert_eq!(
+        json["claude"]["project"]["missing_executables"],
+        serde_json::json!([])
+    );
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
 
     let mut out = Vec::new();
     let code = install::run_uninstall_with(
@@ -152,6 +200,7 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
                 claude: true,
                 ..Default::default()
             },
+            ..Default::default()
         },
         &repo,
         &env,
@@ -327,4 +376,180 @@ fn gemini_flag_installs_for_gemini_only_and_trust_writes_its_trusted_folders() {
     let code = install::run_uninstall_with(&u, &repo, &env, &mut Vec::new()).unwrap();
     assert_eq!(code, ExitCode::SUCCESS);
     assert!(!repo.join(".gemini").exists() && !repo.join("GEMINI.md").exists());
+}
+
+fn install_quietly(args: &InstallArgs, repo: &Path, env: &Environment) -> (ExitCode, String) {
+    let guard = |_: &Path| Ok((GuardStatus::default(), false));
+    let mut out = Vec::new();
+    let code = install::run_install_with(args, repo, env, &mut out, &guard).unwrap();
+    (code, String::from_utf8(out).unwrap())
+}
+
+fn snapshot_files(repo: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![repo.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                files.push((e.path(), std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Two teammates share one repository. The first installs (an old install wrote absolute paths:
+/// upgraded); the second, with another HOME and handover somewhere else, installs again and
+/// nothing changes, byte for byte.
+#[test]
+fn a_second_machine_reinstalling_changes_nothing_and_old_absolute_entries_are_upgraded() {
+    let (_tmp, repo, first) = setup();
+    // The old install: the absolute paths of the first machine.
+    let old = InstallArgs {
+        hooks_dir: first.exe_dir.clone(),
+        ..Default::default()
+    };
+    let (code, out) = install_quietly(&old, &repo, &first);
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    let bin = first.exe_dir.clone().unwrap();
+    assert!(
+        out.contains(&format!(
+            "hooks run {}",
+            bin.join("handover-session-start").display()
+        )),
+        "{out}"
+    );
+    let settings = std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap();
+    assert!(settings.contains(&bin.display().to_string()), "{settings}");
+
+    let (code, out) = install_quietly(&InstallArgs::default(), &repo, &first);
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    for file in [
+        ".claude/settings.json",
+        ".codex/hooks.json",
+        ".gemini/settings.json",
+    ] {
+        let text = std::fs::read_to_string(repo.join(file)).unwrap();
+        assert!(!text.contains(&bin.display().to_string()), "{file}: {text}");
+        assert!(text.contains("sh -c '"), "{file}: {text}");
+    }
+    let shared = snapshot_files(&repo);
+
+    // The teammate: another home, handover installed elsewhere (on PATH).
+    let other = tempfile::tempdir().unwrap();
+    let other_root = other.path().canonicalize().unwrap();
+    let other_bin = other_root.join("elsewhere");
+    std::fs::create_dir_all(&other_bin).unwrap();
+    for n in [
+        "handover",
+        "handover-session-start",
+        "handover-pre-compact",
+        "handover-context-watch",
+    ] {
+        std::os::unix::fs::symlink(bin.join(n), other_bin.join(n)).unwrap();
+    }
+    let second = Environment {
+        homes: handover_installer::Homes::under(&other_root.join("home")),
+        path_var: Some(other_bin.clone().into_os_string()),
+        exe_dir: Some(other_bin.clone()),
+        cwd: other_root.clone(),
+    };
+    let (code, out) = install_quietly(&InstallArgs::default(), &repo, &second);
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    assert_eq!(
+        snapshot_files(&repo),
+        shared,
+        "the shared files did not change:\n{out}"
+    );
+    assert!(out.contains(".claude/settings.json: unchanged"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "hooks run {}",
+            other_bin.join("handover-session-start").display()
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("problem: the hooks find"), "{out}");
+    let s = install::status_section_with(&repo, &second);
+    assert_eq!(
+        serde_json::to_value(&s).unwrap()["claude"]["project"]["up_to_date"],
+        true
+    );
+}
+
+/// `--hooks-dir` is taken at its word: a directory without the executables is an error (no
+/// quiet fall-back to PATH), and one in the home directory is never written into the shared
+/// project files.
+#[test]
+fn hooks_dir_must_hold_the_executables_and_stays_out_of_shared_files_when_personal() {
+    let (_tmp, repo, env) = setup();
+    let guard = |_: &Path| -> anyhow::Result<(GuardStatus, bool)> { panic!("no guard") };
+    let empty = env.cwd.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut with_path = Environment {
+        homes: env.homes.clone(),
+        path_var: Some(env.exe_dir.clone().unwrap().into_os_string()),
+        exe_dir: env.exe_dir.clone(),
+        cwd: env.cwd.clone(),
+    };
+    let err = install::run_install_with(
+        &InstallArgs {
+            hooks_dir: Some(empty.clone()),
+            ..Default::default()
+        },
+        &repo,
+        &with_path,
+        &mut Vec::new(),
+        &guard,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains(&format!("not found in {}:", empty.display())) && !err.contains("PATH:"),
+        "{err}"
+    );
+    let personal = env.homes.home.join(".cargo/bin");
+    std::fs::create_dir_all(personal.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(env.exe_dir.as_ref().unwrap(), &personal).unwrap();
+    with_path.cwd = env.homes.home.clone();
+    let err = install::run_install_with(
+        &InstallArgs {
+            hooks_dir: Some(PathBuf::from(".cargo/bin")),
+            ..Default::default()
+        },
+        &repo,
+        &with_path,
+        &mut Vec::new(),
+        &guard,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("--scope local or --scope user") && err.contains("nothing was written"),
+        "{err}"
+    );
+    assert!(
+        std::fs::read_dir(&repo).unwrap().next().is_none(),
+        "nothing written"
+    );
+    // For yourself only, it is fine.
+    let (code, out) = install_quietly(
+        &InstallArgs {
+            selection: Selection {
+                claude: true,
+                scope: ScopeArg::Local,
+                ..Default::default()
+            },
+            hooks_dir: Some(personal.clone()),
+            ..Default::default()
+        },
+        &repo,
+        &with_path,
+    );
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    let local = std::fs::read_to_string(repo.join(".claude/settings.local.json")).unwrap();
+    assert!(local.contains(&personal.display().to_string()), "{local}");
 }

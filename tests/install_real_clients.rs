@@ -100,6 +100,7 @@ fn codex_trust_install(
             enable_codex_hooks: false,
             trust: true,
             hooks: HookPaths::in_dir(bin_dir),
+            portable: false,
         },
         dry_run: false,
         codex_bin: Some(codex_bin.to_path_buf()),
@@ -199,7 +200,8 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let config = "# my codex settings\nmodel = \"gpt-5\"\n";
     std::fs::write(codex_home.join("config.toml"), config).expect("write the user's config");
     let bin_dir = root.join("bin dir");
-    std::fs::create_dir_all(&bin_dir).expect("create the hooks dir");
+    // The executables the hooks name exist (status reports missing ones).
+    stand_in_hooks(&bin_dir, &root.join("stand-in-hooks.log"));
     let codex_bin: PathBuf = clients.netless(&root, "codex-netless", &clients.codex);
     let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);
     let started = Instant::now();
@@ -252,8 +254,12 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     );
 
     // The opt-in live status asks Codex and agrees.
-    let mut st =
-        handover_installer::status::status(&repo, &req.homes, Some(&HookPaths::in_dir(&bin_dir)));
+    let mut st = handover_installer::status::status(
+        &repo,
+        &req.homes,
+        Some(&HookPaths::in_dir(&bin_dir)),
+        None,
+    );
     st.check_live_codex_trust(&repo, &req.homes, Some(&codex_bin), Duration::from_secs(60));
     assert!(
         st.lines()
@@ -439,4 +445,28 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
         .any(|h| h.command.contains("handover-pre-compact")));
     let cfg = std::fs::read_to_string(&cfg_path).expect("read config");
     assert!(!cfg.replace("\r\n", "").contains('\n'), "{cfg:?}");
+}
+
+/// `install --trust` with no Codex config.toml yet: the file is created by this run (project
+/// trust), then Codex adds the hook trust; nothing of the user's was in it, so nothing is backed
+/// up.
+#[test]
+fn install_trust_does_not_back_up_a_config_it_created() {
+    let Some(clients) = clients("install_trust_does_not_back_up_a_config_it_created") else {
+        return;
+    };
+    let (_tmp, root, repo, homes) = codex_project("fresh");
+    assert!(!homes.codex_config().exists());
+    let bin_dir = root.join("bin");
+    std::fs::create_dir_all(&bin_dir).expect("create the hooks dir");
+    let codex_bin: PathBuf = clients.netless(&root, "codex-netless", &clients.codex);
+    let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);
+    let mut out = Vec::new();
+    let outcome = flow::install(&req, &mut out).expect("install --trust");
+    let out = String::from_utf8_lossy(&out);
+    assert!(outcome.ok, "{out}");
+    assert!(out.contains("verified with hooks/list: all 7"), "{out}");
+    assert!(outcome.backups.is_empty(), "{:?}\n{out}", outcome.backups);
+    assert!(!out.contains("backup:"), "{out}");
+    assert!(!homes.backups.exists(), "{out}");
 }

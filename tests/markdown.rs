@@ -32,14 +32,14 @@ fn rich() -> Handoff {
                 what: "Use a lock file, not flock on state.json".into(),
                 why: "state.json is replaced by rename, so a lock on it would be lost".into(),
                 alternatives: strings(&["flock on state.json", "a lock directory"]),
-                reversible: true,
+                reversible: Some(true),
                 deferred: false,
             },
             Decision {
                 what: "No async runtime".into(),
                 why: String::new(),
                 alternatives: vec![],
-                reversible: false,
+                reversible: Some(false),
                 deferred: true,
             },
         ],
@@ -142,6 +142,7 @@ fn rich() -> Handoff {
         files_changed_omitted: 0,
         files_changed_base: Some("fedcba9876543210fedcba9876543210fedcba98".into()),
         content,
+        markdown_sha256: None,
         checksum: "sha256:00".into(),
     }
 }
@@ -287,7 +288,7 @@ fn every_edge_string_round_trips_in_every_field() {
                 what: s.clone(),
                 why: s.clone(),
                 alternatives: vec![s.clone(), s.clone()],
-                reversible: true,
+                reversible: Some(true),
                 deferred: true,
             }],
             assumptions: vec![Assumption {
@@ -357,7 +358,7 @@ fn generated_strings_round_trip() {
                 what: pick(),
                 why: pick(),
                 alternatives: vec![pick()],
-                reversible: false,
+                reversible: Some(false),
                 deferred: true,
             }],
             environment: BTreeMap::from([(pick(), pick())]),
@@ -440,7 +441,7 @@ heavy
         c.decisions[0].alternatives,
         strings(&["JWT in local storage"])
     );
-    assert!(c.decisions[0].reversible);
+    assert_eq!(c.decisions[0].reversible, Some(true));
     assert!(!c.decisions[0].deferred);
     assert_eq!(c.spec_ref.as_deref(), Some("docs/auth.md"));
     assert_eq!(c.priorities[0].urgency, Urgency::AfterPrimary);

@@ -3,7 +3,8 @@
 //! fails open. The real clients loading it: tests/plugin_real_clients.rs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover_base::hook_exe::{HookExe, TIMEOUT_SECS};
+use handover_base::hook_exe::{timeout_for, HookExe};
+use handover_base::Agent;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -21,7 +22,7 @@ fn json(path: &Path) -> Value {
 /// The command the plugin runs for `exe` in `agent`'s hooks file.
 fn plugin_command(exe: HookExe, agent: &str) -> String {
     format!(
-        "sh \"${{CLAUDE_PLUGIN_ROOT}}/run-hook.sh\" {} --agent {agent} --via plugin",
+        "sh \"$CLAUDE_PLUGIN_ROOT/run-hook.sh\" {} --agent {agent} --via plugin",
         exe.file_name()
     )
 }
@@ -62,7 +63,12 @@ fn each_client_manifest_wires_every_hook_once_with_its_own_agent() {
                 assert_eq!(handlers.len(), 1, "{agent} {event}");
                 assert_eq!(handlers[0]["type"], "command");
                 assert_eq!(handlers[0]["command"], plugin_command(exe, agent));
-                assert_eq!(handlers[0]["timeout"], TIMEOUT_SECS);
+                let agent_kind = if agent == "codex" {
+                    Agent::Codex
+                } else {
+                    Agent::Claude
+                };
+                assert_eq!(handlers[0]["timeout"], timeout_for(agent_kind, event));
             }
         }
         assert_eq!(events.len(), expected_events, "{agent}: extra events");
@@ -82,7 +88,9 @@ struct Launcher {
 impl Launcher {
     fn new() -> Launcher {
         let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("plugin root");
+        // Shell syntax in the plugin root must never run: it reaches the shell only as the
+        // value of $CLAUDE_PLUGIN_ROOT.
+        let root = tmp.path().join("plugin root $(touch pwned) `touch pwned`");
         let home = tmp.path().join("home");
         let bin = tmp.path().join("my bin");
         for d in [&root, &home, &bin] {
@@ -114,14 +122,15 @@ impl Launcher {
         std::fs::set_permissions(&p, std::fs::Permissions::from_mode(0o755)).unwrap();
     }
 
-    /// Runs the plugin's command for `exe` through `sh -c`, after substituting the plugin root
-    /// into the text as the clients do.
+    /// Runs the plugin's command for `exe` through `sh -c`, with the plugin root in the
+    /// environment as the clients set it.
     fn run(&self, exe: HookExe, path: &str) -> Output {
-        let command = plugin_command(exe, "claude")
-            .replace("${CLAUDE_PLUGIN_ROOT}", &self.root.to_string_lossy());
+        let command = plugin_command(exe, "claude");
         Command::new("/bin/sh")
             .args(["-c", &command])
             .env_clear()
+            .env("CLAUDE_PLUGIN_ROOT", &self.root)
+            .current_dir(self.root.parent().unwrap())
             .env("PATH", path)
             .env("HOME", &self.home)
             .stdin(Stdio::null())
@@ -143,6 +152,7 @@ fn run_hook_prefers_path_then_cargo_bin_and_passes_the_arguments() {
     l.stand_in(&cargo_bin, HookExe::SessionStart);
     let out = l.run(HookExe::SessionStart, SYSTEM_PATH);
     assert!(out.status.success());
+    assert!(!l.root.parent().unwrap().join("pwned").exists());
     assert_eq!(String::from_utf8_lossy(&out.stdout), "{}\n");
     assert_eq!(
         l.logged(),

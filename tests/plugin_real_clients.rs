@@ -114,6 +114,37 @@ fn claude_plugin_dir_delivers_the_startup_context_without_install() {
     assert_startup_once(&sb, &run, "the plugin alone");
 }
 
+/// The plugin root reaches the shell through the environment, never as command text: a plugin
+/// directory whose path holds `$(…)` and backquotes runs neither, and the plugin still works.
+#[test]
+fn claude_plugin_root_with_shell_syntax_runs_none_of_it() {
+    if clients("claude_plugin_root_with_shell_syntax_runs_none_of_it").is_none() {
+        return;
+    }
+    let sb = Sandbox::unwired(Agent::Claude, Trust::BypassFlag, "");
+    write_handoff(&sb);
+    let repo = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let plugin = sb
+        .root
+        .join("p $(touch pwned-by-dollar) `touch pwned-by-backquote`")
+        .join("plugin");
+    copy_tree(&repo.join("plugin"), &plugin);
+    let run = sb.run(
+        vec![Turn::text("I have read the handoff.")],
+        with_plugin(
+            &sb,
+            "Continue the task.",
+            vec!["--plugin-dir".into(), plugin.to_string_lossy().into_owned()],
+        ),
+    );
+    assert_startup_once(&sb, &run, "the plugin from a path with shell syntax");
+    for dir in [&sb.project, &sb.root, &sb.home] {
+        for name in ["pwned-by-dollar", "pwned-by-backquote"] {
+            assert!(!dir.join(name).exists(), "{name} in {}", dir.display());
+        }
+    }
+}
+
 #[test]
 fn claude_plugin_and_project_install_deliver_once() {
     if clients("claude_plugin_and_project_install_deliver_once").is_none() {

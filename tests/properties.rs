@@ -69,7 +69,7 @@ fn content() -> impl Strategy<Value = Content> {
                     what,
                     why,
                     alternatives,
-                    reversible: true,
+                    reversible: Some(true),
                     deferred: false,
                 }],
                 blockers,

@@ -333,6 +333,7 @@ fn json_schema_lists_every_top_level_field() {
         }),
         files_changed_base: Some("base".into()),
         files_changed_omitted: 1,
+        markdown_sha256: Some("sha256:00".into()),
         content: Content {
             narrative: Some("n".into()),
             spec_ref: Some("s".into()),

@@ -6,11 +6,13 @@ use crate::input::HookInput;
 use crate::locate;
 use crate::session_state::{self, SessionFile};
 use handover_base::Agent;
+use handover_core::safe_fs::Refused;
 use handover_core::safe_fs::{self, Kind};
 use handover_core::sanitize::redacted;
 use handover_core::store::Event;
 use handover_core::store::Store;
-use std::path::Path;
+use std::cell::OnceCell;
+use std::path::{Path, PathBuf};
 use std::time::Instant;
 
 #[derive(Clone)]
@@ -19,13 +21,18 @@ pub struct Call {
     pub input: HookInput,
     /// None when no directory to work in was found: nothing to say then.
     pub store: Option<Store>,
-    /// How the agent runs handover (handover_base::handover_command).
-    pub command: String,
     pub now_ms: u64,
     /// When this call's work must be done (crate::budget): every bounded step stops by then,
     /// so their limits never add up past the watchdog. `never_fail::run` counts it from the
     /// process's start.
     pub deadline: Instant,
+    /// Where the hook executable lives: `command` looks for `handover` beside it.
+    install_dir: Option<PathBuf>,
+    /// How the agent runs handover, found the first time an answer needs it (it may walk the
+    /// PATH).
+    command: OnceCell<String>,
+    /// The store's safety check, done once per call (`Store::check`).
+    checked: OnceCell<Result<bool, Refused>>,
 }
 
 impl Call {
@@ -43,13 +50,29 @@ impl Call {
             agent,
             input,
             store,
-            command: handover_base::handover_command::handover_command_in(
-                hook_exe.and_then(Path::parent),
-                std::env::var_os("PATH").as_deref(),
-            ),
             now_ms: session_state::now_ms(),
             deadline: Instant::now() + crate::budget::WORK_BUDGET,
+            install_dir: hook_exe.and_then(Path::parent).map(Path::to_path_buf),
+            command: OnceCell::new(),
+            checked: OnceCell::new(),
         }
+    }
+
+    /// How the agent runs handover (handover_base::handover_command), for answers that print it.
+    pub fn command(&self) -> &str {
+        self.command.get_or_init(|| {
+            handover_base::handover_command::handover_command_in(
+                self.install_dir.as_deref(),
+                std::env::var_os("PATH").as_deref(),
+            )
+        })
+    }
+
+    /// `Store::check` of this call's store, run once: Ok(false) when `.handover/` does not
+    /// exist, Err when it is refused, None without a store.
+    fn check(&self) -> Option<&Result<bool, Refused>> {
+        let store = self.store.as_ref()?;
+        Some(self.checked.get_or_init(|| store.check()))
     }
 
     pub fn session_id(&self) -> Option<&str> {
@@ -59,14 +82,14 @@ impl Call {
     /// The store's `.handover/` exists and passed the safety check (plain directory of ours,
     /// no links or odd files in it): only then may a hook read or write anything there.
     pub fn store_usable(&self) -> bool {
-        self.store.as_ref().is_some_and(|s| s.check() == Ok(true))
+        self.check() == Some(&Ok(true))
     }
 
     /// The session's state file and what it holds, when both a store and a session id are
     /// known and the store passed the safety check (a refused store is never read).
     pub fn session(&self) -> Option<(SessionFile, session_state::Loaded)> {
         let store = self.store.as_ref()?;
-        if store.check().is_err() {
+        if self.check()?.is_err() {
             return None;
         }
         let sid = self.session_id()?;

@@ -9,7 +9,8 @@
 //!   line; a resumed session writes the same two lines after a new header line.
 //! - Its own compression point: `model.compressionThreshold` (a fraction of the window, from the
 //!   project's `.gemini/settings.json`, else the user's), default 0.5 — far below where Claude
-//!   Code and Codex compact. The context watch's thresholds are moved below it.
+//!   Code and Codex compact. The context watch's thresholds are moved below it
+//!   (context_watch/thresholds.rs).
 //! - PreCompress fires before EVERY model request (trigger `auto`), whether or not anything is
 //!   compressed: only one where the last usage reaches the compression point (or a `manual`
 //!   one) is a compaction.
@@ -115,17 +116,7 @@ fn threshold_in(file: &Path) -> Option<f64> {
         .filter(|t| *t > 0.0 && *t <= 1.0)
 }
 
-/// The context watch's thresholds (remind, insist) for a client that compresses at
-/// `compress_percent` of the window: unchanged when that is well above them, else insist 5
-/// points below the compression point and remind 10 points below that (at least 1 % and 2 %).
-/// Default Gemini CLI (50 %): 35 % and 45 %.
-pub fn thresholds(remind: u8, insist: u8, compress_percent: u8) -> (u8, u8) {
-    let insist = insist.min(compress_percent.saturating_sub(5)).max(2);
-    let remind = remind.min(insist.saturating_sub(10)).max(1);
-    (remind, insist.max(remind + 1))
-}
-
-/// The compression point as a whole percent, for `thresholds`.
+/// The compression point as a whole percent of the window.
 pub fn compress_percent(threshold: f64) -> u8 {
     (threshold * 100.0).floor().clamp(1.0, 100.0) as u8
 }
@@ -222,20 +213,7 @@ mod tests {
     }
 
     #[test]
-    fn thresholds_sit_below_the_compression_point() {
-        assert_eq!(thresholds(60, 75, 50), (35, 45));
-        assert_eq!(
-            thresholds(60, 75, 95),
-            (60, 75),
-            "a late compression changes nothing"
-        );
-        assert_eq!(
-            thresholds(30, 40, 50),
-            (30, 40),
-            "lower user thresholds stay"
-        );
-        assert_eq!(thresholds(60, 75, 20), (5, 15));
-        assert_eq!(thresholds(60, 75, 3), (1, 2));
+    fn the_compression_point_in_percent_and_tokens() {
         assert_eq!(compress_percent(0.5), 50);
         assert_eq!(compress_percent(0.999), 99);
         assert!(will_compress(524_288, 1_048_576, 0.5));

@@ -4,6 +4,7 @@
 pub mod agent;
 pub mod budget;
 pub mod call;
+pub mod codex;
 pub mod context_watch;
 pub mod debug;
 pub mod gemini;

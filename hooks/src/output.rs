@@ -34,8 +34,13 @@ pub enum Response {
     Context { event: ContextEvent, text: String },
     /// Plain stdout: Claude Code's PreCompact appends it to the summarizer's instructions.
     Plain(String),
-    /// `{"decision": "block", "reason": ...}`: Stop only, and only on purpose.
-    Block { reason: String },
+    /// `{"decision": "block", "reason": ...}`: Stop only, and only on purpose. With a
+    /// `notice`, also `"systemMessage": notice`: what Gemini CLI shows the user instead of
+    /// "This request failed" (Codex rejects keys it does not expect: never for Codex).
+    Block {
+        reason: String,
+        notice: Option<String>,
+    },
 }
 
 impl Response {
@@ -49,9 +54,18 @@ impl Response {
                 quote(event.as_str()),
                 quote(text)
             ),
-            Response::Block { reason } => {
-                format!("{{\"decision\":\"block\",\"reason\":{}}}", quote(reason))
-            }
+            Response::Block {
+                reason,
+                notice: None,
+            } => format!("{{\"decision\":\"block\",\"reason\":{}}}", quote(reason)),
+            Response::Block {
+                reason,
+                notice: Some(notice),
+            } => format!(
+                "{{\"decision\":\"block\",\"reason\":{},\"systemMessage\":{}}}",
+                quote(reason),
+                quote(notice)
+            ),
         };
         format!("{line}\n").into_bytes()
     }
@@ -68,7 +82,7 @@ impl Response {
                 )
             }
             Response::Plain(text) => format!("plain({} chars)", text.chars().count()),
-            Response::Block { reason } => format!("block({} chars)", reason.chars().count()),
+            Response::Block { reason, .. } => format!("block({} chars)", reason.chars().count()),
         }
     }
 }
@@ -94,10 +108,19 @@ mod tests {
         );
         assert_eq!(
             Response::Block {
-                reason: "save".into()
+                reason: "save".into(),
+                notice: None,
             }
             .encode(),
             b"{\"decision\":\"block\",\"reason\":\"save\"}\n"
+        );
+        assert_eq!(
+            Response::Block {
+                reason: "save".into(),
+                notice: Some("saving".into()),
+            }
+            .encode(),
+            b"{\"decision\":\"block\",\"reason\":\"save\",\"systemMessage\":\"saving\"}\n"
         );
         assert_eq!(Response::Plain("keep".into()).encode(), b"keep\n");
     }

@@ -10,6 +10,7 @@
 //! never trusted does not run, so it does not count (otherwise the plugin would defer to a hook
 //! that never answers).
 
+use handover_base::hook_command::our_exe;
 use handover_base::Agent;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -120,7 +121,10 @@ fn trusted_in(config: &str, hooks_json: &Path) -> bool {
     config.contains(&format!("\"{key}")) || config.contains(&format!("'{key}"))
 }
 
-/// Whether the hooks document at `path` runs `exe` on `event` outside the plugin.
+/// Whether the hooks document at `path` runs `exe` on `event` outside the plugin: a command that
+/// is exactly ours by the installer's own rule (handover_base::hook_command), so a command that
+/// merely names our executable (`true # handover-session-start`, the plugin's launcher) never
+/// silences the plugin.
 fn runs(path: &Path, exe: &str, event: &str) -> bool {
     let Some(text) = read_small(path) else {
         return false;
@@ -139,7 +143,7 @@ fn runs(path: &Path, exe: &str, event: &str) -> bool {
             .into_iter()
             .flatten()
             .filter_map(|h| h.get("command").and_then(Value::as_str))
-            .any(|c| c.contains(exe) && !via_plugin(c.split_whitespace().map(str::to_string)))
+            .any(|c| our_exe(c).is_some_and(|e| e.file_name() == exe))
     })
 }
 
@@ -182,6 +186,37 @@ mod tests {
         assert!(!layers.settings_also_run(Agent::Claude, exe, ev));
         write(&project.join(".claude/settings.json"), PLUGIN_ONLY);
         assert!(!layers.settings_also_run(Agent::Claude, exe, ev));
+        // A command that only names our executable is not ours: it does not silence the plugin.
+        for not_ours in [
+            "true # handover-session-start",
+            "echo handover-session-start",
+            "/x/handover-session-start --agent claude; true",
+        ] {
+            write(
+                &project.join(".claude/settings.json"),
+                &format!(
+                    r#"{{"hooks":{{"SessionStart":[{{"hooks":[{{"type":"command","command":{}}}]}}]}}}}"#,
+                    serde_json::Value::from(not_ours)
+                ),
+            );
+            assert!(
+                !layers.settings_also_run(Agent::Claude, exe, ev),
+                "{not_ours}"
+            );
+        }
+        // The portable command install writes is ours.
+        write(
+            &project.join(".claude/settings.json"),
+            &format!(
+                r#"{{"hooks":{{"SessionStart":[{{"hooks":[{{"type":"command","command":{}}}]}}]}}}}"#,
+                serde_json::Value::from(handover_base::hook_exe::portable_command(
+                    handover_base::HookExe::SessionStart,
+                    Agent::Claude
+                ))
+            ),
+        );
+        assert!(layers.settings_also_run(Agent::Claude, exe, ev));
+        write(&project.join(".claude/settings.json"), PLUGIN_ONLY);
         write(&home.join(".claude/settings.json"), SETTINGS);
         assert!(layers.settings_also_run(Agent::Claude, exe, ev));
         assert!(!layers.settings_also_run(Agent::Claude, exe, "Stop"));

@@ -79,7 +79,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
     let response = match call.agent {
         Agent::Claude => Response::Plain(handover_core::context::compaction_instructions(
             handoff.as_ref(),
-            &call.command,
+            call.command(),
         )),
         // Codex accepts no context from PreCompact; Gemini CLI's PreCompress is advisory.
         Agent::Codex | Agent::Gemini => Response::Silent,

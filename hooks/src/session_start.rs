@@ -6,6 +6,15 @@ use crate::never_fail::Outcome;
 use crate::output::{ContextEvent, Response};
 use crate::session_state;
 use crate::startup;
+use handover_base::Agent;
+
+/// Whether the client drops `additionalContext` of a SessionStart from `source`: Gemini CLI
+/// 0.61.0 only shows a `systemMessage` after `/clear`, and an interactive `--resume` replaces
+/// the context with the loaded history (docs/compatibility.md). The hook cannot tell an
+/// interactive resume from a headless one, so every Gemini resume goes the same way.
+fn context_dropped(agent: Agent, source: &str) -> bool {
+    agent == Agent::Gemini && matches!(source, "clear" | "resume")
+}
 
 pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     match call.input.hook_event_name.as_deref() {
@@ -31,7 +40,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     } else {
         handover_core::startup::build_for(
             store,
-            &call.command,
+            &|| call.command().to_string(),
             source == "compact",
             call.session_id(),
         )
@@ -41,6 +50,11 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     if source == "resume" {
         notes.extend(crate::session_record::resumed(call));
     }
+    // Where the client would drop the context, the next prompt (BeforeAgent) or tool result
+    // (AfterTool) delivers it instead, and only that delivery is journaled. Without a session
+    // to remember it in, the context goes out here anyway (unjournaled: it may not arrive).
+    let defer = delivery.is_some() && context_dropped(call.agent, source);
+    let mut deferred = false;
     if let Some((file, l)) = session.as_mut() {
         let st = &mut l.state;
         st.agent = Some(call.agent.as_str().into());
@@ -50,7 +64,9 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
             st.reinjection_armed_ms = None;
             st.compact_delivered_ms = delivery.as_ref().map(|_| now);
         }
-        if delivery.is_some() {
+        if defer {
+            st.startup_armed = Some(source.to_string());
+        } else if delivery.is_some() {
             st.startup_delivered_ms = Some(now);
             st.startup_via_fallback = false;
         }
@@ -58,8 +74,9 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         // session is never mistaken for one the first prompt should deliver. A repository where
         // handover was never used gets no `.handover/` from this hook.
         if call.store_usable() {
-            if let Err(e) = file.save(st) {
-                notes.push(format!("state not saved: {e}"));
+            match file.save(st) {
+                Ok(()) => deferred = defer,
+                Err(e) => notes.push(format!("state not saved: {e}")),
             }
             if source == "startup" {
                 session_state::prune(&store.sessions_dir(), now);
@@ -75,7 +92,13 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         });
         return Ok(Outcome::silent(notes.join(" ")));
     };
-    if let Some(e) = startup::record(call, &delivery, source) {
+    if deferred {
+        notes.push("left to the next prompt: the client drops this context".into());
+        return Ok(Outcome::silent(notes.join(" ")));
+    }
+    if defer {
+        notes.push("not journaled: the client may drop this context".into());
+    } else if let Some(e) = startup::record(call, &delivery, source) {
         notes.push(e);
     }
     notes.push(format!("verdict={}", delivery.verdict_name()));

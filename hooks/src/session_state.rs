@@ -38,6 +38,9 @@ pub struct SessionState {
     pub compact_delivered_ms: Option<u64>,
     /// PostCompact armed a one-time re-injection that SessionStart `compact` has not delivered.
     pub reinjection_armed_ms: Option<u64>,
+    /// A SessionStart whose context the client drops (Gemini CLI's `clear`, and its interactive
+    /// `resume`) left the startup context to the next prompt or tool result: the source.
+    pub startup_armed: Option<String>,
     /// Start of the current context "epoch": first sight of the session, or the last
     /// compaction. Thresholds are crossed once per epoch; a handoff written after it silences
     /// the watch.

@@ -200,33 +200,133 @@ pub fn profile_notes(doc: &DocumentMut, codex_home: &Path) -> Vec<String> {
     notes
 }
 
+/// The comment `enable_hooks` leaves on `hooks = true`, with what it replaced, so uninstall
+/// can put the user's setting back exactly (`restore_hooks`):
+/// `# handover install --enable-codex-hooks; before: hooks = false, codex_hooks = false`.
+const ENABLED_MARK: &str = "# handover install --enable-codex-hooks; before:";
+
 /// With the user's explicit flag: `hooks = false` (or a value that is not a boolean) becomes
-/// `true`, keeping its comments, and a `codex_hooks` line that is not `true` is deleted.
-/// Nothing is added when the user set neither. A legacy `profile` key is only reported.
+/// `true`, keeping its comments, and a `codex_hooks` line that is not `true` is deleted. What
+/// was there is recorded in a comment on the `hooks` line (added, as `hooks = true`, when only
+/// `codex_hooks` was set), which `handover uninstall --codex` reads to restore it. Nothing is
+/// added when the user set neither. A legacy `profile` key is only reported.
 pub fn enable_hooks(doc: &mut DocumentMut) -> Vec<Change> {
     let mut changes = Vec::new();
     let Some(features) = doc.get_mut("features").and_then(Item::as_table_like_mut) else {
         return changes;
     };
-    if let Some(item) = features.get_mut("hooks") {
-        if item.as_bool() != Some(true) {
-            if let Some(v) = item.as_value_mut() {
-                let decor = v.decor().clone();
-                *v = toml_edit::Value::from(true);
-                *v.decor_mut() = decor;
-                changes.push(Change::new(ChangeKind::Updated, "[features] hooks = true"));
-            }
+    let mut before = Vec::new();
+    if let Some(item) = features.get("hooks") {
+        if item.as_bool() != Some(true) && item.is_value() {
+            before.push(format!("hooks = {}", bare(item)));
         }
     }
     if let Some(item) = features.get("codex_hooks") {
         if item.as_bool() != Some(true) {
             let was = bare(item);
+            before.push(format!("codex_hooks = {was}"));
             features.remove("codex_hooks");
             changes.push(Change::new(
                 ChangeKind::Removed,
                 format!("[features] codex_hooks = {was}"),
             ));
         }
+    }
+    if before.is_empty() {
+        return changes;
+    }
+    let mark = format!(" {ENABLED_MARK} {}", before.join(", "));
+    match features.get_mut("hooks").and_then(Item::as_value_mut) {
+        Some(v) => {
+            let mut decor = v.decor().clone();
+            let suffix = decor.suffix().and_then(|s| s.as_str()).unwrap_or("");
+            decor.set_suffix(format!("{}{mark}", suffix.trim_end()));
+            *v = toml_edit::Value::from(true);
+            *v.decor_mut() = decor;
+        }
+        None => {
+            let mut v = toml_edit::Value::from(true);
+            v.decor_mut().set_suffix(mark);
+            features.insert("hooks", Item::Value(v));
+        }
+    }
+    changes.insert(
+        0,
+        Change::new(ChangeKind::Updated, "[features] hooks = true"),
+    );
+    changes
+}
+
+/// Uninstall: puts back the feature flags `enable_hooks` changed, as recorded in its comment
+/// (nothing when there is no such comment, or the user changed `hooks` since).
+pub fn restore_hooks(doc: &mut DocumentMut) -> Vec<Change> {
+    let mut changes = Vec::new();
+    let Some(features) = doc.get_mut("features").and_then(Item::as_table_like_mut) else {
+        return changes;
+    };
+    let Some(v) = features.get_mut("hooks").and_then(Item::as_value_mut) else {
+        return changes;
+    };
+    let suffix = v
+        .decor()
+        .suffix()
+        .and_then(|s| s.as_str())
+        .unwrap_or("")
+        .to_string();
+    let Some((kept, recorded)) = suffix.split_once(ENABLED_MARK) else {
+        return changes;
+    };
+    if v.as_bool() != Some(true) {
+        return changes;
+    }
+    let mut hooks_was: Option<toml_edit::Value> = None;
+    let mut codex_hooks_was: Option<toml_edit::Value> = None;
+    for part in recorded.split(", ") {
+        let Some((name, value)) = part.trim().split_once(" = ") else {
+            continue;
+        };
+        let Ok(value) = value.parse::<toml_edit::Value>() else {
+            continue;
+        };
+        match name {
+            "hooks" => hooks_was = Some(value),
+            "codex_hooks" => codex_hooks_was = Some(value),
+            _ => {}
+        }
+    }
+    match hooks_was {
+        Some(was) => {
+            let mut decor = v.decor().clone();
+            decor.set_suffix(kept.trim_end().to_string());
+            let text = was.to_string();
+            *v = was;
+            *v.decor_mut() = decor;
+            changes.push(Change::new(
+                ChangeKind::Updated,
+                format!(
+                    "[features] hooks = {} (as before --enable-codex-hooks)",
+                    text.trim()
+                ),
+            ));
+        }
+        None => {
+            features.remove("hooks");
+            changes.push(Change::new(
+                ChangeKind::Removed,
+                "[features] hooks = true (added by --enable-codex-hooks)",
+            ));
+        }
+    }
+    if let Some(was) = codex_hooks_was {
+        let text = was.to_string();
+        features.insert("codex_hooks", Item::Value(was));
+        changes.push(Change::new(
+            ChangeKind::Added,
+            format!(
+                "[features] codex_hooks = {} (as before --enable-codex-hooks)",
+                text.trim()
+            ),
+        ));
     }
     changes
 }

@@ -454,9 +454,16 @@ pub fn manual_steps(codex_config: &Path, project: Option<&Path>, hooks_json: &Pa
         ));
         n += 1;
     }
+    // No project: the user-scope install, whose fix must name that scope (a plain `install`
+    // would wire the project instead).
+    let scope = if project.is_none() {
+        " --scope user"
+    } else {
+        ""
+    };
     s.push_str(&format!(
         "  {n}. Trust the hooks in {}: start `codex` there and approve them when it asks to review new hooks,\n     \
-         or run `handover install --codex --trust`, which records exactly our hooks' current hashes\n     \
+         or run `handover install --codex{scope} --trust`, which records exactly our hooks' current hashes\n     \
          under [hooks.state] in {} through `codex app-server`.\n",
         hooks_json.display(),
         codex_config.display()
@@ -467,6 +474,25 @@ pub fn manual_steps(codex_config: &Path, project: Option<&Path>, hooks_json: &Pa
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_manual_steps_name_the_scope_that_was_installed() {
+        let cfg = Path::new("/h/.codex/config.toml");
+        let project = manual_steps(
+            cfg,
+            Some(Path::new("/r")),
+            Path::new("/r/.codex/hooks.json"),
+        );
+        assert!(
+            project.contains("`handover install --codex --trust`"),
+            "{project}"
+        );
+        let user = manual_steps(cfg, None, Path::new("/h/.codex/hooks.json"));
+        assert!(
+            user.contains("`handover install --codex --scope user --trust`"),
+            "{user}"
+        );
+    }
 
     #[test]
     fn trust_status_is_read_leniently_and_written_back_as_codex_spelt_it() {

@@ -43,6 +43,9 @@ pub struct Homes {
     pub codex_home: PathBuf,
     /// Gemini CLI's user directory: `$GEMINI_CLI_HOME/.gemini`, default `~/.gemini`.
     pub gemini_home: PathBuf,
+    /// `$CARGO_HOME`, default `~/.cargo`: the portable hook command looks in its `bin` when
+    /// the executable is not on PATH (hook_exe::LAUNCHER).
+    pub cargo_home: PathBuf,
     /// Where backups go (outside every repository): `$XDG_STATE_HOME/handover/backups`, default
     /// `~/.local/state/handover/backups` (see backup.rs).
     pub backups: PathBuf,
@@ -62,6 +65,7 @@ impl Homes {
                 .filter(|p| p.is_absolute())
         };
         let codex_home = var("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
+        let cargo_home = var("CARGO_HOME").unwrap_or_else(|| home.join(".cargo"));
         let gemini_home = var("GEMINI_CLI_HOME")
             .unwrap_or_else(|| home.clone())
             .join(".gemini");
@@ -73,6 +77,7 @@ impl Homes {
             home,
             codex_home,
             gemini_home,
+            cargo_home,
         })
     }
 
@@ -83,6 +88,7 @@ impl Homes {
             home: home.to_path_buf(),
             codex_home: home.join(".codex"),
             gemini_home: home.join(".gemini"),
+            cargo_home: home.join(".cargo"),
             backups: home.join(".local/state/handover/backups"),
         }
     }

@@ -196,7 +196,13 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
         return;
     }
     let cfg_text = files::read_opt(&cfg).ok().flatten();
-    if let Some(text) = &cfg_text {
+    // A config.toml this run created holds nothing of the user's: nothing to back up.
+    let created_now = plan
+        .edits
+        .iter()
+        .any(|e| e.path == cfg && e.before.is_none() && e.after.is_some())
+        && !req.dry_run;
+    if let Some(text) = cfg_text.as_ref().filter(|_| !created_now) {
         if !back_up_codex_config(&plan.backups, &cfg, text, outcome, out) {
             return;
         }
@@ -207,7 +213,7 @@ fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, ou
         home: req.homes.home.clone(),
         project: req.repo.clone(),
         hooks_json: hooks_json.clone(),
-        commands: plan::wanted_for(&req.options.hooks, req.options.watch, Agent::Codex)
+        commands: plan::wanted(&req.options, Agent::Codex)
             .into_iter()
             .map(|w| w.command)
             .collect(),
@@ -376,12 +382,39 @@ pub fn uninstall(req: &UninstallRequest, out: &mut dyn Write) -> Result<Outcome,
         ..Default::default()
     };
     show_or_apply(&req.repo, &plan, req.dry_run, out, &mut outcome)?;
-    if req.targets.codex && req.scope == Scope::Project {
-        let _ = writeln!(
-            out,
-            "note: the project's trust_level in {} is left as it is (it may predate handover); remove it by hand if you want.",
-            req.homes.codex_config().display()
-        );
+    for note in trust_left_in_place(req) {
+        let _ = writeln!(out, "note: {note}");
     }
     Ok(outcome)
+}
+
+/// The trust entries uninstall leaves (they may predate handover, and other tools rely on
+/// them): named only when they are there.
+fn trust_left_in_place(req: &UninstallRequest) -> Vec<String> {
+    let mut notes = Vec::new();
+    if req.targets.codex && req.scope == Scope::Project {
+        let cfg = req.homes.codex_config();
+        let trusted = files::read_opt(&cfg)
+            .ok()
+            .flatten()
+            .and_then(|text| codex_config::parse(&cfg, &text).ok())
+            .and_then(|doc| codex_config::project_trust(&doc, &req.repo));
+        if let Some(level) = trusted {
+            notes.push(format!(
+                "the project's trust_level = \"{level}\" in {} is left as it is (it may predate handover); remove it by hand if you want.",
+                cfg.display()
+            ));
+        }
+    }
+    if req.targets.gemini && req.scope != Scope::User {
+        if let Ok(crate::gemini::FolderTrust::Trusted(rule)) =
+            crate::gemini::folder_trust(&req.repo, &req.homes)
+        {
+            notes.push(format!(
+                "Gemini CLI still trusts this folder ({rule} in {}); that entry is left as it is (it may predate handover): remove it by hand if you want.",
+                crate::gemini::trusted_folders_path(&req.homes).display()
+            ));
+        }
+    }
+    notes
 }

@@ -33,7 +33,7 @@ pub fn wanted_by(agent: Agent, commands: &[(HookExe, String)]) -> Vec<Wanted> {
                 exe: *exe,
                 event,
                 command: command.clone(),
-                timeout: timeout_for(agent),
+                timeout: timeout_for(agent, event),
             });
         }
     }
@@ -50,6 +50,10 @@ pub struct Found {
     pub command: String,
     /// The user's text before our program (`VAR=x `, `exec `); empty for what we write.
     pub prefix: String,
+    /// The program: an absolute path, or the bare name in the portable command.
+    pub program: String,
+    /// The portable command (the executable found at run time).
+    pub portable: bool,
     pub timeout: Option<u64>,
 }
 
@@ -97,6 +101,8 @@ pub fn find(doc: &Value) -> (Vec<Found>, Vec<Mention>) {
                 exe: o.exe,
                 command: command.to_string(),
                 prefix: o.prefix,
+                program: o.program,
+                portable: o.portable,
                 timeout: h.get("timeout").and_then(Value::as_u64),
             }),
             Recognised::Mentions(exe) => mentions.push(Mention {

@@ -1,18 +1,42 @@
-//! A JSON document that keeps its keys in file order, for editing users' files.
+//! A JSON document that keeps its keys in file order and its numbers as written, for editing
+//! users' files.
 //!
 //! Objects are lists of (key, value) in the order read; a key given twice keeps its first place
-//! and its last value, as serde_json's `preserve_order` map does. Parsing and writing go through
+//! and its last value, as serde_json's `preserve_order` map does. Numbers keep their text
+//! (`12345678901234567890123` stays that, not `1.2345678901234568e+22`; `-0` stays `-0`):
+//! an edit of one hook must not rewrite a user's other values. Parsing and writing go through
 //! serde_json's own reader and writer (this type only implements `Deserialize` and
-//! `Serialize`), so errors, numbers, string escapes and the pretty layout are serde_json's.
+//! `Serialize`, through serde_json's `RawValue`, so it reads only from serde_json), so errors,
+//! string escapes and the pretty layout are serde_json's.
 //!
 //! Why not serde_json's `preserve_order` feature: cargo unifies features across a build, so it
 //! would turn every `serde_json::Map` in the workspace (the core's, the hook executables')
 //! into an IndexMap. tests/architecture.rs checks that the hook executables stay free of it.
 
-use serde::de::{self, Deserialize, Deserializer, MapAccess, SeqAccess, Visitor};
+use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};
-use serde_json::Number;
+use serde_json::value::RawValue;
 use std::fmt;
+
+/// A JSON number exactly as written in the file (or as we write a new one).
+#[derive(Clone, Debug, PartialEq)]
+pub struct Number(String);
+
+impl Number {
+    pub fn as_u64(&self) -> Option<u64> {
+        self.0.parse().ok()
+    }
+
+    pub fn as_str(&self) -> &str {
+        &self.0
+    }
+}
+
+impl From<u64> for Number {
+    fn from(n: u64) -> Number {
+        Number(n.to_string())
+    }
+}
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub enum Value {
@@ -222,7 +246,10 @@ impl Serialize for Value {
         match self {
             Value::Null => s.serialize_unit(),
             Value::Bool(b) => s.serialize_bool(*b),
-            Value::Number(n) => n.serialize(s),
+            Value::Number(n) => match RawValue::from_string(n.0.clone()) {
+                Ok(raw) => raw.serialize(s),
+                Err(e) => Err(serde::ser::Error::custom(e)),
+            },
             Value::String(t) => s.serialize_str(t),
             Value::Array(a) => s.collect_seq(a),
             Value::Object(m) => {
@@ -237,71 +264,66 @@ impl Serialize for Value {
 }
 
 impl<'de> Deserialize<'de> for Value {
+    /// Reads the whole value as serde_json's raw text first (serde_json checks the syntax and
+    /// reports where it is wrong), then takes it apart level by level, keeping number literals.
     fn deserialize<D: Deserializer<'de>>(d: D) -> Result<Value, D::Error> {
-        d.deserialize_any(ValueVisitor)
+        let raw = Box::<RawValue>::deserialize(d)?;
+        from_raw(raw.get()).map_err(de::Error::custom)
     }
 }
 
-/// The same reading as serde_json's own `Value` visitor, into ordered objects.
-struct ValueVisitor;
+fn from_raw(text: &str) -> Result<Value, serde_json::Error> {
+    let text = text.trim();
+    match text.as_bytes().first() {
+        Some(b'{') => {
+            let entries: RawEntries = serde_json::from_str(text)?;
+            let mut map = Map::new();
+            for (k, v) in entries.0 {
+                map.insert(k, from_raw(v.get())?);
+            }
+            Ok(Value::Object(map))
+        }
+        Some(b'[') => {
+            let items: Vec<Box<RawValue>> = serde_json::from_str(text)?;
+            items
+                .iter()
+                .map(|v| from_raw(v.get()))
+                .collect::<Result<_, _>>()
+                .map(Value::Array)
+        }
+        Some(b'-' | b'0'..=b'9') => Ok(Value::Number(Number(text.to_string()))),
+        _ => Ok(match serde_json::from_str::<serde_json::Value>(text)? {
+            serde_json::Value::Bool(b) => Value::Bool(b),
+            serde_json::Value::String(s) => Value::String(s),
+            _ => Value::Null,
+        }),
+    }
+}
 
-impl<'de> Visitor<'de> for ValueVisitor {
-    type Value = Value;
+/// An object's entries in file order, each value still raw text.
+struct RawEntries(Vec<(String, Box<RawValue>)>);
+
+impl<'de> Deserialize<'de> for RawEntries {
+    fn deserialize<D: Deserializer<'de>>(d: D) -> Result<RawEntries, D::Error> {
+        d.deserialize_map(EntriesVisitor)
+    }
+}
+
+struct EntriesVisitor;
+
+impl<'de> Visitor<'de> for EntriesVisitor {
+    type Value = RawEntries;
 
     fn expecting(&self, f: &mut fmt::Formatter<'_>) -> fmt::Result {
-        f.write_str("any valid JSON value")
+        f.write_str("a JSON object")
     }
 
-    fn visit_bool<E>(self, b: bool) -> Result<Value, E> {
-        Ok(Value::Bool(b))
-    }
-
-    fn visit_i64<E>(self, n: i64) -> Result<Value, E> {
-        Ok(Value::Number(n.into()))
-    }
-
-    fn visit_u64<E>(self, n: u64) -> Result<Value, E> {
-        Ok(Value::Number(n.into()))
-    }
-
-    fn visit_f64<E>(self, n: f64) -> Result<Value, E> {
-        Ok(Number::from_f64(n).map_or(Value::Null, Value::Number))
-    }
-
-    fn visit_str<E: de::Error>(self, s: &str) -> Result<Value, E> {
-        Ok(Value::String(s.to_string()))
-    }
-
-    fn visit_string<E>(self, s: String) -> Result<Value, E> {
-        Ok(Value::String(s))
-    }
-
-    fn visit_none<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_some<D: Deserializer<'de>>(self, d: D) -> Result<Value, D::Error> {
-        Deserialize::deserialize(d)
-    }
-
-    fn visit_unit<E>(self) -> Result<Value, E> {
-        Ok(Value::Null)
-    }
-
-    fn visit_seq<A: SeqAccess<'de>>(self, mut seq: A) -> Result<Value, A::Error> {
+    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<RawEntries, A::Error> {
         let mut out = Vec::new();
-        while let Some(v) = seq.next_element()? {
-            out.push(v);
+        while let Some((k, v)) = access.next_entry::<String, Box<RawValue>>()? {
+            out.push((k, v));
         }
-        Ok(Value::Array(out))
-    }
-
-    fn visit_map<A: MapAccess<'de>>(self, mut access: A) -> Result<Value, A::Error> {
-        let mut map = Map::new();
-        while let Some((k, v)) = access.next_entry::<String, Value>()? {
-            map.insert(k, v);
-        }
-        Ok(Value::Object(map))
+        Ok(RawEntries(out))
     }
 }
 
@@ -314,11 +336,30 @@ mod tests {
         let v: Value =
             serde_json::from_str(r#"{"z": 1, "a": {"y": [1, -2, 3.5, null]}, "z": true}"#).unwrap();
         assert_eq!(v.to_string(), r#"{"z":true,"a":{"y":[1,-2,3.5,null]}}"#);
-        // The same text, the same numbers and escapes as serde_json's own Value writes.
-        let text = r#"{"a":"\u0001é\"\\","b":[0.1,18446744073709551615,-9223372036854775808,1.0,1e300,-0]}"#;
+        // The same string escapes as serde_json's own Value writes.
+        let text = r#"{"a":"\u0001é\"\\"}"#;
         let ours: Value = serde_json::from_str(text).unwrap();
         let theirs: serde_json::Value = serde_json::from_str(text).unwrap();
         assert_eq!(ours.to_string(), theirs.to_string());
+    }
+
+    /// Numbers round-trip as written, whatever serde_json's own Value would make of them.
+    #[test]
+    fn numbers_keep_their_text() {
+        let text = r#"{"b":[0.1,18446744073709551615,-9223372036854775808,1.0,1e300,-0,12345678901234567890123,1E-7,100000000000000000000000000000000000001]}"#;
+        let ours: Value = serde_json::from_str(text).unwrap();
+        assert_eq!(ours.to_string(), text);
+        let pretty = serde_json::to_string_pretty(&ours).unwrap();
+        let back: Value = serde_json::from_str(&pretty).unwrap();
+        assert_eq!(back, ours);
+        assert_eq!(ours.pointer("/b/1").and_then(Value::as_u64), Some(u64::MAX));
+        assert_eq!(ours.pointer("/b/3").and_then(Value::as_u64), None);
+    }
+
+    #[test]
+    fn syntax_errors_are_serde_jsons_with_their_position() {
+        let e = serde_json::from_str::<Value>("{\n  \"a\": [1,\n  oops]\n}").unwrap_err();
+        assert_eq!((e.line(), e.column()), (3, 3), "{e}");
     }
 
     #[test]

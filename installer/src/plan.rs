@@ -23,7 +23,7 @@ use crate::locate::HookPaths;
 use crate::preflight::{self, Access};
 use crate::report::{any_effective, Change};
 use crate::transaction::{self, Applied};
-use handover_base::hook_exe::{command_for, HookExe};
+use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_base::Agent;
 use std::path::{Path, PathBuf};
 
@@ -93,7 +93,11 @@ pub struct InstallOptions {
     /// afterwards through `codex app-server`, see codex_trust); for Gemini CLI, add the
     /// repository to `~/.gemini/trustedFolders.json`.
     pub trust: bool,
+    /// Where the hook executables are on this machine.
     pub hooks: HookPaths,
+    /// Write the portable command (hook_exe::portable_command: the same on every machine, the
+    /// executable found at run time) instead of `hooks`' absolute paths.
+    pub portable: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -107,15 +111,33 @@ pub struct Plan {
 }
 
 /// The handlers an install wants for one agent.
-pub fn wanted_for(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<Wanted> {
-    hooks_doc::wanted_by(agent, &commands(hooks, watch, agent))
+pub fn wanted(opts: &InstallOptions, agent: Agent) -> Vec<Wanted> {
+    hooks_doc::wanted_by(agent, &commands(opts, agent))
 }
 
-fn commands(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<(HookExe, String)> {
-    HookExe::ALL
+/// The handlers an install with the executables at `hooks`' absolute paths wants.
+pub fn wanted_for(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<Wanted> {
+    let at_paths = |e: HookExe| (e, command_for(hooks.get(e), agent));
+    let commands: Vec<_> = HookExe::ALL
         .into_iter()
         .filter(|e| watch || *e != HookExe::ContextWatch)
-        .map(|e| (e, command_for(hooks.get(e), agent)))
+        .map(at_paths)
+        .collect();
+    hooks_doc::wanted_by(agent, &commands)
+}
+
+fn commands(opts: &InstallOptions, agent: Agent) -> Vec<(HookExe, String)> {
+    HookExe::ALL
+        .into_iter()
+        .filter(|e| opts.watch || *e != HookExe::ContextWatch)
+        .map(|e| {
+            let command = if opts.portable {
+                portable_command(e, agent)
+            } else {
+                command_for(opts.hooks.get(e), agent)
+            };
+            (e, command)
+        })
         .collect()
 }
 
@@ -241,7 +263,7 @@ fn plan_gemini(
                 .into(),
         );
     }
-    let want = wanted_for(&opts.hooks, opts.watch, Agent::Gemini);
+    let want = wanted(opts, Agent::Gemini);
     let path = gemini::settings_path(opts.scope, repo, homes);
     plan.edits.push(hooks_file_edit(
         FileKind::GeminiSettings,
@@ -276,7 +298,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
     let confine = confine_for(opts.scope, repo);
     if opts.targets.claude {
         let path = claude_settings_path(opts.scope, repo, homes);
-        let want = wanted_for(&opts.hooks, opts.watch, Agent::Claude);
+        let want = wanted(opts, Agent::Claude);
         plan.edits.push(hooks_file_edit(
             FileKind::ClaudeSettings,
             path,
@@ -291,7 +313,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             );
         }
         let path = codex_hooks_path(opts.scope, repo, homes);
-        let want = wanted_for(&opts.hooks, opts.watch, Agent::Codex);
+        let want = wanted(opts, Agent::Codex);
         let edit = hooks_file_edit(FileKind::CodexHooks, path.clone(), Some(&want), confine)?;
         let moved = trust_moves(&path, edit.before.as_deref(), |doc| {
             hooks_doc::install(doc, &want, &path)
@@ -360,7 +382,9 @@ pub fn plan_uninstall(
         let cfg_path = homes.codex_config();
         if let Some(cfg_before) = read_opt(&cfg_path)? {
             let mut doc = codex_config::parse(&cfg_path, &cfg_before)?;
-            let changes = codex_config::move_trust_entries(&mut doc, &moved);
+            let mut changes = codex_config::move_trust_entries(&mut doc, &moved);
+            // The feature flags `--enable-codex-hooks` turned on go back to what they were.
+            changes.extend(codex_config::restore_hooks(&mut doc));
             plan.edits
                 .extend(codex_config_edit(cfg_path, Some(cfg_before), &doc, changes));
         }

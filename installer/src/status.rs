@@ -16,11 +16,35 @@ use crate::files::{
 use crate::gemini::{self, FolderTrust};
 use crate::hooks_doc::{self, Found, Mention};
 use crate::json_layout;
-use crate::locate::HookPaths;
-use handover_base::hook_exe::{command_for, timeout_for, HookExe};
+use crate::locate::{at_run_time, is_executable, HookPaths};
+use handover_base::hook_exe::{command_for, portable_command, timeout_for, HookExe};
 use handover_base::Agent;
 use serde::{Serialize, Serializer};
+use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
+
+/// What this machine has, for judging the hooks a file names: where the executables are now
+/// (None: not located, so "up to date" is not checked against paths), and what the portable
+/// command will find at run time (PATH, then `cargo_home`/bin).
+#[derive(Clone, Copy, Debug)]
+pub struct Machine<'a> {
+    pub expected: Option<&'a HookPaths>,
+    pub path_var: Option<&'a OsStr>,
+    pub cargo_home: &'a Path,
+}
+
+impl Machine<'_> {
+    /// The executable `o` runs on this machine, or None when it would find none (the hook then
+    /// does nothing here).
+    fn runs(&self, o: &Found) -> Option<PathBuf> {
+        if o.portable {
+            at_run_time(o.exe, self.path_var, self.cargo_home)
+        } else {
+            let p = PathBuf::from(&o.program);
+            (p.is_absolute() && is_executable(&p)).then_some(p)
+        }
+    }
+}
 
 /// Everything `handover status` knows about the installation, per agent.
 #[derive(Clone, Debug, Serialize)]
@@ -91,6 +115,11 @@ pub struct ScopeStatus {
     pub watch: bool,
     /// Exactly what this install would leave; None when the hook executables were not found.
     pub up_to_date: Option<bool>,
+    /// Our executables that the hooks in this file run but that do not exist on this machine
+    /// (a path that is not there, or the portable command finding none): those hooks do
+    /// nothing here.
+    #[serde(serialize_with = "exe_names")]
+    pub missing_executables: Vec<HookExe>,
     /// Codex only, when the file holds hooks of ours and config.toml could be read.
     #[serde(skip_serializing_if = "Option::is_none")]
     pub hook_trust: Option<RecordedTrust>,
@@ -276,7 +305,8 @@ fn claude_plugin_copies(home: &Path) -> Vec<PathBuf> {
 impl ScopeStatus {
     /// Reads one scope's file. `expected` = where the hook executables are now (None: not
     /// located, so "up to date" is not checked).
-    fn read(agent: Agent, scope: Scope, path: PathBuf, expected: Option<&HookPaths>) -> Self {
+    fn read(agent: Agent, scope: Scope, path: PathBuf, machine: Machine<'_>) -> Self {
+        let expected = machine.expected;
         let file = read_hooks_file(path);
         let installed = file.error.is_none()
             && [HookExe::SessionStart, HookExe::PreCompact]
@@ -289,14 +319,35 @@ impl ScopeStatus {
         let twice = file.ours.iter().any(|o| file.runs(o.exe, &o.event) > 1);
         // Up to date = exactly what this install would leave: our commands at the current paths
         // (a prefix of the user's kept), our timeout, each hook once.
-        let up_to_date = expected.map(|h| {
-            !file.ours.is_empty()
-                && !twice
-                && file.ours.iter().all(|o| {
-                    o.command == format!("{}{}", o.prefix, command_for(h.get(o.exe), agent))
-                        && o.timeout == Some(timeout_for(agent))
-                })
-        });
+        // The portable command is up to date wherever the executables are.
+        let all_portable = file
+            .ours
+            .iter()
+            .all(|o| o.command == format!("{}{}", o.prefix, portable_command(o.exe, agent)));
+        let up_to_date = if all_portable && !file.ours.is_empty() {
+            Some(
+                !twice
+                    && file
+                        .ours
+                        .iter()
+                        .all(|o| o.timeout == Some(timeout_for(agent, &o.event))),
+            )
+        } else {
+            expected.map(|h| {
+                !file.ours.is_empty()
+                    && !twice
+                    && file.ours.iter().all(|o| {
+                        o.command == format!("{}{}", o.prefix, command_for(h.get(o.exe), agent))
+                            && o.timeout == Some(timeout_for(agent, &o.event))
+                    })
+            })
+        };
+        let mut missing_executables: Vec<HookExe> = Vec::new();
+        for o in &file.ours {
+            if machine.runs(o).is_none() && !missing_executables.contains(&o.exe) {
+                missing_executables.push(o.exe);
+            }
+        }
         ScopeStatus {
             agent,
             scope,
@@ -304,6 +355,7 @@ impl ScopeStatus {
             installed,
             watch,
             up_to_date,
+            missing_executables,
             hook_trust: None,
         }
     }
@@ -376,6 +428,19 @@ impl ScopeStatus {
                 f.path.display()
             ));
         }
+        if !self.missing_executables.is_empty() {
+            let names: Vec<&str> = self
+                .missing_executables
+                .iter()
+                .map(|e| e.file_name())
+                .collect();
+            out.push(format!(
+                "{name}: the hooks in {} run {}, which {} not installed on this machine, so they do nothing here; install handover (`cargo install --locked --path <handover checkout>` puts them in ~/.cargo/bin), then run `handover status` again",
+                f.path.display(),
+                names.join(", "),
+                if names.len() == 1 { "is" } else { "are" }
+            ));
+        }
         if !self.installed {
             out.push(format!(
                 "{name}: some handover hooks are missing from {}; {fix}",
@@ -427,17 +492,27 @@ fn read_scopes(
     path: fn(Scope, &Path, &Homes) -> PathBuf,
     repo: &Path,
     homes: &Homes,
-    expected: Option<&HookPaths>,
+    machine: Machine<'_>,
 ) -> Vec<ScopeStatus> {
     scopes
         .iter()
-        .map(|&scope| ScopeStatus::read(agent, scope, path(scope, repo, homes), expected))
+        .map(|&scope| ScopeStatus::read(agent, scope, path(scope, repo, homes), machine))
         .collect()
 }
 
 /// Gathers the report. `expected` = where the hook executables are now (None: not located, so
-/// "up to date" is not checked).
-pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Report {
+/// "up to date" is not checked); `path_var` = the PATH the clients run the hooks with.
+pub fn status(
+    repo: &Path,
+    homes: &Homes,
+    expected: Option<&HookPaths>,
+    path_var: Option<&OsStr>,
+) -> Report {
+    let machine = Machine {
+        expected,
+        path_var,
+        cargo_home: &homes.cargo_home,
+    };
     let claude = ClaudeStatus {
         scopes: read_scopes(
             Agent::Claude,
@@ -445,7 +520,7 @@ pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Repor
             claude_settings_path,
             repo,
             homes,
-            expected,
+            machine,
         ),
         plugins: claude_plugin_copies(&homes.home),
     };
@@ -456,13 +531,13 @@ pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Repor
             codex_hooks_path,
             repo,
             homes,
-            expected,
+            machine,
         ),
         config: Err(String::new()),
         live_trust: None,
     };
     codex.config = codex_config_status(repo, homes, &mut codex.scopes);
-    let gemini = gemini_status(repo, homes, expected);
+    let gemini = gemini_status(repo, homes, machine);
     let all = Targets {
         claude: true,
         codex: true,
@@ -503,7 +578,7 @@ pub fn status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Repor
     }
 }
 
-fn gemini_status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> GeminiStatus {
+fn gemini_status(repo: &Path, homes: &Homes, machine: Machine<'_>) -> GeminiStatus {
     let folder_trust = gemini::folder_trust(repo, homes).map_err(|e| e.to_string());
     GeminiStatus {
         scopes: read_scopes(
@@ -512,7 +587,7 @@ fn gemini_status(repo: &Path, homes: &Homes, expected: Option<&HookPaths>) -> Ge
             gemini::settings_path,
             repo,
             homes,
-            expected,
+            machine,
         ),
         trust_problem: folder_trust
             .as_ref()
@@ -880,6 +955,10 @@ fn display_path<S: Serializer>(p: &Path, s: S) -> Result<S::Ok, S::Error> {
 
 fn display_paths<S: Serializer>(ps: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
     s.collect_seq(ps.iter().map(|p| p.display().to_string()))
+}
+
+fn exe_names<S: Serializer>(v: &[HookExe], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(v.iter().map(|e| e.file_name()))
 }
 
 fn count<S: Serializer, T>(v: &[T], s: S) -> Result<S::Ok, S::Error> {

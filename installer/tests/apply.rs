@@ -38,6 +38,13 @@ fn env() -> Env {
     for d in [&repo, &home, &bin] {
         fs::create_dir_all(d).unwrap();
     }
+    // The executables the installed hooks name exist (`status` reports the ones that do not).
+    for exe in handover_base::HookExe::ALL {
+        let p = bin.join(exe.file_name());
+        fs::write(&p, "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        fs::set_permissions(&p, fs::Permissions::from_mode(0o755)).unwrap();
+    }
     Env {
         homes: Homes::under(&home),
         _tmp: tmp,
@@ -57,6 +64,7 @@ fn req(e: &Env, targets: Targets, scope: Scope) -> InstallRequest {
             enable_codex_hooks: false,
             trust: false,
             hooks: HookPaths::in_dir(&e.bin),
+            portable: false,
         },
         dry_run: false,
         codex_bin: None,
@@ -385,6 +393,9 @@ fn trust_without_codex_fails_before_any_write() {
 #[test]
 fn locating_the_hook_executables() {
     let e = env();
+    for exe in handover_base::HookExe::ALL {
+        fs::remove_file(e.bin.join(exe.file_name())).unwrap();
+    }
     let err = locate(Some(&e.bin), Some(std::ffi::OsStr::new("")), &e.repo).unwrap_err();
     assert!(
         err.contains("cargo install --locked --path .") && err.contains("handover-session-start"),
@@ -418,7 +429,7 @@ fn locating_the_hook_executables() {
 #[test]
 fn status_reports_installed_duplicates_and_codex_trust() {
     let e = env();
-    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
     assert_eq!(
         serde_json::to_value(&s).unwrap()["claude"]["project"]["installed"],
         false
@@ -426,7 +437,7 @@ fn status_reports_installed_duplicates_and_codex_trust() {
     assert!(s.problems().is_empty(), "{:?}", s.problems());
 
     run(&req(&e, both(), Scope::Project));
-    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
     assert_eq!(
         serde_json::to_value(&s).unwrap()["claude"]["project"]["installed"],
         true
@@ -442,7 +453,7 @@ fn status_reports_installed_duplicates_and_codex_trust() {
     // The shape and key order `handover status --json` prints under "agents".
     let text = serde_json::to_string(&s).unwrap();
     let codex_project = format!(
-        r#""codex":{{"project":{{"file":"{}","exists":true,"error":null,"handlers":7,"own_commands":[],"installed":true,"watch":true,"up_to_date":true,"hook_trust":{{"recorded":0,"of":7,"hash_checked":false}}}},"user":{{"#,
+        r#""codex":{{"project":{{"file":"{}","exists":true,"error":null,"handlers":7,"own_commands":[],"installed":true,"watch":true,"up_to_date":true,"missing_executables":[],"hook_trust":{{"recorded":0,"of":7,"hash_checked":false}}}},"user":{{"#,
         e.repo.join(".codex/hooks.json").display()
     );
     assert!(
@@ -487,7 +498,7 @@ fn status_reports_installed_duplicates_and_codex_trust() {
     let mut r = req(&e, claude_only(), Scope::Local);
     r.options.hooks = HookPaths::in_dir(Path::new("/elsewhere"));
     run(&r);
-    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
     assert!(
         s.problems()
             .iter()
@@ -560,7 +571,7 @@ fn status_spots_a_plugin_copy_and_uninstall_dry_run_writes_nothing() {
         r#"{"description": "x", "hooks": {"SessionStart": [{"hooks": [{"type": "command", "command": "${CLAUDE_PLUGIN_ROOT}/bin/handover-session-start"}]}]}}"#,
     )
     .unwrap();
-    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
     assert!(
         s.problems()
             .iter()
@@ -601,7 +612,7 @@ fn status_does_not_call_a_double_install_up_to_date() {
     );
     fs::write(&settings, serde_json::to_string_pretty(&v).unwrap()).unwrap();
 
-    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
     assert_eq!(
         serde_json::to_value(&s).unwrap()["claude"]["project"]["up_to_date"],
         false,
@@ -623,7 +634,7 @@ fn status_does_not_call_a_double_install_up_to_date() {
     let starts = v["hooks"]["SessionStart"].as_array().unwrap();
     assert_eq!(starts.len(), 1, "{v}");
     assert_eq!(starts[0]["hooks"][0]["command"], prefixed.as_str());
-    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
     assert_eq!(
         serde_json::to_value(&s).unwrap()["claude"]["project"]["up_to_date"],
         true,
@@ -973,7 +984,7 @@ fn gemini_install_trust_status_and_uninstall() {
     );
     let trusted_folders = e.homes.gemini_home.join("trustedFolders.json");
     assert!(!trusted_folders.exists(), "trust written without --trust");
-    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
     assert_eq!(
         serde_json::to_value(&s).unwrap()["gemini"]["project"]["installed"],
         true
@@ -1006,7 +1017,7 @@ fn gemini_install_trust_status_and_uninstall() {
         0o600,
         "created for the owner only, as Gemini CLI does"
     );
-    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)));
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
     assert_eq!(
         serde_json::to_value(&s).unwrap()["gemini"]["folder_trust"],
         "trusted"
@@ -1050,4 +1061,63 @@ fn a_gemini_settings_file_that_is_not_json_stops_the_run() {
         before,
         "something was written"
     );
+}
+
+/// Numbers in a user's settings round-trip as written through install → the user's own edit →
+/// uninstall: no `1.2345678901234568e+22` for `12345678901234567890123`, no `-0.0` for `-0`.
+#[test]
+fn numbers_round_trip_as_written_through_install_edit_uninstall() {
+    let e = env();
+    let settings = e.repo.join(".claude/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let numbers = r#""big": 12345678901234567890123, "zero": -0, "ratio": 1.50, "tiny": 1E-7"#;
+    fs::write(&settings, format!("{{{numbers}, \"hooks\": {{}}}}\n")).unwrap();
+    let (o, out) = run(&req(&e, claude_only(), Scope::Project));
+    assert!(o.ok, "{out}");
+    let installed = fs::read_to_string(&settings).unwrap();
+    for n in ["12345678901234567890123", "-0,", "1.50", "1E-7"] {
+        assert!(installed.contains(n), "{n} in:\n{installed}");
+    }
+    // The user's edit: one more value, written by hand.
+    let edited = installed.replacen("\"big\"", "\"mine\": 1.0e+400,\n  \"big\"", 1);
+    fs::write(&settings, &edited).unwrap();
+    assert!(uninstall(&e, claude_only(), Scope::Project).ok);
+    let after = fs::read_to_string(&settings).unwrap();
+    for n in ["12345678901234567890123", "-0,", "1.50", "1E-7", "1.0e+400"] {
+        assert!(after.contains(n), "{n} in:\n{after}");
+    }
+    assert!(
+        !after.contains("e+22") && !after.contains("-0.0"),
+        "{after}"
+    );
+}
+
+/// `install --codex --enable-codex-hooks` over `hooks = false` and `codex_hooks = false`, then
+/// `uninstall --codex`: the user's config.toml is back byte for byte, and both runs say what
+/// they did to the flags.
+#[test]
+fn enable_codex_hooks_is_undone_by_uninstall() {
+    let e = env();
+    let cfg = e.homes.codex_config();
+    fs::create_dir_all(cfg.parent().unwrap()).unwrap();
+    let original =
+        "model = \"o3\"\n\n[features]\nhooks = false # off for now\ncodex_hooks = false\n";
+    fs::write(&cfg, original).unwrap();
+    let mut r = req(&e, codex_only(), Scope::Project);
+    r.options.enable_codex_hooks = true;
+    let (o, out) = run(&r);
+    assert!(o.ok, "{out}");
+    let enabled = fs::read_to_string(&cfg).unwrap();
+    assert!(enabled.contains("hooks = true"), "{enabled}");
+    assert!(out.contains("[features] hooks = true"), "{out}");
+    let mut text = Vec::new();
+    let u = flow::uninstall(&un_req(&e, codex_only(), Scope::Project), &mut text).unwrap();
+    let text = String::from_utf8(text).unwrap();
+    assert!(u.ok, "{text}");
+    assert!(
+        text.contains("[features] hooks = false (as before --enable-codex-hooks)")
+            && text.contains("[features] codex_hooks = false (as before --enable-codex-hooks)"),
+        "{text}"
+    );
+    assert_eq!(fs::read_to_string(&cfg).unwrap(), original);
 }

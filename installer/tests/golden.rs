@@ -313,10 +313,45 @@ fn codex_config_new_file_and_deprecated_flag() {
     assert!(flags.problem(path).unwrap().contains("codex_hooks = false"));
     codex_config::enable_hooks(&mut doc);
     golden("codex-config-deprecated.toml.enabled", &doc.to_string());
-    assert!(
-        !doc.to_string().contains("codex_hooks"),
+    assert_eq!(
+        codex_config::feature_flags(&doc).codex_hooks,
+        None,
         "never written, only removed"
     );
+}
+
+/// `uninstall --codex` puts back exactly the feature flags `--enable-codex-hooks` changed, from
+/// the comment it left; a `hooks` the user changed since is left alone.
+#[test]
+fn codex_feature_flags_are_restored_exactly_on_uninstall() {
+    let path = Path::new("c.toml");
+    for name in [
+        "codex-config.toml",
+        "codex-config-deprecated.toml",
+        "codex-config-flags.toml",
+        "codex-config-crlf.toml",
+    ] {
+        let text = fixture(name);
+        let mut doc = codex_config::parse(path, &text).unwrap();
+        assert!(!codex_config::enable_hooks(&mut doc).is_empty(), "{name}");
+        assert!(!codex_config::feature_flags(&doc).disabled(), "{name}");
+        let enabled = doc.to_string();
+        let mut doc = codex_config::parse(path, &enabled).unwrap();
+        assert!(!codex_config::restore_hooks(&mut doc).is_empty(), "{name}");
+        assert_eq!(
+            codex_config::render(&doc, &text),
+            text,
+            "{name}: restored byte for byte"
+        );
+        // Nothing recorded, nothing restored.
+        let mut again = codex_config::parse(path, &text).unwrap();
+        assert!(codex_config::restore_hooks(&mut again).is_empty(), "{name}");
+        // The user set it by hand since: theirs now.
+        let mut doc =
+            codex_config::parse(path, &enabled.replacen("hooks = true", "hooks = false", 1))
+                .unwrap();
+        assert!(codex_config::restore_hooks(&mut doc).is_empty(), "{name}");
+    }
 }
 
 #[test]

@@ -1,11 +1,13 @@
 //! `handover ack`: the agent confirms it received the handoff. The journal records it, so
 //! `handover status` can show a handoff that was delivered but never acknowledged.
 
+use super::output::{stdout, JSON_VERSION};
 use super::AckArgs;
 use handover_core::sanitize::one_line;
 use handover_core::store::Event;
 use handover_core::store::{LoadOutcome, Store};
 use serde_json::json;
+use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -14,15 +16,25 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let handoff = match store.load() {
         LoadOutcome::Loaded(l) => l.handoff,
         LoadOutcome::Missing => {
-            println!(
+            let text = format!(
                 "No handoff in {}: nothing to acknowledge.",
                 store.root().display()
             );
+            say(
+                args,
+                &text,
+                json!({"acknowledged": false, "reason": "no handoff"}),
+            )?;
             return Ok(ExitCode::SUCCESS);
         }
         LoadOutcome::Refused(refused) => return Err(refused.into()),
         LoadOutcome::Unrecoverable { problem } => {
-            println!("The handoff is damaged ({problem}); run `handover status`.");
+            let text = format!("The handoff is damaged ({problem}); run `handover status`.");
+            say(
+                args,
+                &text,
+                json!({"acknowledged": false, "reason": "damaged", "problem": problem}),
+            )?;
             return Ok(ExitCode::SUCCESS);
         }
     };
@@ -36,10 +48,26 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         Event::Ack,
         json!({"handoff_id": handoff.id, "session_id": session, "agent": agent}),
     )?;
-    println!(
+    let text = format!(
         "Acknowledged handoff {} (goal: {}).",
         one_line(&handoff.id),
         one_line(&handoff.content.goal)
     );
+    say(
+        args,
+        &text,
+        json!({"acknowledged": true, "handoff_id": handoff.id, "goal": handoff.content.goal,
+               "session_id": session, "agent": agent}),
+    )?;
     Ok(ExitCode::SUCCESS)
+}
+
+/// The result as one line of text, or with `--json` as one object (docs/cli.md).
+fn say(args: &AckArgs, text: &str, mut fields: serde_json::Value) -> std::io::Result<()> {
+    if args.json {
+        fields["version"] = json!(JSON_VERSION);
+        writeln!(stdout(), "{fields}")
+    } else {
+        writeln!(stdout(), "{text}")
+    }
 }

@@ -1,12 +1,14 @@
 //! `handover demo`: a two-minute tour for a newcomer, no agent needed. Everything happens in a
 //! temporary git repository that is deleted afterwards (unless --keep).
 
+use super::output::stdout;
 use super::DemoArgs;
 use anyhow::Context as _;
 use handover_core::context::{self, Startup};
 use handover_core::model::{Assumption, Content, Decision, Evidence, ImportantFile, Status};
 use handover_core::store::Store;
 use handover_core::{config, verify, write};
+use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
@@ -33,10 +35,17 @@ pub fn run(args: &DemoArgs) -> anyhow::Result<ExitCode> {
     };
     let result = tour(&temp.dir);
     if args.keep {
-        println!("\nKept the demo repository: {}", temp.dir.display());
+        writeln!(
+            stdout(),
+            "\nKept the demo repository: {}",
+            temp.dir.display()
+        )?;
     } else {
         drop(temp);
-        println!("\nRemoved the demo repository. Next: `handover install` in your own repository.");
+        writeln!(
+            stdout(),
+            "\nRemoved the demo repository. Next: `handover install` in your own repository."
+        )?;
     }
     result.map(|_| ExitCode::SUCCESS)
 }
@@ -58,7 +67,7 @@ impl Drop for TempRepo {
 
 fn tour(dir: &Path) -> anyhow::Result<()> {
     let command = handover_base::handover_command::handover_command();
-    step(1, "A repository with some unfinished work");
+    step(1, "A repository with some unfinished work")?;
     let mut init = git2::RepositoryInitOptions::new();
     init.initial_head("main");
     let repo =
@@ -79,15 +88,16 @@ fn tour(dir: &Path) -> anyhow::Result<()> {
         "src/report.rs",
         "pub fn report() -> String { \"name,total\\n\".into() }\n",
     )?;
-    println!(
+    writeln!(
+        stdout(),
         "  {}: one commit, one uncommitted change in src/report.rs",
         dir.display()
-    );
+    )?;
 
     step(
         2,
         "The agent writes a handoff before its context runs out (`handover write`)",
-    );
+    )?;
     let store = Store::at(dir);
     let outcome = write::write(
         &store,
@@ -101,17 +111,20 @@ fn tour(dir: &Path) -> anyhow::Result<()> {
         &config::Config::default(),
     )
     .map_err(|e| anyhow::anyhow!("{e}"))?;
-    println!(
+    writeln!(
+        stdout(),
         "  wrote handoff {} (~{} tokens)",
-        outcome.handoff.id, outcome.findings.estimated_tokens
-    );
+        outcome.handoff.id,
+        outcome.findings.estimated_tokens
+    )?;
     if !outcome.redactions.is_empty() {
-        println!(
+        writeln!(
+            stdout(),
             "  redacted {} secret(s) the agent pasted by mistake:",
             outcome.redactions.len()
-        );
+        )?;
         for r in &outcome.redactions {
-            println!("    {} ({})", r.field, r.kind);
+            writeln!(stdout(), "    {} ({})", r.field, r.kind)?;
         }
     }
     for path in [
@@ -123,18 +136,18 @@ fn tour(dir: &Path) -> anyhow::Result<()> {
         let size = std::fs::metadata(dir.join(path))
             .map(|m| m.len())
             .unwrap_or(0);
-        println!("  {path:<26} {size:>6} bytes");
+        writeln!(stdout(), "  {path:<26} {size:>6} bytes")?;
     }
-    println!("\n  handover.md begins:");
+    writeln!(stdout(), "\n  handover.md begins:")?;
     let md = std::fs::read_to_string(store.markdown_path()).unwrap_or_default();
     for line in md.lines().take(18) {
-        println!("  | {line}");
+        writeln!(stdout(), "  | {line}")?;
     }
 
     step(
         3,
         "The next session starts: the SessionStart hook injects this startup context",
-    );
+    )?;
     let handoff = outcome.handoff;
     let quick = verify::verify_quick(dir, &handoff);
     let startup = context::startup_context(&Startup {
@@ -146,53 +159,56 @@ fn tour(dir: &Path) -> anyhow::Result<()> {
         command: &command,
     });
     for line in startup.lines() {
-        println!("  > {line}");
+        writeln!(stdout(), "  > {line}")?;
     }
-    println!(
+    writeln!(
+        stdout(),
         "  ({} characters; the budget is 1,500)",
         startup.chars().count()
-    );
+    )?;
 
     step(
         4,
         "Someone commits in between: the handoff is verified, not trusted",
-    );
+    )?;
     commit(&repo, "Write the CSV header")?;
-    show_verdict(dir, &handoff);
+    show_verdict(dir, &handoff)?;
 
-    step(5, "And on another branch the handoff no longer applies");
+    step(5, "And on another branch the handoff no longer applies")?;
     let head = repo.head()?.peel_to_commit()?;
     repo.branch("experiment", &head, false)?;
     repo.set_head("refs/heads/experiment")?;
-    show_verdict(dir, &handoff);
+    show_verdict(dir, &handoff)?;
 
     step(
         6,
         "When the task is finished, `handover done` archives the handoff",
-    );
+    )?;
     if let Some(finished) = store.finish()? {
         let archived = &finished.archived;
-        println!(
+        writeln!(
+            stdout(),
             "  archived to {}",
             archived.strip_prefix(dir).unwrap_or(archived).display()
-        );
+        )?;
     }
     Ok(())
 }
 
-fn show_verdict(dir: &Path, handoff: &handover_core::model::Handoff) {
+fn show_verdict(dir: &Path, handoff: &handover_core::model::Handoff) -> std::io::Result<()> {
     let v = verify::verify(dir, handoff);
-    println!("  verdict: {}", v.verdict.as_str());
+    writeln!(stdout(), "  verdict: {}", v.verdict.as_str())?;
     for r in &v.reasons {
-        println!("    - {}", r.message);
+        writeln!(stdout(), "    - {}", r.message)?;
         for d in r.details.iter().take(3) {
-            println!("        {d}");
+            writeln!(stdout(), "        {d}")?;
         }
     }
+    Ok(())
 }
 
-fn step(n: u32, title: &str) {
-    println!("\n== {n}. {title}");
+fn step(n: u32, title: &str) -> std::io::Result<()> {
+    writeln!(stdout(), "\n== {n}. {title}")
 }
 
 fn write_file(dir: &Path, rel: &str, text: &str) -> anyhow::Result<PathBuf> {
@@ -235,7 +251,7 @@ fn sample_content() -> Content {
             what: "Write CSV by hand, no csv crate".into(),
             why: "two columns, and the binary must stay small".into(),
             alternatives: vec!["csv crate".into()],
-            reversible: true,
+            reversible: Some(true),
             deferred: false,
         }],
         assumptions: vec![Assumption {

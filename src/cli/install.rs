@@ -3,8 +3,10 @@
 //! directory) in, the installer library (handover_installer::flow) does the work, plus the
 //! core's `.gitignore` guard.
 
+use handover_base::HookExe;
 use handover_installer::codex_trust::find_codex;
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
+use handover_installer::locate::at_run_time;
 use handover_installer::{locate, Homes, InstallOptions, Scope, Targets};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -79,6 +81,9 @@ pub struct InstallArgs {
     /// The `codex` executable for --trust (default: `codex` on PATH).
     #[arg(long, value_name = "PATH")]
     pub codex_bin: Option<PathBuf>,
+    /// Print the result as one JSON object instead of the report (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(clap::Args, Debug, Clone, Default)]
@@ -93,6 +98,9 @@ pub struct TrustPluginArgs {
 pub struct UninstallArgs {
     #[command(flatten)]
     pub selection: Selection,
+    /// Print the result as one JSON object instead of the report (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 fn targets(s: &Selection) -> Targets {
@@ -147,14 +155,14 @@ pub fn run_install(args: &InstallArgs, repo_root: &Path) -> anyhow::Result<ExitC
         args,
         repo_root,
         &env,
-        &mut std::io::stdout(),
+        &mut super::output::stdout(),
         &handover_core::guard::ensure,
     )
 }
 
 pub fn run_uninstall(args: &UninstallArgs, repo_root: &Path) -> anyhow::Result<ExitCode> {
     let env = Environment::from_process()?;
-    run_uninstall_with(args, repo_root, &env, &mut std::io::stdout())
+    run_uninstall_with(args, repo_root, &env, &mut super::output::stdout())
 }
 
 pub fn run_trust_plugin(args: &TrustPluginArgs) -> anyhow::Result<ExitCode> {
@@ -174,7 +182,7 @@ pub fn run_trust_plugin(args: &TrustPluginArgs) -> anyhow::Result<ExitCode> {
         cwd: env.cwd.clone(),
         timeout: Duration::from_secs(60),
     };
-    let outcome = flow::trust_plugin(&req, &mut std::io::stdout());
+    let outcome = flow::trust_plugin(&req, &mut super::output::stdout());
     Ok(if outcome.ok {
         ExitCode::SUCCESS
     } else {
@@ -195,9 +203,19 @@ pub fn run_install_with(
     guard: Guard<'_>,
 ) -> anyhow::Result<ExitCode> {
     let repo = real_root(repo_root);
-    let dir = args.hooks_dir.clone().or_else(|| env.exe_dir.clone());
-    let hooks =
-        locate(dir.as_deref(), env.path_var.as_deref(), &env.cwd).map_err(anyhow::Error::msg)?;
+    let scope: Scope = args.selection.scope.into();
+    let hooks = match &args.hooks_dir {
+        // An explicit directory must hold the executables itself (no quiet fall-back to PATH),
+        // and its absolute paths are written: never a per-user path into a shared file.
+        Some(dir) => {
+            let dir = absolute(dir, &env.cwd);
+            refuse_per_user_path_in_shared_files(scope, &dir, &env.homes)?;
+            locate(Some(&dir), None, &env.cwd).map_err(anyhow::Error::msg)?
+        }
+        None => locate(env.exe_dir.as_deref(), env.path_var.as_deref(), &env.cwd)
+            .map_err(anyhow::Error::msg)?,
+    };
+    let portable = args.hooks_dir.is_none();
     let codex_bin = args
         .codex_bin
         .clone()
@@ -207,31 +225,207 @@ pub fn run_install_with(
         homes: env.homes.clone(),
         options: InstallOptions {
             targets: targets(&args.selection),
-            scope: args.selection.scope.into(),
+            scope,
             watch: !args.no_watch,
             enable_codex_hooks: args.enable_codex_hooks,
             trust: args.trust,
-            hooks,
+            hooks: hooks.clone(),
+            portable,
         },
         dry_run: args.selection.dry_run,
         codex_bin,
         trust_timeout: Duration::from_secs(60),
         also_writes: gitignore_to_write(&repo),
     };
-    let outcome = flow::install(&req, out)?;
-    if !args.selection.dry_run {
+    // With --json the human report is not printed: the JSON object says it all.
+    let mut human = Vec::new();
+    let text: &mut dyn Write = if args.json { &mut human } else { out };
+    let warnings = place_warnings(&repo, &env.homes, scope);
+    for w in &warnings {
+        writeln!(text, "warning: {w}")?;
+    }
+    let mut outcome = flow::install(&req, text)?;
+    let wired = wired_executables(&req.options, env);
+    for line in &wired.lines {
+        writeln!(text, "{line}")?;
+    }
+    if let Some(problem) = &wired.problem {
+        writeln!(text, "problem: {problem}")?;
+        outcome.problems.push(problem.clone());
+    }
+    let mut gitignore_added = false;
+    if args.selection.dry_run {
+        if let Some(diff) = gitignore_dry_run(&repo) {
+            writeln!(
+                text,
+                ".gitignore: would add the handover block (handover.md and .handover/ stay private)"
+            )?;
+            write!(text, "{diff}")?;
+        }
+    } else {
         let (status, changed) = guard(&repo)?;
+        gitignore_added = changed;
         if changed {
             writeln!(
-                out,
+                text,
                 ".gitignore: added the handover block (handover.md and .handover/ stay private)"
             )?;
         }
         for t in &status.tracked {
-            writeln!(out, "problem: git already tracks {t}; handover keeps it private only if you run `git rm --cached {t}`")?;
+            let problem = format!("git already tracks {t}; handover keeps it private only if you run `git rm --cached {t}`");
+            writeln!(text, "problem: {problem}")?;
+            outcome.problems.push(problem);
         }
     }
+    if args.json {
+        let json = serde_json::json!({
+            "version": super::output::JSON_VERSION,
+            "ok": outcome.ok,
+            "dry_run": args.selection.dry_run,
+            "portable": portable,
+            "executables": wired.executables,
+            "wrote": paths(&outcome.wrote),
+            "backups": paths(&outcome.backups),
+            "gitignore_added": gitignore_added,
+            "warnings": warnings,
+            "problems": outcome.problems,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
+    }
     Ok(exit_code(&outcome))
+}
+
+/// A per-repository install somewhere that is probably not what was meant: outside any git
+/// repository (no `.gitignore` guard, nothing for the next session to verify against), or in
+/// the home directory itself (the clients would then load these hooks in every project below
+/// it, on top of that project's own).
+fn place_warnings(repo: &Path, homes: &Homes, scope: Scope) -> Vec<String> {
+    if scope == Scope::User {
+        return Vec::new();
+    }
+    let mut warnings = Vec::new();
+    if handover_core::git::find_root(repo).is_none() {
+        warnings.push(format!(
+            "{} is not in a git repository: handoffs here cannot be verified against git and no .gitignore guard is added; run `handover install` inside the repository (or `git init` first)",
+            repo.display()
+        ));
+    }
+    if std::fs::canonicalize(&homes.home).is_ok_and(|home| home == repo) {
+        warnings.push(format!(
+            "{} is your home directory, where a project's .claude/settings.json and .gemini/settings.json are your user settings: these hooks would run in every project; to mean that, use `handover install --scope user`, else run `handover install` inside a repository",
+            repo.display()
+        ));
+    }
+    warnings
+}
+
+fn paths(list: &[PathBuf]) -> Vec<String> {
+    list.iter()
+        .map(|p| p.to_string_lossy().into_owned())
+        .collect()
+}
+
+/// The `.gitignore` change the real run makes, as a diff (`--dry-run` shows every change).
+fn gitignore_dry_run(repo: &Path) -> Option<String> {
+    if gitignore_to_write(repo).is_empty() {
+        return None;
+    }
+    let path = handover_core::guard::file(repo);
+    let before = std::fs::read(&path).ok();
+    let after = handover_core::guard::with_block(before.as_deref().unwrap_or_default()).ok()?;
+    let before = before.map(|b| String::from_utf8_lossy(&b).into_owned());
+    let after = String::from_utf8_lossy(&after).into_owned();
+    Some(handover_installer::diff::unified(
+        ".gitignore",
+        before.as_deref(),
+        Some(&after),
+    ))
+}
+
+fn absolute(dir: &Path, cwd: &Path) -> PathBuf {
+    if dir.is_absolute() {
+        dir.to_path_buf()
+    } else {
+        cwd.join(dir)
+    }
+}
+
+/// `--hooks-dir` under the home directory in the project scope would commit one person's path
+/// into files the whole team shares (every teammate's hooks would then run a program that does
+/// not exist on their machine).
+fn refuse_per_user_path_in_shared_files(
+    scope: Scope,
+    dir: &Path,
+    homes: &Homes,
+) -> anyhow::Result<()> {
+    if scope != Scope::Project {
+        return Ok(());
+    }
+    let home = std::fs::canonicalize(&homes.home).unwrap_or_else(|_| homes.home.clone());
+    let real = std::fs::canonicalize(dir).unwrap_or_else(|_| dir.to_path_buf());
+    if real.starts_with(&home) || dir.starts_with(&homes.home) {
+        anyhow::bail!(
+            "--hooks-dir {}: a directory in your home would be written into the project's shared settings files, where it does not exist on a teammate's machine; nothing was written. Leave out --hooks-dir (the hooks then find the executables at run time, on PATH or in ~/.cargo/bin), or install for yourself only with --scope local or --scope user",
+            dir.display()
+        );
+    }
+    Ok(())
+}
+
+/// Which executables the hooks will run on this machine.
+struct Wired {
+    /// Executable name → the path it runs here (None: none found).
+    executables: std::collections::BTreeMap<&'static str, Option<String>>,
+    lines: Vec<String>,
+    /// The portable command would find none of them here.
+    problem: Option<String>,
+}
+
+/// Says which executables the hooks will run on this machine: the absolute paths written, or,
+/// for the portable command, where it finds each one at run time (a problem when it finds
+/// none: then the hooks do nothing here).
+fn wired_executables(opts: &InstallOptions, env: &Environment) -> Wired {
+    let mut wired = Wired {
+        executables: Default::default(),
+        lines: Vec::new(),
+        problem: None,
+    };
+    let cargo_bin = env.homes.cargo_home.join("bin");
+    let mut missing = Vec::new();
+    for exe in HookExe::ALL {
+        let found = if opts.portable {
+            at_run_time(exe, env.path_var.as_deref(), &env.homes.cargo_home)
+        } else {
+            Some(opts.hooks.get(exe).to_path_buf())
+        };
+        match &found {
+            Some(p) if opts.portable => wired.lines.push(format!(
+                "hooks run {} (found at run time: PATH, then {})",
+                p.display(),
+                cargo_bin.display()
+            )),
+            Some(p) => wired.lines.push(format!("hooks run {}", p.display())),
+            None => missing.push(exe.file_name()),
+        }
+        wired.executables.insert(
+            exe.file_name(),
+            found.map(|p| p.to_string_lossy().into_owned()),
+        );
+    }
+    if !missing.is_empty() {
+        wired.problem = Some(format!(
+            "the hooks find their executables at run time on PATH or in {}, and on this machine {} is in neither (found here: {}); until it is, the hooks do nothing. Install with `cargo install --locked --path <handover checkout>` (it puts them in {}), or add their directory to PATH",
+            cargo_bin.display(),
+            missing.join(", "),
+            opts.hooks
+                .get(HookExe::SessionStart)
+                .parent()
+                .map(|d| d.display().to_string())
+                .unwrap_or_default(),
+            cargo_bin.display(),
+        ));
+    }
+    wired
 }
 
 /// Non-zero when something the user asked for was not done (see `flow::Outcome`).
@@ -267,7 +461,20 @@ pub fn run_uninstall_with(
         scope: args.selection.scope.into(),
         dry_run: args.selection.dry_run,
     };
-    let outcome = flow::uninstall(&req, out)?;
+    let mut human = Vec::new();
+    let text: &mut dyn Write = if args.json { &mut human } else { out };
+    let outcome = flow::uninstall(&req, text)?;
+    if args.json {
+        let json = serde_json::json!({
+            "version": super::output::JSON_VERSION,
+            "ok": outcome.ok,
+            "dry_run": args.selection.dry_run,
+            "wrote": paths(&outcome.wrote),
+            "backups": paths(&outcome.backups),
+            "problems": outcome.problems,
+        });
+        writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
+    }
     Ok(exit_code(&outcome))
 }
 
@@ -308,7 +515,12 @@ pub fn status_section(repo_root: &Path) -> AgentsStatus {
 
 pub fn status_section_with(repo_root: &Path, env: &Environment) -> Report {
     let expected = locate(env.exe_dir.as_deref(), env.path_var.as_deref(), &env.cwd).ok();
-    handover_installer::status::status(&real_root(repo_root), &env.homes, expected.as_ref())
+    handover_installer::status::status(
+        &real_root(repo_root),
+        &env.homes,
+        expected.as_ref(),
+        env.path_var.as_deref(),
+    )
 }
 
 /// `status_section` plus asking Codex itself whether our hooks are trusted (`codex app-server`,

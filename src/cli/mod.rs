@@ -2,6 +2,7 @@
 //! its own module with one `run` function.
 
 use clap::{Args, Parser, Subcommand};
+use std::io::Write as _;
 use std::path::PathBuf;
 use std::process::ExitCode;
 
@@ -9,7 +10,9 @@ mod ack;
 mod boot;
 mod demo;
 mod done;
+mod exit;
 mod install;
+pub mod output;
 mod status;
 mod travel;
 mod write;
@@ -25,6 +28,10 @@ pub struct Cli {
     /// Work on the repository containing this directory (default: the current directory).
     #[arg(short = 'C', long = "dir", global = true, value_name = "DIR")]
     pub dir: Option<PathBuf>,
+    /// Print nothing on stdout (errors still go to stderr; the exit code tells the rest, see
+    /// docs/cli.md).
+    #[arg(short = 'q', long, global = true)]
+    pub quiet: bool,
     #[command(subcommand)]
     pub command: Command,
 }
@@ -40,7 +47,7 @@ pub enum Command {
     /// Health check in one screen: handoff, verdict, privacy guard, agent wiring.
     Status(StatusArgs),
     /// The task is finished: archive the handoff so no later session resumes it.
-    Done,
+    Done(DoneArgs),
     /// Record that this session received the handoff (agents run this in their first reply).
     Ack(AckArgs),
     /// Publish the current handoff (and the branch's newest session record) to a git remote,
@@ -53,7 +60,8 @@ pub enum Command {
     Share(ShareArgs),
     /// A two-minute tour in a temporary repository; needs no agent.
     Demo(DemoArgs),
-    /// Wire the hooks into Claude Code and Codex for this repository (once; safe to repeat).
+    /// Wire the hooks into Claude Code, Codex and Gemini CLI for this repository (once; safe to
+    /// repeat).
     Install(install::InstallArgs),
     /// Take out exactly what `handover install` put in.
     Uninstall(install::UninstallArgs),
@@ -137,9 +145,13 @@ pub struct WriteArgs {
 
 #[derive(Args, Debug)]
 pub struct BootArgs {
-    /// Print one JSON object (at least `verdict` and `reasons`).
+    /// Print one JSON object (at least `verdict` and `reasons`; docs/cli.md).
     #[arg(long)]
     pub json: bool,
+    /// Exit with the verdict: 0 fresh, 3 drifted, 4 stale, 5 unverified, 6 no handoff,
+    /// 7 damaged, 8 refused (docs/cli.md).
+    #[arg(long)]
+    pub check: bool,
     /// Print the short startup context a hook would inject instead of the full report.
     #[arg(long)]
     pub startup: bool,
@@ -147,8 +159,12 @@ pub struct BootArgs {
 
 #[derive(Args, Debug)]
 pub struct StatusArgs {
+    /// Print one JSON object (docs/cli.md).
     #[arg(long)]
     pub json: bool,
+    /// Exit with 3 when anything is listed under "To fix" (for CI and shell prompts).
+    #[arg(long)]
+    pub check: bool,
     /// Also ask Codex itself (`codex app-server`, about a second) whether our hooks are trusted.
     #[arg(long)]
     pub check_trust: bool,
@@ -159,6 +175,16 @@ pub struct AckArgs {
     /// The acknowledging session's id (default: $HANDOVER_SESSION_ID when set).
     #[arg(long)]
     pub session: Option<String>,
+    /// Print the result as JSON (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
+pub struct DoneArgs {
+    /// Print the result as JSON (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -201,7 +227,29 @@ pub struct DemoArgs {
 }
 
 pub fn run() -> anyhow::Result<ExitCode> {
-    let cli = Cli::parse();
+    let cli = match Cli::try_parse() {
+        Ok(cli) => cli,
+        // A usage error: clap's message on stderr, exit 2 (documented in docs/cli.md).
+        Err(e) if e.use_stderr() => {
+            let _ = e.print();
+            return Ok(ExitCode::from(2));
+        }
+        // --help and --version: through our stdout, whose failures are typed (clap's own
+        // printing would swallow a full disk).
+        Err(e) => {
+            use std::io::IsTerminal;
+            let text = e.render();
+            if std::io::stdout().is_terminal() {
+                write!(output::stdout(), "{}", text.ansi())?;
+            } else {
+                write!(output::stdout(), "{text}")?;
+            }
+            return Ok(ExitCode::SUCCESS);
+        }
+    };
+    if cli.quiet {
+        output::set_quiet();
+    }
     let dir = match &cli.dir {
         Some(d) => d.clone(),
         None => std::env::current_dir()
@@ -215,7 +263,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Write(a) => write::run(a, &dir),
         Command::Boot(a) => boot::run(a, &dir),
         Command::Status(a) => status::run(a, &dir),
-        Command::Done => done::run(&dir),
+        Command::Done(a) => done::run(a, &dir),
         Command::Ack(a) => ack::run(a, &dir),
         Command::Demo(a) => demo::run(a),
         Command::Push(a) => travel::push(a, &dir),
@@ -230,8 +278,10 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::TrustPlugin(a) => install::run_trust_plugin(a),
         Command::Completions(a) => {
             use clap::CommandFactory;
-            let mut out = std::io::stdout();
-            clap_complete::generate(a.shell, &mut Cli::command(), "handover", &mut out);
+            // Generated into memory first: clap_complete panics when its writer fails.
+            let mut script = Vec::new();
+            clap_complete::generate(a.shell, &mut Cli::command(), "handover", &mut script);
+            std::io::Write::write_all(&mut output::stdout(), &script)?;
             Ok(ExitCode::SUCCESS)
         }
     }

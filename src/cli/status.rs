@@ -5,7 +5,9 @@
 //! The facts are gathered once into a [`StatusReport`]; `--json` serialises it, the screen
 //! renders it, and the list of problems is derived from it, so the three cannot disagree.
 
+use super::exit::Exit;
 use super::install::AgentsStatus;
+use super::output::stdout;
 use super::StatusArgs;
 use handover_core::guard::{self, GuardStatus};
 use handover_core::model::{Reason, Verdict};
@@ -15,21 +17,28 @@ use handover_core::{config, hand_edits, verify};
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
+use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: &StatusArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let report = StatusReport::gather(&Store::discover(dir), args.check_trust);
     if args.json {
-        println!("{}", serde_json::to_string_pretty(&report)?);
+        writeln!(stdout(), "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
-        print!("{}", report.render());
+        write!(stdout(), "{}", report.render())?;
     }
-    Ok(ExitCode::SUCCESS)
+    Ok(if args.check && !report.problems.is_empty() {
+        Exit::AttentionOrDrifted.into()
+    } else {
+        ExitCode::SUCCESS
+    })
 }
 
 #[derive(Serialize)]
 struct StatusReport {
+    /// The JSON shape's version (docs/cli.md).
+    version: u32,
     /// Lossy: a path that is not UTF-8 must not stop the report (JSON strings are UTF-8).
     root: String,
     handoff: HandoffHealth,
@@ -148,6 +157,7 @@ impl StatusReport {
             super::install::status_section(root)
         };
         let mut report = StatusReport {
+            version: super::output::JSON_VERSION,
             root: root.to_string_lossy().into_owned(),
             handoff,
             config_problem: config::load(root).err().map(|e| format!("{e:#}")),

@@ -1,6 +1,7 @@
 //! `handover push`, `handover pull`, `handover share`: handoffs that travel through the
 //! repository's own git remote (the work is `handover_core::travel`).
 
+use super::output::{stdout, warn};
 use super::{PullArgs, PushArgs, ShareArgs};
 use handover_core::store::Store;
 use handover_core::travel::{self, PushError};
@@ -13,7 +14,8 @@ pub fn push(args: &PushArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     match travel::push(&store, args.remote.as_deref(), args.force) {
         Ok(p) => {
-            println!(
+            writeln!(
+                stdout(),
                 "Pushed the handoff for branch `{}` to `{}` ({}, commit {}){}.",
                 p.branch,
                 p.remote,
@@ -24,34 +26,37 @@ pub fn push(args: &PushArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                 } else {
                     ""
                 }
-            );
+            )?;
             if let Some(head) = &p.head_not_on_remote {
-                println!(
+                writeln!(
+                stdout(),
                     "Note: the handoff was written at commit {}, which `{1}/{2}` does not have yet: push the code too (`git push {1} {2}`), or the other machine cannot check the handoff against it.",
                     short(head),
                     p.remote,
                     p.branch
-                );
+                )?;
             }
             if let Some(old) = &p.replaced {
-                println!(
+                writeln!(
+                    stdout(),
                     "It replaced the remote handoff {} (kept as its parent in the ref's history).",
                     short(old)
-                );
+                )?;
             }
             if !p.redactions.is_empty() {
                 let mut fields: Vec<&str> = p.redactions.iter().map(|r| r.field.as_str()).collect();
                 fields.dedup();
-                println!(
+                writeln!(
+                    stdout(),
                     "Redacted {} secret(s) at push time that the local handoff still held, in: {}.",
                     p.redactions.len(),
                     fields.join(", ")
-                );
+                )?;
             }
             Ok(ExitCode::SUCCESS)
         }
         Err(e @ PushError::Conflict { .. }) => {
-            eprintln!("handover: {e}");
+            warn(format_args!("handover: {e}"));
             Ok(ExitCode::from(1))
         }
         Err(PushError::Failed(e)) => Err(e),
@@ -62,47 +67,53 @@ pub fn pull(args: &PullArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     let pulled = travel::pull(&store, args.remote.as_deref(), args.adopt)?;
     let Some(branch) = pulled.branch.as_deref() else {
-        println!(
+        writeln!(
+                stdout(),
             "Fetched the handoffs of `{}`. HEAD is detached: handoffs are per branch, so check out a branch to use one.",
             pulled.remote
-        );
+        )?;
         return Ok(ExitCode::SUCCESS);
     };
     match &pulled.fetched {
-        None => println!(
+        None => writeln!(
+                stdout(),
             "Fetched the handoffs of `{}`; it has none for branch `{branch}`.",
             pulled.remote
-        ),
-        Some(Err(problem)) => println!(
+        )?,
+        Some(Err(problem)) => writeln!(
+                stdout(),
             "Fetched the handoffs of `{}`; the one for branch `{branch}` cannot be used: {problem}.",
             pulled.remote
-        ),
+        )?,
         Some(Ok(f)) => {
             let here = travel::fetched::as_checked_here(store.root(), &f.handoff);
             let v = verify::verify(store.root(), &here);
-            println!(
+            writeln!(
+                stdout(),
                 "Fetched the handoff for branch `{branch}` from `{}` ({}). Verdict against this checkout: {}.",
                 pulled.remote,
                 f.label(),
                 v.verdict.as_str()
-            );
-            println!(
+            )?;
+            writeln!(
+                stdout(),
                 "Goal (data from the remote): «{}»",
                 handover_core::context::shorten(
                     &handover_core::sanitize::one_line(&f.handoff.content.goal),
                     200
                 )
-            );
+            )?;
             match &pulled.adopted {
                 Some(saved) => {
-                    println!("Adopted: it is now this working tree's handoff (handover.md, .handover/state.json).");
+                    writeln!(stdout(), "Adopted: it is now this working tree's handoff (handover.md, .handover/state.json).")?;
                     if let Some(a) = &saved.archived {
-                        println!("The previous local handoff was archived to {}.", a.display());
+                        writeln!(stdout(), "The previous local handoff was archived to {}.", a.display())?;
                     }
                 }
-                None => println!(
+                None => writeln!(
+                stdout(),
                     "A new session here gets it when there is no local handoff or it is newer; `handover boot` shows it, `handover pull --adopt` makes it local."
-                ),
+                )?,
             }
         }
     }
@@ -113,7 +124,8 @@ pub fn share(args: &ShareArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     let plan = travel::share_plan(store.root(), args.remote.as_deref(), args.off)?;
     if plan.unchanged {
-        println!(
+        writeln!(
+            stdout(),
             "Nothing to change: `git fetch {}` {} handoffs already.",
             plan.remote,
             if plan.add {
@@ -121,35 +133,37 @@ pub fn share(args: &ShareArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             } else {
                 "does not fetch"
             }
-        );
+        )?;
         return Ok(ExitCode::SUCCESS);
     }
-    println!("{}", plan.diff());
+    writeln!(stdout(), "{}", plan.diff())?;
     if !args.yes {
         if !std::io::stdin().is_terminal() {
-            eprintln!("handover: nothing changed: confirm with `handover share{} --yes` to apply this change.", if args.off { " --off" } else { "" });
+            warn(format_args!("handover: nothing changed: confirm with `handover share{} --yes` to apply this change.", if args.off { " --off" } else { "" }));
             return Ok(ExitCode::from(1));
         }
-        print!("Apply this change? [y/N] ");
-        let _ = std::io::stdout().flush();
+        write!(stdout(), "Apply this change? [y/N] ")?;
+        stdout().flush()?;
         let mut answer = String::new();
         std::io::stdin().lock().read_line(&mut answer)?;
         if !matches!(answer.trim(), "y" | "Y" | "yes") {
-            println!("Nothing changed.");
+            writeln!(stdout(), "Nothing changed.")?;
             return Ok(ExitCode::from(1));
         }
     }
     travel::share_apply(store.root(), &plan)?;
     if plan.add {
-        println!(
+        writeln!(
+                stdout(),
             "Done: `git fetch {0}` and `git pull` now also bring the handoffs pushed to `{0}`; `handover share --off` undoes it.",
             plan.remote
-        );
+        )?;
     } else {
-        println!(
+        writeln!(
+            stdout(),
             "Done: `git fetch {}` no longer brings handoffs.",
             plan.remote
-        );
+        )?;
     }
     Ok(ExitCode::SUCCESS)
 }

@@ -1,14 +1,17 @@
 //! `handover write`: gathers the content from --from (JSON or Markdown) and the quick flags,
 //! then hands it to `handover_core::write`.
 
+use super::output::{stdout, warn};
 use super::WriteArgs;
 use anyhow::{bail, Context as _};
 use handover_core::model::{Content, Decision, Handoff};
+use handover_core::sanitize::one_line;
 use handover_core::store::Store;
 use handover_core::write::{self, Refusal, Request};
 use handover_core::{config, markdown};
 use serde_json::Value;
 use std::io::Read;
+use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -60,7 +63,10 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         shared: args.shared,
         recorded,
     };
+    // The goal of the handoff this write replaces (the build sees it under the lock).
+    let previous_goal = std::cell::RefCell::new(None::<String>);
     let build = |current: Option<&Handoff>, given: Content| {
+        *previous_goal.borrow_mut() = current.map(|h| h.content.goal.clone());
         let mut content = base_content(args, input.is_some(), current, given);
         apply_flags(&mut content, args)?;
         Ok(content)
@@ -68,25 +74,31 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     match write::update(&store, request, &config, build) {
         Ok(outcome) => {
             if args.json {
-                println!("{}", serde_json::to_string_pretty(&summary_json(&outcome))?);
+                writeln!(
+                    stdout(),
+                    "{}",
+                    serde_json::to_string_pretty(&summary_json(&outcome))?
+                )?;
             } else {
-                print_outcome(&outcome, &store);
+                print_outcome(&outcome, &store, previous_goal.borrow().as_deref())?;
             }
             Ok(ExitCode::SUCCESS)
         }
         Err(Refusal::Invalid(findings, redactions)) => {
-            eprintln!("handover: the handoff was not written (nothing changed on disk):");
+            warn(format_args!(
+                "handover: the handoff was not written (nothing changed on disk):"
+            ));
             for e in &findings.errors {
-                eprintln!("  error: {e}");
+                warn(format_args!("  error: {e}"));
             }
             for w in &findings.warnings {
-                eprintln!("  warning: {w}");
+                warn(format_args!("  warning: {w}"));
             }
             if !redactions.is_empty() {
-                eprintln!(
+                warn(format_args!(
                     "  ({} secret(s) would have been redacted.)",
                     redactions.len()
-                );
+                ));
             }
             Ok(ExitCode::from(1))
         }
@@ -208,8 +220,12 @@ pub fn parse_json(text: &str) -> anyhow::Result<Content> {
     if let Some(ev) = obj.get_mut("evidence").and_then(Value::as_object_mut) {
         stringify_scalars(ev.get_mut("measurements"));
     }
-    let content: Content = serde_json::from_value(value.clone())
-        .map_err(|e| anyhow::anyhow!("{e} (see docs/format.md or `handover write --help`)"))?;
+    let content: Content = serde_json::from_value(value.clone()).map_err(|e| {
+        let at = failing_path(&value, &mut Vec::new())
+            .map(|p| format!("{p}: "))
+            .unwrap_or_default();
+        anyhow::anyhow!("{at}{e} (see docs/format.md or `handover write --help`)")
+    })?;
     let parsed = serde_json::to_value(&content)?;
     let mut unknown = Vec::new();
     unknown_keys(&value, &parsed, "", &mut unknown);
@@ -220,6 +236,73 @@ pub fn parse_json(text: &str) -> anyhow::Result<Content> {
         );
     }
     Ok(content)
+}
+
+/// Where in `value` the handoff does not deserialize, as a field path (`status.in_progress`,
+/// `decisions[1].why`): the deepest part that fails on its own, everything else left out.
+/// serde_json's own error names only the expected type.
+fn failing_path(value: &Value, at: &mut Vec<Step>) -> Option<String> {
+    let children: Vec<(Step, &Value)> = match value {
+        Value::Object(m) => m.iter().map(|(k, v)| (Step::Key(k.clone()), v)).collect(),
+        Value::Array(a) => a
+            .iter()
+            .enumerate()
+            .map(|(i, v)| (Step::Index(i), v))
+            .collect(),
+        _ => Vec::new(),
+    };
+    for (step, child) in children {
+        at.push(step);
+        if serde_json::from_value::<Content>(alone(at, child.clone())).is_err() {
+            // A list or object where something else belongs: the field itself, not its parts.
+            let empty = match child {
+                Value::Object(_) => Some(Value::Object(Default::default())),
+                Value::Array(_) => Some(Value::Array(Vec::new())),
+                _ => None,
+            };
+            let container_wrong =
+                empty.is_some_and(|e| serde_json::from_value::<Content>(alone(at, e)).is_err());
+            let deeper = if container_wrong {
+                None
+            } else {
+                failing_path(child, at)
+            };
+            let here = render_path(at);
+            at.pop();
+            return deeper.or(Some(here));
+        }
+        at.pop();
+    }
+    None
+}
+
+#[derive(Clone)]
+enum Step {
+    Key(String),
+    Index(usize),
+}
+
+/// `leaf` at `path` in an otherwise empty handoff (an index becomes a one-element array).
+fn alone(path: &[Step], leaf: Value) -> Value {
+    path.iter().rev().fold(leaf, |inner, step| match step {
+        Step::Key(k) => Value::Object([(k.clone(), inner)].into_iter().collect()),
+        Step::Index(_) => Value::Array(vec![inner]),
+    })
+}
+
+fn render_path(path: &[Step]) -> String {
+    let mut out = String::new();
+    for step in path {
+        match step {
+            Step::Key(k) if out.is_empty() => out.push_str(k),
+            Step::Key(k) => {
+                out.push('.');
+                out.push_str(k);
+            }
+            Step::Index(i) => out.push_str(&format!("[{i}]")),
+        }
+    }
+    out
 }
 
 fn stringify_scalars(map: Option<&mut Value>) {
@@ -285,8 +368,11 @@ fn apply_flags(c: &mut Content, a: &WriteArgs) -> anyhow::Result<()> {
     extend_unique(&mut c.evidence.commands_run, &a.ran);
     extend_unique(&mut c.evidence.artifacts, &a.artifact);
     for d in &a.decision {
-        let Some((what, why)) = d.split_once("::") else {
-            bail!("--decision {d:?}: write it as \"what :: why\" (the reason is what the next session needs)");
+        let Some((what, why)) = d
+            .split_once("::")
+            .filter(|(what, _)| !what.trim().is_empty())
+        else {
+            bail!("--decision {d:?}: write it as \"what :: why\", both parts filled in (the reason is what the next session needs)");
         };
         c.decisions.push(Decision {
             what: what.trim().to_string(),
@@ -305,18 +391,36 @@ fn extend_unique(list: &mut Vec<String>, items: &[String]) {
     }
 }
 
-fn print_outcome(o: &write::Outcome, store: &Store) {
+fn print_outcome(
+    o: &write::Outcome,
+    store: &Store,
+    previous_goal: Option<&str>,
+) -> std::io::Result<()> {
     let h = &o.handoff;
-    println!(
+    writeln!(
+        stdout(),
         "Wrote handoff {} ({}, ~{} of {} tokens): handover.md and .handover/state.json in {}",
         h.id,
         h.content.kind.as_str(),
         o.findings.estimated_tokens,
         o.findings.budget_tokens,
         store.root().display()
-    );
+    )?;
+    // Every write archives the version it replaces; a new goal is worth saying: the previous
+    // task's handoff is no longer the current one.
+    if let (Some(archived), Some(before)) = (&o.archived, previous_goal) {
+        if before != o.handoff.content.goal {
+            writeln!(
+                stdout(),
+                "The goal changed: the handoff for \"{}\" was archived to {} (the journal keeps the history).",
+                one_line(before),
+                archived.display()
+            )?;
+        }
+    }
     if let Some(g) = &h.git {
-        println!(
+        writeln!(
+            stdout(),
             "Recorded branch {} at {}; {} file(s) changed since {}.",
             g.branch.as_deref().unwrap_or("(detached)"),
             g.head.as_deref().map(short).unwrap_or("(no commits)"),
@@ -325,18 +429,20 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
                 .as_deref()
                 .map(short)
                 .unwrap_or("the start")
-        );
+        )?;
     } else {
-        println!(
+        writeln!(
+            stdout(),
             "Not in a git repository: the next session cannot verify this handoff against git."
-        );
+        )?;
     }
     if !o.filled_from_record.is_empty() {
-        println!(
+        writeln!(
+                stdout(),
             "Filled {} from this session's record (marked \"{}\"): facts the hooks recorded from the transcript.",
             o.filled_from_record.join(" and "),
             handover_core::record::fill::MARK
-        );
+        )?;
     }
     if !o.redactions.is_empty() {
         let places: Vec<String> = o
@@ -344,37 +450,42 @@ fn print_outcome(o: &write::Outcome, store: &Store) {
             .iter()
             .map(|r| format!("{} ({})", r.field, r.kind))
             .collect();
-        println!(
+        writeln!(
+            stdout(),
             "Redacted {} secret(s): {}.",
             o.redactions.len(),
             places.join(", ")
-        );
+        )?;
     }
     if let Some(kept) = &o.kept_markdown {
-        println!(
+        writeln!(
+                stdout(),
             "handover.md held words no handoff recorded (hand edits, or a file of yours): kept a copy at {} (`handover write --from {}` records them).",
             kept.display(),
             kept.display()
-        );
+        )?;
     }
     for w in &o.findings.warnings {
-        println!("warning: {w}");
+        writeln!(stdout(), "warning: {w}")?;
     }
     if let Some((guard, changed)) = &o.guard {
         if *changed {
             let file = handover_core::guard::file(store.root());
-            println!(
+            writeln!(
+                stdout(),
                 "Added handover.md and .handover/ to {} (handoffs are private; --shared skips this).",
                 file.strip_prefix(store.root()).unwrap_or(&file).display()
-            );
+            )?;
         }
         if !guard.tracked.is_empty() {
-            println!(
+            writeln!(
+                stdout(),
                 "warning: git already tracks {}; they stay tracked (run `git rm --cached` on them to make them private).",
                 guard.tracked.join(", ")
-            );
+            )?;
         }
     }
+    Ok(())
 }
 
 /// The record of the session writing this handoff, identified for sure: by the session id
@@ -420,6 +531,7 @@ fn still_exists(root: &Path, rel: &str) -> bool {
 
 fn summary_json(o: &write::Outcome) -> Value {
     serde_json::json!({
+        "version": super::output::JSON_VERSION,
         "id": o.handoff.id,
         "estimated_tokens": o.findings.estimated_tokens,
         "budget_tokens": o.findings.budget_tokens,

@@ -1,114 +1,355 @@
 //! `cargo bench -p handover --bench hooks`: what a hook costs the agent, measured end to end (spawn,
-//! stdin, work, exit) against the floor of starting any process at all.
+//! stdin, work, exit) against the floor of starting any process at all (`true`), and its peak
+//! RSS (GNU time's `wait4` figure, from a separate run).
 //!
-//! Prints, in one run, medians and ratios for:
-//! - the process floor (`true`),
-//! - `handover-session-start` on a 10-file and on a 100,000-file repository,
-//! - `handover-context-watch` (PostToolUse) on a 1 MB and on a 200 MB transcript, and its Stop.
+//! Every hook that runs in a session (SessionStart, the context watch on PostToolUse and Stop,
+//! PreCompact, SessionEnd) in every shape a user meets (tests/benches/shapes.rs: no handoff; a
+//! handoff on a clean tree; a handoff listing 10 or 100 uncommitted files; the last session's
+//! record with edited files; a handoff and a record together), each in a 10-file and in a
+//! 100,000-file repository. Printed: each case's median wall time, its ratio to the floor, the
+//! 100,000 ÷ 10 ratio, and the peak RSS of the hook process. Also the context watch on a 200 MB
+//! transcript against a 1 MB one.
 //!
 //! The payloads are the ones Claude Code sends (captured in tests/fixtures/clients), with the
 //! response that triggered PostToolUse and Stop not yet in the transcript, as in the client.
 //!
-//! Everything is generated in a temp dir at run time (the big repository takes a while to
-//! commit) and removed afterwards. Figures go in docs/benchmarks.md.
-//! `HOOK_BENCH_RUNS` sets the runs per case (default 51); the cases run round-robin so that
-//! changes in the machine's load affect all of them alike.
+//! Everything is generated in a temp dir at run time and removed afterwards. The cases run
+//! round-robin, each round starting one case later, so that changes in the machine's load hit
+//! every case alike. `HOOK_BENCH_RUNS` sets the rounds of the per-event hooks (default 21),
+//! `HOOK_BENCH_SCAN_RUNS` those of PreCompact and SessionEnd, which scan the working tree
+//! (default 5). `HOOK_BENCH_BIN_DIR=<dir>` runs the hook executables in `<dir>` instead (an
+//! older build, for before/after figures on the same fixtures). Figures go in
+//! docs/benchmarks.md.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "measure.rs"]
-mod measure;
+#[path = "shapes.rs"]
+mod shapes;
 
-use handover_core::model::{Content, Handoff, ImportantFile, Status};
-use handover_core::store::Store;
-use measure::{measure_interleaved, run};
-use std::io::Write;
+use shapes::{Fixture, Shape, SESSION};
+use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
 const SESSION_START: &str = env!("CARGO_BIN_EXE_handover-session-start");
 const CONTEXT_WATCH: &str = env!("CARGO_BIN_EXE_handover-context-watch");
+const PRE_COMPACT: &str = env!("CARGO_BIN_EXE_handover-pre-compact");
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Hook {
+    SessionStart,
+    PostToolUse,
+    Stop,
+    PreCompact,
+    SessionEnd,
+}
+
+impl Hook {
+    fn name(self) -> &'static str {
+        match self {
+            Hook::SessionStart => "SessionStart (startup)",
+            Hook::PostToolUse => "context watch, PostToolUse",
+            Hook::Stop => "context watch, Stop (record update)",
+            Hook::PreCompact => "PreCompact (working-tree scans)",
+            Hook::SessionEnd => "SessionEnd (working-tree scan)",
+        }
+    }
+    fn exe(self) -> String {
+        exe(match self {
+            Hook::SessionStart => SESSION_START,
+            Hook::PostToolUse | Hook::Stop => CONTEXT_WATCH,
+            Hook::PreCompact | Hook::SessionEnd => PRE_COMPACT,
+        })
+    }
+    fn fixture(self) -> &'static str {
+        match self {
+            Hook::SessionStart => "session_start-startup.json",
+            Hook::PostToolUse => "post_tool_use.json",
+            Hook::Stop => "stop.json",
+            Hook::PreCompact => "pre_compact-auto.json",
+            Hook::SessionEnd => "session_end-other.json",
+        }
+    }
+    /// What the hook must answer, so a bench of a broken hook fails instead of timing it.
+    fn check(self, shape: Shape, out: &str) {
+        let speaks = match self {
+            Hook::SessionStart => shape != Shape::NoHandoff,
+            Hook::PreCompact => true,
+            _ => false,
+        };
+        assert_eq!(
+            !out.is_empty(),
+            speaks,
+            "{} in shape {}: {out}",
+            self.name(),
+            shape.name()
+        );
+    }
+}
+
+/// The hook executable to run: this build's, or with `HOOK_BENCH_BIN_DIR` the one of that name
+/// in that directory (another build, e.g. before a change, measured on the same fixtures).
+fn exe(built: &str) -> String {
+    match std::env::var_os("HOOK_BENCH_BIN_DIR") {
+        Some(dir) => {
+            let name = Path::new(built).file_name().expect("file name");
+            Path::new(&dir).join(name).to_string_lossy().into_owned()
+        }
+        None => built.to_string(),
+    }
+}
+
+/// One case's figures: wall time from spawn to exit, and the process's peak RSS in KiB.
+#[derive(Clone, Copy)]
+struct Sample {
+    wall: Duration,
+    rss_kib: u64,
+}
 
 fn main() {
-    // cargo bench passes `--bench`; any other argument is a filter we do not support.
-    let runs: usize = std::env::var("HOOK_BENCH_RUNS")
-        .ok()
-        .and_then(|v| v.parse().ok())
-        .unwrap_or(51);
+    let env_runs = |name: &str, default: usize| -> usize {
+        std::env::var(name)
+            .ok()
+            .and_then(|v| v.parse().ok())
+            .unwrap_or(default)
+    };
+    let runs = env_runs("HOOK_BENCH_RUNS", 21);
+    let scan_runs = env_runs("HOOK_BENCH_SCAN_RUNS", 5);
     let tmp = tempfile::tempdir().expect("temp dir");
     eprintln!("setting up in {} ...", tmp.path().display());
-
-    let small = tmp.path().join("small");
-    make_repo(&small, 10);
-    save_handoff(&small);
-    let big = tmp.path().join("big");
+    let small = Fixture::build(&tmp.path().join("small"), 10);
     let t = Instant::now();
-    make_repo(&big, 100_000);
-    save_handoff(&big);
+    let big = Fixture::build(&tmp.path().join("big"), 100_000);
     eprintln!(
-        "100,000-file repository ready in {:.1} s",
+        "100,000-file repository and its shapes ready in {:.1} s",
         t.elapsed().as_secs_f64()
     );
-
     let t1 = write_transcript(&tmp.path().join("t1.jsonl"), 1 << 20);
     let t200 = write_transcript(&tmp.path().join("t200.jsonl"), 200 << 20);
+    let sizes = [(&small, "10 files"), (&big, "100,000 files")];
 
-    let p_small = payload("session_start-startup.json", &small, &t1);
-    let p_big = payload("session_start-startup.json", &big, &t1);
-    let p_t1 = payload("post_tool_use.json", &small, &t1);
-    let p_t200 = payload("post_tool_use.json", &small, &t200);
-    let p_stop = payload("stop.json", &small, &t1);
-    let session_start = |p: &[u8]| {
-        let out = run(SESSION_START, &["--agent", "claude"], p);
-        assert!(
-            out.contains("additionalContext"),
-            "no context delivered: {out}"
-        );
+    let floor = |pass| match pass {
+        Pass::Time => measured("true", &[], b"").0,
+        Pass::Memory => peak_rss("true", &[], b""),
     };
-    let watch = |p: &[u8]| {
-        let out = run(CONTEXT_WATCH, &["--agent", "claude"], p);
-        assert!(out.is_empty(), "the watch should be silent at 40 %: {out}");
-    };
-    let cases: Vec<Box<dyn Fn() + '_>> = vec![
-        Box::new(|| {
-            run("true", &[], b"");
-        }),
-        Box::new(|| session_start(&p_small)),
-        Box::new(|| session_start(&p_big)),
-        Box::new(|| watch(&p_t1)),
-        Box::new(|| watch(&p_t200)),
-        Box::new(|| watch(&p_stop)),
-    ];
-    let medians = measure_interleaved(runs, &cases);
-    let [floor, ss_small, ss_big, cw_1, cw_200, cw_stop] = medians[..] else {
-        unreachable!("six cases")
-    };
-
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    println!();
-    println!(
-        "handover hooks benchmark: {runs} interleaved runs per case, median wall time (spawn to exit)"
-    );
-    println!("{:<52} {:>10} {:>10}", "case", "median ms", "x floor");
-    for (name, d) in [
-        ("process floor (`true`)", floor),
-        ("session-start, 10-file repository", ss_small),
-        ("session-start, 100,000-file repository", ss_big),
-        ("context-watch, 1 MB transcript", cw_1),
-        ("context-watch, 200 MB transcript", cw_200),
-        ("context-watch Stop, 1 MB transcript", cw_stop),
+    for (group, hooks, rounds) in [
+        (
+            "per-event hooks",
+            &[Hook::SessionStart, Hook::PostToolUse, Hook::Stop][..],
+            runs,
+        ),
+        (
+            "compaction and session end",
+            &[Hook::PreCompact, Hook::SessionEnd][..],
+            scan_runs,
+        ),
     ] {
-        println!("{name:<52} {:>10.2} {:>10.1}", ms(d), ms(d) / ms(floor));
+        let mut cases: Vec<Box<dyn Fn(Pass) -> Sample + '_>> = vec![Box::new(floor)];
+        for &hook in hooks {
+            for shape in Shape::ALL {
+                for (fixture, _) in sizes {
+                    cases.push(Box::new(case(hook, shape, fixture, &t1)));
+                }
+            }
+        }
+        let extra = hooks.contains(&Hook::PostToolUse);
+        if extra {
+            let p1 = payload("post_tool_use.json", &small.root, &t1);
+            let p200 = payload("post_tool_use.json", &small.root, &t200);
+            let watch = exe(CONTEXT_WATCH);
+            for p in [p1, p200] {
+                let watch = watch.clone();
+                cases.push(Box::new(move |pass| match pass {
+                    Pass::Time => {
+                        let (sample, out) = measured(&watch, &["--agent", "claude"], &p);
+                        assert!(out.is_empty(), "the watch should be silent at 40 %: {out}");
+                        sample
+                    }
+                    Pass::Memory => peak_rss(&watch, &["--agent", "claude"], &p),
+                }));
+            }
+        }
+        eprintln!("{group}: {} cases, {rounds} rounds ...", cases.len());
+        let results = interleaved(rounds, &cases);
+        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+        let mib = |k: u64| k as f64 / 1024.0;
+        let floor = results[0];
+        println!();
+        println!(
+            "handover hooks benchmark, {group}: {rounds} interleaved rounds, median wall ms (spawn to exit), x floor, peak RSS MiB"
+        );
+        println!(
+            "process floor (`true`): {:.2} ms, {:.1} MiB",
+            ms(floor.wall),
+            mib(floor.rss_kib)
+        );
+        let mut i = 1;
+        for &hook in hooks {
+            println!();
+            println!(
+                "{:<36} {:>9} {:>6} {:>9} {:>6} {:>8} {:>6} {:>6}",
+                hook.name(),
+                "10 ms",
+                "x fl",
+                "100k ms",
+                "x fl",
+                "100k/10",
+                "MiB",
+                "MiB"
+            );
+            for shape in Shape::ALL {
+                let (s, b) = (results[i], results[i + 1]);
+                i += 2;
+                println!(
+                    "{:<36} {:>9.2} {:>6.1} {:>9.2} {:>6.1} {:>8.2} {:>6.1} {:>6.1}",
+                    shape.name(),
+                    ms(s.wall),
+                    ms(s.wall) / ms(floor.wall),
+                    ms(b.wall),
+                    ms(b.wall) / ms(floor.wall),
+                    ms(b.wall) / ms(s.wall),
+                    mib(s.rss_kib),
+                    mib(b.rss_kib),
+                );
+            }
+        }
+        if extra {
+            let (a, b) = (results[i], results[i + 1]);
+            println!();
+            println!(
+                "context watch, PostToolUse: 1 MB transcript {:.2} ms, 200 MB transcript {:.2} ms, 200 MB / 1 MB {:.2}",
+                ms(a.wall),
+                ms(b.wall),
+                ms(b.wall) / ms(a.wall)
+            );
+        }
     }
-    println!();
-    println!(
-        "session-start 100,000 files / 10 files:   {:.2}",
-        ms(ss_big) / ms(ss_small)
-    );
-    println!(
-        "context-watch 200 MB / 1 MB transcript:   {:.2}",
-        ms(cw_200) / ms(cw_1)
-    );
+}
+
+/// One hook in one shape of one repository: the shape put in place, the hook run and timed,
+/// the repository put back (only the run is timed).
+fn case<'a>(
+    hook: Hook,
+    shape: Shape,
+    fixture: &'a Fixture,
+    transcript: &Path,
+) -> impl Fn(Pass) -> Sample + 'a {
+    let payload = payload(hook.fixture(), &fixture.root, transcript);
+    move |pass| {
+        fixture.enter(shape);
+        let sample = match pass {
+            Pass::Time => {
+                let (sample, out) = measured(&hook.exe(), &["--agent", "claude"], &payload);
+                hook.check(shape, &out);
+                sample
+            }
+            Pass::Memory => peak_rss(&hook.exe(), &["--agent", "claude"], &payload),
+        };
+        fixture.leave(shape);
+        sample
+    }
+}
+
+/// Runs the cases round-robin, `rounds` rounds after one warm-up round, each round starting
+/// one case later (a case never pays alone for what its neighbour leaves behind); returns each
+/// case's median wall time, and its peak RSS from a separate run.
+fn interleaved(rounds: usize, cases: &[Box<dyn Fn(Pass) -> Sample + '_>]) -> Vec<Sample> {
+    for case in cases {
+        case(Pass::Time);
+    }
+    let mut walls = vec![Vec::with_capacity(rounds); cases.len()];
+    for round in 0..rounds {
+        for k in 0..cases.len() {
+            let i = (round + k) % cases.len();
+            walls[i].push(cases[i](Pass::Time).wall);
+        }
+    }
+    walls
+        .into_iter()
+        .zip(cases)
+        .map(|(mut w, case)| {
+            w.sort();
+            Sample {
+                wall: w[w.len() / 2],
+                rss_kib: case(Pass::Memory).rss_kib,
+            }
+        })
+        .collect()
+}
+
+/// Timed runs, or one run for the peak RSS.
+#[derive(Clone, Copy)]
+enum Pass {
+    Time,
+    Memory,
+}
+
+/// Spawns `bin`, writes `stdin`, reads its output and waits for it: the wall time of all that,
+/// with what it printed.
+fn measured(bin: &str, args: &[&str], stdin: &[u8]) -> (Sample, String) {
+    let started = Instant::now();
+    let out = spawn(Command::new(bin).args(args), stdin);
+    let wall = started.elapsed();
+    (
+        Sample { wall, rss_kib: 0 },
+        String::from_utf8_lossy(&out).into_owned(),
+    )
+}
+
+/// The peak RSS of one run, as GNU time reports it (`/usr/bin/time -f %M`, from `wait4`). Not
+/// measured from here: a child started by this process inherits its high-water mark (std
+/// spawns with vfork, and Linux keeps the larger of the old and the new mark across exec), so
+/// it would report this bench's own memory. GNU time forks from its own small image. 0 when
+/// GNU time is not installed.
+fn peak_rss(bin: &str, args: &[&str], stdin: &[u8]) -> Sample {
+    let report = std::env::temp_dir().join(format!("hook-bench-rss-{}", std::process::id()));
+    let time = Path::new("/usr/bin/time");
+    if !time.exists() {
+        return Sample {
+            wall: Duration::ZERO,
+            rss_kib: 0,
+        };
+    }
+    let mut cmd = Command::new(time);
+    cmd.arg("-f")
+        .arg("%M")
+        .arg("-o")
+        .arg(&report)
+        .arg(bin)
+        .args(args);
+    spawn(&mut cmd, stdin);
+    let rss_kib = std::fs::read_to_string(&report)
+        .ok()
+        .and_then(|t| t.trim().parse().ok())
+        .unwrap_or(0);
+    let _ = std::fs::remove_file(&report);
+    Sample {
+        wall: Duration::ZERO,
+        rss_kib,
+    }
+}
+
+fn spawn(cmd: &mut Command, stdin: &[u8]) -> Vec<u8> {
+    let mut child = cmd
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .env_remove("HANDOVER_HOOK_DEBUG")
+        .spawn()
+        .expect("spawn");
+    let mut input = child.stdin.take().expect("stdin");
+    let _ = input.write_all(stdin);
+    drop(input);
+    let mut out = Vec::new();
+    child
+        .stdout
+        .take()
+        .expect("stdout")
+        .read_to_end(&mut out)
+        .expect("read");
+    let status = child.wait().expect("wait");
+    assert!(status.success(), "{cmd:?} failed");
+    out
 }
 
 /// The payload Claude Code 2.1.330 really sends for this event (tests/fixtures/clients), pointed
@@ -121,69 +362,10 @@ fn payload(fixture: &str, repo: &Path, transcript: &Path) -> Vec<u8> {
         .join(fixture);
     let text = std::fs::read_to_string(&path).expect("fixture");
     let mut v: serde_json::Value = serde_json::from_str(&text).expect("fixture json");
-    v["session_id"] = "bench-session".into();
+    v["session_id"] = SESSION.into();
     v["cwd"] = repo.to_string_lossy().into_owned().into();
     v["transcript_path"] = transcript.to_string_lossy().into_owned().into();
     serde_json::to_vec(&v).expect("json")
-}
-
-fn git(dir: &Path, args: &[&str]) {
-    let st = Command::new("git")
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_AUTHOR_NAME", "Bench")
-        .env("GIT_AUTHOR_EMAIL", "bench@example.com")
-        .env("GIT_COMMITTER_NAME", "Bench")
-        .env("GIT_COMMITTER_EMAIL", "bench@example.com")
-        .stdout(Stdio::null())
-        .status()
-        .expect("git");
-    assert!(st.success(), "git {args:?}");
-}
-
-/// A repository with `files` committed files, 100 per directory.
-fn make_repo(dir: &Path, files: usize) {
-    std::fs::create_dir_all(dir).expect("mkdir");
-    git(dir, &["init", "-q", "-b", "main"]);
-    for i in 0..files {
-        let sub = dir.join(format!("src/d{:04}", i / 100));
-        if i % 100 == 0 {
-            std::fs::create_dir_all(&sub).expect("mkdir");
-        }
-        std::fs::write(
-            sub.join(format!("f{i}.rs")),
-            format!("pub const N: usize = {i};\n"),
-        )
-        .expect("write");
-    }
-    git(dir, &["add", "-A"]);
-    git(dir, &["commit", "-q", "-m", "files"]);
-}
-
-fn save_handoff(repo: &Path) {
-    let mut h = Handoff {
-        schema_version: handover_core::model::SCHEMA_VERSION,
-        id: "bench".into(),
-        created_at: handover_base::clock::now_rfc3339(),
-        git: handover_core::git::snapshot(repo).expect("snapshot"),
-        content: Content {
-            goal: "Benchmark the hooks".into(),
-            status: Status {
-                in_progress: vec!["Measure session-start".into()],
-                ..Status::default()
-            },
-            important_files: vec![ImportantFile {
-                path: "src/d0000/f1.rs".into(),
-                why: "referenced, so verification checks it".into(),
-            }],
-            next_action: Some("Read the figures".into()),
-            ..Content::default()
-        },
-        ..Handoff::default()
-    };
-    handover_core::store::seal(&mut h);
-    Store::at(repo).save(&h, "# Handoff\n").expect("save");
 }
 
 /// A Claude Code transcript of about `size` bytes: user and tool lines with filler, an

@@ -99,6 +99,11 @@ impl Sandbox {
         let Some(clients) = clients("tui") else {
             panic!("clients() must be checked before starting an interactive session");
         };
+        let tmux = Command::new("tmux").arg("-V").stdin(Stdio::null()).output();
+        assert!(
+            tmux.is_ok_and(|o| o.status.success()),
+            "the interactive end-to-end tests need tmux (Debian/Ubuntu: `apt-get install -y tmux`), or set {SKIP_ENV}=1 to skip the real-client tests"
+        );
         let dir = self.next_run_dir();
         let script_path = dir.join("script.json");
         let log = dir.join("requests.jsonl");

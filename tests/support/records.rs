@@ -6,7 +6,7 @@ use super::*;
 impl Sandbox {
     /// Hook errors the client recorded anywhere in this sandbox: Claude Code's transcripts
     /// (`hook_non_blocking_error` / `hook_blocking_error` attachments, non-empty `hookErrors`),
-    /// Codex's output (`hook: <Event> Failed`) of the given runs.
+    /// Codex's output (`hook: <Event> Failed`, warnings about a hook's `timeout`) of the given runs.
     pub fn hook_errors(&self, runs: &[&Run]) -> Vec<String> {
         let mut errors = Vec::new();
         match self.agent {
@@ -57,7 +57,12 @@ impl Sandbox {
             Agent::Codex => {
                 for run in runs {
                     for l in run.stderr.lines().chain(run.stdout.lines()) {
-                        if l.starts_with("hook: ") && l.ends_with(" Failed") {
+                        // A failed hook, or a warning about our hook definitions (Codex 0.169.0
+                        // warns "clamping SessionEnd hook timeout to 3s in <hooks.json>" at every
+                        // start when a SessionEnd handler asks for more).
+                        if (l.starts_with("hook: ") && l.ends_with(" Failed"))
+                            || l.contains("hook timeout")
+                        {
                             errors.push(l.to_string());
                         }
                     }

@@ -49,6 +49,11 @@ impl Sandbox {
         .expect("write script");
         let mut client: Vec<String> = Vec::new();
         let path = std::env::var("PATH").unwrap_or_default();
+        let path = if opts.without_handover_on_path {
+            without_handover(&path)
+        } else {
+            path
+        };
         let path = match &opts.path_first {
             Some(dir) => format!("{}:{path}", dir.display()),
             None => path,
@@ -226,6 +231,14 @@ impl Sandbox {
     }
 }
 
+/// `path` without the directories that hold `handover-session-start`.
+fn without_handover(path: &str) -> String {
+    path.split(':')
+        .filter(|d| !Path::new(d).join("handover-session-start").exists())
+        .collect::<Vec<_>>()
+        .join(":")
+}
+
 /// The client's run time recorded by [`NAMESPACE_WRAPPER`]: two nanosecond clock readings.
 fn client_time(script: &Path) -> Option<Duration> {
     let text = std::fs::read_to_string(script.with_extension("json.time")).ok()?;
@@ -265,6 +278,9 @@ pub struct RunOpts<'a> {
     pub path_first: Option<PathBuf>,
     /// The run is meant to be killed (SIGKILL): its exit status is not checked.
     pub killed: bool,
+    /// Leave out of the client's PATH every directory that holds a handover hook executable
+    /// (a machine where handover is not installed, whatever this one has).
+    pub without_handover_on_path: bool,
     /// The exit status the client must end with (0 unless a test expects a refusal).
     pub expect_status: i32,
 }
@@ -279,6 +295,7 @@ impl<'a> RunOpts<'a> {
             client_args: Vec::new(),
             path_first: None,
             killed: false,
+            without_handover_on_path: false,
             expect_status: 0,
         }
     }

@@ -11,6 +11,8 @@ use super::*;
 const REMIND: &str = "Save your progress now";
 /// The second threshold's wording.
 const INSIST: &str = "compaction is near";
+/// The Stop block's reason once the instruction was given (handover_core::context).
+const STOP_AGAIN: &str = "and the handoff is not saved";
 const STARTUP: &str = "handover: a previous session left a handoff for this repository.";
 const AFTER_COMPACTION: &str = "handover: the context was just compacted";
 const COMPACTION_INSTRUCTIONS: &str =
@@ -666,9 +668,9 @@ pub fn stop_is_blocked_once_above_second_threshold(agent: Agent) {
     );
     let reqs = run.conversation();
     let counts: Vec<usize> = reqs.iter().map(|r| count_in(r, INSIST)).collect();
-    // Claude Code shows one Stop block twice in the next request ("Stop hook feedback:" as a
-    // user message and "Stop hook blocking error ..." as a system message); Codex once; Gemini
-    // CLI once (AfterAgent's reason becomes the next prompt).
+    // Claude Code puts one Stop block's reason twice into the next request ("Stop hook
+    // feedback:" as a user message and "Stop hook blocking error ..." as a system message);
+    // Codex once; Gemini CLI once (AfterAgent's reason becomes the next prompt).
     let per_block = match agent {
         Agent::Claude => 2,
         Agent::Codex | Agent::Gemini => 1,
@@ -683,10 +685,14 @@ pub fn stop_is_blocked_once_above_second_threshold(agent: Agent) {
     // The instruction is due in the request after the first tool call; then one Stop block;
     // then a normal stop.
     let first = first_arrival(agent, &counts, 1, "the firmer instruction", &run);
+    // The block points back to the instruction instead of repeating it (no second full copy).
+    let again: Vec<usize> = reqs.iter().map(|r| count_in(r, STOP_AGAIN)).collect();
     assert!(
-        counts[first..3].iter().all(|c| *c == 1) && counts[3..] == [1 + per_block; 2],
-        "expected: nothing, the instruction once, one Stop block, then a normal stop (counts of \
-         the second-threshold text per request {counts:?}):\n{}",
+        counts[first..].iter().all(|c| *c == 1)
+            && again[..3].iter().all(|c| *c == 0)
+            && again[3..] == [per_block; 2],
+        "expected: nothing, the instruction once, one short Stop block, then a normal stop \
+         (per request: second-threshold text {counts:?}, Stop block {again:?}):\n{}",
         run.describe()
     );
     assert!(

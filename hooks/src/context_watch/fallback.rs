@@ -27,7 +27,8 @@ impl Fallbacks<'_> {
         let (call, store, file, event) = (self.call, self.store, self.file, self.event);
         st.reinjection_armed_ms.take()?;
         let now = call.now_ms;
-        let delivered = handover_core::startup::build(store, &call.command, true);
+        let delivered =
+            handover_core::startup::build_for(store, &|| call.command().to_string(), true, None);
         if delivered.is_some() {
             st.compact_delivered_ms = Some(now);
             st.startup_delivered_ms = Some(now);
@@ -46,12 +47,44 @@ impl Fallbacks<'_> {
         ))
     }
 
+    /// The startup context a SessionStart left to this event because the client drops its own
+    /// (session_start.rs), if one is armed: disarmed whatever happens, journaled with that
+    /// SessionStart's source. None when the watch goes on.
+    pub fn armed_startup(&self, st: &mut SessionState) -> Option<Outcome> {
+        let (call, store, file, event) = (self.call, self.store, self.file, self.event);
+        let source = st.startup_armed.take()?;
+        let delivered = handover_core::startup::build_for(
+            store,
+            &|| call.command().to_string(),
+            false,
+            call.session_id(),
+        );
+        if delivered.is_some() {
+            st.startup_delivered_ms = Some(call.now_ms);
+        }
+        // Unless the disarming is recorded, the context would come back on every call.
+        if let Err(e) = file.save(st) {
+            return Some(Outcome::silent(format!(
+                "armed startup context not disarmed: {e}"
+            )));
+        }
+        let d = delivered?;
+        let journal = startup::record(call, &d, &source);
+        Some(answer(
+            event,
+            d.text,
+            &format!("startup context after {source}"),
+            [journal],
+        ))
+    }
+
     /// The startup context on the first prompt of a session no SessionStart announced. The
     /// session is remembered (where handover is in use) even with nothing to deliver, so that a
     /// handoff the session writes itself is never handed back to it.
     pub fn first_prompt(&self, st: &mut SessionState) -> Option<Outcome> {
         let (call, store, file, event) = (self.call, self.store, self.file, self.event);
-        let delivered = handover_core::startup::build(store, &call.command, false);
+        let delivered =
+            handover_core::startup::build_for(store, &|| call.command().to_string(), false, None);
         if delivered.is_some() {
             st.startup_delivered_ms = Some(call.now_ms);
             st.startup_via_fallback = true;

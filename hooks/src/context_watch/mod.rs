@@ -2,7 +2,9 @@
 //! their Gemini CLI counterparts BeforeAgent, AfterTool and AfterAgent (gemini.rs has its
 //! transcript and its thresholds).
 //!
-//! 1. Fallbacks (prompt and tool events, `fallback.rs`): the re-injection armed by PostCompact
+//! 1. Fallbacks (prompt and tool events, `fallback.rs`): the startup context a SessionStart left
+//!    to the next prompt because the client drops its own (Gemini CLI's `/clear` and `--resume`);
+//!    the re-injection armed by PostCompact
 //!    when SessionStart `compact` did not deliver; the startup context on the first prompt of a
 //!    session whose SessionStart never came.
 //! 2. The watch: how full the context is (`measure.rs`), from what the client has already
@@ -23,7 +25,7 @@ use crate::output::{ContextEvent, Response};
 use crate::session_state::{SessionFile, SessionState};
 use handover_base::clock::millis;
 use handover_base::Agent;
-use handover_core::context::{save_progress, Pressure};
+use handover_core::context::{save_progress, save_progress_again, Pressure};
 use handover_core::store::Store;
 use measure::{Fill, Reading};
 use serde_json::json;
@@ -91,6 +93,9 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
             file: &file,
             event: ctx_event,
         };
+        if let Some(outcome) = fallbacks.armed_startup(&mut st) {
+            return Ok(outcome);
+        }
         if let Some(outcome) = fallbacks.reinjection(&mut st) {
             return Ok(outcome);
         }
@@ -110,7 +115,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     };
     let config = handover_core::config::load(store.root()).unwrap_or_default();
     let reading = measure::reading(call, &usage, config.context_window);
-    let (remind, insist) = thresholds::for_agent(call, store, &config);
+    let (remind, insist) = thresholds::for_agent(call, store, &config, reading.window);
     let Some(pressure) = thresholds::pressure(reading.percent, remind, insist) else {
         return Ok(Outcome::silent(reading.describe()));
     };
@@ -134,6 +139,25 @@ fn handoff_written_since(store: &Store, since_ms: u64) -> bool {
         .unwrap_or(false)
 }
 
+/// The Stop block's reason: a short pointer when this context already holds the full
+/// instruction (a threshold spoke in this epoch), the full instruction otherwise. The client
+/// adds the reason to the conversation; a second full copy only costs context.
+fn stop_reason(call: &Call, st: &SessionState, percent: u8) -> String {
+    if st.reminded_ms.is_some() || st.insisted_ms.is_some() {
+        save_progress_again(percent, call.command())
+    } else {
+        save_progress(Pressure::Insist, percent, call.command(), call.agent)
+    }
+}
+
+/// What the user sees of a Stop block, where the client shows one: Gemini CLI shows a block of
+/// AfterAgent as "This request failed" unless a `systemMessage` says what happened.
+fn block_notice(agent: Agent) -> Option<String> {
+    (agent == Agent::Gemini).then(|| {
+        "handover: the context is nearly full; the agent was asked to save its progress before it stops.".to_string()
+    })
+}
+
 /// Says what `decision` calls for, after remembering it: a reminder the state cannot record
 /// would repeat on every call, so a failed save means staying silent. Then journals it.
 fn deliver(
@@ -148,14 +172,15 @@ fn deliver(
     let (response, action) = match (decision, event.context_event(call.agent)) {
         (Decision::BlockStop, _) => (
             Response::Block {
-                reason: save_progress(Pressure::Insist, reading.percent, &call.command),
+                reason: stop_reason(call, &st, reading.percent),
+                notice: block_notice(call.agent),
             },
             "stop_blocked",
         ),
         (Decision::Say(pressure), Some(ctx_event)) => (
             Response::Context {
                 event: ctx_event,
-                text: save_progress(pressure, reading.percent, &call.command),
+                text: save_progress(pressure, reading.percent, call.command(), call.agent),
             },
             match pressure {
                 Pressure::Remind => "reminded",

@@ -1,10 +1,11 @@
 //! Which threshold a reading has crossed, and whether that calls for saying something now:
 //! each threshold speaks once per context epoch, the Stop block comes once, never while the
 //! client reports `stop_hook_active`. Pure decisions on the session state; the one read is
-//! Gemini CLI's compression point, in `for_agent`.
+//! the client's own compaction point (Gemini CLI's settings, Codex's config), in `for_agent`.
 
 use super::Event;
 use crate::call::Call;
+use crate::codex;
 use crate::gemini;
 use crate::session_state::SessionState;
 use handover_base::Agent;
@@ -12,17 +13,33 @@ use handover_core::config::Config;
 use handover_core::context::Pressure;
 use handover_core::store::Store;
 
-/// The (remind, insist) thresholds: the configured ones, moved below Gemini CLI's own
-/// compression point for Gemini.
-pub fn for_agent(call: &Call, store: &Store, config: &Config) -> (u8, u8) {
+/// The (remind, insist) thresholds: the configured ones, moved below the client's own
+/// compaction point where that comes early: Gemini CLI's `compressionThreshold` (50 % by
+/// default), Codex's `model_auto_compact_token_limit` against `window` (about 90 % unset).
+/// Claude Code compacts at 95 % or later: nothing to move.
+pub fn for_agent(call: &Call, store: &Store, config: &Config, window: u64) -> (u8, u8) {
     let (remind, insist) = (config.remind_percent, config.insist_percent);
     match call.agent {
         Agent::Gemini => {
             let point = gemini::compression_threshold(Some(store.root()));
-            gemini::thresholds(remind, insist, gemini::compress_percent(point))
+            below_compaction_point(remind, insist, gemini::compress_percent(point))
         }
-        Agent::Claude | Agent::Codex => (remind, insist),
+        Agent::Codex => {
+            let limit = codex::auto_compact_limit(Some(store.root()));
+            below_compaction_point(remind, insist, codex::compact_percent(limit, window))
+        }
+        Agent::Claude => (remind, insist),
     }
+}
+
+/// The thresholds (remind, insist) for a client that compacts at `point` % of the window:
+/// unchanged when that is well above them, else insist 5 points below the compaction point and
+/// remind 10 points below that (at least 1 % and 2 %). Gemini CLI's default (50 %): 35 % and
+/// 45 %; Codex with a limit at 60 % of the window: 45 % and 55 %.
+pub fn below_compaction_point(remind: u8, insist: u8, point: u8) -> (u8, u8) {
+    let insist = insist.min(point.saturating_sub(5)).max(2);
+    let remind = remind.min(insist.saturating_sub(10)).max(1);
+    (remind, insist.max(remind + 1))
 }
 
 /// The threshold `percent` has reached, if any.
@@ -92,6 +109,29 @@ pub fn remember(decision: Decision, st: &mut SessionState, now: u64) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn thresholds_sit_below_the_compaction_point() {
+        assert_eq!(below_compaction_point(60, 75, 50), (35, 45));
+        assert_eq!(below_compaction_point(60, 75, 60), (45, 55));
+        assert_eq!(
+            below_compaction_point(60, 75, 95),
+            (60, 75),
+            "a late compaction changes nothing"
+        );
+        assert_eq!(
+            below_compaction_point(60, 75, codex::DEFAULT_COMPACT_PERCENT),
+            (60, 75),
+            "Codex's default point changes nothing"
+        );
+        assert_eq!(
+            below_compaction_point(30, 40, 50),
+            (30, 40),
+            "lower user thresholds stay"
+        );
+        assert_eq!(below_compaction_point(60, 75, 20), (5, 15));
+        assert_eq!(below_compaction_point(60, 75, 3), (1, 2));
+    }
 
     #[test]
     fn pressure_follows_the_thresholds() {

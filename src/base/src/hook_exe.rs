@@ -69,12 +69,51 @@ pub const TIMEOUT_SECS: u64 = 10;
 /// The same bound as Gemini CLI wants it: its hook `timeout` is in milliseconds.
 pub const GEMINI_TIMEOUT_MS: u64 = TIMEOUT_SECS * 1000;
 
-/// The `timeout` value written for `agent`'s handlers, in that client's unit.
-pub fn timeout_for(agent: Agent) -> u64 {
+/// The most Codex 0.169.0 allows a SessionEnd hook: it clamps a larger `timeout` to this and
+/// prints a warning at every start ("clamping SessionEnd hook timeout to 3s"). Our SessionEnd
+/// work (the session record) takes milliseconds.
+pub const CODEX_SESSION_END_TIMEOUT_SECS: u64 = 3;
+
+/// The `timeout` value written for `agent`'s handler on `event`, in that client's unit.
+pub fn timeout_for(agent: Agent, event: &str) -> u64 {
     match agent {
         Agent::Gemini => GEMINI_TIMEOUT_MS,
+        Agent::Codex if event == "SessionEnd" => CODEX_SESSION_END_TIMEOUT_SECS,
         Agent::Claude | Agent::Codex => TIMEOUT_SECS,
     }
+}
+
+/// The shell program of the portable hook command (see [`portable_command`]). `$0` is the
+/// executable's name, the rest of the arguments are passed on. It looks the executable up at
+/// run time, on PATH first, then in cargo's bin directory (`${CARGO_HOME:-$HOME/.cargo}/bin`,
+/// which a client started from a desktop launcher may not have on PATH), like the plugin's
+/// launcher does. When it is in neither place the hook fails open: exit 0 and no output,
+/// except at a session start one `systemMessage` to the user (both clients show it without
+/// calling it an error) saying why nothing happens and how to install handover.
+///
+/// Recognised by its exact text (hook_command::recognise): changing one byte of it makes
+/// every committed install "out of date" until `handover install` runs again, so keep it
+/// stable. It holds no single quote (it is single-quoted in the command) and no backslash
+/// pair (fish, a login shell Codex may use, reads `\\` inside single quotes).
+pub const LAUNCHER: &str = concat!(
+    "e=$0; c=${CARGO_HOME:-$HOME/.cargo}/bin/$e; ",
+    "if command -v \"$e\" >/dev/null 2>&1; then exec \"$e\" \"$@\"; ",
+    "elif [ -x \"$c\" ]; then exec \"$c\" \"$@\"; fi; ",
+    "[ \"$e\" != handover-session-start ] || echo \"{\\\"systemMessage\\\": \\\"",
+    "handover is set up in this repository but not installed on this machine, so its hooks do nothing. ",
+    "To use it: cargo install --locked handover, then start a new session.",
+    "\\\"}\"; exit 0"
+);
+
+/// The command a client runs for `exe`, the same on every machine: no path of the machine
+/// that installed it, so a committed settings file works for every teammate (and does
+/// nothing, without an error, for one who has not installed handover).
+pub fn portable_command(exe: HookExe, agent: Agent) -> String {
+    format!(
+        "sh -c '{LAUNCHER}' {} --agent {}",
+        exe.file_name(),
+        agent.as_str()
+    )
 }
 
 /// The command line a client runs for the hook executable at `path`.
@@ -89,6 +128,17 @@ pub fn command_for(path: &Path, agent: Agent) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn timeouts_in_each_clients_unit_within_what_it_accepts() {
+        assert_eq!(timeout_for(Agent::Claude, "SessionEnd"), TIMEOUT_SECS);
+        assert_eq!(timeout_for(Agent::Codex, "Stop"), TIMEOUT_SECS);
+        assert_eq!(timeout_for(Agent::Codex, "SessionEnd"), 3);
+        assert_eq!(
+            timeout_for(Agent::Gemini, "SessionEnd"),
+            TIMEOUT_SECS * 1000
+        );
+    }
 
     #[test]
     fn file_names_round_trip() {

@@ -1,7 +1,7 @@
 //! handover-base: the ground floor every other handover crate stands on.
 //!
 //! - the agent contract: which agents ([`agent`]), which hook executables run on which events
-//!   ([`hook_exe`]), how a path is quoted for the shell that runs it ([`shell`]) and how an agent
+//!   ([`hook_exe`]), which hook commands are ours ([`hook_command`]), how a path is quoted for the shell that runs it ([`shell`]) and how an agent
 //!   is told to run handover itself ([`handover_command`]);
 //! - [`atomic`] file replacement and the [`clock`], which the core and the installer both need;
 //! - [`text`] positions for error messages;
@@ -14,6 +14,7 @@ pub mod agent;
 pub mod atomic;
 pub mod clock;
 pub mod handover_command;
+pub mod hook_command;
 pub mod hook_exe;
 pub mod read_gate;
 pub mod shell;

@@ -13,6 +13,7 @@
 
 use crate::model::{Assumption, Decision, Evidence, Handoff, ImportantFile, Verdict, Verification};
 use crate::sanitize::{one_line, strip_controls};
+use handover_base::Agent;
 
 /// The line before the handoff's own text.
 pub const DATA_START: &str =
@@ -320,14 +321,10 @@ pub enum Pressure {
 }
 
 /// The save-progress instruction injected by the context watch, and used as the reason when it
-/// blocks a Stop. `percent_used` is the measured share of the context window.
-pub fn save_progress(pressure: Pressure, percent_used: u8, command: &str) -> String {
-    // At the second threshold the session is nearly spent: the user should know that a fresh
-    // one continues from the handoff (its SessionStart delivers handoff and record).
-    let after = match pressure {
-        Pressure::Remind => "",
-        Pressure::Insist => "\nOnce it is saved, tell the user: the handoff is saved, and a fresh session (Claude Code: `/clear`; Codex: a new session) will pick it up.",
-    };
+/// blocks a Stop with nothing said before. `percent_used` is the measured share of the context
+/// window; `agent` names the client whose commands the text may mention. One paragraph of
+/// instructions and one example: the model reads it once, the user may see it in full.
+pub fn save_progress(pressure: Pressure, percent_used: u8, command: &str, agent: Agent) -> String {
     let opening = match pressure {
         Pressure::Remind => format!(
             "handover: this session has used about {percent_used}% of its context window. Save your progress now, so that the next session (or this one after compaction) can continue without guessing."
@@ -336,14 +333,39 @@ pub fn save_progress(pressure: Pressure, percent_used: u8, command: &str) -> Str
             "handover: this session has used about {percent_used}% of its context window; compaction is near and will lose detail. Before anything else, write the handoff now."
         ),
     };
+    // At the second threshold the session is nearly spent: the user should know that a fresh
+    // one continues from the handoff (its SessionStart delivers handoff and record).
+    let after = match pressure {
+        Pressure::Remind => String::new(),
+        Pressure::Insist => format!(
+            "\nOnce it is saved, tell the user: the handoff is saved, and a fresh session ({}) will pick it up.",
+            fresh_session(agent)
+        ),
+    };
     format!(
         "{opening}\n\
-         Record facts first: the goal, what is completed / in progress / pending, decisions with their reasons, blockers, warnings, evidence as pointers (commands run, measurements, artifact paths: never pasted output), the next action and the stop conditions.\n\
-         Command: `{command} write --from -` with JSON on stdin, for example\n\
-         {{\"goal\": \"...\", \"status\": {{\"completed\": [\"...\"], \"in_progress\": [\"...\"], \"pending\": [\"...\"]}}, \"decisions\": [{{\"what\": \"...\", \"why\": \"...\"}}], \"blockers\": [], \"evidence\": {{\"commands_run\": [\"...\"]}}, \"next_action\": \"...\", \"stop_conditions\": [\"...\"]}}\n\
-         Or edit handover.md and run `{command} write --from handover.md`. Field reference: `{command} write --help`.\n\
-         Left empty, `evidence.commands_run` and `important_files` are filled from this session's record (the commands it ran and the files it edited, recorded by handover from the transcript): spend your words on decisions, blockers and state.{after}"
+         Run `{command} write --from -` with JSON on stdin, for example\n\
+         {{\"goal\": \"...\", \"status\": {{\"completed\": [\"...\"], \"in_progress\": [\"...\"], \"pending\": [\"...\"]}}, \"decisions\": [{{\"what\": \"...\", \"why\": \"...\"}}], \"blockers\": [], \"next_action\": \"...\", \"stop_conditions\": [\"...\"]}}\n\
+         Facts only: decisions with their reasons, blockers, warnings; evidence as pointers (commands, paths), never pasted output. The commands this session ran and the files it edited are filled in from its record. Fields: `{command} write --help`.{after}"
     )
+}
+
+/// The reason of a Stop block when this context already holds the full instruction
+/// ([`save_progress`]): a short pointer to it rather than a second copy.
+pub fn save_progress_again(percent_used: u8, command: &str) -> String {
+    format!(
+        "handover: this session has used about {percent_used}% of its context window and the handoff is not saved. Save it now with `{command} write --from -` as described above, then finish."
+    )
+}
+
+/// How a user starts a fresh session in `agent`'s terminal UI (the one that picks up the
+/// handoff).
+fn fresh_session(agent: Agent) -> &'static str {
+    match agent {
+        Agent::Claude => "`/clear` in Claude Code",
+        Agent::Codex => "`/new` in Codex",
+        Agent::Gemini => "`/clear` in Gemini CLI",
+    }
 }
 
 /// Claude Code's PreCompact hook prints this; Claude Code appends it to the summarizer's prompt.
@@ -542,7 +564,7 @@ fn decision_item(d: &Decision) -> String {
     if d.deferred {
         s += " [deferred]";
     }
-    if d.reversible {
+    if d.reversible == Some(true) {
         s += " [reversible]";
     }
     s

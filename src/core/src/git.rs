@@ -13,6 +13,7 @@ use std::fs;
 use std::path::{Path, PathBuf};
 
 pub(crate) mod cli;
+pub mod uncommitted;
 
 /// handover's own files: writing a handoff must not make the repository look changed, so these
 /// never count as dirty, untracked or changed.
@@ -199,6 +200,39 @@ pub fn open(path: &Path) -> anyhow::Result<Option<Repository>> {
             path.display(),
             e.message()
         )),
+    }
+}
+
+/// The repository at a root, opened the first time something asks for it and then shared:
+/// one hook call opens the repository at most once, and only when a check needs it.
+pub struct LazyRepo<'a> {
+    root: &'a Path,
+    repo: std::cell::OnceCell<Result<Option<Repository>, String>>,
+}
+
+impl<'a> LazyRepo<'a> {
+    pub fn new(root: &'a Path) -> Self {
+        LazyRepo {
+            root,
+            repo: std::cell::OnceCell::new(),
+        }
+    }
+
+    pub fn root(&self) -> &'a Path {
+        self.root
+    }
+
+    /// The repository, Ok(None) when `root` is in none, Err with git's message when it cannot
+    /// be opened (the same answer every time).
+    pub fn get(&self) -> Result<Option<&Repository>, String> {
+        let root = self.root;
+        match self
+            .repo
+            .get_or_init(|| open(root).map_err(|e| e.to_string()))
+        {
+            Ok(found) => Ok(found.as_ref()),
+            Err(e) => Err(e.clone()),
+        }
     }
 }
 

@@ -59,11 +59,31 @@ pub fn must_keep(path: &Path, handoffs: &[&Handoff]) -> bool {
 
 /// For readers (boot, status, the SessionStart hook): handover.md was edited after `handoff`
 /// was written and the edits are not recorded. A missing or unreadable file is not an edit.
+/// A file whose digest is the one recorded at the write is the file written then: no
+/// rendering needed (the common case at every session start). Any other file is judged on
+/// meaning, as before.
 pub fn edited_since(path: &Path, handoff: &Handoff) -> bool {
     match read(path) {
-        OnDisk::Bytes(bytes) => differs(&bytes, handoff),
+        OnDisk::Bytes(bytes) => {
+            let as_written = handoff
+                .markdown_sha256
+                .as_deref()
+                .is_some_and(|d| d == digest(&bytes));
+            !as_written && differs(&bytes, handoff)
+        }
         _ => false,
     }
+}
+
+/// `sha256:<hex>` of handover.md's bytes, recorded in the handoff at the write.
+pub fn digest(bytes: &[u8]) -> String {
+    use sha2::{Digest, Sha256};
+    let mut out = String::with_capacity(7 + 64);
+    out.push_str("sha256:");
+    for byte in Sha256::digest(bytes) {
+        out.push_str(&format!("{byte:02x}"));
+    }
+    out
 }
 
 /// The one sentence every reader prints when `edited_since` is true.
@@ -73,4 +93,43 @@ pub fn edited_notice(command: &str) -> String {
          run `{command} write --from handover.md` to record them (the verdict and this context \
          come from .handover/state.json)."
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn handoff() -> Handoff {
+        let mut h = Handoff::default();
+        h.content.goal = "Ship the export".into();
+        h.content.next_action = Some("Quote the fields".into());
+        h
+    }
+
+    #[test]
+    fn the_file_written_is_known_by_its_digest_and_any_other_is_judged_on_meaning() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("handover.md");
+        let written = markdown::render(&handoff());
+        std::fs::write(&path, &written).unwrap();
+        let mut with_digest = handoff();
+        with_digest.markdown_sha256 = Some(digest(written.as_bytes()));
+        let without_digest = handoff();
+        assert!(!edited_since(&path, &with_digest));
+        assert!(
+            !edited_since(&path, &without_digest),
+            "older handoffs still work"
+        );
+
+        // A digest that does not match (a renderer of another version, say) falls back to
+        // the comparison by meaning: the file still says exactly what the handoff says.
+        let mut stale = handoff();
+        stale.markdown_sha256 = Some(digest(b"something else"));
+        assert!(!edited_since(&path, &stale));
+
+        let edited = written.replace("Quote the fields", "Quote the fields, then ask Ana");
+        std::fs::write(&path, edited).unwrap();
+        assert!(edited_since(&path, &with_digest));
+        assert!(edited_since(&path, &without_digest));
+    }
 }

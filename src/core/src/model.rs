@@ -53,7 +53,10 @@ pub struct Decision {
     pub what: String,
     pub why: String,
     pub alternatives: Vec<String>,
-    pub reversible: bool,
+    /// Unset when the writer did not say (then nothing is rendered: "Reversible: no" would
+    /// claim what nobody decided).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub reversible: Option<bool>,
     pub deferred: bool,
 }
 
@@ -179,6 +182,11 @@ pub struct Handoff {
     pub files_changed_base: Option<String>,
     #[serde(flatten)]
     pub content: Content,
+    /// `sha256:<hex>` of the handover.md written with this handoff, so readers can tell that
+    /// file unchanged without rendering the handoff again (`hand_edits`). Absent in handoffs
+    /// written before it existed; they are compared by rendering.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub markdown_sha256: Option<String>,
     /// `sha256:<hex>` over the canonical JSON of everything else (see store::checksum).
     pub checksum: String,
 }

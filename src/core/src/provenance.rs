@@ -59,6 +59,24 @@ pub fn came_with_repository(root: &Path, rel: &Path) -> bool {
     tracking(root, rel).unchanged_since_head
 }
 
+/// [`came_with_repository`] in a repository already open (the SessionStart hook's one). Reads
+/// HEAD's tree entry and hashes the file; never the index unless the file is in HEAD and its
+/// bytes differ (then git's own status of that one path decides), so a start costs the same
+/// in a repository of 100,000 files as in one of 10.
+pub fn came_with_repository_in(repo: &Repository, root: &Path, rel: &Path) -> bool {
+    let Some(in_tree) = path_in_repository(repo, root, rel) else {
+        return false;
+    };
+    head_blob(repo, &in_tree).is_some_and(|blob_id| unchanged(repo, root, rel, &in_tree, blob_id))
+}
+
+fn head_blob(repo: &Repository, in_tree: &Path) -> Option<git2::Oid> {
+    repo.head()
+        .and_then(|h| h.peel_to_tree())
+        .ok()
+        .and_then(|tree| tree.get_path(in_tree).ok().map(|e| e.id()))
+}
+
 /// `rel` as a path from the top of the working tree, `/`-separated as git stores it.
 fn path_in_repository(repo: &Repository, root: &Path, rel: &Path) -> Option<PathBuf> {
     let top = std::fs::canonicalize(repo.workdir()?).ok()?;
@@ -68,11 +86,7 @@ fn path_in_repository(repo: &Repository, root: &Path, rel: &Path) -> Option<Path
 
 fn tracking_git2(repo: &Repository, root: &Path, rel: &Path) -> Option<Tracked> {
     let in_tree = path_in_repository(repo, root, rel)?;
-    let head_entry = repo
-        .head()
-        .and_then(|h| h.peel_to_tree())
-        .ok()
-        .and_then(|tree| tree.get_path(&in_tree).ok().map(|e| e.id()));
+    let head_entry = head_blob(repo, &in_tree);
     // Only a tracked file costs the index read (a default .handover/ is ignored, never in HEAD).
     let in_index = head_entry.is_some()
         || repo
@@ -87,11 +101,24 @@ fn tracking_git2(repo: &Repository, root: &Path, rel: &Path) -> Option<Tracked> 
     let Some(blob_id) = head_entry else {
         return Some(tracked);
     };
+    tracked.unchanged_since_head = unchanged(repo, root, rel, &in_tree, blob_id);
+    Some(tracked)
+}
+
+/// The file at `rel` is HEAD's blob `blob_id`: by its bytes, else by git's status of that path
+/// (filters applied), else by the content with line endings ignored.
+fn unchanged(
+    repo: &Repository,
+    root: &Path,
+    rel: &Path,
+    in_tree: &Path,
+    blob_id: git2::Oid,
+) -> bool {
     let on_disk = root.join(rel);
     // Cheapest first: the raw bytes hash to the blob (no conversion happened).
-    let same = git2::Oid::hash_file(git2::ObjectType::Blob, &on_disk).is_ok_and(|id| id == blob_id)
+    git2::Oid::hash_file(git2::ObjectType::Blob, &on_disk).is_ok_and(|id| id == blob_id)
         // git's own comparison, through its stat cache and filters.
-        || repo.status_file(&in_tree).is_ok_and(|s| {
+        || repo.status_file(in_tree).is_ok_and(|s| {
             !s.intersects(
                 Status::INDEX_NEW
                     | Status::INDEX_MODIFIED
@@ -105,9 +132,7 @@ fn tracking_git2(repo: &Repository, root: &Path, rel: &Path) -> Option<Tracked> 
         })
         || repo
             .find_blob(blob_id)
-            .is_ok_and(|blob| same_but_line_endings(blob.content(), &on_disk));
-    tracked.unchanged_since_head = same;
-    Some(tracked)
+            .is_ok_and(|blob| same_but_line_endings(blob.content(), &on_disk))
 }
 
 /// The file at `on_disk` (a regular file, read through the read gate) says `committed` once

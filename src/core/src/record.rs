@@ -360,20 +360,27 @@ impl Fact {
 }
 
 /// Which of the files the record's session edited are uncommitted now (changed, staged or
-/// untracked), asked of git one path at a time: the cost depends on the record, not on the
-/// size of the repository. Paths outside the repository are not looked at.
+/// untracked; `git::uncommitted` says exactly what counts), each compared with HEAD's tree: the
+/// cost depends on the record, not on the size of the repository. Paths outside the repository
+/// are not looked at.
 pub fn still_uncommitted(root: &std::path::Path, record: &SessionRecord) -> text::Now {
     let Ok(Some(repo)) = crate::git::open(root) else {
+        return text::Now::default();
+    };
+    still_uncommitted_in(&repo, record)
+}
+
+/// [`still_uncommitted`] in a repository already open.
+pub fn still_uncommitted_in(repo: &git2::Repository, record: &SessionRecord) -> text::Now {
+    use crate::git::uncommitted::{PathState, PathStates};
+    let Some(states) = PathStates::new(repo) else {
         return text::Now::default();
     };
     let uncommitted = record
         .files_edited
         .iter()
         .filter(|p| !std::path::Path::new(p.as_str()).is_absolute() && !p.contains(".."))
-        .filter(|p| {
-            repo.status_file(std::path::Path::new(p.as_str()))
-                .is_ok_and(|s| !s.is_empty() && !s.contains(git2::Status::IGNORED))
-        })
+        .filter(|p| states.state(p) == PathState::Uncommitted)
         .cloned()
         .collect();
     text::Now { uncommitted }

@@ -6,6 +6,7 @@
 
 use crate::config::Config;
 use crate::context::{self, Startup};
+use crate::git::LazyRepo;
 use crate::model::Verdict;
 use crate::record::text::{self as record_text, ShowRecord};
 use crate::record::{files as records, SessionRecord};
@@ -39,14 +40,15 @@ impl Delivery {
 /// None when there is nothing to deliver: no handoff, and no record of the last session worth
 /// showing.
 pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Delivery> {
-    build_for(store, command, after_compaction, None)
+    build_for(store, &|| command.to_string(), after_compaction, None)
 }
 
 /// `build` for a session that may have a record of its own (SessionStart `resume`): that
-/// record is never presented as the last session's.
+/// record is never presented as the last session's. `command` (how the agent runs handover)
+/// is asked for only when there is something to say: finding it may walk the PATH.
 pub fn build_for(
     store: &Store,
-    command: &str,
+    command: &dyn Fn() -> String,
     after_compaction: bool,
     session_id: Option<&str>,
 ) -> Option<Delivery> {
@@ -59,28 +61,46 @@ pub fn build_for(
     let last = (!after_compaction && config.records_startup != ShowRecord::Never)
         .then(|| records::latest(store, session_id, now_ms))
         .flatten();
-    let mut delivery = handoff_delivery(store, command, after_compaction, &config, last.as_ref());
+    // One repository for every git question of this start (verification, the record's files),
+    // opened only if one of them needs it.
+    let repo = LazyRepo::new(root);
+    let mut delivery = handoff_delivery(
+        store,
+        &repo,
+        command,
+        after_compaction,
+        &config,
+        last.as_ref(),
+    );
     if delivery.is_none() {
-        delivery = record_only(store, command, &config, last.as_ref()?);
+        delivery = record_only(&repo, command, &config, last.as_ref()?);
     }
     delivery
+}
+
+/// Which of the record's files are uncommitted now, in the shared repository.
+fn now_for(repo: &LazyRepo, record: &SessionRecord) -> record_text::Now {
+    match repo.get() {
+        Ok(Some(repo)) => crate::record::still_uncommitted_in(repo, record),
+        _ => record_text::Now::default(),
+    }
 }
 
 /// The last session's record alone, when there is no handoff: shown when its work looks
 /// unfinished (or always, by configuration).
 fn record_only(
-    store: &Store,
-    command: &str,
+    repo: &LazyRepo,
+    command: &dyn Fn() -> String,
     config: &Config,
     last: &SessionRecord,
 ) -> Option<Delivery> {
-    let now = crate::record::still_uncommitted(store.root(), last);
+    let now = now_for(repo, last);
     let show = match config.records_startup {
         ShowRecord::Always => true,
         ShowRecord::Unfinished => now.unfinished(last),
         ShowRecord::Never => false,
     };
-    let text = record_text::without_handoff(last, &now, command, config.startup_budget_chars);
+    let text = record_text::without_handoff(last, &now, &command(), config.startup_budget_chars);
     (show && !text.is_empty()).then_some(Delivery {
         text,
         verdict: None,
@@ -93,12 +113,12 @@ fn record_only(
 /// newer than the handoff and holds work the handoff does not know about.
 fn handoff_delivery(
     store: &Store,
-    command: &str,
+    repo: &LazyRepo,
+    command: &dyn Fn() -> String,
     after_compaction: bool,
     config: &Config,
     last: Option<&SessionRecord>,
 ) -> Option<Delivery> {
-    let root = store.root();
     let handoff_ms = std::fs::metadata(store.state_path())
         .and_then(|m| m.modified())
         .map(handover_base::clock::millis)
@@ -106,14 +126,14 @@ fn handoff_delivery(
     let since = last
         .filter(|r| r.work_since_handoff && r.updated_ms > handoff_ms)
         .map(|r| {
-            let now = crate::record::still_uncommitted(root, r);
+            let now = now_for(repo, r);
             record_text::since_handoff(r, &now, config.startup_budget_chars / SINCE_HANDOFF_SHARE)
         })
         .filter(|s| !s.is_empty());
     let budget = config
         .startup_budget_chars
         .saturating_sub(since.as_ref().map_or(0, |s| s.chars().count() + 1));
-    let mut delivery = handoff_only(store, command, after_compaction, budget)?;
+    let mut delivery = handoff_only(store, repo, command, after_compaction, budget)?;
     if let Some(s) = since {
         delivery.text.push('\n');
         delivery.text.push_str(&s);
@@ -123,15 +143,20 @@ fn handoff_delivery(
 
 fn handoff_only(
     store: &Store,
-    command: &str,
+    repo: &LazyRepo,
+    command: &dyn Fn() -> String,
     after_compaction: bool,
     budget: usize,
 ) -> Option<Delivery> {
-    let root = store.root();
     let loaded = store.load();
-    if let Some(delivery) = fetched_instead(store, command, after_compaction, budget, &loaded) {
+    if let Some(delivery) = fetched_instead(store, repo, command, after_compaction, budget, &loaded)
+    {
         return Some(delivery);
     }
+    if matches!(loaded, LoadOutcome::Missing) {
+        return None;
+    }
+    let command = &command();
     match loaded {
         LoadOutcome::Missing => None,
         LoadOutcome::Refused(refused) => Some(Delivery {
@@ -148,7 +173,7 @@ fn handoff_only(
         }),
         LoadOutcome::Loaded(loaded) => {
             // Only branch, HEAD and the referenced files: the same cost on any repository size.
-            let verification = crate::verify::verify_quick(root, &loaded.handoff);
+            let verification = crate::verify::verify_quick_in(repo, &loaded.handoff);
             let recovered = loaded.recovered_note();
             let mut text = context::startup_context(&Startup {
                 handoff: &loaded.handoff,
@@ -178,7 +203,8 @@ fn handoff_only(
 /// machine. Costs a `stat` or two when nothing was fetched (`travel::fetched::for_startup`).
 fn fetched_instead(
     store: &Store,
-    command: &str,
+    repo: &LazyRepo,
+    command: &dyn Fn() -> String,
     after_compaction: bool,
     budget: usize,
     loaded: &LoadOutcome,
@@ -192,7 +218,7 @@ fn fetched_instead(
     let root = store.root();
     let fetched = crate::travel::fetched::for_startup(root, local)?;
     let handoff = crate::travel::fetched::as_checked_here(root, &fetched.handoff);
-    let verification = crate::verify::verify_quick(root, &handoff);
+    let verification = crate::verify::verify_quick_in(repo, &handoff);
     let text = context::fetched_startup_context(
         &Startup {
             handoff: &handoff,
@@ -200,7 +226,7 @@ fn fetched_instead(
             recovered_from: fetched.note.as_deref(),
             after_compaction,
             budget_chars: budget,
-            command,
+            command: &command(),
         },
         &fetched.label(),
     );

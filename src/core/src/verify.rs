@@ -4,7 +4,8 @@
 //! two in step. Every check turns a failure into a reason (never a panic, never an error the
 //! caller must handle): a hook shows whatever could be established.
 
-use crate::git::{self, HeadInfo};
+use crate::git::uncommitted::{PathState, PathStates};
+use crate::git::{self, HeadInfo, LazyRepo};
 use crate::model::{ChangeKind, GitSnapshot, Handoff, Reason, Verdict, Verification};
 use git2::{Oid, Repository, Sort};
 use std::collections::BTreeSet;
@@ -39,13 +40,19 @@ const MAX_WALKED_COMMITS: usize = 1_000;
 /// The full check `handover boot` runs: branch, HEAD (commits ahead/behind with subjects),
 /// the working tree's dirty/untracked sets compared with the recorded ones, referenced files.
 pub fn verify(root: &Path, handoff: &Handoff) -> Verification {
-    guarded(|| check(root, handoff, Depth::Full))
+    let repo = LazyRepo::new(root);
+    guarded(|| check(&repo, handoff, Depth::Full))
 }
 
 /// The cheap check the SessionStart hook runs: branch, HEAD and the files the handoff
 /// references only; costs the same on a repository of 100,000 files as on one of 10.
 pub fn verify_quick(root: &Path, handoff: &Handoff) -> Verification {
-    guarded(|| check(root, handoff, Depth::Quick))
+    verify_quick_in(&LazyRepo::new(root), handoff)
+}
+
+/// [`verify_quick`] with a repository the caller shares with other checks (opened at most once).
+pub fn verify_quick_in(repo: &LazyRepo, handoff: &Handoff) -> Verification {
+    guarded(|| check(repo, handoff, Depth::Quick))
 }
 
 /// The verdict for a set of reasons: the worst severity, `fresh` when there is none.
@@ -102,9 +109,10 @@ fn reason(code: &str, severity: Verdict, message: String, details: Vec<String>) 
     }
 }
 
-fn check(root: &Path, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
+fn check(repo: &LazyRepo, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
+    let root = repo.root();
     let mut reasons = Vec::new();
-    check_origin(root, handoff, &mut reasons);
+    check_origin(repo, handoff, &mut reasons);
     match &handoff.git {
         None => reasons.push(reason(
             code::NO_GIT_SNAPSHOT,
@@ -113,7 +121,7 @@ fn check(root: &Path, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
                 .to_string(),
             Vec::new(),
         )),
-        Some(recorded) => check_git(root, recorded, depth, &mut reasons),
+        Some(recorded) => check_git(repo, recorded, depth, &mut reasons),
     }
     check_files(root, handoff, &mut reasons);
     reasons
@@ -125,9 +133,17 @@ fn check(root: &Path, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
 /// field does not name this directory (recorded elsewhere, a relative path, or no `git` field
 /// in a directory that is in a repository). Such a handoff is shown as foreign and
 /// unverified: a checksum proves a file intact, not who wrote it.
-fn check_origin(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
+fn check_origin(repo: &LazyRepo, handoff: &Handoff, reasons: &mut Vec<Reason>) {
+    let root = repo.root();
     let mut why = Vec::new();
-    if crate::provenance::came_with_repository(root, &Path::new(".handover").join("state.json")) {
+    let state = Path::new(".handover").join("state.json");
+    let came_with_repository = match repo.get() {
+        Ok(Some(opened)) => crate::provenance::came_with_repository_in(opened, root, &state),
+        Ok(None) => false,
+        // libgit2 cannot read it: provenance asks the git command line.
+        Err(_) => crate::provenance::came_with_repository(root, &state),
+    };
+    if came_with_repository {
         why.push(
             "git has this .handover/state.json in the current commit, so it came with the repository (a clone, a pull or a commit) rather than from a session here"
                 .to_string(),
@@ -177,31 +193,8 @@ fn same_directory(recorded: &Path, here: &Path) -> bool {
     }
 }
 
-/// The repository, opened only when a check needs it (quick mode often does not).
-struct LazyRepo<'a> {
-    root: &'a Path,
-    repo: Option<Result<Option<Repository>, String>>,
-}
-
-impl<'a> LazyRepo<'a> {
-    fn new(root: &'a Path) -> Self {
-        LazyRepo { root, repo: None }
-    }
-    fn get(&mut self) -> Result<Option<&Repository>, String> {
-        let root = self.root;
-        let slot = self
-            .repo
-            .get_or_insert_with(|| git::open(root).map_err(|e| e.to_string()));
-        match slot {
-            Ok(Some(repo)) => Ok(Some(repo)),
-            Ok(None) => Ok(None),
-            Err(e) => Err(e.clone()),
-        }
-    }
-}
-
-fn check_git(root: &Path, recorded: &GitSnapshot, depth: Depth, reasons: &mut Vec<Reason>) {
-    let mut lazy = LazyRepo::new(root);
+fn check_git(lazy: &LazyRepo, recorded: &GitSnapshot, depth: Depth, reasons: &mut Vec<Reason>) {
+    let root = lazy.root();
     let cheap = if depth == Depth::Quick {
         git::read_head_files(root)
     } else {
@@ -234,19 +227,20 @@ fn check_git(root: &Path, recorded: &GitSnapshot, depth: Depth, reasons: &mut Ve
         ..current
     };
     check_branch(recorded, &current, reasons);
-    check_head(&mut lazy, recorded, &current, reasons);
+    check_head(lazy, recorded, &current, reasons);
     match depth {
-        Depth::Full => check_working_tree(&mut lazy, recorded, reasons),
-        Depth::Quick => check_listed_changes(&mut lazy, recorded, reasons),
+        Depth::Full => check_working_tree(lazy, recorded, reasons),
+        Depth::Quick => check_listed_changes(lazy, recorded, reasons),
     }
 }
 
 /// The quick check's share of the working-tree comparison, so the hook's verdict agrees with
 /// `boot`'s: a repository git refuses to read (owned by another user) is unverified, and a
 /// file the handoff listed as uncommitted that has no changes any more (reverted) is drift.
-/// Opening scans nothing, and only the listed paths (at most a few hundred) are looked at.
-fn check_listed_changes(lazy: &mut LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec<Reason>) {
-    let root = lazy.root;
+/// Opening scans nothing, and only the listed paths (at most a few hundred) are looked at, each
+/// against HEAD's tree (`git::uncommitted`): the index is not read.
+fn check_listed_changes(lazy: &LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec<Reason>) {
+    let root = lazy.root();
     let repo = match lazy.get() {
         Ok(Some(repo)) => repo,
         Ok(None) => return,
@@ -257,15 +251,16 @@ fn check_listed_changes(lazy: &mut LazyRepo, recorded: &GitSnapshot, reasons: &m
             return;
         }
     };
+    let Some(states) = PathStates::new(repo) else {
+        return;
+    };
+    // A path that cannot be told (a directory, an unreadable file) is not claimed gone.
     let gone: Vec<String> = recorded
         .dirty
         .iter()
         .chain(&recorded.untracked)
         .filter(|p| !git::is_handover_file(p))
-        .filter(|p| match repo.status_file(Path::new(p.as_str())) {
-            Ok(s) => s.is_empty() || s == git2::Status::IGNORED,
-            Err(e) => e.code() == git2::ErrorCode::NotFound,
-        })
+        .filter(|p| states.state(p) == PathState::Committed)
         .map(|p| format!("- {p}"))
         .collect();
     if !gone.is_empty() {
@@ -350,7 +345,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 }
 
 fn check_head(
-    lazy: &mut LazyRepo,
+    lazy: &LazyRepo,
     recorded: &GitSnapshot,
     current: &HeadInfo,
     reasons: &mut Vec<Reason>,
@@ -374,15 +369,15 @@ fn check_head(
     };
     let repo = match lazy.get() {
         Ok(Some(repo)) => repo,
-        Ok(None) => return reasons.push(unreadable(lazy.root, "no repository found")),
-        Err(e) => return reasons.push(unreadable(lazy.root, &e)),
+        Ok(None) => return reasons.push(unreadable(lazy.root(), "no repository found")),
+        Err(e) => return reasons.push(unreadable(lazy.root(), &e)),
     };
     let Some(cur_oid) = Oid::from_str(cur)
         .ok()
         .filter(|o| repo.find_commit(*o).is_ok())
     else {
         return reasons.push(unreadable(
-            lazy.root,
+            lazy.root(),
             &format!("the current HEAD {} cannot be read", short(cur)),
         ));
     };
@@ -521,8 +516,8 @@ fn walk(repo: &Repository, from: Oid, hide: Option<Oid>, prefix: &str) -> (Count
     (Count { n, capped }, details)
 }
 
-fn check_working_tree(lazy: &mut LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec<Reason>) {
-    let root = lazy.root;
+fn check_working_tree(lazy: &LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec<Reason>) {
+    let root = lazy.root();
     let repo = match lazy.get() {
         Ok(Some(repo)) => repo,
         // Already reported by the HEAD checks.

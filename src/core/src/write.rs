@@ -157,11 +157,16 @@ pub fn update(
         files_changed_omitted,
         files_changed_base,
         content,
+        markdown_sha256: None,
         checksum: String::new(),
     };
+    // The digest of the handover.md written beside it, so that readers know that file
+    // unchanged without rendering the handoff again (hand_edits::edited_since).
+    let rendered = markdown::render(&handoff);
+    handoff.markdown_sha256 = Some(crate::hand_edits::digest(rendered.as_bytes()));
     store::seal(&mut handoff);
 
-    let report = match txn.save(&handoff, &markdown::render(&handoff)) {
+    let report = match txn.save(&handoff, &rendered) {
         Ok(report) => report,
         Err(e) => {
             if let Some((_, true, before)) = &guarded {

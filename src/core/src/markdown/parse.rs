@@ -484,7 +484,7 @@ fn decisions(entries: &[Entry<'_>]) -> Result<Vec<Decision>, ParseError> {
             match key.as_str() {
                 "why" => set_once(&mut why, e.value_from(raw), e, "Why")?,
                 "alternative" | "alternatives" => d.alternatives.push(e.value_from(raw)),
-                "reversible" => d.reversible = yes_no(e, raw, "Reversible")?,
+                "reversible" => d.reversible = Some(yes_no(e, raw, "Reversible")?),
                 "deferred" => d.deferred = yes_no(e, raw, "Deferred")?,
                 _ => {
                     return err(

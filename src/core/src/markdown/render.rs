@@ -54,7 +54,9 @@ fn section_body(section: Section, h: &Handoff, c: &Content) -> Option<String> {
                 for a in &d.alternatives {
                     value(&mut b, "- Alternative: ", a);
                 }
-                b.push_str(&format!("- Reversible: {}\n", yes_no(d.reversible)));
+                if let Some(reversible) = d.reversible {
+                    b.push_str(&format!("- Reversible: {}\n", yes_no(reversible)));
+                }
                 b.push_str(&format!("- Deferred: {}\n\n", yes_no(d.deferred)));
             }
         }

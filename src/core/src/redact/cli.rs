@@ -1,8 +1,8 @@
 //! Passwords that command lines take by position or by a short flag: `curl -u user:v`,
 //! `mysql -pv`, `redis-cli -a v`, `sshpass -p v`, `mongosh -p v`, `ldapsearch -w v`,
 //! `keytool -storepass v`, `zip -P v`, `sqlcmd -P v`, `smbclient -U user%v`,
-//! `openssl … -passout pass:v`, `bundle config set <host> user:v`. Long flags (`--password v`) and `NAME=v` prefixes are
-//! assignments (`assign.rs`).
+//! `openssl … -passout pass:v`, `bundle config set <host> user:v`. Long flags (`--password v`)
+//! and `NAME=v` prefixes are assignments (`assign.rs`).
 
 use super::assign::{looks_random, spaces, value_at, KIND};
 use super::gate::value_is_placeholder;
@@ -10,20 +10,42 @@ use super::Span;
 
 pub fn find(text: &str, out: &mut Vec<Span>) {
     curl_users(text, out);
-    for line in lines(text) {
-        short_flags(text, line, out);
+    // Each rule starts from its command's name, found in the whole text (a few fast substring
+    // searches), and looks only at the lines that hold it.
+    for &(command, flag, glued) in SHORT_FLAGS {
+        for (line, cmd) in lines_with(text, command) {
+            short_flag(text, line, cmd, (command, flag, glued), out);
+        }
+    }
+    for (line, _) in lines_with(text, "openssl") {
         openssl_passwords(text, line, out);
+    }
+    for (line, _) in lines_with(text, "bundle config ") {
         bundle_config(text, line, out);
     }
 }
 
-/// Byte ranges of the lines of `text`.
-fn lines(text: &str) -> impl Iterator<Item = (usize, usize)> + '_ {
-    let mut start = 0;
-    text.split_inclusive('\n').map(move |l| {
-        let range = (start, start + l.trim_end_matches('\n').len());
-        start += l.len();
-        range
+/// The lines of `text` that hold `needle` (each once), as byte ranges, with where in the line
+/// the first occurrence is.
+fn lines_with<'a>(
+    text: &'a str,
+    needle: &'a str,
+) -> impl Iterator<Item = ((usize, usize), usize)> + 'a {
+    let mut done = 0;
+    // `contains` has a vectorised path that `match_indices` lacks: most texts stop here.
+    let present = text.contains(needle);
+    let occurrences = present
+        .then(|| text.match_indices(needle))
+        .into_iter()
+        .flatten();
+    occurrences.filter_map(move |(at, _)| {
+        if at < done {
+            return None;
+        }
+        let start = text[..at].rfind('\n').map_or(0, |n| n + 1);
+        let end = text[at..].find('\n').map_or(text.len(), |n| at + n);
+        done = end;
+        Some(((start, end), at - start))
     })
 }
 
@@ -48,30 +70,31 @@ const SHORT_FLAGS: &[(&str, &str, bool)] = &[
     ("smbclient", " -U ", false), // user%password: see below
 ];
 
-fn short_flags(text: &str, (start, end): (usize, usize), out: &mut Vec<Span>) {
+fn short_flag(
+    text: &str,
+    (start, end): (usize, usize),
+    cmd: usize,
+    (command, flag, glued): (&str, &str, bool),
+    out: &mut Vec<Span>,
+) {
     let line = &text[start..end];
-    for &(command, flag, glued) in SHORT_FLAGS {
-        let Some(cmd) = line.find(command) else {
+    let mut from = cmd;
+    while let Some(i) = line[from..].find(flag).map(|i| from + i) {
+        let at = i + flag.len();
+        if glued && line[at..].starts_with(char::is_whitespace) {
+            from = at;
             continue;
-        };
-        let mut from = cmd;
-        while let Some(i) = line[from..].find(flag).map(|i| from + i) {
-            let at = i + flag.len();
-            if glued && line[at..].starts_with(char::is_whitespace) {
-                from = at;
-                continue;
-            }
-            let (mut vs, ve, _) = value_at(line, at);
-            from = ve.max(at);
-            if command == "smbclient" {
-                // `-U user%password`: only the part after `%` is secret.
-                let Some(p) = line[vs..ve].find('%') else {
-                    continue;
-                };
-                vs += p + 1;
-            }
-            push_password(line, start, vs, ve, out);
         }
+        let (mut vs, ve, _) = value_at(line, at);
+        from = ve.max(at);
+        if command == "smbclient" {
+            // `-U user%password`: only the part after `%` is secret.
+            let Some(p) = line[vs..ve].find('%') else {
+                continue;
+            };
+            vs += p + 1;
+        }
+        push_password(line, start, vs, ve, out);
     }
 }
 
@@ -86,9 +109,6 @@ fn push_password(line: &str, offset: usize, vs: usize, ve: usize, out: &mut Vec<
 /// name where the password is, not the password).
 fn openssl_passwords(text: &str, (start, end): (usize, usize), out: &mut Vec<Span>) {
     let line = &text[start..end];
-    if !line.contains("openssl") {
-        return;
-    }
     let mut from = 0;
     while let Some(i) = line[from..].find(" pass:").map(|i| from + i) {
         let (vs, ve, _) = value_at(line, i + 6);
@@ -129,6 +149,9 @@ fn bundle_config(text: &str, (start, end): (usize, usize), out: &mut Vec<Span>) 
 fn curl_users(text: &str, out: &mut Vec<Span>) {
     let bytes = text.as_bytes();
     for flag in [" -u ", " --user ", " --user="] {
+        if !text.contains(flag) {
+            continue;
+        }
         let mut from = 0;
         while let Some(i) = text[from..].find(flag).map(|i| from + i) {
             let at = i + flag.len();

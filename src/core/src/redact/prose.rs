@@ -79,39 +79,112 @@ fn words(text: &str) -> Vec<Word<'_>> {
     out
 }
 
+/// What a word says about a value near it; computed once per word, when first needed.
+#[derive(Clone, Copy, Default)]
+struct Says {
+    /// `id`, `hash`, `commit`, …: the value is something else.
+    not_a_secret: bool,
+    /// A provider's name.
+    provider: bool,
+    /// A secret word or a key naming a secret.
+    keyword: bool,
+    /// A key naming something public (`publicKey`).
+    public: bool,
+    /// A `[REDACTED:…]` marker: says nothing about this value.
+    marker: bool,
+}
+
+struct Context<'a> {
+    words: Vec<Word<'a>>,
+    says: Vec<Option<Says>>,
+}
+
+impl Context<'_> {
+    fn says(&mut self, k: usize) -> Says {
+        if let Some(s) = self.says[k] {
+            return s;
+        }
+        let core = self.words[k].core;
+        let s = if core.contains(super::MARK) {
+            Says {
+                marker: true,
+                ..Says::default()
+            }
+        } else {
+            Says {
+                not_a_secret: is_not_a_secret_word(core),
+                provider: names_provider(core),
+                keyword: is_prose_keyword(core),
+                public: names_public(core),
+                marker: false,
+            }
+        };
+        self.says[k] = Some(s);
+        s
+    }
+}
+
+/// How a candidate value looks, judged once.
+struct Looks {
+    /// Passes the entropy gate ([`looks_like_secret`]).
+    secret: bool,
+    /// Passes the entropy gate or the provider floor: enough before a provider's name.
+    floor: bool,
+    /// Passes the provider floor ([`passes_provider_floor`]): enough after a provider's name,
+    /// where a commit id ("commit <40 hex> broke the GitHub login") must not count.
+    floor_after: bool,
+    /// Strongly random ([`looks_strongly_random`]).
+    strong: bool,
+}
+
 pub fn find(text: &str, out: &mut Vec<Span>) {
     let words = words(text);
-    for (i, w) in words.iter().enumerate() {
+    let mut cx = Context {
+        says: vec![None; words.len()],
+        words,
+    };
+    for i in 0..cx.words.len() {
+        let w = &cx.words[i];
         if w.core.is_empty() || w.core.contains(super::MARK) || w.is_key {
             continue;
         }
+        let (core, start, end) = (w.core, w.start, w.end);
         // `NAME=value` as one word: the value is the candidate (the name stays readable).
-        let (offset, value) = match assigned_value(w.core) {
-            Some(v) => (w.core.len() - v.len(), v),
-            None => (0, w.core),
+        let (offset, value) = match assigned_value(core) {
+            Some(v) => (core.len() - v.len(), v),
+            None => (0, core),
         };
-        if value.len() < 12 {
-            continue; // too short for any rule below
-        }
-        let after_id_word = || i > 0 && is_not_a_secret_word(words[i - 1].core);
-        // `PublicKey = <v>`, `publicKey: "<v>"`: the key says the value is public.
-        let public = (1..=2).any(|back| {
-            i >= back && names_public(words[i - back].core) && !words[i - back].ends_sentence
-        }) || (offset > 0 && names_public(&w.core[..offset]));
-        if public {
+        // Every rule below wants 12+ characters with letters and digits: most words stop here.
+        if value.len() < 12
+            || !value.bytes().any(|b| b.is_ascii_digit())
+            || !value.bytes().any(|b| b.is_ascii_alphabetic())
+        {
             continue;
         }
-        let near_keyword = keyword_before(&words, i, value)
-            || (keyword_after(&words, i, value) && !after_id_word());
-        let kind = if near_keyword {
-            Some("secret_in_text")
-        } else if looks_like_bare_key(value) {
-            Some("high_entropy_key")
-        } else {
-            None
+        let secret = looks_like_secret(value);
+        let floor_after = passes_provider_floor(value);
+        let looks = Looks {
+            secret,
+            floor: secret || floor_after,
+            floor_after,
+            strong: looks_strongly_random(value),
         };
-        if let Some(kind) = kind {
-            out.push(Span::new(w.start + offset, w.end, kind));
+        let after_id_word = |cx: &mut Context| i > 0 && cx.says(i - 1).not_a_secret;
+        let near_keyword = keyword_before(&mut cx, i, &looks)
+            || (keyword_after(&mut cx, i, &looks) && !after_id_word(&mut cx));
+        let kind = if near_keyword {
+            "secret_in_text"
+        } else if looks_like_bare_key(value) {
+            "high_entropy_key"
+        } else {
+            continue;
+        };
+        // `PublicKey = <v>`, `publicKey: "<v>"`: the key says the value is public.
+        let public = (1..=2)
+            .any(|back| i >= back && !cx.words[i - back].ends_sentence && cx.says(i - back).public)
+            || (offset > 0 && names_public(&core[..offset]));
+        if !public {
+            out.push(Span::new(start + offset, end, kind));
         }
     }
 }
@@ -120,24 +193,22 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
 /// [`looks_like_secret`]; a provider's name also within [`PROVIDER_BEFORE`] words ("the Algolia
 /// API returned 401 for <v>"), and for a value that only passes the provider floor
 /// ([`passes_provider_floor`]: "the Kucoin key is daa80f…58c5").
-fn keyword_before(words: &[Word], i: usize, value: &str) -> bool {
-    let secret = looks_like_secret(value);
-    let floor = secret || passes_provider_floor(value);
-    if !floor {
+fn keyword_before(cx: &mut Context, i: usize, looks: &Looks) -> bool {
+    if !looks.floor {
         return false;
     }
     for back in 1..=PROVIDER_BEFORE.min(i) {
-        let w = &words[i - back];
-        if w.ends_sentence || is_not_a_secret_word(w.core) {
+        if cx.words[i - back].ends_sentence {
             return false;
         }
-        if w.core.contains(super::MARK) {
+        let says = cx.says(i - back);
+        if says.not_a_secret {
+            return false;
+        }
+        if says.marker {
             continue; // a redaction names a kind, not this value
         }
-        if names_provider(w.core) {
-            return true;
-        }
-        if secret && back <= BEFORE && is_prose_keyword(w.core) {
+        if says.provider || looks.secret && back <= BEFORE && says.keyword {
             return true;
         }
     }
@@ -151,36 +222,35 @@ fn keyword_before(words: &[Word], i: usize, value: &str) -> bool {
 fn passes_provider_floor(value: &str) -> bool {
     let is_hex = value.bytes().all(|b| b.is_ascii_hexdigit() || b == b'-');
     let digest_length = matches!(value.len(), 7..=12 | 40 | 64);
-    looks_like_secret(value) && !is_hex
-        || is_hex
-            && value.len() >= 20
+    if is_hex {
+        value.len() >= 20
             && !digest_length
             && value.bytes().any(|b| b.is_ascii_digit())
             && value.bytes().any(|b| b.is_ascii_alphabetic())
+    } else {
+        looks_like_secret(value)
+    }
 }
 
 /// A keyword after the value: any secret word for a strongly random value; a provider's name
 /// also for a value that only passes the provider floor ("use fuidbt38o8y686s for the Dropbox
 /// account", "I pasted daa80f…58c5 into the Kucoin settings").
-fn keyword_after(words: &[Word], i: usize, value: &str) -> bool {
-    if words[i].ends_sentence {
+fn keyword_after(cx: &mut Context, i: usize, looks: &Looks) -> bool {
+    if cx.words[i].ends_sentence || !looks.strong && !looks.floor_after {
         return false;
     }
-    let strong = looks_strongly_random(value);
-    if !strong && !passes_provider_floor(value) {
-        return false;
-    }
-    for w in words.iter().skip(i + 1).take(AFTER) {
-        if is_not_a_secret_word(w.core) {
+    for k in i + 1..(i + 1 + AFTER).min(cx.words.len()) {
+        let says = cx.says(k);
+        if says.not_a_secret {
             return false;
         }
-        if w.core.contains(super::MARK) {
+        if says.marker {
             continue; // a redaction names a kind, not this value
         }
-        if (strong && is_prose_keyword(w.core)) || names_provider(w.core) {
+        if looks.strong && says.keyword || says.provider {
             return true;
         }
-        if w.ends_sentence {
+        if cx.words[k].ends_sentence {
             return false;
         }
     }
