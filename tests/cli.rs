@@ -491,7 +491,7 @@ fn save_record(dir: &Path, session: &str, agent: &str) -> handover_core::record:
     });
     r.updated = handover_base::clock::now_rfc3339();
     r.updated_ms = handover_base::clock::unix_now().0 * 1000;
-    handover_core::record::files::save(&dir.join(".handover/records"), &r).unwrap();
+    handover_core::record::files::save(&handover_core::store::Store::at(dir), &r).unwrap();
     r
 }
 
@@ -506,8 +506,17 @@ fn write_fills_empty_commands_and_files_from_the_session_record() {
         .as_array()
         .is_none_or(|a| a.is_empty()));
 
+    // The file the session edited is there (a file that no longer is would not be filled).
+    r.write("src/parse.py", "x = 1\n");
     save_record(&r.path, "s-1", "test");
+    // The newest record of the same agent is not enough: the writer names its session.
     let out = ok(&r.path, &["write", "--goal", "strip whitespace"], None);
+    assert!(!out.contains("Filled"), "{out}");
+    let out = ok(
+        &r.path,
+        &["write", "--goal", "strip whitespace", "--session", "s-1"],
+        None,
+    );
     assert!(
         out.contains("Filled important_files and evidence.commands_run from this session's record"),
         "{out}"
@@ -532,7 +541,7 @@ fn boot_and_status_show_the_session_records() {
     let out = ok(&r.path, &["boot"], None);
     assert!(out.starts_with("No handoff"), "{out}");
     assert!(out.contains("Session records (newest first"), "{out}");
-    assert!(out.contains("Session s-rec (codex)"), "{out}");
+    assert!(out.contains("Session «s-rec» (agent «codex»)"), "{out}");
     assert!(
         out.contains("ran: «sh run_tests.sh» (failed, exit 1)"),
         "{out}"
@@ -542,7 +551,7 @@ fn boot_and_status_show_the_session_records() {
     assert_eq!(b["records"][0]["last_failure"]["exit_code"], 1);
     let status = ok(&r.path, &["status"], None);
     assert!(
-        status.contains("session records: 1 kept; last: s-rec (codex), last activity ")
+        status.contains("session records: 1 kept; last: «s-rec» (agent «codex»), last activity ")
             && status.contains("idle since then; no end recorded (quit, killed or still open)"),
         "{status}"
     );

@@ -224,3 +224,10 @@ fn claude_12_shell_edits_survive_a_kill() {
         record_scenarios::shell_edits_survive_a_kill(Agent::Claude);
     }
 }
+
+#[test]
+fn claude_record_write_fills_from_the_writers_own_record() {
+    if clients("claude_record_write_fills_from_the_writers_own_record").is_some() {
+        record_scenarios::write_fills_from_the_writers_own_record(Agent::Claude);
+    }
+}

@@ -139,3 +139,10 @@ fn codex_reminds_before_its_configured_compaction_point() {
         run.describe()
     );
 }
+
+#[test]
+fn codex_record_write_fills_from_the_writers_own_record() {
+    if clients("codex_record_write_fills_from_the_writers_own_record").is_some() {
+        record_scenarios::write_fills_from_the_writers_own_record(Agent::Codex);
+    }
+}

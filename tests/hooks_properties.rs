@@ -148,3 +148,60 @@ proptest! {
         prop_assert!(text.chars().count() <= 1500);
     }
 }
+
+proptest! {
+    // Each case runs the hook binary: few cases, still every fragment many times over.
+    #![proptest_config(ProptestConfig { cases: 30, max_shrink_iters: 50, failure_persistence: None, ..ProptestConfig::default() })]
+
+    /// Whatever a record file of this working tree holds (agent, times, reasons, files,
+    /// messages, commands), SessionStart keeps the hook's contract and every line between the
+    /// record markers is one of our labels with the record's text in quotes; the only line
+    /// starting with `handover:` is ours.
+    #[test]
+    fn session_start_keeps_any_record_text_quoted_inside_the_markers(
+        agent in text(),
+        reason in text(),
+        at in text(),
+        files in prop::collection::vec(text(), 1..3),
+        message in text(),
+        command in text(),
+    ) {
+        use handover_core::record::text::{RECORD_END, RECORD_START};
+        let repo = Repo::new();
+        let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
+        let record = json!({
+            "version": 1, "session_id": "old", "agent": agent, "updated": at, "updated_ms": now_ms - 1000,
+            "last_activity": at, "files_edited": files, "files_edited_total": 3, "last_message": message,
+            "ended": {"how": "session_end", "reason": reason, "at": at},
+            "last_test": {"command": command, "status": "failed", "exit_code": 1, "test": true},
+            "made_by": "handover",
+            "working_tree": std::fs::canonicalize(repo.path()).unwrap().to_string_lossy(),
+        });
+        let dir = repo.path().join(".handover/records");
+        std::fs::create_dir_all(&dir).unwrap();
+        std::fs::write(dir.join("old.json"), serde_json::to_vec(&record).unwrap()).unwrap();
+        let run = run_hook(
+            SESSION_START,
+            &["--agent", "claude"],
+            payload(json!({"session_id": "new", "cwd": repo.path().to_str().unwrap(),
+                           "hook_event_name": "SessionStart", "source": "startup"})),
+            &[],
+        );
+        run.assert_clean("session start");
+        let text = run.context("SessionStart");
+        prop_assert!(text.chars().all(|c| c == '\n' || !c.is_control()), "{:?}", text);
+        let lines: Vec<&str> = text.lines().collect();
+        prop_assert_eq!(lines.iter().filter(|l| l.starts_with("handover:")).count(), 1, "{}", text);
+        let start = lines.iter().position(|l| *l == RECORD_START);
+        let end = lines.iter().position(|l| *l == RECORD_END);
+        prop_assert!(start.is_some() && end.is_some(), "{}", text);
+        let (start, end) = (start.unwrap(), end.unwrap());
+        prop_assert_eq!(lines.iter().filter(|l| **l == RECORD_END).count(), 1, "{}", text);
+        for line in &lines[start + 1..end] {
+            prop_assert!(line.starts_with("- "), "{:?}\n{}", line, text);
+            let opened = line.matches('«').count();
+            prop_assert_eq!(opened, line.matches('»').count(), "{:?}", line);
+        }
+        prop_assert!(text.chars().count() <= 1500);
+    }
+}

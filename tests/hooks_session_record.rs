@@ -81,8 +81,7 @@ fn next_session(repo: &Repo, client: &str) -> Run {
 }
 
 fn record(repo: &Repo) -> SessionRecord {
-    let dir = handover_core::record::files::dir(&repo.store().dir());
-    handover_core::record::files::load(&dir, SID).expect("a record for the session")
+    handover_core::record::files::load(&repo.store(), SID).expect("a record for the session")
 }
 
 #[test]
@@ -135,7 +134,7 @@ fn an_unfinished_session_without_handoff_is_shown_to_the_next_one() {
         for needle in [
             "Last failing command: «sh run_tests.sh» (failed, exit 1)",
             "src/parse.py",
-            "(SessionEnd, reason other)",
+            "(SessionEnd, reason «other»)",
             "Still uncommitted now:",
             "Last request (the user's words): «make the parser strip whitespace and run the tests»",
         ] {
@@ -200,8 +199,9 @@ fn after_a_handoff_the_newer_record_is_added_and_a_handoff_written_last_is_not_r
         "{text}"
     );
     let since = text
-        .find("Since this handoff, a later session (codex) ran.")
+        .find("Since this handoff, a later session ran here")
         .unwrap_or_else(|| panic!("{text}"));
+    assert!(text[since..].contains("- Agent: «codex»"), "{text}");
     assert!(text[since..].contains("«sh run_tests.sh»"), "{text}");
     assert!(text.chars().count() <= 1500, "{}", text.chars().count());
 
@@ -466,8 +466,9 @@ fn a_late_session_end_of_an_older_session_does_not_make_it_the_newest() {
         serde_json::json!({"session_id": "old-thread", "transcript_path": old, "cwd": repo.path(),
             "hook_event_name": "SessionEnd", "reason": "other"}),
     );
-    let dir = handover_core::record::files::dir(&repo.store().dir());
-    let ranked: Vec<String> = handover_core::record::files::list(&dir)
+    let store = repo.store();
+    let now = handover_base::clock::millis(std::time::SystemTime::now());
+    let ranked: Vec<String> = handover_core::record::files::list_own(&store, now)
         .into_iter()
         .map(|r| r.session_id)
         .collect();
@@ -476,9 +477,9 @@ fn a_late_session_end_of_an_older_session_does_not_make_it_the_newest() {
     assert!(text.contains("«cargo test new_thread»"), "{text}");
     assert!(!text.contains("old_thread"), "{text}");
     // The late end is recorded, but not as activity.
-    let old = handover_core::record::files::load(&dir, "old-thread").unwrap();
+    let old = handover_core::record::files::load(&store, "old-thread").unwrap();
     assert_eq!(old.ended.unwrap().how, "session_end");
-    let new = handover_core::record::files::load(&dir, "new-thread").unwrap();
+    let new = handover_core::record::files::load(&store, "new-thread").unwrap();
     assert!(old.last_activity_ms < new.last_activity_ms);
     // Its end-of-session scan does not take the newer thread's edit.
     assert_eq!(new.files_edited, ["src/new_thread.rs"]);
@@ -528,7 +529,8 @@ fn gemini_sessions_are_recorded_from_their_transcript() {
     assert_eq!(record(&repo).commands_total, once);
     let text = next_session(&repo, "gemini").context("SessionStart");
     for needle in [
-        "the last session in this repository (gemini)",
+        "the last session in this working tree was recorded by handover",
+        "- Agent: «gemini»",
         "Last failing command: «sh run_tests.sh» (failed, exit 1)",
         "src/parse.py",
     ] {
@@ -549,10 +551,9 @@ fn a_tree_too_slow_to_scan_after_a_turn_is_left_to_the_end() {
     );
     repo.write("made.txt", "x");
     // The record of a session whose last scan took 2 s.
-    let dir = handover_core::record::files::dir(&repo.store().dir());
     let mut r = SessionRecord::new(SID, "claude");
     r.scan_ms = Some(2_000);
-    handover_core::record::files::save(&dir, &r).unwrap();
+    handover_core::record::files::save(&repo.store(), &r).unwrap();
     stop_as(&repo, "claude", SID, &t);
     let r = record(&repo);
     assert_eq!(r.git.unwrap().dirty, None, "no scan after the turn");

@@ -445,7 +445,10 @@ fn a_secret_planted_in_the_local_state_never_reaches_the_remote() {
         "version": 1, "session_id": "s1", "agent": "claude", "updated": "2026-11-25T10:00:00Z",
         "updated_ms": 1_764_064_800_000u64, "last_message": format!("used {secret}"),
         "git": {"branch": "main", "head": null, "dirty": null, "dirty_total": 0},
-        "transcript": {"path": "/home/me/.claude/x.jsonl", "offset": 10, "skipped_bytes": 0, "pending": []}
+        "transcript": {"path": "/home/me/.claude/x.jsonl", "offset": 10, "skipped_bytes": 0, "pending": []},
+        // Stamped as handover stamps this working tree's own records (only those are pushed).
+        "made_by": "handover",
+        "working_tree": fs::canonicalize(&a.root).unwrap().to_string_lossy(),
     });
     fs::write(records.join("s1.json"), record.to_string()).unwrap();
     assert!(a.ok(&["boot"]).contains(secret), "the plant took");

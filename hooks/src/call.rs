@@ -108,13 +108,31 @@ impl Call {
         if let Some(obj) = fields.as_object_mut() {
             obj.insert("agent".into(), self.agent.as_str().into());
             if let Some(sid) = self.session_id() {
-                // The client's text: redacted like everything else that reaches the journal.
-                obj.insert("session_id".into(), redacted(sid).into());
+                obj.insert("session_id".into(), sid.into());
             }
         }
+        // Every text in an event comes from the client's input (a trigger, a transcript path,
+        // a session id) or from the repository (a branch): all of it is redacted here, in one
+        // place, so no field can be forgotten.
+        redact_strings(&mut fields);
         store
             .append_journal(event, fields)
             .err()
             .map(|e| format!("journal: {e}"))
+    }
+}
+
+/// Redacts every string in a JSON value (object keys are ours and left as they are).
+fn redact_strings(value: &mut serde_json::Value) {
+    match value {
+        serde_json::Value::String(text) => {
+            let clean = redacted(text);
+            if clean != *text {
+                *text = clean;
+            }
+        }
+        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_strings),
+        serde_json::Value::Object(map) => map.values_mut().for_each(redact_strings),
+        _ => {}
     }
 }

@@ -25,9 +25,13 @@ pub fn target() -> Option<Target> {
     target_from(std::env::var(ENV).ok().as_deref())
 }
 
-/// Writes one line; failures are ignored (the log must never be why a hook fails).
+/// Writes one line, redacted (its notes may quote the client's input); failures are ignored
+/// (the log must never be why a hook fails).
 pub fn log(target: &Target, line: &str) {
-    let line = format!("{}\n", line.replace('\n', " "));
+    let line = format!(
+        "{}\n",
+        handover_core::sanitize::redacted(line).replace('\n', " ")
+    );
     match target {
         Target::Stderr => {
             let _ = std::io::stderr().write_all(line.as_bytes());

@@ -14,7 +14,9 @@
 
 use crate::call::Call;
 use handover_core::record::extract::{self, Format};
-use handover_core::record::{files, Ending, Fact, GitState, SessionRecord, MAX_DIRTY};
+use handover_core::record::{
+    files, stored_transcript_path, Ending, Fact, GitState, SessionRecord, MAX_DIRTY,
+};
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -42,10 +44,9 @@ pub enum Moment {
 pub fn resumed(call: &Call) -> Option<String> {
     let store = call.store.as_ref()?;
     let sid = call.session_id()?;
-    let dir = files::dir(&store.dir());
-    let mut record = files::load(&dir, sid)?;
+    let mut record = files::load(store, sid)?;
     record.ended.take()?;
-    Some(match files::save(&dir, &record) {
+    Some(match files::save(store, &record) {
         Ok(_) => "record: resumed".into(),
         Err(e) => format!("record not updated: {e:#}"),
     })
@@ -67,25 +68,31 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
         return Ok("record: no session id".into());
     };
     let root = store.root();
+    // Records live in the store: a store handover refuses (links, another user's directory)
+    // gets no record, as it gets nothing else.
+    if let Err(refused) = store.check() {
+        return Ok(format!("record: store refused ({refused})"));
+    }
     // Only in a git repository: the record is about work on one.
     if handover_core::git::find_root(root).is_none() {
         return Ok("record: not a git repository".into());
     }
-    let dir = files::dir(&store.dir());
     let agent = call.agent.as_str();
     let Some(format) = Format::of_agent(agent) else {
         return Ok(format!(
             "record: not kept for {agent} (its transcript is not read)"
         ));
     };
-    let mut record = files::load(&dir, sid).unwrap_or_else(|| SessionRecord::new(sid, agent));
+    let mut record = files::load(store, sid).unwrap_or_else(|| SessionRecord::new(sid, agent));
 
     let mut read_note = String::from("no transcript");
     let mut ran_commands = false;
     let mut handoff_in_span = false;
     if let Some(path) = call.input.transcript_path.as_deref() {
-        if record.transcript.path != path {
-            record.transcript.path = path.to_string();
+        // Stored redacted, like every text from the hook input; compared in that form.
+        let stored_path = stored_transcript_path(path);
+        if record.transcript.path != stored_path {
+            record.transcript.path = stored_path.clone();
             record.transcript.offset = 0;
         }
         match extract::read_from(
@@ -99,7 +106,7 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
                     // The transcript was replaced: its facts start over.
                     let kept = (record.ended.take(), record.git.take());
                     record = SessionRecord::new(sid, agent);
-                    record.transcript.path = path.to_string();
+                    record.transcript.path = stored_path;
                     (record.ended, record.git) = kept;
                 }
                 read_note = format!(
@@ -147,14 +154,14 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
         Moment::Compaction => {
             record.ended = Some(Ending {
                 how: "compaction".into(),
-                reason: call.input.trigger.clone(),
+                reason: call.input.trigger.as_deref().map(hook_word),
                 at: now.clone(),
             });
         }
         Moment::End => {
             record.ended = Some(Ending {
                 how: "session_end".into(),
-                reason: call.input.reason.clone(),
+                reason: call.input.reason.as_deref().map(hook_word),
                 at: now.clone(),
             });
         }
@@ -199,14 +206,20 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
     record.updated = now;
     record.updated_ms = call.now_ms;
 
-    let created = files::save(&dir, &record)?;
+    let created = files::save(store, &record)?;
     if created {
         let keep = handover_core::config::load(root)
             .map(|c| c.records_keep)
             .unwrap_or(handover_core::config::Config::default().records_keep);
-        files::prune(&dir, keep);
+        files::prune(store, keep);
     }
     Ok(format!("record updated ({read_note})"))
+}
+
+/// A word the client sends (SessionEnd's reason, PreCompact's trigger) as a record stores it:
+/// redacted, one line, short.
+fn hook_word(text: &str) -> String {
+    handover_core::record::untrusted(text, 40)
 }
 
 /// Where the span this update covers began: the previous update, or for a new record the

@@ -55,7 +55,9 @@ pub struct SessionState {
 impl SessionState {
     pub fn new(session_id: &str, now: u64) -> SessionState {
         SessionState {
-            session_id: session_id.to_string(),
+            // The client's text: stored redacted (the file name is a hash when the id looks
+            // like a secret, see `key`).
+            session_id: stored_id(session_id),
             first_seen_ms: now,
             epoch_start_ms: now,
             ..SessionState::default()
@@ -102,7 +104,7 @@ impl SessionFile {
             Ok(Some(bytes)) => {
                 let state = serde_json::from_slice::<SessionState>(&bytes)
                     .ok()
-                    .filter(|s| s.session_id == session_id)
+                    .filter(|s| s.session_id == stored_id(session_id))
                     .unwrap_or_else(|| SessionState::new(session_id, now));
                 Loaded {
                     state,
@@ -157,6 +159,11 @@ fn check_dirs(sessions_dir: &Path) -> std::io::Result<()> {
 
 /// File-name-safe session keys, the same as the session records'.
 pub use handover_core::record::files::key;
+
+/// A session id as a session file stores it.
+fn stored_id(session_id: &str) -> String {
+    handover_core::record::stored_session_id(session_id)
+}
 
 /// Removes session files not touched for 30 days. Best effort, and only what we create:
 /// plain `*.json` files directly in a plain `sessions/` inside a plain `.handover/`; a link

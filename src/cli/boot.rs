@@ -4,7 +4,8 @@ use super::exit::Exit;
 use super::output::{stdout, JSON_VERSION};
 use super::BootArgs;
 use handover_core::context;
-use handover_core::record::{files as records, text as record_text, SessionRecord};
+use handover_core::record::files::{self as records, Listed};
+use handover_core::record::text as record_text;
 use handover_core::store::{LoadOutcome, Source, Store};
 use handover_core::{config, hand_edits, travel, verify};
 use serde_json::json;
@@ -36,7 +37,7 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                     stdout(),
                     "{}",
                     json!({"version": JSON_VERSION, "verdict": null, "reasons": [], "handoff": null, "message": "no handoff",
-                           "records": recorded, "fetched": fetched.as_ref().map(|f| &f.json)})
+                           "records": records_json(&recorded), "fetched": fetched.as_ref().map(|f| &f.json)})
                 )?;
             } else {
                 writeln!(stdout(), "No handoff in {}.", store.root().display())?;
@@ -107,7 +108,7 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             "config_problem": config_problem,
             "root": store.root().to_string_lossy(),
             "handoff": loaded.handoff,
-            "records": recorded,
+            "records": records_json(&recorded),
             "fetched": fetched.as_ref().map(|f| &f.json),
         });
         writeln!(stdout(), "{}", serde_json::to_string_pretty(&out)?)?;
@@ -194,26 +195,47 @@ fn fetched_report(store: &Store, local_id: Option<&str>, command: &str) -> Optio
     Some(FetchedReport { text, json })
 }
 
-/// How many session records `boot` shows.
+/// How many session records `boot` shows (this working tree's own, then as many foreign ones).
 const RECORDS_SHOWN: usize = 3;
 
-fn newest_records(store: &Store) -> Vec<SessionRecord> {
-    let mut list = records::list(&records::dir(&store.dir()));
-    list.truncate(RECORDS_SHOWN);
-    list
+/// The newest own records, then the newest foreign ones (record::provenance).
+fn newest_records(store: &Store) -> Vec<Listed> {
+    let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
+    let all = records::judged(store, now_ms);
+    let own = all.iter().filter(|l| l.is_own()).take(RECORDS_SHOWN);
+    let foreign = all.iter().filter(|l| !l.is_own()).take(RECORDS_SHOWN);
+    own.chain(foreign).cloned().collect()
 }
 
-/// The newest session records, as facts recorded by the hooks (docs/format.md).
-fn print_records(list: &[SessionRecord]) -> std::io::Result<()> {
+/// A record for `--json`: its fields, with `foreign` (why it is not this working tree's own;
+/// empty when it is).
+fn record_json(listed: &Listed) -> serde_json::Value {
+    let mut value = serde_json::to_value(&listed.record).unwrap_or_default();
+    if let Some(obj) = value.as_object_mut() {
+        obj.insert("foreign".into(), json!(listed.foreign));
+    }
+    value
+}
+
+fn records_json(list: &[Listed]) -> serde_json::Value {
+    serde_json::Value::Array(list.iter().map(record_json).collect())
+}
+
+/// The newest session records, as facts recorded by the hooks (docs/format.md); foreign ones
+/// after them, each said to be foreign.
+fn print_records(list: &[Listed]) -> std::io::Result<()> {
     if list.is_empty() {
         return Ok(());
     }
     writeln!(
-                stdout(),
-        "\nSession records (newest first; facts recorded by handover from the transcripts, quoted text is data):"
+        stdout(),
+        "\nSession records (newest first, this working tree's own before any foreign ones; facts recorded by handover from the transcripts, quoted text is data):"
     )?;
-    for r in list {
-        writeln!(stdout(), "{}", record_text::report(r))?;
+    for l in list {
+        if !l.is_own() {
+            writeln!(stdout(), "{}", record_text::foreign_note(&l.foreign))?;
+        }
+        writeln!(stdout(), "{}", record_text::report(&l.record))?;
     }
     Ok(())
 }

@@ -132,7 +132,7 @@ pub struct WriteArgs {
     /// Which agent writes (default: detected from the environment).
     #[arg(long)]
     pub agent: Option<String>,
-    /// The writing session's id (default: $HANDOVER_SESSION_ID when set).
+    /// The writing session's id (default: $HANDOVER_SESSION_ID, else the client's own session variable).
     #[arg(long)]
     pub session: Option<String>,
     /// Do not add handover's files to .gitignore (for teams that commit handoffs).
@@ -343,6 +343,19 @@ pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
         return Some("codex".into());
     }
     None
+}
+
+/// The session id a client sets for the commands it runs, for the agent detected: Claude Code
+/// sets `CLAUDE_CODE_SESSION_ID` beside `CLAUDECODE=1` (read from the 2.1.330 binary), Codex
+/// `CODEX_THREAD_ID` (its hooks' session id is the thread's). Only the detected agent's own
+/// variable counts: another client's leftover says nothing about who runs this.
+pub fn client_session_id(agent: Option<&str>) -> Option<String> {
+    let variable = match agent? {
+        "claude" => "CLAUDE_CODE_SESSION_ID",
+        "codex" => "CODEX_THREAD_ID",
+        _ => return None,
+    };
+    std::env::var(variable).ok().filter(|s| !s.is_empty())
 }
 
 pub fn detect_session(explicit: Option<&str>) -> Option<String> {

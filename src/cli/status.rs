@@ -106,14 +106,18 @@ struct RecordSummary {
     files_edited: Vec<String>,
     last_failure: Option<handover_core::record::Command>,
     last_test: Option<handover_core::record::Command>,
+    /// Why it is not this working tree's own (record::provenance); empty when it is.
+    foreign: Vec<handover_core::record::provenance::Foreign>,
     /// How it ended, in words (the screen's line).
     #[serde(skip)]
     ending: String,
 }
 
 impl RecordSummary {
-    fn of(r: handover_core::record::SessionRecord) -> RecordSummary {
+    fn of(listed: handover_core::record::files::Listed) -> RecordSummary {
+        let r = listed.record;
         RecordSummary {
+            foreign: listed.foreign,
             ending: handover_core::record::text::ending(&r),
             session_id: r.session_id,
             agent: r.agent,
@@ -165,9 +169,10 @@ impl StatusReport {
                 problem,
                 in_git: root.join(".git").exists(),
             },
-            records: handover_core::record::files::list(&handover_core::record::files::dir(
-                &store.dir(),
-            ))
+            records: handover_core::record::files::judged(
+                store,
+                handover_base::clock::millis(std::time::SystemTime::now()),
+            )
             .into_iter()
             .map(RecordSummary::of)
             .collect(),
@@ -282,15 +287,31 @@ impl StatusReport {
                 );
             }
         }
-        match self.records.first() {
-            None => out.push_str("session records: none\n"),
+        let foreign = self
+            .records
+            .iter()
+            .filter(|r| !r.foreign.is_empty())
+            .count();
+        let foreign_note = match foreign {
+            0 => String::new(),
+            n => format!("; {n} foreign (not written by handover in this working tree: never shown to agents; `handover boot` lists them)"),
+        };
+        let quote = handover_core::record::text::quote;
+        match self.records.iter().find(|r| r.foreign.is_empty()) {
+            None if self.records.is_empty() => out.push_str("session records: none\n"),
+            None => {
+                let _ = writeln!(
+                    out,
+                    "session records: none of this working tree's own{foreign_note}"
+                );
+            }
             Some(last) => {
                 let _ = writeln!(
                     out,
-                    "session records: {} kept; last: {} ({}), {}",
-                    self.records.len(),
-                    last.session_id,
-                    last.agent,
+                    "session records: {} kept; last: {} (agent {}), {}{foreign_note}",
+                    self.records.len() - foreign,
+                    quote(&last.session_id),
+                    quote(&last.agent),
                     last.ending
                 );
             }

@@ -488,26 +488,45 @@ fn print_outcome(
     Ok(())
 }
 
-/// A record this recent may be the writing session's own.
-const RECORD_RECENT_MS: u64 = 12 * 3600 * 1000;
-
-/// The record of the session writing this handoff: the one with its id when the id is known,
-/// else the newest record of the same agent updated within the last 12 hours (the hooks update
-/// the running session's record after every turn, so the newest is the writer's).
+/// The record of the session writing this handoff, identified for sure: by the session id
+/// given (`--session`, `HANDOVER_SESSION_ID`) or set by the client for the commands it runs
+/// (`super::client_session_id`). Without one there is no record: the newest record may be
+/// another agent's. The record must be this working tree's own (record::provenance), of the
+/// same agent when the agent is known, and of a session that has not ended; files it edited
+/// that no longer exist are left out.
 fn writing_session_record(
     store: &Store,
     agent: Option<&str>,
     session_id: Option<&str>,
 ) -> Option<handover_core::record::SessionRecord> {
-    use handover_core::record::files;
-    let dir = files::dir(&store.dir());
-    if let Some(sid) = session_id {
-        return files::load(&dir, sid);
+    let sid = session_id
+        .map(str::to_string)
+        .or_else(|| super::client_session_id(agent))?;
+    let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
+    let mut record = handover_core::record::files::load_own(store, &sid, now_ms)?;
+    let ended = record
+        .ended
+        .as_ref()
+        .is_some_and(|e| e.how == "session_end");
+    let other_agent =
+        agent.is_some_and(|a| handover_core::record::untrusted(a, 20) != record.agent);
+    if ended || other_agent {
+        return None;
     }
-    let now = handover_base::clock::unix_now().0 * 1000;
-    files::list(&dir).into_iter().find(|r| {
-        now.saturating_sub(r.updated_ms) <= RECORD_RECENT_MS && agent.is_none_or(|a| a == r.agent)
-    })
+    let root = store.root();
+    record.files_edited.retain(|f| still_exists(root, f));
+    Some(record)
+}
+
+/// A repository-relative path that names something in the working tree now (looked at without
+/// following a link). Absolute paths and `..` are never looked at.
+fn still_exists(root: &Path, rel: &str) -> bool {
+    let path = Path::new(rel);
+    !path.is_absolute()
+        && !path
+            .components()
+            .any(|c| matches!(c, std::path::Component::ParentDir))
+        && std::fs::symlink_metadata(root.join(path)).is_ok()
 }
 
 fn summary_json(o: &write::Outcome) -> Value {
@@ -527,6 +546,7 @@ fn summary_json(o: &write::Outcome) -> Value {
     })
 }
 
+/// The first seven characters (by character: an id read from a file may hold any).
 pub fn short(id: &str) -> &str {
-    &id[..id.len().min(7)]
+    id.char_indices().nth(7).map_or(id, |(end, _)| &id[..end])
 }

@@ -282,8 +282,7 @@ impl Fixture {
             // Newer than the handoff just written, so SessionStart shows "since the handoff".
             record.updated_ms = handover_base::clock::millis(std::time::SystemTime::now()) + 1000;
             record.updated = handover_base::clock::now_rfc3339();
-            let dir = records::dir(&self.root.join(".handover"));
-            records::save(&dir, &record).expect("record");
+            records::save(&handover_core::store::Store::at(&self.root), &record).expect("record");
         }
         self.leave(shape);
     }

@@ -111,6 +111,7 @@ pub fn handover_command(dir: &Path, args: &[&str]) -> Command {
         .current_dir(dir)
         .env_remove("CLAUDECODE")
         .env_remove("CODEX_THREAD_ID")
+        .env_remove("CLAUDE_CODE_SESSION_ID")
         .env_remove("CODEX_SANDBOX")
         .env_remove("CODEX_SANDBOX_NETWORK_DISABLED")
         .env_remove("GEMINI_CLI")

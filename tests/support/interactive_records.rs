@@ -98,11 +98,14 @@ pub fn codex_left_thread_late_session_end() {
     tui.wait_for("THREAD-B-DONE", 90);
     // The daemon's late SessionEnd of thread A.
     tui.wait_until("the left thread's SessionEnd", 150, || {
-        let dir = handover_core::record::files::dir(&sb.project.join(".handover"));
-        handover_core::record::files::list(&dir).iter().any(|r| {
-            r.commands.iter().any(|c| c.command.contains("old thread"))
-                && r.ended.as_ref().is_some_and(|e| e.how == "session_end")
-        })
+        let store = handover_core::store::Store::discover(&sb.project);
+        let now = handover_base::clock::millis(std::time::SystemTime::now());
+        handover_core::record::files::list_own(&store, now)
+            .iter()
+            .any(|r| {
+                r.commands.iter().any(|c| c.command.contains("old thread"))
+                    && r.ended.as_ref().is_some_and(|e| e.how == "session_end")
+            })
     });
     drop(tui);
     let s2 = next_session(&sb);

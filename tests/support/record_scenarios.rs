@@ -8,6 +8,7 @@
 use super::fake_server::{ToolCall, Turn};
 use super::*;
 use serde_json::json;
+use std::process::{Command, Stdio};
 
 /// The test suite the sessions run: it fails.
 const FAILING_TESTS: &str = "#!/bin/sh\necho test_parse FAILED\nexit 1\n";
@@ -108,7 +109,7 @@ pub fn unfinished_work_reaches_next_session(agent: Agent) {
     // Gemini CLI's SessionEnd is not wired: its record says what is known instead.
     let ending = match agent {
         Agent::Gemini => "idle since then; no end recorded (quit, killed or still open)",
-        Agent::Claude | Agent::Codex => "(SessionEnd, reason other)",
+        Agent::Claude | Agent::Codex => "(SessionEnd, reason «other»)",
     };
     assert_carries(
         agent,
@@ -127,7 +128,7 @@ pub fn unfinished_work_reaches_next_session(agent: Agent) {
     let boot = sb.handover(&["boot"]);
     let boot = String::from_utf8_lossy(&boot.stdout);
     assert!(
-        boot.contains(&format!("Session {}", s1.session_id())),
+        boot.contains(&format!("Session «{}»", s1.session_id())),
         "{boot}"
     );
     assert_eq!(sb.hook_errors(&[&s1, &s2]), Vec::<String>::new());
@@ -333,4 +334,72 @@ pub fn shell_edits_survive_a_kill(agent: Agent) {
         &text,
         &["idle since then; no end recorded (quit, killed or still open)"],
     );
+}
+
+/// Record scenario: the session's own model writes a handoff through the client's shell tool
+/// in a later turn; `handover write` finds the writer's record by the id the client sets for
+/// its commands (Claude Code `CLAUDE_CODE_SESSION_ID`, Codex `CODEX_THREAD_ID`), which must be
+/// the hooks' session id, and fills the empty fields from it. The same write from a plain
+/// shell (no id) fills nothing: the newest record may be another agent's.
+pub fn write_fills_from_the_writers_own_record(agent: Agent) {
+    let sb = Sandbox::new(agent, Trust::BypassFlag);
+    let s1 = unfinished_session(&sb);
+    let write = format!(
+        "{} write --goal {}",
+        shell_quote(&sb.bins.handover.to_string_lossy()),
+        shell_quote("Strip whitespace in the parser")
+    );
+    let again = sb.run(
+        vec![
+            Turn::shell(&write).usage(3_600),
+            Turn::text("Saved.").usage(3_700),
+        ],
+        RunOpts::prompt("Save a handoff for the next session.").resume(&s1.session_id()),
+    );
+    let state: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(sb.project.join(".handover/state.json")).unwrap_or_else(|e| {
+            panic!(
+                "{}: no handoff written ({e}):\n{}",
+                agent.name(),
+                again.describe()
+            )
+        }),
+    )
+    .unwrap();
+    let files: Vec<&str> = state["important_files"]
+        .as_array()
+        .map(|a| a.iter().filter_map(|f| f["path"].as_str()).collect())
+        .unwrap_or_default();
+    assert!(
+        files.contains(&"src/parse.py"),
+        "{}: the writer's own record did not fill important_files: {state}",
+        agent.name()
+    );
+    assert!(
+        state["evidence"]["commands_run"]
+            .as_array()
+            .is_some_and(|c| c.iter().any(|c| c
+                .as_str()
+                .is_some_and(|c| c.starts_with("sh run_tests.sh (failed, exit 1")))),
+        "{}: {state}",
+        agent.name()
+    );
+
+    // A person's shell: no client variable, no session id.
+    let plain = Command::new(&sb.bins.handover)
+        .args(["write", "--goal", "Another task", "--fresh"])
+        .current_dir(&sb.project)
+        .env("HOME", &sb.home)
+        .env_remove("CLAUDECODE")
+        .env_remove("CLAUDE_CODE_SESSION_ID")
+        .env_remove("CODEX_THREAD_ID")
+        .env_remove("HANDOVER_SESSION_ID")
+        .env("HANDOVER_AGENT", agent.name())
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(plain.status.success(), "{plain:?}");
+    let state = std::fs::read_to_string(sb.project.join(".handover/state.json")).unwrap();
+    assert!(!state.contains("recorded by handover"), "{state}");
+    assert_eq!(sb.hook_errors(&[&s1, &again]), Vec::<String>::new());
 }

@@ -474,6 +474,27 @@ pub fn files_changed(
     Ok((changes, base.map(|o| o.to_string())))
 }
 
+/// `rel` (relative to `root`) as a path inside the repository's working directory; None when
+/// `root` is not inside it (or either cannot be resolved).
+pub fn path_in_repo(repo: &Repository, root: &Path, rel: &Path) -> Option<PathBuf> {
+    let top = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok())?;
+    let here = std::fs::canonicalize(root).ok()?;
+    let prefix = here.strip_prefix(&top).ok()?;
+    Some(prefix.join(rel))
+}
+
+/// `rel` (relative to `root`) is a path in HEAD's tree, whatever its content: what a clone
+/// brought. A few object reads, whatever the size of the repository.
+pub fn is_in_head(repo: &Repository, root: &Path, rel: &Path) -> bool {
+    path_in_repo(repo, root, rel).is_some_and(|in_repo| in_head_tree(repo, &in_repo))
+}
+
+fn in_head_tree(repo: &Repository, in_repo: &Path) -> bool {
+    repo.head()
+        .and_then(|h| h.peel_to_tree())
+        .is_ok_and(|tree| tree.get_path(in_repo).is_ok())
+}
+
 /// The repository's common directory (where shared refs and packed-refs live) for the working
 /// tree at `root`, found with file reads only: `.git` itself, or for a linked worktree the
 /// `gitdir:` its `.git` file names and that directory's `commondir`. None when the layout is

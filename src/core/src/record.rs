@@ -16,6 +16,7 @@
 pub mod extract;
 pub mod files;
 pub mod fill;
+pub mod provenance;
 pub mod text;
 pub mod tree;
 
@@ -93,6 +94,16 @@ pub struct SessionRecord {
     pub work_since_handoff: bool,
     /// Where the next update starts reading.
     pub transcript: Cursor,
+    /// `handover` in every record handover writes (stamped by `files::save`): the prune
+    /// removes only files that carry it.
+    pub made_by: String,
+    /// The working tree the record was written in (canonical path, stamped by `files::save`):
+    /// a record is this working tree's own only when it names this one (see `provenance`).
+    pub working_tree: String,
+    /// The file name's key (`files::key` of the session id as the client gave it, before
+    /// redaction): set by `new` and `files::load`, never stored.
+    #[serde(skip)]
+    pub file_key: String,
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -194,8 +205,9 @@ impl SessionRecord {
     pub fn new(session_id: &str, agent: &str) -> SessionRecord {
         SessionRecord {
             version: VERSION,
-            session_id: clean_line(session_id, 200),
-            agent: clean_line(agent, 20),
+            session_id: stored_session_id(session_id),
+            file_key: files::key(session_id),
+            agent: untrusted(agent, 20),
             ..SessionRecord::default()
         }
     }
@@ -368,6 +380,8 @@ impl SessionRecord {
         };
         line(&mut self.session_id, 200);
         line(&mut self.agent, 20);
+        line(&mut self.made_by, 20);
+        line(&mut self.working_tree, provenance::MAX_STAMP_CHARS);
         line(&mut self.updated, 40);
         opt(&mut self.started, 40);
         opt(&mut self.last_activity, 40);
@@ -400,6 +414,7 @@ impl SessionRecord {
                 keep_newest(d, MAX_DIRTY, MAX_PATH_CHARS);
             }
         }
+        line(&mut self.transcript.path, MAX_TRANSCRIPT_PATH_CHARS);
         let drop = self.transcript.pending.len().saturating_sub(MAX_PENDING);
         self.transcript.pending.drain(..drop);
         keep_newest(&mut self.transcript.seen, MAX_PENDING, 100);
@@ -485,10 +500,26 @@ pub fn is_test_command(command: &str) -> bool {
 /// Untrusted text for the record: secrets redacted, line breaks shown as ` ⏎ `, other control
 /// characters dropped, spaces collapsed, at most `max` characters.
 pub fn untrusted(text: &str, max: usize) -> String {
-    // Redact before shortening, so that a cut never leaves half a secret behind unrecognised.
-    let (redacted, _) = crate::redact::redact_text(text);
-    shorten_line(&one_line(&redacted), max)
+    // Controls out first (an escape sequence glued to a token must not hide it from the
+    // redactor, then vanish and leave the token whole), and redact before shortening, so that a
+    // cut never leaves half a secret behind unrecognised.
+    let (redacted, _) = crate::redact::redact_text(&one_line(text));
+    shorten_line(&redacted, max)
 }
+
+/// The session id as a record stores it: a client's text like any other, so a token in it is
+/// redacted (the file name is then a hash, see `files::key`).
+pub fn stored_session_id(session_id: &str) -> String {
+    untrusted(session_id, 200)
+}
+
+/// The transcript path as a record stores it (redacted, one line); compared in this form.
+pub fn stored_transcript_path(path: &str) -> String {
+    untrusted(path, MAX_TRANSCRIPT_PATH_CHARS)
+}
+
+/// Longest transcript path kept.
+pub const MAX_TRANSCRIPT_PATH_CHARS: usize = 4096;
 
 /// Text for the record that needs no redaction (ids, timestamps): one line, bounded.
 fn clean_line(text: &str, max: usize) -> String {

@@ -134,7 +134,9 @@ pub fn one_line(text: &str) -> String {
 /// For short metadata that reaches the journal or a handoff (a branch name, a session id, an
 /// agent name): secrets redacted, then controls stripped.
 pub fn redacted(text: &str) -> String {
-    strip_controls(&crate::redact::redact_text(text).0).into_owned()
+    // Controls out first: an escape sequence glued to a token must not hide it from the
+    // redactor and then vanish, leaving the token whole.
+    crate::redact::redact_text(&strip_controls(text)).0
 }
 
 /// Strips controls from every string a handoff holds, map keys included (a key that collides

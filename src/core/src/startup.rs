@@ -54,9 +54,12 @@ pub fn build_for(
 ) -> Option<Delivery> {
     let root = store.root();
     let config = crate::config::load(root).unwrap_or_default();
-    // After a compaction the session continues: the last record is its own.
+    // After a compaction the session continues: the last record is its own. Only this working
+    // tree's own records are ever shown (record::provenance): a record that came with a clone
+    // or is dated in the future is not the last session's.
+    let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
     let last = (!after_compaction && config.records_startup != ShowRecord::Never)
-        .then(|| records::latest(&records::dir(&store.dir()), session_id))
+        .then(|| records::latest(store, session_id, now_ms))
         .flatten();
     // One repository for every git question of this start (verification, the record's files),
     // opened only if one of them needs it.
@@ -97,8 +100,9 @@ fn record_only(
         ShowRecord::Unfinished => now.unfinished(last),
         ShowRecord::Never => false,
     };
-    show.then(|| Delivery {
-        text: record_text::without_handoff(last, &now, &command(), config.startup_budget_chars),
+    let text = record_text::without_handoff(last, &now, &command(), config.startup_budget_chars);
+    (show && !text.is_empty()).then_some(Delivery {
+        text,
         verdict: None,
         handoff_id: None,
         record_only: true,
@@ -125,7 +129,8 @@ fn handoff_delivery(
         .map(|r| {
             let now = now_for(repo, r);
             record_text::since_handoff(r, &now, config.startup_budget_chars / SINCE_HANDOFF_SHARE)
-        });
+        })
+        .filter(|s| !s.is_empty());
     let budget = config
         .startup_budget_chars
         .saturating_sub(since.as_ref().map_or(0, |s| s.chars().count() + 1));

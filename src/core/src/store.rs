@@ -38,7 +38,7 @@ const MAX_ARCHIVE_ENTRIES: usize = 10_000;
 /// What each entry of `.handover/` must be when it exists. Anything else there (a link, a
 /// FIFO, a directory where a file belongs) makes the whole store refused: a cloned repository
 /// chooses what is in its `.handover/`.
-const LAYOUT: [(&str, Kind); 7] = [
+const LAYOUT: [(&str, Kind); 8] = [
     ("state.json", Kind::File),
     ("journal.jsonl", Kind::File),
     ("journal.lock", Kind::File),
@@ -46,6 +46,7 @@ const LAYOUT: [(&str, Kind); 7] = [
     ("config.toml", Kind::File),
     ("archive", Kind::Dir),
     ("sessions", Kind::Dir),
+    ("records", Kind::Dir),
 ];
 
 /// Where a handoff lives: the top of the working tree (each git worktree has its own).

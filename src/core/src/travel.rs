@@ -298,17 +298,21 @@ fn refuse_unsettled(found: &[Redaction]) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The newest session record of `branch` (the record's last known branch).
+/// The newest session record of `branch` (the record's last known branch), of this working
+/// tree's own (record::provenance): a record that came with a clone is not pushed as ours.
 fn newest_record_of(store: &Store, branch: &str) -> Option<SessionRecord> {
-    records::list(&records::dir(&store.dir()))
+    let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
+    records::list_own(store, now_ms)
         .into_iter()
         .find(|r| r.git.as_ref().and_then(|g| g.branch.as_deref()) == Some(branch))
 }
 
 /// A record as it may leave the machine: every string redacted again; the transcript cursor
-/// (a local path and offset, meaningless elsewhere) dropped.
+/// (a local path and offset, meaningless elsewhere) and the working-tree stamp dropped.
 fn redacted_record(mut record: SessionRecord) -> anyhow::Result<(SessionRecord, Vec<Redaction>)> {
     record.transcript = Default::default();
+    // Where it was written on this machine is nobody else's business.
+    record.working_tree = String::new();
     let mut value = serde_json::to_value(&record).context("cannot serialize the record")?;
     let mut found = Vec::new();
     redact_strings(&mut value, "record", &mut found);

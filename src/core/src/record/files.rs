@@ -1,13 +1,20 @@
 //! Session records on disk: `.handover/records/<session key>.json`, one file per session,
 //! replaced atomically (temporary file + rename), the newest `records.keep` kept (default 20).
 //! The directory holds a `.gitignore` of `*`, so records never show in `git status`.
+//! Records live in the store: nothing is read or written unless `Store::check` accepts it
+//! (ownership, no links), and `records/` must be a plain directory of the current user.
 //! Everything read back is untrusted (a repository can ship any file there): every access goes
 //! through `safe_fs` (no link followed in `.handover/` or `records/`, plain files only), files
-//! are read with a size cap, and a damaged one is skipped. Records are rewritten after every
-//! turn and are advisory (a lost update costs at most one turn of facts): no fsync.
+//! are read with a size cap, a damaged one is skipped, and each record is judged for
+//! provenance (`provenance`): only this working tree's own records are ever presented as the
+//! last session's or imported into a handoff. Records are rewritten after every turn and are
+//! advisory (a lost update costs at most one turn of facts): no fsync.
 
+use super::provenance::{self, Foreign, Judge};
 use super::SessionRecord;
 use crate::safe_fs::{self, Kind};
+use crate::store::Store;
+use anyhow::Context as _;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -21,9 +28,14 @@ pub fn dir(store_dir: &Path) -> PathBuf {
     store_dir.join("records")
 }
 
-/// A file-name-safe key (also of the hooks' per-session state files): the id itself when it is made of `[A-Za-z0-9_-]` (as UUIDs are),
-/// otherwise the safe characters plus a hash of the original so two ids never collide.
+/// A file-name-safe key (also of the hooks' per-session state files): the id itself when it is
+/// made of `[A-Za-z0-9_-]` (as UUIDs are), otherwise the safe characters plus a hash of the
+/// original so two ids never collide. An id that looks like a secret (the redactor changes
+/// it) becomes a hash alone: no file name ever holds it.
 pub fn key(session_id: &str) -> String {
+    if crate::sanitize::redacted(session_id) != session_id {
+        return format!("id-{}", digest(session_id));
+    }
     let safe: String = session_id
         .chars()
         .map(|c| {
@@ -42,6 +54,25 @@ pub fn key(session_id: &str) -> String {
     }
 }
 
+/// A name [`key`] could have made: safe characters only, never empty.
+fn is_key(name: &str) -> bool {
+    !name.is_empty()
+        && name.len() <= 120
+        && name
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_')
+}
+
+/// 128 bits of SHA-256 in hex: not reversible to the id it names.
+fn digest(text: &str) -> String {
+    use sha2::{Digest, Sha256};
+    Sha256::digest(text.as_bytes())
+        .iter()
+        .take(16)
+        .map(|b| format!("{b:02x}"))
+        .collect()
+}
+
 fn fnv1a(bytes: &[u8]) -> u64 {
     bytes.iter().fold(0xcbf2_9ce4_8422_2325, |h, b| {
         (h ^ u64::from(*b)).wrapping_mul(0x0100_0000_01b3)
@@ -52,10 +83,28 @@ pub fn path_for(records_dir: &Path, session_id: &str) -> PathBuf {
     records_dir.join(format!("{}.json", key(session_id)))
 }
 
-/// The record stored for this session, if any (None when missing, damaged, or another
-/// session's).
-pub fn load(records_dir: &Path, session_id: &str) -> Option<SessionRecord> {
-    read(&path_for(records_dir, session_id)).filter(|r| r.session_id == session_id)
+/// The record stored for this session, if any (None when the store is refused, or the file
+/// is missing, damaged, or another session's). Provenance is not judged here: the hooks
+/// update their own session's record with it; whoever presents a record uses [`load_own`].
+pub fn load(store: &Store, session_id: &str) -> Option<SessionRecord> {
+    store.check().ok()?;
+    let stored_id = super::stored_session_id(session_id);
+    let mut record =
+        read(&path_for(&dir(&store.dir()), session_id)).filter(|r| r.session_id == stored_id)?;
+    record.file_key = key(session_id);
+    Some(record)
+}
+
+/// [`load`], and only when the record is this working tree's own (`provenance`).
+pub fn load_own(store: &Store, session_id: &str, now_ms: u64) -> Option<SessionRecord> {
+    let record = load(store, session_id)?;
+    let path = path_for(&dir(&store.dir()), session_id);
+    let modified = modified_ms(&path)?;
+    let rel = path.strip_prefix(store.root()).ok()?;
+    Judge::new(store.root(), now_ms)
+        .foreign(rel, &record, modified)
+        .is_empty()
+        .then_some(record)
 }
 
 fn read(path: &Path) -> Option<SessionRecord> {
@@ -67,60 +116,155 @@ fn read(path: &Path) -> Option<SessionRecord> {
         .map(SessionRecord::sanitized)
 }
 
-/// `records/` and the `.handover/` holding it are plain directories (or missing).
+fn modified_ms(path: &Path) -> Option<u64> {
+    let meta = std::fs::symlink_metadata(path).ok()?;
+    Some(handover_base::clock::millis(
+        meta.modified().unwrap_or(UNIX_EPOCH),
+    ))
+}
+
+/// `records/` and the `.handover/` holding it are plain directories of the current user (or
+/// missing).
 fn check_dirs(records_dir: &Path) -> Result<(), safe_fs::Refused> {
     if let Some(parent) = records_dir.parent() {
-        safe_fs::expect(parent, Kind::Dir)?;
+        safe_fs::expect_own_dir(parent)?;
     }
-    safe_fs::expect(records_dir, Kind::Dir)?;
+    safe_fs::expect_own_dir(records_dir)?;
     Ok(())
 }
 
-/// Writes the record. Creates the directory (with its `.gitignore`) when needed. Returns true
-/// when this session had no file yet.
-pub fn save(records_dir: &Path, record: &SessionRecord) -> anyhow::Result<bool> {
-    if let Some(parent) = records_dir.parent() {
-        safe_fs::ensure_dir(parent)?;
-    }
-    if !safe_fs::expect(records_dir, Kind::Dir)? {
-        safe_fs::ensure_dir(records_dir)?;
+/// Writes the record, stamped as written by handover in this working tree. Nothing is written
+/// when the store is refused (`Store::check`). Creates the directory (with its `.gitignore`)
+/// when needed. Returns true when this session had no file yet.
+pub fn save(store: &Store, record: &SessionRecord) -> anyhow::Result<bool> {
+    store.check()?;
+    let records_dir = dir(&store.dir());
+    safe_fs::ensure_dir(&store.dir())
+        .with_context(|| format!("cannot create {}", store.dir().display()))?;
+    if !safe_fs::expect_own_dir(&records_dir)? {
+        safe_fs::ensure_dir(&records_dir)?;
         safe_fs::replace(&records_dir.join(".gitignore"), b"*\n", false)?;
     }
-    let path = path_for(records_dir, &record.session_id);
+    let mut record = record.clone();
+    record.made_by = provenance::MADE_BY.to_string();
+    record.working_tree = provenance::working_tree_stamp(store.root());
+    // The key of the id as the client gave it; a record made some other way is keyed by its
+    // stored id (a key is re-made, never trusted as a file name).
+    let file_key = if is_key(&record.file_key) {
+        record.file_key.clone()
+    } else {
+        key(&record.session_id)
+    };
+    let path = records_dir.join(format!("{file_key}.json"));
     let created = safe_fs::kind(&path)? == Kind::Missing;
-    let mut bytes = serde_json::to_vec_pretty(record)?;
+    let mut bytes = serde_json::to_vec_pretty(&record)?;
     bytes.push(b'\n');
     safe_fs::replace(&path, &bytes, false)?;
     Ok(created)
 }
 
-/// Every readable record, the most recently active session first (not the most recently
-/// written: Codex's app-server writes a left thread's SessionEnd a minute later, which must not
-/// make that thread look newer than the work done since). Ties go to the later update.
-pub fn list(records_dir: &Path) -> Vec<SessionRecord> {
-    let mut records: Vec<SessionRecord> = entries(records_dir)
+/// A record on disk with its provenance.
+#[derive(Clone, Debug)]
+pub struct Listed {
+    pub record: SessionRecord,
+    /// Why it is not this working tree's own; empty when it is.
+    pub foreign: Vec<Foreign>,
+    /// Its rank ([`provenance::rank`]): newest first.
+    pub rank: u64,
+}
+
+impl Listed {
+    pub fn is_own(&self) -> bool {
+        self.foreign.is_empty()
+    }
+}
+
+/// Every readable record with its provenance: this working tree's own first, newest first,
+/// then the foreign ones. Empty when the store is refused.
+pub fn judged(store: &Store, now_ms: u64) -> Vec<Listed> {
+    let judge = Judge::new(store.root(), now_ms);
+    let mut listed: Vec<Listed> = ranked(store)
         .into_iter()
-        .filter_map(|(path, _)| read(&path))
+        .map(|(record, rel, modified)| Listed {
+            foreign: judge.foreign(&rel, &record, modified),
+            rank: provenance::rank(&record, modified),
+            record,
+        })
         .collect();
-    records.sort_by_key(|r| std::cmp::Reverse((r.activity_ms(), r.updated_ms)));
-    records
+    listed.sort_by_key(|l| (!l.is_own(), std::cmp::Reverse(l.rank)));
+    listed
 }
 
-/// The record of the most recently active session other than `except` (the current session).
-pub fn latest(records_dir: &Path, except: Option<&str>) -> Option<SessionRecord> {
-    list(records_dir)
+/// Every readable record with its path (relative to the working tree) and file time, newest
+/// rank first, not judged yet. Empty when the store is refused.
+fn ranked(store: &Store) -> Vec<(SessionRecord, PathBuf, u64)> {
+    if store.check().is_err() {
+        return Vec::new();
+    }
+    let mut list: Vec<(SessionRecord, PathBuf, u64)> = entries(&dir(&store.dir()))
         .into_iter()
-        .find(|r| Some(r.session_id.as_str()) != except)
+        .filter_map(|(path, modified)| {
+            let record = read(&path)?;
+            let rel = path.strip_prefix(store.root()).ok()?.to_path_buf();
+            Some((record, rel, handover_base::clock::millis(modified)))
+        })
+        .collect();
+    // Ties go to the later update.
+    list.sort_by_key(|(r, _, modified)| {
+        std::cmp::Reverse((provenance::rank(r, *modified), r.updated_ms))
+    });
+    list
 }
 
-/// Removes all but the `keep` most recently written records. Best effort; only plain files.
-pub fn prune(records_dir: &Path, keep: usize) {
-    let mut files = entries(records_dir);
-    if files.len() <= keep {
+/// This working tree's own records, newest first.
+pub fn list_own(store: &Store, now_ms: u64) -> Vec<SessionRecord> {
+    judged(store, now_ms)
+        .into_iter()
+        .filter(Listed::is_own)
+        .map(|l| l.record)
+        .collect()
+}
+
+/// The newest own record of a session other than `except` (the current session). Judges
+/// records newest first and stops at the first own one: usually one judgement.
+pub fn latest(store: &Store, except: Option<&str>, now_ms: u64) -> Option<SessionRecord> {
+    let except = except.map(super::stored_session_id);
+    let candidates: Vec<_> = ranked(store)
+        .into_iter()
+        .filter(|(r, _, _)| Some(&r.session_id) != except.as_ref())
+        .collect();
+    if candidates.is_empty() {
+        return None;
+    }
+    let judge = Judge::new(store.root(), now_ms);
+    candidates
+        .into_iter()
+        .find(|(r, rel, modified)| judge.foreign(rel, r, *modified).is_empty())
+        .map(|(r, _, _)| r)
+}
+
+/// Removes all but the `keep` most recently written records. Best effort. Removes only files
+/// handover created: plain `*.json` files whose content carries the `made_by` mark, that git
+/// does not track.
+pub fn prune(store: &Store, keep: usize) {
+    if store.check().is_err() {
         return;
     }
-    files.sort_by_key(|f| std::cmp::Reverse(f.1));
-    for (path, _) in files.into_iter().skip(keep) {
+    let records_dir = dir(&store.dir());
+    let mut ours: Vec<(PathBuf, SystemTime)> = entries(&records_dir)
+        .into_iter()
+        .filter(|(path, _)| {
+            read(path).is_some_and(|r| r.made_by == provenance::MADE_BY)
+                && path
+                    .strip_prefix(store.root())
+                    .is_ok_and(|rel| !crate::provenance::tracking(store.root(), rel).is_tracked())
+        })
+        .collect();
+    if ours.len() <= keep {
+        return;
+    }
+    ours.sort_by_key(|f| std::cmp::Reverse(f.1));
+    for (path, _) in ours.into_iter().skip(keep) {
         let _ = safe_fs::remove_file(&path);
     }
 }
@@ -148,41 +292,55 @@ mod tests {
         r
     }
 
+    fn now() -> u64 {
+        handover_base::clock::millis(SystemTime::now())
+    }
+
+    fn ids(store: &Store) -> Vec<String> {
+        list_own(store, now())
+            .into_iter()
+            .map(|r| r.session_id)
+            .collect()
+    }
+
     #[test]
     fn saves_loads_lists_and_prunes_to_the_newest() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = dir(tmp.path());
-        assert!(save(&dir, &record("a", 1)).unwrap());
+        let store = Store::at(tmp.path());
+        let dir = dir(&store.dir());
+        let t = now();
+        assert!(save(&store, &record("a", t - 100)).unwrap());
         assert!(
-            !save(&dir, &record("a", 2)).unwrap(),
+            !save(&store, &record("a", t - 90)).unwrap(),
             "second save replaces"
         );
         assert_eq!(fs::read(dir.join(".gitignore")).unwrap(), b"*\n");
-        assert_eq!(load(&dir, "a").unwrap().updated_ms, 2);
-        assert_eq!(load(&dir, "b"), None);
+        assert_eq!(load(&store, "a").unwrap().updated_ms, t - 90);
+        assert_eq!(load(&store, "a").unwrap().made_by, "handover");
+        assert_eq!(load(&store, "b"), None);
         for (i, id) in ["b", "c", "d"].iter().enumerate() {
             std::thread::sleep(std::time::Duration::from_millis(15));
-            save(&dir, &record(id, 10 + i as u64)).unwrap();
+            save(&store, &record(id, t - 50 + i as u64)).unwrap();
         }
-        assert_eq!(latest(&dir, None).unwrap().session_id, "d");
-        assert_eq!(latest(&dir, Some("d")).unwrap().session_id, "c");
-        prune(&dir, 2);
-        let left: Vec<String> = list(&dir).into_iter().map(|r| r.session_id).collect();
-        assert_eq!(left, ["d", "c"]);
+        assert_eq!(latest(&store, None, now()).unwrap().session_id, "d");
+        assert_eq!(latest(&store, Some("d"), now()).unwrap().session_id, "c");
+        prune(&store, 2);
+        assert_eq!(ids(&store), ["d", "c"]);
         assert!(dir.join(".gitignore").exists(), "only records are pruned");
     }
 
     #[test]
     fn damaged_foreign_and_oversized_files_are_skipped() {
         let tmp = tempfile::tempdir().unwrap();
-        let dir = dir(tmp.path());
-        save(&dir, &record("ok", 5)).unwrap();
+        let store = Store::at(tmp.path());
+        let dir = dir(&store.dir());
+        save(&store, &record("ok", 5)).unwrap();
         fs::write(dir.join("broken.json"), b"{not json").unwrap();
         fs::write(dir.join("huge.json"), vec![b' '; 300 * 1024]).unwrap();
         // A file named for one session holding another's record is not that session's.
         fs::copy(path_for(&dir, "ok"), path_for(&dir, "other")).unwrap();
-        assert_eq!(load(&dir, "other"), None);
-        assert_eq!(list(&dir).len(), 2);
+        assert_eq!(load(&store, "other"), None);
+        assert_eq!(judged(&store, now()).len(), 2);
     }
 
     #[test]
@@ -190,13 +348,71 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let elsewhere = tmp.path().join("elsewhere");
         fs::create_dir(&elsewhere).unwrap();
-        let store = tmp.path().join(".handover");
-        fs::create_dir(&store).unwrap();
-        std::os::unix::fs::symlink(&elsewhere, dir(&store)).unwrap();
-        let e = save(&dir(&store), &record("a", 1)).unwrap_err();
+        let store = Store::at(tmp.path());
+        fs::create_dir(store.dir()).unwrap();
+        std::os::unix::fs::symlink(&elsewhere, dir(&store.dir())).unwrap();
+        let e = save(&store, &record("a", 1)).unwrap_err();
         assert!(e.to_string().contains("symbolic link"), "{e}");
-        assert!(list(&dir(&store)).is_empty());
+        assert!(judged(&store, now()).is_empty());
         assert_eq!(fs::read_dir(&elsewhere).unwrap().count(), 0);
+    }
+
+    #[test]
+    fn future_dated_and_unstamped_records_are_foreign_and_rank_last() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::at(tmp.path());
+        let dir = dir(&store.dir());
+        let t = now();
+        save(&store, &record("mine", t - 1000)).unwrap();
+        // Written straight to disk, not through `save`: no stamp.
+        let mut planted = record("planted", t - 10);
+        fs::write(
+            path_for(&dir, "planted"),
+            serde_json::to_vec(&planted).unwrap(),
+        )
+        .unwrap();
+        // Stamped as ours, but dated a year ahead.
+        planted.session_id = "future".into();
+        planted.made_by = provenance::MADE_BY.into();
+        planted.working_tree = provenance::working_tree_stamp(tmp.path());
+        planted.updated_ms = t + 365 * 24 * 3600 * 1000;
+        fs::write(
+            path_for(&dir, "future"),
+            serde_json::to_vec(&planted).unwrap(),
+        )
+        .unwrap();
+        let all = judged(&store, t);
+        let order: Vec<(&str, bool)> = all
+            .iter()
+            .map(|l| (l.record.session_id.as_str(), l.is_own()))
+            .collect();
+        assert_eq!(order[0], ("mine", true), "{order:?}");
+        assert_eq!(latest(&store, None, t).unwrap().session_id, "mine");
+        let future = all
+            .iter()
+            .find(|l| l.record.session_id == "future")
+            .unwrap();
+        assert_eq!(future.foreign, [Foreign::FutureDated]);
+        assert!(load_own(&store, "future", t).is_none());
+        assert!(load_own(&store, "planted", t).is_none());
+        assert!(load_own(&store, "mine", t).is_some());
+    }
+
+    #[test]
+    fn prune_removes_only_files_handover_wrote() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::at(tmp.path());
+        let dir = dir(&store.dir());
+        save(&store, &record("a", 1)).unwrap();
+        fs::write(dir.join("users-notes.json"), b"{\"session_id\": \"x\"}").unwrap();
+        fs::write(dir.join("other.json"), b"[1, 2]").unwrap();
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        save(&store, &record("b", 2)).unwrap();
+        prune(&store, 1);
+        assert!(dir.join("users-notes.json").exists());
+        assert!(dir.join("other.json").exists());
+        assert!(!path_for(&dir, "a").exists(), "our older record goes");
+        assert!(path_for(&dir, "b").exists());
     }
 
     #[test]
@@ -206,5 +422,22 @@ mod tests {
         assert!(!a.contains('/') && !a.contains(".."), "{a}");
         assert_ne!(key("a/b"), key("a_b"));
         assert!(!key("").is_empty());
+    }
+
+    #[test]
+    fn an_id_that_looks_like_a_secret_never_names_a_file() {
+        let token = "ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeU";
+        let k = key(token);
+        assert!(
+            !k.contains("ghp_") && !k.contains("7Kq2Zr9Xw4Lm8Tb1"),
+            "{k}"
+        );
+        assert_ne!(k, key("ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeV"));
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::at(tmp.path());
+        save(&store, &record(token, 1)).unwrap();
+        let on_disk = fs::read_to_string(path_for(&dir(&store.dir()), token)).unwrap();
+        assert!(!on_disk.contains(token), "{on_disk}");
+        assert!(load(&store, token).is_some(), "found again by the same id");
     }
 }
