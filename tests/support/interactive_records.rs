@@ -43,9 +43,15 @@ pub fn quit_after_a_shell_edit(agent: Agent) {
         tui.send("Make the parser strip whitespace.");
         tui.wait_for("SHELL-WORK-DONE", 90);
         // The turn's Stop (Gemini CLI: AfterAgent) has run once the record names the failure.
-        tui.wait_until("the turn's record", 30, || {
-            records_text(&sb).contains("codegen")
-        });
+        // Claude Code 2.1.330's terminal UI writes the turn to its transcript after Stop has
+        // run (seen: the transcript ended at the second tool call), so its Stop-time record
+        // can lag a turn behind; SessionEnd at the quit below reads the rest. There, the
+        // record existing is the sign that Stop ran.
+        let stop_ran = |text: &str| match agent {
+            Agent::Claude => text.contains("Make the parser strip whitespace."),
+            Agent::Codex | Agent::Gemini => text.contains("codegen"),
+        };
+        tui.wait_until("the turn's record", 30, || stop_ran(&records_text(&sb)));
         tui.send(quit_command(agent));
         tui.wait_exit(30);
     }
