@@ -53,6 +53,40 @@ pub fn tracking(root: &Path, rel: &Path) -> Tracked {
     }
 }
 
+/// [`Tracked::is_tracked`] for several paths under `root`, with the repository opened once and
+/// the index read at most once (the record prune asks about every record file; one
+/// [`tracking`] each opened the repository and parsed the whole index for each of them).
+pub fn tracked_each(root: &Path, rels: &[&Path]) -> Vec<bool> {
+    match git::open(root) {
+        Ok(Some(repo)) => {
+            let mut index: Option<Option<git2::Index>> = None;
+            rels.iter()
+                .map(|rel| {
+                    let Some(in_tree) = path_in_repository(&repo, root, rel) else {
+                        return false;
+                    };
+                    if head_blob(&repo, &in_tree).is_some() {
+                        return true;
+                    }
+                    index
+                        .get_or_insert_with(|| repo.index().ok())
+                        .as_ref()
+                        .is_some_and(|index| index.get_path(&in_tree, 0).is_some())
+                })
+                .collect()
+        }
+        Ok(None) => vec![false; rels.len()],
+        Err(_) => rels
+            .iter()
+            .map(|rel| {
+                git::cli::tracking(root, rel)
+                    .unwrap_or_default()
+                    .is_tracked()
+            })
+            .collect(),
+    }
+}
+
 /// The file is the one HEAD holds: it came with the repository. The `foreign` rule for a
 /// handoff.
 pub fn came_with_repository(root: &Path, rel: &Path) -> bool {

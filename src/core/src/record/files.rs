@@ -251,14 +251,21 @@ pub fn prune(store: &Store, keep: usize) {
         return;
     }
     let records_dir = dir(&store.dir());
-    let mut ours: Vec<(PathBuf, SystemTime)> = entries(&records_dir)
+    let marked: Vec<(PathBuf, SystemTime, PathBuf)> = entries(&records_dir)
         .into_iter()
-        .filter(|(path, _)| {
-            read(path).is_some_and(|r| r.made_by == provenance::MADE_BY)
-                && path
-                    .strip_prefix(store.root())
-                    .is_ok_and(|rel| !crate::provenance::tracking(store.root(), rel).is_tracked())
+        .filter(|(path, _)| read(path).is_some_and(|r| r.made_by == provenance::MADE_BY))
+        .filter_map(|(path, time)| {
+            let rel = path.strip_prefix(store.root()).ok()?.to_path_buf();
+            Some((path, time, rel))
         })
+        .collect();
+    let rels: Vec<&Path> = marked.iter().map(|(_, _, rel)| rel.as_path()).collect();
+    let tracked = crate::provenance::tracked_each(store.root(), &rels);
+    let mut ours: Vec<(PathBuf, SystemTime)> = marked
+        .iter()
+        .zip(tracked)
+        .filter(|(_, tracked)| !tracked)
+        .map(|((path, time, _), _)| (path.clone(), *time))
         .collect();
     if ours.len() <= keep {
         return;
