@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned real clients (package.json beside this file) into <workspace>/target/clients,
-# once; later runs reuse them. Prints three lines: `claude=<abs path>`, `codex=<abs path>` and
-# `gemini=<abs path>`.
+# once; later runs reuse them. Prints one `<client>=<abs path>` line per client: claude, codex,
+# gemini, qwen, copilot, droid.
 # Exit 3 with a message on stderr when node/npm are missing or the install fails.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -10,8 +10,14 @@ dest=${HANDOVER_CLIENTS_DIR:-$ws/target/clients}
 claude=$dest/node_modules/@anthropic-ai/claude-code-linux-x64/claude
 codex=$dest/node_modules/.bin/codex
 gemini=$dest/node_modules/.bin/gemini
+qwen=$dest/node_modules/.bin/qwen
+copilot=$dest/node_modules/.bin/copilot
+# Factory's wrapper package pins a platform package version the registry lacks, so the platform
+# package itself is pinned and its binary run directly.
+droid=$dest/node_modules/@factory/cli-linux-x64/bin/droid
 stamp=$dest/.installed-$(sha256sum "$here/package.json" | cut -c1-16)
-installed() { [ -f "$stamp" ] && [ -x "$claude" ] && [ -x "$codex" ] && [ -x "$gemini" ]; }
+installed() { [ -f "$stamp" ] && [ -x "$claude" ] && [ -x "$codex" ] && [ -x "$gemini" ] \
+  && [ -x "$qwen" ] && [ -x "$copilot" ] && [ -x "$droid" ]; }
 if ! installed; then
   mkdir -p "$dest"
   # One installer at a time (two test runs at once must not interleave two npm installs).
@@ -42,3 +48,6 @@ fi
 echo "claude=$claude"
 echo "codex=$codex"
 echo "gemini=$gemini"
+echo "qwen=$qwen"
+echo "copilot=$copilot"
+echo "droid=$droid"

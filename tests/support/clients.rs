@@ -21,9 +21,15 @@ pub struct Clients {
     pub claude: PathBuf,
     pub codex: PathBuf,
     pub gemini: PathBuf,
+    pub qwen: PathBuf,
+    pub copilot: PathBuf,
+    pub droid: PathBuf,
     pub claude_version: String,
     pub codex_version: String,
     pub gemini_version: String,
+    pub qwen_version: String,
+    pub copilot_version: String,
+    pub droid_version: String,
     /// `unshare` flags that give a loopback-only network namespace here: `-n` as root, else
     /// `-rn` (a user namespace mapping the caller to root) where the kernel allows it.
     pub unshare: &'static [&'static str],
@@ -94,13 +100,18 @@ fn install_clients() -> Result<Clients, String> {
     let claude = find("claude")?;
     let codex = find("codex")?;
     let gemini = find("gemini")?;
+    let qwen = find("qwen")?;
+    let copilot = find("copilot")?;
+    let droid = find("droid")?;
     let version = |bin: &Path| -> Result<String, String> {
         let o = Command::new(bin)
             .arg("--version")
             .stdin(Stdio::null())
             .output()
             .map_err(|e| format!("{} --version: {e}", bin.display()))?;
-        Ok(String::from_utf8_lossy(&o.stdout).trim().to_string())
+        // Copilot CLI adds an update hint after its version line: keep the first line.
+        let text = String::from_utf8_lossy(&o.stdout);
+        Ok(text.lines().next().unwrap_or_default().trim().to_string())
     };
     // Namespaces need root or user namespaces; fail with the reason rather than mid-test.
     let mut unshare: Option<&'static [&'static str]> = None;
@@ -131,19 +142,31 @@ fn install_clients() -> Result<Clients, String> {
         claude_version: version(&claude)?,
         codex_version: version(&codex)?,
         gemini_version: version(&gemini)?,
+        qwen_version: version(&qwen)?,
+        copilot_version: version(&copilot)?,
+        droid_version: version(&droid)?,
         claude,
         codex,
         gemini,
+        qwen,
+        copilot,
+        droid,
         unshare,
     };
     loud(&format!(
-        "e2e clients: Claude Code {} ({}), Codex {} ({}), Gemini CLI {} ({})",
+        "e2e clients: Claude Code {} ({}), Codex {} ({}), Gemini CLI {} ({}), Qwen Code {} ({}), Copilot CLI {} ({}), Factory Droid {} ({})",
         clients.claude_version,
         clients.claude.display(),
         clients.codex_version,
         clients.codex.display(),
         clients.gemini_version,
-        clients.gemini.display()
+        clients.gemini.display(),
+        clients.qwen_version,
+        clients.qwen.display(),
+        clients.copilot_version,
+        clients.copilot.display(),
+        clients.droid_version,
+        clients.droid.display()
     ));
     Ok(clients)
 }
