@@ -13,9 +13,12 @@ pub mod hand_edits;
 pub mod markdown;
 pub mod model;
 pub mod os_path;
+pub mod redaction;
 pub mod safe_fs;
 pub mod sanitize;
 pub mod store;
+pub mod strings;
 pub mod validate;
+pub mod worktree;
 
 pub use model::*;

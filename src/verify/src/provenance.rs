@@ -40,7 +40,7 @@ impl Tracked {
 }
 
 /// The largest file compared byte for byte (the store's limit for state.json).
-const MAX_COMPARED_BYTES: u64 = crate::store::MAX_STATE_BYTES;
+const MAX_COMPARED_BYTES: u64 = handover_handoff::store::MAX_STATE_BYTES;
 
 /// How git holds `root/rel` (`rel` relative to `root`, which may be below the top of the
 /// working tree). Not in a repository, or nothing git can tell: untracked (`Tracked::default`).

@@ -2,8 +2,8 @@
 //! repositories libgit2 cannot open (the reftable ref format, SHA-256 object ids, extensions
 //! newer than it knows). Saving a handoff must work in any repository git itself supports.
 
-use crate::model::GitSnapshot;
 use anyhow::{bail, Context};
+use handover_handoff::model::GitSnapshot;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
@@ -45,12 +45,12 @@ pub fn snapshot(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
             "--git-common-dir",
         ],
     )?;
-    // The top directory's exact bytes, for a path that is not UTF-8 (crate::os_path).
+    // The top directory's exact bytes, for a path that is not UTF-8 (handover_handoff::os_path).
     let top_bytes = where_
         .split(|&b| b == b'\n')
         .nth(1)
-        .and_then(|line| crate::os_path::path_from_bytes(line.to_vec()))
-        .and_then(|top| crate::os_path::bytes_form(&top));
+        .and_then(|line| handover_handoff::os_path::path_from_bytes(line.to_vec()))
+        .and_then(|top| handover_handoff::os_path::bytes_form(&top));
     let where_ = String::from_utf8_lossy(&where_);
     let mut lines = where_.lines();
     if lines.next() != Some("true") {
