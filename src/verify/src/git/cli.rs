@@ -7,7 +7,7 @@ use handover_handoff::model::GitSnapshot;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-fn git(root: &Path, args: &[&str]) -> anyhow::Result<Vec<u8>> {
+pub fn git(root: &Path, args: &[&str]) -> anyhow::Result<Vec<u8>> {
     let out = Command::new("git")
         .arg("-C")
         .arg(root)
@@ -76,31 +76,6 @@ pub fn snapshot(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
     snap.root_bytes = top_bytes;
     snap.linked_worktree = git_dir != common_dir;
     Ok(Some(snap))
-}
-
-/// How git holds `root/rel` ([`crate::provenance`]), asked of the command line. Only
-/// plumbing that runs no filter, hook or fsmonitor (`ls-files`, `ls-tree`, `cat-file`): the
-/// comparison with HEAD's blob drops carriage returns instead of running git's filters.
-pub fn tracking(root: &Path, rel: &Path) -> anyhow::Result<crate::provenance::Tracked> {
-    let rel_text = rel
-        .to_str()
-        .context("a path that is not UTF-8 is not passed to `git`")?;
-    let listed = |args: &[&str]| -> anyhow::Result<bool> {
-        let mut all = vec!["--literal-pathspecs"];
-        all.extend_from_slice(args);
-        all.extend_from_slice(&["--", rel_text]);
-        Ok(!git(root, &all)?.is_empty())
-    };
-    let in_index = listed(&["ls-files", "-z"])?;
-    let in_head = listed(&["ls-tree", "-z", "HEAD"]).unwrap_or(false);
-    let unchanged_since_head = in_head
-        && git(root, &["cat-file", "blob", &format!("HEAD:./{rel_text}")])
-            .is_ok_and(|blob| crate::provenance::same_but_line_endings(&blob, &root.join(rel)));
-    Ok(crate::provenance::Tracked {
-        in_head,
-        in_index,
-        unchanged_since_head,
-    })
 }
 
 /// Parses `git status --porcelain=v2 --branch -z`: headers, then one NUL-terminated record per
