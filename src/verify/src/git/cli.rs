@@ -7,6 +7,8 @@ use handover_handoff::model::GitSnapshot;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
+/// `git -C root <args>`'s standard output, or its standard error as the failure (provenance
+/// asks its plumbing questions through this too).
 pub fn git(root: &Path, args: &[&str]) -> anyhow::Result<Vec<u8>> {
     let out = Command::new("git")
         .arg("-C")
