@@ -282,7 +282,7 @@ fn parallel_tool_calls_without_usage_option_and_non_streaming() {
 
 #[test]
 fn compaction_and_side_queries_take_no_turn() {
-    let server = Server::start(vec![Turn::text("The scripted turn.")], 3);
+    let server = Server::start(vec![Turn::text("The scripted turn.")], 4);
     // Qwen Code's compaction request: the history, then its directive as the last user message.
     let mut compaction = qwen_request("earlier work");
     compaction["messages"]
@@ -308,6 +308,14 @@ fn compaction_and_side_queries_take_no_turn() {
     let (_, _, body) = server.post("/v1/chat/completions", &side);
     assert_eq!(assemble(&body).text, "Default answer.");
 
+    // Qwen Code's memory extraction helper offers tools, yet is no conversation turn.
+    let mut memory = qwen_request("Managed memory has TWO directories.");
+    memory["messages"][0]["content"] = json!(
+        "You are now acting as the managed memory extraction subagent for an AI coding assistant."
+    );
+    let (_, _, body) = server.post("/v1/chat/completions", &memory);
+    assert_eq!(assemble(&body).text, "Default answer.");
+
     // The scripted turn is still there for the conversation.
     let (_, _, body) = server.post("/v1/chat/completions", &qwen_request("go on"));
     assert_eq!(assemble(&body).text, "The scripted turn.");
@@ -317,7 +325,7 @@ fn compaction_and_side_queries_take_no_turn() {
         log.iter()
             .map(|r| (r.turn, r.compaction))
             .collect::<Vec<_>>(),
-        [(None, true), (None, false), (Some(0), false)]
+        [(None, true), (None, false), (None, false), (Some(0), false)]
     );
     assert!(log[0].path.ends_with("/chat/completions"));
 }

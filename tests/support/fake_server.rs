@@ -12,8 +12,8 @@
 //! ONLY" summarization prompt; Codex: a request without tools; Gemini CLI: a `generateContent`
 //! request that asks for a `<state_snapshot>`; chat completions: see
 //! [`chat_completions::is_compaction`]) get the script's summary and never consume a turn; a
-//! chat-completions request that offers no tools (a client's side query: a title, a check)
-//! never takes a turn either; requests after the queue ran dry get the default text answer. Everything is bounded: a request limit,
+//! chat-completions side query (no tools offered, or a known helper's system message: see
+//! [`chat_completions::is_side_query`]) never takes a turn either; requests after the queue ran dry get the default text answer. Everything is bounded: a request limit,
 //! an idle timeout and a per-connection read timeout, so a script that loops can not hang a test.
 
 mod chat_completions;
@@ -395,7 +395,7 @@ fn respond(
         || (is_responses && !has_tools(&body))
         || (is_gemini && is_gemini_compaction(path, &body))
         || (is_chat && chat_completions::is_compaction(&body));
-    let chat_side_query = is_chat && chat_completions::tool_names(&body).is_empty();
+    let chat_side_query = is_chat && chat_completions::is_side_query(&body);
     let text_body = body.to_string();
     let mut chosen = None;
     if (is_messages || is_responses || is_gemini || is_chat) && !compaction && !chat_side_query {

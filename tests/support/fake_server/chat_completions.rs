@@ -30,17 +30,41 @@ pub(super) fn is_compaction(body: &Value) -> bool {
     COMPACTION_MARKERS.iter().any(|m| text.contains(m))
 }
 
+/// How a client's background helper requests begin their system message: they offer tools but
+/// are not the conversation, so they must not take its scripted turns. Qwen Code 0.24.4 runs a
+/// "managed memory extraction subagent" after a session's turn (with six tools).
+const SIDE_QUERY_SYSTEM_MARKERS: &[&str] =
+    &["You are now acting as the managed memory extraction subagent"];
+
+/// Whether the request is a client's side query rather than the conversation: it offers no
+/// tools (a title, a check), or its system message is a known helper's.
+pub(super) fn is_side_query(body: &Value) -> bool {
+    let system = message_text(body, "system", false);
+    tool_names(body).is_empty()
+        || SIDE_QUERY_SYSTEM_MARKERS
+            .iter()
+            .any(|m| system.trim_start().starts_with(m))
+}
+
 /// The text of the last `user` message (a string, or the `text` of its content parts).
 fn last_user_text(body: &Value) -> String {
-    let Some(message) = body
+    message_text(body, "user", true)
+}
+
+/// The text of the first (or the last) message with `role`.
+fn message_text(body: &Value, role: &str, last: bool) -> String {
+    let messages = body
         .get("messages")
         .and_then(Value::as_array)
-        .and_then(|m| {
-            m.iter()
-                .rev()
-                .find(|m| m.get("role").and_then(Value::as_str) == Some("user"))
-        })
-    else {
+        .map(Vec::as_slice)
+        .unwrap_or_default();
+    let with_role = |m: &&Value| m.get("role").and_then(Value::as_str) == Some(role);
+    let found = if last {
+        messages.iter().rev().find(with_role)
+    } else {
+        messages.iter().find(with_role)
+    };
+    let Some(message) = found else {
         return String::new();
     };
     match message.get("content") {
