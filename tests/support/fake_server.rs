@@ -1,5 +1,6 @@
 //! A scripted fake model server: the Anthropic Messages API (Claude Code), the OpenAI
-//! Responses API (Codex) and the Gemini API (Gemini CLI), all streaming, std only.
+//! Responses API (Codex), the Gemini API (Gemini CLI) and the OpenAI chat-completions API (Qwen
+//! Code and other OpenAI-compatible clients, see [`chat_completions`]), all streaming, std only.
 //!
 //! It runs inside the same loopback-only network namespace as the client under test: the test
 //! binary re-executes itself with `HANDOVER_FAKE_SERVER=<script.json>` (see [`serve_from_env`]),
@@ -9,9 +10,13 @@
 //! The script is a queue of turns. A conversation request takes the next turn whose `when` text
 //! (if any) occurs in the request body. Compaction requests (Claude Code: the "Respond with TEXT
 //! ONLY" summarization prompt; Codex: a request without tools; Gemini CLI: a `generateContent`
-//! request that asks for a `<state_snapshot>`) get the script's summary and never
-//! consume a turn; requests after the queue ran dry get the default text answer. Everything is bounded: a request limit,
+//! request that asks for a `<state_snapshot>`; chat completions: see
+//! [`chat_completions::is_compaction`]) get the script's summary and never consume a turn; a
+//! chat-completions side query (no tools offered, or a known helper's system message: see
+//! [`chat_completions::is_side_query`]) never takes a turn either; requests after the queue ran dry get the default text answer. Everything is bounded: a request limit,
 //! an idle timeout and a per-connection read timeout, so a script that loops can not hang a test.
+
+mod chat_completions;
 
 use serde::{Deserialize, Serialize};
 use serde_json::{json, Value};
@@ -385,12 +390,15 @@ fn respond(
     let is_messages = path.starts_with("/v1/messages") && !path.contains("count_tokens");
     let is_responses = path.starts_with("/v1/responses") || path.starts_with("/responses");
     let is_gemini = path.contains(":streamGenerateContent") || path.contains(":generateContent");
+    let is_chat = chat_completions::is_request(path);
     let compaction = (is_messages && is_claude_compaction(&body))
         || (is_responses && !has_tools(&body))
-        || (is_gemini && is_gemini_compaction(path, &body));
+        || (is_gemini && is_gemini_compaction(path, &body))
+        || (is_chat && chat_completions::is_compaction(&body));
+    let chat_side_query = is_chat && chat_completions::is_side_query(&body);
     let text_body = body.to_string();
     let mut chosen = None;
-    if (is_messages || is_responses || is_gemini) && !compaction {
+    if (is_messages || is_responses || is_gemini || is_chat) && !compaction && !chat_side_query {
         for i in 0..st.script.turns.len() {
             if st.used[i] {
                 continue;
@@ -422,6 +430,14 @@ fn respond(
     }
     let turn = match chosen {
         Some(i) => st.script.turns[i].clone(),
+        None if compaction && is_chat => Turn {
+            text: Some(chat_completions::compaction_summary(
+                &st.script.summary,
+                &entry.body,
+            )),
+            usage: Some(st.script.default_usage),
+            ..Turn::default()
+        },
         None if compaction => Turn {
             text: Some(st.script.summary.clone()),
             usage: Some(st.script.default_usage),
@@ -482,6 +498,9 @@ fn respond(
             "text/event-stream",
             responses_sse(&turn, usage, n),
         )
+    } else if is_chat {
+        let (content_type, answer) = chat_completions::answer(&turn, usage, body, n);
+        ("200 OK", content_type, answer)
     } else if is_gemini {
         let model = gemini_model(path);
         let answer = gemini_response(&turn, usage, &model, body);
