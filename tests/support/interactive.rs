@@ -74,6 +74,7 @@ pub fn ready_text(agent: Agent) -> &'static str {
         Agent::Claude => "bypass permissions on",
         Agent::Codex => "Ask Codex to do anything",
         Agent::Gemini => "Type your message",
+        Agent::Droid => panic!("interactive Factory Droid sessions are not driven by this harness"),
     }
 }
 
@@ -294,6 +295,9 @@ impl Sandbox {
                     vec!["--yolo".into(), "-m".into(), GEMINI_MODEL.into()],
                     env,
                 )
+            }
+            Agent::Droid => {
+                panic!("interactive Factory Droid sessions are not driven by this harness")
             }
         }
     }

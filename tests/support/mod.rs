@@ -7,6 +7,7 @@
 //! whole namespace; a turn limit on the client; a request limit and an idle timeout on the server.
 #![allow(dead_code)]
 
+pub mod droid;
 pub mod fake_server;
 pub mod interactive;
 pub mod interactive_records;

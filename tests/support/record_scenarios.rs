@@ -38,6 +38,18 @@ fn write_files(sb: &Sandbox) -> Turn {
                 )),
             )]
         }
+        // Factory Droid: two `Create` calls in one answer.
+        Agent::Droid => vec![
+            ToolCall::new(
+                "Create",
+                json!({"file_path": sb.project.join("src/parse.py"),
+                       "content": "def parse(s):\n    return s.strip()\n"}),
+            ),
+            ToolCall::new(
+                "Create",
+                json!({"file_path": sb.project.join("run_tests.sh"), "content": FAILING_TESTS}),
+            ),
+        ],
         // Gemini CLI: two `write_file` calls in one answer.
         Agent::Gemini => vec![
             ToolCall::new(
@@ -109,7 +121,7 @@ pub fn unfinished_work_reaches_next_session(agent: Agent) {
     // Gemini CLI's SessionEnd is not wired: its record says what is known instead.
     let ending = match agent {
         Agent::Gemini => "idle since then; no end recorded (quit, killed or still open)",
-        Agent::Claude | Agent::Codex => "(SessionEnd, reason «other»)",
+        Agent::Claude | Agent::Codex | Agent::Droid => "(SessionEnd, reason «other»)",
     };
     assert_carries(
         agent,

@@ -43,6 +43,7 @@ impl Sandbox {
                     }
                 }
             }
+            Agent::Droid => errors.extend(droid::hook_errors(&self.home)),
             Agent::Gemini => {
                 // Gemini CLI reports a failed hook as "Hook(s) [<command>] failed for event
                 // <Event>" (a warning, on stderr in non-interactive mode).

@@ -12,6 +12,7 @@ pub fn injected_texts(agent: Agent, req: &LoggedRequest) -> Vec<String> {
         Agent::Claude => ("messages", "system"),
         Agent::Codex => ("input", "developer"),
         Agent::Gemini => return gemini_hook_contexts(&req.body),
+        Agent::Droid => return droid::hook_contexts(&req.body),
     };
     let mut texts = Vec::new();
     for m in req

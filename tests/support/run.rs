@@ -156,6 +156,11 @@ impl Sandbox {
                     envs.push(("GEMINI_CLI_TRUST_WORKSPACE", "true".into()));
                 }
             }
+            Agent::Droid => {
+                client.push(clients.droid.to_string_lossy().into_owned());
+                client.extend(droid::args(&opts));
+                envs.extend(droid::env(&self.home));
+            }
         }
         let started = Instant::now();
         let out = Command::new("timeout")
@@ -184,7 +189,7 @@ impl Sandbox {
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         let requests = fake_server::read_log(&log);
         let session_id = match self.agent {
-            Agent::Claude | Agent::Gemini => serde_json::from_str::<Value>(stdout.trim())
+            Agent::Claude | Agent::Gemini | Agent::Droid => serde_json::from_str::<Value>(stdout.trim())
                 .ok()
                 .and_then(|v| v.get("session_id")?.as_str().map(String::from)),
             Agent::Codex => stderr

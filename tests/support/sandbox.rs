@@ -10,6 +10,7 @@ pub enum Agent {
     Claude,
     Codex,
     Gemini,
+    Droid,
 }
 
 impl Agent {
@@ -18,6 +19,7 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Droid => "droid",
         }
     }
 }
@@ -100,6 +102,7 @@ impl Sandbox {
         );
         sb.write_codex_config(codex_extra);
         sb.write_gemini_settings();
+        droid::write_settings(&sb.home, "");
         sb
     }
 

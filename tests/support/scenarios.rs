@@ -32,6 +32,9 @@ fn above_first_threshold(agent: Agent) -> u64 {
         Agent::Claude => 650_000,
         Agent::Codex => 170_000,
         Agent::Gemini => 400_000,
+        // Factory Droid compacts a custom model's context above 250,000 input tokens (its
+        // default `compactionTokenLimit`): 160,000 is 64 % of that point.
+        Agent::Droid => 160_000,
     }
 }
 
@@ -43,7 +46,7 @@ fn above_first_threshold(agent: Agent) -> u64 {
 fn lateness(agent: Agent) -> usize {
     match agent {
         Agent::Claude => 1,
-        Agent::Codex | Agent::Gemini => 0,
+        Agent::Codex | Agent::Gemini | Agent::Droid => 0,
     }
 }
 
@@ -333,7 +336,7 @@ pub fn save_progress_is_asked_once(agent: Agent) {
     // history shows twice there.
     let history_copies = match agent {
         Agent::Gemini => 2,
-        Agent::Claude | Agent::Codex => 1,
+        Agent::Claude | Agent::Codex | Agent::Droid => 1,
     };
     for r in s2.conversation() {
         assert!(
@@ -576,6 +579,17 @@ pub fn nothing_without_handoff(agent: Agent) {
                 );
             }
         }
+        Agent::Droid => {
+            // Droid records every hook run in its transcript; under `exec` it fires no
+            // UserPromptSubmit (docs/compatibility.md).
+            let ran = droid::hook_events(&sb.home);
+            for event in ["SessionStart", "PostToolUse", "Stop", "SessionEnd"] {
+                assert!(
+                    ran.iter().any(|e| e == event),
+                    "Droid's transcript shows no run of our {event} hook: {ran:?}"
+                );
+            }
+        }
         Agent::Gemini => {
             // Gemini CLI records nothing about hooks that succeed: our debug log does.
             let log = std::fs::read_to_string(run.dir.join("hooks.log")).unwrap_or_default();
@@ -636,6 +650,8 @@ fn above_second_threshold(agent: Agent) -> u64 {
         Agent::Codex => 210_000,
         // 46.7 % of 1,048,576: past the 45 % Gemini threshold, below its 50 % compression.
         Agent::Gemini => 490_000,
+        // 80 % of Droid's 250,000-token compaction point.
+        Agent::Droid => 200_000,
     }
 }
 
@@ -673,7 +689,7 @@ pub fn stop_is_blocked_once_above_second_threshold(agent: Agent) {
     // Codex once; Gemini CLI once (AfterAgent's reason becomes the next prompt).
     let per_block = match agent {
         Agent::Claude => 2,
-        Agent::Codex | Agent::Gemini => 1,
+        Agent::Codex | Agent::Gemini | Agent::Droid => 1,
     };
     assert_eq!(
         reqs.len(),

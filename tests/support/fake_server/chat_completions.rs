@@ -22,7 +22,11 @@ pub(super) fn is_request(path: &str) -> bool {
 /// What a client's compaction (summarisation) request says in its last user message. Qwen Code
 /// 0.24.4 ends it with "First, reason in your <analysis> block. Then, produce the
 /// <state_snapshot> XML." (its cache-sharing variant offers the tools too, so tools can not tell).
-const COMPACTION_MARKERS: &[&str] = &["produce the <state_snapshot> XML"];
+/// Factory Droid 0.225.2 asks "Please summarize the following conversation:" (no tools offered).
+const COMPACTION_MARKERS: &[&str] = &[
+    "produce the <state_snapshot> XML",
+    "Please summarize the following conversation:",
+];
 
 /// Whether the request asks the model to summarise the conversation for a compaction.
 pub(super) fn is_compaction(body: &Value) -> bool {
@@ -115,10 +119,15 @@ pub(super) fn tool_names(body: &Value) -> Vec<String> {
 /// string `input` is passed through as the arguments text).
 fn tool_calls(turn: &Turn, body: &Value, n: usize) -> Vec<Value> {
     let shell = turn.shell.iter().map(|cmd| {
-        (
-            shell_tool(body),
-            json!({"command": cmd, "description": "Run a command"}),
-        )
+        let tool = shell_tool(body);
+        let args = if tool == "Execute" {
+            // Factory Droid 0.225.2 rejects an `Execute` call without its risk fields.
+            json!({"summary": "Run the requested command", "command": cmd,
+                   "riskLevelReason": "It only touches the scratch project.", "riskLevel": "low"})
+        } else {
+            json!({"command": cmd, "description": "Run a command"})
+        };
+        (tool, args)
     });
     let tools = turn.tools.iter().map(|t| (t.name.clone(), t.input.clone()));
     shell
