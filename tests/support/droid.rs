@@ -5,8 +5,10 @@
 //! `customModels` entry in `$HOME/.factory/settings.json` pointing at the fake server's
 //! chat-completions wire (`provider: generic-chat-completion-api`). Droid names that model
 //! `custom:<displayName>-<index>`, so the entry below is [`MODEL`].
-//! Run: `droid exec -m custom:Fake-0 --auto high -o json <prompt>` (`-s <id>` continues a
-//! session); its JSON result names the session.
+//! Run: `droid exec -m custom:Fake-0 --auto high -o json <prompt>`; its JSON result names the
+//! session. A "resume" is `--fork <id>`: a new session with the old one's history (SessionStart
+//! `source: resume`, `previous_session_id`). `-s <id>`, the true continuation, first fetches the
+//! session from Factory's servers, which air-gap mode refuses ("Failed to fetch session").
 
 use super::*;
 
@@ -39,7 +41,7 @@ pub fn args(opts: &RunOpts) -> Vec<String> {
         .map(String::from)
         .to_vec();
     if let Some(id) = &opts.resume {
-        args.extend(["-s".to_string(), id.clone()]);
+        args.extend(["--fork".to_string(), id.clone()]);
     }
     args.extend(opts.client_args.iter().cloned());
     args.push(opts.prompt.to_string());
