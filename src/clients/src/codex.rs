@@ -132,6 +132,14 @@ impl Client for Codex {
         Trust::PerHook
     }
 
+    /// Only a file some of whose hooks were trusted runs anything.
+    fn runs_hooks_of(&self, hooks_file: &Path, user_dir: Option<&Path>) -> bool {
+        let config = user_dir
+            .and_then(|u| read_small(&config_file(u)))
+            .unwrap_or_default();
+        trusts_any_hook_of(&config, hooks_file)
+    }
+
     fn plugin_dir(&self) -> Option<&'static str> {
         Some("plugin/codex")
     }

@@ -103,6 +103,28 @@ impl Client for Gemini {
         crate::output::encode(self, response, true)
     }
 
+    fn pre_compact_every_request(&self) -> bool {
+        true
+    }
+
+    /// It compresses when the last prompt's tokens reach its threshold × the window.
+    fn compaction_due(
+        &self,
+        used: u64,
+        window: u64,
+        project: Option<&Path>,
+        user_dir: Option<&Path>,
+    ) -> Result<(), String> {
+        let threshold = compression_threshold(project, user_dir);
+        if will_compress(used, window, threshold) {
+            Ok(())
+        } else {
+            Err(format!(
+                "no compression due: {used} of {window} tokens, compresses at {threshold}"
+            ))
+        }
+    }
+
     /// Gemini CLI 0.61.0 only shows a `systemMessage` after `/clear`, and an interactive
     /// `--resume` replaces the context with the loaded history. A hook cannot tell an
     /// interactive resume from a headless one, so every resume goes the same way.

@@ -98,6 +98,25 @@ pub trait Client: Sync {
         false
     }
 
+    /// Its PreCompact fires before every model request, not only before a compaction (Gemini
+    /// CLI's PreCompress): only one where [`Client::compaction_due`] says so is a compaction.
+    fn pre_compact_every_request(&self) -> bool {
+        false
+    }
+
+    /// Whether the client compacts before its next request with `used` of `window` tokens in
+    /// its context, by its own settings (`project`, `user_dir` as for
+    /// [`Client::compaction_percent`]); Err says why not, for the debug log.
+    fn compaction_due(
+        &self,
+        _used: u64,
+        _window: u64,
+        _project: Option<&Path>,
+        _user_dir: Option<&Path>,
+    ) -> Result<(), String> {
+        Ok(())
+    }
+
     /// It drops the `additionalContext` of a SessionStart from `source` (the startup context
     /// then waits for the first prompt).
     fn drops_session_start_context(&self, _source: &str) -> bool {
@@ -150,6 +169,13 @@ pub trait Client: Sync {
 
     /// How the client decides whether to run the hooks it finds.
     fn trust(&self) -> Trust;
+
+    /// Whether the client runs the hooks in `hooks_file` (one of [`Client::hook_layers`]),
+    /// by its trust records under `user_dir`; a hook never fails over them (unreadable counts as
+    /// not trusted where trust is needed).
+    fn runs_hooks_of(&self, _hooks_file: &Path, _user_dir: Option<&Path>) -> bool {
+        true
+    }
 
     // ---- Plugin ----
 
