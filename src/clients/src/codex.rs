@@ -61,9 +61,9 @@ impl Client for Codex {
         crate::claude::Claude.event_name(event)
     }
 
-    fn timeout(&self, event: HookEvent) -> u64 {
-        match event {
-            HookEvent::SessionEnd => SESSION_END_TIMEOUT_SECS,
+    fn timeout(&self, event: &str) -> u64 {
+        match self.hook_event(event) {
+            Some(HookEvent::SessionEnd) => SESSION_END_TIMEOUT_SECS,
             _ => TIMEOUT_SECS,
         }
     }

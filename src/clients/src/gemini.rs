@@ -83,7 +83,7 @@ impl Client for Gemini {
         }
     }
 
-    fn timeout(&self, _event: HookEvent) -> u64 {
+    fn timeout(&self, _event: &str) -> u64 {
         TIMEOUT_MS
     }
 

@@ -72,8 +72,9 @@ pub trait Client: Sync {
             .collect()
     }
 
-    /// The `timeout` written in the hook entry for `event`, in the client's own unit.
-    fn timeout(&self, event: HookEvent) -> u64;
+    /// The `timeout` written in a hook entry of ours on the client's event `event` (its own
+    /// name), in the client's own unit.
+    fn timeout(&self, event: &str) -> u64;
 
     // ---- Hook input: telling the client apart when no `--agent` says ----
 
@@ -234,6 +235,15 @@ mod tests {
         }
         let listed: Vec<Agent> = ALL.iter().map(|c| c.agent()).collect();
         assert_eq!(listed, Agent::ALL.to_vec());
+    }
+
+    #[test]
+    fn timeouts_in_each_clients_unit_within_what_it_accepts() {
+        use handover_base::hook_exe::TIMEOUT_SECS;
+        assert_eq!(of(Agent::Claude).timeout("SessionEnd"), TIMEOUT_SECS);
+        assert_eq!(of(Agent::Codex).timeout("Stop"), TIMEOUT_SECS);
+        assert_eq!(of(Agent::Codex).timeout("SessionEnd"), 3);
+        assert_eq!(of(Agent::Gemini).timeout("AfterAgent"), TIMEOUT_SECS * 1000);
     }
 
     #[test]
