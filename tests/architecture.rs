@@ -16,7 +16,11 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         "handover-core",
         &["handover-base", "handover-clients"],
     ),
-    ("installer", "handover-installer", &["handover-base", "handover-clients"]),
+    (
+        "installer",
+        "handover-installer",
+        &["handover-base", "handover-clients"],
+    ),
     (
         "hooks",
         "handover-hooks",
