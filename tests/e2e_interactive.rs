@@ -93,6 +93,7 @@ fn startup_compaction_clear(agent: Agent) {
         Agent::Claude => ["startup", "compact", "clear"],
         Agent::Codex => ["startup", "compact", "startup"],
         Agent::Gemini => ["startup", "compact_fallback", "clear"],
+        Agent::Droid => panic!("interactive Factory Droid sessions are not driven by this harness"),
     };
     assert_eq!(delivered_sources(&sb), expected, "{}", agent.name());
 }

@@ -38,6 +38,9 @@ pub struct SessionState {
     pub compact_delivered_ms: Option<u64>,
     /// PostCompact armed a one-time re-injection that SessionStart `compact` has not delivered.
     pub reinjection_armed_ms: Option<u64>,
+    /// The newest compaction the watch found in the transcript of a client whose compaction
+    /// runs no hook (Factory Droid), by the transcript's own timestamp: each is acted on once.
+    pub silent_compaction_ms: Option<u64>,
     /// A SessionStart whose context the client drops (Gemini CLI's `clear`, and its interactive
     /// `resume`) left the startup context to the next prompt or tool result: the source.
     pub startup_armed: Option<String>,

@@ -18,9 +18,10 @@ const WINDOWS: [u64; 3] = [256 * 1024, 2 * 1024 * 1024, 8 * 1024 * 1024];
 
 /// How full the context is by `client`'s transcript at `path`: growing tail windows, the
 /// client's own reader (`Client::transcript_fullness`) deciding. None when the file cannot be
-/// read or holds no usage record in its last 8 MiB.
+/// read or holds no usage record in its last 8 MiB. A client that keeps its usage beside the
+/// transcript (`Client::usage_file`: Factory Droid's `<session>.settings.json`) is read there.
 pub fn read(path: &Path, client: &dyn Client) -> Option<Fullness> {
-    let mut file = open_regular(path)?;
+    let mut file = open_regular(&client.usage_file(path))?;
     let len = file.metadata().ok()?.len();
     let mut buf = Vec::new();
     for window in WINDOWS {
@@ -36,6 +37,20 @@ pub fn read(path: &Path, client: &dyn Client) -> Option<Fullness> {
         }
     }
     None
+}
+
+/// When the newest compaction in the last 256 KiB of `client`'s transcript at `path` happened
+/// (`Client::compacted_at_ms`), for a client whose own compaction runs no hook. Only the first
+/// tail window: this is read at every tool call, and a compaction further back is older than
+/// the events since.
+pub fn compacted_at(path: &Path, client: &dyn Client) -> Option<u64> {
+    let mut file = open_regular(path)?;
+    let len = file.metadata().ok()?.len();
+    let start = len.saturating_sub(WINDOWS[0]);
+    file.seek(SeekFrom::Start(start)).ok()?;
+    let mut buf = Vec::new();
+    file.take(len - start).read_to_end(&mut buf).ok()?;
+    client.compacted_at_ms(&buf, start == 0)
 }
 
 /// The transcript, when it is a regular file, through the read gate: opened non-blocking and

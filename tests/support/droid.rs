@@ -124,7 +124,11 @@ pub fn hook_errors(home: &Path) -> Vec<String> {
 pub fn hook_events(home: &Path) -> Vec<String> {
     transcript_lines(home)
         .iter()
-        .filter_map(|l| l.pointer("/message/hookEventName")?.as_str().map(String::from))
+        .filter_map(|l| {
+            l.pointer("/message/hookEventName")?
+                .as_str()
+                .map(String::from)
+        })
         .collect()
 }
 
@@ -188,7 +192,12 @@ pub fn compaction_keeps_the_handoff() {
         injected(agent, after[1])
     );
     let text = injected(agent, after[1]);
-    for needle in [HANDOFF.goal, HANDOFF.next, HANDOFF.stop_if[0], "Verdict: fresh"] {
+    for needle in [
+        HANDOFF.goal,
+        HANDOFF.next,
+        HANDOFF.stop_if[0],
+        "Verdict: fresh",
+    ] {
         assert!(text.contains(needle), "{needle:?} missing:\n{text}");
     }
     assert_eq!(sb.hook_errors(&[&s1, &run]), Vec::<String>::new());

@@ -189,9 +189,11 @@ impl Sandbox {
         let stderr = String::from_utf8_lossy(&out.stderr).into_owned();
         let requests = fake_server::read_log(&log);
         let session_id = match self.agent {
-            Agent::Claude | Agent::Gemini | Agent::Droid => serde_json::from_str::<Value>(stdout.trim())
-                .ok()
-                .and_then(|v| v.get("session_id")?.as_str().map(String::from)),
+            Agent::Claude | Agent::Gemini | Agent::Droid => {
+                serde_json::from_str::<Value>(stdout.trim())
+                    .ok()
+                    .and_then(|v| v.get("session_id")?.as_str().map(String::from))
+            }
             Agent::Codex => stderr
                 .lines()
                 .chain(stdout.lines())

@@ -1,7 +1,8 @@
 //! What the watch delivers when another hook could not: the startup context after a
-//! compaction whose SessionStart `compact` never came (armed by PostCompact), and on the first
-//! prompt of a session whose SessionStart never came. Each is delivered once; the state records
-//! it before the answer goes out.
+//! compaction whose SessionStart `compact` never came (armed by PostCompact, or by the watch
+//! itself when the transcript shows a compaction no hook was told of: Factory Droid's automatic
+//! one), and on the first prompt of a session whose SessionStart never came. Each is delivered
+//! once; the state records it before the answer goes out.
 
 use crate::call::Call;
 use crate::never_fail::Outcome;
@@ -18,6 +19,40 @@ pub struct Fallbacks<'a> {
     pub store: &'a Store,
     pub file: &'a SessionFile,
     pub event: HookEvent,
+}
+
+/// A compaction the client ran without any hook (Factory Droid's automatic one, seen as a
+/// `compaction_state` line in its transcript), newer than everything this session already had
+/// from us: a new context epoch, and the re-injection armed for this very call. A compaction
+/// older than the session's first sight or its last delivery (a forked session's inherited
+/// history, one already acted on) changes nothing.
+pub fn notice_silent_compaction(call: &Call, st: &mut SessionState) {
+    let client = call.client();
+    if !client.compacts_silently() {
+        return;
+    }
+    let Some(path) = call.input.transcript_path.as_deref() else {
+        return;
+    };
+    let Some(at) = crate::transcript::compacted_at(std::path::Path::new(path), client) else {
+        return;
+    };
+    let known = [
+        Some(st.first_seen_ms),
+        st.startup_delivered_ms,
+        st.compact_delivered_ms,
+        st.silent_compaction_ms,
+    ]
+    .into_iter()
+    .flatten()
+    .max()
+    .unwrap_or(0);
+    if at <= known {
+        return;
+    }
+    st.silent_compaction_ms = Some(at);
+    st.new_epoch(call.now_ms);
+    st.reinjection_armed_ms = Some(call.now_ms);
 }
 
 impl Fallbacks<'_> {

@@ -94,6 +94,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         if let Some(outcome) = fallbacks.armed_startup(&mut st) {
             return Ok(outcome);
         }
+        fallback::notice_silent_compaction(call, &mut st);
         if let Some(outcome) = fallbacks.reinjection(&mut st) {
             return Ok(outcome);
         }

@@ -2,7 +2,7 @@
 //! events it fires and which of our hooks each runs, the hook input it sends, the output it
 //! accepts per event, its transcript format, where it compacts, its config files and hook
 //! entries, how it records trust, its plugin layout — lives in ONE module per client
-//! ([`claude`], [`codex`], [`gemini`]) behind the [`Client`] trait. The hooks, the session
+//! ([`claude`], [`codex`], [`gemini`], [`droid`]) behind the [`Client`] trait. The hooks, the session
 //! record, the installer and the CLI ask [`of`] / [`ALL`] instead of matching on the agent.
 //!
 //! Neutral types the modules speak in: [`HookEvent`] (our view of an event, whatever the
@@ -19,6 +19,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod droid;
 pub mod event;
 pub mod gemini;
 pub mod input;
@@ -135,6 +136,28 @@ pub trait Client: Sync {
     /// only reader.
     fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness>;
 
+    /// The file [`Client::transcript_fullness`] reads for the session whose transcript is
+    /// `transcript`: the transcript itself, unless the client keeps its usage elsewhere
+    /// (Factory Droid: `<session>.settings.json` beside it).
+    fn usage_file(&self, transcript: &Path) -> PathBuf {
+        transcript.to_path_buf()
+    }
+
+    /// When the newest compaction recorded in the tail of the transcript happened (ms since
+    /// the epoch), for a client that runs no hook when it compacts by itself (Factory Droid):
+    /// the context watch brings the handoff back at the next event after it. None for the
+    /// others, whose PostCompact or SessionStart `compact` does that.
+    fn compacted_at_ms(&self, _tail: &[u8], _at_file_start: bool) -> Option<u64> {
+        None
+    }
+
+    /// Its automatic compaction runs no hook at all (Factory Droid): the watch looks for
+    /// [`Client::compacted_at_ms`] at every event that can carry context. False elsewhere,
+    /// which spares the others that read.
+    fn compacts_silently(&self) -> bool {
+        false
+    }
+
     // ---- Context window ----
 
     /// Where the client compacts by itself, as a whole percent of `window`, when that comes
@@ -199,7 +222,12 @@ pub enum Trust {
 }
 
 /// Every client, in the order `handover install` and `status` list them.
-pub const ALL: [&dyn Client; 3] = [&claude::Claude, &codex::Codex, &gemini::Gemini];
+pub const ALL: [&dyn Client; 4] = [
+    &claude::Claude,
+    &codex::Codex,
+    &gemini::Gemini,
+    &droid::Droid,
+];
 
 /// The module for `agent`.
 pub fn of(agent: Agent) -> &'static dyn Client {
@@ -207,6 +235,7 @@ pub fn of(agent: Agent) -> &'static dyn Client {
         Agent::Claude => &claude::Claude,
         Agent::Codex => &codex::Codex,
         Agent::Gemini => &gemini::Gemini,
+        Agent::Droid => &droid::Droid,
     }
 }
 

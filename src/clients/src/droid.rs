@@ -1,0 +1,501 @@
+//! Factory Droid (checked against 0.225.2, `@factory/cli-linux-x64`; see docs/compatibility.md).
+//!
+//! - Events (Claude Code's names): SessionStart (`startup`, `resume`, ...), UserPromptSubmit,
+//!   PreToolUse, PostToolUse, Stop, SubagentStop, PreCompact, SessionEnd, Notification; no
+//!   PostCompact. Hook `timeout` in seconds (default 60).
+//! - Output: Claude Code's. `hookSpecificOutput.additionalContext` of SessionStart and of
+//!   PostToolUse each becomes a `user` message of its own (SessionStart's right after the system
+//!   prompt, PostToolUse's after the tool result); `{"decision": "block", "reason"}` on Stop
+//!   sends the reason back as a user message and the next Stop has `stop_hook_active`.
+//!   PreCompact's output is not read (only its exit code: 2 blocks a compaction).
+//! - `droid exec` (headless) fires no UserPromptSubmit, and PostToolUse only for tool calls that
+//!   succeed: a failing command reaches the session record from the transcript alone.
+//! - Compaction: when the last request's input tokens pass its compaction limit
+//!   (`compactionTokenLimit` in `~/.factory/settings.json`, per model
+//!   `compactionTokenLimitPerModel`; for a custom model 250,000 unless set) Droid summarizes the
+//!   history right after the tool calls' PostToolUse. That automatic path runs NO hook (only a
+//!   manual `/compact` runs PreCompact), and no SessionStart follows: the transcript's
+//!   `compaction_state` line is the only sign ([`Client::compacted_at_ms`]); the handoff comes
+//!   back at the next tool result.
+//! - Transcript `~/.factory/sessions/<cwd with / as ->/<session>.jsonl`: `{"type": "message",
+//!   "timestamp", "message": {"role", "content": [...]}}` lines with Claude-style content items
+//!   (`tool_use` `Execute` with `command`, `Create` / `Edit` / `ApplyPatch` with `file_path`;
+//!   `tool_result` with `is_error` and "[Process exited with code N]"); hook runs are messages
+//!   with `hookEventName`; a `compaction_state` line per compaction. It records NO usage: the
+//!   last request's is `lastCallTokenUsage` in `<session>.settings.json` beside it, written
+//!   before PostToolUse runs ([`Client::usage_file`]).
+//! - Hooks in `<repo>/.factory/settings.json` (project) and `~/.factory/settings.json` (user),
+//!   also `hooks.json` files beside them (which win per event); it does not read `.claude/`.
+//!   No trust step for `droid exec`; the interactive UI asks once per folder and runs no hook
+//!   before (from its code: `isTrustGateActive`).
+//! - Hook commands get `FACTORY_PROJECT_DIR`, `DROID_PROJECT_DIR` and also
+//!   `CLAUDE_PROJECT_DIR`, plus every input field as a variable (`session_id`, ...).
+//! - Instruction file: it reads `AGENTS.md` (and `CLAUDE.md`); ours goes to `AGENTS.md`.
+
+use crate::transcript::{self, at, flag, relative, request, str_of, Fact, Fullness, Usage};
+use crate::{Agent, Client, HookEvent, HookInput, Scope, Trust, UserDirs};
+use handover_base::hook_exe::TIMEOUT_SECS;
+use serde_json::Value;
+use std::path::{Path, PathBuf};
+
+pub struct Droid;
+
+/// Droid's compaction limit for a model whose own limit is not known here (its default for a
+/// custom model): the context watch measures against it, as Droid does.
+pub const DEFAULT_COMPACTION_LIMIT: u64 = 250_000;
+
+impl Client for Droid {
+    fn agent(&self) -> Agent {
+        Agent::Droid
+    }
+
+    fn display_name(&self) -> &'static str {
+        "Factory Droid"
+    }
+
+    fn event_name(&self, event: HookEvent) -> Option<&'static str> {
+        match event {
+            HookEvent::SessionStart => Some("SessionStart"),
+            HookEvent::PreCompact => Some("PreCompact"),
+            HookEvent::PostCompact => None,
+            HookEvent::SessionEnd => Some("SessionEnd"),
+            HookEvent::Prompt => Some("UserPromptSubmit"),
+            HookEvent::Tool => Some("PostToolUse"),
+            HookEvent::Stop => Some("Stop"),
+        }
+    }
+
+    fn timeout(&self, _event: &str) -> u64 {
+        TIMEOUT_SECS
+    }
+
+    /// Droid names its transcripts; its payloads carry nothing Claude Code's lack.
+    fn marks_payload(&self, _input: &HookInput) -> bool {
+        false
+    }
+
+    fn owns_transcript(&self, path: &str) -> bool {
+        path.contains("/.factory/sessions/")
+    }
+
+    fn usage_file(&self, transcript: &Path) -> PathBuf {
+        transcript.with_extension("settings.json")
+    }
+
+    fn compacts_silently(&self) -> bool {
+        true
+    }
+
+    fn compacted_at_ms(&self, tail: &[u8], at_file_start: bool) -> Option<u64> {
+        transcript::lines_newest_first(tail, at_file_start)
+            .into_iter()
+            .filter(|l| transcript::contains(l, b"\"compaction_state\""))
+            .find_map(|l| {
+                let v: Value = serde_json::from_slice(l).ok()?;
+                (str_of(&v, "type") == Some("compaction_state"))
+                    .then(|| handover_base::clock::parse_rfc3339_ms(str_of(&v, "timestamp")?))?
+            })
+    }
+
+    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
+        const MARKERS: [&str; 4] = [
+            "\"type\":\"message\"",
+            "\"type\": \"message\"",
+            "\"type\":\"compaction_state\"",
+            "\"type\": \"compaction_state\"",
+        ];
+        if let Some(v) = transcript::parse_marked(line, &MARKERS) {
+            facts(&v, root, out);
+        }
+    }
+
+    /// `tail` is the session's `<id>.settings.json` ([`Client::usage_file`]), read whole.
+    fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
+        if !at_file_start {
+            return None;
+        }
+        let v: Value = serde_json::from_slice(tail).ok()?;
+        let last = v.get("lastCallTokenUsage")?;
+        let n = |k: &str| last.get(k).and_then(Value::as_u64).unwrap_or(0);
+        // The prompt's size: uncached input plus what came from the cache (Anthropic counts
+        // them apart; OpenAI-style providers report cached tokens inside the input).
+        let used = n("inputTokens") + n("cacheReadTokens");
+        (used > 0).then(|| {
+            Fullness::Measured(Usage {
+                used_tokens: used,
+                window: Some(DEFAULT_COMPACTION_LIMIT),
+                model: str_of(&v, "model").map(str::to_string),
+            })
+        })
+    }
+
+    /// Droid compacts at a token limit, not a share of a window: the watch measures against
+    /// [`DEFAULT_COMPACTION_LIMIT`], so a lower `compactionTokenLimit` in the user's settings
+    /// is that share of it.
+    fn compaction_percent(
+        &self,
+        _project: Option<&Path>,
+        user_dir: Option<&Path>,
+        window: u64,
+    ) -> Option<u8> {
+        let limit = compaction_limit(user_dir?)?;
+        let percent = limit.saturating_mul(100) / window.max(1);
+        (percent < 100).then(|| percent.max(1) as u8)
+    }
+
+    fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
+        dirs.home.as_ref().map(|h| h.join(".factory"))
+    }
+
+    fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
+        match scope {
+            Scope::Project | Scope::Local => repo.join(".factory").join("settings.json"),
+            Scope::User => user_dir.join("settings.json"),
+        }
+    }
+
+    /// Each settings directory's `hooks.json` (or its older `hooks/hooks.json`) beside its
+    /// `settings.json`: Droid reads both.
+    fn hook_layers(&self, project_dirs: &[PathBuf], user_dir: Option<&Path>) -> Vec<PathBuf> {
+        let mut dirs: Vec<PathBuf> = project_dirs.iter().map(|d| d.join(".factory")).collect();
+        dirs.extend(user_dir.map(Path::to_path_buf));
+        dirs.iter()
+            .flat_map(|d| {
+                [
+                    d.join("settings.json"),
+                    d.join("hooks.json"),
+                    d.join("hooks").join("hooks.json"),
+                ]
+            })
+            .collect()
+    }
+
+    fn instruction_file(&self) -> &'static str {
+        "AGENTS.md"
+    }
+
+    fn trust(&self) -> Trust {
+        Trust::RunsAll
+    }
+}
+
+/// Settings files are small; a huge one is not read.
+const SETTINGS_MAX_BYTES: u64 = 1 << 20;
+
+/// `compactionTokenLimit` in Droid's user settings, if set to a positive number. Its settings
+/// may hold comments (Droid reads JSONC): such a file counts as unset here.
+pub fn compaction_limit(user_dir: &Path) -> Option<u64> {
+    use handover_base::read_gate::{self, Links};
+    let file = user_dir.join("settings.json");
+    let text = read_gate::read_to_string(&file, Links::Follow, SETTINGS_MAX_BYTES).ok()??;
+    let v: Value = serde_json::from_str(&text).ok()?;
+    v.get("compactionTokenLimit")
+        .and_then(Value::as_u64)
+        .filter(|l| *l > 0)
+}
+
+// ---- Transcript facts ----
+
+fn facts(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+    match str_of(v, "type") {
+        Some("compaction_state") => {
+            at(v, out);
+            out.push(Fact::Compacted);
+        }
+        Some("message") => {
+            let Some(message) = v.get("message") else {
+                return;
+            };
+            // Hook runs are recorded as messages of their own; they are not the session's.
+            if message.get("hookEventName").is_some() {
+                return;
+            }
+            at(v, out);
+            let content = message.get("content");
+            match str_of(message, "role") {
+                Some("user") => user(content, out),
+                Some("assistant") => assistant(content, root, out),
+                _ => {}
+            }
+        }
+        _ => {}
+    }
+}
+
+fn items(content: Option<&Value>) -> impl Iterator<Item = &Value> {
+    content.and_then(Value::as_array).into_iter().flatten()
+}
+
+fn user(content: Option<&Value>, out: &mut Vec<Fact>) {
+    if let Some(text) = content.and_then(Value::as_str) {
+        request(text, out);
+    }
+    for item in items(content) {
+        match str_of(item, "type") {
+            Some("text") => request(str_of(item, "text").unwrap_or(""), out),
+            Some("tool_result") => {
+                let Some(id) = str_of(item, "tool_use_id") else {
+                    continue;
+                };
+                let failed = flag(item, "is_error");
+                out.push(Fact::CommandResult {
+                    id: id.to_string(),
+                    failed,
+                    exit_code: if failed {
+                        exit_code_of(str_of(item, "content").unwrap_or(""))
+                    } else {
+                        Some(0)
+                    },
+                });
+            }
+            _ => {}
+        }
+    }
+}
+
+fn assistant(content: Option<&Value>, root: Option<&Path>, out: &mut Vec<Fact>) {
+    let mut last_text = None;
+    for item in items(content) {
+        match str_of(item, "type") {
+            Some("text") => last_text = str_of(item, "text").filter(|t| !t.trim().is_empty()),
+            Some("tool_use") => tool_use(item, root, out),
+            _ => {}
+        }
+    }
+    if let Some(t) = last_text {
+        out.push(Fact::AgentMessage(t.to_string()));
+    }
+}
+
+/// `Execute` runs a command (its result comes in a later user line); `Create`, `Edit` and
+/// `ApplyPatch` name the file they change.
+fn tool_use(item: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+    let input = item.get("input").unwrap_or(&Value::Null);
+    match str_of(item, "name").unwrap_or("") {
+        "Create" | "Edit" | "MultiEdit" | "ApplyPatch" => {
+            if let Some(p) = str_of(input, "file_path") {
+                out.push(Fact::Edited(relative(p, root)));
+            }
+        }
+        "Execute" => {
+            if let (Some(id), Some(cmd)) = (str_of(item, "id"), str_of(input, "command")) {
+                out.push(Fact::CommandCalled {
+                    id: id.to_string(),
+                    command: cmd.to_string(),
+                });
+            }
+        }
+        _ => {}
+    }
+}
+
+/// Droid ends a command's result with "[Process exited with code N]" (a failure also starts
+/// with "Error: Command failed (exit code: N)").
+fn exit_code_of(text: &str) -> Option<i64> {
+    let digits = |rest: &str| -> Option<i64> {
+        let d: String = rest
+            .chars()
+            .take_while(|c| c.is_ascii_digit() || *c == '-')
+            .collect();
+        d.parse().ok()
+    };
+    const ENDS: [&str; 2] = ["[Process exited with code ", "(exit code: "];
+    ENDS.iter()
+        .find_map(|m| text.rfind(m).and_then(|i| digits(&text[i + m.len()..])))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn facts_of(transcript: &str) -> Vec<Fact> {
+        let mut out = Vec::new();
+        for line in transcript.lines() {
+            Droid.transcript_facts(
+                line.as_bytes(),
+                Some(Path::new("/tmp/FIXTURE/project")),
+                &mut out,
+            );
+        }
+        out
+    }
+
+    #[test]
+    fn the_real_transcript_gives_edits_commands_and_the_failure() {
+        let t =
+            include_str!("../../../tests/fixtures/clients/droid-0.225.2/transcript-tools.jsonl");
+        let facts: Vec<Fact> = facts_of(t)
+            .into_iter()
+            .filter(|f| !matches!(f, Fact::At(_)))
+            .collect();
+        assert_eq!(
+            facts,
+            vec![
+                Fact::Request("make the parser strip whitespace and run the tests".into()),
+                Fact::Edited("src/parse.py".into()),
+                Fact::Edited("run_tests.sh".into()),
+                Fact::CommandResult {
+                    id: "call_fake_1".into(),
+                    failed: false,
+                    exit_code: Some(0)
+                },
+                Fact::CommandResult {
+                    id: "call_fake_1_1".into(),
+                    failed: false,
+                    exit_code: Some(0)
+                },
+                Fact::Edited("src/parse.py".into()),
+                Fact::CommandResult {
+                    id: "call_fake_2".into(),
+                    failed: false,
+                    exit_code: Some(0)
+                },
+                Fact::CommandCalled {
+                    id: "call_fake_3".into(),
+                    command: "printf 'written by the shell\\n' > notes.txt".into()
+                },
+                Fact::CommandResult {
+                    id: "call_fake_3".into(),
+                    failed: false,
+                    exit_code: Some(0)
+                },
+                Fact::CommandCalled {
+                    id: "call_fake_4".into(),
+                    command: "sh run_tests.sh".into()
+                },
+                Fact::CommandResult {
+                    id: "call_fake_4".into(),
+                    failed: true,
+                    exit_code: Some(1)
+                },
+                Fact::AgentMessage(
+                    "Parser edited; the test suite still fails on test_parse.".into()
+                ),
+            ]
+        );
+        // Every line carries its time; hook runs are not the session's own lines.
+        assert!(facts_of(t).iter().any(|f| matches!(f, Fact::At(_))));
+    }
+
+    #[test]
+    fn a_compaction_is_a_fact_and_its_time_is_read_from_the_tail() {
+        let t = include_str!("../../../tests/fixtures/clients/droid-0.225.2/transcript.jsonl");
+        assert_eq!(
+            facts_of(t)
+                .iter()
+                .filter(|f| **f == Fact::Compacted)
+                .count(),
+            1
+        );
+        let at = handover_base::clock::parse_rfc3339_ms("2026-11-25T16:53:52.065Z");
+        assert!(at.is_some());
+        assert_eq!(Droid.compacted_at_ms(t.as_bytes(), true), at);
+        // A tail that starts inside the compaction line (cut) does not see it.
+        let cut = &t[t.find("\"type\":\"compaction_state\"").unwrap_or(0)..];
+        assert_eq!(Droid.compacted_at_ms(cut.as_bytes(), false), None);
+        let before: String = t
+            .lines()
+            .take_while(|l| !l.contains("compaction_state"))
+            .collect::<Vec<_>>()
+            .join("\n");
+        assert_eq!(Droid.compacted_at_ms(before.as_bytes(), true), None);
+        assert!(Droid.compacts_silently());
+    }
+
+    #[test]
+    fn fullness_comes_from_the_session_settings_beside_the_transcript() {
+        let transcript = Path::new("/h/.factory/sessions/-r/0fbaec2f.jsonl");
+        assert_eq!(
+            Droid.usage_file(transcript),
+            PathBuf::from("/h/.factory/sessions/-r/0fbaec2f.settings.json")
+        );
+        let settings =
+            include_str!("../../../tests/fixtures/clients/droid-0.225.2/session-settings.json");
+        assert_eq!(
+            Droid.transcript_fullness(settings.as_bytes(), true),
+            Some(Fullness::Measured(Usage {
+                used_tokens: 3_500,
+                window: Some(DEFAULT_COMPACTION_LIMIT),
+                model: Some("custom:Fake-0".into()),
+            }))
+        );
+        let cached = r#"{"model":"claude-opus-5","lastCallTokenUsage":{"inputTokens":12,"outputTokens":5,"cacheReadTokens":90000}}"#;
+        assert!(matches!(
+            Droid.transcript_fullness(cached.as_bytes(), true),
+            Some(Fullness::Measured(Usage {
+                used_tokens: 90_012,
+                ..
+            }))
+        ));
+        // Nothing measured yet, a cut read, or not JSON at all: no figure.
+        for text in [r#"{"model":"x"}"#, "{\"lastCall", ""] {
+            assert_eq!(
+                Droid.transcript_fullness(text.as_bytes(), true),
+                None,
+                "{text}"
+            );
+        }
+        assert_eq!(Droid.transcript_fullness(settings.as_bytes(), false), None);
+    }
+
+    #[test]
+    fn a_lower_compaction_limit_moves_the_point_below_the_default() {
+        let dir = tempfile::tempdir().unwrap();
+        let w = DEFAULT_COMPACTION_LIMIT;
+        assert_eq!(Droid.compaction_percent(None, Some(dir.path()), w), None);
+        let write = |text: &str| std::fs::write(dir.path().join("settings.json"), text).unwrap();
+        write(r#"{"customModels": [], "compactionTokenLimit": 20000}"#);
+        assert_eq!(Droid.compaction_percent(None, Some(dir.path()), w), Some(8));
+        write(r#"{"compactionTokenLimit": 400000}"#);
+        assert_eq!(Droid.compaction_percent(None, Some(dir.path()), w), None);
+        // Droid reads comments; a file with them counts as unset here, never an error.
+        write("{\n  // mine\n  \"compactionTokenLimit\": 20000\n}");
+        assert_eq!(Droid.compaction_percent(None, Some(dir.path()), w), None);
+        assert_eq!(Droid.compaction_percent(None, None, w), None);
+    }
+
+    #[test]
+    fn files_events_and_detection() {
+        let repo = Path::new("/r");
+        let user = Path::new("/h/.factory");
+        assert_eq!(
+            Droid.hooks_file(Scope::Project, repo, user),
+            PathBuf::from("/r/.factory/settings.json")
+        );
+        assert_eq!(
+            Droid.hooks_file(Scope::Local, repo, user),
+            PathBuf::from("/r/.factory/settings.json")
+        );
+        assert_eq!(
+            Droid.hooks_file(Scope::User, repo, user),
+            PathBuf::from("/h/.factory/settings.json")
+        );
+        assert_eq!(
+            Droid.hook_layers(&[repo.to_path_buf()], Some(user)),
+            [
+                "/r/.factory/settings.json",
+                "/r/.factory/hooks.json",
+                "/r/.factory/hooks/hooks.json",
+                "/h/.factory/settings.json",
+                "/h/.factory/hooks.json",
+                "/h/.factory/hooks/hooks.json",
+            ]
+            .map(PathBuf::from)
+        );
+        assert_eq!(
+            Droid.user_dir(&UserDirs::under(Path::new("/h"))),
+            Some(PathBuf::from("/h/.factory"))
+        );
+        assert_eq!(Droid.event_name(HookEvent::PostCompact), None);
+        assert_eq!(Droid.event_name(HookEvent::Tool), Some("PostToolUse"));
+        assert_eq!(Droid.timeout("Stop"), TIMEOUT_SECS);
+        let payload =
+            include_bytes!("../../../tests/fixtures/clients/droid-0.225.2/post_tool_use.json");
+        assert_eq!(crate::detect(&HookInput::parse(payload)), Agent::Droid);
+        assert_eq!(
+            exit_code_of("Error: Command failed (exit code: 3)\nx"),
+            Some(3)
+        );
+        assert_eq!(exit_code_of("no code"), None);
+    }
+}
