@@ -11,6 +11,8 @@ pub enum FileKind {
     CodexConfig,
     GeminiSettings,
     GeminiTrust,
+    /// Factory Droid's `.factory/settings.json` (the hooks in Claude Code's shape).
+    DroidSettings,
     Instructions,
 }
 

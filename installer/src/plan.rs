@@ -11,8 +11,8 @@ use crate::diff;
 use crate::error::EditError;
 pub use crate::file_edit::{FileEdit, FileKind};
 use crate::files::{
-    claude_settings_path, codex_hooks_path, confine_for, display_path, read_opt, Homes, Scope,
-    Targets,
+    claude_settings_path, codex_hooks_path, confine_for, display_path, hooks_path, read_opt, Homes,
+    Scope, Targets,
 };
 use crate::gemini;
 use crate::hooks_doc::{self, Wanted};
@@ -271,6 +271,21 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
     if opts.targets.gemini {
         plan_gemini(repo, homes, opts, &mut plan)?;
     }
+    if opts.targets.droid {
+        if opts.scope == Scope::Local {
+            plan.notes.push(
+                "Factory Droid has no local scope; its hooks go to the project's .factory/settings.json."
+                    .into(),
+            );
+        }
+        let want = wanted(opts, Agent::Droid);
+        plan.edits.push(hooks_file_edit(
+            FileKind::DroidSettings,
+            hooks_path(Agent::Droid, opts.scope, repo, homes),
+            Some(&want),
+            confine_for(opts.scope, repo),
+        )?);
+    }
     if opts.scope == Scope::Project {
         let (files, note) = crate::instructions::instruction_targets(repo, homes, opts.targets)?;
         plan.notes.extend(note);
@@ -342,6 +357,14 @@ pub fn plan_uninstall(
         plan.edits.push(hooks_file_edit(
             FileKind::GeminiSettings,
             path,
+            None,
+            confine_for(scope, repo),
+        )?);
+    }
+    if targets.droid {
+        plan.edits.push(hooks_file_edit(
+            FileKind::DroidSettings,
+            hooks_path(Agent::Droid, scope, repo, homes),
             None,
             confine_for(scope, repo),
         )?);

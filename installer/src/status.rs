@@ -10,7 +10,9 @@
 
 use crate::codex_config::{self, FeatureFlags};
 use crate::codex_trust::TrustStatus;
-use crate::files::{claude_settings_path, codex_hooks_path, read_opt, Homes, Scope, Targets};
+use crate::files::{
+    claude_settings_path, codex_hooks_path, droid_settings_path, read_opt, Homes, Scope, Targets,
+};
 use crate::gemini::{self, FolderTrust};
 use crate::hooks_doc::{self, Found, Mention};
 use crate::json_layout;
@@ -50,6 +52,7 @@ pub struct Report {
     pub claude: ClaudeStatus,
     pub codex: CodexStatus,
     pub gemini: GeminiStatus,
+    pub droid: DroidStatus,
     /// Whether AGENTS.md / CLAUDE.md / GEMINI.md hold the handover section (serialised as name → bool).
     #[serde(serialize_with = "instructions_map")]
     pub instructions: Vec<InstructionsFile>,
@@ -96,6 +99,14 @@ pub struct GeminiStatus {
     /// What the user must do for Gemini CLI to run the hooks, when it will not yet.
     #[serde(skip)]
     pub trust_problem: Option<String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DroidStatus {
+    /// Project and user `.factory/settings.json`, serialised under their scope names. Droid
+    /// has no trust step for them.
+    #[serde(flatten, serialize_with = "by_scope")]
+    pub scopes: Vec<ScopeStatus>,
 }
 
 /// One settings or hooks file of an agent, at one scope.
@@ -537,10 +548,21 @@ pub fn status(
     };
     codex.config = codex_config_status(repo, homes, &mut codex.scopes);
     let gemini = gemini_status(repo, homes, machine);
+    let droid = DroidStatus {
+        scopes: read_scopes(
+            Agent::Droid,
+            &[Scope::Project, Scope::User],
+            droid_settings_path,
+            repo,
+            homes,
+            machine,
+        ),
+    };
     let all = Targets {
         claude: true,
         codex: true,
         gemini: true,
+        droid: true,
     };
     let (files, instructions_error) =
         match crate::instructions::instruction_targets(repo, homes, all) {
@@ -573,6 +595,7 @@ pub fn status(
         claude,
         codex,
         gemini,
+        droid,
         instructions,
         instructions_error,
     }
@@ -796,6 +819,9 @@ impl Report {
             cfg.lines(&self.codex.scopes, &mut out);
         }
         self.gemini.lines(&mut out);
+        for s in &self.droid.scopes {
+            s.lines(&mut out);
+        }
         for i in &self.instructions {
             out.push(format!(
                 "{}: handover section {}",
@@ -816,6 +842,7 @@ impl Report {
         installed(&self.claude.scopes)
             || installed(&self.codex.scopes)
             || installed(&self.gemini.scopes)
+            || installed(&self.droid.scopes)
             || !self.claude.plugins.is_empty()
             || self
                 .codex
@@ -858,6 +885,10 @@ impl Report {
             Err(e) => out.push(e.clone()),
         }
         self.gemini.problems(&mut out);
+        for s in &self.droid.scopes {
+            s.problems(&mut out);
+        }
+        out.extend(several_scopes_problem(Agent::Droid, &self.droid.scopes));
         out.extend(self.instructions_error.iter().cloned());
         if let Some(live) = &self.codex.live_trust {
             live.problems(&mut out);

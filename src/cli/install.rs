@@ -51,6 +51,9 @@ pub struct Selection {
     /// Gemini CLI (every agent when none is named).
     #[arg(long)]
     pub gemini: bool,
+    /// Factory Droid (every agent when none is named).
+    #[arg(long)]
+    pub droid: bool,
     /// Which settings files.
     #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
     pub scope: ScopeArg,
@@ -59,8 +62,8 @@ pub struct Selection {
     pub dry_run: bool,
 }
 
-/// Wire handover's hooks into Claude Code, Codex and Gemini CLI (all three unless some are
-/// named).
+/// Wire handover's hooks into Claude Code, Codex, Gemini CLI and Factory Droid (all of them
+/// unless some are named).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct InstallArgs {
     #[command(flatten)]
@@ -104,17 +107,19 @@ pub struct UninstallArgs {
 }
 
 fn targets(s: &Selection) -> Targets {
-    if !s.claude && !s.codex && !s.gemini {
+    if !s.claude && !s.codex && !s.gemini && !s.droid {
         Targets {
             claude: true,
             codex: true,
             gemini: true,
+            droid: true,
         }
     } else {
         Targets {
             claude: s.claude,
             codex: s.codex,
             gemini: s.gemini,
+            droid: s.droid,
         }
     }
 }
