@@ -59,7 +59,8 @@ pub fn env(home: &Path) -> Vec<(&'static str, String)> {
 
 /// Droid 0.225.2 puts a SessionStart context, a PostToolUse context and a Stop block's reason
 /// each as a `user` message of its own (a plain string); the model's prompt is one too (a text
-/// part). Every user text is taken: the scenarios look for our own words in them.
+/// part). Every user text is taken but Droid's own `<system-reminder>` blocks (its tool and
+/// skill lists, the repository's AGENTS.md): the scenarios look for our own words in them.
 pub fn hook_contexts(body: &Value) -> Vec<String> {
     body.get("messages")
         .and_then(Value::as_array)
@@ -74,6 +75,7 @@ pub fn hook_contexts(body: &Value) -> Vec<String> {
                 .collect(),
             _ => Vec::new(),
         })
+        .filter(|t| !t.trim_start().starts_with("<system-reminder>"))
         .collect()
 }
 

@@ -161,13 +161,20 @@ pub fn committed_work_stays_silent(agent: Agent) {
             call.input = json!(p.replace("+echo test_parse FAILED\n+exit 1\n", "+echo ok\n"));
         }
     }
-    let s1 = sb.run(
-        vec![
-            first,
+    let mut turns = vec![first];
+    if agent == Agent::Droid {
+        // Droid-Shield refuses a commit whose index changes earlier in the same command.
+        turns.push(Turn::shell("sh run_tests.sh && git add -A").usage(3_100));
+        turns.push(Turn::shell("git commit -qm 'Strip whitespace'").usage(3_200));
+    } else {
+        turns.push(
             Turn::shell("sh run_tests.sh && git add -A && git commit -qm 'Strip whitespace'")
                 .usage(3_200),
-            Turn::text("Done and committed.").usage(3_400),
-        ],
+        );
+    }
+    turns.push(Turn::text("Done and committed.").usage(3_400));
+    let s1 = sb.run(
+        turns,
         RunOpts::prompt("Make the parser strip whitespace, test and commit."),
     );
     let status = sb.git(&["status", "--porcelain"]);

@@ -203,9 +203,15 @@ pub fn handoff_reaches_next_session(agent: Agent, trust: Trust) {
     // The acknowledgement ran inside the client, which `handover ack` recognises.
     let acks = sb.journal_events("ack");
     assert_eq!(acks.len(), 1, "journal: {journal:?}");
+    // Factory Droid 0.225.2 puts nothing in its shell tool's environment that names it (seen:
+    // only PATH gains ~/.factory/bin): its acknowledgement carries no agent.
+    let detected = match agent {
+        Agent::Droid => None,
+        _ => Some(agent.name()),
+    };
     assert_eq!(
         acks[0].get("agent").and_then(Value::as_str),
-        Some(agent.name()),
+        detected,
         "`handover ack` run by the client's shell tool did not detect the agent: {:?}",
         acks[0]
     );
