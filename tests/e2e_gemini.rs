@@ -116,7 +116,13 @@ fn gemini_runs_our_hooks_only_in_a_trusted_folder() {
     install_hooks(&sb, &hooks_dir, true);
     let after = sb.run(vec![Turn::text("Hello.")], RunOpts::prompt("Say hello."));
     let log = std::fs::read_to_string(after.dir.join("hooks.log")).unwrap_or_default();
-    for event in ["SessionStart", "BeforeAgent", "PreCompress", "AfterAgent"] {
+    for event in [
+        "SessionStart",
+        "BeforeAgent",
+        "PreCompress",
+        "AfterAgent",
+        "SessionEnd",
+    ] {
         assert!(
             log.contains(&format!("agent=gemini event={event}")),
             "after install --trust, no call of our {event} hook:\n{log}"

@@ -106,9 +106,9 @@ pub fn unfinished_work_reaches_next_session(agent: Agent) {
     assert_ne!(s1.session_id(), s2.session_id());
     let text = injected(agent, s2.first_request());
     let ours = &text[text.find(OPENING).unwrap_or(0)..];
-    // Gemini CLI's SessionEnd is not wired: its record says what is known instead.
+    // Each client's reason at the end of a headless run: Gemini CLI says `exit`.
     let ending = match agent {
-        Agent::Gemini => "idle since then; no end recorded (quit, killed or still open)",
+        Agent::Gemini => "(SessionEnd, reason «exit»)",
         Agent::Claude | Agent::Codex => "(SessionEnd, reason «other»)",
     };
     assert_carries(

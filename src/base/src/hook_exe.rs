@@ -39,11 +39,12 @@ impl HookExe {
     }
 
     /// Gemini CLI's names: PreCompress is its only compaction event (advisory, and fired before
-    /// every model request); AfterAgent is its Stop.
+    /// every model request); AfterAgent is its Stop; SessionEnd has Claude Code's name (reason
+    /// `exit` or `clear` in Gemini CLI 0.61.0).
     fn gemini_events(self) -> &'static [&'static str] {
         match self {
             HookExe::SessionStart => &["SessionStart"],
-            HookExe::PreCompact => &["PreCompress"],
+            HookExe::PreCompact => &["PreCompress", "SessionEnd"],
             HookExe::ContextWatch => &["BeforeAgent", "AfterTool", "AfterAgent"],
         }
     }
