@@ -217,7 +217,7 @@ pub fn killed_session_leaves_its_last_turn(agent: Agent) {
 
 /// Edits through the shell only (no edit tool): a new file by redirection, a tracked file by
 /// `sed -i`; then a failing command that is not a test run (a code generator's stand-in: not
-/// `grep`, whose exit 1 Claude Code does not count as an error).
+/// `grep`: a search without a match is an answer, not a failure, in every client).
 const SHELL_CREATE: &str =
     "mkdir -p src && printf 'def parse(s):\\n    return s.strip()\\n' > src/parse.py";
 const SHELL_CHANGE: &str = "sed -i 's/report()/report_csv()/' src/report.rs";
