@@ -586,3 +586,42 @@ fn a_file_removed_at_the_top_of_the_tree_is_attributed() {
     stop_as(&repo, "claude", SID, &t);
     assert_eq!(record(&repo).files_edited, ["OLD_NOTES.md"]);
 }
+
+/// Claude Code's terminal UI writes a turn's last lines to its transcript after Stop ran, and a
+/// session killed right after that turn sends no SessionEnd: the next session's start reads
+/// what the transcript gained since the record's last update (record::catch_up).
+#[test]
+fn lines_written_after_the_last_stop_reach_the_next_session() {
+    let repo = Repo::new();
+    let started = handover_base::clock::format_rfc3339(
+        handover_base::clock::millis(std::time::SystemTime::now()) / 1000 - 60,
+    );
+    let lines = shell_session(
+        &started,
+        &[
+            ("printf 'x' > src/gen.rs", false, ""),
+            ("sh gen.sh", true, "Exit code 3"),
+        ],
+    );
+    // At Stop the transcript ends before the failing command's call.
+    let t = transcript_of(&repo, "late", &lines[..3]);
+    repo.write("src/gen.rs", "x");
+    stop_as(&repo, "claude", SID, &t);
+    assert_eq!(record(&repo).last_failure, None);
+    // Then the client writes the rest, and is killed.
+    let rest: String = lines[3..].iter().map(|l| format!("{l}\n")).collect();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&t)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, rest.as_bytes()))
+        .unwrap();
+    let text = next_session(&repo, "claude").context("SessionStart");
+    assert!(
+        text.contains("Last failing command: «sh gen.sh» (failed, exit 3)"),
+        "{text}"
+    );
+    // Brought up to date on disk too: read once.
+    let r = record(&repo);
+    assert_eq!(r.transcript.offset, std::fs::metadata(&t).unwrap().len());
+    assert_eq!(r.commands.len(), 2);
+}

@@ -11,9 +11,12 @@
 //!
 //! `extract` reads a transcript incrementally (only the bytes appended since the last update);
 //! `files` keeps the records under `.handover/records/`; `text` renders them for the agent;
-//! `tree` attributes the working tree's changes to the session that made them.
+//! `tree` attributes the working tree's changes to the session that made them; `answer` says
+//! which non-zero exits are answers, not failures; `catch_up` reads what a transcript gained
+//! after the record's last update before the record is shown.
 
 pub mod answer;
+pub mod catch_up;
 pub mod extract;
 pub mod files;
 pub mod fill;
