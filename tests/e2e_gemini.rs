@@ -158,3 +158,12 @@ fn gemini_10_shell_edits_reach_next_session() {
         record_scenarios::shell_edits_reach_next_session(Agent::Gemini);
     }
 }
+
+/// Gemini CLI resumed and SIGKILLed mid-turn (no AfterAgent, no SessionEnd): the next session
+/// still gets the files and the failure of the completed turns.
+#[test]
+fn gemini_11_shell_edits_survive_a_kill() {
+    if clients("gemini_11_shell_edits_survive_a_kill").is_some() {
+        record_scenarios::shell_edits_survive_a_kill(Agent::Gemini);
+    }
+}

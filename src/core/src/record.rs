@@ -337,6 +337,15 @@ impl SessionRecord {
         self.last_activity_ms = self.last_activity_ms.max(ms);
     }
 
+    /// Nothing was asked, run, edited, answered or compacted in the session.
+    pub fn did_nothing(&self) -> bool {
+        self.requests_total == 0
+            && self.commands_total == 0
+            && self.files_edited_total == 0
+            && self.last_message.is_none()
+            && self.compactions == 0
+    }
+
     /// When the session was last active, for ranking: `last_activity_ms`, or for a record
     /// written before that field existed, its last update.
     pub fn activity_ms(&self) -> u64 {
