@@ -158,7 +158,10 @@ pub fn killed_after_a_turn(agent: Agent) {
 /// Gemini CLI `~/.gemini/tmp/`).
 fn transcripts_text(sb: &Sandbox) -> String {
     let mut text = String::new();
-    let mut dirs = vec![sb.home.join(".claude/projects"), sb.home.join(".gemini/tmp")];
+    let mut dirs = vec![
+        sb.home.join(".claude/projects"),
+        sb.home.join(".gemini/tmp"),
+    ];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
             let path = entry.path();
