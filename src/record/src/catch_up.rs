@@ -10,9 +10,9 @@
 //! is not scanned here: the files were attributed by the scan at the turn's Stop (which ran
 //! after the commands), and the next session's start must stay cheap.
 
-use super::extract::{self, Format};
-use super::{files, SessionRecord};
-use crate::store::Store;
+use crate::extract::{self, Format};
+use crate::{files, SessionRecord};
+use handover_handoff::store::Store;
 use std::path::Path;
 
 /// More appended than this since the record's last update is left alone: a turn appends far
