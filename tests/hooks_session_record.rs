@@ -527,12 +527,20 @@ fn gemini_sessions_are_recorded_from_their_transcript() {
     // on a resume) neither.
     stop_as(&repo, "gemini", SID, &t);
     assert_eq!(record(&repo).commands_total, once);
+    // Gemini CLI's SessionEnd (`/quit`, Ctrl-C, the end of `-p`) says how it ended.
+    hook(
+        PRE_COMPACT,
+        "gemini",
+        serde_json::json!({"session_id": SID, "transcript_path": t, "cwd": repo.path(),
+            "hook_event_name": "SessionEnd", "reason": "exit"}),
+    );
     let text = next_session(&repo, "gemini").context("SessionStart");
     for needle in [
         "the last session in this working tree was recorded by handover",
         "- Agent: «gemini»",
         "Last failing command: «sh run_tests.sh» (failed, exit 1)",
         "src/parse.py",
+        "(SessionEnd, reason «exit»)",
     ] {
         assert!(text.contains(needle), "{needle}: {text}");
     }
