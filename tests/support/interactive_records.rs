@@ -123,9 +123,11 @@ pub fn clear_after_a_shell_edit(agent: Agent) {
 
 /// Interactive record scenario 4: the client is SIGKILLed right after a turn that edited
 /// through the shell and failed (no SessionEnd): the next session is still told the files and
-/// the failure. For Claude Code this needs the catch-up at the next start: its terminal UI
-/// writes the turn's last lines (here the failing command) to the transcript after Stop ran,
-/// so the Stop-time record lags a turn (record::catch_up).
+/// the failure. For Claude Code this can need the catch-up at the next start: its terminal UI
+/// may write the turn's last lines (here the failing command's result, in 1 run of 3 seen) to
+/// the transcript after Stop ran, and the Stop-time record then lags (record::catch_up; the
+/// same case without the timing: tests/hooks_session_record.rs,
+/// `lines_written_after_the_last_stop_reach_the_next_session`).
 pub fn killed_after_a_turn(agent: Agent) {
     let sb = Sandbox::new(agent, Trust::Installed);
     {
