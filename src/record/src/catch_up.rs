@@ -10,7 +10,7 @@
 //! is not scanned here: the files were attributed by the scan at the turn's Stop (which ran
 //! after the commands), and the next session's start must stay cheap.
 
-use crate::extract::{self, Format};
+use crate::extract;
 use crate::{files, SessionRecord};
 use handover_handoff::store::Store;
 use std::path::Path;
@@ -24,9 +24,10 @@ pub const MAX_CATCH_UP: u64 = 4 << 20;
 /// record unchanged when the transcript did not grow (or cannot be read, or grew by more than
 /// [`MAX_CATCH_UP`]). Never fails: a record that cannot be saved is still shown up to date.
 pub fn transcript_grew(store: &Store, record: SessionRecord, now_ms: u64) -> SessionRecord {
-    let Some(format) = Format::of_agent(&record.agent) else {
+    let Some(agent) = handover_base::Agent::from_name(&record.agent) else {
         return record;
     };
+    let client = handover_clients::of(agent);
     let path = Path::new(&record.transcript.path);
     // The path is the record's: only an absolute path to a transcript file is followed (a
     // record is untrusted; `read_from` refuses FIFOs and devices through the read gate).
@@ -40,7 +41,7 @@ pub fn transcript_grew(store: &Store, record: SessionRecord, now_ms: u64) -> Ses
     if len <= offset || len - offset > MAX_CATCH_UP {
         return record;
     }
-    let Ok(update) = extract::read_from(path, offset, format, Some(store.root())) else {
+    let Ok(update) = extract::read_from(path, offset, client, Some(store.root())) else {
         return record;
     };
     if update.restarted || update.facts.is_empty() {
