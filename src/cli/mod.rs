@@ -3,7 +3,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod ack;
@@ -87,8 +87,8 @@ pub struct WriteArgs {
     /// e.g. an edited handover.md). `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
-    /// Start from an empty handoff instead of updating the current one.
-    #[arg(long)]
+    /// Start from an empty handoff instead of updating the current one (`--from` always does).
+    #[arg(long, conflicts_with = "from")]
     pub fresh: bool,
     /// The goal of the task (a new goal starts a fresh handoff).
     #[arg(long)]
@@ -152,8 +152,9 @@ pub struct BootArgs {
     /// 7 damaged, 8 refused (docs/cli.md).
     #[arg(long)]
     pub check: bool,
-    /// Print the short startup context a hook would inject instead of the full report.
-    #[arg(long)]
+    /// Print the short startup context a hook would inject instead of the full report (text
+    /// only: the JSON report has every fact it is made of).
+    #[arg(long, conflicts_with = "json")]
     pub startup: bool,
 }
 
@@ -226,8 +227,87 @@ pub struct DemoArgs {
     pub keep: bool,
 }
 
+/// The commands that work on no repository, and why `-C` means nothing to them.
+const WITHOUT_DIR: [(&str, &str); 3] = [
+    ("demo", "the tour builds a temporary repository of its own"),
+    ("completions", "a completion script is the same for every repository"),
+    (
+        "trust-plugin",
+        "the plugin's hooks are one set for every repository, trusted once per user",
+    ),
+];
+
+/// The command line as clap parses it: `-C` is global (`handover -C DIR status` and
+/// `handover status -C DIR` both work) but not offered where it would do nothing. A global
+/// option cannot be left out of one subcommand, so those get a hidden `-C` of their own (clap
+/// then propagates neither the global one nor its help there), and [`refuse_unused_dir`]
+/// turns a `-C` given to them, before or after the subcommand, into a usage error.
+pub fn command() -> clap::Command {
+    use clap::CommandFactory;
+    let mut cmd = Cli::command();
+    for (name, _) in WITHOUT_DIR {
+        cmd = cmd.mut_subcommand(name, |sc| {
+            sc.arg(
+                clap::Arg::new("dir")
+                    .short('C')
+                    .long("dir")
+                    .value_parser(clap::value_parser!(PathBuf))
+                    .hide(true),
+            )
+        });
+    }
+    cmd
+}
+
+/// The command line for completion scripts, which list hidden options too (clap_complete's
+/// scripts offer every option a subcommand has): `-C` is given to each command that takes it
+/// instead of globally, so the scripts offer it exactly there.
+fn completion_command() -> clap::Command {
+    use clap::CommandFactory;
+    let cmd = Cli::command().mut_arg("dir", |a| a.global(false));
+    let Some(dir) = cmd.get_arguments().find(|a| a.get_id() == "dir").cloned() else {
+        return cmd;
+    };
+    let takes_dir: Vec<String> = cmd
+        .get_subcommands()
+        .map(|sc| sc.get_name().to_string())
+        .filter(|name| WITHOUT_DIR.iter().all(|(n, _)| n != name))
+        .collect();
+    takes_dir.into_iter().fold(cmd, |cmd, name| {
+        cmd.mut_subcommand(name, |sc| sc.arg(dir.clone()))
+    })
+}
+
+fn parse() -> Result<Cli, clap::Error> {
+    use clap::FromArgMatches;
+    let mut cmd = command();
+    let matches = cmd.try_get_matches_from_mut(std::env::args_os())?;
+    let cli = Cli::from_arg_matches(&matches).map_err(|e| e.format(&mut cmd))?;
+    if let (Some(dir), Some(name)) = (&cli.dir, matches.subcommand_name()) {
+        refuse_unused_dir(dir, name, &cmd)?;
+    }
+    Ok(cli)
+}
+
+/// `-C` given to a command that works on no repository: a usage error naming the fix, rather
+/// than an option silently ignored.
+fn refuse_unused_dir(dir: &Path, name: &str, cmd: &clap::Command) -> Result<(), clap::Error> {
+    let Some((_, why)) = WITHOUT_DIR.iter().find(|(n, _)| *n == name) else {
+        return Ok(());
+    };
+    // The subcommand's usage line under the message, as for clap's own usage errors.
+    let mut sub = cmd.find_subcommand(name).unwrap_or(cmd).clone();
+    Err(sub.error(
+        clap::error::ErrorKind::ArgumentConflict,
+        format!(
+            "-C {} does nothing for `handover {name}` ({why}): leave it out",
+            dir.display()
+        ),
+    ))
+}
+
 pub fn run() -> anyhow::Result<ExitCode> {
-    let cli = match Cli::try_parse() {
+    let cli = match parse() {
         Ok(cli) => cli,
         // A usage error: clap's message on stderr, exit 2 (documented in docs/cli.md).
         Err(e) if e.use_stderr() => {
@@ -250,47 +330,58 @@ pub fn run() -> anyhow::Result<ExitCode> {
     if cli.quiet {
         output::set_quiet();
     }
-    let dir = match &cli.dir {
-        Some(d) => d.clone(),
-        None => std::env::current_dir()
-            .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?,
-    };
-    let dir = std::path::absolute(&dir).unwrap_or(dir);
-    if !matches!(cli.command, Command::Demo(_)) {
-        check_dir(&dir)?;
-    }
+    // Only the commands that work on a repository read the directory (`-C`, else the current
+    // one): the others run anywhere, even where the current directory is gone.
+    let dir = || repository_dir(cli.dir.as_deref());
     match &cli.command {
-        Command::Write(a) => write::run(a, &dir),
-        Command::Boot(a) => boot::run(a, &dir),
-        Command::Status(a) => status::run(a, &dir),
-        Command::Done(a) => done::run(a, &dir),
-        Command::Ack(a) => ack::run(a, &dir),
+        Command::Write(a) => write::run(a, &dir()?),
+        Command::Boot(a) => boot::run(a, &dir()?),
+        Command::Status(a) => status::run(a, &dir()?),
+        Command::Done(a) => done::run(a, &dir()?),
+        Command::Ack(a) => ack::run(a, &dir()?),
         Command::Demo(a) => demo::run(a),
-        Command::Push(a) => travel::push(a, &dir),
-        Command::Pull(a) => travel::pull(a, &dir),
-        Command::Share(a) => travel::share(a, &dir),
+        Command::Push(a) => travel::push(a, &dir()?),
+        Command::Pull(a) => travel::pull(a, &dir()?),
+        Command::Share(a) => travel::share(a, &dir()?),
         Command::Install(a) => {
-            install::run_install(a, handover_core::store::Store::discover(&dir).root())
+            install::run_install(a, handover_core::store::Store::discover(&dir()?).root())
         }
         Command::Uninstall(a) => {
-            install::run_uninstall(a, handover_core::store::Store::discover(&dir).root())
+            install::run_uninstall(a, handover_core::store::Store::discover(&dir()?).root())
         }
         Command::TrustPlugin(a) => install::run_trust_plugin(a),
         Command::Completions(a) => {
-            use clap::CommandFactory;
             // Generated into memory first: clap_complete panics when its writer fails.
             let mut script = Vec::new();
-            clap_complete::generate(a.shell, &mut Cli::command(), "handover", &mut script);
+            clap_complete::generate(
+                a.shell,
+                &mut completion_command(),
+                "handover",
+                &mut script,
+            );
             std::io::Write::write_all(&mut output::stdout(), &script)?;
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
+/// The directory a repository command works in: `-C`, else the current one, absolute and
+/// checked.
+fn repository_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let dir = match given {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir()
+            .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?,
+    };
+    let dir = std::path::absolute(&dir).unwrap_or(dir);
+    check_dir(&dir)?;
+    Ok(dir)
+}
+
 /// Refuses a directory handover must not work in, before anything is read or written: one
 /// that does not exist (a typo in `-C` must not create a directory tree), and a bare git
 /// repository (no working tree: a handoff there would sit inside git's own files).
-fn check_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+fn check_dir(dir: &Path) -> anyhow::Result<()> {
     if !dir.is_dir() {
         anyhow::bail!(
             "{} is not a directory: check the path (handover creates no directories)",
