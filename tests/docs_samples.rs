@@ -27,6 +27,8 @@ fn generators() -> BTreeMap<&'static str, fn() -> String> {
     g.insert("install-synopsis", install_synopsis);
     g.insert("install-hooks-table", install_hooks_table);
     g.insert("install-hooks-json", install_hooks_json);
+    g.insert("install-output", install_output);
+    g.insert("install-status", install_status);
     g.insert("format-markdown-errors", format_markdown_errors);
     g.insert("format-handover-md", format_handover_md);
     g.insert("agent-values", agent_values);
@@ -377,6 +379,71 @@ fn install_hooks_json() -> String {
     serde_json::from_str::<serde_json::Value>(&text).unwrap();
     assert!(text.contains("<launcher>"), "{text}");
     format!("```json\n{text}\n```\n")
+}
+
+/// A repository and a HOME in which `handover install` ran (every client, the project scope,
+/// no `--trust`), with what install printed.
+struct Installed {
+    repo: Repo,
+    home: tempfile::TempDir,
+    printed: String,
+}
+
+fn installed() -> Installed {
+    let repo = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    let printed = handover(&repo.path, home.path(), &["install"], None);
+    Installed {
+        repo,
+        home,
+        printed,
+    }
+}
+
+impl Installed {
+    /// The machine's paths as the docs show them: the repository `/home/you/project`, HOME
+    /// `/home/you`, the executables in cargo's bin directory.
+    fn shown(&self, text: &str) -> String {
+        let bin = Path::new(env!("CARGO_BIN_EXE_handover")).parent().unwrap();
+        let repo = std::fs::canonicalize(&self.repo.path).unwrap();
+        let home = std::fs::canonicalize(self.home.path()).unwrap();
+        text.replace(&bin.display().to_string(), "/home/you/.cargo/bin")
+            .replace(&repo.display().to_string(), "/home/you/project")
+            .replace(&self.repo.path.display().to_string(), "/home/you/project")
+            .replace(&home.display().to_string(), "/home/you")
+            .replace(&self.home.path().display().to_string(), "/home/you")
+    }
+}
+
+/// docs/install.md: what `handover install` prints in a fresh repository.
+fn install_output() -> String {
+    let i = installed();
+    fenced(&i.shown(&i.printed))
+}
+
+/// docs/install.md: `handover status` after that install, its files committed and a handoff
+/// written (the handoff's id and time replaced by fixed ones).
+fn install_status() -> String {
+    let i = installed();
+    i.repo.commit_all("Wire handover");
+    handover(
+        &i.repo.path,
+        i.home.path(),
+        &["write", "--goal", "Add CSV export", "--next", "Quote fields"],
+        None,
+    );
+    // The prose around the sample says so.
+    let check = handover_output(&i.repo.path, i.home.path(), &["status", "--check"], None);
+    assert_eq!(check.status.code(), Some(3));
+    let mut text = i.shown(&handover(&i.repo.path, i.home.path(), &["status"], None));
+    let (start, end) = ("handoff: ", " — goal: ");
+    let at = text.find(start).unwrap() + start.len();
+    let to = text[at..].find(end).unwrap() + at;
+    text.replace_range(
+        at..to,
+        "20261122T021451.123456789Z-4f2a written 2026-11-22T02:14:51Z",
+    );
+    fenced(&text)
 }
 
 /// docs/format.md: the agents handover knows, as the `agent` fields hold them.
