@@ -5,8 +5,12 @@
 //! `HANDOVER_BLESS=1 cargo test -p handover --test docs_samples` rewrites the blocks (then
 //! read the diff before committing it).
 //!
-//! Volatile parts are replaced by the values the docs show: a commit id by `a1b2c3d`, the
-//! temporary repository by `/repo`.
+//! A block is whole lines (a marker at the start of a line) or part of one (a marker inside a
+//! line, e.g. a table cell). Volatile parts are replaced by the values the docs show: a commit
+//! id by `a1b2c3d`, the temporary repository by `/repo` or `/home/you/project`, times by fixed
+//! ones. Lists of clients are read from the program (`Agent::ALL`, the install switches), so
+//! a new client reaches the docs by regenerating them. Measurements (test times, benchmark
+//! figures) are not generated: the docs give the date they were measured.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod common;
