@@ -118,15 +118,17 @@ fn generated_blocks_match_the_tool() {
         let mut new_text = text.clone();
         // Back to front, so earlier ranges stay valid while rewriting.
         for block in blocks(&text, &file).into_iter().rev() {
-            let generate = generators.get(block.name.as_str()).unwrap_or_else(|| {
-                panic!(
-                    "{}: no generator for `{}` in tests/docs_samples.rs",
-                    file.display(),
-                    block.name
-                )
-            });
+            let want = match generators.get(block.name.as_str()) {
+                Some(generate) => generate(),
+                None => with_argument(&block.name).unwrap_or_else(|| {
+                    panic!(
+                        "{}: no generator for `{}` in tests/docs_samples.rs",
+                        file.display(),
+                        block.name
+                    )
+                }),
+            };
             used.push(block.name.clone());
-            let want = generate();
             if text[block.content.clone()] != want {
                 stale.push(format!(
                     "{}: `{}` differs from the tool's output:\n--- docs\n{}--- tool\n{}",
@@ -153,6 +155,15 @@ fn generated_blocks_match_the_tool() {
         "{}\nUpdate the docs: HANDOVER_BLESS=1 cargo test -p handover --test docs_samples (then review the diff)",
         stale.join("\n")
     );
+}
+
+/// Generators that take an argument: `NAME ARGUMENT`.
+fn with_argument(block: &str) -> Option<String> {
+    let (name, argument) = block.split_once(' ')?;
+    match name {
+        "verify-reason" => Some(verify_reason(argument)),
+        _ => None,
+    }
 }
 
 #[test]
@@ -672,4 +683,75 @@ fn storage_config_errors() -> String {
         );
     }
     format!("```text\n{}\n```\n", lines.join("\n"))
+}
+
+/// docs/verification.md: the message `handover boot` gives for the reason `code`, in a
+/// repository changed the way that reason describes. The handoff was written on `main` at a
+/// commit shown as `a1b2c3d`, naming `src/lib.rs` as important, with `draft.txt` uncommitted;
+/// a later HEAD is shown as `b2c3d4e`.
+fn verify_reason(code: &str) -> String {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    r.write("notes.md", "one\n");
+    r.commit_all("Notes");
+    r.write("draft.txt", "draft\n");
+    handover(
+        &r.path,
+        home.path(),
+        &["write", "--from", "-"],
+        Some(r#"{"goal": "g", "important_files": [{"path": "src/lib.rs", "why": "the API"}]}"#),
+    );
+    let recorded = r.head();
+    let later = |subject: &str| {
+        r.write(&format!("{subject}.txt"), subject);
+        git(&r.path, &["add", &format!("{subject}.txt")]);
+        git(&r.path, &["commit", "-q", "-m", subject]);
+    };
+    match code {
+        "branch_changed" => git(&r.path, &["checkout", "-q", "-b", "other"]),
+        "head_moved" => {
+            later("one");
+            later("two");
+            String::new()
+        }
+        "head_behind" => git(&r.path, &["reset", "-q", "--keep", "HEAD~1"]),
+        "head_diverged" => {
+            git(&r.path, &["reset", "-q", "--keep", "HEAD~1"]);
+            later("instead");
+            String::new()
+        }
+        "head_unknown" => {
+            git(&r.path, &["reset", "-q", "--keep", "HEAD~1"]);
+            git(&r.path, &["reflog", "expire", "--expire=now", "--all"]);
+            git(&r.path, &["gc", "-q", "--prune=now"])
+        }
+        "important_file_missing" => {
+            std::fs::remove_file(r.path.join("src/lib.rs")).unwrap();
+            String::new()
+        }
+        "working_tree_changed" => {
+            r.write("a.txt", "a");
+            r.write("b.txt", "b");
+            String::new()
+        }
+        "changed_file_missing" => {
+            std::fs::remove_file(r.path.join("draft.txt")).unwrap();
+            String::new()
+        }
+        _ => panic!("docs/verification.md: no scenario for the reason `{code}`"),
+    };
+    let report: serde_json::Value =
+        serde_json::from_str(&handover(&r.path, home.path(), &["boot", "--json"], None)).unwrap();
+    let message = report["reasons"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .find(|reason| reason["code"] == code)
+        .unwrap_or_else(|| panic!("no `{code}` in {report}"))["message"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    message
+        .replace(&recorded[..7], "a1b2c3d")
+        .replace(&r.head()[..7], "b2c3d4e")
 }
