@@ -755,3 +755,53 @@ fn verify_reason(code: &str) -> String {
         .replace(&recorded[..7], "a1b2c3d")
         .replace(&r.head()[..7], "b2c3d4e")
 }
+
+/// docs/cli.md names every top-level key of every `--json` object (the bullet of each
+/// command), checked on the real output: a key added to a shape fails this until it is
+/// documented.
+#[test]
+fn every_json_key_is_documented_in_cli_md() {
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/cli.md")).unwrap();
+    let bullet = |command: &str| {
+        let start = format!("- `{command} --json`:");
+        let at = docs
+            .find(&start)
+            .unwrap_or_else(|| panic!("docs/cli.md has no bullet `{start}`"));
+        let rest = &docs[at + start.len()..];
+        rest[..rest.find("\n- ").or_else(|| rest.find("\n\n")).unwrap_or(rest.len())]
+            .to_string()
+    };
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    let mut runs: Vec<(&str, Vec<&str>)> = vec![
+        ("install", vec!["install", "--claude", "--json"]),
+        ("write", vec!["write", "--goal", "g", "--next", "n", "--json"]),
+        ("boot", vec!["boot", "--json"]),
+        ("status", vec!["status", "--json"]),
+        ("ack", vec!["ack", "--json"]),
+        ("done", vec!["done", "--json"]),
+        // No handoff any more: the other shapes.
+        ("boot", vec!["boot", "--json"]),
+        ("ack", vec!["ack", "--json"]),
+        ("uninstall", vec!["uninstall", "--claude", "--json"]),
+    ];
+    let mut missing = Vec::new();
+    for (command, args) in runs.drain(..) {
+        let out = handover(&r.path, home.path(), &args, None);
+        let json: serde_json::Value =
+            serde_json::from_str(&out).unwrap_or_else(|e| panic!("{args:?}: {e}: {out}"));
+        let documented = bullet(command);
+        for key in json.as_object().unwrap().keys() {
+            if key != "version" && !documented.contains(&format!("`{key}`")) {
+                missing.push(format!("{command} --json: `{key}`"));
+            }
+        }
+    }
+    missing.dedup();
+    assert!(
+        missing.is_empty(),
+        "docs/cli.md does not name these keys:\n{}",
+        missing.join("\n")
+    );
+}
