@@ -284,7 +284,10 @@ fn dir_is_offered_and_accepted_only_where_it_does_something() {
     let cwd = gone.path().join("removed");
     std::fs::create_dir(&cwd).unwrap();
     let out = std::process::Command::new("sh")
-        .args(["-c", "cd \"$1\" && rmdir \"$1\" && exec \"$2\" completions bash"])
+        .args([
+            "-c",
+            "cd \"$1\" && rmdir \"$1\" && exec \"$2\" completions bash",
+        ])
         .arg("sh")
         .arg(&cwd)
         .arg(env!("CARGO_BIN_EXE_handover"))
@@ -309,9 +312,15 @@ fn options_that_would_do_nothing_together_are_refused() {
     std::fs::write(r.path.join("h.json"), r#"{"goal": "g"}"#).unwrap();
     for (args, says) in [
         (&["boot", "--startup", "--json"][..], "cannot be used with"),
-        (&["write", "--fresh", "--from", "h.json"], "cannot be used with"),
+        (
+            &["write", "--fresh", "--from", "h.json"],
+            "cannot be used with",
+        ),
         (&["install", "--codex-bin", "/c"], "--trust"),
-        (&["install", "--claude", "--trust"], "--trust is for Codex and Gemini CLI"),
+        (
+            &["install", "--claude", "--trust"],
+            "--trust is for Codex and Gemini CLI",
+        ),
         (
             &["install", "--gemini", "--trust", "--codex-bin", "/c"],
             "--codex-bin is for Codex",

@@ -120,13 +120,8 @@ fn no_subcommand_panics_on_a_closed_or_full_stdout() {
         vec!["share", "nowhere", "--yes"],
     ];
     // Every subcommand `handover --help` lists is in the sweep.
-    let help = String::from_utf8(
-        command(home.path(), &["--help"])
-            .output()
-            .unwrap()
-            .stdout,
-    )
-    .unwrap();
+    let help =
+        String::from_utf8(command(home.path(), &["--help"]).output().unwrap().stdout).unwrap();
     let commands = help.split("Commands:\n").nth(1).unwrap();
     for name in commands[..commands.find("\n\n").unwrap()]
         .lines()

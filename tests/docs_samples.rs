@@ -168,7 +168,8 @@ fn with_argument(block: &str) -> Option<String> {
 
 #[test]
 fn blocks_are_found_with_their_content() {
-    let text = "a `<!-- generated: y -->`\n<!-- generated: x -->\n```\nhi\n```\n<!-- /generated -->\n\
+    let text =
+        "a `<!-- generated: y -->`\n<!-- generated: x -->\n```\nhi\n```\n<!-- /generated -->\n\
                 | cell (<!-- generated: z -->`a` or `b`<!-- /generated -->) |\n";
     let b = blocks(text, Path::new("t.md"));
     assert_eq!(b.len(), 2);
@@ -444,7 +445,13 @@ fn install_status() -> String {
     handover(
         &i.repo.path,
         i.home.path(),
-        &["write", "--goal", "Add CSV export", "--next", "Quote fields"],
+        &[
+            "write",
+            "--goal",
+            "Add CSV export",
+            "--next",
+            "Quote fields",
+        ],
         None,
     );
     // The prose around the sample says so.
@@ -493,7 +500,12 @@ fn format_markdown_errors() -> String {
             None,
         );
         assert_eq!(out.status.code(), Some(1), "{case:?} must be refused");
-        lines.push(String::from_utf8(out.stderr).unwrap().trim_end().to_string());
+        lines.push(
+            String::from_utf8(out.stderr)
+                .unwrap()
+                .trim_end()
+                .to_string(),
+        );
     }
     format!("```\n{}\n```\n", lines.join("\n"))
 }
@@ -515,7 +527,10 @@ fn format_handover_md() -> String {
         &r.path,
         home.path(),
         &["write", "--from", "-"],
-        Some(&json_example_in("docs/format.md", "JSON input:\n\n```json\n")),
+        Some(&json_example_in(
+            "docs/format.md",
+            "JSON input:\n\n```json\n",
+        )),
     );
     let text = std::fs::read_to_string(r.path.join("handover.md")).unwrap();
     let head = r.head();
@@ -593,14 +608,18 @@ fn readme_session_record() -> String {
         env!("CARGO_BIN_EXE_handover-context-watch"),
         &root,
         home.path(),
-        &payload(serde_json::json!({"hook_event_name": "Stop", "stop_hook_active": false,
-            "last_assistant_message": "Quoting done; one test still fails on embedded quotes."})),
+        &payload(
+            serde_json::json!({"hook_event_name": "Stop", "stop_hook_active": false,
+            "last_assistant_message": "Quoting done; one test still fails on embedded quotes."}),
+        ),
     );
     hook(
         env!("CARGO_BIN_EXE_handover-pre-compact"),
         &root,
         home.path(),
-        &payload(serde_json::json!({"hook_event_name": "SessionEnd", "reason": "prompt_input_exit"})),
+        &payload(
+            serde_json::json!({"hook_event_name": "SessionEnd", "reason": "prompt_input_exit"}),
+        ),
     );
     let mut text = handover(&r.path, home.path(), &["boot", "--startup"], None);
     for (before, fixed) in [
@@ -636,7 +655,10 @@ fn hook(exe: &str, dir: &Path, home: &Path, payload: &str) {
         .write_all(payload.as_bytes())
         .unwrap();
     let out = child.wait_with_output().unwrap();
-    assert!(out.status.success() && out.stderr.is_empty(), "{exe}: {out:?}");
+    assert!(
+        out.status.success() && out.stderr.is_empty(),
+        "{exe}: {out:?}"
+    );
 }
 
 /// docs/storage.md: every configuration key, from `config::KEYS`.
@@ -769,14 +791,20 @@ fn every_json_key_is_documented_in_cli_md() {
             .find(&start)
             .unwrap_or_else(|| panic!("docs/cli.md has no bullet `{start}`"));
         let rest = &docs[at + start.len()..];
-        rest[..rest.find("\n- ").or_else(|| rest.find("\n\n")).unwrap_or(rest.len())]
+        rest[..rest
+            .find("\n- ")
+            .or_else(|| rest.find("\n\n"))
+            .unwrap_or(rest.len())]
             .to_string()
     };
     let r = Repo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let mut runs: Vec<(&str, Vec<&str>)> = vec![
         ("install", vec!["install", "--claude", "--json"]),
-        ("write", vec!["write", "--goal", "g", "--next", "n", "--json"]),
+        (
+            "write",
+            vec!["write", "--goal", "g", "--next", "n", "--json"],
+        ),
         ("boot", vec!["boot", "--json"]),
         ("status", vec!["status", "--json"]),
         ("ack", vec!["ack", "--json"]),

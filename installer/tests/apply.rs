@@ -1065,7 +1065,10 @@ fn a_user_scope_gemini_trust_fix_names_the_user_scope() {
     trusted.options.trust = true;
     let (o, out) = run(&trusted);
     assert!(o.ok && o.problems.is_empty(), "{out}\n{:?}", o.problems);
-    assert!(!e.repo.join(".gemini").exists(), "the fix wired the project");
+    assert!(
+        !e.repo.join(".gemini").exists(),
+        "the fix wired the project"
+    );
     let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
     assert!(s.problems().is_empty(), "{:?}", s.problems());
 }

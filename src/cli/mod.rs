@@ -230,7 +230,10 @@ pub struct DemoArgs {
 /// The commands that work on no repository, and why `-C` means nothing to them.
 const WITHOUT_DIR: [(&str, &str); 3] = [
     ("demo", "the tour builds a temporary repository of its own"),
-    ("completions", "a completion script is the same for every repository"),
+    (
+        "completions",
+        "a completion script is the same for every repository",
+    ),
     (
         "trust-plugin",
         "the plugin's hooks are one set for every repository, trusted once per user",
@@ -353,12 +356,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Completions(a) => {
             // Generated into memory first: clap_complete panics when its writer fails.
             let mut script = Vec::new();
-            clap_complete::generate(
-                a.shell,
-                &mut completion_command(),
-                "handover",
-                &mut script,
-            );
+            clap_complete::generate(a.shell, &mut completion_command(), "handover", &mut script);
             std::io::Write::write_all(&mut output::stdout(), &script)?;
             Ok(ExitCode::SUCCESS)
         }
