@@ -371,3 +371,37 @@ fn help_texts_name_every_supported_client() {
         }
     }
 }
+
+/// `share` asks before it changes `.git/config`; with `--quiet` the change and the question
+/// would go to a silenced stdout, so on a terminal it does not wait for an answer to a question
+/// nobody saw: it changes nothing and says how to go on.
+#[test]
+fn quiet_share_on_a_terminal_asks_nothing_and_changes_nothing() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    let remote = r.sibling("origin.git");
+    common::git(
+        r.path.parent().unwrap(),
+        &["init", "-q", "--bare", remote.to_str().unwrap()],
+    );
+    r.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    let config = std::fs::read(r.path.join(".git/config")).unwrap();
+    // `script` gives the command a terminal; its own stdin is empty, so a prompt would read
+    // an end of file (and, before, say nothing at all).
+    let line = format!("{} -q share", env!("CARGO_BIN_EXE_handover"));
+    let out = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(&r.path)
+        .env("HOME", home.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(
+        shown.contains("--quiet hides the change") && shown.contains("--yes"),
+        "{shown}"
+    );
+    assert!(!shown.contains("Apply this change?"), "{shown}");
+    assert_eq!(std::fs::read(r.path.join(".git/config")).unwrap(), config);
+}
