@@ -833,3 +833,25 @@ fn every_json_key_is_documented_in_cli_md() {
         missing.join("\n")
     );
 }
+
+/// The README's command table lists every subcommand `handover --help` lists.
+#[test]
+fn the_readme_lists_every_command() {
+    let readme =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("README.md")).unwrap();
+    let table = &readme[readme.find("| command | what it does |").unwrap()..];
+    let table = &table[..table.find("\n\n").unwrap()];
+    let home = tempfile::tempdir().unwrap();
+    let help = handover(home.path(), home.path(), &["--help"], None);
+    let commands = help.split("Commands:\n").nth(1).unwrap();
+    for name in commands[..commands.find("\n\n").unwrap()]
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+    {
+        assert!(
+            table.contains(&format!("`handover {name}`")) || table.contains(&format!("/ `{name}`")),
+            "README.md's command table does not list `handover {name}`"
+        );
+    }
+}
