@@ -33,6 +33,7 @@ fn generators() -> BTreeMap<&'static str, fn() -> String> {
     g.insert("install-hooks-json", install_hooks_json);
     g.insert("install-output", install_output);
     g.insert("install-status", install_status);
+    g.insert("install-instructions", install_instructions);
     g.insert("format-markdown-errors", format_markdown_errors);
     g.insert("format-handover-md", format_handover_md);
     g.insert("agent-values", agent_values);
@@ -435,6 +436,20 @@ impl Installed {
 fn install_output() -> String {
     let i = installed();
     fenced(&i.shown(&i.printed))
+}
+
+/// docs/install.md: the section install adds to AGENTS.md (and CLAUDE.md, GEMINI.md).
+fn install_instructions() -> String {
+    let i = installed();
+    let text = std::fs::read_to_string(i.repo.path.join("AGENTS.md")).unwrap();
+    for other in ["CLAUDE.md", "GEMINI.md"] {
+        assert_eq!(
+            std::fs::read_to_string(i.repo.path.join(other)).unwrap(),
+            text,
+            "{other} gets the same section"
+        );
+    }
+    format!("```markdown\n{text}```\n")
 }
 
 /// docs/install.md: `handover status` after that install, its files committed and a handoff
@@ -854,4 +869,18 @@ fn the_readme_lists_every_command() {
             "README.md's command table does not list `handover {name}`"
         );
     }
+}
+
+/// The configuration example in docs/storage.md is one the tool accepts, and sets what it shows.
+#[test]
+fn the_config_example_in_storage_md_loads() {
+    let docs =
+        std::fs::read_to_string(Path::new(env!("CARGO_MANIFEST_DIR")).join("docs/storage.md"))
+            .unwrap();
+    let after = "Example:\n\n```toml\n";
+    let body = &docs[docs.find(after).unwrap() + after.len()..];
+    let example = &body[..body.find("```\n").unwrap()];
+    let config = handover_core::config::parse(example, "docs/storage.md")
+        .unwrap_or_else(|e| panic!("{e:#}"));
+    assert_ne!(config, handover_core::config::Config::default());
 }
