@@ -34,6 +34,7 @@ fn generators() -> BTreeMap<&'static str, fn() -> String> {
     g.insert("install-output", install_output);
     g.insert("install-status", install_status);
     g.insert("install-instructions", install_instructions);
+    g.insert("launcher-message", launcher_message);
     g.insert("format-markdown-errors", format_markdown_errors);
     g.insert("format-handover-md", format_handover_md);
     g.insert("agent-values", agent_values);
@@ -436,6 +437,25 @@ impl Installed {
 fn install_output() -> String {
     let i = installed();
     fenced(&i.shown(&i.printed))
+}
+
+/// docs/install.md: what a committed hook says at session start on a machine without
+/// handover: the portable command run by `sh`, with neither PATH nor cargo's bin directory
+/// holding the executable.
+fn launcher_message() -> String {
+    let empty = tempfile::tempdir().unwrap();
+    let command = handover_base::hook_exe::portable_command(HookExe::SessionStart, Agent::Claude);
+    let out = std::process::Command::new("/bin/sh")
+        .args(["-c", &command])
+        .env_clear()
+        .env("PATH", "/usr/bin:/bin")
+        .env("HOME", empty.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+    said["systemMessage"].as_str().unwrap().to_string()
 }
 
 /// docs/install.md: the section install adds to AGENTS.md (and CLAUDE.md, GEMINI.md).
