@@ -35,6 +35,8 @@ fn generators() -> BTreeMap<&'static str, fn() -> String> {
     g.insert("install-status", install_status);
     g.insert("install-instructions", install_instructions);
     g.insert("launcher-message", launcher_message);
+    g.insert("reminder-text", reminder_text);
+    g.insert("reminder-length", reminder_length);
     g.insert("format-markdown-errors", format_markdown_errors);
     g.insert("format-handover-md", format_handover_md);
     g.insert("agent-values", agent_values);
@@ -456,6 +458,23 @@ fn launcher_message() -> String {
     assert!(out.status.success(), "{out:?}");
     let said: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
     said["systemMessage"].as_str().unwrap().to_string()
+}
+
+/// The context watch's first instruction, at the default 60 %, for Claude Code.
+fn reminder() -> String {
+    use handover_core::context::{save_progress, Pressure};
+    save_progress(Pressure::Remind, 60, "handover", Agent::Claude)
+}
+
+/// docs/hooks.md: the first save-progress instruction in full.
+fn reminder_text() -> String {
+    fenced(&reminder())
+}
+
+/// docs/hooks.md: its length, to the nearest 50 characters.
+fn reminder_length() -> String {
+    let n = reminder().chars().count();
+    format!("about {} characters", (n + 25) / 50 * 50)
 }
 
 /// docs/install.md: the section install adds to AGENTS.md (and CLAUDE.md, GEMINI.md).
