@@ -353,7 +353,17 @@ fn help_texts_name_every_supported_client() {
         .unwrap()
         .to_string();
     let about = install.lines().next().unwrap().to_string();
+    let write = help(&["write", "--help"]);
+    let agent_line = write
+        .lines()
+        .find(|l| l.trim_start().starts_with("--agent <AGENT>"))
+        .unwrap()
+        .to_string();
     for agent in handover_base::Agent::ALL {
+        assert!(
+            agent_line.contains(&format!(" {}", agent.as_str())),
+            "`write --help` does not name {agent}: {agent_line}"
+        );
         let switch = format!("--{}\n", agent.as_str());
         assert!(uninstall.contains(&switch), "uninstall has no {switch}");
         // `--claude` then, on the next line, `Claude Code (every agent when none is named)`.

@@ -130,8 +130,9 @@ pub struct WriteArgs {
     /// 3-5 sentences on where things stand.
     #[arg(long)]
     pub narrative: Option<String>,
-    /// Which agent writes (default: detected from the environment).
-    #[arg(long)]
+    // Which agent writes; the help names the supported agents from `Agent::ALL`, so a new
+    // client is named there without an edit.
+    #[arg(long, help = agent_help())]
     pub agent: Option<String>,
     /// The writing session's id (default: $HANDOVER_SESSION_ID, else the client's own session variable).
     #[arg(long)]
@@ -142,6 +143,18 @@ pub struct WriteArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `write --agent`'s help: the agents handover supports, by the names the hooks use.
+fn agent_help() -> String {
+    let names: Vec<&str> = handover_base::Agent::ALL
+        .iter()
+        .map(|a| a.as_str())
+        .collect();
+    format!(
+        "Which agent writes: {} (or any other name; default: detected from the environment)",
+        names.join(", ")
+    )
 }
 
 #[derive(Args, Debug)]
