@@ -290,7 +290,8 @@ fn clients() -> Vec<(Agent, String)> {
 /// that share their event names.
 fn install_hooks_table() -> String {
     let events = |exe: HookExe, agent: Agent| {
-        exe.events_for(agent)
+        handover_clients::of(agent)
+            .events(exe)
             .iter()
             .map(|e| format!("`{e}`"))
             .collect::<Vec<_>>()
