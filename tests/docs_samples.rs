@@ -300,9 +300,9 @@ fn install_hooks_table() -> String {
     let mut groups: Vec<(Vec<String>, Agent)> = Vec::new();
     for (agent, name) in clients() {
         let same = groups.iter_mut().find(|(_, first)| {
-            HookExe::ALL
-                .iter()
-                .all(|&exe| exe.events_for(*first) == exe.events_for(agent))
+            HookExe::ALL.iter().all(|&exe| {
+                handover_clients::of(*first).events(exe) == handover_clients::of(agent).events(exe)
+            })
         });
         match same {
             Some((names, _)) => names.push(name),
