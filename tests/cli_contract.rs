@@ -372,7 +372,11 @@ fn help_texts_name_every_supported_client() {
             .unwrap_or_else(|| panic!("install has no {switch}:\n{install}"));
         let described = install[at..].lines().nth(1).unwrap().trim();
         let name = described.split(" (").next().unwrap();
-        assert!(!name.is_empty(), "{switch} has no description");
+        assert_eq!(
+            name,
+            handover_clients::of(agent).display_name(),
+            "{switch}'s help names its client differently"
+        );
         for (what, text) in [
             ("`handover --help` (install)", &install_line),
             ("`install --help`", &about),
