@@ -78,8 +78,8 @@ impl Layers {
                     .iter()
                     .any(|f| trusted_in(&config, f) && runs(f, exe, event))
             }
-            // There is no handover plugin for Gemini CLI: nothing to defer to.
-            Agent::Gemini => false,
+            // There is no handover plugin for Gemini CLI or Copilot CLI: nothing to defer to.
+            Agent::Gemini | Agent::Copilot => false,
         }
     }
 

@@ -81,8 +81,9 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
             handoff.as_ref(),
             call.command(),
         )),
-        // Codex accepts no context from PreCompact; Gemini CLI's PreCompress is advisory.
-        Agent::Codex | Agent::Gemini => Response::Silent,
+        // Codex accepts no context from PreCompact; Gemini CLI's PreCompress is advisory;
+        // Copilot CLI does not use preCompact's output.
+        Agent::Codex | Agent::Gemini | Agent::Copilot => Response::Silent,
     };
     notes.push(format!("handoff={}", handoff.is_some()));
     Ok(Outcome::new(response, notes.join(" ")))

@@ -42,6 +42,9 @@ pub fn fill(call: &Call) -> Fill {
         Agent::Claude => claude_transcript(path),
         Agent::Codex => codex_rollout(path),
         Agent::Gemini => gemini_chat(path),
+        // GitHub Copilot CLI is measured through its module in handover-clients once the
+        // hooks read transcripts through it.
+        Agent::Copilot => None,
     };
     match found {
         None => Fill::NoUsage,

@@ -28,6 +28,8 @@ pub fn for_agent(call: &Call, store: &Store, config: &Config, window: u64) -> (u
             let limit = codex::auto_compact_limit(Some(store.root()));
             below_compaction_point(remind, insist, codex::compact_percent(limit, window))
         }
+        // GitHub Copilot CLI compacts in the background from 80 % of its prompt limit.
+        Agent::Copilot => below_compaction_point(remind, insist, 80),
         Agent::Claude => (remind, insist),
     }
 }

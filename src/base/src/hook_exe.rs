@@ -34,7 +34,17 @@ impl HookExe {
     pub fn events_for(self, agent: Agent) -> &'static [&'static str] {
         match agent {
             Agent::Gemini => self.gemini_events(),
+            Agent::Copilot => self.copilot_events(),
             Agent::Claude | Agent::Codex => self.events(),
+        }
+    }
+
+    /// GitHub Copilot CLI's names (camelCase; no postCompact).
+    fn copilot_events(self) -> &'static [&'static str] {
+        match self {
+            HookExe::SessionStart => &["sessionStart"],
+            HookExe::PreCompact => &["preCompact", "sessionEnd"],
+            HookExe::ContextWatch => &["userPromptSubmitted", "postToolUse", "agentStop"],
         }
     }
 
@@ -79,7 +89,7 @@ pub fn timeout_for(agent: Agent, event: &str) -> u64 {
     match agent {
         Agent::Gemini => GEMINI_TIMEOUT_MS,
         Agent::Codex if event == "SessionEnd" => CODEX_SESSION_END_TIMEOUT_SECS,
-        Agent::Claude | Agent::Codex => TIMEOUT_SECS,
+        Agent::Claude | Agent::Codex | Agent::Copilot => TIMEOUT_SECS,
     }
 }
 

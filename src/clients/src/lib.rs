@@ -2,7 +2,7 @@
 //! events it fires and which of our hooks each runs, the hook input it sends, the output it
 //! accepts per event, its transcript format, where it compacts, its config files and hook
 //! entries, how it records trust, its plugin layout — lives in ONE module per client
-//! ([`claude`], [`codex`], [`gemini`]) behind the [`Client`] trait. The hooks, the session
+//! ([`claude`], [`codex`], [`gemini`], [`copilot`]) behind the [`Client`] trait. The hooks, the session
 //! record, the installer and the CLI ask [`of`] / [`ALL`] instead of matching on the agent.
 //!
 //! Neutral types the modules speak in: [`HookEvent`] (our view of an event, whatever the
@@ -19,6 +19,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod event;
 pub mod gemini;
 pub mod input;
@@ -167,12 +168,18 @@ pub enum Trust {
     /// Each hook runs only once its hash is recorded in the user's config (Codex:
     /// [`codex::trust_key`]); recorded through the client's own app-server.
     PerHook,
-    /// Hooks run only in a folder the user trusted (Gemini CLI's `trustedFolders.json`).
+    /// Hooks run only in a folder the user trusted (Gemini CLI's `trustedFolders.json`,
+    /// Copilot CLI's `trustedFolders` in its `config.json`).
     Folder,
 }
 
 /// Every client, in the order `handover install` and `status` list them.
-pub const ALL: [&dyn Client; 3] = [&claude::Claude, &codex::Codex, &gemini::Gemini];
+pub const ALL: [&dyn Client; 4] = [
+    &claude::Claude,
+    &codex::Codex,
+    &gemini::Gemini,
+    &copilot::Copilot,
+];
 
 /// The module for `agent`.
 pub fn of(agent: Agent) -> &'static dyn Client {
@@ -180,6 +187,7 @@ pub fn of(agent: Agent) -> &'static dyn Client {
         Agent::Claude => &claude::Claude,
         Agent::Codex => &codex::Codex,
         Agent::Gemini => &gemini::Gemini,
+        Agent::Copilot => &copilot::Copilot,
     }
 }
 
