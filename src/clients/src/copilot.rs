@@ -160,6 +160,23 @@ pub fn runs_the_hook(lookup: impl Fn(&str) -> Option<std::ffi::OsString>) -> boo
     lookup(HOOK_ENV_MARK).is_some_and(|v| v == "1")
 }
 
+/// The transcript of session `session_id`: `<user_dir>/session-state/<id>/events.jsonl`. Only
+/// agentStop and preCompact name it in their input; the other events are found here. None for
+/// an id that is not one plain name (it must not lead anywhere else).
+pub fn transcript_path(user_dir: &Path, session_id: &str) -> Option<PathBuf> {
+    let plain = !session_id.is_empty()
+        && session_id.len() <= 128
+        && session_id
+            .chars()
+            .all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_');
+    plain.then(|| {
+        user_dir
+            .join("session-state")
+            .join(session_id)
+            .join("events.jsonl")
+    })
+}
+
 /// Where Copilot records folder trust.
 pub fn config_file(user_dir: &Path) -> PathBuf {
     user_dir.join("config.json")
@@ -497,6 +514,20 @@ mod tests {
         assert!(runs_the_hook(env(Some("1"))));
         assert!(!runs_the_hook(env(None)));
         assert!(!runs_the_hook(env(Some("0"))));
+    }
+
+    #[test]
+    fn the_transcript_of_a_session_is_found_by_its_plain_id_only() {
+        let user = Path::new("/home/u/.copilot");
+        assert_eq!(
+            transcript_path(user, "56a6ce40-714d-4cdf-96d0-5be2fcea3078"),
+            Some(PathBuf::from(
+                "/home/u/.copilot/session-state/56a6ce40-714d-4cdf-96d0-5be2fcea3078/events.jsonl"
+            ))
+        );
+        for bad in ["", "..", "../../etc", "a/b", "x\0y", &"a".repeat(200)] {
+            assert_eq!(transcript_path(user, bad), None, "{bad}");
+        }
     }
 
     #[test]
