@@ -74,7 +74,7 @@ pub fn ready_text(agent: Agent) -> &'static str {
         Agent::Claude => "bypass permissions on",
         Agent::Codex => "Ask Codex to do anything",
         Agent::Gemini => "Type your message",
-        Agent::Copilot => "Type @ to mention files",
+        Agent::Copilot => "/ commands · ? help",
     }
 }
 
