@@ -11,6 +11,7 @@ pub mod command;
 pub mod copilot;
 pub mod diff;
 pub mod error;
+pub mod file_edit;
 pub mod files;
 pub mod flow;
 pub mod gemini;
