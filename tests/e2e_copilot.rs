@@ -196,7 +196,8 @@ fn copilot_10_context_once_with_claude_wiring_too() {
         "our Copilot sessionStart hook did not run:\n{log}"
     );
     assert!(
-        log.contains("agent=claude event=SessionStart") && log.contains("run by Copilot CLI"),
+        log.contains("agent=claude event=SessionStart")
+            && log.contains("run by GitHub Copilot CLI"),
         "the Claude Code entry did not run under Copilot, or did not stay silent:\n{log}"
     );
     assert_eq!(sb.hook_errors(&[&run]), Vec::<String>::new());

@@ -541,6 +541,7 @@ pub fn status(
         claude: true,
         codex: true,
         gemini: true,
+        copilot: true,
     };
     let (files, instructions_error) =
         match crate::instructions::instruction_targets(repo, homes, all) {

@@ -78,6 +78,7 @@ fn claude_only() -> Targets {
         claude: true,
         codex: false,
         gemini: false,
+        copilot: false,
     }
 }
 
@@ -86,6 +87,7 @@ fn codex_only() -> Targets {
         claude: false,
         codex: true,
         gemini: false,
+        copilot: false,
     }
 }
 
@@ -94,6 +96,7 @@ fn both() -> Targets {
         claude: true,
         codex: true,
         gemini: false,
+        copilot: false,
     }
 }
 
@@ -935,6 +938,7 @@ fn gemini_only() -> Targets {
         claude: false,
         codex: false,
         gemini: true,
+        copilot: false,
     }
 }
 

@@ -81,7 +81,7 @@ impl Client for Copilot {
     }
 
     /// `timeoutSec`, in seconds.
-    fn timeout(&self, _event: HookEvent) -> u64 {
+    fn timeout(&self, _event: &str) -> u64 {
         TIMEOUT_SECS
     }
 
@@ -148,6 +148,19 @@ impl Client for Copilot {
         "AGENTS.md"
     }
 
+    fn transcript_of(&self, input: &HookInput, dirs: &UserDirs) -> Option<PathBuf> {
+        transcript_path(&self.user_dir(dirs)?, input.session_id.as_deref()?)
+    }
+
+    /// It runs `.claude/settings.json` too, with `COPILOT_CLI=1` in the hook's environment.
+    fn runs_entries_of(
+        &self,
+        other: Agent,
+        env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
+    ) -> bool {
+        other == Agent::Claude && runs_the_hook(env)
+    }
+
     fn trust(&self) -> Trust {
         Trust::Folder
     }
@@ -156,7 +169,7 @@ impl Client for Copilot {
 /// Whether a hook process was started by Copilot CLI (from its environment, through
 /// `lookup`): then a Claude Code entry of ours is Copilot running `.claude/settings.json`, and
 /// stays silent — the Copilot entry answers.
-pub fn runs_the_hook(lookup: impl Fn(&str) -> Option<std::ffi::OsString>) -> bool {
+pub fn runs_the_hook(lookup: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> bool {
     lookup(HOOK_ENV_MARK).is_some_and(|v| v == "1")
 }
 
@@ -511,9 +524,17 @@ mod tests {
                     .flatten()
             }
         };
-        assert!(runs_the_hook(env(Some("1"))));
-        assert!(!runs_the_hook(env(None)));
-        assert!(!runs_the_hook(env(Some("0"))));
+        assert!(runs_the_hook(&env(Some("1"))));
+        assert!(!runs_the_hook(&env(None)));
+        assert!(!runs_the_hook(&env(Some("0"))));
+        // Its runs of Claude Code's entries are told apart; nothing else is.
+        assert_eq!(
+            crate::guest_of(Agent::Claude, &env(Some("1"))),
+            Some(Agent::Copilot)
+        );
+        assert_eq!(crate::guest_of(Agent::Claude, &env(None)), None);
+        assert_eq!(crate::guest_of(Agent::Codex, &env(Some("1"))), None);
+        assert_eq!(crate::guest_of(Agent::Copilot, &env(Some("1"))), None);
     }
 
     #[test]
@@ -537,9 +558,19 @@ mod tests {
         let user = Copilot.user_dir(&dirs).unwrap_or_default();
         assert_eq!(user, Path::new("/home/u/.copilot"));
         let moved = Copilot
-            .user_dir(&dirs.with_var(HOME_VAR, Path::new("/elsewhere")))
+            .user_dir(&dirs.clone().with_var(HOME_VAR, Path::new("/elsewhere")))
             .unwrap_or_default();
         assert_eq!(moved, Path::new("/elsewhere"));
+        let input = HookInput {
+            session_id: Some("abc-1".into()),
+            ..HookInput::default()
+        };
+        assert_eq!(
+            Copilot.transcript_of(&input, &dirs),
+            Some(PathBuf::from(
+                "/home/u/.copilot/session-state/abc-1/events.jsonl"
+            ))
+        );
         assert_eq!(
             Copilot.hooks_file(Scope::Project, repo, &user),
             Path::new("/r/.github/hooks/handover.json")

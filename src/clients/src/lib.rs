@@ -33,6 +33,7 @@ pub use input::HookInput;
 pub use output::Response;
 pub use places::{Scope, UserDirs};
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use transcript::{Fact, Fullness};
 
@@ -167,6 +168,19 @@ pub trait Client: Sync {
     /// The instruction file it reads from a repository's root by default (`CLAUDE.md`, ...).
     fn instruction_file(&self) -> &'static str;
 
+    /// The transcript of the session `input` is about, when the input does not name it (GitHub
+    /// Copilot CLI names it on two events only); None when it cannot be known.
+    fn transcript_of(&self, _input: &HookInput, _dirs: &UserDirs) -> Option<PathBuf> {
+        None
+    }
+
+    /// It also runs the hook entries written for `other` (GitHub Copilot CLI runs Claude
+    /// Code's `.claude/settings.json`), and the hook's environment (`env`) shows it is the one
+    /// running this hook now. Such an entry stays silent: the client's own entry answers.
+    fn runs_entries_of(&self, _other: Agent, _env: &dyn Fn(&str) -> Option<OsString>) -> bool {
+        false
+    }
+
     // ---- Trust ----
 
     /// How the client decides whether to run the hooks it finds.
@@ -216,6 +230,14 @@ pub fn of(agent: Agent) -> &'static dyn Client {
         Agent::Gemini => &gemini::Gemini,
         Agent::Copilot => &copilot::Copilot,
     }
+}
+
+/// The client that really runs a hook entry written for `agent`, when that is another client
+/// (see [`Client::runs_entries_of`]); `env` is the hook's environment.
+pub fn guest_of(agent: Agent, env: &dyn Fn(&str) -> Option<OsString>) -> Option<Agent> {
+    ALL.iter()
+        .find(|c| c.agent() != agent && c.runs_entries_of(agent, env))
+        .map(|c| c.agent())
 }
 
 /// The client that sent `input` when no `--agent` says: a payload mark first, then where the
