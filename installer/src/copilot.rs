@@ -14,7 +14,7 @@
 
 use crate::command::{recognise, Recognised};
 use crate::error::EditError;
-use crate::hooks_doc::Wanted;
+use crate::hooks_doc::{Found, Mention, Wanted};
 use crate::json_doc::{Map, Value};
 use crate::json_layout::{self, Layout};
 use crate::report::{any_effective, Change, ChangeKind};
@@ -257,6 +257,46 @@ fn label(event: &str, exe: &str) -> String {
     format!("{event} → {exe}")
 }
 
+/// Every handler of ours in a Copilot hooks document, and every user command that runs one of
+/// ours in its own way, in file order (`group` is always 0: the lists are flat).
+pub fn find(doc: &Value) -> (Vec<Found>, Vec<Mention>) {
+    let mut ours = Vec::new();
+    let mut mentions = Vec::new();
+    let Some(events) = doc.get("hooks").and_then(Value::as_object) else {
+        return (ours, mentions);
+    };
+    for h in handlers(events) {
+        let timeout = events
+            .get(&h.event)
+            .and_then(Value::as_array)
+            .and_then(|l| l.get(h.index))
+            .and_then(|v| v.get("timeoutSec"))
+            .and_then(Value::as_u64);
+        match h.seen {
+            Recognised::Ours(o) => ours.push(Found {
+                event: h.event,
+                group: 0,
+                handler: h.index,
+                exe: o.exe,
+                command: h.command,
+                prefix: o.prefix,
+                program: o.program,
+                portable: o.portable,
+                timeout,
+            }),
+            Recognised::Mentions(exe) => mentions.push(Mention {
+                event: h.event,
+                group: 0,
+                handler: h.index,
+                exe,
+                command: h.command,
+            }),
+            Recognised::Foreign => {}
+        }
+    }
+    (ours, mentions)
+}
+
 // ---- Folder trust ----
 
 /// Where Copilot CLI keeps folder trust: `config.json` in its user directory.
@@ -431,6 +471,21 @@ mod tests {
         let (gone, changes) = edit_hooks(p, ours.as_deref(), None).unwrap();
         assert_eq!(gone, None);
         assert_eq!(changes.len(), 2);
+        // What status reads back from an install: our two handlers with their timeouts.
+        let doc = json_layout::parse(p, ours.as_deref().unwrap()).unwrap();
+        let (found, mentions) = find(&doc);
+        assert!(mentions.is_empty());
+        let seen: Vec<(&str, HookExe, Option<u64>)> = found
+            .iter()
+            .map(|f| (f.event.as_str(), f.exe, f.timeout))
+            .collect();
+        assert_eq!(
+            seen,
+            [
+                ("sessionStart", HookExe::SessionStart, Some(10)),
+                ("postToolUse", HookExe::ContextWatch, Some(10))
+            ]
+        );
         assert_eq!(edit_hooks(p, None, None).unwrap(), (None, Vec::new()));
         // A user's wrapper around our executable is theirs: kept, reported, not duplicated.
         let wrapped = "{\"version\": 1, \"hooks\": {\"sessionStart\": [{\"type\": \"command\", \"bash\": \"nice /b/handover-session-start --agent copilot\"}]}}";

@@ -316,7 +316,7 @@ impl Sandbox {
                 ]);
                 (
                     clients.copilot.clone(),
-                    vec!["--allow-all-tools".into()],
+                    vec!["--allow-all-tools".into(), "--allow-all-paths".into()],
                     env,
                 )
             }

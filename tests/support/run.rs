@@ -161,7 +161,11 @@ impl Sandbox {
             }
             Agent::Copilot => {
                 client.push(clients.copilot.to_string_lossy().into_owned());
-                client.extend(["-p", opts.prompt, "--allow-all-tools"].map(String::from));
+                // `--allow-all-paths` too: the scripted model runs `handover` by its absolute
+                // path, outside the project, which Copilot otherwise refuses without a user to ask.
+                client.extend(
+                    ["-p", opts.prompt, "--allow-all-tools", "--allow-all-paths"].map(String::from),
+                );
                 if let Some(id) = &opts.resume {
                     client.push(format!("--resume={id}"));
                 }

@@ -53,6 +53,9 @@ pub const HOOK_ENV_MARK: &str = "COPILOT_CLI";
 /// The file our project hooks live in, under `.github/hooks/`.
 pub const HOOKS_FILE_NAME: &str = "handover.json";
 
+/// Copilot CLI 1.0.102's default `COPILOT_SESSIONFS_FLUSH_DEBOUNCE_MS`.
+pub const FLUSH_DEBOUNCE_MS: u64 = 100;
+
 /// Where Copilot compacts by itself, in percent of the prompt limit
 /// (`backgroundCompactionThreshold`).
 pub const COMPACTION_PERCENT: u8 = 80;
@@ -146,6 +149,12 @@ impl Client for Copilot {
 
     fn instruction_file(&self) -> &'static str {
         "AGENTS.md"
+    }
+
+    /// `COPILOT_SESSIONFS_FLUSH_DEBOUNCE_MS`, default 100: events are written once none came
+    /// for that long.
+    fn transcript_flush_delay(&self) -> Option<std::time::Duration> {
+        Some(std::time::Duration::from_millis(FLUSH_DEBOUNCE_MS))
     }
 
     fn transcript_of(&self, input: &HookInput, dirs: &UserDirs) -> Option<PathBuf> {

@@ -168,6 +168,13 @@ pub trait Client: Sync {
     /// The instruction file it reads from a repository's root by default (`CLAUDE.md`, ...).
     fn instruction_file(&self) -> &'static str;
 
+    /// How long after an event the client writes it to its transcript, when it buffers (GitHub
+    /// Copilot CLI flushes events.jsonl once no event came for 100 ms). At the session's end
+    /// the record waits, bounded, for that flush, since no hook runs after it.
+    fn transcript_flush_delay(&self) -> Option<std::time::Duration> {
+        None
+    }
+
     /// The transcript of the session `input` is about, when the input does not name it (GitHub
     /// Copilot CLI names it on two events only); None when it cannot be known.
     fn transcript_of(&self, _input: &HookInput, _dirs: &UserDirs) -> Option<PathBuf> {
