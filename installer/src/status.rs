@@ -107,7 +107,11 @@ pub struct CopilotStatus {
     /// The `trustedFolders` entry that covers the repository (GitHub Copilot CLI loads no
     /// repository hooks in a folder the user has not trusted), or why it could not be read
     /// (then it is not serialised).
-    #[serde(skip_serializing_if = "Result::is_err", rename = "trusted_folder")]
+    #[serde(
+        skip_serializing_if = "Result::is_err",
+        rename = "trusted_folder",
+        serialize_with = "ok_value"
+    )]
     pub folder: Result<Option<String>, String>,
     /// What the user must do for Copilot CLI to run the repository's hooks.
     #[serde(skip)]
@@ -1023,6 +1027,14 @@ fn live_by_scope<S: Serializer>(scopes: &[LiveScope], s: S) -> Result<S::Ok, S::
 
 fn instructions_map<S: Serializer>(files: &[InstructionsFile], s: S) -> Result<S::Ok, S::Error> {
     s.collect_map(files.iter().map(|f| (&f.name, f.present)))
+}
+
+/// The `Ok` value itself (an `Err` is skipped before this is called).
+fn ok_value<S: Serializer, T: Serialize, E>(r: &Result<T, E>, s: S) -> Result<S::Ok, S::Error> {
+    match r {
+        Ok(v) => v.serialize(s),
+        Err(_) => s.serialize_none(),
+    }
 }
 
 fn ok_only<S: Serializer, T: Serialize, E>(r: &Result<T, E>, s: S) -> Result<S::Ok, S::Error> {

@@ -470,8 +470,12 @@ fn status_reports_installed_duplicates_and_codex_trust() {
         "{text}"
     );
     assert!(
+        text.contains(r#""folder_trust":"unknown"},"copilot":{"project":{"#),
+        "{text}"
+    );
+    assert!(
         text.ends_with(
-            r#""folder_trust":"unknown"},"instructions":{"AGENTS.md":true,"CLAUDE.md":true,"GEMINI.md":false}}"#
+            r#""trusted_folder":null},"instructions":{"AGENTS.md":true,"CLAUDE.md":true,"GEMINI.md":false}}"#
         ),
         "{text}"
     );
