@@ -94,6 +94,7 @@ fn startup_compaction_clear(agent: Agent) {
         Agent::Codex => ["startup", "compact", "startup"],
         Agent::Gemini => ["startup", "compact_fallback", "clear"],
         Agent::Droid => panic!("interactive Factory Droid sessions are not driven by this harness"),
+        Agent::Copilot => panic!("the interactive compaction scenario is not run with Copilot CLI"),
     };
     assert_eq!(delivered_sources(&sb), expected, "{}", agent.name());
 }

@@ -13,6 +13,8 @@ pub enum FileKind {
     GeminiTrust,
     /// Factory Droid's `.factory/settings.json` (the hooks in Claude Code's shape).
     DroidSettings,
+    CopilotHooks,
+    CopilotTrust,
     Instructions,
 }
 

@@ -79,6 +79,7 @@ fn claude_only() -> Targets {
         codex: false,
         gemini: false,
         droid: false,
+        copilot: false,
     }
 }
 
@@ -88,6 +89,7 @@ fn codex_only() -> Targets {
         codex: true,
         gemini: false,
         droid: false,
+        copilot: false,
     }
 }
 
@@ -97,6 +99,7 @@ fn both() -> Targets {
         codex: true,
         gemini: false,
         droid: false,
+        copilot: false,
     }
 }
 
@@ -470,7 +473,11 @@ fn status_reports_installed_duplicates_and_codex_trust() {
         "{text}"
     );
     assert!(
-        text.contains(r#""folder_trust":"unknown"},"droid":{"project":{"file":"#),
+        text.contains(r#""folder_trust":"unknown"},"copilot":{"project":{"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#""trusted_folder":null},"droid":{"project":{"file":"#),
         "{text}"
     );
     assert!(
@@ -943,6 +950,7 @@ fn gemini_only() -> Targets {
         codex: false,
         gemini: true,
         droid: false,
+        copilot: false,
     }
 }
 

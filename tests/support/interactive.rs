@@ -75,6 +75,7 @@ pub fn ready_text(agent: Agent) -> &'static str {
         Agent::Codex => "Ask Codex to do anything",
         Agent::Gemini => "Type your message",
         Agent::Droid => panic!("interactive Factory Droid sessions are not driven by this harness"),
+        Agent::Copilot => "/ commands · ? help",
     }
 }
 
@@ -298,6 +299,30 @@ impl Sandbox {
             }
             Agent::Droid => {
                 panic!("interactive Factory Droid sessions are not driven by this harness")
+            }
+            Agent::Copilot => {
+                env.extend([
+                    ("HOME".into(), home),
+                    ("COPILOT_OFFLINE".into(), "true".into()),
+                    ("COPILOT_PROVIDER_TYPE".into(), "anthropic".into()),
+                    (
+                        "COPILOT_PROVIDER_BASE_URL".into(),
+                        format!("http://127.0.0.1:{PORT}"),
+                    ),
+                    ("COPILOT_PROVIDER_API_KEY".into(), "sk-e2e-fake".into()),
+                    ("COPILOT_MODEL".into(), COPILOT_MODEL.into()),
+                    (
+                        "COPILOT_CACHE_HOME".into(),
+                        copilot_cache(&clients.copilot)
+                            .to_string_lossy()
+                            .into_owned(),
+                    ),
+                ]);
+                (
+                    clients.copilot.clone(),
+                    vec!["--allow-all-tools".into(), "--allow-all-paths".into()],
+                    env,
+                )
             }
         }
     }
@@ -553,6 +578,8 @@ impl Tui<'_> {
                     Agent::Gemini => exe == "node" && cmdline.contains("gemini"),
                     Agent::Codex => exe.starts_with("codex") && !cmdline.contains("app-server"),
                     Agent::Droid => exe == "droid",
+                    // The single executable of @github/copilot-linux-x64.
+                    Agent::Copilot => exe == "copilot",
                 }
             })
             .collect();

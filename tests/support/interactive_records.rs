@@ -25,6 +25,7 @@ fn quit_command(agent: Agent) -> &'static str {
         Agent::Claude | Agent::Codex => "/exit",
         Agent::Gemini => "/quit",
         Agent::Droid => panic!("interactive Factory Droid sessions are not driven by this harness"),
+        Agent::Copilot => "/exit",
     }
 }
 
@@ -74,7 +75,7 @@ fn shell_work_in_a_tui(sb: &Sandbox) -> Tui<'_> {
     // There, the record existing is the sign that Stop ran.
     let stop_ran = |text: &str| match agent {
         Agent::Claude => text.contains("Make the parser strip whitespace."),
-        Agent::Codex | Agent::Gemini | Agent::Droid => text.contains("codegen"),
+        Agent::Codex | Agent::Gemini | Agent::Copilot | Agent::Droid => text.contains("codegen"),
     };
     tui.wait_until("the turn's record", 30, || stop_ran(&records_text(sb)));
     tui

@@ -9,29 +9,38 @@ pub enum Agent {
     Claude,
     Codex,
     Gemini,
+    Copilot,
     Droid,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Droid];
+    pub const ALL: [Agent; 5] = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Copilot,
+        Agent::Droid,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Copilot => "copilot",
             Agent::Droid => "droid",
         }
     }
 
-    /// The `--agent` value, leniently: case and spacing ignored, `claude-code` and
-    /// `gemini-cli` and `factory-droid` accepted.
+    /// The `--agent` value, leniently: case and spacing ignored, `claude-code`, `gemini-cli`,
+    /// `copilot-cli` and `factory-droid` accepted.
     pub fn from_name(name: &str) -> Option<Agent> {
         match name.trim().to_ascii_lowercase().as_str() {
             "claude" | "claude-code" | "claude_code" => Some(Agent::Claude),
             "codex" => Some(Agent::Codex),
             "gemini" | "gemini-cli" | "gemini_cli" => Some(Agent::Gemini),
             "droid" | "factory-droid" | "factory_droid" => Some(Agent::Droid),
+            "copilot" | "copilot-cli" | "copilot_cli" => Some(Agent::Copilot),
             _ => None,
         }
     }
@@ -56,6 +65,7 @@ mod tests {
         assert_eq!(Agent::from_name("CODEX"), Some(Agent::Codex));
         assert_eq!(Agent::from_name("gemini-cli"), Some(Agent::Gemini));
         assert_eq!(Agent::from_name("Factory-Droid"), Some(Agent::Droid));
+        assert_eq!(Agent::from_name("Copilot-CLI"), Some(Agent::Copilot));
         assert_eq!(Agent::from_name("vim"), None);
     }
 }
