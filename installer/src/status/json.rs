@@ -23,6 +23,17 @@ pub(super) fn instructions_map<S: Serializer>(
     s.collect_map(files.iter().map(|f| (&f.name, f.present)))
 }
 
+/// The `Ok` value itself (an `Err` is skipped before this is called).
+pub(super) fn ok_value<S: Serializer, T: Serialize, E>(
+    r: &Result<T, E>,
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    match r {
+        Ok(v) => v.serialize(s),
+        Err(_) => s.serialize_none(),
+    }
+}
+
 pub(super) fn ok_only<S: Serializer, T: Serialize, E>(
     r: &Result<T, E>,
     s: S,

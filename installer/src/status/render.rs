@@ -193,6 +193,38 @@ impl CodexConfigStatus {
     }
 }
 
+impl CopilotStatus {
+    fn lines(&self, out: &mut Vec<String>) {
+        for s in &self.scopes {
+            s.lines(out);
+        }
+        if let Ok(folder) = &self.folder {
+            out.push(match folder {
+                Some(f) => format!("copilot: folder trusted ({f})"),
+                None => "copilot: folder not trusted".to_string(),
+            });
+        }
+    }
+
+    /// Copilot CLI loads no repository hooks in a folder the user has not trusted: said when
+    /// ours are installed in the repository.
+    fn problems(&self, out: &mut Vec<String>) {
+        for s in &self.scopes {
+            s.problems(out);
+        }
+        out.extend(several_scopes_problem(Agent::Copilot, &self.scopes));
+        let in_repo = self
+            .scopes
+            .iter()
+            .any(|s| s.scope == Scope::Project && !s.file.ours.is_empty());
+        match &self.folder {
+            Err(e) => out.push(e.clone()),
+            Ok(None) if in_repo => out.push(self.trust_problem.clone()),
+            Ok(_) => {}
+        }
+    }
+}
+
 impl LiveTrust {
     fn lines(&self, out: &mut Vec<String>) {
         if !self.checked {
@@ -242,6 +274,7 @@ impl Report {
             cfg.lines(&self.codex.scopes, &mut out);
         }
         self.gemini.lines(&mut out);
+        self.copilot.lines(&mut out);
         for i in &self.instructions {
             out.push(format!(
                 "{}: handover section {}",
@@ -289,6 +322,7 @@ impl Report {
             Err(e) => out.push(e.clone()),
         }
         self.gemini.problems(&mut out);
+        self.copilot.problems(&mut out);
         out.extend(self.instructions_error.iter().cloned());
         if let Some(live) = &self.codex.live_trust {
             live.problems(&mut out);

@@ -344,6 +344,7 @@ fn fresh_session(agent: Agent) -> &'static str {
         Agent::Claude => "`/clear` in Claude Code",
         Agent::Codex => "`/new` in Codex",
         Agent::Gemini => "`/clear` in Gemini CLI",
+        Agent::Copilot => "`/clear` in GitHub Copilot CLI",
     }
 }
 
