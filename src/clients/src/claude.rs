@@ -37,6 +37,10 @@ impl Client for Claude {
         "Claude Code"
     }
 
+    fn fresh_session(&self) -> &'static str {
+        "`/clear` in Claude Code"
+    }
+
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {
         Some(match event {
             HookEvent::SessionStart => "SessionStart",

@@ -70,6 +70,10 @@ impl Client for Gemini {
         "Gemini CLI"
     }
 
+    fn fresh_session(&self) -> &'static str {
+        "`/clear` in Gemini CLI"
+    }
+
     /// PreCompress is its only compaction event (advisory, and fired before every model
     /// request); AfterAgent is its Stop.
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {
