@@ -205,11 +205,6 @@ fn serde_json_maps_are_not_indexmaps_anywhere() {
 // Edges are the `crate::…` and `super::…` paths of production code, read as text: comments,
 // string literals and `#[cfg(test)]` items do not count.
 
-/// Circles still being taken apart on other branches: (crate, the modules of the circle under
-/// one parent). Each is allowed only exactly as listed; a new circle, or one grown wider,
-/// fails.
-const KNOWN_CIRCLES: &[(&str, &[&str])] = &[];
-
 /// Production source with comments, string and char literals blanked out (newlines kept), so
 /// that a path in a doc comment or a message is not an import.
 fn code_only(src: &str) -> String {
@@ -598,15 +593,6 @@ fn no_import_circle_inside_a_crate() {
     let mut problems = Vec::new();
     for (dir, name, _) in LAYERS {
         for (parent, group, why) in circles_of(&crate_root(dir)) {
-            let known = KNOWN_CIRCLES.iter().any(|(krate, members)| {
-                krate == name
-                    && parent.is_empty()
-                    && members.iter().copied().eq(group.iter().map(String::as_str))
-            });
-            if known {
-                eprintln!("{name}: known circle {group:?}, being taken apart");
-                continue;
-            }
             let under = if parent.is_empty() {
                 "the crate root".to_string()
             } else {
