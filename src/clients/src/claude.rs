@@ -346,6 +346,24 @@ mod tests {
     }
 
     #[test]
+    fn partial_and_garbage_lines_are_skipped() {
+        let t = format!(
+            "{}\nnot json at all \"usage\"\n{{\"type\":\"assistant\",\"message\":{{\"usage\":{{\"input_tok",
+            assistant(1, 2, false)
+        );
+        assert_eq!(Claude.transcript_fullness(t.as_bytes(), true), measured(13));
+        let mut out = Vec::new();
+        Claude.transcript_facts(
+            b"{\"type\":\"user\",\"message\":{\"content\":\"cut",
+            None,
+            &mut out,
+        );
+        Claude.transcript_facts(&[0xff, b'"', b't', b'y'], None, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(Claude.transcript_fullness(b"", true), None);
+    }
+
+    #[test]
     fn requests_edits_and_failed_commands() {
         let mut out = Vec::new();
         let lines = [
