@@ -93,6 +93,7 @@ fn startup_compaction_clear(agent: Agent) {
         Agent::Claude => ["startup", "compact", "clear"],
         Agent::Codex => ["startup", "compact", "startup"],
         Agent::Gemini => ["startup", "compact_fallback", "clear"],
+        Agent::Copilot => panic!("the interactive compaction scenario is not run with Copilot CLI"),
     };
     assert_eq!(delivered_sources(&sb), expected, "{}", agent.name());
 }

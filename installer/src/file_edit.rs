@@ -11,6 +11,8 @@ pub enum FileKind {
     CodexConfig,
     GeminiSettings,
     GeminiTrust,
+    CopilotHooks,
+    CopilotTrust,
     Instructions,
 }
 

@@ -51,6 +51,9 @@ pub struct Selection {
     /// Gemini CLI (every agent when none is named).
     #[arg(long)]
     pub gemini: bool,
+    /// GitHub Copilot CLI (every agent when none is named).
+    #[arg(long)]
+    pub copilot: bool,
     /// Which settings files.
     #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
     pub scope: ScopeArg,
@@ -59,8 +62,8 @@ pub struct Selection {
     pub dry_run: bool,
 }
 
-/// Wire handover's hooks into Claude Code, Codex and Gemini CLI (all three unless some are
-/// named).
+/// Wire handover's hooks into Claude Code, Codex, Gemini CLI and GitHub Copilot CLI (all of
+/// them unless some are named).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct InstallArgs {
     #[command(flatten)]
@@ -68,8 +71,8 @@ pub struct InstallArgs {
     /// Leave out handover-context-watch (the context-fullness reminders).
     #[arg(long)]
     pub no_watch: bool,
-    /// Codex: mark this project trusted and trust exactly handover's hooks; Gemini CLI: add
-    /// this folder to its trusted folders (your consent).
+    /// Codex: mark this project trusted and trust exactly handover's hooks; Gemini CLI and
+    /// GitHub Copilot CLI: add this folder to their trusted folders (your consent).
     #[arg(long)]
     pub trust: bool,
     /// Codex: turn `[features] hooks = false` back on in your config.toml.
@@ -104,17 +107,19 @@ pub struct UninstallArgs {
 }
 
 fn targets(s: &Selection) -> Targets {
-    if !s.claude && !s.codex && !s.gemini {
+    if !s.claude && !s.codex && !s.gemini && !s.copilot {
         Targets {
             claude: true,
             codex: true,
             gemini: true,
+            copilot: true,
         }
     } else {
         Targets {
             claude: s.claude,
             codex: s.codex,
             gemini: s.gemini,
+            copilot: s.copilot,
         }
     }
 }
@@ -315,10 +320,11 @@ fn option_without_its_client(args: &InstallArgs) -> Option<String> {
             ));
         }
     }
-    // Codex's hook trust and Gemini CLI's trusted folders; the other clients have no trust.
-    if args.trust && !t.codex && !t.gemini {
+    // Codex's hook trust, Gemini CLI's and GitHub Copilot CLI's trusted folders; the other
+    // clients have no trust.
+    if args.trust && !t.codex && !t.gemini && !t.copilot {
         return Some(
-            "--trust is for Codex and Gemini CLI (the clients that run hooks only where they are trusted), and this install leaves both out: add --codex or --gemini, or leave --trust out".into(),
+            "--trust is for Codex, Gemini CLI and GitHub Copilot CLI (the clients that run hooks only where they are trusted), and this install leaves them out: add --codex, --gemini or --copilot, or leave --trust out".into(),
         );
     }
     None

@@ -74,6 +74,7 @@ pub fn ready_text(agent: Agent) -> &'static str {
         Agent::Claude => "bypass permissions on",
         Agent::Codex => "Ask Codex to do anything",
         Agent::Gemini => "Type your message",
+        Agent::Copilot => "/ commands · ? help",
     }
 }
 
@@ -292,6 +293,30 @@ impl Sandbox {
                 (
                     clients.gemini.clone(),
                     vec!["--yolo".into(), "-m".into(), GEMINI_MODEL.into()],
+                    env,
+                )
+            }
+            Agent::Copilot => {
+                env.extend([
+                    ("HOME".into(), home),
+                    ("COPILOT_OFFLINE".into(), "true".into()),
+                    ("COPILOT_PROVIDER_TYPE".into(), "anthropic".into()),
+                    (
+                        "COPILOT_PROVIDER_BASE_URL".into(),
+                        format!("http://127.0.0.1:{PORT}"),
+                    ),
+                    ("COPILOT_PROVIDER_API_KEY".into(), "sk-e2e-fake".into()),
+                    ("COPILOT_MODEL".into(), COPILOT_MODEL.into()),
+                    (
+                        "COPILOT_CACHE_HOME".into(),
+                        copilot_cache(&clients.copilot)
+                            .to_string_lossy()
+                            .into_owned(),
+                    ),
+                ]);
+                (
+                    clients.copilot.clone(),
+                    vec!["--allow-all-tools".into(), "--allow-all-paths".into()],
                     env,
                 )
             }
@@ -548,6 +573,8 @@ impl Tui<'_> {
                     Agent::Claude => exe == "claude",
                     Agent::Gemini => exe == "node" && cmdline.contains("gemini"),
                     Agent::Codex => exe.starts_with("codex") && !cmdline.contains("app-server"),
+                    // The single executable of @github/copilot-linux-x64.
+                    Agent::Copilot => exe == "copilot",
                 }
             })
             .collect();
