@@ -752,7 +752,11 @@ fn the_git_command_line_fallback_runs_no_program_the_repository_configures() {
     let out = write(&root, "Ship it");
     assert!(out.status.success(), "{}", text(&out));
     let state = state_json(&root);
-    assert_eq!(state["git"]["dirty"], serde_json::json!(["README.md"]), "{state}");
+    assert_eq!(
+        state["git"]["dirty"],
+        serde_json::json!(["README.md"]),
+        "{state}"
+    );
     let out = handover(&root, &["boot", "--json"]);
     assert!(!out.stdout.is_empty(), "{}", text(&out));
     let mut hook = Command::new(env!("CARGO_BIN_EXE_handover-session-start"))
@@ -766,8 +770,11 @@ fn the_git_command_line_fallback_runs_no_program_the_repository_configures() {
         "session_id": "tarball", "hook_event_name": "SessionStart", "source": "startup",
         "cwd": root,
     });
-    std::io::Write::write_all(&mut hook.stdin.take().unwrap(), payload.to_string().as_bytes())
-        .unwrap();
+    std::io::Write::write_all(
+        &mut hook.stdin.take().unwrap(),
+        payload.to_string().as_bytes(),
+    )
+    .unwrap();
     let out = hook.wait_with_output().unwrap();
     assert!(
         String::from_utf8_lossy(&out.stdout).contains("Ship it"),

@@ -878,6 +878,9 @@ fn special_files_in_place_of_state_or_journal_never_hang_load() {
         assert!(status.success());
     };
     fifo(&store.state_path());
+    // A store keeps the verdict of its layout check (one check per hook call): each change
+    // below is looked at by a new one, as by the next command.
+    let store = Store::at(store.root());
     // Not a file handover creates: the store is refused (never opened, so never blocked on).
     let refused = |outcome: LoadOutcome| match outcome {
         LoadOutcome::Refused(r) => r.to_string(),
@@ -896,6 +899,7 @@ fn special_files_in_place_of_state_or_journal_never_hang_load() {
 
     fs::remove_file(store.state_path()).unwrap();
     fs::create_dir(store.state_path()).unwrap();
+    let store = Store::at(store.root());
     let why = refused(store.load());
     assert!(
         why.contains("state.json is a directory, not a plain file"),
@@ -905,6 +909,7 @@ fn special_files_in_place_of_state_or_journal_never_hang_load() {
 
     fs::remove_file(store.journal_path()).unwrap();
     fifo(&store.journal_path());
+    let store = Store::at(store.root());
     let s = store.clone();
     assert!(within_10s(move || s.journal()).is_empty());
     let s = store.clone();

@@ -238,7 +238,8 @@ u UU N... 100644 100644 100644 100644 aa bb cc conflict.rs\0\
 
     #[test]
     fn filter_driver_names_are_read_from_the_configuration_listing() {
-        let listed = b"filter.lfs.clean\ngit-lfs clean -- %f\0filter.lfs.process\ngit-lfs filter-process\0\
+        let listed =
+            b"filter.lfs.clean\ngit-lfs clean -- %f\0filter.lfs.process\ngit-lfs filter-process\0\
 filter.a.b.smudge\ncat\0filter.evil.required\n\0";
         assert_eq!(filter_drivers(listed), ["a.b", "evil", "lfs"]);
         assert!(filter_drivers(b"").is_empty());
