@@ -212,7 +212,7 @@ impl<'r> PathStates<'r> {
         // Opened without following a link and without blocking on a FIFO, and checked to be a
         // regular file, before anything is read. Something swapped in between is a race
         // against ourselves we accept.
-        let file = match crate::safe_fs::open_read(&full) {
+        let file = match handover_handoff::safe_fs::open_read(&full) {
             Ok(Some(file)) => file,
             Ok(None) => return PathState::Uncommitted,
             Err(_) => return PathState::Unknown,
@@ -327,7 +327,7 @@ fn holds_filter_marker(bytes: &[u8]) -> bool {
 /// [`holds_filter_marker`] for a file too large to hold: read in chunks, so memory stays
 /// bounded. None when the file cannot be read.
 fn may_be_filtered(path: &Path) -> Option<bool> {
-    let mut file = crate::safe_fs::open_read(path).ok()??;
+    let mut file = handover_handoff::safe_fs::open_read(path).ok()??;
     let mut buf = vec![0u8; 64 * 1024];
     // Carries the last bytes of a chunk over, so `$Id` split across two reads is found.
     let mut carry = 0usize;
