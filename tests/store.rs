@@ -916,3 +916,46 @@ fn special_files_in_place_of_state_or_journal_never_hang_load() {
     let why = refused(within_10s(move || s.load()));
     assert!(why.contains("journal.jsonl is a FIFO"), "{why}");
 }
+
+/// Recovery from a damaged state.json looks for the newest `write` event in the journal's last
+/// `MAX_RECOVERY_READ` bytes only (a hook meets the damage, and used to parse up to 64 MiB of
+/// journal): found behind 1 MiB of later events, not behind more than the bound.
+#[test]
+fn journal_recovery_reads_a_bounded_tail() {
+    for (filler, found) in [
+        (1024 * 1024, true),
+        (store::MAX_RECOVERY_READ as usize + 1024 * 1024, false),
+    ] {
+        let (_dir, writer) = temp_store();
+        let h = handoff(1, "recoverable");
+        writer.save(&h, "").unwrap();
+        let event = format!(
+            "{{\"ts\":\"2026-01-01T00:00:00Z\",\"event\":\"ack\",\"note\":\"{}\"}}\n",
+            "x".repeat(1000)
+        );
+        let mut lines = String::new();
+        while lines.len() < filler {
+            lines.push_str(&event);
+        }
+        let mut journal = fs::OpenOptions::new()
+            .append(true)
+            .open(writer.journal_path())
+            .unwrap();
+        std::io::Write::write_all(&mut journal, lines.as_bytes()).unwrap();
+        for entry in fs::read_dir(writer.archive_dir()).unwrap() {
+            fs::remove_file(entry.unwrap().path()).unwrap();
+        }
+        fs::write(writer.state_path(), "{").unwrap();
+        let store = Store::at(writer.root());
+        match (store.load(), found) {
+            (LoadOutcome::Loaded(l), true) => {
+                assert_eq!(l.source, Source::Journal);
+                assert_eq!(l.handoff, h);
+            }
+            (LoadOutcome::Unrecoverable { problem }, false) => {
+                assert!(problem.contains("no intact handoff"), "{problem}")
+            }
+            (other, _) => panic!("{filler} bytes of later events: {other:?}"),
+        }
+    }
+}

@@ -18,7 +18,7 @@ use std::sync::OnceLock;
 use std::time::Duration;
 
 pub use canonical::{checksum_matches, checksum_of_value};
-pub use journal::{Event, HOOK_LOCK_WAIT, MAX_JOURNAL_READ};
+pub use journal::{Event, HOOK_LOCK_WAIT, MAX_JOURNAL_READ, MAX_RECOVERY_READ};
 
 /// state.json and archive files larger than this are not read (a handoff is a few KB; even a
 /// heavy one at its 5,000-token budget is far below this).
@@ -658,10 +658,7 @@ impl Store {
 
     /// The newest checksum-valid handoff in the journal's `write` events or in the archive.
     fn newest_intact(&self) -> Option<(Handoff, Source)> {
-        let from_journal = self.journal().into_iter().rev().find_map(|event| {
-            if Event::of(&event) != Some(Event::Write) {
-                return None;
-            }
+        let from_journal = journal::newest_write(&self.journal_path(), |event| {
             validate(event.get("handoff")?.clone()).ok().map(|(h, _)| h)
         });
         let mut bytes_left = MAX_ARCHIVE_BYTES_EXAMINED;
