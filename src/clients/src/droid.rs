@@ -53,6 +53,10 @@ impl Client for Droid {
         "Factory Droid"
     }
 
+    fn fresh_session(&self) -> &'static str {
+        "`/new` in Factory Droid"
+    }
+
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {
         match event {
             HookEvent::SessionStart => Some("SessionStart"),
