@@ -10,6 +10,7 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 /// (package directory, package name, the handover crates it may depend on).
 const LAYERS: &[(&str, &str, &[&str])] = &[
     ("src/base", "handover-base", &[]),
+    ("src/clients", "handover-clients", &["handover-base"]),
     ("src/core", "handover-core", &["handover-base"]),
     ("installer", "handover-installer", &["handover-base"]),
     (

@@ -1,0 +1,224 @@
+//! One home for each client. Everything handover knows about one AI coding client — the
+//! events it fires and which of our hooks each runs, the hook input it sends, the output it
+//! accepts per event, its transcript format, where it compacts, its config files and hook
+//! entries, how it records trust, its plugin layout — lives in ONE module per client
+//! ([`claude`], [`codex`], [`gemini`]) behind the [`Client`] trait. The hooks, the session
+//! record, the installer and the CLI ask [`of`] / [`ALL`] instead of matching on the agent.
+//!
+//! Neutral types the modules speak in: [`HookEvent`] (our view of an event, whatever the
+//! client calls it), [`HookInput`] (the hook's stdin, every field optional), [`Response`]
+//! (what a hook answers, encoded by the client), [`transcript::Fact`] and
+//! [`transcript::Fullness`] (what a transcript line says), [`Scope`] and [`UserDirs`] (where
+//! config files live).
+//!
+//! Generic machinery stays where it is: byte-exact JSON/TOML editing, transactions and backups
+//! in the installer; reading files through the read gate, session state and rendering in the
+//! hooks and the core. They ask the client module for the knowledge.
+//!
+//! Adding a client: docs/design.md, "Adding a client".
+
+pub mod claude;
+pub mod codex;
+pub mod event;
+pub mod gemini;
+pub mod input;
+pub mod output;
+pub mod places;
+pub mod transcript;
+
+pub use event::HookEvent;
+pub use handover_base::{Agent, HookExe};
+pub use input::HookInput;
+pub use output::Response;
+pub use places::{Scope, UserDirs};
+
+use std::path::{Path, PathBuf};
+use transcript::{Fact, Fullness};
+
+/// Everything handover knows about one client. One implementation per client module; a
+/// zero-sized struct each (`claude::Claude`, ...), reached through [`of`].
+///
+/// Every method answers from the client's own rules, checked against the pinned version named
+/// in the module's doc comment (docs/compatibility.md). Methods with a default are the Claude
+/// Code convention most clients copied; a client that differs overrides them.
+pub trait Client: Sync {
+    // ---- Who ----
+
+    /// The agent this module describes (its `--agent` name is `agent().as_str()`).
+    fn agent(&self) -> Agent;
+
+    /// The name users know it by, for messages and `handover status` ("Claude Code").
+    fn display_name(&self) -> &'static str;
+
+    // ---- Events: which of our hooks runs on which of its events ----
+
+    /// The client's name for `event`; None when the client has no such event (then none of
+    /// our hooks is registered for it).
+    fn event_name(&self, event: HookEvent) -> Option<&'static str>;
+
+    /// Our view of the client's event `name` (the inverse of [`Client::event_name`]).
+    fn hook_event(&self, name: &str) -> Option<HookEvent> {
+        HookEvent::ALL
+            .into_iter()
+            .find(|e| self.event_name(*e) == Some(name))
+    }
+
+    /// The client's event names `exe` is registered on, in install order.
+    fn events(&self, exe: HookExe) -> Vec<&'static str> {
+        HookEvent::ALL
+            .into_iter()
+            .filter(|e| e.exe() == exe)
+            .filter_map(|e| self.event_name(e))
+            .collect()
+    }
+
+    /// The `timeout` written in the hook entry for `event`, in the client's own unit.
+    fn timeout(&self, event: HookEvent) -> u64;
+
+    // ---- Hook input: telling the client apart when no `--agent` says ----
+
+    /// The payload carries a mark only this client sends (Codex's `turn_id`, an event name of
+    /// its own). Asked first, for every client, before [`Client::owns_transcript`].
+    fn marks_payload(&self, input: &HookInput) -> bool;
+
+    /// `transcript_path` is where this client keeps its transcripts.
+    fn owns_transcript(&self, path: &str) -> bool;
+
+    // ---- Hook output ----
+
+    /// The bytes a hook prints for `response`, in exactly the form the client accepts for the
+    /// event (some reject unknown keys: only documented fields are ever emitted).
+    fn encode(&self, response: &Response) -> Vec<u8> {
+        output::encode(self, response, false)
+    }
+
+    /// Its compaction hook appends the hook's plain stdout to the summarizer's instructions
+    /// (Claude Code's PreCompact). Elsewhere PreCompact stays silent.
+    fn pre_compact_reads_stdout(&self) -> bool {
+        false
+    }
+
+    /// It drops the `additionalContext` of a SessionStart from `source` (the startup context
+    /// then waits for the first prompt).
+    fn drops_session_start_context(&self, _source: &str) -> bool {
+        false
+    }
+
+    // ---- Transcript ----
+
+    /// The facts of one transcript line (none for most lines): requests, edits, commands and
+    /// their ends, the agent's messages, compactions. The session record's only reader.
+    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>);
+
+    /// How full the context is, from the tail of the transcript (`at_file_start`: `tail` is
+    /// the whole file, else its first line may be cut and is skipped). The context watch's
+    /// only reader.
+    fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness>;
+
+    // ---- Context window ----
+
+    /// Where the client compacts by itself, as a whole percent of `window`, when that comes
+    /// early enough to move our reminders below it; None when it compacts only near the end
+    /// (nothing to move). `project` is the repository root and `user_dir` the client's own
+    /// ([`Client::user_dir`]): the settings layers that can move the point. A hook never fails
+    /// over a settings file: unreadable ones count as unset.
+    fn compaction_percent(
+        &self,
+        project: Option<&Path>,
+        user_dir: Option<&Path>,
+        window: u64,
+    ) -> Option<u8>;
+
+    // ---- Config files and hook entries ----
+
+    /// The client's own user directory (`~/.claude`, `$CODEX_HOME` else `~/.codex`, ...);
+    /// None without a home.
+    fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf>;
+
+    /// The file holding the hook entries for `scope` (a client without a local layer uses its
+    /// project file for [`Scope::Local`]). `user_dir` is [`Client::user_dir`].
+    fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf;
+
+    /// Every hooks file the client itself runs hooks from for a session in one of
+    /// `project_dirs`, most specific first (the plugin's "never twice" check reads them).
+    fn hook_layers(&self, project_dirs: &[PathBuf], user_dir: Option<&Path>) -> Vec<PathBuf>;
+
+    /// The instruction file it reads from a repository's root by default (`CLAUDE.md`, ...).
+    fn instruction_file(&self) -> &'static str;
+
+    // ---- Trust ----
+
+    /// How the client decides whether to run the hooks it finds.
+    fn trust(&self) -> Trust;
+
+    // ---- Plugin ----
+
+    /// Where its handover plugin lives in this repository (`plugin/<dir>`), if it has one.
+    fn plugin_dir(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// How a client decides to run the hooks in its files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trust {
+    /// It runs every hook in its settings layers (Claude Code).
+    RunsAll,
+    /// Each hook runs only once its hash is recorded in the user's config (Codex:
+    /// [`codex::trust_key`]); recorded through the client's own app-server.
+    PerHook,
+    /// Hooks run only in a folder the user trusted (Gemini CLI's `trustedFolders.json`).
+    Folder,
+}
+
+/// Every client, in the order `handover install` and `status` list them.
+pub const ALL: [&dyn Client; 3] = [&claude::Claude, &codex::Codex, &gemini::Gemini];
+
+/// The module for `agent`.
+pub fn of(agent: Agent) -> &'static dyn Client {
+    match agent {
+        Agent::Claude => &claude::Claude,
+        Agent::Codex => &codex::Codex,
+        Agent::Gemini => &gemini::Gemini,
+    }
+}
+
+/// The client that sent `input` when no `--agent` says: a payload mark first, then where the
+/// transcript is; Claude Code, which marks neither, is the default.
+pub fn detect(input: &HookInput) -> Agent {
+    if let Some(c) = ALL.iter().find(|c| c.marks_payload(input)) {
+        return c.agent();
+    }
+    if let Some(path) = input.transcript_path.as_deref() {
+        if let Some(c) = ALL.iter().find(|c| c.owns_transcript(path)) {
+            return c.agent();
+        }
+    }
+    Agent::Claude
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn every_agent_has_its_module_and_the_registry_lists_each_once() {
+        for agent in Agent::ALL {
+            assert_eq!(of(agent).agent(), agent);
+        }
+        let listed: Vec<Agent> = ALL.iter().map(|c| c.agent()).collect();
+        assert_eq!(listed, Agent::ALL.to_vec());
+    }
+
+    #[test]
+    fn event_names_round_trip_in_every_client() {
+        for client in ALL {
+            for event in HookEvent::ALL {
+                if let Some(name) = client.event_name(event) {
+                    assert_eq!(client.hook_event(name), Some(event), "{name}");
+                }
+            }
+            assert_eq!(client.hook_event("NoSuchEvent"), None);
+        }
+    }
+}

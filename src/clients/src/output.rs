@@ -1,0 +1,120 @@
+//! What a hook answers, neutrally ([`Response`]), and the JSON most clients accept for it
+//! ([`encode`], Claude Code's form). A client that wants another form overrides
+//! [`crate::Client::encode`]. Some clients reject unknown keys and half-JSON, so only the
+//! documented fields are ever emitted.
+
+use crate::{Client, HookEvent};
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Response {
+    /// Print nothing: the usual answer.
+    Silent,
+    /// Context for the model on `event` (SessionStart, Prompt or Tool): Claude Code's form is
+    /// `{"hookSpecificOutput": {"hookEventName": <the client's name>, "additionalContext": ...}}`.
+    Context { event: HookEvent, text: String },
+    /// Plain stdout: Claude Code's PreCompact appends it to the summarizer's instructions.
+    Plain(String),
+    /// `{"decision": "block", "reason": ...}`: Stop only, and only on purpose. `notice` is
+    /// what the user should see, for a client that shows a block as a failure without one
+    /// (Gemini CLI's `systemMessage`); a client that rejects keys it does not expect drops it.
+    Block {
+        reason: String,
+        notice: Option<String>,
+    },
+}
+
+impl Response {
+    /// A few words for the debug log.
+    pub fn describe(&self) -> String {
+        match self {
+            Response::Silent => "silent".into(),
+            Response::Context { event, text } => {
+                format!("context({event:?}, {} chars)", text.chars().count())
+            }
+            Response::Plain(text) => format!("plain({} chars)", text.chars().count()),
+            Response::Block { reason, .. } => format!("block({} chars)", reason.chars().count()),
+        }
+    }
+}
+
+/// Claude Code's form of `response`, with `client`'s event names; `with_notice` keeps a
+/// block's notice as `systemMessage`. Written by hand so the key order is fixed whatever
+/// serde_json's features are. A context for an event the client does not have prints nothing.
+pub fn encode<C: Client + ?Sized>(client: &C, response: &Response, with_notice: bool) -> Vec<u8> {
+    let line = match response {
+        Response::Silent => return Vec::new(),
+        Response::Plain(text) => return format!("{text}\n").into_bytes(),
+        Response::Context { event, text } => {
+            let Some(name) = client.event_name(*event) else {
+                return Vec::new();
+            };
+            format!(
+                "{{\"hookSpecificOutput\":{{\"hookEventName\":{},\"additionalContext\":{}}}}}",
+                quote(name),
+                quote(text)
+            )
+        }
+        Response::Block { reason, notice } => match notice.as_ref().filter(|_| with_notice) {
+            None => format!("{{\"decision\":\"block\",\"reason\":{}}}", quote(reason)),
+            Some(notice) => format!(
+                "{{\"decision\":\"block\",\"reason\":{},\"systemMessage\":{}}}",
+                quote(reason),
+                quote(notice)
+            ),
+        },
+    };
+    format!("{line}\n").into_bytes()
+}
+
+/// A JSON string literal.
+pub fn quote(s: &str) -> String {
+    serde_json::Value::from(s).to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::{claude::Claude, codex::Codex, gemini::Gemini};
+
+    #[test]
+    fn encodes_each_form_exactly() {
+        assert!(Claude.encode(&Response::Silent).is_empty());
+        assert_eq!(
+            Claude.encode(&Response::Context {
+                event: HookEvent::Prompt,
+                text: "a \"quoted\"\nline".into()
+            }),
+            b"{\"hookSpecificOutput\":{\"hookEventName\":\"UserPromptSubmit\",\"additionalContext\":\"a \\\"quoted\\\"\\nline\"}}\n"
+        );
+        assert_eq!(
+            Gemini.encode(&Response::Context {
+                event: HookEvent::Tool,
+                text: "t".into()
+            }),
+            b"{\"hookSpecificOutput\":{\"hookEventName\":\"AfterTool\",\"additionalContext\":\"t\"}}\n"
+        );
+        let block = Response::Block {
+            reason: "save".into(),
+            notice: Some("saving".into()),
+        };
+        assert_eq!(
+            Gemini.encode(&block),
+            b"{\"decision\":\"block\",\"reason\":\"save\",\"systemMessage\":\"saving\"}\n"
+        );
+        // Codex rejects keys it does not expect; Claude Code shows no notice.
+        for client in [&Codex as &dyn Client, &Claude] {
+            assert_eq!(
+                client.encode(&block),
+                b"{\"decision\":\"block\",\"reason\":\"save\"}\n"
+            );
+        }
+        assert_eq!(Claude.encode(&Response::Plain("keep".into())), b"keep\n");
+        // Gemini CLI has no PostCompact: nothing rather than a name it does not know.
+        assert!(Gemini
+            .encode(&Response::Context {
+                event: HookEvent::PostCompact,
+                text: "x".into()
+            })
+            .is_empty());
+    }
+}

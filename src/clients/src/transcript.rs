@@ -1,0 +1,181 @@
+//! What a transcript line says, in words that belong to no client: [`Fact`]s for the session
+//! record, [`Fullness`] for the context watch. Each client module reads its own format into
+//! these ([`crate::Client::transcript_facts`], [`crate::Client::transcript_fullness`]); the
+//! incremental file reading (core's record extraction) and the tail windows (the hooks'
+//! transcript reader) are generic and live with their callers.
+//!
+//! Every format is internal to its client: unknown, broken and partial lines are skipped.
+
+use serde_json::Value;
+use std::path::Path;
+
+/// One fact read from a transcript line.
+#[derive(Clone, Debug, PartialEq)]
+pub enum Fact {
+    /// Any dated line: the first is the start, the last the latest activity.
+    At(String),
+    Request(String),
+    Edited(String),
+    /// A command call whose result comes later (Claude Code).
+    CommandCalled {
+        id: String,
+        command: String,
+    },
+    /// The result of a call (Claude Code); `failed` from the client's error flag.
+    CommandResult {
+        id: String,
+        failed: bool,
+        exit_code: Option<i64>,
+    },
+    /// A command with its result (Codex).
+    CommandRan {
+        command: String,
+        exit_code: Option<i64>,
+    },
+    AgentMessage(String),
+    Compacted,
+    /// A fact the client may write more than once under the same id: applied the first time.
+    Once {
+        id: String,
+        fact: Box<Fact>,
+    },
+}
+
+/// The tokens in use at the last model request, as the transcript states them.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct Usage {
+    /// Tokens in the context at the last model request.
+    pub used_tokens: u64,
+    /// The window the transcript states (Codex), if any.
+    pub window: Option<u64>,
+    /// The model the transcript names (Claude Code), if any.
+    pub model: Option<String>,
+}
+
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Fullness {
+    Measured(Usage),
+    /// The context was compacted after the last usage record: nearly empty, no figure yet.
+    JustCompacted,
+}
+
+/// The lines of `tail`, newest first; unless `at_file_start`, the first line may be the
+/// cut-off end of a longer one and is dropped.
+pub fn lines_newest_first(tail: &[u8], at_file_start: bool) -> Vec<&[u8]> {
+    let mut lines: Vec<&[u8]> = tail.split(|&b| b == b'\n').collect();
+    if !at_file_start && !lines.is_empty() {
+        lines.remove(0);
+    }
+    lines.reverse();
+    lines
+}
+
+/// The newest usage in `tail` by `classify` (one line's meaning): a compaction after it means
+/// [`Fullness::JustCompacted`]. A usage that states neither window nor model (Codex's
+/// `token_usage_record`) borrows the window of the newest older line that states one.
+pub fn newest_usage(
+    tail: &[u8],
+    at_file_start: bool,
+    classify: fn(&[u8]) -> Option<Fullness>,
+) -> Option<Fullness> {
+    let mut newest: Option<Usage> = None;
+    for fullness in lines_newest_first(tail, at_file_start)
+        .into_iter()
+        .filter_map(classify)
+    {
+        match (fullness, newest.as_mut()) {
+            (Fullness::JustCompacted, None) => return Some(Fullness::JustCompacted),
+            (Fullness::JustCompacted, Some(_)) => {}
+            (Fullness::Measured(u), None) if u.window.is_some() || u.model.is_some() => {
+                return Some(Fullness::Measured(u))
+            }
+            (Fullness::Measured(u), None) => newest = Some(u),
+            (Fullness::Measured(older), Some(n)) => {
+                if older.window.is_some() {
+                    n.window = older.window;
+                    break;
+                }
+            }
+        }
+    }
+    newest.map(Fullness::Measured)
+}
+
+/// Whether `hay` holds `needle`: the cheap test before a line is parsed at all.
+pub fn contains(hay: &[u8], needle: &[u8]) -> bool {
+    hay.windows(needle.len()).any(|w| w == needle)
+}
+
+/// A line as JSON, when it is UTF-8, holds one of `markers` (most lines are snapshots, tool
+/// output and usage records: the substring test spares parsing them) and parses.
+pub fn parse_marked(line: &[u8], markers: &[&str]) -> Option<Value> {
+    // A line that is not UTF-8 is not valid JSON either.
+    let text = std::str::from_utf8(line).ok()?;
+    if !markers.iter().any(|m| text.contains(m)) {
+        return None;
+    }
+    serde_json::from_str::<Value>(text).ok()
+}
+
+pub(crate) fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
+    v.get(key).and_then(Value::as_str)
+}
+
+pub(crate) fn flag(v: &Value, key: &str) -> bool {
+    v.get(key).and_then(Value::as_bool).unwrap_or(false)
+}
+
+/// The line's `timestamp`, as a fact.
+pub(crate) fn at(v: &Value, out: &mut Vec<Fact>) {
+    if let Some(t) = str_of(v, "timestamp") {
+        out.push(Fact::At(t.to_string()));
+    }
+}
+
+/// A user text that the user typed, not one the client wrapped around a slash command, a
+/// local command's output or a reminder.
+pub(crate) fn request(text: &str, out: &mut Vec<Fact>) {
+    const CLIENT_WRAPPERS: [&str; 6] = [
+        "<command-",
+        "<local-command-",
+        "<system-reminder>",
+        "<bash-",
+        "<user-prompt-submit-hook>",
+        "[Request interrupted",
+    ];
+    let t = text.trim_start();
+    if t.is_empty() || CLIENT_WRAPPERS.iter().any(|w| t.starts_with(w)) {
+        return;
+    }
+    out.push(Fact::Request(text.to_string()));
+}
+
+/// A path inside the repository relative to it; any other path as it was.
+pub fn relative(path: &str, root: Option<&Path>) -> String {
+    if let Some(root) = root {
+        if let Ok(rest) = Path::new(path).strip_prefix(root) {
+            if !rest.as_os_str().is_empty() {
+                return rest.to_string_lossy().into_owned();
+            }
+        }
+    }
+    path.to_string()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn paths_inside_the_repository_become_relative() {
+        assert_eq!(
+            relative("/r/src/a.rs", Some(Path::new("/r"))),
+            "src/a.rs".to_string()
+        );
+        assert_eq!(
+            relative("/elsewhere/a.rs", Some(Path::new("/r"))),
+            "/elsewhere/a.rs"
+        );
+        assert_eq!(relative("/r", Some(Path::new("/r"))), "/r");
+    }
+}
