@@ -93,6 +93,8 @@ fn startup_compaction_clear(agent: Agent) {
         Agent::Claude => ["startup", "compact", "clear"],
         Agent::Codex => ["startup", "compact", "startup"],
         Agent::Gemini => ["startup", "compact_fallback", "clear"],
+        // `/compress` then `/clear`: SessionStart `compact`, then `clear` (a new session).
+        Agent::Qwen => ["startup", "compact", "clear"],
     };
     assert_eq!(delivered_sources(&sb), expected, "{}", agent.name());
 }

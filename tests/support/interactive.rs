@@ -74,6 +74,8 @@ pub fn ready_text(agent: Agent) -> &'static str {
         Agent::Claude => "bypass permissions on",
         Agent::Codex => "Ask Codex to do anything",
         Agent::Gemini => "Type your message",
+        // Qwen Code 0.24.4: "Type your message or @path/to/file".
+        Agent::Qwen => "Type your message or",
     }
 }
 
@@ -294,6 +296,14 @@ impl Sandbox {
                     vec!["--yolo".into(), "-m".into(), GEMINI_MODEL.into()],
                     env,
                 )
+            }
+            Agent::Qwen => {
+                env.extend(
+                    qwen_env(&self.home)
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v)),
+                );
+                (clients.qwen.clone(), vec!["--yolo".into()], env)
             }
         }
     }

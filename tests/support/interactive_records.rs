@@ -22,7 +22,7 @@ fn title_turn() -> Turn {
 fn quit_command(agent: Agent) -> &'static str {
     match agent {
         Agent::Claude | Agent::Codex => "/exit",
-        Agent::Gemini => "/quit",
+        Agent::Gemini | Agent::Qwen => "/quit",
     }
 }
 
@@ -49,7 +49,7 @@ pub fn quit_after_a_shell_edit(agent: Agent) {
         // record existing is the sign that Stop ran.
         let stop_ran = |text: &str| match agent {
             Agent::Claude => text.contains("Make the parser strip whitespace."),
-            Agent::Codex | Agent::Gemini => text.contains("codegen"),
+            Agent::Codex | Agent::Gemini | Agent::Qwen => text.contains("codegen"),
         };
         tui.wait_until("the turn's record", 30, || stop_ran(&records_text(&sb)));
         tui.send(quit_command(agent));

@@ -38,8 +38,8 @@ fn write_files(sb: &Sandbox) -> Turn {
                 )),
             )]
         }
-        // Gemini CLI: two `write_file` calls in one answer.
-        Agent::Gemini => vec![
+        // Gemini CLI and Qwen Code: two `write_file` calls in one answer.
+        Agent::Gemini | Agent::Qwen => vec![
             ToolCall::new(
                 "write_file",
                 json!({"file_path": sb.project.join("src/parse.py"),
@@ -106,9 +106,12 @@ pub fn unfinished_work_reaches_next_session(agent: Agent) {
     assert_ne!(s1.session_id(), s2.session_id());
     let text = injected(agent, s2.first_request());
     let ours = &text[text.find(OPENING).unwrap_or(0)..];
-    // Gemini CLI's SessionEnd is not wired: its record says what is known instead.
+    // Gemini CLI's SessionEnd is not wired, Qwen Code's does not fire under `-p`: their record
+    // says what is known instead.
     let ending = match agent {
-        Agent::Gemini => "idle since then; no end recorded (quit, killed or still open)",
+        Agent::Gemini | Agent::Qwen => {
+            "idle since then; no end recorded (quit, killed or still open)"
+        }
         Agent::Claude | Agent::Codex => "(SessionEnd, reason «other»)",
     };
     assert_carries(

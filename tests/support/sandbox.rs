@@ -10,6 +10,7 @@ pub enum Agent {
     Claude,
     Codex,
     Gemini,
+    Qwen,
 }
 
 impl Agent {
@@ -18,6 +19,7 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Qwen => "qwen",
         }
     }
 }
