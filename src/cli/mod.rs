@@ -331,6 +331,10 @@ pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
     if std::env::var_os("GEMINI_CLI").is_some_and(|v| v == "1") {
         return Some("gemini".into());
     }
+    // Qwen Code 0.24.4 sets QWEN_CODE=1 (and QWEN_CODE_SESSION_ID) for its shell commands.
+    if std::env::var_os("QWEN_CODE").is_some_and(|v| v == "1") {
+        return Some("qwen".into());
+    }
     const CODEX_RUNS_THIS: [&str; 3] = [
         "CODEX_THREAD_ID",
         "CODEX_SANDBOX",
@@ -347,12 +351,14 @@ pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
 
 /// The session id a client sets for the commands it runs, for the agent detected: Claude Code
 /// sets `CLAUDE_CODE_SESSION_ID` beside `CLAUDECODE=1` (read from the 2.1.330 binary), Codex
-/// `CODEX_THREAD_ID` (its hooks' session id is the thread's). Only the detected agent's own
+/// `CODEX_THREAD_ID` (its hooks' session id is the thread's), Qwen Code 0.24.4
+/// `QWEN_CODE_SESSION_ID` (the hooks' `session_id`). Only the detected agent's own
 /// variable counts: another client's leftover says nothing about who runs this.
 pub fn client_session_id(agent: Option<&str>) -> Option<String> {
     let variable = match agent? {
         "claude" => "CLAUDE_CODE_SESSION_ID",
         "codex" => "CODEX_THREAD_ID",
+        "qwen" => "QWEN_CODE_SESSION_ID",
         _ => return None,
     };
     std::env::var(variable).ok().filter(|s| !s.is_empty())
