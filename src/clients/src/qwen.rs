@@ -27,7 +27,9 @@
 //!   `chat_compression` after a compaction; telemetry and attribution otherwise).
 //! - Compacts by itself from `context.autoCompactThreshold` of the window (default 0.85), but
 //!   never later than the window minus 33,000 tokens (its summary reserve and buffer).
-//! - Instruction file `QWEN.md`. No plugin.
+//! - Instruction files: it reads both `QWEN.md` and `AGENTS.md` by default (`context.fileName`
+//!   changes that); ours is `AGENTS.md`, shared with Codex, so an install adds no file of its
+//!   own. No plugin.
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, Trust, UserDirs};
@@ -47,8 +49,9 @@ pub const DEFAULT_AUTO_COMPACT_THRESHOLD: f64 = 0.85;
 /// (20,000) and its auto-compaction buffer (13,000).
 pub const WINDOW_RESERVE: u64 = 33_000;
 
-/// The context file Qwen Code reads from the repository's root by default.
-pub const DEFAULT_CONTEXT_FILE: &str = "QWEN.md";
+/// The instruction file ours goes in: Qwen Code 0.24.4 reads `QWEN.md` and `AGENTS.md` by
+/// default (its `memory-constants`), and `AGENTS.md` is the one Codex reads too.
+pub const INSTRUCTION_FILE: &str = "AGENTS.md";
 
 impl Client for Qwen {
     fn agent(&self) -> Agent {
@@ -162,7 +165,7 @@ impl Client for Qwen {
     }
 
     fn instruction_file(&self) -> &'static str {
-        DEFAULT_CONTEXT_FILE
+        INSTRUCTION_FILE
     }
 
     fn trust(&self) -> Trust {
