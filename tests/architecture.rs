@@ -11,12 +11,20 @@ const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 const LAYERS: &[(&str, &str, &[&str])] = &[
     ("src/base", "handover-base", &[]),
     ("src/clients", "handover-clients", &["handover-base"]),
-    ("src/core", "handover-core", &["handover-base"]),
-    ("installer", "handover-installer", &["handover-base"]),
+    (
+        "src/core",
+        "handover-core",
+        &["handover-base", "handover-clients"],
+    ),
+    (
+        "installer",
+        "handover-installer",
+        &["handover-base", "handover-clients"],
+    ),
     (
         "hooks",
         "handover-hooks",
-        &["handover-base", "handover-core"],
+        &["handover-base", "handover-clients", "handover-core"],
     ),
     (
         ".",

@@ -204,7 +204,8 @@ fn readme_write_input() -> String {
 /// docs/install.md: which executable runs on which events, per client.
 fn install_hooks_table() -> String {
     let events = |exe: HookExe, agent: Agent| {
-        exe.events_for(agent)
+        handover_clients::of(agent)
+            .events(exe)
             .iter()
             .map(|e| format!("`{e}`"))
             .collect::<Vec<_>>()

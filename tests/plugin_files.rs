@@ -3,7 +3,7 @@
 //! fails open. The real clients loading it: tests/plugin_real_clients.rs.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover_base::hook_exe::{timeout_for, HookExe};
+use handover_base::hook_exe::HookExe;
 use handover_base::Agent;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
@@ -51,10 +51,16 @@ fn each_client_manifest_wires_every_hook_once_with_its_own_agent() {
         let doc = json(&repo().join("plugin").join(hooks_rel));
         let events = doc["hooks"].as_object().unwrap();
         let mut expected_events = 0;
+        let agent_kind = if agent == "codex" {
+            Agent::Codex
+        } else {
+            Agent::Claude
+        };
+        let client = handover_clients::of(agent_kind);
         for exe in HookExe::ALL {
-            for event in exe.events() {
+            for event in client.events(exe) {
                 expected_events += 1;
-                let handlers: Vec<&Value> = events[*event]
+                let handlers: Vec<&Value> = events[event]
                     .as_array()
                     .unwrap()
                     .iter()
@@ -63,12 +69,7 @@ fn each_client_manifest_wires_every_hook_once_with_its_own_agent() {
                 assert_eq!(handlers.len(), 1, "{agent} {event}");
                 assert_eq!(handlers[0]["type"], "command");
                 assert_eq!(handlers[0]["command"], plugin_command(exe, agent));
-                let agent_kind = if agent == "codex" {
-                    Agent::Codex
-                } else {
-                    Agent::Claude
-                };
-                assert_eq!(handlers[0]["timeout"], timeout_for(agent_kind, event));
+                assert_eq!(handlers[0]["timeout"], client.timeout(event));
             }
         }
         assert_eq!(events.len(), expected_events, "{agent}: extra events");

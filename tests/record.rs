@@ -3,7 +3,11 @@
 //! command, a multi-line command; read at once and in arbitrary appended pieces.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover_core::record::extract::{self, Format};
+use handover_clients::claude::Claude;
+use handover_clients::codex::Codex;
+use handover_clients::gemini::Gemini;
+use handover_clients::Client;
+use handover_core::record::extract;
 use handover_core::record::{SessionRecord, MAX_COMMANDS};
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -16,7 +20,7 @@ fn fixture(rel: &str) -> PathBuf {
 
 const ROOT: &str = "/tmp/FIXTURE/project";
 
-fn record_of(path: &Path, format: Format) -> SessionRecord {
+fn record_of(path: &Path, format: &dyn Client) -> SessionRecord {
     let mut r = SessionRecord::new("s", "x");
     let u = extract::read_from(path, 0, format, Some(Path::new(ROOT))).unwrap();
     assert_eq!(u.offset, std::fs::metadata(path).unwrap().len());
@@ -49,10 +53,7 @@ fn expected_commands(first: &str) -> Vec<(String, String, Option<i64>)> {
 
 #[test]
 fn claude_code_tool_calls() {
-    let r = record_of(
-        &fixture("claude-2.1.330/transcript-tools.jsonl"),
-        Format::Claude,
-    );
+    let r = record_of(&fixture("claude-2.1.330/transcript-tools.jsonl"), &Claude);
     assert_eq!(
         r.requests,
         ["make the parser strip whitespace and run the tests"]
@@ -78,7 +79,7 @@ fn claude_code_tool_calls() {
 
 #[test]
 fn codex_tool_calls() {
-    let r = record_of(&fixture("codex-0.169.0/rollout-tools.jsonl"), Format::Codex);
+    let r = record_of(&fixture("codex-0.169.0/rollout-tools.jsonl"), &Codex);
     assert_eq!(
         r.requests,
         ["make the parser strip whitespace and run the tests"]
@@ -97,7 +98,7 @@ fn codex_tool_calls() {
 
 #[test]
 fn the_first_fixtures_compactions_and_slash_commands() {
-    let r = record_of(&fixture("claude-2.1.330/transcript.jsonl"), Format::Claude);
+    let r = record_of(&fixture("claude-2.1.330/transcript.jsonl"), &Claude);
     // `/compact` and the compaction summary are the client's, not requests.
     assert_eq!(
         r.requests,
@@ -112,7 +113,7 @@ fn the_first_fixtures_compactions_and_slash_commands() {
             Some(0)
         )]
     );
-    let x = record_of(&fixture("codex-0.169.0/rollout.jsonl"), Format::Codex);
+    let x = record_of(&fixture("codex-0.169.0/rollout.jsonl"), &Codex);
     assert_eq!(x.requests, ["run the greeting command", "anything left?"]);
     assert_eq!(x.compactions, 1);
     assert_eq!(
@@ -127,9 +128,12 @@ fn the_first_fixtures_compactions_and_slash_commands() {
 #[test]
 fn incremental_updates_equal_one_read() {
     for (rel, format) in [
-        ("claude-2.1.330/transcript-tools.jsonl", Format::Claude),
-        ("codex-0.169.0/rollout-tools.jsonl", Format::Codex),
-        ("claude-2.1.330/transcript.jsonl", Format::Claude),
+        (
+            "claude-2.1.330/transcript-tools.jsonl",
+            &Claude as &dyn Client,
+        ),
+        ("codex-0.169.0/rollout-tools.jsonl", &Codex),
+        ("claude-2.1.330/transcript.jsonl", &Claude),
     ] {
         let whole = std::fs::read(fixture(rel)).unwrap();
         let once = record_of(&fixture(rel), format);
@@ -169,7 +173,7 @@ fn a_long_session_keeps_a_small_record() {
         f.write_all(&one).unwrap();
     }
     drop(f);
-    let r = record_of(&path, Format::Codex);
+    let r = record_of(&path, &Codex);
     assert_eq!(r.commands.len(), MAX_COMMANDS);
     assert_eq!(r.commands_total, 800);
     assert_eq!(r.requests_total, 200);
@@ -179,10 +183,7 @@ fn a_long_session_keeps_a_small_record() {
 
 #[test]
 fn gemini_cli_tool_calls() {
-    let r = record_of(
-        &fixture("gemini-0.61.0/transcript-tools.jsonl"),
-        Format::Gemini,
-    );
+    let r = record_of(&fixture("gemini-0.61.0/transcript-tools.jsonl"), &Gemini);
     assert_eq!(
         r.requests,
         ["make the parser strip whitespace and run the tests"],
@@ -215,7 +216,7 @@ fn gemini_cli_tool_calls() {
         .starts_with("2026-11-25T13:04"));
     // The first fixture's resumes and compression rewrite the history ($set messages): no
     // message is read twice from them.
-    let r = record_of(&fixture("gemini-0.61.0/transcript.jsonl"), Format::Gemini);
+    let r = record_of(&fixture("gemini-0.61.0/transcript.jsonl"), &Gemini);
     assert_eq!(
         r.requests,
         [

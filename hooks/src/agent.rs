@@ -1,7 +1,5 @@
 //! Which client runs the hook: from `--agent` (the installer passes it), else from the input.
 
-use crate::input::HookInput;
-
 use handover_base::Agent;
 
 /// `--agent NAME` or `--agent=NAME`, parsed by hand: an argument parser's usage error exits 2,
@@ -30,46 +28,13 @@ pub fn flag_values<I: IntoIterator<Item = String>>(args: I, flag: &str) -> Vec<S
     values
 }
 
-/// Events only Gemini CLI sends.
-const GEMINI_EVENTS: [&str; 7] = [
-    "BeforeAgent",
-    "AfterAgent",
-    "BeforeTool",
-    "AfterTool",
-    "PreCompress",
-    "BeforeModel",
-    "AfterModel",
-];
-
-/// Without `--agent`: Codex marks turn-scoped events with `turn_id` and keeps its transcripts
-/// as `rollout-*.jsonl` under its home; Gemini CLI has events of its own names and keeps its
-/// transcripts under `.gemini/tmp/`; Claude Code does none of that. Claude is the default.
-pub fn detect(input: &HookInput) -> Agent {
-    if input.has_turn_id {
-        return Agent::Codex;
-    }
-    if input
-        .hook_event_name
-        .as_deref()
-        .is_some_and(|e| GEMINI_EVENTS.contains(&e))
-    {
-        return Agent::Gemini;
-    }
-    if let Some(path) = input.transcript_path.as_deref() {
-        if path.contains("/.gemini/tmp/") {
-            return Agent::Gemini;
-        }
-        let name = path.rsplit(['/', '\\']).next().unwrap_or("");
-        if name.starts_with("rollout-") || path.contains("/.codex/") {
-            return Agent::Codex;
-        }
-    }
-    Agent::Claude
-}
+/// Without `--agent`: the client whose mark the payload carries (handover_clients::detect).
+pub use handover_clients::detect;
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::input::HookInput;
 
     fn args(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()

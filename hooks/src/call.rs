@@ -1,11 +1,11 @@
-//! Everything one hook call works from, gathered once: the agent, the input, the repository's
+//! Everything one hook call works from, gathered once: the agent (and its client module), the input, the repository's
 //! store, the command to print, the time.
 
-use crate::agent;
 use crate::input::HookInput;
 use crate::locate;
 use crate::session_state::{self, SessionFile};
 use handover_base::Agent;
+use handover_clients::Client;
 use handover_core::safe_fs::Refused;
 use handover_core::safe_fs::{self, Kind};
 use handover_core::sanitize::redacted;
@@ -43,7 +43,7 @@ impl Call {
         process_dir: Option<&Path>,
         hook_exe: Option<&Path>,
     ) -> Call {
-        let agent = agent_flag.unwrap_or_else(|| agent::detect(&input));
+        let agent = agent_flag.unwrap_or_else(|| handover_clients::detect(&input));
         let store = locate::start_dir(input.cwd.as_deref(), project_dir_env, process_dir)
             .map(|dir| Store::discover(&dir));
         Call {
@@ -56,6 +56,11 @@ impl Call {
             command: OnceCell::new(),
             checked: OnceCell::new(),
         }
+    }
+
+    /// What handover knows about the client that runs this hook.
+    pub fn client(&self) -> &'static dyn Client {
+        handover_clients::of(self.agent)
     }
 
     /// How the agent runs handover (handover_base::handover_command), for answers that print it.

@@ -4,14 +4,12 @@
 pub mod agent;
 pub mod budget;
 pub mod call;
-pub mod codex;
 pub mod context_watch;
 pub mod debug;
-pub mod gemini;
+pub mod head;
 pub mod input;
 pub mod locate;
 pub mod never_fail;
-pub mod output;
 pub mod plugin;
 pub mod pre_compact;
 pub mod session_record;

@@ -6,8 +6,9 @@ use crate::agent;
 use crate::call::Call;
 use crate::debug;
 use crate::input::{HookInput, StdinReader, MAX_INPUT_BYTES};
-use crate::output::Response;
 use crate::plugin;
+use handover_base::Agent;
+use handover_clients::Response;
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
@@ -59,6 +60,9 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
     let stdin = StdinReader::spawn(std::io::stdin(), MAX_INPUT_BYTES);
     let payload = stdin.payload(STDIN_WAIT);
 
+    // The client that encodes the answer: known once the call is built (an answer can only
+    // come after that; before it, the answer is silence in every client's form).
+    let mut agent = None;
     let (response, line) = settle(|| {
         let input = HookInput::parse(&payload.bytes);
         let exe = std::env::current_exe().ok();
@@ -69,6 +73,7 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
             std::env::current_dir().ok().as_deref(),
             exe.as_deref(),
         );
+        agent = Some(call.agent);
         // The time spent waiting for stdin counts against the watchdog too.
         call.deadline = started + crate::budget::WORK_BUDGET;
         let outcome =
@@ -87,7 +92,7 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
         (head, outcome)
     });
 
-    let bytes = response.encode();
+    let bytes = handover_clients::of(agent.unwrap_or(Agent::Claude)).encode(&response);
     if let Ok(_guard) = OUTPUT.lock() {
         let mut out = std::io::stdout().lock();
         // A closed pipe is the client's business; nothing to do about it here.

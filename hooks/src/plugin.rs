@@ -4,14 +4,15 @@
 //! is the more specific choice (a repository, or a user, asked for it).
 //!
 //! Decided at run time from the files the client itself reads, because either install can come
-//! or go at any moment. Claude Code runs every hook in its settings layers (project, local,
-//! user). Codex runs a `hooks.json` hook only when it was trusted, and records that trust in the
-//! user's config.toml under a key that starts with the hooks.json path; a layer whose hooks were
-//! never trusted does not run, so it does not count (otherwise the plugin would defer to a hook
-//! that never answers).
+//! or go at any moment. Which files those are, and whether the client runs a file's hooks at
+//! all, is the client module's knowledge (`Client::hook_layers`, `Client::runs_hooks_of`):
+//! Claude Code runs every hook in its settings layers (project, local, user); Codex runs a
+//! `hooks.json` hook only once it was trusted, so a layer whose hooks were never trusted does
+//! not count (otherwise the plugin would defer to a hook that never answers).
 
 use handover_base::hook_command::our_exe;
 use handover_base::Agent;
+use handover_clients::UserDirs;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
 
@@ -31,21 +32,13 @@ pub struct Layers {
     /// The directory the client runs in: `$CLAUDE_PROJECT_DIR` for Claude Code (it reads project
     /// settings from there), the session's cwd for Codex.
     pub project_dirs: Vec<PathBuf>,
-    pub home: Option<PathBuf>,
-    /// `$CODEX_HOME`, else `~/.codex`.
-    pub codex_home: Option<PathBuf>,
+    /// Where each client's user directory is (handover_clients::Client::user_dir).
+    pub dirs: UserDirs,
 }
 
 impl Layers {
     /// From the process environment and the hook's input.
     pub fn from_env(input_cwd: Option<&str>, store_root: Option<&Path>) -> Layers {
-        let home = std::env::var_os("HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from);
-        let codex_home = std::env::var_os("CODEX_HOME")
-            .filter(|h| !h.is_empty())
-            .map(PathBuf::from)
-            .or_else(|| home.as_ref().map(|h| h.join(".codex")));
         let mut project_dirs: Vec<PathBuf> = Vec::new();
         let candidates = [
             std::env::var("CLAUDE_PROJECT_DIR").ok().map(PathBuf::from),
@@ -59,50 +52,23 @@ impl Layers {
         }
         Layers {
             project_dirs,
-            home,
-            codex_home,
+            dirs: UserDirs::from_env(),
         }
     }
 
-    /// True when a settings layer of `agent` also runs `exe` (our executable's file name) on
-    /// `event`, with a command that is not the plugin's own.
+    /// True when a hook layer of `agent` that the client runs also runs `exe` (our
+    /// executable's file name) on `event`, with a command that is not the plugin's own. A
+    /// client without a handover plugin has nothing to defer to.
     pub fn settings_also_run(&self, agent: Agent, exe: &str, event: &str) -> bool {
-        match agent {
-            Agent::Claude => self.claude_files().iter().any(|f| runs(f, exe, event)),
-            Agent::Codex => {
-                let Some(codex_home) = &self.codex_home else {
-                    return false;
-                };
-                let config = read_small(&codex_home.join("config.toml")).unwrap_or_default();
-                self.codex_files(codex_home)
-                    .iter()
-                    .any(|f| trusted_in(&config, f) && runs(f, exe, event))
-            }
-            // There is no handover plugin for Gemini CLI: nothing to defer to.
-            Agent::Gemini => false,
+        let client = handover_clients::of(agent);
+        if client.plugin_dir().is_none() {
+            return false;
         }
-    }
-
-    fn claude_files(&self) -> Vec<PathBuf> {
-        let mut files = Vec::new();
-        for dir in &self.project_dirs {
-            files.push(dir.join(".claude").join("settings.json"));
-            files.push(dir.join(".claude").join("settings.local.json"));
-        }
-        if let Some(home) = &self.home {
-            files.push(home.join(".claude").join("settings.json"));
-        }
-        files
-    }
-
-    fn codex_files(&self, codex_home: &Path) -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = self
-            .project_dirs
+        let user_dir = client.user_dir(&self.dirs);
+        client
+            .hook_layers(&self.project_dirs, user_dir.as_deref())
             .iter()
-            .map(|d| d.join(".codex").join("hooks.json"))
-            .collect();
-        files.push(codex_home.join("hooks.json"));
-        files
+            .any(|f| client.runs_hooks_of(f, user_dir.as_deref()) && runs(f, exe, event))
     }
 }
 
@@ -111,14 +77,6 @@ impl Layers {
 fn read_small(path: &Path) -> Option<String> {
     use handover_base::read_gate::{self, Links};
     read_gate::read_to_string(path, Links::Follow, MAX_SETTINGS_BYTES).ok()?
-}
-
-/// Codex records hook trust under `[hooks.state."<hooks.json path>:<event>:<group>:<handler>"]`:
-/// a file none of whose hooks was ever trusted runs nothing.
-fn trusted_in(config: &str, hooks_json: &Path) -> bool {
-    let key = format!("{}:", hooks_json.display());
-    // TOML escapes `"` and `\` in quoted keys; such paths are not matched, and the plugin answers.
-    config.contains(&format!("\"{key}")) || config.contains(&format!("'{key}"))
 }
 
 /// Whether the hooks document at `path` runs `exe` on `event` outside the plugin: a command that
@@ -179,8 +137,7 @@ mod tests {
         let home = tmp.path().join("home");
         let layers = Layers {
             project_dirs: vec![project.clone()],
-            home: Some(home.clone()),
-            codex_home: Some(home.join(".codex")),
+            dirs: UserDirs::under(&home),
         };
         let (exe, ev) = ("handover-session-start", "SessionStart");
         assert!(!layers.settings_also_run(Agent::Claude, exe, ev));
@@ -235,8 +192,7 @@ mod tests {
         let codex_home = tmp.path().join("codex");
         let layers = Layers {
             project_dirs: vec![project.clone()],
-            home: None,
-            codex_home: Some(codex_home.clone()),
+            dirs: UserDirs::default().with_var("CODEX_HOME", &codex_home),
         };
         let (exe, ev) = ("handover-session-start", "SessionStart");
         let hooks = project.join(".codex/hooks.json");
@@ -261,8 +217,7 @@ mod tests {
         std::fs::create_dir_all(project.join(".claude/settings.local.json")).unwrap();
         let layers = Layers {
             project_dirs: vec![project],
-            home: None,
-            codex_home: None,
+            dirs: UserDirs::default(),
         };
         assert!(!layers.settings_also_run(Agent::Claude, "handover-session-start", "SessionStart"));
         assert!(!layers.settings_also_run(Agent::Codex, "handover-session-start", "SessionStart"));

@@ -5,13 +5,12 @@
 //! blocks a compaction. PostCompact journals Claude Code's summary and arms the one-time
 //! re-injection that the context watch delivers if SessionStart `compact` does not.
 //! Gemini CLI fires PreCompress before every model request and tells hooks nothing after a
-//! compression: only a PreCompress that will really compress (gemini.rs) journals the
+//! compression: only a PreCompress that will really compress (handover_clients::gemini) journals the
 //! snapshot, and it also arms that re-injection (Gemini has no SessionStart `compact`).
 
 use crate::call::Call;
 use crate::never_fail::Outcome;
-use crate::output::Response;
-use handover_base::Agent;
+use handover_clients::{HookEvent, Response, UserDirs};
 use handover_core::model::Handoff;
 use handover_core::sanitize::redacted;
 use handover_core::store::Event;
@@ -31,17 +30,20 @@ const SUMMARY_MAX_CHARS: usize = 2_000;
 const RECENT_DELIVERY_MS: u64 = 120_000;
 
 pub fn run(call: &Call) -> anyhow::Result<Outcome> {
-    match call.input.hook_event_name.as_deref() {
-        Some("PreCompact") => pre_compact(call),
-        Some("PostCompact") => post_compact(call),
-        Some("SessionEnd") => Ok(Outcome::silent(crate::session_record::update(
+    let name = call.input.hook_event_name.as_deref();
+    match name.and_then(|n| call.client().hook_event(n)) {
+        Some(HookEvent::PreCompact) if call.client().pre_compact_every_request() => {
+            pre_compress(call)
+        }
+        Some(HookEvent::PreCompact) => pre_compact(call),
+        Some(HookEvent::PostCompact) => post_compact(call),
+        Some(HookEvent::SessionEnd) => Ok(Outcome::silent(crate::session_record::update(
             call,
             crate::session_record::Moment::End,
         ))),
-        Some("PreCompress") => pre_compress(call),
-        other => Ok(Outcome::silent(format!(
+        _ => Ok(Outcome::silent(format!(
             "not a compaction event: {}",
-            other.unwrap_or("none")
+            name.unwrap_or("none")
         ))),
     }
 }
@@ -76,13 +78,14 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
             }
         }
     }
-    let response = match call.agent {
-        Agent::Claude => Response::Plain(handover_core::context::compaction_instructions(
+    // Codex accepts no context from PreCompact; Gemini CLI's PreCompress is advisory.
+    let response = if call.client().pre_compact_reads_stdout() {
+        Response::Plain(handover_core::context::compaction_instructions(
             handoff.as_ref(),
             call.command(),
-        )),
-        // Codex accepts no context from PreCompact; Gemini CLI's PreCompress is advisory.
-        Agent::Codex | Agent::Gemini => Response::Silent,
+        ))
+    } else {
+        Response::Silent
     };
     notes.push(format!("handoff={}", handoff.is_some()));
     Ok(Outcome::new(response, notes.join(" ")))
@@ -92,7 +95,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
 /// branch and HEAD (read without scanning the working tree), the files changed since the
 /// handoff when that is quick, the transcript.
 fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>) -> Value {
-    let (branch, head) = head_of(store.root());
+    let (branch, head) = crate::head::head_of(store.root());
     let handoff_head = handoff
         .and_then(|h| h.git.as_ref())
         .and_then(|g| g.head.clone());
@@ -109,19 +112,6 @@ fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>) -> Value {
     })
 }
 
-/// Branch and HEAD commit, read from the files under `.git` (libgit2 only for layouts that
-/// reader does not handle); Nones when there is no repository or no commit.
-pub(crate) fn head_of(root: &Path) -> (Option<String>, Option<String>) {
-    let info = handover_core::git::read_head_files(root).or_else(|| {
-        let repo = handover_core::git::open(root).ok().flatten()?;
-        handover_core::git::head_info(&repo).ok()
-    });
-    match info {
-        Some(i) => (i.branch, i.head),
-        None => (None, None),
-    }
-}
-
 /// `[{"path", "change"}]`, or a string saying why not (too slow, or git failed).
 fn files_changed_within(root: PathBuf, base: String, deadline: Instant) -> Value {
     let step = move || handover_core::git::files_changed(&root, Some(&base));
@@ -135,8 +125,9 @@ fn files_changed_within(root: PathBuf, base: String, deadline: Instant) -> Value
     }
 }
 
-/// Gemini CLI's PreCompress: a snapshot and the re-injection armed, but only when Gemini CLI
-/// is about to compress (a `manual` trigger, or the last usage at its compression point).
+/// A PreCompact that fires before every request (Gemini CLI's PreCompress): a snapshot and the
+/// re-injection armed, but only when the client is about to compact (a `manual` trigger, or
+/// the last usage at its compaction point).
 fn pre_compress(call: &Call) -> anyhow::Result<Outcome> {
     if call.input.trigger.as_deref() != Some("manual") {
         if let Some(why) = no_compression_due(call) {
@@ -159,12 +150,12 @@ fn pre_compress(call: &Call) -> anyhow::Result<Outcome> {
     Ok(Outcome::silent(note))
 }
 
-/// Why Gemini CLI will not compress before this request (None: it will).
+/// Why the client will not compact before this request (None: it will).
 fn no_compression_due(call: &Call) -> Option<String> {
     let Some(path) = call.input.transcript_path.as_deref() else {
         return Some("no transcript".into());
     };
-    let usage = match crate::gemini::read_transcript(Path::new(path)) {
+    let usage = match crate::transcript::read(Path::new(path), call.client()) {
         Some(crate::transcript::Fullness::Measured(u)) => u,
         Some(crate::transcript::Fullness::JustCompacted) => return Some("just compressed".into()),
         None => return Some("no usage in the transcript".into()),
@@ -175,15 +166,10 @@ fn no_compression_due(call: &Call) -> Option<String> {
         .and_then(|c| c.context_window);
     let model = usage.model.as_deref().or(call.input.model.as_deref());
     let window = crate::window::resolve(usage.window, model, configured, usage.used_tokens);
-    let threshold = crate::gemini::compression_threshold(root);
-    if crate::gemini::will_compress(usage.used_tokens, window, threshold) {
-        None
-    } else {
-        Some(format!(
-            "no compression due: {} of {window} tokens, compresses at {threshold}",
-            usage.used_tokens
-        ))
-    }
+    let user_dir = call.client().user_dir(&UserDirs::from_env());
+    call.client()
+        .compaction_due(usage.used_tokens, window, root, user_dir.as_deref())
+        .err()
 }
 
 fn post_compact(call: &Call) -> anyhow::Result<Outcome> {

@@ -13,7 +13,7 @@
 //! CLI's `prompt_response`) stands in for it until the next update reads the line.
 
 use crate::call::Call;
-use handover_core::record::extract::{self, Format};
+use handover_core::record::extract;
 use handover_core::record::{
     files, stored_transcript_path, Ending, Fact, GitState, SessionRecord, MAX_DIRTY,
 };
@@ -78,11 +78,6 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
         return Ok("record: not a git repository".into());
     }
     let agent = call.agent.as_str();
-    let Some(format) = Format::of_agent(agent) else {
-        return Ok(format!(
-            "record: not kept for {agent} (its transcript is not read)"
-        ));
-    };
     let mut record = files::load(store, sid).unwrap_or_else(|| SessionRecord::new(sid, agent));
 
     let mut read_note = String::from("no transcript");
@@ -98,7 +93,7 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
         match extract::read_from(
             Path::new(path),
             record.transcript.offset,
-            format,
+            call.client(),
             Some(root),
         ) {
             Ok(u) => {
@@ -269,7 +264,7 @@ fn git_state(
     limit: Option<Duration>,
     deadline: std::time::Instant,
 ) -> (GitState, Option<Vec<String>>) {
-    let (branch, head) = crate::pre_compact::head_of(root);
+    let (branch, head) = crate::head::head_of(root);
     let mut state = GitState {
         branch,
         head,

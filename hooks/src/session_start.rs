@@ -3,23 +3,15 @@
 
 use crate::call::Call;
 use crate::never_fail::Outcome;
-use crate::output::{ContextEvent, Response};
 use crate::session_state;
 use crate::startup;
-use handover_base::Agent;
-
-/// Whether the client drops `additionalContext` of a SessionStart from `source`: Gemini CLI
-/// 0.61.0 only shows a `systemMessage` after `/clear`, and an interactive `--resume` replaces
-/// the context with the loaded history (docs/compatibility.md). The hook cannot tell an
-/// interactive resume from a headless one, so every Gemini resume goes the same way.
-fn context_dropped(agent: Agent, source: &str) -> bool {
-    agent == Agent::Gemini && matches!(source, "clear" | "resume")
-}
+use handover_clients::{HookEvent, Response};
 
 pub fn run(call: &Call) -> anyhow::Result<Outcome> {
-    match call.input.hook_event_name.as_deref() {
-        None | Some("SessionStart") => {}
-        Some(other) => return Ok(Outcome::silent(format!("not a SessionStart: {other}"))),
+    if let Some(name) = call.input.hook_event_name.as_deref() {
+        if call.client().hook_event(name) != Some(HookEvent::SessionStart) {
+            return Ok(Outcome::silent(format!("not a SessionStart: {name}")));
+        }
     }
     let Some(store) = &call.store else {
         return Ok(Outcome::silent("no directory"));
@@ -53,7 +45,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     // Where the client would drop the context, the next prompt (BeforeAgent) or tool result
     // (AfterTool) delivers it instead, and only that delivery is journaled. Without a session
     // to remember it in, the context goes out here anyway (unjournaled: it may not arrive).
-    let defer = delivery.is_some() && context_dropped(call.agent, source);
+    let defer = delivery.is_some() && call.client().drops_session_start_context(source);
     let mut deferred = false;
     if let Some((file, l)) = session.as_mut() {
         let st = &mut l.state;
@@ -104,7 +96,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     notes.push(format!("verdict={}", delivery.verdict_name()));
     Ok(Outcome::new(
         Response::Context {
-            event: ContextEvent::SessionStart,
+            event: HookEvent::SessionStart,
             text: delivery.text,
         },
         notes.join(" "),

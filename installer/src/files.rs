@@ -2,30 +2,15 @@
 //! directories they live under, how they are read, and how their paths are shown.
 
 use crate::error::EditError;
-use std::fs;
+use handover_base::Agent;
+use handover_clients::codex::Codex;
+use handover_clients::gemini::Gemini;
+use handover_clients::{Client, UserDirs};
 use std::io;
 use std::path::{Path, PathBuf};
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum Scope {
-    /// `.claude/settings.json`, `.codex/hooks.json` in the repository (shared, committed).
-    Project,
-    /// `.claude/settings.local.json` (private). Codex and Gemini CLI have no local layer:
-    /// project is used.
-    Local,
-    /// `~/.claude/settings.json`, `$CODEX_HOME/hooks.json`.
-    User,
-}
-
-impl Scope {
-    pub fn as_str(self) -> &'static str {
-        match self {
-            Scope::Project => "project",
-            Scope::Local => "local",
-            Scope::User => "user",
-        }
-    }
-}
+/// Project, local or user: where an install writes (handover_clients::Scope).
+pub use handover_clients::Scope;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Targets {
@@ -39,6 +24,9 @@ pub struct Targets {
 pub struct Homes {
     /// `~` (Claude Code's user settings live in `~/.claude/`).
     pub home: PathBuf,
+    /// `~` and the variables the clients move their directories with, as read (the source of
+    /// `codex_home`, `gemini_home` and every [`Homes::user_dir`]).
+    pub dirs: UserDirs,
     /// `$CODEX_HOME`, default `~/.codex`.
     pub codex_home: PathBuf,
     /// Gemini CLI's user directory: `$GEMINI_CLI_HOME/.gemini`, default `~/.gemini`.
@@ -64,32 +52,46 @@ impl Homes {
                 .map(PathBuf::from)
                 .filter(|p| p.is_absolute())
         };
-        let codex_home = var("CODEX_HOME").unwrap_or_else(|| home.join(".codex"));
         let cargo_home = var("CARGO_HOME").unwrap_or_else(|| home.join(".cargo"));
-        let gemini_home = var("GEMINI_CLI_HOME")
-            .unwrap_or_else(|| home.clone())
-            .join(".gemini");
+        // The clients' own directories by their own rules (CODEX_HOME, GEMINI_CLI_HOME), from
+        // absolute values only.
+        let mut user_dirs = UserDirs::from_lookup(|name| var(name).map(PathBuf::into_os_string));
+        user_dirs.home = Some(home.clone());
         let state = dirs::state_dir()
             .or_else(dirs::data_local_dir)
             .unwrap_or_else(|| home.join(".local").join("state"));
-        Some(Homes {
-            backups: state.join("handover").join("backups"),
+        Some(Homes::with(
             home,
-            codex_home,
-            gemini_home,
+            user_dirs,
             cargo_home,
-        })
+            state.join("handover").join("backups"),
+        ))
     }
 
     /// `home` with the default Codex and Gemini homes and backups directory under it (tests,
     /// sandboxes).
     pub fn under(home: &Path) -> Homes {
+        Homes::with(
+            home.to_path_buf(),
+            UserDirs::under(home),
+            home.join(".cargo"),
+            home.join(".local/state/handover/backups"),
+        )
+    }
+
+    /// The clients' homes resolved from `dirs` by their own modules' rules.
+    fn with(home: PathBuf, dirs: UserDirs, cargo_home: PathBuf, backups: PathBuf) -> Homes {
+        let codex_home = Codex.user_dir(&dirs).unwrap_or_else(|| home.join(".codex"));
+        let gemini_home = Gemini
+            .user_dir(&dirs)
+            .unwrap_or_else(|| home.join(".gemini"));
         Homes {
-            home: home.to_path_buf(),
-            codex_home: home.join(".codex"),
-            gemini_home: home.join(".gemini"),
-            cargo_home: home.join(".cargo"),
-            backups: home.join(".local/state/handover/backups"),
+            home,
+            dirs,
+            codex_home,
+            gemini_home,
+            cargo_home,
+            backups,
         }
     }
 
@@ -98,19 +100,28 @@ impl Homes {
     }
 }
 
-pub fn claude_settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
-    match scope {
-        Scope::Project => repo.join(".claude").join("settings.json"),
-        Scope::Local => repo.join(".claude").join("settings.local.json"),
-        Scope::User => homes.home.join(".claude").join("settings.json"),
+impl Homes {
+    /// `client`'s own user directory under these homes (`~/.claude`, the Codex home, ...), by
+    /// the client module's rule.
+    pub fn user_dir(&self, client: &dyn Client) -> PathBuf {
+        client
+            .user_dir(&self.dirs)
+            .unwrap_or_else(|| self.home.clone())
     }
 }
 
+/// The file holding `agent`'s hook entries for `scope` (the client module's rule).
+pub fn hooks_path(agent: Agent, scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
+    let client = handover_clients::of(agent);
+    client.hooks_file(scope, repo, &homes.user_dir(client))
+}
+
+pub fn claude_settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
+    hooks_path(Agent::Claude, scope, repo, homes)
+}
+
 pub fn codex_hooks_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
-    match scope {
-        Scope::Project | Scope::Local => repo.join(".codex").join("hooks.json"),
-        Scope::User => homes.codex_home.join("hooks.json"),
-    }
+    hooks_path(Agent::Codex, scope, repo, homes)
 }
 
 /// The largest settings, hooks, config or instruction file read: real ones are a few KiB.
@@ -146,48 +157,6 @@ pub fn read_opt(path: &Path) -> Result<Option<String>, EditError> {
             None => Err(EditError::new(path, format!("cannot read: {e}"))),
         },
     }
-}
-
-fn same_file(a: &Path, b: &Path) -> bool {
-    match (fs::canonicalize(a), fs::canonicalize(b)) {
-        (Ok(x), Ok(y)) => x == y,
-        _ => false,
-    }
-}
-
-/// The instructions files to edit for these targets (AGENTS.md for Codex, CLAUDE.md for Claude;
-/// only AGENTS.md when CLAUDE.md is a link to it).
-pub fn instruction_files(repo: &Path, targets: Targets) -> Vec<PathBuf> {
-    let agents = repo.join("AGENTS.md");
-    let claude = repo.join("CLAUDE.md");
-    let linked = same_file(&agents, &claude);
-    let mut out = Vec::new();
-    if targets.codex || (targets.claude && linked) {
-        out.push(agents);
-    }
-    if targets.claude && !linked {
-        out.push(claude);
-    }
-    out
-}
-
-/// The instructions files for these targets, with Gemini CLI's context file added when it is
-/// not one of them already; plus a note when its configured name was not usable.
-pub fn instruction_targets(
-    repo: &Path,
-    homes: &Homes,
-    targets: Targets,
-) -> Result<(Vec<PathBuf>, Option<String>), EditError> {
-    let mut files = instruction_files(repo, targets);
-    let mut note = None;
-    if targets.gemini {
-        let (file, problem) = crate::gemini::context_file(repo, homes)?;
-        note = problem;
-        if !files.iter().any(|f| *f == file || same_file(f, &file)) {
-            files.push(file);
-        }
-    }
-    Ok((files, note))
 }
 
 /// How a path is shown to the user: relative to the repository when inside it.

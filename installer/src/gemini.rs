@@ -2,7 +2,7 @@
 //!
 //! - Hooks: `<repo>/.gemini/settings.json` (project) or `~/.gemini/settings.json` (user), the same
 //!   `{"hooks": {"<Event>": [{"hooks": [...]}]}}` shape as Claude Code (edited by hooks_doc), with
-//!   Gemini's event names and a `timeout` in milliseconds (command::timeout_for).
+//!   Gemini's event names and a `timeout` in milliseconds (handover_clients::gemini).
 //! - Instructions: the file named by `context.fileName` (a name or a list of names; the first
 //!   counts), default `GEMINI.md`, in the repository root.
 //! - Folder trust: Gemini CLI 0.61.0 runs NO hooks, project or user, in a folder it does not
@@ -21,17 +21,14 @@ use crate::report::{Change, ChangeKind};
 use std::path::{Path, PathBuf};
 
 /// The context file Gemini CLI reads when `context.fileName` is not set.
-pub const DEFAULT_CONTEXT_FILE: &str = "GEMINI.md";
+pub use handover_clients::gemini::DEFAULT_CONTEXT_FILE;
 
 pub fn settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
-    match scope {
-        Scope::Project | Scope::Local => repo.join(".gemini").join("settings.json"),
-        Scope::User => homes.gemini_home.join("settings.json"),
-    }
+    crate::files::hooks_path(handover_base::Agent::Gemini, scope, repo, homes)
 }
 
 pub fn trusted_folders_path(homes: &Homes) -> PathBuf {
-    homes.gemini_home.join("trustedFolders.json")
+    handover_clients::gemini::trusted_folders_file(&homes.gemini_home)
 }
 
 /// A settings file as JSON, or None when it does not exist. Gemini CLI accepts comments in its

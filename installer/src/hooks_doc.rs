@@ -10,7 +10,7 @@ use crate::command::{recognise, Recognised};
 use crate::error::EditError;
 use crate::json_doc::{Map, Value};
 use crate::report::{Change, ChangeKind};
-use handover_base::hook_exe::{timeout_for, HookExe};
+use handover_base::hook_exe::HookExe;
 use handover_base::Agent;
 use std::path::Path;
 
@@ -28,12 +28,13 @@ pub struct Wanted {
 pub fn wanted_by(agent: Agent, commands: &[(HookExe, String)]) -> Vec<Wanted> {
     let mut out = Vec::new();
     for (exe, command) in commands {
-        for event in exe.events_for(agent) {
+        let client = handover_clients::of(agent);
+        for event in client.events(*exe) {
             out.push(Wanted {
                 exe: *exe,
                 event,
                 command: command.clone(),
-                timeout: timeout_for(agent, event),
+                timeout: client.timeout(event),
             });
         }
     }
@@ -432,34 +433,12 @@ fn for_each_handler_mut(doc: &mut Value, mut f: impl FnMut(Position, &mut Value)
     }
 }
 
-/// Codex's trust key for a handler at `pos` in `hooks_json`.
+/// Codex's trust key for a handler at `pos` in `hooks_json` (handover_clients::codex).
 pub fn trust_key_at(hooks_json: &Path, pos: &Position) -> String {
-    format!(
-        "{}:{}:{}:{}",
-        hooks_json.display(),
-        snake_event(&pos.0),
-        pos.1,
-        pos.2
-    )
+    handover_clients::codex::trust_key(hooks_json, &pos.0, pos.1, pos.2)
 }
 
-/// `SessionStart` → `session_start`: the event part of a Codex hook-trust key.
-pub fn snake_event(event: &str) -> String {
-    let mut out = String::new();
-    for (i, c) in event.chars().enumerate() {
-        if c.is_ascii_uppercase() {
-            if i > 0 {
-                out.push('_');
-            }
-            out.push(c.to_ascii_lowercase());
-        } else {
-            out.push(c);
-        }
-    }
-    out
-}
-
-/// Codex's trust key for a handler: `<hooks.json path>:<event_snake>:<group>:<handler>`.
+/// Codex's trust key for a handler we found.
 pub fn codex_trust_key(hooks_json: &Path, f: &Found) -> String {
-    trust_key_at(hooks_json, &(f.event.clone(), f.group, f.handler))
+    handover_clients::codex::trust_key(hooks_json, &f.event, f.group, f.handler)
 }

@@ -1,12 +1,18 @@
-//! The short handover section in AGENTS.md / CLAUDE.md, between sentinel comments.
+//! The instruction files each client reads (AGENTS.md, CLAUDE.md, Gemini CLI's context file)
+//! and the short handover section in them, between sentinel comments.
 //!
 //! Created if absent, refreshed only when its text changed, removed by uninstall (and the file
 //! with it when nothing else is left in it). The rest of the file is never touched.
 
 use crate::error::EditError;
+use crate::files::{Homes, Targets};
 use crate::report::{Change, ChangeKind};
 use handover_base::text::line_column as line_col;
-use std::path::Path;
+use handover_clients::claude::Claude;
+use handover_clients::codex::Codex;
+use handover_clients::Client;
+use std::fs;
+use std::path::{Path, PathBuf};
 
 pub const BEGIN: &str = "<!-- handover:begin -->";
 pub const END: &str = "<!-- handover:end -->";
@@ -113,6 +119,50 @@ pub fn uninstall(before: &str, what: &str) -> (Option<String>, Change) {
 
 pub fn is_present(text: &str) -> bool {
     find(text).is_some()
+}
+
+// ---- Which files ----
+
+fn same_file(a: &Path, b: &Path) -> bool {
+    match (fs::canonicalize(a), fs::canonicalize(b)) {
+        (Ok(x), Ok(y)) => x == y,
+        _ => false,
+    }
+}
+
+/// The instructions files to edit for these targets (AGENTS.md for Codex, CLAUDE.md for Claude;
+/// only AGENTS.md when CLAUDE.md is a link to it).
+pub fn instruction_files(repo: &Path, targets: Targets) -> Vec<PathBuf> {
+    let agents = repo.join(Codex.instruction_file());
+    let claude = repo.join(Claude.instruction_file());
+    let linked = same_file(&agents, &claude);
+    let mut out = Vec::new();
+    if targets.codex || (targets.claude && linked) {
+        out.push(agents);
+    }
+    if targets.claude && !linked {
+        out.push(claude);
+    }
+    out
+}
+
+/// The instructions files for these targets, with Gemini CLI's context file added when it is
+/// not one of them already; plus a note when its configured name was not usable.
+pub fn instruction_targets(
+    repo: &Path,
+    homes: &Homes,
+    targets: Targets,
+) -> Result<(Vec<PathBuf>, Option<String>), EditError> {
+    let mut files = instruction_files(repo, targets);
+    let mut note = None;
+    if targets.gemini {
+        let (file, problem) = crate::gemini::context_file(repo, homes)?;
+        note = problem;
+        if !files.iter().any(|f| *f == file || same_file(f, &file)) {
+            files.push(file);
+        }
+    }
+    Ok((files, note))
 }
 
 #[cfg(test)]

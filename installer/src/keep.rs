@@ -5,10 +5,10 @@
 
 use crate::backup::{self, Backups};
 use crate::codex_config;
+use crate::file_edit::{FileEdit, FileKind};
 use crate::hooks_file::edit_hooks_json;
 use crate::instructions;
 use crate::json_layout::{self, Layout};
-use crate::plan::{FileEdit, FileKind, Plan};
 use crate::report::{Change, ChangeKind};
 use std::fs;
 use std::path::Path;
@@ -65,31 +65,33 @@ pub fn backup_is_current(backups: &Backups, kind: FileKind, path: &Path, text: &
         })
 }
 
-fn refine_backups(plan: &mut Plan) {
-    for e in &mut plan.edits {
+fn refine_backups(edits: &mut [FileEdit], backups: &Backups) {
+    for e in edits {
         if let (Some(before), true) = (e.before.as_deref(), e.backup) {
-            e.backup = !backup_is_current(&plan.backups, e.kind, &e.path, before);
+            e.backup = !backup_is_current(backups, e.kind, &e.path, before);
         }
     }
 }
 
 /// Backups an older handover made beside a repository file: git may pick them up.
-pub(crate) fn note_old_backups(plan: &mut Plan) {
-    for e in plan.edits.iter().filter(|e| e.confine.is_some()) {
+pub(crate) fn note_old_backups(edits: &[FileEdit], backups: &Backups) -> Vec<String> {
+    let mut notes = Vec::new();
+    for e in edits.iter().filter(|e| e.confine.is_some()) {
         for b in backup::beside(&e.path) {
-            plan.notes.push(format!(
+            notes.push(format!(
                 "an older handover left a backup inside the repository, where git may pick it up: {}; move it out or delete it (backups now go to {})",
                 b.display(),
-                plan.backups.root.display()
+                backups.root.display()
             ));
         }
     }
+    notes
 }
 
 /// A file holding only our content (we created it) needs no backup: nothing of the user's
 /// would be lost. Everything else is backed up on its first modification.
-pub(crate) fn mark_backups(plan: &mut Plan) {
-    for e in &mut plan.edits {
+pub(crate) fn mark_backups(edits: &mut [FileEdit], backups: &Backups) {
+    for e in edits.iter_mut() {
         let Some(before) = e.before.as_deref() else {
             continue;
         };
@@ -101,7 +103,7 @@ pub(crate) fn mark_backups(plan: &mut Plan) {
             FileKind::CodexConfig | FileKind::GeminiTrust => true,
         };
     }
-    refine_backups(plan);
+    refine_backups(edits, backups);
 }
 
 /// The text a file holds with nothing in it: `{}` in the file's own layout, or empty.
@@ -122,15 +124,15 @@ fn emptied(e: &FileEdit) -> String {
 ///   not deleted, only emptied of ours.
 ///
 /// Not for Codex's config.toml: its backup predates trust entries the user wants to keep.
-pub(crate) fn restore_users_bytes(plan: &mut Plan) {
-    for e in &mut plan.edits {
+pub(crate) fn restore_users_bytes(edits: &mut [FileEdit], backups: &Backups) {
+    for e in edits {
         if matches!(e.kind, FileKind::CodexConfig | FileKind::GeminiTrust)
             || e.before.is_none()
             || !e.changed()
         {
             continue;
         }
-        let Some(b) = plan.backups.latest(&e.path) else {
+        let Some(b) = backups.latest(&e.path) else {
             continue;
         };
         let candidate = e.after.clone().unwrap_or_else(|| emptied(e));
@@ -154,8 +156,8 @@ pub(crate) fn restore_users_bytes(plan: &mut Plan) {
 
 /// A file that would be deleted but is a symlink (into a dotfiles checkout, say) is emptied
 /// instead: deleting the link would leave our content in the file it points to.
-pub(crate) fn keep_links(plan: &mut Plan) {
-    for e in &mut plan.edits {
+pub(crate) fn keep_links(edits: &mut [FileEdit]) {
+    for e in edits {
         let is_link = fs::symlink_metadata(&e.path)
             .map(|m| m.file_type().is_symlink())
             .unwrap_or(false);

@@ -10,6 +10,7 @@ pub mod codex_trust;
 pub mod command;
 pub mod diff;
 pub mod error;
+pub mod file_edit;
 pub mod files;
 pub mod flow;
 pub mod gemini;

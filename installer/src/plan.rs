@@ -9,9 +9,10 @@ use crate::backup::Backups;
 use crate::codex_config;
 use crate::diff;
 use crate::error::EditError;
+pub use crate::file_edit::{FileEdit, FileKind};
 use crate::files::{
-    claude_settings_path, codex_hooks_path, confine_for, display_path, instruction_targets,
-    read_opt, Homes, Scope, Targets,
+    claude_settings_path, codex_hooks_path, confine_for, display_path, read_opt, Homes, Scope,
+    Targets,
 };
 use crate::gemini;
 use crate::hooks_doc::{self, Wanted};
@@ -26,60 +27,6 @@ use crate::transaction::{self, Applied};
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_base::Agent;
 use std::path::{Path, PathBuf};
-
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum FileKind {
-    ClaudeSettings,
-    CodexHooks,
-    CodexConfig,
-    GeminiSettings,
-    GeminiTrust,
-    Instructions,
-}
-
-/// One file's planned edit. `None` = the file does not exist / is to be deleted.
-#[derive(Clone, Debug, PartialEq)]
-pub struct FileEdit {
-    pub path: PathBuf,
-    pub kind: FileKind,
-    pub before: Option<String>,
-    pub after: Option<String>,
-    pub changes: Vec<Change>,
-    /// Back up `before` when applying: false when the file holds nothing of the user's (we
-    /// created it and only our content is in it), or its newest backup already holds the
-    /// user's part of it as it is now.
-    pub backup: bool,
-    /// The repository root when the file belongs inside the repository: it must not resolve
-    /// (through a symlink) to anywhere else.
-    pub confine: Option<PathBuf>,
-}
-
-impl FileEdit {
-    /// Whether `before` is backed up is decided once the plan is complete
-    /// (`keep::mark_backups`): it depends on the other files and the backups already made.
-    pub fn new(
-        path: PathBuf,
-        kind: FileKind,
-        before: Option<String>,
-        after: Option<String>,
-        changes: Vec<Change>,
-        confine: Option<PathBuf>,
-    ) -> FileEdit {
-        FileEdit {
-            path,
-            kind,
-            before,
-            after,
-            changes,
-            backup: false,
-            confine,
-        }
-    }
-
-    pub fn changed(&self) -> bool {
-        self.before != self.after
-    }
-}
 
 #[derive(Clone, Debug)]
 pub struct InstallOptions {
@@ -325,7 +272,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         plan_gemini(repo, homes, opts, &mut plan)?;
     }
     if opts.scope == Scope::Project {
-        let (files, note) = instruction_targets(repo, homes, opts.targets)?;
+        let (files, note) = crate::instructions::instruction_targets(repo, homes, opts.targets)?;
         plan.notes.extend(note);
         for path in files {
             let before = read_opt(&path)?;
@@ -348,8 +295,9 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             opts.scope.as_str()
         ));
     }
-    mark_backups(&mut plan);
-    note_old_backups(&mut plan);
+    mark_backups(&mut plan.edits, &plan.backups);
+    let old = note_old_backups(&plan.edits, &plan.backups);
+    plan.notes.extend(old);
     Ok(plan)
 }
 
@@ -399,7 +347,7 @@ pub fn plan_uninstall(
         )?);
     }
     if scope == Scope::Project {
-        let (files, _) = instruction_targets(repo, homes, targets)?;
+        let (files, _) = crate::instructions::instruction_targets(repo, homes, targets)?;
         for path in files {
             if let Some(before) = read_opt(&path)? {
                 instructions::check(&path, &before)?;
@@ -415,9 +363,9 @@ pub fn plan_uninstall(
             }
         }
     }
-    restore_users_bytes(&mut plan);
-    mark_backups(&mut plan);
-    keep_links(&mut plan);
+    restore_users_bytes(&mut plan.edits, &plan.backups);
+    mark_backups(&mut plan.edits, &plan.backups);
+    keep_links(&mut plan.edits);
     Ok(plan)
 }
 

@@ -10,14 +10,12 @@
 
 use crate::codex_config::{self, FeatureFlags};
 use crate::codex_trust::TrustStatus;
-use crate::files::{
-    claude_settings_path, codex_hooks_path, instruction_targets, read_opt, Homes, Scope, Targets,
-};
+use crate::files::{claude_settings_path, codex_hooks_path, read_opt, Homes, Scope, Targets};
 use crate::gemini::{self, FolderTrust};
 use crate::hooks_doc::{self, Found, Mention};
 use crate::json_layout;
 use crate::locate::{at_run_time, is_executable, HookPaths};
-use handover_base::hook_exe::{command_for, portable_command, timeout_for, HookExe};
+use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_base::Agent;
 use serde::{Serialize, Serializer};
 use std::ffi::OsStr;
@@ -307,13 +305,14 @@ impl ScopeStatus {
     /// located, so "up to date" is not checked).
     fn read(agent: Agent, scope: Scope, path: PathBuf, machine: Machine<'_>) -> Self {
         let expected = machine.expected;
+        let client = handover_clients::of(agent);
         let file = read_hooks_file(path);
         let installed = file.error.is_none()
             && [HookExe::SessionStart, HookExe::PreCompact]
                 .into_iter()
-                .all(|e| e.events_for(agent).iter().all(|ev| file.has(e, ev)));
-        let watch = HookExe::ContextWatch
-            .events_for(agent)
+                .all(|e| client.events(e).iter().all(|ev| file.has(e, ev)));
+        let watch = client
+            .events(HookExe::ContextWatch)
             .iter()
             .all(|ev| file.has(HookExe::ContextWatch, ev));
         let twice = file.ours.iter().any(|o| file.runs(o.exe, &o.event) > 1);
@@ -330,7 +329,7 @@ impl ScopeStatus {
                     && file
                         .ours
                         .iter()
-                        .all(|o| o.timeout == Some(timeout_for(agent, &o.event))),
+                        .all(|o| o.timeout == Some(client.timeout(&o.event))),
             )
         } else {
             expected.map(|h| {
@@ -338,7 +337,7 @@ impl ScopeStatus {
                     && !twice
                     && file.ours.iter().all(|o| {
                         o.command == format!("{}{}", o.prefix, command_for(h.get(o.exe), agent))
-                            && o.timeout == Some(timeout_for(agent, &o.event))
+                            && o.timeout == Some(client.timeout(&o.event))
                     })
             })
         };
@@ -543,19 +542,20 @@ pub fn status(
         codex: true,
         gemini: true,
     };
-    let (files, instructions_error) = match instruction_targets(repo, homes, all) {
-        Ok((files, _)) => (files, None),
-        Err(e) => {
-            let without_gemini = Targets {
-                gemini: false,
-                ..all
-            };
-            let files = instruction_targets(repo, homes, without_gemini)
-                .map(|(f, _)| f)
-                .unwrap_or_default();
-            (files, Some(e.to_string()))
-        }
-    };
+    let (files, instructions_error) =
+        match crate::instructions::instruction_targets(repo, homes, all) {
+            Ok((files, _)) => (files, None),
+            Err(e) => {
+                let without_gemini = Targets {
+                    gemini: false,
+                    ..all
+                };
+                let files = crate::instructions::instruction_targets(repo, homes, without_gemini)
+                    .map(|(f, _)| f)
+                    .unwrap_or_default();
+                (files, Some(e.to_string()))
+            }
+        };
     let instructions = files
         .into_iter()
         .map(|path| InstructionsFile {

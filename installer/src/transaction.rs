@@ -6,7 +6,7 @@
 
 use crate::backup::Backups;
 use crate::error::EditError;
-use crate::plan::{FileEdit, FileKind};
+use crate::file_edit::{FileEdit, FileKind};
 use std::fs;
 use std::io;
 use std::os::unix::fs::PermissionsExt;

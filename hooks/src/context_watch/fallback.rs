@@ -5,9 +5,9 @@
 
 use crate::call::Call;
 use crate::never_fail::Outcome;
-use crate::output::{ContextEvent, Response};
 use crate::session_state::{SessionFile, SessionState};
 use crate::startup;
+use handover_clients::{HookEvent, Response};
 use handover_core::store::Store;
 
 /// What both fallbacks work with: the call, its store, the session's state file, and the event
@@ -17,7 +17,7 @@ pub struct Fallbacks<'a> {
     pub call: &'a Call,
     pub store: &'a Store,
     pub file: &'a SessionFile,
-    pub event: ContextEvent,
+    pub event: HookEvent,
 }
 
 impl Fallbacks<'_> {
@@ -105,7 +105,7 @@ impl Fallbacks<'_> {
 }
 
 fn answer<const N: usize>(
-    event: ContextEvent,
+    event: HookEvent,
     text: String,
     what: &str,
     problems: [Option<String>; N],

@@ -1,17 +1,16 @@
 //! How full the context is, from what the client has ALREADY written: one read, never a wait.
 //!
-//! Each client keeps its own record of the usage its model reported; one function per source
-//! reads it (a client with another format gets its own function here). Claude Code may start
+//! Each client keeps its own record of the usage its model reported; its handover_clients
+//! module reads it (`Client::transcript_fullness`). Codex writes its usage record before it
+//! runs PostToolUse and Gemini CLI its reply before the next hook, so their figure is current. Claude Code may start
 //! PostToolUse and Stop hooks before it appends the response that triggered them, so there the
 //! figure can be the previous response's: one request late. docs/hooks.md ("When the
 //! measurement is taken") says why that is safe; the alternative, polling until the line
 //! appears, cost every tool call about 60 ms inside the real client.
 
 use crate::call::Call;
-use crate::gemini;
 use crate::transcript::{self, Fullness, Usage};
 use crate::window;
-use handover_base::Agent;
 use std::path::Path;
 
 /// What the client's records say about the context right now.
@@ -37,35 +36,11 @@ pub fn fill(call: &Call) -> Fill {
     let Some(path) = call.input.transcript_path.as_deref() else {
         return Fill::NoTranscript;
     };
-    let path = Path::new(path);
-    let found = match call.agent {
-        Agent::Claude => claude_transcript(path),
-        Agent::Codex => codex_rollout(path),
-        Agent::Gemini => gemini_chat(path),
-    };
-    match found {
+    match transcript::read(Path::new(path), call.client()) {
         None => Fill::NoUsage,
         Some(Fullness::JustCompacted) => Fill::JustCompacted,
         Some(Fullness::Measured(u)) => Fill::Used(u),
     }
-}
-
-/// Claude Code's JSONL transcript: the usage of the newest main-chain assistant line on disk.
-fn claude_transcript(path: &Path) -> Option<Fullness> {
-    transcript::read(path)
-}
-
-/// Codex's rollout: its `token_usage_record` is on disk before PostToolUse runs, so the figure
-/// is the current response's.
-fn codex_rollout(path: &Path) -> Option<Fullness> {
-    // Same JSONL reader: the two formats' record types do not overlap (transcript.rs).
-    transcript::read(path)
-}
-
-/// Gemini CLI's chat file: it writes the reply before it runs the next hook, so the figure is
-/// current.
-fn gemini_chat(path: &Path) -> Option<Fullness> {
-    gemini::read_transcript(path)
 }
 
 /// A usage set against the window it fills.

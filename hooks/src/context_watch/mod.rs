@@ -1,6 +1,6 @@
 //! `handover-context-watch`: UserPromptSubmit, PostToolUse and Stop in Claude Code and Codex;
-//! their Gemini CLI counterparts BeforeAgent, AfterTool and AfterAgent (gemini.rs has its
-//! transcript and its thresholds).
+//! their Gemini CLI counterparts BeforeAgent, AfterTool and AfterAgent (each client's names,
+//! transcript and compaction point are in its handover_clients module).
 //!
 //! 1. Fallbacks (prompt and tool events, `fallback.rs`): the startup context a SessionStart left
 //!    to the next prompt because the client drops its own (Gemini CLI's `/clear` and `--resume`);
@@ -21,10 +21,9 @@ mod thresholds;
 
 use crate::call::Call;
 use crate::never_fail::Outcome;
-use crate::output::{ContextEvent, Response};
 use crate::session_state::{SessionFile, SessionState};
 use handover_base::clock::millis;
-use handover_base::Agent;
+use handover_clients::{HookEvent, Response};
 use handover_core::context::{save_progress, save_progress_again, Pressure};
 use handover_core::store::Store;
 use measure::{Fill, Reading};
@@ -40,31 +39,30 @@ pub enum Event {
 }
 
 impl Event {
-    fn from_name(name: Option<&str>) -> Option<Event> {
-        match name? {
-            "UserPromptSubmit" | "BeforeAgent" => Some(Event::Prompt),
-            "PostToolUse" | "AfterTool" => Some(Event::Tool),
-            "Stop" | "AfterAgent" => Some(Event::Stop),
+    /// The watched event the client calls `name` (handover_clients: each client's own names).
+    fn from_name(call: &Call, name: Option<&str>) -> Option<Event> {
+        match call.client().hook_event(name?)? {
+            HookEvent::Prompt => Some(Event::Prompt),
+            HookEvent::Tool => Some(Event::Tool),
+            HookEvent::Stop => Some(Event::Stop),
             _ => None,
         }
     }
 
-    /// The answer's event name, in the agent's own vocabulary, when the answer can carry
-    /// context for the model; Stop's can only block.
-    fn context_event(self, agent: Agent) -> Option<ContextEvent> {
-        match (self, agent) {
-            (Event::Prompt, Agent::Gemini) => Some(ContextEvent::BeforeAgent),
-            (Event::Tool, Agent::Gemini) => Some(ContextEvent::AfterTool),
-            (Event::Prompt, _) => Some(ContextEvent::UserPromptSubmit),
-            (Event::Tool, _) => Some(ContextEvent::PostToolUse),
-            (Event::Stop, _) => None,
+    /// The event an answer carrying context for the model goes out on (the client names it);
+    /// Stop's answer can only block.
+    fn context_event(self) -> Option<HookEvent> {
+        match self {
+            Event::Prompt => Some(HookEvent::Prompt),
+            Event::Tool => Some(HookEvent::Tool),
+            Event::Stop => None,
         }
     }
 }
 
 pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let name = call.input.hook_event_name.as_deref();
-    let Some(event) = Event::from_name(name) else {
+    let Some(event) = Event::from_name(call, name) else {
         return Ok(Outcome::silent(format!(
             "not a watched event: {}",
             name.unwrap_or("none")
@@ -86,7 +84,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     st.agent = Some(call.agent.as_str().into());
     let fill = measure::fill(call);
 
-    if let Some(ctx_event) = event.context_event(call.agent) {
+    if let Some(ctx_event) = event.context_event() {
         let fallbacks = fallback::Fallbacks {
             call,
             store,
@@ -150,13 +148,11 @@ fn stop_reason(call: &Call, st: &SessionState, percent: u8) -> String {
     }
 }
 
-/// What the user sees of a Stop block, where the client shows one: Gemini CLI shows a block of
-/// AfterAgent as "This request failed" unless a `systemMessage` says what happened.
-fn block_notice(agent: Agent) -> Option<String> {
-    (agent == Agent::Gemini).then(|| {
-        "handover: the context is nearly full; the agent was asked to save its progress before it stops.".to_string()
-    })
-}
+/// What the user sees of a Stop block, where the client shows one (Gemini CLI shows a block of
+/// AfterAgent as "This request failed" unless a `systemMessage` says what happened; the client
+/// module's encoding drops it elsewhere).
+const BLOCK_NOTICE: &str =
+    "handover: the context is nearly full; the agent was asked to save its progress before it stops.";
 
 /// Says what `decision` calls for, after remembering it: a reminder the state cannot record
 /// would repeat on every call, so a failed save means staying silent. Then journals it.
@@ -169,11 +165,11 @@ fn deliver(
     decision: Decision,
 ) -> Outcome {
     let measured = reading.describe();
-    let (response, action) = match (decision, event.context_event(call.agent)) {
+    let (response, action) = match (decision, event.context_event()) {
         (Decision::BlockStop, _) => (
             Response::Block {
                 reason: stop_reason(call, &st, reading.percent),
-                notice: block_notice(call.agent),
+                notice: Some(BLOCK_NOTICE.to_string()),
             },
             "stop_blocked",
         ),

@@ -5,10 +5,8 @@
 
 use super::Event;
 use crate::call::Call;
-use crate::codex;
-use crate::gemini;
 use crate::session_state::SessionState;
-use handover_base::Agent;
+use handover_clients::UserDirs;
 use handover_core::config::Config;
 use handover_core::context::Pressure;
 use handover_core::store::Store;
@@ -19,16 +17,11 @@ use handover_core::store::Store;
 /// Claude Code compacts at 95 % or later: nothing to move.
 pub fn for_agent(call: &Call, store: &Store, config: &Config, window: u64) -> (u8, u8) {
     let (remind, insist) = (config.remind_percent, config.insist_percent);
-    match call.agent {
-        Agent::Gemini => {
-            let point = gemini::compression_threshold(Some(store.root()));
-            below_compaction_point(remind, insist, gemini::compress_percent(point))
-        }
-        Agent::Codex => {
-            let limit = codex::auto_compact_limit(Some(store.root()));
-            below_compaction_point(remind, insist, codex::compact_percent(limit, window))
-        }
-        Agent::Claude => (remind, insist),
+    let client = call.client();
+    let user_dir = client.user_dir(&UserDirs::from_env());
+    match client.compaction_percent(Some(store.root()), user_dir.as_deref(), window) {
+        Some(point) => below_compaction_point(remind, insist, point),
+        None => (remind, insist),
     }
 }
 
@@ -120,7 +113,7 @@ mod tests {
             "a late compaction changes nothing"
         );
         assert_eq!(
-            below_compaction_point(60, 75, codex::DEFAULT_COMPACT_PERCENT),
+            below_compaction_point(60, 75, handover_clients::codex::DEFAULT_COMPACT_PERCENT),
             (60, 75),
             "Codex's default point changes nothing"
         );

@@ -1,4 +1,5 @@
-//! Our three hook executables, the events each one serves, and the shell command that runs one.
+//! Our three hook executables and the shell command that runs one (which client events each
+//! one serves, and with which timeout, is each client's knowledge: handover_clients).
 //!
 //! Both clients run a hook's `command` through a shell, so the absolute path is POSIX
 //! single-quoted when it holds anything but plainly safe characters.
@@ -29,59 +30,14 @@ impl HookExe {
         }
     }
 
-    /// The events this executable is registered on for `agent`: Claude Code and Codex share
-    /// the names; Gemini CLI has its own (see docs/hooks.md).
-    pub fn events_for(self, agent: Agent) -> &'static [&'static str] {
-        match agent {
-            Agent::Gemini => self.gemini_events(),
-            Agent::Claude | Agent::Codex => self.events(),
-        }
-    }
-
-    /// Gemini CLI's names: PreCompress is its only compaction event (advisory, and fired before
-    /// every model request); AfterAgent is its Stop.
-    fn gemini_events(self) -> &'static [&'static str] {
-        match self {
-            HookExe::SessionStart => &["SessionStart"],
-            HookExe::PreCompact => &["PreCompress"],
-            HookExe::ContextWatch => &["BeforeAgent", "AfterTool", "AfterAgent"],
-        }
-    }
-
-    /// The events this executable is registered on (same names in Claude Code and Codex).
-    pub fn events(self) -> &'static [&'static str] {
-        match self {
-            HookExe::SessionStart => &["SessionStart"],
-            HookExe::PreCompact => &["PreCompact", "PostCompact", "SessionEnd"],
-            HookExe::ContextWatch => &["UserPromptSubmit", "PostToolUse", "Stop"],
-        }
-    }
-
     pub fn from_file_name(name: &str) -> Option<HookExe> {
         HookExe::ALL.into_iter().find(|e| e.file_name() == name)
     }
 }
 
-/// Seconds a client waits for one of our hooks. They answer in milliseconds; the bound only
+/// Seconds a client waits for one of our hooks (each client module writes it in its own unit). They answer in milliseconds; the bound only
 /// matters if something hangs (a stuck network filesystem), and then the session must go on.
 pub const TIMEOUT_SECS: u64 = 10;
-
-/// The same bound as Gemini CLI wants it: its hook `timeout` is in milliseconds.
-pub const GEMINI_TIMEOUT_MS: u64 = TIMEOUT_SECS * 1000;
-
-/// The most Codex 0.169.0 allows a SessionEnd hook: it clamps a larger `timeout` to this and
-/// prints a warning at every start ("clamping SessionEnd hook timeout to 3s"). Our SessionEnd
-/// work (the session record) takes milliseconds.
-pub const CODEX_SESSION_END_TIMEOUT_SECS: u64 = 3;
-
-/// The `timeout` value written for `agent`'s handler on `event`, in that client's unit.
-pub fn timeout_for(agent: Agent, event: &str) -> u64 {
-    match agent {
-        Agent::Gemini => GEMINI_TIMEOUT_MS,
-        Agent::Codex if event == "SessionEnd" => CODEX_SESSION_END_TIMEOUT_SECS,
-        Agent::Claude | Agent::Codex => TIMEOUT_SECS,
-    }
-}
 
 /// The shell program of the portable hook command (see [`portable_command`]). `$0` is the
 /// executable's name, the rest of the arguments are passed on. It looks the executable up at
@@ -128,17 +84,6 @@ pub fn command_for(path: &Path, agent: Agent) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    #[test]
-    fn timeouts_in_each_clients_unit_within_what_it_accepts() {
-        assert_eq!(timeout_for(Agent::Claude, "SessionEnd"), TIMEOUT_SECS);
-        assert_eq!(timeout_for(Agent::Codex, "Stop"), TIMEOUT_SECS);
-        assert_eq!(timeout_for(Agent::Codex, "SessionEnd"), 3);
-        assert_eq!(
-            timeout_for(Agent::Gemini, "SessionEnd"),
-            TIMEOUT_SECS * 1000
-        );
-    }
 
     #[test]
     fn file_names_round_trip() {

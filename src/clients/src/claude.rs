@@ -49,7 +49,7 @@ impl Client for Claude {
         })
     }
 
-    fn timeout(&self, _event: HookEvent) -> u64 {
+    fn timeout(&self, _event: &str) -> u64 {
         TIMEOUT_SECS
     }
 

@@ -61,9 +61,9 @@ impl Client for Codex {
         crate::claude::Claude.event_name(event)
     }
 
-    fn timeout(&self, event: HookEvent) -> u64 {
-        match event {
-            HookEvent::SessionEnd => SESSION_END_TIMEOUT_SECS,
+    fn timeout(&self, event: &str) -> u64 {
+        match self.hook_event(event) {
+            Some(HookEvent::SessionEnd) => SESSION_END_TIMEOUT_SECS,
             _ => TIMEOUT_SECS,
         }
     }
@@ -130,6 +130,14 @@ impl Client for Codex {
 
     fn trust(&self) -> Trust {
         Trust::PerHook
+    }
+
+    /// Only a file some of whose hooks were trusted runs anything.
+    fn runs_hooks_of(&self, hooks_file: &Path, user_dir: Option<&Path>) -> bool {
+        let config = user_dir
+            .and_then(|u| read_small(&config_file(u)))
+            .unwrap_or_default();
+        trusts_any_hook_of(&config, hooks_file)
     }
 
     fn plugin_dir(&self) -> Option<&'static str> {

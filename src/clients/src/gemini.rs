@@ -83,7 +83,7 @@ impl Client for Gemini {
         }
     }
 
-    fn timeout(&self, _event: HookEvent) -> u64 {
+    fn timeout(&self, _event: &str) -> u64 {
         TIMEOUT_MS
     }
 
@@ -101,6 +101,28 @@ impl Client for Gemini {
     /// A block's notice goes out as `systemMessage`.
     fn encode(&self, response: &Response) -> Vec<u8> {
         crate::output::encode(self, response, true)
+    }
+
+    fn pre_compact_every_request(&self) -> bool {
+        true
+    }
+
+    /// It compresses when the last prompt's tokens reach its threshold × the window.
+    fn compaction_due(
+        &self,
+        used: u64,
+        window: u64,
+        project: Option<&Path>,
+        user_dir: Option<&Path>,
+    ) -> Result<(), String> {
+        let threshold = compression_threshold(project, user_dir);
+        if will_compress(used, window, threshold) {
+            Ok(())
+        } else {
+            Err(format!(
+                "no compression due: {used} of {window} tokens, compresses at {threshold}"
+            ))
+        }
     }
 
     /// Gemini CLI 0.61.0 only shows a `systemMessage` after `/clear`, and an interactive

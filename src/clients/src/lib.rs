@@ -72,8 +72,9 @@ pub trait Client: Sync {
             .collect()
     }
 
-    /// The `timeout` written in the hook entry for `event`, in the client's own unit.
-    fn timeout(&self, event: HookEvent) -> u64;
+    /// The `timeout` written in a hook entry of ours on the client's event `event` (its own
+    /// name), in the client's own unit.
+    fn timeout(&self, event: &str) -> u64;
 
     // ---- Hook input: telling the client apart when no `--agent` says ----
 
@@ -96,6 +97,25 @@ pub trait Client: Sync {
     /// (Claude Code's PreCompact). Elsewhere PreCompact stays silent.
     fn pre_compact_reads_stdout(&self) -> bool {
         false
+    }
+
+    /// Its PreCompact fires before every model request, not only before a compaction (Gemini
+    /// CLI's PreCompress): only one where [`Client::compaction_due`] says so is a compaction.
+    fn pre_compact_every_request(&self) -> bool {
+        false
+    }
+
+    /// Whether the client compacts before its next request with `used` of `window` tokens in
+    /// its context, by its own settings (`project`, `user_dir` as for
+    /// [`Client::compaction_percent`]); Err says why not, for the debug log.
+    fn compaction_due(
+        &self,
+        _used: u64,
+        _window: u64,
+        _project: Option<&Path>,
+        _user_dir: Option<&Path>,
+    ) -> Result<(), String> {
+        Ok(())
     }
 
     /// It drops the `additionalContext` of a SessionStart from `source` (the startup context
@@ -150,6 +170,13 @@ pub trait Client: Sync {
 
     /// How the client decides whether to run the hooks it finds.
     fn trust(&self) -> Trust;
+
+    /// Whether the client runs the hooks in `hooks_file` (one of [`Client::hook_layers`]),
+    /// by its trust records under `user_dir`; a hook never fails over them (unreadable counts as
+    /// not trusted where trust is needed).
+    fn runs_hooks_of(&self, _hooks_file: &Path, _user_dir: Option<&Path>) -> bool {
+        true
+    }
 
     // ---- Plugin ----
 
@@ -208,6 +235,15 @@ mod tests {
         }
         let listed: Vec<Agent> = ALL.iter().map(|c| c.agent()).collect();
         assert_eq!(listed, Agent::ALL.to_vec());
+    }
+
+    #[test]
+    fn timeouts_in_each_clients_unit_within_what_it_accepts() {
+        use handover_base::hook_exe::TIMEOUT_SECS;
+        assert_eq!(of(Agent::Claude).timeout("SessionEnd"), TIMEOUT_SECS);
+        assert_eq!(of(Agent::Codex).timeout("Stop"), TIMEOUT_SECS);
+        assert_eq!(of(Agent::Codex).timeout("SessionEnd"), 3);
+        assert_eq!(of(Agent::Gemini).timeout("AfterAgent"), TIMEOUT_SECS * 1000);
     }
 
     #[test]

@@ -41,6 +41,28 @@ pub enum Fact {
     },
 }
 
+impl Fact {
+    /// Facts of work on the repository (as opposed to conversation).
+    pub fn is_work(&self) -> bool {
+        match self {
+            Fact::Edited(_) | Fact::CommandRan { .. } | Fact::CommandResult { .. } => true,
+            Fact::Once { fact, .. } => fact.is_work(),
+            _ => false,
+        }
+    }
+
+    /// A command ran (or was called): it may have changed files the transcript does not name.
+    pub fn is_command(&self) -> bool {
+        match self {
+            Fact::CommandCalled { .. } | Fact::CommandRan { .. } | Fact::CommandResult { .. } => {
+                true
+            }
+            Fact::Once { fact, .. } => fact.is_command(),
+            _ => false,
+        }
+    }
+}
+
 /// The tokens in use at the last model request, as the transcript states them.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Usage {

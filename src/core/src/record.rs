@@ -169,37 +169,9 @@ pub struct Pending {
     pub command: String,
 }
 
-/// One fact read from a transcript line.
-#[derive(Clone, Debug, PartialEq)]
-pub enum Fact {
-    /// Any dated line: the first is the start, the last the latest activity.
-    At(String),
-    Request(String),
-    Edited(String),
-    /// A command call whose result comes later (Claude Code).
-    CommandCalled {
-        id: String,
-        command: String,
-    },
-    /// The result of a call (Claude Code); `failed` from the client's error flag.
-    CommandResult {
-        id: String,
-        failed: bool,
-        exit_code: Option<i64>,
-    },
-    /// A command with its result (Codex).
-    CommandRan {
-        command: String,
-        exit_code: Option<i64>,
-    },
-    AgentMessage(String),
-    Compacted,
-    /// A fact the client may write more than once under the same id: applied the first time.
-    Once {
-        id: String,
-        fact: Box<Fact>,
-    },
-}
+/// One fact read from a transcript line: the clients' neutral type (each client module reads
+/// its own transcript format into it).
+pub use handover_clients::transcript::Fact;
 
 impl SessionRecord {
     pub fn new(session_id: &str, agent: &str) -> SessionRecord {
@@ -430,28 +402,6 @@ impl SessionRecord {
     /// success: the session left a failure behind.
     pub fn failure_left(&self) -> bool {
         self.last_failure.is_some() && !self.last_failure_passed_later
-    }
-}
-
-impl Fact {
-    /// Facts of work on the repository (as opposed to conversation).
-    pub fn is_work(&self) -> bool {
-        match self {
-            Fact::Edited(_) | Fact::CommandRan { .. } | Fact::CommandResult { .. } => true,
-            Fact::Once { fact, .. } => fact.is_work(),
-            _ => false,
-        }
-    }
-
-    /// A command ran (or was called): it may have changed files the transcript does not name.
-    pub fn is_command(&self) -> bool {
-        match self {
-            Fact::CommandCalled { .. } | Fact::CommandRan { .. } | Fact::CommandResult { .. } => {
-                true
-            }
-            Fact::Once { fact, .. } => fact.is_command(),
-            _ => false,
-        }
     }
 }
 
