@@ -94,6 +94,7 @@ fn codex_trust_install(
                 claude: false,
                 codex: true,
                 gemini: false,
+                qwen: false,
             },
             scope: Scope::Project,
             watch: true,
@@ -294,6 +295,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
             claude: false,
             codex: true,
             gemini: false,
+            qwen: false,
         },
         scope: Scope::Project,
         dry_run: false,
@@ -345,6 +347,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
         claude: false,
         codex: true,
         gemini: false,
+        qwen: false,
     };
     let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);
     let mut out = Vec::new();

@@ -11,6 +11,8 @@ pub enum FileKind {
     CodexConfig,
     GeminiSettings,
     GeminiTrust,
+    /// Qwen Code's `.qwen/settings.json` (Claude Code's hooks shape).
+    QwenSettings,
     Instructions,
 }
 

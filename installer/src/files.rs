@@ -17,6 +17,7 @@ pub struct Targets {
     pub claude: bool,
     pub codex: bool,
     pub gemini: bool,
+    pub qwen: bool,
 }
 
 /// Home directories, injected so tests never touch the real `~`.
@@ -122,6 +123,10 @@ pub fn claude_settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf
 
 pub fn codex_hooks_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
     hooks_path(Agent::Codex, scope, repo, homes)
+}
+
+pub fn qwen_settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
+    hooks_path(Agent::Qwen, scope, repo, homes)
 }
 
 /// The largest settings, hooks, config or instruction file read: real ones are a few KiB.

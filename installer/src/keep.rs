@@ -17,7 +17,10 @@ use std::path::Path;
 /// so two versions can be compared (None when it does not parse).
 pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
     match kind {
-        FileKind::ClaudeSettings | FileKind::CodexHooks | FileKind::GeminiSettings => {
+        FileKind::ClaudeSettings
+        | FileKind::CodexHooks
+        | FileKind::GeminiSettings
+        | FileKind::QwenSettings => {
             let (rest, _) = edit_hooks_json(path, Some(text), None).ok()?;
             let doc = json_layout::parse(path, rest.as_deref().unwrap_or("")).ok()?;
             Some(doc.to_string())
@@ -96,7 +99,10 @@ pub(crate) fn mark_backups(edits: &mut [FileEdit], backups: &Backups) {
             continue;
         };
         e.backup = match e.kind {
-            FileKind::ClaudeSettings | FileKind::CodexHooks | FileKind::GeminiSettings => {
+            FileKind::ClaudeSettings
+            | FileKind::CodexHooks
+            | FileKind::GeminiSettings
+            | FileKind::QwenSettings => {
                 !matches!(edit_hooks_json(&e.path, Some(before), None), Ok((None, _)))
             }
             FileKind::Instructions => instructions::uninstall(before, "").0.is_some(),

@@ -11,8 +11,8 @@ use crate::diff;
 use crate::error::EditError;
 pub use crate::file_edit::{FileEdit, FileKind};
 use crate::files::{
-    claude_settings_path, codex_hooks_path, confine_for, display_path, read_opt, Homes, Scope,
-    Targets,
+    claude_settings_path, codex_hooks_path, confine_for, display_path, qwen_settings_path,
+    read_opt, Homes, Scope, Targets,
 };
 use crate::gemini;
 use crate::hooks_doc::{self, Wanted};
@@ -271,6 +271,22 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
     if opts.targets.gemini {
         plan_gemini(repo, homes, opts, &mut plan)?;
     }
+    if opts.targets.qwen {
+        if opts.scope == Scope::Local {
+            plan.notes.push(
+                "Qwen Code has no local scope; its hooks go to the project's .qwen/settings.json."
+                    .into(),
+            );
+        }
+        let path = qwen_settings_path(opts.scope, repo, homes);
+        let want = wanted(opts, Agent::Qwen);
+        plan.edits.push(hooks_file_edit(
+            FileKind::QwenSettings,
+            path,
+            Some(&want),
+            confine_for(opts.scope, repo),
+        )?);
+    }
     if opts.scope == Scope::Project {
         let (files, note) = crate::instructions::instruction_targets(repo, homes, opts.targets)?;
         plan.notes.extend(note);
@@ -341,6 +357,15 @@ pub fn plan_uninstall(
         let path = gemini::settings_path(scope, repo, homes);
         plan.edits.push(hooks_file_edit(
             FileKind::GeminiSettings,
+            path,
+            None,
+            confine_for(scope, repo),
+        )?);
+    }
+    if targets.qwen {
+        let path = qwen_settings_path(scope, repo, homes);
+        plan.edits.push(hooks_file_edit(
+            FileKind::QwenSettings,
             path,
             None,
             confine_for(scope, repo),

@@ -1,6 +1,6 @@
 //! `handover status`, installer part: per agent and scope, whether our hooks are installed, up
 //! to date, duplicated; the Codex feature flag, project trust and hook trust; Gemini CLI's
-//! folder trust; and what to do.
+//! folder trust; Qwen Code's settings; and what to do.
 //! Read-only and cheap: no process is started (hook trust is read from the config; the hashes
 //! are only verified by `install --trust`, which asks Codex itself).
 //!
@@ -10,7 +10,9 @@
 
 use crate::codex_config::{self, FeatureFlags};
 use crate::codex_trust::TrustStatus;
-use crate::files::{claude_settings_path, codex_hooks_path, read_opt, Homes, Scope, Targets};
+use crate::files::{
+    claude_settings_path, codex_hooks_path, qwen_settings_path, read_opt, Homes, Scope, Targets,
+};
 use crate::gemini::{self, FolderTrust};
 use crate::hooks_doc::{self, Found, Mention};
 use crate::json_layout;
@@ -50,6 +52,7 @@ pub struct Report {
     pub claude: ClaudeStatus,
     pub codex: CodexStatus,
     pub gemini: GeminiStatus,
+    pub qwen: QwenStatus,
     /// Whether AGENTS.md / CLAUDE.md / GEMINI.md hold the handover section (serialised as name → bool).
     #[serde(serialize_with = "instructions_map")]
     pub instructions: Vec<InstructionsFile>,
@@ -96,6 +99,14 @@ pub struct GeminiStatus {
     /// What the user must do for Gemini CLI to run the hooks, when it will not yet.
     #[serde(skip)]
     pub trust_problem: Option<String>,
+}
+
+/// Qwen Code runs every hook in its settings (no trust step), so its files are all there is.
+#[derive(Clone, Debug, Serialize)]
+pub struct QwenStatus {
+    /// Project and user settings.json, serialised under their scope names.
+    #[serde(flatten, serialize_with = "by_scope")]
+    pub scopes: Vec<ScopeStatus>,
 }
 
 /// One settings or hooks file of an agent, at one scope.
@@ -537,10 +548,21 @@ pub fn status(
     };
     codex.config = codex_config_status(repo, homes, &mut codex.scopes);
     let gemini = gemini_status(repo, homes, machine);
+    let qwen = QwenStatus {
+        scopes: read_scopes(
+            Agent::Qwen,
+            &[Scope::Project, Scope::User],
+            qwen_settings_path,
+            repo,
+            homes,
+            machine,
+        ),
+    };
     let all = Targets {
         claude: true,
         codex: true,
         gemini: true,
+        qwen: true,
     };
     let (files, instructions_error) =
         match crate::instructions::instruction_targets(repo, homes, all) {
@@ -573,6 +595,7 @@ pub fn status(
         claude,
         codex,
         gemini,
+        qwen,
         instructions,
         instructions_error,
     }
@@ -796,6 +819,9 @@ impl Report {
             cfg.lines(&self.codex.scopes, &mut out);
         }
         self.gemini.lines(&mut out);
+        for s in &self.qwen.scopes {
+            s.lines(&mut out);
+        }
         for i in &self.instructions {
             out.push(format!(
                 "{}: handover section {}",
@@ -816,6 +842,7 @@ impl Report {
         installed(&self.claude.scopes)
             || installed(&self.codex.scopes)
             || installed(&self.gemini.scopes)
+            || installed(&self.qwen.scopes)
             || !self.claude.plugins.is_empty()
             || self
                 .codex
@@ -858,6 +885,10 @@ impl Report {
             Err(e) => out.push(e.clone()),
         }
         self.gemini.problems(&mut out);
+        for s in &self.qwen.scopes {
+            s.problems(&mut out);
+        }
+        out.extend(several_scopes_problem(Agent::Qwen, &self.qwen.scopes));
         out.extend(self.instructions_error.iter().cloned());
         if let Some(live) = &self.codex.live_trust {
             live.problems(&mut out);

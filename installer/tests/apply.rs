@@ -78,6 +78,7 @@ fn claude_only() -> Targets {
         claude: true,
         codex: false,
         gemini: false,
+        qwen: false,
     }
 }
 
@@ -86,6 +87,7 @@ fn codex_only() -> Targets {
         claude: false,
         codex: true,
         gemini: false,
+        qwen: false,
     }
 }
 
@@ -94,6 +96,7 @@ fn both() -> Targets {
         claude: true,
         codex: true,
         gemini: false,
+        qwen: false,
     }
 }
 
@@ -467,8 +470,12 @@ fn status_reports_installed_duplicates_and_codex_trust() {
         "{text}"
     );
     assert!(
+        text.contains(r#""folder_trust":"unknown"},"qwen":{"project":{"file":"#),
+        "{text}"
+    );
+    assert!(
         text.ends_with(
-            r#""folder_trust":"unknown"},"instructions":{"AGENTS.md":true,"CLAUDE.md":true,"GEMINI.md":false}}"#
+            r#""missing_executables":[]}},"instructions":{"AGENTS.md":true,"CLAUDE.md":true,"GEMINI.md":false}}"#
         ),
         "{text}"
     );
@@ -935,6 +942,7 @@ fn gemini_only() -> Targets {
         claude: false,
         codex: false,
         gemini: true,
+        qwen: false,
     }
 }
 

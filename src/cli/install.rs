@@ -18,14 +18,15 @@ use serde::Serialize;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ScopeArg {
-    /// .claude/settings.json, .codex/hooks.json and .gemini/settings.json in the repository
-    /// (shared).
+    /// .claude/settings.json, .codex/hooks.json, .gemini/settings.json and .qwen/settings.json
+    /// in the repository (shared).
     #[default]
     Project,
-    /// .claude/settings.local.json (private; Codex and Gemini CLI have none and use project).
+    /// .claude/settings.local.json (private; Codex, Gemini CLI and Qwen Code have none and use
+    /// project).
     Local,
-    /// ~/.claude/settings.json, $CODEX_HOME/hooks.json and ~/.gemini/settings.json (every
-    /// repository).
+    /// ~/.claude/settings.json, $CODEX_HOME/hooks.json, ~/.gemini/settings.json and
+    /// ~/.qwen/settings.json (every repository).
     User,
 }
 
@@ -51,6 +52,9 @@ pub struct Selection {
     /// Gemini CLI (every agent when none is named).
     #[arg(long)]
     pub gemini: bool,
+    /// Qwen Code (every agent when none is named).
+    #[arg(long)]
+    pub qwen: bool,
     /// Which settings files.
     #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
     pub scope: ScopeArg,
@@ -59,8 +63,8 @@ pub struct Selection {
     pub dry_run: bool,
 }
 
-/// Wire handover's hooks into Claude Code, Codex and Gemini CLI (all three unless some are
-/// named).
+/// Wire handover's hooks into Claude Code, Codex, Gemini CLI and Qwen Code (all of them unless
+/// some are named).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct InstallArgs {
     #[command(flatten)]
@@ -104,17 +108,19 @@ pub struct UninstallArgs {
 }
 
 fn targets(s: &Selection) -> Targets {
-    if !s.claude && !s.codex && !s.gemini {
+    if !s.claude && !s.codex && !s.gemini && !s.qwen {
         Targets {
             claude: true,
             codex: true,
             gemini: true,
+            qwen: true,
         }
     } else {
         Targets {
             claude: s.claude,
             codex: s.codex,
             gemini: s.gemini,
+            qwen: s.qwen,
         }
     }
 }

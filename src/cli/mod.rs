@@ -60,8 +60,8 @@ pub enum Command {
     Share(ShareArgs),
     /// A two-minute tour in a temporary repository; needs no agent.
     Demo(DemoArgs),
-    /// Wire the hooks into Claude Code, Codex and Gemini CLI for this repository (once; safe to
-    /// repeat).
+    /// Wire the hooks into Claude Code, Codex, Gemini CLI and Qwen Code for this repository
+    /// (once; safe to repeat).
     Install(install::InstallArgs),
     /// Take out exactly what `handover install` put in.
     Uninstall(install::UninstallArgs),

@@ -9,16 +9,18 @@ pub enum Agent {
     Claude,
     Codex,
     Gemini,
+    Qwen,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 3] = [Agent::Claude, Agent::Codex, Agent::Gemini];
+    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Qwen];
 
     pub fn as_str(self) -> &'static str {
         match self {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Qwen => "qwen",
         }
     }
 
@@ -29,6 +31,7 @@ impl Agent {
             "claude" | "claude-code" | "claude_code" => Some(Agent::Claude),
             "codex" => Some(Agent::Codex),
             "gemini" | "gemini-cli" | "gemini_cli" => Some(Agent::Gemini),
+            "qwen" | "qwen-code" | "qwen_code" => Some(Agent::Qwen),
             _ => None,
         }
     }

@@ -24,6 +24,7 @@ pub mod gemini;
 pub mod input;
 pub mod output;
 pub mod places;
+pub mod qwen;
 pub mod transcript;
 
 pub use event::HookEvent;
@@ -199,7 +200,7 @@ pub enum Trust {
 }
 
 /// Every client, in the order `handover install` and `status` list them.
-pub const ALL: [&dyn Client; 3] = [&claude::Claude, &codex::Codex, &gemini::Gemini];
+pub const ALL: [&dyn Client; 4] = [&claude::Claude, &codex::Codex, &gemini::Gemini, &qwen::Qwen];
 
 /// The module for `agent`.
 pub fn of(agent: Agent) -> &'static dyn Client {
@@ -207,6 +208,7 @@ pub fn of(agent: Agent) -> &'static dyn Client {
         Agent::Claude => &claude::Claude,
         Agent::Codex => &codex::Codex,
         Agent::Gemini => &gemini::Gemini,
+        Agent::Qwen => &qwen::Qwen,
     }
 }
 

@@ -78,4 +78,8 @@ impl UserDirs {
 }
 
 /// Every variable a client module reads its user directory from.
-const VARS: [&str; 2] = [crate::codex::HOME_VAR, crate::gemini::HOME_VAR];
+const VARS: [&str; 3] = [
+    crate::codex::HOME_VAR,
+    crate::gemini::HOME_VAR,
+    crate::qwen::HOME_VAR,
+];

@@ -87,7 +87,8 @@ impl Client for Qwen {
 
     /// `~/.qwen/projects/<project>/chats/<id>.jsonl` (or the same under `$QWEN_HOME`).
     fn owns_transcript(&self, path: &str) -> bool {
-        path.contains("/.qwen/projects/") || (path.contains("/projects/") && path.contains("/chats/"))
+        path.contains("/.qwen/projects/")
+            || (path.contains("/projects/") && path.contains("/chats/"))
     }
 
     /// PreCompact's text goes out as `additionalContext`: Qwen Code ignores plain stdout there.
@@ -342,7 +343,8 @@ fn shell_result(line: &Value, response: &Value, out: &mut Vec<Fact>) {
     if str_of(response, "name") != Some("run_shell_command") {
         return;
     }
-    let Some(id) = str_of(response, "id").or_else(|| line.pointer("/toolCallResult/callId")?.as_str())
+    let Some(id) =
+        str_of(response, "id").or_else(|| line.pointer("/toolCallResult/callId")?.as_str())
     else {
         return;
     };
@@ -393,10 +395,7 @@ mod tests {
     #[test]
     fn the_record_reads_edits_shell_commands_and_their_ends() {
         let facts = facts_of("transcript-tools.jsonl");
-        let work: Vec<&Fact> = facts
-            .iter()
-            .filter(|f| !matches!(f, Fact::At(_)))
-            .collect();
+        let work: Vec<&Fact> = facts.iter().filter(|f| !matches!(f, Fact::At(_))).collect();
         assert_eq!(
             work,
             [
@@ -433,10 +432,7 @@ mod tests {
     #[test]
     fn a_compaction_is_a_fact_and_resets_the_context_watch() {
         let facts = facts_of("transcript.jsonl");
-        assert_eq!(
-            facts.iter().filter(|f| **f == Fact::Compacted).count(),
-            1
-        );
+        assert_eq!(facts.iter().filter(|f| **f == Fact::Compacted).count(), 1);
         let requests: Vec<&Fact> = facts
             .iter()
             .filter(|f| matches!(f, Fact::Request(_)))
@@ -474,7 +470,10 @@ mod tests {
         let before = text[..end].rfind("{\"uuid\"").unwrap_or(0);
         assert!(matches!(
             Qwen.transcript_fullness(text[..before].as_bytes(), true),
-            Some(Fullness::Measured(Usage { used_tokens: 900_000, .. }))
+            Some(Fullness::Measured(Usage {
+                used_tokens: 900_000,
+                ..
+            }))
         ));
     }
 

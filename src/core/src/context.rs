@@ -365,6 +365,7 @@ fn fresh_session(agent: Agent) -> &'static str {
         Agent::Claude => "`/clear` in Claude Code",
         Agent::Codex => "`/new` in Codex",
         Agent::Gemini => "`/clear` in Gemini CLI",
+        Agent::Qwen => "`/clear` in Qwen Code",
     }
 }
 
