@@ -60,12 +60,18 @@ const KILL_MY_CLIENT: &str = r#"p=$PPID; i=0; while [ "$p" -gt 1 ] && [ $i -lt 3
 
 /// Session 1: edits two files, runs the failing tests, ends without a handoff.
 fn unfinished_session(sb: &Sandbox) -> Run {
+    let mut turns = vec![
+        write_files(sb),
+        Turn::shell("sh run_tests.sh").usage(3_200),
+        Turn::text("Parser edited; the test suite still fails on test_parse.").usage(3_400),
+    ];
+    if sb.agent == Agent::Qwen {
+        // Qwen Code's transcript writes are queued: one more step before the end lets the
+        // failing run's result reach the disk before the last Stop (see shell_only_session).
+        turns.insert(2, Turn::shell("true").usage(3_300));
+    }
     let run = sb.run(
-        vec![
-            write_files(sb),
-            Turn::shell("sh run_tests.sh").usage(3_200),
-            Turn::text("Parser edited; the test suite still fails on test_parse.").usage(3_400),
-        ],
+        turns,
         RunOpts::prompt("Make the parser strip whitespace and run the tests."),
     );
     assert!(
@@ -257,6 +263,24 @@ pub const AFTER_SHELL_ONLY: &str = "codegen";
 fn shell_only_session(sb: &Sandbox) -> Run {
     prepare_untouched(sb);
     let mut turns = shell_only_turns();
+    if sb.agent == Agent::Qwen {
+        // Qwen Code 0.24.4 queues its transcript writes: at the Stop right after the failing
+        // command the line with its result may not be on disk yet, and `-p` sends no SessionEnd
+        // to read it later (docs/hooks.md). One more step lets the queue drain first.
+        turns.push(Turn::shell("true").usage(3_250).when(AFTER_SHELL_ONLY));
+        // Qwen Code 0.24.4's shell tool refuses `sed -i` on a file the session has not read
+        // ("has not been read in this session. Use the read_file tool first"): read it first,
+        // as its model would.
+        turns.insert(
+            1,
+            Turn::tools(vec![ToolCall::new(
+                "read_file",
+                json!({"file_path": sb.project.join("src/report.rs")}),
+            )])
+            .usage(3_050)
+            .when("src/parse.py"),
+        );
+    }
     turns.push(
         Turn::text("The parser strips whitespace now; the check still fails.")
             .usage(3_300)

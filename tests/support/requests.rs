@@ -69,8 +69,9 @@ fn gemini_hook_contexts(body: &Value) -> Vec<String> {
 /// `<qwen:session-start-context>` block at the end of the system message (replaced, not added
 /// to, by the next SessionStart's), a UserPromptSubmit context as a
 /// `<qwen:user-prompt-submit-context>` user text, a PostToolUse context appended to the tool
-/// result, a Stop block's reason as a user text. Tool results and user texts are taken whole:
-/// the scenarios look for our own words in them.
+/// result (after a blank line), a Stop block's reason as a user text. Of tool results and user
+/// texts only the paragraphs that start with "handover:" are taken (ours have no blank line
+/// inside; the rest is Qwen Code's own or the tools' output).
 fn qwen_hook_contexts(body: &Value) -> Vec<String> {
     const BLOCKS: [(&str, &str); 2] = [
         (
@@ -111,7 +112,11 @@ fn qwen_hook_contexts(body: &Value) -> Vec<String> {
                 }
             }
             if blocks == 0 && matches!(role, "tool" | "user") {
-                out.push(text.to_string());
+                out.extend(
+                    text.split("\n\n")
+                        .filter(|p| p.trim_start().starts_with("handover:"))
+                        .map(str::to_string),
+                );
             }
         }
     }

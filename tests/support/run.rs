@@ -373,7 +373,9 @@ impl Run {
     pub fn conversation(&self) -> Vec<&LoggedRequest> {
         self.requests
             .iter()
-            .filter(|r| r.method == "POST" && !r.compaction && !r.path.contains("count_tokens"))
+            .filter(|r| {
+                r.method == "POST" && !r.compaction && !r.side && !r.path.contains("count_tokens")
+            })
             .collect()
     }
 

@@ -520,9 +520,10 @@ pub fn compaction_gemini() {
 
 /// Scenario 4 (Qwen Code): an automatic compaction, forced by a tool call that reports 900,000
 /// input tokens (90 % of qwen3-coder-plus's 1,000,000, past Qwen Code's 85 %) in a resumed
-/// session. PreCompact's `additionalContext` joins the summarizer's instructions; SessionStart
-/// fires again with source `compact` and its context replaces the startup context in the system
-/// prompt of the very next request.
+/// session. PreCompact's `additionalContext` joins the summarizer's instructions. Qwen Code
+/// 0.24.4 restores the session's startup context (the handoff) in the system prompt of the very
+/// next request, and fires SessionStart `compact` without waiting for it: that context replaces
+/// the startup context from the request after (here: after one more tool call).
 pub fn compaction_qwen() {
     let agent = Agent::Qwen;
     let sb = Sandbox::new(agent, Trust::BypassFlag);
@@ -530,7 +531,8 @@ pub fn compaction_qwen() {
     let run = sb.run(
         vec![
             Turn::shell("echo a big step").usage(900_000),
-            Turn::text("Continuing after the compaction.").usage(5_000),
+            Turn::shell("echo after the compaction").usage(5_000),
+            Turn::text("Continuing after the compaction.").usage(5_500),
         ],
         RunOpts {
             default_usage: 5_000,
@@ -558,17 +560,22 @@ pub fn compaction_qwen() {
         "no pre_compact snapshot (trigger auto) in the journal: {:?}",
         sb.journal()
     );
-    let next = run
+    let after: Vec<_> = run
         .conversation()
         .into_iter()
-        .find(|r| r.n > compactions[0].n)
-        .unwrap_or_else(|| panic!("no request after the compaction:\n{}", run.describe()));
-    let text = ours(agent, next);
+        .filter(|r| r.n > compactions[0].n)
+        .collect();
+    assert_eq!(after.len(), 2, "{}", run.describe());
+    // The very next request: the handoff as delivered at the session's start, restored by Qwen.
+    let first = ours(agent, after[0]);
+    assert_startup_context(agent, &first, "Verdict: fresh");
+    // From the one after: the compaction's own context, once.
+    let text = ours(agent, after[1]);
     assert!(
         text.contains(AFTER_COMPACTION),
-        "the first request after the compaction does not carry the handoff again:\n{text}"
+        "the second request after the compaction does not carry the handoff again:\n{text}"
     );
-    assert_eq!(count_in(next, AFTER_COMPACTION), 1);
+    assert_eq!(count_in(after[1], AFTER_COMPACTION), 1);
     assert_startup_context(agent, &text, "Verdict: fresh");
     assert_no_hook_errors(&sb, &[&s1, &run]);
 }
