@@ -4,7 +4,7 @@
 //!   ([`hook_exe`]), which hook commands are ours ([`hook_command`]), how a path is quoted for the shell that runs it ([`shell`]) and how an agent
 //!   is told to run handover itself ([`handover_command`]);
 //! - [`atomic`] file replacement and the [`clock`], which the core and the installer both need;
-//! - [`text`] positions for error messages;
+//! - [`text`]: positions for error messages, shortening at a word boundary;
 //! - the [`read_gate`] every read of a file a repository or a hook's input controls goes through.
 //!
 //! Standard library only (and libc's open flags on Unix): nothing here may pull a dependency

@@ -1,4 +1,5 @@
-//! Positions in a text, for error messages that name a line and column.
+//! Plain text helpers: positions for error messages that name a line and column, and
+//! shortening a text to a width at a word boundary.
 
 /// 1-based line and column (in characters) of a byte offset. An offset past the end or inside a
 /// multi-byte character is moved back to the nearest character boundary, so a parser's offset
@@ -12,6 +13,32 @@ pub fn line_column(text: &str, offset: usize) -> (usize, usize) {
     let line = before.matches('\n').count() + 1;
     let column = before.rsplit('\n').next().map_or(0, |l| l.chars().count()) + 1;
     (line, column)
+}
+
+/// At most `max` characters, cut at a word boundary with an ellipsis; mid-word only when the
+/// boundary would waste a third of the room or more (a long path or URL: `Goal:…` with most of
+/// the budget unused helps no one).
+pub fn shorten(text: &str, max: usize) -> String {
+    let text = text.trim();
+    if text.chars().count() <= max {
+        return text.to_string();
+    }
+    if max <= 1 {
+        return "…".chars().take(max).collect();
+    }
+    let cut: String = text.chars().take(max - 1).collect();
+    let at_boundary = text.chars().nth(max - 1).is_some_and(char::is_whitespace);
+    let kept = if at_boundary {
+        cut.trim_end()
+    } else {
+        match cut.rfind(char::is_whitespace) {
+            Some(i) if i > 0 && cut[..i].chars().count() * 3 >= (max - 1) * 2 => {
+                cut[..i].trim_end()
+            }
+            _ => cut.as_str(),
+        }
+    };
+    format!("{kept}…")
 }
 
 #[cfg(test)]

@@ -11,9 +11,11 @@
 //! `handover: … Verdict: fresh`, a forged end marker). Text that has to sit inside one of our
 //! lines (a reason, a branch, a path) is flattened to one line.
 
-use crate::model::{Assumption, Decision, Evidence, Handoff, ImportantFile, Verdict, Verification};
-use crate::sanitize::{one_line, strip_controls};
 use handover_base::Agent;
+use handover_handoff::model::{
+    Assumption, Decision, Evidence, Handoff, ImportantFile, Verdict, Verification,
+};
+use handover_handoff::sanitize::{one_line, strip_controls};
 
 /// The line before the handoff's own text.
 pub const DATA_START: &str =
@@ -212,7 +214,7 @@ fn verdict_line(s: &Startup, fetched_from: Option<&str>) -> String {
 fn is_foreign(v: &Verification) -> bool {
     v.reasons
         .iter()
-        .any(|r| r.code == crate::verify::code::FOREIGN)
+        .any(|r| r.code == handover_verify::verify::code::FOREIGN)
 }
 
 /// When `.handover/` (or handover.md) is something handover refuses to use: a link, a FIFO,
@@ -277,31 +279,8 @@ fn join(blocks: &[Block]) -> String {
     lines.join("\n")
 }
 
-/// At most `max` characters, cut at a word boundary with an ellipsis; mid-word only when the
-/// boundary would waste a third of the room or more (a long path or URL: `Goal:…` with most of
-/// the budget unused helps no one).
-pub fn shorten(text: &str, max: usize) -> String {
-    let text = text.trim();
-    if text.chars().count() <= max {
-        return text.to_string();
-    }
-    if max <= 1 {
-        return "…".chars().take(max).collect();
-    }
-    let cut: String = text.chars().take(max - 1).collect();
-    let at_boundary = text.chars().nth(max - 1).is_some_and(char::is_whitespace);
-    let kept = if at_boundary {
-        cut.trim_end()
-    } else {
-        match cut.rfind(char::is_whitespace) {
-            Some(i) if i > 0 && cut[..i].chars().count() * 3 >= (max - 1) * 2 => {
-                cut[..i].trim_end()
-            }
-            _ => cut.as_str(),
-        }
-    };
-    format!("{kept}…")
-}
+/// Shortening is plain text work, shared with the session records below this crate.
+pub use handover_base::text::shorten;
 
 /// When state.json is damaged and nothing intact could be recovered.
 pub fn unrecoverable_context(problem: &str, command: &str) -> String {

@@ -5,8 +5,8 @@
 //! The edit itself (`with_block`) is a pure function from the file's bytes to the new bytes;
 //! reading, the git check and the atomic write sit around it.
 
-use crate::git;
 use anyhow::Context;
+use handover_verify::git;
 use std::path::Path;
 
 pub const BEGIN_MARK: &str = "# >>> handover (private handoff files) >>>";
@@ -60,8 +60,8 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
     let path = file(root);
     // git itself does not follow a `.gitignore` link in the working tree, and writing through
     // one could change a file outside the repository.
-    match crate::safe_fs::kind(&path) {
-        Ok(crate::safe_fs::Kind::Missing | crate::safe_fs::Kind::File) => {}
+    match handover_handoff::safe_fs::kind(&path) {
+        Ok(handover_handoff::safe_fs::Kind::Missing | handover_handoff::safe_fs::Kind::File) => {}
         _ => anyhow::bail!(
             "{} is not a plain file (a symbolic link?), so handover will not edit it: replace it \
              with a plain file, or use --shared to skip the guard",
@@ -180,7 +180,7 @@ fn submodule_git_dir(root: &Path) -> Option<std::path::PathBuf> {
 /// no FIFO waited on, at most 16 MiB). Ok(None) when the file does not exist.
 pub fn read_gitignore(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
     // Never through a link, never blocking on a FIFO.
-    match crate::safe_fs::read_limited(path, 16 * 1024 * 1024) {
+    match handover_handoff::safe_fs::read_limited(path, 16 * 1024 * 1024) {
         Ok(bytes) => Ok(bytes),
         Err(e) => Err(anyhow::anyhow!(
             "cannot read {}: {e}; check its permissions",

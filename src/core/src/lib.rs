@@ -1,28 +1,33 @@
-//! handover-core: the handoff itself.
+//! handover-core: the handoff's flows and the texts an agent reads.
 //!
-//! The document model, its store on disk, verification against git, redaction, validation, the
-//! Markdown form, and every text the tool puts in front of an agent. The `handover` CLI
-//! (src/main.rs, src/cli/) and the hook logic (hooks/) are layers over it; it stands on
-//! handover-base alone.
+//! Writing a handoff ([`write`]: redact, validate, stamp with git facts, seal, store), what a
+//! new session is shown at its start ([`startup`]), every text put in front of an agent
+//! ([`context`]), keeping the handoff files out of git ([`guard`]), and handoffs that travel
+//! through a git remote ([`travel`]). The `handover` CLI (src/main.rs, src/cli/) and the hook
+//! logic (hooks/) are layers over it.
+//!
+//! The domains below it are crates of their own, one-way: handover-redact (secrets out of
+//! text) ← handover-handoff (the document and its store) ← handover-verify (git facts and
+//! verdicts) ← handover-record (session records). They are re-exported here under their old
+//! paths (`handover_core::store`, `handover_core::git`, …) so that callers need not know the
+//! split.
 
-pub mod config;
 pub mod context;
-pub mod git;
 pub mod guard;
-pub mod hand_edits;
-pub mod markdown;
-pub mod model;
-pub mod os_path;
-pub mod provenance;
-pub mod record;
-pub mod redact;
-pub mod safe_fs;
-pub mod sanitize;
 pub mod startup;
-pub mod store;
 pub mod travel;
-pub mod validate;
-pub mod verify;
 pub mod write;
+
+pub use handover_handoff::{
+    config, hand_edits, markdown, model, os_path, safe_fs, sanitize, store, validate,
+};
+pub use handover_record as record;
+pub use handover_verify::{git, provenance, verify};
+
+/// Redaction: of any text in handover-redact, of a handoff's content in handover-handoff.
+pub mod redact {
+    pub use handover_handoff::redaction::redact;
+    pub use handover_redact::*;
+}
 
 pub use model::*;

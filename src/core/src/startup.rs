@@ -4,13 +4,13 @@
 //! the context watch's fallbacks and `handover boot --startup`, so the preview is exactly what
 //! the hook says. The texts themselves are in `context` and `record::text`.
 
-use crate::config::Config;
 use crate::context::{self, Startup};
-use crate::git::LazyRepo;
-use crate::model::Verdict;
-use crate::record::text::{self as record_text, ShowRecord};
-use crate::record::{files as records, SessionRecord};
-use crate::store::{LoadOutcome, Store};
+use handover_handoff::config::Config;
+use handover_handoff::model::Verdict;
+use handover_handoff::store::{LoadOutcome, Store};
+use handover_record::text::{self as record_text, ShowRecord};
+use handover_record::{files as records, SessionRecord};
+use handover_verify::git::LazyRepo;
 
 /// The most of the startup budget the "since the handoff" part may take.
 const SINCE_HANDOFF_SHARE: usize = 3;
@@ -18,7 +18,7 @@ const SINCE_HANDOFF_SHARE: usize = 3;
 pub struct Delivery {
     pub text: String,
     /// None when the store is damaged beyond recovery (journaled as `unrecoverable`), refused
-    /// (see `crate::safe_fs`; nothing is journaled in a refused store), or when only
+    /// (see `handover_handoff::safe_fs`; nothing is journaled in a refused store), or when only
     /// the last session's record is delivered (`record_only`).
     pub verdict: Option<Verdict>,
     pub handoff_id: Option<String>,
@@ -53,7 +53,7 @@ pub fn build_for(
     session_id: Option<&str>,
 ) -> Option<Delivery> {
     let root = store.root();
-    let config = crate::config::load(root).unwrap_or_default();
+    let config = handover_handoff::config::load(root).unwrap_or_default();
     // After a compaction the session continues: the last record is its own. Only this working
     // tree's own records are ever shown (record::provenance): a record that came with a clone
     // or is dated in the future is not the last session's.
@@ -81,7 +81,7 @@ pub fn build_for(
 /// Which of the record's files are uncommitted now, in the shared repository.
 fn now_for(repo: &LazyRepo, record: &SessionRecord) -> record_text::Now {
     match repo.get() {
-        Ok(Some(repo)) => crate::record::still_uncommitted_in(repo, record),
+        Ok(Some(repo)) => handover_record::still_uncommitted_in(repo, record),
         _ => record_text::Now::default(),
     }
 }
@@ -174,7 +174,7 @@ fn handoff_only(
         }),
         LoadOutcome::Loaded(loaded) => {
             // Only branch, HEAD and the referenced files: the same cost on any repository size.
-            let verification = crate::verify::verify_quick_in(repo, &loaded.handoff);
+            let verification = handover_verify::verify::verify_quick_in(repo, &loaded.handoff);
             let recovered = loaded.recovered_note();
             let mut text = context::startup_context(&Startup {
                 handoff: &loaded.handoff,
@@ -184,9 +184,9 @@ fn handoff_only(
                 budget_chars: budget,
                 command,
             });
-            if crate::hand_edits::edited_since(&store.markdown_path(), &loaded.handoff) {
+            if handover_handoff::hand_edits::edited_since(&store.markdown_path(), &loaded.handoff) {
                 text.push('\n');
-                text.push_str(&crate::hand_edits::edited_notice(command));
+                text.push_str(&handover_handoff::hand_edits::edited_notice(command));
             }
             Some(Delivery {
                 text,
@@ -219,7 +219,7 @@ fn fetched_instead(
     let root = store.root();
     let fetched = crate::travel::fetched::for_startup(root, local)?;
     let handoff = crate::travel::fetched::as_checked_here(root, &fetched.handoff);
-    let verification = crate::verify::verify_quick_in(repo, &handoff);
+    let verification = handover_verify::verify::verify_quick_in(repo, &handoff);
     let text = context::fetched_startup_context(
         &Startup {
             handoff: &handoff,

@@ -14,11 +14,12 @@ pub mod package;
 
 mod command;
 
-use crate::model::Handoff;
-use crate::record::{files as records, SessionRecord};
-use crate::redact::{self, Redaction};
-use crate::store::{self, LoadOutcome, Store};
 use anyhow::{anyhow, bail, Context};
+use handover_handoff::model::Handoff;
+use handover_handoff::redaction;
+use handover_handoff::store::{self, LoadOutcome, Store};
+use handover_record::{files as records, SessionRecord};
+use handover_redact::Redaction;
 use package::{Fetched, Origin, Outgoing};
 use serde_json::Value;
 use std::path::Path;
@@ -27,12 +28,12 @@ pub use package::Fetched as FetchedHandoff;
 
 /// The branch handoffs travel for: the current one, checked as a ref name.
 pub fn current_branch(root: &Path) -> anyhow::Result<String> {
-    let head = match crate::git::read_head_files(root) {
+    let head = match handover_verify::git::read_head_files(root) {
         Some(h) => h,
         None => {
-            let repo = crate::git::open(root)?
+            let repo = handover_verify::git::open(root)?
                 .ok_or_else(|| anyhow!("{} is not in a git repository", root.display()))?;
-            crate::git::head_info(&repo)?
+            handover_verify::git::head_info(&repo)?
         }
     };
     let Some(branch) = head.branch else {
@@ -151,8 +152,8 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
             return Err(anyhow!(
                 "the handoff was recorded on branch `{}`, but HEAD is on `{branch}`: handoffs travel per branch, so check out `{}` \
                  and push from there, or write a handoff for `{branch}` first (`handover write`)",
-                crate::sanitize::one_line(recorded),
-                crate::sanitize::one_line(recorded)
+                handover_handoff::sanitize::one_line(recorded),
+                handover_handoff::sanitize::one_line(recorded)
             )
             .into());
         }
@@ -171,7 +172,7 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
             redactions.extend(found);
             r
         });
-    let markdown = crate::markdown::render(&handoff);
+    let markdown = handover_handoff::markdown::render(&handoff);
     let origin = Origin {
         machine: package::machine_name(),
         pushed_at: handover_base::clock::now_rfc3339(),
@@ -259,28 +260,28 @@ fn on_remote_branch(root: &Path, remote: &str, branch: &str, head: &str) -> bool
 /// `unsettled` redaction (a string that still looked secret after repeated passes) refuses
 /// the push.
 fn redacted_for_push(mut h: Handoff) -> anyhow::Result<(Handoff, Vec<Redaction>)> {
-    let mut found = redact::redact(&mut h.content);
+    let mut found = redaction::redact(&mut h.content);
     for (name, text) in [("agent", &mut h.agent), ("session_id", &mut h.session_id)] {
         if let Some(t) = text {
-            redact::redact_field(name, t, &mut found);
+            handover_redact::redact_field(name, t, &mut found);
         }
     }
     if let Some(g) = &mut h.git {
-        redact::redact_field("git.root", &mut g.root, &mut found);
+        handover_redact::redact_field("git.root", &mut g.root, &mut found);
         for (name, text) in [
             ("git.branch", &mut g.branch),
             ("git.upstream", &mut g.upstream),
         ] {
             if let Some(t) = text {
-                redact::redact_field(name, t, &mut found);
+                handover_redact::redact_field(name, t, &mut found);
             }
         }
         for p in g.dirty.iter_mut().chain(g.untracked.iter_mut()) {
-            redact::redact_field("git paths", p, &mut found);
+            handover_redact::redact_field("git paths", p, &mut found);
         }
     }
     for f in &mut h.files_changed {
-        redact::redact_field("files_changed", &mut f.path, &mut found);
+        handover_redact::redact_field("files_changed", &mut f.path, &mut found);
     }
     refuse_unsettled(&found)?;
     store::seal(&mut h);
@@ -323,7 +324,7 @@ fn redacted_record(mut record: SessionRecord) -> anyhow::Result<(SessionRecord, 
 
 fn redact_strings(value: &mut Value, path: &str, found: &mut Vec<Redaction>) {
     match value {
-        Value::String(s) => redact::redact_field(path, s, found),
+        Value::String(s) => handover_redact::redact_field(path, s, found),
         Value::Array(items) => items
             .iter_mut()
             .for_each(|v| redact_strings(v, path, found)),
@@ -425,7 +426,7 @@ pub fn pull(store: &Store, remote: Option<&str>, adopt: bool) -> anyhow::Result<
 fn adopt_fetched(store: &Store, fetched: &Fetched) -> anyhow::Result<store::SaveReport> {
     let mut handoff = fetched::as_checked_here(store.root(), &fetched.handoff);
     let (clean, _) = redacted_for_push(std::mem::take(&mut handoff))?;
-    let markdown = crate::markdown::render(&clean);
+    let markdown = handover_handoff::markdown::render(&clean);
     if let Err(e) = crate::guard::ensure(store.root()) {
         bail!("cannot keep handover's files out of git: {e:#}");
     }

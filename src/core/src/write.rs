@@ -2,13 +2,15 @@
 //! The CLI parses the input forms (src/cli/write.rs); everything after that is here so the demo
 //! and the tests write handoffs exactly as an agent does.
 
-use crate::config::Config;
+use crate::guard;
 use crate::guard::GuardStatus;
-use crate::model::{Content, Handoff, MAX_RECORDED_PATHS, SCHEMA_VERSION};
-use crate::redact::Redaction;
-use crate::store::{LoadOutcome, Store};
-use crate::validate::Findings;
-use crate::{git, guard, markdown, redact, sanitize, store, validate};
+use handover_handoff::config::Config;
+use handover_handoff::model::{Content, Handoff, MAX_RECORDED_PATHS, SCHEMA_VERSION};
+use handover_handoff::store::{LoadOutcome, Store};
+use handover_handoff::validate::Findings;
+use handover_handoff::{markdown, redaction, sanitize, store, validate};
+use handover_redact::Redaction;
+use handover_verify::git;
 use std::path::PathBuf;
 
 pub struct Request {
@@ -19,7 +21,7 @@ pub struct Request {
     pub shared: bool,
     /// The writing session's record: fills `important_files` and `evidence.commands_run`
     /// when the writer left them empty (record::fill).
-    pub recorded: Option<crate::record::SessionRecord>,
+    pub recorded: Option<handover_record::SessionRecord>,
 }
 
 pub struct Outcome {
@@ -86,7 +88,7 @@ pub fn update(
     let mut session_id = request.session_id;
     for (field, value) in [("agent", &mut agent), ("session_id", &mut session_id)] {
         if let Some(text) = value {
-            redact::redact_field(field, text, &mut redactions);
+            handover_redact::redact_field(field, text, &mut redactions);
         }
     }
     // After the checks: the record's facts (already redacted and bounded) never make a
@@ -94,7 +96,7 @@ pub fn update(
     let filled_from_record = request
         .recorded
         .as_ref()
-        .map(|r| crate::record::fill::fill(&mut content, r))
+        .map(|r| handover_record::fill::fill(&mut content, r))
         .unwrap_or_default();
 
     let previous_head = current.and_then(|h| h.git).and_then(|g| g.head);
@@ -163,7 +165,7 @@ pub fn update(
     // The digest of the handover.md written beside it, so that readers know that file
     // unchanged without rendering the handoff again (hand_edits::edited_since).
     let rendered = markdown::render(&handoff);
-    handoff.markdown_sha256 = Some(crate::hand_edits::digest(rendered.as_bytes()));
+    handoff.markdown_sha256 = Some(handover_handoff::hand_edits::digest(rendered.as_bytes()));
     store::seal(&mut handoff);
 
     let report = match txn.save(&handoff, &rendered) {
@@ -200,7 +202,7 @@ fn prepare(
     };
     let mut content = build(current.as_ref(), given).map_err(Refusal::Failed)?;
     // Redact first: nothing below, not even an error message, may echo a secret.
-    let redactions = redact::redact(&mut content);
+    let redactions = redaction::redact(&mut content);
     let findings = validate::check(&content, config);
     if !findings.errors.is_empty() {
         return Err(Refusal::Invalid(findings, redactions));

@@ -10,7 +10,7 @@
 
 use super::names::{self, FETCHED_PREFIX};
 use super::package::{self, Fetched};
-use crate::model::Handoff;
+use handover_handoff::model::Handoff;
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
 use std::path::Path;
@@ -30,7 +30,7 @@ pub fn refs_for(root: &Path, branch: &str) -> Vec<(String, String)> {
     if names::check_branch(branch).is_err() {
         return Vec::new();
     }
-    let Some(common) = crate::git::common_dir_files(root) else {
+    let Some(common) = handover_verify::git::common_dir_files(root) else {
         return Vec::new();
     };
     let mut found = packed(&common, branch);
@@ -59,7 +59,7 @@ fn read_loose(path: &Path) -> Option<String> {
     use handover_base::read_gate::{self, Links};
     let text = read_gate::read_to_string(path, Links::Refuse, 200).ok()??;
     let id = text.trim();
-    crate::git::looks_like_object_id(id).then(|| id.to_string())
+    handover_verify::git::looks_like_object_id(id).then(|| id.to_string())
 }
 
 /// packed-refs holds a fetched handoff ref for any branch.
@@ -72,7 +72,7 @@ fn packed(common: &Path, branch: &str) -> Vec<(String, String)> {
     let mut found = Vec::new();
     scan_packed(common, |id, rest| {
         if let Some((remote, b)) = rest.split_once('/') {
-            if b == branch && crate::git::looks_like_object_id(id) {
+            if b == branch && handover_verify::git::looks_like_object_id(id) {
                 found.push((remote.to_string(), id.to_string()));
             }
         }
@@ -154,7 +154,7 @@ fn time_ms(h: &Handoff) -> u64 {
 
 /// The current branch, by file reads (None when detached or unreadable that way).
 pub fn current_branch(root: &Path) -> Option<String> {
-    crate::git::read_head_files(root)?.branch
+    handover_verify::git::read_head_files(root)?.branch
 }
 
 /// The fetched handoff a new session should get instead of the local one: for the current
@@ -163,7 +163,7 @@ pub fn current_branch(root: &Path) -> Option<String> {
 pub fn for_startup(root: &Path, local: Option<&Handoff>) -> Option<Fetched> {
     // The cheap check before even HEAD is read: no `refs/handover-remote/` directory and no
     // such name in packed-refs is the common case.
-    let common = crate::git::common_dir_files(root)?;
+    let common = handover_verify::git::common_dir_files(root)?;
     if !common.join(FETCHED_PREFIX).is_dir() && !packed_has_any(&common) {
         return None;
     }

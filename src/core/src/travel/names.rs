@@ -38,7 +38,7 @@ pub fn check_branch(name: &str) -> anyhow::Result<()> {
     if let Some(problem) = ref_path_problem(name) {
         bail!(
             "the branch name «{}» cannot travel as a handoff ref: {problem}; rename the branch (`git branch -m`)",
-            crate::sanitize::one_line(name)
+            handover_handoff::sanitize::one_line(name)
         );
     }
     Ok(())
@@ -57,7 +57,7 @@ pub fn check_remote(name: &str) -> anyhow::Result<()> {
     if let Some(problem) = problem {
         bail!(
             "the remote name «{}» cannot be used for handoffs: {problem}; add the remote under a simple name (`git remote rename`)",
-            crate::sanitize::one_line(name)
+            handover_handoff::sanitize::one_line(name)
         );
     }
     Ok(())

@@ -12,10 +12,10 @@
 //! looked at, each size-checked before it is read, and everything is sanitised.
 
 use super::command;
-use crate::model::Handoff;
-use crate::record::SessionRecord;
 use anyhow::Context;
 use git2::{ObjectType, Oid, Repository};
+use handover_handoff::model::Handoff;
+use handover_record::SessionRecord;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
 
@@ -51,7 +51,10 @@ impl Origin {
             &mut self.branch,
             &mut self.handover_version,
         ] {
-            *text = crate::context::shorten(&crate::sanitize::one_line(text), MAX_LABEL_CHARS);
+            *text = crate::context::shorten(
+                &handover_handoff::sanitize::one_line(text),
+                MAX_LABEL_CHARS,
+            );
         }
         if handover_base::clock::parse_rfc3339_ms(&self.pushed_at).is_none() {
             self.pushed_at = String::new();
@@ -72,7 +75,7 @@ pub fn machine_name() -> String {
     from_env
         .filter(|s| !s.trim().is_empty())
         .or_else(from_system)
-        .map(|s| crate::sanitize::redacted(s.trim()))
+        .map(|s| handover_handoff::sanitize::redacted(s.trim()))
         .filter(|s| !s.is_empty())
         .unwrap_or_else(|| "unknown machine".into())
 }
@@ -173,9 +176,14 @@ pub fn read(repo: &Repository, commit: Oid, remote: &str, branch: &str) -> Resul
         .find_commit(commit)
         .and_then(|c| c.tree())
         .map_err(|e| format!("not a handoff commit ({})", e.message()))?;
-    let state = blob(repo, &tree, STATE, crate::store::MAX_STATE_BYTES as usize)?
-        .ok_or_else(|| "the commit holds no state.json".to_string())?;
-    let (handoff, note) = crate::store::parse_untrusted(&state)?;
+    let state = blob(
+        repo,
+        &tree,
+        STATE,
+        handover_handoff::store::MAX_STATE_BYTES as usize,
+    )?
+    .ok_or_else(|| "the commit holds no state.json".to_string())?;
+    let (handoff, note) = handover_handoff::store::parse_untrusted(&state)?;
     let origin = blob(repo, &tree, ORIGIN, MAX_ORIGIN_BYTES)
         .ok()
         .flatten()

@@ -17,6 +17,7 @@
 //! proves nothing about where it came from.
 
 use crate::git;
+use anyhow::Context;
 use git2::{Repository, Status};
 use std::path::{Path, PathBuf};
 
@@ -40,7 +41,7 @@ impl Tracked {
 }
 
 /// The largest file compared byte for byte (the store's limit for state.json).
-const MAX_COMPARED_BYTES: u64 = crate::store::MAX_STATE_BYTES;
+const MAX_COMPARED_BYTES: u64 = handover_handoff::store::MAX_STATE_BYTES;
 
 /// How git holds `root/rel` (`rel` relative to `root`, which may be below the top of the
 /// working tree). Not in a repository, or nothing git can tell: untracked (`Tracked::default`).
@@ -49,7 +50,7 @@ pub fn tracking(root: &Path, rel: &Path) -> Tracked {
         Ok(Some(repo)) => tracking_git2(&repo, root, rel).unwrap_or_default(),
         Ok(None) => Tracked::default(),
         // libgit2 cannot read it (reftable, SHA-256): ask the git command line.
-        Err(_) => git::cli::tracking(root, rel).unwrap_or_default(),
+        Err(_) => tracking_cli(root, rel).unwrap_or_default(),
     }
 }
 
@@ -78,11 +79,7 @@ pub fn tracked_each(root: &Path, rels: &[&Path]) -> Vec<bool> {
         Ok(None) => vec![false; rels.len()],
         Err(_) => rels
             .iter()
-            .map(|rel| {
-                git::cli::tracking(root, rel)
-                    .unwrap_or_default()
-                    .is_tracked()
-            })
+            .map(|rel| tracking_cli(root, rel).unwrap_or_default().is_tracked())
             .collect(),
     }
 }
@@ -169,9 +166,34 @@ fn unchanged(
             .is_ok_and(|blob| same_but_line_endings(blob.content(), &on_disk))
 }
 
+/// How git holds `root/rel`, asked of the command line (git::cli runs it). Only
+/// plumbing that runs no filter, hook or fsmonitor (`ls-files`, `ls-tree`, `cat-file`): the
+/// comparison with HEAD's blob drops carriage returns instead of running git's filters.
+fn tracking_cli(root: &Path, rel: &Path) -> anyhow::Result<Tracked> {
+    let rel_text = rel
+        .to_str()
+        .context("a path that is not UTF-8 is not passed to `git`")?;
+    let listed = |args: &[&str]| -> anyhow::Result<bool> {
+        let mut all = vec!["--literal-pathspecs"];
+        all.extend_from_slice(args);
+        all.extend_from_slice(&["--", rel_text]);
+        Ok(!git::cli::git(root, &all)?.is_empty())
+    };
+    let in_index = listed(&["ls-files", "-z"])?;
+    let in_head = listed(&["ls-tree", "-z", "HEAD"]).unwrap_or(false);
+    let unchanged_since_head = in_head
+        && git::cli::git(root, &["cat-file", "blob", &format!("HEAD:./{rel_text}")])
+            .is_ok_and(|blob| same_but_line_endings(&blob, &root.join(rel)));
+    Ok(Tracked {
+        in_head,
+        in_index,
+        unchanged_since_head,
+    })
+}
+
 /// The file at `on_disk` (a regular file, read through the read gate) says `committed` once
 /// every carriage return is dropped from both.
-pub(crate) fn same_but_line_endings(committed: &[u8], on_disk: &Path) -> bool {
+fn same_but_line_endings(committed: &[u8], on_disk: &Path) -> bool {
     use handover_base::read_gate::{self, Links};
     let Ok(Some(bytes)) = read_gate::read(on_disk, Links::Refuse, MAX_COMPARED_BYTES) else {
         return false;

@@ -6,7 +6,7 @@
 //! - git has its path in the current commit: records are never committed (their directory
 //!   ignores everything), so a clone's records all are, and a path stays in the commit whatever
 //!   line-ending conversion git applies to the content. The reason given is `committed` when
-//!   the file is still what was committed (`crate::provenance::came_with_repository`, the rule
+//!   the file is still what was committed (`handover_verify::provenance::came_with_repository`, the rule
 //!   that makes a committed handoff foreign), `tracked` when it changed since. Only a path in
 //!   HEAD is asked about, so the index is not read for our own records: this runs on every
 //!   SessionStart;
@@ -84,7 +84,7 @@ impl Judge {
         Judge {
             root: root.to_path_buf(),
             here: working_tree_stamp(root),
-            repo: crate::git::open(root).ok().flatten(),
+            repo: handover_verify::git::open(root).ok().flatten(),
             now_ms,
         }
     }
@@ -98,10 +98,10 @@ impl Judge {
         if self
             .repo
             .as_ref()
-            .is_some_and(|repo| crate::git::is_in_head(repo, &self.root, rel))
+            .is_some_and(|repo| handover_verify::git::is_in_head(repo, &self.root, rel))
         {
             why.push(
-                if crate::provenance::came_with_repository(&self.root, rel) {
+                if handover_verify::provenance::came_with_repository(&self.root, rel) {
                     Foreign::Committed
                 } else {
                     Foreign::Tracked

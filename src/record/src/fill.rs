@@ -4,7 +4,7 @@
 //! and state. Only empty fields are filled; nothing the writer wrote is changed.
 
 use super::{Command, SessionRecord};
-use crate::model::{Content, ImportantFile};
+use handover_handoff::model::{Content, ImportantFile};
 
 /// The mark on every filled entry.
 pub const MARK: &str = "recorded by handover";
@@ -53,7 +53,7 @@ fn describe(c: &Command) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::Fact;
+    use crate::Fact;
 
     #[test]
     fn fills_only_what_the_writer_left_empty() {

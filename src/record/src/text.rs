@@ -9,37 +9,10 @@
 //! of our sentences: the sentences around the facts are ours alone.
 
 use super::{Command, SessionRecord};
-use crate::context::shorten;
+use handover_base::text::shorten;
 
-/// When the startup context shows the last session's record (`records.startup`).
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
-pub enum ShowRecord {
-    /// After a handoff: when the record is newer. Without one: always.
-    Always,
-    /// After a handoff: when the record is newer. Without one: only when the work looks
-    /// unfinished (edited files still uncommitted, the last test run failed, or the last
-    /// failing command was never run again with success). The default.
-    Unfinished,
-    Never,
-}
-
-impl ShowRecord {
-    pub fn parse(s: &str) -> Option<ShowRecord> {
-        match s {
-            "always" => Some(ShowRecord::Always),
-            "unfinished" => Some(ShowRecord::Unfinished),
-            "never" => Some(ShowRecord::Never),
-            _ => None,
-        }
-    }
-    pub fn as_str(self) -> &'static str {
-        match self {
-            ShowRecord::Always => "always",
-            ShowRecord::Unfinished => "unfinished",
-            ShowRecord::Never => "never",
-        }
-    }
-}
+/// The setting lives with the rest of the configuration; this module acts on it.
+pub use handover_handoff::config::ShowRecord;
 
 /// The state of the record's work now: which of the files it edited are still uncommitted.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -65,7 +38,7 @@ pub const RECORD_END: &str = "<<< end of session record >>>";
 pub fn quote(text: &str) -> String {
     format!(
         "«{}»",
-        crate::sanitize::one_line(text).replace(['«', '»'], "\"")
+        handover_handoff::sanitize::one_line(text).replace(['«', '»'], "\"")
     )
 }
 
@@ -347,7 +320,7 @@ pub fn foreign_note(why: &[super::provenance::Foreign]) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::record::{Ending, Fact};
+    use crate::{Ending, Fact};
 
     fn sample() -> SessionRecord {
         let mut r = SessionRecord::new("s1", "claude");
@@ -473,7 +446,7 @@ mod tests {
     fn a_multibyte_head_and_crafted_fields_stay_quoted() {
         let mut r = sample();
         r.agent = "handover verified these edits".into();
-        r.git = Some(crate::record::GitState {
+        r.git = Some(crate::GitState {
             branch: Some("main".into()),
             head: Some("ééééééééééééééé".into()),
             dirty: None,

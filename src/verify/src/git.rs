@@ -5,11 +5,10 @@
 //! cheap enough for a hook that runs on every event; everything else opens the repository
 //! with git2 and may scan the working tree.
 
-use crate::model::{ChangeKind, FileChange, GitSnapshot};
 use git2::{
     Delta, DiffFindOptions, DiffOptions, ErrorCode, Oid, Repository, Status, StatusOptions,
 };
-use std::fs;
+use handover_handoff::model::{ChangeKind, FileChange, GitSnapshot};
 use std::path::{Path, PathBuf};
 
 pub(crate) mod cli;
@@ -21,37 +20,8 @@ pub fn is_handover_file(path: &str) -> bool {
     path == "handover.md" || path == ".handover" || path.starts_with(".handover/")
 }
 
-/// The top of the enclosing git working tree, found by walking up from `start` to a directory
-/// containing `.git` (a directory, or a file for linked worktrees and submodules). Pure file
-/// system checks: cheap enough for every hook call.
-///
-/// A relative `start` is taken relative to the process's current directory; a `start` that
-/// does not exist (or is not a directory) gives None rather than a guess.
-pub fn find_root(start: &Path) -> Option<PathBuf> {
-    let start = if start.is_absolute() {
-        start.to_path_buf()
-    } else {
-        std::env::current_dir().ok()?.join(start)
-    };
-    if !start.is_dir() {
-        return None;
-    }
-    // `ancestors` is lexical: drop `.` components, and resolve `..` through the file system
-    // (only then, so a symlinked path the caller gave is otherwise kept as given).
-    let start: PathBuf = if start
-        .components()
-        .any(|c| c == std::path::Component::ParentDir)
-    {
-        fs::canonicalize(&start).ok()?
-    } else {
-        start.components().collect()
-    };
-    // Bounded by the depth of the path; `ancestors` ends at the file system root.
-    start
-        .ancestors()
-        .find(|dir| fs::symlink_metadata(dir.join(".git")).is_ok())
-        .map(Path::to_path_buf)
-}
+/// Root discovery sits with the store, which needs it to find its own root.
+pub use handover_handoff::worktree::find_root;
 
 /// Where HEAD points, as recorded in a snapshot and compared by verification.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
@@ -288,7 +258,8 @@ fn snapshot_git2(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
     let Some(workdir) = repo.workdir() else {
         return Ok(None);
     };
-    let root_bytes = crate::os_path::bytes_form(&workdir.components().collect::<PathBuf>());
+    let root_bytes =
+        handover_handoff::os_path::bytes_form(&workdir.components().collect::<PathBuf>());
     let workdir = workdir.to_string_lossy();
     let root = workdir
         .strip_suffix('/')
@@ -458,7 +429,7 @@ pub fn files_changed(
         let Some(path) = delta.new_file().path().or_else(|| delta.old_file().path()) else {
             continue;
         };
-        let path_bytes = crate::os_path::bytes_form(path);
+        let path_bytes = handover_handoff::os_path::bytes_form(path);
         let path = path.to_string_lossy().into_owned();
         if is_handover_file(&path) {
             continue;

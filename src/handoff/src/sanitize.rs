@@ -136,7 +136,7 @@ pub fn one_line(text: &str) -> String {
 pub fn redacted(text: &str) -> String {
     // Controls out first: an escape sequence glued to a token must not hide it from the
     // redactor and then vanish, leaving the token whole.
-    crate::redact::redact_text(&strip_controls(text)).0
+    handover_redact::redact_text(&strip_controls(text)).0
 }
 
 /// Strips controls from every string a handoff holds, map keys included (a key that collides
@@ -185,7 +185,7 @@ pub fn handoff(h: &mut Handoff) {
 
 /// Every string of the content, map keys included.
 pub fn content(c: &mut crate::model::Content) {
-    crate::validate::visit_strings_mut(c, &mut |_, s| {
+    crate::strings::visit_strings_mut(c, &mut |_, s| {
         if let Cow::Owned(clean) = strip_controls(s) {
             *s = clean;
         }

@@ -410,7 +410,7 @@ impl SessionRecord {
 /// cost depends on the record, not on the size of the repository. Paths outside the repository
 /// are not looked at.
 pub fn still_uncommitted(root: &std::path::Path, record: &SessionRecord) -> text::Now {
-    let Ok(Some(repo)) = crate::git::open(root) else {
+    let Ok(Some(repo)) = handover_verify::git::open(root) else {
         return text::Now::default();
     };
     still_uncommitted_in(&repo, record)
@@ -418,7 +418,7 @@ pub fn still_uncommitted(root: &std::path::Path, record: &SessionRecord) -> text
 
 /// [`still_uncommitted`] in a repository already open.
 pub fn still_uncommitted_in(repo: &git2::Repository, record: &SessionRecord) -> text::Now {
-    use crate::git::uncommitted::{PathState, PathStates};
+    use handover_verify::git::uncommitted::{PathState, PathStates};
     let Some(states) = PathStates::new(repo) else {
         return text::Now::default();
     };
@@ -453,7 +453,7 @@ pub fn untrusted(text: &str, max: usize) -> String {
     // Controls out first (an escape sequence glued to a token must not hide it from the
     // redactor, then vanish and leave the token whole), and redact before shortening, so that a
     // cut never leaves half a secret behind unrecognised.
-    let (redacted, _) = crate::redact::redact_text(&one_line(text));
+    let (redacted, _) = handover_redact::redact_text(&one_line(text));
     shorten_line(&redacted, max)
 }
 
@@ -480,7 +480,7 @@ fn one_line(text: &str) -> String {
     // A pasted megabyte is cut long before it is shortened: only the start is ever shown.
     let start: String = text.chars().take(16 * 1024).collect();
     // Terminal escapes, controls and bidi overrides go (the same rules as for handoffs).
-    let clean = crate::sanitize::strip_controls(&start);
+    let clean = handover_handoff::sanitize::strip_controls(&start);
     clean
         .lines()
         .map(|l| {
@@ -501,7 +501,7 @@ fn is_invisible(c: char) -> bool {
 }
 
 fn shorten_line(text: &str, max: usize) -> String {
-    crate::context::shorten(text, max)
+    handover_base::text::shorten(text, max)
 }
 
 #[cfg(test)]

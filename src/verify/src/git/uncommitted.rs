@@ -204,7 +204,7 @@ impl<'r> PathStates<'r> {
         // Opened without following a link and without blocking on a FIFO, and checked to be a
         // regular file, before libgit2 hashes it (streaming, so memory does not grow with the
         // file). Something swapped in between is a race against ourselves we accept.
-        match crate::safe_fs::open_read(&full) {
+        match handover_handoff::safe_fs::open_read(&full) {
             Ok(Some(_)) => {}
             Ok(None) => return PathState::Uncommitted,
             Err(_) => return PathState::Unknown,
@@ -289,7 +289,7 @@ fn is_executable(_: &std::fs::Metadata) -> bool {
 /// conversion) or `$Id` (the `ident` attribute). Read in chunks, so memory stays bounded.
 /// None when the file cannot be read.
 fn may_be_filtered(path: &Path) -> Option<bool> {
-    let mut file = crate::safe_fs::open_read(path).ok()??;
+    let mut file = handover_handoff::safe_fs::open_read(path).ok()??;
     let mut buf = vec![0u8; 64 * 1024];
     // Carries the last bytes of a chunk over, so `$Id` split across two reads is found.
     let mut carry = 0usize;

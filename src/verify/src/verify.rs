@@ -6,8 +6,8 @@
 
 use crate::git::uncommitted::{PathState, PathStates};
 use crate::git::{self, HeadInfo, LazyRepo};
-use crate::model::{ChangeKind, GitSnapshot, Handoff, Reason, Verdict, Verification};
 use git2::{Oid, Repository, Sort};
+use handover_handoff::model::{ChangeKind, GitSnapshot, Handoff, Reason, Verdict, Verification};
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -155,7 +155,7 @@ fn check_origin(repo: &LazyRepo, handoff: &Handoff, reasons: &mut Vec<Reason>) {
             if !same_directory(&recorded_root, root) {
                 why.push(format!(
                     "it was recorded in {}, not in {}",
-                    crate::sanitize::one_line(&recorded.root),
+                    handover_handoff::sanitize::one_line(&recorded.root),
                     root.display()
                 ));
             }
@@ -223,7 +223,9 @@ fn check_git(lazy: &LazyRepo, recorded: &GitSnapshot, depth: Depth, reasons: &mu
     };
     // Recorded branch names went through the redactor; compare like with like.
     let current = HeadInfo {
-        branch: current.branch.map(|b| crate::sanitize::redacted(&b)),
+        branch: current
+            .branch
+            .map(|b| handover_handoff::sanitize::redacted(&b)),
         ..current
     };
     check_branch(recorded, &current, reasons);

@@ -18,7 +18,6 @@
 //! keep = 20
 //! ```
 
-use crate::record::text::ShowRecord;
 use anyhow::bail;
 use handover_base::text::line_column;
 use std::path::Path;
@@ -295,6 +294,36 @@ fn describe_found(item: &Item) -> String {
 fn at_line(text: &str, span: Option<std::ops::Range<usize>>) -> String {
     span.map(|s| format!(", line {}", line_column(text, s.start).0))
         .unwrap_or_default()
+}
+
+/// When the startup context shows the last session's record (`records.startup`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShowRecord {
+    /// After a handoff: when the record is newer. Without one: always.
+    Always,
+    /// After a handoff: when the record is newer. Without one: only when the work looks
+    /// unfinished (edited files still uncommitted, the last test run failed, or the last
+    /// failing command was never run again with success). The default.
+    Unfinished,
+    Never,
+}
+
+impl ShowRecord {
+    pub fn parse(s: &str) -> Option<ShowRecord> {
+        match s {
+            "always" => Some(ShowRecord::Always),
+            "unfinished" => Some(ShowRecord::Unfinished),
+            "never" => Some(ShowRecord::Never),
+            _ => None,
+        }
+    }
+    pub fn as_str(self) -> &'static str {
+        match self {
+            ShowRecord::Always => "always",
+            ShowRecord::Unfinished => "unfinished",
+            ShowRecord::Never => "never",
+        }
+    }
 }
 
 #[cfg(test)]

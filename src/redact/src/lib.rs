@@ -20,7 +20,6 @@ mod prose;
 mod shapes;
 mod urls;
 
-use crate::model::Content;
 use keywords::{key_strength, KeyStrength};
 use std::collections::BTreeMap;
 
@@ -195,32 +194,19 @@ pub fn redact_entry(key: &str, value: &str) -> (String, Vec<&'static str>) {
     })
 }
 
-/// Redacts every string field of the content in place, map keys included. One `Redaction` per
-/// secret found.
-pub fn redact(content: &mut Content) -> Vec<Redaction> {
-    let mut found = Vec::new();
-    // Keys first, so that the field paths reported below never repeat a secret key.
-    for (map, path) in [
-        (&mut content.environment, "environment"),
-        (&mut content.evidence.measurements, "evidence.measurements"),
-    ] {
-        redact_keys(map, path, &mut found);
-        for (key, value) in map.iter_mut() {
-            let (clean, kinds) = redact_entry(key, value);
-            record(&mut found, &format!("{path}[{key:?}]"), value, clean, kinds);
-        }
+/// Redacts a map whose keys say what their values are (a handoff's `environment`), keys
+/// included, reporting each secret under `path`. The keys go first, so that the field paths
+/// reported for the values never repeat a secret key.
+pub fn redact_map(map: &mut BTreeMap<String, String>, path: &str, found: &mut Vec<Redaction>) {
+    redact_keys(map, path, found);
+    for (key, value) in map.iter_mut() {
+        let (clean, kinds) = redact_entry(key, value);
+        record(found, &format!("{path}[{key:?}]"), value, clean, kinds);
     }
-    crate::validate::visit_strings_mut(content, &mut |path, text| {
-        if path.starts_with("environment[") || path.starts_with("evidence.measurements[") {
-            return; // done above, with the key's meaning
-        }
-        let (clean, kinds) = redact_text(text);
-        record(&mut found, path, text, clean, kinds);
-    });
-    found
 }
 
-/// Redacts a string the tool writes besides the content (the agent name, the session id).
+/// Redacts one string field in place (a field of a handoff, the agent name, the session id),
+/// reporting each secret under `field`.
 pub fn redact_field(field: &str, text: &mut String, found: &mut Vec<Redaction>) {
     let (clean, kinds) = redact_text(text);
     record(found, field, text, clean, kinds);

@@ -320,7 +320,7 @@ impl Store {
     /// a `.git` file or directory, no git library involved), else the nearest ancestor with a
     /// `.handover/` directory, else `start` itself.
     pub fn discover(start: &Path) -> Store {
-        Store::at(crate::git::find_root(start).unwrap_or_else(|| start.to_path_buf()))
+        Store::at(crate::worktree::find_root(start).unwrap_or_else(|| start.to_path_buf()))
     }
 
     pub fn root(&self) -> &Path {
@@ -508,7 +508,7 @@ impl Store {
                 source.display()
             ),
         };
-        let (redacted, _) = crate::redact::redact_text(&String::from_utf8_lossy(&bytes));
+        let (redacted, _) = handover_redact::redact_text(&String::from_utf8_lossy(&bytes));
         let target = free_name(&dir, &stem, "md");
         self.write_to_archive(&source, redacted.as_bytes(), target)
             .map(Some)

@@ -12,9 +12,9 @@
 
 use super::provenance::{self, Foreign, Judge};
 use super::SessionRecord;
-use crate::safe_fs::{self, Kind};
-use crate::store::Store;
 use anyhow::Context as _;
+use handover_handoff::safe_fs::{self, Kind};
+use handover_handoff::store::Store;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -33,7 +33,7 @@ pub fn dir(store_dir: &Path) -> PathBuf {
 /// original so two ids never collide. An id that looks like a secret (the redactor changes
 /// it) becomes a hash alone: no file name ever holds it.
 pub fn key(session_id: &str) -> String {
-    if crate::sanitize::redacted(session_id) != session_id {
+    if handover_handoff::sanitize::redacted(session_id) != session_id {
         return format!("id-{}", digest(session_id));
     }
     let safe: String = session_id
@@ -260,7 +260,7 @@ pub fn prune(store: &Store, keep: usize) {
         })
         .collect();
     let rels: Vec<&Path> = marked.iter().map(|(_, _, rel)| rel.as_path()).collect();
-    let tracked = crate::provenance::tracked_each(store.root(), &rels);
+    let tracked = handover_verify::provenance::tracked_each(store.root(), &rels);
     let mut ours: Vec<(PathBuf, SystemTime)> = marked
         .iter()
         .zip(tracked)

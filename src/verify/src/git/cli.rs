@@ -2,12 +2,14 @@
 //! repositories libgit2 cannot open (the reftable ref format, SHA-256 object ids, extensions
 //! newer than it knows). Saving a handoff must work in any repository git itself supports.
 
-use crate::model::GitSnapshot;
 use anyhow::{bail, Context};
+use handover_handoff::model::GitSnapshot;
 use std::path::Path;
 use std::process::{Command, Stdio};
 
-fn git(root: &Path, args: &[&str]) -> anyhow::Result<Vec<u8>> {
+/// `git -C root <args>`'s standard output, or its standard error as the failure (provenance
+/// asks its plumbing questions through this too).
+pub fn git(root: &Path, args: &[&str]) -> anyhow::Result<Vec<u8>> {
     let out = Command::new("git")
         .arg("-C")
         .arg(root)
@@ -45,12 +47,12 @@ pub fn snapshot(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
             "--git-common-dir",
         ],
     )?;
-    // The top directory's exact bytes, for a path that is not UTF-8 (crate::os_path).
+    // The top directory's exact bytes, for a path that is not UTF-8 (handover_handoff::os_path).
     let top_bytes = where_
         .split(|&b| b == b'\n')
         .nth(1)
-        .and_then(|line| crate::os_path::path_from_bytes(line.to_vec()))
-        .and_then(|top| crate::os_path::bytes_form(&top));
+        .and_then(|line| handover_handoff::os_path::path_from_bytes(line.to_vec()))
+        .and_then(|top| handover_handoff::os_path::bytes_form(&top));
     let where_ = String::from_utf8_lossy(&where_);
     let mut lines = where_.lines();
     if lines.next() != Some("true") {
@@ -76,31 +78,6 @@ pub fn snapshot(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
     snap.root_bytes = top_bytes;
     snap.linked_worktree = git_dir != common_dir;
     Ok(Some(snap))
-}
-
-/// How git holds `root/rel` ([`crate::provenance`]), asked of the command line. Only
-/// plumbing that runs no filter, hook or fsmonitor (`ls-files`, `ls-tree`, `cat-file`): the
-/// comparison with HEAD's blob drops carriage returns instead of running git's filters.
-pub fn tracking(root: &Path, rel: &Path) -> anyhow::Result<crate::provenance::Tracked> {
-    let rel_text = rel
-        .to_str()
-        .context("a path that is not UTF-8 is not passed to `git`")?;
-    let listed = |args: &[&str]| -> anyhow::Result<bool> {
-        let mut all = vec!["--literal-pathspecs"];
-        all.extend_from_slice(args);
-        all.extend_from_slice(&["--", rel_text]);
-        Ok(!git(root, &all)?.is_empty())
-    };
-    let in_index = listed(&["ls-files", "-z"])?;
-    let in_head = listed(&["ls-tree", "-z", "HEAD"]).unwrap_or(false);
-    let unchanged_since_head = in_head
-        && git(root, &["cat-file", "blob", &format!("HEAD:./{rel_text}")])
-            .is_ok_and(|blob| crate::provenance::same_but_line_endings(&blob, &root.join(rel)));
-    Ok(crate::provenance::Tracked {
-        in_head,
-        in_index,
-        unchanged_since_head,
-    })
 }
 
 /// Parses `git status --porcelain=v2 --branch -z`: headers, then one NUL-terminated record per
