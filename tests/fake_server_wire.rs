@@ -2,6 +2,7 @@
 //! 127.0.0.1: what a client parsing the stream would see (text, tool calls by the client's own
 //! names, usage, the end marker), and which requests take scripted turns.
 
+#![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
 
 use serde_json::{json, Value};

@@ -463,13 +463,13 @@ mod tests {
             .and_then(|i| text[i..].find('\n').map(|j| i + j + 1))
             .unwrap_or(text.len());
         assert_eq!(
-            Qwen.transcript_fullness(text[..end].as_bytes(), true),
+            Qwen.transcript_fullness(&text.as_bytes()[..end], true),
             Some(Fullness::JustCompacted)
         );
         // Cut just before it: the 900,000-token answer that caused it.
         let before = text[..end].rfind("{\"uuid\"").unwrap_or(0);
         assert!(matches!(
-            Qwen.transcript_fullness(text[..before].as_bytes(), true),
+            Qwen.transcript_fullness(&text.as_bytes()[..before], true),
             Some(Fullness::Measured(Usage {
                 used_tokens: 900_000,
                 ..
