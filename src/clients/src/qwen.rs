@@ -557,6 +557,15 @@ mod tests {
     }
 
     #[test]
+    fn its_instruction_file_is_the_one_codex_reads() {
+        // The installer writes one AGENTS.md section for both (installer/src/instructions.rs).
+        assert_eq!(
+            Qwen.instruction_file(),
+            crate::codex::Codex.instruction_file()
+        );
+    }
+
+    #[test]
     fn homes_and_hook_files() {
         let dirs = UserDirs::under(Path::new("/h"));
         assert_eq!(Qwen.user_dir(&dirs), Some(PathBuf::from("/h/.qwen")));
