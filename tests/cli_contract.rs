@@ -215,3 +215,207 @@ fn the_exit_code_table_in_the_docs_matches_the_code() {
         );
     }
 }
+
+/// The subcommands, as `handover --help` lists them (clap's own `help` left out).
+fn subcommands(home: &Path) -> Vec<String> {
+    let help = run_in(Path::new("/"), home, &["--help"]).stdout;
+    let list = help.split("Commands:\n").nth(1).unwrap();
+    let list = &list[..list.find("\n\n").unwrap()];
+    list.lines()
+        .filter_map(|l| l.split_whitespace().next())
+        .filter(|name| *name != "help")
+        .map(str::to_string)
+        .collect()
+}
+
+/// An option a command ignores is neither offered (help, completion scripts) nor accepted:
+/// `-C` is global, but the commands that work on no repository refuse it, before or after the
+/// subcommand, with a usage error that says so.
+#[test]
+fn dir_is_offered_and_accepted_only_where_it_does_something() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    let dir = r.path.to_str().unwrap();
+    let without_dir = ["demo", "completions", "trust-plugin"];
+    let fish = run_in(&r.path, home.path(), &["completions", "fish"]).stdout;
+    let all = subcommands(home.path());
+    assert!(all.len() >= 13, "{all:?}");
+    for name in &all {
+        let help = run_in(&r.path, home.path(), &[name, "--help"]).stdout;
+        let offered_in_help = help.contains("--dir <DIR>");
+        let completed = fish.lines().any(|l| {
+            l.contains(&format!("__fish_handover_using_subcommand {name}\""))
+                && l.contains("-l dir")
+        });
+        let takes_dir = !without_dir.contains(&name.as_str());
+        assert_eq!(offered_in_help, takes_dir, "{name} --help:\n{help}");
+        assert_eq!(completed, takes_dir, "{name} in the fish completions");
+    }
+    for name in without_dir {
+        let mut args = vec![name];
+        if name == "completions" {
+            args.push("bash");
+        }
+        for before in [true, false] {
+            let mut line = args.clone();
+            if before {
+                line.splice(0..0, ["-C", dir]);
+            } else {
+                line.extend(["-C", dir]);
+            }
+            let out = run_in(&r.path, home.path(), &line);
+            assert_eq!(out.code, 2, "{line:?}: {}", out.stderr);
+            assert!(
+                out.stderr
+                    .contains(&format!("does nothing for `handover {name}`")),
+                "{line:?}: {}",
+                out.stderr
+            );
+            assert_eq!(out.stdout, "", "{line:?}");
+        }
+    }
+    // Where it does something it still works in both places.
+    for line in [["-C", dir, "status"], ["status", "-C", dir]] {
+        let out = run_in(Path::new("/"), home.path(), &line);
+        assert_eq!(out.code, 0, "{line:?}: {}", out.stderr);
+    }
+    // Completions no longer need a usable current directory.
+    let gone = tempfile::tempdir().unwrap();
+    let cwd = gone.path().join("removed");
+    std::fs::create_dir(&cwd).unwrap();
+    let out = std::process::Command::new("sh")
+        .args([
+            "-c",
+            "cd \"$1\" && rmdir \"$1\" && exec \"$2\" completions bash",
+        ])
+        .arg("sh")
+        .arg(&cwd)
+        .arg(env!("CARGO_BIN_EXE_handover"))
+        .env("HOME", home.path())
+        .output()
+        .unwrap();
+    assert!(!cwd.exists());
+    assert_eq!(
+        out.status.code(),
+        Some(0),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
+
+/// Options that would do nothing in combination are refused as bad usage (exit 2), with the
+/// reason, and nothing is written.
+#[test]
+fn options_that_would_do_nothing_together_are_refused() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::write(r.path.join("h.json"), r#"{"goal": "g"}"#).unwrap();
+    for (args, says) in [
+        (&["boot", "--startup", "--json"][..], "cannot be used with"),
+        (
+            &["write", "--fresh", "--from", "h.json"],
+            "cannot be used with",
+        ),
+        (&["install", "--codex-bin", "/c"], "--trust"),
+        (
+            &["install", "--claude", "--trust"],
+            "--trust is for Codex and Gemini CLI",
+        ),
+        (
+            &["install", "--gemini", "--trust", "--codex-bin", "/c"],
+            "--codex-bin is for Codex",
+        ),
+        (
+            &["install", "--claude", "--enable-codex-hooks"],
+            "--enable-codex-hooks is for Codex",
+        ),
+    ] {
+        let out = run_in(&r.path, home.path(), args);
+        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
+        assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
+        assert!(!r.path.join(".claude").exists() && !r.path.join("handover.md").exists());
+    }
+}
+
+/// Every client handover supports has its own switch in install and uninstall, and every help
+/// text that names the clients names each of them (by the name its switch gives it), so a new
+/// client cannot be added with help that still lists the old ones.
+#[test]
+fn help_texts_name_every_supported_client() {
+    let home = tempfile::tempdir().unwrap();
+    let help = |args: &[&str]| run_in(Path::new("/"), home.path(), args).stdout;
+    let install = help(&["install", "--help"]);
+    let uninstall = help(&["uninstall", "--help"]);
+    let top = help(&["--help"]);
+    let install_line = top
+        .lines()
+        .find(|l| l.trim_start().starts_with("install "))
+        .unwrap()
+        .to_string();
+    let about = install.lines().next().unwrap().to_string();
+    let write = help(&["write", "--help"]);
+    let agent_line = write
+        .lines()
+        .find(|l| l.trim_start().starts_with("--agent <AGENT>"))
+        .unwrap()
+        .to_string();
+    for agent in handover_base::Agent::ALL {
+        assert!(
+            agent_line.contains(&format!(" {}", agent.as_str())),
+            "`write --help` does not name {agent}: {agent_line}"
+        );
+        let switch = format!("--{}\n", agent.as_str());
+        assert!(uninstall.contains(&switch), "uninstall has no {switch}");
+        // `--claude` then, on the next line, `Claude Code (every agent when none is named)`.
+        let at = install
+            .find(&format!("      {switch}"))
+            .unwrap_or_else(|| panic!("install has no {switch}:\n{install}"));
+        let described = install[at..].lines().nth(1).unwrap().trim();
+        let name = described.split(" (").next().unwrap();
+        assert_eq!(
+            name,
+            handover_clients::of(agent).display_name(),
+            "{switch}'s help names its client differently"
+        );
+        for (what, text) in [
+            ("`handover --help` (install)", &install_line),
+            ("`install --help`", &about),
+        ] {
+            assert!(text.contains(name), "{what} does not name {name}: {text}");
+        }
+    }
+}
+
+/// `share` asks before it changes `.git/config`; with `--quiet` the change and the question
+/// would go to a silenced stdout, so on a terminal it does not wait for an answer to a question
+/// nobody saw: it changes nothing and says how to go on.
+#[test]
+fn quiet_share_on_a_terminal_asks_nothing_and_changes_nothing() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    let remote = r.sibling("origin.git");
+    common::git(
+        r.path.parent().unwrap(),
+        &["init", "-q", "--bare", remote.to_str().unwrap()],
+    );
+    r.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    let config = std::fs::read(r.path.join(".git/config")).unwrap();
+    // `script` gives the command a terminal; its own stdin is empty, so a prompt would read
+    // an end of file (and, before, say nothing at all).
+    let line = format!("{} -q share", env!("CARGO_BIN_EXE_handover"));
+    let out = std::process::Command::new("script")
+        .args(["-qec", &line, "/dev/null"])
+        .current_dir(&r.path)
+        .env("HOME", home.path())
+        .stdin(std::process::Stdio::null())
+        .output()
+        .unwrap();
+    let shown = String::from_utf8_lossy(&out.stdout);
+    assert_eq!(out.status.code(), Some(1), "{shown}");
+    assert!(
+        shown.contains("--quiet hides the change") && shown.contains("--yes"),
+        "{shown}"
+    );
+    assert!(!shown.contains("Apply this change?"), "{shown}");
+    assert_eq!(std::fs::read(r.path.join(".git/config")).unwrap(), config);
+}

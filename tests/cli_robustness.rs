@@ -98,13 +98,49 @@ fn no_subcommand_panics_on_a_closed_or_full_stdout() {
         vec!["write", "--help"],
         vec!["done"],
         vec!["demo"],
-        // Handoffs through git remotes (none configured here: they fail, on stderr).
+        vec!["help"],
+        vec!["help", "status"],
+        vec!["boot", "--check"],
+        vec!["status", "--check"],
+        vec!["install", "--hooks-dir", &bin, "--scope", "local"],
+        vec!["uninstall"],
+        // Handoffs through a git remote (`origin`, a bare repository beside the clone): each
+        // one doing its work and printing it; then a remote that does not exist (a failure,
+        // on stderr). `done` above archived the handoff: a new one first.
+        vec!["write", "--goal", "travel", "--next", "n"],
         vec!["push"],
+        vec!["push", "--force"],
         vec!["pull"],
+        vec!["pull", "--adopt"],
+        vec!["share", "--yes"],
+        vec!["share", "--off", "--yes"],
         vec!["share"],
+        vec!["push", "nowhere"],
+        vec!["pull", "nowhere"],
+        vec!["share", "nowhere", "--yes"],
     ];
+    // Every subcommand `handover --help` lists is in the sweep.
+    let help =
+        String::from_utf8(command(home.path(), &["--help"]).output().unwrap().stdout).unwrap();
+    let commands = help.split("Commands:\n").nth(1).unwrap();
+    for name in commands[..commands.find("\n\n").unwrap()]
+        .lines()
+        .filter_map(|l| l.split_whitespace().next())
+    {
+        assert!(
+            sweep.iter().any(|args| args[0] == name),
+            "`handover {name}` is missing from the sweep"
+        );
+    }
     for full in [false, true] {
         let r = with_handoff();
+        let remote = r.sibling("origin.git");
+        git(
+            r.path.parent().unwrap(),
+            &["init", "-q", "--bare", remote.to_str().unwrap()],
+        );
+        r.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+        r.git(&["push", "-q", "-u", "origin", "main"]);
         for args in &sweep {
             let mut cmd = command(&r.path, args);
             cmd.env("HOME", home.path()).env("TMPDIR", home.path());
@@ -130,8 +166,14 @@ fn no_subcommand_panics_on_a_closed_or_full_stdout() {
             );
             assert_ne!(out.status.code(), Some(101), "{what}");
             assert!(out.status.code().is_some(), "killed by a signal: {what}");
-            let prints_nothing =
-                matches!(args[0], "push" | "pull" | "share") && out.status.code() == Some(1);
+            if args.contains(&"nowhere") {
+                assert_eq!(out.status.code(), Some(1), "{what}");
+            } else if matches!(args[0], "push" | "pull") || args.contains(&"--yes") {
+                // Through a real remote they did their work; only the output could not go.
+                assert_eq!(out.status.code(), Some(if full { 1 } else { 0 }), "{what}");
+            }
+            // A remote that does not exist: refused before anything is printed.
+            let prints_nothing = args.contains(&"nowhere");
             if full && !prints_nothing {
                 // Everything else here prints something: a full disk is said, in one line.
                 assert!(

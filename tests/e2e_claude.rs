@@ -231,3 +231,10 @@ fn claude_record_write_fills_from_the_writers_own_record() {
         record_scenarios::write_fills_from_the_writers_own_record(Agent::Claude);
     }
 }
+
+#[test]
+fn claude_13_cleared_session_reaches_next_session() {
+    if clients("claude_13_cleared_session_reaches_next_session").is_some() {
+        record_scenarios::cleared_session_reaches_next_session(Agent::Claude);
+    }
+}

@@ -116,7 +116,13 @@ fn gemini_runs_our_hooks_only_in_a_trusted_folder() {
     install_hooks(&sb, &hooks_dir, true);
     let after = sb.run(vec![Turn::text("Hello.")], RunOpts::prompt("Say hello."));
     let log = std::fs::read_to_string(after.dir.join("hooks.log")).unwrap_or_default();
-    for event in ["SessionStart", "BeforeAgent", "PreCompress", "AfterAgent"] {
+    for event in [
+        "SessionStart",
+        "BeforeAgent",
+        "PreCompress",
+        "AfterAgent",
+        "SessionEnd",
+    ] {
         assert!(
             log.contains(&format!("agent=gemini event={event}")),
             "after install --trust, no call of our {event} hook:\n{log}"
@@ -150,5 +156,14 @@ fn gemini_9_committed_work_stays_silent() {
 fn gemini_10_shell_edits_reach_next_session() {
     if clients("gemini_10_shell_edits_reach_next_session").is_some() {
         record_scenarios::shell_edits_reach_next_session(Agent::Gemini);
+    }
+}
+
+/// Gemini CLI resumed and SIGKILLed mid-turn (no AfterAgent, no SessionEnd): the next session
+/// still gets the files and the failure of the completed turns.
+#[test]
+fn gemini_11_shell_edits_survive_a_kill() {
+    if clients("gemini_11_shell_edits_survive_a_kill").is_some() {
+        record_scenarios::shell_edits_survive_a_kill(Agent::Gemini);
     }
 }

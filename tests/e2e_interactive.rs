@@ -153,6 +153,41 @@ fn interactive_gemini_quit_after_a_shell_edit() {
 }
 
 #[test]
+fn interactive_claude_clear_after_a_shell_edit() {
+    if clients("interactive_claude_clear_after_a_shell_edit").is_some() {
+        support::interactive_records::clear_after_a_shell_edit(Agent::Claude);
+    }
+}
+
+#[test]
+fn interactive_codex_new_thread_after_a_shell_edit() {
+    if clients("interactive_codex_new_thread_after_a_shell_edit").is_some() {
+        support::interactive_records::clear_after_a_shell_edit(Agent::Codex);
+    }
+}
+
+#[test]
+fn interactive_gemini_clear_after_a_shell_edit() {
+    if clients("interactive_gemini_clear_after_a_shell_edit").is_some() {
+        support::interactive_records::clear_after_a_shell_edit(Agent::Gemini);
+    }
+}
+
+#[test]
+fn interactive_claude_killed_after_a_turn() {
+    if clients("interactive_claude_killed_after_a_turn").is_some() {
+        support::interactive_records::killed_after_a_turn(Agent::Claude);
+    }
+}
+
+#[test]
+fn interactive_gemini_killed_after_a_turn() {
+    if clients("interactive_gemini_killed_after_a_turn").is_some() {
+        support::interactive_records::killed_after_a_turn(Agent::Gemini);
+    }
+}
+
+#[test]
 fn interactive_codex_left_thread_late_session_end() {
     if clients("interactive_codex_left_thread_late_session_end").is_some() {
         support::interactive_records::codex_left_thread_late_session_end();

@@ -71,6 +71,12 @@ fn session_start_answers_in_gemini_form() {
     let run = s.start();
     let text = run.context("SessionStart");
     assert!(text.contains("Goal: Make the parser"), "{text}");
+    // The fences go out as they are: the `&lt;&lt;&lt;` the model sees is Gemini CLI's own
+    // escaping of every hook's context (docs/hooks.md), not ours.
+    assert!(
+        text.contains("<<< handoff text") && !text.contains("&lt;") && !text.contains("&gt;"),
+        "{text}"
+    );
     let delivered = s.events("delivered");
     assert_eq!(delivered.len(), 1);
     assert_eq!(delivered[0]["agent"], "gemini");

@@ -418,16 +418,17 @@ fn bad_arguments_never_exit_non_zero() {
 }
 
 /// Gemini CLI's events, one per (executable, event) pair the installer registers.
-const GEMINI: [(&str, &str); 5] = [
+const GEMINI: [(&str, &str); 6] = [
     (SESSION_START, "SessionStart"),
     (PRE_COMPACT, "PreCompress"),
+    (PRE_COMPACT, "SessionEnd"),
     (CONTEXT_WATCH, "BeforeAgent"),
     (CONTEXT_WATCH, "AfterTool"),
     (CONTEXT_WATCH, "AfterAgent"),
 ];
 
 /// The contract in Gemini CLI's form: context only where Gemini takes it, a block only on
-/// AfterAgent, never anything on PreCompress (it is advisory).
+/// AfterAgent, never anything on PreCompress (it is advisory) or SessionEnd.
 fn assert_gemini_contract(what: &str, event: &str, run: &Run) {
     run.assert_clean(what);
     if run.stdout.is_empty() {
@@ -448,6 +449,7 @@ fn gemini_payload(event: &str, cwd: Option<&Path>, transcript: Option<&Path>) ->
     match event {
         "SessionStart" => v["source"] = json!("startup"),
         "PreCompress" => v["trigger"] = json!("auto"),
+        "SessionEnd" => v["reason"] = json!("exit"),
         "BeforeAgent" => v["prompt"] = json!("hi"),
         "AfterTool" => {
             v["tool_name"] = json!("run_shell_command");

@@ -362,7 +362,7 @@ fn files_changed_through_the_shell_count_and_files_dirty_before_the_session_do_n
                     "",
                 ),
                 ("sed -i 's/draft/final/' README.md", false, ""),
-                ("grep -q lstrip src/parse.py", true, "Exit code 1"),
+                ("sh gen.sh", true, "Exit code 3"),
             ],
         ),
     );
@@ -377,7 +377,7 @@ fn files_changed_through_the_shell_count_and_files_dirty_before_the_session_do_n
     assert!(r.work_since_handoff);
     assert_eq!(
         r.last_failure.as_ref().map(|c| c.command.as_str()),
-        Some("grep -q lstrip src/parse.py")
+        Some("sh gen.sh")
     );
     assert!(!r.last_test_failed(), "no test ran");
     // No SessionEnd: the next session is told the files, the failure, and what is known of the
@@ -386,7 +386,7 @@ fn files_changed_through_the_shell_count_and_files_dirty_before_the_session_do_n
     let text = next_session(&repo, "claude").context("SessionStart");
     for needle in [
         "its work looks unfinished",
-        "Last failing command: «grep -q lstrip src/parse.py» (failed, exit 1)",
+        "Last failing command: «sh gen.sh» (failed, exit 3)",
         "Files it edited: ",
         "src/parse.py",
         "idle since then; no end recorded (quit, killed or still open)",
@@ -527,12 +527,20 @@ fn gemini_sessions_are_recorded_from_their_transcript() {
     // on a resume) neither.
     stop_as(&repo, "gemini", SID, &t);
     assert_eq!(record(&repo).commands_total, once);
+    // Gemini CLI's SessionEnd (`/quit`, Ctrl-C, the end of `-p`) says how it ended.
+    hook(
+        PRE_COMPACT,
+        "gemini",
+        serde_json::json!({"session_id": SID, "transcript_path": t, "cwd": repo.path(),
+            "hook_event_name": "SessionEnd", "reason": "exit"}),
+    );
     let text = next_session(&repo, "gemini").context("SessionStart");
     for needle in [
         "the last session in this working tree was recorded by handover",
         "- Agent: «gemini»",
         "Last failing command: «sh run_tests.sh» (failed, exit 1)",
         "src/parse.py",
+        "(SessionEnd, reason «exit»)",
     ] {
         assert!(text.contains(needle), "{needle}: {text}");
     }
@@ -565,4 +573,63 @@ fn a_tree_too_slow_to_scan_after_a_turn_is_left_to_the_end() {
     let r = record(&repo);
     assert_eq!(r.files_edited, ["made.txt"]);
     assert!(r.scan_ms.is_some_and(|ms| ms < 2_000), "{:?}", r.scan_ms);
+}
+
+/// A committed file at the top of the tree removed through the shell is the session's edit,
+/// like one in a subdirectory: dated by the top directory, which the removal changed.
+#[test]
+fn a_file_removed_at_the_top_of_the_tree_is_attributed() {
+    let repo = Repo::new();
+    repo.write("OLD_NOTES.md", "obsolete\n");
+    repo.commit("notes");
+    let started = handover_base::clock::format_rfc3339(
+        handover_base::clock::millis(std::time::SystemTime::now()) / 1000 - 60,
+    );
+    let t = transcript_of(
+        &repo,
+        "removal",
+        &shell_session(&started, &[("rm OLD_NOTES.md", false, "")]),
+    );
+    std::fs::remove_file(repo.path().join("OLD_NOTES.md")).unwrap();
+    stop_as(&repo, "claude", SID, &t);
+    assert_eq!(record(&repo).files_edited, ["OLD_NOTES.md"]);
+}
+
+/// Claude Code's terminal UI writes a turn's last lines to its transcript after Stop ran, and a
+/// session killed right after that turn sends no SessionEnd: the next session's start reads
+/// what the transcript gained since the record's last update (record::catch_up).
+#[test]
+fn lines_written_after_the_last_stop_reach_the_next_session() {
+    let repo = Repo::new();
+    let started = handover_base::clock::format_rfc3339(
+        handover_base::clock::millis(std::time::SystemTime::now()) / 1000 - 60,
+    );
+    let lines = shell_session(
+        &started,
+        &[
+            ("printf 'x' > src/gen.rs", false, ""),
+            ("sh gen.sh", true, "Exit code 3"),
+        ],
+    );
+    // At Stop the transcript ends before the failing command's call.
+    let t = transcript_of(&repo, "late", &lines[..3]);
+    repo.write("src/gen.rs", "x");
+    stop_as(&repo, "claude", SID, &t);
+    assert_eq!(record(&repo).last_failure, None);
+    // Then the client writes the rest, and is killed.
+    let rest: String = lines[3..].iter().map(|l| format!("{l}\n")).collect();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&t)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, rest.as_bytes()))
+        .unwrap();
+    let text = next_session(&repo, "claude").context("SessionStart");
+    assert!(
+        text.contains("Last failing command: «sh gen.sh» (failed, exit 3)"),
+        "{text}"
+    );
+    // Brought up to date on disk too: read once.
+    let r = record(&repo);
+    assert_eq!(r.transcript.offset, std::fs::metadata(&t).unwrap().len());
+    assert_eq!(r.commands.len(), 2);
 }

@@ -223,8 +223,20 @@ pub fn trust_repo(
     ))
 }
 
-/// What the user must do for Gemini CLI to run the hooks, when it will not yet.
-pub fn trust_problem(repo: &Path, homes: &Homes, trust: &FolderTrust) -> Option<String> {
+/// What the user must do for Gemini CLI to run the hooks, when it will not yet. `scope` is
+/// where our hooks are: the fix names it, since a plain `install --trust` would wire the
+/// project's settings instead of trusting for the user-scope hooks.
+pub fn trust_problem(
+    repo: &Path,
+    homes: &Homes,
+    trust: &FolderTrust,
+    scope: Scope,
+) -> Option<String> {
+    let scope_flag = if scope == Scope::User {
+        " --scope user"
+    } else {
+        ""
+    };
     let path = trusted_folders_path(homes);
     match trust {
         FolderTrust::Off | FolderTrust::Trusted(_) => None,
@@ -234,7 +246,7 @@ pub fn trust_problem(repo: &Path, homes: &Homes, trust: &FolderTrust) -> Option<
             path.display()
         )),
         FolderTrust::Unknown => Some(format!(
-            "gemini: Gemini CLI runs no hooks in a folder it does not trust, and {} is not trusted yet; run `handover install --gemini --trust` (adds it to {}), or start `gemini` in the repository and choose to trust the folder",
+            "gemini: Gemini CLI runs no hooks in a folder it does not trust, and {} is not trusted yet; run `handover install --gemini{scope_flag} --trust` (adds it to {}), or start `gemini` in the repository and choose to trust the folder",
             repo.display(),
             path.display()
         )),

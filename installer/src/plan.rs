@@ -234,7 +234,7 @@ fn plan_gemini(
             vec![change],
             None,
         ));
-    } else if let Some(problem) = gemini::trust_problem(repo, homes, &trust) {
+    } else if let Some(problem) = gemini::trust_problem(repo, homes, &trust, opts.scope) {
         plan.problems.push(problem);
     }
     Ok(())

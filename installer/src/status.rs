@@ -603,19 +603,31 @@ pub fn status(
 
 fn gemini_status(repo: &Path, homes: &Homes, machine: Machine<'_>) -> GeminiStatus {
     let folder_trust = gemini::folder_trust(repo, homes).map_err(|e| e.to_string());
+    let scopes = read_scopes(
+        Agent::Gemini,
+        &[Scope::Project, Scope::User],
+        gemini::settings_path,
+        repo,
+        homes,
+        machine,
+    );
+    // The fix names the user scope only when our hooks are nowhere else.
+    let ours_in = |scope: Scope| {
+        scopes
+            .iter()
+            .any(|s| s.scope == scope && !s.file.ours.is_empty())
+    };
+    let scope = if ours_in(Scope::User) && !ours_in(Scope::Project) {
+        Scope::User
+    } else {
+        Scope::Project
+    };
     GeminiStatus {
-        scopes: read_scopes(
-            Agent::Gemini,
-            &[Scope::Project, Scope::User],
-            gemini::settings_path,
-            repo,
-            homes,
-            machine,
-        ),
         trust_problem: folder_trust
             .as_ref()
             .ok()
-            .and_then(|t| gemini::trust_problem(repo, homes, t)),
+            .and_then(|t| gemini::trust_problem(repo, homes, t, scope)),
+        scopes,
         folder_trust,
     }
 }

@@ -1049,6 +1049,38 @@ fn gemini_install_trust_status_and_uninstall() {
     assert!(trusted_folders.exists());
 }
 
+/// A user-scope install's trust fix names the user scope: a plain `install --gemini --trust`
+/// would wire the project's settings too. Following the fix as printed settles it.
+#[test]
+fn a_user_scope_gemini_trust_fix_names_the_user_scope() {
+    let e = env();
+    let fix = "`handover install --gemini --scope user --trust`";
+    let (o, out) = run(&req(&e, gemini_only(), Scope::User));
+    assert!(o.ok, "{out}");
+    assert!(
+        o.problems.iter().any(|p| p.contains(fix)),
+        "{:?}",
+        o.problems
+    );
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
+    assert!(
+        s.problems().iter().any(|p| p.contains(fix)),
+        "{:?}",
+        s.problems()
+    );
+
+    let mut trusted = req(&e, gemini_only(), Scope::User);
+    trusted.options.trust = true;
+    let (o, out) = run(&trusted);
+    assert!(o.ok && o.problems.is_empty(), "{out}\n{:?}", o.problems);
+    assert!(
+        !e.repo.join(".gemini").exists(),
+        "the fix wired the project"
+    );
+    let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+}
+
 #[test]
 fn a_gemini_settings_file_that_is_not_json_stops_the_run() {
     let e = env();

@@ -576,6 +576,7 @@ fn gemini_settings_keep_other_hooks_and_settings_with_gemini_events_and_ms_timeo
             "BeforeTool",
             "SessionStart",
             "PreCompress",
+            "SessionEnd",
             "BeforeAgent",
             "AfterTool",
             "AfterAgent"
@@ -612,7 +613,7 @@ fn a_new_gemini_settings_file_and_a_switch_from_seconds_to_milliseconds() {
             .iter()
             .filter(|c| c.kind == ChangeKind::Updated)
             .count(),
-        5
+        6
     );
 }
 

@@ -83,7 +83,7 @@ pub struct InstallArgs {
     #[arg(long, value_name = "DIR")]
     pub hooks_dir: Option<PathBuf>,
     /// The `codex` executable for --trust (default: `codex` on PATH).
-    #[arg(long, value_name = "PATH")]
+    #[arg(long, value_name = "PATH", requires = "trust")]
     pub codex_bin: Option<PathBuf>,
     /// Print the result as one JSON object instead of the report (docs/cli.md).
     #[arg(long)]
@@ -208,6 +208,11 @@ pub fn run_install_with(
     out: &mut dyn Write,
     guard: Guard<'_>,
 ) -> anyhow::Result<ExitCode> {
+    if let Some(problem) = option_without_its_client(args) {
+        super::output::warn(format_args!("error: {problem}"));
+        // Bad usage, like clap's own refusals (docs/cli.md).
+        return Ok(ExitCode::from(2));
+    }
     let repo = real_root(repo_root);
     let scope: Scope = args.selection.scope.into();
     let hooks = match &args.hooks_dir {
@@ -299,6 +304,30 @@ pub fn run_install_with(
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
     }
     Ok(exit_code(&outcome))
+}
+
+/// An option for one client given while that client is not selected (`--claude --trust`):
+/// it would do nothing, so it is refused before anything is read or written.
+fn option_without_its_client(args: &InstallArgs) -> Option<String> {
+    let t = targets(&args.selection);
+    let codex_only = [
+        ("--enable-codex-hooks", args.enable_codex_hooks),
+        ("--codex-bin", args.codex_bin.is_some()),
+    ];
+    if !t.codex {
+        if let Some((flag, _)) = codex_only.iter().find(|(_, given)| *given) {
+            return Some(format!(
+                "{flag} is for Codex, which this install leaves out: add --codex, or leave {flag} out"
+            ));
+        }
+    }
+    // Codex's hook trust and Gemini CLI's trusted folders; the other clients have no trust.
+    if args.trust && !t.codex && !t.gemini {
+        return Some(
+            "--trust is for Codex and Gemini CLI (the clients that run hooks only where they are trusted), and this install leaves both out: add --codex or --gemini, or leave --trust out".into(),
+        );
+    }
+    None
 }
 
 /// A per-repository install somewhere that is probably not what was meant: outside any git

@@ -3,7 +3,7 @@
 
 use clap::{Args, Parser, Subcommand};
 use std::io::Write as _;
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
 use std::process::ExitCode;
 
 mod ack;
@@ -13,6 +13,7 @@ mod done;
 mod exit;
 mod install;
 pub mod output;
+mod parse;
 mod status;
 mod travel;
 mod write;
@@ -87,8 +88,8 @@ pub struct WriteArgs {
     /// e.g. an edited handover.md). `-` reads standard input.
     #[arg(long, value_name = "FILE")]
     pub from: Option<PathBuf>,
-    /// Start from an empty handoff instead of updating the current one.
-    #[arg(long)]
+    /// Start from an empty handoff instead of updating the current one (`--from` always does).
+    #[arg(long, conflicts_with = "from")]
     pub fresh: bool,
     /// The goal of the task (a new goal starts a fresh handoff).
     #[arg(long)]
@@ -129,8 +130,9 @@ pub struct WriteArgs {
     /// 3-5 sentences on where things stand.
     #[arg(long)]
     pub narrative: Option<String>,
-    /// Which agent writes (default: detected from the environment).
-    #[arg(long)]
+    // Which agent writes; the help names the supported agents from `Agent::ALL`, so a new
+    // client is named there without an edit.
+    #[arg(long, help = agent_help())]
     pub agent: Option<String>,
     /// The writing session's id (default: $HANDOVER_SESSION_ID, else the client's own session variable).
     #[arg(long)]
@@ -143,6 +145,18 @@ pub struct WriteArgs {
     pub json: bool,
 }
 
+/// `write --agent`'s help: the agents handover supports, by the names the hooks use.
+fn agent_help() -> String {
+    let names: Vec<&str> = handover_base::Agent::ALL
+        .iter()
+        .map(|a| a.as_str())
+        .collect();
+    format!(
+        "Which agent writes: {} (or any other name; default: detected from the environment)",
+        names.join(", ")
+    )
+}
+
 #[derive(Args, Debug)]
 pub struct BootArgs {
     /// Print one JSON object (at least `verdict` and `reasons`; docs/cli.md).
@@ -152,8 +166,9 @@ pub struct BootArgs {
     /// 7 damaged, 8 refused (docs/cli.md).
     #[arg(long)]
     pub check: bool,
-    /// Print the short startup context a hook would inject instead of the full report.
-    #[arg(long)]
+    /// Print the short startup context a hook would inject instead of the full report (text
+    /// only: the JSON report has every fact it is made of).
+    #[arg(long, conflicts_with = "json")]
     pub startup: bool,
 }
 
@@ -227,7 +242,7 @@ pub struct DemoArgs {
 }
 
 pub fn run() -> anyhow::Result<ExitCode> {
-    let cli = match Cli::try_parse() {
+    let cli = match parse::parse() {
         Ok(cli) => cli,
         // A usage error: clap's message on stderr, exit 2 (documented in docs/cli.md).
         Err(e) if e.use_stderr() => {
@@ -250,47 +265,58 @@ pub fn run() -> anyhow::Result<ExitCode> {
     if cli.quiet {
         output::set_quiet();
     }
-    let dir = match &cli.dir {
-        Some(d) => d.clone(),
-        None => std::env::current_dir()
-            .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?,
-    };
-    let dir = std::path::absolute(&dir).unwrap_or(dir);
-    if !matches!(cli.command, Command::Demo(_)) {
-        check_dir(&dir)?;
-    }
+    // Only the commands that work on a repository read the directory (`-C`, else the current
+    // one): the others run anywhere, even where the current directory is gone.
+    let dir = || repository_dir(cli.dir.as_deref());
     match &cli.command {
-        Command::Write(a) => write::run(a, &dir),
-        Command::Boot(a) => boot::run(a, &dir),
-        Command::Status(a) => status::run(a, &dir),
-        Command::Done(a) => done::run(a, &dir),
-        Command::Ack(a) => ack::run(a, &dir),
+        Command::Write(a) => write::run(a, &dir()?),
+        Command::Boot(a) => boot::run(a, &dir()?),
+        Command::Status(a) => status::run(a, &dir()?),
+        Command::Done(a) => done::run(a, &dir()?),
+        Command::Ack(a) => ack::run(a, &dir()?),
         Command::Demo(a) => demo::run(a),
-        Command::Push(a) => travel::push(a, &dir),
-        Command::Pull(a) => travel::pull(a, &dir),
-        Command::Share(a) => travel::share(a, &dir),
+        Command::Push(a) => travel::push(a, &dir()?),
+        Command::Pull(a) => travel::pull(a, &dir()?),
+        Command::Share(a) => travel::share(a, &dir()?),
         Command::Install(a) => {
-            install::run_install(a, handover_core::store::Store::discover(&dir).root())
+            install::run_install(a, handover_core::store::Store::discover(&dir()?).root())
         }
         Command::Uninstall(a) => {
-            install::run_uninstall(a, handover_core::store::Store::discover(&dir).root())
+            install::run_uninstall(a, handover_core::store::Store::discover(&dir()?).root())
         }
         Command::TrustPlugin(a) => install::run_trust_plugin(a),
         Command::Completions(a) => {
-            use clap::CommandFactory;
             // Generated into memory first: clap_complete panics when its writer fails.
             let mut script = Vec::new();
-            clap_complete::generate(a.shell, &mut Cli::command(), "handover", &mut script);
+            clap_complete::generate(
+                a.shell,
+                &mut parse::completion_command(),
+                "handover",
+                &mut script,
+            );
             std::io::Write::write_all(&mut output::stdout(), &script)?;
             Ok(ExitCode::SUCCESS)
         }
     }
 }
 
+/// The directory a repository command works in: `-C`, else the current one, absolute and
+/// checked.
+fn repository_dir(given: Option<&Path>) -> anyhow::Result<PathBuf> {
+    let dir = match given {
+        Some(d) => d.to_path_buf(),
+        None => std::env::current_dir()
+            .map_err(|e| anyhow::anyhow!("cannot read the current directory: {e}"))?,
+    };
+    let dir = std::path::absolute(&dir).unwrap_or(dir);
+    check_dir(&dir)?;
+    Ok(dir)
+}
+
 /// Refuses a directory handover must not work in, before anything is read or written: one
 /// that does not exist (a typo in `-C` must not create a directory tree), and a bare git
 /// repository (no working tree: a handoff there would sit inside git's own files).
-fn check_dir(dir: &std::path::Path) -> anyhow::Result<()> {
+fn check_dir(dir: &Path) -> anyhow::Result<()> {
     if !dir.is_dir() {
         anyhow::bail!(
             "{} is not a directory: check the path (handover creates no directories)",

@@ -18,6 +18,11 @@ pub fn set_quiet() {
     QUIET.store(true, Ordering::Relaxed);
 }
 
+/// `--quiet` was given: nothing reaches stdout, so nothing can be shown to confirm.
+pub fn is_quiet() -> bool {
+    QUIET.load(Ordering::Relaxed)
+}
+
 /// The version of every `--json` shape (the `version` field; docs/cli.md). Raised when a field
 /// is removed or changes meaning; new fields may appear within a version.
 pub const JSON_VERSION: u32 = 1;

@@ -138,8 +138,14 @@ pub fn share(args: &ShareArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     }
     writeln!(stdout(), "{}", plan.diff())?;
     if !args.yes {
+        let off = if args.off { " --off" } else { "" };
         if !std::io::stdin().is_terminal() {
-            warn(format_args!("handover: nothing changed: confirm with `handover share{} --yes` to apply this change.", if args.off { " --off" } else { "" }));
+            warn(format_args!("handover: nothing changed: confirm with `handover share{off} --yes` to apply this change."));
+            return Ok(ExitCode::from(1));
+        }
+        // The change and the question would go to a silenced stdout: a prompt nobody sees.
+        if super::output::is_quiet() {
+            warn(format_args!("handover: nothing changed: --quiet hides the change and the question; run `handover share{off}` without --quiet to see and confirm it, or add --yes to apply it."));
             return Ok(ExitCode::from(1));
         }
         write!(stdout(), "Apply this change? [y/N] ")?;

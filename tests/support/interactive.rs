@@ -543,6 +543,36 @@ impl Tui<'_> {
         status.unwrap_or(-1)
     }
 
+    /// SIGKILLs the client itself (Claude Code's binary; Gemini CLI's node processes; Codex's
+    /// TUI), found by PID among this sandbox's processes; returns the PIDs killed.
+    pub fn kill_client(&self) -> Vec<u32> {
+        let pids: Vec<u32> = sandbox_pids(&self.sb.home)
+            .into_iter()
+            .filter(|pid| {
+                let exe = std::fs::read_link(format!("/proc/{pid}/exe")).unwrap_or_default();
+                let exe = exe.file_name().unwrap_or_default().to_string_lossy();
+                let cmdline = std::fs::read(format!("/proc/{pid}/cmdline"))
+                    .map(|c| String::from_utf8_lossy(&c).into_owned())
+                    .unwrap_or_default();
+                match self.sb.agent {
+                    Agent::Claude => exe == "claude",
+                    Agent::Gemini => exe == "node" && cmdline.contains("gemini"),
+                    Agent::Codex => exe.starts_with("codex") && !cmdline.contains("app-server"),
+                }
+            })
+            .collect();
+        for pid in &pids {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+        eprintln!(
+            "e2e tui {}: SIGKILLed the client ({pids:?})",
+            self.sb.agent.name()
+        );
+        pids
+    }
+
     /// The PIDs of Codex's background `app-server` daemons started in this sandbox.
     pub fn codex_daemons(&self) -> Vec<u32> {
         sandbox_pids(&self.sb.home)

@@ -1,11 +1,12 @@
 //! The session record in the clients' terminal UIs (tests/support/interactive.rs drives them):
-//! a session quit right after a shell edit still leaves the next session its files and its last
-//! failure (interactive Codex sends no SessionEnd at quit, Gemini CLI's is not wired); a Codex
-//! thread left with `/new` gets its SessionEnd from the app-server daemon about a minute later,
-//! which must not make it the "last session" over the newer thread.
+//! a session that edited through the shell and failed a command leaves the next session its
+//! files and its last failure however it ended — quit (interactive Codex sends no SessionEnd
+//! at quit), cleared (`/clear`, Codex `/new`), or SIGKILLed right after a turn; a Codex thread
+//! left with `/new` gets its SessionEnd from the app-server daemon about a minute later, which
+//! must not make it the "last session" over the newer thread.
 
 use super::fake_server::Turn;
-use super::interactive::TuiOpts;
+use super::interactive::{Tui, TuiOpts};
 use super::record_scenarios::{
     assert_shell_work_told, next_session, prepare_untouched, shell_only_turns, AFTER_SHELL_ONLY,
 };
@@ -27,37 +28,153 @@ fn quit_command(agent: Agent) -> &'static str {
 }
 
 /// Interactive record scenario 1: shell-only edits and a failing command in one prompt, then the
-/// user quits; the next session's first request carries the files and the failure.
+/// user quits; the next session's first request carries the files and the failure. Gemini CLI
+/// ends the session with SessionEnd `reason: exit`.
 pub fn quit_after_a_shell_edit(agent: Agent) {
     let sb = Sandbox::new(agent, Trust::Installed);
-    prepare_untouched(&sb);
     {
-        let mut turns = vec![title_turn()];
-        turns.extend(shell_only_turns());
-        turns.push(
-            Turn::text("SHELL-WORK-DONE")
-                .usage(3_300)
-                .when(AFTER_SHELL_ONLY),
-        );
-        let tui = sb.tui(turns, TuiOpts::default());
-        tui.send("Make the parser strip whitespace.");
-        tui.wait_for("SHELL-WORK-DONE", 90);
-        // The turn's Stop (Gemini CLI: AfterAgent) has run once the record names the failure.
-        // Claude Code 2.1.330's terminal UI writes the turn to its transcript after Stop has
-        // run (seen: the transcript ended at the second tool call), so its Stop-time record
-        // can lag a turn behind; SessionEnd at the quit below reads the rest. There, the
-        // record existing is the sign that Stop ran.
-        let stop_ran = |text: &str| match agent {
-            Agent::Claude => text.contains("Make the parser strip whitespace."),
-            Agent::Codex | Agent::Gemini | Agent::Qwen => text.contains("codegen"),
-        };
-        tui.wait_until("the turn's record", 30, || stop_ran(&records_text(&sb)));
+        let tui = shell_work_in_a_tui(&sb);
         tui.send(quit_command(agent));
+        tui.wait_exit(30);
+    }
+    if agent == Agent::Gemini {
+        let ended = record_that_ran(&sb, "codegen").and_then(|r| r.ended);
+        assert!(
+            ended
+                .as_ref()
+                .is_some_and(|e| e.how == "session_end" && e.reason.as_deref() == Some("exit")),
+            "the quit Gemini session's record does not say it ended: {ended:?}"
+        );
+    }
+    let s2 = next_session(&sb);
+    let text = injected(agent, s2.first_request());
+    assert_shell_work_told(agent, &text);
+}
+
+/// Shell-only edits and a failing command in one prompt, in a fresh terminal UI of the
+/// sandbox's client; returns once the turn's Stop (Gemini CLI: AfterAgent) has updated the
+/// record.
+fn shell_work_in_a_tui(sb: &Sandbox) -> Tui<'_> {
+    let agent = sb.agent;
+    prepare_untouched(sb);
+    let mut turns = vec![title_turn()];
+    turns.extend(shell_only_turns());
+    turns.push(
+        Turn::text("SHELL-WORK-DONE")
+            .usage(3_300)
+            .when(AFTER_SHELL_ONLY),
+    );
+    let tui = sb.tui(turns, TuiOpts::default());
+    tui.send("Make the parser strip whitespace.");
+    tui.wait_for("SHELL-WORK-DONE", 90);
+    // Claude Code 2.1.330's terminal UI writes the turn to its transcript after Stop has run
+    // (seen: the transcript ended at the second tool call), so its Stop-time record can lag a
+    // turn behind; SessionEnd, or the next session's start (record::catch_up), reads the rest.
+    // There, the record existing is the sign that Stop ran.
+    let stop_ran = |text: &str| match agent {
+        Agent::Claude => text.contains("Make the parser strip whitespace."),
+        Agent::Codex | Agent::Gemini | Agent::Qwen => text.contains("codegen"),
+    };
+    tui.wait_until("the turn's record", 30, || stop_ran(&records_text(sb)));
+    tui
+}
+
+/// The record of the session that ran `command`, when there is one.
+fn record_that_ran(sb: &Sandbox, command: &str) -> Option<handover_core::record::SessionRecord> {
+    let store = handover_core::store::Store::discover(&sb.project);
+    let now = handover_base::clock::millis(std::time::SystemTime::now());
+    handover_core::record::files::list_own(&store, now)
+        .into_iter()
+        .find(|r| r.commands.iter().any(|c| c.command.contains(command)))
+}
+
+/// Interactive record scenario 3: shell edits and a failing command, then the user clears the
+/// conversation (Claude Code, Gemini CLI `/clear`; Codex `/new`): the new session's first
+/// request carries the files and the failure of the cleared one. Claude Code and Gemini CLI
+/// end the cleared session with SessionEnd `reason: clear`.
+pub fn clear_after_a_shell_edit(agent: Agent) {
+    let sb = Sandbox::new(agent, Trust::Installed);
+    let tui = shell_work_in_a_tui(&sb);
+    if agent == Agent::Codex {
+        // The new thread asks for a title too.
+        tui.add_turns(vec![title_turn()]);
+        tui.send("/new");
+        tui.settle(5);
+        tui.key("Enter");
+    } else {
+        tui.send("/clear");
+    }
+    tui.settle(10);
+    let first = tui.exchange("Carry on from the last session.", "AFTER-CLEAR", 60);
+    let text = injected(agent, &first);
+    assert_shell_work_told(agent, &text);
+    if agent != Agent::Codex {
+        let ended = record_that_ran(&sb, "codegen").and_then(|r| r.ended);
+        assert!(
+            ended
+                .as_ref()
+                .is_some_and(|e| e.how == "session_end" && e.reason.as_deref() == Some("clear")),
+            "{}: the cleared session's record does not say it was cleared: {ended:?}\n{}",
+            agent.name(),
+            tui.describe()
+        );
+    }
+}
+
+/// Interactive record scenario 4: the client is SIGKILLed right after a turn that edited
+/// through the shell and failed (no SessionEnd): the next session is still told the files and
+/// the failure. For Claude Code this can need the catch-up at the next start: its terminal UI
+/// may write the turn's last lines (here the failing command's result, in 1 run of 3 seen) to
+/// the transcript after Stop ran, and the Stop-time record then lags (record::catch_up; the
+/// same case without the timing: tests/hooks_session_record.rs,
+/// `lines_written_after_the_last_stop_reach_the_next_session`).
+pub fn killed_after_a_turn(agent: Agent) {
+    let sb = Sandbox::new(agent, Trust::Installed);
+    {
+        let tui = shell_work_in_a_tui(&sb);
+        // The turn is on disk in the client's transcript (Claude Code writes it a little after
+        // Stop); the kill comes after that, as when a terminal is closed after a turn.
+        tui.wait_until("the turn in the transcript", 30, || {
+            transcripts_text(&sb).contains("SHELL-WORK-DONE")
+        });
+        eprintln!(
+            "e2e tui {}: the record before the kill has the failing command's end: {}",
+            agent.name(),
+            record_that_ran(&sb, "codegen").is_some()
+        );
+        let killed = tui.kill_client();
+        assert!(!killed.is_empty(), "no client process found to kill");
         tui.wait_exit(30);
     }
     let s2 = next_session(&sb);
     let text = injected(agent, s2.first_request());
     assert_shell_work_told(agent, &text);
+    assert!(
+        text.contains("no end recorded (quit, killed or still open)"),
+        "{}: {text}",
+        agent.name()
+    );
+}
+
+/// Every transcript file's text under the sandbox's HOME (Claude Code `~/.claude/projects/`,
+/// Gemini CLI `~/.gemini/tmp/`).
+fn transcripts_text(sb: &Sandbox) -> String {
+    let mut text = String::new();
+    let mut dirs = vec![
+        sb.home.join(".claude/projects"),
+        sb.home.join(".gemini/tmp"),
+    ];
+    while let Some(dir) = dirs.pop() {
+        for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if entry.file_type().is_ok_and(|t| t.is_dir()) {
+                dirs.push(path);
+            } else if path.extension().is_some_and(|e| e == "jsonl") {
+                text.push_str(&std::fs::read_to_string(&path).unwrap_or_default());
+            }
+        }
+    }
+    text
 }
 
 /// Every record file's text (to wait for an update without parsing).

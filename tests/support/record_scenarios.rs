@@ -54,9 +54,28 @@ fn write_files(sb: &Sandbox) -> Turn {
     Turn::tools(calls).usage(3_000)
 }
 
-/// A shell command that SIGKILLs the client running it: the nearest ancestor process whose
-/// executable is `claude` or `codex` (never anything by name elsewhere on the machine).
-const KILL_MY_CLIENT: &str = r#"p=$PPID; i=0; while [ "$p" -gt 1 ] && [ $i -lt 30 ]; do e=$(readlink /proc/$p/exe); case "${e##*/}" in claude|codex) kill -9 "$p"; sleep 5; exit 0;; esac; p=$(awk '{print $4}' /proc/$p/stat); i=$((i+1)); done; exit 3"#;
+/// A shell script that SIGKILLs the client running it: the nearest ancestor process whose
+/// executable is `claude` or `codex`, or `node` running Gemini CLI (never anything by name
+/// elsewhere on the machine).
+const KILL_MY_CLIENT: &str = r#"p=$PPID; i=0
+while [ "$p" -gt 1 ] && [ $i -lt 30 ]; do
+  e=$(readlink /proc/$p/exe)
+  case "${e##*/}" in
+    claude|codex) kill -9 "$p"; sleep 5; exit 0;;
+    node) if tr '\0' ' ' </proc/$p/cmdline | grep -q gemini; then kill -9 "$p"; sleep 5; exit 0; fi;;
+  esac
+  p=$(awk '{print $4}' /proc/$p/stat); i=$((i+1))
+done
+exit 3
+"#;
+
+/// The command that runs [`KILL_MY_CLIENT`], written beside the project (outside the working
+/// tree): Gemini CLI refuses a command line holding `$(...)`, a script file it runs.
+fn kill_my_client(sb: &Sandbox) -> String {
+    let script = sb.root.join("kill-my-client.sh");
+    std::fs::write(&script, KILL_MY_CLIENT).unwrap();
+    format!("sh {}", shell_quote(&script.to_string_lossy()))
+}
 
 /// Session 1: edits two files, runs the failing tests, ends without a handoff.
 fn unfinished_session(sb: &Sandbox) -> Run {
@@ -112,12 +131,11 @@ pub fn unfinished_work_reaches_next_session(agent: Agent) {
     assert_ne!(s1.session_id(), s2.session_id());
     let text = injected(agent, s2.first_request());
     let ours = &text[text.find(OPENING).unwrap_or(0)..];
-    // Gemini CLI's SessionEnd is not wired, Qwen Code's does not fire under `-p`: their record
-    // says what is known instead.
+    // Each client's reason at the end of a headless run: Gemini CLI says `exit`; Qwen Code
+    // sends no SessionEnd under `-p`, so its record says what is known instead.
     let ending = match agent {
-        Agent::Gemini | Agent::Qwen => {
-            "idle since then; no end recorded (quit, killed or still open)"
-        }
+        Agent::Gemini => "(SessionEnd, reason «exit»)",
+        Agent::Qwen => "idle since then; no end recorded (quit, killed or still open)",
         Agent::Claude | Agent::Codex => "(SessionEnd, reason «other»)",
     };
     assert_carries(
@@ -199,7 +217,7 @@ pub fn killed_session_leaves_its_last_turn(agent: Agent) {
     let sb = Sandbox::new(agent, Trust::BypassFlag);
     let s1 = unfinished_session(&sb);
     let killed = sb.run(
-        vec![Turn::shell(KILL_MY_CLIENT).usage(3_600)],
+        vec![Turn::shell(&kill_my_client(&sb)).usage(3_600)],
         RunOpts::prompt("Try once more.")
             .resume(&s1.session_id())
             .killed(),
@@ -226,7 +244,7 @@ pub fn killed_session_leaves_its_last_turn(agent: Agent) {
 
 /// Edits through the shell only (no edit tool): a new file by redirection, a tracked file by
 /// `sed -i`; then a failing command that is not a test run (a code generator's stand-in: not
-/// `grep`, whose exit 1 Claude Code does not count as an error).
+/// `grep`: a search without a match is an answer, not a failure, in every client).
 const SHELL_CREATE: &str =
     "mkdir -p src && printf 'def parse(s):\\n    return s.strip()\\n' > src/parse.py";
 const SHELL_CHANGE: &str = "sed -i 's/report()/report_csv()/' src/report.rs";
@@ -342,7 +360,7 @@ pub fn shell_edits_survive_a_kill(agent: Agent) {
     let sb = Sandbox::new(agent, Trust::BypassFlag);
     let s1 = shell_only_session(&sb);
     let killed = sb.run(
-        vec![Turn::shell(KILL_MY_CLIENT).usage(3_600)],
+        vec![Turn::shell(&kill_my_client(&sb)).usage(3_600)],
         RunOpts::prompt("Try once more.")
             .resume(&s1.session_id())
             .killed(),
@@ -429,4 +447,22 @@ pub fn write_fills_from_the_writers_own_record(agent: Agent) {
     let state = std::fs::read_to_string(sb.project.join(".handover/state.json")).unwrap();
     assert!(!state.contains("recorded by handover"), "{state}");
     assert_eq!(sb.hook_errors(&[&s1, &again]), Vec::<String>::new());
+}
+
+/// Record scenario 6 (Claude Code; the only client whose headless mode can clear: `-p /clear`
+/// on a resumed session — `codex exec` has no clear or new thread, Gemini CLI's `-p` runs no
+/// `/clear`; their interactive clear and new thread are in tests/e2e_interactive.rs): the
+/// session edited through the shell and failed a command, then it is cleared (SessionEnd
+/// `reason: clear`, then SessionStart `clear` for a new session id); the next session is told
+/// the cleared session's files and failure, and how it ended.
+pub fn cleared_session_reaches_next_session(agent: Agent) {
+    let sb = Sandbox::new(agent, Trust::BypassFlag);
+    let s1 = shell_only_session(&sb);
+    let clear = sb.run(vec![], RunOpts::prompt("/clear").resume(&s1.session_id()));
+    assert_eq!(clear.status, Some(0), "{}", clear.describe());
+    let s3 = next_session(&sb);
+    let text = injected(agent, s3.first_request());
+    assert_shell_work_told(agent, &text);
+    assert_carries(agent, &text, &["(SessionEnd, reason «clear»)"]);
+    assert_eq!(sb.hook_errors(&[&s1, &clear, &s3]), Vec::<String>::new());
 }

@@ -23,12 +23,11 @@ pub fn install_hooks(sb: &Sandbox, hooks_dir: &Path, trust: bool) {
     args.push(format!("--{}", sb.agent.name()));
     args.push("--hooks-dir".into());
     args.push(hooks_dir.to_string_lossy().into_owned());
-    if sb.agent == Agent::Codex {
+    // `--codex-bin` is for the trust step only (install refuses it without `--trust`).
+    if sb.agent == Agent::Codex && trust {
+        args.push("--trust".into());
         args.push("--codex-bin".into());
         args.push(clients.codex.to_string_lossy().into_owned());
-        if trust {
-            args.push("--trust".into());
-        }
     }
     if sb.agent == Agent::Gemini && trust {
         args.push("--trust".into());

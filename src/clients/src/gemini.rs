@@ -71,12 +71,14 @@ impl Client for Gemini {
     }
 
     /// PreCompress is its only compaction event (advisory, and fired before every model
-    /// request); AfterAgent is its Stop.
+    /// request); AfterAgent is its Stop; SessionEnd has Claude Code's name (reason `exit` at
+    /// `/quit`, Ctrl-C and the end of `-p`, `clear` at `/clear`, in 0.61.0).
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {
         match event {
             HookEvent::SessionStart => Some("SessionStart"),
             HookEvent::PreCompact => Some("PreCompress"),
-            HookEvent::PostCompact | HookEvent::SessionEnd => None,
+            HookEvent::SessionEnd => Some("SessionEnd"),
+            HookEvent::PostCompact => None,
             HookEvent::Prompt => Some("BeforeAgent"),
             HookEvent::Tool => Some("AfterTool"),
             HookEvent::Stop => Some("AfterAgent"),

@@ -58,9 +58,12 @@ pub fn build_for(
     // tree's own records are ever shown (record::provenance): a record that came with a clone
     // or is dated in the future is not the last session's.
     let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
+    // Brought up to date first when its transcript grew since (a Claude Code turn written
+    // after Stop, in a session killed right after): a `stat`, and a read only then.
     let last = (!after_compaction && config.records_startup != ShowRecord::Never)
         .then(|| records::latest(store, session_id, now_ms))
-        .flatten();
+        .flatten()
+        .map(|r| handover_record::catch_up::transcript_grew(store, r, now_ms));
     // One repository for every git question of this start (verification, the record's files),
     // opened only if one of them needs it.
     let repo = LazyRepo::new(root);

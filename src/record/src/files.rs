@@ -225,13 +225,18 @@ pub fn list_own(store: &Store, now_ms: u64) -> Vec<SessionRecord> {
         .collect()
 }
 
-/// The newest own record of a session other than `except` (the current session). Judges
-/// records newest first and stops at the first own one: usually one judgement.
+/// The newest own record of a session other than `except` (the current session) that asked
+/// or did something. Judges records newest first and stops at the first own one: usually one
+/// judgement.
+///
+/// A session in which nothing was asked or done (started and left, or the fresh session a
+/// clear opens, ended at once) does not count: its record would otherwise hide the one before
+/// it, whose unfinished work the next session still needs to hear about.
 pub fn latest(store: &Store, except: Option<&str>, now_ms: u64) -> Option<SessionRecord> {
     let except = except.map(super::stored_session_id);
     let candidates: Vec<_> = ranked(store)
         .into_iter()
-        .filter(|(r, _, _)| Some(&r.session_id) != except.as_ref())
+        .filter(|(r, _, _)| Some(&r.session_id) != except.as_ref() && !r.did_nothing())
         .collect();
     if candidates.is_empty() {
         return None;
@@ -295,8 +300,27 @@ mod tests {
 
     fn record(id: &str, updated_ms: u64) -> SessionRecord {
         let mut r = SessionRecord::new(id, "claude");
+        r.apply(super::super::Fact::Request("work on the parser".into()));
         r.updated_ms = updated_ms;
         r
+    }
+
+    #[test]
+    fn a_session_that_did_nothing_does_not_hide_the_one_before() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::at(tmp.path());
+        let t = now();
+        save(&store, &record("worked", t - 100)).unwrap();
+        // Newer, and nothing asked or done in it (the session a clear opened, ended at once).
+        let mut empty = SessionRecord::new("empty", "claude");
+        empty.updated_ms = t - 10;
+        empty.last_activity_ms = t - 10;
+        save(&store, &empty).unwrap();
+        assert_eq!(latest(&store, None, t).unwrap().session_id, "worked");
+        // Once something is asked in it, it is the last session.
+        empty.apply(super::super::Fact::Request("hello".into()));
+        save(&store, &empty).unwrap();
+        assert_eq!(latest(&store, None, t).unwrap().session_id, "empty");
     }
 
     fn now() -> u64 {

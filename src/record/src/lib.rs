@@ -11,8 +11,12 @@
 //!
 //! `extract` reads a transcript incrementally (only the bytes appended since the last update);
 //! `files` keeps the records under `.handover/records/`; `text` renders them for the agent;
-//! `tree` attributes the working tree's changes to the session that made them.
+//! `tree` attributes the working tree's changes to the session that made them; `answer` says
+//! which non-zero exits are answers, not failures; `catch_up` reads what a transcript gained
+//! after the record's last update before the record is shown.
 
+pub mod answer;
+pub mod catch_up;
 pub mod extract;
 pub mod files;
 pub mod fill;
@@ -246,12 +250,18 @@ impl SessionRecord {
                     return;
                 };
                 let call = pending.remove(i);
-                let status = if failed { "failed" } else { "passed" };
+                let status = if failed && !answer::is_answer(&call.command, exit_code) {
+                    "failed"
+                } else {
+                    "passed"
+                };
                 self.push_command(call.command, status, exit_code);
             }
             Fact::CommandRan { command, exit_code } => {
                 let status = match exit_code {
                     Some(0) => "passed",
+                    // A search without a match, a difference found: an answer (answer.rs).
+                    _ if answer::is_answer(&command, exit_code) => "passed",
                     Some(_) => "failed",
                     None => "unknown",
                 };
@@ -297,6 +307,15 @@ impl SessionRecord {
     /// A hook call that means the session was active at `ms` (a turn ended, a compaction).
     pub fn active_at(&mut self, ms: u64) {
         self.last_activity_ms = self.last_activity_ms.max(ms);
+    }
+
+    /// Nothing was asked, run, edited, answered or compacted in the session.
+    pub fn did_nothing(&self) -> bool {
+        self.requests_total == 0
+            && self.commands_total == 0
+            && self.files_edited_total == 0
+            && self.last_message.is_none()
+            && self.compactions == 0
     }
 
     /// When the session was last active, for ranking: `last_activity_ms`, or for a record
@@ -555,6 +574,74 @@ mod tests {
         assert_eq!(r.last_failure.as_ref().unwrap().exit_code, Some(101));
     }
 
+    /// One rule for every client (answer.rs): a search without a match is not the session's
+    /// last failure. Claude Code reports it as no error; Codex and Gemini CLI report exit 1.
+    #[test]
+    fn a_search_without_a_match_is_no_failure_in_any_client() {
+        let search = "grep -rn parse_csv src";
+        let shapes: [(&str, Vec<Fact>); 3] = [
+            (
+                "claude",
+                vec![
+                    Fact::CommandCalled {
+                        id: "t1".into(),
+                        command: search.into(),
+                    },
+                    Fact::CommandResult {
+                        id: "t1".into(),
+                        failed: false,
+                        exit_code: Some(0),
+                    },
+                ],
+            ),
+            (
+                "codex",
+                vec![Fact::CommandRan {
+                    command: search.into(),
+                    exit_code: Some(1),
+                }],
+            ),
+            (
+                "gemini",
+                vec![Fact::Once {
+                    id: "run_shell_command-1".into(),
+                    fact: Box::new(Fact::CommandRan {
+                        command: search.into(),
+                        exit_code: Some(1),
+                    }),
+                }],
+            ),
+        ];
+        for (agent, facts) in shapes {
+            let mut r = SessionRecord::new("s", agent);
+            r.apply(Fact::CommandRan {
+                command: "sh gen.sh".into(),
+                exit_code: Some(3),
+            });
+            for fact in facts {
+                r.apply(fact);
+            }
+            assert_eq!(r.commands.len(), 2, "{agent}");
+            assert_eq!(r.commands[1].status, "passed", "{agent}");
+            // The earlier real failure is still the one left behind.
+            assert_eq!(
+                r.last_failure.as_ref().map(|c| c.command.as_str()),
+                Some("sh gen.sh"),
+                "{agent}"
+            );
+            // Exit 2 (the search could not run) is a failure in every client.
+            r.apply(Fact::CommandRan {
+                command: search.into(),
+                exit_code: Some(2),
+            });
+            assert_eq!(
+                r.last_failure.as_ref().map(|c| c.exit_code),
+                Some(Some(2)),
+                "{agent}"
+            );
+        }
+    }
+
     #[test]
     fn claude_calls_wait_for_their_results() {
         let mut r = SessionRecord::new("s", "claude");
@@ -641,7 +728,7 @@ mod tests {
         assert!(r.failure_left(), "another command passing fixes nothing");
         ran(&mut r, "./gen.sh", 0);
         assert!(!r.failure_left());
-        ran(&mut r, "grep -q x f", 1);
+        ran(&mut r, "make lint", 1);
         assert!(r.failure_left(), "a new failure is left behind again");
     }
 

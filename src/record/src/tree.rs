@@ -7,9 +7,13 @@
 //! be taken at session start (which must stay cheap whatever the repository's size): a file
 //! dirty before the session began and untouched since keeps its older time and does not count;
 //! a file dirty before and changed again does. A deleted file has no time of its own: its
-//! directory's time says when an entry in it last came or went. Another program writing in the
-//! same tree during the session (an editor, a second agent) is counted too; the record says
-//! "edited" for the files the session's time window saw change.
+//! directory's time says when an entry in it last came or went — for a file at the top of the
+//! tree, the top directory's. That time moves with any entry of the directory, so a deletion
+//! made before the session, in a directory where the session then created, removed or renamed
+//! another entry (an atomic save, `.handover/` made by the first record), is counted too: a
+//! deletion the next session is told about once too often, rather than one it never hears of.
+//! Another program writing in the same tree during the session (an editor, a second agent) is
+//! counted too; the record says "edited" for the files the session's time window saw change.
 
 use std::path::Path;
 use std::time::SystemTime;
@@ -42,15 +46,14 @@ fn is_inside(path: &str) -> bool {
 }
 
 /// When the entry last changed: its own modification time, or for one that is gone, the time
-/// of the nearest directory above it that still exists (inside the tree).
+/// of the nearest directory above it that still exists (inside the tree, the top included).
 fn changed_at(root: &Path, rel: &str) -> Option<u64> {
     let mut path = root.join(rel);
     loop {
         match std::fs::symlink_metadata(&path) {
             Ok(meta) => return meta.modified().ok().map(millis),
             Err(e) if e.kind() == std::io::ErrorKind::NotFound => {
-                if !path.pop() || !path.starts_with(root) || path == root {
-                    // The root's own time changes with every entry of it: too coarse to say.
+                if path == root || !path.pop() || !path.starts_with(root) {
                     return None;
                 }
             }
@@ -114,6 +117,24 @@ mod tests {
             changed_between(root, &dirty[3..4], start_ms, end_ms),
             Vec::<String>::new()
         );
+    }
+
+    #[test]
+    fn a_deletion_at_the_top_of_the_tree_is_dated_by_the_top_directory() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let start = SystemTime::now() - Duration::from_secs(60);
+        let (start_ms, end_ms) = (millis(start), millis(SystemTime::now()) + 1000);
+        fs::write(root.join("OLD.md"), "x").unwrap();
+        fs::remove_file(root.join("OLD.md")).unwrap();
+        let gone = ["OLD.md".to_string()];
+        assert_eq!(changed_between(root, &gone, start_ms, end_ms), gone);
+        // Removed before the session, the top directory untouched since: not the session's.
+        fs::File::open(root)
+            .unwrap()
+            .set_modified(start - Duration::from_secs(10))
+            .unwrap();
+        assert!(changed_between(root, &gone, start_ms, end_ms).is_empty());
     }
 
     #[test]

@@ -1,0 +1,180 @@
+//! The last session's record brought up to date before it is shown, when its transcript grew
+//! after the record's last update.
+//!
+//! Claude Code 2.1.330's terminal UI writes a turn's last lines to its transcript AFTER the
+//! Stop hook ran, so the record written at Stop lags a turn. SessionEnd reads the rest at
+//! `/exit` and `/clear`; a session killed right after a turn sends none, and its last turn (the
+//! command that failed, its last answer) would be lost. So the next session's start compares
+//! the transcript's length with the record's offset — one `stat` — and only when it grew reads
+//! the appended lines, exactly as the session's own next update would have. The working tree
+//! is not scanned here: the files were attributed by the scan at the turn's Stop (which ran
+//! after the commands), and the next session's start must stay cheap.
+
+use crate::extract;
+use crate::{files, SessionRecord};
+use handover_handoff::store::Store;
+use std::path::Path;
+
+/// More appended than this since the record's last update is left alone: a turn appends far
+/// less, and the next session's start must not read a long unrecorded stretch (the session's
+/// own next update or its end reads it).
+pub const MAX_CATCH_UP: u64 = 4 << 20;
+
+/// `record` with the lines its transcript gained since its last update applied and saved; the
+/// record unchanged when the transcript did not grow (or cannot be read, or grew by more than
+/// [`MAX_CATCH_UP`]). Never fails: a record that cannot be saved is still shown up to date.
+pub fn transcript_grew(store: &Store, record: SessionRecord, now_ms: u64) -> SessionRecord {
+    let Some(agent) = handover_base::Agent::from_name(&record.agent) else {
+        return record;
+    };
+    let client = handover_clients::of(agent);
+    let path = Path::new(&record.transcript.path);
+    // The path is the record's: only an absolute path to a transcript file is followed (a
+    // record is untrusted; `read_from` refuses FIFOs and devices through the read gate).
+    if !path.is_absolute() || path.extension().is_none_or(|e| e != "jsonl") {
+        return record;
+    }
+    let Ok(len) = std::fs::metadata(path).map(|m| m.len()) else {
+        return record;
+    };
+    let offset = record.transcript.offset;
+    if len <= offset || len - offset > MAX_CATCH_UP {
+        return record;
+    }
+    let Ok(update) = extract::read_from(path, offset, client, Some(store.root())) else {
+        return record;
+    };
+    if update.restarted || update.facts.is_empty() {
+        return record;
+    }
+    let mut record = record;
+    let mut work = false;
+    for fact in update.facts {
+        work |= fact.is_work();
+        record.apply(fact);
+    }
+    if work && !handoff_written_since(store, record.updated_ms) {
+        record.work_since_handoff = true;
+    }
+    record.transcript.offset = update.offset;
+    record.transcript.skipped_bytes += update.skipped;
+    // The transcript's clock is the client's word: never later than now.
+    record.last_activity_ms = record.last_activity_ms.min(now_ms);
+    record.updated = handover_base::clock::format_rfc3339(now_ms / 1000);
+    record.updated_ms = now_ms;
+    let _ = files::save(store, &record);
+    record
+}
+
+/// state.json was replaced at or after `since_ms`: a handoff written after the record's last
+/// update knows its work.
+fn handoff_written_since(store: &Store, since_ms: u64) -> bool {
+    std::fs::metadata(store.state_path())
+        .and_then(|m| m.modified())
+        .map(|t| handover_base::clock::millis(t) >= since_ms)
+        .unwrap_or(false)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use std::io::Write;
+
+    fn claude_line(kind: &str, content: serde_json::Value) -> String {
+        format!(
+            "{}\n",
+            serde_json::json!({"type": kind, "timestamp": "2026-11-25T10:00:00Z",
+                "message": {"role": kind, "content": content}})
+        )
+    }
+
+    fn repo() -> (tempfile::TempDir, Store) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        std::fs::create_dir(&root).unwrap();
+        git2::Repository::init(&root).unwrap();
+        let store = Store::discover(&root);
+        (tmp, store)
+    }
+
+    #[test]
+    fn a_turn_written_after_the_last_update_is_read_before_the_record_is_shown() {
+        let (tmp, store) = repo();
+        let transcript = tmp.path().join("t.jsonl");
+        std::fs::write(
+            &transcript,
+            claude_line("user", serde_json::json!("fix the parser")),
+        )
+        .unwrap();
+        let mut record = SessionRecord::new("s1", "claude");
+        record.transcript.path = transcript.to_string_lossy().into_owned();
+        record.transcript.offset = std::fs::metadata(&transcript).unwrap().len();
+        // Nothing appended: the record comes back as it was, and nothing is written.
+        let same = transcript_grew(&store, record.clone(), 1_000);
+        assert_eq!(same, record);
+        assert!(files::load(&store, "s1").is_none());
+
+        // The turn's last lines, written after Stop: a failing command and the last answer.
+        let mut f = std::fs::OpenOptions::new()
+            .append(true)
+            .open(&transcript)
+            .unwrap();
+        f.write_all(
+            claude_line(
+                "assistant",
+                serde_json::json!([{"type": "tool_use", "id": "b1", "name": "Bash",
+                "input": {"command": "sh gen.sh"}}]),
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        f.write_all(
+            claude_line(
+                "user",
+                serde_json::json!([{"type": "tool_result", "tool_use_id": "b1",
+                "content": "Exit code 3", "is_error": true}]),
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        f.write_all(
+            claude_line(
+                "assistant",
+                serde_json::json!([{"type": "text", "text": "gen.sh still fails"}]),
+            )
+            .as_bytes(),
+        )
+        .unwrap();
+        let now = handover_base::clock::millis(std::time::SystemTime::now());
+        let fresh = transcript_grew(&store, record, now);
+        assert_eq!(
+            fresh.last_failure.as_ref().map(|c| c.command.as_str()),
+            Some("sh gen.sh")
+        );
+        assert_eq!(fresh.last_message.as_deref(), Some("gen.sh still fails"));
+        assert!(fresh.work_since_handoff);
+        assert_eq!(
+            fresh.transcript.offset,
+            std::fs::metadata(&transcript).unwrap().len()
+        );
+        // Saved: the next reader starts from the new offset.
+        let saved = files::load(&store, "s1").unwrap();
+        assert_eq!(saved.transcript.offset, fresh.transcript.offset);
+    }
+
+    #[test]
+    fn a_path_that_is_not_a_transcript_or_a_huge_growth_is_left_alone() {
+        let (tmp, store) = repo();
+        let mut record = SessionRecord::new("s1", "claude");
+        for path in ["relative.jsonl", "/dev/zero", "/etc/passwd"] {
+            record.transcript.path = path.into();
+            assert_eq!(transcript_grew(&store, record.clone(), 1), record, "{path}");
+        }
+        let big = tmp.path().join("big.jsonl");
+        let line = claude_line("user", serde_json::json!("x"));
+        let f = std::fs::File::create(&big).unwrap();
+        f.set_len(MAX_CATCH_UP + line.len() as u64 + 1).unwrap();
+        record.transcript.path = big.to_string_lossy().into_owned();
+        assert_eq!(transcript_grew(&store, record.clone(), 1), record);
+    }
+}
