@@ -543,8 +543,9 @@ impl Tui<'_> {
         status.unwrap_or(-1)
     }
 
-    /// SIGKILLs the client itself (Claude Code's binary; Gemini CLI's node processes; Codex's
-    /// TUI), found by PID among this sandbox's processes; returns the PIDs killed.
+    /// SIGKILLs the client itself (Claude Code's binary; Gemini CLI's and Qwen Code's node
+    /// processes; Codex's TUI), found by PID among this sandbox's processes; returns the PIDs
+    /// killed.
     pub fn kill_client(&self) -> Vec<u32> {
         let pids: Vec<u32> = sandbox_pids(&self.sb.home)
             .into_iter()
@@ -557,6 +558,7 @@ impl Tui<'_> {
                 match self.sb.agent {
                     Agent::Claude => exe == "claude",
                     Agent::Gemini => exe == "node" && cmdline.contains("gemini"),
+                    Agent::Qwen => exe == "node" && cmdline.contains("qwen-code"),
                     Agent::Codex => exe.starts_with("codex") && !cmdline.contains("app-server"),
                 }
             })
