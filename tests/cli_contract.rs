@@ -319,7 +319,7 @@ fn options_that_would_do_nothing_together_are_refused() {
         (&["install", "--codex-bin", "/c"], "--trust"),
         (
             &["install", "--claude", "--trust"],
-            "--trust is for Codex and Gemini CLI",
+            "--trust is for Codex, Gemini CLI and GitHub Copilot CLI",
         ),
         (
             &["install", "--gemini", "--trust", "--codex-bin", "/c"],

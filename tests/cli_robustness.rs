@@ -414,6 +414,9 @@ fn only_the_variables_codex_sets_label_a_write_as_codex() {
         agent(&[("CODEX_THREAD_ID", "019a-thread")]).as_deref(),
         Some("codex")
     );
+    // GitHub Copilot CLI marks its shell commands with COPILOT_CLI=1; another value is not it.
+    assert_eq!(agent(&[("COPILOT_CLI", "1")]).as_deref(), Some("copilot"));
+    assert_eq!(agent(&[("COPILOT_CLI", "0")]), None);
 }
 
 #[test]

@@ -95,6 +95,7 @@ fn startup_compaction_clear(agent: Agent) {
         Agent::Gemini => ["startup", "compact_fallback", "clear"],
         // `/compress` then `/clear`: SessionStart `compact`, then `clear` (a new session).
         Agent::Qwen => ["startup", "compact", "clear"],
+        Agent::Copilot => panic!("the interactive compaction scenario is not run with Copilot CLI"),
     };
     assert_eq!(delivered_sources(&sb), expected, "{}", agent.name());
 }

@@ -95,6 +95,7 @@ fn codex_trust_install(
                 codex: true,
                 gemini: false,
                 qwen: false,
+                copilot: false,
             },
             scope: Scope::Project,
             watch: true,
@@ -296,6 +297,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
             codex: true,
             gemini: false,
             qwen: false,
+            copilot: false,
         },
         scope: Scope::Project,
         dry_run: false,
@@ -348,6 +350,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
         codex: true,
         gemini: false,
         qwen: false,
+        copilot: false,
     };
     let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);
     let mut out = Vec::new();

@@ -51,7 +51,7 @@ fn stand_in_hooks(dir: &Path, log: &Path) {
 fn client_home(agent: Agent, home: &Path) -> PathBuf {
     match agent {
         Agent::Codex => home.join("user"),
-        Agent::Claude | Agent::Gemini | Agent::Qwen => home.to_path_buf(),
+        Agent::Claude | Agent::Gemini | Agent::Qwen | Agent::Copilot => home.to_path_buf(),
     }
 }
 
@@ -190,6 +190,7 @@ fn two_homes_share_one_repository(agent: Agent, test: &str) {
     let (prompt_event, stop_event) = match agent {
         Agent::Gemini => ("BeforeAgent", "AfterAgent"),
         Agent::Claude | Agent::Codex | Agent::Qwen => ("UserPromptSubmit", "Stop"),
+        Agent::Copilot => ("userPromptSubmitted", "agentStop"),
     };
     for want in [
         format!("handover-session-start --agent {name} \"hook_event_name\":\"SessionStart\""),

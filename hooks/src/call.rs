@@ -43,7 +43,14 @@ impl Call {
         process_dir: Option<&Path>,
         hook_exe: Option<&Path>,
     ) -> Call {
+        let mut input = input;
         let agent = agent_flag.unwrap_or_else(|| handover_clients::detect(&input));
+        if input.transcript_path.is_none() {
+            // A client that names its transcript on some events only (GitHub Copilot CLI).
+            input.transcript_path = handover_clients::of(agent)
+                .transcript_of(&input, &handover_clients::UserDirs::from_env())
+                .map(|p| p.to_string_lossy().into_owned());
+        }
         let store = locate::start_dir(input.cwd.as_deref(), project_dir_env, process_dir)
             .map(|dir| Store::discover(&dir));
         Call {

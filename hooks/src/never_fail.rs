@@ -64,7 +64,12 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
     // come after that; before it, the answer is silence in every client's form).
     let mut agent = None;
     let (response, line) = settle(|| {
-        let input = HookInput::parse(&payload.bytes);
+        let mut input = HookInput::parse(&payload.bytes);
+        if input.hook_event_name.is_none() {
+            // A client whose hook input names no event (GitHub Copilot CLI): the installed
+            // command names it.
+            input.hook_event_name = agent::flag_values(std::env::args().skip(1), "--event").pop();
+        }
         let exe = std::env::current_exe().ok();
         let mut call = Call::new(
             agent::from_args(std::env::args().skip(1)),
@@ -76,14 +81,21 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
         agent = Some(call.agent);
         // The time spent waiting for stdin counts against the watchdog too.
         call.deadline = started + crate::budget::WORK_BUDGET;
-        let outcome =
-            if plugin::via_plugin(std::env::args().skip(1)) && defer_to_settings(name, &call) {
-                Ok(Outcome::silent(
-                    "plugin: the agent's settings run this hook too; they answer",
-                ))
-            } else {
-                logic(&call)
-            };
+        let env = |name: &str| std::env::var_os(name);
+        let outcome = if let Some(host) = handover_clients::guest_of(call.agent, &env) {
+            // Another client runs this agent's entry (GitHub Copilot CLI runs Claude Code's):
+            // that client's own entry answers, so each moment is answered once.
+            Ok(Outcome::silent(format!(
+                "run by {}: its own entry answers",
+                handover_clients::of(host).display_name()
+            )))
+        } else if plugin::via_plugin(std::env::args().skip(1)) && defer_to_settings(name, &call) {
+            Ok(Outcome::silent(
+                "plugin: the agent's settings run this hook too; they answer",
+            ))
+        } else {
+            logic(&call)
+        };
         let head = format!(
             "agent={} event={}",
             call.agent.as_str(),

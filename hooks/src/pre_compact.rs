@@ -72,6 +72,14 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
             if call.store_usable() {
                 let mut st = loaded.state;
                 st.pre_compact_ms = Some(call.now_ms);
+                // A client that tells hooks nothing after compacting (no PostCompact, no
+                // SessionStart `compact`: GitHub Copilot CLI) gets the handoff back with the
+                // next prompt or tool result.
+                let silent_after = call.client().event_name(HookEvent::PostCompact).is_none();
+                if silent_after {
+                    st.reinjection_armed_ms = Some(call.now_ms);
+                    notes.push("re-injection armed".into());
+                }
                 if let Err(e) = file.save(&st) {
                     notes.push(format!("state not saved: {e}"));
                 }

@@ -60,6 +60,26 @@ pub fn update(call: &Call, moment: Moment) -> String {
     }
 }
 
+/// The longest SessionEnd waits for a client's buffered transcript (see
+/// `Client::transcript_flush_delay`): once per session, never on a turn.
+const FLUSH_WAIT_LIMIT: Duration = Duration::from_millis(400);
+
+/// Waits until the client has written its transcript after this hook began (`started_ms`):
+/// it records the hook's own start as an event, so the flush `delay` after it carries every
+/// event before. At most [`FLUSH_WAIT_LIMIT`], never past `deadline`.
+fn wait_for_flush(path: &Path, delay: Duration, started_ms: u64, deadline: std::time::Instant) {
+    let until = std::time::Instant::now() + FLUSH_WAIT_LIMIT.max(delay * 2);
+    while std::time::Instant::now() < until.min(deadline) {
+        let written = std::fs::metadata(path)
+            .and_then(|m| m.modified())
+            .is_ok_and(|t| handover_base::clock::millis(t) > started_ms);
+        if written {
+            return;
+        }
+        std::thread::sleep(Duration::from_millis(10));
+    }
+}
+
 fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
     let Some(store) = &call.store else {
         return Ok("record: no directory".into());
@@ -84,6 +104,11 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
     let mut ran_commands = false;
     let mut handoff_in_span = false;
     if let Some(path) = call.input.transcript_path.as_deref() {
+        if moment == Moment::End {
+            if let Some(delay) = call.client().transcript_flush_delay() {
+                wait_for_flush(Path::new(path), delay, call.now_ms, call.deadline);
+            }
+        }
         // Stored redacted, like every text from the hook input; compared in that form.
         let stored_path = stored_transcript_path(path);
         if record.transcript.path != stored_path {

@@ -13,6 +13,8 @@ pub enum FileKind {
     GeminiTrust,
     /// Qwen Code's `.qwen/settings.json` (Claude Code's hooks shape).
     QwenSettings,
+    CopilotHooks,
+    CopilotTrust,
     Instructions,
 }
 

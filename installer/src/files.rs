@@ -18,6 +18,7 @@ pub struct Targets {
     pub codex: bool,
     pub gemini: bool,
     pub qwen: bool,
+    pub copilot: bool,
 }
 
 /// Home directories, injected so tests never touch the real `~`.
@@ -127,6 +128,10 @@ pub fn codex_hooks_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
 
 pub fn qwen_settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
     hooks_path(Agent::Qwen, scope, repo, homes)
+}
+
+pub fn copilot_hooks_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
+    hooks_path(Agent::Copilot, scope, repo, homes)
 }
 
 /// The largest settings, hooks, config or instruction file read: real ones are a few KiB.

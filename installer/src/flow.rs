@@ -406,6 +406,19 @@ fn trust_left_in_place(req: &UninstallRequest) -> Vec<String> {
             ));
         }
     }
+    if req.targets.copilot && req.scope != Scope::User {
+        let config = crate::copilot::config_path(
+            &req.homes
+                .user_dir(handover_clients::of(handover_base::Agent::Copilot)),
+        );
+        let text = files::read_opt(&config).ok().flatten().unwrap_or_default();
+        if let Ok(Some(folder)) = crate::copilot::trusted_by(&config, &text, &req.repo) {
+            notes.push(format!(
+                "GitHub Copilot CLI still trusts this folder ({folder} in trustedFolders of {}); that entry is left as it is (it may predate handover): remove it by hand if you want.",
+                config.display()
+            ));
+        }
+    }
     if req.targets.gemini && req.scope != Scope::User {
         if let Ok(crate::gemini::FolderTrust::Trusted(rule)) =
             crate::gemini::folder_trust(&req.repo, &req.homes)

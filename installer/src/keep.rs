@@ -33,8 +33,13 @@ pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
                 .trim_end()
                 .to_string(),
         ),
+        FileKind::CopilotHooks => {
+            let (rest, _) = crate::copilot::edit_hooks(path, Some(text), None).ok()?;
+            let doc = json_layout::parse(path, rest.as_deref().unwrap_or("{}")).ok()?;
+            Some(doc.to_string())
+        }
         // Ours there: the one rule for the repository, which the user consented to and keeps.
-        FileKind::GeminiTrust => Some(text.to_string()),
+        FileKind::GeminiTrust | FileKind::CopilotTrust => Some(text.to_string()),
         FileKind::CodexConfig => {
             // Ours there: project trust and hook trust (Codex writes the latter too).
             let mut doc = codex_config::parse(path, text).ok()?;
@@ -105,8 +110,12 @@ pub(crate) fn mark_backups(edits: &mut [FileEdit], backups: &Backups) {
             | FileKind::QwenSettings => {
                 !matches!(edit_hooks_json(&e.path, Some(before), None), Ok((None, _)))
             }
+            FileKind::CopilotHooks => !matches!(
+                crate::copilot::edit_hooks(&e.path, Some(before), None),
+                Ok((None, _))
+            ),
             FileKind::Instructions => instructions::uninstall(before, "").0.is_some(),
-            FileKind::CodexConfig | FileKind::GeminiTrust => true,
+            FileKind::CodexConfig | FileKind::GeminiTrust | FileKind::CopilotTrust => true,
         };
     }
     refine_backups(edits, backups);
@@ -132,8 +141,10 @@ fn emptied(e: &FileEdit) -> String {
 /// Not for Codex's config.toml: its backup predates trust entries the user wants to keep.
 pub(crate) fn restore_users_bytes(edits: &mut [FileEdit], backups: &Backups) {
     for e in edits {
-        if matches!(e.kind, FileKind::CodexConfig | FileKind::GeminiTrust)
-            || e.before.is_none()
+        if matches!(
+            e.kind,
+            FileKind::CodexConfig | FileKind::GeminiTrust | FileKind::CopilotTrust
+        ) || e.before.is_none()
             || !e.changed()
         {
             continue;

@@ -8,6 +8,7 @@ pub mod backup;
 pub mod codex_config;
 pub mod codex_trust;
 pub mod command;
+pub mod copilot;
 pub mod diff;
 pub mod error;
 pub mod file_edit;

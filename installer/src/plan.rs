@@ -7,6 +7,7 @@
 
 use crate::backup::Backups;
 use crate::codex_config;
+use crate::copilot;
 use crate::diff;
 use crate::error::EditError;
 pub use crate::file_edit::{FileEdit, FileKind};
@@ -240,6 +241,58 @@ fn plan_gemini(
     Ok(())
 }
 
+/// GitHub Copilot CLI's part of an install: its own hooks file (`.github/hooks/handover.json`,
+/// or `~/.copilot/hooks/` for the user scope), and for a repository folder trust (written
+/// with `--trust`, else a problem saying what to do: Copilot loads no repository hooks in a
+/// folder the user has not trusted; user hooks run everywhere).
+fn plan_copilot(
+    repo: &Path,
+    homes: &Homes,
+    opts: &InstallOptions,
+    plan: &mut Plan,
+) -> Result<(), EditError> {
+    if opts.scope == Scope::Local {
+        plan.notes.push(
+            "GitHub Copilot CLI has no local scope; its hooks go to the project's .github/hooks/handover.json."
+                .into(),
+        );
+    }
+    let want = wanted(opts, Agent::Copilot);
+    let path = crate::files::copilot_hooks_path(opts.scope, repo, homes);
+    let before = read_opt(&path)?;
+    let (after, changes) = copilot::edit_hooks(&path, before.as_deref(), Some(&want))?;
+    plan.edits.push(FileEdit::new(
+        path,
+        FileKind::CopilotHooks,
+        before,
+        after,
+        changes,
+        confine_for(opts.scope, repo),
+    ));
+    if opts.scope == Scope::User {
+        return Ok(());
+    }
+    let config = copilot::config_path(&homes.user_dir(handover_clients::of(Agent::Copilot)));
+    let before = read_opt(&config)?;
+    if copilot::trusted_by(&config, before.as_deref().unwrap_or(""), repo)?.is_some() {
+        return Ok(());
+    }
+    if opts.trust {
+        let (after, change) = copilot::trust_repo(&config, before.as_deref(), repo)?;
+        plan.edits.push(FileEdit::new(
+            config,
+            FileKind::CopilotTrust,
+            before,
+            after,
+            vec![change],
+            None,
+        ));
+    } else {
+        plan.problems.push(copilot::trust_problem(repo, &config));
+    }
+    Ok(())
+}
+
 pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result<Plan, EditError> {
     let mut plan = Plan::new(homes);
     let confine = confine_for(opts.scope, repo);
@@ -286,6 +339,9 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             Some(&want),
             confine_for(opts.scope, repo),
         )?);
+    }
+    if opts.targets.copilot {
+        plan_copilot(repo, homes, opts, &mut plan)?;
     }
     if opts.scope == Scope::Project {
         let (files, note) = crate::instructions::instruction_targets(repo, homes, opts.targets)?;
@@ -370,6 +426,19 @@ pub fn plan_uninstall(
             None,
             confine_for(scope, repo),
         )?);
+    }
+    if targets.copilot {
+        let path = crate::files::copilot_hooks_path(scope, repo, homes);
+        let before = read_opt(&path)?;
+        let (after, changes) = copilot::edit_hooks(&path, before.as_deref(), None)?;
+        plan.edits.push(FileEdit::new(
+            path,
+            FileKind::CopilotHooks,
+            before,
+            after,
+            changes,
+            confine_for(scope, repo),
+        ));
     }
     if scope == Scope::Project {
         let (files, _) = crate::instructions::instruction_targets(repo, homes, targets)?;

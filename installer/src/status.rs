@@ -53,6 +53,7 @@ pub struct Report {
     pub codex: CodexStatus,
     pub gemini: GeminiStatus,
     pub qwen: QwenStatus,
+    pub copilot: CopilotStatus,
     /// Whether AGENTS.md / CLAUDE.md / GEMINI.md hold the handover section (serialised as name → bool).
     #[serde(serialize_with = "instructions_map")]
     pub instructions: Vec<InstructionsFile>,
@@ -107,6 +108,25 @@ pub struct QwenStatus {
     /// Project and user settings.json, serialised under their scope names.
     #[serde(flatten, serialize_with = "by_scope")]
     pub scopes: Vec<ScopeStatus>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CopilotStatus {
+    /// Project and user hooks files, serialised under their scope names.
+    #[serde(flatten, serialize_with = "by_scope")]
+    pub scopes: Vec<ScopeStatus>,
+    /// The `trustedFolders` entry that covers the repository (GitHub Copilot CLI loads no
+    /// repository hooks in a folder the user has not trusted), or why it could not be read
+    /// (then it is not serialised).
+    #[serde(
+        skip_serializing_if = "Result::is_err",
+        rename = "trusted_folder",
+        serialize_with = "ok_value"
+    )]
+    pub folder: Result<Option<String>, String>,
+    /// What the user must do for Copilot CLI to run the repository's hooks.
+    #[serde(skip)]
+    pub trust_problem: String,
 }
 
 /// One settings or hooks file of an agent, at one scope.
@@ -211,7 +231,7 @@ pub struct InstructionsFile {
     pub present: bool,
 }
 
-fn read_hooks_file(path: PathBuf) -> HooksFile {
+fn read_hooks_file(agent: Agent, path: PathBuf) -> HooksFile {
     let (exists, parsed) = match read_opt(&path) {
         Err(e) => (true, Err(e.to_string())),
         Ok(None) => (false, Ok(None)),
@@ -223,6 +243,8 @@ fn read_hooks_file(path: PathBuf) -> HooksFile {
         ),
     };
     let ((ours, mentions), error) = match parsed {
+        // GitHub Copilot CLI's hooks file has a shape of its own.
+        Ok(Some(doc)) if agent == Agent::Copilot => (crate::copilot::find(&doc), None),
         Ok(Some(doc)) => (hooks_doc::find(&doc), None),
         Ok(None) => (Default::default(), None),
         Err(e) => (Default::default(), Some(e)),
@@ -296,7 +318,7 @@ fn claude_plugin_copies(home: &Path) -> Vec<PathBuf> {
             if ft.is_dir() && depth < 6 {
                 stack.push((p, depth + 1));
             } else if ft.is_file() && p.file_name().is_some_and(|n| n == "hooks.json") {
-                let f = read_hooks_file(p);
+                let f = read_hooks_file(Agent::Claude, p);
                 // A plugin for both clients (ours) carries Codex's hooks file beside Claude's;
                 // Claude Code runs only the one its manifest names, not the `--agent codex` one.
                 let for_claude = |c: &str| !c.contains("--agent") || c.contains("--agent claude");
@@ -317,7 +339,15 @@ impl ScopeStatus {
     fn read(agent: Agent, scope: Scope, path: PathBuf, machine: Machine<'_>) -> Self {
         let expected = machine.expected;
         let client = handover_clients::of(agent);
-        let file = read_hooks_file(path);
+        let file = read_hooks_file(agent, path);
+        // Copilot's commands name their event (copilot::command_with_event).
+        let with_event = |core: String, event: &str| {
+            if agent == Agent::Copilot {
+                crate::copilot::command_with_event(&core, event)
+            } else {
+                core
+            }
+        };
         let installed = file.error.is_none()
             && [HookExe::SessionStart, HookExe::PreCompact]
                 .into_iter()
@@ -330,10 +360,14 @@ impl ScopeStatus {
         // Up to date = exactly what this install would leave: our commands at the current paths
         // (a prefix of the user's kept), our timeout, each hook once.
         // The portable command is up to date wherever the executables are.
-        let all_portable = file
-            .ours
-            .iter()
-            .all(|o| o.command == format!("{}{}", o.prefix, portable_command(o.exe, agent)));
+        let all_portable = file.ours.iter().all(|o| {
+            o.command
+                == format!(
+                    "{}{}",
+                    o.prefix,
+                    with_event(portable_command(o.exe, agent), &o.event)
+                )
+        });
         let up_to_date = if all_portable && !file.ours.is_empty() {
             Some(
                 !twice
@@ -347,7 +381,12 @@ impl ScopeStatus {
                 !file.ours.is_empty()
                     && !twice
                     && file.ours.iter().all(|o| {
-                        o.command == format!("{}{}", o.prefix, command_for(h.get(o.exe), agent))
+                        o.command
+                            == format!(
+                                "{}{}",
+                                o.prefix,
+                                with_event(command_for(h.get(o.exe), agent), &o.event)
+                            )
                             && o.timeout == Some(client.timeout(&o.event))
                     })
             })
@@ -558,11 +597,13 @@ pub fn status(
             machine,
         ),
     };
+    let copilot = copilot_status(repo, homes, machine);
     let all = Targets {
         claude: true,
         codex: true,
         gemini: true,
         qwen: true,
+        copilot: true,
     };
     let (files, instructions_error) =
         match crate::instructions::instruction_targets(repo, homes, all) {
@@ -596,8 +637,60 @@ pub fn status(
         codex,
         gemini,
         qwen,
+        copilot,
         instructions,
         instructions_error,
+    }
+}
+
+fn copilot_status(repo: &Path, homes: &Homes, machine: Machine<'_>) -> CopilotStatus {
+    let config = crate::copilot::config_path(&homes.user_dir(handover_clients::of(Agent::Copilot)));
+    let folder = read_opt(&config)
+        .and_then(|t| crate::copilot::trusted_by(&config, t.as_deref().unwrap_or(""), repo))
+        .map_err(|e| e.to_string());
+    CopilotStatus {
+        scopes: read_scopes(
+            Agent::Copilot,
+            &[Scope::Project, Scope::User],
+            crate::files::copilot_hooks_path,
+            repo,
+            homes,
+            machine,
+        ),
+        folder,
+        trust_problem: crate::copilot::trust_problem(repo, &config),
+    }
+}
+
+impl CopilotStatus {
+    fn lines(&self, out: &mut Vec<String>) {
+        for s in &self.scopes {
+            s.lines(out);
+        }
+        if let Ok(folder) = &self.folder {
+            out.push(match folder {
+                Some(f) => format!("copilot: folder trusted ({f})"),
+                None => "copilot: folder not trusted".to_string(),
+            });
+        }
+    }
+
+    /// Copilot CLI loads no repository hooks in a folder the user has not trusted: said when
+    /// ours are installed in the repository.
+    fn problems(&self, out: &mut Vec<String>) {
+        for s in &self.scopes {
+            s.problems(out);
+        }
+        out.extend(several_scopes_problem(Agent::Copilot, &self.scopes));
+        let in_repo = self
+            .scopes
+            .iter()
+            .any(|s| s.scope == Scope::Project && !s.file.ours.is_empty());
+        match &self.folder {
+            Err(e) => out.push(e.clone()),
+            Ok(None) if in_repo => out.push(self.trust_problem.clone()),
+            Ok(_) => {}
+        }
     }
 }
 
@@ -834,6 +927,7 @@ impl Report {
         for s in &self.qwen.scopes {
             s.lines(&mut out);
         }
+        self.copilot.lines(&mut out);
         for i in &self.instructions {
             out.push(format!(
                 "{}: handover section {}",
@@ -855,6 +949,7 @@ impl Report {
             || installed(&self.codex.scopes)
             || installed(&self.gemini.scopes)
             || installed(&self.qwen.scopes)
+            || installed(&self.copilot.scopes)
             || !self.claude.plugins.is_empty()
             || self
                 .codex
@@ -901,6 +996,7 @@ impl Report {
             s.problems(&mut out);
         }
         out.extend(several_scopes_problem(Agent::Qwen, &self.qwen.scopes));
+        self.copilot.problems(&mut out);
         out.extend(self.instructions_error.iter().cloned());
         if let Some(live) = &self.codex.live_trust {
             live.problems(&mut out);
@@ -974,6 +1070,14 @@ fn live_by_scope<S: Serializer>(scopes: &[LiveScope], s: S) -> Result<S::Ok, S::
 
 fn instructions_map<S: Serializer>(files: &[InstructionsFile], s: S) -> Result<S::Ok, S::Error> {
     s.collect_map(files.iter().map(|f| (&f.name, f.present)))
+}
+
+/// The `Ok` value itself (an `Err` is skipped before this is called).
+fn ok_value<S: Serializer, T: Serialize, E>(r: &Result<T, E>, s: S) -> Result<S::Ok, S::Error> {
+    match r {
+        Ok(v) => v.serialize(s),
+        Err(_) => s.serialize_none(),
+    }
 }
 
 fn ok_only<S: Serializer, T: Serialize, E>(r: &Result<T, E>, s: S) -> Result<S::Ok, S::Error> {

@@ -100,8 +100,11 @@ fn step(
             before_write(&e.path)
                 .and_then(|_| handover_base::atomic::write_atomic(&e.path, text.as_bytes()))
                 .map_err(|err| EditError::new(&e.path, format!("cannot write: {err}")))?;
-            if e.kind == FileKind::GeminiTrust && e.before.is_none() {
-                // Gemini CLI creates this list of the user's folders for the owner only.
+            if matches!(e.kind, FileKind::GeminiTrust | FileKind::CopilotTrust)
+                && e.before.is_none()
+            {
+                // Gemini CLI creates this list of the user's folders for the owner only (and
+                // Copilot CLI's config.json holds the same kind of list).
                 fs::set_permissions(&e.path, fs::Permissions::from_mode(0o600)).map_err(|err| {
                     EditError::new(&e.path, format!("cannot set permissions: {err}"))
                 })?;

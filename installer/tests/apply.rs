@@ -79,6 +79,7 @@ fn claude_only() -> Targets {
         codex: false,
         gemini: false,
         qwen: false,
+        copilot: false,
     }
 }
 
@@ -88,6 +89,7 @@ fn codex_only() -> Targets {
         codex: true,
         gemini: false,
         qwen: false,
+        copilot: false,
     }
 }
 
@@ -97,6 +99,7 @@ fn both() -> Targets {
         codex: true,
         gemini: false,
         qwen: false,
+        copilot: false,
     }
 }
 
@@ -474,8 +477,12 @@ fn status_reports_installed_duplicates_and_codex_trust() {
         "{text}"
     );
     assert!(
+        text.contains(r#""missing_executables":[]}},"copilot":{"project":{"#),
+        "{text}"
+    );
+    assert!(
         text.ends_with(
-            r#""missing_executables":[]}},"instructions":{"AGENTS.md":true,"CLAUDE.md":true,"GEMINI.md":false}}"#
+            r#""trusted_folder":null},"instructions":{"AGENTS.md":true,"CLAUDE.md":true,"GEMINI.md":false}}"#
         ),
         "{text}"
     );
@@ -943,6 +950,7 @@ fn gemini_only() -> Targets {
         codex: false,
         gemini: true,
         qwen: false,
+        copilot: false,
     }
 }
 

@@ -55,6 +55,9 @@ pub struct Selection {
     /// Qwen Code (every agent when none is named).
     #[arg(long)]
     pub qwen: bool,
+    /// GitHub Copilot CLI (every agent when none is named).
+    #[arg(long)]
+    pub copilot: bool,
     /// Which settings files.
     #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
     pub scope: ScopeArg,
@@ -63,8 +66,8 @@ pub struct Selection {
     pub dry_run: bool,
 }
 
-/// Wire handover's hooks into Claude Code, Codex, Gemini CLI and Qwen Code (all of them unless
-/// some are named).
+/// Wire handover's hooks into Claude Code, Codex, Gemini CLI, Qwen Code and GitHub Copilot CLI
+/// (all of them unless some are named).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct InstallArgs {
     #[command(flatten)]
@@ -72,8 +75,8 @@ pub struct InstallArgs {
     /// Leave out handover-context-watch (the context-fullness reminders).
     #[arg(long)]
     pub no_watch: bool,
-    /// Codex: mark this project trusted and trust exactly handover's hooks; Gemini CLI: add
-    /// this folder to its trusted folders (your consent).
+    /// Codex: mark this project trusted and trust exactly handover's hooks; Gemini CLI and
+    /// GitHub Copilot CLI: add this folder to their trusted folders (your consent).
     #[arg(long)]
     pub trust: bool,
     /// Codex: turn `[features] hooks = false` back on in your config.toml.
@@ -108,12 +111,13 @@ pub struct UninstallArgs {
 }
 
 fn targets(s: &Selection) -> Targets {
-    if !s.claude && !s.codex && !s.gemini && !s.qwen {
+    if !s.claude && !s.codex && !s.gemini && !s.qwen && !s.copilot {
         Targets {
             claude: true,
             codex: true,
             gemini: true,
             qwen: true,
+            copilot: true,
         }
     } else {
         Targets {
@@ -121,6 +125,7 @@ fn targets(s: &Selection) -> Targets {
             codex: s.codex,
             gemini: s.gemini,
             qwen: s.qwen,
+            copilot: s.copilot,
         }
     }
 }
@@ -321,10 +326,11 @@ fn option_without_its_client(args: &InstallArgs) -> Option<String> {
             ));
         }
     }
-    // Codex's hook trust and Gemini CLI's trusted folders; the other clients have no trust.
-    if args.trust && !t.codex && !t.gemini {
+    // Codex's hook trust, Gemini CLI's and GitHub Copilot CLI's trusted folders; the other
+    // clients have no trust.
+    if args.trust && !t.codex && !t.gemini && !t.copilot {
         return Some(
-            "--trust is for Codex and Gemini CLI (the clients that run hooks only where they are trusted), and this install leaves both out: add --codex or --gemini, or leave --trust out".into(),
+            "--trust is for Codex, Gemini CLI and GitHub Copilot CLI (the clients that run hooks only where they are trusted), and this install leaves them out: add --codex, --gemini or --copilot, or leave --trust out".into(),
         );
     }
     None

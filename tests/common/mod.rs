@@ -115,6 +115,8 @@ pub fn handover_command(dir: &Path, args: &[&str]) -> Command {
         .env_remove("CODEX_SANDBOX")
         .env_remove("CODEX_SANDBOX_NETWORK_DISABLED")
         .env_remove("GEMINI_CLI")
+        .env_remove("COPILOT_CLI")
+        .env_remove("COPILOT_AGENT_SESSION_ID")
         .env("HANDOVER_AGENT", "test")
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())

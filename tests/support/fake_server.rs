@@ -1,6 +1,7 @@
-//! A scripted fake model server: the Anthropic Messages API (Claude Code), the OpenAI
-//! Responses API (Codex), the Gemini API (Gemini CLI) and the OpenAI chat-completions API (Qwen
-//! Code and other OpenAI-compatible clients, see [`chat_completions`]), all streaming, std only.
+//! A scripted fake model server: the Anthropic Messages API (Claude Code, and GitHub Copilot
+//! CLI with its `anthropic` provider type), the OpenAI Responses API (Codex), the Gemini API
+//! (Gemini CLI) and the OpenAI chat-completions API (Qwen Code and other OpenAI-compatible
+//! clients, see [`chat_completions`]), all streaming, std only.
 //!
 //! It runs inside the same loopback-only network namespace as the client under test: the test
 //! binary re-executes itself with `HANDOVER_FAKE_SERVER=<script.json>` (see [`serve_from_env`]),
@@ -121,14 +122,15 @@ impl ToolCall {
 }
 
 impl Turn {
-    /// Every tool call of this answer: the `shell` command first (Claude Code's `Bash` or
-    /// Codex's `exec_command`), then `tools`.
-    fn calls(&self, claude: bool) -> Vec<ToolCall> {
+    /// Every tool call of this answer: the `shell` command first (Claude Code's `Bash`,
+    /// Copilot CLI's `bash` — `messages_shell` names which the request offers — or Codex's
+    /// `exec_command`), then `tools`.
+    fn calls(&self, messages_shell: Option<&str>) -> Vec<ToolCall> {
         let mut calls = Vec::new();
         if let Some(cmd) = &self.shell {
-            calls.push(if claude {
+            calls.push(if let Some(name) = messages_shell {
                 ToolCall::new(
-                    "Bash",
+                    name,
                     json!({"command": cmd, "description": "Run a command"}),
                 )
             } else {
@@ -484,17 +486,18 @@ fn respond(
             .get("model")
             .and_then(Value::as_str)
             .unwrap_or("claude");
+        let shell = messages_shell_tool(body);
         if stream {
             (
                 "200 OK",
                 "text/event-stream",
-                messages_sse(&turn, usage, model, n),
+                messages_sse(&turn, usage, model, n, shell),
             )
         } else {
             (
                 "200 OK",
                 "application/json",
-                messages_json(&turn, usage, model, n),
+                messages_json(&turn, usage, model, n, shell),
             )
         }
     } else if is_responses {
@@ -548,13 +551,34 @@ fn load_more_turns(st: &mut State) {
     }
 }
 
-/// Claude Code's compaction request: its last user message is the summarization prompt.
+/// A compaction request on the Messages API: its last user message is the summarization
+/// prompt — Claude Code's ("Respond with TEXT ONLY") or GitHub Copilot CLI's ("The history is
+/// being compacted").
 fn is_claude_compaction(body: &Value) -> bool {
     body.get("messages")
         .and_then(Value::as_array)
         .and_then(|m| m.last())
         .map(|m| m.get("content").map(Value::to_string).unwrap_or_default())
-        .is_some_and(|c| c.contains("Respond with TEXT ONLY"))
+        .is_some_and(|c| {
+            c.contains("Respond with TEXT ONLY") || c.contains("The history is being compacted")
+        })
+}
+
+/// The shell tool a Messages API request offers: Claude Code's `Bash`, or GitHub Copilot CLI's
+/// `bash` (same `command` / `description` arguments).
+fn messages_shell_tool(body: &Value) -> &'static str {
+    let offers = |name: &str| {
+        body.get("tools")
+            .and_then(Value::as_array)
+            .into_iter()
+            .flatten()
+            .any(|t| t.get("name").and_then(Value::as_str) == Some(name))
+    };
+    if !offers("Bash") && offers("bash") {
+        "bash"
+    } else {
+        "Bash"
+    }
 }
 
 /// Gemini CLI's compression: a non-streaming `generateContent` whose last user part asks for a
@@ -624,7 +648,7 @@ fn sse(out: &mut String, event: &str, data: Value) {
     out.push_str(&format!("event: {event}\ndata: {data}\n\n"));
 }
 
-fn messages_sse(turn: &Turn, usage: u64, model: &str, n: usize) -> String {
+fn messages_sse(turn: &Turn, usage: u64, model: &str, n: usize, shell: &str) -> String {
     let mut out = String::new();
     sse(
         &mut out,
@@ -635,7 +659,7 @@ fn messages_sse(turn: &Turn, usage: u64, model: &str, n: usize) -> String {
             "usage": {"input_tokens": usage, "output_tokens": 1,
                       "cache_creation_input_tokens": 0, "cache_read_input_tokens": 0}}}),
     );
-    let calls = turn.calls(true);
+    let calls = turn.calls(Some(shell));
     let stop_reason = if calls.is_empty() {
         "end_turn"
     } else {
@@ -690,8 +714,8 @@ fn messages_sse(turn: &Turn, usage: u64, model: &str, n: usize) -> String {
     out
 }
 
-fn messages_json(turn: &Turn, usage: u64, model: &str, n: usize) -> String {
-    let calls = turn.calls(true);
+fn messages_json(turn: &Turn, usage: u64, model: &str, n: usize, shell: &str) -> String {
+    let calls = turn.calls(Some(shell));
     let content: Vec<Value> = if calls.is_empty() {
         vec![json!({"type": "text", "text": turn.text.clone().unwrap_or_default()})]
     } else {
@@ -735,7 +759,7 @@ fn responses_sse(turn: &Turn, usage: u64, n: usize) -> String {
         "response.created",
         json!({"type": "response.created", "response": {"id": id}}),
     );
-    let calls = turn.calls(false);
+    let calls = turn.calls(None);
     let items: Vec<Value> = if calls.is_empty() {
         vec![
             json!({"type": "message", "role": "assistant", "id": format!("msg_fake_{n}"),

@@ -76,6 +76,7 @@ pub fn ready_text(agent: Agent) -> &'static str {
         Agent::Gemini => "Type your message",
         // Qwen Code 0.24.4: "Type your message or @path/to/file".
         Agent::Qwen => "Type your message or",
+        Agent::Copilot => "/ commands · ? help",
     }
 }
 
@@ -304,6 +305,30 @@ impl Sandbox {
                         .map(|(k, v)| (k.to_string(), v)),
                 );
                 (clients.qwen.clone(), vec!["--yolo".into()], env)
+            }
+            Agent::Copilot => {
+                env.extend([
+                    ("HOME".into(), home),
+                    ("COPILOT_OFFLINE".into(), "true".into()),
+                    ("COPILOT_PROVIDER_TYPE".into(), "anthropic".into()),
+                    (
+                        "COPILOT_PROVIDER_BASE_URL".into(),
+                        format!("http://127.0.0.1:{PORT}"),
+                    ),
+                    ("COPILOT_PROVIDER_API_KEY".into(), "sk-e2e-fake".into()),
+                    ("COPILOT_MODEL".into(), COPILOT_MODEL.into()),
+                    (
+                        "COPILOT_CACHE_HOME".into(),
+                        copilot_cache(&clients.copilot)
+                            .to_string_lossy()
+                            .into_owned(),
+                    ),
+                ]);
+                (
+                    clients.copilot.clone(),
+                    vec!["--allow-all-tools".into(), "--allow-all-paths".into()],
+                    env,
+                )
             }
         }
     }
@@ -560,6 +585,8 @@ impl Tui<'_> {
                     Agent::Gemini => exe == "node" && cmdline.contains("gemini"),
                     Agent::Qwen => exe == "node" && cmdline.contains("qwen-code"),
                     Agent::Codex => exe.starts_with("codex") && !cmdline.contains("app-server"),
+                    // The single executable of @github/copilot-linux-x64.
+                    Agent::Copilot => exe == "copilot",
                 }
             })
             .collect();

@@ -24,6 +24,7 @@ fn quit_command(agent: Agent) -> &'static str {
     match agent {
         Agent::Claude | Agent::Codex => "/exit",
         Agent::Gemini | Agent::Qwen => "/quit",
+        Agent::Copilot => "/exit",
     }
 }
 
@@ -73,7 +74,7 @@ fn shell_work_in_a_tui(sb: &Sandbox) -> Tui<'_> {
     // There, the record existing is the sign that Stop ran.
     let stop_ran = |text: &str| match agent {
         Agent::Claude => text.contains("Make the parser strip whitespace."),
-        Agent::Codex | Agent::Gemini | Agent::Qwen => text.contains("codegen"),
+        Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Copilot => text.contains("codegen"),
     };
     tui.wait_until("the turn's record", 30, || stop_ran(&records_text(sb)));
     tui

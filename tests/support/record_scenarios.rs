@@ -38,6 +38,18 @@ fn write_files(sb: &Sandbox) -> Turn {
                 )),
             )]
         }
+        // Copilot CLI: two `create` calls in one answer.
+        Agent::Copilot => vec![
+            ToolCall::new(
+                "create",
+                json!({"path": sb.project.join("src/parse.py"),
+                       "file_text": "def parse(s):\n    return s.strip()\n"}),
+            ),
+            ToolCall::new(
+                "create",
+                json!({"path": sb.project.join("run_tests.sh"), "file_text": FAILING_TESTS}),
+            ),
+        ],
         // Gemini CLI and Qwen Code: two `write_file` calls in one answer.
         Agent::Gemini | Agent::Qwen => vec![
             ToolCall::new(
@@ -137,6 +149,8 @@ pub fn unfinished_work_reaches_next_session(agent: Agent) {
         Agent::Gemini => "(SessionEnd, reason «exit»)",
         Agent::Qwen => "idle since then; no end recorded (quit, killed or still open)",
         Agent::Claude | Agent::Codex => "(SessionEnd, reason «other»)",
+        // Copilot CLI ends a `-p` run with sessionEnd reason `complete`.
+        Agent::Copilot => "(SessionEnd, reason «complete»)",
     };
     assert_carries(
         agent,

@@ -55,6 +55,17 @@ impl Sandbox {
                     }
                 }
             }
+            Agent::Copilot => {
+                // Copilot CLI records every hook call in the session's events.jsonl as a
+                // `hook.end` event; a failed one has `success: false`.
+                for line in self.copilot_event_lines() {
+                    if line.get("type").and_then(Value::as_str) == Some("hook.end")
+                        && line.pointer("/data/success").and_then(Value::as_bool) == Some(false)
+                    {
+                        errors.push(line.to_string());
+                    }
+                }
+            }
             Agent::Codex => {
                 for run in runs {
                     for l in run.stderr.lines().chain(run.stdout.lines()) {
@@ -71,6 +82,20 @@ impl Sandbox {
             }
         }
         errors
+    }
+
+    /// Every line of every Copilot CLI session's `events.jsonl` in this sandbox's HOME.
+    pub fn copilot_event_lines(&self) -> Vec<Value> {
+        let mut lines = Vec::new();
+        let Ok(dirs) = std::fs::read_dir(self.home.join(".copilot/session-state")) else {
+            return lines;
+        };
+        for d in dirs.flatten() {
+            if let Ok(text) = std::fs::read_to_string(d.path().join("events.jsonl")) {
+                lines.extend(text.lines().filter_map(|l| serde_json::from_str(l).ok()));
+            }
+        }
+        lines
     }
 
     /// Every line of every Claude Code transcript in this sandbox's HOME.

@@ -6,13 +6,15 @@ use super::*;
 /// The texts hooks injected into one request: Claude Code sends them as `system` messages
 /// inside `messages`; Codex as `developer` messages inside `input`; Gemini CLI inside
 /// `<hook_context>...</hook_context>` in the prompt's text or a tool result (escaping `<` and
-/// `>` of the hook's text as `&lt;` and `&gt;`); Qwen Code see [`qwen_hook_contexts`].
+/// `>` of the hook's text as `&lt;` and `&gt;`); Qwen Code see [`qwen_hook_contexts`]; Copilot
+/// CLI in user messages (see [`copilot_hook_contexts`]).
 pub fn injected_texts(agent: Agent, req: &LoggedRequest) -> Vec<String> {
     let (list, role) = match agent {
         Agent::Claude => ("messages", "system"),
         Agent::Codex => ("input", "developer"),
         Agent::Gemini => return gemini_hook_contexts(&req.body),
         Agent::Qwen => return qwen_hook_contexts(&req.body),
+        Agent::Copilot => return copilot_hook_contexts(&req.body),
     };
     let mut texts = Vec::new();
     for m in req
@@ -36,6 +38,53 @@ pub fn injected_texts(agent: Agent, req: &LoggedRequest) -> Vec<String> {
         }
     }
     texts
+}
+
+/// What Copilot CLI 1.0.102 put into a Messages API request from hooks: sessionStart's
+/// `additionalContext` is a text part of its own in the first user message,
+/// userPromptSubmitted's is a `<system_reminder>` inside the prompt's text, postToolUse's is
+/// appended to the tool's result after "Additional guidance from postToolUse hooks:". The texts
+/// of user messages and that tail of tool results, in order (never the model's own words).
+fn copilot_hook_contexts(body: &Value) -> Vec<String> {
+    const AFTER_TOOL: &str = "Additional guidance from postToolUse hooks:\n";
+    let mut out = Vec::new();
+    for m in body
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|m| m.get("role").and_then(Value::as_str) == Some("user"))
+    {
+        let parts = match m.get("content") {
+            Some(Value::String(s)) => {
+                out.push(s.clone());
+                continue;
+            }
+            Some(Value::Array(parts)) => parts,
+            _ => continue,
+        };
+        for p in parts {
+            match p.get("type").and_then(Value::as_str) {
+                Some("text") => out.extend(p.get("text").and_then(Value::as_str).map(String::from)),
+                Some("tool_result") => {
+                    let content = match p.get("content") {
+                        Some(Value::String(s)) => s.clone(),
+                        Some(Value::Array(a)) => a
+                            .iter()
+                            .filter_map(|c| c.get("text").and_then(Value::as_str))
+                            .collect::<Vec<_>>()
+                            .join("\n"),
+                        _ => String::new(),
+                    };
+                    if let Some((_, tail)) = content.split_once(AFTER_TOOL) {
+                        out.push(tail.to_string());
+                    }
+                }
+                _ => {}
+            }
+        }
+    }
+    out
 }
 
 /// Every `<hook_context>` text in any string of the request body, in order.

@@ -16,6 +16,9 @@ pub const GEMINI_MODEL: &str = "gemini-2.5-pro";
 /// The model Qwen Code is told to use (`OPENAI_MODEL`): Qwen Code 0.24.4 gives it a
 /// 1,000,000-token window and compacts from 85 % of it.
 pub const QWEN_MODEL: &str = "qwen3-coder-plus";
+/// The model Copilot CLI is told to use (`COPILOT_MODEL`, through its `anthropic` provider
+/// type): Copilot 1.0.102's catalog gives it a prompt limit of 168,000 tokens.
+pub const COPILOT_MODEL: &str = "claude-sonnet-4.5";
 /// Seconds one client run may take before `timeout` kills it.
 pub const CLIENT_TIMEOUT_SECS: u64 = 120;
 
@@ -179,7 +182,39 @@ impl Sandbox {
                 client.extend(opts.client_args.iter().cloned());
                 envs.extend(qwen_env(&self.home));
             }
+            Agent::Copilot => {
+                client.push(clients.copilot.to_string_lossy().into_owned());
+                // `--allow-all-paths` too: the scripted model runs `handover` by its absolute
+                // path, outside the project, which Copilot otherwise refuses without a user to ask.
+                client.extend(
+                    ["-p", opts.prompt, "--allow-all-tools", "--allow-all-paths"].map(String::from),
+                );
+                if let Some(id) = &opts.resume {
+                    client.push(format!("--resume={id}"));
+                }
+                client.extend(opts.client_args.iter().cloned());
+                envs.extend([
+                    ("HOME", self.home.to_string_lossy().into_owned()),
+                    ("COPILOT_OFFLINE", "true".into()),
+                    ("COPILOT_PROVIDER_TYPE", "anthropic".into()),
+                    (
+                        "COPILOT_PROVIDER_BASE_URL",
+                        format!("http://127.0.0.1:{PORT}"),
+                    ),
+                    ("COPILOT_PROVIDER_API_KEY", "sk-e2e-fake".into()),
+                    ("COPILOT_MODEL", COPILOT_MODEL.into()),
+                    // The single-executable client unpacks itself (about 235 MB) into its cache
+                    // on first start: once beside the installed clients, not once per HOME.
+                    (
+                        "COPILOT_CACHE_HOME",
+                        copilot_cache(&clients.copilot)
+                            .to_string_lossy()
+                            .into_owned(),
+                    ),
+                ]);
+            }
         }
+        envs.extend(opts.client_env.iter().map(|(k, v)| (*k, v.clone())));
         let started = Instant::now();
         let out = Command::new("timeout")
             .args([
@@ -224,6 +259,13 @@ impl Sandbox {
                         .rev()
                         .find_map(|m| m.get("session_id")?.as_str().map(String::from))
                 }),
+            // Copilot CLI ends `-p` with "Resume  copilot --resume=<id>".
+            Agent::Copilot => stdout
+                .lines()
+                .chain(stderr.lines())
+                .filter_map(|l| l.split_once("--resume="))
+                .map(|(_, id)| id.trim().to_string())
+                .next_back(),
         };
         let run = Run {
             agent: self.agent,
@@ -273,6 +315,16 @@ pub fn qwen_env(home: &Path) -> Vec<(&'static str, String)> {
         ("OPENAI_MODEL", QWEN_MODEL.into()),
         ("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1".into()),
     ]
+}
+
+/// Where Copilot CLI unpacks itself: `copilot-cache` beside the clients' `node_modules`
+/// (`<dest>/node_modules/.bin/copilot`).
+pub fn copilot_cache(copilot: &Path) -> PathBuf {
+    copilot
+        .ancestors()
+        .nth(3)
+        .unwrap_or(Path::new("/tmp"))
+        .join("copilot-cache")
 }
 
 /// `path` without the directories that hold `handover-session-start`.
@@ -327,6 +379,8 @@ pub struct RunOpts<'a> {
     pub without_handover_on_path: bool,
     /// The exit status the client must end with (0 unless a test expects a refusal).
     pub expect_status: i32,
+    /// More environment for the client (e.g. Copilot CLI's `COPILOT_PROVIDER_MAX_PROMPT_TOKENS`).
+    pub client_env: Vec<(&'static str, String)>,
 }
 
 impl<'a> RunOpts<'a> {
@@ -341,6 +395,7 @@ impl<'a> RunOpts<'a> {
             killed: false,
             without_handover_on_path: false,
             expect_status: 0,
+            client_env: Vec::new(),
         }
     }
     pub fn killed(mut self) -> RunOpts<'a> {

@@ -11,6 +11,7 @@ pub enum Agent {
     Codex,
     Gemini,
     Qwen,
+    Copilot,
 }
 
 impl Agent {
@@ -20,15 +21,17 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
             Agent::Qwen => "qwen",
+            Agent::Copilot => "copilot",
         }
     }
 }
 
-/// How Codex (and Gemini CLI) is allowed to run the project's hooks.
+/// How Codex (and Gemini CLI, Copilot CLI) is allowed to run the project's hooks.
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]
 pub enum Trust {
-    /// `codex exec --dangerously-bypass-hook-trust`; Gemini CLI: `GEMINI_CLI_TRUST_WORKSPACE=true`
-    /// (tests that are not about trust).
+    /// `codex exec --dangerously-bypass-hook-trust`; Gemini CLI: `GEMINI_CLI_TRUST_WORKSPACE=true`;
+    /// Copilot CLI (which has no bypass): the folder written into `~/.copilot/config.json` by the
+    /// harness (tests that are not about trust).
     BypassFlag,
     /// `handover install --trust` recorded the trust; no bypass.
     Installed,
@@ -102,6 +105,9 @@ impl Sandbox {
         );
         sb.write_codex_config(codex_extra);
         sb.write_gemini_settings();
+        if agent == Agent::Copilot && trust == Trust::BypassFlag {
+            sb.write_copilot_trust();
+        }
         sb
     }
 
@@ -230,6 +236,22 @@ impl Sandbox {
             "{\n  \"security\": {\n    \"auth\": {\n      \"selectedType\": \"gemini-api-key\"\n    }\n  },\n  \"privacy\": {\n    \"usageStatisticsEnabled\": false\n  }\n}\n",
         )
         .expect("write gemini settings");
+    }
+
+    /// Copilot CLI's user config with the project in `trustedFolders` (Copilot loads a
+    /// repository's hooks only in a trusted folder and has no flag to bypass that), in the form
+    /// Copilot keeps the file: two `//` comment lines, then JSON.
+    fn write_copilot_trust(&self) {
+        let dir = self.home.join(".copilot");
+        std::fs::create_dir_all(&dir).expect("create ~/.copilot");
+        std::fs::write(
+            dir.join("config.json"),
+            format!(
+                "// User settings belong in settings.json.\n// This file is managed automatically.\n{{\n  \"trustedFolders\": [\n    {}\n  ]\n}}\n",
+                Value::String(self.project.to_string_lossy().into_owned())
+            ),
+        )
+        .expect("write copilot config");
     }
 
     /// Codex's user configuration: our fake provider, the project trusted, plus `extra`

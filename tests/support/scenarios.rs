@@ -27,12 +27,14 @@ const COMPACTION_INSTRUCTIONS: &str =
 /// 272,000) instead: 170,000 is 62-66 % of either. Gemini CLI: gemini-2.5-pro's window is
 /// 1,048,576 and Gemini compresses at 50 %, so the watch reminds at 35 % and insists at 45 %:
 /// 400,000 is 38 %. Qwen Code: qwen3-coder-plus's window is 1,000,000 (its Stop input says so)
-/// and it compacts from 85 %: 650,000 is 65 %.
+/// and it compacts from 85 %: 650,000 is 65 %. Copilot CLI: `claude-sonnet-4.5` has a prompt limit of 168,000 tokens in
+/// Copilot 1.0.102 and Copilot compacts from 80 % of it (134,400): 110,000 is 65 %.
 fn above_first_threshold(agent: Agent) -> u64 {
     match agent {
         Agent::Claude | Agent::Qwen => 650_000,
         Agent::Codex => 170_000,
         Agent::Gemini => 400_000,
+        Agent::Copilot => 110_000,
     }
 }
 
@@ -41,9 +43,11 @@ fn above_first_threshold(agent: Agent) -> u64 {
 /// Code their reply before the next hook: none. Claude Code
 /// writes the response to its transcript 10-50 ms after it starts the PostToolUse and Stop hooks,
 /// and the hook never waits for it (docs/hooks.md, "When the measurement is taken"): one.
+/// Copilot CLI writes its events.jsonl at most 100 ms after the event (a debounced flush), and
+/// the fake model answers faster than that: one.
 fn lateness(agent: Agent) -> usize {
     match agent {
-        Agent::Claude => 1,
+        Agent::Claude | Agent::Copilot => 1,
         Agent::Codex | Agent::Gemini | Agent::Qwen => 0,
     }
 }
@@ -334,7 +338,7 @@ pub fn save_progress_is_asked_once(agent: Agent) {
     // history shows twice there.
     let history_copies = match agent {
         Agent::Gemini => 2,
-        Agent::Claude | Agent::Codex | Agent::Qwen => 1,
+        Agent::Claude | Agent::Codex | Agent::Qwen | Agent::Copilot => 1,
     };
     for r in s2.conversation() {
         assert!(
@@ -639,6 +643,22 @@ pub fn nothing_without_handoff(agent: Agent) {
                 );
             }
         }
+        Agent::Copilot => {
+            // Copilot CLI records every hook call in events.jsonl (`hook.end`); ours are the
+            // ones from `.github/hooks/handover.json`. Our debug log shows each call.
+            let log = std::fs::read_to_string(run.dir.join("hooks.log")).unwrap_or_default();
+            for event in [
+                "sessionStart",
+                "userPromptSubmitted",
+                "postToolUse",
+                "agentStop",
+            ] {
+                assert!(
+                    log.contains(&format!("agent=copilot event={event}")),
+                    "no call of our {event} hook in the debug log:\n{log}"
+                );
+            }
+        }
         Agent::Gemini => {
             // Gemini CLI records nothing about hooks that succeed: our debug log does.
             let log = std::fs::read_to_string(run.dir.join("hooks.log")).unwrap_or_default();
@@ -711,6 +731,8 @@ fn above_second_threshold(agent: Agent) -> u64 {
         Agent::Gemini => 490_000,
         // 80 % of 1,000,000: below Qwen Code's 85 %.
         Agent::Qwen => 800_000,
+        // 76.2 % of Copilot's 168,000 prompt limit, below its compaction from 80 %.
+        Agent::Copilot => 128_000,
     }
 }
 
@@ -749,7 +771,7 @@ pub fn stop_is_blocked_once_above_second_threshold(agent: Agent) {
     // (a user text).
     let per_block = match agent {
         Agent::Claude => 2,
-        Agent::Codex | Agent::Gemini | Agent::Qwen => 1,
+        Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Copilot => 1,
     };
     assert_eq!(
         reqs.len(),

@@ -29,7 +29,7 @@ pub fn install_hooks(sb: &Sandbox, hooks_dir: &Path, trust: bool) {
         args.push("--codex-bin".into());
         args.push(clients.codex.to_string_lossy().into_owned());
     }
-    if sb.agent == Agent::Gemini && trust {
+    if matches!(sb.agent, Agent::Gemini | Agent::Copilot) && trust {
         args.push("--trust".into());
     }
     // The installer may start `codex app-server`: keep it inside a loopback-only namespace too.

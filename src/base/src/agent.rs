@@ -10,10 +10,17 @@ pub enum Agent {
     Codex,
     Gemini,
     Qwen,
+    Copilot,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 4] = [Agent::Claude, Agent::Codex, Agent::Gemini, Agent::Qwen];
+    pub const ALL: [Agent; 5] = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::Copilot,
+    ];
 
     pub fn as_str(self) -> &'static str {
         match self {
@@ -21,17 +28,19 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
             Agent::Qwen => "qwen",
+            Agent::Copilot => "copilot",
         }
     }
 
-    /// The `--agent` value, leniently: case and spacing ignored, `claude-code` and
-    /// `gemini-cli` accepted.
+    /// The `--agent` value, leniently: case and spacing ignored, `claude-code`, `gemini-cli`
+    /// and `copilot-cli` accepted.
     pub fn from_name(name: &str) -> Option<Agent> {
         match name.trim().to_ascii_lowercase().as_str() {
             "claude" | "claude-code" | "claude_code" => Some(Agent::Claude),
             "codex" => Some(Agent::Codex),
             "gemini" | "gemini-cli" | "gemini_cli" => Some(Agent::Gemini),
             "qwen" | "qwen-code" | "qwen_code" => Some(Agent::Qwen),
+            "copilot" | "copilot-cli" | "copilot_cli" => Some(Agent::Copilot),
             _ => None,
         }
     }
@@ -55,6 +64,7 @@ mod tests {
         assert_eq!(Agent::from_name(" Claude-Code "), Some(Agent::Claude));
         assert_eq!(Agent::from_name("CODEX"), Some(Agent::Codex));
         assert_eq!(Agent::from_name("gemini-cli"), Some(Agent::Gemini));
+        assert_eq!(Agent::from_name("Copilot-CLI"), Some(Agent::Copilot));
         assert_eq!(Agent::from_name("vim"), None);
     }
 }

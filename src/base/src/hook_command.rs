@@ -15,7 +15,8 @@ use crate::HookExe;
 pub enum Recognised {
     /// Exactly one of our executables and nothing else a user could have meant:
     ///
-    /// `[NAME=value ...] [exec] <dir/>handover-<hook> [--agent <name> | --agent=<name>]`
+    /// `[NAME=value ...] [exec] <dir/>handover-<hook> [--agent <name> | --agent=<name>]
+    /// [--event <name> | --event=<name>]`
     ///
     /// or the portable form install writes, whose launcher finds the executable at run time:
     ///
@@ -41,6 +42,9 @@ pub struct OurCommand {
     pub program: String,
     /// The `--agent` value, if any.
     pub agent: Option<String>,
+    /// The `--event` value, if any: written for a client whose hook input does not name the
+    /// event (GitHub Copilot CLI).
+    pub event: Option<String>,
     /// The command's text before the program: environment assignments and `exec`, verbatim
     /// (empty for the commands we write).
     pub prefix: String,
@@ -190,19 +194,37 @@ fn exactly_ours(command: &str) -> Option<OurCommand> {
         program.value.rsplit('/').next().unwrap_or(&program.value)
     };
     let exe = HookExe::from_file_name(name)?;
-    let agent = match &words[i + 1..] {
-        [] => None,
-        [flag, value] if flag.value == "--agent" => Some(value.value.clone()),
-        [one] => Some(one.value.strip_prefix("--agent=")?.to_string()),
-        _ => return None,
-    };
+    let (agent, event) = flags(&words[i + 1..])?;
     Some(OurCommand {
         exe,
         program: program.value.clone(),
         agent,
+        event,
         prefix: command[..words[if portable { i - 3 } else { i }].start].to_string(),
         portable,
     })
+}
+
+/// `--agent` then `--event`, each optional, each as `--flag value` or `--flag=value`; None
+/// when anything else follows the program.
+fn flags(mut words: &[Word]) -> Option<(Option<String>, Option<String>)> {
+    let mut values = [None, None];
+    for (slot, flag) in ["--agent", "--event"].into_iter().enumerate() {
+        let joined = format!("{flag}=");
+        match words {
+            [f, value, rest @ ..] if f.value == flag => {
+                values[slot] = Some(value.value.clone());
+                words = rest;
+            }
+            [one, rest @ ..] if one.value.starts_with(&joined) => {
+                values[slot] = Some(one.value[joined.len()..].to_string());
+                words = rest;
+            }
+            _ => {}
+        }
+    }
+    let [agent, event] = values;
+    words.is_empty().then_some((agent, event))
 }
 
 /// `sh -c '<LAUNCHER>'` at the start of `words`, the launcher exactly as we write it.
@@ -276,6 +298,38 @@ mod tests {
                 );
                 assert_eq!(o.with_core(&cmd), full);
             }
+        }
+    }
+
+    #[test]
+    fn an_event_flag_after_the_agent_reads_back() {
+        let cmd = format!(
+            "{} --event postToolUse",
+            command_for(Path::new("/b/handover-context-watch"), Agent::Copilot)
+        );
+        let Recognised::Ours(o) = recognise(&cmd) else {
+            panic!("{cmd} not recognised")
+        };
+        assert_eq!(
+            (o.agent.as_deref(), o.event.as_deref()),
+            (Some("copilot"), Some("postToolUse"))
+        );
+        let Recognised::Ours(o) = recognise("handover-pre-compact --event=sessionEnd") else {
+            panic!("--event= alone not recognised")
+        };
+        assert_eq!((o.agent, o.event.as_deref()), (None, Some("sessionEnd")));
+        // Out of order, twice, or with anything after it: the user's own command.
+        for other in [
+            "/b/handover-pre-compact --event x --agent copilot",
+            "/b/handover-pre-compact --agent copilot --event x --event y",
+            "/b/handover-pre-compact --agent copilot --event",
+            "/b/handover-pre-compact --agent copilot --event x more",
+        ] {
+            assert_eq!(
+                recognise(other),
+                Recognised::Mentions(HookExe::PreCompact),
+                "{other}"
+            );
         }
     }
 

@@ -26,8 +26,11 @@ pub struct HookInput {
     /// only after the hook started).
     pub last_assistant_message: Option<String>,
     /// SessionEnd: why the session ended (Claude Code `clear`, `logout`, `prompt_input_exit`,
-    /// `other`; Codex `other`).
+    /// `other`; Codex `other`; Copilot CLI `complete`, `user_exit`, ...).
     pub reason: Option<String>,
+    /// The payload names its fields in camelCase (`sessionId`): GitHub Copilot CLI's own hooks,
+    /// whose payloads carry no event name either.
+    pub camel_case: bool,
 }
 
 impl HookInput {
@@ -49,8 +52,9 @@ impl HookInput {
                 .filter(|s| !s.is_empty())
         };
         HookInput {
-            session_id: s("session_id"),
-            transcript_path: s("transcript_path"),
+            // Copilot CLI: `sessionId`, and `transcriptPath` on agentStop and preCompact.
+            session_id: s("session_id").or_else(|| s("sessionId")),
+            transcript_path: s("transcript_path").or_else(|| s("transcriptPath")),
             cwd: s("cwd"),
             hook_event_name: s("hook_event_name"),
             source: s("source"),
@@ -66,6 +70,7 @@ impl HookInput {
             // Gemini CLI's AfterAgent calls it `prompt_response`.
             last_assistant_message: s("last_assistant_message").or_else(|| s("prompt_response")),
             reason: s("reason"),
+            camel_case: v.get("sessionId").is_some_and(Value::is_string),
         }
     }
 }
@@ -104,6 +109,27 @@ mod tests {
             HookInput::parse(both).last_assistant_message.as_deref(),
             Some("a")
         );
+    }
+
+    #[test]
+    fn copilot_camel_case_names_fill_the_same_fields() {
+        let stop = HookInput::parse(include_bytes!(
+            "../../../tests/fixtures/clients/copilot-1.0.102/agent_stop.json"
+        ));
+        assert!(stop.camel_case);
+        assert_eq!(
+            stop.session_id.as_deref(),
+            Some("56a6ce40-714d-4cdf-96d0-5be2fcea3078")
+        );
+        assert!(stop
+            .transcript_path
+            .is_some_and(|p| p.ends_with("/events.jsonl")));
+        assert_eq!(stop.hook_event_name, None);
+        let claude_form = HookInput::parse(include_bytes!(
+            "../../../tests/fixtures/clients/copilot-1.0.102/claude_format-stop.json"
+        ));
+        assert!(!claude_form.camel_case);
+        assert_eq!(claude_form.session_id, stop.session_id);
     }
 
     #[test]

@@ -2,7 +2,7 @@
 //! events it fires and which of our hooks each runs, the hook input it sends, the output it
 //! accepts per event, its transcript format, where it compacts, its config files and hook
 //! entries, how it records trust, its plugin layout — lives in ONE module per client
-//! ([`claude`], [`codex`], [`gemini`]) behind the [`Client`] trait. The hooks, the session
+//! ([`claude`], [`codex`], [`gemini`], [`copilot`]) behind the [`Client`] trait. The hooks, the session
 //! record, the installer and the CLI ask [`of`] / [`ALL`] instead of matching on the agent.
 //!
 //! Neutral types the modules speak in: [`HookEvent`] (our view of an event, whatever the
@@ -19,6 +19,7 @@
 
 pub mod claude;
 pub mod codex;
+pub mod copilot;
 pub mod event;
 pub mod gemini;
 pub mod input;
@@ -33,6 +34,7 @@ pub use input::HookInput;
 pub use output::Response;
 pub use places::{Scope, UserDirs};
 
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use transcript::{Fact, Fullness};
 
@@ -167,6 +169,26 @@ pub trait Client: Sync {
     /// The instruction file it reads from a repository's root by default (`CLAUDE.md`, ...).
     fn instruction_file(&self) -> &'static str;
 
+    /// How long after an event the client writes it to its transcript, when it buffers (GitHub
+    /// Copilot CLI flushes events.jsonl once no event came for 100 ms). At the session's end
+    /// the record waits, bounded, for that flush, since no hook runs after it.
+    fn transcript_flush_delay(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// The transcript of the session `input` is about, when the input does not name it (GitHub
+    /// Copilot CLI names it on two events only); None when it cannot be known.
+    fn transcript_of(&self, _input: &HookInput, _dirs: &UserDirs) -> Option<PathBuf> {
+        None
+    }
+
+    /// It also runs the hook entries written for `other` (GitHub Copilot CLI runs Claude
+    /// Code's `.claude/settings.json`), and the hook's environment (`env`) shows it is the one
+    /// running this hook now. Such an entry stays silent: the client's own entry answers.
+    fn runs_entries_of(&self, _other: Agent, _env: &dyn Fn(&str) -> Option<OsString>) -> bool {
+        false
+    }
+
     // ---- Trust ----
 
     /// How the client decides whether to run the hooks it finds.
@@ -195,12 +217,19 @@ pub enum Trust {
     /// Each hook runs only once its hash is recorded in the user's config (Codex:
     /// [`codex::trust_key`]); recorded through the client's own app-server.
     PerHook,
-    /// Hooks run only in a folder the user trusted (Gemini CLI's `trustedFolders.json`).
+    /// Hooks run only in a folder the user trusted (Gemini CLI's `trustedFolders.json`,
+    /// Copilot CLI's `trustedFolders` in its `config.json`).
     Folder,
 }
 
 /// Every client, in the order `handover install` and `status` list them.
-pub const ALL: [&dyn Client; 4] = [&claude::Claude, &codex::Codex, &gemini::Gemini, &qwen::Qwen];
+pub const ALL: [&dyn Client; 5] = [
+    &claude::Claude,
+    &codex::Codex,
+    &gemini::Gemini,
+    &qwen::Qwen,
+    &copilot::Copilot,
+];
 
 /// The module for `agent`.
 pub fn of(agent: Agent) -> &'static dyn Client {
@@ -209,7 +238,16 @@ pub fn of(agent: Agent) -> &'static dyn Client {
         Agent::Codex => &codex::Codex,
         Agent::Gemini => &gemini::Gemini,
         Agent::Qwen => &qwen::Qwen,
+        Agent::Copilot => &copilot::Copilot,
     }
+}
+
+/// The client that really runs a hook entry written for `agent`, when that is another client
+/// (see [`Client::runs_entries_of`]); `env` is the hook's environment.
+pub fn guest_of(agent: Agent, env: &dyn Fn(&str) -> Option<OsString>) -> Option<Agent> {
+    ALL.iter()
+        .find(|c| c.agent() != agent && c.runs_entries_of(agent, env))
+        .map(|c| c.agent())
 }
 
 /// The client that sent `input` when no `--agent` says: a payload mark first, then where the

@@ -345,6 +345,7 @@ fn fresh_session(agent: Agent) -> &'static str {
         Agent::Codex => "`/new` in Codex",
         Agent::Gemini => "`/clear` in Gemini CLI",
         Agent::Qwen => "`/clear` in Qwen Code",
+        Agent::Copilot => "`/clear` in GitHub Copilot CLI",
     }
 }
 
