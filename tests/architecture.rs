@@ -38,6 +38,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         "handover-core",
         &[
             "handover-base",
+            "handover-clients",
             "handover-redact",
             "handover-handoff",
             "handover-verify",

@@ -501,6 +501,58 @@ fn a_fifo_transcript_never_blocks_a_hook() {
     let _ = fs::remove_file(&fifo);
 }
 
+/// PreCompact's slow steps share one deadline, counted from the process's start: here the
+/// client takes 0.95 s to send its input (the hooks wait up to 1 s for it), and git blocks in
+/// both working-tree scans (a FIFO as a directory's `.gitignore`: libgit2 opens it and waits for
+/// a writer). Each scan alone is given up after 0.8 s; with a limit per step the two took the
+/// call to 2.55 s, past the 2.5 s watchdog, which ended it without the compaction instructions.
+/// With one deadline the answer comes before the watchdog.
+#[test]
+fn pre_compact_answers_in_time_when_every_slow_step_runs_to_its_limit() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    fs::create_dir(repo.path().join("sub")).unwrap();
+    fs::write(repo.path().join("sub/new.rs"), "// new\n").unwrap();
+    mkfifo(&repo.path().join("sub/.gitignore"));
+    let input = payload(json!({
+        "session_id": "s-late", "hook_event_name": "PreCompact", "trigger": "auto",
+        "cwd": repo.path().to_str().unwrap(),
+    }));
+    let started = std::time::Instant::now();
+    let mut child = std::process::Command::new(PRE_COMPACT)
+        .args(["--agent", "claude"])
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .stderr(std::process::Stdio::null())
+        .env_remove("HANDOVER_HOOK_DEBUG")
+        .spawn()
+        .unwrap();
+    let mut stdin = child.stdin.take().unwrap();
+    std::thread::sleep(Duration::from_millis(950));
+    std::io::Write::write_all(&mut stdin, &input).unwrap();
+    drop(stdin);
+    let out = child.wait_with_output().unwrap();
+    let elapsed = started.elapsed();
+    assert!(out.status.success());
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        text.contains("<<< handoff text"),
+        "PreCompact lost its answer after {elapsed:?}: {text:?}"
+    );
+    assert!(
+        elapsed < Duration::from_millis(2500),
+        "answered after {elapsed:?}"
+    );
+    let events = repo.journal_events_named("pre_compact");
+    let changed = &events.last().expect("a pre_compact event")["files_changed_since_handoff"];
+    assert!(
+        changed
+            .as_str()
+            .is_some_and(|s| s.contains("took longer than")),
+        "the diff should have been given up: {changed}"
+    );
+}
+
 /// A damaged state.json beside 200 large archive files (hard links of one 1 MiB document
 /// whose checksum does not match): the recovery work is bounded and SessionStart still
 /// answers, saying the handoff is damaged.

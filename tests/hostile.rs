@@ -698,6 +698,96 @@ fn a_committed_handoff_is_foreign_where_only_the_git_command_line_reads_the_repo
     assert!(message.contains("in the current commit"), "{message}");
 }
 
+/// A repository that came as a tarball brings its `.git/config`: where only the git command
+/// line reads it (the reftable format here), neither `write` (`git status`), `boot` nor the
+/// SessionStart hook (`git ls-files`) may run the programs it names: an fsmonitor hook, and a
+/// filter driver's clean command for a file whose stat data changed.
+#[test]
+fn the_git_command_line_fallback_runs_no_program_the_repository_configures() {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("unpacked");
+    let marker = tmp.path().join("ran");
+    let init = Command::new("git")
+        .args(["init", "-q", "--ref-format=reftable"])
+        .arg(&root)
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .output()
+        .unwrap();
+    if !init.status.success() {
+        eprintln!("skipped: this git cannot create a reftable repository");
+        return;
+    }
+    fs::write(root.join(".gitattributes"), "*.rs filter=tarball\n").unwrap();
+    fs::create_dir(root.join("src")).unwrap();
+    fs::write(root.join("src/lib.rs"), "pub fn a() {}\n").unwrap();
+    fs::write(root.join("README.md"), "hello\n").unwrap();
+    common::git(&root, &["add", "-A"]);
+    common::git(&root, &["commit", "-q", "-m", "initial"]);
+    assert!(
+        handover_core::git::open(&root).is_err(),
+        "libgit2 reads reftable now?"
+    );
+    let script = tmp.path().join("payload.sh");
+    fs::write(
+        &script,
+        format!("#!/bin/sh\necho \"$0 $*\" >> '{}'\ncat\n", marker.display()),
+    )
+    .unwrap();
+    fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let script = script.to_str().unwrap();
+    common::git(&root, &["config", "core.fsmonitor", script]);
+    common::git(&root, &["config", "filter.tarball.clean", script]);
+    common::git(&root, &["config", "filter.tarball.required", "true"]);
+    // Same bytes, newer time: `git status` hashes the file again, through its clean filter.
+    let later = std::time::SystemTime::now() + std::time::Duration::from_secs(3600);
+    fs::File::options()
+        .write(true)
+        .open(root.join("src/lib.rs"))
+        .unwrap()
+        .set_modified(later)
+        .unwrap();
+    fs::write(root.join("README.md"), "changed\n").unwrap();
+
+    let out = write(&root, "Ship it");
+    assert!(out.status.success(), "{}", text(&out));
+    let state = state_json(&root);
+    assert_eq!(
+        state["git"]["dirty"],
+        serde_json::json!(["README.md"]),
+        "{state}"
+    );
+    let out = handover(&root, &["boot", "--json"]);
+    assert!(!out.stdout.is_empty(), "{}", text(&out));
+    let mut hook = Command::new(env!("CARGO_BIN_EXE_handover-session-start"))
+        .args(["--agent", "claude"])
+        .current_dir(&root)
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let payload = serde_json::json!({
+        "session_id": "tarball", "hook_event_name": "SessionStart", "source": "startup",
+        "cwd": root,
+    });
+    std::io::Write::write_all(
+        &mut hook.stdin.take().unwrap(),
+        payload.to_string().as_bytes(),
+    )
+    .unwrap();
+    let out = hook.wait_with_output().unwrap();
+    assert!(
+        String::from_utf8_lossy(&out.stdout).contains("Ship it"),
+        "{}",
+        text(&out)
+    );
+    assert!(
+        !marker.exists(),
+        "git ran the repository's program: {}",
+        fs::read_to_string(&marker).unwrap_or_default()
+    );
+}
+
 // Session records: a clone, a copy or another user decides what is in `.handover/records/`.
 
 /// A record file as a crafted repository (or the hooks) would leave it, written straight to

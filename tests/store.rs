@@ -878,6 +878,9 @@ fn special_files_in_place_of_state_or_journal_never_hang_load() {
         assert!(status.success());
     };
     fifo(&store.state_path());
+    // A store keeps the verdict of its layout check (one check per hook call): each change
+    // below is looked at by a new one, as by the next command.
+    let store = Store::at(store.root());
     // Not a file handover creates: the store is refused (never opened, so never blocked on).
     let refused = |outcome: LoadOutcome| match outcome {
         LoadOutcome::Refused(r) => r.to_string(),
@@ -896,6 +899,7 @@ fn special_files_in_place_of_state_or_journal_never_hang_load() {
 
     fs::remove_file(store.state_path()).unwrap();
     fs::create_dir(store.state_path()).unwrap();
+    let store = Store::at(store.root());
     let why = refused(store.load());
     assert!(
         why.contains("state.json is a directory, not a plain file"),
@@ -905,9 +909,53 @@ fn special_files_in_place_of_state_or_journal_never_hang_load() {
 
     fs::remove_file(store.journal_path()).unwrap();
     fifo(&store.journal_path());
+    let store = Store::at(store.root());
     let s = store.clone();
     assert!(within_10s(move || s.journal()).is_empty());
     let s = store.clone();
     let why = refused(within_10s(move || s.load()));
     assert!(why.contains("journal.jsonl is a FIFO"), "{why}");
+}
+
+/// Recovery from a damaged state.json looks for the newest `write` event in the journal's last
+/// `MAX_RECOVERY_READ` bytes only (a hook meets the damage, and used to parse up to 64 MiB of
+/// journal): found behind 1 MiB of later events, not behind more than the bound.
+#[test]
+fn journal_recovery_reads_a_bounded_tail() {
+    for (filler, found) in [
+        (1024 * 1024, true),
+        (store::MAX_RECOVERY_READ as usize + 1024 * 1024, false),
+    ] {
+        let (_dir, writer) = temp_store();
+        let h = handoff(1, "recoverable");
+        writer.save(&h, "").unwrap();
+        let event = format!(
+            "{{\"ts\":\"2026-01-01T00:00:00Z\",\"event\":\"ack\",\"note\":\"{}\"}}\n",
+            "x".repeat(1000)
+        );
+        let mut lines = String::new();
+        while lines.len() < filler {
+            lines.push_str(&event);
+        }
+        let mut journal = fs::OpenOptions::new()
+            .append(true)
+            .open(writer.journal_path())
+            .unwrap();
+        std::io::Write::write_all(&mut journal, lines.as_bytes()).unwrap();
+        for entry in fs::read_dir(writer.archive_dir()).unwrap() {
+            fs::remove_file(entry.unwrap().path()).unwrap();
+        }
+        fs::write(writer.state_path(), "{").unwrap();
+        let store = Store::at(writer.root());
+        match (store.load(), found) {
+            (LoadOutcome::Loaded(l), true) => {
+                assert_eq!(l.source, Source::Journal);
+                assert_eq!(l.handoff, h);
+            }
+            (LoadOutcome::Unrecoverable { problem }, false) => {
+                assert!(problem.contains("no intact handoff"), "{problem}")
+            }
+            (other, _) => panic!("{filler} bytes of later events: {other:?}"),
+        }
+    }
 }

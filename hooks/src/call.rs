@@ -31,8 +31,6 @@ pub struct Call {
     /// How the agent runs handover, found the first time an answer needs it (it may walk the
     /// PATH).
     command: OnceCell<String>,
-    /// The store's safety check, done once per call (`Store::check`).
-    checked: OnceCell<Result<bool, Refused>>,
 }
 
 impl Call {
@@ -61,7 +59,6 @@ impl Call {
             deadline: Instant::now() + crate::budget::WORK_BUDGET,
             install_dir: hook_exe.and_then(Path::parent).map(Path::to_path_buf),
             command: OnceCell::new(),
-            checked: OnceCell::new(),
         }
     }
 
@@ -80,11 +77,11 @@ impl Call {
         })
     }
 
-    /// `Store::check` of this call's store, run once: Ok(false) when `.handover/` does not
-    /// exist, Err when it is refused, None without a store.
-    fn check(&self) -> Option<&Result<bool, Refused>> {
-        let store = self.store.as_ref()?;
-        Some(self.checked.get_or_init(|| store.check()))
+    /// `Store::check` of this call's store (the store keeps its verdict, so the layout is
+    /// looked at once per call): Ok(false) when `.handover/` does not exist, Err when it is
+    /// refused, None without a store.
+    fn check(&self) -> Option<Result<bool, Refused>> {
+        Some(self.store.as_ref()?.check())
     }
 
     pub fn session_id(&self) -> Option<&str> {
@@ -94,7 +91,7 @@ impl Call {
     /// The store's `.handover/` exists and passed the safety check (plain directory of ours,
     /// no links or odd files in it): only then may a hook read or write anything there.
     pub fn store_usable(&self) -> bool {
-        self.check() == Some(&Ok(true))
+        self.check() == Some(Ok(true))
     }
 
     /// The session's state file and what it holds, when both a store and a session id are

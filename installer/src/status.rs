@@ -4,9 +4,13 @@
 //! Read-only and cheap: no process is started (hook trust is read from the config; the hashes
 //! are only verified by `install --trust`, which asks Codex itself).
 //!
-//! The facts are gathered once into a [`Report`]: `handover status --json` serialises it (its
-//! "agents" field), the screen lines are rendered from it ([`Report::lines`]) and the problems
-//! derived from it ([`Report::problems`]), so the three cannot disagree.
+//! This module gathers the facts, once, into a [`Report`]; `render` turns them into the screen
+//! lines ([`Report::lines`]) and the problems with their fixes ([`Report::problems`]), and
+//! `handover status --json` serialises them (its "agents" field; the helpers for fields whose
+//! JSON shape differs are in `json`), so the three cannot disagree.
+
+mod json;
+mod render;
 
 use crate::codex_config::{self, FeatureFlags};
 use crate::codex_trust::TrustStatus;
@@ -19,7 +23,11 @@ use crate::json_layout;
 use crate::locate::{at_run_time, is_executable, HookPaths};
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_base::Agent;
-use serde::{Serialize, Serializer};
+use json::{
+    by_scope, count, display_path, display_paths, exe_names, folder_trust, instructions_map,
+    live_by_scope, ok_only, ok_value, on_off, own_commands, plugin_ids,
+};
+use serde::Serialize;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -408,131 +416,6 @@ impl ScopeStatus {
             hook_trust: None,
         }
     }
-
-    /// `claude project`, `codex user`: how lines and problems name this file.
-    fn name(&self) -> String {
-        format!("{} {}", self.agent.as_str(), self.scope.as_str())
-    }
-
-    fn lines(&self, out: &mut Vec<String>) {
-        let name = self.name();
-        let f = &self.file;
-        if f.error.is_some() {
-            out.push(format!("{name}: cannot read {}", f.path.display()));
-            return;
-        }
-        if f.is_empty() {
-            out.push(format!("{name}: not installed ({})", f.path.display()));
-            return;
-        }
-        let state = match (self.installed, self.up_to_date) {
-            (false, _) => "partly installed",
-            (true, Some(true)) => "installed, up to date",
-            (true, Some(false)) => "installed, out of date",
-            (true, None) => "installed (hook executables not found: up to date not checked)",
-        };
-        out.push(format!(
-            "{name}: {state} ({} handlers in {})",
-            f.ours.len(),
-            f.path.display()
-        ));
-        for o in f.ours.iter().filter(|o| !o.prefix.trim().is_empty()) {
-            out.push(format!(
-                "{name}: {} on {} runs with a prefix of yours: `{}`",
-                o.exe.file_name(),
-                o.event,
-                o.prefix.trim()
-            ));
-        }
-        for m in &f.mentions {
-            out.push(format!(
-                "{name}: your own command runs {} on {} (left as it is, not checked): {}",
-                m.exe.file_name(),
-                m.event,
-                m.command
-            ));
-        }
-    }
-
-    fn problems(&self, out: &mut Vec<String>) {
-        let name = self.name();
-        let f = &self.file;
-        if let Some(err) = &f.error {
-            out.push(err.clone());
-            return;
-        }
-        if f.is_empty() {
-            return;
-        }
-        let fix = format!(
-            "run `handover install --{} --scope {}`",
-            self.agent.as_str(),
-            self.scope.as_str()
-        );
-        let twice = f.run_twice();
-        for (exe, event, n) in &twice {
-            out.push(format!(
-                "{name}: {} is registered {n} times on {event} in {} and runs that often; {fix} to keep one (a command of your own that runs it is left alone: remove that one by hand)",
-                exe.file_name(),
-                f.path.display()
-            ));
-        }
-        if !self.missing_executables.is_empty() {
-            let names: Vec<&str> = self
-                .missing_executables
-                .iter()
-                .map(|e| e.file_name())
-                .collect();
-            out.push(format!(
-                "{name}: the hooks in {} run {}, which {} not installed on this machine, so they do nothing here; install handover (`cargo install --locked --path <handover checkout>` puts them in ~/.cargo/bin), then run `handover status` again",
-                f.path.display(),
-                names.join(", "),
-                if names.len() == 1 { "is" } else { "are" }
-            ));
-        }
-        if !self.installed {
-            out.push(format!(
-                "{name}: some handover hooks are missing from {}; {fix}",
-                f.path.display()
-            ));
-        } else if self.up_to_date == Some(false) && twice.is_empty() {
-            out.push(format!(
-                "{name}: hooks in {} run another path or timeout than this install; {fix}",
-                f.path.display()
-            ));
-        }
-    }
-}
-
-/// The same hook from two layers runs twice (Claude dedups only identical commands).
-fn several_scopes_problem(agent: Agent, scopes: &[ScopeStatus]) -> Option<String> {
-    let with_ours: Vec<_> = scopes.iter().filter(|s| !s.file.ours.is_empty()).collect();
-    if with_ours.len() < 2 {
-        return None;
-    }
-    let identical = agent == Agent::Claude && {
-        let cmds = |s: &ScopeStatus| {
-            let mut c: Vec<_> = s
-                .file
-                .ours
-                .iter()
-                .map(|o| (o.event.clone(), o.command.clone()))
-                .collect();
-            c.sort();
-            c
-        };
-        with_ours.windows(2).all(|w| cmds(w[0]) == cmds(w[1]))
-    };
-    if identical {
-        return None;
-    }
-    let names: Vec<_> = with_ours.iter().map(|s| s.scope.as_str()).collect();
-    Some(format!(
-        "{}: handover hooks are installed in several scopes ({}) and will run more than once; remove the extra ones with `handover uninstall --{} --scope <scope>`",
-        agent.as_str(),
-        names.join(", "),
-        agent.as_str()
-    ))
 }
 
 fn read_scopes(
@@ -662,38 +545,6 @@ fn copilot_status(repo: &Path, homes: &Homes, machine: Machine<'_>) -> CopilotSt
     }
 }
 
-impl CopilotStatus {
-    fn lines(&self, out: &mut Vec<String>) {
-        for s in &self.scopes {
-            s.lines(out);
-        }
-        if let Ok(folder) = &self.folder {
-            out.push(match folder {
-                Some(f) => format!("copilot: folder trusted ({f})"),
-                None => "copilot: folder not trusted".to_string(),
-            });
-        }
-    }
-
-    /// Copilot CLI loads no repository hooks in a folder the user has not trusted: said when
-    /// ours are installed in the repository.
-    fn problems(&self, out: &mut Vec<String>) {
-        for s in &self.scopes {
-            s.problems(out);
-        }
-        out.extend(several_scopes_problem(Agent::Copilot, &self.scopes));
-        let in_repo = self
-            .scopes
-            .iter()
-            .any(|s| s.scope == Scope::Project && !s.file.ours.is_empty());
-        match &self.folder {
-            Err(e) => out.push(e.clone()),
-            Ok(None) if in_repo => out.push(self.trust_problem.clone()),
-            Ok(_) => {}
-        }
-    }
-}
-
 fn gemini_status(repo: &Path, homes: &Homes, machine: Machine<'_>) -> GeminiStatus {
     let folder_trust = gemini::folder_trust(repo, homes).map_err(|e| e.to_string());
     let scopes = read_scopes(
@@ -722,32 +573,6 @@ fn gemini_status(repo: &Path, homes: &Homes, machine: Machine<'_>) -> GeminiStat
             .and_then(|t| gemini::trust_problem(repo, homes, t, scope)),
         scopes,
         folder_trust,
-    }
-}
-
-impl GeminiStatus {
-    fn lines(&self, out: &mut Vec<String>) {
-        for s in &self.scopes {
-            s.lines(out);
-        }
-        if let Ok(trust) = &self.folder_trust {
-            out.push(format!("gemini: folder trust {}", trust.as_str()));
-        }
-    }
-
-    /// Gemini CLI runs no hooks in a folder it does not trust: said when ours are installed.
-    fn problems(&self, out: &mut Vec<String>) {
-        for s in &self.scopes {
-            s.problems(out);
-        }
-        out.extend(several_scopes_problem(Agent::Gemini, &self.scopes));
-        match &self.folder_trust {
-            Err(e) => out.push(e.clone()),
-            Ok(_) if self.scopes.iter().any(|s| !s.file.ours.is_empty()) => {
-                out.extend(self.trust_problem.iter().cloned());
-            }
-            Ok(_) => {}
-        }
     }
 }
 
@@ -801,146 +626,9 @@ impl CodexConfigStatus {
     fn project_trusted(&self) -> bool {
         self.project_trust.as_deref() == Some("trusted")
     }
-
-    fn lines(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
-        let any_installed = scopes.iter().any(|s| !s.file.ours.is_empty());
-        if self.flags.disabled() {
-            out.push("codex: hooks feature OFF".into());
-        }
-        if any_installed {
-            out.extend(self.profile_notes.iter().cloned());
-        }
-        for (id, _) in &self.plugins {
-            out.push(format!("codex plugin: {id} enabled"));
-        }
-        for s in scopes {
-            let Some(t) = &s.hook_trust else { continue };
-            if s.scope == Scope::Project && !self.project_trusted() {
-                out.push(format!(
-                    "codex: project {} is not trusted",
-                    self.project.display()
-                ));
-            }
-            out.push(format!(
-                "codex {}: hook trust recorded for {} of {} handlers (hashes not checked here)",
-                s.scope.as_str(),
-                t.recorded,
-                t.of
-            ));
-        }
-    }
-
-    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
-        let any_installed = scopes.iter().any(|s| !s.file.ours.is_empty());
-        if let Some(p) = self.flags.problem(&self.file).filter(|_| any_installed) {
-            out.push(p);
-        }
-        for (id, trusted) in &self.plugins {
-            if !trusted {
-                out.push(format!(
-                    "codex: the plugin {id} is installed but none of its hooks is trusted, and Codex skips untrusted hooks silently; run `handover trust-plugin` (or approve them in Codex)"
-                ));
-            }
-            if any_installed {
-                out.push(format!(
-                    "codex: handover is installed twice, as the plugin {id} and in hooks.json; each event is still answered once (the plugin's hooks defer to the settings ones), but keep one: `codex plugin remove {id}`, or `handover uninstall --codex --scope <scope>`"
-                ));
-            }
-        }
-        for s in scopes {
-            let Some(t) = &s.hook_trust else { continue };
-            if s.scope == Scope::Project && !self.project_trusted() {
-                out.push(format!(
-                    "codex: the project is not trusted, so Codex ignores .codex/hooks.json; run `handover install --codex --trust` or add [projects.\"{}\"] trust_level = \"trusted\" to {}",
-                    self.project.display(),
-                    self.file.display()
-                ));
-            }
-            if t.recorded < t.of {
-                out.push(format!(
-                    "codex {}: {} of our hooks have no trust entry, and Codex skips untrusted hooks silently; run `handover install --codex --scope {} --trust`",
-                    s.scope.as_str(),
-                    t.of - t.recorded,
-                    s.scope.as_str()
-                ));
-            }
-        }
-    }
-}
-
-impl LiveTrust {
-    fn lines(&self, out: &mut Vec<String>) {
-        if !self.checked {
-            out.push("codex hook trust: not checked (`codex` not on PATH)".into());
-            return;
-        }
-        for s in &self.scopes {
-            match &s.hooks {
-                Ok(hooks) => out.push(format!(
-                    "codex {}: Codex reports {} of {} of our hooks trusted",
-                    s.scope.as_str(),
-                    trusted(hooks),
-                    hooks.len()
-                )),
-                Err(e) => out.push(format!(
-                    "codex {} hook trust: not checked ({e})",
-                    s.scope.as_str()
-                )),
-            }
-        }
-    }
-
-    fn problems(&self, out: &mut Vec<String>) {
-        for s in &self.scopes {
-            let Ok(hooks) = &s.hooks else { continue };
-            let trusted = trusted(hooks);
-            if hooks.is_empty() || trusted < hooks.len() {
-                out.push(format!(
-                    "codex {}: Codex will not run {} of our hooks (untrusted, modified, or the project/feature is off); run `handover install --codex --scope {} --trust`",
-                    s.scope.as_str(),
-                    if hooks.is_empty() { "any".to_string() } else { (hooks.len() - trusted).to_string() },
-                    s.scope.as_str()
-                ));
-            }
-        }
-    }
-}
-
-fn trusted(hooks: &[ListedHook]) -> usize {
-    hooks
-        .iter()
-        .filter(|h| h.trust == TrustStatus::Trusted)
-        .count()
 }
 
 impl Report {
-    /// The screen lines, in the order `handover status` prints them.
-    pub fn lines(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for s in self.claude.scopes.iter().chain(&self.codex.scopes) {
-            s.lines(&mut out);
-        }
-        if let Ok(cfg) = &self.codex.config {
-            cfg.lines(&self.codex.scopes, &mut out);
-        }
-        self.gemini.lines(&mut out);
-        for s in &self.qwen.scopes {
-            s.lines(&mut out);
-        }
-        self.copilot.lines(&mut out);
-        for i in &self.instructions {
-            out.push(format!(
-                "{}: handover section {}",
-                i.name,
-                if i.present { "present" } else { "absent" }
-            ));
-        }
-        if let Some(live) = &self.codex.live_trust {
-            live.lines(&mut out);
-        }
-        out
-    }
-
     /// Whether any agent runs our hooks at all: a settings scope with them installed, or a
     /// handover plugin.
     pub fn wired_anywhere(&self) -> bool {
@@ -956,52 +644,6 @@ impl Report {
                 .config
                 .as_ref()
                 .is_ok_and(|c| !c.plugins.is_empty())
-    }
-
-    /// What needs fixing, each with how to fix it.
-    pub fn problems(&self) -> Vec<String> {
-        let mut out = Vec::new();
-        for s in &self.claude.scopes {
-            s.problems(&mut out);
-        }
-        out.extend(several_scopes_problem(Agent::Claude, &self.claude.scopes));
-        // The plugin's hooks stay silent where settings run ours (hooks/src/plugin.rs), so
-        // nothing runs twice; still, two installs are one too many to keep up to date.
-        let with_ours: Vec<&str> = self
-            .claude
-            .scopes
-            .iter()
-            .filter(|s| !s.file.ours.is_empty())
-            .map(|s| s.scope.as_str())
-            .collect();
-        if !with_ours.is_empty() {
-            for p in &self.claude.plugins {
-                out.push(format!(
-                    "claude: handover is installed twice, as a plugin ({}) and in settings ({}); each event is still answered once (the plugin's hooks defer to the settings ones), but keep one: `/plugin uninstall handover` in Claude Code, or `handover uninstall --claude --scope <scope>`",
-                    p.display(),
-                    with_ours.join(", ")
-                ));
-            }
-        }
-        for s in &self.codex.scopes {
-            s.problems(&mut out);
-        }
-        out.extend(several_scopes_problem(Agent::Codex, &self.codex.scopes));
-        match &self.codex.config {
-            Ok(cfg) => cfg.problems(&self.codex.scopes, &mut out),
-            Err(e) => out.push(e.clone()),
-        }
-        self.gemini.problems(&mut out);
-        for s in &self.qwen.scopes {
-            s.problems(&mut out);
-        }
-        out.extend(several_scopes_problem(Agent::Qwen, &self.qwen.scopes));
-        self.copilot.problems(&mut out);
-        out.extend(self.instructions_error.iter().cloned());
-        if let Some(live) = &self.codex.live_trust {
-            live.problems(&mut out);
-        }
-        out
     }
 
     /// Asks Codex itself (`codex app-server`, `hooks/list`, bounded by `timeout`) whether our
@@ -1052,74 +694,4 @@ impl Report {
             checked: true,
         });
     }
-}
-
-// Serialisation helpers: the JSON keeps the shape `handover status --json` always had.
-
-fn by_scope<S: Serializer>(scopes: &[ScopeStatus], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_map(scopes.iter().map(|x| (x.scope.as_str(), x)))
-}
-
-fn live_by_scope<S: Serializer>(scopes: &[LiveScope], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_map(
-        scopes
-            .iter()
-            .filter_map(|x| Some((x.scope.as_str(), x.hooks.as_ref().ok()?))),
-    )
-}
-
-fn instructions_map<S: Serializer>(files: &[InstructionsFile], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_map(files.iter().map(|f| (&f.name, f.present)))
-}
-
-/// The `Ok` value itself (an `Err` is skipped before this is called).
-fn ok_value<S: Serializer, T: Serialize, E>(r: &Result<T, E>, s: S) -> Result<S::Ok, S::Error> {
-    match r {
-        Ok(v) => v.serialize(s),
-        Err(_) => s.serialize_none(),
-    }
-}
-
-fn ok_only<S: Serializer, T: Serialize, E>(r: &Result<T, E>, s: S) -> Result<S::Ok, S::Error> {
-    r.as_ref().ok().serialize(s)
-}
-
-fn folder_trust<S: Serializer>(t: &Result<FolderTrust, String>, s: S) -> Result<S::Ok, S::Error> {
-    t.as_ref().ok().map(FolderTrust::as_str).serialize(s)
-}
-
-fn on_off<S: Serializer>(flags: &FeatureFlags, s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_str(if flags.disabled() { "off" } else { "on" })
-}
-
-fn plugin_ids<S: Serializer>(plugins: &[(String, bool)], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(plugins.iter().map(|(id, _)| id))
-}
-
-fn display_path<S: Serializer>(p: &Path, s: S) -> Result<S::Ok, S::Error> {
-    s.collect_str(&p.display())
-}
-
-fn display_paths<S: Serializer>(ps: &[PathBuf], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(ps.iter().map(|p| p.display().to_string()))
-}
-
-fn exe_names<S: Serializer>(v: &[HookExe], s: S) -> Result<S::Ok, S::Error> {
-    s.collect_seq(v.iter().map(|e| e.file_name()))
-}
-
-fn count<S: Serializer, T>(v: &[T], s: S) -> Result<S::Ok, S::Error> {
-    s.serialize_u64(v.len() as u64)
-}
-
-fn own_commands<S: Serializer>(ms: &[Mention], s: S) -> Result<S::Ok, S::Error> {
-    #[derive(Serialize)]
-    struct OwnCommand<'a> {
-        event: &'a str,
-        command: &'a str,
-    }
-    s.collect_seq(ms.iter().map(|m| OwnCommand {
-        event: &m.event,
-        command: &m.command,
-    }))
 }

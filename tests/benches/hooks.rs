@@ -18,8 +18,9 @@
 //! every case alike. `HOOK_BENCH_RUNS` sets the rounds of the per-event hooks (default 21),
 //! `HOOK_BENCH_SCAN_RUNS` those of PreCompact and SessionEnd, which scan the working tree
 //! (default 5). `HOOK_BENCH_BIN_DIR=<dir>` runs the hook executables in `<dir>` instead (an
-//! older build, for before/after figures on the same fixtures). Figures go in
-//! docs/benchmarks.md.
+//! older build, for before/after figures on the same fixtures);
+//! `HOOK_BENCH_COMPARE=<label>=<dir>,...` adds SessionStart of those builds beside this one's,
+//! every shape, in the same rounds. Figures go in docs/benchmarks.md.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "shapes.rs"]
@@ -224,6 +225,75 @@ fn main() {
             );
         }
     }
+    compare_builds(runs, &sizes, &t1, floor);
+}
+
+/// `HOOK_BENCH_COMPARE=<label>=<dir>[,<label>=<dir>...]`: SessionStart of this build and of
+/// the builds whose hook executables are in those directories, every shape in both
+/// repositories, in the same interleaved rounds (one table from one run, whatever the load).
+fn compare_builds(
+    runs: usize,
+    sizes: &[(&Fixture, &str); 2],
+    transcript: &Path,
+    floor: impl Fn(Pass) -> Sample,
+) {
+    let Ok(spec) = std::env::var("HOOK_BENCH_COMPARE") else {
+        return;
+    };
+    let mut builds = vec![("this build".to_string(), SESSION_START.to_string())];
+    for item in spec.split(',').filter(|i| !i.is_empty()) {
+        let (label, dir) = item
+            .split_once('=')
+            .expect("HOOK_BENCH_COMPARE: <label>=<dir>");
+        let exe = Path::new(dir).join("handover-session-start");
+        assert!(exe.is_file(), "no {}", exe.display());
+        builds.push((label.to_string(), exe.to_string_lossy().into_owned()));
+    }
+    let mut cases: Vec<Box<dyn Fn(Pass) -> Sample + '_>> = vec![Box::new(floor)];
+    for (i, (_, exe)) in builds.iter().enumerate() {
+        for shape in Shape::ALL {
+            for (fixture, _) in sizes {
+                cases.push(Box::new(build_case(
+                    Hook::SessionStart,
+                    exe.clone(),
+                    i == 0,
+                    shape,
+                    fixture,
+                    transcript,
+                )));
+            }
+        }
+    }
+    eprintln!("builds compared: {} cases, {runs} rounds ...", cases.len());
+    let results = interleaved(runs, &cases);
+    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
+    let mib = |k: u64| k as f64 / 1024.0;
+    let floor = results[0];
+    println!();
+    println!(
+        "SessionStart (startup), builds compared in the same {runs} interleaved rounds: median wall ms (10 files / 100,000 files), x floor (10 files), 100k/10, peak RSS MiB (10 / 100k); floor {:.2} ms, {:.1} MiB",
+        ms(floor.wall),
+        mib(floor.rss_kib)
+    );
+    let mut i = 1;
+    for (label, exe) in &builds {
+        println!();
+        println!("{label} ({exe})");
+        for shape in Shape::ALL {
+            let (s, b) = (results[i], results[i + 1]);
+            i += 2;
+            println!(
+                "{:<36} {:>8.2} {:>8.2} {:>6.1} {:>7.2} {:>5.1} {:>5.1}",
+                shape.name(),
+                ms(s.wall),
+                ms(b.wall),
+                ms(s.wall) / ms(floor.wall),
+                ms(b.wall) / ms(s.wall),
+                mib(s.rss_kib),
+                mib(b.rss_kib),
+            );
+        }
+    }
 }
 
 /// One hook in one shape of one repository: the shape put in place, the hook run and timed,
@@ -234,16 +304,31 @@ fn case<'a>(
     fixture: &'a Fixture,
     transcript: &Path,
 ) -> impl Fn(Pass) -> Sample + 'a {
+    build_case(hook, hook.exe(), true, shape, fixture, transcript)
+}
+
+/// [`case`] with the executable `exe` (another build's, for the comparison); `check`: assert
+/// what it answers (an older build may answer otherwise, or be ended by its watchdog).
+fn build_case<'a>(
+    hook: Hook,
+    exe: String,
+    check: bool,
+    shape: Shape,
+    fixture: &'a Fixture,
+    transcript: &Path,
+) -> impl Fn(Pass) -> Sample + 'a {
     let payload = payload(hook.fixture(), &fixture.root, transcript);
     move |pass| {
         fixture.enter(shape);
         let sample = match pass {
             Pass::Time => {
-                let (sample, out) = measured(&hook.exe(), &["--agent", "claude"], &payload);
-                hook.check(shape, &out);
+                let (sample, out) = measured(&exe, &["--agent", "claude"], &payload);
+                if check {
+                    hook.check(shape, &out);
+                }
                 sample
             }
-            Pass::Memory => peak_rss(&hook.exe(), &["--agent", "claude"], &payload),
+            Pass::Memory => peak_rss(&exe, &["--agent", "claude"], &payload),
         };
         fixture.leave(shape);
         sample

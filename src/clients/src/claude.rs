@@ -37,6 +37,10 @@ impl Client for Claude {
         "Claude Code"
     }
 
+    fn fresh_session(&self) -> &'static str {
+        "`/clear` in Claude Code"
+    }
+
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {
         Some(match event {
             HookEvent::SessionStart => "SessionStart",
@@ -339,6 +343,24 @@ mod tests {
             Claude.transcript_fullness(after.as_bytes(), true),
             measured(2110)
         );
+    }
+
+    #[test]
+    fn partial_and_garbage_lines_are_skipped() {
+        let t = format!(
+            "{}\nnot json at all \"usage\"\n{{\"type\":\"assistant\",\"message\":{{\"usage\":{{\"input_tok",
+            assistant(1, 2, false)
+        );
+        assert_eq!(Claude.transcript_fullness(t.as_bytes(), true), measured(13));
+        let mut out = Vec::new();
+        Claude.transcript_facts(
+            b"{\"type\":\"user\",\"message\":{\"content\":\"cut",
+            None,
+            &mut out,
+        );
+        Claude.transcript_facts(&[0xff, b'"', b't', b'y'], None, &mut out);
+        assert!(out.is_empty());
+        assert_eq!(Claude.transcript_fullness(b"", true), None);
     }
 
     #[test]

@@ -57,6 +57,10 @@ impl Client for Codex {
         "Codex"
     }
 
+    fn fresh_session(&self) -> &'static str {
+        "`/new` in Codex"
+    }
+
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {
         crate::claude::Claude.event_name(event)
     }

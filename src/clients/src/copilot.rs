@@ -65,6 +65,10 @@ impl Client for Copilot {
         Agent::Copilot
     }
 
+    fn fresh_session(&self) -> &'static str {
+        "`/clear` in GitHub Copilot CLI"
+    }
+
     fn display_name(&self) -> &'static str {
         "GitHub Copilot CLI"
     }

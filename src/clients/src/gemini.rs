@@ -70,6 +70,10 @@ impl Client for Gemini {
         "Gemini CLI"
     }
 
+    fn fresh_session(&self) -> &'static str {
+        "`/clear` in Gemini CLI"
+    }
+
     /// PreCompress is its only compaction event (advisory, and fired before every model
     /// request); AfterAgent is its Stop; SessionEnd has Claude Code's name (reason `exit` at
     /// `/quit`, Ctrl-C and the end of `-p`, `clear` at `/clear`, in 0.61.0).

@@ -88,6 +88,10 @@ pub trait Client: Sync {
     /// `transcript_path` is where this client keeps its transcripts.
     fn owns_transcript(&self, path: &str) -> bool;
 
+    /// How a user starts a fresh session in its terminal UI, as the save-progress instruction
+    /// names it ("`/clear` in Claude Code").
+    fn fresh_session(&self) -> &'static str;
+
     // ---- Hook output ----
 
     /// The bytes a hook prints for `response`, in exactly the form the client accepts for the

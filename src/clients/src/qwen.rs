@@ -58,6 +58,10 @@ impl Client for Qwen {
         Agent::Qwen
     }
 
+    fn fresh_session(&self) -> &'static str {
+        "`/clear` in Qwen Code"
+    }
+
     fn display_name(&self) -> &'static str {
         "Qwen Code"
     }

@@ -338,15 +338,9 @@ pub fn save_progress_again(percent_used: u8, command: &str) -> String {
 }
 
 /// How a user starts a fresh session in `agent`'s terminal UI (the one that picks up the
-/// handoff).
+/// handoff): the client module knows.
 fn fresh_session(agent: Agent) -> &'static str {
-    match agent {
-        Agent::Claude => "`/clear` in Claude Code",
-        Agent::Codex => "`/new` in Codex",
-        Agent::Gemini => "`/clear` in Gemini CLI",
-        Agent::Qwen => "`/clear` in Qwen Code",
-        Agent::Copilot => "`/clear` in GitHub Copilot CLI",
-    }
+    handover_clients::of(agent).fresh_session()
 }
 
 /// Claude Code's PreCompact hook prints this; Claude Code appends it to the summarizer's prompt.

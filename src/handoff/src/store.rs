@@ -14,10 +14,11 @@ use serde_json::{json, Value};
 use std::fs::{self, File};
 use std::io::{self, Read};
 use std::path::{Path, PathBuf};
+use std::sync::OnceLock;
 use std::time::Duration;
 
 pub use canonical::{checksum_matches, checksum_of_value};
-pub use journal::{Event, HOOK_LOCK_WAIT, MAX_JOURNAL_READ};
+pub use journal::{Event, HOOK_LOCK_WAIT, MAX_JOURNAL_READ, MAX_RECOVERY_READ};
 
 /// state.json and archive files larger than this are not read (a handoff is a few KB; even a
 /// heavy one at its 5,000-token budget is far below this).
@@ -53,6 +54,10 @@ const LAYOUT: [(&str, Kind); 8] = [
 #[derive(Clone, Debug)]
 pub struct Store {
     root: PathBuf,
+    /// The layout check's verdict once `.handover/` exists: checked once per `Store` (one hook
+    /// call, one command), not once per load, append and record. Each file is still opened
+    /// without following links, so a change after the check cannot redirect a read or write.
+    checked: OnceLock<Result<(), Refused>>,
 }
 
 /// Where a loaded handoff came from.
@@ -313,7 +318,10 @@ impl Transaction<'_> {
 
 impl Store {
     pub fn at(root: impl Into<PathBuf>) -> Store {
-        Store { root: root.into() }
+        Store {
+            root: root.into(),
+            checked: OnceLock::new(),
+        }
     }
 
     /// The store for a directory: the enclosing git working tree's top (found by walking up to
@@ -361,7 +369,26 @@ impl Store {
     /// Checks `.handover/` before anything in it is used: missing, or a plain directory of the
     /// current user whose known entries are of the right type, and `handover.md` a plain file
     /// when present. `Ok(false)` when `.handover/` does not exist.
+    /// The answer is kept once `.handover/` exists (or was refused); while it does not, each
+    /// call looks again (a write may have created it since).
     pub fn check(&self) -> Result<bool, Refused> {
+        if let Some(verdict) = self.checked.get() {
+            return verdict.clone().map(|()| true);
+        }
+        let verdict = self.check_layout();
+        match &verdict {
+            Ok(false) => {}
+            Ok(true) => {
+                let _ = self.checked.set(Ok(()));
+            }
+            Err(refused) => {
+                let _ = self.checked.set(Err(refused.clone()));
+            }
+        }
+        verdict
+    }
+
+    fn check_layout(&self) -> Result<bool, Refused> {
         safe_fs::expect(&self.markdown_path(), Kind::File)?;
         let dir = self.dir();
         if !safe_fs::expect_own_dir(&dir)? {
@@ -631,10 +658,7 @@ impl Store {
 
     /// The newest checksum-valid handoff in the journal's `write` events or in the archive.
     fn newest_intact(&self) -> Option<(Handoff, Source)> {
-        let from_journal = self.journal().into_iter().rev().find_map(|event| {
-            if Event::of(&event) != Some(Event::Write) {
-                return None;
-            }
+        let from_journal = journal::newest_write(&self.journal_path(), |event| {
             validate(event.get("handoff")?.clone()).ok().map(|(h, _)| h)
         });
         let mut bytes_left = MAX_ARCHIVE_BYTES_EXAMINED;

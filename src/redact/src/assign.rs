@@ -5,12 +5,12 @@
 //! `Authorization: <scheme> v`, `Bearer v`, `BUNDLE_HOST__COM=user:v`. Only the value is
 //! replaced. Passwords that command lines take by position are in `cli.rs`.
 
-use super::gate::{
+use crate::gate::{
     is_code_reference, is_made_of_words, is_package_coordinate, looks_like_secret,
     value_is_placeholder,
 };
-use super::keywords::{key_strength, KeyStrength};
-use super::Span;
+use crate::keywords::{key_strength, KeyStrength};
+use crate::span::Span;
 
 pub(super) const KIND: &str = "secret_assignment";
 

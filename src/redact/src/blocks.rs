@@ -3,7 +3,7 @@
 //! runs to its `-----END …-----` line, or to the end of the text when it was cut off. Escaped
 //! newlines (`\n` inside a JSON string) change nothing: the markers are found all the same.
 
-use super::Span;
+use crate::span::Span;
 
 pub fn find(text: &str, out: &mut Vec<Span>) {
     pem_blocks(text, out);

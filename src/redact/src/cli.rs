@@ -4,9 +4,9 @@
 //! `openssl … -passout pass:v`, `bundle config set <host> user:v`. Long flags (`--password v`)
 //! and `NAME=v` prefixes are assignments (`assign.rs`).
 
-use super::assign::{looks_random, spaces, value_at, KIND};
-use super::gate::value_is_placeholder;
-use super::Span;
+use crate::assign::{looks_random, spaces, value_at, KIND};
+use crate::gate::value_is_placeholder;
+use crate::span::Span;
 
 pub fn find(text: &str, out: &mut Vec<Span>) {
     curl_users(text, out);

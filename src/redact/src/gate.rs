@@ -328,7 +328,7 @@ pub fn is_code_reference(value: &str) -> bool {
         return parts.iter().all(|p| path_part(p));
     }
     (ident(value) || value.contains('_') && path_part(value))
-        && super::keywords::key_strength(value) != super::keywords::KeyStrength::None
+        && crate::keywords::key_strength(value) != crate::keywords::KeyStrength::None
 }
 
 /// The value of a key that names a secret weakly (`…_KEY`, a provider's name, `sig`): random
@@ -398,7 +398,7 @@ pub fn value_is_placeholder(value: &str) -> bool {
         "getenv",
         "env[",
     ];
-    value.starts_with(super::MARK)
+    value.starts_with(crate::span::MARK)
         || value.contains('(')
         || value.len() < 3
         || has_placeholder_run(value)

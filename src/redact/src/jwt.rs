@@ -3,7 +3,7 @@
 //! or a cookie encoded once more): the blob is decoded and searched when it holds one of the
 //! three ways `eyJ` encodes (`ZXlK`, `V5S`, `leU`, by where it falls in a 3-byte group).
 
-use super::Span;
+use crate::span::Span;
 
 fn is_b64url(b: u8) -> bool {
     b.is_ascii_alphanumeric() || b == b'_' || b == b'-'

@@ -18,9 +18,11 @@ mod keywords;
 mod manifests;
 mod prose;
 mod shapes;
+mod span;
 mod urls;
 
 use keywords::{key_strength, KeyStrength};
+use span::{marker, Span, MARK};
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -31,26 +33,6 @@ pub struct Redaction {
     /// `aws_access_key`, `stripe_key`, …), `jwt`, `bearer_token`, `secret_assignment`,
     /// `secret_in_text`, `high_entropy_key`, or `unsettled` (the whole string, see below).
     pub kind: &'static str,
-}
-
-const MARK: &str = "[REDACTED:";
-
-fn marker(kind: &str) -> String {
-    format!("{MARK}{kind}]")
-}
-
-/// A secret found: bytes `start..end` of the text scanned.
-#[derive(Clone, Copy, Debug)]
-struct Span {
-    start: usize,
-    end: usize,
-    kind: &'static str,
-}
-
-impl Span {
-    fn new(start: usize, end: usize, kind: &'static str) -> Span {
-        Span { start, end, kind }
-    }
 }
 
 /// When spans overlap, the most specific kind names the merged one.

@@ -4,8 +4,8 @@
 //! (`.dockercfg: |` and the lines below it). Base64 values under `data:` shorter than 12
 //! characters (8 bytes: `YWRtaW4=` is `admin`, `YmFyCg==` is `bar`) are left, as gitleaks does.
 
-use super::gate::value_is_placeholder;
-use super::Span;
+use crate::gate::value_is_placeholder;
+use crate::span::Span;
 
 const KIND: &str = "secret_assignment";
 

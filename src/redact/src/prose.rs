@@ -3,9 +3,9 @@
 //! high-entropy keys on their own. Words are whitespace-separated; quotes and punctuation around
 //! a word are not part of it. A sentence or line ends the search for a keyword.
 
-use super::gate::{looks_like_bare_key, looks_like_secret, looks_strongly_random};
-use super::keywords::{is_not_a_secret_word, is_prose_keyword, names_provider, names_public};
-use super::Span;
+use crate::gate::{looks_like_bare_key, looks_like_secret, looks_strongly_random};
+use crate::keywords::{is_not_a_secret_word, is_prose_keyword, names_provider, names_public};
+use crate::span::Span;
 
 /// How many words before a value a keyword may stand ("the Stripe live key is now <v>").
 const BEFORE: usize = 4;
@@ -105,7 +105,7 @@ impl Context<'_> {
             return s;
         }
         let core = self.words[k].core;
-        let s = if core.contains(super::MARK) {
+        let s = if core.contains(crate::span::MARK) {
             Says {
                 marker: true,
                 ..Says::default()
@@ -145,7 +145,7 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
     };
     for i in 0..cx.words.len() {
         let w = &cx.words[i];
-        if w.core.is_empty() || w.core.contains(super::MARK) || w.is_key {
+        if w.core.is_empty() || w.core.contains(crate::span::MARK) || w.is_key {
             continue;
         }
         let (core, start, end) = (w.core, w.start, w.end);

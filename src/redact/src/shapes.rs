@@ -2,8 +2,8 @@
 //! alphabet, of a known length (after gitleaks' rules, cmd/generate/config/rules/*.go). A prefix
 //! must start a word, and a body made of one repeated character (`ghp_xxxx…`) is a placeholder.
 
-use super::gate::{has_placeholder_run, is_made_of_words, is_word_like};
-use super::Span;
+use crate::gate::{has_placeholder_run, is_made_of_words, is_word_like};
+use crate::span::Span;
 
 /// The alphabet of a token's body.
 #[derive(Clone, Copy)]

@@ -2,8 +2,8 @@
 //! the user (`https://<key>@o1.ingest.sentry.io`), and webhook URLs whose path is the secret
 //! (Slack, Discord, Microsoft Teams).
 
-use super::gate::looks_like_secret;
-use super::Span;
+use crate::gate::looks_like_secret;
+use crate::span::Span;
 
 pub fn find(text: &str, out: &mut Vec<Span>) {
     credentials(text, out);
@@ -48,8 +48,8 @@ fn credentials(text: &str, out: &mut Vec<Span>) {
         // `admin:password@`, `user:changeme@`: documentation's placeholders.
         let placeholder = is_placeholder(secret)
             || secret.len() >= 3
-                && super::gate::value_is_placeholder(secret)
-                && !secret.starts_with(super::MARK);
+                && crate::gate::value_is_placeholder(secret)
+                && !secret.starts_with(crate::span::MARK);
         if !secret.is_empty() && !placeholder {
             out.push(Span::new(
                 auth_start + start,

@@ -196,10 +196,16 @@ impl<'a> LazyRepo<'a> {
     /// be opened (the same answer every time).
     pub fn get(&self) -> Result<Option<&Repository>, String> {
         let root = self.root;
-        match self
-            .repo
-            .get_or_init(|| open(root).map_err(|e| e.to_string()))
-        {
+        match self.repo.get_or_init(|| {
+            // Every object read here is hashed again by default, to check it against its id:
+            // SHA-1 with collision detection over each tree on the way to a path (delta bases
+            // included), most of a hook's time in a large repository. It protects nothing here:
+            // whoever controls the repository decides what its objects say, checked or not, and
+            // these reads only compare the working tree with them. Process-wide, and only ever
+            // switched off: this is the read-only side (verification, session start).
+            git2::opts::strict_hash_verification(false);
+            open(root).map_err(|e| e.to_string())
+        }) {
             Ok(found) => Ok(found.as_ref()),
             Err(e) => Err(e.clone()),
         }

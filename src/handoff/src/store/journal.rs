@@ -166,22 +166,18 @@ pub fn append(path: &Path, line: &[u8]) -> io::Result<File> {
     Ok(file)
 }
 
+/// How far back from its end recovery looks in the journal for the newest saved handoff: a
+/// `write` event holds a whole state.json (at most `MAX_STATE_BYTES`, 4 MiB) and a few fields,
+/// so the newest one is found whenever the events after it fill less than the other half. A
+/// damaged state.json is met by a hook, which must not read and parse 64 MiB to find it.
+pub const MAX_RECOVERY_READ: u64 = 8 * 1024 * 1024;
+
 /// Events oldest first. Lines that do not parse as a JSON object are skipped: a torn last
 /// line is expected after a crash. Missing or unreadable journal: no events.
 pub fn read(path: &Path) -> Vec<Value> {
-    // Never through a link, never blocking on a FIFO: readers must never hang.
-    let Ok(Some(mut file)) = crate::safe_fs::open_read(path) else {
+    let Some((bytes, skip_partial_first)) = newest_bytes(path, MAX_JOURNAL_READ) else {
         return Vec::new();
     };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    let skip_partial_first = len > MAX_JOURNAL_READ;
-    if skip_partial_first && file.seek(SeekFrom::Start(len - MAX_JOURNAL_READ)).is_err() {
-        return Vec::new();
-    }
-    let mut bytes = Vec::new();
-    if file.take(MAX_JOURNAL_READ).read_to_end(&mut bytes).is_err() {
-        return Vec::new();
-    }
     let mut lines = bytes.split(|b| *b == b'\n');
     if skip_partial_first {
         lines.next();
@@ -191,6 +187,38 @@ pub fn read(path: &Path) -> Vec<Value> {
         .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
         .filter(Value::is_object)
         .collect()
+}
+
+/// The newest `write` event within the journal's last [`MAX_RECOVERY_READ`] bytes for which
+/// `accept` gives an answer: lines are looked at newest first, and only a line that holds the
+/// word `"write"` is parsed at all.
+pub fn newest_write<T>(path: &Path, accept: impl Fn(&Value) -> Option<T>) -> Option<T> {
+    let (bytes, skip_partial_first) = newest_bytes(path, MAX_RECOVERY_READ)?;
+    let mut lines: Vec<&[u8]> = bytes.split(|b| *b == b'\n').collect();
+    if skip_partial_first && !lines.is_empty() {
+        lines.remove(0);
+    }
+    lines
+        .into_iter()
+        .rev()
+        .filter(|line| line.windows(7).any(|w| w == b"\"write\""))
+        .filter_map(|line| serde_json::from_slice::<Value>(line).ok())
+        .filter(|event| Event::of(event) == Some(Event::Write))
+        .find_map(|event| accept(&event))
+}
+
+/// The journal's newest `max` bytes, and whether they start in the middle of a line.
+fn newest_bytes(path: &Path, max: u64) -> Option<(Vec<u8>, bool)> {
+    // Never through a link, never blocking on a FIFO: readers must never hang.
+    let mut file = crate::safe_fs::open_read(path).ok()??;
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let skip_partial_first = len > max;
+    if skip_partial_first {
+        file.seek(SeekFrom::Start(len - max)).ok()?;
+    }
+    let mut bytes = Vec::new();
+    file.take(max).read_to_end(&mut bytes).ok()?;
+    Some((bytes, skip_partial_first))
 }
 
 #[cfg(test)]

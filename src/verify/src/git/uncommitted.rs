@@ -24,9 +24,9 @@
 
 use git2::{ErrorCode, ObjectType, Oid, Repository, Tree};
 use std::cell::RefCell;
-use std::collections::HashMap;
+use std::collections::{HashMap, HashSet};
 use std::io::Read;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// One path's answer.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -48,6 +48,8 @@ pub struct PathStates<'r> {
     head: Option<Tree<'r>>,
     /// HEAD's trees by directory, read once each.
     trees: RefCell<HashMap<String, Option<Tree<'r>>>>,
+    /// Working-tree directories already seen to be plain directories (not links).
+    plain_dirs: RefCell<HashSet<PathBuf>>,
 }
 
 impl<'r> PathStates<'r> {
@@ -64,6 +66,7 @@ impl<'r> PathStates<'r> {
             workdir,
             head,
             trees: RefCell::new(HashMap::new()),
+            plain_dirs: RefCell::new(HashSet::new()),
         })
     }
 
@@ -167,16 +170,21 @@ impl<'r> PathStates<'r> {
         let parts: Vec<_> = rel.components().collect();
         for (i, part) in parts.iter().enumerate() {
             at.push(part);
+            let last = i + 1 == parts.len();
+            // A directory on the way is looked at once for all the paths asked about.
+            if !last && self.plain_dirs.borrow().contains(&at) {
+                continue;
+            }
             let meta = match std::fs::symlink_metadata(&at) {
                 Ok(m) => m,
                 Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
                 Err(e) if e.raw_os_error() == Some(libc::ENOTDIR) => return Ok(None),
                 Err(_) => return Err(()),
             };
-            let last = i + 1 == parts.len();
             let kind = meta.file_type();
             if !last {
                 if kind.is_dir() {
+                    self.plain_dirs.borrow_mut().insert(at.clone());
                     continue;
                 }
                 // A file or a link where a directory should be: the path is not there.
@@ -202,14 +210,31 @@ impl<'r> PathStates<'r> {
     fn compare_file(&self, rel: &Path, id: Oid, mode_flipped: bool) -> PathState {
         let full = self.workdir.join(rel);
         // Opened without following a link and without blocking on a FIFO, and checked to be a
-        // regular file, before libgit2 hashes it (streaming, so memory does not grow with the
-        // file). Something swapped in between is a race against ourselves we accept.
-        match handover_handoff::safe_fs::open_read(&full) {
-            Ok(Some(_)) => {}
+        // regular file, before anything is read. Something swapped in between is a race
+        // against ourselves we accept.
+        let file = match handover_handoff::safe_fs::open_read(&full) {
+            Ok(Some(file)) => file,
             Ok(None) => return PathState::Uncommitted,
             Err(_) => return PathState::Unknown,
-        }
-        let Ok(raw) = Oid::hash_file(ObjectType::Blob, &full) else {
+        };
+        // A file of usual size is read once, through that handle, and hashed in memory; a larger
+        // one is hashed by libgit2 as it streams (memory does not grow with the file) and
+        // searched for filter markers in chunks.
+        let small = file
+            .metadata()
+            .is_ok_and(|m| m.len() <= MAX_HASHED_IN_MEMORY);
+        let mut bytes = Vec::new();
+        let read_whole = small
+            && (&file)
+                .take(MAX_HASHED_IN_MEMORY + 1)
+                .read_to_end(&mut bytes)
+                .is_ok_and(|n| n as u64 <= MAX_HASHED_IN_MEMORY);
+        let raw = if read_whole {
+            Oid::hash_object(ObjectType::Blob, &bytes)
+        } else {
+            Oid::hash_file(ObjectType::Blob, &full)
+        };
+        let Ok(raw) = raw else {
             return PathState::Unknown;
         };
         if raw == id {
@@ -220,7 +245,12 @@ impl<'r> PathStates<'r> {
                 PathState::Committed
             };
         }
-        match may_be_filtered(&full) {
+        let filtered = if read_whole {
+            Some(holds_filter_marker(&bytes))
+        } else {
+            may_be_filtered(&full)
+        };
+        match filtered {
             Some(false) => PathState::Uncommitted,
             Some(true) => self.exact(rel),
             None => PathState::Unknown,
@@ -285,9 +315,17 @@ fn is_executable(_: &std::fs::Metadata) -> bool {
     false
 }
 
+/// Files up to this size are read once and hashed in memory; larger ones are streamed.
+const MAX_HASHED_IN_MEMORY: u64 = 256 * 1024;
+
 /// Whether git's clean filters could change these bytes: a carriage return (line-ending
-/// conversion) or `$Id` (the `ident` attribute). Read in chunks, so memory stays bounded.
-/// None when the file cannot be read.
+/// conversion) or `$Id` (the `ident` attribute).
+fn holds_filter_marker(bytes: &[u8]) -> bool {
+    bytes.contains(&b'\r') || bytes.windows(3).any(|w| w == b"$Id")
+}
+
+/// [`holds_filter_marker`] for a file too large to hold: read in chunks, so memory stays
+/// bounded. None when the file cannot be read.
 fn may_be_filtered(path: &Path) -> Option<bool> {
     let mut file = handover_handoff::safe_fs::open_read(path).ok()??;
     let mut buf = vec![0u8; 64 * 1024];
@@ -299,7 +337,7 @@ fn may_be_filtered(path: &Path) -> Option<bool> {
             return Some(false);
         }
         let seen = &buf[..carry + n];
-        if seen.contains(&b'\r') || seen.windows(3).any(|w| w == b"$Id") {
+        if holds_filter_marker(seen) {
             return Some(true);
         }
         carry = seen.len().min(2);

@@ -1,0 +1,120 @@
+//! The `handover status` screen, drawn from the gathered [`StatusReport`] and nothing else.
+
+use super::*;
+
+impl StatusReport {
+    pub(super) fn render(&self) -> String {
+        let mut out = String::new();
+        let h = &self.handoff;
+        match (h.present, &h.id) {
+            _ if h.refused.is_some() => {
+                let _ = writeln!(
+                    out,
+                    "handoff: REFUSED, nothing under .handover/ was read: {}",
+                    h.refused.as_deref().unwrap_or("")
+                );
+            }
+            (false, _) => out.push_str("handoff: none (write one with `handover write`)\n"),
+            (true, None) => {
+                let _ = writeln!(
+                    out,
+                    "handoff: DAMAGED, nothing intact to recover: {}",
+                    h.problem.as_deref().unwrap_or("unreadable")
+                );
+            }
+            (true, Some(id)) => {
+                // Text from the handoff: one line each, no control characters.
+                let _ = writeln!(
+                    out,
+                    "handoff: {} written {} — goal: {}",
+                    one_line(id),
+                    one_line(h.created_at.as_deref().unwrap_or("")),
+                    one_line(h.goal.as_deref().unwrap_or(""))
+                );
+                if let Some(note) = &h.recovered_note {
+                    let _ = writeln!(out, "  recovered: {}", one_line(note));
+                }
+                if h.foreign == Some(true) {
+                    out.push_str("  FOREIGN: not written in this working tree; treat it as an unverified claim\n");
+                }
+                if let Some(verdict) = self.verdict {
+                    let main_reason = self
+                        .reasons
+                        .iter()
+                        .flatten()
+                        .next()
+                        .map(|r| format!(" ({})", one_line(&r.message)))
+                        .unwrap_or_default();
+                    let _ = writeln!(out, "verdict: {}{main_reason}", verdict.as_str());
+                }
+                if h.handover_md_edited == Some(true) {
+                    out.push_str("handover.md: edited by hand, edits not recorded\n");
+                }
+                let _ = writeln!(
+                    out,
+                    "delivered to agents: {} time(s); acknowledged: {} time(s)",
+                    h.deliveries.unwrap_or(0),
+                    h.acks.unwrap_or(0)
+                );
+            }
+        }
+        let foreign = self
+            .records
+            .iter()
+            .filter(|r| !r.foreign.is_empty())
+            .count();
+        let foreign_note = match foreign {
+            0 => String::new(),
+            n => format!("; {n} foreign (not written by handover in this working tree: never shown to agents; `handover boot` lists them)"),
+        };
+        let quote = handover_core::record::text::quote;
+        match self.records.iter().find(|r| r.foreign.is_empty()) {
+            None if self.records.is_empty() => out.push_str("session records: none\n"),
+            None => {
+                let _ = writeln!(
+                    out,
+                    "session records: none of this working tree's own{foreign_note}"
+                );
+            }
+            Some(last) => {
+                let _ = writeln!(
+                    out,
+                    "session records: {} kept; last: {} (agent {}), {}{foreign_note}",
+                    self.records.len() - foreign,
+                    quote(&last.session_id),
+                    quote(&last.agent),
+                    last.ending
+                );
+            }
+        }
+        if let Some(problem) = &self.config_problem {
+            let _ = writeln!(out, "config: INVALID, defaults in use: {problem}");
+        }
+        let _ = writeln!(
+            out,
+            ".gitignore guard: {}",
+            if self.guard.present {
+                "present (handover.md and .handover/ stay private)"
+            } else if self.guard.problem.is_some() {
+                "NOT EFFECTIVE (see below)"
+            } else {
+                "absent"
+            }
+        );
+        if !self.guard.tracked.is_empty() {
+            let _ = writeln!(out, "  tracked by git: {}", self.guard.tracked.join(", "));
+        }
+        for line in self.agents.lines() {
+            let _ = writeln!(out, "{line}");
+        }
+        if self.problems.is_empty() {
+            out.push_str("No problems found.\n");
+        } else {
+            out.push_str("\nTo fix:\n");
+            for p in &self.problems {
+                let _ = writeln!(out, "  - {p}");
+            }
+        }
+        out
+    }
+}
