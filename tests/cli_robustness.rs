@@ -420,6 +420,37 @@ fn only_the_variables_codex_sets_label_a_write_as_codex() {
 }
 
 #[test]
+fn only_qwen_codes_own_mark_labels_a_write_as_qwen() {
+    let r = Repo::with_commit();
+    let agent = |env: &[(&str, &str)]| {
+        let mut c = command(&r.path, &["write", "--fresh", "--goal", "g", "--json"]);
+        c.env_remove("HANDOVER_AGENT").env_remove("QWEN_CODE");
+        for (k, v) in env {
+            c.env(k, v);
+        }
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{}", stderr(&out));
+        let state: Value =
+            serde_json::from_slice(&fs::read(r.path.join(".handover/state.json")).unwrap())
+                .unwrap();
+        state["agent"].as_str().map(str::to_string)
+    };
+    // A person's own Qwen settings say nothing about who runs this.
+    assert_eq!(
+        agent(&[
+            ("QWEN_HOME", "/tmp/q"),
+            ("QWEN_CODE_MODEL", "qwen3-coder-plus")
+        ]),
+        None
+    );
+    // What Qwen Code 0.24.4 sets for the commands its shell tool runs.
+    assert_eq!(
+        agent(&[("QWEN_CODE", "1"), ("QWEN_CODE_SESSION_ID", "828136ea")]).as_deref(),
+        Some("qwen")
+    );
+}
+
+#[test]
 fn json_of_the_wrong_shape_gets_a_json_error() {
     let r = Repo::with_commit();
     let write_stdin = |text: &str| {

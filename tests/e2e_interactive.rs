@@ -60,7 +60,7 @@ fn startup_compaction_clear(agent: Agent) {
     let first = tui.exchange("Continue the work", "FIRST-ANSWER", 60);
     assert_carries(&tui, &first, STARTUP, "startup");
 
-    let compact = if agent == Agent::Gemini {
+    let compact = if matches!(agent, Agent::Gemini | Agent::Qwen) {
         "/compress"
     } else {
         "/compact"
@@ -94,6 +94,8 @@ fn startup_compaction_clear(agent: Agent) {
         Agent::Codex => ["startup", "compact", "startup"],
         Agent::Gemini => ["startup", "compact_fallback", "clear"],
         Agent::Droid => panic!("interactive Factory Droid sessions are not driven by this harness"),
+        // `/compress` then `/clear`: SessionStart `compact`, then `clear` (a new session).
+        Agent::Qwen => ["startup", "compact", "clear"],
         Agent::Copilot => panic!("the interactive compaction scenario is not run with Copilot CLI"),
     };
     assert_eq!(delivered_sources(&sb), expected, "{}", agent.name());
@@ -110,6 +112,15 @@ fn interactive_claude_startup_compaction_clear() {
 fn interactive_codex_startup_compaction_new() {
     if clients("interactive_codex_startup_compaction_new").is_some() {
         startup_compaction_clear(Agent::Codex);
+    }
+}
+
+/// Qwen Code's `/compress` runs SessionStart `compact` before the next prompt (unlike its
+/// automatic compaction, docs/hooks.md); `/clear` starts a new session (SessionStart `clear`).
+#[test]
+fn interactive_qwen_startup_compress_clear() {
+    if clients("interactive_qwen_startup_compress_clear").is_some() {
+        startup_compaction_clear(Agent::Qwen);
     }
 }
 

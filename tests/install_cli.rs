@@ -378,6 +378,64 @@ fn gemini_flag_installs_for_gemini_only_and_trust_writes_its_trusted_folders() {
     assert!(!repo.join(".gemini").exists() && !repo.join("GEMINI.md").exists());
 }
 
+#[test]
+fn qwen_flag_installs_for_qwen_only_into_its_settings_and_agents_md() {
+    let Cmd::Install(a) = parse(&["install", "--qwen", "--scope", "local"]) else {
+        panic!()
+    };
+    let sel = &a.selection;
+    assert!(sel.qwen && !sel.claude && !sel.codex && !sel.gemini);
+    let (_tmp, repo, env) = setup();
+    // The user's own Qwen settings stay as they are, beside our hooks.
+    std::fs::create_dir_all(repo.join(".qwen")).unwrap();
+    std::fs::write(
+        repo.join(".qwen/settings.json"),
+        "{\n  \"model\": {\n    \"name\": \"qwen3-coder-plus\"\n  }\n}\n",
+    )
+    .unwrap();
+    let (code, out) = install_quietly(&a, &repo, &env);
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    assert!(
+        out.contains("Qwen Code has no local scope"),
+        "--scope local says where the hooks went:\n{out}"
+    );
+    let settings = std::fs::read_to_string(repo.join(".qwen/settings.json")).unwrap();
+    assert!(
+        settings.contains("\"qwen3-coder-plus\"")
+            && settings.contains("handover-session-start --agent qwen\"")
+            && settings.contains("\"UserPromptSubmit\"")
+            && settings.contains("\"timeout\": 10"),
+        "{settings}"
+    );
+    // A local install leaves the shared instruction files alone; a project one uses AGENTS.md.
+    assert!(!repo.join("AGENTS.md").exists() && !repo.join("QWEN.md").exists());
+    let Cmd::Install(p) = parse(&["install", "--qwen"]) else {
+        panic!()
+    };
+    assert_eq!(install_quietly(&p, &repo, &env).0, ExitCode::SUCCESS);
+    assert!(repo.join("AGENTS.md").is_file() && !repo.join("QWEN.md").exists());
+    assert!(!repo.join(".claude").exists() && !repo.join(".gemini").exists());
+    let s = install::status_section_with(&repo, &env);
+    assert_eq!(
+        serde_json::to_value(&s).unwrap()["qwen"]["project"]["up_to_date"],
+        true,
+        "{:?}",
+        s.lines()
+    );
+
+    let Cmd::Uninstall(u) = parse(&["uninstall", "--qwen"]) else {
+        panic!()
+    };
+    let code = install::run_uninstall_with(&u, &repo, &env, &mut Vec::new()).unwrap();
+    assert_eq!(code, ExitCode::SUCCESS);
+    // The user's settings come back byte for byte; our section leaves AGENTS.md (created by us).
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".qwen/settings.json")).unwrap(),
+        "{\n  \"model\": {\n    \"name\": \"qwen3-coder-plus\"\n  }\n}\n"
+    );
+    assert!(!repo.join("AGENTS.md").exists());
+}
+
 fn install_quietly(args: &InstallArgs, repo: &Path, env: &Environment) -> (ExitCode, String) {
     let guard = |_: &Path| Ok((GuardStatus::default(), false));
     let mut out = Vec::new();

@@ -95,6 +95,7 @@ fn codex_trust_install(
                 codex: true,
                 gemini: false,
                 droid: false,
+                qwen: false,
                 copilot: false,
             },
             scope: Scope::Project,
@@ -297,6 +298,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
             codex: true,
             gemini: false,
             droid: false,
+            qwen: false,
             copilot: false,
         },
         scope: Scope::Project,
@@ -350,6 +352,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
         codex: true,
         gemini: false,
         droid: false,
+        qwen: false,
         copilot: false,
     };
     let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);

@@ -51,7 +51,9 @@ fn stand_in_hooks(dir: &Path, log: &Path) {
 fn client_home(agent: Agent, home: &Path) -> PathBuf {
     match agent {
         Agent::Codex => home.join("user"),
-        Agent::Claude | Agent::Gemini | Agent::Copilot | Agent::Droid => home.to_path_buf(),
+        Agent::Claude | Agent::Gemini | Agent::Qwen | Agent::Copilot | Agent::Droid => {
+            home.to_path_buf()
+        }
     }
 }
 
@@ -189,9 +191,8 @@ fn two_homes_share_one_repository(agent: Agent, test: &str) {
     let name = agent.name();
     let (prompt_event, stop_event) = match agent {
         Agent::Gemini => ("BeforeAgent", "AfterAgent"),
-        Agent::Droid => ("UserPromptSubmit", "Stop"),
+        Agent::Claude | Agent::Codex | Agent::Qwen | Agent::Droid => ("UserPromptSubmit", "Stop"),
         Agent::Copilot => ("userPromptSubmitted", "agentStop"),
-        Agent::Claude | Agent::Codex => ("UserPromptSubmit", "Stop"),
     };
     for want in [
         format!("handover-session-start --agent {name} \"hook_event_name\":\"SessionStart\""),

@@ -13,6 +13,8 @@ pub enum FileKind {
     GeminiTrust,
     /// Factory Droid's `.factory/settings.json` (the hooks in Claude Code's shape).
     DroidSettings,
+    /// Qwen Code's `.qwen/settings.json` (Claude Code's hooks shape).
+    QwenSettings,
     CopilotHooks,
     CopilotTrust,
     Instructions,

@@ -17,6 +17,7 @@ pub struct Targets {
     pub claude: bool,
     pub codex: bool,
     pub gemini: bool,
+    pub qwen: bool,
     pub copilot: bool,
     pub droid: bool,
 }
@@ -124,6 +125,10 @@ pub fn claude_settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf
 
 pub fn codex_hooks_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
     hooks_path(Agent::Codex, scope, repo, homes)
+}
+
+pub fn qwen_settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
+    hooks_path(Agent::Qwen, scope, repo, homes)
 }
 
 pub fn copilot_hooks_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {

@@ -130,14 +130,20 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The instructions files to edit for these targets (AGENTS.md for Codex, GitHub Copilot CLI
-/// and Factory Droid, CLAUDE.md for Claude; only AGENTS.md when CLAUDE.md is a link to it).
+/// The instructions files to edit for these targets (AGENTS.md for Codex, Qwen Code, GitHub
+/// Copilot CLI and Factory Droid, CLAUDE.md for Claude; only AGENTS.md when CLAUDE.md is a link
+/// to it).
 pub fn instruction_files(repo: &Path, targets: Targets) -> Vec<PathBuf> {
     let agents = repo.join(Codex.instruction_file());
     let claude = repo.join(Claude.instruction_file());
     let linked = same_file(&agents, &claude);
     let mut out = Vec::new();
-    if targets.codex || targets.copilot || targets.droid || (targets.claude && linked) {
+    if targets.codex
+        || targets.qwen
+        || targets.copilot
+        || targets.droid
+        || (targets.claude && linked)
+    {
         out.push(agents);
     }
     if targets.claude && !linked {

@@ -20,6 +20,7 @@ pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
         FileKind::ClaudeSettings
         | FileKind::CodexHooks
         | FileKind::GeminiSettings
+        | FileKind::QwenSettings
         | FileKind::DroidSettings => {
             let (rest, _) = edit_hooks_json(path, Some(text), None).ok()?;
             let doc = json_layout::parse(path, rest.as_deref().unwrap_or("")).ok()?;
@@ -107,6 +108,7 @@ pub(crate) fn mark_backups(edits: &mut [FileEdit], backups: &Backups) {
             FileKind::ClaudeSettings
             | FileKind::CodexHooks
             | FileKind::GeminiSettings
+            | FileKind::QwenSettings
             | FileKind::DroidSettings => {
                 !matches!(edit_hooks_json(&e.path, Some(before), None), Ok((None, _)))
             }

@@ -12,8 +12,8 @@ use crate::diff;
 use crate::error::EditError;
 pub use crate::file_edit::{FileEdit, FileKind};
 use crate::files::{
-    claude_settings_path, codex_hooks_path, confine_for, display_path, hooks_path, read_opt, Homes,
-    Scope, Targets,
+    claude_settings_path, codex_hooks_path, confine_for, display_path, hooks_path,
+    qwen_settings_path, read_opt, Homes, Scope, Targets,
 };
 use crate::gemini;
 use crate::hooks_doc::{self, Wanted};
@@ -324,6 +324,25 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
     if opts.targets.gemini {
         plan_gemini(repo, homes, opts, &mut plan)?;
     }
+    if opts.targets.qwen {
+        if opts.scope == Scope::Local {
+            plan.notes.push(
+                "Qwen Code has no local scope; its hooks go to the project's .qwen/settings.json."
+                    .into(),
+            );
+        }
+        let path = qwen_settings_path(opts.scope, repo, homes);
+        let want = wanted(opts, Agent::Qwen);
+        plan.edits.push(hooks_file_edit(
+            FileKind::QwenSettings,
+            path,
+            Some(&want),
+            confine_for(opts.scope, repo),
+        )?);
+    }
+    if opts.targets.copilot {
+        plan_copilot(repo, homes, opts, &mut plan)?;
+    }
     if opts.targets.droid {
         if opts.scope == Scope::Local {
             plan.notes.push(
@@ -338,9 +357,6 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
             Some(&want),
             confine_for(opts.scope, repo),
         )?);
-    }
-    if opts.targets.copilot {
-        plan_copilot(repo, homes, opts, &mut plan)?;
     }
     if opts.scope == Scope::Project {
         let (files, note) = crate::instructions::instruction_targets(repo, homes, opts.targets)?;
@@ -417,10 +433,11 @@ pub fn plan_uninstall(
             confine_for(scope, repo),
         )?);
     }
-    if targets.droid {
+    if targets.qwen {
+        let path = qwen_settings_path(scope, repo, homes);
         plan.edits.push(hooks_file_edit(
-            FileKind::DroidSettings,
-            hooks_path(Agent::Droid, scope, repo, homes),
+            FileKind::QwenSettings,
+            path,
             None,
             confine_for(scope, repo),
         )?);
@@ -437,6 +454,14 @@ pub fn plan_uninstall(
             changes,
             confine_for(scope, repo),
         ));
+    }
+    if targets.droid {
+        plan.edits.push(hooks_file_edit(
+            FileKind::DroidSettings,
+            hooks_path(Agent::Droid, scope, repo, homes),
+            None,
+            confine_for(scope, repo),
+        )?);
     }
     if scope == Scope::Project {
         let (files, _) = crate::instructions::instruction_targets(repo, homes, targets)?;

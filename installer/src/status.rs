@@ -1,6 +1,6 @@
 //! `handover status`, installer part: per agent and scope, whether our hooks are installed, up
 //! to date, duplicated; the Codex feature flag, project trust and hook trust; Gemini CLI's
-//! folder trust; and what to do.
+//! folder trust; Qwen Code's settings; and what to do.
 //! Read-only and cheap: no process is started (hook trust is read from the config; the hashes
 //! are only verified by `install --trust`, which asks Codex itself).
 //!
@@ -15,7 +15,8 @@ mod render;
 use crate::codex_config::{self, FeatureFlags};
 use crate::codex_trust::TrustStatus;
 use crate::files::{
-    claude_settings_path, codex_hooks_path, droid_settings_path, read_opt, Homes, Scope, Targets,
+    claude_settings_path, codex_hooks_path, droid_settings_path, qwen_settings_path, read_opt,
+    Homes, Scope, Targets,
 };
 use crate::gemini::{self, FolderTrust};
 use crate::hooks_doc::{self, Found, Mention};
@@ -60,6 +61,7 @@ pub struct Report {
     pub claude: ClaudeStatus,
     pub codex: CodexStatus,
     pub gemini: GeminiStatus,
+    pub qwen: QwenStatus,
     pub copilot: CopilotStatus,
     pub droid: DroidStatus,
     /// Whether AGENTS.md / CLAUDE.md / GEMINI.md hold the handover section (serialised as name → bool).
@@ -108,6 +110,14 @@ pub struct GeminiStatus {
     /// What the user must do for Gemini CLI to run the hooks, when it will not yet.
     #[serde(skip)]
     pub trust_problem: Option<String>,
+}
+
+/// Qwen Code runs every hook in its settings (no trust step), so its files are all there is.
+#[derive(Clone, Debug, Serialize)]
+pub struct QwenStatus {
+    /// Project and user settings.json, serialised under their scope names.
+    #[serde(flatten, serialize_with = "by_scope")]
+    pub scopes: Vec<ScopeStatus>,
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -470,6 +480,17 @@ pub fn status(
     };
     codex.config = codex_config_status(repo, homes, &mut codex.scopes);
     let gemini = gemini_status(repo, homes, machine);
+    let qwen = QwenStatus {
+        scopes: read_scopes(
+            Agent::Qwen,
+            &[Scope::Project, Scope::User],
+            qwen_settings_path,
+            repo,
+            homes,
+            machine,
+        ),
+    };
+    let copilot = copilot_status(repo, homes, machine);
     let droid = DroidStatus {
         scopes: read_scopes(
             Agent::Droid,
@@ -480,11 +501,11 @@ pub fn status(
             machine,
         ),
     };
-    let copilot = copilot_status(repo, homes, machine);
     let all = Targets {
         claude: true,
         codex: true,
         gemini: true,
+        qwen: true,
         copilot: true,
         droid: true,
     };
@@ -519,6 +540,7 @@ pub fn status(
         claude,
         codex,
         gemini,
+        qwen,
         copilot,
         droid,
         instructions,
@@ -636,6 +658,7 @@ impl Report {
         installed(&self.claude.scopes)
             || installed(&self.codex.scopes)
             || installed(&self.gemini.scopes)
+            || installed(&self.qwen.scopes)
             || installed(&self.copilot.scopes)
             || installed(&self.droid.scopes)
             || !self.claude.plugins.is_empty()

@@ -49,13 +49,13 @@ fn apply_with(
             return Err(roll_back(undo, err));
         }
     }
-    // Only now, when nothing can be undone any more: `.claude/`, `.codex/` or `.gemini/`
+    // Only now, when nothing can be undone any more: `.claude/`, `.codex/`, `.gemini/` or `.qwen/`
     // emptied by a deletion goes too (remove_dir fails on a directory that is not empty).
     for e in edits.iter().filter(|e| e.changed() && e.after.is_none()) {
         if let Some(dir) = e.path.parent() {
             if matches!(
                 dir.file_name().and_then(|n| n.to_str()),
-                Some(".claude" | ".codex" | ".gemini")
+                Some(".claude" | ".codex" | ".gemini" | ".qwen")
             ) {
                 let _ = fs::remove_dir(dir);
             }

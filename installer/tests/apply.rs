@@ -79,6 +79,7 @@ fn claude_only() -> Targets {
         codex: false,
         gemini: false,
         droid: false,
+        qwen: false,
         copilot: false,
     }
 }
@@ -89,6 +90,7 @@ fn codex_only() -> Targets {
         codex: true,
         gemini: false,
         droid: false,
+        qwen: false,
         copilot: false,
     }
 }
@@ -99,6 +101,7 @@ fn both() -> Targets {
         codex: true,
         gemini: false,
         droid: false,
+        qwen: false,
         copilot: false,
     }
 }
@@ -473,7 +476,11 @@ fn status_reports_installed_duplicates_and_codex_trust() {
         "{text}"
     );
     assert!(
-        text.contains(r#""folder_trust":"unknown"},"copilot":{"project":{"#),
+        text.contains(r#""folder_trust":"unknown"},"qwen":{"project":{"file":"#),
+        "{text}"
+    );
+    assert!(
+        text.contains(r#""missing_executables":[]}},"copilot":{"project":{"#),
         "{text}"
     );
     assert!(
@@ -950,6 +957,7 @@ fn gemini_only() -> Targets {
         codex: false,
         gemini: true,
         droid: false,
+        qwen: false,
         copilot: false,
     }
 }

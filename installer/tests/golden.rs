@@ -636,3 +636,58 @@ fn gemini_trusted_folders_get_one_rule_in_the_clients_style() {
     assert_eq!(change.kind, ChangeKind::Unchanged);
     assert_eq!(same.as_deref(), Some(original.as_str()));
 }
+
+#[test]
+fn qwen_settings_keep_other_hooks_and_settings_with_claude_events_and_second_timeouts() {
+    round_trip("qwen-settings.json", Agent::Qwen, true);
+    let installed = install("x", &fixture("qwen-settings.json"), Agent::Qwen, true);
+    let v = json(&installed);
+    // Read in file order (serde_json's own map sorts its keys).
+    let doc: handover_installer::json_doc::Value = serde_json::from_str(&installed).unwrap();
+    let keys: Vec<_> = doc.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(
+        keys,
+        [
+            "$version",
+            "model",
+            "context",
+            "general",
+            "hooks",
+            "mcpServers"
+        ]
+    );
+    let events: Vec<_> = doc
+        .get("hooks")
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "PreToolUse",
+            "SessionStart",
+            "PreCompact",
+            "PostCompact",
+            "SessionEnd",
+            "UserPromptSubmit",
+            "PostToolUse",
+            "Stop"
+        ],
+        "Qwen Code reads Claude Code's event names"
+    );
+    // The user's SessionStart hook stays first; ours follows, its timeout in seconds.
+    let start = v["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(
+        start[0]["hooks"][0]["command"],
+        "echo 'Remember: run the linter before committing'"
+    );
+    assert_eq!(
+        start[1]["hooks"][0]["command"],
+        "/opt/handover/bin/handover-session-start --agent qwen"
+    );
+    let timeout = start[1]["hooks"][0]["timeout"].as_u64().unwrap();
+    assert!((1..1000).contains(&timeout), "{timeout}: seconds, not ms");
+}

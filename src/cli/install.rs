@@ -18,14 +18,15 @@ use serde::Serialize;
 
 #[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ScopeArg {
-    /// .claude/settings.json, .codex/hooks.json and .gemini/settings.json in the repository
-    /// (shared).
+    /// .claude/settings.json, .codex/hooks.json, .gemini/settings.json and .qwen/settings.json
+    /// in the repository (shared).
     #[default]
     Project,
-    /// .claude/settings.local.json (private; Codex and Gemini CLI have none and use project).
+    /// .claude/settings.local.json (private; Codex, Gemini CLI and Qwen Code have none and use
+    /// project).
     Local,
-    /// ~/.claude/settings.json, $CODEX_HOME/hooks.json and ~/.gemini/settings.json (every
-    /// repository).
+    /// ~/.claude/settings.json, $CODEX_HOME/hooks.json, ~/.gemini/settings.json and
+    /// ~/.qwen/settings.json (every repository).
     User,
 }
 
@@ -51,6 +52,9 @@ pub struct Selection {
     /// Gemini CLI (every agent when none is named).
     #[arg(long)]
     pub gemini: bool,
+    /// Qwen Code (every agent when none is named).
+    #[arg(long)]
+    pub qwen: bool,
     /// GitHub Copilot CLI (every agent when none is named).
     #[arg(long)]
     pub copilot: bool,
@@ -65,8 +69,8 @@ pub struct Selection {
     pub dry_run: bool,
 }
 
-/// Wire handover's hooks into Claude Code, Codex, Gemini CLI, GitHub Copilot CLI and Factory
-/// Droid (all of them unless some are named).
+/// Wire handover's hooks into Claude Code, Codex, Gemini CLI, Qwen Code, GitHub Copilot CLI and
+/// Factory Droid (all of them unless some are named).
 #[derive(clap::Args, Debug, Clone, Default)]
 pub struct InstallArgs {
     #[command(flatten)]
@@ -110,11 +114,12 @@ pub struct UninstallArgs {
 }
 
 fn targets(s: &Selection) -> Targets {
-    if !s.claude && !s.codex && !s.gemini && !s.copilot && !s.droid {
+    if !s.claude && !s.codex && !s.gemini && !s.qwen && !s.copilot && !s.droid {
         Targets {
             claude: true,
             codex: true,
             gemini: true,
+            qwen: true,
             copilot: true,
             droid: true,
         }
@@ -123,6 +128,7 @@ fn targets(s: &Selection) -> Targets {
             claude: s.claude,
             codex: s.codex,
             gemini: s.gemini,
+            qwen: s.qwen,
             copilot: s.copilot,
             droid: s.droid,
         }

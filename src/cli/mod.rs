@@ -61,8 +61,8 @@ pub enum Command {
     Share(ShareArgs),
     /// A two-minute tour in a temporary repository; needs no agent.
     Demo(DemoArgs),
-    /// Wire the hooks into Claude Code, Codex, Gemini CLI, GitHub Copilot CLI and Factory Droid
-    /// for this repository (once; safe to repeat).
+    /// Wire the hooks into Claude Code, Codex, Gemini CLI, Qwen Code, GitHub Copilot CLI and
+    /// Factory Droid for this repository (once; safe to repeat).
     Install(install::InstallArgs),
     /// Take out exactly what `handover install` put in.
     Uninstall(install::UninstallArgs),
@@ -357,6 +357,10 @@ pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
     if std::env::var_os("GEMINI_CLI").is_some_and(|v| v == "1") {
         return Some("gemini".into());
     }
+    // Qwen Code 0.24.4 sets QWEN_CODE=1 (and QWEN_CODE_SESSION_ID) for its shell commands.
+    if std::env::var_os("QWEN_CODE").is_some_and(|v| v == "1") {
+        return Some("qwen".into());
+    }
     // GitHub Copilot CLI 1.0.102 sets COPILOT_CLI=1 for its shell commands (and its hooks).
     if std::env::var_os("COPILOT_CLI").is_some_and(|v| v == "1") {
         return Some("copilot".into());
@@ -377,13 +381,15 @@ pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
 
 /// The session id a client sets for the commands it runs, for the agent detected: Claude Code
 /// sets `CLAUDE_CODE_SESSION_ID` beside `CLAUDECODE=1` (read from the 2.1.330 binary), Codex
-/// `CODEX_THREAD_ID` (its hooks' session id is the thread's), GitHub Copilot CLI 1.0.102
+/// `CODEX_THREAD_ID` (its hooks' session id is the thread's), Qwen Code 0.24.4
+/// `QWEN_CODE_SESSION_ID` (the hooks' `session_id`), GitHub Copilot CLI 1.0.102
 /// `COPILOT_AGENT_SESSION_ID` (its hooks' `sessionId`). Only the detected agent's own variable
 /// counts: another client's leftover says nothing about who runs this.
 pub fn client_session_id(agent: Option<&str>) -> Option<String> {
     let variable = match agent? {
         "claude" => "CLAUDE_CODE_SESSION_ID",
         "codex" => "CODEX_THREAD_ID",
+        "qwen" => "QWEN_CODE_SESSION_ID",
         "copilot" => "COPILOT_AGENT_SESSION_ID",
         _ => return None,
     };

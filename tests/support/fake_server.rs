@@ -182,6 +182,10 @@ pub struct LoggedRequest {
     /// Whether the server took it for a compaction request.
     #[serde(default)]
     pub compaction: bool,
+    /// Whether the server took it for a client's side query (chat completions: no tools, or a
+    /// known helper's system message), which is not the conversation.
+    #[serde(default)]
+    pub side: bool,
 }
 
 impl LoggedRequest {
@@ -425,6 +429,7 @@ fn respond(
         body,
         turn: chosen,
         compaction,
+        side: chat_side_query,
     };
     if let Ok(line) = serde_json::to_string(&entry) {
         let _ = writeln!(st.log, "{line}");

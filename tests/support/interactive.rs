@@ -75,6 +75,8 @@ pub fn ready_text(agent: Agent) -> &'static str {
         Agent::Codex => "Ask Codex to do anything",
         Agent::Gemini => "Type your message",
         Agent::Droid => panic!("interactive Factory Droid sessions are not driven by this harness"),
+        // Qwen Code 0.24.4: "Type your message or @path/to/file".
+        Agent::Qwen => "Type your message or",
         Agent::Copilot => "/ commands · ? help",
     }
 }
@@ -299,6 +301,14 @@ impl Sandbox {
             }
             Agent::Droid => {
                 panic!("interactive Factory Droid sessions are not driven by this harness")
+            }
+            Agent::Qwen => {
+                env.extend(
+                    qwen_env(&self.home)
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v)),
+                );
+                (clients.qwen.clone(), vec!["--yolo".into()], env)
             }
             Agent::Copilot => {
                 env.extend([
@@ -562,8 +572,9 @@ impl Tui<'_> {
         status.unwrap_or(-1)
     }
 
-    /// SIGKILLs the client itself (Claude Code's binary; Gemini CLI's node processes; Codex's
-    /// TUI), found by PID among this sandbox's processes; returns the PIDs killed.
+    /// SIGKILLs the client itself (Claude Code's binary; Gemini CLI's and Qwen Code's node
+    /// processes; Codex's TUI), found by PID among this sandbox's processes; returns the PIDs
+    /// killed.
     pub fn kill_client(&self) -> Vec<u32> {
         let pids: Vec<u32> = sandbox_pids(&self.sb.home)
             .into_iter()
@@ -576,6 +587,7 @@ impl Tui<'_> {
                 match self.sb.agent {
                     Agent::Claude => exe == "claude",
                     Agent::Gemini => exe == "node" && cmdline.contains("gemini"),
+                    Agent::Qwen => exe == "node" && cmdline.contains("qwen-code"),
                     Agent::Codex => exe.starts_with("codex") && !cmdline.contains("app-server"),
                     Agent::Droid => exe == "droid",
                     // The single executable of @github/copilot-linux-x64.

@@ -23,8 +23,8 @@ fn title_turn() -> Turn {
 fn quit_command(agent: Agent) -> &'static str {
     match agent {
         Agent::Claude | Agent::Codex => "/exit",
-        Agent::Gemini => "/quit",
         Agent::Droid => panic!("interactive Factory Droid sessions are not driven by this harness"),
+        Agent::Gemini | Agent::Qwen => "/quit",
         Agent::Copilot => "/exit",
     }
 }
@@ -75,7 +75,9 @@ fn shell_work_in_a_tui(sb: &Sandbox) -> Tui<'_> {
     // There, the record existing is the sign that Stop ran.
     let stop_ran = |text: &str| match agent {
         Agent::Claude => text.contains("Make the parser strip whitespace."),
-        Agent::Codex | Agent::Gemini | Agent::Copilot | Agent::Droid => text.contains("codegen"),
+        Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Copilot | Agent::Droid => {
+            text.contains("codegen")
+        }
     };
     tui.wait_until("the turn's record", 30, || stop_ran(&records_text(sb)));
     tui

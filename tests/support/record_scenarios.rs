@@ -62,8 +62,8 @@ fn write_files(sb: &Sandbox) -> Turn {
                 json!({"file_path": sb.project.join("run_tests.sh"), "content": FAILING_TESTS}),
             ),
         ],
-        // Gemini CLI: two `write_file` calls in one answer.
-        Agent::Gemini => vec![
+        // Gemini CLI and Qwen Code: two `write_file` calls in one answer.
+        Agent::Gemini | Agent::Qwen => vec![
             ToolCall::new(
                 "write_file",
                 json!({"file_path": sb.project.join("src/parse.py"),
@@ -103,12 +103,18 @@ fn kill_my_client(sb: &Sandbox) -> String {
 
 /// Session 1: edits two files, runs the failing tests, ends without a handoff.
 fn unfinished_session(sb: &Sandbox) -> Run {
+    let mut turns = vec![
+        write_files(sb),
+        Turn::shell("sh run_tests.sh").usage(3_200),
+        Turn::text("Parser edited; the test suite still fails on test_parse.").usage(3_400),
+    ];
+    if sb.agent == Agent::Qwen {
+        // Qwen Code's transcript writes are queued: one more step before the end lets the
+        // failing run's result reach the disk before the last Stop (see shell_only_session).
+        turns.insert(2, Turn::shell("true").usage(3_300));
+    }
     let run = sb.run(
-        vec![
-            write_files(sb),
-            Turn::shell("sh run_tests.sh").usage(3_200),
-            Turn::text("Parser edited; the test suite still fails on test_parse.").usage(3_400),
-        ],
+        turns,
         RunOpts::prompt("Make the parser strip whitespace and run the tests."),
     );
     assert!(
@@ -149,10 +155,12 @@ pub fn unfinished_work_reaches_next_session(agent: Agent) {
     assert_ne!(s1.session_id(), s2.session_id());
     let text = injected(agent, s2.first_request());
     let ours = &text[text.find(OPENING).unwrap_or(0)..];
-    // Each client's reason at the end of a headless run: Gemini CLI says `exit`.
+    // Each client's reason at the end of a headless run: Gemini CLI says `exit`; Qwen Code
+    // sends no SessionEnd under `-p`, so its record says what is known instead.
     let ending = match agent {
         Agent::Gemini => "(SessionEnd, reason «exit»)",
         Agent::Claude | Agent::Codex | Agent::Droid => "(SessionEnd, reason «other»)",
+        Agent::Qwen => "idle since then; no end recorded (quit, killed or still open)",
         // Copilot CLI ends a `-p` run with sessionEnd reason `complete`.
         Agent::Copilot => "(SessionEnd, reason «complete»)",
     };
@@ -306,6 +314,24 @@ pub const AFTER_SHELL_ONLY: &str = "codegen";
 fn shell_only_session(sb: &Sandbox) -> Run {
     prepare_untouched(sb);
     let mut turns = shell_only_turns();
+    if sb.agent == Agent::Qwen {
+        // Qwen Code 0.24.4 queues its transcript writes: at the Stop right after the failing
+        // command the line with its result may not be on disk yet, and `-p` sends no SessionEnd
+        // to read it later (docs/hooks.md). One more step lets the queue drain first.
+        turns.push(Turn::shell("true").usage(3_250).when(AFTER_SHELL_ONLY));
+        // Qwen Code 0.24.4's shell tool refuses `sed -i` on a file the session has not read
+        // ("has not been read in this session. Use the read_file tool first"): read it first,
+        // as its model would.
+        turns.insert(
+            1,
+            Turn::tools(vec![ToolCall::new(
+                "read_file",
+                json!({"file_path": sb.project.join("src/report.rs")}),
+            )])
+            .usage(3_050)
+            .when("src/parse.py"),
+        );
+    }
     turns.push(
         Turn::text("The parser strips whitespace now; the check still fails.")
             .usage(3_300)

@@ -44,9 +44,10 @@ impl Sandbox {
                 }
             }
             Agent::Droid => errors.extend(droid::hook_errors(&self.home)),
-            Agent::Gemini => {
+            Agent::Gemini | Agent::Qwen => {
                 // Gemini CLI reports a failed hook as "Hook(s) [<command>] failed for event
-                // <Event>" (a warning, on stderr in non-interactive mode).
+                // <Event>" (a warning, on stderr in non-interactive mode); Qwen Code, its fork,
+                // in the same words.
                 for run in runs {
                     for l in run.stderr.lines().chain(run.stdout.lines()) {
                         if l.contains("failed for event") || l.contains("Hook execution failed") {

@@ -6,14 +6,15 @@ use super::*;
 /// The texts hooks injected into one request: Claude Code sends them as `system` messages
 /// inside `messages`; Codex as `developer` messages inside `input`; Gemini CLI inside
 /// `<hook_context>...</hook_context>` in the prompt's text or a tool result (escaping `<` and
-/// `>` of the hook's text as `&lt;` and `&gt;`); Copilot CLI in user messages (see
-/// [`copilot_hook_contexts`]).
+/// `>` of the hook's text as `&lt;` and `&gt;`); Qwen Code see [`qwen_hook_contexts`]; Copilot
+/// CLI in user messages (see [`copilot_hook_contexts`]).
 pub fn injected_texts(agent: Agent, req: &LoggedRequest) -> Vec<String> {
     let (list, role) = match agent {
         Agent::Claude => ("messages", "system"),
         Agent::Codex => ("input", "developer"),
         Agent::Gemini => return gemini_hook_contexts(&req.body),
         Agent::Droid => return droid::hook_contexts(&req.body),
+        Agent::Qwen => return qwen_hook_contexts(&req.body),
         Agent::Copilot => return copilot_hook_contexts(&req.body),
     };
     let mut texts = Vec::new();
@@ -109,6 +110,64 @@ fn gemini_hook_contexts(body: &Value) -> Vec<String> {
             let Some(end) = after.find(CLOSE) else { break };
             out.push(after[..end].to_string());
             rest = &after[end + CLOSE.len()..];
+        }
+    }
+    out
+}
+
+/// The texts Qwen Code 0.24.4 puts hook outputs in: the SessionStart context as a
+/// `<qwen:session-start-context>` block at the end of the system message (replaced, not added
+/// to, by the next SessionStart's), a UserPromptSubmit context as a
+/// `<qwen:user-prompt-submit-context>` user text, a PostToolUse context appended to the tool
+/// result (after a blank line), a Stop block's reason as a user text. Of tool results and user
+/// texts only the paragraphs that start with "handover:" are taken (ours have no blank line
+/// inside; the rest is Qwen Code's own or the tools' output).
+fn qwen_hook_contexts(body: &Value) -> Vec<String> {
+    const BLOCKS: [(&str, &str); 2] = [
+        (
+            "<qwen:session-start-context hidden=\"true\">\nSessionStart additional context:\n",
+            "</qwen:session-start-context>",
+        ),
+        (
+            "<qwen:user-prompt-submit-context>\n",
+            "</qwen:user-prompt-submit-context>",
+        ),
+    ];
+    let mut out = Vec::new();
+    for m in body
+        .get("messages")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+    {
+        let role = m.get("role").and_then(Value::as_str).unwrap_or("");
+        let texts: Vec<&str> = match m.get("content") {
+            Some(Value::String(s)) => vec![s.as_str()],
+            Some(Value::Array(parts)) => parts
+                .iter()
+                .filter_map(|p| p.get("text").and_then(Value::as_str))
+                .collect(),
+            _ => Vec::new(),
+        };
+        for text in texts {
+            let mut blocks = 0;
+            for (open, close) in BLOCKS {
+                let mut rest = text;
+                while let Some(start) = rest.find(open) {
+                    let after = &rest[start + open.len()..];
+                    let Some(end) = after.find(close) else { break };
+                    out.push(after[..end].trim_end().to_string());
+                    rest = &after[end + close.len()..];
+                    blocks += 1;
+                }
+            }
+            if blocks == 0 && matches!(role, "tool" | "user") {
+                out.extend(
+                    text.split("\n\n")
+                        .filter(|p| p.trim_start().starts_with("handover:"))
+                        .map(str::to_string),
+                );
+            }
         }
     }
     out

@@ -13,6 +13,9 @@ pub const PORT: u16 = 18431;
 /// The model Gemini CLI is told to use: named, or it first asks a routing model the fake
 /// server does not play (see real-clients.md). Its window is 1,048,576 tokens.
 pub const GEMINI_MODEL: &str = "gemini-2.5-pro";
+/// The model Qwen Code is told to use (`OPENAI_MODEL`): Qwen Code 0.24.4 gives it a
+/// 1,000,000-token window and compacts from 85 % of it.
+pub const QWEN_MODEL: &str = "qwen3-coder-plus";
 /// The model Copilot CLI is told to use (`COPILOT_MODEL`, through its `anthropic` provider
 /// type): Copilot 1.0.102's catalog gives it a prompt limit of 168,000 tokens.
 pub const COPILOT_MODEL: &str = "claude-sonnet-4.5";
@@ -164,6 +167,26 @@ impl Sandbox {
                 client.extend(droid::args(&opts));
                 envs.extend(droid::env(&self.home));
             }
+            Agent::Qwen => {
+                client.push(clients.qwen.to_string_lossy().into_owned());
+                client.extend(
+                    [
+                        "-p",
+                        opts.prompt,
+                        "--yolo",
+                        "--output-format",
+                        "json",
+                        "--max-session-turns",
+                        &opts.max_turns.to_string(),
+                    ]
+                    .map(String::from),
+                );
+                if let Some(id) = &opts.resume {
+                    client.extend(["--resume".to_string(), id.clone()]);
+                }
+                client.extend(opts.client_args.iter().cloned());
+                envs.extend(qwen_env(&self.home));
+            }
             Agent::Copilot => {
                 client.push(clients.copilot.to_string_lossy().into_owned());
                 // `--allow-all-paths` too: the scripted model runs `handover` by its absolute
@@ -234,6 +257,15 @@ impl Sandbox {
                 .chain(stdout.lines())
                 .find_map(|l| l.strip_prefix("session id: "))
                 .map(|s| s.trim().to_string()),
+            // `-o json` prints an array of messages; the last, of type `result`, names it.
+            Agent::Qwen => serde_json::from_str::<Value>(stdout.trim())
+                .ok()
+                .and_then(|v| {
+                    v.as_array()?
+                        .iter()
+                        .rev()
+                        .find_map(|m| m.get("session_id")?.as_str().map(String::from))
+                }),
             // Copilot CLI ends `-p` with "Resume  copilot --resume=<id>".
             Agent::Copilot => stdout
                 .lines()
@@ -278,6 +310,18 @@ impl Sandbox {
         );
         run
     }
+}
+
+/// Qwen Code's environment: the sandbox's HOME (its transcripts go to `~/.qwen/projects/`) and
+/// the fake server as its OpenAI-compatible endpoint (it uses `OPENAI_*` with no login).
+pub fn qwen_env(home: &Path) -> Vec<(&'static str, String)> {
+    vec![
+        ("HOME", home.to_string_lossy().into_owned()),
+        ("OPENAI_BASE_URL", format!("http://127.0.0.1:{PORT}/v1")),
+        ("OPENAI_API_KEY", "sk-e2e-fake".into()),
+        ("OPENAI_MODEL", QWEN_MODEL.into()),
+        ("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1".into()),
+    ]
 }
 
 /// Where Copilot CLI unpacks itself: `copilot-cache` beside the clients' `node_modules`
@@ -391,7 +435,9 @@ impl Run {
     pub fn conversation(&self) -> Vec<&LoggedRequest> {
         self.requests
             .iter()
-            .filter(|r| r.method == "POST" && !r.compaction && !r.path.contains("count_tokens"))
+            .filter(|r| {
+                r.method == "POST" && !r.compaction && !r.side && !r.path.contains("count_tokens")
+            })
             .collect()
     }
 

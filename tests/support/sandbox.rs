@@ -11,6 +11,7 @@ pub enum Agent {
     Codex,
     Gemini,
     Droid,
+    Qwen,
     Copilot,
 }
 
@@ -21,6 +22,7 @@ impl Agent {
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
             Agent::Droid => "droid",
+            Agent::Qwen => "qwen",
             Agent::Copilot => "copilot",
         }
     }

@@ -274,6 +274,9 @@ impl Report {
             cfg.lines(&self.codex.scopes, &mut out);
         }
         self.gemini.lines(&mut out);
+        for s in &self.qwen.scopes {
+            s.lines(&mut out);
+        }
         self.copilot.lines(&mut out);
         for s in &self.droid.scopes {
             s.lines(&mut out);
@@ -325,6 +328,10 @@ impl Report {
             Err(e) => out.push(e.clone()),
         }
         self.gemini.problems(&mut out);
+        for s in &self.qwen.scopes {
+            s.problems(&mut out);
+        }
+        out.extend(several_scopes_problem(Agent::Qwen, &self.qwen.scopes));
         self.copilot.problems(&mut out);
         for s in &self.droid.scopes {
             s.problems(&mut out);

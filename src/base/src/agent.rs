@@ -9,15 +9,17 @@ pub enum Agent {
     Claude,
     Codex,
     Gemini,
+    Qwen,
     Copilot,
     Droid,
 }
 
 impl Agent {
-    pub const ALL: [Agent; 5] = [
+    pub const ALL: [Agent; 6] = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
+        Agent::Qwen,
         Agent::Copilot,
         Agent::Droid,
     ];
@@ -27,6 +29,7 @@ impl Agent {
             Agent::Claude => "claude",
             Agent::Codex => "codex",
             Agent::Gemini => "gemini",
+            Agent::Qwen => "qwen",
             Agent::Copilot => "copilot",
             Agent::Droid => "droid",
         }
@@ -40,6 +43,7 @@ impl Agent {
             "codex" => Some(Agent::Codex),
             "gemini" | "gemini-cli" | "gemini_cli" => Some(Agent::Gemini),
             "droid" | "factory-droid" | "factory_droid" => Some(Agent::Droid),
+            "qwen" | "qwen-code" | "qwen_code" => Some(Agent::Qwen),
             "copilot" | "copilot-cli" | "copilot_cli" => Some(Agent::Copilot),
             _ => None,
         }

@@ -2,7 +2,7 @@
 //! events it fires and which of our hooks each runs, the hook input it sends, the output it
 //! accepts per event, its transcript format, where it compacts, its config files and hook
 //! entries, how it records trust, its plugin layout — lives in ONE module per client
-//! ([`claude`], [`codex`], [`gemini`], [`copilot`], [`droid`]) behind the [`Client`] trait. The
+//! ([`claude`], [`codex`], [`gemini`], [`qwen`], [`copilot`], [`droid`]) behind the [`Client`] trait. The
 //! hooks, the session record, the installer and the CLI ask [`of`] / [`ALL`] instead of matching on the agent.
 //!
 //! Neutral types the modules speak in: [`HookEvent`] (our view of an event, whatever the
@@ -26,6 +26,7 @@ pub mod gemini;
 pub mod input;
 pub mod output;
 pub mod places;
+pub mod qwen;
 pub mod transcript;
 
 pub use event::HookEvent;
@@ -249,10 +250,11 @@ pub enum Trust {
 }
 
 /// Every client, in the order `handover install` and `status` list them.
-pub const ALL: [&dyn Client; 5] = [
+pub const ALL: [&dyn Client; 6] = [
     &claude::Claude,
     &codex::Codex,
     &gemini::Gemini,
+    &qwen::Qwen,
     &copilot::Copilot,
     &droid::Droid,
 ];
@@ -263,6 +265,7 @@ pub fn of(agent: Agent) -> &'static dyn Client {
         Agent::Claude => &claude::Claude,
         Agent::Codex => &codex::Codex,
         Agent::Gemini => &gemini::Gemini,
+        Agent::Qwen => &qwen::Qwen,
         Agent::Copilot => &copilot::Copilot,
         Agent::Droid => &droid::Droid,
     }

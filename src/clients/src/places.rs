@@ -78,8 +78,9 @@ impl UserDirs {
 }
 
 /// Every variable a client module reads its user directory from.
-const VARS: [&str; 3] = [
+const VARS: [&str; 4] = [
     crate::codex::HOME_VAR,
     crate::gemini::HOME_VAR,
+    crate::qwen::HOME_VAR,
     crate::copilot::HOME_VAR,
 ];
