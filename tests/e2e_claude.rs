@@ -88,6 +88,7 @@ fn fake_server_follows_its_script() {
         max_requests: 7,
         idle_timeout_secs: 10,
         more_turns: Some(more.clone()),
+        answer_delay_ms: 0,
     };
     let server = std::thread::spawn(move || serve(script, &port_path));
     let port_path = dir.path().join("port");

@@ -32,6 +32,7 @@ impl Server {
             max_requests,
             idle_timeout_secs: 20,
             more_turns: None,
+            answer_delay_ms: 0,
         };
         let port_path = fake_server::port_file(&dir.path().join("script.json"));
         let thread_port_path = port_path.clone();

@@ -58,6 +58,11 @@ pub struct Script {
     /// every request: an interactive scenario plans the next prompt's answers between prompts.
     #[serde(default, skip_serializing_if = "Option::is_none")]
     pub more_turns: Option<PathBuf>,
+    /// How long each answer takes, like a real model's (which never answers within 100 ms):
+    /// Copilot CLI writes its transcript only after 100 ms without an event, so an instant
+    /// answer would keep its transcript unwritten for a whole run.
+    #[serde(default)]
+    pub answer_delay_ms: u64,
 }
 
 fn default_text() -> String {
@@ -311,6 +316,13 @@ fn handle(stream: TcpStream, state: &Mutex<State>) -> std::io::Result<()> {
         let body_json: Value = serde_json::from_slice(&body)
             .unwrap_or_else(|_| Value::String(String::from_utf8_lossy(&body).into_owned()));
         let (status, content_type, payload) = respond(state, &method, &path, body_json);
+        let delay = state
+            .lock()
+            .map(|st| st.script.answer_delay_ms)
+            .unwrap_or(0);
+        if delay > 0 {
+            std::thread::sleep(Duration::from_millis(delay));
+        }
         let head = format!(
             "HTTP/1.1 {status}\r\ncontent-type: {content_type}\r\ncache-control: no-cache\r\ncontent-length: {}\r\n\r\n",
             payload.len()

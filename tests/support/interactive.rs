@@ -123,6 +123,7 @@ impl Sandbox {
             max_requests: 200,
             idle_timeout_secs: TUI_TIMEOUT_SECS + 30,
             more_turns: Some(more_turns.clone()),
+            answer_delay_ms: 0,
         };
         std::fs::write(
             &script_path,

@@ -47,6 +47,7 @@ impl Sandbox {
             max_requests: 40,
             idle_timeout_secs: CLIENT_TIMEOUT_SECS + 30,
             more_turns: None,
+            answer_delay_ms: if self.agent == Agent::Copilot { 300 } else { 0 },
         };
         std::fs::write(
             &script_path,
