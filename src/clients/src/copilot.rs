@@ -142,15 +142,6 @@ impl Client for Copilot {
         }
     }
 
-    fn hook_layers(&self, project_dirs: &[PathBuf], user_dir: Option<&Path>) -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = project_dirs
-            .iter()
-            .map(|d| self.hooks_file(Scope::Project, d, d))
-            .collect();
-        files.extend(user_dir.map(|u| self.hooks_file(Scope::User, u, u)));
-        files
-    }
-
     fn instruction_file(&self) -> &'static str {
         "AGENTS.md"
     }

@@ -57,15 +57,11 @@ impl Client for Droid {
         "`/new` in Factory Droid"
     }
 
+    /// Claude Code's names, without PostCompact (Droid has none).
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {
         match event {
-            HookEvent::SessionStart => Some("SessionStart"),
-            HookEvent::PreCompact => Some("PreCompact"),
             HookEvent::PostCompact => None,
-            HookEvent::SessionEnd => Some("SessionEnd"),
-            HookEvent::Prompt => Some("UserPromptSubmit"),
-            HookEvent::Tool => Some("PostToolUse"),
-            HookEvent::Stop => Some("Stop"),
+            other => crate::claude::Claude.event_name(other),
         }
     }
 

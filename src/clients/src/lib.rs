@@ -191,7 +191,16 @@ pub trait Client: Sync {
 
     /// Every hooks file the client itself runs hooks from for a session in one of
     /// `project_dirs`, most specific first (the plugin's "never twice" check reads them).
-    fn hook_layers(&self, project_dirs: &[PathBuf], user_dir: Option<&Path>) -> Vec<PathBuf>;
+    fn hook_layers(&self, project_dirs: &[PathBuf], user_dir: Option<&Path>) -> Vec<PathBuf> {
+        // Most clients: each project directory's file, then the user's. A client with more
+        // layers (Claude Code's local file, Droid's several files) says so itself.
+        let mut files: Vec<PathBuf> = project_dirs
+            .iter()
+            .map(|d| self.hooks_file(Scope::Project, d, d))
+            .collect();
+        files.extend(user_dir.map(|u| self.hooks_file(Scope::User, u, u)));
+        files
+    }
 
     /// The instruction file it reads from a repository's root by default (`CLAUDE.md`, ...).
     fn instruction_file(&self) -> &'static str;

@@ -68,15 +68,7 @@ impl Client for Qwen {
 
     /// Claude Code's names for every moment.
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {
-        Some(match event {
-            HookEvent::SessionStart => "SessionStart",
-            HookEvent::PreCompact => "PreCompact",
-            HookEvent::PostCompact => "PostCompact",
-            HookEvent::SessionEnd => "SessionEnd",
-            HookEvent::Prompt => "UserPromptSubmit",
-            HookEvent::Tool => "PostToolUse",
-            HookEvent::Stop => "Stop",
-        })
+        crate::claude::Claude.event_name(event)
     }
 
     /// Seconds (Qwen Code reads 1,000 and more as legacy milliseconds; ours is far below).
@@ -158,15 +150,6 @@ impl Client for Qwen {
             Scope::Project | Scope::Local => repo.join(".qwen").join("settings.json"),
             Scope::User => user_dir.join("settings.json"),
         }
-    }
-
-    fn hook_layers(&self, project_dirs: &[PathBuf], user_dir: Option<&Path>) -> Vec<PathBuf> {
-        let mut files: Vec<PathBuf> = project_dirs
-            .iter()
-            .map(|d| self.hooks_file(Scope::Project, d, d))
-            .collect();
-        files.extend(user_dir.map(|u| self.hooks_file(Scope::User, u, u)));
-        files
     }
 
     fn instruction_file(&self) -> &'static str {
