@@ -124,6 +124,10 @@ impl Client for Claude {
         Trust::RunsAll
     }
 
+    fn dedups_identical_commands(&self) -> bool {
+        true
+    }
+
     fn plugin_dir(&self) -> Option<&'static str> {
         Some("plugin/claude")
     }
