@@ -61,8 +61,9 @@ pub enum Command {
     Share(ShareArgs),
     /// A two-minute tour in a temporary repository; needs no agent.
     Demo(DemoArgs),
-    /// Wire the hooks into Claude Code, Codex, Gemini CLI, Qwen Code, GitHub Copilot CLI and
-    /// Factory Droid for this repository (once; safe to repeat).
+    // "Wire the hooks into <every client> for this repository (once; safe to repeat)": the
+    // clients named from the registry, so a new one is named without an edit here.
+    #[command(about = install_about())]
     Install(InstallArgs),
     /// Take out exactly what `handover install` put in.
     Uninstall(UninstallArgs),
@@ -102,8 +103,8 @@ pub struct Selection {
     pub dry_run: bool,
 }
 
-/// Wire handover's hooks into Claude Code, Codex, Gemini CLI, Qwen Code, GitHub Copilot CLI and
-/// Factory Droid (all of them unless some are named).
+/// Wire handover's hooks into every client handover supports (all of them unless some are
+/// named).
 #[derive(Args, Debug, Clone, Default)]
 pub struct InstallArgs {
     #[command(flatten)]
@@ -257,6 +258,19 @@ pub struct WriteArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `install`'s one-line help: every client, by the name users know it by.
+fn install_about() -> String {
+    let names: Vec<&str> = handover_clients::ALL
+        .iter()
+        .map(|c| c.display_name())
+        .collect();
+    let (last, rest) = names.split_last().map_or(("", &[][..]), |(l, r)| (*l, r));
+    format!(
+        "Wire the hooks into {} and {last} for this repository (once; safe to repeat)",
+        rest.join(", ")
+    )
 }
 
 /// `write --agent`'s help: the agents handover supports, by the names the hooks use.
