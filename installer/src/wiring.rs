@@ -129,6 +129,22 @@ pub trait Wiring: Sync {
     }
 }
 
+/// The planned edit of a client's trusted-folders record that adds the repository (`--trust`).
+fn folder_trust_edit(
+    path: PathBuf,
+    before: Option<String>,
+    (after, change): (Option<String>, Change),
+) -> FileEdit {
+    FileEdit::new(
+        path,
+        crate::file_edit::FileKind::FolderTrust,
+        before,
+        after,
+        vec![change],
+        None,
+    )
+}
+
 /// A client whose only file is its hooks file in the shared shape.
 pub struct Plain;
 

@@ -1,13 +1,13 @@
 //! GitHub Copilot CLI's installer steps (see the parent module): its own hooks shape, folder
 //! trust for a repository, its status facts. The editors are in crate::copilot.
 
-use super::{InstallOptions, Place, Planned, Wiring};
+use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
 use crate::copilot::{
     command_with_event, config_path, edit_hooks, find, trust_problem, trust_repo, trusted_by,
 };
 use crate::error::EditError;
 use crate::facts::{CopilotFacts, Facts, ScopeStatus};
-use crate::file_edit::{FileEdit, FileKind};
+use crate::file_edit::FileEdit;
 use crate::files::{read_opt, Homes, Scope};
 use crate::hooks_doc::{Found, Mention, Wanted};
 use crate::json_doc::Value;
@@ -60,15 +60,8 @@ impl Wiring for CopilotWiring {
             return Ok(plan);
         }
         if opts.trust {
-            let (after, change) = trust_repo(&config, before.as_deref(), repo)?;
-            plan.edits.push(FileEdit::new(
-                config,
-                FileKind::FolderTrust,
-                before,
-                after,
-                vec![change],
-                None,
-            ));
+            let added = trust_repo(&config, before.as_deref(), repo)?;
+            plan.edits.push(folder_trust_edit(config, before, added));
         } else {
             plan.problems.push(trust_problem(repo, &config));
         }

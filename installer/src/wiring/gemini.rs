@@ -1,10 +1,10 @@
 //! Gemini CLI's installer steps beyond its settings file (see the parent module): folder
 //! trust, its configurable context file, its status facts. The editors are in crate::gemini.
 
-use super::{InstallOptions, Place, Planned, Wiring};
+use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
 use crate::error::EditError;
 use crate::facts::{Facts, GeminiFacts, ScopeStatus};
-use crate::file_edit::{FileEdit, FileKind};
+use crate::file_edit::FileEdit;
 use crate::files::{read_opt, Homes, Scope};
 use crate::gemini::{
     comment_hint, context_file, folder_trust, trust_problem, trust_repo, trusted_folders_path,
@@ -46,15 +46,8 @@ impl Wiring for GeminiWiring {
         if opts.trust && matches!(trust, FolderTrust::Unknown) {
             let path = trusted_folders_path(homes);
             let before = read_opt(&path)?;
-            let (after, change) = trust_repo(&path, before.as_deref(), repo)?;
-            plan.edits.push(FileEdit::new(
-                path,
-                FileKind::FolderTrust,
-                before,
-                after,
-                vec![change],
-                None,
-            ));
+            let added = trust_repo(&path, before.as_deref(), repo)?;
+            plan.edits.push(folder_trust_edit(path, before, added));
         } else if let Some(problem) = trust_problem(repo, homes, &trust, opts.scope) {
             plan.problems.push(problem);
         }

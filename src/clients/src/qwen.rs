@@ -140,9 +140,7 @@ impl Client for Qwen {
     }
 
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        dirs.var(HOME_VAR)
-            .map(Path::to_path_buf)
-            .or_else(|| dirs.home.as_ref().map(|h| h.join(".qwen")))
+        dirs.var_else_home(HOME_VAR, ".qwen")
     }
 
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
