@@ -128,8 +128,8 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The instruction file most clients share (Codex, Qwen Code, GitHub Copilot CLI, Factory
-/// Droid): listed first, and a client's own file that is a link to it counts as it.
+/// The instruction file most clients share: listed first, and a client's own file that is a
+/// link to it counts as it.
 const SHARED: &str = "AGENTS.md";
 
 /// The instructions files to edit for these targets: each client's fixed file

@@ -1,5 +1,5 @@
-//! Editing other programs' configuration files (Claude Code, Codex, Gemini CLI, Qwen Code,
-//! GitHub Copilot CLI, Factory Droid) without damaging them.
+//! Editing other programs' configuration files (every client of `handover_clients::ALL`)
+//! without damaging them.
 //!
 //! Every step iterates the clients; what differs per client is asked of its module in
 //! handover-clients (paths, events, timeouts, instruction file) or of its wiring (wiring.rs:

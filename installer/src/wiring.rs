@@ -4,8 +4,8 @@
 //!
 //! The generic steps, for every client: its hooks file (path from the client module, the
 //! shared `hooks` shape edited by hooks_doc), the "no local scope" note, the instruction file
-//! the client module names, and status per scope. A client whose files are plain (Claude Code,
-//! Qwen Code, Factory Droid) needs nothing here: [`Plain`] is their wiring. A client with
+//! the client module names, and status per scope. A client whose only file is its hooks file in
+//! the shared shape needs nothing here: [`Plain`] is its wiring. A client with
 //! unusual files has a [`Wiring`] implementation in wiring/<client>.rs (Codex: config.toml and
 //! hook trust; Gemini CLI: trusted folders and its configurable context file; GitHub Copilot
 //! CLI: its own hooks shape and trusted folders; Claude Code: the plugin copies status
