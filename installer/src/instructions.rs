@@ -176,6 +176,35 @@ mod tests {
     use super::*;
 
     #[test]
+    fn instruction_files_shared_first_each_once_configured_last() {
+        use handover_base::Agent;
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path();
+        let homes = Homes::under(&repo.join("home"));
+        let names = |targets: Targets| -> Vec<String> {
+            let (files, _) = instruction_targets(repo, &homes, targets).unwrap();
+            files
+                .iter()
+                .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(
+            names(Targets::all()),
+            ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
+        );
+        assert_eq!(names(Targets::of([Agent::Claude])), ["CLAUDE.md"]);
+        assert_eq!(
+            names(Targets::of([Agent::Gemini, Agent::Droid])),
+            ["AGENTS.md", "GEMINI.md"]
+        );
+        // CLAUDE.md a link to AGENTS.md: one file, by the shared name.
+        fs::write(repo.join("AGENTS.md"), "# x\n").unwrap();
+        std::os::unix::fs::symlink("AGENTS.md", repo.join("CLAUDE.md")).unwrap();
+        assert_eq!(names(Targets::of([Agent::Claude])), ["AGENTS.md"]);
+        assert_eq!(names(Targets::all()), ["AGENTS.md", "GEMINI.md"]);
+    }
+
+    #[test]
     fn creates_appends_refreshes_and_removes() {
         let (created, c) = install(None, "AGENTS.md");
         assert_eq!(c.kind, ChangeKind::Added);

@@ -237,3 +237,49 @@ impl Plan {
         transaction::apply(&self.edits, &self.backups, stamp)
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn the_local_scope_note_is_made_for_each_client_without_a_local_file() {
+        let homes = Homes::under(Path::new("/home/u"));
+        let repo = Path::new("/repo");
+        let at = |scope| Place {
+            repo,
+            homes: &homes,
+            scope,
+        };
+        let notes: Vec<(Agent, Option<String>)> = Agent::ALL
+            .into_iter()
+            .map(|a| (a, no_local_scope_note(a, at(Scope::Local))))
+            .collect();
+        // The words each client's note had when it was written out by hand.
+        let expected = [
+            (Agent::Claude, None),
+            (Agent::Codex, Some("Codex has no local scope; its hooks go to the project's .codex/hooks.json.")),
+            (Agent::Gemini, Some("Gemini CLI has no local scope; its hooks go to the project's .gemini/settings.json.")),
+            (Agent::Qwen, Some("Qwen Code has no local scope; its hooks go to the project's .qwen/settings.json.")),
+            (Agent::Copilot, Some("GitHub Copilot CLI has no local scope; its hooks go to the project's .github/hooks/handover.json.")),
+            (Agent::Droid, Some("Factory Droid has no local scope; its hooks go to the project's .factory/settings.json.")),
+        ]
+        .map(|(a, n)| (a, n.map(String::from)));
+        assert_eq!(notes, expected);
+        for scope in [Scope::Project, Scope::User] {
+            assert!(Agent::ALL
+                .into_iter()
+                .all(|a| no_local_scope_note(a, at(scope)).is_none()));
+        }
+    }
+
+    #[test]
+    fn targets_are_a_set_listed_in_registry_order() {
+        let t = Targets::of([Agent::Droid, Agent::Claude, Agent::Droid]);
+        assert_eq!(t.iter().collect::<Vec<_>>(), [Agent::Claude, Agent::Droid]);
+        assert!(t.contains(Agent::Droid) && !t.contains(Agent::Codex));
+        assert_eq!(t.without(Agent::Droid), Targets::of([Agent::Claude]));
+        assert!(Targets::default().is_empty());
+        assert_eq!(Targets::all().iter().collect::<Vec<_>>(), Agent::ALL);
+    }
+}

@@ -606,3 +606,20 @@ fn hooks_dir_must_hold_the_executables_and_stays_out_of_shared_files_when_person
     let local = std::fs::read_to_string(repo.join(".claude/settings.local.json")).unwrap();
     assert!(local.contains(&personal.display().to_string()), "{local}");
 }
+
+#[test]
+fn client_switches_come_from_the_registry_and_name_clients_in_its_order() {
+    let Cmd::Install(a) = parse(&["install", "--droid", "--claude", "--qwen"]) else {
+        panic!()
+    };
+    assert_eq!(
+        a.selection.clients.0,
+        [Agent::Claude, Agent::Qwen, Agent::Droid]
+    );
+    let Cmd::Uninstall(u) = parse(&["uninstall"]) else {
+        panic!()
+    };
+    assert!(u.selection.clients.0.is_empty());
+    assert_eq!(super::and_list(&["a"], "and"), "a");
+    assert_eq!(super::and_list(&["a", "b", "c"], "or"), "a, b or c");
+}
