@@ -13,7 +13,7 @@ pub const PRE_COMPACT: &str = env!("CARGO_BIN_EXE_handover-pre-compact");
 pub const CONTEXT_WATCH: &str = env!("CARGO_BIN_EXE_handover-context-watch");
 
 /// A git repository in a temp dir, with commits at fixed dates so commit ids are the same on
-/// every run (golden files may name them).
+/// every run (snapshots may name them).
 pub struct Repo {
     _dir: Option<tempfile::TempDir>,
     root: PathBuf,
