@@ -8,7 +8,6 @@ mod support;
 
 /// The tests, one file each in tests/install/.
 mod install {
-    mod cli;
     mod plugin_files;
     mod screens;
 }

@@ -81,14 +81,7 @@ fn codex_trust_install(
         repo: repo.to_path_buf(),
         homes: homes.clone(),
         options: InstallOptions {
-            targets: Targets {
-                claude: false,
-                codex: true,
-                gemini: false,
-                droid: false,
-                qwen: false,
-                copilot: false,
-            },
+            targets: Targets::of([handover_base::Agent::Codex]),
             scope: Scope::Project,
             watch: true,
             enable_codex_hooks: false,
@@ -284,14 +277,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let un = UninstallRequest {
         repo: repo.clone(),
         homes,
-        targets: Targets {
-            claude: false,
-            codex: true,
-            gemini: false,
-            droid: false,
-            qwen: false,
-            copilot: false,
-        },
+        targets: Targets::of([handover_base::Agent::Codex]),
         scope: Scope::Project,
         dry_run: false,
     };
@@ -338,14 +324,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
     std::fs::write(&cfg_path, "# my codex settings\r\nmodel = \"gpt-5\"\r\n")
         .expect("write config");
     let codex_bin: PathBuf = clients.netless(&root, "codex-netless", &clients.codex);
-    let codex_only = Targets {
-        claude: false,
-        codex: true,
-        gemini: false,
-        droid: false,
-        qwen: false,
-        copilot: false,
-    };
+    let codex_only = Targets::of([handover_base::Agent::Codex]);
     let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);
     let mut out = Vec::new();
     let outcome = flow::install(&req, &mut out).expect("install --trust");

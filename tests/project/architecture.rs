@@ -59,6 +59,7 @@ const LAYERS: &[(&str, &str, &[&str])] = &[
         "handover",
         &[
             "handover-base",
+            "handover-clients",
             "handover-core",
             "handover-hooks",
             "handover-installer",

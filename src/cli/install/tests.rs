@@ -1,16 +1,11 @@
-//! src/cli/install.rs on its own (the lead wires it into main): argument parsing, the
-//! environment it reads, the guard call, exit codes and what it prints.
+//! The install adapter on its own: argument parsing, the environment it reads, the guard
+//! call, exit codes and what it prints.
 
-#[path = "../../src/cli/install.rs"]
-#[allow(dead_code)]
-mod install;
-#[path = "../../src/cli/output.rs"]
-#[allow(dead_code)]
-mod output;
-
+use super::Environment;
+use crate::cli::{ClientFlags, InstallArgs, ScopeArg, Selection, UninstallArgs};
 use clap::Parser;
+use handover_base::Agent;
 use handover_core::guard::GuardStatus;
-use install::{Environment, InstallArgs, ScopeArg, Selection, UninstallArgs};
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -52,7 +47,7 @@ fn flags_parse() {
         panic!()
     };
     let sel = &a.selection;
-    assert!(sel.codex && !sel.claude && sel.dry_run);
+    assert!(sel.clients.0 == [Agent::Codex] && sel.dry_run);
     assert!(a.no_watch && a.trust && a.enable_codex_hooks);
     assert_eq!(sel.scope, ScopeArg::Local);
     assert_eq!(a.hooks_dir, Some(PathBuf::from("/x y")));
@@ -106,10 +101,10 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
         ))
     };
     let mut out = Vec::new();
-    let code = install::run_install_with(
+    let code = super::run_install_with(
         &InstallArgs {
             selection: Selection {
-                claude: true,
+                clients: ClientFlags(vec![Agent::Claude]),
                 ..Default::default()
             },
             ..Default::default()
@@ -148,7 +143,7 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
         "{out}"
     );
 
-    let s = install::status_section_with(&repo, &env);
+    let s = super::status_section_with(&repo, &env);
     let json = serde_json::to_value(&s).unwrap();
     assert_eq!(
         json["claude"]["project"]["up_to_date"],
@@ -184,7 +179,7 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
         )
         .unwrap()
     });
-    let s = install::status_section_with(&repo, &env);
+    let s = super::status_section_with(&repo, &env);
     let json = serde_json::to_value(&s).unwrap();
     assert_eq!(
         json["claude"]["project"]["missing_executables"],
@@ -193,10 +188,10 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
     assert!(s.problems().is_empty(), "{:?}", s.problems());
 
     let mut out = Vec::new();
-    let code = install::run_uninstall_with(
+    let code = super::run_uninstall_with(
         &UninstallArgs {
             selection: Selection {
-                claude: true,
+                clients: ClientFlags(vec![Agent::Claude]),
                 ..Default::default()
             },
             ..Default::default()
@@ -217,9 +212,10 @@ fn dry_run_skips_the_guard_and_missing_hooks_fail_with_install_advice() {
         panic!("guard must not run in a dry run")
     };
     let mut out = Vec::new();
-    let code = install::run_install_with(
+    let code = super::run_install_with(
         &InstallArgs {
             selection: Selection {
+                clients: ClientFlags(vec![]),
                 dry_run: true,
                 ..Default::default()
             },
@@ -238,7 +234,7 @@ fn dry_run_skips_the_guard_and_missing_hooks_fail_with_install_advice() {
     );
 
     env.exe_dir = Some(PathBuf::from("/nonexistent"));
-    let err = install::run_install_with(
+    let err = super::run_install_with(
         &InstallArgs::default(),
         &repo,
         &env,
@@ -263,10 +259,10 @@ fn trust_without_codex_fails_before_writing() {
         Ok((GuardStatus::default(), false))
     };
     let mut out = Vec::new();
-    let err = install::run_install_with(
+    let err = super::run_install_with(
         &InstallArgs {
             selection: Selection {
-                codex: true,
+                clients: ClientFlags(vec![Agent::Codex]),
                 ..Default::default()
             },
             trust: true,
@@ -311,10 +307,10 @@ fn a_read_only_gitignore_stops_the_install_before_the_first_write() {
     std::fs::set_permissions(&gitignore, std::fs::Permissions::from_mode(0o444)).unwrap();
     let guard =
         |_: &Path| -> anyhow::Result<(GuardStatus, bool)> { panic!("the guard must not run") };
-    let err = install::run_install_with(
+    let err = super::run_install_with(
         &InstallArgs {
             selection: Selection {
-                claude: true,
+                clients: ClientFlags(vec![Agent::Claude]),
                 ..Default::default()
             },
             ..Default::default()
@@ -340,11 +336,11 @@ fn gemini_flag_installs_for_gemini_only_and_trust_writes_its_trusted_folders() {
         panic!()
     };
     let sel = &a.selection;
-    assert!(sel.gemini && a.trust && !sel.claude && !sel.codex);
+    assert!(sel.clients.0 == [Agent::Gemini] && a.trust);
     let (_tmp, repo, env) = setup();
     let guard = |_: &Path| Ok((GuardStatus::default(), false));
     let mut out = Vec::new();
-    let code = install::run_install_with(&a, &repo, &env, &mut out, &guard).unwrap();
+    let code = super::run_install_with(&a, &repo, &env, &mut out, &guard).unwrap();
     let out = String::from_utf8(out).unwrap();
     assert_eq!(code, ExitCode::SUCCESS, "{out}");
     let settings = std::fs::read_to_string(repo.join(".gemini/settings.json")).unwrap();
@@ -357,7 +353,7 @@ fn gemini_flag_installs_for_gemini_only_and_trust_writes_its_trusted_folders() {
     let trusted =
         std::fs::read_to_string(env.homes.gemini_home.join("trustedFolders.json")).unwrap();
     assert!(trusted.contains(&format!("\"{}\": \"TRUST_FOLDER\"", repo.display())));
-    let s = install::status_section_with(&repo, &env);
+    let s = super::status_section_with(&repo, &env);
     assert_eq!(
         serde_json::to_value(&s).unwrap()["gemini"]["project"]["up_to_date"],
         true,
@@ -372,7 +368,7 @@ fn gemini_flag_installs_for_gemini_only_and_trust_writes_its_trusted_folders() {
     let Cmd::Uninstall(u) = parse(&["uninstall", "--gemini"]) else {
         panic!()
     };
-    let code = install::run_uninstall_with(&u, &repo, &env, &mut Vec::new()).unwrap();
+    let code = super::run_uninstall_with(&u, &repo, &env, &mut Vec::new()).unwrap();
     assert_eq!(code, ExitCode::SUCCESS);
     assert!(!repo.join(".gemini").exists() && !repo.join("GEMINI.md").exists());
 }
@@ -383,7 +379,7 @@ fn qwen_flag_installs_for_qwen_only_into_its_settings_and_agents_md() {
         panic!()
     };
     let sel = &a.selection;
-    assert!(sel.qwen && !sel.claude && !sel.codex && !sel.gemini);
+    assert!(sel.clients.0 == [Agent::Qwen]);
     let (_tmp, repo, env) = setup();
     // The user's own Qwen settings stay as they are, beside our hooks.
     std::fs::create_dir_all(repo.join(".qwen")).unwrap();
@@ -414,7 +410,7 @@ fn qwen_flag_installs_for_qwen_only_into_its_settings_and_agents_md() {
     assert_eq!(install_quietly(&p, &repo, &env).0, ExitCode::SUCCESS);
     assert!(repo.join("AGENTS.md").is_file() && !repo.join("QWEN.md").exists());
     assert!(!repo.join(".claude").exists() && !repo.join(".gemini").exists());
-    let s = install::status_section_with(&repo, &env);
+    let s = super::status_section_with(&repo, &env);
     assert_eq!(
         serde_json::to_value(&s).unwrap()["qwen"]["project"]["up_to_date"],
         true,
@@ -425,7 +421,7 @@ fn qwen_flag_installs_for_qwen_only_into_its_settings_and_agents_md() {
     let Cmd::Uninstall(u) = parse(&["uninstall", "--qwen"]) else {
         panic!()
     };
-    let code = install::run_uninstall_with(&u, &repo, &env, &mut Vec::new()).unwrap();
+    let code = super::run_uninstall_with(&u, &repo, &env, &mut Vec::new()).unwrap();
     assert_eq!(code, ExitCode::SUCCESS);
     // The user's settings come back byte for byte; our section leaves AGENTS.md (created by us).
     assert_eq!(
@@ -438,7 +434,7 @@ fn qwen_flag_installs_for_qwen_only_into_its_settings_and_agents_md() {
 fn install_quietly(args: &InstallArgs, repo: &Path, env: &Environment) -> (ExitCode, String) {
     let guard = |_: &Path| Ok((GuardStatus::default(), false));
     let mut out = Vec::new();
-    let code = install::run_install_with(args, repo, env, &mut out, &guard).unwrap();
+    let code = super::run_install_with(args, repo, env, &mut out, &guard).unwrap();
     (code, String::from_utf8(out).unwrap())
 }
 
@@ -530,7 +526,7 @@ fn a_second_machine_reinstalling_changes_nothing_and_old_absolute_entries_are_up
         "{out}"
     );
     assert!(!out.contains("problem: the hooks find"), "{out}");
-    let s = install::status_section_with(&repo, &second);
+    let s = super::status_section_with(&repo, &second);
     assert_eq!(
         serde_json::to_value(&s).unwrap()["claude"]["project"]["up_to_date"],
         true
@@ -552,7 +548,7 @@ fn hooks_dir_must_hold_the_executables_and_stays_out_of_shared_files_when_person
         exe_dir: env.exe_dir.clone(),
         cwd: env.cwd.clone(),
     };
-    let err = install::run_install_with(
+    let err = super::run_install_with(
         &InstallArgs {
             hooks_dir: Some(empty.clone()),
             ..Default::default()
@@ -572,7 +568,7 @@ fn hooks_dir_must_hold_the_executables_and_stays_out_of_shared_files_when_person
     std::fs::create_dir_all(personal.parent().unwrap()).unwrap();
     std::os::unix::fs::symlink(env.exe_dir.as_ref().unwrap(), &personal).unwrap();
     with_path.cwd = env.homes.home.clone();
-    let err = install::run_install_with(
+    let err = super::run_install_with(
         &InstallArgs {
             hooks_dir: Some(PathBuf::from(".cargo/bin")),
             ..Default::default()
@@ -596,7 +592,7 @@ fn hooks_dir_must_hold_the_executables_and_stays_out_of_shared_files_when_person
     let (code, out) = install_quietly(
         &InstallArgs {
             selection: Selection {
-                claude: true,
+                clients: ClientFlags(vec![Agent::Claude]),
                 scope: ScopeArg::Local,
                 ..Default::default()
             },
@@ -609,4 +605,21 @@ fn hooks_dir_must_hold_the_executables_and_stays_out_of_shared_files_when_person
     assert_eq!(code, ExitCode::SUCCESS, "{out}");
     let local = std::fs::read_to_string(repo.join(".claude/settings.local.json")).unwrap();
     assert!(local.contains(&personal.display().to_string()), "{local}");
+}
+
+#[test]
+fn client_switches_come_from_the_registry_and_name_clients_in_its_order() {
+    let Cmd::Install(a) = parse(&["install", "--droid", "--claude", "--qwen"]) else {
+        panic!()
+    };
+    assert_eq!(
+        a.selection.clients.0,
+        [Agent::Claude, Agent::Qwen, Agent::Droid]
+    );
+    let Cmd::Uninstall(u) = parse(&["uninstall"]) else {
+        panic!()
+    };
+    assert!(u.selection.clients.0.is_empty());
+    assert_eq!(super::and_list(&["a"], "and"), "a");
+    assert_eq!(super::and_list(&["a", "b", "c"], "or"), "a, b or c");
 }

@@ -3,6 +3,7 @@
 
 use super::*;
 use serde::{Serialize, Serializer};
+use std::path::Path;
 
 pub(super) fn by_scope<S: Serializer>(scopes: &[ScopeStatus], s: S) -> Result<S::Ok, S::Error> {
     s.collect_map(scopes.iter().map(|x| (x.scope.as_str(), x)))
