@@ -551,7 +551,7 @@ fn deliveries_and_compactions_are_journaled() {
 }
 
 /// The compaction summary is the client's text of the conversation: a secret pasted in the
-/// session must not reach the journal through it (issue 12).
+/// session must not reach the journal through it.
 #[test]
 fn the_compaction_summary_is_journaled_redacted() {
     let s = Session::new(Agent::Claude);
