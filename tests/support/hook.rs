@@ -292,6 +292,12 @@ pub fn expected_command(hook_bin: &str) -> String {
     )
 }
 
+/// A hook's text as snapshots pin it: the command it tells the agent to run (the `handover`
+/// binary beside the hooks, a path of this build) as `{handover}`.
+pub fn ours(text: &str) -> String {
+    text.replace(&expected_command(SESSION_START), "{handover}")
+}
+
 /// A Gemini CLI transcript (see hooks/src/gemini.rs) whose last model reply reports `used`
 /// input tokens of `gemini-2.5-pro`, followed by the bookkeeping line Gemini CLI writes after it.
 pub fn gemini_transcript(dir: &Path, used: u64) -> PathBuf {
