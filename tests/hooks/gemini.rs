@@ -159,10 +159,7 @@ fn a_later_compression_point_in_the_project_settings_moves_the_thresholds_back()
         json!({"prompt": "go"}),
         &s.fill(610),
     );
-    insta::assert_snapshot!(
-        "remind_after_the_block",
-        ours(&run.context("BeforeAgent"))
-    );
+    insta::assert_snapshot!("remind_after_the_block", ours(&run.context("BeforeAgent")));
 }
 
 #[test]
