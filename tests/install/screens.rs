@@ -4,7 +4,8 @@
 //! `cargo insta review`: tests/README.md), with the run's own paths, handoff id and times, and
 //! commit hash replaced by placeholders: `[REPO]`, `[HOME]`, `[BIN]`, `[ID]`, `[TIME]`, `[HEAD]`.
 
-use crate::support::repo::{git, Repo};
+use crate::support::repo::Repo;
+use crate::support::snapshot::placeholders;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -60,19 +61,10 @@ impl Screens {
     }
 
     fn placeholders(&self, text: &str) -> String {
-        let mut text = text
-            .replace(&self.repo.path.display().to_string(), "[REPO]")
+        let text = text
             .replace(&self.home().display().to_string(), "[HOME]")
             .replace(&Self::bin_dir().display().to_string(), "[BIN]");
-        let head = git(&self.repo.path, &["rev-parse", "HEAD"]);
-        text = text.replace(&head, "[HEAD]").replace(&head[..7], "[HEAD]");
-        if let Ok(state) = std::fs::read_to_string(self.repo.path.join(".handover/state.json")) {
-            let state: serde_json::Value = serde_json::from_str(&state).unwrap();
-            let id = state["id"].as_str().unwrap();
-            let created = state["created_at"].as_str().unwrap();
-            text = text.replace(id, "[ID]").replace(created, "[TIME]");
-        }
-        text
+        placeholders(&self.repo.path, &text)
     }
 
     fn write_handoff(&self) {
