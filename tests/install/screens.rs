@@ -2,7 +2,7 @@
 //! and a handoff, and the reports of `install` and `uninstall` (dry run, real run, repeated run),
 //! for every client at once. Pinned as snapshots (tests/install/snapshots/, reviewed with
 //! `cargo insta review`: tests/README.md), with the run's own paths, handoff id and times, and
-//! commit hash replaced by placeholders: `[REPO]`, `[HOME]`, `[BIN]`, `[ID]`, `[TIME]`, `[HEAD]`.
+//! commits replaced by placeholders: `[REPO]`, `[HOME]`, `[BIN]`, `[ID]`, `[TIME]`, `[commit N]`.
 
 use crate::support::repo::Repo;
 use crate::support::snapshot::placeholders;
