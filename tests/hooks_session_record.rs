@@ -80,6 +80,21 @@ fn next_session(repo: &Repo, client: &str) -> Run {
     )
 }
 
+/// [`next_session`] of Claude Code with `HOME` set to `home`.
+fn next_session_with_home(repo: &Repo, home: &Path) -> Run {
+    let v = serde_json::json!({"session_id": "next-session", "cwd": repo.path(),
+        "hook_event_name": "SessionStart", "source": "startup"});
+    let home = home.to_string_lossy();
+    let run = run_hook(
+        SESSION_START,
+        &["--agent", "claude"],
+        payload(v),
+        &[("HOME", &home)],
+    );
+    run.assert_clean(SESSION_START);
+    run
+}
+
 fn record(repo: &Repo) -> SessionRecord {
     handover_core::record::files::load(&repo.store(), SID).expect("a record for the session")
 }
@@ -611,8 +626,14 @@ fn lines_written_after_the_last_stop_reach_the_next_session() {
             ("sh gen.sh", true, "Exit code 3"),
         ],
     );
-    // At Stop the transcript ends before the failing command's call.
-    let t = transcript_of(&repo, "late", &lines[..3]);
+    // At Stop the transcript ends before the failing command's call. It lies where Claude
+    // Code keeps transcripts, under the home the next session's hook runs with.
+    let outside = transcript_of(&repo, "late", &lines[..3]);
+    let home = outside.parent().unwrap().join("home");
+    let dir = home.join(".claude/projects/-late");
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("late.jsonl");
+    std::fs::rename(&outside, &t).unwrap();
     repo.write("src/gen.rs", "x");
     stop_as(&repo, "claude", SID, &t);
     assert_eq!(record(&repo).last_failure, None);
@@ -623,7 +644,14 @@ fn lines_written_after_the_last_stop_reach_the_next_session() {
         .open(&t)
         .and_then(|mut f| std::io::Write::write_all(&mut f, rest.as_bytes()))
         .unwrap();
-    let text = next_session(&repo, "claude").context("SessionStart");
+    // Under another home the transcript is not Claude Code's: the record does not follow its
+    // path there (a record is the repository's word, and could name any file).
+    let elsewhere = home.with_file_name("other-home");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let text = next_session_with_home(&repo, &elsewhere).context("SessionStart");
+    assert!(!text.contains("sh gen.sh"), "{text}");
+    assert_eq!(record(&repo).last_failure, None);
+    let text = next_session_with_home(&repo, &home).context("SessionStart");
     assert!(
         text.contains("Last failing command: «sh gen.sh» (failed, exit 3)"),
         "{text}"

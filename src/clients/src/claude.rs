@@ -96,6 +96,11 @@ impl Client for Claude {
         dirs.home.as_ref().map(|h| h.join(".claude"))
     }
 
+    /// `~/.claude/projects/<cwd>/<session>.jsonl`.
+    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
+        self.user_dir(dirs).map(|d| d.join("projects"))
+    }
+
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
         match scope {
             Scope::Project => repo.join(".claude").join("settings.json"),

@@ -169,6 +169,11 @@ impl Client for Gemini {
             .map(|h| h.join(".gemini"))
     }
 
+    /// `~/.gemini/tmp/<project>/chats/session-*.jsonl`.
+    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
+        self.user_dir(dirs).map(|d| d.join("tmp"))
+    }
+
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
         match scope {
             Scope::Project | Scope::Local => repo.join(".gemini").join("settings.json"),

@@ -145,6 +145,11 @@ impl Client for Qwen {
             .or_else(|| dirs.home.as_ref().map(|h| h.join(".qwen")))
     }
 
+    /// `~/.qwen/projects/<cwd>/chats/<session>.jsonl`.
+    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
+        self.user_dir(dirs).map(|d| d.join("projects"))
+    }
+
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
         match scope {
             Scope::Project | Scope::Local => repo.join(".qwen").join("settings.json"),
