@@ -359,7 +359,16 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         )?);
     }
     if opts.scope == Scope::Project {
-        let (files, note) = crate::instructions::instruction_targets(repo, homes, opts.targets)?;
+        let (mut files, note) =
+            crate::instructions::instruction_targets(repo, homes, opts.targets)?;
+        if opts.targets.copilot {
+            let without = Targets {
+                copilot: false,
+                ..opts.targets
+            };
+            let (others, _) = crate::instructions::instruction_targets(repo, homes, without)?;
+            crate::copilot::drop_redundant_agents_md(repo, &others, &mut files);
+        }
         plan.notes.extend(note);
         for path in files {
             let before = read_opt(&path)?;

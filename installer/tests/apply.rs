@@ -1257,3 +1257,37 @@ fn droid_dry_run_install_status_and_uninstall() {
     assert_eq!(fs::read_to_string(&settings).unwrap(), users);
     assert!(!e.repo.join("AGENTS.md").exists());
 }
+
+/// GitHub Copilot CLI reads CLAUDE.md and GEMINI.md as well as AGENTS.md and shows each one's
+/// text: its section goes into AGENTS.md only when no other file it reads has it, so its agent
+/// sees the section once (copilot_10 checks that in the real client's request).
+#[test]
+fn copilot_gets_no_second_section_when_a_file_it_reads_has_one() {
+    let with = |claude: bool, codex: bool| Targets {
+        claude,
+        codex,
+        gemini: false,
+        droid: false,
+        qwen: false,
+        copilot: true,
+    };
+    // Copilot alone: AGENTS.md.
+    let e = env();
+    assert!(run(&req(&e, with(false, false), Scope::Project)).0.ok);
+    assert!(e.repo.join("AGENTS.md").is_file());
+    // With Claude Code in the same run: CLAUDE.md only.
+    let e = env();
+    assert!(run(&req(&e, with(true, false), Scope::Project)).0.ok);
+    assert!(e.repo.join("CLAUDE.md").is_file());
+    assert!(!e.repo.join("AGENTS.md").exists());
+    // After an earlier Claude Code install: nothing new.
+    let e = env();
+    assert!(run(&req(&e, claude_only(), Scope::Project)).0.ok);
+    let (o, out) = run(&req(&e, with(false, false), Scope::Project));
+    assert!(o.ok, "{out}");
+    assert!(!e.repo.join("AGENTS.md").exists(), "{out}");
+    // Codex reads AGENTS.md itself: it gets the section whatever Copilot sees.
+    let e = env();
+    assert!(run(&req(&e, with(true, true), Scope::Project)).0.ok);
+    assert!(e.repo.join("AGENTS.md").is_file() && e.repo.join("CLAUDE.md").is_file());
+}
