@@ -661,3 +661,65 @@ fn lines_written_after_the_last_stop_reach_the_next_session() {
     assert_eq!(r.transcript.offset, std::fs::metadata(&t).unwrap().len());
     assert_eq!(r.commands.len(), 2);
 }
+
+/// Qwen Code writes its transcript through a queue and sends no SessionEnd under `-p`: a
+/// session whose last step fails can reach its last Stop with the failure not yet written. Its
+/// PostToolUseFailure (fired instead of PostToolUse) records the failing command from the hook
+/// input, under the call's id, so the transcript's own line for it, read later, adds nothing.
+#[test]
+fn a_qwen_failure_reaches_the_record_from_its_hook_before_the_transcript_has_it() {
+    let repo = Repo::new();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clients/qwen-0.24.4");
+    let text = std::fs::read_to_string(fixtures.join("transcript-tools.jsonl"))
+        .unwrap()
+        .replace("/tmp/FIXTURE/project", &repo.path().to_string_lossy());
+    let lines: Vec<&str> = text.lines().collect();
+    let call = lines
+        .iter()
+        .position(|l| l.contains("\"functionCall\"") && l.contains("call_fake_4"))
+        .unwrap();
+    // The transcript as the hooks find it: the failing call is in, its result is not.
+    let dir = repo.path().with_file_name(format!(
+        "{}-qwen",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("q.jsonl");
+    std::fs::write(&t, lines[..=call].join("\n") + "\n").unwrap();
+    do_the_work(&repo);
+    let mut failure: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(fixtures.join("post_tool_use_failure.json")).unwrap(),
+    )
+    .unwrap();
+    failure["session_id"] = SID.into();
+    failure["cwd"] = repo.path().to_string_lossy().into_owned().into();
+    failure["transcript_path"] = t.to_string_lossy().into_owned().into();
+    let run = hook(CONTEXT_WATCH, "qwen", failure);
+    assert!(run.stdout.is_empty(), "{}", String::from_utf8_lossy(&run.stdout));
+    let r = record(&repo);
+    assert_eq!(
+        r.last_failure.as_ref().map(|c| (c.command.as_str(), c.exit_code)),
+        Some(("sh run_tests.sh", Some(1)))
+    );
+    // The last Stop still finds no result in the transcript; the next session is told.
+    stop(&repo, "qwen", &t);
+    let text = next_session(&repo, "qwen").context("SessionStart");
+    assert!(
+        text.contains("Last failing command: «sh run_tests.sh» (failed, exit 1)"),
+        "{text}"
+    );
+    // Then the queue writes the rest: read at the next update, the result counts once.
+    std::fs::write(&t, lines.join("\n") + "\n").unwrap();
+    stop(&repo, "qwen", &t);
+    let r = record(&repo);
+    assert_eq!(
+        r.commands
+            .iter()
+            .filter(|c| c.command == "sh run_tests.sh")
+            .count(),
+        1,
+        "{:?}",
+        r.commands
+    );
+    assert!(r.transcript.pending.is_empty(), "{:?}", r.transcript.pending);
+}

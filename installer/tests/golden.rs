@@ -674,9 +674,11 @@ fn qwen_settings_keep_other_hooks_and_settings_with_claude_events_and_second_tim
             "SessionEnd",
             "UserPromptSubmit",
             "PostToolUse",
+            "PostToolUseFailure",
             "Stop"
         ],
-        "Qwen Code reads Claude Code's event names"
+        "Qwen Code reads Claude Code's event names, and fires PostToolUseFailure instead of \
+         PostToolUse for a failing tool"
     );
     // The user's SessionStart hook stays first; ours follows, its timeout in seconds.
     let start = v["hooks"]["SessionStart"].as_array().unwrap();

@@ -85,6 +85,7 @@ impl Client for Copilot {
             HookEvent::SessionEnd => Some("sessionEnd"),
             HookEvent::Prompt => Some("userPromptSubmitted"),
             HookEvent::Tool => Some("postToolUse"),
+            HookEvent::ToolFailure => None,
             HookEvent::Stop => Some("agentStop"),
         }
     }

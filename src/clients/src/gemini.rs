@@ -85,6 +85,7 @@ impl Client for Gemini {
             HookEvent::PostCompact => None,
             HookEvent::Prompt => Some("BeforeAgent"),
             HookEvent::Tool => Some("AfterTool"),
+            HookEvent::ToolFailure => None,
             HookEvent::Stop => Some("AfterAgent"),
         }
     }

@@ -149,6 +149,12 @@ pub trait Client: Sync {
     /// forge) is followed only inside it.
     fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf>;
 
+    /// The failing command a tool-failure hook input reports ([`HookEvent::ToolFailure`]), as
+    /// the session record takes it; None for another tool, or a client without such an event.
+    fn failed_command(&self, _input: &HookInput) -> Option<Fact> {
+        None
+    }
+
     /// The file [`Client::transcript_fullness`] reads for the session whose transcript is
     /// `transcript`: the transcript itself, unless the client keeps its usage elsewhere
     /// (Factory Droid: `<session>.settings.json` beside it).
