@@ -473,7 +473,11 @@ fn a_relative_codex_home_or_gemini_cli_home_is_ignored_by_install() {
     let r = Repo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let home = home.path();
-    let bin_dir = Path::new(BIN).parent().unwrap().to_string_lossy().into_owned();
+    let bin_dir = Path::new(BIN)
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
     let install = |codex_home: &Path, gemini_cli_home: &Path| {
         let out = Command::new(BIN)
             .args(["install", "--codex", "--gemini", "--scope", "user"])
@@ -496,7 +500,10 @@ fn a_relative_codex_home_or_gemini_cli_home_is_ignored_by_install() {
     assert!(home.join(".codex/hooks.json").is_file());
     assert!(home.join(".gemini/settings.json").is_file());
     for rel in ["rel-codex", "rel-gemini"] {
-        assert!(!r.path.join(rel).exists(), "{rel} created in the repository");
+        assert!(
+            !r.path.join(rel).exists(),
+            "{rel} created in the repository"
+        );
     }
     let codex_home = home.join("moved-codex");
     let gemini_cli_home = home.join("moved-gemini");

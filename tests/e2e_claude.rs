@@ -269,7 +269,10 @@ fn claude_started_from_a_copilot_shell_gets_its_context() {
     );
     let log = std::fs::read_to_string(run.dir.join("hooks.log")).unwrap_or_default();
     assert_eq!(
-        count_in(run.first_request(), "handover: a previous session left a handoff"),
+        count_in(
+            run.first_request(),
+            "handover: a previous session left a handoff"
+        ),
         1,
         "no startup context (or more than one) in the first request:\n{}\nhooks:\n{log}",
         run.describe()

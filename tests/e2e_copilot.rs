@@ -167,7 +167,11 @@ fn copilot_10_context_once_with_claude_wiring_too() {
     // The user's own rules in CLAUDE.md (Copilot shows only byte-identical files once).
     let claude_md = sb.project.join("CLAUDE.md");
     let ours = std::fs::read_to_string(&claude_md).unwrap();
-    std::fs::write(&claude_md, format!("# Project rules\nRun the linter.\n\n{ours}")).unwrap();
+    std::fs::write(
+        &claude_md,
+        format!("# Project rules\nRun the linter.\n\n{ours}"),
+    )
+    .unwrap();
     sb.write_handoff();
     let run = sb.run(
         vec![

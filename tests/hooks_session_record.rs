@@ -695,10 +695,16 @@ fn a_qwen_failure_reaches_the_record_from_its_hook_before_the_transcript_has_it(
     failure["cwd"] = repo.path().to_string_lossy().into_owned().into();
     failure["transcript_path"] = t.to_string_lossy().into_owned().into();
     let run = hook(CONTEXT_WATCH, "qwen", failure);
-    assert!(run.stdout.is_empty(), "{}", String::from_utf8_lossy(&run.stdout));
+    assert!(
+        run.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
     let r = record(&repo);
     assert_eq!(
-        r.last_failure.as_ref().map(|c| (c.command.as_str(), c.exit_code)),
+        r.last_failure
+            .as_ref()
+            .map(|c| (c.command.as_str(), c.exit_code)),
         Some(("sh run_tests.sh", Some(1)))
     );
     // The last Stop still finds no result in the transcript; the next session is told.
@@ -721,5 +727,9 @@ fn a_qwen_failure_reaches_the_record_from_its_hook_before_the_transcript_has_it(
         "{:?}",
         r.commands
     );
-    assert!(r.transcript.pending.is_empty(), "{:?}", r.transcript.pending);
+    assert!(
+        r.transcript.pending.is_empty(),
+        "{:?}",
+        r.transcript.pending
+    );
 }

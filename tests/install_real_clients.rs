@@ -151,8 +151,7 @@ fn claude_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote() {
 /// Droid fires no UserPromptSubmit (docs/compatibility.md), so none is logged.
 #[test]
 fn droid_exec_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote() {
-    if clients("droid_exec_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote")
-        .is_none()
+    if clients("droid_exec_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote").is_none()
     {
         return;
     }

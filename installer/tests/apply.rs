@@ -1221,10 +1221,16 @@ fn droid_dry_run_install_status_and_uninstall() {
     let (o, out) = run(&req(&e, droid_only(), Scope::Project));
     assert!(o.ok && o.problems.is_empty(), "{out}\n{:?}", o.problems);
     let after = fs::read_to_string(&settings).unwrap();
-    assert!(after.starts_with(&users[..users.find("\"hooks\"").unwrap()]), "{after}");
+    assert!(
+        after.starts_with(&users[..users.find("\"hooks\"").unwrap()]),
+        "{after}"
+    );
     assert!(after.contains("--agent droid") && !after.contains("PostCompact"));
     assert!(e.repo.join("AGENTS.md").is_file());
-    assert!(!e.repo.join(".claude").exists(), "Droid does not read .claude/");
+    assert!(
+        !e.repo.join(".claude").exists(),
+        "Droid does not read .claude/"
+    );
     let s = serde_json::to_value(status(
         &e.repo,
         &e.homes,

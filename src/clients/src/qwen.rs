@@ -381,7 +381,6 @@ fn shell_result(line: &Value, response: &Value, out: &mut Vec<Fact>) {
     });
 }
 
-
 /// Qwen Code's shell tool reports `Exit Code: N` on a line of its own.
 fn exit_code_of(text: &str) -> Option<i64> {
     text.lines()

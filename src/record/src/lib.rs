@@ -173,10 +173,10 @@ pub struct Pending {
     pub command: String,
 }
 
+use handover_clients::transcript::command_end_id;
 /// One fact read from a transcript line: the clients' neutral type (each client module reads
 /// its own transcript format into it).
 pub use handover_clients::transcript::Fact;
-use handover_clients::transcript::command_end_id;
 
 impl SessionRecord {
     pub fn new(session_id: &str, agent: &str) -> SessionRecord {
@@ -786,7 +786,9 @@ mod tests {
         }));
         assert_eq!(r.commands_total, 1);
         assert_eq!(
-            r.last_failure.as_ref().map(|c| (c.command.as_str(), c.exit_code)),
+            r.last_failure
+                .as_ref()
+                .map(|c| (c.command.as_str(), c.exit_code)),
             Some(("sh run_tests.sh", Some(1)))
         );
         assert!(r.transcript.pending.is_empty(), "no call left waiting");
