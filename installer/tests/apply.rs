@@ -3,6 +3,7 @@
 //! HOME / CODEX_HOME is injected; the real ~ is never touched).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use handover_base::Agent;
 use handover_installer::backup::Backups;
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::status::status;
@@ -74,36 +75,15 @@ fn req(e: &Env, targets: Targets, scope: Scope) -> InstallRequest {
 }
 
 fn claude_only() -> Targets {
-    Targets {
-        claude: true,
-        codex: false,
-        gemini: false,
-        droid: false,
-        qwen: false,
-        copilot: false,
-    }
+    Targets::of([Agent::Claude])
 }
 
 fn codex_only() -> Targets {
-    Targets {
-        claude: false,
-        codex: true,
-        gemini: false,
-        droid: false,
-        qwen: false,
-        copilot: false,
-    }
+    Targets::of([Agent::Codex])
 }
 
 fn both() -> Targets {
-    Targets {
-        claude: true,
-        codex: true,
-        gemini: false,
-        droid: false,
-        qwen: false,
-        copilot: false,
-    }
+    Targets::of([Agent::Claude, Agent::Codex])
 }
 
 fn run(r: &InstallRequest) -> (flow::Outcome, String) {
@@ -952,14 +932,7 @@ fn the_trust_servers_grandchild_does_not_survive_its_kill() {
 }
 
 fn gemini_only() -> Targets {
-    Targets {
-        claude: false,
-        codex: false,
-        gemini: true,
-        droid: false,
-        qwen: false,
-        copilot: false,
-    }
+    Targets::of([Agent::Gemini])
 }
 
 #[test]
@@ -1179,14 +1152,7 @@ fn enable_codex_hooks_is_undone_by_uninstall() {
 }
 
 fn droid_only() -> Targets {
-    Targets {
-        claude: false,
-        codex: false,
-        gemini: false,
-        droid: true,
-        qwen: false,
-        copilot: false,
-    }
+    Targets::of([Agent::Droid])
 }
 
 /// `install --droid`: the dry run shows the edits of `.factory/settings.json` and AGENTS.md and
@@ -1269,13 +1235,11 @@ fn droid_dry_run_install_status_and_uninstall() {
 /// sees the section once (copilot_10 checks that in the real client's request).
 #[test]
 fn copilot_gets_no_second_section_when_a_file_it_reads_has_one() {
-    let with = |claude: bool, codex: bool| Targets {
-        claude,
-        codex,
-        gemini: false,
-        droid: false,
-        qwen: false,
-        copilot: true,
+    let with = |claude: bool, codex: bool| {
+        let mut agents = vec![Agent::Copilot];
+        agents.extend(claude.then_some(Agent::Claude));
+        agents.extend(codex.then_some(Agent::Codex));
+        Targets::of(agents)
     };
     // Copilot alone: AGENTS.md.
     let e = env();

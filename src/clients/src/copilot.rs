@@ -130,9 +130,7 @@ impl Client for Copilot {
     }
 
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        dirs.var(HOME_VAR)
-            .map(Path::to_path_buf)
-            .or_else(|| dirs.home.as_ref().map(|h| h.join(".copilot")))
+        dirs.var_else_home(HOME_VAR, ".copilot")
     }
 
     /// `$COPILOT_HOME/session-state/<session>/events.jsonl`.
