@@ -138,7 +138,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         if opts.targets.contains(Agent::Copilot) {
             let without = opts.targets.without(Agent::Copilot);
             let (others, _) = crate::instructions::instruction_targets(repo, homes, without)?;
-            crate::copilot::drop_redundant_agents_md(repo, &others, &mut files);
+            instructions::drop_redundant_agents_md(repo, &others, &mut files);
         }
         plan.notes.extend(note);
         for path in files {

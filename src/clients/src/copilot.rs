@@ -36,7 +36,8 @@
 //!   `$COPILOT_HOME/config.json`, a JSON file Copilot writes with `//` comment lines above it.
 //!   User-level hooks run everywhere.
 //! - Instructions: it reads `.github/copilot-instructions.md`, `AGENTS.md`, `CLAUDE.md` and
-//!   `GEMINI.md`; our section goes into `AGENTS.md`. No plugin of ours.
+//!   `GEMINI.md` ([`INSTRUCTION_FILES`]) and shows each one's whole text; our section goes into
+//!   `AGENTS.md` unless another of them has it. No plugin of ours.
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, Trust, UserDirs};
@@ -213,6 +214,16 @@ pub fn transcript_path(user_dir: &Path, session_id: &str) -> Option<PathBuf> {
             .join("events.jsonl")
     })
 }
+
+/// The instruction files Copilot CLI 1.0.102 reads from a repository (and the directory it
+/// starts in), as seen in its requests: each one's whole text goes to its agent, only
+/// byte-identical files once; `.claude/CLAUDE.md` and `.gemini/GEMINI.md` are not read.
+pub const INSTRUCTION_FILES: [&str; 4] = [
+    "AGENTS.md",
+    "CLAUDE.md",
+    "GEMINI.md",
+    ".github/copilot-instructions.md",
+];
 
 /// Where Copilot records folder trust.
 pub fn config_file(user_dir: &Path) -> PathBuf {
