@@ -179,15 +179,13 @@ pub fn instruction_targets(
 /// the other clients.
 pub fn drop_redundant_agents_md(repo: &Path, others: &[PathBuf], files: &mut Vec<PathBuf>) {
     let reads = handover_clients::copilot::INSTRUCTION_FILES;
-    let agents = repo.join(Codex.instruction_file());
+    let agents = repo.join(SHARED);
     let same = |a: &Path, b: &Path| a == b || same_file(a, b);
     if others.iter().any(|f| same(f, &agents)) {
         // Codex, Qwen Code or Droid read AGENTS.md itself.
         return;
     }
-    let elsewhere = reads
-        .iter()
-        .filter(|name| **name != Codex.instruction_file());
+    let elsewhere = reads.iter().filter(|name| **name != SHARED);
     let written_here = others
         .iter()
         .any(|f| elsewhere.clone().any(|name| same(f, &repo.join(name))));
