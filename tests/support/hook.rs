@@ -13,7 +13,7 @@ pub const PRE_COMPACT: &str = env!("CARGO_BIN_EXE_handover-pre-compact");
 pub const CONTEXT_WATCH: &str = env!("CARGO_BIN_EXE_handover-context-watch");
 
 /// A git repository in a temp dir, with commits at fixed dates so commit ids are the same on
-/// every run (golden files may name them).
+/// every run (snapshots may name them).
 pub struct Repo {
     _dir: Option<tempfile::TempDir>,
     root: PathBuf,
@@ -290,6 +290,54 @@ pub fn expected_command(hook_bin: &str) -> String {
         Path::new(hook_bin).parent(),
         std::env::var_os("PATH").as_deref(),
     )
+}
+
+/// A hook's text as snapshots pin it: the command it tells the agent to run (the `handover`
+/// binary beside the hooks, a path of this build) as `{handover}`, and every UTC timestamp
+/// (`2026-11-23T10:00:01Z`, fractions too) as `[TIME]`: the hooks stamp what they record with
+/// the clock.
+pub fn ours(text: &str) -> String {
+    mask_times(&text.replace(&expected_command(SESSION_START), "{handover}"))
+}
+
+/// `text` with each `YYYY-MM-DDTHH:MM:SS[.fraction]Z` replaced by `[TIME]`.
+pub fn mask_times(text: &str) -> String {
+    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:dd";
+    let bytes = text.as_bytes();
+    let fits = |at: usize| {
+        bytes.len() >= at + SHAPE.len()
+            && SHAPE
+                .iter()
+                .zip(&bytes[at..])
+                .all(|(want, got)| match want {
+                    b'd' => got.is_ascii_digit(),
+                    other => other == got,
+                })
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut copied = 0;
+    while at < bytes.len() {
+        if fits(at) {
+            let mut end = at + SHAPE.len();
+            if bytes.get(end) == Some(&b'.') {
+                end += 1;
+                while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+                    end += 1;
+                }
+            }
+            if bytes.get(end) == Some(&b'Z') {
+                out.push_str(&text[copied..at]);
+                out.push_str("[TIME]");
+                at = end + 1;
+                copied = at;
+                continue;
+            }
+        }
+        at += 1;
+    }
+    out.push_str(&text[copied..]);
+    out
 }
 
 /// A Gemini CLI transcript (see hooks/src/gemini.rs) whose last model reply reports `used`
