@@ -1,17 +1,5 @@
-<<<<<<<< HEAD:src/cli/install/tests.rs
 //! The install adapter on its own: argument parsing, the environment it reads, the guard
 //! call, exit codes and what it prints.
-========
-//! src/cli/install.rs on its own (the lead wires it into main): argument parsing, the
-//! environment it reads, the guard call, exit codes and what it prints.
-
-#[path = "../../src/cli/install.rs"]
-#[allow(dead_code)]
-mod install;
-#[path = "../../src/cli/output.rs"]
-#[allow(dead_code)]
-mod output;
->>>>>>>> tests:tests/install/cli.rs
 
 use super::Environment;
 use crate::cli::{ClientFlags, InstallArgs, ScopeArg, Selection, UninstallArgs};
