@@ -1,7 +1,10 @@
 //! End to end with the real clients' terminal UIs, driven through tmux against the fake model
 //! (tests/support/interactive.rs): the handoff reaches the model at startup, after a compaction
 //! and after a clear in every client, and after an interactive resume in Gemini CLI, whose
-//! interactive clear and resume differ from its headless runs (docs/compatibility.md).
+//! interactive clear and resume differ from its headless runs (docs/compatibility.md); the
+//! save-progress reminder in Copilot CLI and Factory Droid (and the context watch in Gemini
+//! CLI); the session record after a quit, a clear and a SIGKILL following shell edits
+//! (tests/support/interactive_records.rs).
 //! Needs node/npm, tmux and root (`unshare -n`); set HANDOVER_SKIP_E2E=1 to skip them loudly.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 mod support;
