@@ -80,6 +80,21 @@ fn startup_compaction_clear(agent: Agent) {
     tui.settle(10);
     let after = tui.exchange("Carry on after compacting", "SECOND-ANSWER", 60);
     assert_carries(&tui, &after, AFTER_COMPACTION, "after compaction");
+    // The manual compaction ran PreCompact: one snapshot journaled, with the trigger the
+    // client gave (Factory Droid 0.225.2 calls its `/compress` `auto`).
+    let trigger = match agent {
+        Agent::Copilot => Some("manual"),
+        Agent::Droid => Some("auto"),
+        Agent::Claude | Agent::Codex | Agent::Gemini | Agent::Qwen => None,
+    };
+    if let Some(trigger) = trigger {
+        let snapshots = sb.journal_events("pre_compact");
+        assert!(
+            snapshots.len() == 1 && snapshots[0]["trigger"] == trigger,
+            "{}: expected one pre_compact snapshot, trigger {trigger}: {snapshots:?}",
+            agent.name()
+        );
+    }
 
     let clear = match agent {
         Agent::Codex | Agent::Droid => "/new",

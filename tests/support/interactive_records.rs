@@ -84,12 +84,13 @@ fn shell_work_in_a_tui(sb: &Sandbox) -> Tui<'_> {
     // Claude Code 2.1.330's terminal UI writes the turn to its transcript after Stop has run
     // (seen: the transcript ended at the second tool call), so its Stop-time record can lag a
     // turn behind; SessionEnd, or the next session's start (record::catch_up), reads the rest.
+    // Qwen Code 0.24.4 queues its transcript writes: on a loaded machine (load 13) its Stop
+    // measured the usage of the `sed` step and the record lacked the failing command; quit and
+    // clear send SessionEnd, which reads the rest, and a kill leaves it to the catch-up.
     // There, the record existing is the sign that Stop ran.
     let stop_ran = |text: &str| match agent {
-        Agent::Claude => text.contains("Make the parser strip whitespace."),
-        Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Copilot | Agent::Droid => {
-            text.contains("codegen")
-        }
+        Agent::Claude | Agent::Qwen => text.contains("Make the parser strip whitespace."),
+        Agent::Codex | Agent::Gemini | Agent::Copilot | Agent::Droid => text.contains("codegen"),
     };
     tui.wait_until("the turn's record", 30, || stop_ran(&records_text(sb)));
     tui
