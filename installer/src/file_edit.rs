@@ -2,21 +2,20 @@
 //! all-or-nothing write (transaction) work on.
 
 use crate::report::Change;
+use handover_base::Agent;
 use std::path::PathBuf;
 
+/// What a file is, for the rules that keep the user's part of it (keep.rs).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum FileKind {
-    ClaudeSettings,
-    CodexHooks,
+    /// The client's hooks file (its wiring's editor: the shared `hooks` shape, or its own).
+    Hooks(Agent),
+    /// Codex's user config.toml.
     CodexConfig,
-    GeminiSettings,
-    GeminiTrust,
-    /// Factory Droid's `.factory/settings.json` (the hooks in Claude Code's shape).
-    DroidSettings,
-    /// Qwen Code's `.qwen/settings.json` (Claude Code's hooks shape).
-    QwenSettings,
-    CopilotHooks,
-    CopilotTrust,
+    /// A client's record of the folders the user trusts (Gemini CLI's trustedFolders.json,
+    /// GitHub Copilot CLI's config.json): ours there is the one rule the user consented to.
+    FolderTrust,
+    /// AGENTS.md, CLAUDE.md, GEMINI.md: the handover section.
     Instructions,
 }
 

@@ -12,14 +12,51 @@ use std::path::{Path, PathBuf};
 /// Project, local or user: where an install writes (handover_clients::Scope).
 pub use handover_clients::Scope;
 
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+/// The clients an install or uninstall acts on: a set of [`Agent`]s, iterated in
+/// [`Agent::ALL`] order (the order install and status list them).
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub struct Targets {
-    pub claude: bool,
-    pub codex: bool,
-    pub gemini: bool,
-    pub qwen: bool,
-    pub copilot: bool,
-    pub droid: bool,
+    /// Bit `i` set: `Agent::ALL[i]` is selected.
+    bits: u32,
+}
+
+impl Targets {
+    fn bit(agent: Agent) -> u32 {
+        let i = Agent::ALL.iter().position(|a| *a == agent).unwrap_or(0);
+        1 << i
+    }
+
+    /// Every client.
+    pub fn all() -> Targets {
+        Targets::of(Agent::ALL)
+    }
+
+    /// Exactly `agents`.
+    pub fn of(agents: impl IntoIterator<Item = Agent>) -> Targets {
+        Targets {
+            bits: agents.into_iter().fold(0, |b, a| b | Targets::bit(a)),
+        }
+    }
+
+    pub fn contains(self, agent: Agent) -> bool {
+        self.bits & Targets::bit(agent) != 0
+    }
+
+    /// These targets without `agent`.
+    pub fn without(self, agent: Agent) -> Targets {
+        Targets {
+            bits: self.bits & !Targets::bit(agent),
+        }
+    }
+
+    pub fn is_empty(self) -> bool {
+        self.bits == 0
+    }
+
+    /// The selected clients, in [`Agent::ALL`] order.
+    pub fn iter(self) -> impl Iterator<Item = Agent> {
+        Agent::ALL.into_iter().filter(move |a| self.contains(*a))
+    }
 }
 
 /// Home directories, injected so tests never touch the real `~`.
@@ -117,26 +154,6 @@ impl Homes {
 pub fn hooks_path(agent: Agent, scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
     let client = handover_clients::of(agent);
     client.hooks_file(scope, repo, &homes.user_dir(client))
-}
-
-pub fn claude_settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
-    hooks_path(Agent::Claude, scope, repo, homes)
-}
-
-pub fn codex_hooks_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
-    hooks_path(Agent::Codex, scope, repo, homes)
-}
-
-pub fn qwen_settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
-    hooks_path(Agent::Qwen, scope, repo, homes)
-}
-
-pub fn copilot_hooks_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
-    hooks_path(Agent::Copilot, scope, repo, homes)
-}
-
-pub fn droid_settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
-    hooks_path(Agent::Droid, scope, repo, homes)
 }
 
 /// The largest settings, hooks, config or instruction file read: real ones are a few KiB.

@@ -8,6 +8,7 @@ use crate::locate::is_executable;
 use crate::plan::{self, FileEdit, FileKind, InstallOptions, Plan};
 use crate::preflight::{self, Access};
 use crate::report::ChangeKind;
+use crate::wiring::{self, Place};
 use handover_base::Agent;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -117,7 +118,7 @@ fn backup_stamp() -> String {
 
 /// `--trust` needs Codex: checked before anything is written, so a missing `codex` costs nothing.
 fn check_trust_prerequisites(req: &InstallRequest) -> Result<(), crate::EditError> {
-    if !(req.options.trust && req.options.targets.codex) {
+    if !(req.options.trust && req.options.targets.contains(Agent::Codex)) {
         return Ok(());
     }
     if req.codex_bin.as_deref().is_some_and(is_executable) {
@@ -139,7 +140,7 @@ fn check_trust_prerequisites(req: &InstallRequest) -> Result<(), crate::EditErro
 /// config the trust step has Codex rewrite, and the caller's own (`also_writes`).
 fn preflight(req: &InstallRequest, plan: &Plan) -> Result<(), crate::EditError> {
     plan.preflight()?;
-    if req.options.trust && req.options.targets.codex {
+    if req.options.trust && req.options.targets.contains(Agent::Codex) {
         preflight::check_file(&req.homes.codex_config(), Access::Write, None)?;
     }
     for p in &req.also_writes {
@@ -158,7 +159,7 @@ pub fn install(req: &InstallRequest, out: &mut dyn Write) -> Result<Outcome, cra
         ..Default::default()
     };
     show_or_apply(&req.repo, &plan, req.dry_run, out, &mut outcome)?;
-    if req.options.targets.codex {
+    if req.options.targets.contains(Agent::Codex) {
         codex_trust_step(req, &plan, &mut outcome, out);
     }
     for p in &outcome.problems {
@@ -168,7 +169,7 @@ pub fn install(req: &InstallRequest, out: &mut dyn Write) -> Result<Outcome, cra
 }
 
 fn codex_trust_step(req: &InstallRequest, plan: &Plan, outcome: &mut Outcome, out: &mut dyn Write) {
-    let hooks_json = files::codex_hooks_path(req.options.scope, &req.repo, &req.homes);
+    let hooks_json = files::hooks_path(Agent::Codex, req.options.scope, &req.repo, &req.homes);
     let cfg = req.homes.codex_config();
     let project = (req.options.scope != Scope::User).then_some(req.repo.as_path());
     let manual_steps = |out: &mut dyn Write| {
@@ -391,43 +392,13 @@ pub fn uninstall(req: &UninstallRequest, out: &mut dyn Write) -> Result<Outcome,
 /// The trust entries uninstall leaves (they may predate handover, and other tools rely on
 /// them): named only when they are there.
 fn trust_left_in_place(req: &UninstallRequest) -> Vec<String> {
-    let mut notes = Vec::new();
-    if req.targets.codex && req.scope == Scope::Project {
-        let cfg = req.homes.codex_config();
-        let trusted = files::read_opt(&cfg)
-            .ok()
-            .flatten()
-            .and_then(|text| codex_config::parse(&cfg, &text).ok())
-            .and_then(|doc| codex_config::project_trust(&doc, &req.repo));
-        if let Some(level) = trusted {
-            notes.push(format!(
-                "the project's trust_level = \"{level}\" in {} is left as it is (it may predate handover); remove it by hand if you want.",
-                cfg.display()
-            ));
-        }
-    }
-    if req.targets.copilot && req.scope != Scope::User {
-        let config = crate::copilot::config_path(
-            &req.homes
-                .user_dir(handover_clients::of(handover_base::Agent::Copilot)),
-        );
-        let text = files::read_opt(&config).ok().flatten().unwrap_or_default();
-        if let Ok(Some(folder)) = crate::copilot::trusted_by(&config, &text, &req.repo) {
-            notes.push(format!(
-                "GitHub Copilot CLI still trusts this folder ({folder} in trustedFolders of {}); that entry is left as it is (it may predate handover): remove it by hand if you want.",
-                config.display()
-            ));
-        }
-    }
-    if req.targets.gemini && req.scope != Scope::User {
-        if let Ok(crate::gemini::FolderTrust::Trusted(rule)) =
-            crate::gemini::folder_trust(&req.repo, &req.homes)
-        {
-            notes.push(format!(
-                "Gemini CLI still trusts this folder ({rule} in {}); that entry is left as it is (it may predate handover): remove it by hand if you want.",
-                crate::gemini::trusted_folders_path(&req.homes).display()
-            ));
-        }
-    }
-    notes
+    let at = Place {
+        repo: &req.repo,
+        homes: &req.homes,
+        scope: req.scope,
+    };
+    req.targets
+        .iter()
+        .flat_map(|agent| wiring::of(agent).left_in_place(at))
+        .collect()
 }

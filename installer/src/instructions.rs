@@ -7,10 +7,8 @@
 use crate::error::EditError;
 use crate::files::{Homes, Targets};
 use crate::report::{Change, ChangeKind};
+use crate::wiring;
 use handover_base::text::line_column as line_col;
-use handover_clients::claude::Claude;
-use handover_clients::codex::Codex;
-use handover_clients::Client;
 use std::fs;
 use std::path::{Path, PathBuf};
 
@@ -130,42 +128,44 @@ fn same_file(a: &Path, b: &Path) -> bool {
     }
 }
 
-/// The instructions files to edit for these targets (AGENTS.md for Codex, Qwen Code, GitHub
-/// Copilot CLI and Factory Droid, CLAUDE.md for Claude; only AGENTS.md when CLAUDE.md is a link
-/// to it).
-pub fn instruction_files(repo: &Path, targets: Targets) -> Vec<PathBuf> {
-    let agents = repo.join(Codex.instruction_file());
-    let claude = repo.join(Claude.instruction_file());
-    let linked = same_file(&agents, &claude);
-    let mut out = Vec::new();
-    if targets.codex
-        || targets.qwen
-        || targets.copilot
-        || targets.droid
-        || (targets.claude && linked)
-    {
-        out.push(agents);
-    }
-    if targets.claude && !linked {
-        out.push(claude);
-    }
-    out
-}
+/// The instruction file most clients share: listed first, and a client's own file that is a
+/// link to it counts as it.
+const SHARED: &str = "AGENTS.md";
 
-/// The instructions files for these targets, with Gemini CLI's context file added when it is
-/// not one of them already; plus a note when its configured name was not usable.
+/// The instructions files to edit for these targets: each client's fixed file
+/// (`Client::instruction_file`), AGENTS.md first and a file linked to another listed one only
+/// once (only AGENTS.md when CLAUDE.md is a link to it); then the files the clients' own
+/// settings name (Gemini CLI's context file) when not listed already; plus a note when a
+/// configured name was not usable.
 pub fn instruction_targets(
     repo: &Path,
     homes: &Homes,
     targets: Targets,
 ) -> Result<(Vec<PathBuf>, Option<String>), EditError> {
-    let mut files = instruction_files(repo, targets);
+    let mut fixed = Vec::new();
+    let mut configured = Vec::new();
+    for agent in targets.iter() {
+        match wiring::of(agent).configured_instruction_file(repo, homes) {
+            Some(file) => configured.push(file?),
+            None => fixed.push(repo.join(handover_clients::of(agent).instruction_file())),
+        }
+    }
+    let shared = repo.join(SHARED);
+    let listed = |files: &[PathBuf], f: &PathBuf| files.iter().any(|x| x == f || same_file(x, f));
+    let mut files = Vec::new();
+    if listed(&fixed, &shared) {
+        files.push(shared);
+    }
+    for f in fixed {
+        if !listed(&files, &f) {
+            files.push(f);
+        }
+    }
     let mut note = None;
-    if targets.gemini {
-        let (file, problem) = crate::gemini::context_file(repo, homes)?;
-        note = problem;
-        if !files.iter().any(|f| *f == file || same_file(f, &file)) {
-            files.push(file);
+    for (f, problem) in configured {
+        note = note.or(problem);
+        if !listed(&files, &f) {
+            files.push(f);
         }
     }
     Ok((files, note))
@@ -174,6 +174,35 @@ pub fn instruction_targets(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn instruction_files_shared_first_each_once_configured_last() {
+        use handover_base::Agent;
+        let tmp = tempfile::tempdir().unwrap();
+        let repo = tmp.path();
+        let homes = Homes::under(&repo.join("home"));
+        let names = |targets: Targets| -> Vec<String> {
+            let (files, _) = instruction_targets(repo, &homes, targets).unwrap();
+            files
+                .iter()
+                .map(|f| f.file_name().unwrap().to_string_lossy().into_owned())
+                .collect()
+        };
+        assert_eq!(
+            names(Targets::all()),
+            ["AGENTS.md", "CLAUDE.md", "GEMINI.md"]
+        );
+        assert_eq!(names(Targets::of([Agent::Claude])), ["CLAUDE.md"]);
+        assert_eq!(
+            names(Targets::of([Agent::Gemini, Agent::Droid])),
+            ["AGENTS.md", "GEMINI.md"]
+        );
+        // CLAUDE.md a link to AGENTS.md: one file, by the shared name.
+        fs::write(repo.join("AGENTS.md"), "# x\n").unwrap();
+        std::os::unix::fs::symlink("AGENTS.md", repo.join("CLAUDE.md")).unwrap();
+        assert_eq!(names(Targets::of([Agent::Claude])), ["AGENTS.md"]);
+        assert_eq!(names(Targets::all()), ["AGENTS.md", "GEMINI.md"]);
+    }
 
     #[test]
     fn creates_appends_refreshes_and_removes() {

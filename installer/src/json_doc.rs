@@ -11,7 +11,7 @@
 //!
 //! Why not serde_json's `preserve_order` feature: cargo unifies features across a build, so it
 //! would turn every `serde_json::Map` in the workspace (the core's, the hook executables')
-//! into an IndexMap. tests/architecture.rs checks that the hook executables stay free of it.
+//! into an IndexMap. tests/project/architecture.rs checks that the hook executables stay free of it.
 
 use serde::de::{self, Deserialize, Deserializer, MapAccess, Visitor};
 use serde::ser::{Serialize, SerializeMap, Serializer};

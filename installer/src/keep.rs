@@ -6,10 +6,10 @@
 use crate::backup::{self, Backups};
 use crate::codex_config;
 use crate::file_edit::{FileEdit, FileKind};
-use crate::hooks_file::edit_hooks_json;
 use crate::instructions;
 use crate::json_layout::{self, Layout};
 use crate::report::{Change, ChangeKind};
+use crate::wiring;
 use std::fs;
 use std::path::Path;
 
@@ -17,12 +17,8 @@ use std::path::Path;
 /// so two versions can be compared (None when it does not parse).
 pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
     match kind {
-        FileKind::ClaudeSettings
-        | FileKind::CodexHooks
-        | FileKind::GeminiSettings
-        | FileKind::QwenSettings
-        | FileKind::DroidSettings => {
-            let (rest, _) = edit_hooks_json(path, Some(text), None).ok()?;
+        FileKind::Hooks(agent) => {
+            let (rest, _) = wiring::of(agent).edit_hooks(path, Some(text), None).ok()?;
             let doc = json_layout::parse(path, rest.as_deref().unwrap_or("")).ok()?;
             Some(doc.to_string())
         }
@@ -34,13 +30,8 @@ pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
                 .trim_end()
                 .to_string(),
         ),
-        FileKind::CopilotHooks => {
-            let (rest, _) = crate::copilot::edit_hooks(path, Some(text), None).ok()?;
-            let doc = json_layout::parse(path, rest.as_deref().unwrap_or("{}")).ok()?;
-            Some(doc.to_string())
-        }
         // Ours there: the one rule for the repository, which the user consented to and keeps.
-        FileKind::GeminiTrust | FileKind::CopilotTrust => Some(text.to_string()),
+        FileKind::FolderTrust => Some(text.to_string()),
         FileKind::CodexConfig => {
             // Ours there: project trust and hook trust (Codex writes the latter too).
             let mut doc = codex_config::parse(path, text).ok()?;
@@ -105,19 +96,12 @@ pub(crate) fn mark_backups(edits: &mut [FileEdit], backups: &Backups) {
             continue;
         };
         e.backup = match e.kind {
-            FileKind::ClaudeSettings
-            | FileKind::CodexHooks
-            | FileKind::GeminiSettings
-            | FileKind::QwenSettings
-            | FileKind::DroidSettings => {
-                !matches!(edit_hooks_json(&e.path, Some(before), None), Ok((None, _)))
-            }
-            FileKind::CopilotHooks => !matches!(
-                crate::copilot::edit_hooks(&e.path, Some(before), None),
+            FileKind::Hooks(agent) => !matches!(
+                wiring::of(agent).edit_hooks(&e.path, Some(before), None),
                 Ok((None, _))
             ),
             FileKind::Instructions => instructions::uninstall(before, "").0.is_some(),
-            FileKind::CodexConfig | FileKind::GeminiTrust | FileKind::CopilotTrust => true,
+            FileKind::CodexConfig | FileKind::FolderTrust => true,
         };
     }
     refine_backups(edits, backups);
@@ -143,10 +127,8 @@ fn emptied(e: &FileEdit) -> String {
 /// Not for Codex's config.toml: its backup predates trust entries the user wants to keep.
 pub(crate) fn restore_users_bytes(edits: &mut [FileEdit], backups: &Backups) {
     for e in edits {
-        if matches!(
-            e.kind,
-            FileKind::CodexConfig | FileKind::GeminiTrust | FileKind::CopilotTrust
-        ) || e.before.is_none()
+        if matches!(e.kind, FileKind::CodexConfig | FileKind::FolderTrust)
+            || e.before.is_none()
             || !e.changed()
         {
             continue;

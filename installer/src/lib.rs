@@ -1,5 +1,9 @@
-//! Editing other programs' configuration files (Claude Code, Codex, Gemini CLI) without
-//! damaging them.
+//! Editing other programs' configuration files (every client of `handover_clients::ALL`)
+//! without damaging them.
+//!
+//! Every step iterates the clients; what differs per client is asked of its module in
+//! handover-clients (paths, events, timeouts, instruction file) or of its wiring (wiring.rs:
+//! unusual files, trust, status facts).
 //!
 //! Pure editors (text in → text out + a report of what changed) with reading, atomic writing,
 //! backups and the Codex JSON-RPC client at the edges. See docs/install.md.
@@ -11,6 +15,7 @@ pub mod command;
 pub mod copilot;
 pub mod diff;
 pub mod error;
+pub mod facts;
 pub mod file_edit;
 pub mod files;
 pub mod flow;
@@ -27,6 +32,7 @@ pub mod preflight;
 pub mod report;
 pub mod status;
 pub mod transaction;
+pub mod wiring;
 
 pub use error::EditError;
 pub use files::{Homes, Scope, Targets};

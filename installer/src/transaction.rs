@@ -100,9 +100,7 @@ fn step(
             before_write(&e.path)
                 .and_then(|_| handover_base::atomic::write_atomic(&e.path, text.as_bytes()))
                 .map_err(|err| EditError::new(&e.path, format!("cannot write: {err}")))?;
-            if matches!(e.kind, FileKind::GeminiTrust | FileKind::CopilotTrust)
-                && e.before.is_none()
-            {
+            if e.kind == FileKind::FolderTrust && e.before.is_none() {
                 // Gemini CLI creates this list of the user's folders for the owner only (and
                 // Copilot CLI's config.json holds the same kind of list).
                 fs::set_permissions(&e.path, fs::Permissions::from_mode(0o600)).map_err(|err| {
@@ -181,7 +179,7 @@ mod tests {
     fn edit(path: PathBuf, before: Option<&str>, after: Option<&str>) -> FileEdit {
         let mut e = FileEdit::new(
             path,
-            FileKind::ClaudeSettings,
+            FileKind::Hooks(handover_base::Agent::Claude),
             before.map(String::from),
             after.map(String::from),
             Vec::new(),

@@ -3,6 +3,7 @@
 //! HOME / CODEX_HOME is injected; the real ~ is never touched).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
+use handover_base::Agent;
 use handover_installer::backup::Backups;
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::status::status;
@@ -74,36 +75,15 @@ fn req(e: &Env, targets: Targets, scope: Scope) -> InstallRequest {
 }
 
 fn claude_only() -> Targets {
-    Targets {
-        claude: true,
-        codex: false,
-        gemini: false,
-        droid: false,
-        qwen: false,
-        copilot: false,
-    }
+    Targets::of([Agent::Claude])
 }
 
 fn codex_only() -> Targets {
-    Targets {
-        claude: false,
-        codex: true,
-        gemini: false,
-        droid: false,
-        qwen: false,
-        copilot: false,
-    }
+    Targets::of([Agent::Codex])
 }
 
 fn both() -> Targets {
-    Targets {
-        claude: true,
-        codex: true,
-        gemini: false,
-        droid: false,
-        qwen: false,
-        copilot: false,
-    }
+    Targets::of([Agent::Claude, Agent::Codex])
 }
 
 fn run(r: &InstallRequest) -> (flow::Outcome, String) {
@@ -952,14 +932,7 @@ fn the_trust_servers_grandchild_does_not_survive_its_kill() {
 }
 
 fn gemini_only() -> Targets {
-    Targets {
-        claude: false,
-        codex: false,
-        gemini: true,
-        droid: false,
-        qwen: false,
-        copilot: false,
-    }
+    Targets::of([Agent::Gemini])
 }
 
 #[test]

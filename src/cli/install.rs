@@ -3,11 +3,14 @@
 //! directory) in, the installer library (handover_installer::flow) does the work, plus the
 //! core's `.gitignore` guard.
 
-use handover_base::HookExe;
+use handover_base::{Agent, HookExe};
+use handover_clients::{Client, Trust};
 use handover_installer::codex_trust::find_codex;
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::locate::at_run_time;
 use handover_installer::{locate, Homes, InstallOptions, Scope, Targets};
+
+use super::{InstallArgs, ScopeArg, Selection, TrustPluginArgs, UninstallArgs};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -15,20 +18,6 @@ use std::time::Duration;
 
 use handover_installer::status::Report;
 use serde::Serialize;
-
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
-pub enum ScopeArg {
-    /// .claude/settings.json, .codex/hooks.json, .gemini/settings.json and .qwen/settings.json
-    /// in the repository (shared).
-    #[default]
-    Project,
-    /// .claude/settings.local.json (private; Codex, Gemini CLI and Qwen Code have none and use
-    /// project).
-    Local,
-    /// ~/.claude/settings.json, $CODEX_HOME/hooks.json, ~/.gemini/settings.json and
-    /// ~/.qwen/settings.json (every repository).
-    User,
-}
 
 impl From<ScopeArg> for Scope {
     fn from(s: ScopeArg) -> Scope {
@@ -40,98 +29,12 @@ impl From<ScopeArg> for Scope {
     }
 }
 
-/// What install and uninstall act on, and whether they only show it.
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct Selection {
-    /// Claude Code (every agent when none is named).
-    #[arg(long)]
-    pub claude: bool,
-    /// Codex (every agent when none is named).
-    #[arg(long)]
-    pub codex: bool,
-    /// Gemini CLI (every agent when none is named).
-    #[arg(long)]
-    pub gemini: bool,
-    /// Qwen Code (every agent when none is named).
-    #[arg(long)]
-    pub qwen: bool,
-    /// GitHub Copilot CLI (every agent when none is named).
-    #[arg(long)]
-    pub copilot: bool,
-    /// Factory Droid (every agent when none is named).
-    #[arg(long)]
-    pub droid: bool,
-    /// Which settings files.
-    #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
-    pub scope: ScopeArg,
-    /// Show the diff of every file it would change, change nothing.
-    #[arg(long)]
-    pub dry_run: bool,
-}
-
-/// Wire handover's hooks into Claude Code, Codex, Gemini CLI, Qwen Code, GitHub Copilot CLI and
-/// Factory Droid (all of them unless some are named).
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct InstallArgs {
-    #[command(flatten)]
-    pub selection: Selection,
-    /// Leave out handover-context-watch (the context-fullness reminders).
-    #[arg(long)]
-    pub no_watch: bool,
-    /// Codex: mark this project trusted and trust exactly handover's hooks; Gemini CLI and
-    /// GitHub Copilot CLI: add this folder to their trusted folders (your consent).
-    #[arg(long)]
-    pub trust: bool,
-    /// Codex: turn `[features] hooks = false` back on in your config.toml.
-    #[arg(long)]
-    pub enable_codex_hooks: bool,
-    /// Where the hook executables are (default: next to this `handover`, then PATH).
-    #[arg(long, value_name = "DIR")]
-    pub hooks_dir: Option<PathBuf>,
-    /// The `codex` executable for --trust (default: `codex` on PATH).
-    #[arg(long, value_name = "PATH", requires = "trust")]
-    pub codex_bin: Option<PathBuf>,
-    /// Print the result as one JSON object instead of the report (docs/cli.md).
-    #[arg(long)]
-    pub json: bool,
-}
-
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct TrustPluginArgs {
-    /// The `codex` executable (default: `codex` on PATH).
-    #[arg(long, value_name = "PATH")]
-    pub codex_bin: Option<PathBuf>,
-}
-
-/// Take out exactly what `handover install` put in.
-#[derive(clap::Args, Debug, Clone, Default)]
-pub struct UninstallArgs {
-    #[command(flatten)]
-    pub selection: Selection,
-    /// Print the result as one JSON object instead of the report (docs/cli.md).
-    #[arg(long)]
-    pub json: bool,
-}
-
+/// The clients named (`--claude`, `--codex`, ...), or every client when none is.
 fn targets(s: &Selection) -> Targets {
-    if !s.claude && !s.codex && !s.gemini && !s.qwen && !s.copilot && !s.droid {
-        Targets {
-            claude: true,
-            codex: true,
-            gemini: true,
-            qwen: true,
-            copilot: true,
-            droid: true,
-        }
+    if s.clients.0.is_empty() {
+        Targets::all()
     } else {
-        Targets {
-            claude: s.claude,
-            codex: s.codex,
-            gemini: s.gemini,
-            qwen: s.qwen,
-            copilot: s.copilot,
-            droid: s.droid,
-        }
+        Targets::of(s.clients.0.iter().copied())
     }
 }
 
@@ -324,21 +227,44 @@ fn option_without_its_client(args: &InstallArgs) -> Option<String> {
         ("--enable-codex-hooks", args.enable_codex_hooks),
         ("--codex-bin", args.codex_bin.is_some()),
     ];
-    if !t.codex {
+    if !t.contains(Agent::Codex) {
         if let Some((flag, _)) = codex_only.iter().find(|(_, given)| *given) {
             return Some(format!(
                 "{flag} is for Codex, which this install leaves out: add --codex, or leave {flag} out"
             ));
         }
     }
-    // Codex's hook trust, Gemini CLI's and GitHub Copilot CLI's trusted folders; the other
-    // clients have no trust.
-    if args.trust && !t.codex && !t.gemini && !t.copilot {
-        return Some(
-            "--trust is for Codex, Gemini CLI and GitHub Copilot CLI (the clients that run hooks only where they are trusted), and this install leaves them out: add --codex, --gemini or --copilot, or leave --trust out".into(),
-        );
+    // The clients that run hooks only where they are trusted (Codex's hook trust, the trusted
+    // folders of Gemini CLI and GitHub Copilot CLI); the others have no trust to record.
+    let with_trust: Vec<&dyn Client> = handover_clients::ALL
+        .into_iter()
+        .filter(|c| c.trust() != Trust::RunsAll)
+        .collect();
+    if args.trust && !with_trust.iter().any(|c| t.contains(c.agent())) {
+        let names: Vec<&str> = with_trust.iter().map(|c| c.display_name()).collect();
+        let flags: Vec<String> = with_trust
+            .iter()
+            .map(|c| format!("--{}", c.agent().as_str()))
+            .collect();
+        return Some(format!(
+            "--trust is for {} (the clients that run hooks only where they are trusted), and this install leaves them out: add {}, or leave --trust out",
+            and_list(&names, "and"),
+            and_list(&flags, "or"),
+        ));
     }
     None
+}
+
+/// `a, b and c` (or `a, b or c`).
+fn and_list<S: AsRef<str>>(items: &[S], word: &str) -> String {
+    match items.split_last() {
+        None => String::new(),
+        Some((last, [])) => last.as_ref().to_string(),
+        Some((last, rest)) => {
+            let rest: Vec<&str> = rest.iter().map(AsRef::as_ref).collect();
+            format!("{} {word} {}", rest.join(", "), last.as_ref())
+        }
+    }
 }
 
 /// A per-repository install somewhere that is probably not what was meant: outside any git
@@ -586,3 +512,6 @@ pub fn status_section_live(repo_root: &Path) -> AgentsStatus {
     );
     AgentsStatus::Checked(Box::new(report))
 }
+
+#[cfg(test)]
+mod tests;

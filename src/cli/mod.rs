@@ -61,17 +61,132 @@ pub enum Command {
     Share(ShareArgs),
     /// A two-minute tour in a temporary repository; needs no agent.
     Demo(DemoArgs),
-    /// Wire the hooks into Claude Code, Codex, Gemini CLI, Qwen Code, GitHub Copilot CLI and
-    /// Factory Droid for this repository (once; safe to repeat).
-    Install(install::InstallArgs),
+    // "Wire the hooks into <every client> for this repository (once; safe to repeat)": the
+    // clients named from the registry, so a new one is named without an edit here.
+    #[command(about = install_about())]
+    Install(InstallArgs),
     /// Take out exactly what `handover install` put in.
-    Uninstall(install::UninstallArgs),
+    Uninstall(UninstallArgs),
     /// Codex: trust the hooks of the handover plugin (after `codex plugin add handover@...`):
     /// exactly those, at their current hashes, through `codex app-server` (your consent).
-    TrustPlugin(install::TrustPluginArgs),
+    TrustPlugin(TrustPluginArgs),
     /// Print a completion script for your shell, e.g. `handover completions bash >
     /// ~/.local/share/bash-completion/completions/handover`.
     Completions(CompletionsArgs),
+}
+
+#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum ScopeArg {
+    /// .claude/settings.json, .codex/hooks.json, .gemini/settings.json and .qwen/settings.json
+    /// in the repository (shared).
+    #[default]
+    Project,
+    /// .claude/settings.local.json (private; Codex, Gemini CLI and Qwen Code have none and use
+    /// project).
+    Local,
+    /// ~/.claude/settings.json, $CODEX_HOME/hooks.json, ~/.gemini/settings.json and
+    /// ~/.qwen/settings.json (every repository).
+    User,
+}
+
+/// What install and uninstall act on, and whether they only show it.
+#[derive(Args, Debug, Clone, Default)]
+pub struct Selection {
+    /// `--claude`, `--codex`, ...: one switch per client (every agent when none is named).
+    #[command(flatten)]
+    pub clients: ClientFlags,
+    /// Which settings files.
+    #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
+    pub scope: ScopeArg,
+    /// Show the diff of every file it would change, change nothing.
+    #[arg(long)]
+    pub dry_run: bool,
+}
+
+/// Wire handover's hooks into every client handover supports (all of them unless some are
+/// named).
+#[derive(Args, Debug, Clone, Default)]
+pub struct InstallArgs {
+    #[command(flatten)]
+    pub selection: Selection,
+    /// Leave out handover-context-watch (the context-fullness reminders).
+    #[arg(long)]
+    pub no_watch: bool,
+    /// Codex: mark this project trusted and trust exactly handover's hooks; Gemini CLI and
+    /// GitHub Copilot CLI: add this folder to their trusted folders (your consent).
+    #[arg(long)]
+    pub trust: bool,
+    /// Codex: turn `[features] hooks = false` back on in your config.toml.
+    #[arg(long)]
+    pub enable_codex_hooks: bool,
+    /// Where the hook executables are (default: next to this `handover`, then PATH).
+    #[arg(long, value_name = "DIR")]
+    pub hooks_dir: Option<PathBuf>,
+    /// The `codex` executable for --trust (default: `codex` on PATH).
+    #[arg(long, value_name = "PATH", requires = "trust")]
+    pub codex_bin: Option<PathBuf>,
+    /// Print the result as one JSON object instead of the report (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug, Clone, Default)]
+pub struct TrustPluginArgs {
+    /// The `codex` executable (default: `codex` on PATH).
+    #[arg(long, value_name = "PATH")]
+    pub codex_bin: Option<PathBuf>,
+}
+
+/// Take out exactly what `handover install` put in.
+#[derive(Args, Debug, Clone, Default)]
+pub struct UninstallArgs {
+    #[command(flatten)]
+    pub selection: Selection,
+    /// Print the result as one JSON object instead of the report (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+/// One `--<agent>` switch per client, made from the client registry (`--claude`: "Claude Code
+/// (every agent when none is named)"), so a new client gets its switch without an edit here.
+/// Holds the clients named, in registry order.
+#[derive(Debug, Clone, Default)]
+pub struct ClientFlags(pub Vec<handover_base::Agent>);
+
+impl clap::FromArgMatches for ClientFlags {
+    fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
+        let named = handover_clients::ALL
+            .into_iter()
+            .map(|c| c.agent())
+            .filter(|a| m.get_flag(a.as_str()))
+            .collect();
+        Ok(ClientFlags(named))
+    }
+
+    fn update_from_arg_matches(&mut self, m: &clap::ArgMatches) -> Result<(), clap::Error> {
+        *self = ClientFlags::from_arg_matches(m)?;
+        Ok(())
+    }
+}
+
+impl Args for ClientFlags {
+    fn augment_args(cmd: clap::Command) -> clap::Command {
+        handover_clients::ALL.into_iter().fold(cmd, |cmd, c| {
+            cmd.arg(
+                clap::Arg::new(c.agent().as_str())
+                    .long(c.agent().as_str())
+                    .action(clap::ArgAction::SetTrue)
+                    .help(format!(
+                        "{} (every agent when none is named)",
+                        c.display_name()
+                    )),
+            )
+        })
+    }
+
+    fn augment_args_for_update(cmd: clap::Command) -> clap::Command {
+        ClientFlags::augment_args(cmd)
+    }
 }
 
 #[derive(Args, Debug)]
@@ -143,6 +258,19 @@ pub struct WriteArgs {
     /// Print the result as JSON.
     #[arg(long)]
     pub json: bool,
+}
+
+/// `install`'s one-line help: every client, by the name users know it by.
+fn install_about() -> String {
+    let names: Vec<&str> = handover_clients::ALL
+        .iter()
+        .map(|c| c.display_name())
+        .collect();
+    let (last, rest) = names.split_last().map_or(("", &[][..]), |(l, r)| (*l, r));
+    format!(
+        "Wire the hooks into {} and {last} for this repository (once; safe to repeat)",
+        rest.join(", ")
+    )
 }
 
 /// `write --agent`'s help: the agents handover supports, by the names the hooks use.

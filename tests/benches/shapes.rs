@@ -1,4 +1,4 @@
-//! The repositories and handoff shapes the hook benchmark (and the CI guard, tests/hot_path.rs)
+//! The repositories and handoff shapes the hook benchmark (and the CI guard, tests/timing/hot_path.rs)
 //! run the hooks against: a git repository of any number of committed files, and in it, one
 //! at a time, each shape a user meets (no handoff; a handoff on a clean tree; a handoff listing
 //! 10 or 100 uncommitted files; the last session's record with edited files; a handoff and a
@@ -288,7 +288,7 @@ impl Fixture {
     }
 
     /// What `git::snapshot` records for `shape`, built from what `enter` changed rather than
-    /// by scanning 100,000 files once per shape (tests/git_snapshot.rs tests the scan).
+    /// by scanning 100,000 files once per shape (tests/boot/git_snapshot.rs tests the scan).
     fn snapshot(&self, shape: Shape) -> GitSnapshot {
         let head = handover_core::git::read_head_files(&self.root).expect("HEAD");
         let (changed, new) = self.split(shape);

@@ -144,7 +144,7 @@ pub fn clear_after_a_shell_edit(agent: Agent) {
 /// the failure. For Claude Code this can need the catch-up at the next start: its terminal UI
 /// may write the turn's last lines (here the failing command's result, in 1 run of 3 seen) to
 /// the transcript after Stop ran, and the Stop-time record then lags (record::catch_up; the
-/// same case without the timing: tests/hooks_session_record.rs,
+/// same case without the timing: tests/hooks/session_record.rs,
 /// `lines_written_after_the_last_stop_reach_the_next_session`).
 pub fn killed_after_a_turn(agent: Agent) {
     let sb = Sandbox::new(agent, Trust::Installed);

@@ -1,17 +1,26 @@
-//! Shared harness of the end-to-end tests: the real clients, a sandboxed project, the fake model
-//! server, one client run inside a loopback-only network namespace, and what the tests read
-//! afterwards (the server's request log, the journal, the client's transcript).
+//! The one harness of the integration tests (tests/README.md): every test binary declares
+//! `mod support;` once.
+//!
+//! - [`repo`]: a temporary git repository and the `handover` command run in it;
+//! - [`hook`]: the hook executables fed a payload, with a bounded wait;
+//! - [`child`]: one test of the binary re-run in a child process;
+//! - the rest: the real clients, a sandboxed project, the fake model server, one client run
+//!   inside a loopback-only network namespace, and what the tests read afterwards (the server's
+//!   request log, the journal, the client's transcript).
 //!
 //! Every client run: a fresh `unshare -n` namespace holding only loopback, the fake server and
 //! the client; a temporary HOME (and CODEX_HOME); `timeout` around the client and around the
 //! whole namespace; a turn limit on the client; a request limit and an idle timeout on the server.
 #![allow(dead_code)]
 
+pub mod child;
 pub mod droid;
 pub mod fake_server;
+pub mod hook;
 pub mod interactive;
 pub mod interactive_records;
 pub mod record_scenarios;
+pub mod repo;
 pub mod scenarios;
 
 mod clients;

@@ -491,7 +491,7 @@ pub fn write_fills_from_the_writers_own_record(agent: Agent) {
 
 /// Record scenario 6 (Claude Code; the only client whose headless mode can clear: `-p /clear`
 /// on a resumed session — `codex exec` has no clear or new thread, Gemini CLI's `-p` runs no
-/// `/clear`; their interactive clear and new thread are in tests/e2e_interactive.rs): the
+/// `/clear`; their interactive clear and new thread are in tests/clients/interactive.rs): the
 /// session edited through the shell and failed a command, then it is cleared (SessionEnd
 /// `reason: clear`, then SessionStart `clear` for a new session id); the next session is told
 /// the cleared session's files and failure, and how it ended.

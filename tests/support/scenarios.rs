@@ -1,5 +1,5 @@
 //! The six scenarios of issue 5 and a seventh (the Stop block), written once and run for each
-//! client (tests/e2e_claude.rs, tests/e2e_codex.rs, tests/e2e_gemini.rs), and the handoff
+//! client (tests/clients/claude.rs, tests/clients/codex.rs, tests/clients/gemini.rs), and the handoff
 //! carried from one client to another. Each asserts on what the model was actually
 //! sent (the fake server's request log), on the `.handover/` journal, and on the client's record of
 //! hook errors.

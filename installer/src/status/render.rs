@@ -100,25 +100,18 @@ impl ScopeStatus {
     }
 }
 
-impl GeminiStatus {
+impl GeminiFacts {
     fn lines(&self, out: &mut Vec<String>) {
-        for s in &self.scopes {
-            s.lines(out);
-        }
         if let Ok(trust) = &self.folder_trust {
             out.push(format!("gemini: folder trust {}", trust.as_str()));
         }
     }
 
     /// Gemini CLI runs no hooks in a folder it does not trust: said when ours are installed.
-    fn problems(&self, out: &mut Vec<String>) {
-        for s in &self.scopes {
-            s.problems(out);
-        }
-        out.extend(several_scopes_problem(Agent::Gemini, &self.scopes));
+    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
         match &self.folder_trust {
             Err(e) => out.push(e.clone()),
-            Ok(_) if self.scopes.iter().any(|s| !s.file.ours.is_empty()) => {
+            Ok(_) if scopes.iter().any(|s| !s.file.ours.is_empty()) => {
                 out.extend(self.trust_problem.iter().cloned());
             }
             Ok(_) => {}
@@ -193,11 +186,8 @@ impl CodexConfigStatus {
     }
 }
 
-impl CopilotStatus {
+impl CopilotFacts {
     fn lines(&self, out: &mut Vec<String>) {
-        for s in &self.scopes {
-            s.lines(out);
-        }
         if let Ok(folder) = &self.folder {
             out.push(match folder {
                 Some(f) => format!("copilot: folder trusted ({f})"),
@@ -208,13 +198,8 @@ impl CopilotStatus {
 
     /// Copilot CLI loads no repository hooks in a folder the user has not trusted: said when
     /// ours are installed in the repository.
-    fn problems(&self, out: &mut Vec<String>) {
-        for s in &self.scopes {
-            s.problems(out);
-        }
-        out.extend(several_scopes_problem(Agent::Copilot, &self.scopes));
-        let in_repo = self
-            .scopes
+    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        let in_repo = scopes
             .iter()
             .any(|s| s.scope == Scope::Project && !s.file.ours.is_empty());
         match &self.folder {
@@ -263,23 +248,89 @@ impl LiveTrust {
     }
 }
 
+impl ClaudeFacts {
+    /// The plugin's hooks stay silent where settings run ours (hooks/src/plugin.rs), so
+    /// nothing runs twice; still, two installs are one too many to keep up to date.
+    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        let with_ours: Vec<&str> = scopes
+            .iter()
+            .filter(|s| !s.file.ours.is_empty())
+            .map(|s| s.scope.as_str())
+            .collect();
+        if !with_ours.is_empty() {
+            for p in &self.plugins {
+                out.push(format!(
+                    "claude: handover is installed twice, as a plugin ({}) and in settings ({}); each event is still answered once (the plugin's hooks defer to the settings ones), but keep one: `/plugin uninstall handover` in Claude Code, or `handover uninstall --claude --scope <scope>`",
+                    p.display(),
+                    with_ours.join(", ")
+                ));
+            }
+        }
+    }
+}
+
+impl Facts {
+    /// The client's own lines, after its files'.
+    fn lines(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        match self {
+            Facts::Claude(_) => {}
+            Facts::Codex(c) => {
+                if let Ok(cfg) = &c.config {
+                    cfg.lines(scopes, out);
+                }
+            }
+            Facts::Gemini(g) => g.lines(out),
+            Facts::Copilot(c) => c.lines(out),
+        }
+    }
+
+    /// Lines shown after the instruction files: what Codex itself said (`--check-trust`).
+    fn late_lines(&self, out: &mut Vec<String>) {
+        if let Facts::Codex(CodexFacts {
+            live_trust: Some(live),
+            ..
+        }) = self
+        {
+            live.lines(out);
+        }
+    }
+
+    /// The client's own problems, after its files'.
+    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        match self {
+            Facts::Claude(c) => c.problems(scopes, out),
+            Facts::Codex(c) => match &c.config {
+                Ok(cfg) => cfg.problems(scopes, out),
+                Err(e) => out.push(e.clone()),
+            },
+            Facts::Gemini(g) => g.problems(scopes, out),
+            Facts::Copilot(c) => c.problems(scopes, out),
+        }
+    }
+
+    fn late_problems(&self, out: &mut Vec<String>) {
+        if let Facts::Codex(CodexFacts {
+            live_trust: Some(live),
+            ..
+        }) = self
+        {
+            live.problems(out);
+        }
+    }
+}
+
 impl Report {
-    /// The screen lines, in the order `handover status` prints them.
+    /// The screen lines, in the order `handover status` prints them: each client's files and
+    /// its own facts, the instruction files, then what a client itself was asked.
     pub fn lines(&self) -> Vec<String> {
         let mut out = Vec::new();
-        for s in self.claude.scopes.iter().chain(&self.codex.scopes) {
-            s.lines(&mut out);
-        }
-        if let Ok(cfg) = &self.codex.config {
-            cfg.lines(&self.codex.scopes, &mut out);
-        }
-        self.gemini.lines(&mut out);
-        for s in &self.qwen.scopes {
-            s.lines(&mut out);
-        }
-        self.copilot.lines(&mut out);
-        for s in &self.droid.scopes {
-            s.lines(&mut out);
+        for a in &self.agents {
+            for s in &a.scopes {
+                s.lines(&mut out);
+            }
+            if let Some(f) = &a.facts {
+                f.lines(&a.scopes, &mut out);
+            }
         }
         for i in &self.instructions {
             out.push(format!(
@@ -288,8 +339,8 @@ impl Report {
                 if i.present { "present" } else { "absent" }
             ));
         }
-        if let Some(live) = &self.codex.live_trust {
-            live.lines(&mut out);
+        for f in self.agents.iter().filter_map(|a| a.facts.as_ref()) {
+            f.late_lines(&mut out);
         }
         out
     }
@@ -297,61 +348,31 @@ impl Report {
     /// What needs fixing, each with how to fix it.
     pub fn problems(&self) -> Vec<String> {
         let mut out = Vec::new();
-        for s in &self.claude.scopes {
-            s.problems(&mut out);
-        }
-        out.extend(several_scopes_problem(Agent::Claude, &self.claude.scopes));
-        // The plugin's hooks stay silent where settings run ours (hooks/src/plugin.rs), so
-        // nothing runs twice; still, two installs are one too many to keep up to date.
-        let with_ours: Vec<&str> = self
-            .claude
-            .scopes
-            .iter()
-            .filter(|s| !s.file.ours.is_empty())
-            .map(|s| s.scope.as_str())
-            .collect();
-        if !with_ours.is_empty() {
-            for p in &self.claude.plugins {
-                out.push(format!(
-                    "claude: handover is installed twice, as a plugin ({}) and in settings ({}); each event is still answered once (the plugin's hooks defer to the settings ones), but keep one: `/plugin uninstall handover` in Claude Code, or `handover uninstall --claude --scope <scope>`",
-                    p.display(),
-                    with_ours.join(", ")
-                ));
+        for a in &self.agents {
+            for s in &a.scopes {
+                s.problems(&mut out);
+            }
+            out.extend(several_scopes_problem(a.agent, &a.scopes));
+            if let Some(f) = &a.facts {
+                f.problems(&a.scopes, &mut out);
             }
         }
-        for s in &self.codex.scopes {
-            s.problems(&mut out);
-        }
-        out.extend(several_scopes_problem(Agent::Codex, &self.codex.scopes));
-        match &self.codex.config {
-            Ok(cfg) => cfg.problems(&self.codex.scopes, &mut out),
-            Err(e) => out.push(e.clone()),
-        }
-        self.gemini.problems(&mut out);
-        for s in &self.qwen.scopes {
-            s.problems(&mut out);
-        }
-        out.extend(several_scopes_problem(Agent::Qwen, &self.qwen.scopes));
-        self.copilot.problems(&mut out);
-        for s in &self.droid.scopes {
-            s.problems(&mut out);
-        }
-        out.extend(several_scopes_problem(Agent::Droid, &self.droid.scopes));
         out.extend(self.instructions_error.iter().cloned());
-        if let Some(live) = &self.codex.live_trust {
-            live.problems(&mut out);
+        for f in self.agents.iter().filter_map(|a| a.facts.as_ref()) {
+            f.late_problems(&mut out);
         }
         out
     }
 }
 
-/// The same hook from two layers runs twice (Claude dedups only identical commands).
+/// The same hook from two layers runs twice (a client may run identical commands once:
+/// `Client::dedups_identical_commands`).
 fn several_scopes_problem(agent: Agent, scopes: &[ScopeStatus]) -> Option<String> {
     let with_ours: Vec<_> = scopes.iter().filter(|s| !s.file.ours.is_empty()).collect();
     if with_ours.len() < 2 {
         return None;
     }
-    let identical = agent == Agent::Claude && {
+    let identical = handover_clients::of(agent).dedups_identical_commands() && {
         let cmds = |s: &ScopeStatus| {
             let mut c: Vec<_> = s
                 .file

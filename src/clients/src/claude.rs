@@ -71,15 +71,12 @@ impl Client for Claude {
     }
 
     fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        // The clients write compact JSON; the spaced form is accepted too.
-        const MARKERS: [&str; 5] = [
-            "\"type\":\"user\"",
-            "\"type\":\"assistant\"",
-            "\"type\": \"user\"",
-            "\"type\": \"assistant\"",
-            "compact_boundary",
+        const MARKERS: [(&str, &str); 3] = [
+            ("type", "user"),
+            ("type", "assistant"),
+            ("subtype", "compact_boundary"),
         ];
-        if let Some(v) = transcript::parse_marked(line, &MARKERS) {
+        if let Some(v) = transcript::parse_with_field(line, &MARKERS) {
             facts(&v, root, out);
         }
     }
@@ -122,6 +119,10 @@ impl Client for Claude {
 
     fn trust(&self) -> Trust {
         Trust::RunsAll
+    }
+
+    fn dedups_identical_commands(&self) -> bool {
+        true
     }
 
     fn plugin_dir(&self) -> Option<&'static str> {

@@ -107,9 +107,7 @@ impl Client for Codex {
     }
 
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        dirs.var(HOME_VAR)
-            .map(Path::to_path_buf)
-            .or_else(|| dirs.home.as_ref().map(|h| h.join(".codex")))
+        dirs.var_else_home(HOME_VAR, ".codex")
     }
 
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {

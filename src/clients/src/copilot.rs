@@ -127,9 +127,7 @@ impl Client for Copilot {
     }
 
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        dirs.var(HOME_VAR)
-            .map(Path::to_path_buf)
-            .or_else(|| dirs.home.as_ref().map(|h| h.join(".copilot")))
+        dirs.var_else_home(HOME_VAR, ".copilot")
     }
 
     /// A file of ours in the hooks directory: Copilot reads every `*.json` there.

@@ -99,13 +99,8 @@ impl Client for Droid {
     }
 
     fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [&str; 4] = [
-            "\"type\":\"message\"",
-            "\"type\": \"message\"",
-            "\"type\":\"compaction_state\"",
-            "\"type\": \"compaction_state\"",
-        ];
-        if let Some(v) = transcript::parse_marked(line, &MARKERS) {
+        const MARKERS: [(&str, &str); 2] = [("type", "message"), ("type", "compaction_state")];
+        if let Some(v) = transcript::parse_with_field(line, &MARKERS) {
             facts(&v, root, out);
         }
     }

@@ -139,13 +139,8 @@ impl Client for Gemini {
     }
 
     fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [&str; 4] = [
-            "\"type\":\"user\"",
-            "\"type\":\"gemini\"",
-            "\"type\": \"user\"",
-            "\"type\": \"gemini\"",
-        ];
-        if let Some(v) = transcript::parse_marked(line, &MARKERS) {
+        const MARKERS: [(&str, &str); 2] = [("type", "user"), ("type", "gemini")];
+        if let Some(v) = transcript::parse_with_field(line, &MARKERS) {
             facts(&v, root, out);
         }
     }

@@ -205,6 +205,12 @@ pub trait Client: Sync {
     /// The instruction file it reads from a repository's root by default (`CLAUDE.md`, ...).
     fn instruction_file(&self) -> &'static str;
 
+    /// It runs a command found in several of its hook layers once when the commands are
+    /// identical (Claude Code), so ours in two scopes only run twice when they differ.
+    fn dedups_identical_commands(&self) -> bool {
+        false
+    }
+
     /// How long after an event the client writes it to its transcript, when it buffers (GitHub
     /// Copilot CLI flushes events.jsonl once no event came for 100 ms). At the session's end
     /// the record waits, bounded, for that flush, since no hook runs after it.

@@ -75,6 +75,14 @@ impl UserDirs {
             .find(|(n, _)| n == name)
             .map(|(_, v)| v.as_path())
     }
+
+    /// A client's user directory by the usual rule: the directory `var` names when set, else
+    /// `in_home` under the home directory (Codex: `$CODEX_HOME`, else `~/.codex`).
+    pub fn var_else_home(&self, var: &str, in_home: &str) -> Option<PathBuf> {
+        self.var(var)
+            .map(Path::to_path_buf)
+            .or_else(|| self.home.as_ref().map(|h| h.join(in_home)))
+    }
 }
 
 /// Every variable a client module reads its user directory from.

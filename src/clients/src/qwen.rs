@@ -108,17 +108,13 @@ impl Client for Qwen {
     }
 
     fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [&str; 8] = [
-            "\"type\":\"user\"",
-            "\"type\":\"assistant\"",
-            "\"type\":\"tool_result\"",
-            "\"subtype\":\"chat_compression\"",
-            "\"type\": \"user\"",
-            "\"type\": \"assistant\"",
-            "\"type\": \"tool_result\"",
-            "\"subtype\": \"chat_compression\"",
+        const MARKERS: [(&str, &str); 4] = [
+            ("type", "user"),
+            ("type", "assistant"),
+            ("type", "tool_result"),
+            ("subtype", "chat_compression"),
         ];
-        if let Some(v) = transcript::parse_marked(line, &MARKERS) {
+        if let Some(v) = transcript::parse_with_field(line, &MARKERS) {
             facts(&v, root, out);
         }
     }
@@ -140,9 +136,7 @@ impl Client for Qwen {
     }
 
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        dirs.var(HOME_VAR)
-            .map(Path::to_path_buf)
-            .or_else(|| dirs.home.as_ref().map(|h| h.join(".qwen")))
+        dirs.var_else_home(HOME_VAR, ".qwen")
     }
 
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {

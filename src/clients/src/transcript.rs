@@ -139,6 +139,41 @@ pub fn parse_marked(line: &[u8], markers: &[&str]) -> Option<Value> {
     serde_json::from_str::<Value>(text).ok()
 }
 
+/// A line as JSON, when it is UTF-8, holds one of `fields` as `"key":"value"` (the clients
+/// write compact JSON; spaces around the colon are accepted too) and parses: the cheap test
+/// before a line is parsed at all, with each marker written once.
+pub fn parse_with_field(line: &[u8], fields: &[(&str, &str)]) -> Option<Value> {
+    let text = std::str::from_utf8(line).ok()?;
+    if !fields
+        .iter()
+        .any(|(key, value)| has_field(text, key, value))
+    {
+        return None;
+    }
+    serde_json::from_str::<Value>(text).ok()
+}
+
+/// `text` holds `"key"`, optional spaces, `:`, optional spaces, `"value"` (a substring test:
+/// the parse after it decides).
+fn has_field(text: &str, key: &str, value: &str) -> bool {
+    let quoted = |s: &str, at: usize, len: usize| {
+        at > 0 && s.as_bytes()[at - 1] == b'"' && s.as_bytes().get(at + len) == Some(&b'"')
+    };
+    text.match_indices(key).any(|(at, _)| {
+        if !quoted(text, at, key.len()) {
+            return false;
+        }
+        let rest = text[at + key.len() + 1..].trim_start();
+        let Some(rest) = rest.strip_prefix(':') else {
+            return false;
+        };
+        let rest = rest.trim_start();
+        rest.strip_prefix('"')
+            .and_then(|r| r.strip_prefix(value))
+            .is_some_and(|r| r.starts_with('"'))
+    })
+}
+
 pub(crate) fn str_of<'a>(v: &'a Value, key: &str) -> Option<&'a str> {
     v.get(key).and_then(Value::as_str)
 }
@@ -187,6 +222,20 @@ pub fn relative(path: &str, root: Option<&Path>) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_field_is_found_compact_or_spaced_and_only_as_a_whole_key_and_value() {
+        let line = br#"{"type": "user","message":{"type":"text"},"subtype" :"compact_boundary"}"#;
+        let found = |k, v| parse_with_field(line, &[(k, v)]).is_some();
+        assert!(found("type", "user"));
+        assert!(found("type", "text"));
+        assert!(found("subtype", "compact_boundary"));
+        assert!(!found("type", "assistant"));
+        assert!(!found("ype", "user"), "part of a key");
+        assert!(!found("type", "use"), "part of a value");
+        assert!(!found("message", "user"), "a value that is not a string");
+        assert!(parse_with_field(b"{\"type\":\"user\"", &[("type", "user")]).is_none());
+    }
 
     #[test]
     fn paths_inside_the_repository_become_relative() {

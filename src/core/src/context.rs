@@ -1,6 +1,6 @@
 //! Every text handover puts in front of an agent, in one place: the startup context (SessionStart
 //! hook, `handover boot`, `handover demo`), the save-progress instructions (context watch), the
-//! compaction instructions (Claude Code's PreCompact). Golden-tested in tests/context.rs.
+//! compaction instructions (Claude Code's PreCompact). Golden-tested in tests/boot/context.rs.
 //!
 //! Plain text, no Markdown headings: it lands inside the model's context as a system reminder
 //! (Claude Code) or a developer message (Codex).

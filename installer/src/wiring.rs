@@ -1,0 +1,162 @@
+//! What install, uninstall and status do for one client beyond the generic steps, in one
+//! registry: every step that differs between clients asks [`of`] instead of matching on the
+//! agent.
+//!
+//! The generic steps, for every client: its hooks file (path from the client module, the
+//! shared `hooks` shape edited by hooks_doc), the "no local scope" note, the instruction file
+//! the client module names, and status per scope. A client whose only file is its hooks file in
+//! the shared shape needs nothing here: [`Plain`] is its wiring. A client with
+//! unusual files has a [`Wiring`] implementation in wiring/<client>.rs (Codex: config.toml and
+//! hook trust; Gemini CLI: trusted folders and its configurable context file; GitHub Copilot
+//! CLI: its own hooks shape and trusted folders; Claude Code: the plugin copies status
+//! reports), its editors in a module of their own when it has unusual files
+//! (codex_config.rs, gemini.rs, copilot.rs), and one line in [`of`].
+
+mod claude;
+mod codex;
+mod copilot;
+mod gemini;
+
+use crate::error::EditError;
+use crate::facts::{Facts, ScopeStatus};
+use crate::file_edit::FileEdit;
+use crate::files::{Homes, Scope, Targets};
+use crate::hooks_doc::{self, Found, Mention, Wanted};
+use crate::json_doc::Value;
+use crate::locate::HookPaths;
+use crate::report::Change;
+use handover_base::Agent;
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug)]
+pub struct InstallOptions {
+    pub targets: Targets,
+    pub scope: Scope,
+    /// Register handover-context-watch (false with `--no-watch`).
+    pub watch: bool,
+    /// `--enable-codex-hooks`: turn `[features] hooks = false` back on.
+    pub enable_codex_hooks: bool,
+    /// `--trust`: mark the project trusted in the user config (the hooks themselves are trusted
+    /// afterwards through `codex app-server`, see codex_trust); for Gemini CLI, add the
+    /// repository to `~/.gemini/trustedFolders.json`.
+    pub trust: bool,
+    /// Where the hook executables are on this machine.
+    pub hooks: HookPaths,
+    /// Write the portable command (hook_exe::portable_command: the same on every machine, the
+    /// executable found at run time) instead of `hooks`' absolute paths.
+    pub portable: bool,
+}
+
+/// What a client's own steps add to a plan: edits (after its hooks file's), notes, problems.
+#[derive(Debug, Default)]
+pub struct Planned {
+    pub edits: Vec<FileEdit>,
+    pub notes: Vec<String>,
+    pub problems: Vec<String>,
+}
+
+/// Where an install, uninstall or status works: the repository, the homes, the scope.
+#[derive(Clone, Copy, Debug)]
+pub struct Place<'a> {
+    pub repo: &'a Path,
+    pub homes: &'a Homes,
+    pub scope: Scope,
+}
+
+/// One client's installer steps that are not the generic ones. Every method has the plain
+/// client's answer as its default.
+pub trait Wiring: Sync {
+    /// Edits the client's hooks file `path` (its text `before`, None when absent): install
+    /// `want`, or take ours out with None. Default: the shared `hooks` shape.
+    fn edit_hooks(
+        &self,
+        path: &Path,
+        before: Option<&str>,
+        want: Option<&[Wanted]>,
+    ) -> Result<(Option<String>, Vec<Change>), EditError> {
+        crate::hooks_file::edit_hooks_json(path, before, want)
+    }
+
+    /// Our handlers and the user's commands that run ours, in the parsed hooks file.
+    fn find(&self, doc: &Value) -> (Vec<Found>, Vec<Mention>) {
+        hooks_doc::find(doc)
+    }
+
+    /// The command written on the client's `event` for our `command` (some clients need the
+    /// event named in it).
+    fn command_on(&self, command: String, _event: &str) -> String {
+        command
+    }
+
+    /// Install's edits beyond the hooks file, planned after it (`hooks` is that file's
+    /// planned edit, `want` the handlers it installs): config flags, trust.
+    fn plan_install(
+        &self,
+        _at: Place<'_>,
+        _opts: &InstallOptions,
+        _hooks: &FileEdit,
+        _want: &[Wanted],
+    ) -> Result<Planned, EditError> {
+        Ok(Planned::default())
+    }
+
+    /// Uninstall's edits beyond the hooks file (`hooks` is its planned edit).
+    fn plan_uninstall(&self, _at: Place<'_>, _hooks: &FileEdit) -> Result<Planned, EditError> {
+        Ok(Planned::default())
+    }
+
+    /// The instruction file the client reads, when its user can configure which one it is
+    /// (then with a note when the configured name was not usable); None: the client module's
+    /// fixed [`handover_clients::Client::instruction_file`].
+    fn configured_instruction_file(
+        &self,
+        _repo: &Path,
+        _homes: &Homes,
+    ) -> Option<Result<(PathBuf, Option<String>), EditError>> {
+        None
+    }
+
+    /// What uninstall leaves in place on purpose and says so (trust entries that may predate
+    /// handover).
+    fn left_in_place(&self, _at: Place<'_>) -> Vec<String> {
+        Vec::new()
+    }
+
+    /// The client's facts beyond its hooks files, for `handover status` (`scopes` are its
+    /// files, read; a client may add to them, as Codex adds the recorded hook trust).
+    fn status_facts(&self, _at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
+        None
+    }
+}
+
+/// The planned edit of a client's trusted-folders record that adds the repository (`--trust`).
+fn folder_trust_edit(
+    path: PathBuf,
+    before: Option<String>,
+    (after, change): (Option<String>, Change),
+) -> FileEdit {
+    FileEdit::new(
+        path,
+        crate::file_edit::FileKind::FolderTrust,
+        before,
+        after,
+        vec![change],
+        None,
+    )
+}
+
+/// A client whose only file is its hooks file in the shared shape.
+pub struct Plain;
+
+impl Wiring for Plain {}
+
+/// The installer steps for `agent`.
+pub fn of(agent: Agent) -> &'static dyn Wiring {
+    match agent {
+        Agent::Claude => &claude::ClaudeWiring,
+        Agent::Codex => &codex::CodexWiring,
+        Agent::Gemini => &gemini::GeminiWiring,
+        Agent::Copilot => &copilot::CopilotWiring,
+        _ => &Plain,
+    }
+}

@@ -1,0 +1,61 @@
+//! Claude Code's installer steps beyond its settings files (see the parent module): the handover plugin
+//! copies `handover status` reports.
+
+use super::{Place, Wiring};
+use crate::facts::{ClaudeFacts, Facts, ScopeStatus};
+use crate::files::read_opt;
+use crate::hooks_doc;
+use crate::json_layout;
+use std::path::{Path, PathBuf};
+
+pub struct ClaudeWiring;
+
+impl Wiring for ClaudeWiring {
+    fn status_facts(&self, at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
+        Some(Facts::Claude(ClaudeFacts {
+            plugins: plugin_copies(&at.homes.home),
+        }))
+    }
+}
+
+/// Plugin hook files under `~/.claude/plugins` that run one of our executables (bounded walk).
+fn plugin_copies(home: &Path) -> Vec<PathBuf> {
+    let mut out = Vec::new();
+    let mut stack = vec![(home.join(".claude").join("plugins"), 0usize)];
+    let mut budget = 5_000usize;
+    while let Some((dir, depth)) = stack.pop() {
+        let Ok(entries) = std::fs::read_dir(&dir) else {
+            continue;
+        };
+        for entry in entries.flatten() {
+            budget = budget.saturating_sub(1);
+            if budget == 0 {
+                return out;
+            }
+            let p = entry.path();
+            let Ok(ft) = entry.file_type() else { continue };
+            if ft.is_dir() && depth < 6 {
+                stack.push((p, depth + 1));
+            } else if ft.is_file() && p.file_name().is_some_and(|n| n == "hooks.json") {
+                // The plugin's hooks.json has the shared shape.
+                let Some(doc) = read_opt(&p)
+                    .ok()
+                    .flatten()
+                    .and_then(|text| json_layout::parse(&p, &text).ok())
+                else {
+                    continue;
+                };
+                let (ours, mentions) = hooks_doc::find(&doc);
+                // A plugin for both clients (ours) carries Codex's hooks file beside Claude's;
+                // Claude Code runs only the one its manifest names, not the `--agent codex` one.
+                let for_claude = |c: &str| !c.contains("--agent") || c.contains("--agent claude");
+                if ours.iter().any(|o| for_claude(&o.command))
+                    || mentions.iter().any(|m| for_claude(&m.command))
+                {
+                    out.push(p);
+                }
+            }
+        }
+    }
+    out
+}

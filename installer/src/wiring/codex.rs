@@ -1,0 +1,199 @@
+//! Codex's installer steps beyond its hooks.json (see the parent module): the user's config.toml in an
+//! install and uninstall (feature flag, project trust, the hook-trust entries kept in step
+//! with handlers that move), the trust it leaves in place, and its status facts. The editors
+//! themselves are codex_config.rs (config.toml) and codex_trust.rs (`codex app-server`).
+
+use super::{InstallOptions, Place, Planned, Wiring};
+use crate::codex_config;
+use crate::error::EditError;
+use crate::facts::{CodexConfigStatus, CodexFacts, Facts, RecordedTrust, ScopeStatus};
+use crate::file_edit::{FileEdit, FileKind};
+use crate::files::{read_opt, Homes, Scope};
+use crate::hooks_doc::{self, Wanted};
+use crate::json_layout;
+use crate::report::{any_effective, Change};
+use std::path::{Path, PathBuf};
+
+pub struct CodexWiring;
+
+impl Wiring for CodexWiring {
+    /// config.toml: the hooks feature turned back on (only with `--enable-codex-hooks`, else
+    /// reported), the project trusted (`--trust`), and the trust entries of handlers the
+    /// hooks.json edit moved kept in step.
+    fn plan_install(
+        &self,
+        at: Place<'_>,
+        opts: &InstallOptions,
+        hooks: &FileEdit,
+        want: &[Wanted],
+    ) -> Result<Planned, EditError> {
+        let mut plan = Planned::default();
+        let path = &hooks.path;
+        let moved = trust_moves(path, hooks.before.as_deref(), |doc| {
+            hooks_doc::install(doc, want, path)
+        })?;
+        let homes = at.homes;
+        let cfg_path = homes.codex_config();
+        let cfg_before = read_opt(&cfg_path)?;
+        let mut doc = codex_config::parse(&cfg_path, cfg_before.as_deref().unwrap_or(""))?;
+        let mut changes = Vec::new();
+        let flags = codex_config::feature_flags(&doc);
+        if let Some(problem) = flags.problem(&cfg_path) {
+            if opts.enable_codex_hooks && flags.legacy_profile.is_none() {
+                changes.extend(codex_config::enable_hooks(&mut doc));
+            } else {
+                plan.problems.push(problem);
+            }
+        }
+        plan.notes
+            .extend(codex_config::profile_notes(&doc, &homes.codex_home));
+        if opts.trust && opts.scope != Scope::User {
+            changes.push(codex_config::trust_project(&mut doc, at.repo, &cfg_path)?);
+        }
+        changes.extend(codex_config::move_trust_entries(&mut doc, &moved));
+        plan.edits
+            .extend(codex_config_edit(cfg_path, cfg_before, &doc, changes));
+        Ok(plan)
+    }
+
+    /// Forget the trust Codex recorded for our handlers, and move the trust of the user's
+    /// handlers that moved up (keys are positional: see docs); the feature flags
+    /// `--enable-codex-hooks` turned on go back to what they were.
+    fn plan_uninstall(&self, at: Place<'_>, hooks: &FileEdit) -> Result<Planned, EditError> {
+        let mut plan = Planned::default();
+        let path = &hooks.path;
+        let moved = trust_moves(path, hooks.before.as_deref(), |doc| {
+            hooks_doc::uninstall(doc, path)
+        })?;
+        let cfg_path = at.homes.codex_config();
+        if let Some(cfg_before) = read_opt(&cfg_path)? {
+            let mut doc = codex_config::parse(&cfg_path, &cfg_before)?;
+            let mut changes = codex_config::move_trust_entries(&mut doc, &moved);
+            changes.extend(codex_config::restore_hooks(&mut doc));
+            plan.edits
+                .extend(codex_config_edit(cfg_path, Some(cfg_before), &doc, changes));
+        }
+        Ok(plan)
+    }
+
+    fn left_in_place(&self, at: Place<'_>) -> Vec<String> {
+        if at.scope != Scope::Project {
+            return Vec::new();
+        }
+        let cfg = at.homes.codex_config();
+        let trusted = read_opt(&cfg)
+            .ok()
+            .flatten()
+            .and_then(|text| codex_config::parse(&cfg, &text).ok())
+            .and_then(|doc| codex_config::project_trust(&doc, at.repo));
+        trusted
+            .map(|level| {
+                format!(
+                    "the project's trust_level = \"{level}\" in {} is left as it is (it may predate handover); remove it by hand if you want.",
+                    cfg.display()
+                )
+            })
+            .into_iter()
+            .collect()
+    }
+
+    fn status_facts(&self, at: Place<'_>, scopes: &mut [ScopeStatus]) -> Option<Facts> {
+        Some(Facts::Codex(CodexFacts {
+            config: config_status(at.repo, at.homes, scopes),
+            live_trust: None,
+        }))
+    }
+}
+
+/// The planned edit of Codex's config.toml, when there are changes: `doc` rendered in the
+/// file's line endings, or the file as it was when no change alters it.
+fn codex_config_edit(
+    path: PathBuf,
+    before: Option<String>,
+    doc: &toml_edit::DocumentMut,
+    changes: Vec<Change>,
+) -> Option<FileEdit> {
+    if changes.is_empty() {
+        return None;
+    }
+    let after = if any_effective(&changes) {
+        Some(codex_config::render(doc, before.as_deref().unwrap_or("")))
+    } else {
+        before.clone()
+    };
+    Some(FileEdit::new(
+        path,
+        FileKind::CodexConfig,
+        before,
+        after,
+        changes,
+        None,
+    ))
+}
+
+/// The Codex trust keys an edit of `hooks_json` moves or removes: (old key, new key or None).
+fn trust_moves(
+    hooks_json: &Path,
+    before: Option<&str>,
+    edit: impl FnOnce(&mut crate::json_doc::Value) -> Result<Vec<Change>, EditError>,
+) -> Result<Vec<(String, Option<String>)>, EditError> {
+    let Some(text) = before else {
+        return Ok(Vec::new());
+    };
+    let doc = json_layout::parse(hooks_json, text)?;
+    Ok(hooks_doc::moves(&doc, edit)?
+        .into_iter()
+        .map(|(old, new)| {
+            (
+                hooks_doc::trust_key_at(hooks_json, &old),
+                new.map(|n| hooks_doc::trust_key_at(hooks_json, &n)),
+            )
+        })
+        .collect())
+}
+
+/// Reads Codex's config.toml, and records in each scope with hooks of ours how many of them
+/// have a trust entry there.
+fn config_status(
+    repo: &Path,
+    homes: &Homes,
+    scopes: &mut [ScopeStatus],
+) -> Result<CodexConfigStatus, String> {
+    let cfg_path = homes.codex_config();
+    let doc = read_opt(&cfg_path)
+        .and_then(|t| codex_config::parse(&cfg_path, t.as_deref().unwrap_or("")))
+        .map_err(|e| e.to_string())?;
+    let hashes = codex_config::trusted_hashes(&doc);
+    for s in scopes.iter_mut().filter(|s| !s.file.ours.is_empty()) {
+        let keys: Vec<String> = s
+            .file
+            .ours
+            .iter()
+            .map(|o| hooks_doc::codex_trust_key(&s.file.path, o))
+            .collect();
+        let recorded = keys
+            .iter()
+            .filter(|k| hashes.iter().any(|(hk, _)| hk == *k))
+            .count();
+        s.hook_trust = Some(RecordedTrust {
+            recorded,
+            of: keys.len(),
+            hash_checked: false,
+        });
+    }
+    let plugins = codex_config::handover_plugins(&doc)
+        .into_iter()
+        .map(|id| {
+            let trusted = hashes.iter().any(|(k, _)| k.starts_with(&format!("{id}:")));
+            (id, trusted)
+        })
+        .collect();
+    Ok(CodexConfigStatus {
+        plugins,
+        flags: codex_config::feature_flags(&doc),
+        project_trust: codex_config::project_trust(&doc, repo),
+        profile_notes: codex_config::profile_notes(&doc, &homes.codex_home),
+        file: cfg_path,
+        project: repo.to_path_buf(),
+    })
+}

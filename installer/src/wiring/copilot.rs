@@ -1,0 +1,96 @@
+//! GitHub Copilot CLI's installer steps (see the parent module): its own hooks shape, folder
+//! trust for a repository, its status facts. The editors are in crate::copilot.
+
+use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
+use crate::copilot::{
+    command_with_event, config_path, edit_hooks, find, trust_problem, trust_repo, trusted_by,
+};
+use crate::error::EditError;
+use crate::facts::{CopilotFacts, Facts, ScopeStatus};
+use crate::file_edit::FileEdit;
+use crate::files::{read_opt, Homes, Scope};
+use crate::hooks_doc::{Found, Mention, Wanted};
+use crate::json_doc::Value;
+use crate::report::Change;
+use std::path::{Path, PathBuf};
+
+pub struct CopilotWiring;
+
+/// Copilot CLI's config.json under the homes' Copilot user directory.
+fn config_in(homes: &Homes) -> PathBuf {
+    config_path(&homes.user_dir(handover_clients::of(handover_base::Agent::Copilot)))
+}
+
+impl Wiring for CopilotWiring {
+    fn edit_hooks(
+        &self,
+        path: &Path,
+        before: Option<&str>,
+        want: Option<&[Wanted]>,
+    ) -> Result<(Option<String>, Vec<Change>), EditError> {
+        edit_hooks(path, before, want)
+    }
+
+    fn find(&self, doc: &Value) -> (Vec<Found>, Vec<Mention>) {
+        find(doc)
+    }
+
+    fn command_on(&self, command: String, event: &str) -> String {
+        command_with_event(&command, event)
+    }
+
+    /// For a repository, folder trust: written with `--trust`, else a problem saying what to
+    /// do (Copilot loads no repository hooks in a folder the user has not trusted; user hooks
+    /// run everywhere).
+    fn plan_install(
+        &self,
+        at: Place<'_>,
+        opts: &InstallOptions,
+        _hooks: &FileEdit,
+        _want: &[Wanted],
+    ) -> Result<Planned, EditError> {
+        let mut plan = Planned::default();
+        if opts.scope == Scope::User {
+            return Ok(plan);
+        }
+        let repo = at.repo;
+        let config = config_in(at.homes);
+        let before = read_opt(&config)?;
+        if trusted_by(&config, before.as_deref().unwrap_or(""), repo)?.is_some() {
+            return Ok(plan);
+        }
+        if opts.trust {
+            let added = trust_repo(&config, before.as_deref(), repo)?;
+            plan.edits.push(folder_trust_edit(config, before, added));
+        } else {
+            plan.problems.push(trust_problem(repo, &config));
+        }
+        Ok(plan)
+    }
+
+    fn left_in_place(&self, at: Place<'_>) -> Vec<String> {
+        if at.scope == Scope::User {
+            return Vec::new();
+        }
+        let config = config_in(at.homes);
+        let text = read_opt(&config).ok().flatten().unwrap_or_default();
+        match trusted_by(&config, &text, at.repo) {
+            Ok(Some(folder)) => vec![format!(
+                "GitHub Copilot CLI still trusts this folder ({folder} in trustedFolders of {}); that entry is left as it is (it may predate handover): remove it by hand if you want.",
+                config.display()
+            )],
+            _ => Vec::new(),
+        }
+    }
+
+    fn status_facts(&self, at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
+        let config = config_in(at.homes);
+        let folder = read_opt(&config)
+            .and_then(|t| trusted_by(&config, t.as_deref().unwrap_or(""), at.repo))
+            .map_err(|e| e.to_string());
+        Some(Facts::Copilot(CopilotFacts {
+            folder,
+            trust_problem: trust_problem(at.repo, &config),
+        }))
+    }
+}

@@ -1,0 +1,101 @@
+//! Gemini CLI's installer steps beyond its settings file (see the parent module): folder
+//! trust, its configurable context file, its status facts. The editors are in crate::gemini.
+
+use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
+use crate::error::EditError;
+use crate::facts::{Facts, GeminiFacts, ScopeStatus};
+use crate::file_edit::FileEdit;
+use crate::files::{read_opt, Homes, Scope};
+use crate::gemini::{
+    comment_hint, context_file, folder_trust, trust_problem, trust_repo, trusted_folders_path,
+    FolderTrust,
+};
+use crate::hooks_doc::Wanted;
+use crate::report::Change;
+use std::path::{Path, PathBuf};
+
+pub struct GeminiWiring;
+
+impl Wiring for GeminiWiring {
+    /// The shared shape; a parse error says why it may have failed: comments.
+    fn edit_hooks(
+        &self,
+        path: &Path,
+        before: Option<&str>,
+        want: Option<&[Wanted]>,
+    ) -> Result<(Option<String>, Vec<Change>), EditError> {
+        crate::hooks_file::edit_hooks_json(path, before, want)
+            .map_err(|e| comment_hint(e, before.unwrap_or("")))
+    }
+
+    /// Folder trust: written with `--trust`, else a problem saying what to do (Gemini runs no
+    /// hooks in an untrusted folder).
+    fn plan_install(
+        &self,
+        at: Place<'_>,
+        opts: &InstallOptions,
+        _hooks: &FileEdit,
+        _want: &[Wanted],
+    ) -> Result<Planned, EditError> {
+        let mut plan = Planned::default();
+        let (repo, homes) = (at.repo, at.homes);
+        let trust = folder_trust(repo, homes)?;
+        if trust.runs_hooks() {
+            return Ok(plan);
+        }
+        if opts.trust && matches!(trust, FolderTrust::Unknown) {
+            let path = trusted_folders_path(homes);
+            let before = read_opt(&path)?;
+            let added = trust_repo(&path, before.as_deref(), repo)?;
+            plan.edits.push(folder_trust_edit(path, before, added));
+        } else if let Some(problem) = trust_problem(repo, homes, &trust, opts.scope) {
+            plan.problems.push(problem);
+        }
+        Ok(plan)
+    }
+
+    /// `context.fileName`, else GEMINI.md.
+    fn configured_instruction_file(
+        &self,
+        repo: &Path,
+        homes: &Homes,
+    ) -> Option<Result<(PathBuf, Option<String>), EditError>> {
+        Some(context_file(repo, homes))
+    }
+
+    fn left_in_place(&self, at: Place<'_>) -> Vec<String> {
+        if at.scope == Scope::User {
+            return Vec::new();
+        }
+        match folder_trust(at.repo, at.homes) {
+            Ok(FolderTrust::Trusted(rule)) => vec![format!(
+                "Gemini CLI still trusts this folder ({rule} in {}); that entry is left as it is (it may predate handover): remove it by hand if you want.",
+                trusted_folders_path(at.homes).display()
+            )],
+            _ => Vec::new(),
+        }
+    }
+
+    fn status_facts(&self, at: Place<'_>, scopes: &mut [ScopeStatus]) -> Option<Facts> {
+        let (repo, homes) = (at.repo, at.homes);
+        let folder_trust = folder_trust(repo, homes).map_err(|e| e.to_string());
+        // The fix names the user scope only when our hooks are nowhere else.
+        let ours_in = |scope: Scope| {
+            scopes
+                .iter()
+                .any(|s| s.scope == scope && !s.file.ours.is_empty())
+        };
+        let scope = if ours_in(Scope::User) && !ours_in(Scope::Project) {
+            Scope::User
+        } else {
+            Scope::Project
+        };
+        Some(Facts::Gemini(GeminiFacts {
+            trust_problem: folder_trust
+                .as_ref()
+                .ok()
+                .and_then(|t| trust_problem(repo, homes, t, scope)),
+            folder_trust,
+        }))
+    }
+}

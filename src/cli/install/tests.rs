@@ -1,0 +1,625 @@
+//! The install adapter on its own: argument parsing, the environment it reads, the guard
+//! call, exit codes and what it prints.
+
+use super::Environment;
+use crate::cli::{ClientFlags, InstallArgs, ScopeArg, Selection, UninstallArgs};
+use clap::Parser;
+use handover_base::Agent;
+use handover_core::guard::GuardStatus;
+use std::cell::RefCell;
+use std::path::{Path, PathBuf};
+use std::process::ExitCode;
+
+#[derive(clap::Parser)]
+struct Cli {
+    #[command(subcommand)]
+    cmd: Cmd,
+}
+
+#[derive(clap::Subcommand)]
+enum Cmd {
+    Install(InstallArgs),
+    Uninstall(UninstallArgs),
+}
+
+fn parse(args: &[&str]) -> Cmd {
+    Cli::try_parse_from(std::iter::once("handover").chain(args.iter().copied()))
+        .unwrap()
+        .cmd
+}
+
+#[test]
+fn flags_parse() {
+    let Cmd::Install(a) = parse(&[
+        "install",
+        "--codex",
+        "--scope",
+        "local",
+        "--no-watch",
+        "--trust",
+        "--enable-codex-hooks",
+        "--dry-run",
+        "--hooks-dir",
+        "/x y",
+        "--codex-bin",
+        "/c",
+    ]) else {
+        panic!()
+    };
+    let sel = &a.selection;
+    assert!(sel.clients.0 == [Agent::Codex] && sel.dry_run);
+    assert!(a.no_watch && a.trust && a.enable_codex_hooks);
+    assert_eq!(sel.scope, ScopeArg::Local);
+    assert_eq!(a.hooks_dir, Some(PathBuf::from("/x y")));
+    assert_eq!(a.codex_bin, Some(PathBuf::from("/c")));
+    let Cmd::Uninstall(u) = parse(&["uninstall", "--scope", "user"]) else {
+        panic!()
+    };
+    assert_eq!(u.selection.scope, ScopeArg::User);
+    assert!(Cli::try_parse_from(["handover", "install", "--scope", "global"]).is_err());
+}
+
+fn setup() -> (tempfile::TempDir, PathBuf, Environment) {
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().canonicalize().unwrap();
+    let repo = root.join("repo");
+    let bin = root.join("bin");
+    std::fs::create_dir_all(&repo).unwrap();
+    std::fs::create_dir_all(&bin).unwrap();
+    for n in [
+        "handover",
+        "handover-session-start",
+        "handover-pre-compact",
+        "handover-context-watch",
+    ] {
+        std::fs::write(bin.join(n), "#!/bin/sh\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(bin.join(n), std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let env = Environment {
+        homes: handover_installer::Homes::under(&root.join("home")),
+        path_var: Some("".into()),
+        exe_dir: Some(bin),
+        cwd: root.clone(),
+    };
+    (tmp, repo, env)
+}
+
+#[test]
+fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
+    let (_tmp, repo, env) = setup();
+    let guarded = RefCell::new(Vec::<PathBuf>::new());
+    let guard = |p: &Path| {
+        guarded.borrow_mut().push(p.to_path_buf());
+        Ok((
+            GuardStatus {
+                present: true,
+                tracked: vec!["handover.md".into()],
+                problem: None,
+            },
+            true,
+        ))
+    };
+    let mut out = Vec::new();
+    let code = super::run_install_with(
+        &InstallArgs {
+            selection: Selection {
+                clients: ClientFlags(vec![Agent::Claude]),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        &repo,
+        &env,
+        &mut out,
+        &guard,
+    )
+    .unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    assert_eq!(*guarded.borrow(), vec![repo.clone()]);
+    assert!(
+        out.contains(".gitignore: added the handover block"),
+        "{out}"
+    );
+    assert!(out.contains("git rm --cached handover.md"), "{out}");
+    let settings = std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap();
+    // The shared file names no path of this machine: the portable command.
+    let portable = handover_base::hook_exe::portable_command(
+        handover_base::HookExe::SessionStart,
+        handover_base::Agent::Claude,
+    );
+    assert!(
+        settings.contains(&serde_json::to_string(&portable).unwrap()),
+        "{settings}"
+    );
+    assert!(!settings.contains(&env.exe_dir.as_ref().unwrap().display().to_string()));
+    assert!(!repo.join(".codex").exists(), "--claude only");
+    // Found next to `handover` but neither on PATH nor in cargo's bin: the hooks would find
+    // nothing at run time, and install says so.
+    assert!(
+        out.contains("problem: the hooks find their executables at run time on PATH or in")
+            && out.contains("handover-session-start, handover-pre-compact, handover-context-watch is in neither"),
+        "{out}"
+    );
+
+    let s = super::status_section_with(&repo, &env);
+    let json = serde_json::to_value(&s).unwrap();
+    assert_eq!(
+        json["claude"]["project"]["up_to_date"],
+        true,
+        "{:?}",
+        s.lines()
+    );
+    assert_eq!(
+        json["claude"]["project"]["missing_executables"],
+        serde_json::json!([
+            "handover-session-start",
+            "handover-pre-compact",
+            "handover-context-watch"
+        ])
+    );
+    assert!(
+        s.problems()
+            .iter()
+            .any(|p| p.contains("not installed on this machine, so they do nothing here")),
+        "{:?}",
+        s.problems()
+    );
+    // Once they are in cargo's bin directory, the same file runs them.
+    std::os::unix::fs::symlink(
+        env.exe_dir.as_ref().unwrap(),
+        env.homes.cargo_home.join("bin"),
+    )
+    .unwrap_or_else(|_| {
+        std::fs::create_dir_all(&env.homes.cargo_home).unwrap();
+        std::os::unix::fs::symlink(
+            env.exe_dir.as_ref().unwrap(),
+            env.homes.cargo_home.join("bin"),
+        )
+        .unwrap()
+    });
+    let s = super::status_section_with(&repo, &env);
+    let json = serde_json::to_value(&s).unwrap();
+    assert_eq!(
+        json["claude"]["project"]["missing_executables"],
+        serde_json::json!([])
+    );
+    assert!(s.problems().is_empty(), "{:?}", s.problems());
+
+    let mut out = Vec::new();
+    let code = super::run_uninstall_with(
+        &UninstallArgs {
+            selection: Selection {
+                clients: ClientFlags(vec![Agent::Claude]),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        &repo,
+        &env,
+        &mut out,
+    )
+    .unwrap();
+    assert_eq!(code, ExitCode::SUCCESS);
+    assert!(!repo.join(".claude").exists() && !repo.join("CLAUDE.md").exists());
+}
+
+#[test]
+fn dry_run_skips_the_guard_and_missing_hooks_fail_with_install_advice() {
+    let (_tmp, repo, mut env) = setup();
+    let guard = |_: &Path| -> anyhow::Result<(GuardStatus, bool)> {
+        panic!("guard must not run in a dry run")
+    };
+    let mut out = Vec::new();
+    let code = super::run_install_with(
+        &InstallArgs {
+            selection: Selection {
+                clients: ClientFlags(vec![]),
+                dry_run: true,
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        &repo,
+        &env,
+        &mut out,
+        &guard,
+    )
+    .unwrap();
+    assert_eq!(code, ExitCode::SUCCESS);
+    assert!(
+        std::fs::read_dir(&repo).unwrap().next().is_none(),
+        "nothing written"
+    );
+
+    env.exe_dir = Some(PathBuf::from("/nonexistent"));
+    let err = super::run_install_with(
+        &InstallArgs::default(),
+        &repo,
+        &env,
+        &mut Vec::new(),
+        &guard,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string().contains("cargo install --locked --path ."),
+        "{err}"
+    );
+}
+
+/// `--trust` without Codex is an error before anything is written: no hooks.json, no AGENTS.md,
+/// no project trust, and the guard is not run.
+#[test]
+fn trust_without_codex_fails_before_writing() {
+    let (tmp, repo, env) = setup();
+    let guarded = RefCell::new(false);
+    let guard = |_: &Path| {
+        *guarded.borrow_mut() = true;
+        Ok((GuardStatus::default(), false))
+    };
+    let mut out = Vec::new();
+    let err = super::run_install_with(
+        &InstallArgs {
+            selection: Selection {
+                clients: ClientFlags(vec![Agent::Codex]),
+                ..Default::default()
+            },
+            trust: true,
+            ..Default::default()
+        },
+        &repo,
+        &env,
+        &mut out,
+        &guard,
+    )
+    .unwrap_err();
+    assert!(err.to_string().contains("nothing was written"), "{err}");
+    assert!(!*guarded.borrow());
+    let mut left = Vec::new();
+    let mut stack = vec![tmp.path().to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else if !e.path().starts_with(tmp.path().join("bin")) {
+                left.push(e.path());
+            }
+        }
+    }
+    assert!(left.is_empty(), "{left:?}");
+}
+
+/// A read-only `.gitignore` the guard would have to write stops the install before any settings
+/// file is written (the guard runs after the installer's files).
+#[test]
+fn a_read_only_gitignore_stops_the_install_before_the_first_write() {
+    use std::os::unix::fs::PermissionsExt;
+    let (_tmp, repo, env) = setup();
+    assert!(std::process::Command::new("git")
+        .args(["init", "-q"])
+        .current_dir(&repo)
+        .status()
+        .unwrap()
+        .success());
+    let gitignore = repo.join(".gitignore");
+    std::fs::write(&gitignore, "target/\n").unwrap();
+    std::fs::set_permissions(&gitignore, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let guard =
+        |_: &Path| -> anyhow::Result<(GuardStatus, bool)> { panic!("the guard must not run") };
+    let err = super::run_install_with(
+        &InstallArgs {
+            selection: Selection {
+                clients: ClientFlags(vec![Agent::Claude]),
+                ..Default::default()
+            },
+            ..Default::default()
+        },
+        &repo,
+        &env,
+        &mut Vec::new(),
+        &guard,
+    )
+    .unwrap_err();
+    assert!(
+        err.to_string()
+            .contains(".gitignore: is read-only (mode 444)"),
+        "{err}"
+    );
+    assert!(!repo.join(".claude").exists());
+    assert!(!repo.join("CLAUDE.md").exists());
+}
+
+#[test]
+fn gemini_flag_installs_for_gemini_only_and_trust_writes_its_trusted_folders() {
+    let Cmd::Install(a) = parse(&["install", "--gemini", "--trust"]) else {
+        panic!()
+    };
+    let sel = &a.selection;
+    assert!(sel.clients.0 == [Agent::Gemini] && a.trust);
+    let (_tmp, repo, env) = setup();
+    let guard = |_: &Path| Ok((GuardStatus::default(), false));
+    let mut out = Vec::new();
+    let code = super::run_install_with(&a, &repo, &env, &mut out, &guard).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    let settings = std::fs::read_to_string(repo.join(".gemini/settings.json")).unwrap();
+    assert!(
+        settings.contains("--agent gemini\"") && settings.contains("\"timeout\": 10000"),
+        "{settings}"
+    );
+    assert!(repo.join("GEMINI.md").is_file());
+    assert!(!repo.join(".claude").exists() && !repo.join(".codex").exists());
+    let trusted =
+        std::fs::read_to_string(env.homes.gemini_home.join("trustedFolders.json")).unwrap();
+    assert!(trusted.contains(&format!("\"{}\": \"TRUST_FOLDER\"", repo.display())));
+    let s = super::status_section_with(&repo, &env);
+    assert_eq!(
+        serde_json::to_value(&s).unwrap()["gemini"]["project"]["up_to_date"],
+        true,
+        "{:?}",
+        s.lines()
+    );
+    assert_eq!(
+        serde_json::to_value(&s).unwrap()["gemini"]["folder_trust"],
+        "trusted"
+    );
+
+    let Cmd::Uninstall(u) = parse(&["uninstall", "--gemini"]) else {
+        panic!()
+    };
+    let code = super::run_uninstall_with(&u, &repo, &env, &mut Vec::new()).unwrap();
+    assert_eq!(code, ExitCode::SUCCESS);
+    assert!(!repo.join(".gemini").exists() && !repo.join("GEMINI.md").exists());
+}
+
+#[test]
+fn qwen_flag_installs_for_qwen_only_into_its_settings_and_agents_md() {
+    let Cmd::Install(a) = parse(&["install", "--qwen", "--scope", "local"]) else {
+        panic!()
+    };
+    let sel = &a.selection;
+    assert!(sel.clients.0 == [Agent::Qwen]);
+    let (_tmp, repo, env) = setup();
+    // The user's own Qwen settings stay as they are, beside our hooks.
+    std::fs::create_dir_all(repo.join(".qwen")).unwrap();
+    std::fs::write(
+        repo.join(".qwen/settings.json"),
+        "{\n  \"model\": {\n    \"name\": \"qwen3-coder-plus\"\n  }\n}\n",
+    )
+    .unwrap();
+    let (code, out) = install_quietly(&a, &repo, &env);
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    assert!(
+        out.contains("Qwen Code has no local scope"),
+        "--scope local says where the hooks went:\n{out}"
+    );
+    let settings = std::fs::read_to_string(repo.join(".qwen/settings.json")).unwrap();
+    assert!(
+        settings.contains("\"qwen3-coder-plus\"")
+            && settings.contains("handover-session-start --agent qwen\"")
+            && settings.contains("\"UserPromptSubmit\"")
+            && settings.contains("\"timeout\": 10"),
+        "{settings}"
+    );
+    // A local install leaves the shared instruction files alone; a project one uses AGENTS.md.
+    assert!(!repo.join("AGENTS.md").exists() && !repo.join("QWEN.md").exists());
+    let Cmd::Install(p) = parse(&["install", "--qwen"]) else {
+        panic!()
+    };
+    assert_eq!(install_quietly(&p, &repo, &env).0, ExitCode::SUCCESS);
+    assert!(repo.join("AGENTS.md").is_file() && !repo.join("QWEN.md").exists());
+    assert!(!repo.join(".claude").exists() && !repo.join(".gemini").exists());
+    let s = super::status_section_with(&repo, &env);
+    assert_eq!(
+        serde_json::to_value(&s).unwrap()["qwen"]["project"]["up_to_date"],
+        true,
+        "{:?}",
+        s.lines()
+    );
+
+    let Cmd::Uninstall(u) = parse(&["uninstall", "--qwen"]) else {
+        panic!()
+    };
+    let code = super::run_uninstall_with(&u, &repo, &env, &mut Vec::new()).unwrap();
+    assert_eq!(code, ExitCode::SUCCESS);
+    // The user's settings come back byte for byte; our section leaves AGENTS.md (created by us).
+    assert_eq!(
+        std::fs::read_to_string(repo.join(".qwen/settings.json")).unwrap(),
+        "{\n  \"model\": {\n    \"name\": \"qwen3-coder-plus\"\n  }\n}\n"
+    );
+    assert!(!repo.join("AGENTS.md").exists());
+}
+
+fn install_quietly(args: &InstallArgs, repo: &Path, env: &Environment) -> (ExitCode, String) {
+    let guard = |_: &Path| Ok((GuardStatus::default(), false));
+    let mut out = Vec::new();
+    let code = super::run_install_with(args, repo, env, &mut out, &guard).unwrap();
+    (code, String::from_utf8(out).unwrap())
+}
+
+fn snapshot_files(repo: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![repo.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_type().unwrap().is_dir() {
+                stack.push(e.path());
+            } else {
+                files.push((e.path(), std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Two teammates share one repository. The first installs (an old install wrote absolute paths:
+/// upgraded); the second, with another HOME and handover somewhere else, installs again and
+/// nothing changes, byte for byte.
+#[test]
+fn a_second_machine_reinstalling_changes_nothing_and_old_absolute_entries_are_upgraded() {
+    let (_tmp, repo, first) = setup();
+    // The old install: the absolute paths of the first machine.
+    let old = InstallArgs {
+        hooks_dir: first.exe_dir.clone(),
+        ..Default::default()
+    };
+    let (code, out) = install_quietly(&old, &repo, &first);
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    let bin = first.exe_dir.clone().unwrap();
+    assert!(
+        out.contains(&format!(
+            "hooks run {}",
+            bin.join("handover-session-start").display()
+        )),
+        "{out}"
+    );
+    let settings = std::fs::read_to_string(repo.join(".claude/settings.json")).unwrap();
+    assert!(settings.contains(&bin.display().to_string()), "{settings}");
+
+    let (code, out) = install_quietly(&InstallArgs::default(), &repo, &first);
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    for file in [
+        ".claude/settings.json",
+        ".codex/hooks.json",
+        ".gemini/settings.json",
+    ] {
+        let text = std::fs::read_to_string(repo.join(file)).unwrap();
+        assert!(!text.contains(&bin.display().to_string()), "{file}: {text}");
+        assert!(text.contains("sh -c '"), "{file}: {text}");
+    }
+    let shared = snapshot_files(&repo);
+
+    // The teammate: another home, handover installed elsewhere (on PATH).
+    let other = tempfile::tempdir().unwrap();
+    let other_root = other.path().canonicalize().unwrap();
+    let other_bin = other_root.join("elsewhere");
+    std::fs::create_dir_all(&other_bin).unwrap();
+    for n in [
+        "handover",
+        "handover-session-start",
+        "handover-pre-compact",
+        "handover-context-watch",
+    ] {
+        std::os::unix::fs::symlink(bin.join(n), other_bin.join(n)).unwrap();
+    }
+    let second = Environment {
+        homes: handover_installer::Homes::under(&other_root.join("home")),
+        path_var: Some(other_bin.clone().into_os_string()),
+        exe_dir: Some(other_bin.clone()),
+        cwd: other_root.clone(),
+    };
+    let (code, out) = install_quietly(&InstallArgs::default(), &repo, &second);
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    assert_eq!(
+        snapshot_files(&repo),
+        shared,
+        "the shared files did not change:\n{out}"
+    );
+    assert!(out.contains(".claude/settings.json: unchanged"), "{out}");
+    assert!(
+        out.contains(&format!(
+            "hooks run {}",
+            other_bin.join("handover-session-start").display()
+        )),
+        "{out}"
+    );
+    assert!(!out.contains("problem: the hooks find"), "{out}");
+    let s = super::status_section_with(&repo, &second);
+    assert_eq!(
+        serde_json::to_value(&s).unwrap()["claude"]["project"]["up_to_date"],
+        true
+    );
+}
+
+/// `--hooks-dir` is taken at its word: a directory without the executables is an error (no
+/// quiet fall-back to PATH), and one in the home directory is never written into the shared
+/// project files.
+#[test]
+fn hooks_dir_must_hold_the_executables_and_stays_out_of_shared_files_when_personal() {
+    let (_tmp, repo, env) = setup();
+    let guard = |_: &Path| -> anyhow::Result<(GuardStatus, bool)> { panic!("no guard") };
+    let empty = env.cwd.join("empty");
+    std::fs::create_dir_all(&empty).unwrap();
+    let mut with_path = Environment {
+        homes: env.homes.clone(),
+        path_var: Some(env.exe_dir.clone().unwrap().into_os_string()),
+        exe_dir: env.exe_dir.clone(),
+        cwd: env.cwd.clone(),
+    };
+    let err = super::run_install_with(
+        &InstallArgs {
+            hooks_dir: Some(empty.clone()),
+            ..Default::default()
+        },
+        &repo,
+        &with_path,
+        &mut Vec::new(),
+        &guard,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains(&format!("not found in {}:", empty.display())) && !err.contains("PATH:"),
+        "{err}"
+    );
+    let personal = env.homes.home.join(".cargo/bin");
+    std::fs::create_dir_all(personal.parent().unwrap()).unwrap();
+    std::os::unix::fs::symlink(env.exe_dir.as_ref().unwrap(), &personal).unwrap();
+    with_path.cwd = env.homes.home.clone();
+    let err = super::run_install_with(
+        &InstallArgs {
+            hooks_dir: Some(PathBuf::from(".cargo/bin")),
+            ..Default::default()
+        },
+        &repo,
+        &with_path,
+        &mut Vec::new(),
+        &guard,
+    )
+    .unwrap_err()
+    .to_string();
+    assert!(
+        err.contains("--scope local or --scope user") && err.contains("nothing was written"),
+        "{err}"
+    );
+    assert!(
+        std::fs::read_dir(&repo).unwrap().next().is_none(),
+        "nothing written"
+    );
+    // For yourself only, it is fine.
+    let (code, out) = install_quietly(
+        &InstallArgs {
+            selection: Selection {
+                clients: ClientFlags(vec![Agent::Claude]),
+                scope: ScopeArg::Local,
+                ..Default::default()
+            },
+            hooks_dir: Some(personal.clone()),
+            ..Default::default()
+        },
+        &repo,
+        &with_path,
+    );
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    let local = std::fs::read_to_string(repo.join(".claude/settings.local.json")).unwrap();
+    assert!(local.contains(&personal.display().to_string()), "{local}");
+}
+
+#[test]
+fn client_switches_come_from_the_registry_and_name_clients_in_its_order() {
+    let Cmd::Install(a) = parse(&["install", "--droid", "--claude", "--qwen"]) else {
+        panic!()
+    };
+    assert_eq!(
+        a.selection.clients.0,
+        [Agent::Claude, Agent::Qwen, Agent::Droid]
+    );
+    let Cmd::Uninstall(u) = parse(&["uninstall"]) else {
+        panic!()
+    };
+    assert!(u.selection.clients.0.is_empty());
+    assert_eq!(super::and_list(&["a"], "and"), "a");
+    assert_eq!(super::and_list(&["a", "b", "c"], "or"), "a, b or c");
+}

@@ -1,0 +1,559 @@
+//! The `handover` command end to end, on real git repositories in temporary directories.
+
+use crate::support::repo;
+
+use crate::support::repo::Repo;
+use serde_json::Value;
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+
+const BIN: &str = env!("CARGO_BIN_EXE_handover");
+
+fn handover(dir: &Path, args: &[&str], stdin: Option<&str>) -> Output {
+    let mut child = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env_remove("CLAUDECODE")
+        .env("HANDOVER_AGENT", "test")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .expect("handover runs");
+    if let Some(s) = stdin {
+        child.stdin.take().unwrap().write_all(s.as_bytes()).unwrap();
+    }
+    drop(child.stdin.take());
+    child.wait_with_output().unwrap()
+}
+
+fn ok(dir: &Path, args: &[&str], stdin: Option<&str>) -> String {
+    repo::succeeded(args, handover(dir, args, stdin))
+}
+
+fn boot_json(dir: &Path) -> Value {
+    serde_json::from_str(&ok(dir, &["boot", "--json"], None)).expect("boot --json prints JSON")
+}
+
+fn state(dir: &Path) -> Value {
+    serde_json::from_str(&std::fs::read_to_string(dir.join(".handover/state.json")).unwrap())
+        .unwrap()
+}
+
+const SAMPLE: &str = r#"{
+  "goal": "Add CSV export",
+  "spec_ref": "docs/spec.md",
+  "status": {"completed": ["rows"], "in_progress": ["quoting"], "pending": ["docs"]},
+  "decisions": [{"what": "hand-written CSV", "why": "two columns", "alternatives": ["csv crate"], "reversible": true}],
+  "important_files": [{"path": "src/lib.rs", "why": "the writer"}],
+  "evidence": {"commands_run": ["cargo test"], "measurements": {"p50_ms": 12.5, "passed": true}},
+  "environment": {"FEATURE_CSV": true},
+  "next_action": "quote commas",
+  "stop_conditions": ["spec and code disagree"]
+}"#;
+
+#[test]
+fn write_from_json_creates_every_file_and_a_private_guard() {
+    let r = Repo::with_commit();
+    let out = ok(&r.path, &["write", "--from", "-"], Some(SAMPLE));
+    assert!(out.contains("Wrote handoff"), "{out}");
+    assert!(
+        out.contains("Added handover.md and .handover/ to .gitignore"),
+        "{out}"
+    );
+    let s = state(&r.path);
+    assert_eq!(s["goal"], "Add CSV export");
+    assert_eq!(s["schema_version"], 1);
+    assert_eq!(
+        s["evidence"]["measurements"]["p50_ms"], "12.5",
+        "numbers become text"
+    );
+    assert_eq!(s["environment"]["FEATURE_CSV"], "true");
+    assert_eq!(s["git"]["branch"], "main");
+    assert_eq!(s["git"]["head"], r.git(&["rev-parse", "HEAD"]));
+    assert!(s["checksum"].as_str().unwrap().starts_with("sha256:"));
+    assert!(r.path.join("handover.md").is_file());
+    let journal = std::fs::read_to_string(r.path.join(".handover/journal.jsonl")).unwrap();
+    assert_eq!(journal.lines().count(), 1);
+    // Private: git sees neither file.
+    assert_eq!(
+        r.git(&["status", "--porcelain", "--", "handover.md", ".handover"]),
+        ""
+    );
+}
+
+#[test]
+fn unknown_or_misspelled_fields_are_refused_and_nothing_is_written() {
+    let r = Repo::with_commit();
+    let out = handover(
+        &r.path,
+        &["write", "--from", "-"],
+        Some(r#"{"goal": "g", "next_actoin": "x", "status": {"complete": ["a"]}}"#),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains("next_actoin") && err.contains("status.complete"),
+        "{err}"
+    );
+    assert!(!r.path.join(".handover/state.json").exists());
+    assert!(!r.path.join("handover.md").exists());
+}
+
+#[test]
+fn invalid_json_names_line_and_column() {
+    let r = Repo::with_commit();
+    let out = handover(
+        &r.path,
+        &["write", "--from", "-"],
+        Some("{\n  \"goal\": \"g\",\n}"),
+    );
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("line 3"), "{err}");
+}
+
+#[test]
+fn missing_goal_is_refused() {
+    let r = Repo::with_commit();
+    let out = handover(&r.path, &["write", "--next", "do it"], None);
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr)
+        .to_lowercase()
+        .contains("goal"));
+}
+
+#[test]
+fn secrets_are_redacted_before_writing() {
+    let r = Repo::with_commit();
+    let input = r#"{"goal": "deploy", "evidence": {"commands_run": ["curl https://deploy:hunter2secret@example.com/api", "export GITHUB_TOKEN=ghp_Qx7RtLm2ZbN8cWvK4Hd9Js3Fp6Vy1Ge5Ua0T"]}}"#;
+    let out = ok(&r.path, &["write", "--from", "-"], Some(input));
+    assert!(out.contains("Redacted 2 secret(s)"), "{out}");
+    for f in [
+        "handover.md",
+        ".handover/state.json",
+        ".handover/journal.jsonl",
+    ] {
+        let text = std::fs::read_to_string(r.path.join(f)).unwrap();
+        assert!(
+            !text.contains("hunter2secret") && !text.contains("ghp_Qx7RtL"),
+            "{f} leaks a secret"
+        );
+    }
+}
+
+#[test]
+fn flags_update_the_current_handoff_and_a_new_goal_starts_fresh() {
+    let r = Repo::with_commit();
+    ok(
+        &r.path,
+        &[
+            "write",
+            "--goal",
+            "G1",
+            "--in-progress",
+            "parser",
+            "--decision",
+            "use serde :: it is everywhere",
+        ],
+        None,
+    );
+    ok(
+        &r.path,
+        &["write", "--completed", "parser", "--next", "lexer"],
+        None,
+    );
+    let s = state(&r.path);
+    assert_eq!(s["goal"], "G1");
+    assert_eq!(s["status"]["completed"][0], "parser");
+    assert_eq!(
+        s["status"]["in_progress"].as_array().unwrap().len(),
+        0,
+        "completed moves it out"
+    );
+    assert_eq!(s["decisions"][0]["why"], "it is everywhere");
+    ok(&r.path, &["write", "--goal", "G2"], None);
+    let s = state(&r.path);
+    assert_eq!(s["goal"], "G2");
+    assert!(
+        s["decisions"].as_array().unwrap().is_empty(),
+        "a new goal starts fresh"
+    );
+    assert_eq!(
+        std::fs::read_dir(r.path.join(".handover/archive"))
+            .unwrap()
+            .count(),
+        2
+    );
+}
+
+#[test]
+fn decision_flag_without_reason_is_refused() {
+    let r = Repo::with_commit();
+    let out = handover(
+        &r.path,
+        &["write", "--goal", "g", "--decision", "no reason"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("what :: why"));
+}
+
+#[test]
+fn hand_edited_markdown_round_trips() {
+    let r = Repo::with_commit();
+    ok(&r.path, &["write", "--from", "-"], Some(SAMPLE));
+    let before = state(&r.path);
+    ok(&r.path, &["write", "--from", "handover.md"], None);
+    let after = state(&r.path);
+    for key in [
+        "goal",
+        "spec_ref",
+        "status",
+        "decisions",
+        "important_files",
+        "evidence",
+        "environment",
+        "next_action",
+        "stop_conditions",
+        "kind",
+    ] {
+        assert_eq!(
+            before[key], after[key],
+            "field {key} changed in the round trip"
+        );
+    }
+    // A hand edit: add a completed item.
+    let md = std::fs::read_to_string(r.path.join("handover.md")).unwrap();
+    assert!(md.contains("- rows"), "{md}");
+    std::fs::write(
+        r.path.join("handover.md"),
+        md.replacen("- rows", "- rows\n- escaping", 1),
+    )
+    .unwrap();
+    ok(&r.path, &["write", "--from", "handover.md"], None);
+    assert_eq!(
+        state(&r.path)["status"]["completed"],
+        serde_json::json!(["rows", "escaping"])
+    );
+}
+
+#[test]
+fn boot_verdicts_follow_the_repository() {
+    let r = Repo::with_commit();
+    ok(&r.path, &["write", "--from", "-"], Some(SAMPLE));
+    let b = boot_json(&r.path);
+    assert_eq!(b["verdict"], "fresh", "{b}");
+
+    std::fs::write(r.path.join("src/lib.rs"), "pub fn a() { 1; }\n").unwrap();
+    r.git(&["commit", "-qam", "Make a do something"]);
+    let b = boot_json(&r.path);
+    assert_eq!(b["verdict"], "drifted", "{b}");
+    let reasons = b["reasons"].to_string();
+    assert!(
+        reasons.contains("Make a do something"),
+        "commit subject listed: {reasons}"
+    );
+
+    r.git(&["checkout", "-q", "-b", "other"]);
+    let b = boot_json(&r.path);
+    assert_eq!(b["verdict"], "stale", "{b}");
+
+    let text = ok(&r.path, &["boot"], None);
+    assert!(text.contains("Verdict: STALE"), "{text}");
+    assert!(text.contains("Goal: Add CSV export"), "{text}");
+    assert!(text.contains("previous session's proposal"), "{text}");
+}
+
+#[test]
+fn boot_without_a_handoff_says_so_in_one_line() {
+    let r = Repo::with_commit();
+    let out = ok(&r.path, &["boot"], None);
+    assert_eq!(out.lines().count(), 1, "{out}");
+    assert!(out.starts_with("No handoff"), "{out}");
+}
+
+#[test]
+fn boot_works_from_a_subdirectory() {
+    let r = Repo::with_commit();
+    ok(&r.path, &["write", "--goal", "from the top"], None);
+    let b = boot_json(&r.path.join("src"));
+    assert_eq!(b["handoff"]["goal"], "from the top");
+}
+
+#[test]
+fn each_worktree_has_its_own_handoff() {
+    let r = Repo::with_commit();
+    let wt: PathBuf = r.path.join("wt");
+    r.add_worktree(&wt, "feature");
+    ok(&r.path, &["write", "--goal", "main work"], None);
+    ok(&wt, &["write", "--goal", "feature work"], None);
+    assert_eq!(boot_json(&r.path)["handoff"]["goal"], "main work");
+    let b = boot_json(&wt);
+    assert_eq!(b["handoff"]["goal"], "feature work");
+    assert_eq!(b["verdict"], "fresh", "{b}");
+}
+
+#[test]
+fn outside_git_the_verdict_is_unverified() {
+    let d = tempfile::tempdir().unwrap();
+    let out = ok(d.path(), &["write", "--goal", "no git here"], None);
+    assert!(out.contains("Not in a git repository"), "{out}");
+    assert_eq!(boot_json(d.path())["verdict"], "unverified");
+}
+
+#[test]
+fn corrupted_state_is_reported_and_recovered() {
+    let r = Repo::with_commit();
+    ok(&r.path, &["write", "--goal", "survive corruption"], None);
+    let p = r.path.join(".handover/state.json");
+    let text = std::fs::read_to_string(&p).unwrap();
+    std::fs::write(&p, &text[..text.len() / 2]).unwrap();
+    let b = boot_json(&r.path);
+    assert_eq!(b["recovered"], true, "{b}");
+    assert_eq!(b["handoff"]["goal"], "survive corruption");
+    let text = ok(&r.path, &["boot"], None);
+    assert!(text.contains("Recovered:"), "{text}");
+}
+
+#[test]
+fn done_archives_and_ack_is_journaled() {
+    let r = Repo::with_commit();
+    ok(&r.path, &["write", "--goal", "finish me"], None);
+    let out = ok(&r.path, &["ack", "--session", "s-9"], None);
+    assert!(out.contains("Acknowledged"), "{out}");
+    let status: Value = serde_json::from_str(&ok(&r.path, &["status", "--json"], None)).unwrap();
+    assert_eq!(status["handoff"]["acks"], 1, "{status}");
+    assert_eq!(status["guard"]["present"], true, "{status}");
+    ok(&r.path, &["done"], None);
+    assert!(!r.path.join("handover.md").exists());
+    assert!(!r.path.join(".handover/state.json").exists());
+    assert!(ok(&r.path, &["boot"], None).starts_with("No handoff"));
+    let journal = std::fs::read_to_string(r.path.join(".handover/journal.jsonl")).unwrap();
+    let events: Vec<String> = journal
+        .lines()
+        .filter_map(|l| serde_json::from_str::<Value>(l).ok())
+        .map(|e| e["event"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(events, ["write", "ack", "done"]);
+}
+
+#[test]
+fn facts_only_policy_refuses_a_plan() {
+    let r = Repo::with_commit();
+    std::fs::create_dir_all(r.path.join(".handover")).unwrap();
+    std::fs::write(
+        r.path.join(".handover/config.toml"),
+        "[policy]\nfacts_only = true\n",
+    )
+    .unwrap();
+    let out = handover(
+        &r.path,
+        &["write", "--goal", "g", "--next", "my plan"],
+        None,
+    );
+    assert_eq!(out.status.code(), Some(1));
+    assert!(String::from_utf8_lossy(&out.stderr).contains("facts_only"));
+    ok(&r.path, &["write", "--goal", "g"], None);
+}
+
+#[test]
+fn demo_runs_the_tour_and_cleans_up() {
+    let d = tempfile::tempdir().unwrap();
+    let out = Command::new(BIN)
+        .arg("demo")
+        .env("TMPDIR", d.path())
+        .output()
+        .unwrap();
+    let text = String::from_utf8_lossy(&out.stdout);
+    assert!(
+        out.status.success(),
+        "{text}{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    assert!(text.contains("Verdict: fresh"), "{text}");
+    assert!(text.contains("verdict: drifted"), "{text}");
+    assert!(text.contains("verdict: stale"), "{text}");
+    assert!(text.contains("redacted 1 secret"), "{text}");
+    assert_eq!(
+        std::fs::read_dir(d.path()).unwrap().count(),
+        0,
+        "the demo repository is removed"
+    );
+}
+
+/// The handover CLI with a home of its own (HOME, CODEX_HOME): the user's real settings must
+/// not decide what a test sees. Panics unless it succeeds; returns its stdout.
+fn ok_at_home(dir: &Path, home: &Path, args: &[&str]) -> Vec<u8> {
+    let out = Command::new(BIN)
+        .args(args)
+        .current_dir(dir)
+        .env("HOME", home)
+        .env("CODEX_HOME", home.join(".codex"))
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "handover {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    out.stdout
+}
+
+fn status_in(dir: &Path, home: &Path) -> Value {
+    serde_json::from_slice(&ok_at_home(dir, home, &["status", "--json"])).unwrap()
+}
+
+fn has_problem(status: &Value, needle: &str) -> bool {
+    status["problems"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .any(|p| p.as_str().unwrap().contains(needle))
+}
+
+#[test]
+fn status_calls_a_repository_wired_for_no_agent_a_problem() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    let s = status_in(&r.path, home.path());
+    assert!(has_problem(&s, "not installed for any agent"), "{s}");
+
+    // The Codex plugin alone counts as wired (its trust is a problem of its own).
+    std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+    std::fs::write(
+        home.path().join(".codex/config.toml"),
+        "[plugins.\"handover@handover\"]\nenabled = true\n",
+    )
+    .unwrap();
+    let s = status_in(&r.path, home.path());
+    assert!(!has_problem(&s, "not installed for any agent"), "{s}");
+    assert!(has_problem(&s, "run `handover trust-plugin`"), "{s}");
+    assert_eq!(
+        s["agents"]["codex"]["plugins"][0], "handover@handover",
+        "{s}"
+    );
+
+    // So does a per-repository install.
+    std::fs::remove_file(home.path().join(".codex/config.toml")).unwrap();
+    let bin_dir = Path::new(BIN)
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    ok_at_home(&r.path, home.path(), &["install", "--hooks-dir", &bin_dir]);
+    let s = status_in(&r.path, home.path());
+    assert!(!has_problem(&s, "not installed for any agent"), "{s}");
+    assert!(!has_problem(&s, "installed twice"), "{s}");
+
+    // Plugin and per-repository install together: reported, with how to remove one.
+    let config = home.path().join(".codex/config.toml");
+    let before = std::fs::read_to_string(&config).unwrap_or_default();
+    std::fs::write(
+        &config,
+        format!("{before}\n[plugins.\"handover@handover\"]\nenabled = true\n"),
+    )
+    .unwrap();
+    let s = status_in(&r.path, home.path());
+    assert!(
+        has_problem(&s, "installed twice, as the plugin handover@handover")
+            && has_problem(&s, "codex plugin remove handover@handover"),
+        "{s}"
+    );
+}
+
+#[test]
+fn completions_come_from_the_cli_definition_for_each_shell() {
+    let dir = tempfile::tempdir().unwrap();
+    for shell in ["bash", "zsh", "fish"] {
+        let script = ok(dir.path(), &["completions", shell], None);
+        // Subcommands and flags of the real definition, not a hand-written list.
+        for word in ["install", "trust-plugin", "no-watch", "scope"] {
+            assert!(script.contains(word), "{shell} script lacks {word}");
+        }
+    }
+    let out = handover(dir.path(), &["completions", "tcsh"], None);
+    assert_eq!(out.status.code(), Some(2));
+}
+
+/// A session record as the hooks leave it, updated now.
+fn save_record(dir: &Path, session: &str, agent: &str) -> handover_core::record::SessionRecord {
+    use handover_core::record::{Fact, SessionRecord};
+    let mut r = SessionRecord::new(session, agent);
+    r.apply(Fact::Request("make the parser strip whitespace".into()));
+    r.apply(Fact::Edited("src/parse.py".into()));
+    r.apply(Fact::CommandRan {
+        command: "sh run_tests.sh".into(),
+        exit_code: Some(1),
+    });
+    r.updated = handover_base::clock::now_rfc3339();
+    r.updated_ms = handover_base::clock::unix_now().0 * 1000;
+    handover_core::record::files::save(&handover_core::store::Store::at(dir), &r).unwrap();
+    r
+}
+
+#[test]
+fn write_fills_empty_commands_and_files_from_the_session_record() {
+    let r = Repo::with_commit();
+    // Another agent's record is not this writer's.
+    save_record(&r.path, "other-agent-session", "someone-else");
+    let out = ok(&r.path, &["write", "--goal", "strip whitespace"], None);
+    assert!(!out.contains("Filled"), "{out}");
+    assert!(state(&r.path)["evidence"]["commands_run"]
+        .as_array()
+        .is_none_or(|a| a.is_empty()));
+
+    // The file the session edited is there (a file that no longer is would not be filled).
+    r.write("src/parse.py", "x = 1\n");
+    save_record(&r.path, "s-1", "test");
+    // The newest record of the same agent is not enough: the writer names its session.
+    let out = ok(&r.path, &["write", "--goal", "strip whitespace"], None);
+    assert!(!out.contains("Filled"), "{out}");
+    let out = ok(
+        &r.path,
+        &["write", "--goal", "strip whitespace", "--session", "s-1"],
+        None,
+    );
+    assert!(
+        out.contains("Filled important_files and evidence.commands_run from this session's record"),
+        "{out}"
+    );
+    let s = state(&r.path);
+    assert_eq!(
+        s["evidence"]["commands_run"][0],
+        "sh run_tests.sh (failed, exit 1; recorded by handover)"
+    );
+    assert_eq!(s["important_files"][0]["path"], "src/parse.py");
+    // What the writer wrote is kept as written.
+    ok(&r.path, &["write", "--from", "-"], Some(SAMPLE));
+    let s = state(&r.path);
+    assert_eq!(s["evidence"]["commands_run"][0], "cargo test");
+    assert_eq!(s["important_files"][0]["path"], "src/lib.rs");
+}
+
+#[test]
+fn boot_and_status_show_the_session_records() {
+    let r = Repo::with_commit();
+    save_record(&r.path, "s-rec", "codex");
+    let out = ok(&r.path, &["boot"], None);
+    assert!(out.starts_with("No handoff"), "{out}");
+    assert!(out.contains("Session records (newest first"), "{out}");
+    assert!(out.contains("Session «s-rec» (agent «codex»)"), "{out}");
+    assert!(
+        out.contains("ran: «sh run_tests.sh» (failed, exit 1)"),
+        "{out}"
+    );
+    let b = boot_json(&r.path);
+    assert_eq!(b["records"][0]["session_id"], "s-rec");
+    assert_eq!(b["records"][0]["last_failure"]["exit_code"], 1);
+    let status = ok(&r.path, &["status"], None);
+    assert!(
+        status.contains("session records: 1 kept; last: «s-rec» (agent «codex»), last activity ")
+            && status.contains("idle since then; no end recorded (quit, killed or still open)"),
+        "{status}"
+    );
+    let s: Value = serde_json::from_str(&ok(&r.path, &["status", "--json"], None)).unwrap();
+    assert_eq!(s["records"][0]["files_edited"][0], "src/parse.py");
+}

@@ -1,0 +1,301 @@
+//! No silent surprises: what a person sees matches what happened. Decisions are written as
+//! given, a new goal says what it archived, a dry run shows every change, uninstall notes only
+//! what is true, the help names every client. Real processes on real git repositories.
+
+use crate::support::repo::{handover_command as command, Repo};
+use std::path::Path;
+
+struct Run {
+    code: i32,
+    stdout: String,
+    stderr: String,
+}
+
+fn run_in(dir: &Path, home: &Path, args: &[&str]) -> Run {
+    let out = command(dir, args)
+        .env("HOME", home)
+        .env("CODEX_HOME", home.join(".codex"))
+        .env("CARGO_HOME", home.join(".cargo"))
+        .output()
+        .unwrap();
+    Run {
+        code: out.status.code().unwrap(),
+        stdout: String::from_utf8(out.stdout).unwrap(),
+        stderr: String::from_utf8(out.stderr).unwrap(),
+    }
+}
+
+#[test]
+fn a_decision_needs_both_parts_and_reversible_is_shown_only_when_said() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    for bad in [":: why", "  :: why", "no reason"] {
+        let out = run_in(
+            &r.path,
+            home.path(),
+            &["write", "--goal", "g", "--decision", bad],
+        );
+        assert_eq!(out.code, 1, "{bad}: {}", out.stdout);
+        assert!(
+            out.stderr.contains("write it as \"what :: why\""),
+            "{bad}: {}",
+            out.stderr
+        );
+        assert!(
+            !r.path.join("handover.md").exists(),
+            "{bad}: nothing written"
+        );
+    }
+    let out = run_in(
+        &r.path,
+        home.path(),
+        &[
+            "write",
+            "--goal",
+            "g",
+            "--decision",
+            "CSV by hand :: two columns",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let md = std::fs::read_to_string(r.path.join("handover.md")).unwrap();
+    assert!(md.contains("### CSV by hand"), "{md}");
+    assert!(!md.contains("Reversible"), "not said, not shown:\n{md}");
+    let json = r#"{"goal": "g", "decisions": [{"what": "w", "why": "y", "reversible": true}]}"#;
+    let input = r.path.join("in.json");
+    std::fs::write(&input, json).unwrap();
+    let out = run_in(
+        &r.path,
+        home.path(),
+        &["write", "--from", input.to_str().unwrap()],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let md = std::fs::read_to_string(r.path.join("handover.md")).unwrap();
+    assert!(md.contains("- Reversible: yes"), "{md}");
+    // The Markdown form reads back the same.
+    let out = run_in(&r.path, home.path(), &["write", "--from", "handover.md"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    let decisions = |md: &str| {
+        md.split("## Decisions")
+            .nth(1)
+            .and_then(|s| s.split("## Assumptions").next())
+            .unwrap()
+            .to_string()
+    };
+    let again = std::fs::read_to_string(r.path.join("handover.md")).unwrap();
+    assert_eq!(decisions(&again), decisions(&md));
+}
+
+#[test]
+fn a_new_goal_says_where_the_previous_handoff_went() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    let w = |args: &[&str]| {
+        let out = run_in(&r.path, home.path(), args);
+        assert_eq!(out.code, 0, "{}", out.stderr);
+        out.stdout
+    };
+    let first = w(&["write", "--goal", "first task", "--next", "n"]);
+    assert!(!first.contains("goal changed"), "{first}");
+    let same = w(&["write", "--completed", "step"]);
+    assert!(!same.contains("goal changed"), "{same}");
+    let other = w(&["write", "--goal", "second task"]);
+    let line = other
+        .lines()
+        .find(|l| {
+            l.starts_with("The goal changed: the handoff for \"first task\" was archived to ")
+        })
+        .unwrap_or_else(|| panic!("{other}"));
+    let path = line
+        .strip_prefix("The goal changed: the handoff for \"first task\" was archived to ")
+        .unwrap()
+        .split(" (the journal")
+        .next()
+        .unwrap();
+    let archived = std::fs::read_to_string(path).unwrap();
+    assert!(archived.contains("first task"), "{archived}");
+}
+
+#[test]
+fn install_dry_run_shows_the_gitignore_change_too() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_handover")).parent().unwrap();
+    let before = std::fs::read_to_string(r.path.join(".gitignore")).ok();
+    let out = run_in(
+        &r.path,
+        home.path(),
+        &[
+            "install",
+            "--claude",
+            "--scope",
+            "local",
+            "--hooks-dir",
+            bin.to_str().unwrap(),
+            "--dry-run",
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout
+            .contains(".gitignore: would add the handover block")
+            && out.stdout.contains("+++ b/.gitignore")
+            && out.stdout.contains("+/handover.md"),
+        "{}",
+        out.stdout
+    );
+    assert_eq!(
+        std::fs::read_to_string(r.path.join(".gitignore")).ok(),
+        before
+    );
+    // The real run makes exactly that change.
+    let out = run_in(
+        &r.path,
+        home.path(),
+        &[
+            "install",
+            "--claude",
+            "--scope",
+            "local",
+            "--hooks-dir",
+            bin.to_str().unwrap(),
+        ],
+    );
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(std::fs::read_to_string(r.path.join(".gitignore"))
+        .unwrap()
+        .contains("handover.md"));
+}
+
+#[test]
+fn uninstall_notes_only_trust_that_is_there() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_handover")).parent().unwrap();
+    let hooks_dir = bin.to_str().unwrap();
+    let install = ["install", "--codex", "--gemini", "--hooks-dir", hooks_dir];
+    assert_eq!(run_in(&r.path, home.path(), &install).code, 0);
+    let out = run_in(&r.path, home.path(), &["uninstall", "--codex", "--gemini"]);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        !out.stdout.contains("trust"),
+        "nothing was trusted, nothing to note:\n{}",
+        out.stdout
+    );
+    // Trusted (as `--trust` or the user would record it): both entries are named.
+    let root = std::fs::canonicalize(&r.path).unwrap();
+    std::fs::create_dir_all(home.path().join(".codex")).unwrap();
+    std::fs::write(
+        home.path().join(".codex/config.toml"),
+        format!(
+            "[projects.\"{}\"]\ntrust_level = \"trusted\"\n",
+            root.display()
+        ),
+    )
+    .unwrap();
+    std::fs::create_dir_all(home.path().join(".gemini")).unwrap();
+    std::fs::write(
+        home.path().join(".gemini/trustedFolders.json"),
+        format!("{{\"{}\": \"TRUST_FOLDER\"}}\n", root.display()),
+    )
+    .unwrap();
+    assert_eq!(run_in(&r.path, home.path(), &install).code, 0);
+    let out = run_in(&r.path, home.path(), &["uninstall", "--codex", "--gemini"]);
+    assert!(
+        out.stdout
+            .contains("note: the project's trust_level = \"trusted\" in"),
+        "{}",
+        out.stdout
+    );
+    assert!(
+        out.stdout
+            .contains("note: Gemini CLI still trusts this folder"),
+        "{}",
+        out.stdout
+    );
+}
+
+#[test]
+fn the_help_names_every_client() {
+    let tmp = tempfile::tempdir().unwrap();
+    for args in [
+        &["--help"][..],
+        &["install", "--help"],
+        &["uninstall", "--help"],
+    ] {
+        let out = run_in(tmp.path(), tmp.path(), args);
+        assert_eq!(out.code, 0);
+        for client in ["Claude Code", "Codex", "Gemini CLI"] {
+            assert!(
+                out.stdout.contains(client),
+                "{args:?} lacks {client}:\n{}",
+                out.stdout
+            );
+        }
+    }
+}
+
+#[test]
+fn install_outside_a_repository_or_in_home_warns() {
+    let home = tempfile::tempdir().unwrap();
+    let bin = Path::new(env!("CARGO_BIN_EXE_handover")).parent().unwrap();
+    let plain = home.path().join("not-a-repo");
+    std::fs::create_dir_all(&plain).unwrap();
+    let args = [
+        "install",
+        "--claude",
+        "--scope",
+        "local",
+        "--hooks-dir",
+        bin.to_str().unwrap(),
+        "--dry-run",
+    ];
+    let out = run_in(&plain, home.path(), &args);
+    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert!(
+        out.stdout.contains("is not in a git repository"),
+        "{}",
+        out.stdout
+    );
+    let out = run_in(home.path(), home.path(), &args);
+    assert!(
+        out.stdout.contains("is your home directory") && out.stdout.contains("--scope user"),
+        "{}",
+        out.stdout
+    );
+    let r = Repo::with_commit();
+    let out = run_in(&r.path, home.path(), &args);
+    assert!(!out.stdout.contains("warning:"), "{}", out.stdout);
+}
+
+#[test]
+fn a_json_type_error_names_the_field_path() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    for (json, path) in [
+        (
+            r#"{"goal": "g", "status": {"in_progress": "x"}}"#,
+            "status.in_progress: ",
+        ),
+        (
+            r#"{"goal": "g", "decisions": [{"what": "a", "why": "b"}, {"what": "a", "why": 3}]}"#,
+            "decisions[1].why: ",
+        ),
+        (r#"{"goal": ["g"]}"#, "goal: "),
+        (
+            r#"{"goal": "g", "evidence": {"commands_run": [1]}}"#,
+            "evidence.commands_run[0]: ",
+        ),
+    ] {
+        let input = r.path.join("in.json");
+        std::fs::write(&input, json).unwrap();
+        let out = run_in(
+            &r.path,
+            home.path(),
+            &["write", "--from", input.to_str().unwrap()],
+        );
+        assert_eq!(out.code, 1, "{json}");
+        assert!(out.stderr.contains(path), "{json}: {}", out.stderr);
+        assert!(!r.path.join("handover.md").exists());
+    }
+}

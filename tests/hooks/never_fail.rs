@@ -1,0 +1,571 @@
+//! The hook contract under bad conditions: every executable, fed every kind of bad input or
+//! put in a broken repository, exits 0, prints valid output for its event or nothing, writes
+//! nothing to stderr, and finishes in bounded time (generous bounds: a loaded test machine).
+
+use crate::support::hook::*;
+use serde_json::{json, Value};
+use std::path::Path;
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+const ALL: [&str; 3] = [SESSION_START, PRE_COMPACT, CONTEXT_WATCH];
+
+/// A representative event for each executable, so there is something it would like to say.
+fn event_for(bin: &str) -> Value {
+    match bin {
+        SESSION_START => json!({"hook_event_name": "SessionStart", "source": "startup"}),
+        PRE_COMPACT => json!({"hook_event_name": "PreCompact", "trigger": "auto"}),
+        _ => json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}),
+    }
+}
+
+fn payload_in(bin: &str, cwd: &Path, transcript: &Path) -> Vec<u8> {
+    let mut v = event_for(bin);
+    v["session_id"] = json!("sess-1");
+    v["cwd"] = json!(cwd.to_str().unwrap());
+    v["transcript_path"] = json!(transcript.to_str().unwrap());
+    payload(v)
+}
+
+/// Exit 0, no stderr, bounded time, and stdout either empty or in the form the event allows.
+fn assert_contract(what: &str, bin: &str, run: &Run, event: Option<&str>) {
+    run.assert_clean(what);
+    if run.stdout.is_empty() {
+        return;
+    }
+    match event {
+        Some(e @ ("SessionStart" | "UserPromptSubmit" | "PostToolUse")) => {
+            let text = run.context(e);
+            assert!(!text.is_empty(), "{what}");
+        }
+        Some("Stop") => assert_eq!(run.json()["decision"], "block", "{what}"),
+        Some("PreCompact") if bin == PRE_COMPACT => {
+            // Claude Code's plain-text compaction instructions: must not look like JSON.
+            assert!(
+                serde_json::from_slice::<Value>(&run.stdout).is_err(),
+                "{what}"
+            );
+        }
+        _ => panic!("{what}: expected no output, got {}", run.stdout_str()),
+    }
+}
+
+/// Runs `bin` for its representative event as Claude Code would, and checks the contract.
+fn run_as_claude(what: &str, bin: &str, cwd: &Path, transcript: &Path) -> Run {
+    let run = run_hook(
+        bin,
+        &["--agent", "claude"],
+        payload_in(bin, cwd, transcript),
+        &[],
+    );
+    let event = event_for(bin)["hook_event_name"]
+        .as_str()
+        .unwrap()
+        .to_string();
+    assert_contract(what, bin, &run, Some(&event));
+    run
+}
+
+#[test]
+fn garbage_on_stdin_is_silence() {
+    let mut non_utf8 = b"{\"hook_event_name\": \"SessionStart\", \"cwd\": \"".to_vec();
+    non_utf8.extend_from_slice(&[0xff, 0xfe, 0x80, b'"', b'}']);
+    let inputs: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        (
+            "malformed",
+            b"{\"hook_event_name\": \"SessionStart\", ".to_vec(),
+        ),
+        ("not an object", b"[\"SessionStart\"]".to_vec()),
+        ("non-UTF-8", non_utf8),
+        ("binary", (0..=255u8).cycle().take(10_000).collect()),
+    ];
+    for bin in ALL {
+        for (name, bytes) in &inputs {
+            let run = run_hook(bin, &[], bytes.clone(), &[]);
+            // No cwd, the process directory is outside any repository: nothing to say, except
+            // Claude's PreCompact, which always has instructions for the summary.
+            assert_contract(&format!("{bin} / {name}"), bin, &run, Some("PreCompact"));
+        }
+    }
+}
+
+#[test]
+fn a_100_mb_stdin_is_not_buffered_and_does_not_hang() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    // A 100 MB pasted prompt: the hook reads a few MiB, cannot parse them, reads past the rest.
+    let mut v = event_for(SESSION_START);
+    v["cwd"] = json!(repo.path().to_str().unwrap());
+    v["prompt"] = json!("p".repeat(100 * 1024 * 1024));
+    let huge = payload(v);
+    for bin in ALL {
+        let run = run_hook(bin, &["--agent", "claude"], huge.clone(), &[]);
+        assert_contract(&format!("{bin} / 100 MB"), bin, &run, Some("SessionStart"));
+        assert!(
+            run.stdout.is_empty(),
+            "{bin}: an unparseable prefix is ignored"
+        );
+    }
+    // A complete payload followed by 100 MB of whitespace is still that payload.
+    let mut padded = payload_in(SESSION_START, repo.path(), Path::new("/nonexistent"));
+    padded.extend(std::iter::repeat_n(b' ', 100 * 1024 * 1024));
+    let run = run_hook(SESSION_START, &[], padded, &[]);
+    assert_contract("100 MB padding", SESSION_START, &run, Some("SessionStart"));
+    assert!(run.context("SessionStart").contains("Goal:"));
+}
+
+#[test]
+fn unknown_fields_and_wrong_types_are_ignored() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    let mut v = event_for(SESSION_START);
+    v["cwd"] = json!(repo.path().to_str().unwrap());
+    v["session_id"] = json!(12345);
+    v["future_field"] = json!({"nested": [1, 2, {"x": null}]});
+    v["stop_hook_active"] = json!("maybe");
+    v["transcript_path"] = json!(null);
+    let run = run_hook(SESSION_START, &[], payload(v), &[]);
+    assert_contract("unknown fields", SESSION_START, &run, Some("SessionStart"));
+    assert!(run
+        .context("SessionStart")
+        .contains("Goal: Make the parser"));
+}
+
+#[test]
+fn missing_or_nonexistent_cwd_falls_back_then_stays_silent() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    let project = repo.path().to_str().unwrap();
+    for bin in ALL {
+        let mut v = event_for(bin);
+        v["cwd"] = json!("/nonexistent/dir/for/sure");
+        let run = run_hook(bin, &["--agent", "codex"], payload(v.clone()), &[]);
+        assert_contract(&format!("{bin} / nonexistent cwd"), bin, &run, None);
+        v.as_object_mut().unwrap().remove("cwd");
+        let run = run_hook(bin, &["--agent", "codex"], payload(v), &[]);
+        assert_contract(&format!("{bin} / no cwd"), bin, &run, None);
+    }
+    // $CLAUDE_PROJECT_DIR, then the process directory, are the fallbacks.
+    let mut v = event_for(SESSION_START);
+    v["cwd"] = json!("/nonexistent/dir");
+    let run = run_hook(
+        SESSION_START,
+        &[],
+        payload(v.clone()),
+        &[("CLAUDE_PROJECT_DIR", project)],
+    );
+    assert!(run.context("SessionStart").contains("Goal:"));
+    v.as_object_mut().unwrap().remove("cwd");
+    let sub = repo.path().join("src");
+    let run = run_hook_in(SESSION_START, &[], payload(v), &[], Some(&sub));
+    assert!(run.context("SessionStart").contains("Goal:"));
+}
+
+#[test]
+fn outside_git_and_with_a_locked_index() {
+    let plain = Repo::without_git();
+    let transcript = claude_transcript(plain.path(), 170_000);
+    for bin in ALL {
+        run_as_claude(&format!("{bin} / no git"), bin, plain.path(), &transcript);
+    }
+
+    let repo = Repo::new();
+    repo.save_handoff();
+    std::fs::write(repo.path().join(".git/index.lock"), b"").unwrap();
+    let transcript = claude_transcript(repo.path(), 1000);
+    for bin in ALL {
+        let run = run_as_claude(
+            &format!("{bin} / index.lock"),
+            bin,
+            repo.path(),
+            &transcript,
+        );
+        if bin == SESSION_START {
+            assert!(run.context("SessionStart").contains("Verdict: fresh"));
+        }
+    }
+}
+
+/// Tests run as root, where permission bits do not stop reads or writes: the store is made
+/// unusable by replacing directories with files or dangling links instead.
+#[test]
+fn unreadable_or_unwritable_handover_dir() {
+    type Breaker = fn(&Path);
+    let breakers: [(&str, Breaker); 3] = [
+        ("file", |dir| {
+            std::fs::write(dir, b"not a directory").unwrap()
+        }),
+        ("dangling symlink", |dir| {
+            std::os::unix::fs::symlink("/nonexistent/handover-target", dir).unwrap()
+        }),
+        ("sessions dir is a file", |dir| {
+            std::fs::write(dir.join("sessions"), b"x").unwrap();
+        }),
+    ];
+    for (name, brk) in breakers {
+        let repo = Repo::new();
+        let dir = repo.path().join(".handover");
+        if name == "sessions dir is a file" {
+            repo.save_handoff();
+        }
+        brk(&dir);
+        let transcript = claude_transcript(repo.path(), 150_000);
+        for bin in ALL {
+            let what = format!("{bin} / .handover {name}");
+            let run = run_as_claude(&what, bin, repo.path(), &transcript);
+            if bin == CONTEXT_WATCH {
+                // 75 % with state that cannot be recorded: a reminder would repeat forever.
+                assert!(run.stdout.is_empty(), "{name}: {}", run.stdout_str());
+            }
+        }
+    }
+}
+
+#[test]
+fn corrupted_state_json_is_reported_not_fatal() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    let state = repo.store().state_path();
+    let text = std::fs::read_to_string(&state).unwrap();
+    std::fs::write(&state, &text[..text.len() / 2]).unwrap();
+    let t = claude_transcript(repo.path(), 1000);
+    let run = run_hook(
+        SESSION_START,
+        &[],
+        payload_in(SESSION_START, repo.path(), &t),
+        &[],
+    );
+    assert_contract(
+        "truncated state.json",
+        SESSION_START,
+        &run,
+        Some("SessionStart"),
+    );
+    // Recovered from the journal's copy of the same handoff, and says so.
+    let ctx = run.context("SessionStart");
+    assert!(
+        ctx.contains("Recovered:") && ctx.contains("journal"),
+        "{ctx}"
+    );
+
+    // Nothing to fall back on: the damage is reported instead of a handoff.
+    std::fs::remove_file(repo.store().journal_path()).unwrap();
+    std::fs::write(&state, b"{\"schema_version\": 1, \"goal\": ").unwrap();
+    let run = run_hook(
+        SESSION_START,
+        &[],
+        payload_in(SESSION_START, repo.path(), &t),
+        &[],
+    );
+    assert_contract(
+        "garbage state.json",
+        SESSION_START,
+        &run,
+        Some("SessionStart"),
+    );
+    assert!(run.context("SessionStart").contains("damaged"));
+
+    // A damaged session state file counts as present, and is replaced.
+    let sessions = repo.store().sessions_dir();
+    std::fs::create_dir_all(&sessions).unwrap();
+    std::fs::write(sessions.join("sess-1.json"), b"\x00\x01garbage").unwrap();
+    let t = claude_transcript(repo.path(), 170_000);
+    let run = run_hook(
+        CONTEXT_WATCH,
+        &[],
+        payload_in(CONTEXT_WATCH, repo.path(), &t),
+        &[],
+    );
+    assert_contract(
+        "garbage session state",
+        CONTEXT_WATCH,
+        &run,
+        Some("UserPromptSubmit"),
+    );
+    assert!(run.context("UserPromptSubmit").contains("85%"));
+}
+
+fn mkfifo(path: &Path) {
+    let ok = Command::new("mkfifo").arg(path).status().unwrap();
+    assert!(ok.success());
+}
+
+#[test]
+fn a_fifo_transcript_is_never_opened() {
+    // A FIFO nobody writes to: opening it would block until the watchdog ends the hook and
+    // its answer is lost. It is not a transcript: the hook answers in its usual time.
+    let repo = Repo::new();
+    let fifo = repo.path().join("transcript.jsonl");
+    mkfifo(&fifo);
+    let mut v = event_for(CONTEXT_WATCH);
+    v["session_id"] = json!("s");
+    v["cwd"] = json!(repo.path().to_str().unwrap());
+    v["transcript_path"] = json!(fifo.to_str().unwrap());
+    let run = run_hook(CONTEXT_WATCH, &[], payload(v), &[]);
+    run.assert_clean("FIFO transcript");
+    assert!(run.stdout.is_empty());
+    assert!(
+        run.elapsed < Duration::from_millis(1500),
+        "{:?}",
+        run.elapsed
+    );
+}
+
+#[test]
+fn a_fifo_debug_log_does_not_hang_the_hook() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    let log = repo.path().join("hooks.log");
+    mkfifo(&log);
+    let t = claude_transcript(repo.path(), 1000);
+    let run = run_hook(
+        SESSION_START,
+        &[],
+        payload_in(SESSION_START, repo.path(), &t),
+        &[("HANDOVER_HOOK_DEBUG", log.to_str().unwrap())],
+    );
+    run.assert_clean("FIFO debug log");
+    run.context("SessionStart");
+    assert!(
+        run.elapsed < Duration::from_millis(1500),
+        "{:?}",
+        run.elapsed
+    );
+}
+
+#[test]
+fn a_stdin_left_open_does_not_hang_the_hook() {
+    let neutral = tempfile::tempdir().unwrap();
+    let start = Instant::now();
+    let mut child = Command::new(SESSION_START)
+        .current_dir(neutral.path())
+        .env_remove("HANDOVER_HOOK_DEBUG")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap();
+    let _keep_open = child.stdin.take();
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        assert!(start.elapsed() < Duration::from_secs(10), "hook hung");
+        std::thread::sleep(Duration::from_millis(10));
+    };
+    assert_eq!(status.code(), Some(0));
+    // One second waiting for the payload, then the answer: no further wait for a stdin that
+    // was never going to close (it used to take 2.4 s).
+    assert!(
+        start.elapsed() < Duration::from_millis(1800),
+        "{:?}",
+        start.elapsed()
+    );
+}
+
+#[test]
+fn debug_log_only_when_asked_one_line_per_call() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    let t = claude_transcript(repo.path(), 1000);
+    let p = payload_in(SESSION_START, repo.path(), &t);
+    let run = run_hook(
+        SESSION_START,
+        &[],
+        p.clone(),
+        &[("HANDOVER_HOOK_DEBUG", "1")],
+    );
+    assert_eq!(run.code, Some(0));
+    let err = String::from_utf8(run.stderr.clone()).unwrap();
+    assert_eq!(err.lines().count(), 1, "{err}");
+    assert!(
+        err.starts_with("handover-session-start: agent=claude event=SessionStart"),
+        "{err}"
+    );
+    assert!(err.contains("verdict=fresh"), "{err}");
+    run.context("SessionStart");
+
+    let log = repo.path().join("hooks.log");
+    let run = run_hook(
+        SESSION_START,
+        &[],
+        b"not json".to_vec(),
+        &[("HANDOVER_HOOK_DEBUG", log.to_str().unwrap())],
+    );
+    run.assert_clean("debug to file");
+    let text = std::fs::read_to_string(&log).unwrap();
+    assert_eq!(text.lines().count(), 1, "{text}");
+}
+
+#[test]
+fn bad_arguments_never_exit_non_zero() {
+    for args in [
+        vec!["--agent"],
+        vec!["--agent", "emacs"],
+        vec!["--help"],
+        vec!["--version", "-x", "positional"],
+    ] {
+        for bin in ALL {
+            let run = run_hook(bin, &args, b"{}".to_vec(), &[]);
+            run.assert_clean(&format!("{bin} {args:?}"));
+            assert!(run.stdout.is_empty() || bin == PRE_COMPACT);
+        }
+    }
+}
+
+/// Gemini CLI's events, one per (executable, event) pair the installer registers.
+const GEMINI: [(&str, &str); 6] = [
+    (SESSION_START, "SessionStart"),
+    (PRE_COMPACT, "PreCompress"),
+    (PRE_COMPACT, "SessionEnd"),
+    (CONTEXT_WATCH, "BeforeAgent"),
+    (CONTEXT_WATCH, "AfterTool"),
+    (CONTEXT_WATCH, "AfterAgent"),
+];
+
+/// The contract in Gemini CLI's form: context only where Gemini takes it, a block only on
+/// AfterAgent, never anything on PreCompress (it is advisory) or SessionEnd.
+fn assert_gemini_contract(what: &str, event: &str, run: &Run) {
+    run.assert_clean(what);
+    if run.stdout.is_empty() {
+        return;
+    }
+    match event {
+        "SessionStart" | "BeforeAgent" | "AfterTool" => {
+            assert!(!run.context(event).is_empty(), "{what}")
+        }
+        "AfterAgent" => assert_eq!(run.json()["decision"], "block", "{what}"),
+        _ => panic!("{what}: expected no output, got {}", run.stdout_str()),
+    }
+}
+
+fn gemini_payload(event: &str, cwd: Option<&Path>, transcript: Option<&Path>) -> Value {
+    let mut v = json!({"session_id": "gem-1", "hook_event_name": event,
+                       "timestamp": "2026-11-23T16:52:06.454Z"});
+    match event {
+        "SessionStart" => v["source"] = json!("startup"),
+        "PreCompress" => v["trigger"] = json!("auto"),
+        "SessionEnd" => v["reason"] = json!("exit"),
+        "BeforeAgent" => v["prompt"] = json!("hi"),
+        "AfterTool" => {
+            v["tool_name"] = json!("run_shell_command");
+            v["tool_input"] = json!({"command": "ls"});
+            v["tool_response"] = json!({"llmContent": "x"});
+        }
+        _ => {
+            v["prompt_response"] = json!("done");
+            v["stop_hook_active"] = json!(false);
+        }
+    }
+    if let Some(c) = cwd {
+        v["cwd"] = json!(c.to_str().unwrap());
+    }
+    if let Some(t) = transcript {
+        v["transcript_path"] = json!(t.to_str().unwrap());
+    }
+    v
+}
+
+/// The failure corpus above, as Gemini CLI runs the hooks (`--agent gemini`, its events).
+#[test]
+fn the_corpus_as_gemini() {
+    let mut non_utf8 = b"{\"hook_event_name\": \"BeforeAgent\", \"cwd\": \"".to_vec();
+    non_utf8.extend_from_slice(&[0xff, 0xfe, 0x80, b'"', b'}']);
+    let garbage: Vec<(&str, Vec<u8>)> = vec![
+        ("empty", Vec::new()),
+        (
+            "malformed",
+            b"{\"hook_event_name\": \"AfterTool\", ".to_vec(),
+        ),
+        ("not an object", b"[\"PreCompress\"]".to_vec()),
+        ("non-UTF-8", non_utf8),
+        ("binary", (0..=255u8).cycle().take(10_000).collect()),
+    ];
+    for (bin, event) in GEMINI {
+        for (name, bytes) in &garbage {
+            let run = run_hook(bin, &["--agent", "gemini"], bytes.clone(), &[]);
+            assert_gemini_contract(&format!("{event} / {name}"), event, &run);
+            assert!(run.stdout.is_empty(), "{event} / {name}: nothing to say");
+        }
+    }
+
+    // Repositories in every broken state, with a transcript at 46 % (past the Gemini reminder
+    // thresholds) and one at 60 % (past Gemini's compression point): every hook has a reason
+    // to speak and to write.
+    type Breaker = fn(&Repo);
+    let states: [(&str, Breaker); 7] = [
+        ("healthy", |r| {
+            r.save_handoff();
+        }),
+        ("no git", |_| {}),
+        ("index.lock", |r| {
+            r.save_handoff();
+            std::fs::write(r.path().join(".git/index.lock"), b"").unwrap();
+        }),
+        (".handover is a file", |r| {
+            std::fs::write(r.path().join(".handover"), b"x").unwrap()
+        }),
+        ("sessions dir is a file", |r| {
+            r.save_handoff();
+            std::fs::write(r.path().join(".handover/sessions"), b"x").unwrap();
+        }),
+        ("truncated state.json", |r| {
+            r.save_handoff();
+            let state = r.store().state_path();
+            let text = std::fs::read_to_string(&state).unwrap();
+            std::fs::write(&state, &text[..text.len() / 2]).unwrap();
+        }),
+        ("garbage gemini settings", |r| {
+            r.save_handoff();
+            std::fs::create_dir_all(r.path().join(".gemini")).unwrap();
+            std::fs::write(
+                r.path().join(".gemini/settings.json"),
+                b"{\"model\": {\"compressionThreshold\": \"\xff\"",
+            )
+            .unwrap();
+        }),
+    ];
+    for (name, brk) in states {
+        for used in [482_000, 630_000] {
+            let repo = if name == "no git" {
+                Repo::without_git()
+            } else {
+                Repo::new()
+            };
+            brk(&repo);
+            let transcript = gemini_transcript(repo.path(), used);
+            for (bin, event) in GEMINI {
+                let v = gemini_payload(event, Some(repo.path()), Some(&transcript));
+                let run = run_hook(bin, &["--agent", "gemini"], payload(v), &[]);
+                assert_gemini_contract(&format!("{event} / {name} / {used}"), event, &run);
+            }
+        }
+    }
+
+    // No cwd, a cwd that does not exist, a transcript that is garbage or a FIFO nobody writes.
+    let repo = Repo::new();
+    repo.save_handoff();
+    let garbage_transcript = repo.path().join("garbage.jsonl");
+    std::fs::write(
+        &garbage_transcript,
+        b"\x00\x01{\"tokens\": [\n{\"$set\": 5}\n",
+    )
+    .unwrap();
+    for (bin, event) in GEMINI {
+        for (what, v) in [
+            ("no cwd", gemini_payload(event, None, None)),
+            (
+                "nonexistent cwd",
+                gemini_payload(event, Some(Path::new("/nonexistent/dir")), None),
+            ),
+            (
+                "garbage transcript",
+                gemini_payload(event, Some(repo.path()), Some(&garbage_transcript)),
+            ),
+        ] {
+            let run = run_hook(bin, &["--agent", "gemini"], payload(v), &[]);
+            assert_gemini_contract(&format!("{event} / {what}"), event, &run);
+        }
+    }
+}

@@ -1,0 +1,631 @@
+//! The session record through the real hook binaries: Stop updates it from the transcript's new
+//! bytes, SessionEnd and PreCompact close it with the working tree's state, and the next
+//! session's SessionStart shows it (alone when the work looks unfinished, after the handoff
+//! when it is newer), on the transcripts captured from both clients.
+
+use crate::support::hook::*;
+use handover_core::record::SessionRecord;
+use std::path::{Path, PathBuf};
+
+const SID: &str = "0b1c2d3e-1111-2222-3333-444455556666";
+
+/// The captured tool-call transcript of `client`, its project path replaced by `repo`'s.
+fn transcript(repo: &Repo, client: &str) -> PathBuf {
+    let (rel, name) = match client {
+        "claude" => ("claude-2.1.330/transcript-tools.jsonl", "t.jsonl"),
+        _ => ("codex-0.169.0/rollout-tools.jsonl", "rollout-x.jsonl"),
+    };
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/clients")
+            .join(rel),
+    )
+    .unwrap();
+    let text = text.replace("/tmp/FIXTURE/project", &repo.path().to_string_lossy());
+    // Beside the repository, named after it: one shared `transcripts-<client>` directory was
+    // overwritten by tests running at the same time (and inside the repository it would be
+    // part of the working tree the record describes).
+    let repo_name = repo.path().file_name().unwrap().to_string_lossy();
+    let dir = repo
+        .path()
+        .join("..")
+        .join(format!("{repo_name}-transcripts-{client}"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join(name);
+    std::fs::write(&path, text).unwrap();
+    path
+}
+
+/// What the captured sessions did to the working tree.
+fn do_the_work(repo: &Repo) {
+    repo.write("src/parse.py", "def parse(s):\n    return s.strip()\n");
+    repo.write("run_tests.sh", "#!/bin/sh\nexit 1\n");
+}
+
+fn hook(bin: &str, client: &str, v: serde_json::Value) -> Run {
+    let run = run_hook(bin, &["--agent", client], payload(v), &[]);
+    run.assert_clean(bin);
+    run
+}
+
+fn stop(repo: &Repo, client: &str, t: &Path) -> Run {
+    hook(
+        CONTEXT_WATCH,
+        client,
+        serde_json::json!({"session_id": SID, "transcript_path": t, "cwd": repo.path(),
+            "hook_event_name": "Stop", "stop_hook_active": false,
+            "last_assistant_message": "Parser edited; the test suite still fails on test_parse."}),
+    )
+}
+
+fn session_end(repo: &Repo, client: &str, t: &Path) -> Run {
+    hook(
+        PRE_COMPACT,
+        client,
+        serde_json::json!({"session_id": SID, "transcript_path": t, "cwd": repo.path(),
+            "hook_event_name": "SessionEnd", "reason": "other"}),
+    )
+}
+
+fn next_session(repo: &Repo, client: &str) -> Run {
+    hook(
+        SESSION_START,
+        client,
+        serde_json::json!({"session_id": "next-session", "cwd": repo.path(),
+            "hook_event_name": "SessionStart", "source": "startup"}),
+    )
+}
+
+fn record(repo: &Repo) -> SessionRecord {
+    handover_core::record::files::load(&repo.store(), SID).expect("a record for the session")
+}
+
+#[test]
+fn an_unfinished_session_without_handoff_is_shown_to_the_next_one() {
+    for client in ["claude", "codex"] {
+        let repo = Repo::new();
+        let t = transcript(&repo, client);
+        do_the_work(&repo);
+        let run = stop(&repo, client, &t);
+        assert!(run.stdout.is_empty(), "{client}: {}", run.stdout_str());
+        let r = record(&repo);
+        let mut files = r.files_edited.clone();
+        files.sort();
+        assert_eq!(files, ["run_tests.sh", "src/parse.py"], "{client}");
+        assert!(r.last_test_failed(), "{client}");
+        assert_eq!(r.ended, None);
+        let git = r.git.clone().unwrap();
+        assert_eq!(git.branch.as_deref(), Some("main"));
+        assert_eq!(
+            git.dirty.as_deref(),
+            Some(&["run_tests.sh".to_string(), "src/parse.py".to_string()][..]),
+            "{client}: a turn that ran commands scans the tree"
+        );
+        assert_eq!(
+            r.transcript.offset,
+            std::fs::metadata(&t).unwrap().len(),
+            "{client}"
+        );
+
+        let run = session_end(&repo, client, &t);
+        assert!(run.stdout.is_empty());
+        let r = record(&repo);
+        let ended = r.ended.clone().unwrap();
+        assert_eq!(
+            (ended.how.as_str(), ended.reason.as_deref()),
+            ("session_end", Some("other"))
+        );
+        assert_eq!(
+            r.git.unwrap().dirty.unwrap(),
+            ["run_tests.sh", "src/parse.py"],
+            "{client}"
+        );
+        assert_eq!(r.commands_total, 4, "{client}: no fact read twice");
+
+        let text = next_session(&repo, client).context("SessionStart");
+        assert!(
+            text.starts_with("handover: no handoff was written"),
+            "{text}"
+        );
+        for needle in [
+            "Last failing command: «sh run_tests.sh» (failed, exit 1)",
+            "src/parse.py",
+            "(SessionEnd, reason «other»)",
+            "Still uncommitted now:",
+            "Last request (the user's words): «make the parser strip whitespace and run the tests»",
+        ] {
+            assert!(text.contains(needle), "{client}: {needle}: {text}");
+        }
+        assert!(text.chars().count() <= 1500);
+    }
+}
+
+#[test]
+fn a_session_that_committed_its_work_and_passed_leaves_the_next_one_silent() {
+    let repo = Repo::new();
+    let dir = repo.path().join("../t-clean");
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("t.jsonl");
+    let p = repo.path().join("src/lib.rs");
+    let lines = [
+        serde_json::json!({"type":"user","timestamp":"2026-11-23T10:00:00.000Z","message":{"role":"user","content":"tidy lib.rs"}}),
+        serde_json::json!({"type":"assistant","timestamp":"2026-11-23T10:00:01.000Z","message":{"role":"assistant","content":[
+            {"type":"tool_use","id":"t1","name":"Edit","input":{"file_path":p,"old_string":"f","new_string":"g"}},
+            {"type":"tool_use","id":"t2","name":"Bash","input":{"command":"cargo test"}}]}}),
+        serde_json::json!({"type":"user","timestamp":"2026-11-23T10:00:02.000Z","message":{"role":"user","content":[
+            {"type":"tool_result","tool_use_id":"t2","content":"ok","is_error":false}]}}),
+    ];
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&t, text).unwrap();
+    repo.write("src/lib.rs", "pub fn g() {}\n");
+    repo.commit("tidy");
+    stop(&repo, "claude", &t);
+    session_end(&repo, "claude", &t);
+    let r = record(&repo);
+    assert_eq!(r.files_edited, ["src/lib.rs"]);
+    assert_eq!(r.last_test.as_ref().unwrap().status, "passed");
+    let run = next_session(&repo, "claude");
+    assert!(run.stdout.is_empty(), "{}", run.stdout_str());
+    // `always` shows it anyway; `never` never does.
+    repo.write(".handover/config.toml", "[records]\nstartup = \"always\"\n");
+    let shown = next_session(&repo, "claude").context("SessionStart");
+    assert!(shown.contains("its facts follow"), "{shown}");
+    repo.write(".handover/config.toml", "[records]\nstartup = \"never\"\n");
+    // Leave work unfinished: still nothing with `never`.
+    repo.write("src/lib.rs", "pub fn h() {}\n");
+    assert!(next_session(&repo, "claude").stdout.is_empty());
+}
+
+#[test]
+fn after_a_handoff_the_newer_record_is_added_and_a_handoff_written_last_is_not_repeated() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    std::thread::sleep(std::time::Duration::from_millis(20));
+    let t = transcript(&repo, "codex");
+    do_the_work(&repo);
+    stop(&repo, "codex", &t);
+    session_end(&repo, "codex", &t);
+    let text = next_session(&repo, "codex").context("SessionStart");
+    assert!(
+        text.starts_with("handover: a previous session left a handoff"),
+        "{text}"
+    );
+    assert!(
+        text.contains("Goal: Make the parser accept trailing commas"),
+        "{text}"
+    );
+    let since = text
+        .find("Since this handoff, a later session ran here")
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(text[since..].contains("- Agent: «codex»"), "{text}");
+    assert!(text[since..].contains("«sh run_tests.sh»"), "{text}");
+    assert!(text.chars().count() <= 1500, "{}", text.chars().count());
+
+    // The same session writes a new handoff in its last turn: the record adds nothing to it.
+    repo.save_handoff();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&t)
+        .and_then(|mut f| {
+            std::io::Write::write_all(
+                &mut f,
+                b"{\"timestamp\":\"2026-11-23T11:00:00.000Z\",\"type\":\"event_msg\",\"payload\":{\"type\":\"item_completed\",\"item\":{\"type\":\"CommandExecution\",\"command\":[\"bash\",\"-lc\",\"handover write --from -\"],\"exit_code\":0}}}\n",
+            )
+        })
+        .unwrap();
+    stop(&repo, "codex", &t);
+    let text = next_session(&repo, "codex").context("SessionStart");
+    assert!(!text.contains("Since this handoff"), "{text}");
+}
+
+#[test]
+fn updates_read_only_what_was_appended() {
+    let repo = Repo::new();
+    let t = transcript(&repo, "claude");
+    stop(&repo, "claude", &t);
+    let first = record(&repo);
+    // Nothing appended: the same facts, nothing counted twice.
+    stop(&repo, "claude", &t);
+    let again = record(&repo);
+    assert_eq!(again.commands_total, first.commands_total);
+    assert_eq!(again.transcript.offset, first.transcript.offset);
+    // One more failing command, appended: read, and only it.
+    let more = [
+        serde_json::json!({"type":"assistant","timestamp":"2026-11-23T12:00:00.000Z","message":{"role":"assistant","content":[
+            {"type":"tool_use","id":"late","name":"Bash","input":{"command":"pytest -q"}}]}}),
+        serde_json::json!({"type":"user","timestamp":"2026-11-23T12:00:01.000Z","message":{"role":"user","content":[
+            {"type":"tool_result","tool_use_id":"late","content":"Exit code 2\nerror","is_error":true}]}}),
+    ];
+    let text: String = more.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&t)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, text.as_bytes()))
+        .unwrap();
+    stop(&repo, "claude", &t);
+    let r = record(&repo);
+    assert_eq!(r.commands_total, first.commands_total + 1);
+    let last = r.last_failure.unwrap();
+    assert_eq!(
+        (last.command.as_str(), last.exit_code),
+        ("pytest -q", Some(2))
+    );
+}
+
+#[test]
+fn pre_compact_marks_the_compaction_and_a_later_turn_keeps_it() {
+    let repo = Repo::new();
+    let t = transcript(&repo, "claude");
+    hook(
+        PRE_COMPACT,
+        "claude",
+        serde_json::json!({"session_id": SID, "transcript_path": t, "cwd": repo.path(),
+            "hook_event_name": "PreCompact", "trigger": "auto"}),
+    );
+    let r = record(&repo);
+    let e = r.ended.unwrap();
+    assert_eq!(
+        (e.how.as_str(), e.reason.as_deref()),
+        ("compaction", Some("auto"))
+    );
+    assert_eq!(r.git.unwrap().dirty, Some(vec![]));
+}
+
+#[test]
+fn nothing_is_recorded_outside_a_git_repository_or_without_a_session() {
+    let repo = Repo::without_git();
+    let t = transcript(&repo, "claude");
+    stop(&repo, "claude", &t);
+    assert!(!repo.path().join(".handover").exists());
+    let repo = Repo::new();
+    hook(
+        CONTEXT_WATCH,
+        "claude",
+        serde_json::json!({"transcript_path": t, "cwd": repo.path(), "hook_event_name": "Stop"}),
+    );
+    assert!(!repo.path().join(".handover/records").exists());
+}
+
+/// A Claude Code transcript of `lines` (JSON values), beside the repository.
+fn transcript_of(repo: &Repo, name: &str, lines: &[serde_json::Value]) -> PathBuf {
+    let dir = repo.path().join("..").join(format!(
+        "{}-t-{name}",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("t.jsonl");
+    let text: String = lines.iter().map(|l| format!("{l}\n")).collect();
+    std::fs::write(&t, text).unwrap();
+    t
+}
+
+/// A Claude Code session that ran `commands` through Bash (results: `(failed, output)`), the
+/// first line dated `started`.
+fn shell_session(started: &str, commands: &[(&str, bool, &str)]) -> Vec<serde_json::Value> {
+    let mut lines = vec![serde_json::json!({"type":"user","timestamp":started,
+        "message":{"role":"user","content":"make the parser strip whitespace"}})];
+    for (i, (cmd, failed, out)) in commands.iter().enumerate() {
+        let id = format!("b{i}");
+        lines.push(serde_json::json!({"type":"assistant","timestamp":started,"message":{"role":"assistant","content":[
+            {"type":"tool_use","id":id,"name":"Bash","input":{"command":cmd}}]}}));
+        lines.push(serde_json::json!({"type":"user","timestamp":started,"message":{"role":"user","content":[
+            {"type":"tool_result","tool_use_id":id,"content":out,"is_error":failed}]}}));
+    }
+    lines
+}
+
+fn set_mtime(path: &Path, t: std::time::SystemTime) {
+    std::fs::File::options()
+        .write(true)
+        .open(path)
+        .unwrap()
+        .set_modified(t)
+        .unwrap();
+}
+
+fn stop_as(repo: &Repo, client: &str, sid: &str, t: &Path) -> Run {
+    hook(
+        CONTEXT_WATCH,
+        client,
+        serde_json::json!({"session_id": sid, "transcript_path": t, "cwd": repo.path(),
+            "hook_event_name": if client == "gemini" { "AfterAgent" } else { "Stop" },
+            "stop_hook_active": false}),
+    )
+}
+
+#[test]
+fn files_changed_through_the_shell_count_and_files_dirty_before_the_session_do_not() {
+    let repo = Repo::new();
+    // Dirty before the session began, and untouched by it.
+    repo.write("src/lib.rs", "pub fn user_edit() {}\n");
+    let before = std::time::SystemTime::now() - std::time::Duration::from_secs(600);
+    set_mtime(&repo.path().join("src/lib.rs"), before);
+    // Dirty before too, and changed again by the session.
+    repo.write("README.md", "draft\n");
+    set_mtime(&repo.path().join("README.md"), before);
+    let started = handover_base::clock::format_rfc3339(
+        handover_base::clock::millis(std::time::SystemTime::now()) / 1000 - 60,
+    );
+    let t = transcript_of(
+        &repo,
+        "shell",
+        &shell_session(
+            &started,
+            &[
+                (
+                    "printf 'def parse(s):\\n    return s.strip()\\n' > src/parse.py",
+                    false,
+                    "",
+                ),
+                ("sed -i 's/draft/final/' README.md", false, ""),
+                ("sh gen.sh", true, "Exit code 3"),
+            ],
+        ),
+    );
+    // What those commands did.
+    repo.write("src/parse.py", "def parse(s):\n    return s.strip()\n");
+    repo.write("README.md", "final\n");
+    stop_as(&repo, "claude", SID, &t);
+    let r = record(&repo);
+    let mut files = r.files_edited.clone();
+    files.sort();
+    assert_eq!(files, ["README.md", "src/parse.py"]);
+    assert!(r.work_since_handoff);
+    assert_eq!(
+        r.last_failure.as_ref().map(|c| c.command.as_str()),
+        Some("sh gen.sh")
+    );
+    assert!(!r.last_test_failed(), "no test ran");
+    // No SessionEnd: the next session is told the files, the failure, and what is known of the
+    // end, without a claim that the session was killed.
+    repo.commit("the agent's work, committed by the user");
+    let text = next_session(&repo, "claude").context("SessionStart");
+    for needle in [
+        "its work looks unfinished",
+        "Last failing command: «sh gen.sh» (failed, exit 3)",
+        "Files it edited: ",
+        "src/parse.py",
+        "idle since then; no end recorded (quit, killed or still open)",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
+    assert!(!text.contains("src/lib.rs"), "{text}");
+    assert!(!text.contains("killed, or still running"), "{text}");
+}
+
+#[test]
+fn a_failure_fixed_later_leaves_a_clean_session_silent_and_one_left_behind_does_not() {
+    let started = "2026-11-23T10:00:00.000Z";
+    for (commands, shown) in [
+        (
+            vec![
+                ("./gen.sh", true, "Exit code 2"),
+                ("./gen.sh", false, "generated"),
+            ],
+            false,
+        ),
+        (
+            vec![
+                ("./gen.sh", false, "generated"),
+                ("./gen.sh --check", true, "Exit code 2"),
+                ("ls", false, "x"),
+            ],
+            true,
+        ),
+    ] {
+        let repo = Repo::new();
+        let t = transcript_of(&repo, "fixed", &shell_session(started, &commands));
+        stop_as(&repo, "claude", SID, &t);
+        let run = next_session(&repo, "claude");
+        if shown {
+            let text = run.context("SessionStart");
+            assert!(
+                text.contains("Last failing command: «./gen.sh --check» (failed, exit 2)"),
+                "{text}"
+            );
+        } else {
+            assert!(run.stdout.is_empty(), "{}", run.stdout_str());
+        }
+    }
+}
+
+#[test]
+fn a_late_session_end_of_an_older_session_does_not_make_it_the_newest() {
+    let repo = Repo::new();
+    let old = transcript_of(
+        &repo,
+        "old",
+        &shell_session(
+            "2026-11-23T10:00:00.000Z",
+            &[("cargo test old_thread", true, "Exit code 101")],
+        ),
+    );
+    let new = transcript_of(
+        &repo,
+        "new",
+        &shell_session(
+            "2026-11-23T10:05:00.000Z",
+            &[("cargo test new_thread", true, "Exit code 101")],
+        ),
+    );
+    stop_as(&repo, "claude", "old-thread", &old);
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    // The new thread's shell edit, after the old thread's last activity.
+    repo.write("src/new_thread.rs", "pub fn n() {}\n");
+    stop_as(&repo, "claude", "new-thread", &new);
+    std::thread::sleep(std::time::Duration::from_millis(30));
+    // The thread left first ends a minute later (Codex's app-server; the transcripts here
+    // are Claude Code's format, the ranking is the same for every client).
+    hook(
+        PRE_COMPACT,
+        "claude",
+        serde_json::json!({"session_id": "old-thread", "transcript_path": old, "cwd": repo.path(),
+            "hook_event_name": "SessionEnd", "reason": "other"}),
+    );
+    let store = repo.store();
+    let now = handover_base::clock::millis(std::time::SystemTime::now());
+    let ranked: Vec<String> = handover_core::record::files::list_own(&store, now)
+        .into_iter()
+        .map(|r| r.session_id)
+        .collect();
+    assert_eq!(ranked, ["new-thread", "old-thread"]);
+    let text = next_session(&repo, "claude").context("SessionStart");
+    assert!(text.contains("«cargo test new_thread»"), "{text}");
+    assert!(!text.contains("old_thread"), "{text}");
+    // The late end is recorded, but not as activity.
+    let old = handover_core::record::files::load(&store, "old-thread").unwrap();
+    assert_eq!(old.ended.unwrap().how, "session_end");
+    let new = handover_core::record::files::load(&store, "new-thread").unwrap();
+    assert!(old.last_activity_ms < new.last_activity_ms);
+    // Its end-of-session scan does not take the newer thread's edit.
+    assert_eq!(new.files_edited, ["src/new_thread.rs"]);
+    assert!(old.files_edited.is_empty(), "{:?}", old.files_edited);
+}
+
+/// Gemini CLI: the record comes from its transcript (`chats/session-*.jsonl`), updated at
+/// AfterAgent; a reply written twice (before and after its tool calls completed) counts once.
+#[test]
+fn gemini_sessions_are_recorded_from_their_transcript() {
+    let repo = Repo::new();
+    let fixture = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/clients/gemini-0.61.0/transcript-tools.jsonl"),
+    )
+    .unwrap()
+    .replace("/tmp/FIXTURE/project", &repo.path().to_string_lossy());
+    let dir = repo.path().join("..").join(format!(
+        "{}-gemini-chats",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("session-x.jsonl");
+    std::fs::write(&t, &fixture).unwrap();
+    // What the captured session did to the working tree.
+    repo.write("src/parse.py", "def parse(s):\n    return s.strip()\n");
+    repo.write("run_tests.sh", "#!/bin/sh\nexit 1\n");
+    repo.write("notes.txt", "written by the shell\n");
+    let run = stop_as(&repo, "gemini", SID, &t);
+    assert!(run.stdout.is_empty() || run.stdout_str().starts_with('{'));
+    let r = record(&repo);
+    assert_eq!(r.agent, "gemini");
+    let mut files = r.files_edited.clone();
+    files.sort();
+    assert_eq!(files, ["notes.txt", "run_tests.sh", "src/parse.py"]);
+    assert_eq!(
+        r.last_failure
+            .as_ref()
+            .map(|c| (c.command.as_str(), c.exit_code)),
+        Some(("sh run_tests.sh", Some(1)))
+    );
+    assert!(r.last_test_failed());
+    let once = r.commands_total;
+    // Nothing new: nothing counted twice; the whole file written again (as Gemini CLI does
+    // on a resume) neither.
+    stop_as(&repo, "gemini", SID, &t);
+    assert_eq!(record(&repo).commands_total, once);
+    // Gemini CLI's SessionEnd (`/quit`, Ctrl-C, the end of `-p`) says how it ended.
+    hook(
+        PRE_COMPACT,
+        "gemini",
+        serde_json::json!({"session_id": SID, "transcript_path": t, "cwd": repo.path(),
+            "hook_event_name": "SessionEnd", "reason": "exit"}),
+    );
+    let text = next_session(&repo, "gemini").context("SessionStart");
+    for needle in [
+        "the last session in this working tree was recorded by handover",
+        "- Agent: «gemini»",
+        "Last failing command: «sh run_tests.sh» (failed, exit 1)",
+        "src/parse.py",
+        "(SessionEnd, reason «exit»)",
+    ] {
+        assert!(text.contains(needle), "{needle}: {text}");
+    }
+}
+
+#[test]
+fn a_tree_too_slow_to_scan_after_a_turn_is_left_to_the_end() {
+    let repo = Repo::new();
+    let t = transcript_of(
+        &repo,
+        "slow",
+        &shell_session(
+            "2026-11-23T10:00:00.000Z",
+            &[("printf x > made.txt", false, "")],
+        ),
+    );
+    repo.write("made.txt", "x");
+    // The record of a session whose last scan took 2 s.
+    let mut r = SessionRecord::new(SID, "claude");
+    r.scan_ms = Some(2_000);
+    handover_core::record::files::save(&repo.store(), &r).unwrap();
+    stop_as(&repo, "claude", SID, &t);
+    let r = record(&repo);
+    assert_eq!(r.git.unwrap().dirty, None, "no scan after the turn");
+    assert!(r.files_edited.is_empty());
+    assert_eq!(r.scan_ms, Some(2_000));
+    // SessionEnd scans anyway, and keeps how long it took (a quick scan lets the turns scan
+    // again).
+    session_end(&repo, "claude", &t);
+    let r = record(&repo);
+    assert_eq!(r.files_edited, ["made.txt"]);
+    assert!(r.scan_ms.is_some_and(|ms| ms < 2_000), "{:?}", r.scan_ms);
+}
+
+/// A committed file at the top of the tree removed through the shell is the session's edit,
+/// like one in a subdirectory: dated by the top directory, which the removal changed.
+#[test]
+fn a_file_removed_at_the_top_of_the_tree_is_attributed() {
+    let repo = Repo::new();
+    repo.write("OLD_NOTES.md", "obsolete\n");
+    repo.commit("notes");
+    let started = handover_base::clock::format_rfc3339(
+        handover_base::clock::millis(std::time::SystemTime::now()) / 1000 - 60,
+    );
+    let t = transcript_of(
+        &repo,
+        "removal",
+        &shell_session(&started, &[("rm OLD_NOTES.md", false, "")]),
+    );
+    std::fs::remove_file(repo.path().join("OLD_NOTES.md")).unwrap();
+    stop_as(&repo, "claude", SID, &t);
+    assert_eq!(record(&repo).files_edited, ["OLD_NOTES.md"]);
+}
+
+/// Claude Code's terminal UI writes a turn's last lines to its transcript after Stop ran, and a
+/// session killed right after that turn sends no SessionEnd: the next session's start reads
+/// what the transcript gained since the record's last update (record::catch_up).
+#[test]
+fn lines_written_after_the_last_stop_reach_the_next_session() {
+    let repo = Repo::new();
+    let started = handover_base::clock::format_rfc3339(
+        handover_base::clock::millis(std::time::SystemTime::now()) / 1000 - 60,
+    );
+    let lines = shell_session(
+        &started,
+        &[
+            ("printf 'x' > src/gen.rs", false, ""),
+            ("sh gen.sh", true, "Exit code 3"),
+        ],
+    );
+    // At Stop the transcript ends before the failing command's call.
+    let t = transcript_of(&repo, "late", &lines[..3]);
+    repo.write("src/gen.rs", "x");
+    stop_as(&repo, "claude", SID, &t);
+    assert_eq!(record(&repo).last_failure, None);
+    // Then the client writes the rest, and is killed.
+    let rest: String = lines[3..].iter().map(|l| format!("{l}\n")).collect();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&t)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, rest.as_bytes()))
+        .unwrap();
+    let text = next_session(&repo, "claude").context("SessionStart");
+    assert!(
+        text.contains("Last failing command: «sh gen.sh» (failed, exit 3)"),
+        "{text}"
+    );
+    // Brought up to date on disk too: read once.
+    let r = record(&repo);
+    assert_eq!(r.transcript.offset, std::fs::metadata(&t).unwrap().len());
+    assert_eq!(r.commands.len(), 2);
+}

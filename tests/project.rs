@@ -1,0 +1,12 @@
+//! Checks on the project itself rather than on a user's path: the crate layout's promises and
+//! the documentation blocks generated from real runs. One test binary; where each kind of test
+//! goes: tests/README.md.
+#![allow(clippy::unwrap_used, clippy::expect_used)]
+
+mod support;
+
+/// The tests, one file each in tests/project/.
+mod project {
+    mod architecture;
+    mod docs_samples;
+}

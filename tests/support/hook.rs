@@ -1,0 +1,313 @@
+//! The hook executables' harness: real git repositories in temp dirs, handoffs stored through
+//! the core API, synthetic transcripts, and running a hook binary with a time limit.
+
+use handover_core::model::{Content, Handoff, Status};
+use handover_core::store::Store;
+use std::io::{Read, Write};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::{Duration, Instant};
+
+pub const SESSION_START: &str = env!("CARGO_BIN_EXE_handover-session-start");
+pub const PRE_COMPACT: &str = env!("CARGO_BIN_EXE_handover-pre-compact");
+pub const CONTEXT_WATCH: &str = env!("CARGO_BIN_EXE_handover-context-watch");
+
+/// A git repository in a temp dir, with commits at fixed dates so commit ids are the same on
+/// every run (golden files may name them).
+pub struct Repo {
+    _dir: Option<tempfile::TempDir>,
+    root: PathBuf,
+}
+
+impl Repo {
+    pub fn new() -> Repo {
+        let repo = Repo::without_git();
+        repo.git(&["init", "-q", "-b", "main"]);
+        repo.write("README.md", "hello\n");
+        repo.write("src/lib.rs", "pub fn f() {}\n");
+        repo.commit("initial commit");
+        repo
+    }
+
+    /// An existing directory (e.g. a linked worktree inside another Repo), not removed on drop.
+    pub fn at(path: &Path) -> Repo {
+        Repo {
+            _dir: None,
+            root: path.to_path_buf(),
+        }
+    }
+
+    /// A temp dir that is not a git repository.
+    pub fn without_git() -> Repo {
+        let dir = tempfile::tempdir().unwrap();
+        Repo {
+            root: dir.path().to_path_buf(),
+            _dir: Some(dir),
+        }
+    }
+
+    pub fn path(&self) -> &Path {
+        &self.root
+    }
+
+    pub fn store(&self) -> Store {
+        Store::at(self.path())
+    }
+
+    pub fn write(&self, rel: &str, text: &str) {
+        let p = self.path().join(rel);
+        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+        std::fs::write(p, text).unwrap();
+    }
+
+    pub fn git(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(self.path())
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_AUTHOR_NAME", "Test")
+            .env("GIT_AUTHOR_EMAIL", "test@example.com")
+            .env("GIT_COMMITTER_NAME", "Test")
+            .env("GIT_COMMITTER_EMAIL", "test@example.com")
+            .env("GIT_AUTHOR_DATE", "2026-11-01T10:00:00Z")
+            .env("GIT_COMMITTER_DATE", "2026-11-01T10:00:00Z")
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "git {args:?}: {out:?}");
+        String::from_utf8(out.stdout).unwrap()
+    }
+
+    pub fn commit(&self, message: &str) {
+        self.git(&["add", "-A", "--", ".", ":!handover.md", ":!.handover"]);
+        self.git(&["commit", "-q", "-m", message]);
+    }
+
+    /// Stores `handoff_content()` as the current handoff, through the core store.
+    pub fn save_handoff(&self) -> Handoff {
+        self.save(handoff_content())
+    }
+
+    pub fn save(&self, content: Content) -> Handoff {
+        let mut h = Handoff {
+            schema_version: handover_core::model::SCHEMA_VERSION,
+            id: "h-20261122-0001".into(),
+            created_at: "2026-11-22T02:00:00Z".into(),
+            git: handover_core::git::snapshot(self.path()).unwrap(),
+            content,
+            ..Handoff::default()
+        };
+        handover_core::store::seal(&mut h);
+        // What `handover write` stores: a handover.md that is anything else reads as edited.
+        self.store()
+            .save(&h, &handover_core::markdown::render(&h))
+            .unwrap();
+        h
+    }
+
+    pub fn journal_events(&self) -> Vec<serde_json::Value> {
+        self.store().journal()
+    }
+
+    /// The journal's events of one kind (`"event": name`).
+    pub fn journal_events_named(&self, name: &str) -> Vec<serde_json::Value> {
+        self.journal_events()
+            .into_iter()
+            .filter(|e| e["event"] == name)
+            .collect()
+    }
+}
+
+/// The handoff every golden test delivers.
+pub fn handoff_content() -> Content {
+    Content {
+        goal: "Make the parser accept trailing commas in arrays and objects".into(),
+        spec_ref: Some("docs/spec.md#trailing-commas".into()),
+        status: Status {
+            completed: vec!["Lexer emits COMMA before closing brackets".into()],
+            in_progress: vec!["Parser: objects with a trailing comma".into()],
+            pending: vec!["Error messages for double commas".into()],
+        },
+        blockers: vec!["CI runner for Windows is down".into()],
+        next_action: Some("Write the failing test for `{\"a\": 1,}` first".into()),
+        stop_conditions: vec!["The spec and the tests disagree".into()],
+        ..Content::default()
+    }
+}
+
+pub struct Run {
+    pub code: Option<i32>,
+    pub stdout: Vec<u8>,
+    pub stderr: Vec<u8>,
+    pub elapsed: Duration,
+}
+
+impl Run {
+    pub fn stdout_str(&self) -> String {
+        String::from_utf8(self.stdout.clone()).unwrap()
+    }
+
+    /// The hook contract: exit 0, nothing on stderr.
+    pub fn assert_clean(&self, what: &str) {
+        assert_eq!(self.code, Some(0), "{what}: exit code");
+        assert!(
+            self.stderr.is_empty(),
+            "{what}: stderr: {}",
+            String::from_utf8_lossy(&self.stderr)
+        );
+        assert!(
+            self.elapsed < Duration::from_secs(5),
+            "{what}: took {:?}",
+            self.elapsed
+        );
+    }
+
+    pub fn json(&self) -> serde_json::Value {
+        serde_json::from_slice(&self.stdout).unwrap_or_else(|e| {
+            panic!(
+                "stdout is not JSON ({e}): {}",
+                String::from_utf8_lossy(&self.stdout)
+            )
+        })
+    }
+
+    /// The additionalContext of a `hookSpecificOutput` answer for `event`.
+    pub fn context(&self, event: &str) -> String {
+        let v = self.json();
+        let out = &v["hookSpecificOutput"];
+        assert_eq!(out["hookEventName"], event, "{v}");
+        assert_eq!(out.as_object().unwrap().len(), 2, "{v}");
+        assert_eq!(v.as_object().unwrap().len(), 1, "{v}");
+        out["additionalContext"].as_str().unwrap().to_string()
+    }
+}
+
+/// Runs a hook binary with `stdin`, from a directory outside any repository, without the
+/// debug variable or `$CLAUDE_PROJECT_DIR` unless `env` sets them. Killed after 20 s.
+pub fn run_hook(bin: &str, args: &[&str], stdin: Vec<u8>, env: &[(&str, &str)]) -> Run {
+    run_hook_in(bin, args, stdin, env, None)
+}
+
+pub fn run_hook_in(
+    bin: &str,
+    args: &[&str],
+    stdin: Vec<u8>,
+    env: &[(&str, &str)],
+    process_dir: Option<&Path>,
+) -> Run {
+    let neutral = tempfile::tempdir().unwrap();
+    let mut cmd = Command::new(bin);
+    cmd.args(args)
+        .current_dir(process_dir.unwrap_or(neutral.path()))
+        .env_remove("HANDOVER_HOOK_DEBUG")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    let start = Instant::now();
+    let mut child = cmd.spawn().unwrap();
+    let mut child_in = child.stdin.take().unwrap();
+    let writer = std::thread::spawn(move || {
+        // The hook may stop reading early (that is allowed): ignore a broken pipe.
+        let _ = child_in.write_all(&stdin);
+    });
+    let mut out = child.stdout.take().unwrap();
+    let mut err = child.stderr.take().unwrap();
+    let out_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = out.read_to_end(&mut b);
+        b
+    });
+    let err_t = std::thread::spawn(move || {
+        let mut b = Vec::new();
+        let _ = err.read_to_end(&mut b);
+        b
+    });
+    let status = loop {
+        if let Some(s) = child.try_wait().unwrap() {
+            break s;
+        }
+        if start.elapsed() > Duration::from_secs(20) {
+            let _ = child.kill();
+            panic!("{bin} did not finish within 20 s");
+        }
+        std::thread::sleep(Duration::from_millis(5));
+    };
+    let elapsed = start.elapsed();
+    let _ = writer.join();
+    Run {
+        code: status.code(),
+        stdout: out_t.join().unwrap(),
+        stderr: err_t.join().unwrap(),
+        elapsed,
+    }
+}
+
+/// A Claude Code transcript whose last main-chain assistant line reports `used` tokens, with a
+/// sidechain line after it that reports more (it must be ignored).
+pub fn claude_transcript(dir: &Path, used: u64) -> PathBuf {
+    let path = dir.join("claude-session.jsonl");
+    let cache_read = used.saturating_sub(1000);
+    let lines = [
+        r#"{"type":"user","message":{"role":"user","content":"fix the parser"},"isSidechain":false}"#.to_string(),
+        format!(
+            r#"{{"type":"assistant","isSidechain":false,"message":{{"model":"claude-sonnet-4-5-20250929","role":"assistant","content":[{{"type":"text","text":"ok"}}],"usage":{{"input_tokens":600,"cache_creation_input_tokens":400,"cache_read_input_tokens":{cache_read},"output_tokens":50}}}}}}"#
+        ),
+        r#"{"type":"assistant","isSidechain":true,"message":{"model":"claude-haiku-4-5","usage":{"input_tokens":190000,"output_tokens":5}}}"#.to_string(),
+        r#"{"type":"user","message":{"role":"user","content":[{"type":"tool_result","content":"done"}]}}"#.to_string(),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+/// A Codex rollout whose last token_count reports `used` tokens of `window`, followed by a
+/// token_count with null info (it must be skipped).
+pub fn codex_transcript(dir: &Path, used: u64, window: u64) -> PathBuf {
+    let path = dir.join("rollout-2026-11-22T02-00-00-0199a1b2-c3d4.jsonl");
+    let lines = [
+        r#"{"timestamp":"2026-11-22T02:00:00.000Z","type":"session_meta","payload":{"id":"0199a1b2-c3d4","cwd":"/w"}}"#.to_string(),
+        format!(
+            r#"{{"timestamp":"2026-11-22T02:00:01.000Z","type":"event_msg","payload":{{"type":"token_count","info":{{"total_token_usage":{{"input_tokens":999999,"total_tokens":999999}},"last_token_usage":{{"input_tokens":{used},"output_tokens":0,"total_tokens":{used}}},"model_context_window":{window}}},"rate_limits":null}}}}"#
+        ),
+        r#"{"timestamp":"2026-11-22T02:00:02.000Z","type":"event_msg","payload":{"type":"token_count","info":null,"rate_limits":null}}"#.to_string(),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
+
+/// A hook payload as JSON bytes.
+pub fn payload(v: serde_json::Value) -> Vec<u8> {
+    serde_json::to_vec(&v).unwrap()
+}
+
+/// What the hooks print for the `handover` command when run from target/ with this process's
+/// PATH (see handover_base::handover_command).
+pub fn expected_command(hook_bin: &str) -> String {
+    handover_base::handover_command::handover_command_in(
+        Path::new(hook_bin).parent(),
+        std::env::var_os("PATH").as_deref(),
+    )
+}
+
+/// A Gemini CLI transcript (see hooks/src/gemini.rs) whose last model reply reports `used`
+/// input tokens of `gemini-2.5-pro`, followed by the bookkeeping line Gemini CLI writes after it.
+pub fn gemini_transcript(dir: &Path, used: u64) -> PathBuf {
+    let chats = dir.join(".gemini/tmp/project/chats");
+    std::fs::create_dir_all(&chats).unwrap();
+    let path = chats.join("session-2026-11-23T16-52-ea3d0851.jsonl");
+    let lines = [
+        r#"{"sessionId":"ea3d0851","projectHash":"h","startTime":"2026-11-23T16:52:06.452Z","lastUpdated":"2026-11-23T16:52:06.452Z","kind":"main"}"#.to_string(),
+        r#"{"$set":{"messages":[{"id":"a","type":"user","content":[{"text":"<session_context>"}]}]}}"#.to_string(),
+        r#"{"id":"b","type":"user","content":[{"text":"fix the parser"}]}"#.to_string(),
+        format!(
+            r#"{{"id":"c","type":"gemini","content":"ok","thoughts":[],"tokens":{{"input":{used},"output":10,"cached":0,"thoughts":0,"tool":0,"total":{}}},"model":"gemini-2.5-pro"}}"#,
+            used + 10
+        ),
+        r#"{"$set":{"lastUpdated":"2026-11-23T16:52:07.544Z"}}"#.to_string(),
+    ];
+    std::fs::write(&path, lines.join("\n") + "\n").unwrap();
+    path
+}
