@@ -11,6 +11,10 @@
 //!   `trustedFolders` of `~/.copilot/config.json` (a subfolder of a listed one counts). That
 //!   file is JSON under `//` comment lines Copilot writes itself: the comments are kept byte for
 //!   byte and the JSON keeps its layout.
+//! - Instructions: Copilot CLI 1.0.102 reads `AGENTS.md`, `CLAUDE.md`, `GEMINI.md` and
+//!   `.github/copilot-instructions.md` and shows each one's whole text to its agent (only
+//!   byte-identical files once). Its section goes into `AGENTS.md` unless one of the others has
+//!   it or gets it in the same run ([`drop_redundant_agents_md`]).
 
 use crate::command::{recognise, Recognised};
 use crate::error::EditError;
@@ -395,6 +399,42 @@ pub fn trust_problem(repo: &Path, config: &Path) -> String {
         repo.display(),
         config.display()
     )
+}
+
+/// The instruction files Copilot CLI 1.0.102 reads from a repository (and the directory it
+/// starts in), as seen in its requests: the handover section in any of them reaches its agent.
+pub const READS: [&str; 4] = [
+    "AGENTS.md",
+    "CLAUDE.md",
+    "GEMINI.md",
+    ".github/copilot-instructions.md",
+];
+
+/// Takes `AGENTS.md` out of an install's instruction `files` when only Copilot wanted it there
+/// and Copilot already sees the section in another file it reads: one written in this run
+/// (Claude Code's `CLAUDE.md`, Gemini CLI's `GEMINI.md`) or one that has it already. Copilot
+/// shows each file's text, so the section would reach its agent twice. `others` are the files
+/// the run writes for the other clients.
+pub fn drop_redundant_agents_md(repo: &Path, others: &[PathBuf], files: &mut Vec<PathBuf>) {
+    let agents = repo.join(READS[0]);
+    let same = |a: &Path, b: &Path| {
+        a == b
+            || matches!((std::fs::canonicalize(a), std::fs::canonicalize(b)),
+                (Ok(x), Ok(y)) if x == y)
+    };
+    if others.iter().any(|f| same(f, &agents)) {
+        // Codex, Qwen Code or Droid read AGENTS.md itself.
+        return;
+    }
+    let read_by_copilot = |f: &Path| READS[1..].iter().any(|name| same(f, &repo.join(name)));
+    let written_here = others.iter().any(|f| read_by_copilot(f));
+    let already_there = READS[1..].iter().any(|name| {
+        std::fs::read_to_string(repo.join(name))
+            .is_ok_and(|text| crate::instructions::is_present(&text))
+    });
+    if written_here || already_there {
+        files.retain(|f| !same(f, &agents));
+    }
 }
 
 #[cfg(test)]

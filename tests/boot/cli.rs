@@ -464,6 +464,53 @@ fn status_calls_a_repository_wired_for_no_agent_a_problem() {
     );
 }
 
+/// A relative (or empty) CODEX_HOME / GEMINI_CLI_HOME names no place of the user's: install
+/// would otherwise create it relative to wherever it runs. It is ignored, the default homes
+/// are used; absolute values are honoured.
+#[test]
+fn a_relative_codex_home_or_gemini_cli_home_is_ignored_by_install() {
+    let r = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path();
+    let bin_dir = Path::new(BIN)
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    let install = |codex_home: &Path, gemini_cli_home: &Path| {
+        let out = Command::new(BIN)
+            .args(["install", "--codex", "--gemini", "--scope", "user"])
+            .args(["--hooks-dir", &bin_dir])
+            .current_dir(&r.path)
+            .env("HOME", home)
+            .env("CODEX_HOME", codex_home)
+            .env("GEMINI_CLI_HOME", gemini_cli_home)
+            .env_remove("XDG_STATE_HOME")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    };
+    install(Path::new("rel-codex"), Path::new("rel-gemini"));
+    assert!(home.join(".codex/hooks.json").is_file());
+    assert!(home.join(".gemini/settings.json").is_file());
+    for rel in ["rel-codex", "rel-gemini"] {
+        assert!(
+            !r.path.join(rel).exists(),
+            "{rel} created in the repository"
+        );
+    }
+    let codex_home = home.join("moved-codex");
+    let gemini_cli_home = home.join("moved-gemini");
+    install(&codex_home, &gemini_cli_home);
+    assert!(codex_home.join("hooks.json").is_file());
+    assert!(gemini_cli_home.join(".gemini/settings.json").is_file());
+}
+
 #[test]
 fn completions_come_from_the_cli_definition_for_each_shell() {
     let dir = tempfile::tempdir().unwrap();

@@ -76,6 +76,21 @@ fn next_session(repo: &Repo, client: &str) -> Run {
     )
 }
 
+/// [`next_session`] of Claude Code with `HOME` set to `home`.
+fn next_session_with_home(repo: &Repo, home: &Path) -> Run {
+    let v = serde_json::json!({"session_id": "next-session", "cwd": repo.path(),
+        "hook_event_name": "SessionStart", "source": "startup"});
+    let home = home.to_string_lossy();
+    let run = run_hook(
+        SESSION_START,
+        &["--agent", "claude"],
+        payload(v),
+        &[("HOME", &home)],
+    );
+    run.assert_clean(SESSION_START);
+    run
+}
+
 fn record(repo: &Repo) -> SessionRecord {
     handover_core::record::files::load(&repo.store(), SID).expect("a record for the session")
 }
@@ -607,8 +622,14 @@ fn lines_written_after_the_last_stop_reach_the_next_session() {
             ("sh gen.sh", true, "Exit code 3"),
         ],
     );
-    // At Stop the transcript ends before the failing command's call.
-    let t = transcript_of(&repo, "late", &lines[..3]);
+    // At Stop the transcript ends before the failing command's call. It lies where Claude
+    // Code keeps transcripts, under the home the next session's hook runs with.
+    let outside = transcript_of(&repo, "late", &lines[..3]);
+    let home = outside.parent().unwrap().join("home");
+    let dir = home.join(".claude/projects/-late");
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("late.jsonl");
+    std::fs::rename(&outside, &t).unwrap();
     repo.write("src/gen.rs", "x");
     stop_as(&repo, "claude", SID, &t);
     assert_eq!(record(&repo).last_failure, None);
@@ -619,7 +640,14 @@ fn lines_written_after_the_last_stop_reach_the_next_session() {
         .open(&t)
         .and_then(|mut f| std::io::Write::write_all(&mut f, rest.as_bytes()))
         .unwrap();
-    let text = next_session(&repo, "claude").context("SessionStart");
+    // Under another home the transcript is not Claude Code's: the record does not follow its
+    // path there (a record is the repository's word, and could name any file).
+    let elsewhere = home.with_file_name("other-home");
+    std::fs::create_dir_all(&elsewhere).unwrap();
+    let text = next_session_with_home(&repo, &elsewhere).context("SessionStart");
+    assert!(!text.contains("sh gen.sh"), "{text}");
+    assert_eq!(record(&repo).last_failure, None);
+    let text = next_session_with_home(&repo, &home).context("SessionStart");
     assert!(
         text.contains("Last failing command: «sh gen.sh» (failed, exit 3)"),
         "{text}"
@@ -628,4 +656,76 @@ fn lines_written_after_the_last_stop_reach_the_next_session() {
     let r = record(&repo);
     assert_eq!(r.transcript.offset, std::fs::metadata(&t).unwrap().len());
     assert_eq!(r.commands.len(), 2);
+}
+
+/// Qwen Code writes its transcript through a queue and sends no SessionEnd under `-p`: a
+/// session whose last step fails can reach its last Stop with the failure not yet written. Its
+/// PostToolUseFailure (fired instead of PostToolUse) records the failing command from the hook
+/// input, under the call's id, so the transcript's own line for it, read later, adds nothing.
+#[test]
+fn a_qwen_failure_reaches_the_record_from_its_hook_before_the_transcript_has_it() {
+    let repo = Repo::new();
+    let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clients/qwen-0.24.4");
+    let text = std::fs::read_to_string(fixtures.join("transcript-tools.jsonl"))
+        .unwrap()
+        .replace("/tmp/FIXTURE/project", &repo.path().to_string_lossy());
+    let lines: Vec<&str> = text.lines().collect();
+    let call = lines
+        .iter()
+        .position(|l| l.contains("\"functionCall\"") && l.contains("call_fake_4"))
+        .unwrap();
+    // The transcript as the hooks find it: the failing call is in, its result is not.
+    let dir = repo.path().with_file_name(format!(
+        "{}-qwen",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("q.jsonl");
+    std::fs::write(&t, lines[..=call].join("\n") + "\n").unwrap();
+    do_the_work(&repo);
+    let mut failure: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(fixtures.join("post_tool_use_failure.json")).unwrap(),
+    )
+    .unwrap();
+    failure["session_id"] = SID.into();
+    failure["cwd"] = repo.path().to_string_lossy().into_owned().into();
+    failure["transcript_path"] = t.to_string_lossy().into_owned().into();
+    let run = hook(CONTEXT_WATCH, "qwen", failure);
+    assert!(
+        run.stdout.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&run.stdout)
+    );
+    let r = record(&repo);
+    assert_eq!(
+        r.last_failure
+            .as_ref()
+            .map(|c| (c.command.as_str(), c.exit_code)),
+        Some(("sh run_tests.sh", Some(1)))
+    );
+    // The last Stop still finds no result in the transcript; the next session is told.
+    stop(&repo, "qwen", &t);
+    let text = next_session(&repo, "qwen").context("SessionStart");
+    assert!(
+        text.contains("Last failing command: «sh run_tests.sh» (failed, exit 1)"),
+        "{text}"
+    );
+    // Then the queue writes the rest: read at the next update, the result counts once.
+    std::fs::write(&t, lines.join("\n") + "\n").unwrap();
+    stop(&repo, "qwen", &t);
+    let r = record(&repo);
+    assert_eq!(
+        r.commands
+            .iter()
+            .filter(|c| c.command == "sh run_tests.sh")
+            .count(),
+        1,
+        "{:?}",
+        r.commands
+    );
+    assert!(
+        r.transcript.pending.is_empty(),
+        "{:?}",
+        r.transcript.pending
+    );
 }
