@@ -85,8 +85,10 @@ fn shell_work_in_a_tui(sb: &Sandbox) -> Tui<'_> {
     // (seen: the transcript ended at the second tool call), so its Stop-time record can lag a
     // turn behind; SessionEnd, or the next session's start (record::catch_up), reads the rest.
     // Qwen Code 0.24.4 queues its transcript writes: on a loaded machine (load 13) its Stop
-    // measured the usage of the `sed` step and the record lacked the failing command; quit and
-    // clear send SessionEnd, which reads the rest, and a kill leaves it to the catch-up.
+    // measured the usage of the `sed` step and its record lacked the turn's last lines (seen
+    // before PostToolUseFailure was wired; that hook now adds the failing command itself);
+    // quit and clear send SessionEnd, which reads the rest, and a kill leaves it to the
+    // next start's catch-up.
     // There, the record existing is the sign that Stop ran.
     let stop_ran = |text: &str| match agent {
         Agent::Claude | Agent::Qwen => text.contains("Make the parser strip whitespace."),
