@@ -128,26 +128,66 @@ impl SessionFile {
         }
     }
 
+    /// Saves the session's first state, unless another hook of the same session saved one
+    /// since this one loaded it: Ok(false) then, and nothing is written. Two hooks that may each
+    /// deliver a session's first startup context (SessionStart, and the first-prompt fallback of
+    /// the watch) can run at once — Copilot CLI runs sessionStart and userPromptSubmitted side
+    /// by side after `/clear` — and only the one whose state lands first delivers. The content
+    /// is written to a temporary file and hard-linked into place, which fails when the name
+    /// exists (a link included), so the file appears whole or not at all. Where hard links are
+    /// not supported it is saved as [`SessionFile::save`] does (the race is then not guarded).
+    pub fn save_first(&self, state: &SessionState) -> anyhow::Result<bool> {
+        self.prepare_dir()?;
+        let tmp = self.dir.join(format!(
+            ".{}.{}.first",
+            self.path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            std::process::id()
+        ));
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &state_bytes(state)?));
+        if let Err(e) = written {
+            let _ = safe_fs::remove_file(&tmp);
+            return Err(e.into());
+        }
+        let linked = std::fs::hard_link(&tmp, &self.path);
+        let _ = safe_fs::remove_file(&tmp);
+        match linked {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(_) => self.save(state).map(|()| true),
+        }
+    }
+
     /// Creates `.handover/sessions/` when needed, with a `.gitignore` that ignores everything
     /// in it (itself included), so hook state never shows up in `git status` even before the
     /// first `handover write` sets up the repository's guard.
     /// A `.handover/` or `sessions/` that is a link (or not a directory) is refused, never
     /// followed or replaced.
     pub fn save(&self, state: &SessionState) -> anyhow::Result<()> {
+        self.prepare_dir()?;
+        let bytes = state_bytes(state)?;
+        // Readers see the old or the new content, never a mix, even with two hooks of one
+        // session writing at once: the first write creates the file whole (temporary file and
+        // rename, or save_first's hard link), later ones rewrite it under the file's lock.
+        if !safe_fs::rewrite_in_place(&self.path, &bytes)? {
+            safe_fs::replace(&self.path, &bytes, false)?;
+        }
+        Ok(())
+    }
+
+    fn prepare_dir(&self) -> anyhow::Result<()> {
         if let Some(parent) = self.dir.parent() {
             safe_fs::ensure_dir(parent)?;
         }
         if !safe_fs::expect(&self.dir, Kind::Dir)? {
             safe_fs::ensure_dir(&self.dir)?;
             safe_fs::replace(&self.dir.join(".gitignore"), b"*\n", false)?;
-        }
-        let mut bytes = serde_json::to_vec_pretty(state)?;
-        bytes.push(b'\n');
-        // Readers see the old or the new content, never a mix, even with two hooks of one
-        // session writing at once: the first write creates the file whole (temporary file and
-        // rename), later ones rewrite it under the file's lock.
-        if !safe_fs::rewrite_in_place(&self.path, &bytes)? {
-            safe_fs::replace(&self.path, &bytes, false)?;
         }
         Ok(())
     }
@@ -160,6 +200,12 @@ fn first_json_value(bytes: &[u8]) -> Option<SessionState> {
         .into_iter::<SessionState>()
         .next()?
         .ok()
+}
+
+fn state_bytes(state: &SessionState) -> std::io::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(state)?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
 
 /// `sessions/` and the `.handover/` holding it are plain directories (or `sessions/` is
@@ -246,6 +292,28 @@ mod tests {
         let damaged = file.load("s1", 9);
         assert!(damaged.existed);
         assert_eq!(damaged.state, SessionState::new("s1", 9));
+    }
+
+    #[test]
+    fn only_the_first_of_two_first_saves_lands() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = dir.path().join(".handover/sessions");
+        let file = SessionFile::new(&sessions, "s-1");
+        let mut first = SessionState::new("s-1", 10);
+        first.startup_delivered_ms = Some(10);
+        assert!(file.save_first(&first).unwrap());
+        let second = SessionState::new("s-1", 20);
+        assert!(!file.save_first(&second).unwrap(), "a second first save");
+        assert_eq!(file.load("s-1", 30).state, first);
+        let names: Vec<String> = std::fs::read_dir(&sessions)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names.len(),
+            2,
+            "the state and .gitignore, no temporary: {names:?}"
+        );
     }
 
     #[test]
