@@ -82,7 +82,8 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
         // The time spent waiting for stdin counts against the watchdog too.
         call.deadline = started + crate::budget::WORK_BUDGET;
         let env = |name: &str| std::env::var_os(name);
-        let outcome = if let Some(host) = handover_clients::guest_of(call.agent, &env) {
+        let outcome = if let Some(host) = handover_clients::guest_of(call.agent, &call.input, &env)
+        {
             // Another client runs this agent's entry (GitHub Copilot CLI runs Claude Code's):
             // that client's own entry answers, so each moment is answered once.
             Ok(Outcome::silent(format!(

@@ -80,6 +80,46 @@ fn wait_for_flush(path: &Path, delay: Duration, started_ms: u64, deadline: std::
     }
 }
 
+/// A tool-failure event ([`handover_clients::HookEvent::ToolFailure`]): the failing command the
+/// input reports goes into this session's record at once, under the id the transcript's own
+/// line for it will carry (read later, it does not count twice). Reads nothing else: no
+/// transcript, no working tree. Returns a few words for the debug log; never fails.
+pub fn tool_failed(call: &Call) -> String {
+    let Some(fact) = call.client().failed_command(&call.input) else {
+        return "record: not a failing command".into();
+    };
+    let Some(store) = &call.store else {
+        return "record: no directory".into();
+    };
+    let Some(sid) = call.session_id() else {
+        return "record: no session id".into();
+    };
+    if let Err(refused) = store.check() {
+        return format!("record: store refused ({refused})");
+    }
+    if handover_core::git::find_root(store.root()).is_none() {
+        return "record: not a git repository".into();
+    }
+    let mut record =
+        files::load(store, sid).unwrap_or_else(|| SessionRecord::new(sid, call.agent.as_str()));
+    if fact.is_work() {
+        record.work_since_handoff = true;
+    }
+    record.apply(fact);
+    record.active_at(call.now_ms);
+    record.last_activity_ms = record.last_activity_ms.min(call.now_ms);
+    if record.updated_ms == 0 {
+        // A new record: dated now. An existing one keeps its date, which the next Stop's read
+        // starts its span from.
+        record.updated = handover_base::clock::format_rfc3339(call.now_ms / 1000);
+        record.updated_ms = call.now_ms;
+    }
+    match files::save(store, &record) {
+        Ok(_) => "record: failing command added".into(),
+        Err(e) => format!("record not updated: {e:#}"),
+    }
+}
+
 fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
     let Some(store) = &call.store else {
         return Ok("record: no directory".into());

@@ -171,6 +171,32 @@ pub fn instruction_targets(
     Ok((files, note))
 }
 
+/// Takes `AGENTS.md` out of an install's instruction `files` when only GitHub Copilot CLI wanted
+/// it there and Copilot already sees the section in another file it reads
+/// (handover_clients::copilot::INSTRUCTION_FILES): one written in this run (Claude Code's
+/// `CLAUDE.md`, Gemini CLI's `GEMINI.md`) or one that has it already. Copilot shows each file's
+/// text, so the section would reach its agent twice. `others` are the files the run writes for
+/// the other clients.
+pub fn drop_redundant_agents_md(repo: &Path, others: &[PathBuf], files: &mut Vec<PathBuf>) {
+    let reads = handover_clients::copilot::INSTRUCTION_FILES;
+    let agents = repo.join(SHARED);
+    let same = |a: &Path, b: &Path| a == b || same_file(a, b);
+    if others.iter().any(|f| same(f, &agents)) {
+        // Codex, Qwen Code or Droid read AGENTS.md itself.
+        return;
+    }
+    let elsewhere = reads.iter().filter(|name| **name != SHARED);
+    let written_here = others
+        .iter()
+        .any(|f| elsewhere.clone().any(|name| same(f, &repo.join(name))));
+    let already_there = elsewhere
+        .clone()
+        .any(|name| fs::read_to_string(repo.join(name)).is_ok_and(|text| is_present(&text)));
+    if written_here || already_there {
+        files.retain(|f| !same(f, &agents));
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

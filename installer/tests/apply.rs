@@ -1150,3 +1150,114 @@ fn enable_codex_hooks_is_undone_by_uninstall() {
     );
     assert_eq!(fs::read_to_string(&cfg).unwrap(), original);
 }
+
+fn droid_only() -> Targets {
+    Targets::of([Agent::Droid])
+}
+
+/// `install --droid`: the dry run shows the edits of `.factory/settings.json` and AGENTS.md and
+/// writes nothing; the install keeps the user's settings byte for byte beside our hooks, needs
+/// no trust, reports itself up to date, changes nothing the second time; uninstall gives the
+/// user's file back as it was and removes the AGENTS.md it created.
+#[test]
+fn droid_dry_run_install_status_and_uninstall() {
+    let e = env();
+    let settings = e.repo.join(".factory/settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let users = fixture("droid-settings.json");
+    fs::write(&settings, &users).unwrap();
+    let before = snapshot(e.repo.parent().unwrap());
+
+    let mut dry = req(&e, droid_only(), Scope::Project);
+    dry.dry_run = true;
+    let (o, out) = run(&dry);
+    assert!(o.ok, "{out}");
+    assert!(out.contains("+++ b/.factory/settings.json"), "{out}");
+    assert!(
+        out.contains("handover-session-start --agent droid"),
+        "{out}"
+    );
+    assert!(out.contains("+++ b/AGENTS.md"), "{out}");
+    assert_eq!(
+        snapshot(e.repo.parent().unwrap()),
+        before,
+        "a dry run wrote something"
+    );
+
+    let (o, out) = run(&req(&e, droid_only(), Scope::Project));
+    assert!(o.ok && o.problems.is_empty(), "{out}\n{:?}", o.problems);
+    let after = fs::read_to_string(&settings).unwrap();
+    assert!(
+        after.starts_with(&users[..users.find("\"hooks\"").unwrap()]),
+        "{after}"
+    );
+    assert!(after.contains("--agent droid") && !after.contains("PostCompact"));
+    assert!(e.repo.join("AGENTS.md").is_file());
+    assert!(
+        !e.repo.join(".claude").exists(),
+        "Droid does not read .claude/"
+    );
+    let s = serde_json::to_value(status(
+        &e.repo,
+        &e.homes,
+        Some(&HookPaths::in_dir(&e.bin)),
+        None,
+    ))
+    .unwrap();
+    assert_eq!(s["droid"]["project"]["installed"], true, "{s}");
+    assert_eq!(s["droid"]["project"]["up_to_date"], true, "{s}");
+    let settled = snapshot(e.repo.parent().unwrap());
+    let (_, out) = run(&req(&e, droid_only(), Scope::Project));
+    assert_eq!(
+        snapshot(e.repo.parent().unwrap()),
+        settled,
+        "second install wrote: {out}"
+    );
+
+    // Uninstall's dry run writes nothing either; the real one restores the user's file.
+    let mut un = un_req(&e, droid_only(), Scope::Project);
+    un.dry_run = true;
+    let mut out = Vec::new();
+    assert!(flow::uninstall(&un, &mut out).unwrap().ok);
+    assert!(
+        String::from_utf8_lossy(&out).contains("settings.json"),
+        "{}",
+        String::from_utf8_lossy(&out)
+    );
+    assert_eq!(snapshot(e.repo.parent().unwrap()), settled);
+    assert!(uninstall(&e, droid_only(), Scope::Project).ok);
+    assert_eq!(fs::read_to_string(&settings).unwrap(), users);
+    assert!(!e.repo.join("AGENTS.md").exists());
+}
+
+/// GitHub Copilot CLI reads CLAUDE.md and GEMINI.md as well as AGENTS.md and shows each one's
+/// text: its section goes into AGENTS.md only when no other file it reads has it, so its agent
+/// sees the section once (copilot_10 checks that in the real client's request).
+#[test]
+fn copilot_gets_no_second_section_when_a_file_it_reads_has_one() {
+    let with = |claude: bool, codex: bool| {
+        let mut agents = vec![Agent::Copilot];
+        agents.extend(claude.then_some(Agent::Claude));
+        agents.extend(codex.then_some(Agent::Codex));
+        Targets::of(agents)
+    };
+    // Copilot alone: AGENTS.md.
+    let e = env();
+    assert!(run(&req(&e, with(false, false), Scope::Project)).0.ok);
+    assert!(e.repo.join("AGENTS.md").is_file());
+    // With Claude Code in the same run: CLAUDE.md only.
+    let e = env();
+    assert!(run(&req(&e, with(true, false), Scope::Project)).0.ok);
+    assert!(e.repo.join("CLAUDE.md").is_file());
+    assert!(!e.repo.join("AGENTS.md").exists());
+    // After an earlier Claude Code install: nothing new.
+    let e = env();
+    assert!(run(&req(&e, claude_only(), Scope::Project)).0.ok);
+    let (o, out) = run(&req(&e, with(false, false), Scope::Project));
+    assert!(o.ok, "{out}");
+    assert!(!e.repo.join("AGENTS.md").exists(), "{out}");
+    // Codex reads AGENTS.md itself: it gets the section whatever Copilot sees.
+    let e = env();
+    assert!(run(&req(&e, with(true, true), Scope::Project)).0.ok);
+    assert!(e.repo.join("AGENTS.md").is_file() && e.repo.join("CLAUDE.md").is_file());
+}

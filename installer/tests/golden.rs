@@ -674,9 +674,11 @@ fn qwen_settings_keep_other_hooks_and_settings_with_claude_events_and_second_tim
             "SessionEnd",
             "UserPromptSubmit",
             "PostToolUse",
+            "PostToolUseFailure",
             "Stop"
         ],
-        "Qwen Code reads Claude Code's event names"
+        "Qwen Code reads Claude Code's event names, and fires PostToolUseFailure instead of \
+         PostToolUse for a failing tool"
     );
     // The user's SessionStart hook stays first; ours follows, its timeout in seconds.
     let start = v["hooks"]["SessionStart"].as_array().unwrap();
@@ -690,4 +692,80 @@ fn qwen_settings_keep_other_hooks_and_settings_with_claude_events_and_second_tim
     );
     let timeout = start[1]["hooks"][0]["timeout"].as_u64().unwrap();
     assert!((1..1000).contains(&timeout), "{timeout}: seconds, not ms");
+}
+
+#[test]
+fn droid_settings_keep_custom_models_and_hooks_with_claude_events_but_no_post_compact() {
+    round_trip("droid-settings.json", Agent::Droid, true);
+    let installed = install("x", &fixture("droid-settings.json"), Agent::Droid, true);
+    // Read in file order (serde_json's own map sorts its keys).
+    let doc: handover_installer::json_doc::Value = serde_json::from_str(&installed).unwrap();
+    let keys: Vec<_> = doc.as_object().unwrap().keys().cloned().collect();
+    assert_eq!(
+        keys,
+        [
+            "model",
+            "reasoningEffort",
+            "cloudSessionSync",
+            "includeCoAuthoredByDroid",
+            "customModels",
+            "hooks"
+        ]
+    );
+    let events: Vec<_> = doc
+        .get("hooks")
+        .unwrap()
+        .as_object()
+        .unwrap()
+        .keys()
+        .cloned()
+        .collect();
+    assert_eq!(
+        events,
+        [
+            "PreToolUse",
+            "SessionStart",
+            "PreCompact",
+            "SessionEnd",
+            "UserPromptSubmit",
+            "PostToolUse",
+            "Stop"
+        ],
+        "Droid reads Claude Code's event names and has no PostCompact"
+    );
+    let v = json(&installed);
+    let start = v["hooks"]["SessionStart"].as_array().unwrap();
+    assert_eq!(
+        start[0]["hooks"][0]["command"],
+        "echo 'Read CONTRIBUTING.md first'"
+    );
+    assert_eq!(
+        start[1]["hooks"][0]["command"],
+        "/opt/handover/bin/handover-session-start --agent droid"
+    );
+    let timeout = start[1]["hooks"][0]["timeout"].as_u64().unwrap();
+    assert!((1..1000).contains(&timeout), "{timeout}: seconds, not ms");
+    // Without the watch: no context-watch entry anywhere, and an earlier one is taken out.
+    let want = wanted_for(&hooks(), false, Agent::Droid);
+    let (no_watch, _) = edit_hooks_json(Path::new("x"), Some(&installed), Some(&want)).unwrap();
+    let no_watch = no_watch.unwrap();
+    assert!(!no_watch.contains("handover-context-watch"), "{no_watch}");
+    assert!(no_watch.contains("handover-session-start --agent droid"));
+    assert_eq!(
+        uninstall("x", &no_watch).as_deref(),
+        Some(fixture("droid-settings.json").as_str())
+    );
+}
+
+#[test]
+fn a_new_droid_settings_file() {
+    let want = wanted_for(&hooks(), true, Agent::Droid);
+    let (after, _) = edit_hooks_json(Path::new("settings.json"), None, Some(&want)).unwrap();
+    let after = after.unwrap();
+    golden("new-droid-settings.json", &after);
+    assert_eq!(
+        uninstall("settings.json", &after),
+        None,
+        "nothing of the user's: the file goes"
+    );
 }

@@ -1,4 +1,4 @@
-//! The command line on a messy machine (issue 9, medium and low items): output that cannot be
+//! The command line on a messy machine: output that cannot be
 //! written, bounded input, typos in -C, bare repositories, odd paths, odd JSON, a broken
 //! config, the agent label, submodules. Real processes on real git repositories.
 

@@ -1,23 +1,10 @@
-//! The texts handover puts in front of agents: golden files for the exact wording, properties
-//! for the budget. Regenerate the golden files with `UPDATE_GOLDEN=1 cargo test --test boot context::`
-//! and review the diff.
+//! The texts handover puts in front of agents: snapshots for the exact wording
+//! (tests/boot/snapshots/, reviewed with `cargo insta review`: tests/README.md), properties for
+//! the budget.
 
 use handover_base::Agent;
 use handover_core::context::{self, Pressure, Startup};
 use handover_core::model::*;
-use std::path::PathBuf;
-
-fn golden(name: &str, actual: &str) {
-    let path = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
-        .join("tests/golden")
-        .join(name);
-    if std::env::var_os("UPDATE_GOLDEN").is_some() {
-        std::fs::write(&path, actual).unwrap();
-    }
-    let expected = std::fs::read_to_string(&path)
-        .unwrap_or_else(|_| panic!("missing {}; run with UPDATE_GOLDEN=1", path.display()));
-    assert_eq!(actual, expected, "differs from {}", path.display());
-}
 
 fn sample() -> Handoff {
     Handoff {
@@ -84,21 +71,21 @@ fn startup(h: &Handoff, v: &Verification, budget: usize, after_compaction: bool)
 }
 
 #[test]
-fn startup_context_fresh_matches_golden() {
-    golden(
-        "startup_fresh.txt",
+fn startup_context_fresh_matches_snapshot() {
+    insta::assert_snapshot!(
+        "startup_fresh",
         &startup(&sample(), &verification(Verdict::Fresh, ""), 1500, false),
     );
 }
 
 #[test]
-fn startup_context_drifted_after_compaction_matches_golden() {
+fn startup_context_drifted_after_compaction_matches_snapshot() {
     let v = verification(
         Verdict::Drifted,
         "HEAD moved 1 commit ahead of a1b2c3d on main",
     );
-    golden(
-        "startup_drifted_compact.txt",
+    insta::assert_snapshot!(
+        "startup_drifted_compact",
         &startup(&sample(), &v, 1500, true),
     );
 }
@@ -115,26 +102,32 @@ fn startup_context_names_the_recovery() {
         budget_chars: 1500,
         command: "handover",
     });
-    assert!(
-        text.contains("Recovered: state.json: checksum mismatch"),
-        "{text}"
-    );
+    insta::assert_snapshot!("startup_recovered", text);
 }
 
 #[test]
-fn boot_report_matches_golden() {
+fn startup_context_stale_matches_snapshot() {
+    let v = verification(
+        Verdict::Stale,
+        "HEAD is no longer a descendant of a1b2c3d (history rewritten)",
+    );
+    insta::assert_snapshot!("startup_stale", startup(&sample(), &v, 1500, false));
+}
+
+#[test]
+fn boot_report_matches_snapshot() {
     let v = verification(
         Verdict::Drifted,
         "HEAD moved 1 commit ahead of a1b2c3d on main",
     );
-    golden(
-        "boot_report.txt",
+    insta::assert_snapshot!(
+        "boot_report",
         &context::boot_report(&sample(), &v, None, "handover"),
     );
 }
 
 #[test]
-fn save_progress_and_compaction_texts_match_golden() {
+fn save_progress_and_compaction_texts_match_snapshot() {
     let text = [
         context::save_progress(Pressure::Remind, 61, "handover", Agent::Claude),
         context::save_progress(
@@ -151,7 +144,7 @@ fn save_progress_and_compaction_texts_match_golden() {
         context::unrecoverable_context("state.json: not valid JSON", "handover"),
     ]
     .join("\n\n-----\n\n");
-    golden("agent_texts.txt", &text);
+    insta::assert_snapshot!("agent_texts", &text);
 }
 
 /// A handoff far over budget: every list long, every item long.
@@ -259,7 +252,7 @@ fn a_shortened_goal_fills_the_budget() {
 }
 
 #[test]
-fn startup_context_fetched_from_another_machine_matches_golden() {
+fn startup_context_fetched_from_another_machine_matches_snapshot() {
     let v = verification(
         Verdict::Drifted,
         "HEAD moved 1 commit ahead of a1b2c3d on main",
@@ -275,6 +268,6 @@ fn startup_context_fetched_from_another_machine_matches_golden() {
         },
         "machine «laptop», pushed at 2026-11-22T02:20:00Z, fetched from origin",
     );
-    golden("startup_fetched.txt", &text);
+    insta::assert_snapshot!("startup_fetched", &text);
     assert!(text.chars().count() <= 1500);
 }

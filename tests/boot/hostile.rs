@@ -47,8 +47,8 @@ fn outside() -> (tempfile::TempDir, PathBuf) {
     (dir, rc)
 }
 
-/// The issue's chain: a committed journal link pointed at a shell rc file, and a branch name
-/// carrying a command. Before the fix, `write` appended the branch name to the rc file.
+/// The attack chain: a committed journal link pointed at a shell rc file, and a branch name
+/// carrying a command: unguarded, `write` would append the branch name to the rc file.
 #[test]
 fn a_journal_link_is_refused_by_write_ack_and_done() {
     let (_out, rc) = outside();
@@ -368,7 +368,7 @@ fn reason_codes(dir: &Path) -> Vec<String> {
         .collect()
 }
 
-/// The issue's repro: a `--shared` handoff with `git: null`, committed with
+/// A `--shared` handoff with `git: null`, committed with
 /// `.gitattributes` `eol=crlf`, then cloned: git checks it out with CRLF, so its bytes no
 /// longer hash to the blob, yet it came with the repository.
 #[test]
@@ -853,7 +853,7 @@ fn assert_nothing_imported(dir: &Path, what: &str) {
     assert!(!text.contains("recorded by handover"), "{what}: {text}");
 }
 
-/// The issue's repro (H3): a record shipped in a clone, dated in the future, is never imported
+/// A record shipped in a clone, dated in the future, is never imported
 /// into the user's own handoff, with or without its session id, and `boot` lists it as foreign.
 #[test]
 fn a_record_shipped_in_a_clone_is_never_imported_or_shown_as_own() {
@@ -903,7 +903,7 @@ fn a_record_shipped_in_a_clone_is_never_imported_or_shown_as_own() {
     }
 }
 
-/// Issue 24's repro: `handover write` from a plain shell takes no other session's record (the
+/// `handover write` from a plain shell takes no other session's record (the
 /// newest of the same agent is not the writer's), no ended session's, and no file that no
 /// longer exists; the writer's own record, named by its id, fills the empty fields.
 #[test]

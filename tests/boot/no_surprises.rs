@@ -3,6 +3,7 @@
 //! what is true, the help names every client. Real processes on real git repositories.
 
 use crate::support::repo::{handover_command as command, Repo};
+use crate::support::snapshot::placeholders;
 use std::path::Path;
 
 struct Run {
@@ -23,6 +24,25 @@ fn run_in(dir: &Path, home: &Path, args: &[&str]) -> Run {
         stdout: String::from_utf8(out.stdout).unwrap(),
         stderr: String::from_utf8(out.stderr).unwrap(),
     }
+}
+
+/// An install screen as a snapshot pins it: HOME as `[HOME]` and the hooks' directory as
+/// `[BIN]`, then the repository's placeholders (support::snapshot).
+fn screen(root: &Path, home: &Path, text: &str) -> String {
+    let canonical = |p: &Path| p.canonicalize().unwrap().display().to_string();
+    let bin = Path::new(env!("CARGO_BIN_EXE_handover")).parent().unwrap();
+    // The longer path first: a directory inside HOME is `[REPO]`, HOME itself `[HOME]`.
+    let text = if root == home {
+        text.to_string()
+    } else {
+        text.replace(&canonical(root), "[REPO]")
+    };
+    let text = text
+        .replace(&canonical(home), "[HOME]")
+        .replace(&home.display().to_string(), "[HOME]")
+        .replace(&canonical(bin), "[BIN]")
+        .replace(&bin.display().to_string(), "[BIN]");
+    placeholders(&root.canonicalize().unwrap(), &text)
 }
 
 #[test]
@@ -136,13 +156,9 @@ fn install_dry_run_shows_the_gitignore_change_too() {
         ],
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stdout
-            .contains(".gitignore: would add the handover block")
-            && out.stdout.contains("+++ b/.gitignore")
-            && out.stdout.contains("+/handover.md"),
-        "{}",
-        out.stdout
+    insta::assert_snapshot!(
+        "install_dry_run_shows_the_gitignore_change",
+        screen(&r.path, home.path(), &out.stdout)
     );
     assert_eq!(
         std::fs::read_to_string(r.path.join(".gitignore")).ok(),
@@ -201,17 +217,9 @@ fn uninstall_notes_only_trust_that_is_there() {
     .unwrap();
     assert_eq!(run_in(&r.path, home.path(), &install).code, 0);
     let out = run_in(&r.path, home.path(), &["uninstall", "--codex", "--gemini"]);
-    assert!(
-        out.stdout
-            .contains("note: the project's trust_level = \"trusted\" in"),
-        "{}",
-        out.stdout
-    );
-    assert!(
-        out.stdout
-            .contains("note: Gemini CLI still trusts this folder"),
-        "{}",
-        out.stdout
+    insta::assert_snapshot!(
+        "uninstall_notes_the_trust_left",
+        screen(&r.path, home.path(), &out.stdout)
     );
 }
 
@@ -252,16 +260,14 @@ fn install_outside_a_repository_or_in_home_warns() {
     ];
     let out = run_in(&plain, home.path(), &args);
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(
-        out.stdout.contains("is not in a git repository"),
-        "{}",
-        out.stdout
+    insta::assert_snapshot!(
+        "install_outside_a_repository",
+        screen(&plain, home.path(), &out.stdout)
     );
     let out = run_in(home.path(), home.path(), &args);
-    assert!(
-        out.stdout.contains("is your home directory") && out.stdout.contains("--scope user"),
-        "{}",
-        out.stdout
+    insta::assert_snapshot!(
+        "install_in_the_home_directory",
+        screen(home.path(), home.path(), &out.stdout)
     );
     let r = Repo::with_commit();
     let out = run_in(&r.path, home.path(), &args);

@@ -284,7 +284,7 @@ fn random_text_never_panics_and_is_idempotent() {
     }
 }
 
-// Issue 12's six defects, each with the input that reproduced it.
+// Six defects the redactor once had, each with the input that reproduced it.
 
 /// Defect 1: values of the `environment` map were not redacted when their key names a secret.
 #[test]

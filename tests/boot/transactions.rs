@@ -1,7 +1,7 @@
 //! Every update is a transaction, and saving always works: concurrent writers, a store that
 //! cannot be written, the write lock held by someone else, handover.md edited by hand or owned
 //! by the user, huge untracked trees, repositories libgit2 cannot read, a damaged guard.
-//! Real processes on real git repositories (issue 9).
+//! Real processes on real git repositories.
 
 use crate::support::repo::{
     handover_command as command, handover_ok as ok, handover_run as run, Repo,

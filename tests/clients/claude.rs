@@ -4,7 +4,10 @@
 //! HANDOVER_SKIP_E2E=1 to skip them loudly.
 use crate::support;
 
-use crate::support::{clients, record_scenarios, scenarios, Agent, Trust};
+use crate::support::fake_server::Turn;
+use crate::support::{
+    clients, count_in, record_scenarios, scenarios, Agent, RunOpts, Sandbox, Trust,
+};
 
 #[test]
 fn claude_1_handoff_reaches_next_session() {
@@ -230,4 +233,47 @@ fn claude_13_cleared_session_reaches_next_session() {
     if clients("claude_13_cleared_session_reaches_next_session").is_some() {
         record_scenarios::cleared_session_reaches_next_session(Agent::Claude);
     }
+}
+
+/// A Claude Code session started from a GitHub Copilot CLI shell inherits `COPILOT_CLI=1` (and
+/// `COPILOT_AGENT_SESSION_ID`), the mark Copilot's own runs of `.claude/settings.json` carry.
+/// Claude Code's payloads name its transcript, so our entries know it is Claude Code running
+/// them: the startup context arrives once, and none of them stood aside for Copilot.
+#[test]
+fn claude_started_from_a_copilot_shell_gets_its_context() {
+    if clients("claude_started_from_a_copilot_shell_gets_its_context").is_none() {
+        return;
+    }
+    let sb = Sandbox::new(Agent::Claude, Trust::BypassFlag);
+    sb.write_handoff();
+    let mut opts = RunOpts::prompt("Continue the task.");
+    opts.client_env = vec![
+        ("COPILOT_CLI", "1".into()),
+        (
+            "COPILOT_AGENT_SESSION_ID",
+            "56a6ce40-714d-4cdf-96d0-5be2fcea3078".into(),
+        ),
+    ];
+    let run = sb.run(
+        vec![
+            Turn::shell("echo working").usage(2_000),
+            Turn::text("Done.").usage(2_500),
+        ],
+        opts,
+    );
+    let log = std::fs::read_to_string(run.dir.join("hooks.log")).unwrap_or_default();
+    assert_eq!(
+        count_in(
+            run.first_request(),
+            "handover: a previous session left a handoff"
+        ),
+        1,
+        "no startup context (or more than one) in the first request:\n{}\nhooks:\n{log}",
+        run.describe()
+    );
+    assert!(
+        log.contains("agent=claude event=SessionStart")
+            && !log.contains("run by GitHub Copilot CLI"),
+        "an entry stood aside for Copilot CLI:\n{log}"
+    );
 }

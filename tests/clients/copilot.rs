@@ -15,6 +15,8 @@ use serde_json::Value;
 
 const STARTUP: &str = "handover: a previous session left a handoff for this repository.";
 const AFTER_COMPACTION: &str = "handover: the context was just compacted";
+/// The heading of the instruction section install writes (installer/src/instructions.rs).
+const INSTRUCTIONS: &str = "## Handover between sessions";
 
 /// Uses `handover install --copilot --trust` (the folder recorded in `trustedFolders` of
 /// ~/.copilot/config.json): Copilot CLI loads a repository's hooks only in a trusted folder.
@@ -154,6 +156,14 @@ fn copilot_10_context_once_with_claude_wiring_too() {
             && sb.project.join(".github/hooks/handover.json").is_file(),
         "both wirings should be installed"
     );
+    // The user's own rules in CLAUDE.md (Copilot shows only byte-identical files once).
+    let claude_md = sb.project.join("CLAUDE.md");
+    let ours = std::fs::read_to_string(&claude_md).unwrap();
+    std::fs::write(
+        &claude_md,
+        format!("# Project rules\nRun the linter.\n\n{ours}"),
+    )
+    .unwrap();
     sb.write_handoff();
     let run = sb.run(
         vec![
@@ -171,6 +181,16 @@ fn copilot_10_context_once_with_claude_wiring_too() {
             injected(Agent::Copilot, r)
         );
     }
+    // Copilot also reads CLAUDE.md, which has the section: install --copilot wrote no second
+    // one into AGENTS.md, and the agent sees it once.
+    let conversation = run.conversation();
+    let first = conversation.first().expect("a request");
+    assert_eq!(
+        count_in(first, INSTRUCTIONS),
+        1,
+        "the handover instruction section is not in the request exactly once"
+    );
+    assert!(!sb.project.join("AGENTS.md").exists());
     let delivered = sb.journal_events("delivered");
     assert_eq!(
         delivered.len(),

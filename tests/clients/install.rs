@@ -129,6 +129,42 @@ fn claude_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote() {
     }
 }
 
+/// The `.factory/settings.json` `handover install --droid` writes is accepted by the real
+/// `droid exec` (no trust step): our executables run on SessionStart (startup), PostToolUse
+/// after a command that succeeds, and Stop, from a path with a space and a quote. Under `exec`
+/// Droid fires no UserPromptSubmit (docs/compatibility.md), so none is logged.
+#[test]
+fn droid_exec_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote() {
+    if clients("droid_exec_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote").is_none()
+    {
+        return;
+    }
+    let (sb, _bin, log) = installed_stand_ins(Agent::Droid, Trust::Installed, "bin dir's");
+    let settings = std::fs::read_to_string(sb.project.join(".factory/settings.json"))
+        .expect("install wrote .factory/settings.json");
+    assert!(settings.contains("--agent droid"), "{settings}");
+    let run = sb.run(
+        vec![Turn::shell("true"), Turn::text("done")],
+        RunOpts::prompt("run true"),
+    );
+    let logged = read_log(&log);
+    for want in [
+        "handover-session-start --agent droid \"hook_event_name\":\"SessionStart\" \"source\":\"startup\"",
+        "handover-context-watch --agent droid \"hook_event_name\":\"PostToolUse\"",
+        "handover-context-watch --agent droid \"hook_event_name\":\"Stop\"",
+    ] {
+        assert!(
+            logged.contains(want),
+            "missing `{want}` in:\n{logged}\n{}",
+            run.describe()
+        );
+    }
+    assert!(
+        !logged.contains("UserPromptSubmit"),
+        "droid exec fired UserPromptSubmit: docs/compatibility.md says it does not\n{logged}"
+    );
+}
+
 /// Hooks `handover install` wrote are skipped by `codex exec` (no bypass flag) until trusted;
 /// after `install --trust` the same `codex exec` runs them.
 #[test]

@@ -4,7 +4,8 @@
 //! says where it differs). Qwen Code has no trust step: its project hooks run as installed.
 //! Needs node/npm and root (`unshare -n`); set HANDOVER_SKIP_E2E=1 to skip them loudly.
 
-use crate::support::{clients, record_scenarios, scenarios, Agent, Trust};
+use crate::support::fake_server::Turn;
+use crate::support::{clients, record_scenarios, scenarios, Agent, RunOpts, Sandbox, Trust};
 
 #[test]
 fn qwen_1_handoff_reaches_next_session() {
@@ -69,4 +70,50 @@ fn qwen_record_shell_edits_reach_next_session() {
     if clients("qwen_record_shell_edits_reach_next_session").is_some() {
         record_scenarios::shell_edits_reach_next_session(Agent::Qwen);
     }
+}
+
+/// A failing command fires Qwen Code's PostToolUseFailure (instead of PostToolUse) in a `-p`
+/// run: the installed entry runs the context watch, which records the failing command from
+/// the hook input at once — before Qwen Code's queued transcript write — and the record holds
+/// it once after the transcript's own line is read at Stop.
+#[test]
+fn qwen_record_a_failing_command_from_post_tool_use_failure() {
+    if clients("qwen_record_a_failing_command_from_post_tool_use_failure").is_none() {
+        return;
+    }
+    let sb = Sandbox::new(Agent::Qwen, Trust::BypassFlag);
+    let settings = std::fs::read_to_string(sb.project.join(".qwen/settings.json")).unwrap();
+    assert!(settings.contains("\"PostToolUseFailure\""), "{settings}");
+    let run = sb.run(
+        vec![
+            Turn::shell("sh -c 'echo gen failed; exit 3'").usage(2_000),
+            Turn::text("The generator still fails.").usage(2_500),
+        ],
+        RunOpts::prompt("Run the generator."),
+    );
+    let log = std::fs::read_to_string(run.dir.join("hooks.log")).unwrap_or_default();
+    assert!(
+        log.contains("agent=qwen event=PostToolUseFailure")
+            && log.contains("record: failing command added"),
+        "our PostToolUseFailure entry did not record the failure:\n{log}\n{}",
+        run.describe()
+    );
+    let records = sb.project.join(".handover/records");
+    let record = std::fs::read_dir(&records)
+        .unwrap()
+        .flatten()
+        .map(|e| std::fs::read_to_string(e.path()).unwrap())
+        .find(|t| t.contains("gen failed"))
+        .unwrap_or_else(|| panic!("no record with the command in {}", records.display()));
+    let v: serde_json::Value = serde_json::from_str(&record).unwrap();
+    let failing: Vec<&serde_json::Value> = v["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["command"].as_str().unwrap_or("").contains("exit 3"))
+        .collect();
+    assert_eq!(failing.len(), 1, "{record}");
+    assert_eq!(failing[0]["status"], "failed", "{record}");
+    assert_eq!(failing[0]["exit_code"], 3, "{record}");
+    assert_eq!(sb.hook_errors(&[&run]), Vec::<String>::new());
 }

@@ -1,10 +1,9 @@
 //! Golden tests: a client payload in, the exact stdout out, for every executable, agent, event
 //! and source, against a real git repository holding a handoff stored through the core API.
 //!
-//! Expected outputs live in tests/golden/<case>.out; `{handover}` stands for the command the
-//! hooks print (the `handover` binary beside them when cargo built it). To regenerate after a
-//! deliberate change: `UPDATE_GOLDEN=1 cargo test --test hooks golden::`, then read
-//! the diff.
+//! Expected outputs are snapshots in tests/hooks/snapshots/ (one per case, reviewed with
+//! `cargo insta review`: tests/README.md); `{handover}` stands for the command the hooks print
+//! (the `handover` binary beside them when cargo built it).
 //!
 //! Payloads are the ones captured from the real clients (tests/fixtures/claude-2.1.330/ and
 //! tests/fixtures/codex-0.169.0/, see the README there) with `cwd` and `transcript_path`
@@ -257,14 +256,17 @@ fn leak(s: String) -> &'static str {
     Box::leak(s.into_boxed_str())
 }
 
-fn golden_dir() -> std::path::PathBuf {
-    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/golden/hooks")
+/// The snapshots' directory, and the file name insta gives a case's snapshot in it.
+fn snapshot_dir() -> std::path::PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hooks/snapshots")
+}
+
+fn snapshot_file(case: &str) -> String {
+    format!("hooks__hooks__golden__{case}.snap")
 }
 
 #[test]
 fn every_event_and_source_gives_the_recorded_stdout() {
-    let update = std::env::var_os("UPDATE_GOLDEN").is_some();
-    let mut failures = Vec::new();
     let cases = cases();
     for case in &cases {
         let repo = Repo::new();
@@ -303,29 +305,14 @@ fn every_event_and_source_gives_the_recorded_stdout() {
         );
         run.assert_clean(case.name);
         let command = expected_command(case.bin);
-        let actual = run.stdout_str();
-        let file = golden_dir().join(format!("{}.out", case.name));
-        if update {
-            assert_ne!(
-                command, "handover",
-                "build the handover binary first (cargo build -p handover) so that the command can be told apart from the word"
-            );
-            std::fs::write(&file, actual.replace(&command, "{handover}")).unwrap();
-            continue;
-        }
-        let expected = std::fs::read_to_string(&file)
-            .unwrap_or_else(|_| panic!("missing {}", file.display()))
-            .replace("{handover}", &command);
-        if actual != expected {
-            failures.push(format!(
-                "{}:\n--- expected\n{expected}\n--- actual\n{actual}",
-                case.name
-            ));
-        }
+        assert_ne!(
+            command, "handover",
+            "build the handover binary first (cargo build -p handover) so that the command can be told apart from the word"
+        );
+        insta::assert_snapshot!(case.name, run.stdout_str().replace(&command, "{handover}"));
         // Whatever the text, the form must be the one the client accepts.
         assert_form(case, &run);
     }
-    assert!(failures.is_empty(), "{}", failures.join("\n"));
 }
 
 fn assert_form(case: &Case, run: &Run) {
@@ -359,15 +346,65 @@ fn assert_form(case: &Case, run: &Run) {
     }
 }
 
+/// Every client's captured SessionStart payloads (fixture dir, file stem, `--agent` name), for the
+/// startup context each client's sessions get with a fresh handoff.
+const SESSION_STARTS: &[(&str, &str, &str)] = &[
+    ("claude-2.1.330", "session_start-startup", "claude"),
+    ("claude-2.1.330", "session_start-resume", "claude"),
+    ("codex-0.169.0", "session_start-startup", "codex"),
+    ("codex-0.169.0", "session_start-resume", "codex"),
+    ("gemini-0.61.0", "session_start-startup", "gemini"),
+    ("gemini-0.61.0", "session_start-resume", "gemini"),
+    ("qwen-0.24.4", "session_start-startup", "qwen"),
+    ("qwen-0.24.4", "session_start-resume", "qwen"),
+    ("copilot-1.0.102", "session_start-new", "copilot"),
+    ("copilot-1.0.102", "session_start-resume", "copilot"),
+    ("droid-0.225.2", "session_start-startup", "droid"),
+    ("droid-0.225.2", "session_start-resume", "droid"),
+];
+
+fn session_start_case(agent: &str, stem: &str) -> String {
+    format!("per-client-{agent}-{}", stem.replace('_', "-"))
+}
+
 #[test]
-fn golden_files_have_no_strays() {
-    let names: Vec<String> = cases().iter().map(|c| format!("{}.out", c.name)).collect();
-    for entry in std::fs::read_dir(golden_dir()).unwrap() {
+fn every_client_gets_the_recorded_startup_context() {
+    for (dir, stem, agent) in SESSION_STARTS {
+        let repo = Repo::new();
+        repo.save_handoff();
+        let file = Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/clients")
+            .join(dir)
+            .join(format!("{stem}.json"));
+        let mut v: Value = serde_json::from_str(&std::fs::read_to_string(&file).unwrap()).unwrap();
+        v["cwd"] = json!(repo.path().to_str().unwrap());
+        // No transcript: the handoff alone, not a record of the captured session.
+        if v.get("transcript_path").is_some() {
+            v["transcript_path"] = json!(repo.path().join("no-transcript.jsonl").to_str().unwrap());
+        }
+        std::thread::sleep(std::time::Duration::from_millis(5));
+        let run = run_hook(SESSION_START, &["--agent", agent], payload(v), &[]);
+        let name = session_start_case(agent, stem);
+        run.assert_clean(&name);
+        let command = expected_command(SESSION_START);
+        insta::assert_snapshot!(name, run.stdout_str().replace(&command, "{handover}"));
+    }
+}
+
+#[test]
+fn snapshots_have_no_strays() {
+    let mut names: Vec<String> = cases().iter().map(|c| snapshot_file(c.name)).collect();
+    names.extend(
+        SESSION_STARTS
+            .iter()
+            .map(|(_, stem, agent)| snapshot_file(&session_start_case(agent, stem))),
+    );
+    for entry in std::fs::read_dir(snapshot_dir()).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if name.ends_with(".out") {
+        if name.starts_with("hooks__hooks__golden__") && name.ends_with(".snap") {
             assert!(
                 names.contains(&name),
-                "tests/golden/hooks/{name} belongs to no case"
+                "tests/hooks/snapshots/{name} belongs to no case"
             );
         }
     }

@@ -98,8 +98,8 @@ impl Victim {
     }
 }
 
-/// The repro: a committed `.handover/sessions` link to another directory. Before the
-/// fix the SessionStart hook deleted every old `*.json` there and wrote its session file there.
+/// A committed `.handover/sessions` link to another directory: unguarded, the SessionStart hook
+/// would delete every old `*.json` there and write its session file there.
 #[test]
 fn a_sessions_link_neither_deletes_nor_writes_outside() {
     let victim = Victim::new();
@@ -559,7 +559,7 @@ fn a_damaged_handoff_beside_a_huge_archive_still_gets_an_answer() {
     repo.save_handoff();
     let state = repo.path().join(".handover/state.json");
     let mut doc: Value = serde_json::from_slice(&fs::read(&state).unwrap()).unwrap();
-    // 1 MiB each: 200 MiB to parse and hash before the fix, a bounded few now.
+    // 1 MiB each: 200 MiB to parse and hash if every file were read; a bounded few are.
     doc["content"]["goal"] = json!("g".repeat(1024 * 1024));
     doc["checksum"] = json!(format!("sha256:{}", "0".repeat(64)));
     let archive = repo.path().join(".handover/archive");

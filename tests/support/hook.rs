@@ -13,7 +13,7 @@ pub const PRE_COMPACT: &str = env!("CARGO_BIN_EXE_handover-pre-compact");
 pub const CONTEXT_WATCH: &str = env!("CARGO_BIN_EXE_handover-context-watch");
 
 /// A git repository in a temp dir, with commits at fixed dates so commit ids are the same on
-/// every run (golden files may name them).
+/// every run (snapshots may name them).
 pub struct Repo {
     _dir: Option<tempfile::TempDir>,
     root: PathBuf,
@@ -290,6 +290,14 @@ pub fn expected_command(hook_bin: &str) -> String {
         Path::new(hook_bin).parent(),
         std::env::var_os("PATH").as_deref(),
     )
+}
+
+/// A hook's text as snapshots pin it: the command it tells the agent to run (the `handover`
+/// binary beside the hooks, a path of this build) as `{handover}`, and every UTC timestamp
+/// (`2026-11-23T10:00:01Z`, fractions too) as `[TIME]`: the hooks stamp what they record with
+/// the clock.
+pub fn ours(text: &str) -> String {
+    super::snapshot::mask_times(&text.replace(&expected_command(SESSION_START), "{handover}"))
 }
 
 /// A Gemini CLI transcript (see hooks/src/gemini.rs) whose last model reply reports `used`

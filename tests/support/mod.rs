@@ -4,6 +4,7 @@
 //! - [`repo`]: a temporary git repository and the `handover` command run in it;
 //! - [`hook`]: the hook executables fed a payload, with a bounded wait;
 //! - [`child`]: one test of the binary re-run in a child process;
+//! - [`snapshot`]: placeholders for what changes from run to run in a snapshotted output;
 //! - the rest: the real clients, a sandboxed project, the fake model server, one client run
 //!   inside a loopback-only network namespace, and what the tests read afterwards (the server's
 //!   request log, the journal, the client's transcript).
@@ -22,6 +23,7 @@ pub mod interactive_records;
 pub mod record_scenarios;
 pub mod repo;
 pub mod scenarios;
+pub mod snapshot;
 
 mod clients;
 mod records;

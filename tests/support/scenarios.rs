@@ -1,4 +1,4 @@
-//! The six scenarios of issue 5 and a seventh (the Stop block), written once and run for each
+//! Six end-to-end scenarios and a seventh (the Stop block), written once and run for each
 //! client (tests/clients/claude.rs, tests/clients/codex.rs, tests/clients/gemini.rs), and the handoff
 //! carried from one client to another. Each asserts on what the model was actually
 //! sent (the fake server's request log), on the `.handover/` journal, and on the client's record of
@@ -187,7 +187,7 @@ pub fn handoff_reaches_next_session(agent: Agent, trust: Trust) {
         "no startup context in session 2's first request:\n{first}"
     );
     assert_startup_context(agent, &first, "Verdict: fresh");
-    // Within the default budget of 1,500 characters (issue 3), whatever the client prefixes.
+    // Within the default budget of 1,500 characters , whatever the client prefixes.
     let ours_only = &first[first.find("handover:").unwrap_or(0)..];
     assert!(
         ours_only.chars().count() <= 1_500,
@@ -617,7 +617,7 @@ pub fn nothing_without_handoff(agent: Agent) {
             );
         }
     }
-    // The hooks' only file is the session record (issue 11), invisible to git.
+    // The hooks' only file is the session record, invisible to git.
     let created: Vec<String> = std::fs::read_dir(sb.project.join(".handover"))
         .map(|d| {
             d.flatten()
@@ -759,7 +759,7 @@ fn above_second_threshold(agent: Agent) -> u64 {
     }
 }
 
-/// Beyond issue 5's list: above the second threshold, the firmer instruction arrives once, and a
+/// The seventh scenario: above the second threshold, the firmer instruction arrives once, and a
 /// model that then tries to stop without a handoff is sent back once with it (the Stop hook's
 /// block); after it wrote the handoff, it stops normally.
 ///

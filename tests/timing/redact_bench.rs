@@ -64,7 +64,7 @@ fn redaction_figures() {
         })
         .collect();
 
-    // A session record of a few KB, as issue 11's hooks will redact on every Stop event.
+    // A session record of a few KB, as the Stop hook redacts on every event.
     let record: String = PROSE
         .lines()
         .skip(100)

@@ -35,6 +35,9 @@ use thresholds::Decision;
 pub enum Event {
     Prompt,
     Tool,
+    /// A tool failed (Qwen Code's PostToolUseFailure): watched like [`Event::Tool`]; its
+    /// failing command goes into the session record first.
+    ToolFailure,
     Stop,
 }
 
@@ -44,6 +47,7 @@ impl Event {
         match call.client().hook_event(name?)? {
             HookEvent::Prompt => Some(Event::Prompt),
             HookEvent::Tool => Some(Event::Tool),
+            HookEvent::ToolFailure => Some(Event::ToolFailure),
             HookEvent::Stop => Some(Event::Stop),
             _ => None,
         }
@@ -55,6 +59,7 @@ impl Event {
         match self {
             Event::Prompt => Some(HookEvent::Prompt),
             Event::Tool => Some(HookEvent::Tool),
+            Event::ToolFailure => Some(HookEvent::ToolFailure),
             Event::Stop => None,
         }
     }
@@ -72,6 +77,20 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         // The session record; it never waits and never answers (hooks/src/session_record.rs).
         crate::session_record::update(call, crate::session_record::Moment::Turn);
     }
+    if event == Event::ToolFailure {
+        // The failing command, from the input: the client writes it to its transcript later
+        // (Qwen Code through a queue), after this session's last Stop if it was the last step.
+        let recorded = crate::session_record::tool_failed(call);
+        return watch(call, event).map(|mut o| {
+            o.note = format!("{recorded}; {}", o.note);
+            o
+        });
+    }
+    watch(call, event)
+}
+
+/// The watch proper, for `event`.
+fn watch(call: &Call, event: Event) -> anyhow::Result<Outcome> {
     let Some(store) = &call.store else {
         return Ok(Outcome::silent("no directory"));
     };

@@ -41,8 +41,11 @@ impl Client for Claude {
         "`/clear` in Claude Code"
     }
 
+    /// Claude Code 2.1.330 has PostToolUseFailure too; it is not wired: its transcript holds
+    /// the failure by Stop (the catch-up reads a turn written after it).
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {
         Some(match event {
+            HookEvent::ToolFailure => return None,
             HookEvent::SessionStart => "SessionStart",
             HookEvent::PreCompact => "PreCompact",
             HookEvent::PostCompact => "PostCompact",
@@ -91,6 +94,11 @@ impl Client for Claude {
 
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
         dirs.home.as_ref().map(|h| h.join(".claude"))
+    }
+
+    /// `~/.claude/projects/<cwd>/<session>.jsonl`.
+    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
+        self.user_dir(dirs).map(|d| d.join("projects"))
     }
 
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {

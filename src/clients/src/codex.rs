@@ -110,6 +110,11 @@ impl Client for Codex {
         dirs.var_else_home(HOME_VAR, ".codex")
     }
 
+    /// `$CODEX_HOME/sessions/<yyyy>/<mm>/<dd>/rollout-*.jsonl`.
+    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
+        self.user_dir(dirs).map(|d| d.join("sessions"))
+    }
+
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
         match scope {
             Scope::Project | Scope::Local => repo.join(".codex").join("hooks.json"),

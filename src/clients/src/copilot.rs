@@ -17,8 +17,10 @@
 //!   preCompact's output is not used.
 //! - It ALSO runs the hooks of `.claude/settings.json` (Claude Code's events and payload
 //!   names, `hookSpecificOutput` ignored, a Stop block honoured): the hook's environment has
-//!   `COPILOT_CLI=1` ([`runs_the_hook`]). Our Claude Code entries stay silent there, so each
-//!   moment is answered once, by the Copilot entry.
+//!   `COPILOT_CLI=1` ([`runs_the_hook`]) and the payload names no Claude Code transcript
+//!   ([`claude_form_of_its_own`]). Our Claude Code entries stay silent there, so each moment is
+//!   answered once, by the Copilot entry. A Claude Code session started from a Copilot shell
+//!   inherits `COPILOT_CLI=1`, but its payloads name its transcript: its entries answer.
 //! - Compacts in the background from 80 % of the model's prompt limit
 //!   (`backgroundCompactionThreshold` 0.80; it blocks at 95 %). Prompt limits are Copilot's
 //!   own, lower than the model's window: 168,000 tokens for `claude-sonnet-4.5` in 1.0.102.
@@ -34,7 +36,8 @@
 //!   `$COPILOT_HOME/config.json`, a JSON file Copilot writes with `//` comment lines above it.
 //!   User-level hooks run everywhere.
 //! - Instructions: it reads `.github/copilot-instructions.md`, `AGENTS.md`, `CLAUDE.md` and
-//!   `GEMINI.md`; our section goes into `AGENTS.md`. No plugin of ours.
+//!   `GEMINI.md` ([`INSTRUCTION_FILES`]) and shows each one's whole text; our section goes into
+//!   `AGENTS.md` unless another of them has it. No plugin of ours.
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, Trust, UserDirs};
@@ -83,6 +86,7 @@ impl Client for Copilot {
             HookEvent::SessionEnd => Some("sessionEnd"),
             HookEvent::Prompt => Some("userPromptSubmitted"),
             HookEvent::Tool => Some("postToolUse"),
+            HookEvent::ToolFailure => None,
             HookEvent::Stop => Some("agentStop"),
         }
     }
@@ -130,6 +134,11 @@ impl Client for Copilot {
         dirs.var_else_home(HOME_VAR, ".copilot")
     }
 
+    /// `$COPILOT_HOME/session-state/<session>/events.jsonl`.
+    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
+        self.user_dir(dirs).map(|d| d.join("session-state"))
+    }
+
     /// A file of ours in the hooks directory: Copilot reads every `*.json` there.
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
         match scope {
@@ -154,13 +163,15 @@ impl Client for Copilot {
         transcript_path(&self.user_dir(dirs)?, input.session_id.as_deref()?)
     }
 
-    /// It runs `.claude/settings.json` too, with `COPILOT_CLI=1` in the hook's environment.
+    /// It runs `.claude/settings.json` too, with `COPILOT_CLI=1` in the hook's environment and
+    /// a payload that is not Claude Code's ([`claude_form_of_its_own`]).
     fn runs_entries_of(
         &self,
         other: Agent,
+        input: &HookInput,
         env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
     ) -> bool {
-        other == Agent::Claude && runs_the_hook(env)
+        other == Agent::Claude && runs_the_hook(env) && claude_form_of_its_own(input)
     }
 
     fn trust(&self) -> Trust {
@@ -173,6 +184,18 @@ impl Client for Copilot {
 /// stays silent — the Copilot entry answers.
 pub fn runs_the_hook(lookup: &dyn Fn(&str) -> Option<std::ffi::OsString>) -> bool {
     lookup(HOOK_ENV_MARK).is_some_and(|v| v == "1")
+}
+
+/// A Claude Code form payload is Copilot's own, not Claude Code's: Claude Code names its
+/// transcript (`~/.claude/projects/...`) in every hook input, while Copilot CLI 1.0.102 names
+/// one only at Stop, and there it is its own `session-state/<id>/events.jsonl`. The
+/// environment alone cannot tell: `COPILOT_CLI=1` is inherited by everything started from a
+/// Copilot shell, a Claude Code session among them, whose own entries must still answer.
+pub fn claude_form_of_its_own(input: &HookInput) -> bool {
+    input
+        .transcript_path
+        .as_deref()
+        .is_none_or(|path| Copilot.owns_transcript(path))
 }
 
 /// The transcript of session `session_id`: `<user_dir>/session-state/<id>/events.jsonl`. Only
@@ -191,6 +214,16 @@ pub fn transcript_path(user_dir: &Path, session_id: &str) -> Option<PathBuf> {
             .join("events.jsonl")
     })
 }
+
+/// The instruction files Copilot CLI 1.0.102 reads from a repository (and the directory it
+/// starts in), as seen in its requests: each one's whole text goes to its agent, only
+/// byte-identical files once; `.claude/CLAUDE.md` and `.gemini/GEMINI.md` are not read.
+pub const INSTRUCTION_FILES: [&str; 4] = [
+    "AGENTS.md",
+    "CLAUDE.md",
+    "GEMINI.md",
+    ".github/copilot-instructions.md",
+];
 
 /// Where Copilot records folder trust.
 pub fn config_file(user_dir: &Path) -> PathBuf {
@@ -530,13 +563,52 @@ mod tests {
         assert!(!runs_the_hook(&env(None)));
         assert!(!runs_the_hook(&env(Some("0"))));
         // Its runs of Claude Code's entries are told apart; nothing else is.
-        assert_eq!(
-            crate::guest_of(Agent::Claude, &env(Some("1"))),
-            Some(Agent::Copilot)
-        );
-        assert_eq!(crate::guest_of(Agent::Claude, &env(None)), None);
-        assert_eq!(crate::guest_of(Agent::Codex, &env(Some("1"))), None);
-        assert_eq!(crate::guest_of(Agent::Copilot, &env(Some("1"))), None);
+        let fixture = |name: &str| {
+            let path = format!(
+                "{}/../../tests/fixtures/clients/{name}",
+                env!("CARGO_MANIFEST_DIR")
+            );
+            HookInput::parse(&std::fs::read(&path).unwrap_or_default())
+        };
+        let its_claude_form = [
+            "copilot-1.0.102/claude_format-session_start.json",
+            "copilot-1.0.102/claude_format-user_prompt_submit.json",
+            "copilot-1.0.102/claude_format-post_tool_use.json",
+            "copilot-1.0.102/claude_format-stop.json",
+        ];
+        for name in its_claude_form {
+            let input = fixture(name);
+            assert!(input.hook_event_name.is_some(), "{name}: fixture read");
+            assert_eq!(
+                crate::guest_of(Agent::Claude, &input, &env(Some("1"))),
+                Some(Agent::Copilot),
+                "{name}"
+            );
+            assert_eq!(crate::guest_of(Agent::Claude, &input, &env(None)), None);
+            assert_eq!(crate::guest_of(Agent::Codex, &input, &env(Some("1"))), None);
+            assert_eq!(
+                crate::guest_of(Agent::Copilot, &input, &env(Some("1"))),
+                None
+            );
+        }
+        // Claude Code started from a Copilot shell inherits COPILOT_CLI=1; its own payloads
+        // name its transcript, and its entries answer.
+        for name in [
+            "claude-2.1.330/session_start-startup.json",
+            "claude-2.1.330/user_prompt_submit.json",
+            "claude-2.1.330/post_tool_use.json",
+            "claude-2.1.330/stop.json",
+            "claude-2.1.330/pre_compact-auto.json",
+            "claude-2.1.330/session_end-other.json",
+        ] {
+            let input = fixture(name);
+            assert!(input.transcript_path.is_some(), "{name}: fixture read");
+            assert_eq!(
+                crate::guest_of(Agent::Claude, &input, &env(Some("1"))),
+                None,
+                "{name}"
+            );
+        }
     }
 
     #[test]

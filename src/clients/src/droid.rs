@@ -142,6 +142,11 @@ impl Client for Droid {
         dirs.home.as_ref().map(|h| h.join(".factory"))
     }
 
+    /// `~/.factory/sessions/<cwd>/<session>.jsonl`.
+    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
+        self.user_dir(dirs).map(|d| d.join("sessions"))
+    }
+
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
         match scope {
             Scope::Project | Scope::Local => repo.join(".factory").join("settings.json"),

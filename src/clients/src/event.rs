@@ -18,19 +18,25 @@ pub enum HookEvent {
     Prompt,
     /// A tool ran: the context watch (and fallbacks).
     Tool,
+    /// A tool failed, where the client says so with an event of its own instead of the tool
+    /// event (Qwen Code's PostToolUseFailure): the context watch as for [`HookEvent::Tool`], and
+    /// the failing command into the session record from the hook input, before the client has
+    /// written the failure to its transcript.
+    ToolFailure,
     /// The agent finished its turn: the context watch may block once, the session record.
     Stop,
 }
 
 impl HookEvent {
     /// In install order: the order hook entries are written in.
-    pub const ALL: [HookEvent; 7] = [
+    pub const ALL: [HookEvent; 8] = [
         HookEvent::SessionStart,
         HookEvent::PreCompact,
         HookEvent::PostCompact,
         HookEvent::SessionEnd,
         HookEvent::Prompt,
         HookEvent::Tool,
+        HookEvent::ToolFailure,
         HookEvent::Stop,
     ];
 
@@ -41,7 +47,9 @@ impl HookEvent {
             HookEvent::PreCompact | HookEvent::PostCompact | HookEvent::SessionEnd => {
                 HookExe::PreCompact
             }
-            HookEvent::Prompt | HookEvent::Tool | HookEvent::Stop => HookExe::ContextWatch,
+            HookEvent::Prompt | HookEvent::Tool | HookEvent::ToolFailure | HookEvent::Stop => {
+                HookExe::ContextWatch
+            }
         }
     }
 }

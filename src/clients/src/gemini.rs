@@ -85,6 +85,7 @@ impl Client for Gemini {
             HookEvent::PostCompact => None,
             HookEvent::Prompt => Some("BeforeAgent"),
             HookEvent::Tool => Some("AfterTool"),
+            HookEvent::ToolFailure => None,
             HookEvent::Stop => Some("AfterAgent"),
         }
     }
@@ -162,6 +163,11 @@ impl Client for Gemini {
         dirs.var(HOME_VAR)
             .or(dirs.home.as_deref())
             .map(|h| h.join(".gemini"))
+    }
+
+    /// `~/.gemini/tmp/<project>/chats/session-*.jsonl`.
+    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
+        self.user_dir(dirs).map(|d| d.join("tmp"))
     }
 
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {

@@ -31,6 +31,13 @@ pub struct HookInput {
     /// The payload names its fields in camelCase (`sessionId`): GitHub Copilot CLI's own hooks,
     /// whose payloads carry no event name either.
     pub camel_case: bool,
+    /// A tool event's tool (`tool_name`), its call's id as the transcript names it
+    /// (`tool_call_id`), the shell command it was given (`tool_input.command`) and, for a
+    /// failure, the client's error text (`error`): Qwen Code's PostToolUseFailure.
+    pub tool_name: Option<String>,
+    pub tool_call_id: Option<String>,
+    pub tool_command: Option<String>,
+    pub tool_error: Option<String>,
 }
 
 impl HookInput {
@@ -71,6 +78,14 @@ impl HookInput {
             last_assistant_message: s("last_assistant_message").or_else(|| s("prompt_response")),
             reason: s("reason"),
             camel_case: v.get("sessionId").is_some_and(Value::is_string),
+            tool_name: s("tool_name"),
+            tool_call_id: s("tool_call_id"),
+            tool_command: v
+                .pointer("/tool_input/command")
+                .and_then(Value::as_str)
+                .filter(|c| !c.is_empty())
+                .map(str::to_string),
+            tool_error: s("error"),
         }
     }
 }
@@ -130,6 +145,19 @@ mod tests {
         ));
         assert!(!claude_form.camel_case);
         assert_eq!(claude_form.session_id, stop.session_id);
+    }
+
+    #[test]
+    fn qwen_tool_failure_names_the_call_its_command_and_the_error() {
+        let failure = HookInput::parse(include_bytes!(
+            "../../../tests/fixtures/clients/qwen-0.24.4/post_tool_use_failure.json"
+        ));
+        assert_eq!(failure.tool_name.as_deref(), Some("run_shell_command"));
+        assert_eq!(failure.tool_call_id.as_deref(), Some("call_fake_4"));
+        assert_eq!(failure.tool_command.as_deref(), Some("sh run_tests.sh"));
+        assert!(failure
+            .tool_error
+            .is_some_and(|e| e.contains("Exit Code: 1")));
     }
 
     #[test]

@@ -143,6 +143,18 @@ pub trait Client: Sync {
     /// only reader.
     fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness>;
 
+    /// The directory the client keeps every session's transcript under (`~/.claude/projects`,
+    /// `$CODEX_HOME/sessions`, ...); None without a home. A transcript path that comes from
+    /// anywhere but the client's own hook input (a session record, which the repository can
+    /// forge) is followed only inside it.
+    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf>;
+
+    /// The failing command a tool-failure hook input reports ([`HookEvent::ToolFailure`]), as
+    /// the session record takes it; None for another tool, or a client without such an event.
+    fn failed_command(&self, _input: &HookInput) -> Option<Fact> {
+        None
+    }
+
     /// The file [`Client::transcript_fullness`] reads for the session whose transcript is
     /// `transcript`: the transcript itself, unless the client keeps its usage elsewhere
     /// (Factory Droid: `<session>.settings.json` beside it).
@@ -225,9 +237,14 @@ pub trait Client: Sync {
     }
 
     /// It also runs the hook entries written for `other` (GitHub Copilot CLI runs Claude
-    /// Code's `.claude/settings.json`), and the hook's environment (`env`) shows it is the one
-    /// running this hook now. Such an entry stays silent: the client's own entry answers.
-    fn runs_entries_of(&self, _other: Agent, _env: &dyn Fn(&str) -> Option<OsString>) -> bool {
+    /// Code's `.claude/settings.json`), and the hook's environment (`env`) and input show it is
+    /// the one running this hook now. Such an entry stays silent: the client's own entry answers.
+    fn runs_entries_of(
+        &self,
+        _other: Agent,
+        _input: &HookInput,
+        _env: &dyn Fn(&str) -> Option<OsString>,
+    ) -> bool {
         false
     }
 
@@ -287,10 +304,14 @@ pub fn of(agent: Agent) -> &'static dyn Client {
 }
 
 /// The client that really runs a hook entry written for `agent`, when that is another client
-/// (see [`Client::runs_entries_of`]); `env` is the hook's environment.
-pub fn guest_of(agent: Agent, env: &dyn Fn(&str) -> Option<OsString>) -> Option<Agent> {
+/// (see [`Client::runs_entries_of`]); `input` is the hook's input, `env` its environment.
+pub fn guest_of(
+    agent: Agent,
+    input: &HookInput,
+    env: &dyn Fn(&str) -> Option<OsString>,
+) -> Option<Agent> {
     ALL.iter()
-        .find(|c| c.agent() != agent && c.runs_entries_of(agent, env))
+        .find(|c| c.agent() != agent && c.runs_entries_of(agent, input, env))
         .map(|c| c.agent())
 }
 

@@ -31,7 +31,9 @@
 //!   changes that); ours is `AGENTS.md`, shared with Codex, so an install adds no file of its
 //!   own. No plugin.
 
-use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
+use crate::transcript::{
+    self, at, command_end_id, relative, request, str_of, Fact, Fullness, Usage,
+};
 use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, Trust, UserDirs};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -66,9 +68,13 @@ impl Client for Qwen {
         "Qwen Code"
     }
 
-    /// Claude Code's names for every moment.
+    /// Claude Code's names for every moment, and PostToolUseFailure: a failing tool fires it
+    /// INSTEAD of PostToolUse, before the failure is in the transcript (written through a queue).
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {
-        crate::claude::Claude.event_name(event)
+        match event {
+            HookEvent::ToolFailure => Some("PostToolUseFailure"),
+            other => crate::claude::Claude.event_name(other),
+        }
     }
 
     /// Seconds (Qwen Code reads 1,000 and more as legacy milliseconds; ours is far below).
@@ -123,6 +129,22 @@ impl Client for Qwen {
         transcript::newest_usage(tail, at_file_start, fullness_of_line)
     }
 
+    /// PostToolUseFailure of the shell tool: the command and the `Exit Code: N` of its error
+    /// text, under the call's id, so the transcript's own line for it (read later) does not
+    /// count it twice ([`transcript::command_end_id`]).
+    fn failed_command(&self, input: &HookInput) -> Option<Fact> {
+        if input.tool_name.as_deref() != Some("run_shell_command") {
+            return None;
+        }
+        let id = input.tool_call_id.as_deref()?;
+        let command = input.tool_command.clone()?;
+        let exit_code = input.tool_error.as_deref().and_then(exit_code_of);
+        Some(Fact::Once {
+            id: command_end_id(id),
+            fact: Box::new(Fact::CommandRan { command, exit_code }),
+        })
+    }
+
     fn compaction_percent(
         &self,
         project: Option<&Path>,
@@ -137,6 +159,11 @@ impl Client for Qwen {
 
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
         dirs.var_else_home(HOME_VAR, ".qwen")
+    }
+
+    /// `~/.qwen/projects/<cwd>/chats/<session>.jsonl`.
+    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
+        self.user_dir(dirs).map(|d| d.join("projects"))
     }
 
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
@@ -338,10 +365,13 @@ fn shell_result(line: &Value, response: &Value, out: &mut Vec<Fact>) {
         .unwrap_or("");
     let failed = status == Some("error") || response.pointer("/response/error").is_some();
     let exit_code = exit_code_of(text).or((!failed).then_some(0));
-    out.push(Fact::CommandResult {
-        id: id.to_string(),
-        failed,
-        exit_code,
+    out.push(Fact::Once {
+        id: command_end_id(id),
+        fact: Box::new(Fact::CommandResult {
+            id: id.to_string(),
+            failed,
+            exit_code,
+        }),
     });
 }
 
@@ -388,19 +418,25 @@ mod tests {
                     id: "call_fake_3".into(),
                     command: "printf 'written by the shell\\n' > notes.txt".into()
                 },
-                &Fact::CommandResult {
-                    id: "call_fake_3".into(),
-                    failed: false,
-                    exit_code: Some(0)
+                &Fact::Once {
+                    id: "end:call_fake_3".into(),
+                    fact: Box::new(Fact::CommandResult {
+                        id: "call_fake_3".into(),
+                        failed: false,
+                        exit_code: Some(0)
+                    })
                 },
                 &Fact::CommandCalled {
                     id: "call_fake_4".into(),
                     command: "sh run_tests.sh".into()
                 },
-                &Fact::CommandResult {
-                    id: "call_fake_4".into(),
-                    failed: true,
-                    exit_code: Some(1)
+                &Fact::Once {
+                    id: "end:call_fake_4".into(),
+                    fact: Box::new(Fact::CommandResult {
+                        id: "call_fake_4".into(),
+                        failed: true,
+                        exit_code: Some(1)
+                    })
                 },
                 &Fact::AgentMessage(
                     "Parser edited; the test suite still fails on test_parse.".into()
@@ -408,6 +444,37 @@ mod tests {
             ]
         );
         assert!(matches!(facts.first(), Some(Fact::At(t)) if t.starts_with("2026-11-25T")));
+    }
+
+    /// PostToolUseFailure brings the failing command before the transcript does; its end is
+    /// recorded once, whichever comes first.
+    #[test]
+    fn a_failing_shell_call_from_its_hook_and_from_the_transcript_counts_once() {
+        let input = HookInput::parse(&fixture("post_tool_use_failure.json"));
+        assert_eq!(
+            Qwen.hook_event(input.hook_event_name.as_deref().unwrap_or("")),
+            Some(HookEvent::ToolFailure)
+        );
+        let from_hook = Qwen.failed_command(&input);
+        assert_eq!(
+            from_hook,
+            Some(Fact::Once {
+                id: "end:call_fake_4".into(),
+                fact: Box::new(Fact::CommandRan {
+                    command: "sh run_tests.sh".into(),
+                    exit_code: Some(1)
+                })
+            })
+        );
+        let from_transcript = facts_of("transcript-tools.jsonl");
+        assert!(from_transcript
+            .iter()
+            .any(|f| matches!(f, Fact::Once { id, .. } if id == "end:call_fake_4")));
+        // Another tool's failure is not a command.
+        let mut edit = input.clone();
+        edit.tool_name = Some("edit".into());
+        assert_eq!(Qwen.failed_command(&edit), None);
+        assert_eq!(crate::claude::Claude.failed_command(&input), None);
     }
 
     #[test]

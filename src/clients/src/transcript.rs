@@ -9,6 +9,12 @@
 use serde_json::Value;
 use std::path::Path;
 
+/// The [`Fact::Once`] id a command call's end is recorded under, whether a tool-failure hook
+/// or the transcript brings it first (Qwen Code): the call then waits for no other end.
+pub fn command_end_id(call_id: &str) -> String {
+    format!("end:{call_id}")
+}
+
 /// One fact read from a transcript line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fact {

@@ -12,6 +12,7 @@
 
 use crate::extract;
 use crate::{files, SessionRecord};
+use handover_clients::{Client, UserDirs};
 use handover_handoff::store::Store;
 use std::path::Path;
 
@@ -22,8 +23,19 @@ pub const MAX_CATCH_UP: u64 = 4 << 20;
 
 /// `record` with the lines its transcript gained since its last update applied and saved; the
 /// record unchanged when the transcript did not grow (or cannot be read, or grew by more than
-/// [`MAX_CATCH_UP`]). Never fails: a record that cannot be saved is still shown up to date.
+/// [`MAX_CATCH_UP`]), or names no transcript inside the client's own transcript directory).
+/// Never fails: a record that cannot be saved is still shown up to date.
 pub fn transcript_grew(store: &Store, record: SessionRecord, now_ms: u64) -> SessionRecord {
+    transcript_grew_in(store, record, now_ms, &UserDirs::from_env())
+}
+
+/// [`transcript_grew`] with the clients' user directories resolved from `dirs`.
+pub fn transcript_grew_in(
+    store: &Store,
+    record: SessionRecord,
+    now_ms: u64,
+    dirs: &UserDirs,
+) -> SessionRecord {
     let Some(agent) = handover_base::Agent::from_name(&record.agent) else {
         return record;
     };
@@ -39,6 +51,13 @@ pub fn transcript_grew(store: &Store, record: SessionRecord, now_ms: u64) -> Ses
     };
     let offset = record.transcript.offset;
     if len <= offset || len - offset > MAX_CATCH_UP {
+        return record;
+    }
+    // Only now, when there is something to read (the usual start pays the one `stat` above):
+    // a record written into the repository could name any `.jsonl` on the machine, another
+    // project's session among them. The client's own transcript directory is the only place
+    // its sessions are.
+    if !inside_transcript_dir(client, path, dirs) {
         return record;
     }
     let Ok(update) = extract::read_from(path, offset, client, Some(store.root())) else {
@@ -64,6 +83,17 @@ pub fn transcript_grew(store: &Store, record: SessionRecord, now_ms: u64) -> Ses
     record.updated_ms = now_ms;
     let _ = files::save(store, &record);
     record
+}
+
+/// `path`, links resolved, lies inside `client`'s transcript directory (links resolved too).
+fn inside_transcript_dir(client: &dyn Client, path: &Path, dirs: &UserDirs) -> bool {
+    let Some(dir) = client.transcript_dir(dirs) else {
+        return false;
+    };
+    match (std::fs::canonicalize(path), std::fs::canonicalize(dir)) {
+        (Ok(path), Ok(dir)) => path.starts_with(&dir) && path != dir,
+        _ => false,
+    }
 }
 
 /// state.json was replaced at or after `since_ms`: a handoff written after the record's last
@@ -97,10 +127,18 @@ mod tests {
         (tmp, store)
     }
 
+    /// A home whose Claude Code transcript directory holds `<project>/<name>`.
+    fn claude_transcript(tmp: &Path, name: &str) -> (UserDirs, std::path::PathBuf) {
+        let home = tmp.join("home");
+        let dir = home.join(".claude/projects/-tmp-repo");
+        std::fs::create_dir_all(&dir).unwrap();
+        (UserDirs::under(&home), dir.join(name))
+    }
+
     #[test]
     fn a_turn_written_after_the_last_update_is_read_before_the_record_is_shown() {
         let (tmp, store) = repo();
-        let transcript = tmp.path().join("t.jsonl");
+        let (dirs, transcript) = claude_transcript(tmp.path(), "t.jsonl");
         std::fs::write(
             &transcript,
             claude_line("user", serde_json::json!("fix the parser")),
@@ -110,7 +148,7 @@ mod tests {
         record.transcript.path = transcript.to_string_lossy().into_owned();
         record.transcript.offset = std::fs::metadata(&transcript).unwrap().len();
         // Nothing appended: the record comes back as it was, and nothing is written.
-        let same = transcript_grew(&store, record.clone(), 1_000);
+        let same = transcript_grew_in(&store, record.clone(), 1_000, &dirs);
         assert_eq!(same, record);
         assert!(files::load(&store, "s1").is_none());
 
@@ -146,7 +184,7 @@ mod tests {
         )
         .unwrap();
         let now = handover_base::clock::millis(std::time::SystemTime::now());
-        let fresh = transcript_grew(&store, record, now);
+        let fresh = transcript_grew_in(&store, record, now, &dirs);
         assert_eq!(
             fresh.last_failure.as_ref().map(|c| c.command.as_str()),
             Some("sh gen.sh")
@@ -176,5 +214,67 @@ mod tests {
         f.set_len(MAX_CATCH_UP + line.len() as u64 + 1).unwrap();
         record.transcript.path = big.to_string_lossy().into_owned();
         assert_eq!(transcript_grew(&store, record.clone(), 1), record);
+    }
+
+    /// A record is the repository's word: one that names a transcript outside the client's own
+    /// transcript directory (another project's file, through `..` or a link) is not followed,
+    /// however well its offset matches.
+    #[test]
+    fn a_record_naming_a_transcript_elsewhere_is_not_followed() {
+        let (tmp, store) = repo();
+        let (dirs, inside) = claude_transcript(tmp.path(), "own.jsonl");
+        let failing = [
+            claude_line(
+                "assistant",
+                serde_json::json!([{"type": "tool_use", "id": "b1", "name": "Bash",
+                "input": {"command": "cat secrets"}}]),
+            ),
+            claude_line(
+                "user",
+                serde_json::json!([{"type": "tool_result", "tool_use_id": "b1",
+                "content": "Exit code 1", "is_error": true}]),
+            ),
+        ]
+        .concat();
+        let elsewhere = tmp.path().join("other-project");
+        std::fs::create_dir_all(&elsewhere).unwrap();
+        let outside = elsewhere.join("t.jsonl");
+        std::fs::write(&outside, &failing).unwrap();
+        std::fs::write(&inside, &failing).unwrap();
+        let link = inside.with_file_name("link.jsonl");
+        std::os::unix::fs::symlink(&outside, &link).unwrap();
+        let dotdot = inside
+            .parent()
+            .unwrap()
+            .join("../../../../other-project/t.jsonl");
+        assert!(dotdot.exists(), "{}", dotdot.display());
+        let now = handover_base::clock::millis(std::time::SystemTime::now());
+        for path in [&outside, &link, &dotdot] {
+            let mut record = SessionRecord::new("s1", "claude");
+            record.transcript.path = path.to_string_lossy().into_owned();
+            assert_eq!(
+                transcript_grew_in(&store, record.clone(), now, &dirs),
+                record,
+                "{}",
+                path.display()
+            );
+        }
+        assert!(files::load(&store, "s1").is_none(), "nothing saved");
+        // The same lines in the client's own directory are read (the check above is the place,
+        // not the content).
+        let mut record = SessionRecord::new("s1", "claude");
+        record.transcript.path = inside.to_string_lossy().into_owned();
+        let read = transcript_grew_in(&store, record, now, &dirs);
+        assert_eq!(
+            read.last_failure.as_ref().map(|c| c.command.as_str()),
+            Some("cat secrets")
+        );
+        // Another client's directory is not this client's.
+        let mut record = SessionRecord::new("s1", "codex");
+        record.transcript.path = inside.to_string_lossy().into_owned();
+        assert_eq!(
+            transcript_grew_in(&store, record.clone(), now, &dirs),
+            record
+        );
     }
 }

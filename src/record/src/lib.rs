@@ -173,6 +173,7 @@ pub struct Pending {
     pub command: String,
 }
 
+use handover_clients::transcript::command_end_id;
 /// One fact read from a transcript line: the clients' neutral type (each client module reads
 /// its own transcript format into it).
 pub use handover_clients::transcript::Fact;
@@ -231,9 +232,14 @@ impl SessionRecord {
                 }
             }
             Fact::CommandCalled { id, command } => {
+                let id = clean_line(&id, 100);
+                if self.transcript.seen.contains(&command_end_id(&id)) {
+                    // Its end came first, from the client's tool-failure hook (Qwen Code).
+                    return;
+                }
                 let pending = &mut self.transcript.pending;
                 pending.push(Pending {
-                    id: clean_line(&id, 100),
+                    id,
                     command: untrusted(&command, MAX_COMMAND_CHARS),
                 });
                 if pending.len() > MAX_PENDING {
@@ -754,6 +760,51 @@ mod tests {
             "the ids kept are bounded"
         );
         assert!(once("x").is_work() && once("x").is_command());
+    }
+
+    /// Qwen Code's PostToolUseFailure brings a failing command's end before the transcript
+    /// has even its call: the transcript's call and end, read later, add nothing.
+    #[test]
+    fn a_command_end_from_a_hook_is_not_counted_again_from_the_transcript() {
+        let mut r = SessionRecord::new("s", "qwen");
+        let end = |fact: Fact| Fact::Once {
+            id: command_end_id("call_4"),
+            fact: Box::new(fact),
+        };
+        r.apply(end(Fact::CommandRan {
+            command: "sh run_tests.sh".into(),
+            exit_code: Some(1),
+        }));
+        r.apply(Fact::CommandCalled {
+            id: "call_4".into(),
+            command: "sh run_tests.sh".into(),
+        });
+        r.apply(end(Fact::CommandResult {
+            id: "call_4".into(),
+            failed: true,
+            exit_code: Some(1),
+        }));
+        assert_eq!(r.commands_total, 1);
+        assert_eq!(
+            r.last_failure
+                .as_ref()
+                .map(|c| (c.command.as_str(), c.exit_code)),
+            Some(("sh run_tests.sh", Some(1)))
+        );
+        assert!(r.transcript.pending.is_empty(), "no call left waiting");
+        // The usual order (the transcript alone) gives the same.
+        let mut t = SessionRecord::new("s", "qwen");
+        t.apply(Fact::CommandCalled {
+            id: "call_4".into(),
+            command: "sh run_tests.sh".into(),
+        });
+        t.apply(end(Fact::CommandResult {
+            id: "call_4".into(),
+            failed: true,
+            exit_code: Some(1),
+        }));
+        assert_eq!(t.commands, r.commands);
+        assert_eq!(t.last_failure, r.last_failure);
     }
 
     #[test]

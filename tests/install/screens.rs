@@ -1,0 +1,117 @@
+//! What a person reads, whole: `handover status` (human and JSON) before and after an install
+//! and a handoff, and the reports of `install` and `uninstall` (dry run, real run, repeated run),
+//! for every client at once. Pinned as snapshots (tests/install/snapshots/, reviewed with
+//! `cargo insta review`: tests/README.md), with the run's own paths, handoff id and times, and
+//! commits replaced by placeholders: `[REPO]`, `[HOME]`, `[BIN]`, `[ID]`, `[TIME]`, `[commit N]`.
+
+use crate::support::repo::Repo;
+use crate::support::snapshot::placeholders;
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+/// A repository with one commit and a HOME of its own; `handover` runs with an empty environment
+/// apart from PATH (the hook executables' directory first, so that the screens show them found),
+/// HOME and the agent label.
+struct Screens {
+    repo: Repo,
+    home: tempfile::TempDir,
+}
+
+impl Screens {
+    fn new() -> Screens {
+        Screens {
+            repo: Repo::with_commit(),
+            home: tempfile::tempdir().unwrap(),
+        }
+    }
+
+    fn home(&self) -> PathBuf {
+        self.home.path().canonicalize().unwrap()
+    }
+
+    fn bin_dir() -> PathBuf {
+        Path::new(env!("CARGO_BIN_EXE_handover"))
+            .parent()
+            .unwrap()
+            .to_path_buf()
+    }
+
+    /// Stdout of `handover args`, which must succeed, with the placeholders put in.
+    fn run(&self, args: &[&str]) -> String {
+        let path = format!("{}:/usr/local/bin:/usr/bin:/bin", Self::bin_dir().display());
+        let out = Command::new(env!("CARGO_BIN_EXE_handover"))
+            .args(args)
+            .current_dir(&self.repo.path)
+            .env_clear()
+            .env("PATH", path)
+            .env("HOME", self.home())
+            .env("HANDOVER_AGENT", "test")
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("GIT_CONFIG_GLOBAL", "/dev/null")
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        let stdout = String::from_utf8(out.stdout).unwrap();
+        assert!(
+            out.status.success(),
+            "handover {args:?} failed:\n{stdout}{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        self.placeholders(&stdout)
+    }
+
+    fn placeholders(&self, text: &str) -> String {
+        let text = text
+            .replace(&self.home().display().to_string(), "[HOME]")
+            .replace(&Self::bin_dir().display().to_string(), "[BIN]");
+        placeholders(&self.repo.path, &text)
+    }
+
+    fn write_handoff(&self) {
+        self.run(&[
+            "write",
+            "--goal",
+            "Add CSV export to the report command",
+            "--in-progress",
+            "CSV writer: quoting",
+            "--next",
+            "Quote fields with commas, then add tests",
+        ]);
+    }
+}
+
+#[test]
+fn status_of_a_repository_without_handover() {
+    let s = Screens::new();
+    insta::assert_snapshot!("status_new", s.run(&["status"]));
+    insta::assert_snapshot!("status_new_json", s.run(&["status", "--json"]));
+}
+
+#[test]
+fn install_reports_dry_run_then_changes_then_nothing_to_do() {
+    let s = Screens::new();
+    insta::assert_snapshot!("install_dry_run", s.run(&["install", "--dry-run"]));
+    assert!(
+        !s.repo.path.join(".claude").exists(),
+        "a dry run writes nothing"
+    );
+    insta::assert_snapshot!("install", s.run(&["install"]));
+    insta::assert_snapshot!("install_again", s.run(&["install"]));
+}
+
+#[test]
+fn status_after_install_and_a_handoff() {
+    let s = Screens::new();
+    s.run(&["install"]);
+    s.write_handoff();
+    insta::assert_snapshot!("status_installed_fresh", s.run(&["status"]));
+    insta::assert_snapshot!("status_installed_fresh_json", s.run(&["status", "--json"]));
+}
+
+#[test]
+fn uninstall_reports_dry_run_then_removal() {
+    let s = Screens::new();
+    s.run(&["install"]);
+    insta::assert_snapshot!("uninstall_dry_run", s.run(&["uninstall", "--dry-run"]));
+    insta::assert_snapshot!("uninstall", s.run(&["uninstall"]));
+}

@@ -1,0 +1,116 @@
+//! What a snapshot pins of an output: ours, with what changes from run to run (temporary paths,
+//! the handoff's id, commit hashes, the clock) replaced by placeholders.
+
+use std::path::Path;
+
+/// `text` from a `handover` run in the repository at `root`, as a snapshot pins it: the root as
+/// `[REPO]`, each commit of the repository (full or abbreviated to 7) as `[commit N]`, numbered
+/// from the oldest, the current handoff's id as `[ID]`, and every UTC timestamp as `[TIME]`.
+pub fn placeholders(root: &Path, text: &str) -> String {
+    let mut text = text.replace(&root.display().to_string(), "[REPO]");
+    if let Ok(out) = std::process::Command::new("git")
+        .arg("-C")
+        .arg(root)
+        .args(["rev-list", "--all", "--reverse", "--topo-order"])
+        .output()
+    {
+        for (n, sha) in String::from_utf8_lossy(&out.stdout).lines().enumerate() {
+            let name = format!("[commit {}]", n + 1);
+            text = text.replace(sha, &name);
+            if sha.len() >= 7 {
+                text = text.replace(&sha[..7], &name);
+            }
+        }
+    }
+    if let Ok(state) = std::fs::read_to_string(root.join(".handover/state.json")) {
+        if let Some(id) = serde_json::from_str::<serde_json::Value>(&state)
+            .ok()
+            .and_then(|v| v["id"].as_str().map(String::from))
+        {
+            text = text.replace(&id, "[ID]");
+        }
+    }
+    mask_ids(&mask_times(&text))
+}
+
+/// `text` with each handoff id (`20261122T021451.000000000Z-1a2b`: the time it was written and
+/// a random suffix) replaced by `[ID]`: for handoffs other than the current one (recovered,
+/// archived, fetched).
+pub fn mask_ids(text: &str) -> String {
+    const SHAPE: &[u8] = b"ddddddddTdddddd.";
+    let bytes = text.as_bytes();
+    let fits = |at: usize| {
+        bytes.len() >= at + SHAPE.len()
+            && SHAPE
+                .iter()
+                .zip(&bytes[at..])
+                .all(|(want, got)| match want {
+                    b'd' => got.is_ascii_digit(),
+                    other => other == got,
+                })
+    };
+    let mut out = String::with_capacity(text.len());
+    let (mut at, mut copied) = (0, 0);
+    while at < bytes.len() {
+        if fits(at) {
+            let mut end = at + SHAPE.len();
+            while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+                end += 1;
+            }
+            if bytes[end..].starts_with(b"Z-") {
+                end += 2;
+                while bytes.get(end).is_some_and(u8::is_ascii_hexdigit) {
+                    end += 1;
+                }
+                out.push_str(&text[copied..at]);
+                out.push_str("[ID]");
+                at = end;
+                copied = at;
+                continue;
+            }
+        }
+        at += 1;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
+
+/// `text` with each `YYYY-MM-DDTHH:MM:SS[.fraction]Z` replaced by `[TIME]`.
+pub fn mask_times(text: &str) -> String {
+    const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:dd";
+    let bytes = text.as_bytes();
+    let fits = |at: usize| {
+        bytes.len() >= at + SHAPE.len()
+            && SHAPE
+                .iter()
+                .zip(&bytes[at..])
+                .all(|(want, got)| match want {
+                    b'd' => got.is_ascii_digit(),
+                    other => other == got,
+                })
+    };
+    let mut out = String::with_capacity(text.len());
+    let mut at = 0;
+    let mut copied = 0;
+    while at < bytes.len() {
+        if fits(at) {
+            let mut end = at + SHAPE.len();
+            if bytes.get(end) == Some(&b'.') {
+                end += 1;
+                while bytes.get(end).is_some_and(u8::is_ascii_digit) {
+                    end += 1;
+                }
+            }
+            if bytes.get(end) == Some(&b'Z') {
+                out.push_str(&text[copied..at]);
+                out.push_str("[TIME]");
+                at = end + 1;
+                copied = at;
+                continue;
+            }
+        }
+        at += 1;
+    }
+    out.push_str(&text[copied..]);
+    out
+}
