@@ -5,21 +5,22 @@
 use crate::agent;
 use crate::call::Call;
 use crate::debug;
-use crate::input::{HookInput, StdinReader, MAX_INPUT_BYTES};
+use crate::input::{self, HookInput, MAX_INPUT_BYTES};
 use crate::plugin;
 use handover_base::Agent;
 use handover_clients::Response;
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
+use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
 
 /// After this long the watchdog ends the process with exit 0 and no output: a late answer is
 /// worth less than the agent's time.
 pub const HARD_LIMIT: Duration = Duration::from_millis(2500);
-/// How long to wait for the client to close stdin.
-const STDIN_WAIT: Duration = Duration::from_millis(1000);
+/// How long to wait for the client to close stdin; after that the hook ends silently.
+pub const STDIN_WAIT: Duration = Duration::from_millis(1000);
 
 /// Held while stdout is written, so the watchdog never cuts an answer in half.
 static OUTPUT: Mutex<()> = Mutex::new(());
@@ -50,15 +51,25 @@ pub type Logic = fn(&Call) -> anyhow::Result<Outcome>;
 pub fn run(name: &str, logic: Logic) -> ExitCode {
     let started = Instant::now();
     let debug = debug::target();
-    start_watchdog(name, debug.clone());
+    let watchdog = start_watchdog(name, started, debug.clone());
     panic::set_hook(Box::new(|info| {
         if let Ok(mut p) = PANIC.lock() {
             *p = Some(info.to_string());
         }
     }));
 
-    let stdin = StdinReader::spawn(std::io::stdin(), MAX_INPUT_BYTES);
-    let payload = stdin.payload(STDIN_WAIT);
+    // Read on this thread; the watchdog ends the process if the client never closes stdin.
+    // Without a watchdog, stdin is not read at all (nothing would bound the read): the
+    // payload is empty and the hook says nothing.
+    let mut stdin = std::io::stdin().lock();
+    let payload = match &watchdog {
+        Some(stdin_read) => {
+            let payload = input::read_capped(&mut stdin, MAX_INPUT_BYTES);
+            let _ = stdin_read.send(());
+            payload
+        }
+        None => input::Payload::default(),
+    };
 
     // The client that encodes the answer: known once the call is built (an answer can only
     // come after that; before it, the answer is silence in every client's form).
@@ -130,7 +141,7 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
     // on a broken pipe); a stdin left open has nothing coming, and waiting would only delay
     // the client.
     if payload.truncated {
-        stdin.finish(started + HARD_LIMIT - Duration::from_millis(100));
+        input::drain(&mut stdin);
     }
     ExitCode::SUCCESS
 }
@@ -164,22 +175,48 @@ pub fn settle(work: impl FnOnce() -> (String, anyhow::Result<Outcome>)) -> (Resp
     }
 }
 
-fn start_watchdog(name: &str, debug: Option<debug::Target>) {
+/// The one helper thread of a hook process. It waits `STDIN_WAIT` for the main thread to say
+/// stdin was read (a message on the returned channel), and ends the process silently if it
+/// was not: the client never closed stdin, so there is no input to answer. Then it ends the
+/// process at `HARD_LIMIT` after `started`, answer or not. None when no thread could be
+/// started.
+fn start_watchdog(
+    name: &str,
+    started: Instant,
+    debug: Option<debug::Target>,
+) -> Option<mpsc::Sender<()>> {
     let name = name.to_string();
-    // Without a thread there is no watchdog; everything else still has its own bounds.
-    let _ = std::thread::Builder::new().spawn(move || {
-        std::thread::sleep(HARD_LIMIT);
-        // Wait for an answer being written to be complete, then stop everything.
-        let _guard = OUTPUT.lock();
-        if let Some(target) = &debug {
-            debug::log(
-                target,
-                &format!("{name}: gave up after {} ms", HARD_LIMIT.as_millis()),
-            );
-        }
-        #[allow(clippy::exit)] // the one place a hook may end itself: the time limit
-        std::process::exit(0);
-    });
+    let (stdin_read, read) = mpsc::channel::<()>();
+    std::thread::Builder::new()
+        .spawn(move || {
+            let waited = stdin_wait(&read, started + STDIN_WAIT);
+            let why = if waited {
+                std::thread::sleep(
+                    (started + HARD_LIMIT).saturating_duration_since(Instant::now()),
+                );
+                format!("gave up after {} ms", HARD_LIMIT.as_millis())
+            } else {
+                format!("stdin not closed within {} ms", STDIN_WAIT.as_millis())
+            };
+            // Wait for an answer being written to be complete, then stop everything.
+            let _guard = OUTPUT.lock();
+            if let Some(target) = &debug {
+                debug::log(target, &format!("{name}: {why}"));
+            }
+            #[allow(clippy::exit)] // the one place a hook may end itself: the time limit
+            std::process::exit(0);
+        })
+        .ok()
+        .map(|_| stdin_read)
+}
+
+/// Waits until `deadline` for the main thread to report stdin read: true when it did (or is
+/// gone, which only happens once the process ends), false when the time ran out.
+fn stdin_wait(read: &mpsc::Receiver<()>, deadline: Instant) -> bool {
+    match read.recv_timeout(deadline.saturating_duration_since(Instant::now())) {
+        Ok(()) | Err(RecvTimeoutError::Disconnected) => true,
+        Err(RecvTimeoutError::Timeout) => false,
+    }
 }
 
 #[cfg(test)]
@@ -204,5 +241,17 @@ mod tests {
         });
         assert_eq!(r, Response::Silent);
         assert!(line.starts_with("panic"), "{line}");
+    }
+
+    #[test]
+    fn the_watchdog_waits_for_stdin_until_its_deadline_only() {
+        let (tx, rx) = mpsc::channel::<()>();
+        let start = Instant::now();
+        assert!(!stdin_wait(&rx, start + Duration::from_millis(50)));
+        assert!(start.elapsed() >= Duration::from_millis(50));
+        tx.send(()).unwrap();
+        assert!(stdin_wait(&rx, Instant::now() + Duration::from_secs(60)));
+        drop(tx);
+        assert!(stdin_wait(&rx, Instant::now() + Duration::from_secs(60)));
     }
 }

@@ -21,13 +21,15 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let mut session = call.session();
 
     // Codex may fire SessionStart late, after the first prompt already got the context through
-    // the fallback: do not deliver it twice.
-    let late_duplicate = source == "startup"
+    // the fallback, and Copilot CLI may run its sessionStart (`new`) beside that prompt's hook:
+    // do not deliver it twice.
+    let opens_session = matches!(source, "startup" | "new");
+    let mut late_duplicate = opens_session
         && session
             .as_ref()
             .is_some_and(|(_, l)| l.state.startup_via_fallback && !l.state.session_start_seen);
 
-    let delivery = if late_duplicate {
+    let mut delivery = if late_duplicate {
         None
     } else {
         handover_core::startup::build_for(
@@ -66,8 +68,26 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         // session is never mistaken for one the first prompt should deliver. A repository where
         // handover was never used gets no `.handover/` from this hook.
         if call.store_usable() {
-            match file.save(st) {
-                Ok(()) => deferred = defer,
+            // The session's first state: the first-prompt fallback may be saving its own at
+            // this moment (it then delivered the context, and this hook stays silent).
+            let mut saved = if opens_session && !l.existed && delivery.is_some() && !defer {
+                file.save_first(st)
+            } else {
+                file.save(st).map(|()| true)
+            };
+            if matches!(saved, Ok(false)) {
+                // Another hook's state landed first: it counts only if it delivered.
+                let now_there = file.load(call.session_id().unwrap_or_default(), now);
+                if now_there.state.startup_delivered_ms.is_none() {
+                    saved = file.save(st).map(|()| true);
+                }
+            }
+            match saved {
+                Ok(true) => deferred = defer,
+                Ok(false) => {
+                    late_duplicate = true;
+                    delivery = None;
+                }
                 Err(e) => notes.push(format!("state not saved: {e}")),
             }
             if source == "startup" {

@@ -1,9 +1,11 @@
 //! Per-session hook state: `.handover/sessions/<session key>.json`, one small JSON file per
 //! client session, so that concurrent sessions never share a record. It remembers what was
 //! delivered (startup context, re-injection) and which context thresholds were crossed.
-//! Replaced atomically (temporary file + rename), without fsync: the state is advisory (at worst
-//! a reminder repeats), and an fsync costs the agent milliseconds on every write, far more than
-//! the rest of the hook on a busy disk. A damaged file counts as present but empty.
+//! Created atomically (temporary file + rename), then rewritten in place under a file lock
+//! (`safe_fs::rewrite_in_place`; readers take the shared lock), never fsynced: the state is
+//! advisory (at worst a reminder repeats), and an fsync, or a rename over the file, costs the
+//! agent up to milliseconds on every write on a busy disk, far more than the rest of the hook.
+//! A damaged file counts as present but empty.
 //! Times are milliseconds since the Unix epoch.
 //!
 //! Every file access goes through `handover_core::safe_fs`: `.handover/` and `sessions/` must be
@@ -101,12 +103,11 @@ impl SessionFile {
     }
 
     pub fn load(&self, session_id: &str, now: u64) -> Loaded {
-        let read =
-            check_dirs(&self.dir).and_then(|()| safe_fs::read_limited(&self.path, MAX_STATE_BYTES));
+        let read = check_dirs(&self.dir)
+            .and_then(|()| safe_fs::read_limited_locked(&self.path, MAX_STATE_BYTES));
         match read {
             Ok(Some(bytes)) => {
-                let state = serde_json::from_slice::<SessionState>(&bytes)
-                    .ok()
+                let state = first_json_value(&bytes)
                     .filter(|s| s.session_id == stored_id(session_id))
                     .unwrap_or_else(|| SessionState::new(session_id, now));
                 Loaded {
@@ -127,12 +128,60 @@ impl SessionFile {
         }
     }
 
+    /// Saves the session's first state, unless another hook of the same session saved one
+    /// since this one loaded it: Ok(false) then, and nothing is written. Two hooks that may each
+    /// deliver a session's first startup context (SessionStart, and the first-prompt fallback of
+    /// the watch) can run at once — Copilot CLI runs sessionStart and userPromptSubmitted side
+    /// by side after `/clear` — and only the one whose state lands first delivers. The content
+    /// is written to a temporary file and hard-linked into place, which fails when the name
+    /// exists (a link included), so the file appears whole or not at all. Where hard links are
+    /// not supported it is saved as [`SessionFile::save`] does (the race is then not guarded).
+    pub fn save_first(&self, state: &SessionState) -> anyhow::Result<bool> {
+        self.prepare_dir()?;
+        let tmp = self.dir.join(format!(
+            ".{}.{}.first",
+            self.path
+                .file_stem()
+                .map(|s| s.to_string_lossy().into_owned())
+                .unwrap_or_default(),
+            std::process::id()
+        ));
+        let written = std::fs::OpenOptions::new()
+            .write(true)
+            .create_new(true)
+            .open(&tmp)
+            .and_then(|mut f| std::io::Write::write_all(&mut f, &state_bytes(state)?));
+        if let Err(e) = written {
+            let _ = safe_fs::remove_file(&tmp);
+            return Err(e.into());
+        }
+        let linked = std::fs::hard_link(&tmp, &self.path);
+        let _ = safe_fs::remove_file(&tmp);
+        match linked {
+            Ok(()) => Ok(true),
+            Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
+            Err(_) => self.save(state).map(|()| true),
+        }
+    }
+
     /// Creates `.handover/sessions/` when needed, with a `.gitignore` that ignores everything
     /// in it (itself included), so hook state never shows up in `git status` even before the
     /// first `handover write` sets up the repository's guard.
     /// A `.handover/` or `sessions/` that is a link (or not a directory) is refused, never
     /// followed or replaced.
     pub fn save(&self, state: &SessionState) -> anyhow::Result<()> {
+        self.prepare_dir()?;
+        let bytes = state_bytes(state)?;
+        // Readers see the old or the new content, never a mix, even with two hooks of one
+        // session writing at once: the first write creates the file whole (temporary file and
+        // rename, or save_first's hard link), later ones rewrite it under the file's lock.
+        if !safe_fs::rewrite_in_place(&self.path, &bytes)? {
+            safe_fs::replace(&self.path, &bytes, false)?;
+        }
+        Ok(())
+    }
+
+    fn prepare_dir(&self) -> anyhow::Result<()> {
         if let Some(parent) = self.dir.parent() {
             safe_fs::ensure_dir(parent)?;
         }
@@ -140,13 +189,23 @@ impl SessionFile {
             safe_fs::ensure_dir(&self.dir)?;
             safe_fs::replace(&self.dir.join(".gitignore"), b"*\n", false)?;
         }
-        let mut bytes = serde_json::to_vec_pretty(state)?;
-        bytes.push(b'\n');
-        // Readers see the old or the new content, never a mix, even with two hooks of one
-        // session writing at once.
-        safe_fs::replace(&self.path, &bytes, false)?;
         Ok(())
     }
+}
+
+/// The state at the start of `bytes`, whatever follows it: a rewrite cut short between its
+/// write and its length cut leaves the old content's tail after the new one.
+fn first_json_value(bytes: &[u8]) -> Option<SessionState> {
+    serde_json::Deserializer::from_slice(bytes)
+        .into_iter::<SessionState>()
+        .next()?
+        .ok()
+}
+
+fn state_bytes(state: &SessionState) -> std::io::Result<Vec<u8>> {
+    let mut bytes = serde_json::to_vec_pretty(state)?;
+    bytes.push(b'\n');
+    Ok(bytes)
 }
 
 /// `sessions/` and the `.handover/` holding it are plain directories (or `sessions/` is
@@ -236,24 +295,98 @@ mod tests {
     }
 
     #[test]
-    fn saving_replaces_the_file_and_leaves_no_temporary_behind() {
+    fn only_the_first_of_two_first_saves_lands() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = dir.path().join(".handover/sessions");
+        let file = SessionFile::new(&sessions, "s-1");
+        let mut first = SessionState::new("s-1", 10);
+        first.startup_delivered_ms = Some(10);
+        assert!(file.save_first(&first).unwrap());
+        let second = SessionState::new("s-1", 20);
+        assert!(!file.save_first(&second).unwrap(), "a second first save");
+        assert_eq!(file.load("s-1", 30).state, first);
+        let names: Vec<String> = std::fs::read_dir(&sessions)
+            .unwrap()
+            .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
+            .collect();
+        assert_eq!(
+            names.len(),
+            2,
+            "the state and .gitignore, no temporary: {names:?}"
+        );
+    }
+
+    #[test]
+    fn saving_rewrites_the_file_in_place_and_leaves_no_temporary_behind() {
         use std::os::unix::fs::MetadataExt;
         let dir = tempfile::tempdir().unwrap();
         let file = SessionFile::new(dir.path(), "s");
-        let st = SessionState::new("s", 1);
+        let mut st = SessionState::new("s", 1);
+        st.agent = Some("a much longer agent name than the next one".into());
         file.save(&st).unwrap();
         let first = fs::metadata(file.path()).unwrap().ino();
+        st.agent = Some("short".into());
         file.save(&st).unwrap();
-        assert_ne!(
+        assert_eq!(
             fs::metadata(file.path()).unwrap().ino(),
             first,
-            "rewritten in place"
+            "rewritten in place, not replaced by a rename"
+        );
+        assert_eq!(
+            file.load("s", 2).state,
+            st,
+            "a shorter rewrite leaves no tail"
         );
         let names: Vec<String> = fs::read_dir(dir.path())
             .unwrap()
             .map(|e| e.unwrap().file_name().to_string_lossy().into_owned())
             .collect();
         assert_eq!(names.len(), 1, "{names:?}");
+    }
+
+    #[test]
+    fn a_rewrite_cut_short_before_its_length_cut_still_reads_as_the_new_state() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = SessionFile::new(dir.path(), "s");
+        let mut old = SessionState::new("s", 1);
+        old.agent = Some("x".repeat(200));
+        let mut new = SessionState::new("s", 1);
+        new.reminded_ms = Some(42);
+        let mut bytes = serde_json::to_vec_pretty(&new).unwrap();
+        bytes.push(b'\n');
+        let old_bytes = serde_json::to_vec_pretty(&old).unwrap();
+        assert!(old_bytes.len() > bytes.len());
+        bytes.extend_from_slice(&old_bytes[bytes.len()..]);
+        fs::write(file.path(), &bytes).unwrap();
+        let loaded = file.load("s", 9);
+        assert!(loaded.existed);
+        assert_eq!(loaded.state, new);
+    }
+
+    #[test]
+    fn a_link_in_place_of_the_state_file_is_neither_read_nor_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let elsewhere = tempfile::tempdir().unwrap();
+        let target = elsewhere.path().join("victim.json");
+        fs::write(&target, b"keep").unwrap();
+        let file = SessionFile::new(dir.path(), "s");
+        std::os::unix::fs::symlink(&target, file.path()).unwrap();
+        assert!(file.save(&SessionState::new("s", 1)).is_err());
+        assert!(file.load("s", 1).existed);
+        assert_eq!(fs::read(&target).unwrap(), b"keep");
+    }
+
+    #[test]
+    fn a_hard_link_in_place_of_the_state_file_is_replaced_not_written_through() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = SessionFile::new(dir.path(), "s");
+        let victim = dir.path().join("victim");
+        fs::write(&victim, b"the user's bytes").unwrap();
+        fs::hard_link(&victim, file.path()).unwrap();
+        let st = SessionState::new("s", 1);
+        file.save(&st).unwrap();
+        assert_eq!(fs::read(&victim).unwrap(), b"the user's bytes");
+        assert_eq!(file.load("s", 2).state, st);
     }
 
     #[test]

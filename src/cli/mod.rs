@@ -504,6 +504,11 @@ pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
     {
         return Some("codex".into());
     }
+    // Factory Droid names itself nowhere in its shell commands' environment; its shell
+    // executor's own settings give it away (handover_clients::droid).
+    if handover_core::clients::droid::runs_the_shell_command(&|name| std::env::var_os(name)) {
+        return Some("droid".into());
+    }
     None
 }
 

@@ -12,7 +12,8 @@
 //!
 //!     cargo test --release --test clients bench:: -- --ignored --nocapture
 //!
-//! `HANDOVER_CLIENT_BENCH_ROUNDS` sets the rounds (default 9). `HANDOVER_CLIENT_BENCH_BASELINE`,
+//! `HANDOVER_CLIENT_BENCH_ROUNDS` sets the rounds (default 9), `HANDOVER_CLIENT_BENCH_CLIENTS`
+//! the clients (comma-separated names; default `claude,codex`). `HANDOVER_CLIENT_BENCH_BASELINE`,
 //! a directory of other hook executables (an older build, say), adds a fourth way, "baseline",
 //! measured in the same rounds: before and after under the same load.
 use crate::support;
@@ -78,7 +79,7 @@ fn hooks_in_the_real_clients() {
         ways.push(Way::Baseline(PathBuf::from(dir)));
     }
     let mut report = Vec::new();
-    for agent in [Agent::Claude, Agent::Codex] {
+    for agent in bench_clients() {
         report.push(bench(
             agent,
             rounds,
@@ -98,6 +99,31 @@ fn hooks_in_the_real_clients() {
     }
     for line in report {
         println!("{line}");
+    }
+}
+
+/// The clients measured: `HANDOVER_CLIENT_BENCH_CLIENTS` (names, comma-separated: claude,
+/// codex, gemini, qwen, droid, copilot), Claude Code and Codex by default.
+fn bench_clients() -> Vec<Agent> {
+    let all = [
+        Agent::Claude,
+        Agent::Codex,
+        Agent::Gemini,
+        Agent::Qwen,
+        Agent::Droid,
+        Agent::Copilot,
+    ];
+    match std::env::var("HANDOVER_CLIENT_BENCH_CLIENTS") {
+        Ok(list) => list
+            .split(',')
+            .map(|name| {
+                let name = name.trim();
+                *all.iter()
+                    .find(|a| a.name() == name)
+                    .unwrap_or_else(|| panic!("HANDOVER_CLIENT_BENCH_CLIENTS: no client {name}"))
+            })
+            .collect(),
+        Err(_) => vec![Agent::Claude, Agent::Codex],
     }
 }
 

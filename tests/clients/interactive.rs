@@ -1,7 +1,10 @@
 //! End to end with the real clients' terminal UIs, driven through tmux against the fake model
 //! (tests/support/interactive.rs): the handoff reaches the model at startup, after a compaction
 //! and after a clear in every client, and after an interactive resume in Gemini CLI, whose
-//! interactive clear and resume differ from its headless runs (docs/compatibility.md).
+//! interactive clear and resume differ from its headless runs (docs/compatibility.md); the
+//! save-progress reminder in Copilot CLI and Factory Droid (and the context watch in Gemini
+//! CLI); the session record after a quit, a clear and a SIGKILL following shell edits
+//! (tests/support/interactive_records.rs).
 //! Needs node/npm, tmux and root (`unshare -n`); set HANDOVER_SKIP_E2E=1 to skip them loudly.
 use crate::support;
 
@@ -44,7 +47,7 @@ fn delivered_sources(sb: &Sandbox) -> Vec<String> {
 /// One interactive session: the handoff in the first request; after the client's compaction
 /// command the handoff again (as re-injected context) in the next request; after its clear
 /// command the startup context again. Codex's `/new` asks where to start: Enter takes the
-/// default.
+/// default. Factory Droid's `/compress` asks for a confirmation: Enter confirms.
 fn startup_compaction_clear(agent: Agent) {
     let sb = Sandbox::new(agent, Trust::Installed);
     sb.write_handoff();
@@ -52,24 +55,42 @@ fn startup_compaction_clear(agent: Agent) {
     let first = tui.exchange("Continue the work", "FIRST-ANSWER", 60);
     assert_carries(&tui, &first, STARTUP, "startup");
 
-    let compact = if matches!(agent, Agent::Gemini | Agent::Qwen) {
-        "/compress"
-    } else {
-        "/compact"
+    let compact = match agent {
+        Agent::Gemini | Agent::Qwen | Agent::Droid => "/compress",
+        Agent::Claude | Agent::Codex | Agent::Copilot => "/compact",
     };
     let before = tui.requests().iter().filter(|r| r.compaction).count();
     tui.send(compact);
+    if agent == Agent::Droid {
+        // "Compress session <id>? This will start a new session with the resulting summary."
+        tui.wait_for("Enter to confirm", 20);
+        tui.key("Enter");
+    }
     tui.wait_until("the compaction request", 60, || {
         tui.requests().iter().filter(|r| r.compaction).count() > before
     });
     tui.settle(10);
     let after = tui.exchange("Carry on after compacting", "SECOND-ANSWER", 60);
     assert_carries(&tui, &after, AFTER_COMPACTION, "after compaction");
+    // The manual compaction ran PreCompact: one snapshot journaled, with the trigger the
+    // client gave (Factory Droid 0.225.2 calls its `/compress` `auto`).
+    let trigger = match agent {
+        Agent::Copilot => Some("manual"),
+        Agent::Droid => Some("auto"),
+        Agent::Claude | Agent::Codex | Agent::Gemini | Agent::Qwen => None,
+    };
+    if let Some(trigger) = trigger {
+        let snapshots = sb.journal_events("pre_compact");
+        assert!(
+            snapshots.len() == 1 && snapshots[0]["trigger"] == trigger,
+            "{}: expected one pre_compact snapshot, trigger {trigger}: {snapshots:?}",
+            agent.name()
+        );
+    }
 
-    let clear = if agent == Agent::Codex {
-        "/new"
-    } else {
-        "/clear"
+    let clear = match agent {
+        Agent::Codex | Agent::Droid => "/new",
+        Agent::Claude | Agent::Gemini | Agent::Qwen | Agent::Copilot => "/clear",
     };
     tui.send(clear);
     if agent == Agent::Codex {
@@ -81,16 +102,29 @@ fn startup_compaction_clear(agent: Agent) {
     assert_carries(&tui, &cleared, STARTUP, "after clear");
     // One journaled delivery per context that reached the model, named by what caused it
     // (Codex's `/new` starts a new thread: its SessionStart says `startup`).
-    let expected: [&str; 3] = match agent {
-        Agent::Claude => ["startup", "compact", "clear"],
-        Agent::Codex => ["startup", "compact", "startup"],
-        Agent::Gemini => ["startup", "compact_fallback", "clear"],
-        Agent::Droid => panic!("interactive Factory Droid sessions are not driven by this harness"),
+    let expected: &[&str] = match agent {
+        Agent::Claude => &["startup", "compact", "clear"],
+        Agent::Codex => &["startup", "compact", "startup"],
+        Agent::Gemini => &["startup", "compact_fallback", "clear"],
         // `/compress` then `/clear`: SessionStart `compact`, then `clear` (a new session).
-        Agent::Qwen => ["startup", "compact", "clear"],
-        Agent::Copilot => panic!("the interactive compaction scenario is not run with Copilot CLI"),
+        Agent::Qwen => &["startup", "compact", "clear"],
+        // Copilot CLI runs sessionStart (`new`) at a session's first prompt, runs no hook after
+        // `/compact` (preCompact arms the re-injection, which the next userPromptSubmitted
+        // delivers), and `/clear` starts a new session (sessionStart `new` again).
+        Agent::Copilot => &["new", "compact_fallback", "new"],
+        // Droid's `/compress` starts a new session from the summary: SessionStart `resume` of
+        // the old session first (its context goes nowhere: the summary request is all that
+        // session sends), then SessionStart `compact` of the new one; `/new` fires
+        // SessionStart with `source: resume` for the fresh session.
+        Agent::Droid => &["startup", "resume", "compact", "resume"],
     };
-    assert_eq!(delivered_sources(&sb), expected, "{}", agent.name());
+    assert_eq!(
+        delivered_sources(&sb),
+        expected,
+        "{}\n{}",
+        agent.name(),
+        tui.describe()
+    );
 }
 
 #[test]
@@ -122,6 +156,25 @@ fn interactive_qwen_startup_compress_clear() {
 fn interactive_gemini_startup_compress_clear() {
     if clients("interactive_gemini_startup_compress_clear").is_some() {
         startup_compaction_clear(Agent::Gemini);
+    }
+}
+
+/// Copilot CLI: `/compact` runs preCompact only (no postCompact, no sessionStart after it); the
+/// handoff comes back with the next prompt (userPromptSubmitted). `/clear` starts a new session.
+#[test]
+fn interactive_copilot_startup_compact_clear() {
+    if clients("interactive_copilot_startup_compact_clear").is_some() {
+        startup_compaction_clear(Agent::Copilot);
+    }
+}
+
+/// Factory Droid: `/compress` (its `/compact`) runs PreCompact and starts a new session from the
+/// summary with SessionStart `compact` (unlike its automatic compaction, which runs no hook);
+/// `/new` starts a fresh session (SessionStart `resume`).
+#[test]
+fn interactive_droid_startup_compress_new() {
+    if clients("interactive_droid_startup_compress_new").is_some() {
+        startup_compaction_clear(Agent::Droid);
     }
 }
 
@@ -178,6 +231,69 @@ fn interactive_claude_killed_after_a_turn() {
 fn interactive_gemini_killed_after_a_turn() {
     if clients("interactive_gemini_killed_after_a_turn").is_some() {
         support::interactive_records::killed_after_a_turn(Agent::Gemini);
+    }
+}
+
+#[test]
+fn interactive_qwen_quit_after_a_shell_edit() {
+    if clients("interactive_qwen_quit_after_a_shell_edit").is_some() {
+        support::interactive_records::quit_after_a_shell_edit(Agent::Qwen);
+    }
+}
+
+#[test]
+fn interactive_qwen_clear_after_a_shell_edit() {
+    if clients("interactive_qwen_clear_after_a_shell_edit").is_some() {
+        support::interactive_records::clear_after_a_shell_edit(Agent::Qwen);
+    }
+}
+
+#[test]
+fn interactive_qwen_killed_after_a_turn() {
+    if clients("interactive_qwen_killed_after_a_turn").is_some() {
+        support::interactive_records::killed_after_a_turn(Agent::Qwen);
+    }
+}
+
+#[test]
+fn interactive_copilot_quit_after_a_shell_edit() {
+    if clients("interactive_copilot_quit_after_a_shell_edit").is_some() {
+        support::interactive_records::quit_after_a_shell_edit(Agent::Copilot);
+    }
+}
+
+#[test]
+fn interactive_copilot_clear_after_a_shell_edit() {
+    if clients("interactive_copilot_clear_after_a_shell_edit").is_some() {
+        support::interactive_records::clear_after_a_shell_edit(Agent::Copilot);
+    }
+}
+
+#[test]
+fn interactive_copilot_killed_after_a_turn() {
+    if clients("interactive_copilot_killed_after_a_turn").is_some() {
+        support::interactive_records::killed_after_a_turn(Agent::Copilot);
+    }
+}
+
+#[test]
+fn interactive_droid_quit_after_a_shell_edit() {
+    if clients("interactive_droid_quit_after_a_shell_edit").is_some() {
+        support::interactive_records::quit_after_a_shell_edit(Agent::Droid);
+    }
+}
+
+#[test]
+fn interactive_droid_new_session_after_a_shell_edit() {
+    if clients("interactive_droid_new_session_after_a_shell_edit").is_some() {
+        support::interactive_records::clear_after_a_shell_edit(Agent::Droid);
+    }
+}
+
+#[test]
+fn interactive_droid_killed_after_a_turn() {
+    if clients("interactive_droid_killed_after_a_turn").is_some() {
+        support::interactive_records::killed_after_a_turn(Agent::Droid);
     }
 }
 
@@ -264,4 +380,78 @@ fn interactive_gemini_context_watch() {
         .map(|e| e["action"].as_str().unwrap_or("").to_string())
         .collect();
     assert_eq!(watch, ["insisted", "stop_blocked"], "{}", tui.describe());
+}
+
+/// The save-progress reminder in the terminal UI: tool calls report usage past the first
+/// threshold (tests/support/scenarios.rs, `above_first_threshold`); the instruction reaches the
+/// model once, in a tool result of the same turn (at most [`lateness`] requests after the one
+/// following the first high report), and stays in the history as that one copy; the journal
+/// says the watch reminded once.
+///
+/// [`lateness`]: support::scenarios::lateness
+fn save_progress_reminder(agent: Agent) {
+    use support::scenarios::{above_first_threshold, lateness, REMIND};
+    let sb = Sandbox::new(agent, Trust::Installed);
+    sb.write_handoff();
+    let high = above_first_threshold(agent);
+    let tui = sb.tui(
+        vec![
+            Turn::shell("echo step one").usage(high),
+            Turn::shell("echo step two").usage(high + 500),
+            Turn::shell("echo step three").usage(high + 1_000),
+            Turn::text("REMIND-DONE").usage(high + 1_500),
+        ],
+        TuiOpts {
+            default_usage: high + 2_000,
+            ..TuiOpts::default()
+        },
+    );
+    tui.send("Work on the CSV export");
+    tui.wait_for("REMIND-DONE", 90);
+    // The requests that took the plan's four turns, in order (not side requests).
+    let mut reqs: Vec<LoggedRequest> = tui
+        .requests()
+        .into_iter()
+        .filter(|r| r.turn.is_some())
+        .collect();
+    reqs.sort_by_key(|r| r.turn);
+    let counts: Vec<usize> = reqs.iter().map(|r| support::count_in(r, REMIND)).collect();
+    assert_eq!(counts.len(), 4, "{counts:?}\n{}", tui.describe());
+    let first = counts.iter().position(|c| *c > 0).unwrap_or_else(|| {
+        panic!(
+            "{}: no request carries the save-progress instruction: {counts:?}\n{}",
+            agent.name(),
+            tui.describe()
+        )
+    });
+    assert!(
+        (1..=1 + lateness(agent)).contains(&first),
+        "{}: the instruction arrived in request {first} of {counts:?}",
+        agent.name()
+    );
+    assert!(
+        counts[first..].iter().all(|c| *c == 1),
+        "{}: the instruction came more than once: {counts:?}",
+        agent.name()
+    );
+    let watch: Vec<String> = sb
+        .journal_events("context_watch")
+        .iter()
+        .map(|e| e["action"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(watch, ["reminded"], "{}\n{}", agent.name(), tui.describe());
+}
+
+#[test]
+fn interactive_copilot_save_progress_reminder() {
+    if clients("interactive_copilot_save_progress_reminder").is_some() {
+        save_progress_reminder(Agent::Copilot);
+    }
+}
+
+#[test]
+fn interactive_droid_save_progress_reminder() {
+    if clients("interactive_droid_save_progress_reminder").is_some() {
+        save_progress_reminder(Agent::Droid);
+    }
 }

@@ -623,3 +623,51 @@ fn codex_reminds_before_its_configured_compaction_point() {
     let text = watch(&s).context("PostToolUse");
     insta::assert_snapshot!("insist_codex_project_config_limit", ours(&text));
 }
+
+/// Copilot CLI runs a new session's sessionStart (`new`) at its first prompt, and after
+/// `/clear` side by side with userPromptSubmitted (seen in its terminal UI: both delivered, the
+/// handoff twice in one request). Whichever hook's state lands first delivers; the other stays
+/// silent. Here the prompt's fallback is first, as in that run.
+#[test]
+fn copilot_first_prompt_then_session_start_new_delivers_once() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    let sid = "copilot-cleared-1";
+    let run = |bin: &str, event: &str, fields: Value| {
+        let mut v = json!({"sessionId": sid, "timestamp": 1795622747320_u64,
+                           "cwd": repo.path().to_str().unwrap()});
+        for (k, val) in fields.as_object().unwrap() {
+            v[k] = val.clone();
+        }
+        let run = run_hook(
+            bin,
+            &["--agent", "copilot", "--event", event],
+            payload(v),
+            &[],
+        );
+        run.assert_clean(&format!("{bin} {event}"));
+        run
+    };
+    let prompt = run(
+        CONTEXT_WATCH,
+        "userPromptSubmitted",
+        json!({"prompt": "Start over"}),
+    );
+    let text = prompt.json()["additionalContext"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(text.contains("Goal: Make the parser"), "{text}");
+    let start = run(
+        SESSION_START,
+        "sessionStart",
+        json!({"source": "new", "initialPrompt": "Start over"}),
+    );
+    assert_silent(&start, "sessionStart `new` after the first-prompt fallback");
+    let sources: Vec<Value> = repo
+        .journal_events_named("delivered")
+        .iter()
+        .map(|e| e["source"].clone())
+        .collect();
+    assert_eq!(sources, [json!("first_prompt_fallback")]);
+}

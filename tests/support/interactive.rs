@@ -74,7 +74,8 @@ pub fn ready_text(agent: Agent) -> &'static str {
         Agent::Claude => "bypass permissions on",
         Agent::Codex => "Ask Codex to do anything",
         Agent::Gemini => "Type your message",
-        Agent::Droid => panic!("interactive Factory Droid sessions are not driven by this harness"),
+        // Factory Droid 0.225.2's help line under its input box (not shown under a dialog).
+        Agent::Droid => "? for help",
         // Qwen Code 0.24.4: "Type your message or @path/to/file".
         Agent::Qwen => "Type your message or",
         Agent::Copilot => "/ commands · ? help",
@@ -123,7 +124,9 @@ impl Sandbox {
             max_requests: 200,
             idle_timeout_secs: TUI_TIMEOUT_SECS + 30,
             more_turns: Some(more_turns.clone()),
-            answer_delay_ms: 0,
+            // Copilot CLI writes its transcript only after 100 ms without an event (see
+            // Script::answer_delay_ms): a model that answers at once would leave it unwritten.
+            answer_delay_ms: if self.agent == Agent::Copilot { 300 } else { 0 },
         };
         std::fs::write(
             &script_path,
@@ -301,7 +304,17 @@ impl Sandbox {
                 )
             }
             Agent::Droid => {
-                panic!("interactive Factory Droid sessions are not driven by this harness")
+                self.seed_droid_settings();
+                env.extend(
+                    super::droid::env(&self.home)
+                        .into_iter()
+                        .map(|(k, v)| (k.to_string(), v)),
+                );
+                (
+                    clients.droid.clone(),
+                    vec!["--auto".into(), "high".into()],
+                    env,
+                )
             }
             Agent::Qwen => {
                 env.extend(
@@ -336,6 +349,21 @@ impl Sandbox {
                 )
             }
         }
+    }
+
+    /// Factory Droid's terminal UI has no model flag and asks once per folder whether to trust
+    /// it, running no hook before (docs/compatibility.md): its user settings name the fake
+    /// model as the sessions' default, with autonomy high (commands run without asking), and
+    /// list the project as trusted, as its own "Trust this folder" answer records it.
+    fn seed_droid_settings(&self) {
+        super::droid::write_settings(
+            &self.home,
+            &format!(
+                "\"sessionDefaultSettings\": {{\"model\": \"{}\", \"autonomyLevel\": \"high\"}},\n  \"trustedFolders\": {{{}: {{\"trustedAt\": \"2026-01-01T00:00:00.000Z\"}}}}",
+                super::droid::MODEL,
+                Value::from(self.project.to_string_lossy().into_owned())
+            ),
+        );
     }
 
     /// Codex 0.169.0 offers a newer model in a dialog at the first interactive start; the answer

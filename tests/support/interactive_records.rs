@@ -8,7 +8,7 @@
 use super::fake_server::Turn;
 use super::interactive::{Tui, TuiOpts};
 use super::record_scenarios::{
-    assert_shell_work_told, next_session, prepare_untouched, shell_only_turns, AFTER_SHELL_ONLY,
+    assert_shell_work_told, next_session, prepare_untouched, shell_only_turns_for, AFTER_SHELL_ONLY,
 };
 use super::*;
 
@@ -19,13 +19,25 @@ fn title_turn() -> Turn {
     Turn::text("Shell work").when("task title")
 }
 
+/// How each client's terminal UI starts a fresh conversation, and the SessionEnd `reason` it
+/// gives the one it leaves (None: Codex sends no SessionEnd then; its daemon ends the thread
+/// about a minute later).
+fn clear_command(agent: Agent) -> (&'static str, Option<&'static str>) {
+    match agent {
+        Agent::Claude | Agent::Gemini | Agent::Qwen => ("/clear", Some("clear")),
+        Agent::Codex => ("/new", None),
+        // Copilot CLI 1.0.102: "Abandon this session and start fresh".
+        Agent::Copilot => ("/clear", Some("user_exit")),
+        // Factory Droid 0.225.2 says `other` for every end (`/new`, `/quit`, a signal).
+        Agent::Droid => ("/new", Some("other")),
+    }
+}
+
 /// How each client's terminal UI is quit by its user.
 fn quit_command(agent: Agent) -> &'static str {
     match agent {
-        Agent::Claude | Agent::Codex => "/exit",
-        Agent::Droid => panic!("interactive Factory Droid sessions are not driven by this harness"),
-        Agent::Gemini | Agent::Qwen => "/quit",
-        Agent::Copilot => "/exit",
+        Agent::Claude | Agent::Codex | Agent::Copilot => "/exit",
+        Agent::Gemini | Agent::Qwen | Agent::Droid => "/quit",
     }
 }
 
@@ -60,7 +72,7 @@ fn shell_work_in_a_tui(sb: &Sandbox) -> Tui<'_> {
     let agent = sb.agent;
     prepare_untouched(sb);
     let mut turns = vec![title_turn()];
-    turns.extend(shell_only_turns());
+    turns.extend(shell_only_turns_for(sb));
     turns.push(
         Turn::text("SHELL-WORK-DONE")
             .usage(3_300)
@@ -72,12 +84,15 @@ fn shell_work_in_a_tui(sb: &Sandbox) -> Tui<'_> {
     // Claude Code 2.1.330's terminal UI writes the turn to its transcript after Stop has run
     // (seen: the transcript ended at the second tool call), so its Stop-time record can lag a
     // turn behind; SessionEnd, or the next session's start (record::catch_up), reads the rest.
+    // Qwen Code 0.24.4 queues its transcript writes: on a loaded machine (load 13) its Stop
+    // measured the usage of the `sed` step and its record lacked the turn's last lines (seen
+    // before PostToolUseFailure was wired; that hook now adds the failing command itself);
+    // quit and clear send SessionEnd, which reads the rest, and a kill leaves it to the
+    // next start's catch-up.
     // There, the record existing is the sign that Stop ran.
     let stop_ran = |text: &str| match agent {
-        Agent::Claude => text.contains("Make the parser strip whitespace."),
-        Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Copilot | Agent::Droid => {
-            text.contains("codegen")
-        }
+        Agent::Claude | Agent::Qwen => text.contains("Make the parser strip whitespace."),
+        Agent::Codex | Agent::Gemini | Agent::Copilot | Agent::Droid => text.contains("codegen"),
     };
     tui.wait_until("the turn's record", 30, || stop_ran(&records_text(sb)));
     tui
@@ -99,26 +114,27 @@ fn record_that_ran(sb: &Sandbox, command: &str) -> Option<handover_core::record:
 pub fn clear_after_a_shell_edit(agent: Agent) {
     let sb = Sandbox::new(agent, Trust::Installed);
     let tui = shell_work_in_a_tui(&sb);
+    let (clear, reason) = clear_command(agent);
     if agent == Agent::Codex {
         // The new thread asks for a title too.
         tui.add_turns(vec![title_turn()]);
-        tui.send("/new");
+    }
+    tui.send(clear);
+    if agent == Agent::Codex {
         tui.settle(5);
         tui.key("Enter");
-    } else {
-        tui.send("/clear");
     }
     tui.settle(10);
     let first = tui.exchange("Carry on from the last session.", "AFTER-CLEAR", 60);
     let text = injected(agent, &first);
     assert_shell_work_told(agent, &text);
-    if agent != Agent::Codex {
+    if let Some(reason) = reason {
         let ended = record_that_ran(&sb, "codegen").and_then(|r| r.ended);
         assert!(
             ended
                 .as_ref()
-                .is_some_and(|e| e.how == "session_end" && e.reason.as_deref() == Some("clear")),
-            "{}: the cleared session's record does not say it was cleared: {ended:?}\n{}",
+                .is_some_and(|e| e.how == "session_end" && e.reason.as_deref() == Some(reason)),
+            "{}: the cleared session's record does not say it ended with {reason:?}: {ended:?}\n{}",
             agent.name(),
             tui.describe()
         );
@@ -161,12 +177,16 @@ pub fn killed_after_a_turn(agent: Agent) {
 }
 
 /// Every transcript file's text under the sandbox's HOME (Claude Code `~/.claude/projects/`,
-/// Gemini CLI `~/.gemini/tmp/`).
+/// Gemini CLI `~/.gemini/tmp/`, Qwen Code `~/.qwen/projects/`, Copilot CLI
+/// `~/.copilot/session-state/`, Factory Droid `~/.factory/sessions/`).
 fn transcripts_text(sb: &Sandbox) -> String {
     let mut text = String::new();
     let mut dirs = vec![
         sb.home.join(".claude/projects"),
         sb.home.join(".gemini/tmp"),
+        sb.home.join(".qwen/projects"),
+        sb.home.join(".copilot/session-state"),
+        sb.home.join(".factory/sessions"),
     ];
     while let Some(dir) = dirs.pop() {
         for entry in std::fs::read_dir(&dir).into_iter().flatten().flatten() {

@@ -311,8 +311,9 @@ pub fn shell_only_turns() -> Vec<Turn> {
 /// What the final answer of a shell-only session waits for: the failing command in the request.
 pub const AFTER_SHELL_ONLY: &str = "codegen";
 
-fn shell_only_session(sb: &Sandbox) -> Run {
-    prepare_untouched(sb);
+/// [`shell_only_turns`] as the sandbox's client needs them (Qwen Code: one more step, and a read
+/// before the edit), before the final text.
+pub fn shell_only_turns_for(sb: &Sandbox) -> Vec<Turn> {
     let mut turns = shell_only_turns();
     if sb.agent == Agent::Qwen {
         // Qwen Code 0.24.4 queues its transcript writes: at the Stop right after the failing
@@ -332,6 +333,12 @@ fn shell_only_session(sb: &Sandbox) -> Run {
             .when("src/parse.py"),
         );
     }
+    turns
+}
+
+fn shell_only_session(sb: &Sandbox) -> Run {
+    prepare_untouched(sb);
+    let mut turns = shell_only_turns_for(sb);
     turns.push(
         Turn::text("The parser strips whitespace now; the check still fails.")
             .usage(3_300)

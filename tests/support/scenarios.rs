@@ -8,7 +8,7 @@ use super::fake_server::Turn;
 use super::*;
 
 /// The first line of the save-progress instruction (first threshold), from handover_core::context.
-const REMIND: &str = "Save your progress now";
+pub const REMIND: &str = "Save your progress now";
 /// The second threshold's wording.
 const INSIST: &str = "compaction is near";
 /// The Stop block's reason once the instruction was given (handover_core::context).
@@ -29,7 +29,7 @@ const COMPACTION_INSTRUCTIONS: &str =
 /// 400,000 is 38 %. Qwen Code: qwen3-coder-plus's window is 1,000,000 (its Stop input says so)
 /// and it compacts from 85 %: 650,000 is 65 %. Copilot CLI: `claude-sonnet-4.5` has a prompt limit of 168,000 tokens in
 /// Copilot 1.0.102 and Copilot compacts from 80 % of it (134,400): 110,000 is 65 %.
-fn above_first_threshold(agent: Agent) -> u64 {
+pub fn above_first_threshold(agent: Agent) -> u64 {
     match agent {
         Agent::Claude | Agent::Qwen => 650_000,
         Agent::Codex => 170_000,
@@ -49,7 +49,7 @@ fn above_first_threshold(agent: Agent) -> u64 {
 /// Copilot CLI writes its events.jsonl once no event came for 100 ms (the fake model takes
 /// 300 ms per answer for it, as a real model takes longer than that: `answer_delay_ms`), so the
 /// hook right after a response may measure the one before: one.
-fn lateness(agent: Agent) -> usize {
+pub fn lateness(agent: Agent) -> usize {
     match agent {
         Agent::Claude | Agent::Copilot => 1,
         Agent::Codex | Agent::Gemini | Agent::Qwen | Agent::Droid => 0,
@@ -209,15 +209,11 @@ pub fn handoff_reaches_next_session(agent: Agent, trust: Trust) {
     // The acknowledgement ran inside the client, which `handover ack` recognises.
     let acks = sb.journal_events("ack");
     assert_eq!(acks.len(), 1, "journal: {journal:?}");
-    // Factory Droid 0.225.2 puts nothing in its shell tool's environment that names it (seen:
-    // only PATH gains ~/.factory/bin): its acknowledgement carries no agent.
-    let detected = match agent {
-        Agent::Droid => None,
-        _ => Some(agent.name()),
-    };
+    // Factory Droid 0.225.2 names itself nowhere in its shell tool's environment: it is
+    // recognised by what its shell executor sets (handover_clients::droid).
     assert_eq!(
         acks[0].get("agent").and_then(Value::as_str),
-        detected,
+        Some(agent.name()),
         "`handover ack` run by the client's shell tool did not detect the agent: {:?}",
         acks[0]
     );

@@ -125,7 +125,19 @@ impl Fallbacks<'_> {
             st.startup_via_fallback = true;
         }
         let mut saved = None;
-        if delivered.is_some() || call.store_usable() {
+        if delivered.is_some() {
+            // A SessionStart running beside this call (Copilot CLI after `/clear`) that saved
+            // the session's state first delivers the context itself.
+            match file.save_first(st) {
+                Ok(true) => {}
+                Ok(false) => {
+                    return Some(Outcome::silent(
+                        "startup context left to the SessionStart that ran meanwhile",
+                    ))
+                }
+                Err(e) => saved = Some(format!("state not saved: {e}")),
+            }
+        } else if call.store_usable() {
             saved = file.save(st).err().map(|e| format!("state not saved: {e}"));
         }
         let d = delivered?;

@@ -36,6 +36,7 @@ use crate::transcript::{self, at, flag, relative, request, str_of, Fact, Fullnes
 use crate::{Agent, Client, HookEvent, HookInput, Scope, Trust, UserDirs};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub struct Droid;
@@ -304,9 +305,98 @@ fn exit_code_of(text: &str) -> Option<i64> {
         .find_map(|m| text.rfind(m).and_then(|i| digits(&text[i + m.len()..])))
 }
 
+/// Whether `env` is the environment Droid gives the commands its shell tool runs (the model's
+/// `handover ack` or `write`). Droid 0.225.2 sets no variable there that names it — unlike its
+/// hooks, which get `FACTORY_PROJECT_DIR` — in `droid exec` and in the terminal UI alike (seen
+/// with `env` run through its `Execute` tool; the terminal UI's command runner adds a few
+/// `FACTORY_*` settings, `droid exec` none). What its shell executor does give every command,
+/// from the 0.225.2 binary: `~/.factory/bin` on PATH (put first unless it is there already) and
+/// a fixed set of variables that keep git from prompting. Both together are the sign: a
+/// person's shell with Droid's bin directory on PATH lacks the git set, and another tool that
+/// sets a similar git set does not put `.factory/bin` on PATH.
+pub fn runs_the_shell_command(env: &dyn Fn(&str) -> Option<OsString>) -> bool {
+    /// The variables Droid 0.225.2 sets for every shell command, with its values.
+    const SHELL_MARKS: [(&str, &str); 4] = [
+        ("GIT_EDITOR", "true"),
+        ("GIT_SEQUENCE_EDITOR", "true"),
+        ("GCM_INTERACTIVE", "never"),
+        ("GIT_TERMINAL_PROMPT", "0"),
+    ];
+    let marked = SHELL_MARKS
+        .iter()
+        .all(|(name, value)| env(name).is_some_and(|v| v == *value));
+    marked
+        && env("PATH").is_some_and(|path| {
+            std::env::split_paths(&path).any(|dir| dir.ends_with(".factory/bin"))
+        })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The environment of a command run by Droid 0.225.2's `Execute` tool (`env` captured in the
+    /// terminal UI; `droid exec` gives the same minus the `FACTORY_*` settings), and changes of it.
+    fn droid_shell(overrides: &[(&str, Option<&str>)]) -> impl Fn(&str) -> Option<OsString> {
+        let mut vars: Vec<(String, Option<String>)> = [
+            ("PATH", "/home/u/.factory/bin:/usr/local/bin:/usr/bin:/bin"),
+            ("HOME", "/home/u"),
+            ("GIT_EDITOR", "true"),
+            ("GIT_SEQUENCE_EDITOR", "true"),
+            ("GIT_TERMINAL_PROMPT", "0"),
+            ("GCM_INTERACTIVE", "never"),
+            ("GIT_ASKPASS", ""),
+            ("SSH_ASKPASS", ""),
+            ("SUDO_ASKPASS", ""),
+            ("PYTHONUNBUFFERED", "1"),
+            ("FORCE_COLOR", "0"),
+            ("FACTORY_UPSTREAM_CLIENT_TYPE", "cli"),
+        ]
+        .iter()
+        .map(|(k, v)| (k.to_string(), Some(v.to_string())))
+        .collect();
+        for (k, v) in overrides {
+            vars.retain(|(name, _)| name != k);
+            vars.push((k.to_string(), v.map(String::from)));
+        }
+        move |name: &str| {
+            vars.iter()
+                .find(|(k, _)| k == name)
+                .and_then(|(_, v)| v.clone().map(OsString::from))
+        }
+    }
+
+    #[test]
+    fn droids_shell_commands_are_recognised_and_a_persons_shell_is_not() {
+        assert!(runs_the_shell_command(&droid_shell(&[])));
+        // Droid's bin directory anywhere on PATH (it does not add it twice).
+        assert!(runs_the_shell_command(&droid_shell(&[(
+            "PATH",
+            Some("/usr/bin:/home/u/.factory/bin/")
+        )])));
+        // A person's shell with Droid's bin directory on PATH: no git set.
+        for unset in [
+            "GIT_EDITOR",
+            "GIT_SEQUENCE_EDITOR",
+            "GCM_INTERACTIVE",
+            "GIT_TERMINAL_PROMPT",
+        ] {
+            assert!(
+                !runs_the_shell_command(&droid_shell(&[(unset, None)])),
+                "recognised without {unset}"
+            );
+        }
+        assert!(!runs_the_shell_command(&droid_shell(&[(
+            "GIT_EDITOR",
+            Some("vim")
+        )])));
+        // The git set without Droid's bin directory (another tool's runner).
+        assert!(!runs_the_shell_command(&droid_shell(&[(
+            "PATH",
+            Some("/usr/local/bin:/usr/bin:/bin:/home/u/.factory/binaries")
+        )])));
+        assert!(!runs_the_shell_command(&droid_shell(&[("PATH", None)])));
+    }
 
     fn facts_of(transcript: &str) -> Vec<Fact> {
         let mut out = Vec::new();

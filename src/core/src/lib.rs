@@ -18,6 +18,8 @@ pub mod startup;
 pub mod travel;
 pub mod write;
 
+/// The client modules (what each client sets, writes and reads), for the CLI's agent detection.
+pub use handover_clients as clients;
 pub use handover_handoff::{
     config, hand_edits, markdown, model, os_path, safe_fs, sanitize, store, validate,
 };

@@ -221,6 +221,65 @@ pub fn read_limited(path: &Path, max: u64) -> io::Result<Option<Vec<u8>>> {
     Ok(Some(bytes))
 }
 
+/// [`read_limited`] under a shared lock on the file, for files that [`rewrite_in_place`]
+/// rewrites: never read halfway through a rewrite.
+pub fn read_limited_locked(path: &Path, max: u64) -> io::Result<Option<Vec<u8>>> {
+    use std::io::Read;
+    let Some(file) = open_read(path)? else {
+        return Ok(None);
+    };
+    file.lock_shared()?;
+    let mut bytes = Vec::new();
+    (&file).take(max + 1).read_to_end(&mut bytes)?;
+    if bytes.len() as u64 > max {
+        return Err(io::Error::new(
+            io::ErrorKind::InvalidData,
+            format!("{} is larger than {max} bytes, not read", path.display()),
+        ));
+    }
+    Ok(Some(bytes))
+}
+
+/// Rewrites an existing plain file with `bytes` in place, under an exclusive lock on it (one
+/// write from offset 0, then the length cut to the new content's); never through a link.
+/// `Ok(false)`: there is no file to rewrite (create it with [`replace`]). For small advisory
+/// state rewritten on every hook call: on ext4, the temporary file and the rename of
+/// [`replace`] each cost a journal transaction, and a rename over an existing file also starts
+/// writing the data out (`auto_da_alloc`); under a busy disk that was most of a hook's time
+/// (docs/benchmarks.md). Readers use [`read_limited_locked`]. A process killed between the
+/// write and the cut leaves the new content followed by the old one's tail: a reader that
+/// takes the first JSON value still gets the new content.
+pub fn rewrite_in_place(path: &Path, bytes: &[u8]) -> io::Result<bool> {
+    use std::io::Write;
+    let mut file = match open_checked(path, OpenOptions::new().write(true)) {
+        Ok(f) => f,
+        Err(e) if e.kind() == io::ErrorKind::NotFound => return Ok(false),
+        Err(e) => return Err(e),
+    };
+    // A hard link (an unpacked tarball can hold one to a file of the user's elsewhere) is
+    // never written through: such a name is replaced instead, which leaves the other file
+    // alone.
+    if !single_link(&file)? {
+        return Ok(false);
+    }
+    file.lock()?;
+    // A file just opened (not for appending) is written from its start.
+    file.write_all(bytes)?;
+    file.set_len(bytes.len() as u64)?;
+    Ok(true)
+}
+
+#[cfg(unix)]
+fn single_link(file: &File) -> io::Result<bool> {
+    use std::os::unix::fs::MetadataExt;
+    Ok(file.metadata()?.nlink() == 1)
+}
+
+#[cfg(not(unix))]
+fn single_link(_: &File) -> io::Result<bool> {
+    Ok(true)
+}
+
 /// Opens a plain file for appending, creating it if missing; never through a link.
 pub fn open_append(path: &Path) -> io::Result<File> {
     open_checked(
