@@ -171,21 +171,46 @@ pub fn instruction_targets(
     Ok((files, note))
 }
 
-/// Takes `AGENTS.md` out of an install's instruction `files` when only GitHub Copilot CLI wanted
-/// it there and Copilot already sees the section in another file it reads
-/// (handover_clients::copilot::INSTRUCTION_FILES): one written in this run (Claude Code's
-/// `CLAUDE.md`, Gemini CLI's `GEMINI.md`) or one that has it already. Copilot shows each file's
-/// text, so the section would reach its agent twice. `others` are the files the run writes for
-/// the other clients.
-pub fn drop_redundant_agents_md(repo: &Path, others: &[PathBuf], files: &mut Vec<PathBuf>) {
-    let reads = handover_clients::copilot::INSTRUCTION_FILES;
-    let agents = repo.join(SHARED);
+/// Takes a client's own instruction file out of an install's instruction `files` when only
+/// that client wanted it there and the client already sees the section in another file it
+/// reads ([`handover_clients::Client::instruction_files_read`]; GitHub Copilot CLI's AGENTS.md
+/// when CLAUDE.md or GEMINI.md has it): one written in this run for another client, or one
+/// that has it already. Such a client shows each file's text, so the section would reach its
+/// agent twice.
+pub fn drop_files_seen_elsewhere(
+    repo: &Path,
+    homes: &Homes,
+    targets: Targets,
+    files: &mut Vec<PathBuf>,
+) -> Result<(), EditError> {
+    for agent in targets.iter() {
+        let client = handover_clients::of(agent);
+        let reads = client.instruction_files_read();
+        if reads.is_empty() {
+            continue;
+        }
+        let (others, _) = instruction_targets(repo, homes, targets.without(agent))?;
+        drop_if_seen_elsewhere(repo, client.instruction_file(), reads, &others, files);
+    }
+    Ok(())
+}
+
+/// `own` out of `files` unless `others` (the files the run writes for the other clients) need
+/// it, when another of `reads` is written here or has the section already.
+fn drop_if_seen_elsewhere(
+    repo: &Path,
+    own: &str,
+    reads: &[&str],
+    others: &[PathBuf],
+    files: &mut Vec<PathBuf>,
+) {
+    let elsewhere = reads.iter().filter(|name| **name != own);
+    let own = repo.join(own);
     let same = |a: &Path, b: &Path| a == b || same_file(a, b);
-    if others.iter().any(|f| same(f, &agents)) {
-        // Codex, Qwen Code or Droid read AGENTS.md itself.
+    if others.iter().any(|f| same(f, &own)) {
+        // Another client reads that file itself.
         return;
     }
-    let elsewhere = reads.iter().filter(|name| **name != SHARED);
     let written_here = others
         .iter()
         .any(|f| elsewhere.clone().any(|name| same(f, &repo.join(name))));
@@ -193,7 +218,7 @@ pub fn drop_redundant_agents_md(repo: &Path, others: &[PathBuf], files: &mut Vec
         .clone()
         .any(|name| fs::read_to_string(repo.join(name)).is_ok_and(|text| is_present(&text)));
     if written_here || already_there {
-        files.retain(|f| !same(f, &agents));
+        files.retain(|f| !same(f, &own));
     }
 }
 

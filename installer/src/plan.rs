@@ -135,11 +135,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
     if opts.scope == Scope::Project {
         let (mut files, note) =
             crate::instructions::instruction_targets(repo, homes, opts.targets)?;
-        if opts.targets.contains(Agent::Copilot) {
-            let without = opts.targets.without(Agent::Copilot);
-            let (others, _) = crate::instructions::instruction_targets(repo, homes, without)?;
-            instructions::drop_redundant_agents_md(repo, &others, &mut files);
-        }
+        instructions::drop_files_seen_elsewhere(repo, homes, opts.targets, &mut files)?;
         plan.notes.extend(note);
         for path in files {
             let before = read_opt(&path)?;

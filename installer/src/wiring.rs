@@ -28,6 +28,8 @@ use crate::report::Change;
 use handover_base::Agent;
 use std::path::{Path, PathBuf};
 
+/// What an install is asked to do (`plan::InstallOptions`): here, below the plan, because a
+/// client's wiring reads it.
 #[derive(Clone, Debug)]
 pub struct InstallOptions {
     pub targets: Targets,
@@ -37,8 +39,8 @@ pub struct InstallOptions {
     /// `--enable-codex-hooks`: turn `[features] hooks = false` back on.
     pub enable_codex_hooks: bool,
     /// `--trust`: mark the project trusted in the user config (the hooks themselves are trusted
-    /// afterwards through `codex app-server`, see codex_trust); for Gemini CLI, add the
-    /// repository to `~/.gemini/trustedFolders.json`.
+    /// afterwards through `codex app-server`, see codex_trust); for Gemini CLI and GitHub
+    /// Copilot CLI, add the repository to their trusted folders.
     pub trust: bool,
     /// Where the hook executables are on this machine.
     pub hooks: HookPaths,

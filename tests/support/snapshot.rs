@@ -5,9 +5,16 @@ use std::path::Path;
 
 /// `text` from a `handover` run in the repository at `root`, as a snapshot pins it: the root as
 /// `[REPO]`, each commit of the repository (full or abbreviated to 7) as `[commit N]`, numbered
-/// from the oldest, the current handoff's id as `[ID]`, and every UTC timestamp as `[TIME]`.
+/// from the oldest, the current handoff's id as `[ID]`, every UTC timestamp as `[TIME]`, and the
+/// `handover` executable under test (which the texts name in commands such as `… ack`) as
+/// `[BIN]`: its path is the checkout's, different in every clone.
 pub fn placeholders(root: &Path, text: &str) -> String {
+    let bin = Path::new(env!("CARGO_BIN_EXE_handover"));
     let mut text = text.replace(&root.display().to_string(), "[REPO]");
+    if let Ok(canonical) = bin.canonicalize() {
+        text = text.replace(&canonical.display().to_string(), "[BIN]");
+    }
+    text = text.replace(&bin.display().to_string(), "[BIN]");
     if let Ok(out) = std::process::Command::new("git")
         .arg("-C")
         .arg(root)

@@ -153,6 +153,10 @@ impl Client for Copilot {
         "AGENTS.md"
     }
 
+    fn instruction_files_read(&self) -> &'static [&'static str] {
+        &INSTRUCTION_FILES
+    }
+
     /// `COPILOT_SESSIONFS_FLUSH_DEBOUNCE_MS`, default 100: events are written once none came
     /// for that long.
     fn transcript_flush_delay(&self) -> Option<std::time::Duration> {

@@ -217,6 +217,14 @@ pub trait Client: Sync {
     /// The instruction file it reads from a repository's root by default (`CLAUDE.md`, ...).
     fn instruction_file(&self) -> &'static str;
 
+    /// Every instruction file it reads from a repository's root and shows its agent whole,
+    /// when that is more than [`Client::instruction_file`] (GitHub Copilot CLI reads AGENTS.md,
+    /// CLAUDE.md, GEMINI.md, ...): the installer then leaves its own file out when the section
+    /// reaches it through another one. Empty: only its own.
+    fn instruction_files_read(&self) -> &'static [&'static str] {
+        &[]
+    }
+
     /// It runs a command found in several of its hook layers once when the commands are
     /// identical (Claude Code), so ours in two scopes only run twice when they differ.
     fn dedups_identical_commands(&self) -> bool {
