@@ -262,15 +262,27 @@ pub struct WriteArgs {
 
 /// `install`'s one-line help: every client, by the name users know it by.
 fn install_about() -> String {
+    format!(
+        "Wire the hooks into {} for this repository (once; safe to repeat)",
+        every_client("and")
+    )
+}
+
+/// Every supported client by the name users know it by, as a list closed by `last_word`
+/// ("Claude Code, Codex, … and Factory Droid"): texts that speak of all clients follow the
+/// registry instead of naming them.
+pub(crate) fn every_client(last_word: &str) -> String {
     let names: Vec<&str> = handover_clients::ALL
         .iter()
         .map(|c| c.display_name())
         .collect();
-    let (last, rest) = names.split_last().map_or(("", &[][..]), |(l, r)| (*l, r));
-    format!(
-        "Wire the hooks into {} and {last} for this repository (once; safe to repeat)",
-        rest.join(", ")
-    )
+    match names.split_last() {
+        Some((last, rest)) if !rest.is_empty() => {
+            format!("{} {last_word} {last}", rest.join(", "))
+        }
+        Some((last, _)) => (*last).to_string(),
+        None => String::new(),
+    }
 }
 
 /// `write --agent`'s help: the agents handover supports, by the names the hooks use.

@@ -230,7 +230,7 @@ impl StatusReport {
             ));
         }
         if matches!(&self.agents, AgentsStatus::Checked(r) if !r.wired_anywhere()) {
-            problems.push("not installed for any agent: no hooks deliver the handoff to Claude Code, Codex, Gemini CLI or Qwen Code; run `handover install` in this repository, `handover install --scope user` for every repository, or install the plugin (docs/install.md)".into());
+            problems.push(format!("not installed for any agent: no hooks deliver the handoff to {}; run `handover install` in this repository, `handover install --scope user` for every repository, or install the plugin (docs/install.md)", super::every_client("or")));
         }
         problems
     }
