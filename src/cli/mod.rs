@@ -487,57 +487,21 @@ pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
             return Some(a);
         }
     }
-    // Claude Code sets CLAUDECODE=1 for the commands it runs; Gemini CLI sets GEMINI_CLI=1.
-    // Codex sets CODEX_THREAD_ID for its shell commands (and CODEX_SANDBOX* inside its
-    // sandbox; names read from the Codex 0.169 binary). Other CODEX_* variables (CODEX_HOME,
-    // CODEX_API_KEY) are a person's own configuration and say nothing about who runs this.
-    if std::env::var_os("CLAUDECODE").is_some() {
-        return Some("claude".into());
-    }
-    if std::env::var_os("GEMINI_CLI").is_some_and(|v| v == "1") {
-        return Some("gemini".into());
-    }
-    // Qwen Code 0.24.4 sets QWEN_CODE=1 (and QWEN_CODE_SESSION_ID) for its shell commands.
-    if std::env::var_os("QWEN_CODE").is_some_and(|v| v == "1") {
-        return Some("qwen".into());
-    }
-    // GitHub Copilot CLI 1.0.102 sets COPILOT_CLI=1 for its shell commands (and its hooks).
-    if std::env::var_os("COPILOT_CLI").is_some_and(|v| v == "1") {
-        return Some("copilot".into());
-    }
-    const CODEX_RUNS_THIS: [&str; 3] = [
-        "CODEX_THREAD_ID",
-        "CODEX_SANDBOX",
-        "CODEX_SANDBOX_NETWORK_DISABLED",
-    ];
-    if CODEX_RUNS_THIS
-        .iter()
-        .any(|k| std::env::var_os(k).is_some_and(|v| !v.is_empty()))
-    {
-        return Some("codex".into());
-    }
-    // Factory Droid names itself nowhere in its shell commands' environment; its shell
-    // executor's own settings give it away (handover_clients::droid).
-    if handover_core::clients::droid::runs_the_shell_command(&|name| std::env::var_os(name)) {
-        return Some("droid".into());
-    }
-    None
+    // Each client module says what it sets for the shell commands it runs; the precedence
+    // when several match (a client's own name first) is handover_clients::running_the_shell's.
+    handover_clients::running_the_shell(&|name| std::env::var_os(name)).map(|a| a.to_string())
 }
 
-/// The session id a client sets for the commands it runs, for the agent detected: Claude Code
-/// sets `CLAUDE_CODE_SESSION_ID` beside `CLAUDECODE=1` (read from the 2.1.330 binary), Codex
-/// `CODEX_THREAD_ID` (its hooks' session id is the thread's), Qwen Code 0.24.4
-/// `QWEN_CODE_SESSION_ID` (the hooks' `session_id`), GitHub Copilot CLI 1.0.102
-/// `COPILOT_AGENT_SESSION_ID` (its hooks' `sessionId`). Only the detected agent's own variable
-/// counts: another client's leftover says nothing about who runs this.
+/// The session id the detected agent's client sets for the commands it runs
+/// (`Client::shell_session_id_var`: Claude Code, Codex, Qwen Code and Copilot CLI set one).
+/// Only the detected agent's own variable counts: another client's leftover says nothing about
+/// who runs this. `agent` is compared with each agent's exact `--agent` name (`Agent::as_str`).
 pub fn client_session_id(agent: Option<&str>) -> Option<String> {
-    let variable = match agent? {
-        "claude" => "CLAUDE_CODE_SESSION_ID",
-        "codex" => "CODEX_THREAD_ID",
-        "qwen" => "QWEN_CODE_SESSION_ID",
-        "copilot" => "COPILOT_AGENT_SESSION_ID",
-        _ => return None,
-    };
+    let agent = agent?;
+    let variable = handover_clients::ALL
+        .iter()
+        .find(|c| c.agent().as_str() == agent)?
+        .shell_session_id_var()?;
     std::env::var(variable).ok().filter(|s| !s.is_empty())
 }
 

@@ -21,9 +21,10 @@
 //! - Instruction file `CLAUDE.md`; plugin in `plugin/claude` (`$CLAUDE_PLUGIN_ROOT`).
 
 use crate::transcript::{self, at, flag, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Scope, Trust, UserDirs};
+use crate::{Agent, Client, HookEvent, HookInput, Scope, ShellSign, Trust, UserDirs};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub struct Claude;
@@ -67,6 +68,16 @@ impl Client for Claude {
 
     fn owns_transcript(&self, _path: &str) -> bool {
         false
+    }
+
+    /// Claude Code sets `CLAUDECODE=1` for the commands it runs (any value counts), and
+    /// `CLAUDE_CODE_SESSION_ID` beside it (read from the 2.1.330 binary).
+    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
+        env("CLAUDECODE").map(|_| ShellSign::Named)
+    }
+
+    fn shell_session_id_var(&self) -> Option<&'static str> {
+        Some("CLAUDE_CODE_SESSION_ID")
     }
 
     fn pre_compact_reads_stdout(&self) -> bool {
@@ -405,5 +416,26 @@ mod tests {
             ]
         );
         assert_eq!(exit_code_of("Permission denied"), None);
+    }
+
+    #[test]
+    fn its_shell_is_named_by_claudecode_whatever_the_value() {
+        use crate::env_of;
+        assert_eq!(
+            Claude.runs_this_shell(&env_of(&[("CLAUDECODE", "1")])),
+            Some(ShellSign::Named)
+        );
+        assert_eq!(
+            Claude.runs_this_shell(&env_of(&[("CLAUDECODE", "")])),
+            Some(ShellSign::Named)
+        );
+        assert_eq!(
+            Claude.runs_this_shell(&env_of(&[("CLAUDE_CODE_SESSION_ID", "s")])),
+            None
+        );
+        assert_eq!(
+            Claude.shell_session_id_var(),
+            Some("CLAUDE_CODE_SESSION_ID")
+        );
     }
 }

@@ -25,9 +25,10 @@
 //! - Instruction file `AGENTS.md`; plugin in `plugin/codex`.
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Scope, Trust, UserDirs};
+use crate::{Agent, Client, HookEvent, HookInput, Scope, ShellSign, Trust, UserDirs};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub struct Codex;
@@ -81,6 +82,27 @@ impl Client for Codex {
     fn owns_transcript(&self, path: &str) -> bool {
         let name = path.rsplit(['/', '\\']).next().unwrap_or("");
         name.starts_with("rollout-") || path.contains("/.codex/")
+    }
+
+    /// Codex sets `CODEX_THREAD_ID` for its shell commands (and `CODEX_SANDBOX*` inside its
+    /// sandbox; names read from the Codex 0.169 binary); none names Codex as a flag would, so
+    /// the sign is indirect. Other `CODEX_*` variables (`CODEX_HOME`, `CODEX_API_KEY`) are a
+    /// person's own configuration and say nothing about who runs this. Its hooks' session id
+    /// is the thread's.
+    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
+        const CODEX_RUNS_THIS: [&str; 3] = [
+            "CODEX_THREAD_ID",
+            "CODEX_SANDBOX",
+            "CODEX_SANDBOX_NETWORK_DISABLED",
+        ];
+        CODEX_RUNS_THIS
+            .iter()
+            .any(|k| env(k).is_some_and(|v| !v.is_empty()))
+            .then_some(ShellSign::Indirect)
+    }
+
+    fn shell_session_id_var(&self) -> Option<&'static str> {
+        Some("CODEX_THREAD_ID")
     }
 
     fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
@@ -598,5 +620,29 @@ mod tests {
             command_of(Some(&serde_json::json!(["git", "status"]))),
             Some("git status".into())
         );
+    }
+
+    #[test]
+    fn its_shell_shows_in_its_thread_or_sandbox_variables_not_in_a_persons_settings() {
+        use crate::env_of;
+        for var in [
+            "CODEX_THREAD_ID",
+            "CODEX_SANDBOX",
+            "CODEX_SANDBOX_NETWORK_DISABLED",
+        ] {
+            assert_eq!(
+                Codex.runs_this_shell(&env_of(&[(var, "1")])),
+                Some(ShellSign::Indirect),
+                "{var}"
+            );
+            assert_eq!(
+                Codex.runs_this_shell(&env_of(&[(var, "")])),
+                None,
+                "{var} empty"
+            );
+        }
+        let own = env_of(&[("CODEX_HOME", "/home/u/.codex"), ("CODEX_API_KEY", "k")]);
+        assert_eq!(Codex.runs_this_shell(&own), None);
+        assert_eq!(Codex.shell_session_id_var(), Some("CODEX_THREAD_ID"));
     }
 }

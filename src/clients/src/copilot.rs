@@ -40,9 +40,10 @@
 //!   `AGENTS.md` unless another of them has it. No plugin of ours.
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, Trust, UserDirs};
+use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, ShellSign, Trust, UserDirs};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub struct Copilot;
@@ -103,6 +104,18 @@ impl Client for Copilot {
 
     fn owns_transcript(&self, path: &str) -> bool {
         path.contains("/.copilot/session-state/")
+    }
+
+    /// GitHub Copilot CLI 1.0.102 sets `COPILOT_CLI=1` for its shell commands (and its hooks),
+    /// and `COPILOT_AGENT_SESSION_ID` (its hooks' `sessionId`).
+    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
+        env("COPILOT_CLI")
+            .is_some_and(|v| v == "1")
+            .then_some(ShellSign::Named)
+    }
+
+    fn shell_session_id_var(&self) -> Option<&'static str> {
+        Some("COPILOT_AGENT_SESSION_ID")
     }
 
     fn encode(&self, response: &Response) -> Vec<u8> {
@@ -663,5 +676,26 @@ mod tests {
         );
         assert_eq!(Copilot.compaction_percent(None, None, 168_000), Some(80));
         assert_eq!(Copilot.event_name(HookEvent::PostCompact), None);
+    }
+
+    #[test]
+    fn its_shell_is_named_by_copilot_cli_1_only() {
+        use crate::env_of;
+        assert_eq!(
+            Copilot.runs_this_shell(&env_of(&[("COPILOT_CLI", "1")])),
+            Some(ShellSign::Named)
+        );
+        assert_eq!(
+            Copilot.runs_this_shell(&env_of(&[("COPILOT_CLI", "0")])),
+            None
+        );
+        assert_eq!(
+            Copilot.runs_this_shell(&env_of(&[("COPILOT_AGENT_SESSION_ID", "s")])),
+            None
+        );
+        assert_eq!(
+            Copilot.shell_session_id_var(),
+            Some("COPILOT_AGENT_SESSION_ID")
+        );
     }
 }

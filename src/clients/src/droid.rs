@@ -33,7 +33,7 @@
 //! - Instruction file: it reads `AGENTS.md` (and `CLAUDE.md`); ours goes to `AGENTS.md`.
 
 use crate::transcript::{self, at, flag, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Scope, Trust, UserDirs};
+use crate::{Agent, Client, HookEvent, HookInput, Scope, ShellSign, Trust, UserDirs};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
@@ -77,6 +77,12 @@ impl Client for Droid {
 
     fn owns_transcript(&self, path: &str) -> bool {
         path.contains("/.factory/sessions/")
+    }
+
+    /// Droid names itself nowhere in its shell commands' environment; its shell executor's
+    /// own settings give it away ([`runs_the_shell_command`]). No session id either.
+    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
+        runs_the_shell_command(env).then_some(ShellSign::Indirect)
     }
 
     fn usage_file(&self, transcript: &Path) -> PathBuf {
@@ -587,5 +593,15 @@ mod tests {
             Some(3)
         );
         assert_eq!(exit_code_of("no code"), None);
+    }
+
+    #[test]
+    fn its_shell_is_an_indirect_sign_from_its_executor_settings() {
+        assert_eq!(
+            Droid.runs_this_shell(&droid_shell(&[])),
+            Some(ShellSign::Indirect)
+        );
+        assert_eq!(Droid.runs_this_shell(&droid_shell(&[("PATH", None)])), None);
+        assert_eq!(Droid.shell_session_id_var(), None);
     }
 }

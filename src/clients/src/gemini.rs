@@ -31,9 +31,10 @@
 //! - Instruction file: `context.fileName` (default `GEMINI.md`). No plugin.
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, Trust, UserDirs};
+use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, ShellSign, Trust, UserDirs};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub struct Gemini;
@@ -103,6 +104,13 @@ impl Client for Gemini {
 
     fn owns_transcript(&self, path: &str) -> bool {
         path.contains("/.gemini/tmp/")
+    }
+
+    /// Gemini CLI sets `GEMINI_CLI=1` for the commands it runs; no session id.
+    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
+        env("GEMINI_CLI")
+            .is_some_and(|v| v == "1")
+            .then_some(ShellSign::Named)
     }
 
     /// A block's notice goes out as `systemMessage`.
@@ -505,5 +513,20 @@ mod tests {
             std::fs::write(gem.join("settings.json"), bad).unwrap();
             assert_eq!(threshold_in(&gem.join("settings.json")), None, "{bad}");
         }
+    }
+
+    #[test]
+    fn its_shell_is_named_by_gemini_cli_1_only() {
+        use crate::env_of;
+        assert_eq!(
+            Gemini.runs_this_shell(&env_of(&[("GEMINI_CLI", "1")])),
+            Some(ShellSign::Named)
+        );
+        assert_eq!(
+            Gemini.runs_this_shell(&env_of(&[("GEMINI_CLI", "true")])),
+            None
+        );
+        assert_eq!(Gemini.runs_this_shell(&env_of(&[])), None);
+        assert_eq!(Gemini.shell_session_id_var(), None);
     }
 }

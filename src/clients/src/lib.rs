@@ -93,6 +93,22 @@ pub trait Client: Sync {
     /// names it ("`/clear` in Claude Code").
     fn fresh_session(&self) -> &'static str;
 
+    // ---- Shell commands: telling the client apart from the environment it gives them ----
+
+    /// Whether `env` (a variable's value by name) is the environment this client gives the
+    /// shell commands its agent runs (the model's `handover ack` or `write`), and how sure that
+    /// sign is; None when nothing in it points at this client. Only the client's own sign:
+    /// which client wins when several match is [`running_the_shell`]'s rule.
+    fn runs_this_shell(&self, _env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
+        None
+    }
+
+    /// The variable holding the session id the client sets for its shell commands (the same id
+    /// its hooks get), when it sets one.
+    fn shell_session_id_var(&self) -> Option<&'static str> {
+        None
+    }
+
     // ---- Hook output ----
 
     /// The bytes a hook prints for `response`, in exactly the form the client accepts for the
@@ -289,6 +305,16 @@ pub enum Trust {
     Folder,
 }
 
+/// How a shell command's environment points at the client running it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShellSign {
+    /// A variable the client sets to name itself (`CLAUDECODE`, `GEMINI_CLI=1`, ...).
+    Named,
+    /// Settings that only this client gives its commands but that do not name it as such
+    /// (Codex's thread id and sandbox variables, Droid's shell executor settings).
+    Indirect,
+}
+
 /// Every client, in the order `handover install` and `status` list them.
 pub const ALL: [&dyn Client; 6] = [
     &claude::Claude,
@@ -323,6 +349,23 @@ pub fn guest_of(
         .map(|c| c.agent())
 }
 
+/// The client running the shell command whose environment is `env`, if any says so. A
+/// variable that names a client wins over an indirect sign, and among equal signs [`ALL`]'s
+/// order decides: Claude Code, Gemini CLI, Qwen Code, Copilot CLI by name, then Codex, then
+/// Factory Droid. A client started from another one's shell inherits the outer one's
+/// variables, so several may match; this is the precedence `handover write` and `ack` have
+/// always used (a client's own name beats inherited sandbox or shell settings).
+pub fn running_the_shell(env: &dyn Fn(&str) -> Option<OsString>) -> Option<Agent> {
+    let signs: Vec<(Agent, ShellSign)> = ALL
+        .iter()
+        .filter_map(|c| c.runs_this_shell(env).map(|sign| (c.agent(), sign)))
+        .collect();
+    [ShellSign::Named, ShellSign::Indirect]
+        .into_iter()
+        .find_map(|wanted| signs.iter().find(|(_, sign)| *sign == wanted))
+        .map(|(agent, _)| *agent)
+}
+
 /// The client that sent `input` when no `--agent` says: a payload mark first, then where the
 /// transcript is; Claude Code, which marks neither, is the default.
 pub fn detect(input: &HookInput) -> Agent {
@@ -337,9 +380,90 @@ pub fn detect(input: &HookInput) -> Agent {
     Agent::Claude
 }
 
+/// An environment holding exactly `vars`, for the shell-sign tests of every client module.
+#[cfg(test)]
+pub(crate) fn env_of(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+    let vars: Vec<(String, OsString)> = vars
+        .iter()
+        .map(|(k, v)| (k.to_string(), OsString::from(v)))
+        .collect();
+    move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The Droid shell signature (see droid::runs_the_shell_command).
+    const DROID_SHELL: [(&str, &str); 5] = [
+        ("GIT_EDITOR", "true"),
+        ("GIT_SEQUENCE_EDITOR", "true"),
+        ("GCM_INTERACTIVE", "never"),
+        ("GIT_TERMINAL_PROMPT", "0"),
+        ("PATH", "/home/u/.factory/bin:/usr/bin"),
+    ];
+
+    #[test]
+    fn a_shell_with_one_clients_sign_is_that_client() {
+        let cases: [(&[(&str, &str)], Option<Agent>); 8] = [
+            (&[], None),
+            (&[("CLAUDECODE", "1")], Some(Agent::Claude)),
+            (&[("GEMINI_CLI", "1")], Some(Agent::Gemini)),
+            (&[("QWEN_CODE", "1")], Some(Agent::Qwen)),
+            (&[("COPILOT_CLI", "1")], Some(Agent::Copilot)),
+            (&[("CODEX_SANDBOX", "seccomp")], Some(Agent::Codex)),
+            (&DROID_SHELL, Some(Agent::Droid)),
+            (&[("CODEX_HOME", "/x"), ("GEMINI_CLI", "0")], None),
+        ];
+        for (vars, want) in cases {
+            assert_eq!(running_the_shell(&env_of(vars)), want, "{vars:?}");
+        }
+    }
+
+    #[test]
+    fn a_name_beats_an_indirect_sign_and_the_registry_order_breaks_ties() {
+        let both = |a: &[(&'static str, &'static str)], b: &[(&'static str, &'static str)]| {
+            running_the_shell(&env_of(&[a, b].concat()))
+        };
+        let codex = [("CODEX_THREAD_ID", "t-1")];
+        // Codex comes before Gemini, Qwen and Copilot in ALL, yet their names win.
+        assert_eq!(both(&codex, &[("GEMINI_CLI", "1")]), Some(Agent::Gemini));
+        assert_eq!(both(&codex, &[("QWEN_CODE", "1")]), Some(Agent::Qwen));
+        assert_eq!(both(&codex, &[("COPILOT_CLI", "1")]), Some(Agent::Copilot));
+        assert_eq!(
+            both(&DROID_SHELL, &[("COPILOT_CLI", "1")]),
+            Some(Agent::Copilot)
+        );
+        // Two names, two indirect signs: ALL's order.
+        assert_eq!(
+            both(&[("CLAUDECODE", "1")], &[("GEMINI_CLI", "1")]),
+            Some(Agent::Claude)
+        );
+        assert_eq!(
+            both(&[("QWEN_CODE", "1")], &[("COPILOT_CLI", "1")]),
+            Some(Agent::Qwen)
+        );
+        assert_eq!(both(&DROID_SHELL, &codex), Some(Agent::Codex));
+    }
+
+    #[test]
+    fn the_shell_session_id_variables() {
+        let vars: Vec<(Agent, Option<&str>)> = ALL
+            .iter()
+            .map(|c| (c.agent(), c.shell_session_id_var()))
+            .collect();
+        assert_eq!(
+            vars,
+            [
+                (Agent::Claude, Some("CLAUDE_CODE_SESSION_ID")),
+                (Agent::Codex, Some("CODEX_THREAD_ID")),
+                (Agent::Gemini, None),
+                (Agent::Qwen, Some("QWEN_CODE_SESSION_ID")),
+                (Agent::Copilot, Some("COPILOT_AGENT_SESSION_ID")),
+                (Agent::Droid, None),
+            ]
+        );
+    }
 
     #[test]
     fn every_agent_has_its_module_and_the_registry_lists_each_once() {

@@ -34,9 +34,10 @@
 use crate::transcript::{
     self, at, command_end_id, relative, request, str_of, Fact, Fullness, Usage,
 };
-use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, Trust, UserDirs};
+use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, ShellSign, Trust, UserDirs};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
+use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub struct Qwen;
@@ -91,6 +92,18 @@ impl Client for Qwen {
     fn owns_transcript(&self, path: &str) -> bool {
         path.contains("/.qwen/projects/")
             || (path.contains("/projects/") && path.contains("/chats/"))
+    }
+
+    /// Qwen Code 0.24.4 sets `QWEN_CODE=1` and `QWEN_CODE_SESSION_ID` (the hooks'
+    /// `session_id`) for its shell commands.
+    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
+        env("QWEN_CODE")
+            .is_some_and(|v| v == "1")
+            .then_some(ShellSign::Named)
+    }
+
+    fn shell_session_id_var(&self) -> Option<&'static str> {
+        Some("QWEN_CODE_SESSION_ID")
     }
 
     /// PreCompact's text goes out as `additionalContext`: Qwen Code ignores plain stdout there.
@@ -632,5 +645,20 @@ mod tests {
             Qwen.hooks_file(Scope::User, repo, Path::new("/h/.qwen")),
             PathBuf::from("/h/.qwen/settings.json")
         );
+    }
+
+    #[test]
+    fn its_shell_is_named_by_qwen_code_1_only() {
+        use crate::env_of;
+        assert_eq!(
+            Qwen.runs_this_shell(&env_of(&[("QWEN_CODE", "1")])),
+            Some(ShellSign::Named)
+        );
+        assert_eq!(Qwen.runs_this_shell(&env_of(&[("QWEN_CODE", "")])), None);
+        assert_eq!(
+            Qwen.runs_this_shell(&env_of(&[("QWEN_CODE_SESSION_ID", "s")])),
+            None
+        );
+        assert_eq!(Qwen.shell_session_id_var(), Some("QWEN_CODE_SESSION_ID"));
     }
 }
