@@ -405,7 +405,8 @@ mod tests {
 
     #[test]
     fn a_shell_with_one_clients_sign_is_that_client() {
-        let cases: [(&[(&str, &str)], Option<Agent>); 8] = [
+        type Vars = &'static [(&'static str, &'static str)];
+        let cases: [(Vars, Option<Agent>); 8] = [
             (&[], None),
             (&[("CLAUDECODE", "1")], Some(Agent::Claude)),
             (&[("GEMINI_CLI", "1")], Some(Agent::Gemini)),
