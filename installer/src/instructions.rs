@@ -171,6 +171,50 @@ pub fn instruction_targets(
     Ok((files, note))
 }
 
+/// The instruction files an uninstall of `targets` takes the section out of (before keeping
+/// those that clients staying installed read, see [`readers`]): the ones install would edit,
+/// then the other files these clients read that have the section (GitHub Copilot CLI's came
+/// from CLAUDE.md when Claude Code was installed with it).
+pub fn uninstall_targets(
+    repo: &Path,
+    homes: &Homes,
+    targets: Targets,
+) -> Result<Vec<PathBuf>, EditError> {
+    let (mut files, _) = instruction_targets(repo, homes, targets)?;
+    for agent in targets.iter() {
+        for name in handover_clients::of(agent).instruction_files_read() {
+            let f = repo.join(name);
+            let listed = files.iter().any(|x| *x == f || same_file(x, &f));
+            if !listed && fs::read_to_string(&f).is_ok_and(|text| is_present(&text)) {
+                files.push(f);
+            }
+        }
+    }
+    Ok(files)
+}
+
+/// Which of `clients` read `file`: the file install would give one of them
+/// ([`instruction_targets`], a configured name included), or one more it shows its agent
+/// whole ([`handover_clients::Client::instruction_files_read`]). Uninstall keeps the section
+/// of such a file.
+pub fn readers(
+    repo: &Path,
+    homes: &Homes,
+    clients: Targets,
+    file: &Path,
+) -> Result<Vec<handover_base::Agent>, EditError> {
+    let same = |a: &Path, b: &Path| a == b || same_file(a, b);
+    let mut readers = Vec::new();
+    for agent in clients.iter() {
+        let (own, _) = instruction_targets(repo, homes, Targets::of([agent]))?;
+        let also = handover_clients::of(agent).instruction_files_read();
+        if own.iter().any(|f| same(f, file)) || also.iter().any(|n| same(&repo.join(n), file)) {
+            readers.push(agent);
+        }
+    }
+    Ok(readers)
+}
+
 /// Takes a client's own instruction file out of an install's instruction `files` when only
 /// that client wanted it there and the client already sees the section in another file it
 /// reads ([`handover_clients::Client::instruction_files_read`]; GitHub Copilot CLI's AGENTS.md

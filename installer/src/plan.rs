@@ -180,8 +180,17 @@ pub fn plan_uninstall(
         plan.add(own?);
     }
     if scope == Scope::Project {
-        let (files, _) = crate::instructions::instruction_targets(repo, homes, targets)?;
+        let files = instructions::uninstall_targets(repo, homes, targets)?;
+        let staying = installed_besides(targets, repo, homes);
+        let mut kept = Vec::new();
         for path in files {
+            let readers = instructions::readers(repo, homes, staying, &path)?;
+            if !readers.is_empty() {
+                if read_opt(&path)?.is_some_and(|text| instructions::is_present(&text)) {
+                    kept.push((display_path(repo, &path), readers));
+                }
+                continue;
+            }
             if let Some(before) = read_opt(&path)? {
                 instructions::check(&path, &before)?;
                 let (after, change) = instructions::uninstall(&before, "handover section");
@@ -195,11 +204,65 @@ pub fn plan_uninstall(
                 ));
             }
         }
+        plan.notes.extend(kept_sections_note(&kept));
     }
     restore_users_bytes(&mut plan.edits, &plan.backups);
     mark_backups(&mut plan.edits, &plan.backups);
     keep_links(&mut plan.edits);
     Ok(plan)
+}
+
+/// The clients other than `targets` whose hooks stay in the project scope (ours, or the
+/// user's own command running ours). A hooks file that cannot be read or parsed counts as
+/// installed: keeping a section is the safe mistake.
+fn installed_besides(targets: Targets, repo: &Path, homes: &Homes) -> Targets {
+    let installed = |agent: Agent| {
+        let path = hooks_path(agent, Scope::Project, repo, homes);
+        match read_opt(&path) {
+            Ok(None) => false,
+            Ok(Some(text)) => match crate::json_layout::parse(&path, &text) {
+                Ok(doc) => {
+                    let (ours, mentions) = wiring::of(agent).find(&doc);
+                    !ours.is_empty() || !mentions.is_empty()
+                }
+                Err(_) => true,
+            },
+            Err(_) => true,
+        }
+    };
+    Targets::of(
+        Agent::ALL
+            .into_iter()
+            .filter(|a| !targets.contains(*a) && installed(*a)),
+    )
+}
+
+/// One line naming each instruction file whose section uninstall left for the clients that
+/// stay installed and read it.
+fn kept_sections_note(kept: &[(String, Vec<Agent>)]) -> Option<String> {
+    if kept.is_empty() {
+        return None;
+    }
+    let each: Vec<String> = kept
+        .iter()
+        .map(|(file, readers)| {
+            let names: Vec<&str> = readers
+                .iter()
+                .map(|a| handover_clients::of(*a).display_name())
+                .collect();
+            format!("{file} (read by {})", names.join(", "))
+        })
+        .collect();
+    let many = kept.len() > 1 || kept.iter().any(|(_, readers)| readers.len() > 1);
+    let who = if many {
+        "those clients stay"
+    } else {
+        "that client stays"
+    };
+    Some(format!(
+        "kept the handover section in {}: {who} installed in this project.",
+        each.join(" and ")
+    ))
 }
 
 impl Plan {

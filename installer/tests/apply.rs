@@ -1261,3 +1261,79 @@ fn copilot_gets_no_second_section_when_a_file_it_reads_has_one() {
     assert!(run(&req(&e, with(true, true), Scope::Project)).0.ok);
     assert!(e.repo.join("AGENTS.md").is_file() && e.repo.join("CLAUDE.md").is_file());
 }
+
+/// Uninstalling one client keeps the section of an instruction file that a client staying
+/// installed reads, byte for byte, and says so in one line; the last client's uninstall takes
+/// it out. `install --claude --copilot` puts it in CLAUDE.md only (Copilot CLI reads it there).
+#[test]
+fn uninstall_keeps_the_section_a_client_still_installed_reads() {
+    let e = env();
+    let claude_and_copilot = Targets::of([Agent::Claude, Agent::Copilot]);
+    assert!(run(&req(&e, claude_and_copilot, Scope::Project)).0.ok);
+    let claude_md = e.repo.join("CLAUDE.md");
+    let before = fs::read(&claude_md).unwrap();
+    assert!(!e.repo.join("AGENTS.md").exists());
+
+    let mut out = Vec::new();
+    let o = flow::uninstall(&un_req(&e, claude_only(), Scope::Project), &mut out).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(o.ok, "{out}");
+    assert_eq!(fs::read(&claude_md).unwrap(), before, "{out}");
+    assert!(!o.wrote.contains(&claude_md), "{out}");
+    let kept: Vec<&str> = out
+        .lines()
+        .filter(|l| l.contains("kept the handover section"))
+        .collect();
+    assert_eq!(
+        kept,
+        ["note: kept the handover section in CLAUDE.md (read by GitHub Copilot CLI): that client stays installed in this project."],
+        "{out}"
+    );
+    assert!(e.repo.join(".github/hooks/handover.json").is_file());
+
+    // Copilot CLI's uninstall takes out the section it was reading, and CLAUDE.md with it
+    // (install created it).
+    let mut out = Vec::new();
+    let copilot = Targets::of([Agent::Copilot]);
+    let o = flow::uninstall(&un_req(&e, copilot, Scope::Project), &mut out).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(o.ok, "{out}");
+    assert!(!claude_md.exists(), "{out}");
+    assert!(!out.contains("kept the handover section"), "{out}");
+}
+
+/// Codex and Factory Droid both read AGENTS.md: uninstalling one leaves the user's file with
+/// the section exactly as it was; uninstalling the other gives the user's bytes back. A client
+/// that does not read the file (Claude Code staying) keeps nothing.
+#[test]
+fn uninstall_keeps_a_shared_agents_md_section_until_its_last_reader_goes() {
+    let e = env();
+    let agents_md = e.repo.join("AGENTS.md");
+    let user = "# Team rules\r\n\r\nNo force pushes.";
+    fs::write(&agents_md, user).unwrap();
+    let codex_and_droid = Targets::of([Agent::Codex, Agent::Droid]);
+    assert!(run(&req(&e, codex_and_droid, Scope::Project)).0.ok);
+    let installed = fs::read(&agents_md).unwrap();
+    assert_ne!(installed, user.as_bytes());
+
+    let mut out = Vec::new();
+    let o = flow::uninstall(&un_req(&e, codex_only(), Scope::Project), &mut out).unwrap();
+    let out = String::from_utf8(out).unwrap();
+    assert!(o.ok, "{out}");
+    assert_eq!(fs::read(&agents_md).unwrap(), installed, "{out}");
+    assert!(
+        out.contains("note: kept the handover section in AGENTS.md (read by Factory Droid)"),
+        "{out}"
+    );
+
+    let droid = Targets::of([Agent::Droid]);
+    assert!(uninstall(&e, droid, Scope::Project).ok);
+    assert_eq!(fs::read_to_string(&agents_md).unwrap(), user);
+
+    // Claude Code reads CLAUDE.md only: uninstalling Codex beside it removes AGENTS.md's section.
+    let e = env();
+    assert!(run(&req(&e, both(), Scope::Project)).0.ok);
+    assert!(uninstall(&e, codex_only(), Scope::Project).ok);
+    assert!(!e.repo.join("AGENTS.md").exists());
+    assert!(e.repo.join("CLAUDE.md").is_file());
+}
