@@ -8,6 +8,7 @@
 //! when we are done or out of time.
 
 use crate::command::our_exe;
+use crate::files::canonical;
 use crate::json_doc;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
@@ -307,10 +308,6 @@ impl Server {
         }
         Ok(out)
     }
-}
-
-fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
 }
 
 /// Our handlers among the listed hooks: recognised as ours (command::recognise) and from our file.

@@ -14,6 +14,7 @@
 
 use crate::command::{recognise, Recognised};
 use crate::error::EditError;
+use crate::files::canonical;
 use crate::hooks_doc::{Found, Mention, Wanted};
 use crate::json_doc::{Map, Value};
 use crate::json_layout::{self, Layout};
@@ -72,12 +73,7 @@ pub fn edit_hooks(
         None if want.is_none() => return Ok((None, Vec::new())),
         None => Value::Object(Map::new()),
     };
-    let Some(top) = doc.as_object_mut() else {
-        return Err(EditError::new(
-            path,
-            "the top level is not a JSON object; fix the file by hand, then run the command again",
-        ));
-    };
+    let top = json_layout::top_object(path, &mut doc)?;
     match top.get("version") {
         None if want.is_some() => {
             top.insert("version".into(), Value::from(VERSION));
@@ -335,11 +331,6 @@ pub fn trusted_by(path: &Path, text: &str, repo: &Path) -> Result<Option<String>
         .map(str::to_string))
 }
 
-/// The path as Copilot compares it: symlinks resolved where the path exists.
-fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
-}
-
 /// config.json with `repo` in `trustedFolders`: the comment lines kept byte for byte, the JSON's
 /// layout kept, the folder appended (the list created when missing). Unchanged when a listed
 /// folder already covers the repository.
@@ -363,12 +354,7 @@ pub fn trust_repo(
     } else {
         json_layout::parse(path, body)?
     };
-    let Some(top) = doc.as_object_mut() else {
-        return Err(EditError::new(
-            path,
-            "the top level is not a JSON object; fix the file by hand, then run the command again",
-        ));
-    };
+    let top = json_layout::top_object(path, &mut doc)?;
     let list = top.get_or_insert_with("trustedFolders", || Value::Array(Vec::new()));
     let Some(list) = list.as_array_mut() else {
         return Err(EditError::new(

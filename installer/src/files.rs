@@ -191,6 +191,12 @@ pub fn read_opt(path: &Path) -> Result<Option<String>, EditError> {
     }
 }
 
+/// A path as the clients compare folders (Gemini CLI's and Copilot CLI's trusted folders,
+/// Codex's hook sources): symlinks resolved where the path exists, else the path as given.
+pub fn canonical(p: &Path) -> PathBuf {
+    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
+}
+
 /// How a path is shown to the user: relative to the repository when inside it.
 pub fn display_path(repo: &Path, path: &Path) -> String {
     path.strip_prefix(repo)

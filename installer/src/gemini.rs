@@ -14,7 +14,7 @@
 //! `~/.gemini` is `$GEMINI_CLI_HOME/.gemini` when that variable is set (the client's rule).
 
 use crate::error::EditError;
-use crate::files::{read_opt, Homes, Scope};
+use crate::files::{canonical, read_opt, Homes, Scope};
 use crate::json_doc::Value;
 use crate::json_layout::{self, Layout};
 use crate::report::{Change, ChangeKind};
@@ -166,11 +166,6 @@ fn trust_of(doc: &Value, repo: &Path) -> FolderTrust {
     }
 }
 
-/// The path as Gemini CLI compares it: symlinks resolved where the path exists.
-fn canonical(p: &Path) -> PathBuf {
-    std::fs::canonicalize(p).unwrap_or_else(|_| p.to_path_buf())
-}
-
 /// trustedFolders.json with `repo` trusted (`"<repo>": "TRUST_FOLDER"`), text in, text out:
 /// the file's own layout kept, a new file in the client's (two spaces, no trailing newline).
 /// Unchanged when a rule already trusts the repository; an error when one distrusts it (the
@@ -200,12 +195,7 @@ pub fn trust_repo(
         }
         FolderTrust::Unknown => {}
     }
-    let Some(rules) = doc.as_object_mut() else {
-        return Err(EditError::new(
-            path,
-            "the top level is not a JSON object; fix the file by hand, then run the command again",
-        ));
-    };
+    let rules = json_layout::top_object(path, &mut doc)?;
     rules.insert(
         canonical(repo).to_string_lossy().into_owned(),
         Value::String("TRUST_FOLDER".into()),

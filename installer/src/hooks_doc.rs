@@ -148,12 +148,7 @@ fn hooks_object<'a>(
     file: &Path,
     create: bool,
 ) -> Result<Option<&'a mut Map>, EditError> {
-    let Some(top) = doc.as_object_mut() else {
-        return Err(EditError::new(
-            file,
-            "the top level is not a JSON object; fix the file by hand, then run the command again",
-        ));
-    };
+    let top = crate::json_layout::top_object(file, doc)?;
     if !top.contains_key("hooks") {
         if !create {
             return Ok(None);

@@ -6,7 +6,7 @@
 //! (a compact one-liner, aligned arrays) comes back semantically equal.
 
 use crate::error::EditError;
-use crate::json_doc::Value;
+use crate::json_doc::{Map, Value};
 use serde::Serialize;
 use std::path::Path;
 
@@ -77,6 +77,17 @@ pub fn parse(file: &Path, text: &str) -> Result<Value, EditError> {
             e.line(),
             e.column(),
             format!("not valid JSON ({e}); fix or remove the file, then run the command again"),
+        )
+    })
+}
+
+/// The top-level object of a parsed document (every JSON file we edit has one), or an error
+/// naming the file that asks the user to fix it by hand.
+pub fn top_object<'a>(file: &Path, doc: &'a mut Value) -> Result<&'a mut Map, EditError> {
+    doc.as_object_mut().ok_or_else(|| {
+        EditError::new(
+            file,
+            "the top level is not a JSON object; fix the file by hand, then run the command again",
         )
     })
 }
