@@ -117,6 +117,19 @@ mod tests {
     use super::*;
 
     #[test]
+    fn a_document_that_is_not_an_object_is_refused_naming_the_file() {
+        let file = Path::new("/r/.gemini/settings.json");
+        let mut list = parse(file, "[1, 2]").unwrap();
+        let err = top_object(file, &mut list).unwrap_err();
+        assert_eq!(
+            err.to_string(),
+            "/r/.gemini/settings.json: the top level is not a JSON object; fix the file by hand, then run the command again"
+        );
+        let mut object = parse(file, "{\"a\": 1}").unwrap();
+        assert_eq!(top_object(file, &mut object).unwrap().len(), 1);
+    }
+
+    #[test]
     fn canonical_text_round_trips_byte_for_byte() {
         for text in [
             "{\n  \"a\": 1,\n  \"b\": [\n    true\n  ]\n}\n",
