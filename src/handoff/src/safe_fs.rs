@@ -206,10 +206,26 @@ pub fn open_read(path: &Path) -> io::Result<Option<File>> {
 
 /// Reads a whole plain file of at most `max` bytes. `Ok(None)`: it does not exist.
 pub fn read_limited(path: &Path, max: u64) -> io::Result<Option<Vec<u8>>> {
-    use std::io::Read;
+    match open_read(path)? {
+        Some(file) => read_open(&file, path, max).map(Some),
+        None => Ok(None),
+    }
+}
+
+/// [`read_limited`] under a shared lock on the file, for files that [`rewrite_in_place`]
+/// rewrites: never read halfway through a rewrite.
+pub fn read_limited_locked(path: &Path, max: u64) -> io::Result<Option<Vec<u8>>> {
     let Some(file) = open_read(path)? else {
         return Ok(None);
     };
+    file.lock_shared()?;
+    read_open(&file, path, max).map(Some)
+}
+
+/// The whole of an open file, or an error when it holds more than `max` bytes (at most
+/// `max + 1` are read to tell).
+fn read_open(file: &File, path: &Path, max: u64) -> io::Result<Vec<u8>> {
+    use std::io::Read;
     let mut bytes = Vec::new();
     file.take(max + 1).read_to_end(&mut bytes)?;
     if bytes.len() as u64 > max {
@@ -218,26 +234,7 @@ pub fn read_limited(path: &Path, max: u64) -> io::Result<Option<Vec<u8>>> {
             format!("{} is larger than {max} bytes, not read", path.display()),
         ));
     }
-    Ok(Some(bytes))
-}
-
-/// [`read_limited`] under a shared lock on the file, for files that [`rewrite_in_place`]
-/// rewrites: never read halfway through a rewrite.
-pub fn read_limited_locked(path: &Path, max: u64) -> io::Result<Option<Vec<u8>>> {
-    use std::io::Read;
-    let Some(file) = open_read(path)? else {
-        return Ok(None);
-    };
-    file.lock_shared()?;
-    let mut bytes = Vec::new();
-    (&file).take(max + 1).read_to_end(&mut bytes)?;
-    if bytes.len() as u64 > max {
-        return Err(io::Error::new(
-            io::ErrorKind::InvalidData,
-            format!("{} is larger than {max} bytes, not read", path.display()),
-        ));
-    }
-    Ok(Some(bytes))
+    Ok(bytes)
 }
 
 /// Rewrites an existing plain file with `bytes` in place, under an exclusive lock on it (one
