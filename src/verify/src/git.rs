@@ -12,6 +12,7 @@ use handover_handoff::model::{ChangeKind, FileChange, GitSnapshot};
 use std::path::{Path, PathBuf};
 
 pub(crate) mod cli;
+pub mod head_entries;
 pub mod uncommitted;
 
 /// handover's own files: writing a handoff must not make the repository look changed, so these
