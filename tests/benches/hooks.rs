@@ -8,7 +8,10 @@
 //! record with edited files; a handoff and a record together), each in a 10-file and in a
 //! 100,000-file repository. Printed: each case's median wall time, its ratio to the floor, the
 //! 100,000 ÷ 10 ratio, and the peak RSS of the hook process. Also the context watch on a 200 MB
-//! transcript against a 1 MB one.
+//! transcript against a 1 MB one, and SessionStart with a handoff listing 100 files as the
+//! first start at a HEAD: with what the hooks remember of HEAD's trees in the git directory
+//! (`git::head_entries`) taken away before each run, so it reads the trees (every other case
+//! runs at a HEAD the hooks have seen, as every start but the first after a commit does).
 //!
 //! The payloads are the ones Claude Code sends (captured in tests/fixtures/clients), with the
 //! response that triggered PostToolUse and Stop not yet in the transcript, as in the client.

@@ -329,3 +329,54 @@ fn a_handoff_write_leaves_head_entries_remembered_for_the_next_start() {
         assert!(file.contains(line), "{line:?} in {file}");
     }
 }
+
+#[test]
+fn a_linked_worktree_remembers_in_its_own_git_directory() {
+    let repo = Repo::with_commit();
+    let linked = repo.sibling("linked");
+    repo.add_worktree(&linked, "side");
+    // The linked worktree moves on: src/lib.rs is committed there with other content.
+    crate::support::repo::write_in(&linked, "src/lib.rs", "pub fn b() {}\n");
+    let side_head = crate::support::repo::commit_all_in(&linked, "side change");
+    // The main worktree's copy differs from its HEAD; the linked one's equals its own HEAD.
+    repo.write("src/lib.rs", "pub fn b() {}\n");
+    let ask = |dir: &Path| {
+        let git = git2::Repository::open(dir).unwrap();
+        let states = PathStates::new(&git).unwrap();
+        let got = states.state("src/lib.rs");
+        states.remember();
+        (got, git.path().join(head_entries::FILE_NAME))
+    };
+    for _ in 0..2 {
+        let (main_state, main_file) = ask(&repo.path);
+        let (linked_state, linked_file) = ask(&linked);
+        assert_eq!(main_state, PathState::Uncommitted);
+        assert_eq!(linked_state, PathState::Committed);
+        let canonical = |p: &Path| p.canonicalize().unwrap();
+        assert_eq!(canonical(&main_file), canonical(&remembered_file(&repo)));
+        assert!(
+            canonical(&linked_file).starts_with(canonical(&repo.path.join(".git/worktrees"))),
+            "the linked worktree's own git directory: {}",
+            linked_file.display()
+        );
+        let text = std::fs::read_to_string(&linked_file).unwrap();
+        assert!(
+            text.contains(&format!("commit {}\n", side_head.trim())),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_git_directory_that_cannot_take_the_file_changes_no_answer() {
+    let repo = Repo::with_commit();
+    repo.write("src/lib.rs", "pub fn a() { changed }\n");
+    // A directory where the file would be: it can be neither read nor replaced.
+    std::fs::create_dir(remembered_file(&repo)).unwrap();
+    let got: Vec<PathState> = states(&repo, &["src/lib.rs", "README.md"])
+        .into_iter()
+        .map(|s| s.1)
+        .collect();
+    assert_eq!(got, [PathState::Uncommitted, PathState::Committed]);
+    assert!(remembered_file(&repo).is_dir());
+}
