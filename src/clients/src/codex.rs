@@ -128,6 +128,10 @@ impl Client for Codex {
         ))
     }
 
+    fn home_var(&self) -> Option<&'static str> {
+        Some(HOME_VAR)
+    }
+
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
         dirs.var_else_home(HOME_VAR, ".codex")
     }

@@ -165,6 +165,22 @@ pub trait Client: Sync {
     /// forge) is followed only inside it.
     fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf>;
 
+    /// Whether `transcript` (links resolved, inside [`Client::transcript_dir`] `dir`, links
+    /// resolved too) belongs to a session started in `project` (links resolved), by where the
+    /// client files its sessions: `Some(false)` for another directory's session, None when its
+    /// layout does not tie a transcript to the directory its session started in (Codex files
+    /// by date, Copilot CLI by session id: any session's transcript in `dir` may be this
+    /// project's). A session record, which the repository can forge, is followed only where
+    /// this is not `Some(false)`.
+    fn transcript_in_project(
+        &self,
+        _dir: &Path,
+        _transcript: &Path,
+        _project: &Path,
+    ) -> Option<bool> {
+        None
+    }
+
     /// The failing command a tool-failure hook input reports ([`HookEvent::ToolFailure`]), as
     /// the session record takes it; None for another tool, or a client without such an event.
     fn failed_command(&self, _input: &HookInput) -> Option<Fact> {
@@ -208,6 +224,12 @@ pub trait Client: Sync {
     ) -> Option<u8>;
 
     // ---- Config files and hook entries ----
+
+    /// The environment variable the client moves its user directory with (`CODEX_HOME`, ...),
+    /// if it has one: [`UserDirs`] reads it for [`Client::user_dir`].
+    fn home_var(&self) -> Option<&'static str> {
+        None
+    }
 
     /// The client's own user directory (`~/.claude`, `$CODEX_HOME` else `~/.codex`, ...);
     /// None without a home.
@@ -378,6 +400,15 @@ pub fn detect(input: &HookInput) -> Agent {
         }
     }
     Agent::Claude
+}
+
+/// The first directory of `transcript` under `dir`, when the transcript lies in one (not
+/// directly in `dir`): the folder a client files one project's sessions in.
+pub(crate) fn folder_under<'a>(dir: &Path, transcript: &'a Path) -> Option<&'a str> {
+    let mut parts = transcript.strip_prefix(dir).ok()?.components();
+    let folder = parts.next()?.as_os_str().to_str()?;
+    parts.next()?;
+    Some(folder)
 }
 
 /// An environment holding exactly `vars`, for the shell-sign tests of every client module.
