@@ -7,8 +7,15 @@
 use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
 use handover_base::text::line_column as line_col;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item, Table};
+
+/// The user's Codex config: `config.toml` in the Codex home (`$CODEX_HOME`, else `~/.codex`).
+pub fn config_path(homes: &crate::files::Homes) -> PathBuf {
+    homes
+        .user_dir(&handover_clients::codex::Codex)
+        .join("config.toml")
+}
 
 pub fn parse(file: &Path, text: &str) -> Result<DocumentMut, EditError> {
     text.parse::<DocumentMut>().map_err(|e| {

@@ -28,7 +28,9 @@ pub fn settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
 }
 
 pub fn trusted_folders_path(homes: &Homes) -> PathBuf {
-    handover_clients::gemini::trusted_folders_file(&homes.gemini_home)
+    handover_clients::gemini::trusted_folders_file(
+        &homes.user_dir(&handover_clients::gemini::Gemini),
+    )
 }
 
 /// A settings file as JSON, or None when it does not exist. Gemini CLI accepts comments in its

@@ -274,7 +274,7 @@ impl Report {
             let hooks_json = &s.file.path;
             let req = crate::codex_trust::TrustRequest {
                 codex_bin: bin.to_path_buf(),
-                codex_home: homes.codex_home.clone(),
+                codex_home: homes.user_dir(&handover_clients::codex::Codex),
                 home: homes.home.clone(),
                 project: repo.to_path_buf(),
                 hooks_json: hooks_json.clone(),

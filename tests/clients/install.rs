@@ -60,7 +60,8 @@ fn codex_project(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf, Homes) {
     let repo = root.join(name);
     let homes = Homes::under(&root.join("home"));
     std::fs::create_dir_all(repo.join(".codex")).expect("create the project");
-    std::fs::create_dir_all(&homes.codex_home).expect("create CODEX_HOME");
+    std::fs::create_dir_all(homes.user_dir(&handover_clients::codex::Codex))
+        .expect("create CODEX_HOME");
     assert!(Command::new("git")
         .args(["init", "-q"])
         .current_dir(&repo)
@@ -213,7 +214,10 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
         return;
     };
     let (_tmp, root, repo, homes) = codex_project("my project");
-    let (home, codex_home) = (homes.home.clone(), homes.codex_home.clone());
+    let (home, codex_home) = (
+        homes.home.clone(),
+        homes.user_dir(&handover_clients::codex::Codex).clone(),
+    );
     // Someone else's hook already in the project file, and a user config with a comment.
     std::fs::write(
         repo.join(".codex/hooks.json"),
@@ -340,7 +344,10 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
         return;
     };
     let (_tmp, root, repo, homes) = codex_project("proj");
-    let (home, codex_home) = (homes.home.clone(), homes.codex_home.clone());
+    let (home, codex_home) = (
+        homes.home.clone(),
+        homes.user_dir(&handover_clients::codex::Codex).clone(),
+    );
     let bin_dir = root.join("bin");
     std::fs::create_dir_all(&bin_dir).expect("create the hooks dir");
     let hooks_json = repo.join(".codex/hooks.json");
@@ -471,7 +478,7 @@ fn install_trust_does_not_back_up_a_config_it_created() {
         return;
     };
     let (_tmp, root, repo, homes) = codex_project("fresh");
-    assert!(!homes.codex_config().exists());
+    assert!(!handover_installer::codex_config::config_path(&homes).exists());
     let bin_dir = root.join("bin");
     std::fs::create_dir_all(&bin_dir).expect("create the hooks dir");
     let codex_bin: PathBuf = clients.netless(&root, "codex-netless", &clients.codex);

@@ -17,7 +17,7 @@ use std::time::Duration;
 /// The config.toml Codex rewrites when it trusts our hooks: checked before the first write.
 pub(super) fn preflight(req: &InstallRequest) -> Result<(), crate::EditError> {
     if req.options.trust && req.options.targets.contains(Agent::Codex) {
-        preflight::check_file(&req.homes.codex_config(), Access::Write, None)?;
+        preflight::check_file(&codex_config::config_path(&req.homes), Access::Write, None)?;
     }
     Ok(())
 }
@@ -53,7 +53,7 @@ pub(super) fn trust_step(
         return;
     }
     let hooks_json = files::hooks_path(Agent::Codex, req.options.scope, &req.repo, &req.homes);
-    let cfg = req.homes.codex_config();
+    let cfg = codex_config::config_path(&req.homes);
     let project = (req.options.scope != Scope::User).then_some(req.repo.as_path());
     let manual_steps = |out: &mut dyn Write| {
         let _ = write!(
@@ -93,7 +93,7 @@ pub(super) fn trust_step(
     }
     let tr = TrustRequest {
         codex_bin: bin.clone(),
-        codex_home: req.homes.codex_home.clone(),
+        codex_home: req.homes.user_dir(&handover_clients::codex::Codex),
         home: req.homes.home.clone(),
         project: req.repo.clone(),
         hooks_json: hooks_json.clone(),
@@ -202,7 +202,7 @@ pub fn trust_plugin(req: &PluginTrustRequest, out: &mut dyn Write) -> Outcome {
         ok: true,
         ..Default::default()
     };
-    let cfg = req.homes.codex_config();
+    let cfg = codex_config::config_path(&req.homes);
     let backups = crate::backup::Backups::new(&req.homes.backups);
     let cfg_text = files::read_opt(&cfg).ok().flatten();
     if let Some(text) = &cfg_text {
@@ -212,7 +212,7 @@ pub fn trust_plugin(req: &PluginTrustRequest, out: &mut dyn Write) -> Outcome {
     }
     let tr = TrustRequest {
         codex_bin: req.codex_bin.clone(),
-        codex_home: req.homes.codex_home.clone(),
+        codex_home: req.homes.user_dir(&handover_clients::codex::Codex),
         home: req.homes.home.clone(),
         project: req.cwd.clone(),
         hooks_json: PathBuf::new(),

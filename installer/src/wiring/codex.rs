@@ -33,7 +33,7 @@ impl Wiring for CodexWiring {
             hooks_doc::install(doc, want, path)
         })?;
         let homes = at.homes;
-        let cfg_path = homes.codex_config();
+        let cfg_path = codex_config::config_path(homes);
         let cfg_before = read_opt(&cfg_path)?;
         let mut doc = codex_config::parse(&cfg_path, cfg_before.as_deref().unwrap_or(""))?;
         let mut changes = Vec::new();
@@ -45,8 +45,10 @@ impl Wiring for CodexWiring {
                 plan.problems.push(problem);
             }
         }
-        plan.notes
-            .extend(codex_config::profile_notes(&doc, &homes.codex_home));
+        plan.notes.extend(codex_config::profile_notes(
+            &doc,
+            &homes.user_dir(&handover_clients::codex::Codex),
+        ));
         if opts.trust && opts.scope != Scope::User {
             changes.push(codex_config::trust_project(&mut doc, at.repo, &cfg_path)?);
         }
@@ -65,7 +67,7 @@ impl Wiring for CodexWiring {
         let moved = trust_moves(path, hooks.before.as_deref(), |doc| {
             hooks_doc::uninstall(doc, path)
         })?;
-        let cfg_path = at.homes.codex_config();
+        let cfg_path = codex_config::config_path(at.homes);
         if let Some(cfg_before) = read_opt(&cfg_path)? {
             let mut doc = codex_config::parse(&cfg_path, &cfg_before)?;
             let mut changes = codex_config::move_trust_entries(&mut doc, &moved);
@@ -80,7 +82,7 @@ impl Wiring for CodexWiring {
         if at.scope != Scope::Project {
             return Vec::new();
         }
-        let cfg = at.homes.codex_config();
+        let cfg = codex_config::config_path(at.homes);
         let trusted = read_opt(&cfg)
             .ok()
             .flatten()
@@ -159,7 +161,7 @@ fn config_status(
     homes: &Homes,
     scopes: &mut [ScopeStatus],
 ) -> Result<CodexConfigStatus, String> {
-    let cfg_path = homes.codex_config();
+    let cfg_path = codex_config::config_path(homes);
     let doc = read_opt(&cfg_path)
         .and_then(|t| codex_config::parse(&cfg_path, t.as_deref().unwrap_or("")))
         .map_err(|e| e.to_string())?;
@@ -192,7 +194,10 @@ fn config_status(
         plugins,
         flags: codex_config::feature_flags(&doc),
         project_trust: codex_config::project_trust(&doc, repo),
-        profile_notes: codex_config::profile_notes(&doc, &homes.codex_home),
+        profile_notes: codex_config::profile_notes(
+            &doc,
+            &homes.user_dir(&handover_clients::codex::Codex),
+        ),
         file: cfg_path,
         project: repo.to_path_buf(),
     })

@@ -21,7 +21,10 @@
 //! - Instruction file `CLAUDE.md`; plugin in `plugin/claude` (`$CLAUDE_PLUGIN_ROOT`).
 
 use crate::transcript::{self, at, flag, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Scope, ShellSign, Trust, UserDirs};
+use crate::{
+    Agent, Client, HookEvent, HookInput, LargeVariant, ModelWindow, Scope, ShellSign, Trust,
+    UserDirs,
+};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
@@ -138,6 +141,31 @@ impl Client for Claude {
 
     /// `$CLAUDE_CONFIG_DIR` when it is an absolute path, else `~/.claude`. Claude Code takes
     /// a relative value from its own working directory, which is not ours to guess.
+    fn model_windows(&self) -> &'static [ModelWindow] {
+        &[
+            // Claude Code 2.1.330 reports a 1,000,000-token window for its default model,
+            // `claude-opus-5-5` (the `modelUsage` of `claude -p --output-format json`).
+            ModelWindow {
+                prefix: "claude-opus-5",
+                window: 1_000_000,
+                source: "Claude Code 2.1.330 reports it for its default model `claude-opus-5-5`",
+            },
+            ModelWindow {
+                prefix: "claude-",
+                window: 200_000,
+                source: "",
+            },
+        ]
+    }
+
+    /// Claude Code marks its 1M-token variants with a `[1m]` suffix on the model name.
+    fn large_variant(&self) -> Option<LargeVariant> {
+        Some(LargeVariant {
+            suffix: "[1m]",
+            window: 1_000_000,
+        })
+    }
+
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
         match dirs.var(HOME_VAR).filter(|d| d.is_absolute()) {
             Some(moved) => Some(moved.to_path_buf()),

@@ -31,7 +31,9 @@
 //! - Instruction file: `context.fileName` (default `GEMINI.md`). No plugin.
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, ShellSign, Trust, UserDirs};
+use crate::{
+    Agent, Client, HookEvent, HookInput, ModelWindow, Response, Scope, ShellSign, Trust, UserDirs,
+};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
@@ -169,6 +171,23 @@ impl Client for Gemini {
         _window: u64,
     ) -> Option<u8> {
         Some(compress_percent(compression_threshold(project, user_dir)))
+    }
+
+    /// Gemini CLI 0.61.0's own table (`tokenLimit` in its core): Gemma 4 models 256,000, every
+    /// other model 1,048,576; it compresses at a fraction of this.
+    fn model_windows(&self) -> &'static [ModelWindow] {
+        &[
+            ModelWindow {
+                prefix: "gemma-4",
+                window: 256_000,
+                source: "Gemini CLI 0.61.0's own `tokenLimit`",
+            },
+            ModelWindow {
+                prefix: "gemini-",
+                window: 1_048_576,
+                source: "Gemini CLI 0.61.0's own `tokenLimit`, for every Gemini model",
+            },
+        ]
     }
 
     fn home_var(&self) -> Option<&'static str> {

@@ -211,6 +211,21 @@ pub trait Client: Sync {
 
     // ---- Context window ----
 
+    /// The context windows of the models this client's vendor names, by name prefix, for a
+    /// transcript that does not state its window. First match wins, so longer prefixes come
+    /// first. Windows are the smaller, conservative figure where a model comes in two sizes:
+    /// a reminder that comes early is a nuisance, one that comes after compaction is useless.
+    /// The hooks' lookup (`handover_hooks::window`) asks every client in [`ALL`]'s order.
+    fn model_windows(&self) -> &'static [ModelWindow] {
+        &[]
+    }
+
+    /// A larger variant of its models that the model name marks (Claude Code's `[1m]`), and
+    /// whose window a usage beyond the table's means.
+    fn large_variant(&self) -> Option<LargeVariant> {
+        None
+    }
+
     /// Where the client compacts by itself, as a whole percent of `window`, when that comes
     /// early enough to move our reminders below it; None when it compacts only near the end
     /// (nothing to move). `project` is the repository root and `user_dir` the client's own
@@ -312,6 +327,27 @@ pub trait Client: Sync {
     fn plugin_dir(&self) -> Option<&'static str> {
         None
     }
+}
+
+/// One row of [`Client::model_windows`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelWindow {
+    /// The model name starts with this (compared in lower case).
+    pub prefix: &'static str,
+    /// Tokens.
+    pub window: u64,
+    /// Where the figure comes from when that is worth saying (docs/hooks.md shows it); empty
+    /// otherwise.
+    pub source: &'static str,
+}
+
+/// See [`Client::large_variant`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LargeVariant {
+    /// The model name ends with this (compared in lower case).
+    pub suffix: &'static str,
+    /// Tokens.
+    pub window: u64,
 }
 
 /// How a client decides to run the hooks in its files.
