@@ -4,12 +4,12 @@
 //! before install, and symlinks).
 
 use crate::backup::{self, Backups};
-use crate::codex_config;
 use crate::file_edit::{FileEdit, FileKind};
 use crate::instructions;
 use crate::json_layout::{self, Layout};
 use crate::report::{Change, ChangeKind};
 use crate::wiring;
+use crate::wiring::codex::config;
 use std::fs;
 use std::path::Path;
 
@@ -34,7 +34,7 @@ pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
         FileKind::FolderTrust => Some(text.to_string()),
         FileKind::CodexConfig => {
             // Ours there: project trust and hook trust (Codex writes the latter too).
-            let mut doc = codex_config::parse(path, text).ok()?;
+            let mut doc = config::parse(path, text).ok()?;
             doc.as_table_mut().remove("projects");
             if let Some(h) = doc
                 .get_mut("hooks")

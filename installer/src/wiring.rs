@@ -6,16 +6,21 @@
 //! shared `hooks` shape edited by hooks_doc), the "no local scope" note, the instruction file
 //! the client module names, and status per scope. A client whose only file is its hooks file in
 //! the shared shape needs nothing here: [`Plain`] is its wiring. A client with
-//! unusual files has a [`Wiring`] implementation in wiring/<client>.rs (Codex: config.toml and
-//! hook trust; Gemini CLI: trusted folders and its configurable context file; GitHub Copilot
-//! CLI: its own hooks shape and trusted folders; Claude Code: the plugin copies status
-//! reports), its editors in a module of their own when it has unusual files
-//! (codex_config.rs, gemini.rs, copilot.rs), and one line in [`of`].
+//! unusual files has a [`Wiring`] implementation in wiring/<client>.rs, or wiring/<client>/
+//! with its editors beside it (Codex: config.toml in codex/config.rs and hook trust through
+//! codex/app_server.rs; Gemini CLI: trusted folders and its configurable context file in
+//! gemini/files.rs; GitHub Copilot CLI: its own hooks shape and trusted folders in
+//! copilot/files.rs; Claude Code: the plugin copies status reports), and one line in [`of`].
+//! Only Codex's step after the files are written (`--trust` through its app-server, and
+//! `trust-plugin`) is elsewhere, in flow/codex.rs: it runs on flow's request and outcome,
+//! after the transaction, with keep's backup check, all of which sit above this module.
+//! The values these modules report to `status` (Codex's feature flags and hook trust, folder
+//! trust) are shapes in facts.rs, read and spelled by the `impl` blocks here.
 
 mod claude;
-mod codex;
-mod copilot;
-mod gemini;
+pub mod codex;
+pub mod copilot;
+pub mod gemini;
 
 use crate::error::EditError;
 use crate::facts::{Facts, ScopeStatus};
@@ -39,7 +44,7 @@ pub struct InstallOptions {
     /// `--enable-codex-hooks`: turn `[features] hooks = false` back on.
     pub enable_codex_hooks: bool,
     /// `--trust`: mark the project trusted in the user config (the hooks themselves are trusted
-    /// afterwards through `codex app-server`, see codex_trust); for Gemini CLI and GitHub
+    /// afterwards through `codex app-server`, see codex/app_server.rs); for Gemini CLI and GitHub
     /// Copilot CLI, add the repository to their trusted folders.
     pub trust: bool,
     /// Where the hook executables are on this machine.

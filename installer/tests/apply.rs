@@ -253,7 +253,7 @@ fn a_malformed_file_stops_everything_before_any_write() {
     let e = env();
     fs::create_dir_all(e.homes.user_dir(&handover_clients::codex::Codex)).unwrap();
     fs::write(
-        handover_installer::codex_config::config_path(&e.homes),
+        handover_installer::wiring::codex::config::config_path(&e.homes),
         fixture("codex-config-malformed.toml"),
     )
     .unwrap();
@@ -267,7 +267,7 @@ fn a_malformed_file_stops_everything_before_any_write() {
     let err = flow::install(&req(&e, both(), Scope::Project), &mut Vec::new()).unwrap_err();
     assert_eq!(
         err.file,
-        handover_installer::codex_config::config_path(&e.homes)
+        handover_installer::wiring::codex::config::config_path(&e.homes)
     );
     assert_eq!(err.position.map(|p| p.0), Some(3));
     assert_eq!(
@@ -276,7 +276,11 @@ fn a_malformed_file_stops_everything_before_any_write() {
         "no file written, no backup"
     );
 
-    fs::write(handover_installer::codex_config::config_path(&e.homes), "").unwrap();
+    fs::write(
+        handover_installer::wiring::codex::config::config_path(&e.homes),
+        "",
+    )
+    .unwrap();
     fs::write(
         e.repo.join(".claude/settings.json"),
         fixture("claude-malformed.json"),
@@ -334,7 +338,7 @@ fn local_scope_and_codex_feature_flag() {
     let e = env();
     fs::create_dir_all(e.homes.user_dir(&handover_clients::codex::Codex)).unwrap();
     fs::write(
-        handover_installer::codex_config::config_path(&e.homes),
+        handover_installer::wiring::codex::config::config_path(&e.homes),
         fixture("codex-config.toml"),
     )
     .unwrap();
@@ -345,7 +349,10 @@ fn local_scope_and_codex_feature_flag() {
     assert!(out.contains("Codex has no local scope"), "{out}");
     assert!(out.contains("problem: Codex hooks are turned off"), "{out}");
     assert_eq!(
-        fs::read_to_string(handover_installer::codex_config::config_path(&e.homes)).unwrap(),
+        fs::read_to_string(handover_installer::wiring::codex::config::config_path(
+            &e.homes
+        ))
+        .unwrap(),
         fixture("codex-config.toml"),
         "only reported"
     );
@@ -353,7 +360,10 @@ fn local_scope_and_codex_feature_flag() {
     r.options.enable_codex_hooks = true;
     let (o, out) = run(&r);
     assert!(o.problems.is_empty(), "{out}");
-    let cfg = fs::read_to_string(handover_installer::codex_config::config_path(&e.homes)).unwrap();
+    let cfg = fs::read_to_string(handover_installer::wiring::codex::config::config_path(
+        &e.homes,
+    ))
+    .unwrap();
     assert!(
         cfg.contains("hooks = true # TODO: re-enable")
             && cfg.contains("# I turned hooks off while debugging"),
@@ -869,7 +879,7 @@ fn uninstall_moves_the_trust_of_a_users_hook_that_moved_up() {
         key("stop", 1)
     );
     fs::write(
-        handover_installer::codex_config::config_path(&e.homes),
+        handover_installer::wiring::codex::config::config_path(&e.homes),
         &config,
     )
     .unwrap();
@@ -881,7 +891,10 @@ fn uninstall_moves_the_trust_of_a_users_hook_that_moved_up() {
     let v: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(&hooks_json).unwrap()).unwrap();
     assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "my-stop-hook");
-    let cfg = fs::read_to_string(handover_installer::codex_config::config_path(&e.homes)).unwrap();
+    let cfg = fs::read_to_string(handover_installer::wiring::codex::config::config_path(
+        &e.homes,
+    ))
+    .unwrap();
     assert_eq!(
         cfg,
         format!(
@@ -1144,7 +1157,7 @@ fn numbers_round_trip_as_written_through_install_edit_uninstall() {
 #[test]
 fn enable_codex_hooks_is_undone_by_uninstall() {
     let e = env();
-    let cfg = handover_installer::codex_config::config_path(&e.homes);
+    let cfg = handover_installer::wiring::codex::config::config_path(&e.homes);
     fs::create_dir_all(cfg.parent().unwrap()).unwrap();
     let original =
         "model = \"o3\"\n\n[features]\nhooks = false # off for now\ncodex_hooks = false\n";

@@ -5,9 +5,9 @@
 
 use handover_base::{Agent, HookExe};
 use handover_clients::{Client, Trust};
-use handover_installer::codex_trust::find_codex;
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::locate::at_run_time;
+use handover_installer::wiring::codex::app_server::find_codex;
 use handover_installer::{locate, Homes, InstallOptions, Scope, Targets};
 
 use super::{InstallArgs, Selection, TrustPluginArgs, UninstallArgs};

@@ -112,7 +112,7 @@ impl ScopeArg {
         match self {
             ScopeArg::Project => {
                 let files: Vec<String> = ALL.iter().map(|c| file(*c, Scope::Project)).collect();
-                format!("{} in the repository (shared)", and_list(&files))
+                format!("{} in the repository (shared)", listed(&files, "and"))
             }
             ScopeArg::Local => {
                 let files: Vec<String> = ALL
@@ -127,8 +127,8 @@ impl ScopeArg {
                     .collect();
                 format!(
                     "{} (private; {} have none and use project)",
-                    and_list(&files),
-                    and_list(&without)
+                    listed(&files, "and"),
+                    listed(&without, "and")
                 )
             }
             ScopeArg::User => {
@@ -140,8 +140,8 @@ impl ScopeArg {
                     .collect();
                 format!(
                     "{} (every repository; {} move them)",
-                    and_list(&files),
-                    and_list(&vars)
+                    listed(&files, "and"),
+                    listed(&vars, "and")
                 )
             }
         }
@@ -158,15 +158,6 @@ impl clap::ValueEnum for ScopeArg {
             clap::builder::PossibleValue::new(handover_clients::Scope::from(*self).as_str())
                 .help(self.help()),
         )
-    }
-}
-
-/// "a, b and c".
-fn and_list(items: &[String]) -> String {
-    match items {
-        [] => String::new(),
-        [one] => one.clone(),
-        [init @ .., last] => format!("{} and {last}", init.join(", ")),
     }
 }
 
@@ -357,7 +348,13 @@ pub(crate) fn every_client(last_word: &str) -> String {
         .iter()
         .map(|c| c.display_name())
         .collect();
-    match names.split_last() {
+    listed(&names, last_word)
+}
+
+/// `items` as "a, b {last_word} c".
+fn listed(items: &[impl AsRef<str>], last_word: &str) -> String {
+    let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+    match items.split_last() {
         Some((last, rest)) if !rest.is_empty() => {
             format!("{} {last_word} {last}", rest.join(", "))
         }

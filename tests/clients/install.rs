@@ -10,8 +10,8 @@
 
 use crate::support::fake_server::Turn;
 use crate::support::{clients, install_hooks, shell_quote, Agent, RunOpts, Sandbox, Trust};
-use handover_installer::codex_trust::{self, TrustRequest, TrustStatus};
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
+use handover_installer::wiring::codex::app_server::{self, TrustRequest, TrustStatus};
 use handover_installer::{Homes, HookPaths, InstallOptions, Scope, Targets};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -245,7 +245,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     assert!(out.contains("verified with hooks/list: all 7"), "{out}");
 
     // A fresh server agrees: our seven handlers trusted, the other tool's Stop hook not.
-    let listed = codex_trust::list_hooks(&TrustRequest {
+    let listed = app_server::list_hooks(&TrustRequest {
         codex_bin: codex_bin.clone(),
         codex_home: codex_home.clone(),
         home: home.clone(),
@@ -380,7 +380,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
         "{out}"
     );
     let list = || {
-        codex_trust::list_hooks(&TrustRequest {
+        app_server::list_hooks(&TrustRequest {
             codex_bin: codex_bin.clone(),
             codex_home: codex_home.clone(),
             home: home.clone(),
@@ -478,7 +478,7 @@ fn install_trust_does_not_back_up_a_config_it_created() {
         return;
     };
     let (_tmp, root, repo, homes) = codex_project("fresh");
-    assert!(!handover_installer::codex_config::config_path(&homes).exists());
+    assert!(!handover_installer::wiring::codex::config::config_path(&homes).exists());
     let bin_dir = root.join("bin");
     std::fs::create_dir_all(&bin_dir).expect("create the hooks dir");
     let codex_bin: PathBuf = clients.netless(&root, "codex-netless", &clients.codex);

@@ -3,12 +3,12 @@
 //! and its line endings kept; and `handover trust-plugin`, the same for the plugin's hooks.
 
 use super::{backup_stamp, InstallRequest, Outcome};
-use crate::codex_config;
-use crate::codex_trust::{self, TrustOutcome, TrustRequest, TrustStatus};
 use crate::files::{self, Homes, Scope};
 use crate::locate::is_executable;
 use crate::plan::{self, FileKind, Plan};
 use crate::preflight::{self, Access};
+use crate::wiring::codex::app_server::{self, TrustOutcome, TrustRequest, TrustStatus};
+use crate::wiring::codex::config;
 use handover_base::Agent;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -17,7 +17,7 @@ use std::time::Duration;
 /// The config.toml Codex rewrites when it trusts our hooks: checked before the first write.
 pub(super) fn preflight(req: &InstallRequest) -> Result<(), crate::EditError> {
     if req.options.trust && req.options.targets.contains(Agent::Codex) {
-        preflight::check_file(&codex_config::config_path(&req.homes), Access::Write, None)?;
+        preflight::check_file(&config::config_path(&req.homes), Access::Write, None)?;
     }
     Ok(())
 }
@@ -53,13 +53,13 @@ pub(super) fn trust_step(
         return;
     }
     let hooks_json = files::hooks_path(Agent::Codex, req.options.scope, &req.repo, &req.homes);
-    let cfg = codex_config::config_path(&req.homes);
+    let cfg = config::config_path(&req.homes);
     let project = (req.options.scope != Scope::User).then_some(req.repo.as_path());
     let manual_steps = |out: &mut dyn Write| {
         let _ = write!(
             out,
             "{}",
-            codex_trust::manual_steps(&cfg, project, &hooks_json)
+            app_server::manual_steps(&cfg, project, &hooks_json)
         );
     };
     if !req.options.trust {
@@ -103,7 +103,7 @@ pub(super) fn trust_step(
             .collect(),
         timeout: req.trust_timeout,
     };
-    let trusted = codex_trust::trust_our_hooks(&tr);
+    let trusted = app_server::trust_our_hooks(&tr);
     if let Some(text) = &cfg_text {
         keep_line_endings(&cfg, text, out);
     }
@@ -195,14 +195,14 @@ pub struct PluginTrustRequest {
 }
 
 /// `handover trust-plugin`: trusts exactly the handover plugin's Codex hooks
-/// (codex_trust::plugin_hooks), the config backed up first as for `install --trust`. Running
+/// (app_server::plugin_hooks), the config backed up first as for `install --trust`. Running
 /// the command is the user's consent, as `--trust` is.
 pub fn trust_plugin(req: &PluginTrustRequest, out: &mut dyn Write) -> Outcome {
     let mut outcome = Outcome {
         ok: true,
         ..Default::default()
     };
-    let cfg = codex_config::config_path(&req.homes);
+    let cfg = config::config_path(&req.homes);
     let backups = crate::backup::Backups::new(&req.homes.backups);
     let cfg_text = files::read_opt(&cfg).ok().flatten();
     if let Some(text) = &cfg_text {
@@ -219,7 +219,7 @@ pub fn trust_plugin(req: &PluginTrustRequest, out: &mut dyn Write) -> Outcome {
         commands: Vec::new(),
         timeout: req.timeout,
     };
-    let trusted = codex_trust::trust_plugin_hooks(&tr);
+    let trusted = app_server::trust_plugin_hooks(&tr);
     if let Some(text) = &cfg_text {
         keep_line_endings(&cfg, text, out);
     }
@@ -243,7 +243,7 @@ fn keep_line_endings(cfg: &Path, before: &str, out: &mut dyn Write) {
     let Ok(Some(now)) = files::read_opt(cfg) else {
         return;
     };
-    let fixed = codex_config::in_endings_of(before, now.clone());
+    let fixed = config::in_endings_of(before, now.clone());
     if fixed != now {
         match handover_base::atomic::write_atomic(cfg, fixed.as_bytes()) {
             Ok(()) => {}

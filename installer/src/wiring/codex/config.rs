@@ -4,6 +4,8 @@
 //! We never write `codex_hooks` (the deprecated name). The feature flag is only reported unless
 //! the user passes the explicit flag; trust only with `--trust`.
 
+pub use crate::facts::{FeatureFlags, Flag};
+
 use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
 use handover_base::text::line_column as line_col;
@@ -55,28 +57,6 @@ pub fn in_endings_of(original: &str, text: String) -> String {
         prev = c;
     }
     out
-}
-
-/// One feature setting as written.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Flag {
-    Bool(bool),
-    /// Not a boolean (`hooks = "false"`): Codex 0.169.0 rejects the whole config.toml for it
-    /// ("invalid type: string, expected a boolean") and runs with defaults, so no project and
-    /// no hook is trusted. The text is the value as written.
-    Invalid(String),
-}
-
-/// What the user set for the hooks feature, if anything.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FeatureFlags {
-    /// `[features] hooks = ...`
-    pub hooks: Option<Flag>,
-    /// `[features] codex_hooks = ...` (deprecated name).
-    pub codex_hooks: Option<Flag>,
-    /// A top-level `profile = "..."`: Codex 0.169.0 refuses it ("legacy `profile` config is no
-    /// longer supported") and ignores the whole file.
-    pub legacy_profile: Option<String>,
 }
 
 fn flag(item: &Item) -> Flag {
