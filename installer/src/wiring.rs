@@ -7,15 +7,14 @@
 //! the client module names, and status per scope. A client whose only file is its hooks file in
 //! the shared shape needs nothing here: [`Plain`] is its wiring. A client with
 //! unusual files has a [`Wiring`] implementation in wiring/<client>.rs, or wiring/<client>/
-//! with its editors beside it (Codex: config.toml in codex/config.rs and hook trust through
-//! codex/app_server.rs; Gemini CLI: trusted folders and its configurable context file in
+//! with its editors beside it (Codex: config.toml in codex/config.rs, hook trust through
+//! codex/app_server.rs and its step after the files are written in codex/trust.rs, which
+//! flow calls; Gemini CLI: trusted folders and its configurable context file in
 //! gemini/files.rs; GitHub Copilot CLI: its own hooks shape and trusted folders in
 //! copilot/files.rs; Claude Code: the plugin copies status reports), and one line in [`of`].
-//! Only Codex's step after the files are written (`--trust` through its app-server, and
-//! `trust-plugin`) is elsewhere, in flow/codex.rs: it runs on flow's request and outcome,
-//! after the transaction, with keep's backup check, all of which sit above this module.
 //! The values these modules report to `status` (Codex's feature flags and hook trust, folder
-//! trust) are shapes in facts.rs, read and spelled by the `impl` blocks here.
+//! trust) are shapes in facts.rs, read and spelled by the `impl` blocks here, so that facts
+//! stays below this module.
 
 mod claude;
 pub mod codex;
@@ -30,6 +29,7 @@ use crate::hooks_doc::{self, Found, Mention, Wanted};
 use crate::json_doc::Value;
 use crate::locate::HookPaths;
 use crate::report::Change;
+use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_base::Agent;
 use std::path::{Path, PathBuf};
 
@@ -52,6 +52,25 @@ pub struct InstallOptions {
     /// Write the portable command (hook_exe::portable_command: the same on every machine, the
     /// executable found at run time) instead of `hooks`' absolute paths.
     pub portable: bool,
+}
+
+impl InstallOptions {
+    /// The handlers an install wants for one agent.
+    pub fn wanted(&self, agent: Agent) -> Vec<Wanted> {
+        let commands: Vec<(HookExe, String)> = HookExe::ALL
+            .into_iter()
+            .filter(|e| self.watch || *e != HookExe::ContextWatch)
+            .map(|e| {
+                let command = if self.portable {
+                    portable_command(e, agent)
+                } else {
+                    command_for(self.hooks.get(e), agent)
+                };
+                (e, command)
+            })
+            .collect();
+        hooks_doc::wanted_by(agent, &commands)
+    }
 }
 
 /// What a client's own steps add to a plan: edits (after its hooks file's), notes, problems.

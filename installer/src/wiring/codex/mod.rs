@@ -1,11 +1,12 @@
 //! Codex's installer steps beyond its hooks.json (see the parent module): the user's
 //! config.toml in an install and uninstall (feature flag, project trust, the hook-trust
 //! entries kept in step with handlers that move), the trust it leaves in place, and its status
-//! facts. Beside it: [`config`] edits config.toml, [`app_server`] talks to `codex app-server`.
-//! Its step after the files are written is in flow/codex.rs (the parent module says why).
+//! facts. Beside it: [`config`] edits config.toml, [`app_server`] talks to `codex app-server`,
+//! and [`trust`] is its step after the files are written (`--trust`, `trust-plugin`).
 
 pub mod app_server;
 pub mod config;
+pub mod trust;
 
 use super::{InstallOptions, Place, Planned, Wiring};
 use crate::error::EditError;
