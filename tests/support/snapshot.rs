@@ -121,3 +121,13 @@ pub fn mask_times(text: &str) -> String {
     out.push_str(&text[copied..]);
     out
 }
+
+/// insta compares a snapshot without its final newline: where the final newline is part of the
+/// contract (a hook's answer is one line the client reads to its end; the command's output
+/// ends its last line), check it before the snapshot. `text` must end in exactly one `\n`.
+pub fn assert_final_newline(what: &str, text: &str) {
+    assert!(
+        text.ends_with('\n') && !text.ends_with("\n\n"),
+        "{what}: the output must end with exactly one newline: {text:?}"
+    );
+}
