@@ -130,6 +130,10 @@ impl<'r> HeadEntries<'r> {
         lines.truncate(MAX_ENTRIES);
         let mut text = format!("{HEADER}\ncommit {commit}\n");
         for (_, line) in lines {
+            // A sorted prefix that a reader will take (very long paths could pass the cap).
+            if (text.len() + line.len() + 1) as u64 > MAX_FILE_BYTES {
+                break;
+            }
             text.push_str(&line);
             text.push('\n');
         }
@@ -140,10 +144,11 @@ impl<'r> HeadEntries<'r> {
     fn tree_at(&self, dir: &str) -> Result<Option<Tree<'r>>, ()> {
         if dir.is_empty() {
             let top = self.top.get_or_init(|| {
+                // Peeled as `Repository::head` would be: HEAD may name a tag of a commit.
                 let commit = self.commit.ok_or(())?;
                 self.repo
-                    .find_commit(commit)
-                    .and_then(|c| c.tree())
+                    .find_object(commit, None)
+                    .and_then(|o| o.peel_to_tree())
                     .map_err(|_| ())
             });
             return top.clone().map(Some);
