@@ -6,8 +6,8 @@
 //! the working file is compared with HEAD's tree entry for the same path instead: a tree lookup
 //! by path (one tree object per directory level, each read once per call, and none at all when
 //! the git directory remembers the entry for HEAD's commit: `git::head_entries`), the blob id
-//! of the file's bytes, and the ignore rules for that path only. The index is never read, except for the one case where git
-//! would filter the file's bytes before hashing them (below).
+//! of the file's bytes, and the ignore rules for that path only. The index is never read,
+//! except for the one case where git would filter the file's bytes before hashing them (below).
 //!
 //! What counts as uncommitted (docs/verification.md, "Uncommitted"):
 //! - a file in HEAD whose working copy differs from it: other bytes, another type (file, link,
