@@ -291,19 +291,7 @@ mod tests {
     fn a_record_naming_a_transcript_elsewhere_is_not_followed() {
         let (tmp, store) = repo();
         let (dirs, inside) = claude_transcript(tmp.path(), "own.jsonl");
-        let failing = [
-            claude_line(
-                "assistant",
-                serde_json::json!([{"type": "tool_use", "id": "b1", "name": "Bash",
-                "input": {"command": "cat secrets"}}]),
-            ),
-            claude_line(
-                "user",
-                serde_json::json!([{"type": "tool_result", "tool_use_id": "b1",
-                "content": "Exit code 1", "is_error": true}]),
-            ),
-        ]
-        .concat();
+        let failing = secret_lines();
         let elsewhere = tmp.path().join("other-project");
         std::fs::create_dir_all(&elsewhere).unwrap();
         let outside = elsewhere.join("t.jsonl");
