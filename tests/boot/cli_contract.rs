@@ -375,6 +375,26 @@ fn help_texts_name_every_supported_client() {
         ] {
             assert!(text.contains(name), "{what} does not name {name}: {text}");
         }
+        // `--scope`'s values name the client's hooks file in each scope.
+        let client = handover_clients::of(agent);
+        let user_dir = client
+            .user_dir(&handover_clients::UserDirs::under(Path::new("~")))
+            .unwrap();
+        for (value, scope) in [
+            ("project", handover_clients::Scope::Project),
+            ("user", handover_clients::Scope::User),
+        ] {
+            let file = client.hooks_file(scope, Path::new(""), &user_dir);
+            let line = install
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("- {value}:")))
+                .unwrap_or_else(|| panic!("install --help has no --scope {value}:\n{install}"));
+            assert!(
+                line.contains(&file.display().to_string()),
+                "--scope {value} does not name {}: {line}",
+                file.display()
+            );
+        }
     }
 }
 
