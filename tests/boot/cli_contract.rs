@@ -156,10 +156,10 @@ fn json_shapes_are_versioned_for_every_reporting_command() {
     assert_eq!(u["ok"], true);
     assert!(!settings.exists());
     let d = go(&["done", "--json"]);
-    assert!(d["archived"]
-        .as_str()
-        .unwrap()
-        .contains(".handover/archive/"));
+    assert_eq!(
+        placeholders(&r.path, d["archived"].as_str().unwrap()),
+        "[REPO]/.handover/archive/[STAMP].json"
+    );
     let d = go(&["done", "--json"]);
     assert_eq!(d["archived"], Value::Null);
     let a = go(&["ack", "--json"]);

@@ -394,14 +394,11 @@ fn a_committed_handoff_stays_foreign_when_git_converts_line_endings() {
         serde_json::from_slice(&handover(&clone, &["boot", "--json"]).stdout).unwrap();
     assert_eq!(json["reasons"][0]["code"], "foreign", "{json}");
     let message = json["reasons"][0]["message"].as_str().unwrap();
-    assert!(message.contains("in the current commit"), "{message}");
     assert!(!message.contains("recorded in"), "{message}");
+    insta::assert_snapshot!("crlf_state_reason", placeholders(&clone, message));
     let startup = text(&handover(&clone, &["boot", "--startup"]));
     assert!(!startup.contains("a previous session left"), "{startup}");
-    assert!(
-        startup.contains("treat it as foreign and unverified"),
-        "{startup}"
-    );
+    insta::assert_snapshot!("crlf_state_startup", placeholders(&clone, &startup));
 }
 
 /// Git for Windows' default, `core.autocrlf=true`, on a clone; and `git.root: "."`, which
@@ -447,11 +444,7 @@ fn a_committed_handoff_stays_foreign_under_autocrlf_and_a_relative_root() {
     let json: Value =
         serde_json::from_slice(&handover(&clone, &["boot", "--json"]).stdout).unwrap();
     let message = json["reasons"][0]["message"].as_str().unwrap();
-    assert!(message.contains("in the current commit"), "{message}");
-    assert!(
-        message.contains("it was recorded in ., not in"),
-        "{message}"
-    );
+    insta::assert_snapshot!("dot_root_reason", placeholders(&clone, message));
 
     // Not committed at all: `git.root: "."` or no `git` field still does not pass for here.
     let repo = Repo::with_commit();
@@ -921,10 +914,9 @@ fn write_imports_only_the_writing_sessions_own_running_record() {
         Some("mine"),
         &["write", "--goal", "g", "--fresh"],
     );
-    assert!(
-        text(&out).contains("Filled important_files"),
-        "{}",
-        text(&out)
+    insta::assert_snapshot!(
+        "write_filled_from_own_record",
+        placeholders(&repo.path, &text(&out))
     );
     let s = state_json(&repo.path);
     let files: Vec<&str> = s["important_files"]
