@@ -62,8 +62,7 @@ impl Fallbacks<'_> {
         let (call, store, file, event) = (self.call, self.store, self.file, self.event);
         st.reinjection_armed_ms.take()?;
         let now = call.now_ms;
-        let delivered =
-            handover_core::startup::build_for(store, &|| call.command().to_string(), true, None);
+        let delivered = startup::compose(call, store, true, None);
         if delivered.is_some() {
             st.compact_delivered_ms = Some(now);
             st.startup_delivered_ms = Some(now);
@@ -88,12 +87,7 @@ impl Fallbacks<'_> {
     pub fn armed_startup(&self, st: &mut SessionState) -> Option<Outcome> {
         let (call, store, file, event) = (self.call, self.store, self.file, self.event);
         let source = st.startup_armed.take()?;
-        let delivered = handover_core::startup::build_for(
-            store,
-            &|| call.command().to_string(),
-            false,
-            call.session_id(),
-        );
+        let delivered = startup::compose(call, store, false, call.session_id());
         if delivered.is_some() {
             st.startup_delivered_ms = Some(call.now_ms);
         }
@@ -118,8 +112,7 @@ impl Fallbacks<'_> {
     /// handoff the session writes itself is never handed back to it.
     pub fn first_prompt(&self, st: &mut SessionState) -> Option<Outcome> {
         let (call, store, file, event) = (self.call, self.store, self.file, self.event);
-        let delivered =
-            handover_core::startup::build_for(store, &|| call.command().to_string(), false, None);
+        let delivered = startup::compose(call, store, false, None);
         if delivered.is_some() {
             st.startup_delivered_ms = Some(call.now_ms);
             st.startup_via_fallback = true;
