@@ -117,18 +117,9 @@ fn watch(
             file: &file,
             event: ctx_event,
         };
-        if let Some(outcome) = fallbacks.armed_startup(&mut st) {
-            return Ok(outcome);
-        }
-        fallback::notice_silent_compaction(call, &mut st);
-        if let Some(outcome) = fallbacks.reinjection(&mut st) {
-            return Ok(outcome);
-        }
         let first_prompt = event == Event::Prompt && !loaded.existed && !fill.has_record();
-        if first_prompt {
-            if let Some(outcome) = fallbacks.first_prompt(&mut st) {
-                return Ok(outcome);
-            }
+        if let Some(outcome) = fallbacks.startup_owed(&mut st, first_prompt) {
+            return Ok(outcome);
         }
     }
 
