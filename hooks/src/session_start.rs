@@ -10,7 +10,7 @@ use crate::never_fail::Outcome;
 use crate::session_state;
 use crate::startup;
 use handover_clients::{HookEvent, Response};
-use handover_core::startup::decide::decide;
+use handover_core::startup::decide::{decide, Decision};
 use handover_core::startup::render::render;
 use handover_core::startup::snapshot::Snapshot;
 
@@ -38,10 +38,13 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
             .is_some_and(|(_, l)| l.state.started_by_fallback());
     let snapshot =
         (!late_duplicate).then(|| Snapshot::read(store, source == "compact", call.session_id()));
-    // Decide, then render.
+    // Decide, then render: how the agent runs handover (it may walk the PATH) is looked up
+    // only when there is something to say.
+    let decision = snapshot.as_ref().map_or(Decision::Silent, decide);
     let delivery = snapshot
         .as_ref()
-        .and_then(|s| render(s, decide(s), || call.command()));
+        .filter(|_| decision.says_something())
+        .and_then(|s| render(s, decision, call.command()));
 
     // Remember: a resumed session's record runs again; the session's state says what was
     // delivered, or left to the next prompt or tool result where the client would drop the

@@ -18,7 +18,12 @@ pub fn compose(
     own_session: Option<&str>,
 ) -> Option<Delivery> {
     let snapshot = Snapshot::read(store, after_compaction, own_session);
-    render(&snapshot, decide(&snapshot), || call.command())
+    let decision = decide(&snapshot);
+    if !decision.says_something() {
+        // Nothing to say: how the agent runs handover (a walk of the PATH) is not looked up.
+        return None;
+    }
+    render(&snapshot, decision, call.command())
 }
 
 /// Journals one delivery: which session got which handoff, how, and with what verdict. The

@@ -25,7 +25,7 @@ pub use snapshot::{Found, LastSession, Snapshot, Verified};
 /// `startup` would deliver. None when there is nothing to deliver.
 pub fn build(store: &Store, command: &str, after_compaction: bool) -> Option<Delivery> {
     let snapshot = Snapshot::read(store, after_compaction, None);
-    render(&snapshot, decide(&snapshot), move || command)
+    render(&snapshot, decide(&snapshot), command)
 }
 
 #[cfg(test)]
@@ -148,9 +148,11 @@ mod tests {
     }
 
     #[test]
-    fn render_names_the_verdict_and_id_and_asks_for_the_command_only_when_speaking() {
+    fn render_names_the_verdict_and_id_and_only_a_silent_decision_says_nothing() {
         let s = snapshot(Found::Local(verified()), None, ShowRecord::Unfinished);
-        let d = render(&s, decide(&s), || "handover").expect("a handoff is said");
+        let decision = decide(&s);
+        assert!(decision.says_something());
+        let d = render(&s, decision, "handover").expect("a handoff is said");
         assert_eq!(
             (d.verdict_name(), d.handoff_id.as_deref(), d.record_only),
             ("fresh", Some("h1"), false)
@@ -158,15 +160,12 @@ mod tests {
         assert!(d.text.ends_with("run `handover ack`."), "{}", d.text);
 
         let silent = snapshot(Found::Missing, None, ShowRecord::Always);
-        let asked = std::cell::Cell::new(false);
-        let none = render(&silent, decide(&silent), || {
-            asked.set(true);
-            "handover"
-        });
-        assert!(none.is_none() && !asked.get());
+        let decision = decide(&silent);
+        assert!(!decision.says_something());
+        assert!(render(&silent, decision, "handover").is_none());
 
         let damaged = snapshot(Found::Unrecoverable("x".into()), None, ShowRecord::Never);
-        let d = render(&damaged, decide(&damaged), || "handover").unwrap();
+        let d = render(&damaged, decide(&damaged), "handover").unwrap();
         assert_eq!((d.verdict_name(), d.handoff_id), ("unrecoverable", None));
     }
 }

@@ -19,6 +19,14 @@ pub enum Decision<'a> {
     RecordOnly(&'a LastSession),
 }
 
+impl Decision<'_> {
+    /// Anything to say: only then is it worth finding how the agent runs handover (a walk of
+    /// the PATH) for the text.
+    pub fn says_something(&self) -> bool {
+        !matches!(self, Decision::Silent)
+    }
+}
+
 /// Chooses what the start shows. Pure: the snapshot holds every fact it looks at.
 pub fn decide(s: &Snapshot) -> Decision<'_> {
     match (&s.handoff, &s.last) {

@@ -33,18 +33,10 @@ impl Delivery {
     }
 }
 
-/// The text of a decision, within the snapshot's budget. `command` (how the agent runs
-/// handover) is asked for only when there is something to say: finding it may walk the PATH.
-/// None when there is nothing to say (a record whose facts do not fit says nothing either).
-pub fn render<'c>(
-    s: &Snapshot,
-    decision: Decision,
-    command: impl FnOnce() -> &'c str,
-) -> Option<Delivery> {
-    if matches!(decision, Decision::Silent) {
-        return None;
-    }
-    let command = command();
+/// The text of a decision, within the snapshot's budget; `command` is how the agent runs
+/// handover. None when there is nothing to say (a record whose facts do not fit says nothing
+/// either).
+pub fn render(s: &Snapshot, decision: Decision, command: &str) -> Option<Delivery> {
     match decision {
         Decision::Silent => None,
         Decision::RecordOnly(last) => {
