@@ -13,6 +13,7 @@ mod hooks {
     mod golden;
     mod hostile;
     mod never_fail;
+    mod per_client;
     mod properties;
     mod repository;
     mod session_record;

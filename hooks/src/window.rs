@@ -1,42 +1,28 @@
 //! The size of the context window, in tokens: what the transcript states (Codex records
-//! `model_context_window`), else this table by model name, else `context_window` from
-//! `.handover/config.toml`, else 200,000. Keep the table in step with docs/hooks.md.
+//! `model_context_window`), else the model tables of the client modules by model name
+//! ([`handover_clients::Client::model_windows`], docs/hooks.md shows them), else
+//! `context_window` from `.handover/config.toml`, else 200,000.
 
-/// Model-name prefix → window. First match wins, so longer prefixes come first. Windows are
-/// the smaller, conservative figure where a model comes in two sizes: a reminder that comes
-/// early is a nuisance, one that comes after compaction is useless.
-pub const MODEL_WINDOWS: &[(&str, u64)] = &[
-    // Claude Code 2.1.330 reports a 1,000,000-token window for its default model,
-    // `claude-opus-5-5` (the `modelUsage` of `claude -p --output-format json`).
-    ("claude-opus-5", 1_000_000),
-    ("claude-", 200_000),
-    ("gpt-5", 272_000),
-    ("gpt-4.1", 1_047_576),
-    ("gpt-4o", 128_000),
-    ("o3", 200_000),
-    ("o4-mini", 200_000),
-    ("codex-mini", 200_000),
-    // Gemini CLI 0.61.0's own table (`tokenLimit` in its core): Gemma 4 models 256,000, every
-    // other model 1,048,576; it compresses at a fraction of this (gemini.rs).
-    ("gemma-4", 256_000),
-    ("gemini-", 1_048_576),
-];
+use handover_clients::ALL;
 
 /// Used when nothing else says.
 pub const DEFAULT_WINDOW: u64 = 200_000;
 
-/// Claude Code marks its 1M-token variants with a `[1m]` suffix on the model name.
-const ONE_MILLION: u64 = 1_000_000;
-
+/// The window of `model` by name: a larger variant's mark first (Claude Code's `[1m]`), then
+/// the first prefix that matches, every client's table in registry order.
 pub fn from_model(model: &str) -> Option<u64> {
     let m = model.trim().to_ascii_lowercase();
-    if m.ends_with("[1m]") {
-        return Some(ONE_MILLION);
-    }
-    MODEL_WINDOWS
+    if let Some(v) = ALL
         .iter()
-        .find(|(prefix, _)| m.starts_with(prefix))
-        .map(|(_, w)| *w)
+        .filter_map(|c| c.large_variant())
+        .find(|v| m.ends_with(v.suffix))
+    {
+        return Some(v.window);
+    }
+    ALL.iter()
+        .flat_map(|c| c.model_windows())
+        .find(|w| m.starts_with(w.prefix))
+        .map(|w| w.window)
 }
 
 /// The window to measure `used` against. `stated` comes from the transcript, `model` from the
@@ -51,13 +37,17 @@ pub fn resolve(
         .or_else(|| model.and_then(from_model))
         .or(configured.filter(|w| *w > 0))
         .unwrap_or(DEFAULT_WINDOW);
+    if stated.is_some() || used <= window {
+        return window;
+    }
     // More tokens in use than the table allows: the session runs a larger variant of the model
     // (Claude's 1M window). Measure against that rather than report over 100 %.
-    if stated.is_none() && used > window && used <= ONE_MILLION {
-        ONE_MILLION
-    } else {
-        window
-    }
+    ALL.iter()
+        .filter_map(|c| c.large_variant())
+        .map(|v| v.window)
+        .filter(|w| used <= *w)
+        .min()
+        .unwrap_or(window)
 }
 
 /// Whole percent used, at most 100.
@@ -79,7 +69,11 @@ mod tests {
             400_000
         );
         assert_eq!(resolve(None, Some("claude-opus-4-1"), Some(5), 10), 200_000);
+        assert_eq!(resolve(None, Some("claude-opus-5-5"), None, 10), 1_000_000);
         assert_eq!(resolve(None, Some("gpt-5-codex"), None, 10), 272_000);
+        assert_eq!(resolve(None, Some("GPT-4.1-mini"), None, 10), 1_047_576);
+        assert_eq!(resolve(None, Some("gpt-4o"), None, 10), 128_000);
+        assert_eq!(resolve(None, Some("o4-mini"), None, 10), 200_000);
         assert_eq!(resolve(None, Some("gemini-2.5-pro"), None, 10), 1_048_576);
         assert_eq!(resolve(None, Some("gemma-4-31b-it"), None, 10), 256_000);
         assert_eq!(
@@ -91,6 +85,7 @@ mod tests {
             resolve(None, Some("claude-sonnet-4-5[1m]"), None, 10),
             1_000_000
         );
+        assert_eq!(resolve(None, Some("gpt-5[1M]"), None, 10), 1_000_000);
     }
 
     #[test]
@@ -100,6 +95,9 @@ mod tests {
             1_000_000
         );
         assert_eq!(percent(300_000, 1_000_000), 30);
+        // Beyond the large variant too: the table's window (the percentage caps at 100).
+        assert_eq!(resolve(None, Some("gpt-4o"), None, 1_000_001), 128_000);
+        assert_eq!(resolve(Some(100), None, None, 300_000), 100);
     }
 
     #[test]

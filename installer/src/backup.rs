@@ -15,6 +15,11 @@ use std::path::{Component, Path, PathBuf};
 
 pub const MARK: &str = ".handover-backup-";
 
+/// Backups are named by the UTC time of the run (`20261122T021500Z`).
+pub fn stamp() -> String {
+    handover_base::clock::format_compact(handover_base::clock::unix_now().0)
+}
+
 #[derive(Clone, Debug, PartialEq)]
 pub struct Backups {
     pub root: PathBuf,
@@ -23,6 +28,22 @@ pub struct Backups {
 impl Backups {
     pub fn new(root: impl Into<PathBuf>) -> Backups {
         Backups { root: root.into() }
+    }
+
+    /// True when the newest backup of `path` already holds the user's part of `text`, as
+    /// `user_part` reads a version of the file (after the user changed the file, the old backup
+    /// is stale and a new one is needed).
+    pub fn hold(
+        &self,
+        path: &Path,
+        text: &str,
+        user_part: impl Fn(&str) -> Option<String>,
+    ) -> bool {
+        self.latest(path)
+            .and_then(|b| crate::files::read_opt(&b).ok().flatten())
+            .is_some_and(|old| {
+                old == text || user_part(&old).is_some_and(|u| Some(u) == user_part(text))
+            })
     }
 
     /// The directory holding the backups of `file` (its absolute directory mirrored under root).

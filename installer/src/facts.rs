@@ -7,10 +7,7 @@
 
 mod json;
 
-use crate::codex_config::FeatureFlags;
-use crate::codex_trust::TrustStatus;
 use crate::files::Scope;
-use crate::gemini::FolderTrust;
 use crate::hooks_doc::{Found, Mention};
 use handover_base::hook_exe::HookExe;
 use handover_base::Agent;
@@ -267,4 +264,61 @@ impl CodexConfigStatus {
     pub(crate) fn project_trusted(&self) -> bool {
         self.project_trust.as_deref() == Some("trusted")
     }
+}
+
+// ---- What a client's own files or server say, as values ----
+//
+// Only the shapes are here, so that these facts sit below the client modules that produce
+// them; their readers and spellings (`impl` blocks) are in each client's home under wiring/.
+
+/// One feature setting as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Flag {
+    Bool(bool),
+    /// Not a boolean (`hooks = "false"`): Codex 0.169.0 rejects the whole config.toml for it
+    /// ("invalid type: string, expected a boolean") and runs with defaults, so no project and
+    /// no hook is trusted. The text is the value as written.
+    Invalid(String),
+}
+
+/// What the user set for the hooks feature, if anything.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FeatureFlags {
+    /// `[features] hooks = ...`
+    pub hooks: Option<Flag>,
+    /// `[features] codex_hooks = ...` (deprecated name).
+    pub codex_hooks: Option<Flag>,
+    /// A top-level `profile = "..."`: Codex 0.169.0 refuses it ("legacy `profile` config is no
+    /// longer supported") and ignores the whole file.
+    pub legacy_profile: Option<String>,
+}
+
+/// What Codex says about one hook: `trustStatus` in `hooks/list` (Codex 0.169.0). Read
+/// leniently: a value this version does not know is kept as [`TrustStatus::Other`], never an
+/// error, and never counts as trusted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TrustStatus {
+    /// Trusted with the hash it has now: Codex runs it.
+    Trusted,
+    /// Never approved: Codex skips it.
+    Untrusted,
+    /// Approved once, changed since (the recorded hash no longer matches): Codex skips it.
+    Modified,
+    /// Set by managed (administrator) configuration.
+    Managed,
+    /// Anything else, as Codex wrote it (empty when the field was missing).
+    Other(String),
+}
+
+/// How Gemini CLI will treat the repository.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FolderTrust {
+    /// `security.folderTrust.enabled` is false in the user's settings: every folder is trusted.
+    Off,
+    /// A rule trusts it (the rule's path).
+    Trusted(String),
+    /// A rule distrusts it (the rule's path).
+    Distrusted(String),
+    /// No rule: Gemini CLI asks in an interactive session and runs no hooks until trusted.
+    Unknown,
 }

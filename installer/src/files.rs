@@ -3,8 +3,6 @@
 
 use crate::error::EditError;
 use handover_base::Agent;
-use handover_clients::codex::Codex;
-use handover_clients::gemini::Gemini;
 use handover_clients::{Client, UserDirs};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -62,15 +60,11 @@ impl Targets {
 /// Home directories, injected so tests never touch the real `~`.
 #[derive(Clone, Debug, PartialEq)]
 pub struct Homes {
-    /// `~` (Claude Code's user settings live in `~/.claude/`).
+    /// `~`.
     pub home: PathBuf,
-    /// `~` and the variables the clients move their directories with, as read (the source of
-    /// `codex_home`, `gemini_home` and every [`Homes::user_dir`]).
+    /// `~` and the variables the clients move their directories with, as read: each client's
+    /// own directory is [`Homes::user_dir`], by its module's rule.
     pub dirs: UserDirs,
-    /// `$CODEX_HOME`, default `~/.codex`.
-    pub codex_home: PathBuf,
-    /// Gemini CLI's user directory: `$GEMINI_CLI_HOME/.gemini`, default `~/.gemini`.
-    pub gemini_home: PathBuf,
     /// `$CARGO_HOME`, default `~/.cargo`: the portable hook command looks in its `bin` when
     /// the executable is not on PATH (hook_exe::LAUNCHER).
     pub cargo_home: PathBuf,
@@ -80,8 +74,8 @@ pub struct Homes {
 }
 
 impl Homes {
-    /// From the environment: `$HOME` (via `dirs`), `$CODEX_HOME`, `$GEMINI_CLI_HOME`, the
-    /// state directory.
+    /// From the environment: `$HOME` (via `dirs`), the clients' variables (`$CODEX_HOME`, ...),
+    /// the state directory.
     pub fn from_env() -> Option<Homes> {
         let home = dirs::home_dir()?;
         // A relative value (or an empty one) names no place of the user's: it would be taken
@@ -93,50 +87,30 @@ impl Homes {
                 .filter(|p| p.is_absolute())
         };
         let cargo_home = var("CARGO_HOME").unwrap_or_else(|| home.join(".cargo"));
-        // The clients' own directories by their own rules (CODEX_HOME, GEMINI_CLI_HOME), from
-        // absolute values only.
-        let mut user_dirs = UserDirs::from_lookup(|name| var(name).map(PathBuf::into_os_string));
-        user_dirs.home = Some(home.clone());
+        // The clients' own directories by their own rules (CODEX_HOME, GEMINI_CLI_HOME, ...),
+        // from absolute values only.
+        let mut dirs = UserDirs::from_lookup(|name| var(name).map(PathBuf::into_os_string));
+        dirs.home = Some(home.clone());
         let state = dirs::state_dir()
             .or_else(dirs::data_local_dir)
             .unwrap_or_else(|| home.join(".local").join("state"));
-        Some(Homes::with(
-            home,
-            user_dirs,
-            cargo_home,
-            state.join("handover").join("backups"),
-        ))
-    }
-
-    /// `home` with the default Codex and Gemini homes and backups directory under it (tests,
-    /// sandboxes).
-    pub fn under(home: &Path) -> Homes {
-        Homes::with(
-            home.to_path_buf(),
-            UserDirs::under(home),
-            home.join(".cargo"),
-            home.join(".local/state/handover/backups"),
-        )
-    }
-
-    /// The clients' homes resolved from `dirs` by their own modules' rules.
-    fn with(home: PathBuf, dirs: UserDirs, cargo_home: PathBuf, backups: PathBuf) -> Homes {
-        let codex_home = Codex.user_dir(&dirs).unwrap_or_else(|| home.join(".codex"));
-        let gemini_home = Gemini
-            .user_dir(&dirs)
-            .unwrap_or_else(|| home.join(".gemini"));
-        Homes {
+        Some(Homes {
             home,
             dirs,
-            codex_home,
-            gemini_home,
             cargo_home,
-            backups,
-        }
+            backups: state.join("handover").join("backups"),
+        })
     }
 
-    pub fn codex_config(&self) -> PathBuf {
-        self.codex_home.join("config.toml")
+    /// `home` with every client's default directory and the backups directory under it
+    /// (tests, sandboxes).
+    pub fn under(home: &Path) -> Homes {
+        Homes {
+            home: home.to_path_buf(),
+            dirs: UserDirs::under(home),
+            cargo_home: home.join(".cargo"),
+            backups: home.join(".local/state/handover/backups"),
+        }
     }
 }
 

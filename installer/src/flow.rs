@@ -1,11 +1,11 @@
 //! The whole install / uninstall run: plan, dry-run diff or apply, Codex trust, and the report
 //! printed to the user. The CLI (src/cli/install.rs) only gathers arguments and environment.
 //! Codex's own step, trusting our hooks through its app-server after the files are written,
-//! is in `codex`.
+//! is in wiring/codex/trust.rs.
 
-mod codex;
-
-pub use codex::{trust_plugin, PluginTrustRequest};
+pub use crate::report::Outcome;
+use crate::wiring::codex::trust::{self, TrustStep};
+pub use crate::wiring::codex::trust::{trust_plugin, PluginTrustRequest};
 
 use crate::files::{self, Homes, Scope, Targets};
 use crate::plan::{self, FileEdit, InstallOptions, Plan};
@@ -31,6 +31,20 @@ pub struct InstallRequest {
     pub also_writes: Vec<PathBuf>,
 }
 
+impl InstallRequest {
+    /// What Codex's own step after the files (wiring/codex/trust.rs) needs of this run.
+    fn codex_step(&self) -> TrustStep<'_> {
+        TrustStep {
+            repo: &self.repo,
+            homes: &self.homes,
+            options: &self.options,
+            codex_bin: self.codex_bin.as_deref(),
+            dry_run: self.dry_run,
+            timeout: self.trust_timeout,
+        }
+    }
+}
+
 #[derive(Clone, Debug)]
 pub struct UninstallRequest {
     pub repo: PathBuf,
@@ -38,17 +52,6 @@ pub struct UninstallRequest {
     pub targets: Targets,
     pub scope: Scope,
     pub dry_run: bool,
-}
-
-/// How the run ended: `ok` false means exit non-zero. An error (`Err`) means nothing was written:
-/// every file is checked before the first write and the writes are all or nothing. A failed
-/// trust step (after the files were written) leaves the file edits in place and says so.
-#[derive(Clone, Debug, Default, PartialEq)]
-pub struct Outcome {
-    pub ok: bool,
-    pub wrote: Vec<PathBuf>,
-    pub backups: Vec<PathBuf>,
-    pub problems: Vec<String>,
 }
 
 fn print_edits(repo: &Path, plan: &Plan, out: &mut dyn Write) {
@@ -103,7 +106,7 @@ fn show_or_apply(
         let _ = writeln!(out, "dry run: nothing was written.");
         return Ok(());
     }
-    let applied = plan.apply(&backup_stamp())?;
+    let applied = plan.apply(&crate::backup::stamp())?;
     print_edits(repo, plan, out);
     for b in &applied.backups {
         let _ = writeln!(out, "backup: {}", b.display());
@@ -113,16 +116,11 @@ fn show_or_apply(
     Ok(())
 }
 
-/// Backups are named by the UTC time of the run (`20261122T021500Z`).
-fn backup_stamp() -> String {
-    handover_base::clock::format_compact(handover_base::clock::unix_now().0)
-}
-
 /// Checks every file the run will touch before the first write: the plan's files, the Codex
 /// config the trust step has Codex rewrite, and the caller's own (`also_writes`).
 fn preflight(req: &InstallRequest, plan: &Plan) -> Result<(), crate::EditError> {
     plan.preflight()?;
-    codex::preflight(req)?;
+    trust::preflight(&req.codex_step())?;
     for p in &req.also_writes {
         preflight::check_file(p, Access::Write, Some(&req.repo))?;
     }
@@ -130,7 +128,7 @@ fn preflight(req: &InstallRequest, plan: &Plan) -> Result<(), crate::EditError> 
 }
 
 pub fn install(req: &InstallRequest, out: &mut dyn Write) -> Result<Outcome, crate::EditError> {
-    codex::check_trust_prerequisites(req)?;
+    trust::check_trust_prerequisites(&req.codex_step())?;
     let plan = plan::plan_install(&req.repo, &req.homes, &req.options)?;
     preflight(req, &plan)?;
     let mut outcome = Outcome {
@@ -139,7 +137,13 @@ pub fn install(req: &InstallRequest, out: &mut dyn Write) -> Result<Outcome, cra
         ..Default::default()
     };
     show_or_apply(&req.repo, &plan, req.dry_run, out, &mut outcome)?;
-    codex::trust_step(req, &plan, &mut outcome, out);
+    trust::trust_step(
+        &req.codex_step(),
+        &plan.edits,
+        &plan.backups,
+        &mut outcome,
+        out,
+    );
     for p in &outcome.problems {
         let _ = writeln!(out, "problem: {p}");
     }

@@ -4,12 +4,12 @@
 //! before install, and symlinks).
 
 use crate::backup::{self, Backups};
-use crate::codex_config;
 use crate::file_edit::{FileEdit, FileKind};
 use crate::instructions;
 use crate::json_layout::{self, Layout};
 use crate::report::{Change, ChangeKind};
 use crate::wiring;
+use crate::wiring::codex::config;
 use std::fs;
 use std::path::Path;
 
@@ -32,37 +32,14 @@ pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
         ),
         // Ours there: the one rule for the repository, which the user consented to and keeps.
         FileKind::FolderTrust => Some(text.to_string()),
-        FileKind::CodexConfig => {
-            // Ours there: project trust and hook trust (Codex writes the latter too).
-            let mut doc = codex_config::parse(path, text).ok()?;
-            doc.as_table_mut().remove("projects");
-            if let Some(h) = doc
-                .get_mut("hooks")
-                .and_then(toml_edit::Item::as_table_like_mut)
-            {
-                h.remove("state");
-            }
-            Some(
-                doc.to_string()
-                    .split_whitespace()
-                    .collect::<Vec<_>>()
-                    .join(" "),
-            )
-        }
+        FileKind::CodexConfig => config::user_part(path, text),
     }
 }
 
 /// True when the newest backup of `path` already holds the user's part of `text` (after the
 /// user changed the file, the old backup is stale and a new one is needed).
 pub fn backup_is_current(backups: &Backups, kind: FileKind, path: &Path, text: &str) -> bool {
-    backups
-        .latest(path)
-        .and_then(|b| crate::files::read_opt(&b).ok().flatten())
-        .is_some_and(|old| {
-            old == text
-                || user_part(kind, path, &old)
-                    .is_some_and(|u| Some(u) == user_part(kind, path, text))
-        })
+    backups.hold(path, text, |t| user_part(kind, path, t))
 }
 
 fn refine_backups(edits: &mut [FileEdit], backups: &Backups) {

@@ -9,17 +9,13 @@
 //! backups and the Codex JSON-RPC client at the edges. See docs/install.md.
 
 pub mod backup;
-pub mod codex_config;
-pub mod codex_trust;
 pub mod command;
-pub mod copilot;
 pub mod diff;
 pub mod error;
 pub mod facts;
 pub mod file_edit;
 pub mod files;
 pub mod flow;
-pub mod gemini;
 pub mod hooks_doc;
 pub mod hooks_file;
 pub mod instructions;

@@ -18,7 +18,7 @@ use crate::preflight::{self, Access};
 use crate::transaction::{self, Applied};
 pub use crate::wiring::InstallOptions;
 use crate::wiring::{self, Place, Planned};
-use handover_base::hook_exe::{command_for, portable_command, HookExe};
+use handover_base::hook_exe::{command_for, HookExe};
 use handover_base::Agent;
 use std::path::{Path, PathBuf};
 
@@ -32,11 +32,6 @@ pub struct Plan {
     pub problems: Vec<String>,
 }
 
-/// The handlers an install wants for one agent.
-pub fn wanted(opts: &InstallOptions, agent: Agent) -> Vec<Wanted> {
-    hooks_doc::wanted_by(agent, &commands(opts, agent))
-}
-
 /// The handlers an install with the executables at `hooks`' absolute paths wants.
 pub fn wanted_for(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<Wanted> {
     let at_paths = |e: HookExe| (e, command_for(hooks.get(e), agent));
@@ -46,21 +41,6 @@ pub fn wanted_for(hooks: &HookPaths, watch: bool, agent: Agent) -> Vec<Wanted> {
         .map(at_paths)
         .collect();
     hooks_doc::wanted_by(agent, &commands)
-}
-
-fn commands(opts: &InstallOptions, agent: Agent) -> Vec<(HookExe, String)> {
-    HookExe::ALL
-        .into_iter()
-        .filter(|e| opts.watch || *e != HookExe::ContextWatch)
-        .map(|e| {
-            let command = if opts.portable {
-                portable_command(e, agent)
-            } else {
-                command_for(opts.hooks.get(e), agent)
-            };
-            (e, command)
-        })
-        .collect()
 }
 
 /// The planned edit of `agent`'s hooks file (its wiring's editor): install `want`, or
@@ -125,7 +105,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
     };
     for agent in opts.targets.iter() {
         plan.notes.extend(no_local_scope_note(agent, at));
-        let want = wanted(opts, agent);
+        let want = opts.wanted(agent);
         let path = hooks_path(agent, opts.scope, repo, homes);
         let edit = hooks_file_edit(agent, path, Some(&want), confine_for(opts.scope, repo))?;
         let own = wiring::of(agent).plan_install(at, opts, &edit, &want);

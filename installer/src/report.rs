@@ -1,6 +1,7 @@
 //! What an edit did, item by item, so the CLI can say exactly what changed.
 
 use std::fmt;
+use std::path::PathBuf;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ChangeKind {
@@ -51,4 +52,15 @@ pub fn any_effective(changes: &[Change]) -> bool {
     changes
         .iter()
         .any(|c| !matches!(c.kind, ChangeKind::Unchanged | ChangeKind::Kept))
+}
+
+/// How the run ended: `ok` false means exit non-zero. An error (`Err`) means nothing was written:
+/// every file is checked before the first write and the writes are all or nothing. A failed
+/// trust step (after the files were written) leaves the file edits in place and says so.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct Outcome {
+    pub ok: bool,
+    pub wrote: Vec<PathBuf>,
+    pub backups: Vec<PathBuf>,
+    pub problems: Vec<String>,
 }

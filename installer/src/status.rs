@@ -13,7 +13,6 @@
 
 mod render;
 
-use crate::codex_trust::TrustStatus;
 pub use crate::facts::{
     AgentStatus, ClaudeFacts, CodexConfigStatus, CodexFacts, CopilotFacts, Facts, GeminiFacts,
     HooksFile, InstructionsFile, ListedHook, LiveScope, LiveTrust, RecordedTrust, Report,
@@ -23,6 +22,7 @@ use crate::files::{hooks_path, read_opt, Homes, Scope, Targets};
 use crate::hooks_doc::Found;
 use crate::json_layout;
 use crate::locate::{at_run_time, is_executable, HookPaths};
+use crate::wiring::codex::app_server::TrustStatus;
 use crate::wiring::{self, Place};
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_base::Agent;
@@ -272,17 +272,17 @@ impl Report {
         let mut scopes = Vec::new();
         for s in codex.scopes.iter().filter(|s| !s.file.ours.is_empty()) {
             let hooks_json = &s.file.path;
-            let req = crate::codex_trust::TrustRequest {
+            let req = crate::wiring::codex::app_server::TrustRequest {
                 codex_bin: bin.to_path_buf(),
-                codex_home: homes.codex_home.clone(),
+                codex_home: homes.user_dir(&handover_clients::codex::Codex),
                 home: homes.home.clone(),
                 project: repo.to_path_buf(),
                 hooks_json: hooks_json.clone(),
                 commands: Vec::new(),
                 timeout,
             };
-            let hooks = crate::codex_trust::list_hooks(&req).map(|listed| {
-                crate::codex_trust::ours(&listed, hooks_json)
+            let hooks = crate::wiring::codex::app_server::list_hooks(&req).map(|listed| {
+                crate::wiring::codex::app_server::ours(&listed, hooks_json)
                     .into_iter()
                     .map(|h| ListedHook {
                         key: h.key.clone(),

@@ -6,16 +6,20 @@
 //! shared `hooks` shape edited by hooks_doc), the "no local scope" note, the instruction file
 //! the client module names, and status per scope. A client whose only file is its hooks file in
 //! the shared shape needs nothing here: [`Plain`] is its wiring. A client with
-//! unusual files has a [`Wiring`] implementation in wiring/<client>.rs (Codex: config.toml and
-//! hook trust; Gemini CLI: trusted folders and its configurable context file; GitHub Copilot
-//! CLI: its own hooks shape and trusted folders; Claude Code: the plugin copies status
-//! reports), its editors in a module of their own when it has unusual files
-//! (codex_config.rs, gemini.rs, copilot.rs), and one line in [`of`].
+//! unusual files has a [`Wiring`] implementation in wiring/<client>.rs, or wiring/<client>/
+//! with its editors beside it (Codex: config.toml in codex/config.rs, hook trust through
+//! codex/app_server.rs and its step after the files are written in codex/trust.rs, which
+//! flow calls; Gemini CLI: trusted folders and its configurable context file in
+//! gemini/files.rs; GitHub Copilot CLI: its own hooks shape and trusted folders in
+//! copilot/files.rs; Claude Code: the plugin copies status reports), and one line in [`of`].
+//! The values these modules report to `status` (Codex's feature flags and hook trust, folder
+//! trust) are shapes in facts.rs, read and spelled by the `impl` blocks here, so that facts
+//! stays below this module.
 
 mod claude;
-mod codex;
-mod copilot;
-mod gemini;
+pub mod codex;
+pub mod copilot;
+pub mod gemini;
 
 use crate::error::EditError;
 use crate::facts::{Facts, ScopeStatus};
@@ -25,6 +29,7 @@ use crate::hooks_doc::{self, Found, Mention, Wanted};
 use crate::json_doc::Value;
 use crate::locate::HookPaths;
 use crate::report::Change;
+use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_base::Agent;
 use std::path::{Path, PathBuf};
 
@@ -39,7 +44,7 @@ pub struct InstallOptions {
     /// `--enable-codex-hooks`: turn `[features] hooks = false` back on.
     pub enable_codex_hooks: bool,
     /// `--trust`: mark the project trusted in the user config (the hooks themselves are trusted
-    /// afterwards through `codex app-server`, see codex_trust); for Gemini CLI and GitHub
+    /// afterwards through `codex app-server`, see codex/app_server.rs); for Gemini CLI and GitHub
     /// Copilot CLI, add the repository to their trusted folders.
     pub trust: bool,
     /// Where the hook executables are on this machine.
@@ -47,6 +52,25 @@ pub struct InstallOptions {
     /// Write the portable command (hook_exe::portable_command: the same on every machine, the
     /// executable found at run time) instead of `hooks`' absolute paths.
     pub portable: bool,
+}
+
+impl InstallOptions {
+    /// The handlers an install wants for one agent.
+    pub fn wanted(&self, agent: Agent) -> Vec<Wanted> {
+        let commands: Vec<(HookExe, String)> = HookExe::ALL
+            .into_iter()
+            .filter(|e| self.watch || *e != HookExe::ContextWatch)
+            .map(|e| {
+                let command = if self.portable {
+                    portable_command(e, agent)
+                } else {
+                    command_for(self.hooks.get(e), agent)
+                };
+                (e, command)
+            })
+            .collect();
+        hooks_doc::wanted_by(agent, &commands)
+    }
 }
 
 /// What a client's own steps add to a plan: edits (after its hooks file's), notes, problems.

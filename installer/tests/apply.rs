@@ -251,9 +251,9 @@ fn dry_run_prints_diffs_and_changes_nothing() {
 #[test]
 fn a_malformed_file_stops_everything_before_any_write() {
     let e = env();
-    fs::create_dir_all(&e.homes.codex_home).unwrap();
+    fs::create_dir_all(e.homes.user_dir(&handover_clients::codex::Codex)).unwrap();
     fs::write(
-        e.homes.codex_config(),
+        handover_installer::wiring::codex::config::config_path(&e.homes),
         fixture("codex-config-malformed.toml"),
     )
     .unwrap();
@@ -265,7 +265,10 @@ fn a_malformed_file_stops_everything_before_any_write() {
     .unwrap();
     let before = snapshot(e._tmp.path());
     let err = flow::install(&req(&e, both(), Scope::Project), &mut Vec::new()).unwrap_err();
-    assert_eq!(err.file, e.homes.codex_config());
+    assert_eq!(
+        err.file,
+        handover_installer::wiring::codex::config::config_path(&e.homes)
+    );
     assert_eq!(err.position.map(|p| p.0), Some(3));
     assert_eq!(
         snapshot(e._tmp.path()),
@@ -273,7 +276,11 @@ fn a_malformed_file_stops_everything_before_any_write() {
         "no file written, no backup"
     );
 
-    fs::write(e.homes.codex_config(), "").unwrap();
+    fs::write(
+        handover_installer::wiring::codex::config::config_path(&e.homes),
+        "",
+    )
+    .unwrap();
     fs::write(
         e.repo.join(".claude/settings.json"),
         fixture("claude-malformed.json"),
@@ -329,8 +336,12 @@ fn symlinked_settings_are_written_through_and_claude_md_link_is_left_alone() {
 #[test]
 fn local_scope_and_codex_feature_flag() {
     let e = env();
-    fs::create_dir_all(&e.homes.codex_home).unwrap();
-    fs::write(e.homes.codex_config(), fixture("codex-config.toml")).unwrap();
+    fs::create_dir_all(e.homes.user_dir(&handover_clients::codex::Codex)).unwrap();
+    fs::write(
+        handover_installer::wiring::codex::config::config_path(&e.homes),
+        fixture("codex-config.toml"),
+    )
+    .unwrap();
     let (o, out) = run(&req(&e, both(), Scope::Local));
     assert!(o.ok);
     assert!(e.repo.join(".claude/settings.local.json").exists());
@@ -338,7 +349,10 @@ fn local_scope_and_codex_feature_flag() {
     assert!(out.contains("Codex has no local scope"), "{out}");
     assert!(out.contains("problem: Codex hooks are turned off"), "{out}");
     assert_eq!(
-        fs::read_to_string(e.homes.codex_config()).unwrap(),
+        fs::read_to_string(handover_installer::wiring::codex::config::config_path(
+            &e.homes
+        ))
+        .unwrap(),
         fixture("codex-config.toml"),
         "only reported"
     );
@@ -346,7 +360,10 @@ fn local_scope_and_codex_feature_flag() {
     r.options.enable_codex_hooks = true;
     let (o, out) = run(&r);
     assert!(o.problems.is_empty(), "{out}");
-    let cfg = fs::read_to_string(e.homes.codex_config()).unwrap();
+    let cfg = fs::read_to_string(handover_installer::wiring::codex::config::config_path(
+        &e.homes,
+    ))
+    .unwrap();
     assert!(
         cfg.contains("hooks = true # TODO: re-enable")
             && cfg.contains("# I turned hooks off while debugging"),
@@ -855,13 +872,17 @@ fn uninstall_moves_the_trust_of_a_users_hook_that_moved_up() {
     )
     .unwrap();
     let key = |event: &str, group: usize| format!("{}:{event}:{group}:0", hooks_json.display());
-    fs::create_dir_all(&e.homes.codex_home).unwrap();
+    fs::create_dir_all(e.homes.user_dir(&handover_clients::codex::Codex)).unwrap();
     let config = format!(
         "model = \"gpt-5\"\n\n[hooks.state.\"{}\"]\ntrusted_hash = \"sha256:ours\"\n\n[hooks.state.\"{}\"]\ntrusted_hash = \"sha256:user\"\n",
         key("stop", 0),
         key("stop", 1)
     );
-    fs::write(e.homes.codex_config(), &config).unwrap();
+    fs::write(
+        handover_installer::wiring::codex::config::config_path(&e.homes),
+        &config,
+    )
+    .unwrap();
 
     let mut out = Vec::new();
     let o = flow::uninstall(&un_req(&e, codex, Scope::Project), &mut out).unwrap();
@@ -870,7 +891,10 @@ fn uninstall_moves_the_trust_of_a_users_hook_that_moved_up() {
     let v: serde_json::Value =
         serde_json::from_str(&fs::read_to_string(&hooks_json).unwrap()).unwrap();
     assert_eq!(v["hooks"]["Stop"][0]["hooks"][0]["command"], "my-stop-hook");
-    let cfg = fs::read_to_string(e.homes.codex_config()).unwrap();
+    let cfg = fs::read_to_string(handover_installer::wiring::codex::config::config_path(
+        &e.homes,
+    ))
+    .unwrap();
     assert_eq!(
         cfg,
         format!(
@@ -939,7 +963,10 @@ fn gemini_only() -> Targets {
 fn gemini_install_trust_status_and_uninstall() {
     let e = env();
     // The user's context file is CONTEXT.md (Gemini's `context.fileName`), already written.
-    let user_settings = e.homes.gemini_home.join("settings.json");
+    let user_settings = e
+        .homes
+        .user_dir(&handover_clients::gemini::Gemini)
+        .join("settings.json");
     fs::create_dir_all(user_settings.parent().unwrap()).unwrap();
     fs::write(
         &user_settings,
@@ -979,7 +1006,10 @@ fn gemini_install_trust_status_and_uninstall() {
         !e.repo.join("GEMINI.md").exists(),
         "the configured name wins"
     );
-    let trusted_folders = e.homes.gemini_home.join("trustedFolders.json");
+    let trusted_folders = e
+        .homes
+        .user_dir(&handover_clients::gemini::Gemini)
+        .join("trustedFolders.json");
     assert!(!trusted_folders.exists(), "trust written without --trust");
     let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
     assert_eq!(
@@ -1127,7 +1157,7 @@ fn numbers_round_trip_as_written_through_install_edit_uninstall() {
 #[test]
 fn enable_codex_hooks_is_undone_by_uninstall() {
     let e = env();
-    let cfg = e.homes.codex_config();
+    let cfg = handover_installer::wiring::codex::config::config_path(&e.homes);
     fs::create_dir_all(cfg.parent().unwrap()).unwrap();
     let original =
         "model = \"o3\"\n\n[features]\nhooks = false # off for now\ncodex_hooks = false\n";

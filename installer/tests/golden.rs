@@ -7,7 +7,9 @@ use handover_base::Agent;
 use handover_installer::hooks_file::edit_hooks_json;
 use handover_installer::plan::wanted_for;
 use handover_installer::report::ChangeKind;
-use handover_installer::{codex_config, gemini, instructions, HookPaths};
+use handover_installer::wiring::codex::config as codex_config;
+use handover_installer::wiring::gemini::files as gemini;
+use handover_installer::{instructions, HookPaths};
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {

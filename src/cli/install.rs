@@ -5,12 +5,12 @@
 
 use handover_base::{Agent, HookExe};
 use handover_clients::{Client, Trust};
-use handover_installer::codex_trust::find_codex;
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::locate::at_run_time;
+use handover_installer::wiring::codex::app_server::find_codex;
 use handover_installer::{locate, Homes, InstallOptions, Scope, Targets};
 
-use super::{InstallArgs, ScopeArg, Selection, TrustPluginArgs, UninstallArgs};
+use super::{InstallArgs, Selection, TrustPluginArgs, UninstallArgs};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -18,16 +18,6 @@ use std::time::Duration;
 
 use handover_installer::status::Report;
 use serde::Serialize;
-
-impl From<ScopeArg> for Scope {
-    fn from(s: ScopeArg) -> Scope {
-        match s {
-            ScopeArg::Project => Scope::Project,
-            ScopeArg::Local => Scope::Local,
-            ScopeArg::User => Scope::User,
-        }
-    }
-}
 
 /// The clients named (`--claude`, `--codex`, ...), or every client when none is.
 fn targets(s: &Selection) -> Targets {

@@ -75,18 +75,90 @@ pub enum Command {
     Completions(CompletionsArgs),
 }
 
-#[derive(clap::ValueEnum, Clone, Copy, Debug, PartialEq, Eq, Default)]
+/// Which settings files install and uninstall act on. The help of each value names every
+/// client's file from the client registry, so a new client is named without an edit here.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
 pub enum ScopeArg {
-    /// .claude/settings.json, .codex/hooks.json, .gemini/settings.json and .qwen/settings.json
-    /// in the repository (shared).
     #[default]
     Project,
-    /// .claude/settings.local.json (private; Codex, Gemini CLI and Qwen Code have none and use
-    /// project).
     Local,
-    /// ~/.claude/settings.json, $CODEX_HOME/hooks.json, ~/.gemini/settings.json and
-    /// ~/.qwen/settings.json (every repository).
     User,
+}
+
+impl From<ScopeArg> for handover_clients::Scope {
+    fn from(s: ScopeArg) -> handover_clients::Scope {
+        match s {
+            ScopeArg::Project => handover_clients::Scope::Project,
+            ScopeArg::Local => handover_clients::Scope::Local,
+            ScopeArg::User => handover_clients::Scope::User,
+        }
+    }
+}
+
+impl ScopeArg {
+    /// "the files in the repository (shared)", ...: every client's hooks file for this scope.
+    fn help(self) -> String {
+        use handover_clients::{Scope, ALL};
+        use std::path::Path;
+        let user_dirs = handover_clients::UserDirs::under(Path::new("~"));
+        let file = |c: &dyn handover_clients::Client, scope: Scope| {
+            let user_dir = c.user_dir(&user_dirs).unwrap_or_default();
+            c.hooks_file(scope, Path::new(""), &user_dir)
+                .display()
+                .to_string()
+        };
+        let has_local =
+            |c: &dyn handover_clients::Client| file(c, Scope::Local) != file(c, Scope::Project);
+        match self {
+            ScopeArg::Project => {
+                let files: Vec<String> = ALL.iter().map(|c| file(*c, Scope::Project)).collect();
+                format!("{} in the repository (shared)", listed(&files, "and"))
+            }
+            ScopeArg::Local => {
+                let files: Vec<String> = ALL
+                    .iter()
+                    .filter(|c| has_local(**c))
+                    .map(|c| file(*c, Scope::Local))
+                    .collect();
+                let without: Vec<String> = ALL
+                    .iter()
+                    .filter(|c| !has_local(**c))
+                    .map(|c| c.display_name().to_string())
+                    .collect();
+                format!(
+                    "{} (private; {} have none and use project)",
+                    listed(&files, "and"),
+                    listed(&without, "and")
+                )
+            }
+            ScopeArg::User => {
+                let files: Vec<String> = ALL.iter().map(|c| file(*c, Scope::User)).collect();
+                let vars: Vec<String> = ALL
+                    .iter()
+                    .filter_map(|c| c.home_var())
+                    .map(str::to_string)
+                    .collect();
+                format!(
+                    "{} (every repository; {} move them)",
+                    listed(&files, "and"),
+                    listed(&vars, "and")
+                )
+            }
+        }
+    }
+}
+
+impl clap::ValueEnum for ScopeArg {
+    fn value_variants<'a>() -> &'a [Self] {
+        &[ScopeArg::Project, ScopeArg::Local, ScopeArg::User]
+    }
+
+    fn to_possible_value(&self) -> Option<clap::builder::PossibleValue> {
+        Some(
+            clap::builder::PossibleValue::new(handover_clients::Scope::from(*self).as_str())
+                .help(self.help()),
+        )
+    }
 }
 
 /// What install and uninstall act on, and whether they only show it.
@@ -276,7 +348,13 @@ pub(crate) fn every_client(last_word: &str) -> String {
         .iter()
         .map(|c| c.display_name())
         .collect();
-    match names.split_last() {
+    listed(&names, last_word)
+}
+
+/// `items` as "a, b {last_word} c".
+fn listed(items: &[impl AsRef<str>], last_word: &str) -> String {
+    let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();
+    match items.split_last() {
         Some((last, rest)) if !rest.is_empty() => {
             format!("{} {last_word} {last}", rest.join(", "))
         }

@@ -90,10 +90,7 @@ fn unknown_or_misspelled_fields_are_refused_and_nothing_is_written() {
     );
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        err.contains("next_actoin") && err.contains("status.complete"),
-        "{err}"
-    );
+    insta::assert_snapshot!("unknown_fields", placeholders(&r.path, &err));
     assert!(!r.path.join(".handover/state.json").exists());
     assert!(!r.path.join("handover.md").exists());
 }
@@ -108,7 +105,7 @@ fn invalid_json_names_line_and_column() {
     );
     assert_eq!(out.status.code(), Some(1));
     let err = String::from_utf8_lossy(&out.stderr);
-    assert!(err.contains("line 3"), "{err}");
+    insta::assert_snapshot!("trailing_comma_json", placeholders(&r.path, &err));
 }
 
 #[test]
@@ -116,9 +113,10 @@ fn missing_goal_is_refused() {
     let r = Repo::with_commit();
     let out = handover(&r.path, &["write", "--next", "do it"], None);
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr)
-        .to_lowercase()
-        .contains("goal"));
+    insta::assert_snapshot!(
+        "no_goal",
+        placeholders(&r.path, &String::from_utf8_lossy(&out.stderr))
+    );
 }
 
 #[test]
@@ -126,7 +124,7 @@ fn secrets_are_redacted_before_writing() {
     let r = Repo::with_commit();
     let input = r#"{"goal": "deploy", "evidence": {"commands_run": ["curl https://deploy:hunter2secret@example.com/api", "export GITHUB_TOKEN=ghp_Qx7RtLm2ZbN8cWvK4Hd9Js3Fp6Vy1Ge5Ua0T"]}}"#;
     let out = ok(&r.path, &["write", "--from", "-"], Some(input));
-    assert!(out.contains("Redacted 2 secret(s)"), "{out}");
+    insta::assert_snapshot!("write_redacted", placeholders(&r.path, &out));
     for f in [
         "handover.md",
         ".handover/state.json",
@@ -194,7 +192,10 @@ fn decision_flag_without_reason_is_refused() {
         None,
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("what :: why"));
+    insta::assert_snapshot!(
+        "decision_without_reason",
+        placeholders(&r.path, &String::from_utf8_lossy(&out.stderr))
+    );
 }
 
 #[test]
@@ -247,10 +248,13 @@ fn boot_verdicts_follow_the_repository() {
     r.git(&["commit", "-qam", "Make a do something"]);
     let b = boot_json(&r.path);
     assert_eq!(b["verdict"], "drifted", "{b}");
-    let reasons = b["reasons"].to_string();
-    assert!(
-        reasons.contains("Make a do something"),
-        "commit subject listed: {reasons}"
+    // The commit's subject is listed.
+    insta::assert_snapshot!(
+        "drifted_reasons",
+        placeholders(
+            &r.path,
+            &serde_json::to_string_pretty(&b["reasons"]).unwrap()
+        )
     );
 
     r.git(&["checkout", "-q", "-b", "other"]);
@@ -353,7 +357,10 @@ fn facts_only_policy_refuses_a_plan() {
         None,
     );
     assert_eq!(out.status.code(), Some(1));
-    assert!(String::from_utf8_lossy(&out.stderr).contains("facts_only"));
+    insta::assert_snapshot!(
+        "facts_only_refusal",
+        placeholders(&r.path, &String::from_utf8_lossy(&out.stderr))
+    );
     ok(&r.path, &["write", "--goal", "g"], None);
 }
 
@@ -405,20 +412,24 @@ fn status_in(dir: &Path, home: &Path) -> Value {
     serde_json::from_slice(&ok_at_home(dir, home, &["status", "--json"])).unwrap()
 }
 
-fn has_problem(status: &Value, needle: &str) -> bool {
-    status["problems"]
+/// status's problems, one a line, as a snapshot pins them.
+fn problems(status: &Value, dir: &Path, home: &Path) -> String {
+    let lines: String = status["problems"]
         .as_array()
         .unwrap()
         .iter()
-        .any(|p| p.as_str().unwrap().contains(needle))
+        .map(|p| format!("- {}\n", p.as_str().unwrap()))
+        .collect();
+    placeholders(dir, &lines.replace(&home.display().to_string(), "[HOME]"))
 }
 
 #[test]
 fn status_calls_a_repository_wired_for_no_agent_a_problem() {
     let r = Repo::with_commit();
     let home = tempfile::tempdir().unwrap();
+    let mut seen = String::from("> nothing installed\n");
     let s = status_in(&r.path, home.path());
-    assert!(has_problem(&s, "not installed for any agent"), "{s}");
+    seen.push_str(&problems(&s, &r.path, home.path()));
 
     // The Codex plugin alone counts as wired (its trust is a problem of its own).
     std::fs::create_dir_all(home.path().join(".codex")).unwrap();
@@ -428,8 +439,8 @@ fn status_calls_a_repository_wired_for_no_agent_a_problem() {
     )
     .unwrap();
     let s = status_in(&r.path, home.path());
-    assert!(!has_problem(&s, "not installed for any agent"), "{s}");
-    assert!(has_problem(&s, "run `handover trust-plugin`"), "{s}");
+    seen.push_str("> the Codex plugin, untrusted\n");
+    seen.push_str(&problems(&s, &r.path, home.path()));
     assert_eq!(
         s["agents"]["codex"]["plugins"][0], "handover@handover",
         "{s}"
@@ -444,8 +455,8 @@ fn status_calls_a_repository_wired_for_no_agent_a_problem() {
         .into_owned();
     ok_at_home(&r.path, home.path(), &["install", "--hooks-dir", &bin_dir]);
     let s = status_in(&r.path, home.path());
-    assert!(!has_problem(&s, "not installed for any agent"), "{s}");
-    assert!(!has_problem(&s, "installed twice"), "{s}");
+    seen.push_str("> installed in the repository\n");
+    seen.push_str(&problems(&s, &r.path, home.path()));
 
     // Plugin and per-repository install together: reported, with how to remove one.
     let config = home.path().join(".codex/config.toml");
@@ -456,11 +467,9 @@ fn status_calls_a_repository_wired_for_no_agent_a_problem() {
     )
     .unwrap();
     let s = status_in(&r.path, home.path());
-    assert!(
-        has_problem(&s, "installed twice, as the plugin handover@handover")
-            && has_problem(&s, "codex plugin remove handover@handover"),
-        "{s}"
-    );
+    seen.push_str("> the plugin and the repository's install\n");
+    seen.push_str(&problems(&s, &r.path, home.path()));
+    insta::assert_snapshot!("status_problems_by_wiring", seen);
 }
 
 /// A relative (or empty) CODEX_HOME / GEMINI_CLI_HOME names no place of the user's: install

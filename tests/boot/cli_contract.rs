@@ -5,6 +5,7 @@
 use crate::support::repo;
 
 use crate::support::repo::{handover_command as command, Repo};
+use crate::support::snapshot::placeholders;
 use serde_json::Value;
 use std::path::Path;
 use std::process::Output;
@@ -185,7 +186,7 @@ fn quiet_prints_nothing_and_keeps_the_exit_code() {
         &["-q", "-C", "/nonexistent/x", "boot"],
     );
     assert_eq!(out.code, 1);
-    assert!(out.stderr.contains("is not a directory"), "{}", out.stderr);
+    insta::assert_snapshot!("quiet_still_says_errors", out.stderr);
     let out = run_in(&r.path, home.path(), &["-q", "boot", "--no-such-flag"]);
     assert_eq!(out.code, 2);
 }
@@ -309,31 +310,22 @@ fn options_that_would_do_nothing_together_are_refused() {
     let r = Repo::with_commit();
     let home = tempfile::tempdir().unwrap();
     std::fs::write(r.path.join("h.json"), r#"{"goal": "g"}"#).unwrap();
-    for (args, says) in [
-        (&["boot", "--startup", "--json"][..], "cannot be used with"),
-        (
-            &["write", "--fresh", "--from", "h.json"],
-            "cannot be used with",
-        ),
-        (&["install", "--codex-bin", "/c"], "--trust"),
-        (
-            &["install", "--claude", "--trust"],
-            "--trust is for Codex, Gemini CLI and GitHub Copilot CLI",
-        ),
-        (
-            &["install", "--gemini", "--trust", "--codex-bin", "/c"],
-            "--codex-bin is for Codex",
-        ),
-        (
-            &["install", "--claude", "--enable-codex-hooks"],
-            "--enable-codex-hooks is for Codex",
-        ),
+    let mut said = String::new();
+    for args in [
+        &["boot", "--startup", "--json"][..],
+        &["write", "--fresh", "--from", "h.json"],
+        &["install", "--codex-bin", "/c"],
+        &["install", "--claude", "--trust"],
+        &["install", "--gemini", "--trust", "--codex-bin", "/c"],
+        &["install", "--claude", "--enable-codex-hooks"],
     ] {
         let out = run_in(&r.path, home.path(), args);
         assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
-        assert!(out.stderr.contains(says), "{args:?}: {}", out.stderr);
+        said.push_str(&format!("> {args:?}\n{}", out.stderr));
         assert!(!r.path.join(".claude").exists() && !r.path.join("handover.md").exists());
     }
+    // The whole of each refusal, clap's usage lines included.
+    insta::assert_snapshot!("refused_combinations", placeholders(&r.path, &said));
 }
 
 /// Every client handover supports has its own switch in install and uninstall, and every help
@@ -381,6 +373,26 @@ fn help_texts_name_every_supported_client() {
             ("`install --help`", &about),
         ] {
             assert!(text.contains(name), "{what} does not name {name}: {text}");
+        }
+        // `--scope`'s values name the client's hooks file in each scope.
+        let client = handover_clients::of(agent);
+        let user_dir = client
+            .user_dir(&handover_clients::UserDirs::under(Path::new("~")))
+            .unwrap();
+        for (value, scope) in [
+            ("project", handover_clients::Scope::Project),
+            ("user", handover_clients::Scope::User),
+        ] {
+            let file = client.hooks_file(scope, Path::new(""), &user_dir);
+            let line = install
+                .lines()
+                .find(|l| l.trim_start().starts_with(&format!("- {value}:")))
+                .unwrap_or_else(|| panic!("install --help has no --scope {value}:\n{install}"));
+            assert!(
+                line.contains(&file.display().to_string()),
+                "--scope {value} does not name {}: {line}",
+                file.display()
+            );
         }
     }
 }

@@ -5,6 +5,7 @@
 //! `child_*` tests below with `CHILD_ENV` set; without that variable those tests return at once.
 
 use crate::support;
+use crate::support::snapshot::placeholders;
 use handover_core::model::{Content, Handoff, Status, SCHEMA_VERSION};
 use handover_core::store::{self, Event, LoadOutcome, Loaded, Source, Store};
 use serde_json::{json, Value};
@@ -205,7 +206,7 @@ fn a_checksum_valid_document_of_the_wrong_shape_is_not_a_handoff() {
     fs::write(store.state_path(), v.to_string()).unwrap();
     let l = loaded(store.load());
     assert_eq!(l.source, Source::Journal);
-    assert!(l.problem.unwrap().contains("not a handoff"));
+    insta::assert_snapshot!("state_not_a_handoff", l.problem.unwrap());
 }
 
 #[test]
@@ -268,7 +269,7 @@ fn recovers_from_the_archive_when_the_journal_is_gone() {
         l.handoff, second,
         "the archive holds the handoff each write replaced"
     );
-    assert!(l.problem.unwrap().contains("truncated"));
+    insta::assert_snapshot!("archive_after_truncated_state", l.problem.unwrap());
 }
 
 #[test]
@@ -306,14 +307,7 @@ fn unrecoverable_when_nothing_is_intact() {
     .unwrap();
     match store.load() {
         LoadOutcome::Unrecoverable { problem } => {
-            assert!(
-                problem.starts_with("state.json: checksum mismatch"),
-                "{problem}"
-            );
-            assert!(
-                problem.contains("no intact handoff in the journal or the archive"),
-                "{problem}"
-            );
+            insta::assert_snapshot!("nothing_intact", problem);
         }
         other => panic!("expected Unrecoverable, got {other:?}"),
     }
@@ -346,11 +340,7 @@ fn a_newer_schema_loads_with_a_note() {
     let l = loaded(store.load());
     assert_eq!(l.source, Source::State);
     assert_eq!(l.handoff.content.goal, "from the future");
-    let problem = l.problem.unwrap();
-    assert!(
-        problem.contains("written by a newer handover (schema_version 2"),
-        "{problem}"
-    );
+    insta::assert_snapshot!("newer_schema", l.problem.unwrap());
 }
 
 #[test]
@@ -368,11 +358,7 @@ fn a_huge_state_is_not_read_and_is_reported() {
         start.elapsed()
     );
     assert_eq!((l.source, &l.handoff), (Source::Journal, &h));
-    let problem = l.problem.unwrap();
-    assert!(
-        problem.contains("too large (52428800 bytes; the limit is 4 MiB)"),
-        "{problem}"
-    );
+    insta::assert_snapshot!("huge_state", l.problem.unwrap());
 }
 
 #[test]
@@ -477,7 +463,7 @@ fn journal_events_carry_ts_event_and_fields() {
         .append_journal(Event::Ack, json!([1]))
         .unwrap_err()
         .to_string();
-    assert!(err.contains("must be a JSON object"), "{err}");
+    insta::assert_snapshot!("journal_event_not_an_object", err);
 
     let events = store.journal();
     assert_eq!(events.len(), 3);
@@ -529,7 +515,7 @@ fn append_journal_gives_up_on_a_held_lock_instead_of_hanging() {
             .unwrap_err()
     );
     let waited = start.elapsed();
-    assert!(err.contains("held by another handover process"), "{err}");
+    insta::assert_snapshot!("journal_lock_held", placeholders(store.root(), &err));
     assert!(
         waited >= Duration::from_millis(1500) && waited < Duration::from_secs(10),
         "{waited:?}"
@@ -887,10 +873,7 @@ fn special_files_in_place_of_state_or_journal_never_hang_load() {
     };
     let s = store.clone();
     let why = refused(within_10s(move || s.load()));
-    assert!(
-        why.contains("state.json is a FIFO, socket or device, not a plain file"),
-        "{why}"
-    );
+    insta::assert_snapshot!("fifo_state", placeholders(store.root(), &why));
     assert!(
         store.save(&h, "").is_err(),
         "a refused store is not written"
@@ -900,10 +883,7 @@ fn special_files_in_place_of_state_or_journal_never_hang_load() {
     fs::create_dir(store.state_path()).unwrap();
     let store = Store::at(store.root());
     let why = refused(store.load());
-    assert!(
-        why.contains("state.json is a directory, not a plain file"),
-        "{why}"
-    );
+    insta::assert_snapshot!("directory_state", placeholders(store.root(), &why));
     fs::remove_dir(store.state_path()).unwrap();
 
     fs::remove_file(store.journal_path()).unwrap();
@@ -913,7 +893,7 @@ fn special_files_in_place_of_state_or_journal_never_hang_load() {
     assert!(within_10s(move || s.journal()).is_empty());
     let s = store.clone();
     let why = refused(within_10s(move || s.load()));
-    assert!(why.contains("journal.jsonl is a FIFO"), "{why}");
+    insta::assert_snapshot!("fifo_journal", placeholders(store.root(), &why));
 }
 
 /// Recovery from a damaged state.json looks for the newest `write` event in the journal's last

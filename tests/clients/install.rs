@@ -10,8 +10,8 @@
 
 use crate::support::fake_server::Turn;
 use crate::support::{clients, install_hooks, shell_quote, Agent, RunOpts, Sandbox, Trust};
-use handover_installer::codex_trust::{self, TrustRequest, TrustStatus};
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
+use handover_installer::wiring::codex::app_server::{self, TrustRequest, TrustStatus};
 use handover_installer::{Homes, HookPaths, InstallOptions, Scope, Targets};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
@@ -60,7 +60,8 @@ fn codex_project(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf, Homes) {
     let repo = root.join(name);
     let homes = Homes::under(&root.join("home"));
     std::fs::create_dir_all(repo.join(".codex")).expect("create the project");
-    std::fs::create_dir_all(&homes.codex_home).expect("create CODEX_HOME");
+    std::fs::create_dir_all(homes.user_dir(&handover_clients::codex::Codex))
+        .expect("create CODEX_HOME");
     assert!(Command::new("git")
         .args(["init", "-q"])
         .current_dir(&repo)
@@ -213,7 +214,10 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
         return;
     };
     let (_tmp, root, repo, homes) = codex_project("my project");
-    let (home, codex_home) = (homes.home.clone(), homes.codex_home.clone());
+    let (home, codex_home) = (
+        homes.home.clone(),
+        homes.user_dir(&handover_clients::codex::Codex).clone(),
+    );
     // Someone else's hook already in the project file, and a user config with a comment.
     std::fs::write(
         repo.join(".codex/hooks.json"),
@@ -241,7 +245,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     assert!(out.contains("verified with hooks/list: all 7"), "{out}");
 
     // A fresh server agrees: our seven handlers trusted, the other tool's Stop hook not.
-    let listed = codex_trust::list_hooks(&TrustRequest {
+    let listed = app_server::list_hooks(&TrustRequest {
         codex_bin: codex_bin.clone(),
         codex_home: codex_home.clone(),
         home: home.clone(),
@@ -340,7 +344,10 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
         return;
     };
     let (_tmp, root, repo, homes) = codex_project("proj");
-    let (home, codex_home) = (homes.home.clone(), homes.codex_home.clone());
+    let (home, codex_home) = (
+        homes.home.clone(),
+        homes.user_dir(&handover_clients::codex::Codex).clone(),
+    );
     let bin_dir = root.join("bin");
     std::fs::create_dir_all(&bin_dir).expect("create the hooks dir");
     let hooks_json = repo.join(".codex/hooks.json");
@@ -373,7 +380,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
         "{out}"
     );
     let list = || {
-        codex_trust::list_hooks(&TrustRequest {
+        app_server::list_hooks(&TrustRequest {
             codex_bin: codex_bin.clone(),
             codex_home: codex_home.clone(),
             home: home.clone(),
@@ -471,7 +478,7 @@ fn install_trust_does_not_back_up_a_config_it_created() {
         return;
     };
     let (_tmp, root, repo, homes) = codex_project("fresh");
-    assert!(!homes.codex_config().exists());
+    assert!(!handover_installer::wiring::codex::config::config_path(&homes).exists());
     let bin_dir = root.join("bin");
     std::fs::create_dir_all(&bin_dir).expect("create the hooks dir");
     let codex_bin: PathBuf = clients.netless(&root, "codex-netless", &clients.codex);

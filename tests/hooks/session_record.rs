@@ -577,10 +577,14 @@ fn lines_written_after_the_last_stop_reach_the_next_session() {
         ],
     );
     // At Stop the transcript ends before the failing command's call. It lies where Claude
-    // Code keeps transcripts, under the home the next session's hook runs with.
+    // Code keeps this project's transcripts, under the home the next session's hook runs with.
     let outside = transcript_of(&repo, "late", &lines[..3]);
     let home = outside.parent().unwrap().join("home");
-    let dir = home.join(".claude/projects/-late");
+    let folder = std::fs::canonicalize(repo.path())
+        .unwrap()
+        .to_string_lossy()
+        .replace(|c: char| !c.is_ascii_alphanumeric(), "-");
+    let dir = home.join(".claude/projects").join(folder);
     std::fs::create_dir_all(&dir).unwrap();
     let t = dir.join("late.jsonl");
     std::fs::rename(&outside, &t).unwrap();

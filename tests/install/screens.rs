@@ -57,6 +57,7 @@ impl Screens {
             "handover {args:?} failed:\n{stdout}{}",
             String::from_utf8_lossy(&out.stderr)
         );
+        crate::support::snapshot::assert_final_newline(&format!("handover {args:?}"), &stdout);
         self.placeholders(&stdout)
     }
 

@@ -41,6 +41,7 @@ fn generators() -> BTreeMap<&'static str, fn() -> String> {
     g.insert("agent-values", agent_values);
     g.insert("storage-config-table", storage_config_table);
     g.insert("storage-config-errors", storage_config_errors);
+    g.insert("model-windows-table", model_windows_table);
     g
 }
 
@@ -922,4 +923,58 @@ fn the_config_example_in_storage_md_loads() {
     let config = handover_core::config::parse(example, "docs/storage.md")
         .unwrap_or_else(|e| panic!("{e:#}"));
     assert_ne!(config, handover_core::config::Config::default());
+}
+
+/// docs/hooks.md: the window by model name, from every client module's table in registry
+/// order (rows of one client with the same window and nothing to add share a line).
+fn model_windows_table() -> String {
+    let tokens = |n: u64| {
+        let digits = n.to_string();
+        let mut out = String::new();
+        for (i, c) in digits.chars().enumerate() {
+            if i > 0 && (digits.len() - i).is_multiple_of(3) {
+                out.push(',');
+            }
+            out.push(c);
+        }
+        out
+    };
+    let mut t = String::from("| Model name starts with | Window (tokens) |\n|---|---|\n");
+    for client in handover_clients::ALL {
+        if let Some(v) = client.large_variant() {
+            t.push_str(&format!(
+                "| any name ending in `{}` | {} |\n",
+                v.suffix,
+                tokens(v.window)
+            ));
+        }
+    }
+    for client in handover_clients::ALL {
+        let rows = client.model_windows();
+        let mut i = 0;
+        while i < rows.len() {
+            let row = rows[i];
+            let mut prefixes = vec![format!("`{}`", row.prefix)];
+            i += 1;
+            while row.source.is_empty()
+                && i < rows.len()
+                && rows[i].window == row.window
+                && rows[i].source.is_empty()
+            {
+                prefixes.push(format!("`{}`", rows[i].prefix));
+                i += 1;
+            }
+            let source = if row.source.is_empty() {
+                String::new()
+            } else {
+                format!(" ({})", row.source)
+            };
+            t.push_str(&format!(
+                "| {} | {}{source} |\n",
+                prefixes.join(", "),
+                tokens(row.window)
+            ));
+        }
+    }
+    t
 }

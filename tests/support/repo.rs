@@ -132,7 +132,8 @@ pub fn handover_ok(dir: &Path, args: &[&str]) -> String {
     succeeded(args, handover_run(dir, args))
 }
 
-/// The stdout of `handover args`, after checking that it succeeded (its output otherwise).
+/// The stdout of `handover args`, after checking that it succeeded (its output otherwise) and
+/// that it is nothing or ends its last line (snapshots do not see a missing final newline).
 pub fn succeeded(args: &[&str], out: std::process::Output) -> String {
     assert!(
         out.status.success(),
@@ -140,5 +141,9 @@ pub fn succeeded(args: &[&str], out: std::process::Output) -> String {
         String::from_utf8_lossy(&out.stdout),
         String::from_utf8_lossy(&out.stderr)
     );
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    let stdout = String::from_utf8_lossy(&out.stdout).into_owned();
+    if !stdout.is_empty() {
+        super::snapshot::assert_final_newline(&format!("handover {args:?}"), &stdout);
+    }
+    stdout
 }

@@ -29,7 +29,13 @@ pub fn placeholders(root: &Path, text: &str) -> String {
             }
         }
     }
-    if let Ok(state) = std::fs::read_to_string(root.join(".handover/state.json")) {
+    // Only a plain file: a test may have put a FIFO there (reading it would wait forever).
+    let state_path = root.join(".handover/state.json");
+    let plain = std::fs::symlink_metadata(&state_path).is_ok_and(|m| m.is_file());
+    if let Some(state) = plain
+        .then(|| std::fs::read_to_string(&state_path).ok())
+        .flatten()
+    {
         if let Some(id) = serde_json::from_str::<serde_json::Value>(&state)
             .ok()
             .and_then(|v| v["id"].as_str().map(String::from))
@@ -42,7 +48,8 @@ pub fn placeholders(root: &Path, text: &str) -> String {
 
 /// `text` with each handoff id (`20261122T021451.000000000Z-1a2b`: the time it was written and
 /// a random suffix) replaced by `[ID]`: for handoffs other than the current one (recovered,
-/// archived, fetched).
+/// archived, fetched); and each bare stamp of that shape (`20261122T021451.000000000Z`, an
+/// archive file's name) by `[STAMP]`.
 pub fn mask_ids(text: &str) -> String {
     const SHAPE: &[u8] = b"ddddddddTdddddd.";
     let bytes = text.as_bytes();
@@ -72,6 +79,13 @@ pub fn mask_ids(text: &str) -> String {
                 out.push_str(&text[copied..at]);
                 out.push_str("[ID]");
                 at = end;
+                copied = at;
+                continue;
+            }
+            if bytes.get(end) == Some(&b'Z') {
+                out.push_str(&text[copied..at]);
+                out.push_str("[STAMP]");
+                at = end + 1;
                 copied = at;
                 continue;
             }
@@ -120,4 +134,14 @@ pub fn mask_times(text: &str) -> String {
     }
     out.push_str(&text[copied..]);
     out
+}
+
+/// insta compares a snapshot without its final newline: where the final newline is part of the
+/// contract (a hook's answer is one line the client reads to its end; the command's output
+/// ends its last line), check it before the snapshot. `text` must end in exactly one `\n`.
+pub fn assert_final_newline(what: &str, text: &str) {
+    assert!(
+        text.ends_with('\n') && !text.ends_with("\n\n"),
+        "{what}: the output must end with exactly one newline: {text:?}"
+    );
 }

@@ -350,8 +350,12 @@ fn gemini_flag_installs_for_gemini_only_and_trust_writes_its_trusted_folders() {
     );
     assert!(repo.join("GEMINI.md").is_file());
     assert!(!repo.join(".claude").exists() && !repo.join(".codex").exists());
-    let trusted =
-        std::fs::read_to_string(env.homes.gemini_home.join("trustedFolders.json")).unwrap();
+    let trusted = std::fs::read_to_string(
+        env.homes
+            .user_dir(&handover_clients::gemini::Gemini)
+            .join("trustedFolders.json"),
+    )
+    .unwrap();
     assert!(trusted.contains(&format!("\"{}\": \"TRUST_FOLDER\"", repo.display())));
     let s = super::status_section_with(&repo, &env);
     assert_eq!(

@@ -21,13 +21,45 @@
 //! - Instruction file `CLAUDE.md`; plugin in `plugin/claude` (`$CLAUDE_PLUGIN_ROOT`).
 
 use crate::transcript::{self, at, flag, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Scope, ShellSign, Trust, UserDirs};
+use crate::{
+    Agent, Client, HookEvent, HookInput, LargeVariant, ModelWindow, Scope, ShellSign, Trust,
+    UserDirs,
+};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub struct Claude;
+
+/// Moves Claude Code's user directory (settings, transcripts) away from `~/.claude`.
+pub const HOME_VAR: &str = "CLAUDE_CONFIG_DIR";
+
+/// Claude Code 2.1.330 cuts a project's folder name at this many characters and appends a
+/// hash of the whole path.
+const FOLDER_NAME_MAX: usize = 200;
+
+/// Whether `folder` is the one Claude Code 2.1.330 files the sessions started in `project`
+/// under: the path with every character but an ASCII letter or digit made `-`; a name longer
+/// than [`FOLDER_NAME_MAX`] is cut there and gets `-` and a base-36 hash of the path, which is
+/// matched by its form only (the hash is Claude Code's own).
+fn project_folder_matches(folder: &str, project: &Path) -> bool {
+    let Some(name) = crate::places::dashed(project) else {
+        return false;
+    };
+    if name.len() <= FOLDER_NAME_MAX {
+        return folder == name;
+    }
+    folder
+        .strip_prefix(&name[..FOLDER_NAME_MAX])
+        .and_then(|rest| rest.strip_prefix('-'))
+        .is_some_and(|hash| {
+            !hash.is_empty()
+                && hash
+                    .bytes()
+                    .all(|b| b.is_ascii_digit() || b.is_ascii_lowercase())
+        })
+}
 
 impl Client for Claude {
     fn agent(&self) -> Agent {
@@ -103,13 +135,53 @@ impl Client for Claude {
         None
     }
 
+    fn home_var(&self) -> Option<&'static str> {
+        Some(HOME_VAR)
+    }
+
+    /// `$CLAUDE_CONFIG_DIR` when it is an absolute path, else `~/.claude`. Claude Code takes
+    /// a relative value from its own working directory, which is not ours to guess.
+    fn model_windows(&self) -> &'static [ModelWindow] {
+        &[
+            // Claude Code 2.1.330 reports a 1,000,000-token window for its default model,
+            // `claude-opus-5-5` (the `modelUsage` of `claude -p --output-format json`).
+            ModelWindow {
+                prefix: "claude-opus-5",
+                window: 1_000_000,
+                source: "Claude Code 2.1.330 reports it for its default model `claude-opus-5-5`",
+            },
+            ModelWindow {
+                prefix: "claude-",
+                window: 200_000,
+                source: "",
+            },
+        ]
+    }
+
+    /// Claude Code marks its 1M-token variants with a `[1m]` suffix on the model name.
+    fn large_variant(&self) -> Option<LargeVariant> {
+        Some(LargeVariant {
+            suffix: "[1m]",
+            window: 1_000_000,
+        })
+    }
+
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        dirs.home.as_ref().map(|h| h.join(".claude"))
+        match dirs.var(HOME_VAR).filter(|d| d.is_absolute()) {
+            Some(moved) => Some(moved.to_path_buf()),
+            None => dirs.home.as_ref().map(|h| h.join(".claude")),
+        }
     }
 
     /// `~/.claude/projects/<cwd>/<session>.jsonl`.
     fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
         self.user_dir(dirs).map(|d| d.join("projects"))
+    }
+
+    /// The folder is named after the session's working directory ([`project_folder_matches`]).
+    fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
+        let folder = crate::folder_under(dir, transcript);
+        Some(folder.is_some_and(|f| project_folder_matches(f, project)))
     }
 
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
@@ -312,6 +384,65 @@ fn usage(v: &Value) -> Option<Usage> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn claude_config_dir_moves_the_user_directory_when_absolute() {
+        let home = UserDirs::under(Path::new("/h"));
+        assert_eq!(Claude.user_dir(&home), Some(PathBuf::from("/h/.claude")));
+        let moved = home
+            .clone()
+            .with_var(HOME_VAR, Path::new("/elsewhere/claude"));
+        assert_eq!(
+            Claude.user_dir(&moved),
+            Some(PathBuf::from("/elsewhere/claude"))
+        );
+        assert_eq!(
+            Claude.transcript_dir(&moved),
+            Some(PathBuf::from("/elsewhere/claude/projects"))
+        );
+        let relative = home.with_var(HOME_VAR, Path::new("claude"));
+        assert_eq!(
+            Claude.user_dir(&relative),
+            Some(PathBuf::from("/h/.claude"))
+        );
+    }
+
+    /// The fixture's session ran in `/tmp/FIXTURE/project`: its transcript is that project's,
+    /// not a sibling's nor a subdirectory's, and a file directly in `projects/` is no one's.
+    #[test]
+    fn a_transcript_belongs_to_the_project_its_folder_names() {
+        let dir = Path::new("/tmp/FIXTURE/home/.claude/projects");
+        let t = dir.join("-tmp-FIXTURE-project/56b8a2d7.jsonl");
+        let of = |project: &str| Claude.transcript_in_project(dir, &t, Path::new(project));
+        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
+        assert_eq!(of("/tmp/FIXTURE/projec"), Some(false));
+        assert_eq!(of("/tmp/FIXTURE/project/sub"), Some(false));
+        assert_eq!(of("/tmp/FIXTURE"), Some(false));
+        assert_eq!(
+            Claude.transcript_in_project(
+                dir,
+                &dir.join("x.jsonl"),
+                Path::new("/tmp/FIXTURE/project")
+            ),
+            Some(false)
+        );
+        // A path longer than Claude Code's folder names: cut, then its hash.
+        let long = format!("/{}", "a".repeat(250));
+        let cut = format!("-{}", "a".repeat(FOLDER_NAME_MAX - 1));
+        for (folder, want) in [
+            (format!("{cut}-1x9z"), true),
+            (format!("{cut}-"), false),
+            (format!("{cut}-AB"), false),
+            (format!("{cut}a-1x9z"), false),
+        ] {
+            let t = dir.join(&folder).join("s.jsonl");
+            assert_eq!(
+                Claude.transcript_in_project(dir, &t, Path::new(&long)),
+                Some(want),
+                "{folder}"
+            );
+        }
+    }
 
     fn assistant(input: u64, cache_read: u64, sidechain: bool) -> String {
         format!(

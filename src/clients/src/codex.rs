@@ -25,7 +25,7 @@
 //! - Instruction file `AGENTS.md`; plugin in `plugin/codex`.
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Scope, ShellSign, Trust, UserDirs};
+use crate::{Agent, Client, HookEvent, HookInput, ModelWindow, Scope, ShellSign, Trust, UserDirs};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
@@ -126,6 +126,29 @@ impl Client for Codex {
             auto_compact_limit(project, user_dir),
             window,
         ))
+    }
+
+    fn model_windows(&self) -> &'static [ModelWindow] {
+        const fn w(prefix: &'static str, window: u64) -> ModelWindow {
+            ModelWindow {
+                prefix,
+                window,
+                source: "",
+            }
+        }
+        const TABLE: &[ModelWindow] = &[
+            w("gpt-5", 272_000),
+            w("gpt-4.1", 1_047_576),
+            w("gpt-4o", 128_000),
+            w("o3", 200_000),
+            w("o4-mini", 200_000),
+            w("codex-mini", 200_000),
+        ];
+        TABLE
+    }
+
+    fn home_var(&self) -> Option<&'static str> {
+        Some(HOME_VAR)
     }
 
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {

@@ -143,6 +143,10 @@ impl Client for Copilot {
         Some(COMPACTION_PERCENT)
     }
 
+    fn home_var(&self) -> Option<&'static str> {
+        Some(HOME_VAR)
+    }
+
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
         dirs.var_else_home(HOME_VAR, ".copilot")
     }

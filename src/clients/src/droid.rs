@@ -41,6 +41,29 @@ use std::path::{Path, PathBuf};
 
 pub struct Droid;
 
+/// Droid's name for the folder of the sessions started in `project`: `/tmp/my.repo` is
+/// `-tmp-my.repo`. None for a path that is not UTF-8.
+fn project_key(project: &Path) -> Option<String> {
+    let path = project
+        .to_str()?
+        .trim_end_matches('/')
+        .trim_start_matches('/');
+    let mut key = String::from("-");
+    let mut slash = false;
+    for c in path.chars() {
+        if c == '/' {
+            if !slash {
+                key.push('-');
+            }
+            slash = true;
+        } else {
+            key.push(c);
+            slash = false;
+        }
+    }
+    Some(key)
+}
+
 /// Droid's compaction limit for a model whose own limit is not known here (its default for a
 /// custom model): the context watch measures against it, as Droid does.
 pub const DEFAULT_COMPACTION_LIMIT: u64 = 250_000;
@@ -152,6 +175,13 @@ impl Client for Droid {
     /// `~/.factory/sessions/<cwd>/<session>.jsonl`.
     fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
         self.user_dir(dirs).map(|d| d.join("sessions"))
+    }
+
+    /// Droid 0.225.2 names the folder `-` and the session's working directory (links
+    /// resolved) with its slashes made `-`, every other character kept.
+    fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
+        let folder = crate::folder_under(dir, transcript);
+        Some(folder.is_some_and(|f| Some(f) == project_key(project).as_deref()))
     }
 
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
@@ -340,6 +370,30 @@ pub fn runs_the_shell_command(env: &dyn Fn(&str) -> Option<OsString>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_transcript_belongs_to_the_project_its_folder_names() {
+        let dir = Path::new("/tmp/FIXTURE/home/droid/.factory/sessions");
+        let t = dir.join("-tmp-FIXTURE-project/8b41cd7f.jsonl");
+        let of = |project: &str| Droid.transcript_in_project(dir, &t, Path::new(project));
+        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
+        assert_eq!(of("/tmp/FIXTURE/project/"), Some(true));
+        assert_eq!(of("/tmp/FIXTURE.project"), Some(false), "Droid keeps dots");
+        assert_eq!(of("/tmp/FIXTURE/other"), Some(false));
+        assert_eq!(
+            project_key(Path::new("/a//b c.d/")).as_deref(),
+            Some("-a-b c.d")
+        );
+        // Older sessions directly in sessions/ are no project's.
+        assert_eq!(
+            Droid.transcript_in_project(
+                dir,
+                &dir.join("8b41cd7f.jsonl"),
+                Path::new("/tmp/FIXTURE/project")
+            ),
+            Some(false)
+        );
+    }
 
     /// The environment of a command run by Droid 0.225.2's `Execute` tool (`env` captured in the
     /// terminal UI; `droid exec` gives the same minus the `FACTORY_*` settings), and changes of it.

@@ -31,7 +31,9 @@
 //! - Instruction file: `context.fileName` (default `GEMINI.md`). No plugin.
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, ShellSign, Trust, UserDirs};
+use crate::{
+    Agent, Client, HookEvent, HookInput, ModelWindow, Response, Scope, ShellSign, Trust, UserDirs,
+};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
@@ -41,6 +43,10 @@ pub struct Gemini;
 
 /// The variable that moves Gemini CLI's home (its user directory is `<it>/.gemini`).
 pub const HOME_VAR: &str = "GEMINI_CLI_HOME";
+
+/// The file in a project's `tmp/<slug>/` directory naming the working directory its sessions
+/// ran in.
+const PROJECT_ROOT_FILE: &str = ".project_root";
 
 /// Gemini CLI's `DEFAULT_COMPRESSION_TOKEN_THRESHOLD`.
 pub const DEFAULT_COMPRESSION_THRESHOLD: f64 = 0.5;
@@ -167,6 +173,27 @@ impl Client for Gemini {
         Some(compress_percent(compression_threshold(project, user_dir)))
     }
 
+    /// Gemini CLI 0.61.0's own table (`tokenLimit` in its core): Gemma 4 models 256,000, every
+    /// other model 1,048,576; it compresses at a fraction of this.
+    fn model_windows(&self) -> &'static [ModelWindow] {
+        &[
+            ModelWindow {
+                prefix: "gemma-4",
+                window: 256_000,
+                source: "Gemini CLI 0.61.0's own `tokenLimit`",
+            },
+            ModelWindow {
+                prefix: "gemini-",
+                window: 1_048_576,
+                source: "Gemini CLI 0.61.0's own `tokenLimit`, for every Gemini model",
+            },
+        ]
+    }
+
+    fn home_var(&self) -> Option<&'static str> {
+        Some(HOME_VAR)
+    }
+
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
         dirs.var(HOME_VAR)
             .or(dirs.home.as_deref())
@@ -176,6 +203,22 @@ impl Client for Gemini {
     /// `~/.gemini/tmp/<project>/chats/session-*.jsonl`.
     fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
         self.user_dir(dirs).map(|d| d.join("tmp"))
+    }
+
+    /// Gemini CLI 0.61.0 files a session under `tmp/<slug>/chats/`, one slug per working
+    /// directory, and writes that directory into `tmp/<slug>/.project_root` (its own check
+    /// that a slug is the project's).
+    fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
+        use handover_base::read_gate::{self, Links};
+        let Some(folder) = crate::folder_under(dir, transcript) else {
+            return Some(false);
+        };
+        let marker = read_gate::read_to_string(
+            &dir.join(folder).join(PROJECT_ROOT_FILE),
+            Links::Refuse,
+            4096,
+        );
+        Some(matches!(marker, Ok(Some(root)) if Path::new(root.trim()) == project))
     }
 
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
@@ -403,6 +446,29 @@ fn exit_code(call: &Value) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_transcript_belongs_to_the_project_its_slugs_marker_names() {
+        let tmp = tempfile::tempdir().unwrap();
+        let dir = tmp.path().join(".gemini/tmp");
+        let chats = dir.join("project/chats");
+        std::fs::create_dir_all(&chats).unwrap();
+        let t = chats.join("session-1.jsonl");
+        let of = |project: &str| Gemini.transcript_in_project(&dir, &t, Path::new(project));
+        // No marker: no one's.
+        assert_eq!(of("/tmp/FIXTURE/project"), Some(false));
+        std::fs::write(dir.join("project/.project_root"), "/tmp/FIXTURE/project\n").unwrap();
+        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
+        assert_eq!(of("/tmp/other/project"), Some(false));
+        assert_eq!(
+            Gemini.transcript_in_project(
+                &dir,
+                &dir.join("x.jsonl"),
+                Path::new("/tmp/FIXTURE/project")
+            ),
+            Some(false)
+        );
+    }
 
     fn reply(input: u64) -> String {
         format!(

@@ -165,6 +165,22 @@ pub trait Client: Sync {
     /// forge) is followed only inside it.
     fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf>;
 
+    /// Whether `transcript` (links resolved, inside [`Client::transcript_dir`] `dir`, links
+    /// resolved too) belongs to a session started in `project` (links resolved), by where the
+    /// client files its sessions: `Some(false)` for another directory's session, None when its
+    /// layout does not tie a transcript to the directory its session started in (Codex files
+    /// by date, Copilot CLI by session id: any session's transcript in `dir` may be this
+    /// project's). A session record, which the repository can forge, is followed only where
+    /// this is not `Some(false)`.
+    fn transcript_in_project(
+        &self,
+        _dir: &Path,
+        _transcript: &Path,
+        _project: &Path,
+    ) -> Option<bool> {
+        None
+    }
+
     /// The failing command a tool-failure hook input reports ([`HookEvent::ToolFailure`]), as
     /// the session record takes it; None for another tool, or a client without such an event.
     fn failed_command(&self, _input: &HookInput) -> Option<Fact> {
@@ -195,6 +211,21 @@ pub trait Client: Sync {
 
     // ---- Context window ----
 
+    /// The context windows of the models this client's vendor names, by name prefix, for a
+    /// transcript that does not state its window. First match wins, so longer prefixes come
+    /// first. Windows are the smaller, conservative figure where a model comes in two sizes:
+    /// a reminder that comes early is a nuisance, one that comes after compaction is useless.
+    /// The hooks' lookup (`handover_hooks::window`) asks every client in [`ALL`]'s order.
+    fn model_windows(&self) -> &'static [ModelWindow] {
+        &[]
+    }
+
+    /// A larger variant of its models that the model name marks (Claude Code's `[1m]`), and
+    /// whose window a usage beyond the table's means.
+    fn large_variant(&self) -> Option<LargeVariant> {
+        None
+    }
+
     /// Where the client compacts by itself, as a whole percent of `window`, when that comes
     /// early enough to move our reminders below it; None when it compacts only near the end
     /// (nothing to move). `project` is the repository root and `user_dir` the client's own
@@ -208,6 +239,12 @@ pub trait Client: Sync {
     ) -> Option<u8>;
 
     // ---- Config files and hook entries ----
+
+    /// The environment variable the client moves its user directory with (`CODEX_HOME`, ...),
+    /// if it has one: [`UserDirs`] reads it for [`Client::user_dir`].
+    fn home_var(&self) -> Option<&'static str> {
+        None
+    }
 
     /// The client's own user directory (`~/.claude`, `$CODEX_HOME` else `~/.codex`, ...);
     /// None without a home.
@@ -290,6 +327,27 @@ pub trait Client: Sync {
     fn plugin_dir(&self) -> Option<&'static str> {
         None
     }
+}
+
+/// One row of [`Client::model_windows`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelWindow {
+    /// The model name starts with this (compared in lower case).
+    pub prefix: &'static str,
+    /// Tokens.
+    pub window: u64,
+    /// Where the figure comes from when that is worth saying (docs/hooks.md shows it); empty
+    /// otherwise.
+    pub source: &'static str,
+}
+
+/// See [`Client::large_variant`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LargeVariant {
+    /// The model name ends with this (compared in lower case).
+    pub suffix: &'static str,
+    /// Tokens.
+    pub window: u64,
 }
 
 /// How a client decides to run the hooks in its files.
@@ -378,6 +436,15 @@ pub fn detect(input: &HookInput) -> Agent {
         }
     }
     Agent::Claude
+}
+
+/// The first directory of `transcript` under `dir`, when the transcript lies in one (not
+/// directly in `dir`): the folder a client files one project's sessions in.
+pub(crate) fn folder_under<'a>(dir: &Path, transcript: &'a Path) -> Option<&'a str> {
+    let mut parts = transcript.strip_prefix(dir).ok()?.components();
+    let folder = parts.next()?.as_os_str().to_str()?;
+    parts.next()?;
+    Some(folder)
 }
 
 /// An environment holding exactly `vars`, for the shell-sign tests of every client module.

@@ -26,8 +26,9 @@ impl Scope {
 }
 
 /// The home directory and the environment variables a client may move its user directory
-/// with (`CODEX_HOME`, `GEMINI_CLI_HOME`), as the caller read them: the hooks from the process
-/// environment, the installer with its own rules (absolute paths only), tests from a temp dir.
+/// with ([`crate::Client::home_var`]: `CODEX_HOME`, `CLAUDE_CONFIG_DIR`, ...), as the caller
+/// read them: the hooks from the process environment, the installer with its own rules
+/// (absolute paths only), tests from a temp dir.
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct UserDirs {
     pub home: Option<PathBuf>,
@@ -46,8 +47,7 @@ impl UserDirs {
         let get = |name: &str| lookup(name).filter(|v| !v.is_empty()).map(PathBuf::from);
         UserDirs {
             home: get("HOME"),
-            vars: VARS
-                .iter()
+            vars: vars()
                 .filter_map(|name| get(name).map(|v| (name.to_string(), v)))
                 .collect(),
         }
@@ -85,10 +85,49 @@ impl UserDirs {
     }
 }
 
-/// Every variable a client module reads its user directory from.
-const VARS: [&str; 4] = [
-    crate::codex::HOME_VAR,
-    crate::gemini::HOME_VAR,
-    crate::qwen::HOME_VAR,
-    crate::copilot::HOME_VAR,
-];
+/// Every variable a client module reads its user directory from ([`crate::Client::home_var`]).
+fn vars() -> impl Iterator<Item = &'static str> {
+    crate::ALL.into_iter().filter_map(|c| c.home_var())
+}
+
+/// `path` as Claude Code and Qwen Code name the folder of a project's sessions: every
+/// character but an ASCII letter or digit becomes `-`, one per UTF-16 unit as JavaScript's
+/// `replace(/[^a-zA-Z0-9]/g, "-")` counts them. None for a path that is not UTF-8.
+pub(crate) fn dashed(path: &Path) -> Option<String> {
+    let mut out = String::new();
+    for c in path.to_str()?.chars() {
+        if c.is_ascii_alphanumeric() {
+            out.push(c);
+        } else {
+            out.extend(std::iter::repeat_n('-', c.len_utf16()));
+        }
+    }
+    Some(out)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn dashed_counts_utf16_units_like_javascript() {
+        assert_eq!(
+            dashed(Path::new("/tmp/my repo.x/é😀")).as_deref(),
+            Some("-tmp-my-repo-x----")
+        );
+    }
+
+    #[test]
+    fn the_clients_variables_are_read_and_empty_counts_as_unset() {
+        let dirs = UserDirs::from_lookup(|name| match name {
+            "HOME" => Some("/h".into()),
+            "CODEX_HOME" => Some("/c".into()),
+            "CLAUDE_CONFIG_DIR" => Some("".into()),
+            "UNRELATED" => Some("/u".into()),
+            _ => None,
+        });
+        assert_eq!(dirs.var("CODEX_HOME"), Some(Path::new("/c")));
+        assert_eq!(dirs.var("CLAUDE_CONFIG_DIR"), None);
+        assert_eq!(dirs.var("UNRELATED"), None);
+    }
+}

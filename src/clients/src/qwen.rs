@@ -170,6 +170,10 @@ impl Client for Qwen {
         ))
     }
 
+    fn home_var(&self) -> Option<&'static str> {
+        Some(HOME_VAR)
+    }
+
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
         dirs.var_else_home(HOME_VAR, ".qwen")
     }
@@ -177,6 +181,13 @@ impl Client for Qwen {
     /// `~/.qwen/projects/<cwd>/chats/<session>.jsonl`.
     fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
         self.user_dir(dirs).map(|d| d.join("projects"))
+    }
+
+    /// Qwen Code 0.24.4 names the folder after the session's working directory, every
+    /// character but an ASCII letter or digit made `-` (its `sanitizeCwd`).
+    fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
+        let folder = crate::folder_under(dir, transcript);
+        Some(folder.is_some_and(|f| Some(f) == crate::places::dashed(project).as_deref()))
     }
 
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
@@ -398,6 +409,20 @@ fn exit_code_of(text: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_transcript_belongs_to_the_project_its_folder_names() {
+        let dir = Path::new("/tmp/FIXTURE/home/qwen/.qwen/projects");
+        let t = dir.join("-tmp-FIXTURE-project/chats/b816995a.jsonl");
+        let of = |project: &str| Qwen.transcript_in_project(dir, &t, Path::new(project));
+        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
+        assert_eq!(
+            of("/tmp/FIXTURE.project"),
+            Some(true),
+            "Qwen's own name for both"
+        );
+        assert_eq!(of("/tmp/FIXTURE/other"), Some(false));
+    }
 
     const FIXTURES: &str = concat!(
         env!("CARGO_MANIFEST_DIR"),

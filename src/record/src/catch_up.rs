@@ -12,9 +12,10 @@
 
 use crate::extract;
 use crate::{files, SessionRecord};
+use handover_base::read_gate::Links;
 use handover_clients::{Client, UserDirs};
 use handover_handoff::store::Store;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// More appended than this since the record's last update is left alone: a turn appends far
 /// less, and the next session's start must not read a long unrecorded stretch (the session's
@@ -23,7 +24,8 @@ pub const MAX_CATCH_UP: u64 = 4 << 20;
 
 /// `record` with the lines its transcript gained since its last update applied and saved; the
 /// record unchanged when the transcript did not grow (or cannot be read, or grew by more than
-/// [`MAX_CATCH_UP`]), or names no transcript inside the client's own transcript directory).
+/// [`MAX_CATCH_UP`], or names no transcript of this project's in the client's own transcript
+/// directory).
 /// Never fails: a record that cannot be saved is still shown up to date.
 pub fn transcript_grew(store: &Store, record: SessionRecord, now_ms: u64) -> SessionRecord {
     transcript_grew_in(store, record, now_ms, &UserDirs::from_env())
@@ -36,13 +38,25 @@ pub fn transcript_grew_in(
     now_ms: u64,
     dirs: &UserDirs,
 ) -> SessionRecord {
+    catch_up(store, record, now_ms, dirs, || {})
+}
+
+/// [`transcript_grew_in`], running `after_check` between the check of the transcript's place
+/// and its open (a test swaps a link there).
+fn catch_up(
+    store: &Store,
+    record: SessionRecord,
+    now_ms: u64,
+    dirs: &UserDirs,
+    after_check: impl FnOnce(),
+) -> SessionRecord {
     let Some(agent) = handover_base::Agent::from_name(&record.agent) else {
         return record;
     };
     let client = handover_clients::of(agent);
     let path = Path::new(&record.transcript.path);
     // The path is the record's: only an absolute path to a transcript file is followed (a
-    // record is untrusted; `read_from` refuses FIFOs and devices through the read gate).
+    // record is untrusted; the read gate refuses FIFOs and devices).
     if !path.is_absolute() || path.extension().is_none_or(|e| e != "jsonl") {
         return record;
     }
@@ -56,11 +70,20 @@ pub fn transcript_grew_in(
     // Only now, when there is something to read (the usual start pays the one `stat` above):
     // a record written into the repository could name any `.jsonl` on the machine, another
     // project's session among them. The client's own transcript directory is the only place
-    // its sessions are.
-    if !inside_transcript_dir(client, path, dirs) {
+    // its sessions are, and where it files them by project, this project's folder.
+    let Some(transcript) = own_transcript(client, path, store.root(), dirs) else {
         return record;
-    }
-    let Ok(update) = extract::read_from(path, offset, client, Some(store.root())) else {
+    };
+    after_check();
+    // The path checked, not the record's: a link in the record's path swapped after the check
+    // cannot redirect the read, and a link put in the last component since is refused.
+    let Ok(update) = extract::read_from_with(
+        &transcript,
+        Links::Refuse,
+        offset,
+        client,
+        Some(store.root()),
+    ) else {
         return record;
     };
     if update.restarted || update.facts.is_empty() {
@@ -85,14 +108,26 @@ pub fn transcript_grew_in(
     record
 }
 
-/// `path`, links resolved, lies inside `client`'s transcript directory (links resolved too).
-fn inside_transcript_dir(client: &dyn Client, path: &Path, dirs: &UserDirs) -> bool {
-    let Some(dir) = client.transcript_dir(dirs) else {
-        return false;
-    };
-    match (std::fs::canonicalize(path), std::fs::canonicalize(dir)) {
-        (Ok(path), Ok(dir)) => path.starts_with(&dir) && path != dir,
-        _ => false,
+/// `path` with its links resolved, when that lies inside `client`'s transcript directory (links
+/// resolved too) and, where the client files sessions by the directory they started in, in the
+/// folder of the project at `root`; None otherwise.
+fn own_transcript(
+    client: &dyn Client,
+    path: &Path,
+    root: &Path,
+    dirs: &UserDirs,
+) -> Option<PathBuf> {
+    let dir = std::fs::canonicalize(client.transcript_dir(dirs)?).ok()?;
+    let path = std::fs::canonicalize(path).ok()?;
+    if !path.starts_with(&dir) || path == dir {
+        return None;
+    }
+    // The clients name the folder after their working directory as the system gives it, links
+    // resolved.
+    let project = std::fs::canonicalize(root).ok()?;
+    match client.transcript_in_project(&dir, &path, &project) {
+        Some(false) => None,
+        Some(true) | None => Some(path),
     }
 }
 
@@ -127,12 +162,45 @@ mod tests {
         (tmp, store)
     }
 
-    /// A home whose Claude Code transcript directory holds `<project>/<name>`.
-    fn claude_transcript(tmp: &Path, name: &str) -> (UserDirs, std::path::PathBuf) {
+    /// Claude Code's folder for the sessions started in `root` (an ASCII path here).
+    fn claude_folder(root: &Path) -> String {
+        std::fs::canonicalize(root)
+            .unwrap()
+            .to_str()
+            .unwrap()
+            .replace(|c: char| !c.is_ascii_alphanumeric(), "-")
+    }
+
+    /// A home whose Claude Code transcript directory holds `<the repository's folder>/<name>`.
+    fn claude_transcript(tmp: &Path, name: &str) -> (UserDirs, PathBuf) {
         let home = tmp.join("home");
-        let dir = home.join(".claude/projects/-tmp-repo");
+        let dir = home
+            .join(".claude/projects")
+            .join(claude_folder(&tmp.join("repo")));
         std::fs::create_dir_all(&dir).unwrap();
         (UserDirs::under(&home), dir.join(name))
+    }
+
+    /// A failing `cat secrets` and a request, as Claude Code writes them.
+    fn secret_lines() -> String {
+        [
+            claude_line("user", serde_json::json!("read it")),
+            claude_line(
+                "assistant",
+                serde_json::json!([{"type": "tool_use", "id": "b1", "name": "Bash",
+                "input": {"command": "cat secrets"}}]),
+            ),
+            claude_line(
+                "user",
+                serde_json::json!([{"type": "tool_result", "tool_use_id": "b1",
+                "content": "Exit code 1", "is_error": true}]),
+            ),
+        ]
+        .concat()
+    }
+
+    fn now() -> u64 {
+        handover_base::clock::millis(std::time::SystemTime::now())
     }
 
     #[test]
@@ -275,6 +343,130 @@ mod tests {
         assert_eq!(
             transcript_grew_in(&store, record.clone(), now, &dirs),
             record
+        );
+    }
+
+    /// A forged record naming another project's session, inside the same Claude Code
+    /// directory: not followed. The same lines in this project's folder are.
+    #[test]
+    fn a_record_naming_another_projects_transcript_is_not_followed() {
+        let (tmp, store) = repo();
+        let (dirs, own) = claude_transcript(tmp.path(), "own.jsonl");
+        let projects = own.parent().unwrap().parent().unwrap().to_path_buf();
+        let other_root = tmp.path().join("other");
+        std::fs::create_dir(&other_root).unwrap();
+        let other = projects.join(claude_folder(&other_root)).join("t.jsonl");
+        std::fs::create_dir_all(other.parent().unwrap()).unwrap();
+        // A session started in a subdirectory, and one directly in projects/: no one's.
+        let sub = projects
+            .join(format!("{}-src", claude_folder(&tmp.path().join("repo"))))
+            .join("t.jsonl");
+        std::fs::create_dir_all(sub.parent().unwrap()).unwrap();
+        let loose = projects.join("t.jsonl");
+        for path in [&own, &other, &sub, &loose] {
+            std::fs::write(path, secret_lines()).unwrap();
+        }
+        for path in [&other, &sub, &loose] {
+            let mut record = SessionRecord::new("s1", "claude");
+            record.transcript.path = path.to_string_lossy().into_owned();
+            assert_eq!(
+                transcript_grew_in(&store, record.clone(), now(), &dirs),
+                record,
+                "{}",
+                path.display()
+            );
+        }
+        assert!(files::load(&store, "s1").is_none(), "nothing saved");
+        let mut record = SessionRecord::new("s1", "claude");
+        record.transcript.path = own.to_string_lossy().into_owned();
+        let read = transcript_grew_in(&store, record, now(), &dirs);
+        assert_eq!(
+            read.last_failure.as_ref().map(|c| c.command.as_str()),
+            Some("cat secrets")
+        );
+    }
+
+    /// Codex files sessions by date, not by project: any rollout in its sessions directory
+    /// passes (docs/security.md says so), nothing outside it does.
+    #[test]
+    fn a_client_filing_sessions_by_date_is_restricted_to_its_directory_only() {
+        let tmp = tempfile::tempdir().unwrap();
+        let home = tmp.path().join("home");
+        let day = home.join(".codex/sessions/2026/11/22");
+        std::fs::create_dir_all(&day).unwrap();
+        let rollout = day.join("rollout-x.jsonl");
+        std::fs::write(&rollout, "{}\n").unwrap();
+        let outside = tmp.path().join("rollout-y.jsonl");
+        std::fs::write(&outside, "{}\n").unwrap();
+        let dirs = UserDirs::under(&home);
+        let codex = handover_clients::of(handover_base::Agent::Codex);
+        let any_root = tmp.path();
+        assert_eq!(
+            own_transcript(codex, &rollout, any_root, &dirs),
+            Some(std::fs::canonicalize(&rollout).unwrap())
+        );
+        assert_eq!(own_transcript(codex, &outside, any_root, &dirs), None);
+    }
+
+    /// The record names a link that leads into this project's folder when it is checked, and
+    /// elsewhere once it is opened: the file checked is the file read.
+    #[test]
+    fn a_link_swapped_between_the_check_and_the_open_does_not_redirect_the_read() {
+        let (tmp, store) = repo();
+        let (dirs, own) = claude_transcript(tmp.path(), "own.jsonl");
+        std::fs::write(
+            &own,
+            claude_line("user", serde_json::json!("fix the parser")),
+        )
+        .unwrap();
+        let outside = tmp.path().join("outside.jsonl");
+        std::fs::write(&outside, secret_lines()).unwrap();
+        let link = tmp.path().join("repo/link.jsonl");
+        std::os::unix::fs::symlink(&own, &link).unwrap();
+        let mut record = SessionRecord::new("s1", "claude");
+        record.transcript.path = link.to_string_lossy().into_owned();
+        let swap = || {
+            std::fs::remove_file(&link).unwrap();
+            std::os::unix::fs::symlink(&outside, &link).unwrap();
+        };
+        let read = catch_up(&store, record, now(), &dirs, swap);
+        assert_eq!(read.last_failure, None, "the swapped-in file was read");
+        assert_eq!(read.requests, ["fix the parser"]);
+    }
+
+    /// Claude Code moved with an absolute `CLAUDE_CONFIG_DIR` keeps its transcripts there:
+    /// followed there, and no longer under `~/.claude`.
+    #[test]
+    fn claude_config_dir_moves_the_transcript_directory() {
+        let (tmp, store) = repo();
+        let (home_dirs, in_home) = claude_transcript(tmp.path(), "t.jsonl");
+        std::fs::write(&in_home, secret_lines()).unwrap();
+        let moved = tmp.path().join("moved-claude");
+        let in_moved = moved
+            .join("projects")
+            .join(claude_folder(&tmp.path().join("repo")))
+            .join("t.jsonl");
+        std::fs::create_dir_all(in_moved.parent().unwrap()).unwrap();
+        std::fs::write(&in_moved, secret_lines()).unwrap();
+        let dirs = UserDirs::from_lookup(|name| match name {
+            "HOME" => home_dirs.home.clone().map(Into::into),
+            "CLAUDE_CONFIG_DIR" => Some(moved.clone().into()),
+            _ => None,
+        });
+        let record_of = |path: &Path| {
+            let mut record = SessionRecord::new("s1", "claude");
+            record.transcript.path = path.to_string_lossy().into_owned();
+            record
+        };
+        let read = transcript_grew_in(&store, record_of(&in_moved), now(), &dirs);
+        assert_eq!(
+            read.last_failure.as_ref().map(|c| c.command.as_str()),
+            Some("cat secrets")
+        );
+        let unmoved = record_of(&in_home);
+        assert_eq!(
+            transcript_grew_in(&store, unmoved.clone(), now(), &dirs),
+            unmoved
         );
     }
 }

@@ -7,6 +7,7 @@
 //! e.g. handover_clients::claude): this file only knows lines and offsets.
 
 use super::Fact;
+use handover_base::read_gate::Links;
 use handover_clients::Client;
 use std::io::{Read, Seek, SeekFrom};
 use std::path::Path;
@@ -34,9 +35,21 @@ pub fn read_from(
     client: &dyn Client,
     root: Option<&Path>,
 ) -> std::io::Result<Update> {
+    // The client names the file, so a link is followed to a regular file.
+    read_from_with(path, Links::Follow, offset, client, root)
+}
+
+/// [`read_from`] with links handled as `links` says.
+pub fn read_from_with(
+    path: &Path,
+    links: Links,
+    offset: u64,
+    client: &dyn Client,
+    root: Option<&Path>,
+) -> std::io::Result<Update> {
     // Through the read gate: a FIFO named as the transcript is refused at once instead of
-    // blocking the hook (the client names the file, so a link is followed to a regular file).
-    let mut file = handover_base::read_gate::open(path, handover_base::read_gate::Links::Follow)?
+    // blocking the hook.
+    let mut file = handover_base::read_gate::open(path, links)?
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
     let len = file.metadata()?.len();
     let mut update = Update {

@@ -1,10 +1,14 @@
-//! Codex's installer steps beyond its hooks.json (see the parent module): the user's config.toml in an
-//! install and uninstall (feature flag, project trust, the hook-trust entries kept in step
-//! with handlers that move), the trust it leaves in place, and its status facts. The editors
-//! themselves are codex_config.rs (config.toml) and codex_trust.rs (`codex app-server`).
+//! Codex's installer steps beyond its hooks.json (see the parent module): the user's
+//! config.toml in an install and uninstall (feature flag, project trust, the hook-trust
+//! entries kept in step with handlers that move), the trust it leaves in place, and its status
+//! facts. Beside it: [`config`] edits config.toml, [`app_server`] talks to `codex app-server`,
+//! and [`trust`] is its step after the files are written (`--trust`, `trust-plugin`).
+
+pub mod app_server;
+pub mod config;
+pub mod trust;
 
 use super::{InstallOptions, Place, Planned, Wiring};
-use crate::codex_config;
 use crate::error::EditError;
 use crate::facts::{CodexConfigStatus, CodexFacts, Facts, RecordedTrust, ScopeStatus};
 use crate::file_edit::{FileEdit, FileKind};
@@ -33,24 +37,26 @@ impl Wiring for CodexWiring {
             hooks_doc::install(doc, want, path)
         })?;
         let homes = at.homes;
-        let cfg_path = homes.codex_config();
+        let cfg_path = config::config_path(homes);
         let cfg_before = read_opt(&cfg_path)?;
-        let mut doc = codex_config::parse(&cfg_path, cfg_before.as_deref().unwrap_or(""))?;
+        let mut doc = config::parse(&cfg_path, cfg_before.as_deref().unwrap_or(""))?;
         let mut changes = Vec::new();
-        let flags = codex_config::feature_flags(&doc);
+        let flags = config::feature_flags(&doc);
         if let Some(problem) = flags.problem(&cfg_path) {
             if opts.enable_codex_hooks && flags.legacy_profile.is_none() {
-                changes.extend(codex_config::enable_hooks(&mut doc));
+                changes.extend(config::enable_hooks(&mut doc));
             } else {
                 plan.problems.push(problem);
             }
         }
-        plan.notes
-            .extend(codex_config::profile_notes(&doc, &homes.codex_home));
+        plan.notes.extend(config::profile_notes(
+            &doc,
+            &homes.user_dir(&handover_clients::codex::Codex),
+        ));
         if opts.trust && opts.scope != Scope::User {
-            changes.push(codex_config::trust_project(&mut doc, at.repo, &cfg_path)?);
+            changes.push(config::trust_project(&mut doc, at.repo, &cfg_path)?);
         }
-        changes.extend(codex_config::move_trust_entries(&mut doc, &moved));
+        changes.extend(config::move_trust_entries(&mut doc, &moved));
         plan.edits
             .extend(codex_config_edit(cfg_path, cfg_before, &doc, changes));
         Ok(plan)
@@ -65,11 +71,11 @@ impl Wiring for CodexWiring {
         let moved = trust_moves(path, hooks.before.as_deref(), |doc| {
             hooks_doc::uninstall(doc, path)
         })?;
-        let cfg_path = at.homes.codex_config();
+        let cfg_path = config::config_path(at.homes);
         if let Some(cfg_before) = read_opt(&cfg_path)? {
-            let mut doc = codex_config::parse(&cfg_path, &cfg_before)?;
-            let mut changes = codex_config::move_trust_entries(&mut doc, &moved);
-            changes.extend(codex_config::restore_hooks(&mut doc));
+            let mut doc = config::parse(&cfg_path, &cfg_before)?;
+            let mut changes = config::move_trust_entries(&mut doc, &moved);
+            changes.extend(config::restore_hooks(&mut doc));
             plan.edits
                 .extend(codex_config_edit(cfg_path, Some(cfg_before), &doc, changes));
         }
@@ -80,12 +86,12 @@ impl Wiring for CodexWiring {
         if at.scope != Scope::Project {
             return Vec::new();
         }
-        let cfg = at.homes.codex_config();
+        let cfg = config::config_path(at.homes);
         let trusted = read_opt(&cfg)
             .ok()
             .flatten()
-            .and_then(|text| codex_config::parse(&cfg, &text).ok())
-            .and_then(|doc| codex_config::project_trust(&doc, at.repo));
+            .and_then(|text| config::parse(&cfg, &text).ok())
+            .and_then(|doc| config::project_trust(&doc, at.repo));
         trusted
             .map(|level| {
                 format!(
@@ -117,7 +123,7 @@ fn codex_config_edit(
         return None;
     }
     let after = if any_effective(&changes) {
-        Some(codex_config::render(doc, before.as_deref().unwrap_or("")))
+        Some(config::render(doc, before.as_deref().unwrap_or("")))
     } else {
         before.clone()
     };
@@ -159,11 +165,11 @@ fn config_status(
     homes: &Homes,
     scopes: &mut [ScopeStatus],
 ) -> Result<CodexConfigStatus, String> {
-    let cfg_path = homes.codex_config();
+    let cfg_path = config::config_path(homes);
     let doc = read_opt(&cfg_path)
-        .and_then(|t| codex_config::parse(&cfg_path, t.as_deref().unwrap_or("")))
+        .and_then(|t| config::parse(&cfg_path, t.as_deref().unwrap_or("")))
         .map_err(|e| e.to_string())?;
-    let hashes = codex_config::trusted_hashes(&doc);
+    let hashes = config::trusted_hashes(&doc);
     for s in scopes.iter_mut().filter(|s| !s.file.ours.is_empty()) {
         let keys: Vec<String> = s
             .file
@@ -181,7 +187,7 @@ fn config_status(
             hash_checked: false,
         });
     }
-    let plugins = codex_config::handover_plugins(&doc)
+    let plugins = config::handover_plugins(&doc)
         .into_iter()
         .map(|id| {
             let trusted = hashes.iter().any(|(k, _)| k.starts_with(&format!("{id}:")));
@@ -190,9 +196,12 @@ fn config_status(
         .collect();
     Ok(CodexConfigStatus {
         plugins,
-        flags: codex_config::feature_flags(&doc),
-        project_trust: codex_config::project_trust(&doc, repo),
-        profile_notes: codex_config::profile_notes(&doc, &homes.codex_home),
+        flags: config::feature_flags(&doc),
+        project_trust: config::project_trust(&doc, repo),
+        profile_notes: config::profile_notes(
+            &doc,
+            &homes.user_dir(&handover_clients::codex::Codex),
+        ),
         file: cfg_path,
         project: repo.to_path_buf(),
     })

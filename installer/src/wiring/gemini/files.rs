@@ -13,6 +13,8 @@
 //!
 //! `~/.gemini` is `$GEMINI_CLI_HOME/.gemini` when that variable is set (the client's rule).
 
+pub use crate::facts::FolderTrust;
+
 use crate::error::EditError;
 use crate::files::{canonical, read_opt, Homes, Scope};
 use crate::json_doc::Value;
@@ -28,7 +30,9 @@ pub fn settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
 }
 
 pub fn trusted_folders_path(homes: &Homes) -> PathBuf {
-    handover_clients::gemini::trusted_folders_file(&homes.gemini_home)
+    handover_clients::gemini::trusted_folders_file(
+        &homes.user_dir(&handover_clients::gemini::Gemini),
+    )
 }
 
 /// A settings file as JSON, or None when it does not exist. Gemini CLI accepts comments in its
@@ -88,19 +92,6 @@ fn is_plain_file_name(name: &str) -> bool {
         && name != ".."
         && !name.contains(['/', '\\', '\0'])
         && name.trim() == name
-}
-
-/// How Gemini CLI will treat the repository.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FolderTrust {
-    /// `security.folderTrust.enabled` is false in the user's settings: every folder is trusted.
-    Off,
-    /// A rule trusts it (the rule's path).
-    Trusted(String),
-    /// A rule distrusts it (the rule's path).
-    Distrusted(String),
-    /// No rule: Gemini CLI asks in an interactive session and runs no hooks until trusted.
-    Unknown,
 }
 
 impl FolderTrust {

@@ -1,10 +1,9 @@
 //! GitHub Copilot CLI's installer steps (see the parent module): its own hooks shape, folder
-//! trust for a repository, its status facts. The editors are in crate::copilot.
+//! trust for a repository, its status facts. The editors are in [`files`].
+
+pub mod files;
 
 use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
-use crate::copilot::{
-    command_with_event, config_path, edit_hooks, find, trust_problem, trust_repo, trusted_by,
-};
 use crate::error::EditError;
 use crate::facts::{CopilotFacts, Facts, ScopeStatus};
 use crate::file_edit::FileEdit;
@@ -12,6 +11,9 @@ use crate::files::{read_opt, Homes, Scope};
 use crate::hooks_doc::{Found, Mention, Wanted};
 use crate::json_doc::Value;
 use crate::report::Change;
+use files::{
+    command_with_event, config_path, edit_hooks, find, trust_problem, trust_repo, trusted_by,
+};
 use std::path::{Path, PathBuf};
 
 pub struct CopilotWiring;

@@ -2,40 +2,56 @@
 //! app-server` (`--trust`; else the manual steps are printed), with config.toml backed up first
 //! and its line endings kept; and `handover trust-plugin`, the same for the plugin's hooks.
 
-use super::{backup_stamp, InstallRequest, Outcome};
-use crate::codex_config;
-use crate::codex_trust::{self, TrustOutcome, TrustRequest, TrustStatus};
+use super::app_server::{self, TrustOutcome, TrustRequest, TrustStatus};
+use super::config;
+use crate::backup::{self, Backups};
+use crate::file_edit::FileEdit;
 use crate::files::{self, Homes, Scope};
 use crate::locate::is_executable;
-use crate::plan::{self, FileKind, Plan};
 use crate::preflight::{self, Access};
+use crate::report::Outcome;
+use crate::wiring::InstallOptions;
 use handover_base::Agent;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
+/// What Codex's step needs of an install run.
+#[derive(Clone, Copy, Debug)]
+pub struct TrustStep<'a> {
+    pub repo: &'a Path,
+    pub homes: &'a Homes,
+    pub options: &'a InstallOptions,
+    /// `--codex-bin`, else `codex` found on PATH by the caller (None: not available).
+    pub codex_bin: Option<&'a Path>,
+    pub dry_run: bool,
+    /// Bound on the whole `codex app-server` conversation.
+    pub timeout: Duration,
+}
+
 /// The config.toml Codex rewrites when it trusts our hooks: checked before the first write.
-pub(super) fn preflight(req: &InstallRequest) -> Result<(), crate::EditError> {
+pub fn preflight(req: &TrustStep) -> Result<(), crate::EditError> {
     if req.options.trust && req.options.targets.contains(Agent::Codex) {
-        preflight::check_file(&req.homes.codex_config(), Access::Write, None)?;
+        preflight::check_file(&config::config_path(req.homes), Access::Write, None)?;
     }
     Ok(())
 }
 
 /// `--trust` needs Codex: checked before anything is written, so a missing `codex` costs nothing.
-pub(super) fn check_trust_prerequisites(req: &InstallRequest) -> Result<(), crate::EditError> {
+pub fn check_trust_prerequisites(req: &TrustStep) -> Result<(), crate::EditError> {
     if !(req.options.trust && req.options.targets.contains(Agent::Codex)) {
         return Ok(());
     }
-    if req.codex_bin.as_deref().is_some_and(is_executable) {
+    if req.codex_bin.is_some_and(is_executable) {
         return Ok(());
     }
-    let what = match &req.codex_bin {
+    let what = match req.codex_bin {
         Some(b) => format!("{} is not an executable file", b.display()),
         None => "`codex` is not on PATH".to_string(),
     };
     Err(crate::EditError::new(
-        req.codex_bin.clone().unwrap_or_else(|| PathBuf::from("codex")),
+        req.codex_bin
+            .map_or_else(|| PathBuf::from("codex"), Path::to_path_buf),
         format!(
             "--trust needs Codex, and {what}; nothing was written. Install Codex (or pass --codex-bin PATH), or run without --trust and follow the steps it prints"
         ),
@@ -43,23 +59,27 @@ pub(super) fn check_trust_prerequisites(req: &InstallRequest) -> Result<(), crat
 }
 
 /// Codex in the install: trust our hooks (`--trust`), or print how to.
-pub(super) fn trust_step(
-    req: &InstallRequest,
-    plan: &Plan,
+///
+/// `edits` and `backups` are the run's plan: a config.toml it created holds nothing of the
+/// user's to back up.
+pub fn trust_step(
+    req: &TrustStep,
+    edits: &[FileEdit],
+    backups: &Backups,
     outcome: &mut Outcome,
     out: &mut dyn Write,
 ) {
     if !req.options.targets.contains(Agent::Codex) {
         return;
     }
-    let hooks_json = files::hooks_path(Agent::Codex, req.options.scope, &req.repo, &req.homes);
-    let cfg = req.homes.codex_config();
-    let project = (req.options.scope != Scope::User).then_some(req.repo.as_path());
+    let hooks_json = files::hooks_path(Agent::Codex, req.options.scope, req.repo, req.homes);
+    let cfg = config::config_path(req.homes);
+    let project = (req.options.scope != Scope::User).then_some(req.repo);
     let manual_steps = |out: &mut dyn Write| {
         let _ = write!(
             out,
             "{}",
-            codex_trust::manual_steps(&cfg, project, &hooks_json)
+            app_server::manual_steps(&cfg, project, &hooks_json)
         );
     };
     if !req.options.trust {
@@ -67,7 +87,7 @@ pub(super) fn trust_step(
         return;
     }
     // check_trust_prerequisites made sure it is there.
-    let Some(bin) = &req.codex_bin else {
+    let Some(bin) = req.codex_bin else {
         return;
     };
     if req.dry_run {
@@ -81,29 +101,30 @@ pub(super) fn trust_step(
     }
     let cfg_text = files::read_opt(&cfg).ok().flatten();
     // A config.toml this run created holds nothing of the user's: nothing to back up.
-    let created_now = plan
-        .edits
+    let created_now = edits
         .iter()
         .any(|e| e.path == cfg && e.before.is_none() && e.after.is_some())
         && !req.dry_run;
     if let Some(text) = cfg_text.as_ref().filter(|_| !created_now) {
-        if !back_up_codex_config(&plan.backups, &cfg, text, outcome, out) {
+        if !back_up_codex_config(backups, &cfg, text, outcome, out) {
             return;
         }
     }
     let tr = TrustRequest {
-        codex_bin: bin.clone(),
-        codex_home: req.homes.codex_home.clone(),
+        codex_bin: bin.to_path_buf(),
+        codex_home: req.homes.user_dir(&handover_clients::codex::Codex),
         home: req.homes.home.clone(),
-        project: req.repo.clone(),
+        project: req.repo.to_path_buf(),
         hooks_json: hooks_json.clone(),
-        commands: plan::wanted(&req.options, Agent::Codex)
+        commands: req
+            .options
+            .wanted(Agent::Codex)
             .into_iter()
             .map(|w| w.command)
             .collect(),
-        timeout: req.trust_timeout,
+        timeout: req.timeout,
     };
-    let trusted = codex_trust::trust_our_hooks(&tr);
+    let trusted = app_server::trust_our_hooks(&tr);
     if let Some(text) = &cfg_text {
         keep_line_endings(&cfg, text, out);
     }
@@ -122,16 +143,16 @@ pub(super) fn trust_step(
 /// Codex rewrites config.toml itself for hooks.state: the user's version is backed up first
 /// (unless its newest backup already holds it). False when that failed: then nothing is trusted.
 fn back_up_codex_config(
-    backups: &crate::backup::Backups,
+    backups: &Backups,
     cfg: &Path,
     text: &str,
     outcome: &mut Outcome,
     out: &mut dyn Write,
 ) -> bool {
-    if crate::keep::backup_is_current(backups, FileKind::CodexConfig, cfg, text) {
+    if backups.hold(cfg, text, |t| config::user_part(cfg, t)) {
         return true;
     }
-    match backups.make(cfg, &backup_stamp(), text.as_bytes()) {
+    match backups.make(cfg, &backup::stamp(), text.as_bytes()) {
         Ok(b) => {
             let _ = writeln!(out, "backup: {}", b.display());
             outcome.backups.push(b);
@@ -195,15 +216,15 @@ pub struct PluginTrustRequest {
 }
 
 /// `handover trust-plugin`: trusts exactly the handover plugin's Codex hooks
-/// (codex_trust::plugin_hooks), the config backed up first as for `install --trust`. Running
+/// (app_server::plugin_hooks), the config backed up first as for `install --trust`. Running
 /// the command is the user's consent, as `--trust` is.
 pub fn trust_plugin(req: &PluginTrustRequest, out: &mut dyn Write) -> Outcome {
     let mut outcome = Outcome {
         ok: true,
         ..Default::default()
     };
-    let cfg = req.homes.codex_config();
-    let backups = crate::backup::Backups::new(&req.homes.backups);
+    let cfg = config::config_path(&req.homes);
+    let backups = Backups::new(&req.homes.backups);
     let cfg_text = files::read_opt(&cfg).ok().flatten();
     if let Some(text) = &cfg_text {
         if !back_up_codex_config(&backups, &cfg, text, &mut outcome, out) {
@@ -212,14 +233,14 @@ pub fn trust_plugin(req: &PluginTrustRequest, out: &mut dyn Write) -> Outcome {
     }
     let tr = TrustRequest {
         codex_bin: req.codex_bin.clone(),
-        codex_home: req.homes.codex_home.clone(),
+        codex_home: req.homes.user_dir(&handover_clients::codex::Codex),
         home: req.homes.home.clone(),
         project: req.cwd.clone(),
         hooks_json: PathBuf::new(),
         commands: Vec::new(),
         timeout: req.timeout,
     };
-    let trusted = codex_trust::trust_plugin_hooks(&tr);
+    let trusted = app_server::trust_plugin_hooks(&tr);
     if let Some(text) = &cfg_text {
         keep_line_endings(&cfg, text, out);
     }
@@ -243,7 +264,7 @@ fn keep_line_endings(cfg: &Path, before: &str, out: &mut dyn Write) {
     let Ok(Some(now)) = files::read_opt(cfg) else {
         return;
     };
-    let fixed = codex_config::in_endings_of(before, now.clone());
+    let fixed = config::in_endings_of(before, now.clone());
     if fixed != now {
         match handover_base::atomic::write_atomic(cfg, fixed.as_bytes()) {
             Ok(()) => {}

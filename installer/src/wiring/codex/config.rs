@@ -4,11 +4,20 @@
 //! We never write `codex_hooks` (the deprecated name). The feature flag is only reported unless
 //! the user passes the explicit flag; trust only with `--trust`.
 
+pub use crate::facts::{FeatureFlags, Flag};
+
 use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
 use handover_base::text::line_column as line_col;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item, Table};
+
+/// The user's Codex config: `config.toml` in the Codex home (`$CODEX_HOME`, else `~/.codex`).
+pub fn config_path(homes: &crate::files::Homes) -> PathBuf {
+    homes
+        .user_dir(&handover_clients::codex::Codex)
+        .join("config.toml")
+}
 
 pub fn parse(file: &Path, text: &str) -> Result<DocumentMut, EditError> {
     text.parse::<DocumentMut>().map_err(|e| {
@@ -48,28 +57,6 @@ pub fn in_endings_of(original: &str, text: String) -> String {
         prev = c;
     }
     out
-}
-
-/// One feature setting as written.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Flag {
-    Bool(bool),
-    /// Not a boolean (`hooks = "false"`): Codex 0.169.0 rejects the whole config.toml for it
-    /// ("invalid type: string, expected a boolean") and runs with defaults, so no project and
-    /// no hook is trusted. The text is the value as written.
-    Invalid(String),
-}
-
-/// What the user set for the hooks feature, if anything.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FeatureFlags {
-    /// `[features] hooks = ...`
-    pub hooks: Option<Flag>,
-    /// `[features] codex_hooks = ...` (deprecated name).
-    pub codex_hooks: Option<Flag>,
-    /// A top-level `profile = "..."`: Codex 0.169.0 refuses it ("legacy `profile` config is no
-    /// longer supported") and ignores the whole file.
-    pub legacy_profile: Option<String>,
 }
 
 fn flag(item: &Item) -> Flag {
@@ -479,4 +466,21 @@ pub fn move_trust_entries(
         }
     }
     changes
+}
+
+/// The user's part of a config.toml, for comparing two versions: everything but ours there —
+/// project trust and hook trust (Codex writes the latter too) — in a canonical form; None when
+/// it does not parse.
+pub fn user_part(path: &Path, text: &str) -> Option<String> {
+    let mut doc = parse(path, text).ok()?;
+    doc.as_table_mut().remove("projects");
+    if let Some(h) = doc.get_mut("hooks").and_then(Item::as_table_like_mut) {
+        h.remove("state");
+    }
+    Some(
+        doc.to_string()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join(" "),
+    )
 }

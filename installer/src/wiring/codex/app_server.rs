@@ -7,6 +7,8 @@
 //! → `hooks/list` again to verify. Everything is bounded by one deadline; the server is killed
 //! when we are done or out of time.
 
+pub use crate::facts::TrustStatus;
+
 use crate::command::our_exe;
 use crate::files::canonical;
 use crate::json_doc;
@@ -41,23 +43,6 @@ pub struct HookInfo {
     pub source_path: PathBuf,
     /// `<plugin>@<marketplace>` when the hook comes from an installed plugin.
     pub plugin_id: Option<String>,
-}
-
-/// What Codex says about one hook: `trustStatus` in `hooks/list` (Codex 0.169.0). Read
-/// leniently: a value this version does not know is kept as [`TrustStatus::Other`], never an
-/// error, and never counts as trusted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TrustStatus {
-    /// Trusted with the hash it has now: Codex runs it.
-    Trusted,
-    /// Never approved: Codex skips it.
-    Untrusted,
-    /// Approved once, changed since (the recorded hash no longer matches): Codex skips it.
-    Modified,
-    /// Set by managed (administrator) configuration.
-    Managed,
-    /// Anything else, as Codex wrote it (empty when the field was missing).
-    Other(String),
 }
 
 impl TrustStatus {

@@ -1,17 +1,19 @@
 //! Gemini CLI's installer steps beyond its settings file (see the parent module): folder
-//! trust, its configurable context file, its status facts. The editors are in crate::gemini.
+//! trust, its configurable context file, its status facts. The editors are in [`files`].
+
+pub mod files;
 
 use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
 use crate::error::EditError;
 use crate::facts::{Facts, GeminiFacts, ScopeStatus};
 use crate::file_edit::FileEdit;
 use crate::files::{read_opt, Homes, Scope};
-use crate::gemini::{
+use crate::hooks_doc::Wanted;
+use crate::report::Change;
+use files::{
     comment_hint, context_file, folder_trust, trust_problem, trust_repo, trusted_folders_path,
     FolderTrust,
 };
-use crate::hooks_doc::Wanted;
-use crate::report::Change;
 use std::path::{Path, PathBuf};
 
 pub struct GeminiWiring;
