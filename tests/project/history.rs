@@ -27,7 +27,7 @@ fn references(line: &str) -> Vec<String> {
     };
     // Where each reference is: (start, end) in `line`.
     let mut found: Vec<(usize, usize)> = Vec::new();
-    // "issue 12", "issue #12", "issues 3 and 4": the word, then a number.
+    // The word "issue" or "issues", then spaces or a hash, then a number.
     let mut from = 0;
     while let Some(n) = lower[from..].find("issue") {
         let at = from + n;
@@ -55,7 +55,7 @@ fn references(line: &str) -> Vec<String> {
             .iter()
             .any(|(start, end)| (*start..*end).contains(&at))
         {
-            continue; // the number of an "issue #12" already found
+            continue; // the number of a reference by word already found
         }
         let before = at.checked_sub(1).map(|i| bytes[i]);
         if before.is_some_and(|b| !matches!(b, b' ' | b'(' | b'[' | b',' | b'\t')) {
