@@ -148,10 +148,11 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
 }
 
 /// Every thread allocates from the main thread's heap. glibc gives each new thread that
-/// allocates an arena of its own (132 KiB reserved, touched as used, and never given back), and
-/// a hook's threads (the watchdog, a bounded scan) allocate little and briefly: three arenas
-/// were 160 KiB of a PreCompact's 4 MiB peak (docs/benchmarks.md, "Peak RSS"). Called first,
-/// before any other thread exists.
+/// allocates an arena of its own (a heap mapping of its own, touched as used and kept), and a
+/// hook's threads (the watchdog, a bounded scan) allocate little and briefly: three arenas were
+/// 156 KiB of a PreCompact's 4 MiB peak (docs/benchmarks.md, "Peak RSS"). Malloc's lock is
+/// then shared, but only for the short time of each allocation. Called first, before any
+/// other thread exists.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
 #[allow(unsafe_code)] // the one call into libc of the hook executables
 fn one_malloc_arena() {
