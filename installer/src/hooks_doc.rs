@@ -427,13 +427,3 @@ fn for_each_handler_mut(doc: &mut Value, mut f: impl FnMut(Position, &mut Value)
         }
     }
 }
-
-/// Codex's trust key for a handler at `pos` in `hooks_json` (handover_clients::codex).
-pub fn trust_key_at(hooks_json: &Path, pos: &Position) -> String {
-    handover_clients::codex::trust_key(hooks_json, &pos.0, pos.1, pos.2)
-}
-
-/// Codex's trust key for a handler we found.
-pub fn codex_trust_key(hooks_json: &Path, f: &Found) -> String {
-    handover_clients::codex::trust_key(hooks_json, &f.event, f.group, f.handler)
-}

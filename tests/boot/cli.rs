@@ -472,9 +472,9 @@ fn status_calls_a_repository_wired_for_no_agent_a_problem() {
     insta::assert_snapshot!("status_problems_by_wiring", seen);
 }
 
-/// A relative (or empty) CODEX_HOME / GEMINI_CLI_HOME names no place of the user's: install
-/// would otherwise create it relative to wherever it runs. It is ignored, the default homes
-/// are used; absolute values are honoured.
+/// A relative (or empty) CODEX_HOME / GEMINI_CLI_HOME / CLAUDE_CONFIG_DIR names no place of
+/// the user's: install would otherwise create it relative to wherever it runs. It is ignored,
+/// the default homes are used; absolute values are honoured.
 #[test]
 fn a_relative_codex_home_or_gemini_cli_home_is_ignored_by_install() {
     let r = Repo::with_commit();
@@ -485,14 +485,17 @@ fn a_relative_codex_home_or_gemini_cli_home_is_ignored_by_install() {
         .unwrap()
         .to_string_lossy()
         .into_owned();
-    let install = |codex_home: &Path, gemini_cli_home: &Path| {
+    let install = |codex_home: &Path, gemini_cli_home: &Path, claude_config_dir: &Path| {
         let out = Command::new(BIN)
-            .args(["install", "--codex", "--gemini", "--scope", "user"])
+            .args([
+                "install", "--claude", "--codex", "--gemini", "--scope", "user",
+            ])
             .args(["--hooks-dir", &bin_dir])
             .current_dir(&r.path)
             .env("HOME", home)
             .env("CODEX_HOME", codex_home)
             .env("GEMINI_CLI_HOME", gemini_cli_home)
+            .env("CLAUDE_CONFIG_DIR", claude_config_dir)
             .env_remove("XDG_STATE_HOME")
             .stdin(Stdio::null())
             .output()
@@ -503,10 +506,15 @@ fn a_relative_codex_home_or_gemini_cli_home_is_ignored_by_install() {
             String::from_utf8_lossy(&out.stderr)
         );
     };
-    install(Path::new("rel-codex"), Path::new("rel-gemini"));
+    install(
+        Path::new("rel-codex"),
+        Path::new("rel-gemini"),
+        Path::new("rel-claude"),
+    );
     assert!(home.join(".codex/hooks.json").is_file());
     assert!(home.join(".gemini/settings.json").is_file());
-    for rel in ["rel-codex", "rel-gemini"] {
+    assert!(home.join(".claude/settings.json").is_file());
+    for rel in ["rel-codex", "rel-gemini", "rel-claude"] {
         assert!(
             !r.path.join(rel).exists(),
             "{rel} created in the repository"
@@ -514,9 +522,11 @@ fn a_relative_codex_home_or_gemini_cli_home_is_ignored_by_install() {
     }
     let codex_home = home.join("moved-codex");
     let gemini_cli_home = home.join("moved-gemini");
-    install(&codex_home, &gemini_cli_home);
+    let claude_config_dir = home.join("moved-claude");
+    install(&codex_home, &gemini_cli_home, &claude_config_dir);
     assert!(codex_home.join("hooks.json").is_file());
     assert!(gemini_cli_home.join(".gemini/settings.json").is_file());
+    assert!(claude_config_dir.join("settings.json").is_file());
 }
 
 #[test]

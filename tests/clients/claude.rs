@@ -277,3 +277,75 @@ fn claude_started_from_a_copilot_shell_gets_its_context() {
         "an entry stood aside for Copilot CLI:\n{log}"
     );
 }
+
+/// Claude Code moved with an absolute `CLAUDE_CONFIG_DIR` keeps its transcripts under it
+/// (`$CLAUDE_CONFIG_DIR/projects/<cwd>/`, not `~/.claude/projects`), and the hooks it runs see
+/// the variable: lines its transcript gained after the record's last update (as Claude Code's
+/// terminal UI writes a turn's end after Stop) reach the next session through the catch-up.
+/// Before, the catch-up looked only under `~/.claude/projects` and left them out.
+#[test]
+fn claude_moved_with_claude_config_dir_gets_the_catch_up() {
+    if clients("claude_moved_with_claude_config_dir_gets_the_catch_up").is_none() {
+        return;
+    }
+    let sb = Sandbox::new(Agent::Claude, Trust::BypassFlag);
+    let moved = sb.home.join("moved-claude");
+    std::fs::create_dir_all(&moved).unwrap();
+    let env = vec![("CLAUDE_CONFIG_DIR", moved.to_string_lossy().into_owned())];
+    let mut opts = RunOpts::prompt("Look at the repository.");
+    opts.client_env = env.clone();
+    let first = sb.run(
+        vec![Turn::text("Nothing to change yet.").usage(2_000)],
+        opts,
+    );
+    let under = |dir: &std::path::Path| -> Vec<std::path::PathBuf> {
+        std::fs::read_dir(dir)
+            .into_iter()
+            .flatten()
+            .flatten()
+            .flat_map(|project| std::fs::read_dir(project.path()).into_iter().flatten())
+            .flatten()
+            .map(|e| e.path())
+            .filter(|p| p.extension().is_some_and(|e| e == "jsonl"))
+            .collect()
+    };
+    let transcripts = under(&moved.join("projects"));
+    assert_eq!(transcripts.len(), 1, "{}", first.describe());
+    assert!(under(&sb.home.join(".claude/projects")).is_empty());
+    // A failing command and the answer to it, written after the session's last update.
+    let now = handover_base::clock::format_rfc3339(handover_base::clock::unix_now().0);
+    let line = |kind: &str, content: serde_json::Value| {
+        format!(
+            "{}\n",
+            serde_json::json!({"type": kind, "timestamp": now, "sessionId": first.session_id(),
+                "message": {"role": kind, "content": content}})
+        )
+    };
+    let late = [
+        line(
+            "assistant",
+            serde_json::json!([{"type": "tool_use", "id": "late1", "name": "Bash",
+                "input": {"command": "sh gen.sh"}}]),
+        ),
+        line(
+            "user",
+            serde_json::json!([{"type": "tool_result", "tool_use_id": "late1",
+                "content": "Exit code 3", "is_error": true}]),
+        ),
+    ]
+    .concat();
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&transcripts[0])
+        .and_then(|mut f| std::io::Write::write_all(&mut f, late.as_bytes()))
+        .unwrap();
+    let mut opts = RunOpts::prompt("Continue.");
+    opts.client_env = env;
+    let next = sb.run(vec![Turn::text("Looking at it.").usage(2_000)], opts);
+    let text = support::injected(Agent::Claude, next.first_request());
+    assert!(
+        text.contains("Last failing command: «sh gen.sh» (failed, exit 3)"),
+        "the catch-up did not read the moved transcript; the hooks injected:\n{text}\n{}",
+        next.describe()
+    );
+}

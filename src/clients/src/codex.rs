@@ -160,6 +160,23 @@ impl Client for Codex {
         self.user_dir(dirs).map(|d| d.join("sessions"))
     }
 
+    /// Codex 0.169.0 files rollouts by date, not by project; the rollout's first line, its
+    /// `session_meta`, names the session's working directory (`payload.cwd`).
+    fn transcript_in_project(
+        &self,
+        _dir: &Path,
+        transcript: &Path,
+        project: &Path,
+    ) -> Option<bool> {
+        let meta = transcript::first_line(transcript)
+            .filter(|v| str_of(v, "type") == Some("session_meta"));
+        let cwd = meta
+            .as_ref()
+            .and_then(|v| v.pointer("/payload/cwd"))
+            .and_then(Value::as_str);
+        Some(transcript::names_dir(cwd, project))
+    }
+
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
         match scope {
             Scope::Project | Scope::Local => repo.join(".codex").join("hooks.json"),
@@ -482,6 +499,27 @@ pub fn patch_paths(patch: &str) -> Vec<String> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The captured rollout ran in `/tmp/FIXTURE/project`: its `session_meta` says so.
+    #[test]
+    fn a_rollout_belongs_to_the_project_its_session_meta_names() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fixture = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/fixtures/clients/codex-0.169.0/rollout.jsonl"),
+        )
+        .unwrap();
+        let t = tmp.path().join("rollout.jsonl");
+        std::fs::write(&t, &fixture).unwrap();
+        let of = |project: &str| Codex.transcript_in_project(tmp.path(), &t, Path::new(project));
+        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
+        assert_eq!(of("/tmp/FIXTURE/other"), Some(false));
+        // No header line (or one that never ends): no one's.
+        std::fs::write(&t, &fixture[fixture.find('\n').unwrap() + 1..]).unwrap();
+        assert_eq!(of("/tmp/FIXTURE/project"), Some(false));
+        std::fs::write(&t, fixture.lines().next().unwrap()).unwrap();
+        assert_eq!(of("/tmp/FIXTURE/project"), Some(false));
+    }
 
     fn measured(used: u64, window: Option<u64>) -> Option<Fullness> {
         Some(Fullness::Measured(Usage {

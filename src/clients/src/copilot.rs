@@ -156,6 +156,23 @@ impl Client for Copilot {
         self.user_dir(dirs).map(|d| d.join("session-state"))
     }
 
+    /// Copilot CLI 1.0.102 files sessions by id, not by project; the first event,
+    /// `session.start`, names the session's working directory (`data.context.cwd`).
+    fn transcript_in_project(
+        &self,
+        _dir: &Path,
+        transcript: &Path,
+        project: &Path,
+    ) -> Option<bool> {
+        let start = transcript::first_line(transcript)
+            .filter(|v| str_of(v, "type") == Some("session.start"));
+        let cwd = start
+            .as_ref()
+            .and_then(|v| v.pointer("/data/context/cwd"))
+            .and_then(Value::as_str);
+        Some(transcript::names_dir(cwd, project))
+    }
+
     /// A file of ours in the hooks directory: Copilot reads every `*.json` there.
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
         match scope {
@@ -432,6 +449,24 @@ fn completed(data: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// The captured session ran in `/tmp/FIXTURE/project`: its `session.start` says so.
+    #[test]
+    fn events_belong_to_the_project_their_session_start_names() {
+        let tmp = tempfile::tempdir().unwrap();
+        let fixture = std::fs::read_to_string(
+            Path::new(env!("CARGO_MANIFEST_DIR"))
+                .join("../../tests/fixtures/clients/copilot-1.0.102/events.jsonl"),
+        )
+        .unwrap();
+        let t = tmp.path().join("events.jsonl");
+        std::fs::write(&t, &fixture).unwrap();
+        let of = |project: &str| Copilot.transcript_in_project(tmp.path(), &t, Path::new(project));
+        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
+        assert_eq!(of("/tmp/FIXTURE/project/sub"), Some(false));
+        std::fs::write(&t, &fixture[fixture.find('\n').unwrap() + 1..]).unwrap();
+        assert_eq!(of("/tmp/FIXTURE/project"), Some(false));
+    }
 
     const EVENTS: &str =
         include_str!("../../../tests/fixtures/clients/copilot-1.0.102/events.jsonl");

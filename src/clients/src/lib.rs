@@ -166,12 +166,12 @@ pub trait Client: Sync {
     fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf>;
 
     /// Whether `transcript` (links resolved, inside [`Client::transcript_dir`] `dir`, links
-    /// resolved too) belongs to a session started in `project` (links resolved), by where the
-    /// client files its sessions: `Some(false)` for another directory's session, None when its
-    /// layout does not tie a transcript to the directory its session started in (Codex files
-    /// by date, Copilot CLI by session id: any session's transcript in `dir` may be this
-    /// project's). A session record, which the repository can forge, is followed only where
-    /// this is not `Some(false)`.
+    /// resolved too) belongs to a session started in `project` (links resolved): by the folder
+    /// the client files it in (Claude Code, Gemini CLI, Qwen Code, Droid), or by the working
+    /// directory the transcript's first line names where the client files by date or session id
+    /// (Codex, Copilot CLI). `Some(false)` for another directory's session; None when the
+    /// client cannot tell (then any session's transcript in `dir` passes). A session record,
+    /// which the repository can forge, is followed only where this is not `Some(false)`.
     fn transcript_in_project(
         &self,
         _dir: &Path,

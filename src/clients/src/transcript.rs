@@ -225,6 +225,35 @@ pub fn relative(path: &str, root: Option<&Path>) -> String {
     path.to_string()
 }
 
+/// The most read of a transcript's first line ([`first_line`]): Codex's `session_meta` carries
+/// its base instructions (about 22 KB in 0.169.0).
+pub(crate) const FIRST_LINE_MAX: u64 = 1 << 20;
+
+/// The first line of the transcript at `path` (a link in its last component refused), parsed,
+/// when it ends within [`FIRST_LINE_MAX`] bytes: the header a client starts a session's
+/// transcript with.
+pub(crate) fn first_line(path: &Path) -> Option<Value> {
+    use handover_base::read_gate::{self, Links};
+    use std::io::{BufRead, BufReader, Read};
+    let file = read_gate::open(path, Links::Refuse).ok()??;
+    let mut line = Vec::new();
+    BufReader::new(file.take(FIRST_LINE_MAX))
+        .read_until(b'\n', &mut line)
+        .ok()?;
+    if !line.ends_with(b"\n") {
+        return None;
+    }
+    serde_json::from_slice(&line).ok()
+}
+
+/// `named` (a working directory a transcript names) is `project` (links resolved): as written,
+/// or once its own links are resolved.
+pub(crate) fn names_dir(named: Option<&str>, project: &Path) -> bool {
+    named.is_some_and(|n| {
+        Path::new(n) == project || std::fs::canonicalize(n).is_ok_and(|n| n == project)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -291,19 +291,7 @@ mod tests {
     fn a_record_naming_a_transcript_elsewhere_is_not_followed() {
         let (tmp, store) = repo();
         let (dirs, inside) = claude_transcript(tmp.path(), "own.jsonl");
-        let failing = [
-            claude_line(
-                "assistant",
-                serde_json::json!([{"type": "tool_use", "id": "b1", "name": "Bash",
-                "input": {"command": "cat secrets"}}]),
-            ),
-            claude_line(
-                "user",
-                serde_json::json!([{"type": "tool_result", "tool_use_id": "b1",
-                "content": "Exit code 1", "is_error": true}]),
-            ),
-        ]
-        .concat();
+        let failing = secret_lines();
         let elsewhere = tmp.path().join("other-project");
         std::fs::create_dir_all(&elsewhere).unwrap();
         let outside = elsewhere.join("t.jsonl");
@@ -386,26 +374,37 @@ mod tests {
         );
     }
 
-    /// Codex files sessions by date, not by project: any rollout in its sessions directory
-    /// passes (docs/security.md says so), nothing outside it does.
+    /// Codex files sessions by date, not by project: a rollout in its sessions directory is
+    /// this project's by the working directory its `session_meta` names; nothing outside the
+    /// directory is followed.
     #[test]
-    fn a_client_filing_sessions_by_date_is_restricted_to_its_directory_only() {
+    fn a_codex_rollout_is_this_projects_by_its_session_meta() {
         let tmp = tempfile::tempdir().unwrap();
         let home = tmp.path().join("home");
         let day = home.join(".codex/sessions/2026/11/22");
         std::fs::create_dir_all(&day).unwrap();
-        let rollout = day.join("rollout-x.jsonl");
-        std::fs::write(&rollout, "{}\n").unwrap();
+        let root = tmp.path().join("repo");
+        let other = tmp.path().join("other");
+        std::fs::create_dir_all(&root).unwrap();
+        std::fs::create_dir_all(&other).unwrap();
+        let rollout = |name: &str, cwd: &Path| {
+            let path = day.join(name);
+            let meta = serde_json::json!({"type": "session_meta", "payload": {"cwd": cwd}});
+            std::fs::write(&path, format!("{meta}\n")).unwrap();
+            path
+        };
+        let own = rollout("rollout-own.jsonl", &root);
+        let others = rollout("rollout-other.jsonl", &other);
         let outside = tmp.path().join("rollout-y.jsonl");
-        std::fs::write(&outside, "{}\n").unwrap();
+        std::fs::copy(&own, &outside).unwrap();
         let dirs = UserDirs::under(&home);
         let codex = handover_clients::of(handover_base::Agent::Codex);
-        let any_root = tmp.path();
         assert_eq!(
-            own_transcript(codex, &rollout, any_root, &dirs),
-            Some(std::fs::canonicalize(&rollout).unwrap())
+            own_transcript(codex, &own, &root, &dirs),
+            Some(std::fs::canonicalize(&own).unwrap())
         );
-        assert_eq!(own_transcript(codex, &outside, any_root, &dirs), None);
+        assert_eq!(own_transcript(codex, &others, &root, &dirs), None);
+        assert_eq!(own_transcript(codex, &outside, &root, &dirs), None);
     }
 
     /// The record names a link that leads into this project's folder when it is checked, and

@@ -151,8 +151,8 @@ fn trust_moves(
         .into_iter()
         .map(|(old, new)| {
             (
-                hooks_doc::trust_key_at(hooks_json, &old),
-                new.map(|n| hooks_doc::trust_key_at(hooks_json, &n)),
+                trust_key_at(hooks_json, &old),
+                new.map(|n| trust_key_at(hooks_json, &n)),
             )
         })
         .collect())
@@ -175,7 +175,7 @@ fn config_status(
             .file
             .ours
             .iter()
-            .map(|o| hooks_doc::codex_trust_key(&s.file.path, o))
+            .map(|o| trust_key_of(&s.file.path, o))
             .collect();
         let recorded = keys
             .iter()
@@ -205,4 +205,14 @@ fn config_status(
         file: cfg_path,
         project: repo.to_path_buf(),
     })
+}
+
+/// Codex's trust key for a handler at `pos` in `hooks_json` (handover_clients::codex).
+fn trust_key_at(hooks_json: &Path, pos: &hooks_doc::Position) -> String {
+    handover_clients::codex::trust_key(hooks_json, &pos.0, pos.1, pos.2)
+}
+
+/// Codex's trust key for a handler we found.
+fn trust_key_of(hooks_json: &Path, f: &hooks_doc::Found) -> String {
+    handover_clients::codex::trust_key(hooks_json, &f.event, f.group, f.handler)
 }
