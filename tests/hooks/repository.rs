@@ -7,6 +7,10 @@ use serde_json::json;
 use std::path::Path;
 
 fn session_start(cwd: &Path, session: &str) -> Run {
+    session_start_with(cwd, session, &[])
+}
+
+fn session_start_with(cwd: &Path, session: &str, env: &[(&str, &str)]) -> Run {
     let run = run_hook(
         SESSION_START,
         &["--agent", "claude"],
@@ -16,10 +20,19 @@ fn session_start(cwd: &Path, session: &str) -> Run {
             "hook_event_name": "SessionStart",
             "source": "startup",
         })),
-        &[],
+        env,
     );
     run.assert_clean("session start");
     run
+}
+
+/// A PATH on which the `handover` beside the hooks is found, so that the startup context names
+/// it as plain `handover`: a context cut to a budget must not depend on how long the checkout's
+/// path is (the absolute command counts against the budget).
+fn path_with_the_hooks_dir() -> String {
+    let dir = Path::new(SESSION_START).parent().unwrap();
+    let rest = std::env::var("PATH").unwrap_or_default();
+    format!("{}:{rest}", dir.display())
 }
 
 #[test]
@@ -63,6 +76,9 @@ fn the_configured_budget_bounds_the_startup_context() {
         .map(|i| format!("Work item number {i} with a description long enough to matter"))
         .collect();
     repo.save(content);
+    let path = path_with_the_hooks_dir();
+    let session_start =
+        |cwd: &Path, session: &str| session_start_with(cwd, session, &[("PATH", &path)]);
     let full = session_start(repo.path(), "s1").context("SessionStart");
     assert!(
         full.chars().count() <= 1500,
