@@ -37,10 +37,13 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         }
         Some(HookEvent::PreCompact) => pre_compact(call),
         Some(HookEvent::PostCompact) => post_compact(call),
-        Some(HookEvent::SessionEnd) => Ok(Outcome::silent(crate::session_record::update(
-            call,
-            crate::session_record::Moment::End,
-        ))),
+        Some(HookEvent::SessionEnd) => {
+            let first_seen = call.session().and_then(|(_, l)| l.first_seen_ms());
+            let moment = crate::session_record::Moment::End;
+            Ok(Outcome::silent(crate::session_record::update(
+                call, moment, first_seen,
+            )))
+        }
         _ => Ok(Outcome::silent(format!(
             "not a compaction event: {}",
             name.unwrap_or("none")
@@ -49,44 +52,54 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
 }
 
 fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
+    // Snapshot: the handoff, and the session's state (read once: the record and the state's
+    // update below both work from it).
     let handoff = call.store.as_ref().and_then(|s| match s.load() {
         LoadOutcome::Loaded(l) => Some(l.handoff),
         _ => None,
     });
+    let session = call.session();
     // The record's transcript read and working-tree scan, within the call's budget: its
     // answer (the compaction instructions) must not be lost to the watchdog.
     let worker = call.clone();
+    let first_seen = session.as_ref().and_then(|(_, l)| l.first_seen_ms());
     let record = crate::budget::within(call.deadline, crate::budget::WORK_BUDGET, move || {
-        crate::session_record::update(&worker, crate::session_record::Moment::Compaction)
+        let moment = crate::session_record::Moment::Compaction;
+        crate::session_record::update(&worker, moment, first_seen)
     });
     let mut notes = vec![match record {
         Ok(note) => note,
         Err(crate::budget::Late::After(ms)) => format!("record: not done within {ms} ms"),
         Err(crate::budget::Late::Failed) => "record: not updated (internal error)".into(),
     }];
+    // Journal what the compaction is about to lose, and remember it in the session's state.
     if let Some(store) = &call.store {
         if let Some(e) = call.journal(Event::PreCompact, snapshot(call, store, handoff.as_ref())) {
             notes.push(e);
         }
-        if let Some((file, loaded)) = call.session() {
-            if call.store_usable() {
-                let mut st = loaded.state;
-                st.pre_compact_ms = Some(call.now_ms);
-                // A client that tells hooks nothing after compacting (no PostCompact, no
-                // SessionStart `compact`: GitHub Copilot CLI) gets the handoff back with the
-                // next prompt or tool result.
-                let silent_after = call.client().event_name(HookEvent::PostCompact).is_none();
-                if silent_after {
-                    st.reinjection_armed_ms = Some(call.now_ms);
-                    notes.push("re-injection armed".into());
-                }
-                if let Err(e) = file.save(&st) {
-                    notes.push(format!("state not saved: {e}"));
-                }
-            }
+    }
+    if let Some((file, loaded)) = session.filter(|_| call.store_usable()) {
+        let mut st = loaded.state;
+        st.pre_compact_ms = Some(call.now_ms);
+        // A client that tells hooks nothing after compacting (no PostCompact, no SessionStart
+        // `compact`: GitHub Copilot CLI) gets the handoff back with the next prompt or tool
+        // result.
+        let silent_after = call.client().event_name(HookEvent::PostCompact).is_none();
+        if silent_after {
+            st.reinjection_armed_ms = Some(call.now_ms);
+            notes.push("re-injection armed".into());
+        }
+        // A PreCompact that fires before every request runs this only when the client
+        // compacts now (`pre_compress`): the context starts over.
+        if call.client().pre_compact_every_request() {
+            st.new_epoch(call.now_ms);
+        }
+        if let Err(e) = file.save(&st) {
+            notes.push(format!("state not saved: {e}"));
         }
     }
-    // Codex accepts no context from PreCompact; Gemini CLI's PreCompress is advisory.
+    // The answer: Codex accepts no context from PreCompact; Gemini CLI's PreCompress is
+    // advisory.
     let response = if call.client().pre_compact_reads_stdout() {
         Response::Plain(handover_core::context::compaction_instructions(
             handoff.as_ref(),
@@ -142,20 +155,8 @@ fn pre_compress(call: &Call) -> anyhow::Result<Outcome> {
             return Ok(Outcome::silent(why));
         }
     }
-    let outcome = pre_compact(call)?;
-    let mut note = outcome.note;
-    if let (Some(store), Some((file, loaded))) = (&call.store, call.session()) {
-        if store.dir().is_dir() {
-            let mut st = loaded.state;
-            st.reinjection_armed_ms = Some(call.now_ms);
-            st.new_epoch(call.now_ms);
-            note.push_str(" re-injection armed");
-            if let Err(e) = file.save(&st) {
-                note.push_str(&format!(" state not saved: {e}"));
-            }
-        }
-    }
-    Ok(Outcome::silent(note))
+    // Advisory: whatever it says, the client does not read it.
+    Ok(Outcome::silent(pre_compact(call)?.note))
 }
 
 /// Why the client will not compact before this request (None: it will).

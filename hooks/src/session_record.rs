@@ -17,6 +17,7 @@ use handover_core::record::extract;
 use handover_core::record::{
     files, stored_transcript_path, Ending, Fact, GitState, SessionRecord, MAX_DIRTY,
 };
+use handover_core::store::Store;
 use std::path::{Path, PathBuf};
 use std::sync::mpsc;
 use std::time::Duration;
@@ -41,9 +42,8 @@ pub enum Moment {
 /// SessionStart `resume`: a session that had ended runs again, so its record no longer says
 /// how it ended (if this run is killed, no SessionEnd will correct it). Touches only an
 /// existing record; reads nothing else.
-pub fn resumed(call: &Call) -> Option<String> {
-    let store = call.store.as_ref()?;
-    let sid = call.session_id()?;
+pub fn resumed(store: &Store, session_id: Option<&str>) -> Option<String> {
+    let sid = session_id?;
     let mut record = files::load(store, sid)?;
     record.ended.take()?;
     Some(match files::save(store, &record) {
@@ -52,9 +52,11 @@ pub fn resumed(call: &Call) -> Option<String> {
     })
 }
 
-/// Updates this session's record. Returns a few words for the debug log; never fails.
-pub fn update(call: &Call, moment: Moment) -> String {
-    match try_update(call, moment) {
+/// Updates this session's record. `hooks_first_seen_ms`: when a hook first saw the session
+/// (its per-session state, read once by the caller), None when no hook had. Returns a few
+/// words for the debug log; never fails.
+pub fn update(call: &Call, moment: Moment, hooks_first_seen_ms: Option<u64>) -> String {
+    match try_update(call, moment, hooks_first_seen_ms) {
         Ok(note) => note,
         Err(e) => format!("record not updated: {e:#}"),
     }
@@ -120,7 +122,11 @@ pub fn tool_failed(call: &Call) -> String {
     }
 }
 
-fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
+fn try_update(
+    call: &Call,
+    moment: Moment,
+    hooks_first_seen_ms: Option<u64>,
+) -> anyhow::Result<String> {
     let Some(store) = &call.store else {
         return Ok("record: no directory".into());
     };
@@ -250,7 +256,8 @@ fn try_update(call: &Call, moment: Moment) -> anyhow::Result<String> {
         record.scan_ms = Some(scan_started.elapsed().as_millis() as u64);
     }
     record.git = Some(git);
-    if let (Some(dirty), Some(since)) = (all_dirty, session_began_ms(&record, call)) {
+    if let (Some(dirty), Some(since)) = (all_dirty, session_began_ms(&record, hooks_first_seen_ms))
+    {
         let before = record.files_edited_total;
         // Up to the session's last activity: Codex's late SessionEnd of a thread left a minute
         // ago must not take the changes the next thread made in that minute.
@@ -296,26 +303,21 @@ fn span_start(record: &SessionRecord, call: &Call) -> u64 {
 }
 
 /// state.json was replaced at or after `since_ms`.
-fn handoff_written_since(store: &handover_core::store::Store, since_ms: u64) -> bool {
+fn handoff_written_since(store: &Store, since_ms: u64) -> bool {
     std::fs::metadata(store.state_path())
         .and_then(|m| m.modified())
         .map(|t| handover_base::clock::millis(t) >= since_ms)
         .unwrap_or(false)
 }
 
-/// When the session began, as far as the hooks know: the first hook call seen for it (its
-/// per-session state) or its transcript's first timestamp, whichever is earlier. None when
-/// neither is known: then no change can be attributed to it.
-fn session_began_ms(record: &SessionRecord, call: &Call) -> Option<u64> {
+/// When the session began, as far as the hooks know: the first hook call seen for it
+/// (`from_hooks`) or its transcript's first timestamp, whichever is earlier. None when neither
+/// is known: then no change can be attributed to it.
+fn session_began_ms(record: &SessionRecord, from_hooks: Option<u64>) -> Option<u64> {
     let from_transcript = record
         .started
         .as_deref()
         .and_then(handover_base::clock::parse_rfc3339_ms);
-    let from_hooks = call
-        .session()
-        .filter(|(_, loaded)| loaded.existed)
-        .map(|(_, loaded)| loaded.state.first_seen_ms)
-        .filter(|ms| *ms > 0);
     match (from_transcript, from_hooks) {
         (Some(a), Some(b)) => Some(a.min(b)),
         (a, b) => a.or(b),

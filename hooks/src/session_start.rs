@@ -1,13 +1,21 @@
 //! `handover-session-start`: SessionStart (`startup`, `resume`, `clear`, `compact`) in both
 //! clients. Injects the startup context when a handoff exists; silent otherwise.
+//!
+//! One pass, top to bottom: the input (is it a SessionStart, where) → a snapshot of the
+//! session's state, the store and the repository → what to show, decided from it → the text →
+//! remembering it in the session's state → the journal.
 
 use crate::call::Call;
 use crate::never_fail::Outcome;
 use crate::session_state;
 use crate::startup;
 use handover_clients::{HookEvent, Response};
+use handover_core::startup::decide::{decide, Decision};
+use handover_core::startup::render::render;
+use handover_core::startup::snapshot::Snapshot;
 
 pub fn run(call: &Call) -> anyhow::Result<Outcome> {
+    // Input: a SessionStart, with a directory to work in.
     if let Some(name) = call.input.hook_event_name.as_deref() {
         if call.client().hook_event(name) != Some(HookEvent::SessionStart) {
             return Ok(Outcome::silent(format!("not a SessionStart: {name}")));
@@ -17,101 +25,86 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         return Ok(Outcome::silent("no directory"));
     };
     let source = call.input.source.as_deref().unwrap_or("startup");
-    let now = call.now_ms;
-    let mut session = call.session();
-
-    // Codex may fire SessionStart late, after the first prompt already got the context through
-    // the fallback, and Copilot CLI may run its sessionStart (`new`) beside that prompt's hook:
-    // do not deliver it twice.
     let opens_session = matches!(source, "startup" | "new");
-    let mut late_duplicate = opens_session
+    let mut notes = vec![format!("source={source}")];
+
+    // Snapshot: the session's state first, then the store and the repository. A session that
+    // opens after its first prompt already got the context through the fallback reads nothing
+    // else: it must not get it twice.
+    let mut session = call.session();
+    let late_duplicate = opens_session
         && session
             .as_ref()
-            .is_some_and(|(_, l)| l.state.startup_via_fallback && !l.state.session_start_seen);
+            .is_some_and(|(_, l)| l.state.started_by_fallback());
+    let snapshot =
+        (!late_duplicate).then(|| Snapshot::read(store, source == "compact", call.session_id()));
+    // Decide, then render: how the agent runs handover (it may walk the PATH) is looked up
+    // only when there is something to say.
+    let decision = snapshot.as_ref().map_or(Decision::Silent, decide);
+    let delivery = snapshot
+        .as_ref()
+        .filter(|_| decision.says_something())
+        .and_then(|s| render(s, decision, call.command()));
 
-    let mut delivery = if late_duplicate {
-        None
-    } else {
-        handover_core::startup::build_for(
-            store,
-            &|| call.command().to_string(),
-            source == "compact",
-            call.session_id(),
-        )
-    };
-
-    let mut notes = vec![format!("source={source}")];
+    // Remember: a resumed session's record runs again; the session's state says what was
+    // delivered, or left to the next prompt or tool result where the client would drop the
+    // context (only that delivery is then journaled). Without a session to remember it in,
+    // the context goes out here anyway (unjournaled: it may not arrive).
     if source == "resume" {
-        notes.extend(crate::session_record::resumed(call));
+        notes.extend(crate::session_record::resumed(store, call.session_id()));
     }
-    // Where the client would drop the context, the next prompt (BeforeAgent) or tool result
-    // (AfterTool) delivers it instead, and only that delivery is journaled. Without a session
-    // to remember it in, the context goes out here anyway (unjournaled: it may not arrive).
     let defer = delivery.is_some() && call.client().drops_session_start_context(source);
-    let mut deferred = false;
-    if let Some((file, l)) = session.as_mut() {
-        let st = &mut l.state;
-        st.agent = Some(call.agent.as_str().into());
-        st.session_start_seen = true;
-        if source == "compact" {
-            st.new_epoch(now);
-            st.reinjection_armed_ms = None;
-            st.compact_delivered_ms = delivery.as_ref().map(|_| now);
-        }
-        if defer {
-            st.startup_armed = Some(source.to_string());
-        } else if delivery.is_some() {
-            st.startup_delivered_ms = Some(now);
-            st.startup_via_fallback = false;
-        }
+    let mut saved = None;
+    if let Some((file, loaded)) = session.as_mut() {
+        let st = &mut loaded.state;
+        st.session_started(
+            call.agent.as_str(),
+            source,
+            delivery.is_some(),
+            defer,
+            call.now_ms,
+        );
         // Remember the session even with nothing to say, so a handoff written later in this
-        // session is never mistaken for one the first prompt should deliver. A repository where
-        // handover was never used gets no `.handover/` from this hook.
+        // session is never mistaken for one the first prompt should deliver. A repository
+        // where handover was never used gets no `.handover/` from this hook. The session's
+        // first state may race the first-prompt fallback's: the one that lands first delivers.
         if call.store_usable() {
-            // The session's first state: the first-prompt fallback may be saving its own at
-            // this moment (it then delivered the context, and this hook stays silent).
-            let mut saved = if opens_session && !l.existed && delivery.is_some() && !defer {
-                file.save_first(st)
-            } else {
-                file.save(st).map(|()| true)
-            };
-            if matches!(saved, Ok(false)) {
-                // Another hook's state landed first: it counts only if it delivered.
-                let now_there = file.load(call.session_id().unwrap_or_default(), now);
-                if now_there.state.startup_delivered_ms.is_none() {
-                    saved = file.save(st).map(|()| true);
-                }
-            }
-            match saved {
-                Ok(true) => deferred = defer,
-                Ok(false) => {
-                    late_duplicate = true;
-                    delivery = None;
-                }
-                Err(e) => notes.push(format!("state not saved: {e}")),
-            }
+            let first = opens_session && !loaded.existed && delivery.is_some() && !defer;
+            let sid = call.session_id().unwrap_or_default();
+            saved = Some(file.save_session_start(st, first, sid, call.now_ms));
             if source == "startup" {
-                session_state::prune(&store.sessions_dir(), now);
+                session_state::prune(&store.sessions_dir(), call.now_ms);
             }
         }
+    }
+    if let Some(Err(e)) = &saved {
+        notes.push(format!("state not saved: {e}"));
     }
 
+    // Answer, and journal what was delivered.
+    let lost_race = matches!(saved, Some(Ok(false)));
+    let delivery = match delivery {
+        _ if lost_race || late_duplicate => {
+            notes.push("already delivered by the first-prompt fallback".into());
+            None
+        }
+        None => {
+            notes.push("no handoff".into());
+            None
+        }
+        Some(_) if defer && matches!(saved, Some(Ok(true))) => {
+            notes.push("left to the next prompt: the client drops this context".into());
+            None
+        }
+        Some(d) => Some(d),
+    };
     let Some(delivery) = delivery else {
-        notes.push(if late_duplicate {
-            "already delivered by the first-prompt fallback".into()
-        } else {
-            "no handoff".into()
-        });
         return Ok(Outcome::silent(notes.join(" ")));
     };
-    if deferred {
-        notes.push("left to the next prompt: the client drops this context".into());
-        return Ok(Outcome::silent(notes.join(" ")));
-    }
     if defer {
         notes.push("not journaled: the client may drop this context".into());
-    } else if let Some(e) = startup::record(call, &delivery, source) {
-        notes.push(e);
+    } else {
+        notes.extend(startup::record(call, &delivery, source));
     }
     notes.push(format!("verdict={}", delivery.verdict_name()));
     Ok(Outcome::new(

@@ -76,6 +76,40 @@ impl SessionState {
         self.insisted_ms = None;
         self.stop_blocked_ms = None;
     }
+
+    /// The first-prompt fallback delivered the startup context before any SessionStart ran
+    /// (Codex may fire SessionStart late, after the first prompt; Copilot CLI may run its
+    /// sessionStart beside that prompt's hook).
+    pub fn started_by_fallback(&self) -> bool {
+        self.startup_via_fallback && !self.session_start_seen
+    }
+
+    /// SessionStart ran with `source` for `agent`: it delivered the startup context now
+    /// (`delivered`), or left it to the next prompt or tool result (`deferred`: the client
+    /// drops this event's context), or had nothing to say. A `compact` source starts a new
+    /// epoch and answers any re-injection PostCompact armed.
+    pub fn session_started(
+        &mut self,
+        agent: &str,
+        source: &str,
+        delivered: bool,
+        deferred: bool,
+        now: u64,
+    ) {
+        self.agent = Some(agent.into());
+        self.session_start_seen = true;
+        if source == "compact" {
+            self.new_epoch(now);
+            self.reinjection_armed_ms = None;
+            self.compact_delivered_ms = delivered.then_some(now);
+        }
+        if deferred {
+            self.startup_armed = Some(source.to_string());
+        } else if delivered {
+            self.startup_delivered_ms = Some(now);
+            self.startup_via_fallback = false;
+        }
+    }
 }
 
 /// A session's state file.
@@ -88,6 +122,13 @@ pub struct Loaded {
     pub state: SessionState,
     /// A file for this session was there (even if it was damaged).
     pub existed: bool,
+}
+
+impl Loaded {
+    /// When a hook first saw this session, if one had before this call.
+    pub fn first_seen_ms(&self) -> Option<u64> {
+        Some(self.state.first_seen_ms).filter(|ms| self.existed && *ms > 0)
+    }
 }
 
 impl SessionFile {
@@ -162,6 +203,35 @@ impl SessionFile {
             Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => Ok(false),
             Err(_) => self.save(state).map(|()| true),
         }
+    }
+
+    /// Saves the state of a SessionStart that delivered the session's first startup context
+    /// (`first`; any other state is saved as [`SessionFile::save`] does): Ok(false) when the
+    /// first-prompt fallback's state landed first and that hook delivered the context itself.
+    /// A state that landed first without a delivery is overwritten.
+    pub fn save_session_start(
+        &self,
+        state: &SessionState,
+        first: bool,
+        session_id: &str,
+        now: u64,
+    ) -> anyhow::Result<bool> {
+        let saved = if first {
+            self.save_first(state)?
+        } else {
+            self.save(state).map(|()| true)?
+        };
+        if saved
+            || self
+                .load(session_id, now)
+                .state
+                .startup_delivered_ms
+                .is_some()
+        {
+            return Ok(saved);
+        }
+        // Another hook's state landed first: it counts only if it delivered.
+        self.save(state).map(|()| true)
     }
 
     /// Creates `.handover/sessions/` when needed, with a `.gitignore` that ignores everything
@@ -403,5 +473,76 @@ mod tests {
             (None, None, None)
         );
         assert_eq!(st.startup_delivered_ms, Some(1));
+    }
+
+    #[test]
+    fn a_session_start_save_yields_only_to_a_first_state_that_delivered() {
+        let dir = tempfile::tempdir().unwrap();
+        let sessions = dir.path().join(".handover/sessions");
+        let file = SessionFile::new(&sessions, "s");
+        let mut mine = SessionState::new("s", 10);
+        mine.session_started("claude-code", "startup", true, false, 10);
+
+        // The first-prompt fallback's state landed first, without a delivery: overwritten.
+        file.save(&SessionState::new("s", 5)).unwrap();
+        assert!(file.save_session_start(&mine, true, "s", 11).unwrap());
+        assert_eq!(file.load("s", 12).state, mine);
+
+        // It landed first and delivered: this SessionStart stays silent and writes nothing.
+        std::fs::remove_file(file.path()).unwrap();
+        let mut theirs = SessionState::new("s", 5);
+        theirs.startup_delivered_ms = Some(5);
+        theirs.startup_via_fallback = true;
+        file.save(&theirs).unwrap();
+        assert!(!file.save_session_start(&mine, true, "s", 11).unwrap());
+        assert_eq!(file.load("s", 12).state, theirs);
+        assert!(theirs.started_by_fallback());
+
+        // Not a first state: saved whatever is there.
+        assert!(file.save_session_start(&mine, false, "s", 11).unwrap());
+        assert_eq!(file.load("s", 12).state, mine);
+        assert!(!mine.started_by_fallback());
+    }
+
+    #[test]
+    fn session_start_records_a_delivery_a_deferral_and_a_compaction() {
+        let mut delivered = SessionState::new("s", 1);
+        delivered.startup_via_fallback = true;
+        delivered.session_started("codex", "startup", true, false, 5);
+        assert_eq!(
+            (
+                delivered.agent.as_deref(),
+                delivered.session_start_seen,
+                delivered.startup_delivered_ms,
+                delivered.startup_via_fallback,
+                delivered.startup_armed.as_deref(),
+            ),
+            (Some("codex"), true, Some(5), false, None)
+        );
+
+        let mut deferred = SessionState::new("s", 1);
+        deferred.session_started("gemini", "clear", true, true, 5);
+        assert_eq!(
+            (
+                deferred.startup_delivered_ms,
+                deferred.startup_armed.as_deref()
+            ),
+            (None, Some("clear"))
+        );
+
+        let mut compacted = SessionState::new("s", 1);
+        compacted.reinjection_armed_ms = Some(3);
+        compacted.reminded_ms = Some(3);
+        compacted.session_started("claude-code", "compact", false, false, 9);
+        assert_eq!(
+            (
+                compacted.epoch_start_ms,
+                compacted.reminded_ms,
+                compacted.reinjection_armed_ms,
+                compacted.compact_delivered_ms,
+                compacted.startup_delivered_ms,
+            ),
+            (9, None, None, None, None)
+        );
     }
 }

@@ -8,7 +8,10 @@
 //! record with edited files; a handoff and a record together), each in a 10-file and in a
 //! 100,000-file repository. Printed: each case's median wall time, its ratio to the floor, the
 //! 100,000 ÷ 10 ratio, and the peak RSS of the hook process. Also the context watch on a 200 MB
-//! transcript against a 1 MB one.
+//! transcript against a 1 MB one, and SessionStart with a handoff listing 100 files as the
+//! first start at a HEAD: with what the hooks remember of HEAD's trees in the git directory
+//! (`git::head_entries`) taken away before each run, so it reads the trees (every other case
+//! runs at a HEAD the hooks have seen, as every start but the first after a commit does).
 //!
 //! The payloads are the ones Claude Code sends (captured in tests/fixtures/clients), with the
 //! response that triggered PostToolUse and Stop not yet in the transcript, as in the client.
@@ -21,6 +24,14 @@
 //! older build, for before/after figures on the same fixtures);
 //! `HOOK_BENCH_COMPARE=<label>=<dir>,...` adds SessionStart of those builds beside this one's,
 //! every shape, in the same rounds. Figures go in docs/benchmarks.md.
+//!
+//! `HOOK_BENCH_KEEP=<dir>` times nothing: it builds the two repositories in `<dir>` (once; a
+//! later call reuses them), puts the shape `HOOK_BENCH_SHAPE` in place in both (`none`,
+//! `clean`, `listed10`, `listed100` (the default), `records`, `both`; the shape put in place
+//! before is taken out first) and writes each repository's SessionStart payload beside it
+//! (`<dir>/small.json`, `<dir>/big.json`), for counting one hook run under callgrind, strace
+//! or GNU time on exactly the bench's fixtures:
+//! `valgrind --tool=callgrind <hook> --agent claude < <dir>/big.json`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "shapes.rs"]
@@ -116,6 +127,9 @@ fn main() {
     };
     let runs = env_runs("HOOK_BENCH_RUNS", 21);
     let scan_runs = env_runs("HOOK_BENCH_SCAN_RUNS", 5);
+    if let Some(dir) = std::env::var_os("HOOK_BENCH_KEEP") {
+        return keep(Path::new(&dir));
+    }
     let tmp = tempfile::tempdir().expect("temp dir");
     eprintln!("setting up in {} ...", tmp.path().display());
     let small = Fixture::build(&tmp.path().join("small"), 10);
@@ -151,6 +165,19 @@ fn main() {
                 for (fixture, _) in sizes {
                     cases.push(Box::new(case(hook, shape, fixture, &t1)));
                 }
+            }
+        }
+        // SessionStart as the first one at a new HEAD: HEAD's entries not remembered yet.
+        let first = hooks.contains(&Hook::SessionStart);
+        if first {
+            for (fixture, _) in sizes {
+                let case = case(Hook::SessionStart, Shape::Listed100, fixture, &t1);
+                cases.push(Box::new(move |pass| {
+                    let saved = fixture.forget_head_entries();
+                    let sample = case(pass);
+                    fixture.restore_head_entries(saved);
+                    sample
+                }));
             }
         }
         let extra = hooks.contains(&Hook::PostToolUse);
@@ -214,6 +241,22 @@ fn main() {
                 );
             }
         }
+        if first {
+            let (s, b) = (results[i], results[i + 1]);
+            i += 2;
+            println!();
+            println!(
+                "SessionStart, {}, first start at this HEAD (HEAD's entries not remembered): {:.2} ms, x floor {:.1} / {:.2} ms, x floor {:.1}, 100k/10 {:.2}, {:.1} / {:.1} MiB",
+                Shape::Listed100.name(),
+                ms(s.wall),
+                ms(s.wall) / ms(floor.wall),
+                ms(b.wall),
+                ms(b.wall) / ms(floor.wall),
+                ms(b.wall) / ms(s.wall),
+                mib(s.rss_kib),
+                mib(b.rss_kib),
+            );
+        }
         if extra {
             let (a, b) = (results[i], results[i + 1]);
             println!();
@@ -226,6 +269,39 @@ fn main() {
         }
     }
     compare_builds(runs, &sizes, &t1, floor);
+}
+
+/// `HOOK_BENCH_KEEP=<dir>`: the fixtures left in `<dir>` with one shape in place, and the
+/// SessionStart payloads that point at them (module docs).
+fn keep(dir: &Path) {
+    let shape = std::env::var("HOOK_BENCH_SHAPE").unwrap_or_else(|_| "listed100".into());
+    let shape =
+        Shape::from_key(&shape).unwrap_or_else(|| panic!("HOOK_BENCH_SHAPE: no shape {shape}"));
+    let entered = dir.join("entered");
+    for (name, files) in [("small", 10), ("big", 100_000)] {
+        let at = dir.join(name);
+        let fixture = if at.join("repo").is_dir() {
+            let fixture = Fixture::reopen(&at, files);
+            let before = std::fs::read_to_string(&entered).unwrap_or_default();
+            if let Some(before) = Shape::from_key(before.trim()) {
+                fixture.leave(before);
+            }
+            fixture
+        } else {
+            eprintln!("building {} ...", at.display());
+            Fixture::build(&at, files)
+        };
+        fixture.enter(shape);
+        let transcript = write_transcript(&dir.join("t1.jsonl"), 1 << 20);
+        let payload = payload(Hook::SessionStart.fixture(), &fixture.root, &transcript);
+        std::fs::write(dir.join(format!("{name}.json")), payload).expect("payload");
+    }
+    std::fs::write(&entered, shape.key()).expect("entered");
+    eprintln!(
+        "shape \"{}\" in place in {dir}/{{small,big}}/repo; payloads {dir}/small.json, {dir}/big.json",
+        shape.name(),
+        dir = dir.display()
+    );
 }
 
 /// `HOOK_BENCH_COMPARE=<label>=<dir>[,<label>=<dir>...]`: SessionStart of this build and of

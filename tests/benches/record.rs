@@ -297,7 +297,10 @@ fn update(repo: &Path, sid: &str, t: &Path, moment: Moment, event: &str) {
         "session_id": sid, "transcript_path": t, "cwd": repo, "hook_event_name": event,
     }));
     let call = Call::new(Some(handover_base::Agent::Claude), input, None, None, None);
-    let note = session_record::update(&call, moment);
+    let first_seen = call
+        .session()
+        .and_then(|(_, loaded)| loaded.first_seen_ms());
+    let note = session_record::update(&call, moment, first_seen);
     assert!(note.starts_with("record updated"), "{note}");
 }
 

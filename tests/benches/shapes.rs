@@ -52,7 +52,12 @@ impl Shape {
         }
     }
 
-    fn key(self) -> &'static str {
+    /// The shape named `key` (`none`, `clean`, `listed10`, `listed100`, `records`, `both`).
+    pub fn from_key(key: &str) -> Option<Shape> {
+        Shape::ALL.into_iter().find(|s| s.key() == key)
+    }
+
+    pub fn key(self) -> &'static str {
         match self {
             Shape::NoHandoff => "none",
             Shape::CleanHandoff => "clean",
@@ -178,6 +183,15 @@ impl Fixture {
         Fixture::finish(dir, root, files, shapes)
     }
 
+    /// A fixture [`Fixture::build`] left in `dir` earlier (the bench's `HOOK_BENCH_KEEP`).
+    pub fn reopen(dir: &Path, files: usize) -> Fixture {
+        Fixture {
+            root: dir.join("repo").canonicalize().expect("canonical"),
+            stash: dir.join("stash"),
+            files,
+        }
+    }
+
     fn init(dir: &Path) -> PathBuf {
         let root = dir.join("repo");
         std::fs::create_dir_all(&root).expect("mkdir");
@@ -194,6 +208,33 @@ impl Fixture {
             fixture.prepare(shape);
         }
         fixture
+    }
+
+    /// Takes away what the hooks remember in the git directory about HEAD's tree
+    /// (`git::head_entries`), so that the next hook reads HEAD's trees as the first one at a
+    /// new HEAD does. Returns the file's bytes, for [`Fixture::restore_head_entries`].
+    pub fn forget_head_entries(&self) -> Option<Vec<u8>> {
+        let file = self.head_entries_file();
+        let saved = std::fs::read(&file).ok();
+        let _ = std::fs::remove_file(&file);
+        saved
+    }
+
+    /// Puts back what [`Fixture::forget_head_entries`] took away.
+    pub fn restore_head_entries(&self, saved: Option<Vec<u8>>) {
+        let file = self.head_entries_file();
+        match saved {
+            Some(bytes) => std::fs::write(&file, bytes).expect("restore"),
+            None => {
+                let _ = std::fs::remove_file(&file);
+            }
+        }
+    }
+
+    fn head_entries_file(&self) -> PathBuf {
+        self.root
+            .join(".git")
+            .join(handover_core::git::head_entries::FILE_NAME)
     }
 
     /// Makes the working tree and the store what `shape` describes.

@@ -4,6 +4,7 @@
 //! live in the index alone).
 
 use crate::support::repo::Repo;
+use handover_core::git::head_entries;
 use handover_core::git::uncommitted::{PathState, PathStates};
 use std::path::Path;
 
@@ -17,13 +18,28 @@ fn by_status(repo: &git2::Repository, path: &str) -> PathState {
     }
 }
 
+/// Each path's answer, libgit2's status beside it. Every answer is asked twice: from HEAD's
+/// trees, then by a second call that finds HEAD's entries remembered in the git directory
+/// (`git::head_entries`); both must be the same.
 fn states(repo: &Repo, paths: &[&str]) -> Vec<(String, PathState, PathState)> {
     let git = git2::Repository::open(&repo.path).unwrap();
+    let _ = std::fs::remove_file(remembered_file(repo));
     let states = PathStates::new(&git).unwrap();
+    let answers: Vec<PathState> = paths.iter().map(|p| states.state(p)).collect();
+    states.remember();
+    let again = PathStates::new(&git).unwrap();
+    for (path, first) in paths.iter().zip(&answers) {
+        assert_eq!(again.state(path), *first, "{path}: remembered answer");
+    }
     paths
         .iter()
-        .map(|p| (p.to_string(), states.state(p), by_status(&git, p)))
+        .zip(answers)
+        .map(|(p, ours)| (p.to_string(), ours, by_status(&git, p)))
         .collect()
+}
+
+fn remembered_file(repo: &Repo) -> std::path::PathBuf {
+    repo.path.join(".git").join(head_entries::FILE_NAME)
 }
 
 fn assert_agree(repo: &Repo, expected: &[(&str, PathState)]) {
@@ -183,4 +199,184 @@ fn index_only_changes_are_the_documented_difference() {
     let got = states(&repo, &["README.md"]);
     assert_eq!(got[0].1, PathState::Committed);
     assert_eq!(got[0].2, PathState::Uncommitted);
+}
+
+#[test]
+fn remembered_entries_are_for_one_commit_and_follow_head() {
+    let repo = Repo::with_commit();
+    repo.write("src/lib.rs", "pub fn a() { changed }\n");
+    repo.write("src/new.rs", "new\n");
+    let paths = ["src/lib.rs", "src/new.rs", "README.md"];
+    let expected = [
+        PathState::Uncommitted,
+        PathState::Uncommitted,
+        PathState::Committed,
+    ];
+    let got: Vec<PathState> = states(&repo, &paths).into_iter().map(|s| s.1).collect();
+    assert_eq!(got, expected);
+    let file = std::fs::read_to_string(remembered_file(&repo)).unwrap();
+    assert!(
+        file.contains(&repo.head()),
+        "remembered for HEAD's commit: {file}"
+    );
+    assert!(file.contains("- src/new.rs"), "{file}");
+    // HEAD moves: what was remembered for the old commit must not answer for the new one.
+    repo.commit_all("commit both");
+    let git = git2::Repository::open(&repo.path).unwrap();
+    let states = PathStates::new(&git).unwrap();
+    for path in paths {
+        assert_eq!(
+            states.state(path),
+            PathState::Committed,
+            "{path} after the commit"
+        );
+    }
+    states.remember();
+    let file = std::fs::read_to_string(remembered_file(&repo)).unwrap();
+    assert!(
+        file.contains(&repo.head()),
+        "rewritten for the new commit: {file}"
+    );
+    assert!(!file.contains("- src/new.rs"), "{file}");
+}
+
+#[test]
+fn a_remembered_file_that_does_not_parse_is_read_past_and_rewritten() {
+    let repo = Repo::with_commit();
+    repo.write("src/lib.rs", "pub fn a() { changed }\n");
+    let file = remembered_file(&repo);
+    for junk in [
+        "".to_string(),
+        "not ours\n".to_string(),
+        format!(
+            "handover HEAD entries 1\ncommit {}\nzzz\n- src/lib.rs\n",
+            repo.head()
+        ),
+        format!(
+            "handover HEAD entries 1\ncommit {}\n100644 12ab src/lib.rs\n",
+            repo.head()
+        ),
+    ] {
+        std::fs::write(&file, &junk).unwrap();
+        let git = git2::Repository::open(&repo.path).unwrap();
+        let states = PathStates::new(&git).unwrap();
+        assert_eq!(
+            states.state("src/lib.rs"),
+            PathState::Uncommitted,
+            "{junk:?}"
+        );
+        states.remember();
+        let now = std::fs::read_to_string(&file).unwrap();
+        assert!(
+            now.ends_with(" src/lib.rs\n") && now.contains("100644 "),
+            "{junk:?}: {now}"
+        );
+    }
+}
+
+#[cfg(unix)]
+#[test]
+fn the_remembered_file_is_never_read_or_written_through_a_link() {
+    use std::os::unix::fs::symlink;
+    let repo = Repo::with_commit();
+    repo.write("src/lib.rs", "pub fn a() { changed }\n");
+    let outside = repo.sibling("victim");
+    // What a forged entry would say: src/lib.rs is HEAD's blob of the changed content.
+    let forged_id =
+        git2::Oid::hash_object(git2::ObjectType::Blob, b"pub fn a() { changed }\n").unwrap();
+    let forged = format!(
+        "handover HEAD entries 1\ncommit {}\n100644 {forged_id} src/lib.rs\n",
+        repo.head()
+    );
+    std::fs::write(&outside, &forged).unwrap();
+    symlink(&outside, remembered_file(&repo)).unwrap();
+    let git = git2::Repository::open(&repo.path).unwrap();
+    let states = PathStates::new(&git).unwrap();
+    assert_eq!(
+        states.state("src/lib.rs"),
+        PathState::Uncommitted,
+        "the link is not read"
+    );
+    states.remember();
+    assert_eq!(
+        std::fs::read_to_string(&outside).unwrap(),
+        forged,
+        "nor written through"
+    );
+    assert!(std::fs::symlink_metadata(remembered_file(&repo))
+        .unwrap()
+        .file_type()
+        .is_symlink());
+}
+
+#[test]
+fn a_handoff_write_leaves_head_entries_remembered_for_the_next_start() {
+    let repo = Repo::with_commit();
+    repo.write("src/lib.rs", "pub fn a() { changed }\n");
+    repo.write("src/new.rs", "new\n");
+    crate::support::repo::handover_ok(&repo.path, &["write", "--goal", "g", "--next", "n"]);
+    let file = std::fs::read_to_string(remembered_file(&repo)).unwrap();
+    assert!(
+        file.contains(&format!("commit {}\n", repo.head())),
+        "{file}"
+    );
+    // The listed paths, and the handoff's own state.json that the start's provenance check asks about.
+    for line in [
+        "- .handover/state.json\n",
+        "- src/new.rs\n",
+        " src/lib.rs\n",
+    ] {
+        assert!(file.contains(line), "{line:?} in {file}");
+    }
+}
+
+#[test]
+fn a_linked_worktree_remembers_in_its_own_git_directory() {
+    let repo = Repo::with_commit();
+    let linked = repo.sibling("linked");
+    repo.add_worktree(&linked, "side");
+    // The linked worktree moves on: src/lib.rs is committed there with other content.
+    crate::support::repo::write_in(&linked, "src/lib.rs", "pub fn b() {}\n");
+    let side_head = crate::support::repo::commit_all_in(&linked, "side change");
+    // The main worktree's copy differs from its HEAD; the linked one's equals its own HEAD.
+    repo.write("src/lib.rs", "pub fn b() {}\n");
+    let ask = |dir: &Path| {
+        let git = git2::Repository::open(dir).unwrap();
+        let states = PathStates::new(&git).unwrap();
+        let got = states.state("src/lib.rs");
+        states.remember();
+        (got, git.path().join(head_entries::FILE_NAME))
+    };
+    for _ in 0..2 {
+        let (main_state, main_file) = ask(&repo.path);
+        let (linked_state, linked_file) = ask(&linked);
+        assert_eq!(main_state, PathState::Uncommitted);
+        assert_eq!(linked_state, PathState::Committed);
+        let canonical = |p: &Path| p.canonicalize().unwrap();
+        assert_eq!(canonical(&main_file), canonical(&remembered_file(&repo)));
+        assert!(
+            canonical(&linked_file).starts_with(canonical(&repo.path.join(".git/worktrees"))),
+            "the linked worktree's own git directory: {}",
+            linked_file.display()
+        );
+        let text = std::fs::read_to_string(&linked_file).unwrap();
+        assert!(
+            text.contains(&format!("commit {}\n", side_head.trim())),
+            "{text}"
+        );
+    }
+}
+
+#[test]
+fn a_git_directory_that_cannot_take_the_file_changes_no_answer() {
+    let repo = Repo::with_commit();
+    repo.write("src/lib.rs", "pub fn a() { changed }\n");
+    // A directory where the file would be: it can be neither read nor replaced.
+    std::fs::create_dir(remembered_file(&repo)).unwrap();
+    let got: Vec<PathState> = states(&repo, &["src/lib.rs", "README.md"])
+        .into_iter()
+        .map(|s| s.1)
+        .collect();
+    assert_eq!(got, [PathState::Uncommitted, PathState::Committed]);
+    assert!(remembered_file(&repo).is_dir());
 }

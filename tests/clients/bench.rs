@@ -13,7 +13,9 @@
 //!     cargo test --release --test clients bench:: -- --ignored --nocapture
 //!
 //! `HANDOVER_CLIENT_BENCH_ROUNDS` sets the rounds (default 9), `HANDOVER_CLIENT_BENCH_CLIENTS`
-//! the clients (comma-separated names; default `claude,codex`). `HANDOVER_CLIENT_BENCH_BASELINE`,
+//! the clients (comma-separated names; default all six: `claude,codex,gemini,qwen,copilot,droid`).
+//! Each client's block also says how long its bench took (setup, warm-up and rounds) and how
+//! long one round took, to plan a run. `HANDOVER_CLIENT_BENCH_BASELINE`,
 //! a directory of other hook executables (an older build, say), adds a fourth way, "baseline",
 //! measured in the same rounds: before and after under the same load.
 use crate::support;
@@ -21,7 +23,7 @@ use crate::support;
 use crate::support::fake_server::Turn;
 use crate::support::{clients, install_hooks, Agent, RunOpts, Sandbox, Trust};
 use std::path::{Path, PathBuf};
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 const TOOL_CALLS: usize = 10;
 const HOOK_NAMES: [&str; 3] = [
@@ -103,15 +105,16 @@ fn hooks_in_the_real_clients() {
 }
 
 /// The clients measured: `HANDOVER_CLIENT_BENCH_CLIENTS` (names, comma-separated: claude,
-/// codex, gemini, qwen, droid, copilot), Claude Code and Codex by default.
+/// codex, gemini, qwen, copilot, droid), every client by default: "nothing slower inside the
+/// real clients" is a promise to each of them.
 fn bench_clients() -> Vec<Agent> {
     let all = [
         Agent::Claude,
         Agent::Codex,
         Agent::Gemini,
         Agent::Qwen,
-        Agent::Droid,
         Agent::Copilot,
+        Agent::Droid,
     ];
     match std::env::var("HANDOVER_CLIENT_BENCH_CLIENTS") {
         Ok(list) => list
@@ -123,7 +126,7 @@ fn bench_clients() -> Vec<Agent> {
                     .unwrap_or_else(|| panic!("HANDOVER_CLIENT_BENCH_CLIENTS: no client {name}"))
             })
             .collect(),
-        Err(_) => vec![Agent::Claude, Agent::Codex],
+        Err(_) => all.to_vec(),
     }
 }
 
@@ -228,6 +231,7 @@ fn bench(
     counting: &Path,
     calls: &Path,
 ) -> String {
+    let started = Instant::now();
     // Hook calls per session, counted once with hooks that only count.
     let _ = std::fs::remove_file(calls);
     session(&sandbox(agent, &Way::Noop, counting));
@@ -244,6 +248,7 @@ fn bench(
     std::env::set_var("HANDOVER_HOOK_DEBUG", "0");
     let n = ways.len();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); n];
+    let rounds_started = Instant::now();
     for round in 0..rounds {
         // Each round starts with the next way, so none always runs right after another.
         for k in 0..n {
@@ -261,7 +266,12 @@ fn bench(
             median(&paired) / events as f64
         )
     };
-    let mut out = format!("\n{} ({events} hook calls per session):\n", agent.name());
+    let per_round = rounds_started.elapsed().as_secs_f64() / rounds as f64;
+    let mut out = format!(
+        "\n{} ({events} hook calls per session; bench {:.0} s in all, {per_round:.1} s per round of {n} sessions):\n",
+        agent.name(),
+        started.elapsed().as_secs_f64()
+    );
     for (i, way) in ways.iter().enumerate() {
         out.push_str(&format!(
             "  {:<12} median {:>7.0} ms   (min {:>5.0}, max {:>5.0})\n",

@@ -657,7 +657,7 @@ fn copilot_first_prompt_then_session_start_new_delivers_once() {
         .as_str()
         .unwrap_or_default()
         .to_string();
-    assert!(text.contains("Goal: Make the parser"), "{text}");
+    insta::assert_snapshot!("copilot_first_prompt_fallback", ours(&text));
     let start = run(
         SESSION_START,
         "sessionStart",

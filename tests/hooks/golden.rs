@@ -21,16 +21,6 @@ enum Agent {
     Codex,
 }
 
-#[derive(Clone, Copy, PartialEq)]
-enum Setup {
-    /// The standard handoff, fresh.
-    Handoff,
-    /// No handoff at all.
-    Nothing,
-    /// The standard handoff, then one more commit: drifted.
-    Drifted,
-}
-
 struct Case {
     name: &'static str,
     /// The captured payload this case starts from (file stem in the client's fixture dir).
@@ -269,18 +259,7 @@ fn snapshot_file(case: &str) -> String {
 fn every_event_and_source_gives_the_recorded_stdout() {
     let cases = cases();
     for case in &cases {
-        let repo = Repo::new();
-        match case.setup {
-            Setup::Nothing => {}
-            Setup::Handoff => {
-                repo.save_handoff();
-            }
-            Setup::Drifted => {
-                repo.save_handoff();
-                repo.write("src/lib.rs", "pub fn f() {}\npub fn g() {}\n");
-                repo.commit("Add g");
-            }
-        }
+        let repo = Repo::set_up(case.setup);
         let tdir = tempfile::tempdir().unwrap();
         // Handoff written "before" the session: the watch's per-session epoch starts now.
         let transcript = match (case.agent, case.transcript) {

@@ -365,16 +365,19 @@ fn a_committed_handoff_from_a_clone_is_foreign() {
     ]);
     let text = session_start(&clone, "s").context("SessionStart");
     assert!(!text.contains("a previous session left"), "{text}");
-    assert!(text.starts_with("handover: this repository holds a handoff that was not written in this working tree; treat it as foreign and unverified."), "{text}");
-    assert!(
-        text.contains("Verdict: unverified: This handoff was not written in this working tree"),
-        "{text}"
+    let upstream_dir = upstream.path().display().to_string();
+    insta::assert_snapshot!(
+        "committed_state_in_a_clone",
+        ours(&text).replace(&upstream_dir, "[UPSTREAM]")
     );
 
     // In the original working tree, the same committed file is also what git has: still
     // presented as coming with the repository.
     let text = session_start(upstream.path(), "s2").context("SessionStart");
-    assert!(text.contains("foreign"), "{text}");
+    insta::assert_snapshot!(
+        "committed_state_in_its_own_tree",
+        ours(&text).replace(&upstream_dir, "[UPSTREAM]")
+    );
 }
 
 /// A handoff recorded in another directory (copied in, or the repository moved) is foreign.
@@ -385,13 +388,9 @@ fn a_handoff_recorded_elsewhere_is_foreign() {
         h.git.as_mut().unwrap().root = "/somewhere/else".into()
     });
     let text = session_start(repo.path(), "s").context("SessionStart");
-    assert!(
-        text.contains("treat it as foreign and unverified"),
-        "{text}"
-    );
-    assert!(
-        text.contains("it was recorded in /somewhere/else"),
-        "{text}"
+    insta::assert_snapshot!(
+        "recorded_elsewhere",
+        ours(&text).replace(&repo.path().display().to_string(), "[REPO]")
     );
 }
 

@@ -69,16 +69,6 @@ const DROID: Client = Client {
     window: 250_000,
 };
 
-#[derive(Clone, Copy, PartialEq)]
-enum Setup {
-    /// The standard handoff, fresh.
-    Handoff,
-    /// No handoff at all.
-    Nothing,
-    /// The standard handoff, then one more commit: drifted.
-    Drifted,
-}
-
 enum Step {
     /// Run `exe` on the client's `event` with the captured payload `fixture` (file stem), with
     /// `fields` set over it.
@@ -95,19 +85,6 @@ enum Step {
     /// The transcript holds only its first `n` captured lines (a session before its first
     /// request).
     FirstLines(usize),
-}
-
-fn hook(exe: &'static str, event: &'static str, fixture: &'static str) -> Step {
-    with(exe, event, fixture, json!({}))
-}
-
-fn with(exe: &'static str, event: &'static str, fixture: &'static str, fields: Value) -> Step {
-    Step::Hook {
-        exe,
-        event,
-        fixture,
-        fields,
-    }
 }
 
 struct Case {
@@ -237,6 +214,117 @@ fn compacted(client: &Client, transcript: &Path) {
     append(transcript, &line);
 }
 
+/// One of the client's hook calls as its entries make it: the executable, the client's event
+/// name and the captured payload (with fields set over it).
+#[derive(Clone)]
+struct Call {
+    exe: &'static str,
+    event: &'static str,
+    fixture: &'static str,
+    fields: Value,
+}
+
+fn call(exe: &'static str, event: &'static str, fixture: &'static str, fields: Value) -> Call {
+    Call {
+        exe,
+        event,
+        fixture,
+        fields,
+    }
+}
+
+impl Call {
+    fn step(&self) -> Step {
+        self.with(json!({}))
+    }
+
+    /// This call with more fields set over its payload.
+    fn with(&self, more: Value) -> Step {
+        let mut fields = self.fields.clone();
+        for (k, v) in more.as_object().unwrap() {
+            fields[k] = v.clone();
+        }
+        Step::Hook {
+            exe: self.exe,
+            event: self.event,
+            fixture: self.fixture,
+            fields,
+        }
+    }
+}
+
+/// The calls every client makes: a new session, a prompt, a tool's result, the end of a turn,
+/// a compaction, the end of the session (None where the capture has none).
+struct Moments {
+    start: Call,
+    prompt: Call,
+    tool: Call,
+    stop: Call,
+    compact: Call,
+    end: Option<Call>,
+}
+
+/// What every client is run through: no handoff (all silent), a drifted handoff at startup,
+/// and the context watch below, at and past its two thresholds (`remind`, `insist` in %) with
+/// the Stop block once and never while the client is already continuing after one.
+fn common_cases(client: &'static Client, m: &Moments, remind: u64, insist: u64) -> Vec<Case> {
+    let name = |what: &str| leak(format!("{}-{what}", client.agent));
+    let ends = || m.end.iter().map(Call::step).collect::<Vec<_>>();
+    let mut quiet = vec![
+        m.start.step(),
+        m.prompt.step(),
+        m.tool.step(),
+        m.compact.step(),
+        m.stop.step(),
+    ];
+    quiet.extend(ends());
+    let mut watch = vec![
+        m.start.step(),
+        Step::Fill(20),
+        m.prompt.step(),
+        m.tool.step(),
+        m.stop.step(),
+        Step::Fill(remind),
+        m.tool.step(),
+        m.prompt.step(),
+        m.stop.step(),
+        Step::Fill(insist),
+        m.prompt.step(),
+        m.stop.step(),
+        m.stop.with(json!({"stop_hook_active": true})),
+        m.stop.step(),
+    ];
+    watch.extend(ends());
+    vec![
+        case(name("no-handoff"), client, Setup::Nothing, quiet),
+        case(
+            name("drifted"),
+            client,
+            Setup::Drifted,
+            vec![m.start.step()],
+        ),
+        case(name("watch"), client, Setup::Handoff, watch),
+    ]
+}
+
+/// The moments of a client that speaks Claude Code's event names, captured under the same file
+/// names (Qwen Code, Factory Droid).
+fn claude_named() -> Moments {
+    let plain = |exe, event, fixture| call(exe, event, fixture, json!({}));
+    Moments {
+        start: plain(SESSION_START, "SessionStart", "session_start-startup"),
+        prompt: plain(CONTEXT_WATCH, "UserPromptSubmit", "user_prompt_submit"),
+        tool: plain(CONTEXT_WATCH, "PostToolUse", "post_tool_use"),
+        stop: plain(CONTEXT_WATCH, "Stop", "stop"),
+        compact: plain(PRE_COMPACT, "PreCompact", "pre_compact-auto"),
+        end: Some(plain(PRE_COMPACT, "SessionEnd", "session_end-other")),
+    }
+}
+
+fn leak(s: String) -> &'static str {
+    Box::leak(s.into_boxed_str())
+}
+
 fn cases() -> Vec<Case> {
     let mut cases = Vec::new();
     cases.extend(gemini_cases());
@@ -257,65 +345,31 @@ fn case(name: &'static str, client: &'static Client, setup: Setup, steps: Vec<St
 
 fn gemini_cases() -> Vec<Case> {
     let c = &GEMINI;
-    let start = || hook(SESSION_START, "SessionStart", "session_start-startup");
-    let prompt = || hook(CONTEXT_WATCH, "BeforeAgent", "before_agent");
-    let tool = || hook(CONTEXT_WATCH, "AfterTool", "after_tool");
-    let stop = || hook(CONTEXT_WATCH, "AfterAgent", "after_agent");
-    let continuing = || {
-        with(
-            CONTEXT_WATCH,
-            "AfterAgent",
-            "after_agent",
-            json!({"stop_hook_active": true}),
-        )
-    };
-    let compress = || hook(PRE_COMPACT, "PreCompress", "pre_compress-auto");
-    let end = || hook(PRE_COMPACT, "SessionEnd", "session_end");
-    vec![
-        case(
-            "gemini-no-handoff",
-            c,
-            Setup::Nothing,
-            vec![start(), prompt(), tool(), compress(), stop(), end()],
+    let m = Moments {
+        start: call(
+            SESSION_START,
+            "SessionStart",
+            "session_start-startup",
+            json!({}),
         ),
-        case("gemini-drifted", c, Setup::Drifted, vec![start()]),
+        prompt: call(CONTEXT_WATCH, "BeforeAgent", "before_agent", json!({})),
+        tool: call(CONTEXT_WATCH, "AfterTool", "after_tool", json!({})),
+        stop: call(CONTEXT_WATCH, "AfterAgent", "after_agent", json!({})),
+        compact: call(PRE_COMPACT, "PreCompress", "pre_compress-auto", json!({})),
+        end: Some(call(PRE_COMPACT, "SessionEnd", "session_end", json!({}))),
+    };
+    // Compression at 50 % by default: remind at 35 %, insist at 45 %.
+    let mut cases = common_cases(c, &m, 36, 46);
+    cases.extend([
         // Gemini CLI drops SessionStart `clear`'s context: the next prompt carries it.
         case(
             "gemini-clear",
             c,
             Setup::Handoff,
             vec![
-                with(
-                    SESSION_START,
-                    "SessionStart",
-                    "session_start-startup",
-                    json!({"source": "clear"}),
-                ),
-                prompt(),
-                prompt(),
-            ],
-        ),
-        // Compression at 50 % by default: remind at 35 %, insist at 45 %.
-        case(
-            "gemini-watch",
-            c,
-            Setup::Handoff,
-            vec![
-                start(),
-                Step::Fill(20),
-                prompt(),
-                tool(),
-                stop(),
-                Step::Fill(36),
-                prompt(),
-                tool(),
-                stop(),
-                Step::Fill(46),
-                tool(),
-                stop(),
-                continuing(),
-                stop(),
-                end(),
+                m.start.with(json!({"source": "clear"})),
+                m.prompt.step(),
+                m.prompt.step(),
             ],
         ),
         // PreCompress fires before every request: below the compression point it does
@@ -325,102 +379,68 @@ fn gemini_cases() -> Vec<Case> {
             c,
             Setup::Handoff,
             vec![
-                start(),
+                m.start.step(),
                 Step::Fill(30),
-                compress(),
+                m.compact.step(),
                 Step::Fill(52),
-                compress(),
+                m.compact.step(),
                 Step::Compacted,
-                tool(),
-                prompt(),
-                with(
-                    PRE_COMPACT,
-                    "PreCompress",
-                    "pre_compress-auto",
-                    json!({"trigger": "manual"}),
-                ),
-                end(),
+                m.tool.step(),
+                m.prompt.step(),
+                m.compact.with(json!({"trigger": "manual"})),
             ],
         ),
-    ]
+    ]);
+    cases
 }
 
 fn qwen_cases() -> Vec<Case> {
     let c = &QWEN;
-    let start = || hook(SESSION_START, "SessionStart", "session_start-startup");
-    let prompt = || hook(CONTEXT_WATCH, "UserPromptSubmit", "user_prompt_submit");
-    let tool = || hook(CONTEXT_WATCH, "PostToolUse", "post_tool_use");
+    // SessionEnd only in its terminal UI: not captured.
+    let m = Moments {
+        end: None,
+        ..claude_named()
+    };
     // The captured failure is of another session: moved into this one.
-    let failure = || {
-        with(
-            CONTEXT_WATCH,
-            "PostToolUseFailure",
-            "post_tool_use_failure",
-            json!({
-                "session_id": "b816995a-9626-4b96-ac9f-c09ae265ae41",
-                "transcript_path": "/tmp/FIXTURE/home/qwen/.qwen/projects/-tmp-FIXTURE-project/chats/b816995a-9626-4b96-ac9f-c09ae265ae41.jsonl",
-            }),
-        )
-    };
-    let stop = || hook(CONTEXT_WATCH, "Stop", "stop");
-    let continuing = || {
-        with(
-            CONTEXT_WATCH,
-            "Stop",
-            "stop",
-            json!({"stop_hook_active": true}),
-        )
-    };
-    vec![
+    let failure = call(
+        CONTEXT_WATCH,
+        "PostToolUseFailure",
+        "post_tool_use_failure",
+        json!({
+            "session_id": "b816995a-9626-4b96-ac9f-c09ae265ae41",
+            "transcript_path": "/tmp/FIXTURE/home/qwen/.qwen/projects/-tmp-FIXTURE-project/chats/b816995a-9626-4b96-ac9f-c09ae265ae41.jsonl",
+        }),
+    );
+    let post_compact = call(PRE_COMPACT, "PostCompact", "post_compact-auto", json!({}));
+    // Compaction at 85 % of its window: remind at 60 %, insist at 75 %.
+    let mut cases = common_cases(c, &m, 61, 76);
+    cases.extend([
+        // Its own events without a handoff: nothing.
         case(
-            "qwen-no-handoff",
+            "qwen-no-handoff-own-events",
             c,
             Setup::Nothing,
-            vec![
-                start(),
-                prompt(),
-                tool(),
-                failure(),
-                hook(PRE_COMPACT, "PreCompact", "pre_compact-auto"),
-                hook(PRE_COMPACT, "PostCompact", "post_compact-auto"),
-                stop(),
-            ],
+            vec![failure.step(), post_compact.step()],
         ),
-        case("qwen-drifted", c, Setup::Drifted, vec![start()]),
         case(
             "qwen-clear",
             c,
             Setup::Handoff,
-            vec![
-                with(
-                    SESSION_START,
-                    "SessionStart",
-                    "session_start-startup",
-                    json!({"source": "clear"}),
-                ),
-                prompt(),
-            ],
+            vec![m.start.with(json!({"source": "clear"})), m.prompt.step()],
         ),
+        // A failing tool fires PostToolUseFailure instead of PostToolUse: the watch speaks
+        // there as at PostToolUse; without a handoff, nothing.
         case(
-            "qwen-watch",
+            "qwen-tool-failure",
             c,
             Setup::Handoff,
             vec![
-                start(),
+                m.start.step(),
                 Step::Fill(20),
-                prompt(),
-                tool(),
-                failure(),
-                stop(),
+                failure.step(),
                 Step::Fill(61),
-                failure(),
-                tool(),
-                stop(),
-                Step::Fill(76),
-                prompt(),
-                stop(),
-                continuing(),
-                stop(),
+                failure.step(),
+                m.tool.step(),
             ],
         ),
         // PreCompact's instructions go to the summarizer as additionalContext; SessionStart
@@ -430,55 +450,55 @@ fn qwen_cases() -> Vec<Case> {
             c,
             Setup::Handoff,
             vec![
-                start(),
+                m.start.step(),
                 Step::Fill(80),
-                hook(PRE_COMPACT, "PreCompact", "pre_compact-auto"),
-                with(
-                    PRE_COMPACT,
-                    "PreCompact",
-                    "pre_compact-auto",
-                    json!({"trigger": "manual"}),
-                ),
+                m.compact.step(),
+                m.compact.with(json!({"trigger": "manual"})),
                 Step::Compacted,
-                hook(PRE_COMPACT, "PostCompact", "post_compact-auto"),
-                hook(SESSION_START, "SessionStart", "session_start-compact"),
-                prompt(),
-                tool(),
+                post_compact.step(),
+                call(
+                    SESSION_START,
+                    "SessionStart",
+                    "session_start-compact",
+                    json!({}),
+                )
+                .step(),
+                m.prompt.step(),
+                m.tool.step(),
             ],
         ),
-    ]
+    ]);
+    cases
 }
 
 fn copilot_cases() -> Vec<Case> {
     let c = &COPILOT;
-    let start = || hook(SESSION_START, "sessionStart", "session_start-new");
-    let prompt = || {
-        hook(
+    let m = Moments {
+        start: call(
+            SESSION_START,
+            "sessionStart",
+            "session_start-new",
+            json!({}),
+        ),
+        prompt: call(
             CONTEXT_WATCH,
             "userPromptSubmitted",
             "user_prompt_submitted",
-        )
-    };
-    let tool = || hook(CONTEXT_WATCH, "postToolUse", "post_tool_use");
-    let stop = || hook(CONTEXT_WATCH, "agentStop", "agent_stop");
-    let continuing = || {
-        with(
-            CONTEXT_WATCH,
-            "agentStop",
-            "agent_stop",
-            json!({"stop_hook_active": true}),
-        )
-    };
-    let compact = || hook(PRE_COMPACT, "preCompact", "pre_compact-auto");
-    let end = || hook(PRE_COMPACT, "sessionEnd", "session_end-complete");
-    vec![
-        case(
-            "copilot-no-handoff",
-            c,
-            Setup::Nothing,
-            vec![start(), prompt(), tool(), compact(), stop(), end()],
+            json!({}),
         ),
-        case("copilot-drifted", c, Setup::Drifted, vec![start()]),
+        tool: call(CONTEXT_WATCH, "postToolUse", "post_tool_use", json!({})),
+        stop: call(CONTEXT_WATCH, "agentStop", "agent_stop", json!({})),
+        compact: call(PRE_COMPACT, "preCompact", "pre_compact-auto", json!({})),
+        end: Some(call(
+            PRE_COMPACT,
+            "sessionEnd",
+            "session_end-complete",
+            json!({}),
+        )),
+    };
+    // Copilot compacts at 80 % of the prompt limit: remind at 60 %, insist at 75 %.
+    let mut cases = common_cases(c, &m, 61, 76);
+    cases.extend([
         // A new session's sessionStart may come after its first prompt (after `/clear`, side
         // by side with it): the first prompt, before any request, delivers; sessionStart then
         // stays silent.
@@ -486,115 +506,68 @@ fn copilot_cases() -> Vec<Case> {
             "copilot-first-prompt",
             c,
             Setup::Handoff,
-            vec![Step::FirstLines(2), prompt(), start(), prompt()],
-        ),
-        // Copilot compacts at 80 % of the prompt limit: remind at 60 %, insist at 75 %.
-        case(
-            "copilot-watch",
-            c,
-            Setup::Handoff,
             vec![
-                start(),
-                Step::Fill(20),
-                prompt(),
-                tool(),
-                stop(),
-                Step::Fill(61),
-                tool(),
-                prompt(),
-                stop(),
-                Step::Fill(76),
-                prompt(),
-                stop(),
-                continuing(),
-                stop(),
-                end(),
+                Step::FirstLines(2),
+                m.prompt.step(),
+                m.start.step(),
+                m.prompt.step(),
             ],
         ),
-        // No event after a compaction: the next userPromptSubmitted carries the handoff back.
+        // No event after a compaction: the next hook that can carry context brings the
+        // handoff back, once.
         case(
             "copilot-compaction",
             c,
             Setup::Handoff,
             vec![
-                start(),
+                m.start.step(),
                 Step::Fill(79),
-                compact(),
+                m.compact.step(),
                 Step::Compacted,
-                tool(),
-                prompt(),
-                prompt(),
-                hook(SESSION_START, "sessionStart", "session_start-resume"),
-                end(),
+                m.tool.step(),
+                m.prompt.step(),
+                call(
+                    SESSION_START,
+                    "sessionStart",
+                    "session_start-resume",
+                    json!({}),
+                )
+                .step(),
             ],
         ),
-    ]
+    ]);
+    cases
 }
 
 fn droid_cases() -> Vec<Case> {
     let c = &DROID;
-    let start = || hook(SESSION_START, "SessionStart", "session_start-startup");
-    let prompt = || {
-        // Droid's UserPromptSubmit was not captured (`droid exec` sends none): its Stop payload
-        // with the event and prompt Claude Code's form gives it.
-        with(
+    let m = Moments {
+        // Not captured (`droid exec` sends none): its Stop payload with the event and prompt
+        // Claude Code's form gives it.
+        prompt: call(
             CONTEXT_WATCH,
             "UserPromptSubmit",
             "stop",
             json!({"hook_event_name": "UserPromptSubmit", "prompt": "go on"}),
-        )
-    };
-    let tool = || hook(CONTEXT_WATCH, "PostToolUse", "post_tool_use");
-    let stop = || hook(CONTEXT_WATCH, "Stop", "stop");
-    let continuing = || {
-        with(
-            CONTEXT_WATCH,
-            "Stop",
-            "stop",
-            json!({"stop_hook_active": true}),
-        )
-    };
-    // Only `/compress` runs PreCompact (its trigger says `auto`).
-    let compact = || {
-        with(
+        ),
+        // Only `/compress` runs PreCompact (its trigger says `auto`); not captured either.
+        compact: call(
             PRE_COMPACT,
             "PreCompact",
             "stop",
             json!({"hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""}),
-        )
+        ),
+        ..claude_named()
     };
-    let end = || hook(PRE_COMPACT, "SessionEnd", "session_end-other");
-    vec![
-        case(
-            "droid-no-handoff",
-            c,
-            Setup::Nothing,
-            vec![start(), prompt(), tool(), compact(), stop(), end()],
-        ),
-        case("droid-drifted", c, Setup::Drifted, vec![start()]),
-        // Measured against its compaction limit: remind at 60 %, insist at 75 %.
-        case(
-            "droid-watch",
-            c,
-            Setup::Handoff,
-            vec![
-                start(),
-                Step::Fill(20),
-                prompt(),
-                tool(),
-                stop(),
-                Step::Fill(61),
-                tool(),
-                tool(),
-                stop(),
-                Step::Fill(76),
-                tool(),
-                stop(),
-                continuing(),
-                stop(),
-                end(),
-            ],
-        ),
+    // Measured against its compaction limit: remind at 60 %, insist at 75 %.
+    let mut cases = common_cases(c, &m, 61, 76);
+    let resume = call(
+        SESSION_START,
+        "SessionStart",
+        "session_start-resume",
+        json!({}),
+    );
+    cases.extend([
         // Its automatic compaction runs no hook: the next PostToolUse finds the transcript's
         // compaction_state and carries the handoff back, once.
         case(
@@ -602,13 +575,12 @@ fn droid_cases() -> Vec<Case> {
             c,
             Setup::Handoff,
             vec![
-                start(),
+                m.start.step(),
                 Step::Fill(50),
-                tool(),
+                m.tool.step(),
                 Step::Compacted,
-                tool(),
-                tool(),
-                end(),
+                m.tool.step(),
+                m.tool.step(),
             ],
         ),
         // `/compress`: PreCompact, the old session opened once more (SessionStart `resume`)
@@ -618,25 +590,15 @@ fn droid_cases() -> Vec<Case> {
             c,
             Setup::Handoff,
             vec![
-                start(),
+                m.start.step(),
                 Step::Fill(50),
-                compact(),
-                with(
-                    SESSION_START,
-                    "SessionStart",
-                    "session_start-startup",
-                    json!({"source": "resume"}),
-                ),
-                with(
-                    SESSION_START,
-                    "SessionStart",
-                    "session_start-resume",
-                    json!({"source": "compact"}),
-                ),
-                end(),
+                m.compact.step(),
+                m.start.with(json!({"source": "resume"})),
+                resume.with(json!({"source": "compact"})),
             ],
         ),
-    ]
+    ]);
+    cases
 }
 
 /// One call's whole stdout, checked for the form every client of these four accepts: nothing,
@@ -674,18 +636,7 @@ fn journal(repo: &Repo) -> String {
 
 fn run_case(case: &Case) -> String {
     let client = case.client;
-    let repo = Repo::new();
-    match case.setup {
-        Setup::Nothing => {}
-        Setup::Handoff => {
-            repo.save_handoff();
-        }
-        Setup::Drifted => {
-            repo.save_handoff();
-            repo.write("src/lib.rs", "pub fn f() {}\npub fn g() {}\n");
-            repo.commit("Add g");
-        }
-    }
+    let repo = Repo::set_up(case.setup);
     // The client's own files (settings, transcripts) under a home of the test's: the user's
     // real settings (a compaction point of theirs) never move the thresholds here.
     let tdir = tempfile::tempdir().unwrap();

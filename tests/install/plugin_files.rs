@@ -107,6 +107,11 @@ impl Launcher {
         }
     }
 
+    /// `text` as a snapshot pins it: the launcher's temporary places as `[TMP]`.
+    fn pin(&self, text: &str) -> String {
+        text.replace(&self._tmp.path().display().to_string(), "[TMP]")
+    }
+
     fn stand_in(&self, dir: &Path, exe: HookExe) {
         std::fs::create_dir_all(dir).unwrap();
         let p = dir.join(exe.file_name());
@@ -188,8 +193,7 @@ fn run_hook_without_executables_fails_open_with_one_hint() {
     assert!(first.stderr.is_empty());
     let hint: Value = serde_json::from_slice(&first.stdout).unwrap();
     let msg = hint["systemMessage"].as_str().unwrap();
-    assert!(msg.contains("cargo install --locked handover"), "{msg}");
-    assert!(msg.contains("cargo install --locked --path"), "{msg}");
+    insta::assert_snapshot!("launcher_install_hint", l.pin(msg));
 
     let second = l.run(HookExe::SessionStart, SYSTEM_PATH);
     assert_eq!(second.status.code(), Some(0));

@@ -158,17 +158,7 @@ pub fn compaction_keeps_the_handoff() {
         s1.describe()
     );
     write_settings(&sb.home, "\"compactionTokenLimit\": 20000");
-    let run = sb.run(
-        vec![
-            Turn::shell("echo a big step").usage(30_000),
-            Turn::shell("echo after the compaction").usage(3_000),
-            Turn::text("Continuing after the compaction.").usage(3_500),
-        ],
-        RunOpts {
-            default_usage: 2_000,
-            ..RunOpts::prompt("Go on.").resume(&s1.session_id())
-        },
-    );
+    let run = super::scenarios::big_step_resumed(&sb, &s1, (30_000, 3_000, 2_000), "compaction");
     let compactions = run.compaction_requests();
     assert_eq!(
         compactions.len(),
@@ -176,11 +166,7 @@ pub fn compaction_keeps_the_handoff() {
         "expected one compaction:\n{}",
         run.describe()
     );
-    let after: Vec<_> = run
-        .conversation()
-        .into_iter()
-        .filter(|r| r.n > compactions[0].n)
-        .collect();
+    let after = run.conversation_after(compactions[0]);
     assert_eq!(after.len(), 2, "{}", run.describe());
     assert_eq!(
         count_in(after[0], AFTER_COMPACTION),

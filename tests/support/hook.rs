@@ -118,6 +118,32 @@ impl Repo {
     }
 }
 
+/// What a golden case's repository holds before the first hook runs.
+#[derive(Clone, Copy, PartialEq)]
+pub enum Setup {
+    /// The standard handoff ([`handoff_content`]), fresh.
+    Handoff,
+    /// No handoff at all.
+    Nothing,
+    /// The standard handoff, then one more commit: drifted.
+    Drifted,
+}
+
+impl Repo {
+    /// A new repository as `setup` says.
+    pub fn set_up(setup: Setup) -> Repo {
+        let repo = Repo::new();
+        if setup != Setup::Nothing {
+            repo.save_handoff();
+        }
+        if setup == Setup::Drifted {
+            repo.write("src/lib.rs", "pub fn f() {}\npub fn g() {}\n");
+            repo.commit("Add g");
+        }
+        repo
+    }
+}
+
 /// The handoff every golden test delivers.
 pub fn handoff_content() -> Content {
     Content {

@@ -442,6 +442,14 @@ impl Run {
             .collect()
     }
 
+    /// The conversation requests after `compaction` (one of [`Run::compaction_requests`]).
+    pub fn conversation_after(&self, compaction: &LoggedRequest) -> Vec<&LoggedRequest> {
+        self.conversation()
+            .into_iter()
+            .filter(|r| r.n > compaction.n)
+            .collect()
+    }
+
     pub fn first_request(&self) -> &LoggedRequest {
         self.conversation()
             .into_iter()

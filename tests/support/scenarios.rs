@@ -469,6 +469,29 @@ pub fn compaction_codex() {
     assert_no_hook_errors(&sb, &[&run]);
 }
 
+/// The run of every automatic-compaction scenario: the session `s1` resumed, its first tool
+/// call reporting `big` input tokens (past the client's compaction point), then one more tool
+/// call at `usage` and a closing text; the client's own requests (its summary) report
+/// `default_usage`. `word` is what the client calls it (compaction, compression).
+pub fn big_step_resumed(
+    sb: &Sandbox,
+    s1: &Run,
+    (big, usage, default_usage): (u64, u64, u64),
+    word: &str,
+) -> Run {
+    sb.run(
+        vec![
+            Turn::shell("echo a big step").usage(big),
+            Turn::shell(&format!("echo after the {word}")).usage(usage),
+            Turn::text(&format!("Continuing after the {word}.")).usage(usage + 500),
+        ],
+        RunOpts {
+            default_usage,
+            ..RunOpts::prompt("Go on.").resume(&s1.session_id())
+        },
+    )
+}
+
 /// Scenario 4 (Gemini CLI): an automatic compression, forced by a tool call that reports
 /// 600,000 input tokens (57 % of 1,048,576, past Gemini's 50 %). PreCompress, which Gemini fires
 /// before every request, journals the snapshot only before that one; Gemini tells hooks nothing
@@ -480,17 +503,7 @@ pub fn compaction_gemini() {
     let s1 = handoff_saved_in_a_short_session(&sb);
     // Resumed, so that there is history to compress (with a single exchange Gemini CLI finds
     // nothing to compress and skips it).
-    let run = sb.run(
-        vec![
-            Turn::shell("echo a big step").usage(600_000),
-            Turn::shell("echo after the compression").usage(5_000),
-            Turn::text("Continuing after the compression.").usage(5_500),
-        ],
-        RunOpts {
-            default_usage: 5_000,
-            ..RunOpts::prompt("Go on.").resume(&s1.session_id())
-        },
-    );
+    let run = big_step_resumed(&sb, &s1, (600_000, 5_000, 5_000), "compression");
     let compactions = run.compaction_requests();
     assert_eq!(
         compactions.len(),
@@ -509,11 +522,7 @@ pub fn compaction_gemini() {
         snapshots[0].get("trigger").and_then(Value::as_str),
         Some("auto")
     );
-    let after: Vec<_> = run
-        .conversation()
-        .into_iter()
-        .filter(|r| r.n > compactions[1].n)
-        .collect();
+    let after = run.conversation_after(compactions[1]);
     assert_eq!(after.len(), 2, "{}", run.describe());
     // The request right after the compression carries nothing new; the one after the next
     // tool call carries the handoff again, once.
@@ -538,17 +547,7 @@ pub fn compaction_qwen() {
     let agent = Agent::Qwen;
     let sb = Sandbox::new(agent, Trust::BypassFlag);
     let s1 = handoff_saved_in_a_short_session(&sb);
-    let run = sb.run(
-        vec![
-            Turn::shell("echo a big step").usage(900_000),
-            Turn::shell("echo after the compaction").usage(5_000),
-            Turn::text("Continuing after the compaction.").usage(5_500),
-        ],
-        RunOpts {
-            default_usage: 5_000,
-            ..RunOpts::prompt("Go on.").resume(&s1.session_id())
-        },
-    );
+    let run = big_step_resumed(&sb, &s1, (900_000, 5_000, 5_000), "compaction");
     let compactions = run.compaction_requests();
     assert_eq!(
         compactions.len(),
@@ -570,11 +569,7 @@ pub fn compaction_qwen() {
         "no pre_compact snapshot (trigger auto) in the journal: {:?}",
         sb.journal()
     );
-    let after: Vec<_> = run
-        .conversation()
-        .into_iter()
-        .filter(|r| r.n > compactions[0].n)
-        .collect();
+    let after = run.conversation_after(compactions[0]);
     assert_eq!(after.len(), 2, "{}", run.describe());
     // The very next request: the handoff as delivered at the session's start, restored by Qwen.
     let first = ours(agent, after[0]);

@@ -53,16 +53,7 @@ pub fn placeholders(root: &Path, text: &str) -> String {
 pub fn mask_ids(text: &str) -> String {
     const SHAPE: &[u8] = b"ddddddddTdddddd.";
     let bytes = text.as_bytes();
-    let fits = |at: usize| {
-        bytes.len() >= at + SHAPE.len()
-            && SHAPE
-                .iter()
-                .zip(&bytes[at..])
-                .all(|(want, got)| match want {
-                    b'd' => got.is_ascii_digit(),
-                    other => other == got,
-                })
-    };
+    let fits = |at: usize| fits_shape(bytes, at, SHAPE);
     let mut out = String::with_capacity(text.len());
     let (mut at, mut copied) = (0, 0);
     while at < bytes.len() {
@@ -100,16 +91,7 @@ pub fn mask_ids(text: &str) -> String {
 pub fn mask_times(text: &str) -> String {
     const SHAPE: &[u8] = b"dddd-dd-ddTdd:dd:dd";
     let bytes = text.as_bytes();
-    let fits = |at: usize| {
-        bytes.len() >= at + SHAPE.len()
-            && SHAPE
-                .iter()
-                .zip(&bytes[at..])
-                .all(|(want, got)| match want {
-                    b'd' => got.is_ascii_digit(),
-                    other => other == got,
-                })
-    };
+    let fits = |at: usize| fits_shape(bytes, at, SHAPE);
     let mut out = String::with_capacity(text.len());
     let mut at = 0;
     let mut copied = 0;
@@ -134,6 +116,18 @@ pub fn mask_times(text: &str) -> String {
     }
     out.push_str(&text[copied..]);
     out
+}
+
+/// `bytes` at `at` has `shape`: `d` a digit, anything else itself.
+fn fits_shape(bytes: &[u8], at: usize, shape: &[u8]) -> bool {
+    bytes.len() >= at + shape.len()
+        && shape
+            .iter()
+            .zip(&bytes[at..])
+            .all(|(want, got)| match want {
+                b'd' => got.is_ascii_digit(),
+                other => other == got,
+            })
 }
 
 /// insta compares a snapshot without its final newline: where the final newline is part of the

@@ -32,8 +32,12 @@ fn payload(repo: &Path) -> Vec<u8> {
     .unwrap()
 }
 
-/// One SessionStart in `shape`, timed from spawn to exit; it must deliver a context.
+/// One SessionStart in `shape`, timed from spawn to exit; it must deliver a context. As the
+/// first start at a new HEAD: what the last run remembered of HEAD's trees in the git
+/// directory (`git::head_entries`) is taken away first, so every run reads the trees it needs
+/// and the guard measures the per-path cost itself.
 fn run(fixture: &Fixture, shape: Shape, payload: &[u8]) -> Duration {
+    fixture.forget_head_entries();
     fixture.enter(shape);
     let started = Instant::now();
     let mut child = Command::new(SESSION_START)

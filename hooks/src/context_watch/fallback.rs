@@ -11,7 +11,7 @@ use crate::startup;
 use handover_clients::{HookEvent, Response};
 use handover_core::store::Store;
 
-/// What both fallbacks work with: the call, its store, the session's state file, and the event
+/// What the fallbacks work with: the call, its store, the session's state file, and the event
 /// whose answer carries the context.
 #[derive(Clone, Copy)]
 pub struct Fallbacks<'a> {
@@ -26,7 +26,7 @@ pub struct Fallbacks<'a> {
 /// from us: a new context epoch, and the re-injection armed for this very call. A compaction
 /// older than the session's first sight or its last delivery (a forked session's inherited
 /// history, one already acted on) changes nothing.
-pub fn notice_silent_compaction(call: &Call, st: &mut SessionState) {
+fn notice_silent_compaction(call: &Call, st: &mut SessionState) {
     let client = call.client();
     if !client.compacts_silently() {
         return;
@@ -55,99 +55,116 @@ pub fn notice_silent_compaction(call: &Call, st: &mut SessionState) {
     st.reinjection_armed_ms = Some(call.now_ms);
 }
 
+/// Which fallback owes this call the startup context.
+enum Owed {
+    /// A SessionStart with this source left it to this event (the client drops its own).
+    Armed(String),
+    /// A compaction whose SessionStart `compact` never came.
+    Reinjection,
+    /// The first prompt of a session no SessionStart announced.
+    FirstPrompt,
+}
+
+impl Owed {
+    /// The source its journal line names.
+    fn source(&self) -> &str {
+        match self {
+            Owed::Armed(source) => source,
+            Owed::Reinjection => "compact_fallback",
+            Owed::FirstPrompt => "first_prompt_fallback",
+        }
+    }
+
+    /// What the debug log says of the delivery.
+    fn what(&self) -> String {
+        match self {
+            Owed::Armed(source) => format!("startup context after {source}"),
+            Owed::Reinjection => "re-injected after compaction".into(),
+            Owed::FirstPrompt => "startup context on the first prompt".into(),
+        }
+    }
+
+    /// Records in the session's state that it was delivered now.
+    fn delivered(&self, st: &mut SessionState, now: u64) {
+        st.startup_delivered_ms = Some(now);
+        match self {
+            Owed::Armed(_) => {}
+            Owed::Reinjection => st.compact_delivered_ms = Some(now),
+            Owed::FirstPrompt => st.startup_via_fallback = true,
+        }
+    }
+}
+
 impl Fallbacks<'_> {
-    /// The re-injection PostCompact armed, if it is armed: disarmed whatever happens, delivered
-    /// when there is a handoff. None when the watch goes on to measure.
-    pub fn reinjection(&self, st: &mut SessionState) -> Option<Outcome> {
-        let (call, store, file, event) = (self.call, self.store, self.file, self.event);
-        st.reinjection_armed_ms.take()?;
-        let now = call.now_ms;
-        let delivered =
-            handover_core::startup::build_for(store, &|| call.command().to_string(), true, None);
-        if delivered.is_some() {
-            st.compact_delivered_ms = Some(now);
-            st.startup_delivered_ms = Some(now);
+    /// The startup context this event owes, in order: the one a SessionStart left to it (with
+    /// that SessionStart's source), the re-injection after a compaction (PostCompact armed it,
+    /// or [`notice_silent_compaction`] does now), the first prompt's. An armed one is disarmed
+    /// whatever happens. None when nothing is owed or there is nothing to say: the watch goes
+    /// on to measure.
+    pub fn startup_owed(&self, st: &mut SessionState, first_prompt: bool) -> Option<Outcome> {
+        if let Some(source) = st.startup_armed.take() {
+            if let Some(outcome) = self.deliver(Owed::Armed(source), st) {
+                return Some(outcome);
+            }
         }
-        // Unless the disarming is recorded, the context would come back on every call.
-        if let Err(e) = file.save(st) {
-            return Some(Outcome::silent(format!("re-injection not disarmed: {e}")));
+        notice_silent_compaction(self.call, st);
+        if st.reinjection_armed_ms.take().is_some() {
+            if let Some(outcome) = self.deliver(Owed::Reinjection, st) {
+                return Some(outcome);
+            }
         }
-        let d = delivered?;
-        let journal = startup::record(call, &d, "compact_fallback");
-        Some(answer(
-            event,
-            d.text,
-            "re-injected after compaction",
-            [journal],
-        ))
+        if first_prompt {
+            return self.deliver(Owed::FirstPrompt, st);
+        }
+        None
     }
 
-    /// The startup context a SessionStart left to this event because the client drops its own
-    /// (session_start.rs), if one is armed: disarmed whatever happens, journaled with that
-    /// SessionStart's source. None when the watch goes on.
-    pub fn armed_startup(&self, st: &mut SessionState) -> Option<Outcome> {
-        let (call, store, file, event) = (self.call, self.store, self.file, self.event);
-        let source = st.startup_armed.take()?;
-        let delivered = handover_core::startup::build_for(
-            store,
-            &|| call.command().to_string(),
-            false,
-            call.session_id(),
-        );
+    /// One delivery, top to bottom: the startup context (snapshot → decide → render), the
+    /// session's state remembering it (before the answer goes out), the journal, the answer.
+    fn deliver(&self, owed: Owed, st: &mut SessionState) -> Option<Outcome> {
+        let (call, file) = (self.call, self.file);
+        let (after_compaction, own_session) = match owed {
+            Owed::Armed(_) => (false, call.session_id()),
+            Owed::Reinjection => (true, None),
+            Owed::FirstPrompt => (false, None),
+        };
+        let delivered = startup::compose(call, self.store, after_compaction, own_session);
         if delivered.is_some() {
-            st.startup_delivered_ms = Some(call.now_ms);
+            owed.delivered(st, call.now_ms);
         }
-        // Unless the disarming is recorded, the context would come back on every call.
-        if let Err(e) = file.save(st) {
-            return Some(Outcome::silent(format!(
-                "armed startup context not disarmed: {e}"
-            )));
-        }
-        let d = delivered?;
-        let journal = startup::record(call, &d, &source);
-        Some(answer(
-            event,
-            d.text,
-            &format!("startup context after {source}"),
-            [journal],
-        ))
-    }
-
-    /// The startup context on the first prompt of a session no SessionStart announced. The
-    /// session is remembered (where handover is in use) even with nothing to deliver, so that a
-    /// handoff the session writes itself is never handed back to it.
-    pub fn first_prompt(&self, st: &mut SessionState) -> Option<Outcome> {
-        let (call, store, file, event) = (self.call, self.store, self.file, self.event);
-        let delivered =
-            handover_core::startup::build_for(store, &|| call.command().to_string(), false, None);
-        if delivered.is_some() {
-            st.startup_delivered_ms = Some(call.now_ms);
-            st.startup_via_fallback = true;
-        }
-        let mut saved = None;
-        if delivered.is_some() {
-            // A SessionStart running beside this call (Copilot CLI after `/clear`) that saved
-            // the session's state first delivers the context itself.
-            match file.save_first(st) {
-                Ok(true) => {}
+        let saved = match owed {
+            // The session is remembered (where handover is in use) even with nothing to
+            // deliver, so that a handoff the session writes itself is never handed back to
+            // it. A SessionStart running beside this call (Copilot CLI after `/clear`) that
+            // saved the session's state first delivers the context itself.
+            Owed::FirstPrompt if delivered.is_some() => match file.save_first(st) {
+                Ok(true) => None,
                 Ok(false) => {
                     return Some(Outcome::silent(
                         "startup context left to the SessionStart that ran meanwhile",
                     ))
                 }
-                Err(e) => saved = Some(format!("state not saved: {e}")),
+                Err(e) => Some(format!("state not saved: {e}")),
+            },
+            Owed::FirstPrompt if call.store_usable() => {
+                file.save(st).err().map(|e| format!("state not saved: {e}"))
             }
-        } else if call.store_usable() {
-            saved = file.save(st).err().map(|e| format!("state not saved: {e}"));
-        }
+            Owed::FirstPrompt => None,
+            // Unless the disarming is recorded, the context would come back on every call.
+            Owed::Armed(_) | Owed::Reinjection => {
+                if let Err(e) = file.save(st) {
+                    let what = match owed {
+                        Owed::Reinjection => "re-injection",
+                        _ => "armed startup context",
+                    };
+                    return Some(Outcome::silent(format!("{what} not disarmed: {e}")));
+                }
+                None
+            }
+        };
         let d = delivered?;
-        let journal = startup::record(call, &d, "first_prompt_fallback");
-        Some(answer(
-            event,
-            d.text,
-            "startup context on the first prompt",
-            [saved, journal],
-        ))
+        let journal = startup::record(call, &d, owed.source());
+        Some(answer(self.event, d.text, &owed.what(), [saved, journal]))
     }
 }
 

@@ -21,7 +21,7 @@ mod thresholds;
 
 use crate::call::Call;
 use crate::never_fail::Outcome;
-use crate::session_state::{SessionFile, SessionState};
+use crate::session_state::{Loaded, SessionFile, SessionState};
 use handover_base::clock::millis;
 use handover_clients::{HookEvent, Response};
 use handover_core::context::{save_progress, save_progress_again, Pressure};
@@ -73,30 +73,37 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
             name.unwrap_or("none")
         )));
     };
+    // The session's state, read once: the record and the watch both work from it.
+    let session = call.session();
     if event == Event::Stop {
         // The session record; it never waits and never answers (hooks/src/session_record.rs).
-        crate::session_record::update(call, crate::session_record::Moment::Turn);
+        let first_seen = session.as_ref().and_then(|(_, l)| l.first_seen_ms());
+        crate::session_record::update(call, crate::session_record::Moment::Turn, first_seen);
     }
     if event == Event::ToolFailure {
         // The failing command, from the input: the client writes it to its transcript later
         // (Qwen Code through a queue), after this session's last Stop if it was the last step.
         let recorded = crate::session_record::tool_failed(call);
-        return watch(call, event).map(|mut o| {
+        return watch(call, event, session).map(|mut o| {
             o.note = format!("{recorded}; {}", o.note);
             o
         });
     }
-    watch(call, event)
+    watch(call, event, session)
 }
 
-/// The watch proper, for `event`.
-fn watch(call: &Call, event: Event) -> anyhow::Result<Outcome> {
+/// The watch proper, for `event`, from the session's state as this call read it.
+fn watch(
+    call: &Call,
+    event: Event,
+    session: Option<(SessionFile, Loaded)>,
+) -> anyhow::Result<Outcome> {
     let Some(store) = &call.store else {
         return Ok(Outcome::silent("no directory"));
     };
     // Everything below is remembered per session: without an id, say nothing rather than
     // repeat a reminder on every tool call.
-    let Some((file, loaded)) = call.session() else {
+    let Some((file, loaded)) = session else {
         return Ok(Outcome::silent("no session id"));
     };
     let mut st = loaded.state;
@@ -110,18 +117,9 @@ fn watch(call: &Call, event: Event) -> anyhow::Result<Outcome> {
             file: &file,
             event: ctx_event,
         };
-        if let Some(outcome) = fallbacks.armed_startup(&mut st) {
-            return Ok(outcome);
-        }
-        fallback::notice_silent_compaction(call, &mut st);
-        if let Some(outcome) = fallbacks.reinjection(&mut st) {
-            return Ok(outcome);
-        }
         let first_prompt = event == Event::Prompt && !loaded.existed && !fill.has_record();
-        if first_prompt {
-            if let Some(outcome) = fallbacks.first_prompt(&mut st) {
-                return Ok(outcome);
-            }
+        if let Some(outcome) = fallbacks.startup_owed(&mut st, first_prompt) {
+            return Ok(outcome);
         }
     }
 

@@ -177,6 +177,13 @@ pub fn update(
             return Err(Refusal::Failed(e));
         }
     };
+    // The next session start checks this handoff against HEAD (the quick check). Running it
+    // now leaves HEAD's entries for the listed paths remembered in the git directory
+    // (`git::head_entries`), so that start reads no tree while HEAD has not moved; its verdict
+    // is the next start's to give.
+    if handoff.git.is_some() {
+        let _ = handover_verify::verify::verify_quick(root, &handoff);
+    }
     Ok(Outcome {
         handoff,
         redactions,

@@ -454,6 +454,7 @@ pub fn still_uncommitted_in(repo: &git2::Repository, record: &SessionRecord) -> 
         .filter(|p| states.state(p) == PathState::Uncommitted)
         .cloned()
         .collect();
+    states.remember();
     text::Now { uncommitted }
 }
 

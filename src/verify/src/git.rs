@@ -12,6 +12,7 @@ use handover_handoff::model::{ChangeKind, FileChange, GitSnapshot};
 use std::path::{Path, PathBuf};
 
 pub(crate) mod cli;
+pub mod head_entries;
 pub mod uncommitted;
 
 /// handover's own files: writing a handoff must not make the repository look changed, so these
@@ -461,15 +462,28 @@ pub fn path_in_repo(repo: &Repository, root: &Path, rel: &Path) -> Option<PathBu
 }
 
 /// `rel` (relative to `root`) is a path in HEAD's tree, whatever its content: what a clone
-/// brought. A few object reads, whatever the size of the repository.
+/// brought. A few object reads, whatever the size of the repository, and none when the git
+/// directory remembers the entry for HEAD's commit (`head_entries`).
 pub fn is_in_head(repo: &Repository, root: &Path, rel: &Path) -> bool {
     path_in_repo(repo, root, rel).is_some_and(|in_repo| in_head_tree(repo, &in_repo))
 }
 
 fn in_head_tree(repo: &Repository, in_repo: &Path) -> bool {
-    repo.head()
-        .and_then(|h| h.peel_to_tree())
-        .is_ok_and(|tree| tree.get_path(in_repo).is_ok())
+    let Some(path) = in_repo
+        .to_str()
+        .filter(|p| !cfg!(windows) || !p.contains('\\'))
+    else {
+        return repo
+            .head()
+            .and_then(|h| h.peel_to_tree())
+            .is_ok_and(|tree| tree.get_path(in_repo).is_ok());
+    };
+    let Some(head) = head_entries::HeadEntries::new(repo) else {
+        return false;
+    };
+    let found = head.entry(path).is_ok_and(|entry| entry.is_some());
+    head.remember();
+    found
 }
 
 /// The repository's common directory (where shared refs and packed-refs live) for the working

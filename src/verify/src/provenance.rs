@@ -16,7 +16,7 @@
 //! No field of the file is consulted: what a file says about itself (`git.root`, `git: null`)
 //! proves nothing about where it came from.
 
-use crate::git;
+use crate::git::{self, head_entries::HeadEntries};
 use anyhow::Context;
 use git2::{Repository, Status};
 use std::path::{Path, PathBuf};
@@ -61,12 +61,17 @@ pub fn tracked_each(root: &Path, rels: &[&Path]) -> Vec<bool> {
     match git::open(root) {
         Ok(Some(repo)) => {
             let mut index: Option<Option<git2::Index>> = None;
-            rels.iter()
+            let head = HeadEntries::new(&repo);
+            let tracked = rels
+                .iter()
                 .map(|rel| {
                     let Some(in_tree) = path_in_repository(&repo, root, rel) else {
                         return false;
                     };
-                    if head_blob(&repo, &in_tree).is_some() {
+                    if head
+                        .as_ref()
+                        .is_some_and(|head| head_blob(head, &in_tree).is_some())
+                    {
                         return true;
                     }
                     index
@@ -74,7 +79,11 @@ pub fn tracked_each(root: &Path, rels: &[&Path]) -> Vec<bool> {
                         .as_ref()
                         .is_some_and(|index| index.get_path(&in_tree, 0).is_some())
                 })
-                .collect()
+                .collect();
+            if let Some(head) = head {
+                head.remember();
+            }
+            tracked
         }
         Ok(None) => vec![false; rels.len()],
         Err(_) => rels
@@ -95,17 +104,36 @@ pub fn came_with_repository(root: &Path, rel: &Path) -> bool {
 /// bytes differ (then git's own status of that one path decides), so a start costs the same
 /// in a repository of 100,000 files as in one of 10.
 pub fn came_with_repository_in(repo: &Repository, root: &Path, rel: &Path) -> bool {
+    let Some(head) = HeadEntries::new(repo) else {
+        return false;
+    };
+    let came = came_with_repository_with(repo, &head, root, rel);
+    head.remember();
+    came
+}
+
+/// [`came_with_repository_in`] with HEAD's entries the caller shares between its checks (it
+/// remembers them).
+pub(crate) fn came_with_repository_with(
+    repo: &Repository,
+    head: &HeadEntries,
+    root: &Path,
+    rel: &Path,
+) -> bool {
     let Some(in_tree) = path_in_repository(repo, root, rel) else {
         return false;
     };
-    head_blob(repo, &in_tree).is_some_and(|blob_id| unchanged(repo, root, rel, &in_tree, blob_id))
+    head_blob(head, &in_tree).is_some_and(|blob_id| unchanged(repo, root, rel, &in_tree, blob_id))
 }
 
-fn head_blob(repo: &Repository, in_tree: &Path) -> Option<git2::Oid> {
-    repo.head()
-        .and_then(|h| h.peel_to_tree())
-        .ok()
-        .and_then(|tree| tree.get_path(in_tree).ok().map(|e| e.id()))
+/// HEAD's entry at `in_tree` (any kind: file, link, directory), through `git::head_entries`:
+/// no tree is read when the git directory remembers it for HEAD's commit.
+fn head_blob(head: &HeadEntries, in_tree: &Path) -> Option<git2::Oid> {
+    let path = in_tree.to_str()?;
+    if cfg!(windows) && path.contains('\\') {
+        return head_blob(head, Path::new(&path.replace('\\', "/")));
+    }
+    head.entry(path).ok()?.map(|(id, _)| id)
 }
 
 /// `rel` as a path from the top of the working tree, `/`-separated as git stores it.
@@ -117,7 +145,11 @@ fn path_in_repository(repo: &Repository, root: &Path, rel: &Path) -> Option<Path
 
 fn tracking_git2(repo: &Repository, root: &Path, rel: &Path) -> Option<Tracked> {
     let in_tree = path_in_repository(repo, root, rel)?;
-    let head_entry = head_blob(repo, &in_tree);
+    let head = HeadEntries::new(repo);
+    let head_entry = head.as_ref().and_then(|head| head_blob(head, &in_tree));
+    if let Some(head) = head {
+        head.remember();
+    }
     // Only a tracked file costs the index read (a default .handover/ is ignored, never in HEAD).
     let in_index = head_entry.is_some()
         || repo

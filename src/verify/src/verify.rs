@@ -4,6 +4,7 @@
 //! two in step. Every check turns a failure into a reason (never a panic, never an error the
 //! caller must handle): a hook shows whatever could be established.
 
+use crate::git::head_entries::HeadEntries;
 use crate::git::uncommitted::{PathState, PathStates};
 use crate::git::{self, HeadInfo, LazyRepo};
 use git2::{Oid, Repository, Sort};
@@ -112,7 +113,14 @@ fn reason(code: &str, severity: Verdict, message: String, details: Vec<String>) 
 fn check(repo: &LazyRepo, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
     let root = repo.root();
     let mut reasons = Vec::new();
-    check_origin(repo, handoff, &mut reasons);
+    // HEAD's entries, shared by the origin and listed-files checks: the file that remembers
+    // them read once, and written once (`git::head_entries`). The origin check opens the
+    // repository in any case.
+    let mut head = match repo.get() {
+        Ok(Some(opened)) => HeadEntries::new(opened),
+        _ => None,
+    };
+    check_origin(repo, head.as_ref(), handoff, &mut reasons);
     match &handoff.git {
         None => reasons.push(reason(
             code::NO_GIT_SNAPSHOT,
@@ -121,7 +129,11 @@ fn check(repo: &LazyRepo, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
                 .to_string(),
             Vec::new(),
         )),
-        Some(recorded) => check_git(repo, recorded, depth, &mut reasons),
+        Some(recorded) => check_git(repo, &mut head, recorded, depth, &mut reasons),
+    }
+    // Unless the listed-files check took them over (and remembered them).
+    if let Some(head) = head {
+        head.remember();
     }
     check_files(root, handoff, &mut reasons);
     reasons
@@ -133,15 +145,25 @@ fn check(repo: &LazyRepo, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
 /// field does not name this directory (recorded elsewhere, a relative path, or no `git` field
 /// in a directory that is in a repository). Such a handoff is shown as foreign and
 /// unverified: a checksum proves a file intact, not who wrote it.
-fn check_origin(repo: &LazyRepo, handoff: &Handoff, reasons: &mut Vec<Reason>) {
+fn check_origin(
+    repo: &LazyRepo,
+    head: Option<&HeadEntries>,
+    handoff: &Handoff,
+    reasons: &mut Vec<Reason>,
+) {
     let root = repo.root();
     let mut why = Vec::new();
     let state = Path::new(".handover").join("state.json");
-    let came_with_repository = match repo.get() {
-        Ok(Some(opened)) => crate::provenance::came_with_repository_in(opened, root, &state),
-        Ok(None) => false,
+    let came_with_repository = match (repo.get(), head) {
+        (Ok(Some(opened)), Some(head)) => {
+            crate::provenance::came_with_repository_with(opened, head, root, &state)
+        }
+        (Ok(Some(opened)), None) => {
+            crate::provenance::came_with_repository_in(opened, root, &state)
+        }
+        (Ok(None), _) => false,
         // libgit2 cannot read it: provenance asks the git command line.
-        Err(_) => crate::provenance::came_with_repository(root, &state),
+        (Err(_), _) => crate::provenance::came_with_repository(root, &state),
     };
     if came_with_repository {
         why.push(
@@ -193,7 +215,13 @@ fn same_directory(recorded: &Path, here: &Path) -> bool {
     }
 }
 
-fn check_git(lazy: &LazyRepo, recorded: &GitSnapshot, depth: Depth, reasons: &mut Vec<Reason>) {
+fn check_git<'a>(
+    lazy: &'a LazyRepo,
+    head: &mut Option<HeadEntries<'a>>,
+    recorded: &GitSnapshot,
+    depth: Depth,
+    reasons: &mut Vec<Reason>,
+) {
     let root = lazy.root();
     let cheap = if depth == Depth::Quick {
         git::read_head_files(root)
@@ -232,7 +260,7 @@ fn check_git(lazy: &LazyRepo, recorded: &GitSnapshot, depth: Depth, reasons: &mu
     check_head(lazy, recorded, &current, reasons);
     match depth {
         Depth::Full => check_working_tree(lazy, recorded, reasons),
-        Depth::Quick => check_listed_changes(lazy, recorded, reasons),
+        Depth::Quick => check_listed_changes(lazy, head.take(), recorded, reasons),
     }
 }
 
@@ -241,7 +269,12 @@ fn check_git(lazy: &LazyRepo, recorded: &GitSnapshot, depth: Depth, reasons: &mu
 /// file the handoff listed as uncommitted that has no changes any more (reverted) is drift.
 /// Opening scans nothing, and only the listed paths (at most a few hundred) are looked at, each
 /// against HEAD's tree (`git::uncommitted`): the index is not read.
-fn check_listed_changes(lazy: &LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec<Reason>) {
+fn check_listed_changes<'a>(
+    lazy: &'a LazyRepo,
+    head: Option<HeadEntries<'a>>,
+    recorded: &GitSnapshot,
+    reasons: &mut Vec<Reason>,
+) {
     let root = lazy.root();
     let repo = match lazy.get() {
         Ok(Some(repo)) => repo,
@@ -253,7 +286,11 @@ fn check_listed_changes(lazy: &LazyRepo, recorded: &GitSnapshot, reasons: &mut V
             return;
         }
     };
-    let Some(states) = PathStates::new(repo) else {
+    let states = match head {
+        Some(head) => PathStates::with_head(repo, head),
+        None => PathStates::new(repo),
+    };
+    let Some(states) = states else {
         return;
     };
     // A path that cannot be told (a directory, an unreadable file) is not claimed gone.
@@ -265,6 +302,7 @@ fn check_listed_changes(lazy: &LazyRepo, recorded: &GitSnapshot, reasons: &mut V
         .filter(|p| states.state(p) == PathState::Committed)
         .map(|p| format!("- {p}"))
         .collect();
+    states.remember();
     if !gone.is_empty() {
         let old = plural(gone.len(), "file", "files");
         reasons.push(reason(

@@ -4,8 +4,9 @@
 //! libgit2's `status_file` loads and parses the whole index for every path it is asked about
 //! (8 MB at 100,000 files), so a hook asking about ten paths paid for the index ten times. Here
 //! the working file is compared with HEAD's tree entry for the same path instead: a tree lookup
-//! by path (one tree object per directory level, each read once per call), the blob id of the file's bytes, and the
-//! ignore rules for that path only. The index is never read, except for the one case where git
+//! by path (one tree object per directory level, each read once per call, and none at all when
+//! the git directory remembers the entry for HEAD's commit: `git::head_entries`), the blob id
+//! of the file's bytes, and the ignore rules for that path only. The index is never read, except for the one case where git
 //! would filter the file's bytes before hashing them (below).
 //!
 //! What counts as uncommitted (docs/verification.md, "Uncommitted"):
@@ -22,9 +23,10 @@
 //! raw bytes differ and hold a carriage return or `$Id`, the answer comes from libgit2's own
 //! status of that one path, which applies the filters exactly (and reads the index).
 
-use git2::{ErrorCode, ObjectType, Oid, Repository, Tree};
+use super::head_entries::{HeadEntries, MODE_TREE};
+use git2::{ErrorCode, ObjectType, Oid, Repository};
 use std::cell::RefCell;
-use std::collections::{HashMap, HashSet};
+use std::collections::HashSet;
 use std::io::Read;
 use std::path::{Path, PathBuf};
 
@@ -40,14 +42,12 @@ pub enum PathState {
     Unknown,
 }
 
-/// Answers for one repository: HEAD's tree is read once and shared by every path.
+/// Answers for one repository: HEAD's entries are read at most once per path and call, and
+/// remembered per commit in the git directory (`git::head_entries`).
 pub struct PathStates<'r> {
     repo: &'r Repository,
     workdir: &'r Path,
-    /// None when HEAD has no commit yet (every present, unignored file is then uncommitted).
-    head: Option<Tree<'r>>,
-    /// HEAD's trees by directory, read once each.
-    trees: RefCell<HashMap<String, Option<Tree<'r>>>>,
+    head: HeadEntries<'r>,
     /// Working-tree directories already seen to be plain directories (not links).
     plain_dirs: RefCell<HashSet<PathBuf>>,
 }
@@ -55,19 +55,29 @@ pub struct PathStates<'r> {
 impl<'r> PathStates<'r> {
     /// None for a bare repository (no working tree to compare) or a HEAD that cannot be read.
     pub fn new(repo: &'r Repository) -> Option<PathStates<'r>> {
-        let workdir = repo.workdir()?;
-        let head = match repo.head() {
-            Ok(reference) => Some(reference.peel_to_tree().ok()?),
-            Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => None,
-            Err(_) => return None,
-        };
         Some(PathStates {
             repo,
-            workdir,
-            head,
-            trees: RefCell::new(HashMap::new()),
+            workdir: repo.workdir()?,
+            head: HeadEntries::new(repo)?,
             plain_dirs: RefCell::new(HashSet::new()),
         })
+    }
+
+    /// [`PathStates::new`] with HEAD's entries a caller's earlier check already used (the
+    /// remembered file read once per call, and written once).
+    pub(crate) fn with_head(repo: &'r Repository, head: HeadEntries<'r>) -> Option<PathStates<'r>> {
+        Some(PathStates {
+            repo,
+            workdir: repo.workdir()?,
+            head,
+            plain_dirs: RefCell::new(HashSet::new()),
+        })
+    }
+
+    /// Keeps HEAD's entries this call had to read from HEAD's trees for the next call at the
+    /// same HEAD (`HeadEntries::remember`). Call once the paths were asked about.
+    pub fn remember(&self) {
+        self.head.remember();
     }
 
     /// `path` is relative to the working tree's top, `/`-separated, as git lists it.
@@ -78,7 +88,7 @@ impl<'r> PathStates<'r> {
             return PathState::Unknown;
         }
         let rel = Path::new(path);
-        let in_head = match self.head_entry(path) {
+        let in_head = match self.head.entry(path) {
             Ok(found) => found,
             Err(()) => return PathState::Unknown,
         };
@@ -116,51 +126,6 @@ impl<'r> PathStates<'r> {
                 self.compare_file(rel, id, executable != (mode == MODE_EXECUTABLE))
             }
         }
-    }
-
-    /// HEAD's entry at `path` (its blob id and mode), None when HEAD has nothing there. Each
-    /// directory's tree is read once for all the paths asked about: libgit2 keeps only small
-    /// trees in its cache, and a directory of a thousand entries is 40 KB to inflate.
-    fn head_entry(&self, path: &str) -> Result<Option<(Oid, i32)>, ()> {
-        let (dir, name) = match path.rsplit_once('/') {
-            Some((dir, name)) => (dir, name),
-            None => ("", path),
-        };
-        let Some(tree) = self.tree_at(dir)? else {
-            return Ok(None);
-        };
-        let found = tree.get_name(name).map(|e| (e.id(), e.filemode()));
-        Ok(found)
-    }
-
-    /// HEAD's tree for directory `dir` ("" for the top), None when HEAD has no directory there.
-    fn tree_at(&self, dir: &str) -> Result<Option<Tree<'r>>, ()> {
-        let Some(top) = &self.head else {
-            return Ok(None);
-        };
-        if dir.is_empty() {
-            return Ok(Some(top.clone()));
-        }
-        if let Some(cached) = self.trees.borrow().get(dir) {
-            return Ok(cached.clone());
-        }
-        let (parent, name) = match dir.rsplit_once('/') {
-            Some((parent, name)) => (parent, name),
-            None => ("", dir),
-        };
-        let tree = match self.tree_at(parent)? {
-            None => None,
-            Some(parent) => match parent.get_name(name) {
-                Some(entry) if entry.filemode() == MODE_TREE => {
-                    Some(self.repo.find_tree(entry.id()).map_err(|_| ())?)
-                }
-                _ => None,
-            },
-        };
-        self.trees
-            .borrow_mut()
-            .insert(dir.to_string(), tree.clone());
-        Ok(tree)
     }
 
     /// What is at `rel` in the working tree, without following a link in any position: a
@@ -279,7 +244,6 @@ impl<'r> PathStates<'r> {
 const MODE_FILE: i32 = 0o100644;
 const MODE_EXECUTABLE: i32 = 0o100755;
 const MODE_LINK: i32 = 0o120000;
-const MODE_TREE: i32 = 0o040000;
 const MODE_COMMIT: i32 = 0o160000;
 
 enum Working {

@@ -1,0 +1,170 @@
+//! Step 1 of a start: everything it is decided from, read once from the store and the
+//! repository. Every file and git read of a start is here.
+
+use handover_handoff::config::ShowRecord;
+use handover_handoff::model::{Handoff, Verification};
+use handover_handoff::store::{LoadOutcome, Store};
+use handover_record::text::Now;
+use handover_record::{files as records, SessionRecord};
+use handover_verify::git::LazyRepo;
+
+/// Everything a start is decided from, read once from the store and the repository.
+pub struct Snapshot {
+    /// What stands in the handoff's place: the local handoff, a fetched one, a refusal, damage.
+    pub handoff: Found,
+    /// When state.json was last replaced (0 when it is missing): the last session's work counts
+    /// as news to the handoff only when it came after.
+    pub handoff_written_ms: u64,
+    /// The last session's record (never this session's own, and none after a compaction or
+    /// where the configuration says never), with the state of its files now. Read only where a
+    /// decision may show it: without a handoff, or when its work came after the handoff.
+    pub last: Option<LastSession>,
+    /// How often the record alone is shown (config `records.startup`).
+    pub show_record: ShowRecord,
+    /// The startup text's length limit in characters (config `startup.budget_chars`).
+    pub budget_chars: usize,
+    /// The context was just compacted: the session continues.
+    pub after_compaction: bool,
+}
+
+/// The handoff a start found, as it will be shown.
+pub enum Found {
+    Missing,
+    /// `.handover/` or handover.md is something handover refuses to use (see
+    /// `handover_handoff::safe_fs`): why.
+    Refused(String),
+    /// state.json is damaged and nothing intact was recovered: what is wrong.
+    Unrecoverable(String),
+    /// This working tree's handoff.
+    Local(Verified),
+    /// A handoff fetched from a remote for the current branch (`handover pull`, or `git fetch`
+    /// after `handover share`), with where it came from (which machine, when, which remote).
+    Fetched {
+        verified: Verified,
+        label: String,
+    },
+}
+
+/// A handoff with its quick verification against this checkout.
+pub struct Verified {
+    pub handoff: Handoff,
+    pub verification: Verification,
+    /// Why it is not an intact state.json (recovered from the journal or the archive), or what
+    /// a newer handover's fields mean for a fetched one.
+    pub note: Option<String>,
+    /// Its id as journaled (None when empty).
+    pub id: Option<String>,
+    /// handover.md was edited after it was written (never set for a fetched one: this tree's
+    /// handover.md is not its document).
+    pub hand_edited: bool,
+}
+
+/// The last session's record, and which of the files it edited are uncommitted now.
+pub struct LastSession {
+    pub record: SessionRecord,
+    pub now: Now,
+}
+
+impl LastSession {
+    /// Active after the handoff was written, not merely saved after it (a late SessionEnd),
+    /// with work the handoff does not know about.
+    pub(super) fn worked_after(record: &SessionRecord, handoff_written_ms: u64) -> bool {
+        record.work_since_handoff && record.activity_ms() > handoff_written_ms
+    }
+}
+
+impl Snapshot {
+    /// Reads everything a start needs, once: the configuration, the handoff (or a newer one
+    /// fetched from a remote) verified cheaply (branch, HEAD and the referenced files: the same
+    /// cost on any repository size), and the last session's record. One repository serves
+    /// every git question, opened only if one of them needs it. `session_id`: a session that
+    /// may have a record of its own (SessionStart `resume`), never presented as the last one's.
+    pub fn read(store: &Store, after_compaction: bool, session_id: Option<&str>) -> Snapshot {
+        let root = store.root();
+        let config = handover_handoff::config::load(root).unwrap_or_default();
+        let repo = LazyRepo::new(root);
+        let handoff = found(store, &repo);
+        let handoff_written_ms = std::fs::metadata(store.state_path())
+            .and_then(|m| m.modified())
+            .map(handover_base::clock::millis)
+            .unwrap_or(0);
+        // After a compaction the session continues: the last record is its own. Only this
+        // working tree's own records are ever shown (record::provenance): a record that came
+        // with a clone or is dated in the future is not the last session's. Brought up to date
+        // first when its transcript grew since (a Claude Code turn written after Stop, in a
+        // session killed right after): a `stat`, and a read only then.
+        let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
+        let last = (!after_compaction && config.records_startup != ShowRecord::Never)
+            .then(|| records::latest(store, session_id, now_ms))
+            .flatten()
+            .map(|r| handover_record::catch_up::transcript_grew(store, r, now_ms))
+            .filter(|r| {
+                matches!(handoff, Found::Missing)
+                    || LastSession::worked_after(r, handoff_written_ms)
+            })
+            .map(|record| LastSession {
+                now: uncommitted_now(&repo, &record),
+                record,
+            });
+        Snapshot {
+            handoff,
+            handoff_written_ms,
+            last,
+            show_record: config.records_startup,
+            budget_chars: config.startup_budget_chars,
+            after_compaction,
+        }
+    }
+}
+
+/// The handoff this start shows: a fetched one when it is newer than the local one (or there
+/// is none), else the local one. A store handover refuses, or one it cannot read, is said as
+/// such first. Looking for a fetched handoff costs a `stat` or two when nothing was fetched
+/// (`travel::fetched::for_startup`).
+fn found(store: &Store, repo: &LazyRepo) -> Found {
+    let root = store.root();
+    let loaded = match store.load() {
+        LoadOutcome::Refused(refused) => return Found::Refused(refused.to_string()),
+        LoadOutcome::Unrecoverable { problem } => return Found::Unrecoverable(problem),
+        LoadOutcome::Missing => None,
+        LoadOutcome::Loaded(loaded) => Some(loaded),
+    };
+    if let Some(fetched) =
+        crate::travel::fetched::for_startup(root, loaded.as_ref().map(|l| &l.handoff))
+    {
+        let handoff = crate::travel::fetched::as_checked_here(root, &fetched.handoff);
+        let verification = handover_verify::verify::verify_quick_in(repo, &handoff);
+        return Found::Fetched {
+            label: fetched.label(),
+            verified: Verified {
+                id: Some(fetched.handoff.id.clone()).filter(|id| !id.is_empty()),
+                handoff,
+                verification,
+                note: fetched.note,
+                hand_edited: false,
+            },
+        };
+    }
+    let Some(loaded) = loaded else {
+        return Found::Missing;
+    };
+    let verification = handover_verify::verify::verify_quick_in(repo, &loaded.handoff);
+    let hand_edited =
+        handover_handoff::hand_edits::edited_since(&store.markdown_path(), &loaded.handoff);
+    let note = loaded.recovered_note();
+    Found::Local(Verified {
+        id: Some(loaded.handoff.id.clone()).filter(|id| !id.is_empty()),
+        handoff: loaded.handoff,
+        verification,
+        note,
+        hand_edited,
+    })
+}
+
+/// Which of the record's files are uncommitted now, in the shared repository.
+fn uncommitted_now(repo: &LazyRepo, record: &SessionRecord) -> Now {
+    match repo.get() {
+        Ok(Some(repo)) => handover_record::still_uncommitted_in(repo, record),
+        _ => Now::default(),
+    }
+}
