@@ -168,13 +168,12 @@ impl Client for Codex {
         transcript: &Path,
         project: &Path,
     ) -> Option<bool> {
-        let meta = transcript::first_line(transcript)
-            .filter(|v| str_of(v, "type") == Some("session_meta"));
-        let cwd = meta
-            .as_ref()
-            .and_then(|v| v.pointer("/payload/cwd"))
-            .and_then(Value::as_str);
-        Some(transcript::names_dir(cwd, project))
+        Some(transcript::header_names_dir(
+            transcript,
+            "session_meta",
+            "/payload/cwd",
+            project,
+        ))
     }
 
     fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
@@ -503,14 +502,7 @@ mod tests {
     /// The captured rollout ran in `/tmp/FIXTURE/project`: its `session_meta` says so.
     #[test]
     fn a_rollout_belongs_to_the_project_its_session_meta_names() {
-        let tmp = tempfile::tempdir().unwrap();
-        let fixture = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../tests/fixtures/clients/codex-0.169.0/rollout.jsonl"),
-        )
-        .unwrap();
-        let t = tmp.path().join("rollout.jsonl");
-        std::fs::write(&t, &fixture).unwrap();
+        let (tmp, t, fixture) = crate::fixture_copy("codex-0.169.0/rollout.jsonl");
         let of = |project: &str| Codex.transcript_in_project(tmp.path(), &t, Path::new(project));
         assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
         assert_eq!(of("/tmp/FIXTURE/other"), Some(false));

@@ -164,13 +164,12 @@ impl Client for Copilot {
         transcript: &Path,
         project: &Path,
     ) -> Option<bool> {
-        let start = transcript::first_line(transcript)
-            .filter(|v| str_of(v, "type") == Some("session.start"));
-        let cwd = start
-            .as_ref()
-            .and_then(|v| v.pointer("/data/context/cwd"))
-            .and_then(Value::as_str);
-        Some(transcript::names_dir(cwd, project))
+        Some(transcript::header_names_dir(
+            transcript,
+            "session.start",
+            "/data/context/cwd",
+            project,
+        ))
     }
 
     /// A file of ours in the hooks directory: Copilot reads every `*.json` there.
@@ -453,14 +452,7 @@ mod tests {
     /// The captured session ran in `/tmp/FIXTURE/project`: its `session.start` says so.
     #[test]
     fn events_belong_to_the_project_their_session_start_names() {
-        let tmp = tempfile::tempdir().unwrap();
-        let fixture = std::fs::read_to_string(
-            Path::new(env!("CARGO_MANIFEST_DIR"))
-                .join("../../tests/fixtures/clients/copilot-1.0.102/events.jsonl"),
-        )
-        .unwrap();
-        let t = tmp.path().join("events.jsonl");
-        std::fs::write(&t, &fixture).unwrap();
+        let (tmp, t, fixture) = crate::fixture_copy("copilot-1.0.102/events.jsonl");
         let of = |project: &str| Copilot.transcript_in_project(tmp.path(), &t, Path::new(project));
         assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
         assert_eq!(of("/tmp/FIXTURE/project/sub"), Some(false));

@@ -447,6 +447,22 @@ pub(crate) fn folder_under<'a>(dir: &Path, transcript: &'a Path) -> Option<&'a s
     Some(folder)
 }
 
+/// A copy of the captured file `name` (`<client>-<version>/<file>` under
+/// tests/fixtures/clients) in a temporary directory, and its text.
+#[cfg(test)]
+pub(crate) fn fixture_copy(name: &str) -> (tempfile::TempDir, PathBuf, String) {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../tests/fixtures/clients")
+            .join(name),
+    )
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join(Path::new(name).file_name().unwrap());
+    std::fs::write(&path, &text).unwrap();
+    (tmp, path, text)
+}
+
 /// An environment holding exactly `vars`, for the shell-sign tests of every client module.
 #[cfg(test)]
 pub(crate) fn env_of(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {

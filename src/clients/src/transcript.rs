@@ -246,9 +246,20 @@ pub(crate) fn first_line(path: &Path) -> Option<Value> {
     serde_json::from_slice(&line).ok()
 }
 
-/// `named` (a working directory a transcript names) is `project` (links resolved): as written,
-/// or once its own links are resolved.
-pub(crate) fn names_dir(named: Option<&str>, project: &Path) -> bool {
+/// The transcript's first line is a `kind` header (its `type`) whose field at `pointer` names
+/// `project` (links resolved) as the session's working directory: as written, or once its own
+/// links are resolved.
+pub(crate) fn header_names_dir(
+    transcript: &Path,
+    kind: &str,
+    pointer: &str,
+    project: &Path,
+) -> bool {
+    let header = first_line(transcript).filter(|v| str_of(v, "type") == Some(kind));
+    let named = header
+        .as_ref()
+        .and_then(|v| v.pointer(pointer))
+        .and_then(Value::as_str);
     named.is_some_and(|n| {
         Path::new(n) == project || std::fs::canonicalize(n).is_ok_and(|n| n == project)
     })
