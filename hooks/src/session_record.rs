@@ -161,6 +161,7 @@ fn try_update(
             record.transcript.path = stored_path.clone();
             record.transcript.offset = 0;
         }
+        record.transcript.started_in = started_in(call.input.cwd.as_deref(), root);
         match extract::read_from(
             Path::new(path),
             record.transcript.offset,
@@ -171,8 +172,10 @@ fn try_update(
                 if u.restarted {
                     // The transcript was replaced: its facts start over.
                     let kept = (record.ended.take(), record.git.take());
+                    let started_in = std::mem::take(&mut record.transcript.started_in);
                     record = SessionRecord::new(sid, agent);
                     record.transcript.path = stored_path;
+                    record.transcript.started_in = started_in;
                     (record.ended, record.git) = kept;
                 }
                 read_note = format!(
@@ -364,4 +367,52 @@ fn dirty_within(root: PathBuf, limit: Duration) -> Option<Vec<String>> {
         })
         .ok()?;
     rx.recv_timeout(limit).ok().flatten()
+}
+
+/// The input's working directory relative to the top of the working tree `root`, `/`-separated;
+/// empty when it is the top, outside it, or not plain (a `..`, a name that is not UTF-8).
+fn started_in(cwd: Option<&str>, root: &Path) -> String {
+    let Some(cwd) = cwd.map(Path::new) else {
+        return String::new();
+    };
+    let relative = cwd.strip_prefix(root).map(Path::to_path_buf).or_else(|_| {
+        let (cwd, root) = (std::fs::canonicalize(cwd), std::fs::canonicalize(root));
+        match (cwd, root) {
+            (Ok(cwd), Ok(root)) => cwd.strip_prefix(&root).map(Path::to_path_buf),
+            _ => Ok(PathBuf::new()),
+        }
+    });
+    let Ok(relative) = relative else {
+        return String::new();
+    };
+    let mut parts = Vec::new();
+    for part in relative.components() {
+        match part {
+            std::path::Component::Normal(name) => match name.to_str() {
+                Some(name) => parts.push(name),
+                None => return String::new(),
+            },
+            _ => return String::new(),
+        }
+    }
+    parts.join("/")
+}
+
+#[cfg(test)]
+mod started_in_tests {
+    use super::started_in;
+    use std::path::Path;
+
+    #[test]
+    fn the_working_directory_is_kept_relative_to_the_top_and_only_inside_it() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        std::fs::create_dir_all(root.join("src/app")).unwrap();
+        let at = |cwd: &Path| started_in(cwd.to_str(), &root);
+        assert_eq!(at(&root.join("src/app")), "src/app");
+        assert_eq!(at(&root), "");
+        assert_eq!(at(tmp.path()), "", "outside the working tree");
+        assert_eq!(at(&root.join("src/../..")), "", "a `..` is not plain");
+        assert_eq!(started_in(None, &root), "");
+    }
 }

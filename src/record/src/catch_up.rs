@@ -71,7 +71,8 @@ fn catch_up(
     // a record written into the repository could name any `.jsonl` on the machine, another
     // project's session among them. The client's own transcript directory is the only place
     // its sessions are, and where it files them by project, this project's folder.
-    let Some(transcript) = own_transcript(client, path, store.root(), dirs) else {
+    let started_in = record.transcript.started_in.as_str();
+    let Some(transcript) = own_transcript(client, path, store.root(), started_in, dirs) else {
         return record;
     };
     after_check();
@@ -110,11 +111,15 @@ fn catch_up(
 
 /// `path` with its links resolved, when that lies inside `client`'s transcript directory (links
 /// resolved too) and, where the client files sessions by the directory they started in, in the
-/// folder of the project at `root`; None otherwise.
+/// folder of the project at `root` or of the record's `started_in` below it (a session started
+/// in a subdirectory); None otherwise. `started_in` is the record's word, so it is taken only
+/// as a plain relative path that resolves inside `root`: a forged one can name no folder but
+/// one of this working tree's own.
 fn own_transcript(
     client: &dyn Client,
     path: &Path,
     root: &Path,
+    started_in: &str,
     dirs: &UserDirs,
 ) -> Option<PathBuf> {
     let dir = std::fs::canonicalize(client.transcript_dir(dirs)?).ok()?;
@@ -126,9 +131,26 @@ fn own_transcript(
     // resolved.
     let project = std::fs::canonicalize(root).ok()?;
     match client.transcript_in_project(&dir, &path, &project) {
-        Some(false) => None,
         Some(true) | None => Some(path),
+        Some(false) => {
+            let below = subdirectory(&project, started_in)?;
+            (client.transcript_in_project(&dir, &path, &below) == Some(true)).then_some(path)
+        }
     }
+}
+
+/// `project`/`relative` with its links resolved, when `relative` is a plain relative path (no
+/// `..`, not absolute, not empty) and what it resolves to still lies inside `project`.
+fn subdirectory(project: &Path, relative: &str) -> Option<PathBuf> {
+    let relative = Path::new(relative);
+    let plain = relative
+        .components()
+        .all(|c| matches!(c, std::path::Component::Normal(_)));
+    if relative.as_os_str().is_empty() || !plain {
+        return None;
+    }
+    let below = std::fs::canonicalize(project.join(relative)).ok()?;
+    (below.starts_with(project) && below != project).then_some(below)
 }
 
 /// state.json was replaced at or after `since_ms`: a handoff written after the record's last
@@ -374,6 +396,56 @@ mod tests {
         );
     }
 
+    /// A session started in a subdirectory of the working tree has its transcript in that
+    /// directory's folder: followed when the record says it started there. A `started_in` that
+    /// leaves the working tree (`..`, an absolute path, a link out) names no folder.
+    #[test]
+    fn a_session_started_in_a_subdirectory_is_caught_up_from_its_folder() {
+        let (tmp, store) = repo();
+        let (dirs, own) = claude_transcript(tmp.path(), "own.jsonl");
+        let projects = own.parent().unwrap().parent().unwrap().to_path_buf();
+        let root = tmp.path().join("repo");
+        std::fs::create_dir_all(root.join("src/app")).unwrap();
+        let other_root = tmp.path().join("other");
+        std::fs::create_dir(&other_root).unwrap();
+        std::os::unix::fs::symlink(&other_root, root.join("out")).unwrap();
+        let sub = projects
+            .join(claude_folder(&root.join("src/app")))
+            .join("t.jsonl");
+        let other = projects.join(claude_folder(&other_root)).join("t.jsonl");
+        for path in [&sub, &other] {
+            std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+            std::fs::write(path, secret_lines()).unwrap();
+        }
+        let record_of = |path: &Path, started_in: &str| {
+            let mut record = SessionRecord::new("s1", "claude");
+            record.transcript.path = path.to_string_lossy().into_owned();
+            record.transcript.started_in = started_in.into();
+            record
+        };
+        for (path, started_in) in [
+            (&sub, ""),
+            (&sub, "src"),
+            (&other, "../other"),
+            (&other, other_root.to_str().unwrap()),
+            (&other, "out"),
+        ] {
+            let record = record_of(path, started_in);
+            assert_eq!(
+                transcript_grew_in(&store, record.clone(), now(), &dirs),
+                record,
+                "{} from {started_in:?}",
+                path.display()
+            );
+        }
+        assert!(files::load(&store, "s1").is_none(), "nothing saved");
+        let read = transcript_grew_in(&store, record_of(&sub, "src/app"), now(), &dirs);
+        assert_eq!(
+            read.last_failure.as_ref().map(|c| c.command.as_str()),
+            Some("cat secrets")
+        );
+    }
+
     /// Codex files sessions by date, not by project: a rollout in its sessions directory is
     /// this project's by the working directory its `session_meta` names; nothing outside the
     /// directory is followed.
@@ -400,11 +472,11 @@ mod tests {
         let dirs = UserDirs::under(&home);
         let codex = handover_clients::of(handover_base::Agent::Codex);
         assert_eq!(
-            own_transcript(codex, &own, &root, &dirs),
+            own_transcript(codex, &own, &root, "", &dirs),
             Some(std::fs::canonicalize(&own).unwrap())
         );
-        assert_eq!(own_transcript(codex, &others, &root, &dirs), None);
-        assert_eq!(own_transcript(codex, &outside, &root, &dirs), None);
+        assert_eq!(own_transcript(codex, &others, &root, "", &dirs), None);
+        assert_eq!(own_transcript(codex, &outside, &root, "", &dirs), None);
     }
 
     /// The record names a link that leads into this project's folder when it is checked, and

@@ -155,6 +155,13 @@ pub struct GitState {
 #[serde(default)]
 pub struct Cursor {
     pub path: String,
+    /// The session's working directory relative to the top of the working tree, `/`-separated;
+    /// empty for the top itself (and then not written). Where a client files its transcripts
+    /// by the directory a session started in, a session started in a subdirectory has its
+    /// transcript in that directory's folder: the catch-up looks there too, and only inside
+    /// this working tree (catch_up::own_transcript).
+    #[serde(skip_serializing_if = "String::is_empty")]
+    pub started_in: String,
     /// Bytes of the transcript already read (always the end of a complete line).
     pub offset: u64,
     /// Bytes never read because too much was appended at once (see extract::MAX_READ).
