@@ -370,8 +370,24 @@ fn dirty_within(root: PathBuf, limit: Duration) -> Option<Vec<String>> {
 }
 
 /// The input's working directory relative to the top of the working tree `root`, `/`-separated;
-/// empty when it is the top, outside it, or not plain (a `..`, a name that is not UTF-8).
+/// empty when it is the top, outside it, or not plain (a `..`, a name that is not UTF-8), and
+/// when the record's redaction would change it: like every text from the hook input it is
+/// stored only as redacted, and a changed path would name no folder anyway.
 fn started_in(cwd: Option<&str>, root: &Path) -> String {
+    let relative = relative_dir(cwd, root);
+    if relative.is_empty()
+        || handover_core::record::untrusted(
+            &relative,
+            handover_core::record::MAX_TRANSCRIPT_PATH_CHARS,
+        ) != relative
+    {
+        return String::new();
+    }
+    relative
+}
+
+/// [`started_in`] before the redaction check.
+fn relative_dir(cwd: Option<&str>, root: &Path) -> String {
     let Some(cwd) = cwd.map(Path::new) else {
         return String::new();
     };
@@ -400,7 +416,7 @@ fn started_in(cwd: Option<&str>, root: &Path) -> String {
 
 #[cfg(test)]
 mod started_in_tests {
-    use super::started_in;
+    use super::{relative_dir, started_in};
     use std::path::Path;
 
     #[test]
@@ -414,5 +430,10 @@ mod started_in_tests {
         assert_eq!(at(tmp.path()), "", "outside the working tree");
         assert_eq!(at(&root.join("src/../..")), "", "a `..` is not plain");
         assert_eq!(started_in(None, &root), "");
+        // A directory named like a token: never stored as it is.
+        let token = format!("ghp_{}", "a1B2c3D4e5".repeat(4).get(..36).unwrap());
+        std::fs::create_dir_all(root.join(&token)).unwrap();
+        assert_eq!(relative_dir(root.join(&token).to_str(), &root), token);
+        assert_eq!(at(&root.join(&token)), "", "a directory named like a token");
     }
 }
