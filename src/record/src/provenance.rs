@@ -95,13 +95,14 @@ impl Judge {
         let mut why = Vec::new();
         // Only a path in HEAD can have come with the repository; the content rule (the one a
         // handoff's `foreign` verdict uses) then says whether it is still what was committed.
-        if self
+        // In the repository the judge opened: not a second open per record.
+        if let Some(repo) = self
             .repo
             .as_ref()
-            .is_some_and(|repo| handover_verify::git::is_in_head(repo, &self.root, rel))
+            .filter(|repo| handover_verify::git::is_in_head(repo, &self.root, rel))
         {
             why.push(
-                if handover_verify::provenance::came_with_repository(&self.root, rel) {
+                if handover_verify::provenance::came_with_repository_in(repo, &self.root, rel) {
                     Foreign::Committed
                 } else {
                     Foreign::Tracked
