@@ -1,33 +1,31 @@
-//! The fixed strings the detectors look for in a whole text, each with its searcher built once
-//! per process.
+//! The fixed strings the detectors look for in a whole text, searched without building a
+//! searcher at every call.
 //!
 //! Why: `str::find(&str)` builds a two-way searcher (`StrSearcher::new`) at every call, and
 //! every text redacted is searched for a few dozen fixed strings (the `[REDACTED:` marker,
-//! `://`, `-----BEGIN `, `ey`, the command names of `cli.rs`, …), several times when a hook
-//! redacts many fields: building those searchers was 15-20 % of a hook call's instructions
-//! (docs/benchmarks.md, "Redaction's searchers built once"). A [`Needle`] is a `static`
-//! holding memchr's `memmem::Finder`, built on first use.
+//! `://`, `-----BEGIN `, `ey`, the command names of `cli.rs`, …), for every field a hook
+//! redacts: building those searchers was most of the redaction's share of a hook call
+//! (docs/benchmarks.md, "Redaction's searchers, one repository open"). A [`Needle`] finds its
+//! first byte with `str::find(char)` (the library's `memchr`, no setup) and compares the rest
+//! there. At most `needle length` byte comparisons per position, and the needles are short
+//! (at most 30 bytes), so the search stays linear in the text.
+//!
+//! Not memchr's `memmem::Finder` in statics: it saved as many instructions, but its code
+//! (searchers and vector prefilters, run once per process) added 0.2-0.3 MiB of resident pages
+//! to every hook call (same document), against the hooks' 4 MiB target.
 //!
 //! Same answers as `str`'s own search: the first (leftmost) occurrence, as a byte offset, and
-//! non-overlapping occurrences from left to right. A needle that is UTF-8 found in a text that
-//! is UTF-8 starts and ends on character boundaries, so every offset slices the text as
-//! `str::find`'s did (`tests::same_answers_as_str`).
+//! non-overlapping occurrences from left to right (`tests::same_answers_as_str`).
 
-use memchr::memmem::Finder;
-use std::sync::OnceLock;
-
-/// A fixed string to search for, with its searcher built on first use.
+/// A fixed, non-empty string to search for.
 pub struct Needle {
     text: &'static str,
-    finder: OnceLock<Finder<'static>>,
 }
 
 impl Needle {
     pub const fn new(text: &'static str) -> Needle {
-        Needle {
-            text,
-            finder: OnceLock::new(),
-        }
+        assert!(!text.is_empty(), "a needle is never empty");
+        Needle { text }
     }
 
     /// The string searched for.
@@ -35,19 +33,32 @@ impl Needle {
         self.text
     }
 
-    fn finder(&self) -> &Finder<'static> {
-        self.finder.get_or_init(|| Finder::new(self.text))
-    }
-
     /// `hay.find(needle)`.
     pub fn find(&self, hay: &str) -> Option<usize> {
-        self.finder().find(hay.as_bytes())
+        self.find_from(hay, 0)
     }
 
     /// `hay[from..].find(needle).map(|i| from + i)`: an offset into `hay` (`from` must be a
     /// character boundary, as `str` slicing requires).
     pub fn find_from(&self, hay: &str, from: usize) -> Option<usize> {
-        self.find(&hay[from..]).map(|i| from + i)
+        let needle = self.text.as_bytes();
+        let first = needle[0];
+        if !first.is_ascii() {
+            return hay[from..].find(self.text).map(|i| from + i);
+        }
+        let bytes = hay.as_bytes();
+        // Always a character boundary: `from`, or just past an ASCII byte.
+        let mut at = from;
+        loop {
+            let i = at + hay[at..].find(char::from(first))?;
+            if bytes.len() - i < needle.len() {
+                return None;
+            }
+            if bytes[i + 1..].starts_with(&needle[1..]) {
+                return Some(i);
+            }
+            at = i + 1;
+        }
     }
 
     /// `hay.contains(needle)`.
@@ -57,7 +68,12 @@ impl Needle {
 
     /// Where `hay.match_indices(needle)` finds it: non-overlapping, left to right.
     pub fn occurrences<'h>(&'static self, hay: &'h str) -> impl Iterator<Item = usize> + 'h {
-        self.finder().find_iter(hay.as_bytes())
+        let mut from = 0;
+        std::iter::from_fn(move || {
+            let i = self.find_from(hay, from)?;
+            from = i + self.text.len();
+            Some(i)
+        })
     }
 }
 
