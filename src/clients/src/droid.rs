@@ -103,9 +103,22 @@ impl Client for Droid {
     }
 
     /// Droid names itself nowhere in its shell commands' environment; its shell executor's
-    /// own settings give it away ([`runs_the_shell_command`]). No session id either.
+    /// own settings give it away ([`runs_the_shell_command`]). Its session id comes from our
+    /// own SessionStart ([`Client::takes_session_id_from_hook`]).
     fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
         runs_the_shell_command(env).then_some(ShellSign::Indirect)
+    }
+
+    /// Droid gives its commands no session id, but its SessionStart applies `export NAME=value`
+    /// lines written to the payload's `CLAUDE_ENV_FILE` to the environment of the session's
+    /// later commands (0.225.2: `applySessionStartHookResults`; a later SessionStart, of `/new`
+    /// or `/compress`, sets it again): our SessionStart writes the session id there.
+    fn shell_session_id_var(&self) -> Option<&'static str> {
+        Some("HANDOVER_DROID_SESSION_ID")
+    }
+
+    fn takes_session_id_from_hook(&self) -> bool {
+        true
     }
 
     fn usage_file(&self, transcript: &Path) -> PathBuf {
@@ -656,6 +669,10 @@ mod tests {
             Some(ShellSign::Indirect)
         );
         assert_eq!(Droid.runs_this_shell(&droid_shell(&[("PATH", None)])), None);
-        assert_eq!(Droid.shell_session_id_var(), None);
+        assert_eq!(
+            Droid.shell_session_id_var(),
+            Some("HANDOVER_DROID_SESSION_ID")
+        );
+        assert!(Droid.takes_session_id_from_hook());
     }
 }
