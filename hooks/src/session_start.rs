@@ -24,7 +24,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let Some(store) = &call.store else {
         return Ok(Outcome::silent("no directory"));
     };
-    let source = call.input.source.as_deref().unwrap_or("startup");
+    let source = call.client().session_start_source(&call.input);
     let opens_session = matches!(source, "startup" | "new");
     let mut notes = vec![format!("source={source}")];
     // Before anything that may stop early: the agent's own `handover write` needs its session

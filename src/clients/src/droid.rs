@@ -121,6 +121,18 @@ impl Client for Droid {
         true
     }
 
+    /// Droid 0.225.2 loads the session `/new` creates in the terminal UI as it loads a resumed
+    /// one, so its SessionStart says `resume` (source `pendingSessionStartSource ?? "resume"`),
+    /// with a new session id and no `message_id`: a session with no message yet, which
+    /// resumes nothing. It opens as a `startup`. A true resume (`--fork`, or a session picked
+    /// to continue) and the old session reopened by `/compress` name their last message.
+    fn session_start_source<'a>(&self, input: &'a HookInput) -> &'a str {
+        match input.source.as_deref() {
+            Some("resume") if !input.has_message_id => "startup",
+            other => other.unwrap_or("startup"),
+        }
+    }
+
     fn usage_file(&self, transcript: &Path) -> PathBuf {
         transcript.with_extension("settings.json")
     }
@@ -615,6 +627,38 @@ mod tests {
         write("{\n  // mine\n  \"compactionTokenLimit\": 20000\n}");
         assert_eq!(Droid.compaction_percent(None, Some(dir.path()), w), None);
         assert_eq!(Droid.compaction_percent(None, None, w), None);
+    }
+
+    #[test]
+    fn new_opens_as_a_startup_and_a_true_resume_stays_one() {
+        let source = |raw: &[u8]| {
+            Droid
+                .session_start_source(&HookInput::parse(raw))
+                .to_string()
+        };
+        let fixture = |name: &str| {
+            std::fs::read(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../../tests/fixtures/clients/droid-0.225.2")
+                    .join(name),
+            )
+            .unwrap()
+        };
+        assert_eq!(source(&fixture("session_start-startup.json")), "startup");
+        assert_eq!(source(&fixture("session_start-new.json")), "startup");
+        assert_eq!(source(&fixture("session_start-resume.json")), "resume");
+        assert_eq!(
+            source(&fixture("session_start-compress-reopen.json")),
+            "resume"
+        );
+        assert_eq!(source(br#"{"source":"compact"}"#), "compact");
+        assert_eq!(source(b"{}"), "startup");
+        // Other clients keep the payload's word.
+        let claude = HookInput::parse(br#"{"source":"resume"}"#);
+        assert_eq!(
+            crate::claude::Claude.session_start_source(&claude),
+            "resume"
+        );
     }
 
     #[test]

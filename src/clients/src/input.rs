@@ -41,6 +41,9 @@ pub struct HookInput {
     /// SessionStart (Claude Code, Factory Droid): `CLAUDE_ENV_FILE`, a file whose `export`
     /// lines the client applies to the session's later shell commands.
     pub env_file: Option<String>,
+    /// The payload names the session's last message (Factory Droid's `message_id`, absent from
+    /// a SessionStart of a session with no message yet).
+    pub has_message_id: bool,
 }
 
 impl HookInput {
@@ -90,6 +93,7 @@ impl HookInput {
                 .map(str::to_string),
             tool_error: s("error"),
             env_file: s("CLAUDE_ENV_FILE"),
+            has_message_id: s("message_id").is_some(),
         }
     }
 }

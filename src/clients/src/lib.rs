@@ -150,6 +150,12 @@ pub trait Client: Sync {
         Ok(())
     }
 
+    /// What a SessionStart opens, as the hooks name it (`startup`, `resume`, `clear`,
+    /// `compact`, ...): the payload's `source`, unless the client's word for it says otherwise.
+    fn session_start_source<'a>(&self, input: &'a HookInput) -> &'a str {
+        input.source.as_deref().unwrap_or("startup")
+    }
+
     /// It drops the `additionalContext` of a SessionStart from `source` (the startup context
     /// then waits for the first prompt).
     fn drops_session_start_context(&self, _source: &str) -> bool {
