@@ -16,6 +16,7 @@ pub mod scan;
 pub mod session_record;
 pub mod session_start;
 pub mod session_state;
+pub mod shell_env;
 pub mod startup;
 pub mod transcript;
 pub mod window;

@@ -161,8 +161,22 @@ fn is_object_id(s: &str) -> bool {
     (s.len() == 40 || s.len() == 64) && s.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+thread_local! {
+    /// How many times [`open`] ran on this thread: what lets a test prove that a hook call
+    /// opens the repository once (an increment per open, which costs a hook call far less
+    /// than the open itself).
+    static OPENS: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// How many times this thread opened a repository through [`open`] (tests compare it before
+/// and after a call).
+pub fn opens_on_this_thread() -> usize {
+    OPENS.with(std::cell::Cell::get)
+}
+
 /// The repository containing `path`, Ok(None) when there is none.
 pub fn open(path: &Path) -> anyhow::Result<Option<Repository>> {
+    OPENS.with(|opens| opens.set(opens.get() + 1));
     match Repository::discover(path) {
         Ok(repo) => Ok(Some(repo)),
         Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
@@ -595,35 +609,87 @@ fn changes<'r>(
 /// `rel` (relative to `root`) as a path inside the repository's working directory; None when
 /// `root` is not inside it (or either cannot be resolved).
 pub fn path_in_repo(repo: &Repository, root: &Path, rel: &Path) -> Option<PathBuf> {
+    Some(root_in_repo(repo, root)?.join(rel))
+}
+
+/// `root` as a path inside the repository's working directory ("" at its top).
+fn root_in_repo(repo: &Repository, root: &Path) -> Option<PathBuf> {
     let top = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok())?;
     let here = std::fs::canonicalize(root).ok()?;
-    let prefix = here.strip_prefix(&top).ok()?;
-    Some(prefix.join(rel))
+    Some(here.strip_prefix(&top).ok()?.to_path_buf())
 }
 
 /// `rel` (relative to `root`) is a path in HEAD's tree, whatever its content: what a clone
 /// brought. A few object reads, whatever the size of the repository, and none when the git
-/// directory remembers the entry for HEAD's commit (`head_entries`).
+/// directory remembers the entry for HEAD's commit (`head_entries`). One question: a caller
+/// asking about several paths shares an [`InHead`].
 pub fn is_in_head(repo: &Repository, root: &Path, rel: &Path) -> bool {
-    path_in_repo(repo, root, rel).is_some_and(|in_repo| in_head_tree(repo, &in_repo))
+    InHead::new(repo, root).has(rel)
 }
 
-fn in_head_tree(repo: &Repository, in_repo: &Path) -> bool {
-    let Some(path) = in_repo
-        .to_str()
-        .filter(|p| !cfg!(windows) || !p.contains('\\'))
-    else {
-        return repo
-            .head()
-            .and_then(|h| h.peel_to_tree())
-            .is_ok_and(|tree| tree.get_path(in_repo).is_ok());
-    };
-    let Some(head) = head_entries::HeadEntries::new(repo) else {
-        return false;
-    };
-    let found = head.entry(path).is_ok_and(|entry| entry.is_some());
-    head.remember();
-    found
+/// HEAD's entries for the path questions of one caller about paths under `root` (the record
+/// judge asks about every record it judges): the remembered-entries file is read once, each of
+/// HEAD's trees at most once, and what was looked up is written back once, when it is dropped.
+pub struct InHead<'r> {
+    repo: &'r Repository,
+    root: &'r Path,
+    /// None when HEAD cannot be read: then nothing is in HEAD.
+    head: Option<head_entries::HeadEntries<'r>>,
+    /// `root` relative to the top of the working tree (both canonicalized once); None when it
+    /// is not inside it.
+    prefix: std::cell::OnceCell<Option<PathBuf>>,
+}
+
+impl<'r> InHead<'r> {
+    /// Reads the remembered entries for HEAD's commit now (one small file).
+    pub fn new(repo: &'r Repository, root: &'r Path) -> InHead<'r> {
+        InHead {
+            repo,
+            root,
+            head: head_entries::HeadEntries::new(repo),
+            prefix: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// [`is_in_head`] with the shared entries.
+    pub fn has(&self, rel: &Path) -> bool {
+        self.prefix
+            .get_or_init(|| root_in_repo(self.repo, self.root))
+            .as_ref()
+            .is_some_and(|prefix| self.has_in_repo(&prefix.join(rel)))
+    }
+
+    fn has_in_repo(&self, in_repo: &Path) -> bool {
+        let Some(path) = in_repo
+            .to_str()
+            .filter(|p| !cfg!(windows) || !p.contains('\\'))
+        else {
+            return self
+                .repo
+                .head()
+                .and_then(|h| h.peel_to_tree())
+                .is_ok_and(|tree| tree.get_path(in_repo).is_ok());
+        };
+        self.head
+            .as_ref()
+            .is_some_and(|head| head.entry(path).is_ok_and(|entry| entry.is_some()))
+    }
+
+    /// `rel` is the file HEAD holds: `provenance::came_with_repository_in` with the shared
+    /// entries.
+    pub fn came_with_repository(&self, rel: &Path) -> bool {
+        self.head.as_ref().is_some_and(|head| {
+            crate::provenance::came_with_repository_with(self.repo, head, self.root, rel)
+        })
+    }
+}
+
+impl Drop for InHead<'_> {
+    fn drop(&mut self) {
+        if let Some(head) = &self.head {
+            head.remember();
+        }
+    }
 }
 
 /// The repository's common directory (where shared refs and packed-refs live) for the working
