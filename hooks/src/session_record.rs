@@ -3,7 +3,9 @@
 //! record at most one turn old.
 //!
 //! Each update reads only the transcript bytes appended since the last one (the offset is kept
-//! in the record), never sleeps or polls, and reads the working tree (bounded in time) only at
+//! in the record), never sleeps or polls (but for the SessionEnd of a client that writes its
+//! transcript late, which waits for that write, or leaves the wait to a detached copy of the
+//! hook: `await_flush`), and reads the working tree (bounded in time) only at
 //! PreCompact, at SessionEnd, and after a turn that ran commands: a command may have changed
 //! files no transcript names, and the files git shows changed since the session began are
 //! attributed to it (handover_core::record::tree). SessionEnd is not needed for those facts
