@@ -286,7 +286,7 @@ impl Sandbox {
                     if finished.is_some() {
                         "written"
                     } else {
-                        "not written within the wait"
+                        "none (no record, or not within the wait)"
                     }
                 );
             }
