@@ -12,6 +12,7 @@ pub mod locate;
 pub mod never_fail;
 pub mod plugin;
 pub mod pre_compact;
+pub mod scan;
 pub mod session_record;
 pub mod session_start;
 pub mod session_state;

@@ -8,10 +8,14 @@
 //! record with edited files; a handoff and a record together), each in a 10-file and in a
 //! 100,000-file repository. Printed: each case's median wall time, its ratio to the floor, the
 //! 100,000 ÷ 10 ratio, and the peak RSS of the hook process. Also the context watch on a 200 MB
-//! transcript against a 1 MB one, and SessionStart with a handoff listing 100 files as the
-//! first start at a HEAD: with what the hooks remember of HEAD's trees in the git directory
-//! (`git::head_entries`) taken away before each run, so it reads the trees (every other case
-//! runs at a HEAD the hooks have seen, as every start but the first after a commit does).
+//! transcript against a 1 MB one, and SessionStart with a handoff listing 100 files twice
+//! more: as the first start at a HEAD, with what the hooks remember of HEAD's trees in the git
+//! directory (`git::head_entries`) taken away before each run, so it reads every tree along the
+//! listed paths (the worst case); and as the first start after a commit of one of the listed
+//! files, with the entries remembered for the commit before, which carry over where the
+//! commit left the trees unchanged (every other case runs at a HEAD the hooks have seen, as
+//! every start but the first after HEAD moves does). The repositories are packed once built
+//! (`git gc`), and no git command of the bench starts a background `gc --auto`.
 //!
 //! The payloads are the ones Claude Code sends (captured in tests/fixtures/clients), with the
 //! response that triggered PostToolUse and Stop not yet in the transcript, as in the client.
@@ -31,7 +35,9 @@
 //! before is taken out first) and writes each repository's SessionStart payload beside it
 //! (`<dir>/small.json`, `<dir>/big.json`), for counting one hook run under callgrind, strace
 //! or GNU time on exactly the bench's fixtures:
-//! `valgrind --tool=callgrind <hook> --agent claude < <dir>/big.json`.
+//! `valgrind --tool=callgrind <hook> --agent claude < <dir>/big.json`. It also makes the commit
+//! the "after a commit" row moves HEAD to (`refs/bench/after`; HEAD stays where it was, its
+//! branch's ref in `.git/refs/heads/main`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "shapes.rs"]
@@ -180,6 +186,22 @@ fn main() {
                 }));
             }
         }
+        // SessionStart as the first one after a commit: HEAD's entries remembered for the
+        // commit before, HEAD moved by one commit of one of the listed files.
+        if first {
+            for (fixture, _) in sizes {
+                let (before, after) = fixture.commit_after();
+                let case = case(Hook::SessionStart, Shape::Listed100, fixture, &t1);
+                cases.push(Box::new(move |pass| {
+                    let saved = fixture.head_entries();
+                    fixture.move_head(&after);
+                    let sample = case(pass);
+                    fixture.move_head(&before);
+                    fixture.restore_head_entries(saved);
+                    sample
+                }));
+            }
+        }
         let extra = hooks.contains(&Hook::PostToolUse);
         if extra {
             let p1 = payload("post_tool_use.json", &small.root, &t1);
@@ -256,6 +278,19 @@ fn main() {
                 mib(s.rss_kib),
                 mib(b.rss_kib),
             );
+            let (s, b) = (results[i], results[i + 1]);
+            i += 2;
+            println!(
+                "SessionStart, {}, first start after a commit of one listed file (HEAD's entries remembered for the commit before): {:.2} ms, x floor {:.1} / {:.2} ms, x floor {:.1}, 100k/10 {:.2}, {:.1} / {:.1} MiB",
+                Shape::Listed100.name(),
+                ms(s.wall),
+                ms(s.wall) / ms(floor.wall),
+                ms(b.wall),
+                ms(b.wall) / ms(floor.wall),
+                ms(b.wall) / ms(s.wall),
+                mib(s.rss_kib),
+                mib(b.rss_kib),
+            );
         }
         if extra {
             let (a, b) = (results[i], results[i + 1]);
@@ -292,6 +327,11 @@ fn keep(dir: &Path) {
             Fixture::build(&at, files)
         };
         fixture.enter(shape);
+        // The commit the "first start after a commit" row moves HEAD to (`refs/bench/after`;
+        // `.git/refs/heads/main` holds HEAD's commit).
+        let (before, after) = fixture.commit_after();
+        fixture.move_head(&before);
+        eprintln!("{name}: HEAD {before}, the commit after it {after}");
         let transcript = write_transcript(&dir.join("t1.jsonl"), 1 << 20);
         let payload = payload(Hook::SessionStart.fixture(), &fixture.root, &transcript);
         std::fs::write(dir.join(format!("{name}.json")), payload).expect("payload");

@@ -93,9 +93,12 @@ pub struct Fixture {
     files: usize,
 }
 
-/// Runs git with a fixed identity and no user configuration.
+/// Runs git with a fixed identity and no user configuration, and never a background
+/// `git gc --auto` (it would pack the repository while the first rounds run: every round must
+/// see the same repository).
 pub fn git(dir: &Path, args: &[&str]) {
     let st = Command::new("git")
+        .args(["-c", "gc.auto=0"])
         .args(args)
         .current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
@@ -110,10 +113,39 @@ pub fn git(dir: &Path, args: &[&str]) {
     assert!(st.success(), "git {args:?}");
 }
 
+/// [`git`] with `stdin` and `env`, returning what it printed (trimmed).
+fn git_out(dir: &Path, args: &[&str], env: &[(&str, &Path)], stdin: &[u8]) -> String {
+    let mut child = Command::new("git")
+        .args(["-c", "gc.auto=0"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .env("GIT_AUTHOR_NAME", "Bench")
+        .env("GIT_AUTHOR_EMAIL", "bench@example.com")
+        .env("GIT_COMMITTER_NAME", "Bench")
+        .env("GIT_COMMITTER_EMAIL", "bench@example.com")
+        .envs(env.iter().copied())
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .spawn()
+        .expect("git");
+    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), stdin).expect("stdin");
+    let out = child.wait_with_output().expect("git");
+    assert!(out.status.success(), "git {args:?}");
+    String::from_utf8(out.stdout)
+        .expect("utf-8")
+        .trim()
+        .to_string()
+}
+
 /// The path of committed file `i`: 100 files per directory.
 fn tracked(i: usize) -> String {
     format!("src/d{:04}/f{i}.rs", i / 100)
 }
+
+/// What `enter` writes into a shape's changed files.
+const CHANGED: &str = "// changed\n";
 
 fn original(i: usize) -> String {
     format!("pub const N: usize = {i};\n")
@@ -141,6 +173,9 @@ impl Fixture {
         }
         git(&root, &["add", "-A"]);
         git(&root, &["commit", "-q", "-m", "files"]);
+        // Packed now, as a clone is and as the background `gc --auto` a commit of this many
+        // files starts would leave it, rather than while the rounds run.
+        git(&root, &["gc", "-q"]);
         Fixture::finish(dir, root, files, shapes)
     }
 
@@ -220,6 +255,12 @@ impl Fixture {
         saved
     }
 
+    /// What the hooks remember in the git directory about HEAD's tree, left in place (for
+    /// [`Fixture::restore_head_entries`] after a run at another HEAD rewrote it).
+    pub fn head_entries(&self) -> Option<Vec<u8>> {
+        std::fs::read(self.head_entries_file()).ok()
+    }
+
     /// Puts back what [`Fixture::forget_head_entries`] took away.
     pub fn restore_head_entries(&self, saved: Option<Vec<u8>>) {
         let file = self.head_entries_file();
@@ -237,6 +278,65 @@ impl Fixture {
             .join(handover_core::git::head_entries::FILE_NAME)
     }
 
+    /// The commit after HEAD that a session start meets after the user committed part of the
+    /// work: HEAD with the first changed file of the shapes that list files committed as
+    /// `enter` changes it (so the working tree matches it there). Made once, without moving HEAD or
+    /// touching the index (a temporary index), and kept under `refs/bench/after`; its objects
+    /// are loose, as a local commit's are. Returns (HEAD, that commit).
+    pub fn commit_after(&self) -> (String, String) {
+        let head = git_out(&self.root, &["rev-parse", "HEAD"], &[], b"");
+        if let Some(after) = self.after() {
+            return (head, after);
+        }
+        let path = tracked(self.changed_index(0));
+        let blob = git_out(
+            &self.root,
+            &["hash-object", "-w", "--stdin"],
+            &[],
+            CHANGED.as_bytes(),
+        );
+        let index = self.stash.join("after.index");
+        let env = [("GIT_INDEX_FILE", index.as_path())];
+        git_out(&self.root, &["read-tree", "HEAD"], &env, b"");
+        let info = format!("100644,{blob},{path}");
+        git_out(
+            &self.root,
+            &["update-index", "--cacheinfo", &info],
+            &env,
+            b"",
+        );
+        let tree = git_out(&self.root, &["write-tree"], &env, b"");
+        let _ = std::fs::remove_file(&index);
+        let after = git_out(
+            &self.root,
+            &["commit-tree", &tree, "-p", &head, "-m", "one listed file"],
+            &[],
+            b"",
+        );
+        git_out(
+            &self.root,
+            &["update-ref", "refs/bench/after", &after],
+            &[],
+            b"",
+        );
+        (head, after)
+    }
+
+    fn after(&self) -> Option<String> {
+        let at = self.root.join(".git/refs/bench/after");
+        Some(std::fs::read_to_string(at).ok()?.trim().to_string())
+    }
+
+    /// Points the branch HEAD names (`main`) at `commit`, as a commit or a pull does: its
+    /// loose ref file written (it takes precedence over a packed one).
+    pub fn move_head(&self, commit: &str) {
+        std::fs::write(
+            self.root.join(".git/refs/heads/main"),
+            format!("{commit}\n"),
+        )
+        .expect("ref");
+    }
+
     /// Makes the working tree and the store what `shape` describes.
     pub fn enter(&self, shape: Shape) {
         let (changed, new) = self.split(shape);
@@ -244,7 +344,7 @@ impl Fixture {
             let path = self.root.join(tracked(self.changed_index(i)));
             // A sparse fixture has no directory there yet.
             std::fs::create_dir_all(path.parent().expect("parent")).expect("mkdir");
-            std::fs::write(path, "// changed\n").expect("write");
+            std::fs::write(path, CHANGED).expect("write");
         }
         if new > 0 {
             std::fs::create_dir_all(self.root.join("src/new")).expect("mkdir");

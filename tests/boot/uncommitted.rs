@@ -42,6 +42,13 @@ fn remembered_file(repo: &Repo) -> std::path::PathBuf {
     repo.path.join(".git").join(head_entries::FILE_NAME)
 }
 
+/// The id of HEAD's top tree (the remembered file's `tree` line).
+fn head_tree(repo: &Repo) -> git2::Oid {
+    let git = git2::Repository::open(&repo.path).unwrap();
+    let tree = git.head().unwrap().peel_to_tree().unwrap();
+    tree.id()
+}
+
 fn assert_agree(repo: &Repo, expected: &[(&str, PathState)]) {
     let paths: Vec<&str> = expected.iter().map(|(p, _)| *p).collect();
     for ((path, ours, git), (_, want)) in states(repo, &paths).into_iter().zip(expected) {
@@ -245,17 +252,14 @@ fn a_remembered_file_that_does_not_parse_is_read_past_and_rewritten() {
     let repo = Repo::with_commit();
     repo.write("src/lib.rs", "pub fn a() { changed }\n");
     let file = remembered_file(&repo);
+    let (head, tree) = (repo.head(), head_tree(&repo));
     for junk in [
         "".to_string(),
         "not ours\n".to_string(),
-        format!(
-            "handover HEAD entries 1\ncommit {}\nzzz\n- src/lib.rs\n",
-            repo.head()
-        ),
-        format!(
-            "handover HEAD entries 1\ncommit {}\n100644 12ab src/lib.rs\n",
-            repo.head()
-        ),
+        format!("handover HEAD entries 2\ncommit {head}\ntree {tree}\nzzz\n- src/lib.rs\n"),
+        format!("handover HEAD entries 2\ncommit {head}\ntree {tree}\n100644 12ab src/lib.rs\n"),
+        // The format before (no tree line): read past as a whole, though it held no error.
+        format!("handover HEAD entries 1\ncommit {head}\n- src/lib.rs\n"),
     ] {
         std::fs::write(&file, &junk).unwrap();
         let git = git2::Repository::open(&repo.path).unwrap();
@@ -285,8 +289,9 @@ fn the_remembered_file_is_never_read_or_written_through_a_link() {
     let forged_id =
         git2::Oid::hash_object(git2::ObjectType::Blob, b"pub fn a() { changed }\n").unwrap();
     let forged = format!(
-        "handover HEAD entries 1\ncommit {}\n100644 {forged_id} src/lib.rs\n",
-        repo.head()
+        "handover HEAD entries 2\ncommit {}\ntree {}\n100644 {forged_id} src/lib.rs\n",
+        repo.head(),
+        head_tree(&repo)
     );
     std::fs::write(&outside, &forged).unwrap();
     symlink(&outside, remembered_file(&repo)).unwrap();
