@@ -10,13 +10,14 @@
 
 use crate::call::Call;
 use crate::never_fail::Outcome;
+use crate::scan::Scan;
 use handover_clients::{HookEvent, Response, UserDirs};
 use handover_core::model::Handoff;
 use handover_core::sanitize::redacted;
 use handover_core::store::Event;
 use handover_core::store::{LoadOutcome, Store};
 use serde_json::{json, Value};
-use std::path::{Path, PathBuf};
+use std::path::Path;
 use std::time::{Duration, Instant};
 
 /// The diff against the handoff's HEAD walks the working tree; on a huge repository it is
@@ -59,13 +60,24 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
         _ => None,
     });
     let session = call.session();
+    // One working-tree scan for the record's changed files and the journal's files changed
+    // since the handoff's HEAD (crate::scan), started by whichever asks first.
+    let handoff_head = handoff
+        .as_ref()
+        .and_then(|h| h.git.as_ref())
+        .and_then(|g| g.head.clone());
+    let scan = call
+        .store
+        .as_ref()
+        .map(|s| Scan::new(s.root().to_path_buf(), handoff_head));
     // The record's transcript read and working-tree scan, within the call's budget: its
     // answer (the compaction instructions) must not be lost to the watchdog.
     let worker = call.clone();
     let first_seen = session.as_ref().and_then(|(_, l)| l.first_seen_ms());
+    let shared = scan.clone();
     let record = crate::budget::within(call.deadline, crate::budget::WORK_BUDGET, move || {
         let moment = crate::session_record::Moment::Compaction;
-        crate::session_record::update(&worker, moment, first_seen)
+        crate::session_record::update_sharing(&worker, moment, first_seen, shared.as_ref())
     });
     let mut notes = vec![match record {
         Ok(note) => note,
@@ -74,7 +86,8 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
     }];
     // Journal what the compaction is about to lose, and remember it in the session's state.
     if let Some(store) = &call.store {
-        if let Some(e) = call.journal(Event::PreCompact, snapshot(call, store, handoff.as_ref())) {
+        let snapshot = snapshot(call, store, handoff.as_ref(), scan.as_ref());
+        if let Some(e) = call.journal(Event::PreCompact, snapshot) {
             notes.push(e);
         }
     }
@@ -114,15 +127,16 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
 
 /// The facts worth having when a session later wonders what the compaction lost: trigger,
 /// branch and HEAD (read without scanning the working tree), the files changed since the
-/// handoff when that is quick, the transcript.
-fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>) -> Value {
+/// handoff when that is quick (from the call's one `scan`), the transcript.
+fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>, scan: Option<&Scan>) -> Value {
     let (branch, head) = crate::head::head_of(store.root());
     let handoff_head = handoff
         .and_then(|h| h.git.as_ref())
         .and_then(|g| g.head.clone());
-    let files_changed = handoff_head.as_deref().map(|base| {
-        files_changed_within(store.root().to_path_buf(), base.to_string(), call.deadline)
-    });
+    let files_changed = handoff_head
+        .as_ref()
+        .and(scan)
+        .map(|scan| files_changed_within(scan, call.deadline));
     json!({
         "trigger": call.input.trigger,
         "transcript_path": call.input.transcript_path,
@@ -134,10 +148,14 @@ fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>) -> Value {
 }
 
 /// `[{"path", "change"}]`, or a string saying why not (too slow, or git failed).
-fn files_changed_within(root: PathBuf, base: String, deadline: Instant) -> Value {
-    let step = move || handover_core::git::files_changed(&root, Some(&base));
-    match crate::budget::within(deadline, FILES_CHANGED_LIMIT, step) {
-        Ok(Ok((changes, _))) => serde_json::to_value(changes).unwrap_or(Value::Null),
+fn files_changed_within(scan: &Scan, deadline: Instant) -> Value {
+    let limit = FILES_CHANGED_LIMIT.min(crate::budget::remaining(deadline));
+    match scan.wait(limit) {
+        Ok(Ok(found)) => match &found.changed_since {
+            Some(Ok(changes)) => serde_json::to_value(changes).unwrap_or(Value::Null),
+            Some(Err(e)) => Value::String(format!("not computed: {e}")),
+            None => Value::Null,
+        },
         Ok(Err(e)) => Value::String(format!("not computed: {e}")),
         Err(crate::budget::Late::Failed) => Value::String("not computed: internal error".into()),
         Err(crate::budget::Late::After(ms)) => {

@@ -13,13 +13,13 @@
 //! CLI's `prompt_response`) stands in for it until the next update reads the line.
 
 use crate::call::Call;
+use crate::scan::Scan;
 use handover_core::record::extract;
 use handover_core::record::{
     files, stored_transcript_path, Ending, Fact, GitState, SessionRecord, MAX_DIRTY,
 };
 use handover_core::store::Store;
 use std::path::{Path, PathBuf};
-use std::sync::mpsc;
 use std::time::Duration;
 
 /// The working-tree scan at PreCompact and SessionEnd is given up after this long (the record
@@ -56,7 +56,18 @@ pub fn resumed(store: &Store, session_id: Option<&str>) -> Option<String> {
 /// (its per-session state, read once by the caller), None when no hook had. Returns a few
 /// words for the debug log; never fails.
 pub fn update(call: &Call, moment: Moment, hooks_first_seen_ms: Option<u64>) -> String {
-    match try_update(call, moment, hooks_first_seen_ms) {
+    update_sharing(call, moment, hooks_first_seen_ms, None)
+}
+
+/// [`update`], taking the changed files from `scan` (a scan of this call's working tree that
+/// the caller shares with another of its steps: PreCompact) instead of a scan of its own.
+pub fn update_sharing(
+    call: &Call,
+    moment: Moment,
+    hooks_first_seen_ms: Option<u64>,
+    scan: Option<&Scan>,
+) -> String {
+    match try_update(call, moment, hooks_first_seen_ms, scan) {
         Ok(note) => note,
         Err(e) => format!("record not updated: {e:#}"),
     }
@@ -126,6 +137,7 @@ fn try_update(
     call: &Call,
     moment: Moment,
     hooks_first_seen_ms: Option<u64>,
+    scan: Option<&Scan>,
 ) -> anyhow::Result<String> {
     let Some(store) = &call.store else {
         return Ok("record: no directory".into());
@@ -253,7 +265,7 @@ fn try_update(
         Moment::Compaction | Moment::End => Some(STATUS_LIMIT),
     };
     let scan_started = std::time::Instant::now();
-    let (git, all_dirty) = git_state(root, limit, call.deadline);
+    let (git, all_dirty) = git_state(root, limit, call.deadline, scan);
     if limit.is_some() {
         // A scan given up at its limit took at least that long.
         record.scan_ms = Some(scan_started.elapsed().as_millis() as u64);
@@ -328,11 +340,13 @@ fn session_began_ms(record: &SessionRecord, from_hooks: Option<u64>) -> Option<u
 }
 
 /// Branch and HEAD (cheap); with a `limit`, the changed files too (given up after it, and at
-/// the call's deadline), also returned whole for the attribution of edits.
+/// the call's deadline), also returned whole for the attribution of edits. From `scan` when
+/// the caller shares one, else from a scan of its own.
 fn git_state(
     root: &Path,
     limit: Option<Duration>,
     deadline: std::time::Instant,
+    scan: Option<&Scan>,
 ) -> (GitState, Option<Vec<String>>) {
     let (branch, head) = crate::head::head_of(root);
     let mut state = GitState {
@@ -343,30 +357,23 @@ fn git_state(
     };
     let all = limit.and_then(|limit| {
         let limit = limit.min(crate::budget::remaining(deadline));
-        dirty_within(root.to_path_buf(), limit)
+        let own;
+        let scan = match scan {
+            Some(shared) => shared,
+            None => {
+                own = Scan::new(root.to_path_buf(), None);
+                &own
+            }
+        };
+        // None when git fails or the scan takes longer than `limit`.
+        let found = scan.wait(limit).ok()?.ok()?;
+        Some(found.dirty_and_untracked.clone())
     });
     if let Some(all) = &all {
         state.dirty_total = all.len() as u64;
         state.dirty = Some(all.iter().take(MAX_DIRTY).cloned().collect());
     }
     (state, all)
-}
-
-/// Changed and untracked files, or None when git fails or takes longer than `limit`.
-fn dirty_within(root: PathBuf, limit: Duration) -> Option<Vec<String>> {
-    let (tx, rx) = mpsc::channel();
-    std::thread::Builder::new()
-        .spawn(move || {
-            let result = std::panic::catch_unwind(|| {
-                let repo = handover_core::git::open(&root).ok().flatten()?;
-                let (mut dirty, untracked) = handover_core::git::working_tree_status(&repo).ok()?;
-                dirty.extend(untracked);
-                Some(dirty)
-            });
-            let _ = tx.send(result.ok().flatten());
-        })
-        .ok()?;
-    rx.recv_timeout(limit).ok().flatten()
 }
 
 /// The input's working directory relative to the top of the working tree `root`, `/`-separated;

@@ -24,9 +24,16 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let Some(store) = &call.store else {
         return Ok(Outcome::silent("no directory"));
     };
-    let source = call.input.source.as_deref().unwrap_or("startup");
+    let source = call.client().session_start_source(&call.input);
     let opens_session = matches!(source, "startup" | "new");
     let mut notes = vec![format!("source={source}")];
+    // Before anything that may stop early: the agent's own `handover write` needs its session
+    // id whether or not there is anything to say now.
+    notes.extend(crate::shell_env::export_session_id(
+        call.client(),
+        call.input.env_file.as_deref(),
+        call.session_id(),
+    ));
 
     // Snapshot: the session's state first, then the store and the repository. A session that
     // opens after its first prompt already got the context through the fallback reads nothing

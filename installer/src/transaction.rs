@@ -49,19 +49,41 @@ fn apply_with(
             return Err(roll_back(undo, err));
         }
     }
-    // Only now, when nothing can be undone any more: `.claude/`, `.codex/`, `.gemini/` or `.qwen/`
-    // emptied by a deletion goes too (remove_dir fails on a directory that is not empty).
+    // Only now, when nothing can be undone any more: a client's own folder (`.claude/`,
+    // `.factory/`, ...: [`client_folders`]) emptied by a deletion goes too (remove_dir fails on
+    // a directory that is not empty).
+    let folders = client_folders();
     for e in edits.iter().filter(|e| e.changed() && e.after.is_none()) {
         if let Some(dir) = e.path.parent() {
-            if matches!(
-                dir.file_name().and_then(|n| n.to_str()),
-                Some(".claude" | ".codex" | ".gemini" | ".qwen")
-            ) {
+            if dir
+                .file_name()
+                .and_then(|n| n.to_str())
+                .is_some_and(|n| folders.iter().any(|f| f == n))
+            {
                 let _ = fs::remove_dir(dir);
             }
         }
     }
     Ok(applied)
+}
+
+/// The folders of the clients whose project hooks file sits directly in a folder of the
+/// client's own at the top of the repository (`.claude`, `.codex`, `.gemini`, `.qwen`,
+/// `.factory`). Copilot CLI's `.github/hooks/` is not one: `.github` is the repository's.
+fn client_folders() -> Vec<String> {
+    handover_clients::ALL
+        .iter()
+        .filter_map(|c| {
+            let file = c.hooks_file(
+                handover_clients::Scope::Project,
+                Path::new(""),
+                Path::new(""),
+            );
+            let mut parts = file.components();
+            let folder = parts.next()?.as_os_str().to_str()?;
+            (parts.count() == 1 && folder.starts_with('.')).then(|| folder.to_string())
+        })
+        .collect()
 }
 
 fn step(
@@ -175,6 +197,14 @@ fn roll_back(undo: Vec<Undo>, mut err: EditError) -> EditError {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn the_client_folders_come_from_the_registry() {
+        assert_eq!(
+            client_folders(),
+            [".claude", ".codex", ".gemini", ".qwen", ".factory"]
+        );
+    }
 
     fn edit(path: PathBuf, before: Option<&str>, after: Option<&str>) -> FileEdit {
         let mut e = FileEdit::new(

@@ -1260,6 +1260,28 @@ fn droid_dry_run_install_status_and_uninstall() {
     assert!(!e.repo.join("AGENTS.md").exists());
 }
 
+/// A `.factory/` that install created is gone after uninstall, like `.claude/` and the other
+/// clients' own folders; one holding anything else stays, with it.
+#[test]
+fn droid_uninstall_removes_the_factory_folder_it_emptied() {
+    let e = env();
+    assert!(run(&req(&e, droid_only(), Scope::Project)).0.ok);
+    assert!(e.repo.join(".factory/settings.json").is_file());
+    assert!(uninstall(&e, droid_only(), Scope::Project).ok);
+    assert!(!e.repo.join(".factory").exists());
+
+    let e = env();
+    assert!(run(&req(&e, droid_only(), Scope::Project)).0.ok);
+    fs::create_dir_all(e.repo.join(".factory/droids")).unwrap();
+    fs::write(e.repo.join(".factory/droids/mine.md"), "mine\n").unwrap();
+    assert!(uninstall(&e, droid_only(), Scope::Project).ok);
+    assert!(!e.repo.join(".factory/settings.json").exists());
+    assert_eq!(
+        fs::read_to_string(e.repo.join(".factory/droids/mine.md")).unwrap(),
+        "mine\n"
+    );
+}
+
 /// GitHub Copilot CLI reads CLAUDE.md and GEMINI.md as well as AGENTS.md and shows each one's
 /// text: its section goes into AGENTS.md only when no other file it reads has it, so its agent
 /// sees the section once (copilot_10 checks that in the real client's request).

@@ -91,3 +91,14 @@ fn cross_agent_written_in_claude_delivered_in_droid() {
         scenarios::handoff_crosses_agents(Agent::Claude, Agent::Droid);
     }
 }
+
+/// Droid gives its commands no session id: our SessionStart exports it through the payload's
+/// `CLAUDE_ENV_FILE`, which Droid applies to the session's later commands; the model's shell
+/// command sees the hooks' session id (what `handover write` looks its record up by:
+/// tests/hooks/session_record.rs `a_write_from_droids_shell_finds_its_record_by_the_id_its_session_start_exported`).
+#[test]
+fn droid_shell_commands_get_the_session_id_our_session_start_exported() {
+    if clients("droid_shell_commands_get_the_session_id_our_session_start_exported").is_some() {
+        droid::shell_commands_get_the_session_id();
+    }
+}

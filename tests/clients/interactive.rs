@@ -115,8 +115,9 @@ fn startup_compaction_clear(agent: Agent) {
         // Droid's `/compress` starts a new session from the summary: SessionStart `resume` of
         // the old session first (its context goes nowhere: the summary request is all that
         // session sends), then SessionStart `compact` of the new one; `/new` fires
-        // SessionStart with `source: resume` for the fresh session.
-        Agent::Droid => &["startup", "resume", "compact", "resume"],
+        // SessionStart with `source: resume` for the fresh session, with no `message_id`: it
+        // opens as a `startup`.
+        Agent::Droid => &["startup", "resume", "compact", "startup"],
     };
     assert_eq!(
         delivered_sources(&sb),

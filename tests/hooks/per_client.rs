@@ -593,7 +593,7 @@ fn droid_cases() -> Vec<Case> {
                 m.start.step(),
                 Step::Fill(50),
                 m.compact.step(),
-                m.start.with(json!({"source": "resume"})),
+                m.start.with(json!({"source": "resume", "message_id": "7ff5886e-49ff-4a72-b3de-ee4995d6ebda"})),
                 resume.with(json!({"source": "compact"})),
             ],
         ),

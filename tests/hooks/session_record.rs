@@ -684,3 +684,130 @@ fn a_qwen_failure_reaches_the_record_from_its_hook_before_the_transcript_has_it(
         r.transcript.pending
     );
 }
+
+/// Factory Droid gives the commands its shell tool runs no session id: the model's
+/// `handover write` found no record of its own. Its SessionStart applies the `export` lines a
+/// hook writes to the payload's `CLAUDE_ENV_FILE` to the session's later commands, so ours
+/// exports the session id there; the write, in the environment Droid 0.225.2's shell tool gives
+/// (captured with `env` through its `Execute` tool), then fills from its own record. Without
+/// the exported id (a person's shell, or a Droid before this) it fills nothing.
+#[test]
+fn a_write_from_droids_shell_finds_its_record_by_the_id_its_session_start_exported() {
+    let repo = Repo::new();
+    let fixtures =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clients/droid-0.225.2");
+    let t = transcript_of_fixture(&repo, &fixtures.join("transcript-tools.jsonl"), "droid");
+    let env_dir = tempfile::tempdir().unwrap();
+    let env_file = env_dir.path().join(format!("droid-env-{SID}-1.sh"));
+    let mut start: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(fixtures.join("session_start-startup.json")).unwrap(),
+    )
+    .unwrap();
+    start["session_id"] = SID.into();
+    start["cwd"] = repo.path().to_string_lossy().into_owned().into();
+    start["transcript_path"] = t.to_string_lossy().into_owned().into();
+    start["CLAUDE_ENV_FILE"] = env_file.to_string_lossy().into_owned().into();
+    hook(SESSION_START, "droid", start);
+    let exported = std::fs::read_to_string(&env_file).unwrap();
+    assert_eq!(
+        exported,
+        format!("export HANDOVER_DROID_SESSION_ID={SID}\n")
+    );
+    // What Droid does with the file: each `export NAME=value` line set for later commands.
+    let (name, value) = exported
+        .trim_end()
+        .strip_prefix("export ")
+        .and_then(|l| l.split_once('='))
+        .unwrap();
+
+    do_the_work(&repo);
+    stop(&repo, "droid", &t);
+    let write = |extra: &[(&str, &str)]| {
+        let home = env_dir.path().join("home");
+        let mut c = std::process::Command::new(env!("CARGO_BIN_EXE_handover"));
+        c.args([
+            "write",
+            "--goal",
+            "Strip whitespace in the parser",
+            "--json",
+        ])
+        .current_dir(repo.path())
+        .env_clear()
+        .env("HOME", &home)
+        .env(
+            "PATH",
+            format!(
+                "{}/.factory/bin:/usr/local/bin:/usr/bin:/bin",
+                home.display()
+            ),
+        )
+        .envs([
+            ("GIT_EDITOR", "true"),
+            ("GIT_SEQUENCE_EDITOR", "true"),
+            ("GIT_TERMINAL_PROMPT", "0"),
+            ("GCM_INTERACTIVE", "never"),
+            ("GIT_ASKPASS", ""),
+            ("PYTHONUNBUFFERED", "1"),
+            ("FORCE_COLOR", "0"),
+            ("FACTORY_UPSTREAM_CLIENT_TYPE", "cli"),
+        ])
+        .envs(extra.iter().copied());
+        let out = c.output().unwrap();
+        assert!(out.status.success(), "{out:?}");
+        let summary: serde_json::Value = serde_json::from_slice(&out.stdout).unwrap();
+        let state: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(repo.path().join(".handover/state.json")).unwrap(),
+        )
+        .unwrap();
+        (summary, state)
+    };
+
+    let (summary, state) = write(&[]);
+    assert_eq!(state["agent"], "droid", "{state}");
+    assert_eq!(
+        summary["filled_from_record"],
+        serde_json::json!([]),
+        "{summary}"
+    );
+
+    let (summary, state) = write(&[(name, value)]);
+    assert_eq!(
+        summary["filled_from_record"],
+        serde_json::json!(["important_files", "evidence.commands_run"]),
+        "{summary}"
+    );
+    let files: Vec<&str> = state["important_files"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter_map(|f| f["path"].as_str())
+        .collect();
+    assert_eq!(files, ["run_tests.sh", "src/parse.py"], "{state}");
+    assert_eq!(
+        state["evidence"]["commands_run"][1],
+        "sh run_tests.sh (failed, exit 1; recorded by handover)",
+        "{state}"
+    );
+    // Another client's id in that variable is not Droid's: the detected agent decides.
+    let (summary, _) = write(&[(name, value), ("CODEX_THREAD_ID", "019a-thread")]);
+    assert_eq!(
+        summary["filled_from_record"],
+        serde_json::json!([]),
+        "{summary}"
+    );
+}
+
+/// `fixture` with its project path replaced by `repo`'s, beside the repository.
+fn transcript_of_fixture(repo: &Repo, fixture: &Path, client: &str) -> PathBuf {
+    let text = std::fs::read_to_string(fixture)
+        .unwrap()
+        .replace("/tmp/FIXTURE/project", &repo.path().to_string_lossy());
+    let dir = repo.path().with_file_name(format!(
+        "{}-{client}",
+        repo.path().file_name().unwrap().to_string_lossy()
+    ));
+    std::fs::create_dir_all(&dir).unwrap();
+    let t = dir.join("t.jsonl");
+    std::fs::write(&t, text).unwrap();
+    t
+}

@@ -190,3 +190,35 @@ pub fn compaction_keeps_the_handoff() {
     }
     assert_eq!(sb.hook_errors(&[&s1, &run]), Vec::<String>::new());
 }
+
+/// The session id our SessionStart exported through `CLAUDE_ENV_FILE` reaches the model's shell
+/// commands, equal to the id the hooks got, and a session's id is its own (a second session,
+/// `--fork`, gets its new id).
+pub fn shell_commands_get_the_session_id() {
+    use super::fake_server::Turn;
+    let sb = Sandbox::new(Agent::Droid, Trust::Installed);
+    let seen = |run: &Run| {
+        let text = std::fs::read_to_string(sb.project.join("sid.txt"))
+            .unwrap_or_else(|e| panic!("the shell command did not run ({e}):\n{}", run.describe()));
+        assert_eq!(text, run.session_id(), "{}", run.describe());
+    };
+    let print = "printf '%s' \"$HANDOVER_DROID_SESSION_ID\" > sid.txt";
+    let s1 = sb.run(
+        vec![
+            Turn::shell(print).usage(3_000),
+            Turn::text("Done.").usage(3_100),
+        ],
+        RunOpts::prompt("Print the session id."),
+    );
+    seen(&s1);
+    let s2 = sb.run(
+        vec![
+            Turn::shell(print).usage(3_200),
+            Turn::text("Done.").usage(3_300),
+        ],
+        RunOpts::prompt("Print it again.").resume(&s1.session_id()),
+    );
+    assert_ne!(s1.session_id(), s2.session_id());
+    seen(&s2);
+    assert_eq!(sb.hook_errors(&[&s1, &s2]), Vec::<String>::new());
+}

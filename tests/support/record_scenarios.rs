@@ -478,6 +478,7 @@ pub fn write_fills_from_the_writers_own_record(agent: Agent) {
         .env_remove("CLAUDECODE")
         .env_remove("CLAUDE_CODE_SESSION_ID")
         .env_remove("CODEX_THREAD_ID")
+        .env_remove("HANDOVER_DROID_SESSION_ID")
         .env_remove("HANDOVER_SESSION_ID")
         .env("HANDOVER_AGENT", agent.name())
         .stdin(Stdio::null())

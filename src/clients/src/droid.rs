@@ -103,9 +103,34 @@ impl Client for Droid {
     }
 
     /// Droid names itself nowhere in its shell commands' environment; its shell executor's
-    /// own settings give it away ([`runs_the_shell_command`]). No session id either.
+    /// own settings give it away ([`runs_the_shell_command`]). Its session id comes from our
+    /// own SessionStart ([`Client::takes_session_id_from_hook`]).
     fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
         runs_the_shell_command(env).then_some(ShellSign::Indirect)
+    }
+
+    /// Droid gives its commands no session id, but its SessionStart applies `export NAME=value`
+    /// lines written to the payload's `CLAUDE_ENV_FILE` to the environment of the session's
+    /// later commands (0.225.2: `applySessionStartHookResults`; a later SessionStart, of `/new`
+    /// or `/compress`, sets it again): our SessionStart writes the session id there.
+    fn shell_session_id_var(&self) -> Option<&'static str> {
+        Some("HANDOVER_DROID_SESSION_ID")
+    }
+
+    fn takes_session_id_from_hook(&self) -> bool {
+        true
+    }
+
+    /// Droid 0.225.2 loads the session `/new` creates in the terminal UI as it loads a resumed
+    /// one, so its SessionStart says `resume` (source `pendingSessionStartSource ?? "resume"`),
+    /// with a new session id and no `message_id`: a session with no message yet, which
+    /// resumes nothing. It opens as a `startup`. A true resume (`--fork`, or a session picked
+    /// to continue) and the old session reopened by `/compress` name their last message.
+    fn session_start_source<'a>(&self, input: &'a HookInput) -> &'a str {
+        match input.source.as_deref() {
+            Some("resume") if !input.has_message_id => "startup",
+            other => other.unwrap_or("startup"),
+        }
     }
 
     fn usage_file(&self, transcript: &Path) -> PathBuf {
@@ -605,6 +630,38 @@ mod tests {
     }
 
     #[test]
+    fn new_opens_as_a_startup_and_a_true_resume_stays_one() {
+        let source = |raw: &[u8]| {
+            Droid
+                .session_start_source(&HookInput::parse(raw))
+                .to_string()
+        };
+        let fixture = |name: &str| {
+            std::fs::read(
+                Path::new(env!("CARGO_MANIFEST_DIR"))
+                    .join("../../tests/fixtures/clients/droid-0.225.2")
+                    .join(name),
+            )
+            .unwrap()
+        };
+        assert_eq!(source(&fixture("session_start-startup.json")), "startup");
+        assert_eq!(source(&fixture("session_start-new.json")), "startup");
+        assert_eq!(source(&fixture("session_start-resume.json")), "resume");
+        assert_eq!(
+            source(&fixture("session_start-compress-reopen.json")),
+            "resume"
+        );
+        assert_eq!(source(br#"{"source":"compact"}"#), "compact");
+        assert_eq!(source(b"{}"), "startup");
+        // Other clients keep the payload's word.
+        let claude = HookInput::parse(br#"{"source":"resume"}"#);
+        assert_eq!(
+            crate::claude::Claude.session_start_source(&claude),
+            "resume"
+        );
+    }
+
+    #[test]
     fn files_events_and_detection() {
         let repo = Path::new("/r");
         let user = Path::new("/h/.factory");
@@ -656,6 +713,10 @@ mod tests {
             Some(ShellSign::Indirect)
         );
         assert_eq!(Droid.runs_this_shell(&droid_shell(&[("PATH", None)])), None);
-        assert_eq!(Droid.shell_session_id_var(), None);
+        assert_eq!(
+            Droid.shell_session_id_var(),
+            Some("HANDOVER_DROID_SESSION_ID")
+        );
+        assert!(Droid.takes_session_id_from_hook());
     }
 }

@@ -38,6 +38,12 @@ pub struct HookInput {
     pub tool_call_id: Option<String>,
     pub tool_command: Option<String>,
     pub tool_error: Option<String>,
+    /// SessionStart (Claude Code, Factory Droid): `CLAUDE_ENV_FILE`, a file whose `export`
+    /// lines the client applies to the session's later shell commands.
+    pub env_file: Option<String>,
+    /// The payload names the session's last message (Factory Droid's `message_id`, absent from
+    /// a SessionStart of a session with no message yet).
+    pub has_message_id: bool,
 }
 
 impl HookInput {
@@ -86,6 +92,8 @@ impl HookInput {
                 .filter(|c| !c.is_empty())
                 .map(str::to_string),
             tool_error: s("error"),
+            env_file: s("CLAUDE_ENV_FILE"),
+            has_message_id: s("message_id").is_some(),
         }
     }
 }

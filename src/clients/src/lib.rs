@@ -109,6 +109,14 @@ pub trait Client: Sync {
         None
     }
 
+    /// The client sets no session id for its shell commands itself, but applies the `export`
+    /// lines a SessionStart hook writes to the file named by the payload's `CLAUDE_ENV_FILE`
+    /// to the environment of the commands that follow: our SessionStart writes
+    /// [`Client::shell_session_id_var`] there, so `handover write` finds its own record.
+    fn takes_session_id_from_hook(&self) -> bool {
+        false
+    }
+
     // ---- Hook output ----
 
     /// The bytes a hook prints for `response`, in exactly the form the client accepts for the
@@ -140,6 +148,12 @@ pub trait Client: Sync {
         _user_dir: Option<&Path>,
     ) -> Result<(), String> {
         Ok(())
+    }
+
+    /// What a SessionStart opens, as the hooks name it (`startup`, `resume`, `clear`,
+    /// `compact`, ...): the payload's `source`, unless the client's word for it says otherwise.
+    fn session_start_source<'a>(&self, input: &'a HookInput) -> &'a str {
+        input.source.as_deref().unwrap_or("startup")
     }
 
     /// It drops the `additionalContext` of a SessionStart from `source` (the startup context
@@ -544,7 +558,7 @@ mod tests {
                 (Agent::Gemini, None),
                 (Agent::Qwen, Some("QWEN_CODE_SESSION_ID")),
                 (Agent::Copilot, Some("COPILOT_AGENT_SESSION_ID")),
-                (Agent::Droid, None),
+                (Agent::Droid, Some("HANDOVER_DROID_SESSION_ID")),
             ]
         );
     }

@@ -15,6 +15,7 @@ use super::SessionRecord;
 use anyhow::Context as _;
 use handover_handoff::safe_fs::{self, Kind};
 use handover_handoff::store::Store;
+use handover_verify::git::LazyRepo;
 use std::path::{Path, PathBuf};
 use std::time::{SystemTime, UNIX_EPOCH};
 
@@ -101,10 +102,9 @@ pub fn load_own(store: &Store, session_id: &str, now_ms: u64) -> Option<SessionR
     let path = path_for(&dir(&store.dir()), session_id);
     let modified = modified_ms(&path)?;
     let rel = path.strip_prefix(store.root()).ok()?;
-    Judge::new(store.root(), now_ms)
-        .foreign(rel, &record, modified)
-        .is_empty()
-        .then_some(record)
+    let repo = LazyRepo::new(store.root());
+    let own = Judge::in_repo(&repo, now_ms).is_own(rel, &record, modified);
+    own.then_some(record)
 }
 
 fn read(path: &Path) -> Option<SessionRecord> {
@@ -182,7 +182,8 @@ impl Listed {
 /// Every readable record with its provenance: this working tree's own first, newest first,
 /// then the foreign ones. Empty when the store is refused.
 pub fn judged(store: &Store, now_ms: u64) -> Vec<Listed> {
-    let judge = Judge::new(store.root(), now_ms);
+    let repo = LazyRepo::new(store.root());
+    let judge = Judge::in_repo(&repo, now_ms);
     let mut listed: Vec<Listed> = ranked(store)
         .into_iter()
         .map(|(record, rel, modified)| Listed {
@@ -232,7 +233,15 @@ pub fn list_own(store: &Store, now_ms: u64) -> Vec<SessionRecord> {
 /// A session in which nothing was asked or done (started and left, or the fresh session a
 /// clear opens, ended at once) does not count: its record would otherwise hide the one before
 /// it, whose unfinished work the next session still needs to hear about.
-pub fn latest(store: &Store, except: Option<&str>, now_ms: u64) -> Option<SessionRecord> {
+///
+/// `repo`: the caller's repository of the same working tree (SessionStart's), opened here only
+/// if a candidate passes its stamp and dates and git must say whether it is committed.
+pub fn latest(
+    store: &Store,
+    repo: &LazyRepo,
+    except: Option<&str>,
+    now_ms: u64,
+) -> Option<SessionRecord> {
     let except = except.map(super::stored_session_id);
     let candidates: Vec<_> = ranked(store)
         .into_iter()
@@ -241,10 +250,10 @@ pub fn latest(store: &Store, except: Option<&str>, now_ms: u64) -> Option<Sessio
     if candidates.is_empty() {
         return None;
     }
-    let judge = Judge::new(store.root(), now_ms);
+    let judge = Judge::in_repo(repo, now_ms);
     candidates
         .into_iter()
-        .find(|(r, rel, modified)| judge.foreign(rel, r, *modified).is_empty())
+        .find(|(r, rel, modified)| judge.is_own(rel, r, *modified))
         .map(|(r, _, _)| r)
 }
 
@@ -316,11 +325,21 @@ mod tests {
         empty.updated_ms = t - 10;
         empty.last_activity_ms = t - 10;
         save(&store, &empty).unwrap();
-        assert_eq!(latest(&store, None, t).unwrap().session_id, "worked");
+        assert_eq!(
+            latest(&store, &LazyRepo::new(store.root()), None, t)
+                .unwrap()
+                .session_id,
+            "worked"
+        );
         // Once something is asked in it, it is the last session.
         empty.apply(super::super::Fact::Request("hello".into()));
         save(&store, &empty).unwrap();
-        assert_eq!(latest(&store, None, t).unwrap().session_id, "empty");
+        assert_eq!(
+            latest(&store, &LazyRepo::new(store.root()), None, t)
+                .unwrap()
+                .session_id,
+            "empty"
+        );
     }
 
     fn now() -> u64 {
@@ -353,8 +372,18 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(15));
             save(&store, &record(id, t - 50 + i as u64)).unwrap();
         }
-        assert_eq!(latest(&store, None, now()).unwrap().session_id, "d");
-        assert_eq!(latest(&store, Some("d"), now()).unwrap().session_id, "c");
+        assert_eq!(
+            latest(&store, &LazyRepo::new(store.root()), None, now())
+                .unwrap()
+                .session_id,
+            "d"
+        );
+        assert_eq!(
+            latest(&store, &LazyRepo::new(store.root()), Some("d"), now())
+                .unwrap()
+                .session_id,
+            "c"
+        );
         prune(&store, 2);
         assert_eq!(ids(&store), ["d", "c"]);
         assert!(dir.join(".gitignore").exists(), "only records are pruned");
@@ -418,7 +447,12 @@ mod tests {
             .map(|l| (l.record.session_id.as_str(), l.is_own()))
             .collect();
         assert_eq!(order[0], ("mine", true), "{order:?}");
-        assert_eq!(latest(&store, None, t).unwrap().session_id, "mine");
+        assert_eq!(
+            latest(&store, &LazyRepo::new(store.root()), None, t)
+                .unwrap()
+                .session_id,
+            "mine"
+        );
         let future = all
             .iter()
             .find(|l| l.record.session_id == "future")

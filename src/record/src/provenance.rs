@@ -21,8 +21,10 @@
 //! [`rank`], which a record cannot push past the time it was last written.
 
 use super::SessionRecord;
+use handover_verify::git::{InHead, LazyRepo};
 use serde::Serialize;
-use std::path::{Path, PathBuf};
+use std::cell::OnceCell;
+use std::path::Path;
 
 /// The mark every record handover writes carries in `made_by` (the prune removes only files
 /// that carry it).
@@ -71,22 +73,36 @@ pub fn working_tree_stamp(root: &Path) -> String {
 /// makes the record foreign, which is the safe side).
 pub const MAX_STAMP_CHARS: usize = 4096;
 
-/// Judges the records of one working tree; opens the repository once for all of them.
-pub struct Judge {
-    root: PathBuf,
+/// Judges the records of one working tree in the caller's repository: opened only when a
+/// record needs git's answer (the hooks share the one a SessionStart already has), and HEAD's
+/// remembered entries read once for all the records judged (`git::InHead`).
+pub struct Judge<'r> {
+    repo: &'r LazyRepo<'r>,
     here: String,
-    repo: Option<git2::Repository>,
     now_ms: u64,
+    /// HEAD's entries, read on the first record that needs them; None outside a repository.
+    head: OnceCell<Option<InHead<'r>>>,
 }
 
-impl Judge {
-    pub fn new(root: &Path, now_ms: u64) -> Judge {
+impl<'r> Judge<'r> {
+    /// The one constructor: a caller without a repository of its own (the CLI) makes a
+    /// `LazyRepo` for the judge, which then opens it only if a record needs it.
+    pub fn in_repo(repo: &'r LazyRepo<'r>, now_ms: u64) -> Judge<'r> {
         Judge {
-            root: root.to_path_buf(),
-            here: working_tree_stamp(root),
-            repo: handover_verify::git::open(root).ok().flatten(),
+            repo,
+            here: working_tree_stamp(repo.root()),
             now_ms,
+            head: OnceCell::new(),
         }
+    }
+
+    fn in_head(&self) -> Option<&InHead<'r>> {
+        self.head
+            .get_or_init(|| {
+                let repo = self.repo.get().ok().flatten()?;
+                Some(InHead::new(repo, self.repo.root()))
+            })
+            .as_ref()
     }
 
     /// Why the record stored at `rel` (relative to the working tree) is foreign; empty when it
@@ -95,20 +111,27 @@ impl Judge {
         let mut why = Vec::new();
         // Only a path in HEAD can have come with the repository; the content rule (the one a
         // handoff's `foreign` verdict uses) then says whether it is still what was committed.
-        // In the repository the judge opened: not a second open per record.
-        if let Some(repo) = self
-            .repo
-            .as_ref()
-            .filter(|repo| handover_verify::git::is_in_head(repo, &self.root, rel))
-        {
-            why.push(
-                if handover_verify::provenance::came_with_repository_in(repo, &self.root, rel) {
-                    Foreign::Committed
-                } else {
-                    Foreign::Tracked
-                },
-            );
+        if let Some(head) = self.in_head().filter(|head| head.has(rel)) {
+            why.push(if head.came_with_repository(rel) {
+                Foreign::Committed
+            } else {
+                Foreign::Tracked
+            });
         }
+        why.extend(self.foreign_without_git(record, modified_ms));
+        why
+    }
+
+    /// [`Judge::foreign`] is empty, asked of git last: a record that its stamp or its dates
+    /// already make foreign does not open the repository.
+    pub fn is_own(&self, rel: &Path, record: &SessionRecord, modified_ms: u64) -> bool {
+        self.foreign_without_git(record, modified_ms).is_empty()
+            && !self.in_head().is_some_and(|head| head.has(rel))
+    }
+
+    /// The reasons the record alone gives (its stamp and its dates).
+    fn foreign_without_git(&self, record: &SessionRecord, modified_ms: u64) -> Vec<Foreign> {
+        let mut why = Vec::new();
         if record.made_by != MADE_BY || record.working_tree != self.here {
             why.push(Foreign::OtherWorkingTree);
         }
@@ -136,7 +159,8 @@ mod tests {
     #[test]
     fn a_record_stamped_here_and_dated_now_is_own() {
         let tmp = tempfile::tempdir().unwrap();
-        let judge = Judge::new(tmp.path(), 1_000_000);
+        let repo = LazyRepo::new(tmp.path());
+        let judge = Judge::in_repo(&repo, 1_000_000);
         let mut r = SessionRecord::new("s", "claude");
         r.made_by = MADE_BY.into();
         r.working_tree = working_tree_stamp(tmp.path());

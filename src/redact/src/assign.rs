@@ -10,7 +10,10 @@ use crate::gate::{
     value_is_placeholder,
 };
 use crate::keywords::{key_strength, KeyStrength};
+use crate::needle::Needle;
 use crate::span::Span;
+
+static BEARER: Needle = Needle::new("bearer ");
 
 pub(super) const KIND: &str = "secret_assignment";
 
@@ -440,7 +443,7 @@ fn xml_element(text: &str, key: &str, at: usize, strength: KeyStrength) -> Optio
 fn bearer_tokens(text: &str, out: &mut Vec<Span>) {
     let lower = text.to_ascii_lowercase();
     let mut from = 0;
-    while let Some(i) = lower[from..].find("bearer ").map(|i| from + i) {
+    while let Some(i) = BEARER.find_from(&lower, from) {
         from = i + 7;
         if i > 0 && text.as_bytes()[i - 1].is_ascii_alphanumeric() {
             continue;

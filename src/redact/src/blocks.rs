@@ -3,7 +3,12 @@
 //! runs to its `-----END …-----` line, or to the end of the text when it was cut off. Escaped
 //! newlines (`\n` inside a JSON string) change nothing: the markers are found all the same.
 
+use crate::needle::Needle;
 use crate::span::Span;
+
+static BEGIN: Needle = Needle::new("-----BEGIN ");
+static SOPS: Needle = Needle::new("ENC[");
+static PUTTY: Needle = Needle::new("PuTTY-User-Key-File-");
 
 pub fn find(text: &str, out: &mut Vec<Span>) {
     pem_blocks(text, out);
@@ -16,7 +21,7 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
 pub fn public_ranges(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(start) = text[from..].find("-----BEGIN ").map(|i| from + i) {
+    while let Some(start) = BEGIN.find_from(text, from) {
         let label_start = start + 11;
         let Some(label_len) = text[label_start..].find("-----") else {
             break;
@@ -43,7 +48,7 @@ pub fn public_ranges(text: &str) -> Vec<(usize, usize)> {
         from = end;
     }
     let mut from = 0;
-    while let Some(start) = text[from..].find("ENC[").map(|i| from + i) {
+    while let Some(start) = SOPS.find_from(text, from) {
         let end = text[start..]
             .find(']')
             .map_or(text.len(), |j| start + j + 1);
@@ -57,7 +62,7 @@ pub fn public_ranges(text: &str) -> Vec<(usize, usize)> {
 
 fn pem_blocks(text: &str, out: &mut Vec<Span>) {
     let mut from = 0;
-    while let Some(start) = text[from..].find("-----BEGIN ").map(|i| from + i) {
+    while let Some(start) = BEGIN.find_from(text, from) {
         let label_start = start + 11;
         let Some(label_len) = text[label_start..].find("-----") else {
             return;
@@ -96,7 +101,7 @@ fn pem_blocks(text: &str, out: &mut Vec<Span>) {
 /// everything from `Private-Lines:` through the MAC goes.
 fn putty_keys(text: &str, out: &mut Vec<Span>) {
     let mut from = 0;
-    while let Some(i) = text[from..].find("PuTTY-User-Key-File-").map(|i| from + i) {
+    while let Some(i) = PUTTY.find_from(text, from) {
         let Some(start) = text[i..].find("Private-Lines:").map(|j| i + j) else {
             return;
         };

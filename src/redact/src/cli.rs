@@ -6,21 +6,30 @@
 
 use crate::assign::{looks_random, spaces, value_at, KIND};
 use crate::gate::value_is_placeholder;
+use crate::needle::Needle;
 use crate::span::Span;
+
+static OPENSSL: Needle = Needle::new("openssl");
+static BUNDLE_CONFIG: Needle = Needle::new("bundle config ");
+static CURL_USER_FLAGS: [Needle; 3] = [
+    Needle::new(" -u "),
+    Needle::new(" --user "),
+    Needle::new(" --user="),
+];
 
 pub fn find(text: &str, out: &mut Vec<Span>) {
     curl_users(text, out);
     // Each rule starts from its command's name, found in the whole text (a few fast substring
     // searches), and looks only at the lines that hold it.
-    for &(command, flag, glued) in SHORT_FLAGS {
+    for (command, flag, glued) in &SHORT_FLAGS {
         for (line, cmd) in lines_with(text, command) {
-            short_flag(text, line, cmd, (command, flag, glued), out);
+            short_flag(text, line, cmd, (command.text(), flag, *glued), out);
         }
     }
-    for (line, _) in lines_with(text, "openssl") {
+    for (line, _) in lines_with(text, &OPENSSL) {
         openssl_passwords(text, line, out);
     }
-    for (line, _) in lines_with(text, "bundle config ") {
+    for (line, _) in lines_with(text, &BUNDLE_CONFIG) {
         bundle_config(text, line, out);
     }
 }
@@ -29,16 +38,10 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
 /// the first occurrence is.
 fn lines_with<'a>(
     text: &'a str,
-    needle: &'a str,
+    needle: &'static Needle,
 ) -> impl Iterator<Item = ((usize, usize), usize)> + 'a {
     let mut done = 0;
-    // `contains` has a vectorised path that `match_indices` lacks: most texts stop here.
-    let present = text.contains(needle);
-    let occurrences = present
-        .then(|| text.match_indices(needle))
-        .into_iter()
-        .flatten();
-    occurrences.filter_map(move |(at, _)| {
+    needle.occurrences(text).filter_map(move |at| {
         if at < done {
             return None;
         }
@@ -51,23 +54,23 @@ fn lines_with<'a>(
 
 /// A password after a short flag, on a line that runs the command that reads it so: `-p`
 /// (glued) is MySQL's password but elsewhere a port, `-a` is redis-cli's.
-const SHORT_FLAGS: &[(&str, &str, bool)] = &[
+static SHORT_FLAGS: [(Needle, &str, bool); 15] = [
     // (command, flag, value glued to the flag)
-    ("mysql", " -p", true),
-    ("mariadb", " -p", true),
-    ("redis-cli", " -a ", false),
-    ("sshpass", " -p ", false),
-    ("mongo", " -p ", false), // mongo, mongosh, mongodump, mongorestore
-    ("ldap", " -w ", false),  // ldapsearch, ldapadd, ldapmodify, ldapdelete
-    ("keytool", " -storepass ", false),
-    ("keytool", " -keypass ", false),
-    ("keytool", " -srcstorepass ", false),
-    ("keytool", " -deststorepass ", false),
-    ("zip", " -P ", false),
-    ("7z", " -p", true),
-    ("sqlcmd", " -P ", false),
-    ("bcp", " -P ", false),
-    ("smbclient", " -U ", false), // user%password: see below
+    (Needle::new("mysql"), " -p", true),
+    (Needle::new("mariadb"), " -p", true),
+    (Needle::new("redis-cli"), " -a ", false),
+    (Needle::new("sshpass"), " -p ", false),
+    (Needle::new("mongo"), " -p ", false), // mongo, mongosh, mongodump, mongorestore
+    (Needle::new("ldap"), " -w ", false),  // ldapsearch, ldapadd, ldapmodify, ldapdelete
+    (Needle::new("keytool"), " -storepass ", false),
+    (Needle::new("keytool"), " -keypass ", false),
+    (Needle::new("keytool"), " -srcstorepass ", false),
+    (Needle::new("keytool"), " -deststorepass ", false),
+    (Needle::new("zip"), " -P ", false),
+    (Needle::new("7z"), " -p", true),
+    (Needle::new("sqlcmd"), " -P ", false),
+    (Needle::new("bcp"), " -P ", false),
+    (Needle::new("smbclient"), " -U ", false), // user%password: see below
 ];
 
 fn short_flag(
@@ -148,13 +151,10 @@ fn bundle_config(text: &str, (start, end): (usize, usize), out: &mut Vec<Span>) 
 /// as API keys are passed): the user.
 fn curl_users(text: &str, out: &mut Vec<Span>) {
     let bytes = text.as_bytes();
-    for flag in [" -u ", " --user ", " --user="] {
-        if !text.contains(flag) {
-            continue;
-        }
+    for flag in &CURL_USER_FLAGS {
         let mut from = 0;
-        while let Some(i) = text[from..].find(flag).map(|i| from + i) {
-            let at = i + flag.len();
+        while let Some(i) = flag.find_from(text, from) {
+            let at = i + flag.text().len();
             let at = at + spaces(bytes, at);
             let end = argument_end(bytes, at);
             from = end.max(at + 1).min(text.len());

@@ -3,6 +3,7 @@
 //! or a cookie encoded once more): the blob is decoded and searched when it holds one of the
 //! three ways `eyJ` encodes (`ZXlK`, `V5S`, `leU`, by where it falls in a 3-byte group).
 
+use crate::needle::Needle;
 use crate::span::Span;
 
 fn is_b64url(b: u8) -> bool {
@@ -21,7 +22,7 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
 fn find_plain(text: &str, out: &mut Vec<Span>) {
     let bytes = text.as_bytes();
     let mut from = 0;
-    while let Some(i) = text[from..].find("ey").map(|i| from + i) {
+    while let Some(i) = HEADER_START.find_from(text, from) {
         from = i + 2;
         if i > 0 && is_b64url(bytes[i - 1]) {
             continue;
@@ -48,11 +49,14 @@ fn is_b64(b: u8) -> bool {
 }
 
 /// The three ways `eyJ` (a JWT's `{"`) encodes in base64, by its offset in a 3-byte group.
-const ENCODED_EYJ: [&str; 3] = ["ZXlK", "V5S", "leU"];
+static ENCODED_EYJ: [Needle; 3] = [Needle::new("ZXlK"), Needle::new("V5S"), Needle::new("leU")];
+
+/// Where a JWT's header (`{"`, base64url) starts.
+static HEADER_START: Needle = Needle::new("ey");
 
 fn base64_wrapped(text: &str, out: &mut Vec<Span>) {
     // Most texts hold none of them: three fast searches spare a walk over every word.
-    if !ENCODED_EYJ.iter().any(|p| text.contains(p)) {
+    if !ENCODED_EYJ.iter().any(|p| p.is_in(text)) {
         return;
     }
     let bytes = text.as_bytes();
@@ -64,7 +68,7 @@ fn base64_wrapped(text: &str, out: &mut Vec<Span>) {
         }
         let len = run(bytes, i, is_b64);
         let blob = &text[i..i + len];
-        let candidate = len >= 40 && ["ZXlK", "V5S", "leU"].iter().any(|p| blob.contains(p));
+        let candidate = len >= 40 && ENCODED_EYJ.iter().any(|p| p.is_in(blob));
         if candidate && holds_jwt(blob) {
             out.push(Span::new(i, i + len, "jwt"));
         }

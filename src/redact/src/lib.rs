@@ -16,13 +16,18 @@ mod gate;
 mod jwt;
 mod keywords;
 mod manifests;
+mod needle;
 mod prose;
 mod shapes;
 mod span;
 mod urls;
 
 use keywords::{key_strength, KeyStrength};
+use needle::Needle;
 use span::{marker, Span, MARK};
+
+/// The marker's searcher (`needle`).
+static MARKS: Needle = Needle::new(MARK);
 use std::collections::BTreeMap;
 
 #[derive(Clone, Debug, PartialEq)]
@@ -53,7 +58,7 @@ fn rank(kind: &str) -> u8 {
 fn markers(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(i) = text[from..].find(MARK).map(|i| from + i) {
+    while let Some(i) = MARKS.find_from(text, from) {
         let end = text[i..].find(']').map_or(text.len(), |j| i + j + 1);
         out.push((i, end));
         from = end;

@@ -5,7 +5,12 @@
 //! characters (8 bytes: `YWRtaW4=` is `admin`, `YmFyCg==` is `bar`) are left, as gitleaks does.
 
 use crate::gate::value_is_placeholder;
+use crate::needle::Needle;
 use crate::span::Span;
+
+/// A Kubernetes Secret manifest has both (`data:`/`stringData:`, `kind:`).
+static DATA: Needle = Needle::new("data:");
+static KIND_KEY: Needle = Needle::new("ind:");
 
 const KIND: &str = "secret_assignment";
 
@@ -31,7 +36,7 @@ fn unquoted(s: &str) -> &str {
 
 pub fn find(text: &str, out: &mut Vec<Span>) {
     // Cheap test first: most texts are not manifests.
-    if !text.contains("data:") || !text.contains("ind:") {
+    if !DATA.is_in(text) || !KIND_KEY.is_in(text) {
         return;
     }
     let lines = lines(text);

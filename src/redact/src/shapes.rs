@@ -3,6 +3,7 @@
 //! must start a word, and a body made of one repeated character (`ghp_xxxx…`) is a placeholder.
 
 use crate::gate::{has_placeholder_run, is_made_of_words, is_word_like};
+use crate::needle::Needle;
 use crate::span::Span;
 
 /// The alphabet of a token's body.
@@ -423,6 +424,12 @@ fn reads_as_words(body: &str) -> bool {
     body.bytes().all(|b| b.is_ascii_alphabetic()) && body.len() > 4 && is_word_like(body)
 }
 
+static INFIXES: [(Needle, &str); 3] = [
+    (Needle::new(":A"), "telegram_token"),
+    (Needle::new("Q~"), "azure_client_secret"),
+    (Needle::new(".atlasv1."), "terraform_token"),
+];
+
 /// Tokens whose fixed part is in the middle: Telegram bot tokens (`<bot id>:A<34>`), Azure AD
 /// client secrets (`<3><digit>Q~<31..34>`), Terraform Cloud tokens (`<14>.atlasv1.<60..70>`).
 fn infixes(text: &str, out: &mut Vec<Span>) {
@@ -433,13 +440,10 @@ fn infixes(text: &str, out: &mut Vec<Span>) {
     };
     let count_fwd =
         |at: usize, ok: &dyn Fn(u8) -> bool| bytes[at..].iter().take_while(|&&b| ok(b)).count();
-    for (infix, kind) in [
-        (":A", "telegram_token"),
-        ("Q~", "azure_client_secret"),
-        (".atlasv1.", "terraform_token"),
-    ] {
+    for &(ref needle, kind) in &INFIXES {
+        let infix = needle.text();
         let mut from = 0;
-        while let Some(i) = text[from..].find(infix).map(|i| from + i) {
+        while let Some(i) = needle.find_from(text, from) {
             from = i + infix.len();
             let after = i + infix.len();
             let span = match infix {

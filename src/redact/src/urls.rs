@@ -3,7 +3,10 @@
 //! (Slack, Discord, Microsoft Teams).
 
 use crate::gate::looks_like_secret;
+use crate::needle::Needle;
 use crate::span::Span;
+
+static SCHEME_END: Needle = Needle::new("://");
 
 pub fn find(text: &str, out: &mut Vec<Span>) {
     credentials(text, out);
@@ -20,7 +23,7 @@ fn is_placeholder(s: &str) -> bool {
 
 fn credentials(text: &str, out: &mut Vec<Span>) {
     let mut from = 0;
-    while let Some(i) = text[from..].find("://").map(|i| from + i) {
+    while let Some(i) = SCHEME_END.find_from(text, from) {
         let auth_start = i + 3;
         let auth_len = text[auth_start..]
             .find(ends_url)
@@ -61,20 +64,20 @@ fn credentials(text: &str, out: &mut Vec<Span>) {
 }
 
 /// The host and path a webhook URL starts with; everything after it is the secret.
-const WEBHOOKS: &[&str] = &[
-    "hooks.slack.com/services/",
-    "hooks.slack.com/workflows/",
-    "hooks.slack.com/triggers/",
-    "discord.com/api/webhooks/",
-    "discordapp.com/api/webhooks/",
-    ".webhook.office.com/webhookb2/",
+static WEBHOOKS: [Needle; 6] = [
+    Needle::new("hooks.slack.com/services/"),
+    Needle::new("hooks.slack.com/workflows/"),
+    Needle::new("hooks.slack.com/triggers/"),
+    Needle::new("discord.com/api/webhooks/"),
+    Needle::new("discordapp.com/api/webhooks/"),
+    Needle::new(".webhook.office.com/webhookb2/"),
 ];
 
 fn webhooks(text: &str, out: &mut Vec<Span>) {
-    for prefix in WEBHOOKS {
+    for prefix in &WEBHOOKS {
         let mut from = 0;
-        while let Some(i) = text[from..].find(prefix).map(|i| from + i) {
-            let start = i + prefix.len();
+        while let Some(i) = prefix.find_from(text, from) {
+            let start = i + prefix.text().len();
             let len = text[start..]
                 .find(|c: char| c.is_whitespace() || matches!(c, '"' | '\'' | '<' | '>' | '`'))
                 .unwrap_or(text.len() - start);

@@ -95,7 +95,7 @@ impl Snapshot {
         // session killed right after): a `stat`, and a read only then.
         let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
         let last = (!after_compaction && config.records_startup != ShowRecord::Never)
-            .then(|| records::latest(store, session_id, now_ms))
+            .then(|| records::latest(store, &repo, session_id, now_ms))
             .flatten()
             .map(|r| handover_record::catch_up::transcript_grew(store, r, now_ms))
             .filter(|r| {
@@ -166,5 +166,72 @@ fn uncommitted_now(repo: &LazyRepo, record: &SessionRecord) -> Now {
     match repo.get() {
         Ok(Some(repo)) => handover_record::still_uncommitted_in(repo, record),
         _ => Now::default(),
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use handover_verify::git::opens_on_this_thread;
+    use std::path::Path;
+    use std::process::Command;
+
+    fn git(dir: &Path, args: &[&str]) {
+        let out = Command::new("git")
+            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+            .args(args)
+            .current_dir(dir)
+            .output()
+            .unwrap();
+        assert!(out.status.success(), "{args:?}");
+    }
+
+    /// A repository with one commit and the record of a session that edited a file of it.
+    fn repository_with_record(stamped: bool) -> (tempfile::TempDir, Store) {
+        let tmp = tempfile::tempdir().unwrap();
+        git(tmp.path(), &["init", "-q"]);
+        std::fs::write(tmp.path().join("a.rs"), "fn a() {}\n").unwrap();
+        git(tmp.path(), &["add", "a.rs"]);
+        git(tmp.path(), &["commit", "-q", "-m", "one"]);
+        std::fs::write(tmp.path().join("a.rs"), "fn a() { edited }\n").unwrap();
+        let store = Store::at(tmp.path());
+        let mut record = SessionRecord::new("before", "claude");
+        record.apply(handover_record::Fact::Request("fix the parser".into()));
+        record.files_edited = vec!["a.rs".into()];
+        let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
+        record.updated_ms = now_ms - 1_000;
+        record.last_activity_ms = now_ms - 1_000;
+        records::save(&store, &record).unwrap();
+        if !stamped {
+            // Another working tree's record (copied in): foreign by its stamp alone.
+            let path = records::path_for(&records::dir(&store.dir()), "before");
+            let text = std::fs::read_to_string(&path).unwrap();
+            let stamp = handover_record::provenance::working_tree_stamp(tmp.path());
+            std::fs::write(&path, text.replace(&stamp, "/elsewhere")).unwrap();
+        }
+        (tmp, store)
+    }
+
+    #[test]
+    fn a_start_with_the_last_sessions_record_opens_the_repository_once() {
+        let (_tmp, store) = repository_with_record(true);
+        let before = opens_on_this_thread();
+        let snapshot = Snapshot::read(&store, false, None);
+        let last = snapshot.last.expect("the record is shown");
+        assert_eq!(last.now.uncommitted, ["a.rs"], "asked of git");
+        assert_eq!(
+            opens_on_this_thread() - before,
+            1,
+            "the record's provenance and its uncommitted files share one repository"
+        );
+    }
+
+    #[test]
+    fn a_record_foreign_by_its_stamp_does_not_open_the_repository() {
+        let (_tmp, store) = repository_with_record(false);
+        let before = opens_on_this_thread();
+        let snapshot = Snapshot::read(&store, false, None);
+        assert!(snapshot.last.is_none(), "another working tree's record");
+        assert_eq!(opens_on_this_thread() - before, 0);
     }
 }
