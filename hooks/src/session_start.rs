@@ -58,7 +58,12 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     // context (only that delivery is then journaled). Without a session to remember it in,
     // the context goes out here anyway (unjournaled: it may not arrive).
     if source == "resume" {
-        notes.extend(crate::session_record::resumed(store, call.session_id()));
+        let buffered = call.client().transcript_flush_delay().is_some();
+        notes.extend(crate::session_record::resumed(
+            store,
+            call.session_id(),
+            buffered,
+        ));
     }
     let defer = delivery.is_some() && call.client().drops_session_start_context(source);
     let mut saved = None;

@@ -27,7 +27,8 @@
 //! (default 5). `HOOK_BENCH_BIN_DIR=<dir>` runs the hook executables in `<dir>` instead (an
 //! older build, for before/after figures on the same fixtures);
 //! `HOOK_BENCH_COMPARE=<label>=<dir>,...` adds SessionStart of those builds beside this one's,
-//! every shape, in the same rounds. Figures go in docs/benchmarks.md.
+//! every shape, in the same rounds, each build with its own remembered HEAD entries (another
+//! build's may be of another format). Figures go in docs/benchmarks.md.
 //!
 //! `HOOK_BENCH_KEEP=<dir>` times nothing: it builds the two repositories in `<dir>` (once; a
 //! later call reuses them), puts the shape `HOOK_BENCH_SHAPE` in place in both (`none`,
@@ -44,9 +45,11 @@
 mod shapes;
 
 use shapes::{Fixture, Shape, SESSION};
+use std::cell::RefCell;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
+use std::rc::Rc;
 use std::time::{Duration, Instant};
 
 const SESSION_START: &str = env!("CARGO_BIN_EXE_handover-session-start");
@@ -367,16 +370,30 @@ fn compare_builds(
     }
     let mut cases: Vec<Box<dyn Fn(Pass) -> Sample + '_>> = vec![Box::new(floor)];
     for (i, (_, exe)) in builds.iter().enumerate() {
+        // Each build keeps its own remembered HEAD entries (`git::head_entries`) in each
+        // repository, put in place for its runs: another build may write another format of
+        // that file, which this one would ignore and rewrite, so that every run of both would
+        // read HEAD's trees as the first start at a HEAD does.
+        let own: Vec<Rc<RefCell<Option<Vec<u8>>>>> = sizes.iter().map(|_| Rc::default()).collect();
         for shape in Shape::ALL {
-            for (fixture, _) in sizes {
-                cases.push(Box::new(build_case(
+            for ((fixture, _), own) in sizes.iter().zip(&own) {
+                let case = build_case(
                     Hook::SessionStart,
                     exe.clone(),
                     i == 0,
                     shape,
                     fixture,
                     transcript,
-                )));
+                );
+                let own = Rc::clone(own);
+                cases.push(Box::new(move |pass| {
+                    let others = fixture.head_entries();
+                    fixture.restore_head_entries(own.take());
+                    let sample = case(pass);
+                    own.replace(fixture.head_entries());
+                    fixture.restore_head_entries(others);
+                    sample
+                }));
             }
         }
     }

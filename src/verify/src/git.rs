@@ -361,10 +361,14 @@ pub fn scan_working_tree(repo: &Repository, since: Option<&str>) -> anyhow::Resu
     // What git's status and the diffs do before they read it: the index again when the file
     // changed on disk since this repository loaded it.
     let _ = index.read(false);
-    let head = match repo.head() {
-        Ok(reference) => Some(reference.peel_to_tree().map_err(status_error)?),
+    let head_commit = match repo.head() {
+        Ok(reference) => Some(reference.peel_to_commit().map_err(status_error)?),
         Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => None,
         Err(e) => return Err(status_error(e)),
+    };
+    let head = match &head_commit {
+        Some(commit) => Some(commit.tree().map_err(status_error)?),
+        None => None,
     };
     let mut opts = scan_options();
     let to_workdir = repo
@@ -376,7 +380,7 @@ pub fn scan_working_tree(repo: &Repository, since: Option<&str>) -> anyhow::Resu
     let (dirty, untracked) = status_lists(&head_to_index, &to_workdir);
     let changed_since = since.map(|since| {
         let base = resolve_base(repo, Some(since));
-        let same_as_head = base.is_some() && base == head.as_ref().map(|t| t.id());
+        let same_as_head = base.is_some() && base == head_commit.as_ref().map(|c| c.id());
         let from_base = if same_as_head {
             Ok(head_to_index)
         } else {

@@ -33,6 +33,7 @@
 //! directory that cannot be written just means the trees are read each time.
 
 use git2::{ErrorCode, Oid, Repository, Tree};
+use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
@@ -145,25 +146,25 @@ impl<'r> HeadEntries<'r> {
                 Err(()) => return,
             },
         };
-        let kept: Vec<&str> = match &self.remembered {
+        let kept: Vec<(&str, &str)> = match &self.remembered {
             None => Vec::new(),
             Some(remembered) if remembered.commit == commit => remembered
                 .lines()
-                .filter(|line| !looked_up.contains_key(path_of(line)))
+                .filter(|(_, path)| !looked_up.contains_key(*path))
                 .collect(),
             Some(remembered) => remembered
                 .still_true(top, |path| self.known(path))
-                .filter(|line| !looked_up.contains_key(path_of(line)))
+                .filter(|(_, path)| !looked_up.contains_key(*path))
                 .collect(),
         };
-        let mut lines: Vec<(&str, String)> = kept
+        let mut lines: Vec<(&str, Cow<str>)> = kept
             .into_iter()
-            .map(|line| (path_of(line), line.to_string()))
+            .map(|(line, path)| (path, Cow::Borrowed(line)))
             .chain(
                 looked_up
                     .iter()
                     .filter(|(path, _)| rememberable(path))
-                    .map(|(path, entry)| (path.as_str(), line_of(path, *entry))),
+                    .map(|(path, entry)| (path.as_str(), Cow::Owned(line_of(path, *entry)))),
             )
             .collect();
         // Sorted, a directory comes before the paths under it (it is their prefix), so the
@@ -300,8 +301,9 @@ struct Remembered {
     commit: Oid,
     tree: Oid,
     text: String,
-    /// Byte ranges of the entry lines in `text` (without their line break).
-    lines: Vec<(usize, usize)>,
+    /// The entry lines in `text`: where each starts, where its path starts, where it ends
+    /// (before its line break). The path found once, when the file is read.
+    lines: Vec<(usize, usize, usize)>,
 }
 
 impl Remembered {
@@ -333,7 +335,10 @@ impl Remembered {
             lines.push((at, at + line.len()));
             at += line.len() + 1;
         }
-        let mut header = lines.drain(..3.min(lines.len())).map(|(a, b)| &body[a..b]);
+        if lines.len() < 3 {
+            return None;
+        }
+        let mut header = lines.drain(..3).map(|(a, b)| &body[a..b]);
         if header.next()? != HEADER {
             return None;
         }
@@ -346,32 +351,44 @@ impl Remembered {
         let commit = id(header.next()?.strip_prefix("commit ")?)?;
         let tree = id(header.next()?.strip_prefix("tree ")?)?;
         drop(header);
-        let remembered = Remembered {
+        if lines.len() > MAX_ENTRIES {
+            return None;
+        }
+        let mut entries = Vec::with_capacity(lines.len());
+        let mut last = "";
+        for (a, b) in lines {
+            let line = &body[a..b];
+            let path = path_of(line);
+            // Well formed, and sorted: a binary search could miss a line out of order.
+            if !well_formed(line, path) || (!last.is_empty() && path <= last) {
+                return None;
+            }
+            last = path;
+            entries.push((a, b - path.len(), b));
+        }
+        Some(Remembered {
             commit,
             tree,
             text,
-            lines,
-        };
-        let well_formed = remembered.lines().all(well_formed);
-        let sorted = remembered
-            .lines()
-            .zip(remembered.lines().skip(1))
-            .all(|(a, b)| path_of(a) < path_of(b));
-        (well_formed && sorted && remembered.lines.len() <= MAX_ENTRIES).then_some(remembered)
+            lines: entries,
+        })
     }
 
-    fn lines(&self) -> impl Iterator<Item = &str> {
-        self.lines.iter().map(|&(a, b)| &self.text[a..b])
+    /// Each entry line with its path.
+    fn lines(&self) -> impl Iterator<Item = (&str, &str)> {
+        self.lines
+            .iter()
+            .map(|&(a, p, b)| (&self.text[a..b], &self.text[p..b]))
     }
 
     /// The entry remembered for `path`; None when the file does not hold it.
     fn get(&self, path: &str) -> Option<Entry> {
         let i = self
             .lines
-            .binary_search_by(|&(a, b)| path_of(&self.text[a..b]).cmp(path))
+            .binary_search_by(|&(_, p, b)| self.text[p..b].cmp(path))
             .ok()?;
-        let (a, b) = self.lines[i];
-        parse_line(&self.text[a..b])
+        let (a, p, b) = self.lines[i];
+        parse_line(&self.text[a..b], &self.text[p..b])
     }
 
     /// The lines of another commit's file that are true of HEAD's commit too (whose top tree
@@ -384,20 +401,17 @@ impl Remembered {
         &'s self,
         top: Oid,
         now: impl Fn(&str) -> Option<Entry> + 's,
-    ) -> impl Iterator<Item = &'s str> + 's {
+    ) -> impl Iterator<Item = (&'s str, &'s str)> + 's {
         let same_top = top == self.tree;
         let mut same_dirs: HashSet<&str> = HashSet::new();
-        self.lines().filter(move |line| {
-            let path = path_of(line);
-            let Some(entry) = parse_line(line) else {
-                return false;
-            };
+        self.lines().filter(move |&(line, path)| {
+            // Parsed only when compared: the file is read at every call, rewritten rarely.
             let same = same_top
                 || path
                     .rsplit_once('/')
                     .is_some_and(|(dir, _)| same_dirs.contains(dir))
-                || now(path).is_some_and(|now| now == entry);
-            if same && matches!(entry, Some((_, MODE_TREE))) {
+                || now(path).is_some_and(|now| parse_line(line, path) == Some(now));
+            if same && line.starts_with(TREE_PREFIX) {
                 same_dirs.insert(path);
             }
             same
@@ -425,8 +439,7 @@ fn path_of(line: &str) -> &str {
 
 /// A line [`parse_line`] would read (checked without decoding the id: the file is read whole
 /// at every call, the lines are parsed only when looked up).
-fn well_formed(line: &str) -> bool {
-    let path = path_of(line);
+fn well_formed(line: &str, path: &str) -> bool {
     if !rememberable(path) {
         return false;
     }
@@ -442,20 +455,45 @@ fn well_formed(line: &str) -> bool {
         && id.bytes().all(|b| b.is_ascii_hexdigit())
 }
 
+/// The start of a directory's line (`MODE_TREE` in octal).
+const TREE_PREFIX: &str = "40000 ";
+
+/// `<mode in octal> <id in hex> <path>`, or `- <path>`: written out by hand, since a start
+/// after HEAD moved writes a line for every path and directory it asked about.
 fn line_of(path: &str, entry: Entry) -> String {
-    match entry {
-        Some((id, mode)) => format!("{mode:o} {id} {path}"),
-        None => format!("- {path}"),
+    const HEX: &[u8; 16] = b"0123456789abcdef";
+    let Some((id, mode)) = entry else {
+        return format!("- {path}");
+    };
+    let mut line = String::with_capacity(8 + 2 * id.as_bytes().len() + path.len());
+    let mut digits = [0u8; 11];
+    let mut n = digits.len();
+    let mut rest = mode as u32;
+    loop {
+        n -= 1;
+        digits[n] = b'0' + (rest & 7) as u8;
+        rest >>= 3;
+        if rest == 0 {
+            break;
+        }
     }
+    line.extend(digits[n..].iter().map(|&d| d as char));
+    line.push(' ');
+    for byte in id.as_bytes() {
+        line.push(HEX[(byte >> 4) as usize] as char);
+        line.push(HEX[(byte & 15) as usize] as char);
+    }
+    line.push(' ');
+    line.push_str(path);
+    line
 }
 
-fn parse_line(line: &str) -> Option<Entry> {
+fn parse_line(line: &str, path: &str) -> Option<Entry> {
     if line.starts_with("- ") {
         return Some(None);
     }
     let (mode, rest) = line.split_once(' ')?;
     let mode = i32::from_str_radix(mode, 8).ok()?;
-    let path = path_of(line);
     // The id between: full length only (`Oid::from_str` would take a prefix and pad it).
     let id = rest.get(..rest.len().checked_sub(path.len() + 1)?)?;
     if path.is_empty() || (id.len() != 40 && id.len() != 64) {
@@ -532,6 +570,19 @@ mod tests {
             parse(text.replace("- src/new.rs", "zzz")).is_none(),
             "a stray line"
         );
+    }
+
+    #[test]
+    fn lines_written_by_hand_read_back() {
+        let id = Oid::from_str("89abcdef0123456789abcdef0123456789abcdef").unwrap();
+        for mode in [0o100644, 0o100755, 0o120000, MODE_TREE, 0o160000] {
+            let line = line_of("src/a b.rs", Some((id, mode)));
+            assert_eq!(line, format!("{mode:o} {id} src/a b.rs"));
+            assert_eq!(parse_line(&line, path_of(&line)), Some(Some((id, mode))));
+        }
+        assert!(line_of("d", Some((id, MODE_TREE))).starts_with(TREE_PREFIX));
+        let absent = line_of("src/new.rs", None);
+        assert_eq!(parse_line(&absent, path_of(&absent)), Some(None));
     }
 
     #[test]
