@@ -170,7 +170,7 @@ fn older_install_from_another_path_is_updated_in_place_not_duplicated() {
             count(ChangeKind::Removed),
             count(ChangeKind::Added)
         ),
-        (2, 2, 5),
+        (2, 2, 6),
         "{changes:?}"
     );
     assert_eq!(install("s.json", &after, Agent::Claude, true), after);

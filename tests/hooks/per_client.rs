@@ -597,9 +597,11 @@ fn droid_cases() -> Vec<Case> {
                     .with(json!({"session_id": "52b2a7eb-84ec-4e60-9ac5-0a0f07af2344"})),
             ],
         ),
-        // `/compress`: PreCompact, the old session opened once more (SessionStart `resume`)
-        // to be summarized, then the summary starts a new session with SessionStart `compact`.
-        // The reopened session sends no request: its context is not journaled as delivered.
+        // `/compress`, in the order the terminal UI runs it (captured 2026-11-28): the old
+        // session opened once more (SessionStart `resume`, with its last `message_id`) to be
+        // summarized, PreCompact, then the summary starts a new session with SessionStart
+        // `compact`. The reopened session sends no request: its context is not journaled as
+        // delivered.
         case(
             "droid-compress",
             c,
@@ -607,8 +609,8 @@ fn droid_cases() -> Vec<Case> {
             vec![
                 m.start.step(),
                 Step::Fill(50),
-                m.compact.step(),
                 m.start.with(json!({"source": "resume", "message_id": "7ff5886e-49ff-4a72-b3de-ee4995d6ebda"})),
+                m.compact.step(),
                 resume.with(json!({"source": "compact"})),
             ],
         ),

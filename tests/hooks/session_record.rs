@@ -978,3 +978,53 @@ fn transcript_of_fixture(repo: &Repo, fixture: &Path, client: &str) -> PathBuf {
     std::fs::write(&t, text).unwrap();
     t
 }
+
+/// Claude Code 2.1.330 runs PostToolUseFailure for a failing `Bash` call (captured under `-p`):
+/// the failing command reaches the record from the hook input, before the transcript's line for
+/// it, which Claude Code may write after the turn's Stop; read later, the transcript's result
+/// does not count it again.
+#[test]
+fn a_claude_failure_reaches_the_record_from_its_hook_and_counts_once() {
+    let repo = Repo::new();
+    let fixtures =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clients/claude-2.1.330");
+    let t = transcript(&repo, "claude");
+    let full = std::fs::read_to_string(&t).unwrap();
+    let lines: Vec<&str> = full.lines().collect();
+    // The transcript as the hook finds it: the failing call is in, its result is not.
+    let result = lines
+        .iter()
+        .position(|l| l.contains("\"tool_result\"") && l.contains("toolu_fake_4"))
+        .unwrap();
+    std::fs::write(&t, lines[..result].join("\n") + "\n").unwrap();
+    do_the_work(&repo);
+    let mut failure: serde_json::Value = serde_json::from_slice(
+        &std::fs::read(fixtures.join("post_tool_use_failure.json")).unwrap(),
+    )
+    .unwrap();
+    failure["session_id"] = SID.into();
+    failure["cwd"] = repo.path().to_string_lossy().into_owned().into();
+    failure["transcript_path"] = t.to_string_lossy().into_owned().into();
+    let run = hook(CONTEXT_WATCH, "claude", failure);
+    assert!(run.stdout.is_empty(), "{}", run.stdout_str());
+    let r = record(&repo);
+    assert_eq!(
+        r.last_failure
+            .as_ref()
+            .map(|c| (c.command.as_str(), c.exit_code)),
+        Some(("sh run_tests.sh", Some(1)))
+    );
+    // The whole transcript, read at Stop: the result is there too, and counts once.
+    std::fs::write(&t, &full).unwrap();
+    stop(&repo, "claude", &t);
+    let r = record(&repo);
+    assert_eq!(
+        r.commands
+            .iter()
+            .filter(|c| c.command == "sh run_tests.sh")
+            .count(),
+        1,
+        "{:?}",
+        r.commands
+    );
+}

@@ -1,7 +1,8 @@
 //! Claude Code (checked against 2.1.330, see docs/compatibility.md).
 //!
 //! - Events: SessionStart (`startup`, `resume`, `clear`, `compact`), PreCompact, PostCompact,
-//!   SessionEnd, UserPromptSubmit, PostToolUse, Stop. Hook `timeout` in seconds.
+//!   SessionEnd, UserPromptSubmit, PostToolUse, PostToolUseFailure, Stop. Hook `timeout` in
+//!   seconds.
 //! - Output: `hookSpecificOutput.additionalContext` on SessionStart, UserPromptSubmit and
 //!   PostToolUse; `{"decision": "block", "reason"}` on Stop; PreCompact's plain stdout is
 //!   appended to the summarizer's instructions.
@@ -20,7 +21,9 @@
 //!   private), `~/.claude/settings.json` (user); every hook in them runs, no trust step.
 //! - Instruction file `CLAUDE.md`; plugin in `plugin/claude` (`$CLAUDE_PLUGIN_ROOT`).
 
-use crate::transcript::{self, at, flag, relative, request, str_of, Fact, Fullness, Usage};
+use crate::transcript::{
+    self, at, command_end_id, flag, relative, request, str_of, Fact, Fullness, Usage,
+};
 use crate::{
     Agent, Client, HookEvent, HookInput, LargeVariant, ModelWindow, Scope, ShellSign, Trust,
     UserDirs,
@@ -74,11 +77,12 @@ impl Client for Claude {
         "`/clear` in Claude Code"
     }
 
-    /// Claude Code 2.1.330 has PostToolUseFailure too; it is not wired: its transcript holds
-    /// the failure by Stop (the catch-up reads a turn written after it).
+    /// PostToolUseFailure (2.1.330 runs it under `-p` too, captured): a failing command
+    /// reaches the record from the hook input, before the transcript's line for it, which
+    /// Claude Code may write after the turn's Stop.
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {
         Some(match event {
-            HookEvent::ToolFailure => return None,
+            HookEvent::ToolFailure => "PostToolUseFailure",
             HookEvent::SessionStart => "SessionStart",
             HookEvent::PreCompact => "PreCompact",
             HookEvent::PostCompact => "PostCompact",
@@ -91,6 +95,21 @@ impl Client for Claude {
 
     fn timeout(&self, _event: &str) -> u64 {
         TIMEOUT_SECS
+    }
+
+    /// PostToolUseFailure of `Bash`: the command and the "Exit code N" its error text starts
+    /// with, under the call's id (`tool_use_id`), so the transcript's own line for it counts once.
+    fn failed_command(&self, input: &HookInput) -> Option<Fact> {
+        if input.tool_name.as_deref() != Some("Bash") {
+            return None;
+        }
+        let id = input.tool_call_id.as_deref()?;
+        let command = input.tool_command.clone()?;
+        let exit_code = input.tool_error.as_deref().and_then(exit_code_of);
+        Some(Fact::Once {
+            id: command_end_id(id),
+            fact: Box::new(Fact::CommandRan { command, exit_code }),
+        })
     }
 
     /// Claude Code marks nothing: it is what is left when no other client's mark is there.
@@ -257,14 +276,18 @@ fn facts(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
                         continue;
                     };
                     let failed = flag(item, "is_error");
-                    out.push(Fact::CommandResult {
-                        id: id.to_string(),
-                        failed,
-                        exit_code: if failed {
-                            exit_code_of(&result_text(item))
-                        } else {
-                            Some(0)
-                        },
+                    // Once per call: PostToolUseFailure may have brought this end first.
+                    out.push(Fact::Once {
+                        id: command_end_id(id),
+                        fact: Box::new(Fact::CommandResult {
+                            id: id.to_string(),
+                            failed,
+                            exit_code: if failed {
+                                exit_code_of(&result_text(item))
+                            } else {
+                                Some(0)
+                            },
+                        }),
                     });
                 }
                 _ => {}
@@ -539,14 +562,44 @@ mod tests {
                 },
                 Fact::Edited("src/a.rs".into()),
                 Fact::AgentMessage("ok".into()),
-                Fact::CommandResult {
-                    id: "b1".into(),
-                    failed: true,
-                    exit_code: Some(101)
+                Fact::Once {
+                    id: "end:b1".into(),
+                    fact: Box::new(Fact::CommandResult {
+                        id: "b1".into(),
+                        failed: true,
+                        exit_code: Some(101)
+                    })
                 },
             ]
         );
         assert_eq!(exit_code_of("Permission denied"), None);
+    }
+
+    /// Captured from 2.1.330 under `-p` (a failing `sh run_tests.sh`).
+    #[test]
+    fn a_failing_bash_call_from_its_hook_is_the_command_and_its_exit_code_once() {
+        let raw = include_bytes!(
+            "../../../tests/fixtures/clients/claude-2.1.330/post_tool_use_failure.json"
+        );
+        let input = HookInput::parse(raw);
+        assert_eq!(
+            Claude.hook_event(input.hook_event_name.as_deref().unwrap_or("")),
+            Some(HookEvent::ToolFailure)
+        );
+        assert_eq!(
+            Claude.failed_command(&input),
+            Some(Fact::Once {
+                id: "end:toolu_fake_4".into(),
+                fact: Box::new(Fact::CommandRan {
+                    command: "sh run_tests.sh".into(),
+                    exit_code: Some(1)
+                })
+            })
+        );
+        // Another tool's failure is not a command.
+        let mut v: serde_json::Value = serde_json::from_slice(raw).unwrap();
+        v["tool_name"] = "Read".into();
+        assert_eq!(Claude.failed_command(&HookInput::from_value(&v)), None);
     }
 
     #[test]

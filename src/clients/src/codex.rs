@@ -62,8 +62,12 @@ impl Client for Codex {
         "`/new` in Codex"
     }
 
+    /// Claude Code's names, without PostToolUseFailure (0.169.0 has none).
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {
-        crate::claude::Claude.event_name(event)
+        match event {
+            HookEvent::ToolFailure => None,
+            other => crate::claude::Claude.event_name(other),
+        }
     }
 
     fn timeout(&self, event: &str) -> u64 {

@@ -81,10 +81,10 @@ impl Client for Droid {
         "`/new` in Factory Droid"
     }
 
-    /// Claude Code's names, without PostCompact (Droid has none).
+    /// Claude Code's names, without PostCompact and PostToolUseFailure (Droid has neither).
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {
         match event {
-            HookEvent::PostCompact => None,
+            HookEvent::PostCompact | HookEvent::ToolFailure => None,
             other => crate::claude::Claude.event_name(other),
         }
     }

@@ -85,7 +85,8 @@ impl HookInput {
             reason: s("reason"),
             camel_case: v.get("sessionId").is_some_and(Value::is_string),
             tool_name: s("tool_name"),
-            tool_call_id: s("tool_call_id"),
+            // Claude Code: `tool_use_id`.
+            tool_call_id: s("tool_call_id").or_else(|| s("tool_use_id")),
             tool_command: v
                 .pointer("/tool_input/command")
                 .and_then(Value::as_str)
