@@ -13,6 +13,7 @@ use handover_core::store::Event;
 use handover_core::store::Store;
 use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
+use std::sync::Arc;
 use std::time::Instant;
 
 #[derive(Clone)]
@@ -26,6 +27,12 @@ pub struct Call {
     /// so their limits never add up past the watchdog. `never_fail::run` counts it from the
     /// process's start.
     pub deadline: Instant,
+    /// The payload as it came on stdin (capped), for a copy of this hook that finishes its work
+    /// after it answered (crate::detach). Empty unless `never_fail::run` sets it.
+    pub payload: Arc<Vec<u8>>,
+    /// Set in such a copy: when the hook that started it began (its `now_ms`, which the copy
+    /// takes as its own).
+    pub finishing_since_ms: Option<u64>,
     /// Where the hook executable lives: `command` looks for `handover` beside it.
     install_dir: Option<PathBuf>,
     /// How the agent runs handover, found the first time an answer needs it (it may walk the
@@ -57,6 +64,8 @@ impl Call {
             store,
             now_ms: session_state::now_ms(),
             deadline: Instant::now() + crate::budget::WORK_BUDGET,
+            payload: Arc::default(),
+            finishing_since_ms: None,
             install_dir: hook_exe.and_then(Path::parent).map(Path::to_path_buf),
             command: OnceCell::new(),
         }

@@ -6,6 +6,7 @@ pub mod budget;
 pub mod call;
 pub mod context_watch;
 pub mod debug;
+pub mod detach;
 pub mod head;
 pub mod input;
 pub mod locate;

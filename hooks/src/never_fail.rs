@@ -74,9 +74,11 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
 
     // The client that encodes the answer: known once the call is built (an answer can only
     // come after that; before it, the answer is silence in every client's form).
+    let truncated = payload.truncated;
+    let bytes = std::sync::Arc::new(payload.bytes);
     let mut agent = None;
     let (response, line) = settle(|| {
-        let mut input = HookInput::parse(&payload.bytes);
+        let mut input = HookInput::parse(&bytes);
         if input.hook_event_name.is_none() {
             // A client whose hook input names no event (GitHub Copilot CLI): the installed
             // command names it.
@@ -93,6 +95,15 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
         agent = Some(call.agent);
         // The time spent waiting for stdin counts against the watchdog too.
         call.deadline = started + crate::budget::WORK_BUDGET;
+        // A whole payload only: a copy must not work from a prefix (crate::detach).
+        if !truncated {
+            call.payload = bytes.clone();
+        }
+        call.finishing_since_ms =
+            crate::detach::finishing_since(std::env::args().skip(1), call.now_ms);
+        if let Some(began) = call.finishing_since_ms {
+            call.now_ms = began;
+        }
         let env = |name: &str| std::env::var_os(name);
         let outcome = if let Some(host) = handover_clients::guest_of(call.agent, &call.input, &env)
         {
@@ -130,7 +141,7 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
                 "{name}: {line} -> {} in {} ms{}",
                 response.describe(),
                 started.elapsed().as_millis(),
-                if payload.truncated {
+                if truncated {
                     " (stdin over the cap, ignored)"
                 } else {
                     ""
@@ -141,7 +152,7 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
     // Only a payload over the cap has more to read past (so the client's write does not fail
     // on a broken pipe); a stdin left open has nothing coming, and waiting would only delay
     // the client.
-    if payload.truncated {
+    if truncated {
         input::drain(&mut stdin);
     }
     ExitCode::SUCCESS

@@ -3,7 +3,9 @@
 //! record at most one turn old.
 //!
 //! Each update reads only the transcript bytes appended since the last one (the offset is kept
-//! in the record), never sleeps or polls, and reads the working tree (bounded in time) only at
+//! in the record), never sleeps or polls (but for the SessionEnd of a client that writes its
+//! transcript late, which waits for that write, or leaves the wait to a detached copy of the
+//! hook: `await_flush`), and reads the working tree (bounded in time) only at
 //! PreCompact, at SessionEnd, and after a turn that ran commands: a command may have changed
 //! files no transcript names, and the files git shows changed since the session began are
 //! attributed to it (handover_core::record::tree). SessionEnd is not needed for those facts
@@ -41,11 +43,20 @@ pub enum Moment {
 
 /// SessionStart `resume`: a session that had ended runs again, so its record no longer says
 /// how it ended (if this run is killed, no SessionEnd will correct it). Touches only an
-/// existing record; reads nothing else.
-pub fn resumed(store: &Store, session_id: Option<&str>) -> Option<String> {
+/// existing record; reads nothing else. For a client whose SessionEnd is finished by a copy
+/// of the hook after it answered (`buffered_transcript`, crate::detach), the record is written
+/// even when it holds no ending yet: a copy still at work finds it written after its session
+/// ended and leaves it alone, so it cannot mark the resumed session ended.
+pub fn resumed(
+    store: &Store,
+    session_id: Option<&str>,
+    buffered_transcript: bool,
+) -> Option<String> {
     let sid = session_id?;
     let mut record = files::load(store, sid)?;
-    record.ended.take()?;
+    if record.ended.take().is_none() && !buffered_transcript {
+        return None;
+    }
     Some(match files::save(store, &record) {
         Ok(_) => "record: resumed".into(),
         Err(e) => format!("record not updated: {e:#}"),
@@ -83,14 +94,44 @@ const FLUSH_WAIT_LIMIT: Duration = Duration::from_millis(400);
 fn wait_for_flush(path: &Path, delay: Duration, started_ms: u64, deadline: std::time::Instant) {
     let until = std::time::Instant::now() + FLUSH_WAIT_LIMIT.max(delay * 2);
     while std::time::Instant::now() < until.min(deadline) {
-        let written = std::fs::metadata(path)
-            .and_then(|m| m.modified())
-            .is_ok_and(|t| handover_base::clock::millis(t) > started_ms);
-        if written {
+        if written_since(path, started_ms) {
             return;
         }
         std::thread::sleep(Duration::from_millis(10));
     }
+}
+
+/// The file was modified after `since_ms`.
+fn written_since(path: &Path, since_ms: u64) -> bool {
+    std::fs::metadata(path)
+        .and_then(|m| m.modified())
+        .is_ok_and(|t| handover_base::clock::millis(t) > since_ms)
+}
+
+/// SessionEnd of a client that writes its transcript some time after the events: how the
+/// record waits for that write. The client waits for this hook before it exits, so unless the
+/// transcript was already written after the hook began, a detached copy of the hook
+/// (crate::detach) waits and updates the record, and this call answers at once.
+/// In that copy, or when no copy could start, the wait is done here.
+enum Flush {
+    /// The copy (pid) finishes the record.
+    Detached(u32),
+    /// Waited here (or nothing to wait for); the note says why not detached, if it was tried.
+    Waited(Option<String>),
+}
+
+fn await_flush(call: &Call, path: &Path, delay: Duration) -> Flush {
+    if call.finishing_since_ms.is_none() && !written_since(path, call.now_ms) {
+        match crate::detach::finish_later(call) {
+            Ok(pid) => return Flush::Detached(pid),
+            Err(why) => {
+                wait_for_flush(path, delay, call.now_ms, call.deadline);
+                return Flush::Waited(Some(why));
+            }
+        }
+    }
+    wait_for_flush(path, delay, call.now_ms, call.deadline);
+    Flush::Waited(None)
 }
 
 /// A tool-failure event ([`handover_clients::HookEvent::ToolFailure`]): the failing command the
@@ -155,6 +196,24 @@ fn try_update(
     if handover_core::git::find_root(root).is_none() {
         return Ok("record: not a git repository".into());
     }
+    // A client that writes its transcript late: SessionEnd waits for that write, here or in a
+    // detached copy of this hook (before the record is read, so the copy builds on whatever
+    // was saved while it waited).
+    let mut flush_note = None;
+    if let (Moment::End, Some(path), Some(delay)) = (
+        moment,
+        call.input.transcript_path.as_deref(),
+        call.client().transcript_flush_delay(),
+    ) {
+        match await_flush(call, Path::new(path), delay) {
+            Flush::Detached(pid) => {
+                return Ok(format!(
+                    "record: finished after the client's transcript write by process {pid}"
+                ))
+            }
+            Flush::Waited(why) => flush_note = why.map(|w| format!(" (waited here: {w})")),
+        }
+    }
     let agent = call.agent.as_str();
     let mut record = files::load(store, sid).unwrap_or_else(|| SessionRecord::new(sid, agent));
 
@@ -162,11 +221,6 @@ fn try_update(
     let mut ran_commands = false;
     let mut handoff_in_span = false;
     if let Some(path) = call.input.transcript_path.as_deref() {
-        if moment == Moment::End {
-            if let Some(delay) = call.client().transcript_flush_delay() {
-                wait_for_flush(Path::new(path), delay, call.now_ms, call.deadline);
-            }
-        }
         // Stored redacted, like every text from the hook input; compared in that form.
         let stored_path = stored_transcript_path(path);
         if record.transcript.path != stored_path {
@@ -288,6 +342,16 @@ fn try_update(
     record.updated = now;
     record.updated_ms = call.now_ms;
 
+    // A detached copy finishing a SessionEnd: a record written since the session ended was
+    // written by the session itself, resumed (`resumed` always writes it then), or by a start's
+    // catch-up; it stands. The lines this copy read stay past its offset for the session's next
+    // update or the next start's catch-up.
+    if let Some(began) = call.finishing_since_ms {
+        let path = files::path_for(&files::dir(&store.dir()), sid);
+        if written_since(&path, began) {
+            return Ok("record: written since the session ended (resumed?), left as it is".into());
+        }
+    }
     let created = files::save(store, &record)?;
     if created {
         let keep = handover_core::config::load(root)
@@ -295,7 +359,15 @@ fn try_update(
             .unwrap_or(handover_core::config::Config::default().records_keep);
         files::prune(store, keep);
     }
-    Ok(format!("record updated ({read_note})"))
+    let copy = if call.finishing_since_ms.is_some() {
+        " after the client's transcript write"
+    } else {
+        ""
+    };
+    Ok(format!(
+        "record updated{copy} ({read_note}){}",
+        flush_note.unwrap_or_default()
+    ))
 }
 
 /// A word the client sends (SessionEnd's reason, PreCompact's trigger) as a record stores it:

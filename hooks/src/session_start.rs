@@ -58,7 +58,12 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     // context (only that delivery is then journaled). Without a session to remember it in,
     // the context goes out here anyway (unjournaled: it may not arrive).
     if source == "resume" {
-        notes.extend(crate::session_record::resumed(store, call.session_id()));
+        let buffered = call.client().transcript_flush_delay().is_some();
+        notes.extend(crate::session_record::resumed(
+            store,
+            call.session_id(),
+            buffered,
+        ));
     }
     let defer = delivery.is_some() && call.client().drops_session_start_context(source);
     let mut saved = None;
@@ -108,8 +113,11 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let Some(delivery) = delivery else {
         return Ok(Outcome::silent(notes.join(" ")));
     };
+    let unconfirmed = !defer && call.client().journals_start_at_a_request(source);
     if defer {
         notes.push("not journaled: the client may drop this context".into());
+    } else if unconfirmed {
+        notes.push(remember_unconfirmed(call, &mut session, &delivery, source));
     } else {
         notes.extend(startup::record(call, &delivery, source));
     }
@@ -121,4 +129,35 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         },
         notes.join(" "),
     ))
+}
+
+/// Leaves the journal line of `delivery` to the session's next request-bound hook
+/// (`Client::journals_start_at_a_request`): remembered in the session's state, which the
+/// context watch reads ([`crate::context_watch`]). Without a state to keep it in, it is not
+/// journaled (it may reach nothing).
+fn remember_unconfirmed(
+    call: &Call,
+    session: &mut Option<(
+        crate::session_state::SessionFile,
+        crate::session_state::Loaded,
+    )>,
+    delivery: &handover_core::startup::render::Delivery,
+    source: &str,
+) -> String {
+    let Some((file, loaded)) = session.as_mut() else {
+        return "not journaled: no session state to confirm it in".into();
+    };
+    if !call.store_usable() {
+        return "not journaled: no session state to confirm it in".into();
+    }
+    loaded.state.unconfirmed_delivery = Some(crate::session_state::UnconfirmedDelivery {
+        source: source.to_string(),
+        verdict: delivery.verdict_name().to_string(),
+        handoff_id: delivery.handoff_id.clone(),
+        chars: delivery.text.chars().count() as u64,
+    });
+    match file.save(&loaded.state) {
+        Ok(()) => "journaled at the next request: this session may send none".into(),
+        Err(e) => format!("not journaled: state not saved: {e}"),
+    }
 }

@@ -55,6 +55,21 @@ pub struct SessionState {
     pub stop_blocked_ms: Option<u64>,
     /// Last measured share of the window, for `handover status` and the debug log.
     pub last_percent: Option<u8>,
+    /// A startup context a SessionStart answered with but did not journal, because the client
+    /// may send it nowhere (`Client::journals_start_at_a_request`: Factory Droid's `/compress`
+    /// reopens the old session with `resume` only to summarize it). The session's next prompt,
+    /// tool result or Stop shows a request went out with it, and journals it then.
+    pub unconfirmed_delivery: Option<UnconfirmedDelivery>,
+}
+
+/// What the journal's `delivered` line of an unconfirmed delivery will say.
+#[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
+#[serde(default)]
+pub struct UnconfirmedDelivery {
+    pub source: String,
+    pub verdict: String,
+    pub handoff_id: Option<String>,
+    pub chars: u64,
 }
 
 impl SessionState {

@@ -211,6 +211,15 @@ fn own_times(run: &support::Run) -> Vec<(String, Vec<f64>)> {
             .split_whitespace()
             .find_map(|w| w.strip_prefix("event="))
             .unwrap_or("?");
+        // Copilot CLI's sessionEnd is finished by a detached copy of the hook after the
+        // client stopped waiting (hooks/src/detach.rs): its time is shown apart.
+        let copy;
+        let event = if line.contains("record updated after the client's transcript write") {
+            copy = format!("{event} (its detached copy)");
+            copy.as_str()
+        } else {
+            event
+        };
         let took = line
             .rsplit_once(" in ")
             .and_then(|(_, t)| t.split_whitespace().next()?.parse::<f64>().ok());
@@ -303,7 +312,57 @@ fn bench(
         "  no-op hooks beyond none: {:+.1} ms per hook call\n",
         (med[1] - med[2]) / events as f64
     ));
+    for (i, way) in ways.iter().enumerate() {
+        let waited = client_recorded_hook_times(&sandboxes[i]);
+        if !waited.is_empty() {
+            let by_event: Vec<String> = waited
+                .iter()
+                .map(|(event, t)| format!("{event} {:.0} ms (x{})", median(t), t.len()))
+                .collect();
+            out.push_str(&format!(
+                "  {}: the client's wait per hook call as it records it, median by event (all sessions): {}\n",
+                way.name(),
+                by_event.join(", ")
+            ));
+        }
+    }
     out
+}
+
+/// How long the client waited for each hook call, as it records it itself: Copilot CLI writes a
+/// `hook.start` and a `hook.end` event (millisecond timestamps) per call in its events.jsonl.
+/// By hook type, over every session of the sandbox (warm-up and rounds); empty for the other
+/// clients. Less noisy than whole sessions: only the hook's own start, work and exit are in it.
+fn client_recorded_hook_times(sb: &Sandbox) -> Vec<(String, Vec<f64>)> {
+    let mut started: std::collections::HashMap<String, (String, u64)> = Default::default();
+    let mut by_event: Vec<(String, Vec<f64>)> = Vec::new();
+    for line in sb.copilot_event_lines() {
+        let text = |p: &str| line.pointer(p).and_then(|v| v.as_str()).map(String::from);
+        let (Some(kind), Some(id), Some(at)) = (
+            text("/type"),
+            text("/data/hookInvocationId"),
+            text("/timestamp").and_then(|t| handover_base::clock::parse_rfc3339_ms(&t)),
+        ) else {
+            continue;
+        };
+        match kind.as_str() {
+            "hook.start" => {
+                let hook = text("/data/hookType").unwrap_or_default();
+                started.insert(id, (hook, at));
+            }
+            "hook.end" => {
+                if let Some((hook, from)) = started.remove(&id) {
+                    let ms = at.saturating_sub(from) as f64;
+                    match by_event.iter_mut().find(|(e, _)| *e == hook) {
+                        Some((_, v)) => v.push(ms),
+                        None => by_event.push((hook, vec![ms])),
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    by_event
 }
 
 fn ms(d: Duration) -> f64 {

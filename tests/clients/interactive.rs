@@ -114,10 +114,10 @@ fn startup_compaction_clear(agent: Agent) {
         Agent::Copilot => &["new", "compact_fallback", "new"],
         // Droid's `/compress` starts a new session from the summary: SessionStart `resume` of
         // the old session first (its context goes nowhere: the summary request is all that
-        // session sends), then SessionStart `compact` of the new one; `/new` fires
-        // SessionStart with `source: resume` for the fresh session, with no `message_id`: it
-        // opens as a `startup`.
-        Agent::Droid => &["startup", "resume", "compact", "startup"],
+        // session sends, so it is not journaled as delivered), then SessionStart `compact` of
+        // the new one; `/new` fires SessionStart with `source: resume` for the fresh session,
+        // with no `message_id`: it opens as a `startup`.
+        Agent::Droid => &["startup", "compact", "startup"],
     };
     assert_eq!(
         delivered_sources(&sb),

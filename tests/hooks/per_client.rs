@@ -583,8 +583,23 @@ fn droid_cases() -> Vec<Case> {
                 m.tool.step(),
             ],
         ),
+        // A true resume (`--fork`: a new session holding the old one's history): its context
+        // is journaled only once a tool result of that session shows a request went out.
+        case(
+            "droid-resume-journaled-at-a-request",
+            c,
+            Setup::Handoff,
+            vec![
+                resume.step(),
+                m.tool
+                    .with(json!({"session_id": "52b2a7eb-84ec-4e60-9ac5-0a0f07af2344"})),
+                m.tool
+                    .with(json!({"session_id": "52b2a7eb-84ec-4e60-9ac5-0a0f07af2344"})),
+            ],
+        ),
         // `/compress`: PreCompact, the old session opened once more (SessionStart `resume`)
         // to be summarized, then the summary starts a new session with SessionStart `compact`.
+        // The reopened session sends no request: its context is not journaled as delivered.
         case(
             "droid-compress",
             c,

@@ -685,6 +685,173 @@ fn a_qwen_failure_reaches_the_record_from_its_hook_before_the_transcript_has_it(
     );
 }
 
+/// GitHub Copilot CLI's captured tool-call transcript in `repo`'s place, holding only its first
+/// `kept` lines (what the client had written when a hook began); returns it and the rest.
+fn copilot_transcript_cut(repo: &Repo, kept: usize) -> (PathBuf, String) {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("tests/fixtures/clients/copilot-1.0.102/events-tools.jsonl"),
+    )
+    .unwrap()
+    .replace("/tmp/FIXTURE/project", &repo.path().to_string_lossy());
+    let lines: Vec<&str> = text.lines().collect();
+    let repo_name = repo.path().file_name().unwrap().to_string_lossy();
+    let dir = repo
+        .path()
+        .join("..")
+        .join(format!("{repo_name}-transcripts-copilot"));
+    std::fs::create_dir_all(&dir).unwrap();
+    let path = dir.join("events.jsonl");
+    std::fs::write(&path, lines[..kept].join("\n") + "\n").unwrap();
+    (path, lines[kept..].join("\n") + "\n")
+}
+
+/// One Copilot CLI hook call (its payloads name no event: the installed command does), with
+/// the debug log going to `log`.
+fn copilot_hook(bin: &str, event: &str, v: serde_json::Value, log: &Path) -> Run {
+    let log = log.to_string_lossy();
+    let run = run_hook(
+        bin,
+        &["--agent", "copilot", "--event", event],
+        payload(v),
+        &[("HANDOVER_HOOK_DEBUG", &log)],
+    );
+    run.assert_clean(bin);
+    run
+}
+
+fn now_ms() -> u64 {
+    handover_base::clock::millis(std::time::SystemTime::now())
+}
+
+/// Copilot CLI writes its transcript once no event came for 100 ms, and waits for sessionEnd
+/// before it exits: the hook answers at once and a detached copy of it finishes the record
+/// after the write. The lines appended only after the hook exited are in the record, so the
+/// copy outlived the hook and waited for them; the hook's own answer is empty, as before.
+#[test]
+fn copilot_session_end_answers_at_once_and_a_detached_copy_finishes_after_the_write() {
+    let repo = Repo::new();
+    do_the_work(&repo);
+    // Cut before the turn that runs the failing tests.
+    let (t, rest) = copilot_transcript_cut(&repo, 41);
+    let log = t.with_file_name("hooks.log");
+    // The turn before: agentStop (Copilot runs it before sessionEnd) starts the record.
+    copilot_hook(
+        CONTEXT_WATCH,
+        "agentStop",
+        serde_json::json!({"sessionId": SID, "cwd": repo.path(), "transcriptPath": t,
+            "stopReason": "end_turn"}),
+        &log,
+    );
+    let began = now_ms();
+    let run = copilot_hook(
+        PRE_COMPACT,
+        "sessionEnd",
+        serde_json::json!({"sessionId": SID, "timestamp": began, "cwd": repo.path(),
+            "reason": "complete", "transcriptPath": t}),
+        &log,
+    );
+    assert!(run.stdout.is_empty(), "{}", run.stdout_str());
+    // The client's write of the session's last turn, after the hook ended.
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&t)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, rest.as_bytes()))
+        .unwrap();
+    let r = wait_for_record_end(repo.path(), SID, began).unwrap_or_else(|| {
+        panic!(
+            "no ended record within the wait; log: {}",
+            std::fs::read_to_string(&log).unwrap_or_default()
+        )
+    });
+    assert_eq!(
+        r.ended.as_ref().unwrap().reason.as_deref(),
+        Some("complete")
+    );
+    assert_eq!(
+        r.commands
+            .iter()
+            .map(|c| (c.command.as_str(), c.exit_code))
+            .collect::<Vec<_>>(),
+        [
+            ("printf 'written by the shell\\n' > notes.txt", Some(0)),
+            ("sh run_tests.sh", Some(1))
+        ],
+        "the failing command was written after the hook ended"
+    );
+    assert!(r.last_test_failed());
+    assert_eq!(r.transcript.offset, std::fs::metadata(&t).unwrap().len());
+    let log = std::fs::read_to_string(&log).unwrap();
+    let lines: Vec<&str> = log.lines().collect();
+    assert_eq!(lines.len(), 3, "agentStop, sessionEnd and its copy: {log}");
+    assert!(
+        lines[1].contains("finished after the client's transcript write by process"),
+        "{log}"
+    );
+    assert!(
+        lines[2].contains("record updated after the client's transcript write"),
+        "{log}"
+    );
+}
+
+/// A session resumed while the copy that finishes its SessionEnd still waits: the resume writes
+/// the record, the copy finds it written after the session ended and leaves it, so the resumed
+/// session is not marked ended.
+#[test]
+fn copilot_session_resumed_while_its_end_is_finished_stays_open() {
+    let repo = Repo::new();
+    do_the_work(&repo);
+    let (t, rest) = copilot_transcript_cut(&repo, 41);
+    let log = t.with_file_name("hooks.log");
+    let base = serde_json::json!({"sessionId": SID, "cwd": repo.path(), "transcriptPath": t});
+    let with = |more: serde_json::Value| {
+        let mut v = base.clone();
+        v.as_object_mut()
+            .unwrap()
+            .extend(more.as_object().unwrap().clone());
+        v
+    };
+    copilot_hook(
+        CONTEXT_WATCH,
+        "agentStop",
+        with(serde_json::json!({"stopReason": "end_turn"})),
+        &log,
+    );
+    assert!(record(&repo).ended.is_none());
+    copilot_hook(
+        PRE_COMPACT,
+        "sessionEnd",
+        with(serde_json::json!({"reason": "complete"})),
+        &log,
+    );
+    let run = copilot_hook(
+        SESSION_START,
+        "sessionStart",
+        with(serde_json::json!({"source": "resume"})),
+        &log,
+    );
+    assert!(run.stdout.is_empty() || run.json().is_object());
+    std::fs::OpenOptions::new()
+        .append(true)
+        .open(&t)
+        .and_then(|mut f| std::io::Write::write_all(&mut f, rest.as_bytes()))
+        .unwrap();
+    let until = std::time::Instant::now() + RECORD_END_WAIT;
+    let log_text = loop {
+        let text = std::fs::read_to_string(&log).unwrap_or_default();
+        if text.lines().count() >= 4 || std::time::Instant::now() >= until {
+            break text;
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
+    };
+    assert!(log_text.contains("record: resumed"), "{log_text}");
+    assert!(
+        log_text.contains("written since the session ended (resumed?), left as it is"),
+        "{log_text}"
+    );
+    assert_eq!(record(&repo).ended, None, "{log_text}");
+}
+
 /// Factory Droid gives the commands its shell tool runs no session id: the model's
 /// `handover write` found no record of its own. Its SessionStart applies the `export` lines a
 /// hook writes to the payload's `CLAUDE_ENV_FILE` to the session's later commands, so ours

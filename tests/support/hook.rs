@@ -345,3 +345,35 @@ pub fn gemini_transcript(dir: &Path, used: u64) -> PathBuf {
     std::fs::write(&path, lines.join("\n") + "\n").unwrap();
     path
 }
+
+/// The longest a test waits for a session record's end written after the hook answered.
+pub const RECORD_END_WAIT: Duration = Duration::from_secs(3);
+
+/// Waits (at most [`RECORD_END_WAIT`], polling) until the record of `session_id` in the
+/// repository at `root` says the session ended (`session_end`) in an update made at or after
+/// `since_ms`, and returns it; None when it did not in time, or when the session has no
+/// record at all (its hooks never ran: nothing to wait for). GitHub Copilot CLI's SessionEnd
+/// is finished by a detached copy of the hook after the client exits (hooks/src/detach.rs), so
+/// whoever reads that record right after the client exits waits for it here.
+pub fn wait_for_record_end(
+    root: &Path,
+    session_id: &str,
+    since_ms: u64,
+) -> Option<handover_core::record::SessionRecord> {
+    let store = Store::discover(root);
+    let until = Instant::now() + RECORD_END_WAIT;
+    loop {
+        let record = handover_core::record::files::load(&store, session_id)?;
+        let ended = record
+            .ended
+            .as_ref()
+            .is_some_and(|e| e.how == "session_end");
+        if ended && record.updated_ms >= since_ms {
+            return Some(record);
+        }
+        if Instant::now() >= until {
+            return None;
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+}

@@ -51,6 +51,24 @@ pub fn quit_after_a_shell_edit(agent: Agent) {
         tui.send(quit_command(agent));
         tui.wait_exit(30);
     }
+    if agent == Agent::Copilot {
+        // Its SessionEnd is finished by a detached copy of the hook after the client exited
+        // (hooks/src/detach.rs): the record says so within the harness's bounded wait.
+        let until = std::time::Instant::now() + super::hook::RECORD_END_WAIT;
+        let ended = loop {
+            let ended = record_that_ran(&sb, "codegen").and_then(|r| r.ended);
+            if ended.as_ref().is_some_and(|e| e.how == "session_end")
+                || std::time::Instant::now() >= until
+            {
+                break ended;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(20));
+        };
+        assert!(
+            ended.as_ref().is_some_and(|e| e.how == "session_end"),
+            "the quit Copilot session's record does not say it ended: {ended:?}"
+        );
+    }
     if agent == Agent::Gemini {
         let ended = record_that_ran(&sb, "codegen").and_then(|r| r.ended);
         assert!(

@@ -221,6 +221,7 @@ impl Sandbox {
             }
         }
         envs.extend(opts.client_env.iter().map(|(k, v)| (*k, v.clone())));
+        let started_ms = handover_base::clock::millis(std::time::SystemTime::now());
         let started = Instant::now();
         let out = Command::new("timeout")
             .args([
@@ -275,6 +276,21 @@ impl Sandbox {
                 .map(|(_, id)| id.trim().to_string())
                 .next_back(),
         };
+        // Copilot CLI's SessionEnd finishes the record in a detached copy of the hook after
+        // the client exited (hooks/src/detach.rs): every test reads the record after it.
+        if self.agent == Agent::Copilot && !opts.killed {
+            if let Some(sid) = &session_id {
+                let finished = super::hook::wait_for_record_end(&self.project, sid, started_ms);
+                eprintln!(
+                    "e2e copilot: the record's end after the client exited: {}",
+                    if finished.is_some() {
+                        "written"
+                    } else {
+                        "none (no record, or not within the wait)"
+                    }
+                );
+            }
+        }
         let run = Run {
             agent: self.agent,
             status: out.status.code(),

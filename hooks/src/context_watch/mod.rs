@@ -108,6 +108,7 @@ fn watch(
     };
     let mut st = loaded.state;
     st.agent = Some(call.agent.as_str().into());
+    confirm_delivery(call, &file, &mut st);
     let fill = measure::fill(call);
 
     if let Some(ctx_event) = event.context_event() {
@@ -144,6 +145,27 @@ fn watch(
     match thresholds::decide(event, pressure, &st, call.input.stop_hook_active) {
         Decision::Quiet(why) => Ok(Outcome::silent(format!("{}; {why}", reading.describe()))),
         decision => Ok(deliver(call, &file, st, event, &reading, decision)),
+    }
+}
+
+/// A SessionStart's context left unjournaled until a request went out
+/// (`Client::journals_start_at_a_request`): this prompt, tool result or Stop of the same
+/// session shows one did. Journaled once: the state forgets it first (a state that cannot be
+/// saved journals nothing, rather than the same delivery on every call).
+fn confirm_delivery(call: &Call, file: &SessionFile, st: &mut SessionState) {
+    let Some(d) = st.unconfirmed_delivery.take() else {
+        return;
+    };
+    if file.save(st).is_ok() {
+        call.journal(
+            handover_core::store::Event::Delivered,
+            serde_json::json!({
+                "source": d.source,
+                "verdict": d.verdict,
+                "handoff_id": d.handoff_id,
+                "chars": d.chars,
+            }),
+        );
     }
 }
 

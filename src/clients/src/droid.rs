@@ -133,6 +133,14 @@ impl Client for Droid {
         }
     }
 
+    /// `/compress` first reopens the old session with SessionStart `resume` (and its last
+    /// `message_id`, like a true resume) only to summarize it: that context reaches no
+    /// conversation request, and the next hook of that session is PreCompact. A true resume's
+    /// next prompt (terminal UI) or tool result and Stop (`droid exec`) confirm it.
+    fn journals_start_at_a_request(&self, source: &str) -> bool {
+        source == "resume"
+    }
+
     fn usage_file(&self, transcript: &Path) -> PathBuf {
         transcript.with_extension("settings.json")
     }

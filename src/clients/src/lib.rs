@@ -156,6 +156,13 @@ pub trait Client: Sync {
         input.source.as_deref().unwrap_or("startup")
     }
 
+    /// A SessionStart from `source` may answer for a session that sends no request after it:
+    /// its delivery is journaled only once the session's next prompt, tool result or Stop shows
+    /// a request went out (the context itself is still given at once).
+    fn journals_start_at_a_request(&self, _source: &str) -> bool {
+        false
+    }
+
     /// It drops the `additionalContext` of a SessionStart from `source` (the startup context
     /// then waits for the first prompt).
     fn drops_session_start_context(&self, _source: &str) -> bool {

@@ -21,7 +21,8 @@
 //! [`rank`], which a record cannot push past the time it was last written.
 
 use super::SessionRecord;
-use handover_verify::git::{InHead, LazyRepo};
+use handover_verify::git::LazyRepo;
+use handover_verify::provenance::InHead;
 use serde::Serialize;
 use std::cell::OnceCell;
 use std::path::Path;
@@ -75,7 +76,7 @@ pub const MAX_STAMP_CHARS: usize = 4096;
 
 /// Judges the records of one working tree in the caller's repository: opened only when a
 /// record needs git's answer (the hooks share the one a SessionStart already has), and HEAD's
-/// remembered entries read once for all the records judged (`git::InHead`).
+/// remembered entries read once for all the records judged (`handover_verify::provenance::InHead`).
 pub struct Judge<'r> {
     repo: &'r LazyRepo<'r>,
     here: String,

@@ -11,7 +11,7 @@
 //! (at most 30 bytes), so the search stays linear in the text.
 //!
 //! Not memchr's `memmem::Finder` in statics: it saved as many instructions, but its code
-//! (searchers and vector prefilters, run once per process) added 0.2-0.3 MiB of resident pages
+//! (searchers and vector prefilters, run once per process) added 0.1-0.3 MiB of resident pages
 //! to every hook call (same document), against the hooks' 4 MiB target.
 //!
 //! Same answers as `str`'s own search: the first (leftmost) occurrence, as a byte offset, and

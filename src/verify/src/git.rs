@@ -361,10 +361,14 @@ pub fn scan_working_tree(repo: &Repository, since: Option<&str>) -> anyhow::Resu
     // What git's status and the diffs do before they read it: the index again when the file
     // changed on disk since this repository loaded it.
     let _ = index.read(false);
-    let head = match repo.head() {
-        Ok(reference) => Some(reference.peel_to_tree().map_err(status_error)?),
+    let head_commit = match repo.head() {
+        Ok(reference) => Some(reference.peel_to_commit().map_err(status_error)?),
         Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => None,
         Err(e) => return Err(status_error(e)),
+    };
+    let head = match &head_commit {
+        Some(commit) => Some(commit.tree().map_err(status_error)?),
+        None => None,
     };
     let mut opts = scan_options();
     let to_workdir = repo
@@ -376,7 +380,7 @@ pub fn scan_working_tree(repo: &Repository, since: Option<&str>) -> anyhow::Resu
     let (dirty, untracked) = status_lists(&head_to_index, &to_workdir);
     let changed_since = since.map(|since| {
         let base = resolve_base(repo, Some(since));
-        let same_as_head = base.is_some() && base == head.as_ref().map(|t| t.id());
+        let same_as_head = base.is_some() && base == head_commit.as_ref().map(|c| c.id());
         let from_base = if same_as_head {
             Ok(head_to_index)
         } else {
@@ -609,83 +613,10 @@ pub fn path_in_repo(repo: &Repository, root: &Path, rel: &Path) -> Option<PathBu
 }
 
 /// `root` as a path inside the repository's working directory ("" at its top).
-fn root_in_repo(repo: &Repository, root: &Path) -> Option<PathBuf> {
+pub(crate) fn root_in_repo(repo: &Repository, root: &Path) -> Option<PathBuf> {
     let top = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok())?;
     let here = std::fs::canonicalize(root).ok()?;
     Some(here.strip_prefix(&top).ok()?.to_path_buf())
-}
-
-/// `rel` (relative to `root`) is a path in HEAD's tree, whatever its content: what a clone
-/// brought. A few object reads, whatever the size of the repository, and none when the git
-/// directory remembers the entry for HEAD's commit (`head_entries`). One question: a caller
-/// asking about several paths shares an [`InHead`].
-pub fn is_in_head(repo: &Repository, root: &Path, rel: &Path) -> bool {
-    InHead::new(repo, root).has(rel)
-}
-
-/// HEAD's entries for the path questions of one caller about paths under `root` (the record
-/// judge asks about every record it judges): the remembered-entries file is read once, each of
-/// HEAD's trees at most once, and what was looked up is written back once, when it is dropped.
-pub struct InHead<'r> {
-    repo: &'r Repository,
-    root: &'r Path,
-    /// None when HEAD cannot be read: then nothing is in HEAD.
-    head: Option<head_entries::HeadEntries<'r>>,
-    /// `root` relative to the top of the working tree (both canonicalized once); None when it
-    /// is not inside it.
-    prefix: std::cell::OnceCell<Option<PathBuf>>,
-}
-
-impl<'r> InHead<'r> {
-    /// Reads the remembered entries for HEAD's commit now (one small file).
-    pub fn new(repo: &'r Repository, root: &'r Path) -> InHead<'r> {
-        InHead {
-            repo,
-            root,
-            head: head_entries::HeadEntries::new(repo),
-            prefix: std::cell::OnceCell::new(),
-        }
-    }
-
-    /// [`is_in_head`] with the shared entries.
-    pub fn has(&self, rel: &Path) -> bool {
-        self.prefix
-            .get_or_init(|| root_in_repo(self.repo, self.root))
-            .as_ref()
-            .is_some_and(|prefix| self.has_in_repo(&prefix.join(rel)))
-    }
-
-    fn has_in_repo(&self, in_repo: &Path) -> bool {
-        let Some(path) = in_repo
-            .to_str()
-            .filter(|p| !cfg!(windows) || !p.contains('\\'))
-        else {
-            return self
-                .repo
-                .head()
-                .and_then(|h| h.peel_to_tree())
-                .is_ok_and(|tree| tree.get_path(in_repo).is_ok());
-        };
-        self.head
-            .as_ref()
-            .is_some_and(|head| head.entry(path).is_ok_and(|entry| entry.is_some()))
-    }
-
-    /// `rel` is the file HEAD holds: `provenance::came_with_repository_in` with the shared
-    /// entries.
-    pub fn came_with_repository(&self, rel: &Path) -> bool {
-        self.head.as_ref().is_some_and(|head| {
-            crate::provenance::came_with_repository_with(self.repo, head, self.root, rel)
-        })
-    }
-}
-
-impl Drop for InHead<'_> {
-    fn drop(&mut self) {
-        if let Some(head) = &self.head {
-            head.remember();
-        }
-    }
 }
 
 /// The repository's common directory (where shared refs and packed-refs live) for the working

@@ -126,6 +126,72 @@ pub(crate) fn came_with_repository_with(
     head_blob(head, &in_tree).is_some_and(|blob_id| unchanged(repo, root, rel, &in_tree, blob_id))
 }
 
+/// HEAD's entries for the path questions of one caller about paths under `root` (the record
+/// judge asks about every record it judges): the remembered-entries file is read once, each of
+/// HEAD's trees at most once, and what was looked up is written back once, when it is dropped.
+pub struct InHead<'r> {
+    repo: &'r Repository,
+    root: &'r Path,
+    /// None when HEAD cannot be read: then nothing is in HEAD.
+    head: Option<HeadEntries<'r>>,
+    /// `root` relative to the top of the working tree (both canonicalized once); None when it
+    /// is not inside it.
+    prefix: std::cell::OnceCell<Option<PathBuf>>,
+}
+
+impl<'r> InHead<'r> {
+    /// Reads the remembered entries for HEAD's commit now (one small file).
+    pub fn new(repo: &'r Repository, root: &'r Path) -> InHead<'r> {
+        InHead {
+            repo,
+            root,
+            head: HeadEntries::new(repo),
+            prefix: std::cell::OnceCell::new(),
+        }
+    }
+
+    /// `rel` (relative to `root`) is a path in HEAD's tree, whatever its content: what a
+    /// clone brought. A few object reads, whatever the size of the repository, and none when
+    /// the git directory remembers the entry for HEAD's commit (`git::head_entries`).
+    pub fn has(&self, rel: &Path) -> bool {
+        self.prefix
+            .get_or_init(|| git::root_in_repo(self.repo, self.root))
+            .as_ref()
+            .is_some_and(|prefix| self.has_in_repo(&prefix.join(rel)))
+    }
+
+    fn has_in_repo(&self, in_repo: &Path) -> bool {
+        let Some(path) = in_repo
+            .to_str()
+            .filter(|p| !cfg!(windows) || !p.contains('\\'))
+        else {
+            return self
+                .repo
+                .head()
+                .and_then(|h| h.peel_to_tree())
+                .is_ok_and(|tree| tree.get_path(in_repo).is_ok());
+        };
+        self.head
+            .as_ref()
+            .is_some_and(|head| head.entry(path).is_ok_and(|entry| entry.is_some()))
+    }
+
+    /// `rel` is the file HEAD holds: [`came_with_repository_in`] with the shared entries.
+    pub fn came_with_repository(&self, rel: &Path) -> bool {
+        self.head
+            .as_ref()
+            .is_some_and(|head| came_with_repository_with(self.repo, head, self.root, rel))
+    }
+}
+
+impl Drop for InHead<'_> {
+    fn drop(&mut self) {
+        if let Some(head) = &self.head {
+            head.remember();
+        }
+    }
+}
+
 /// HEAD's entry at `in_tree` (any kind: file, link, directory), through `git::head_entries`:
 /// no tree is read when the git directory remembers it for HEAD's commit.
 fn head_blob(head: &HeadEntries, in_tree: &Path) -> Option<git2::Oid> {
@@ -138,9 +204,7 @@ fn head_blob(head: &HeadEntries, in_tree: &Path) -> Option<git2::Oid> {
 
 /// `rel` as a path from the top of the working tree, `/`-separated as git stores it.
 fn path_in_repository(repo: &Repository, root: &Path, rel: &Path) -> Option<PathBuf> {
-    let top = std::fs::canonicalize(repo.workdir()?).ok()?;
-    let here = std::fs::canonicalize(root).ok()?;
-    Some(here.strip_prefix(&top).ok()?.join(rel))
+    Some(git::root_in_repo(repo, root)?.join(rel))
 }
 
 fn tracking_git2(repo: &Repository, root: &Path, rel: &Path) -> Option<Tracked> {
