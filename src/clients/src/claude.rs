@@ -100,16 +100,7 @@ impl Client for Claude {
     /// PostToolUseFailure of `Bash`: the command and the "Exit code N" its error text starts
     /// with, under the call's id (`tool_use_id`), so the transcript's own line for it counts once.
     fn failed_command(&self, input: &HookInput) -> Option<Fact> {
-        if input.tool_name.as_deref() != Some("Bash") {
-            return None;
-        }
-        let id = input.tool_call_id.as_deref()?;
-        let command = input.tool_command.clone()?;
-        let exit_code = input.tool_error.as_deref().and_then(exit_code_of);
-        Some(Fact::Once {
-            id: command_end_id(id),
-            fact: Box::new(Fact::CommandRan { command, exit_code }),
-        })
+        transcript::failed_shell_command(input, "Bash", exit_code_of)
     }
 
     /// Claude Code marks nothing: it is what is left when no other client's mark is there.

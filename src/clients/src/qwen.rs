@@ -146,16 +146,7 @@ impl Client for Qwen {
     /// text, under the call's id, so the transcript's own line for it (read later) does not
     /// count it twice ([`transcript::command_end_id`]).
     fn failed_command(&self, input: &HookInput) -> Option<Fact> {
-        if input.tool_name.as_deref() != Some("run_shell_command") {
-            return None;
-        }
-        let id = input.tool_call_id.as_deref()?;
-        let command = input.tool_command.clone()?;
-        let exit_code = input.tool_error.as_deref().and_then(exit_code_of);
-        Some(Fact::Once {
-            id: command_end_id(id),
-            fact: Box::new(Fact::CommandRan { command, exit_code }),
-        })
+        transcript::failed_shell_command(input, "run_shell_command", exit_code_of)
     }
 
     fn compaction_percent(

@@ -15,6 +15,28 @@ pub fn command_end_id(call_id: &str) -> String {
     format!("end:{call_id}")
 }
 
+/// A tool-failure hook's input for the client's shell tool `shell_tool` as a fact: the command
+/// and the exit code the client's error text gives (`exit_code_of`, each client words it its
+/// own way), under [`command_end_id`] of the call's id, so the transcript's own line for the
+/// same call (read later) does not count it twice. None for any other tool, or without an id
+/// or a command.
+pub fn failed_shell_command(
+    input: &crate::HookInput,
+    shell_tool: &str,
+    exit_code_of: fn(&str) -> Option<i64>,
+) -> Option<Fact> {
+    if input.tool_name.as_deref() != Some(shell_tool) {
+        return None;
+    }
+    let id = input.tool_call_id.as_deref()?;
+    let command = input.tool_command.clone()?;
+    let exit_code = input.tool_error.as_deref().and_then(exit_code_of);
+    Some(Fact::Once {
+        id: command_end_id(id),
+        fact: Box::new(Fact::CommandRan { command, exit_code }),
+    })
+}
+
 /// One fact read from a transcript line.
 #[derive(Clone, Debug, PartialEq)]
 pub enum Fact {
