@@ -353,11 +353,19 @@ fn try_update(
         }
     }
     let created = files::save(store, &record)?;
-    if created {
+    // Old records go at the compaction and the end, which read the working tree anyway; a turn
+    // that made a new record prunes only past twice the limit (the index read it may need grows
+    // with the repository: `files::prune_beyond`), so sessions without an end stay bounded.
+    let slack = match moment {
+        Moment::Turn if created => Some(1),
+        Moment::Turn => None,
+        Moment::Compaction | Moment::End => Some(0),
+    };
+    if let Some(slack) = slack {
         let keep = handover_core::config::load(root)
             .map(|c| c.records_keep)
             .unwrap_or(handover_core::config::Config::default().records_keep);
-        files::prune(store, keep);
+        files::prune_beyond(store, keep, keep * slack);
     }
     let copy = if call.finishing_since_ms.is_some() {
         " after the client's transcript write"

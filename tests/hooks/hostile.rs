@@ -979,6 +979,12 @@ fn the_record_prune_deletes_only_its_own_untracked_files() {
         records.join("new-session.json").exists(),
         "the record is written"
     );
+    // The end prunes to `records.keep` (20): 26 files carry the mark, 25 of them tracked.
+    hook(
+        PRE_COMPACT,
+        repo.path(),
+        json!({"session_id": "new-session", "hook_event_name": "SessionEnd", "reason": "other"}),
+    );
     for i in 0..25 {
         assert!(
             records.join(format!("tracked-{i}.json")).exists(),
@@ -986,6 +992,51 @@ fn the_record_prune_deletes_only_its_own_untracked_files() {
         );
     }
     assert!(records.join("notes.json").exists());
+}
+
+/// A turn that writes a session's first record leaves the old ones while they are within twice
+/// `records.keep` (pruning may need the whole index); the session's end prunes to the limit.
+#[test]
+fn old_records_go_at_the_end_not_at_a_turn() {
+    let repo = Repo::new();
+    let records = repo.path().join(".handover/records");
+    fs::create_dir_all(&records).unwrap();
+    let old = SystemTime::now() - Duration::from_secs(3600);
+    for i in 0..25 {
+        let p = records.join(format!("old-{i}.json"));
+        fs::write(&p, format!("{{\"made_by\": \"handover\", \"n\": {i}}}\n")).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(old - Duration::from_secs(i))
+            .unwrap();
+    }
+    let count = || {
+        fs::read_dir(&records)
+            .unwrap()
+            .filter(|e| {
+                let name = e.as_ref().unwrap().file_name();
+                name.to_string_lossy().ends_with(".json")
+            })
+            .count()
+    };
+    let session = json!({"session_id": "new-session", "hook_event_name": "Stop"});
+    hook(CONTEXT_WATCH, repo.path(), session);
+    assert!(records.join("new-session.json").exists());
+    assert_eq!(count(), 26, "26 within 2 x 20: nothing pruned at a turn");
+    hook(
+        PRE_COMPACT,
+        repo.path(),
+        json!({"session_id": "new-session", "hook_event_name": "SessionEnd", "reason": "other"}),
+    );
+    assert_eq!(count(), 20, "the end prunes to records.keep");
+    assert!(
+        records.join("new-session.json").exists(),
+        "the newest stays"
+    );
+    assert!(records.join("old-0.json").exists());
+    assert!(!records.join("old-24.json").exists(), "the oldest goes");
 }
 
 /// A committed record stays foreign whatever line endings git checks it out with

@@ -261,6 +261,15 @@ pub fn latest(
 /// handover created: plain `*.json` files whose content carries the `made_by` mark, that git
 /// does not track.
 pub fn prune(store: &Store, keep: usize) {
+    prune_beyond(store, keep, 0);
+}
+
+/// [`prune`], but only once more than `keep + slack` records carry the mark; then down to
+/// `keep`. Why a slack: whether git tracks a record that HEAD does not hold is a question for
+/// the index, which libgit2 reads and checksums whole (about 80 ms at 100,000 files), so a hook
+/// on a turn prunes once in `slack` sessions rather than at every session's first record.
+/// Nothing is asked of git while the records are within the bound.
+pub fn prune_beyond(store: &Store, keep: usize, slack: usize) {
     if store.check().is_err() {
         return;
     }
@@ -273,6 +282,10 @@ pub fn prune(store: &Store, keep: usize) {
             Some((path, time, rel))
         })
         .collect();
+    // The tracked ones never count among `keep`, so no more than `marked` can be ours.
+    if marked.len() <= keep.saturating_add(slack) {
+        return;
+    }
     let rels: Vec<&Path> = marked.iter().map(|(_, _, rel)| rel.as_path()).collect();
     let tracked = handover_verify::provenance::tracked_each(store.root(), &rels);
     let mut ours: Vec<(PathBuf, SystemTime)> = marked
@@ -384,8 +397,20 @@ mod tests {
                 .session_id,
             "c"
         );
+        prune_beyond(&store, 2, 2);
+        assert_eq!(
+            ids(&store),
+            ["d", "c", "b", "a"],
+            "4 within 2 + a slack of 2"
+        );
+        prune_beyond(&store, 1, 2);
+        assert_eq!(ids(&store), ["d"], "past 1 + 2: down to 1, not to 3");
+        std::thread::sleep(std::time::Duration::from_millis(15));
+        save(&store, &record("e", t - 10)).unwrap();
         prune(&store, 2);
-        assert_eq!(ids(&store), ["d", "c"]);
+        assert_eq!(ids(&store), ["e", "d"]);
+        prune(&store, 1);
+        assert_eq!(ids(&store), ["e"]);
         assert!(dir.join(".gitignore").exists(), "only records are pruned");
     }
 
