@@ -273,8 +273,15 @@ pub fn prune_beyond(store: &Store, keep: usize, slack: usize) {
     if store.check().is_err() {
         return;
     }
+    let bound = keep.saturating_add(slack);
     let records_dir = dir(&store.dir());
-    let marked: Vec<(PathBuf, SystemTime, PathBuf)> = entries(&records_dir)
+    let files = entries(&records_dir);
+    // Only marked files can be ours, and only `*.json` files can be marked: within the bound,
+    // the directory's listing answers and no record is read (PreCompact and SessionEnd ask).
+    if files.len() <= bound {
+        return;
+    }
+    let marked: Vec<(PathBuf, SystemTime, PathBuf)> = files
         .into_iter()
         .filter(|(path, _)| read(path).is_some_and(|r| r.made_by == provenance::MADE_BY))
         .filter_map(|(path, time)| {
@@ -283,7 +290,7 @@ pub fn prune_beyond(store: &Store, keep: usize, slack: usize) {
         })
         .collect();
     // The tracked ones never count among `keep`, so no more than `marked` can be ours.
-    if marked.len() <= keep.saturating_add(slack) {
+    if marked.len() <= bound {
         return;
     }
     let rels: Vec<&Path> = marked.iter().map(|(_, _, rel)| rel.as_path()).collect();
