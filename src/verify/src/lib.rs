@@ -8,4 +8,6 @@
 
 pub mod git;
 pub mod provenance;
+#[cfg(test)]
+mod test_git;
 pub mod verify;

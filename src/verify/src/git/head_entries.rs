@@ -599,25 +599,8 @@ mod tests {
     /// against HEAD's tree read directly, and the trees a call read are counted.
     mod head_moves {
         use super::super::*;
-        use std::process::Command;
+        use crate::test_git::git;
         use tempfile::TempDir;
-
-        fn git(dir: &Path, args: &[&str]) {
-            let out = Command::new("git")
-                .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-                .args(["-c", "init.defaultBranch=main", "-c", "gc.auto=0"])
-                .args(args)
-                .current_dir(dir)
-                .env("GIT_CONFIG_GLOBAL", "/dev/null")
-                .env("GIT_CONFIG_NOSYSTEM", "1")
-                .output()
-                .unwrap();
-            assert!(
-                out.status.success(),
-                "{args:?}: {}",
-                String::from_utf8_lossy(&out.stderr)
-            );
-        }
 
         fn write(dir: &Path, path: &str, text: &str) {
             let at = dir.join(path);

@@ -9,45 +9,13 @@
 //! conflict, HEAD moved since the base, an unborn HEAD.
 
 use super::{is_handover_file, scan_working_tree};
+use crate::test_git::{git, git_output};
 use git2::{Delta, DiffFindOptions, DiffOptions, Repository, Status, StatusOptions};
 use std::path::Path;
-use std::process::Command;
-
-fn git(root: &Path, args: &[&str]) {
-    let out = git_output(root, args);
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 /// For a change that applies only to some files (marking a file git does not track fails).
 fn git_may_fail(root: &Path, args: &[&str]) {
     let _ = git_output(root, args);
-}
-
-fn git_output(root: &Path, args: &[&str]) -> std::process::Output {
-    Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "-c",
-            "core.autocrlf=false",
-        ])
-        .args([
-            "-c",
-            "commit.gpgsign=false",
-            "-c",
-            "init.defaultBranch=main",
-        ])
-        .args(args)
-        .current_dir(root)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .expect("git runs")
 }
 
 fn write(root: &Path, rel: &str, text: &str) {
@@ -370,19 +338,7 @@ fn the_one_scan_answers_as_libgit2_with_a_nested_repository_a_conflict_and_no_he
     git(root, &["checkout", "-q", "main"]);
     write(root, "c.txt", "main\n");
     git(root, &["commit", "-q", "-am", "main"]);
-    let merge = Command::new("git")
-        .args([
-            "-c",
-            "user.name=t",
-            "-c",
-            "user.email=t@t",
-            "merge",
-            "-q",
-            "side",
-        ])
-        .current_dir(root)
-        .output()
-        .unwrap();
+    let merge = git_output(root, &["merge", "-q", "side"]);
     assert!(!merge.status.success(), "the merge conflicts");
     assert_same(root, None, "conflict");
     assert_same(root, Some("HEAD~1"), "conflict");

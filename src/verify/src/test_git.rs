@@ -1,0 +1,31 @@
+//! The git command line for this crate's unit tests: one configuration for every test
+//! repository (an identity, `main`, no background gc, no line-ending conversion, no signing,
+//! and neither the machine's nor the user's git configuration), so that a test's repository is
+//! the same on every machine.
+
+use std::path::Path;
+use std::process::{Command, Output};
+
+/// `git <args>` in `dir`, whatever its outcome.
+pub(crate) fn git_output(dir: &Path, args: &[&str]) -> Output {
+    Command::new("git")
+        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
+        .args(["-c", "init.defaultBranch=main", "-c", "gc.auto=0"])
+        .args(["-c", "core.autocrlf=false", "-c", "commit.gpgsign=false"])
+        .args(args)
+        .current_dir(dir)
+        .env("GIT_CONFIG_GLOBAL", "/dev/null")
+        .env("GIT_CONFIG_NOSYSTEM", "1")
+        .output()
+        .expect("git runs")
+}
+
+/// `git <args>` in `dir`, which must succeed.
+pub(crate) fn git(dir: &Path, args: &[&str]) {
+    let out = git_output(dir, args);
+    assert!(
+        out.status.success(),
+        "git {args:?}: {}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}
