@@ -15,7 +15,10 @@
 //! files, with the entries remembered for the commit before, which carry over where the
 //! commit left the trees unchanged (every other case runs at a HEAD the hooks have seen, as
 //! every start but the first after HEAD moves does). The repositories are packed once built
-//! (`git gc`), and no git command of the bench starts a background `gc --auto`.
+//! (`git gc`), and no git command of the bench starts a background `gc --auto`. Beside the Stop
+//! rows, a file-system control: the record's write alone (create, write, rename of a
+//! record-sized file) in each shape's records directory, timed in the same rounds, because what
+//! creating a file costs depends on where ext4 put that directory, not on the repository.
 //!
 //! The payloads are the ones Claude Code sends (captured in tests/fixtures/clients), with the
 //! response that triggered PostToolUse and Stop not yet in the transcript, as in the client.
@@ -226,6 +229,20 @@ fn main() {
                 }));
             }
         }
+        // The file system's part of the Stop rows, without a hook: the record's write (create,
+        // write, rename of a record-sized file) in each shape's records directory, where the
+        // Stop writes. Which block group ext4 gave that directory decides what creating a file
+        // in it costs (0.05-0.8 ms measured, the same in both repositories' directories of a
+        // shape or not), so a Stop cell can differ between the repositories with identical
+        // instructions and system calls in the hook; this row shows it in the same rounds.
+        let control = hooks.contains(&Hook::Stop);
+        if control {
+            for shape in Shape::ALL {
+                for (fixture, _) in sizes {
+                    cases.push(Box::new(move |pass| record_write(fixture, shape, pass)));
+                }
+            }
+        }
         eprintln!("{group}: {} cases, {rounds} rounds ...", cases.len());
         let results = interleaved(rounds, &cases);
         let ms = |d: Duration| d.as_secs_f64() * 1000.0;
@@ -308,9 +325,57 @@ fn main() {
                 ms(b.wall),
                 ms(b.wall) / ms(a.wall)
             );
+            i += 2;
         }
+        if control {
+            println!();
+            println!(
+                "{:<36} {:>9} {:>9} {:>8}",
+                "file system control: the record's write, no hook", "10 us", "100k us", "100k/10"
+            );
+            for shape in Shape::ALL {
+                let (s, b) = (results[i], results[i + 1]);
+                i += 2;
+                println!(
+                    "{:<36} {:>9.0} {:>9.0} {:>8.2}",
+                    shape.name(),
+                    s.wall.as_secs_f64() * 1e6,
+                    b.wall.as_secs_f64() * 1e6,
+                    b.wall.as_secs_f64() / s.wall.as_secs_f64(),
+                );
+            }
+        }
+        assert_eq!(i, results.len(), "every case printed");
     }
     compare_builds(runs, &sizes, &t1, floor);
+}
+
+/// The control case: with `shape` in place, what the Stop's record write costs the file system
+/// alone in that shape's records directory (a new file of a record's size written and renamed
+/// over the last one, as `safe_fs::replace` does), timed in this process.
+fn record_write(fixture: &Fixture, shape: Shape, pass: Pass) -> Sample {
+    use std::io::Write;
+    let dir = fixture.root.join(".handover/records");
+    fixture.enter(shape);
+    let wall = match pass {
+        Pass::Memory => Duration::ZERO,
+        Pass::Time => {
+            let _ = std::fs::create_dir_all(&dir);
+            let temp = dir.join(".bench-control.json.tmp");
+            let started = Instant::now();
+            let mut file = std::fs::File::create_new(&temp).expect("create");
+            file.write_all(&[b' '; 2400]).expect("write");
+            drop(file);
+            let target = dir.join("bench-control.json");
+            std::fs::rename(&temp, &target).expect("rename");
+            let wall = started.elapsed();
+            // Not left for the hooks to read as a record.
+            std::fs::remove_file(&target).expect("remove");
+            wall
+        }
+    };
+    fixture.leave(shape);
+    Sample { wall, rss_kib: 0 }
 }
 
 /// `HOOK_BENCH_KEEP=<dir>`: the fixtures left in `<dir>` with one shape in place, and the
