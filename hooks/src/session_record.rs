@@ -294,11 +294,14 @@ fn try_update(
             });
         }
         Moment::End => {
-            record.ended = Some(Ending {
-                how: "session_end".into(),
-                reason: call.input.reason.as_deref().map(hook_word),
-                at: now.clone(),
-            });
+            let reason = call.input.reason.as_deref().map(hook_word);
+            if !says_less_than_known(&record, reason.as_deref()) {
+                record.ended = Some(Ending {
+                    how: "session_end".into(),
+                    reason,
+                    at: now.clone(),
+                });
+            }
         }
     }
     // Work means activity; SessionEnd does not (Codex's app-server sends it a minute late).
@@ -376,6 +379,21 @@ fn try_update(
         "record updated{copy} ({read_note}){}",
         flush_note.unwrap_or_default()
     ))
+}
+
+/// A SessionEnd's `reason` says less than the ending the record already holds: the record
+/// ended by a SessionEnd with a known reason (not `other`), nothing ran since (a turn or a
+/// resume clears the ending), and this one says `other` or nothing. Factory Droid 0.225.2's
+/// `/new` ends the session it leaves twice, `clear` then `other`; the first, known reason stays
+/// (with its time). docs/format.md, `ended`.
+fn says_less_than_known(record: &SessionRecord, reason: Option<&str>) -> bool {
+    let known = record
+        .ended
+        .as_ref()
+        .filter(|e| e.how == "session_end")
+        .and_then(|e| e.reason.as_deref())
+        .is_some_and(|r| r != "other");
+    known && matches!(reason, None | Some("other"))
 }
 
 /// A word the client sends (SessionEnd's reason, PreCompact's trigger) as a record stores it:

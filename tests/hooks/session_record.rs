@@ -1028,3 +1028,49 @@ fn a_claude_failure_reaches_the_record_from_its_hook_and_counts_once() {
         r.commands
     );
 }
+
+/// Factory Droid 0.225.2's `/new` ends the session it leaves twice: SessionEnd `reason: clear`,
+/// then `reason: other` (tests/clients/interactive.rs sees both). The record keeps `clear`: a
+/// later `other` says less about the same ending (docs/format.md, `ended`). The payloads are
+/// the captured SessionEnd with its `reason` set. Once the session runs again its ending is
+/// over, and its next end says its own reason, `other` included.
+#[test]
+fn droids_second_session_end_at_new_keeps_the_clear_reason() {
+    let repo = Repo::new();
+    let fixtures =
+        Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clients/droid-0.225.2");
+    let t = transcript_of_fixture(&repo, &fixtures.join("transcript-tools.jsonl"), "droid");
+    let end = |reason: &str| {
+        let mut v: serde_json::Value = serde_json::from_slice(
+            &std::fs::read(fixtures.join("session_end-other.json")).unwrap(),
+        )
+        .unwrap();
+        assert_eq!(v["reason"], "other", "the captured payload");
+        v["session_id"] = SID.into();
+        v["cwd"] = repo.path().to_string_lossy().into_owned().into();
+        v["transcript_path"] = t.to_string_lossy().into_owned().into();
+        v["reason"] = reason.into();
+        hook(PRE_COMPACT, "droid", v);
+        let ended = record(&repo).ended.expect("ended");
+        assert_eq!(ended.how, "session_end");
+        ended.reason
+    };
+    stop(&repo, "droid", &t);
+    assert_eq!(end("clear").as_deref(), Some("clear"));
+    assert_eq!(
+        end("other").as_deref(),
+        Some("clear"),
+        "`other` after `clear`"
+    );
+    // A more specific reason still replaces a known one.
+    assert_eq!(end("logout").as_deref(), Some("logout"));
+    // The session runs again: the ending is over, and the next one says `other`.
+    stop(&repo, "droid", &t);
+    assert_eq!(record(&repo).ended, None);
+    assert_eq!(end("other").as_deref(), Some("other"));
+    assert_eq!(
+        end("clear").as_deref(),
+        Some("clear"),
+        "`other` is not kept"
+    );
+}

@@ -28,8 +28,9 @@ fn clear_command(agent: Agent) -> (&'static str, Option<&'static str>) {
         Agent::Codex => ("/new", None),
         // Copilot CLI 1.0.102: "Abandon this session and start fresh".
         Agent::Copilot => ("/clear", Some("user_exit")),
-        // Factory Droid 0.225.2 says `other` for every end (`/new`, `/quit`, a signal).
-        Agent::Droid => ("/new", Some("other")),
+        // Factory Droid 0.225.2 ends the session `/new` leaves twice, `clear` then `other`;
+        // the record keeps `clear` (its other ends, `/quit` or a signal, say `other`).
+        Agent::Droid => ("/new", Some("clear")),
     }
 }
 
