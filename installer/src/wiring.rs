@@ -11,7 +11,8 @@
 //! codex/app_server.rs and its step after the files are written in codex/trust.rs, which
 //! flow calls; Gemini CLI: trusted folders and its configurable context file in
 //! gemini/files.rs; GitHub Copilot CLI: its own hooks shape and trusted folders in
-//! copilot/files.rs; Claude Code: the plugin copies status reports), and one line in [`of`].
+//! copilot/files.rs; Factory Droid: trusted folders in its user settings, droid.rs; Claude Code:
+//! the plugin copies status reports), and one line in [`of`].
 //! The values these modules report to `status` (Codex's feature flags and hook trust, folder
 //! trust) are shapes in facts.rs, read and spelled by the `impl` blocks here, so that facts
 //! stays below this module.
@@ -19,6 +20,7 @@
 mod claude;
 pub mod codex;
 pub mod copilot;
+pub mod droid;
 pub mod gemini;
 
 use crate::error::EditError;
@@ -44,8 +46,8 @@ pub struct InstallOptions {
     /// `--enable-codex-hooks`: turn `[features] hooks = false` back on.
     pub enable_codex_hooks: bool,
     /// `--trust`: mark the project trusted in the user config (the hooks themselves are trusted
-    /// afterwards through `codex app-server`, see codex/app_server.rs); for Gemini CLI and GitHub
-    /// Copilot CLI, add the repository to their trusted folders.
+    /// afterwards through `codex app-server`, see codex/app_server.rs); for Gemini CLI, GitHub
+    /// Copilot CLI and Factory Droid, add the repository to their trusted folders.
     pub trust: bool,
     /// Where the hook executables are on this machine.
     pub hooks: HookPaths,
@@ -183,6 +185,7 @@ pub fn of(agent: Agent) -> &'static dyn Wiring {
         Agent::Codex => &codex::CodexWiring,
         Agent::Gemini => &gemini::GeminiWiring,
         Agent::Copilot => &copilot::CopilotWiring,
+        Agent::Droid => &droid::DroidWiring,
         _ => &Plain,
     }
 }

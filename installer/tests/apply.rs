@@ -1068,6 +1068,116 @@ fn gemini_install_trust_status_and_uninstall() {
     assert!(trusted_folders.exists());
 }
 
+/// Factory Droid's terminal UI runs hooks only in a folder the user trusted, recorded in its
+/// user settings as `"trustedFolders": {"<folder>": {"trustedAt": ...}}`. `--trust` adds the
+/// repository there (the user's keys and layout kept; a dry run shows it and writes nothing;
+/// once trusted a second install writes nothing); without `--trust` the file is untouched.
+/// Uninstall leaves the entry and says so. A settings file with comments (Droid reads JSONC)
+/// stops the run, nothing written.
+#[test]
+fn droid_install_trust_and_uninstall() {
+    let e = env();
+    let droid = Targets::of([Agent::Droid]);
+    let settings = e
+        .homes
+        .user_dir(&handover_clients::droid::Droid)
+        .join("settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    let mine = "{\n    \"customModels\": [\n        {\n            \"model\": \"m\",\n            \"displayName\": \"Mine\"\n        }\n    ],\n    \"compactionTokenLimit\": 20000\n}\n";
+    fs::write(&settings, mine).unwrap();
+
+    let (o, out) = run(&req(&e, droid, Scope::Project));
+    assert!(o.ok && o.problems.is_empty(), "{out}\n{:?}", o.problems);
+    assert_eq!(
+        fs::read_to_string(&settings).unwrap(),
+        mine,
+        "written without --trust"
+    );
+
+    let mut trusted = req(&e, droid, Scope::Project);
+    trusted.options.trust = true;
+    let before = snapshot(e.repo.parent().unwrap());
+    let mut dry = trusted.clone();
+    dry.dry_run = true;
+    let (_, out) = run(&dry);
+    assert!(out.contains("\"trustedFolders\""), "{out}");
+    assert_eq!(
+        snapshot(e.repo.parent().unwrap()),
+        before,
+        "a dry run wrote"
+    );
+
+    let (o, out) = run(&trusted);
+    assert!(o.ok && o.problems.is_empty(), "{out}\n{:?}", o.problems);
+    let after = fs::read_to_string(&settings).unwrap();
+    let (head, tail) = after
+        .split_once("    \"trustedFolders\"")
+        .expect("the entry");
+    assert_eq!(
+        head,
+        "{\n    \"customModels\": [\n        {\n            \"model\": \"m\",\n            \"displayName\": \"Mine\"\n        }\n    ],\n    \"compactionTokenLimit\": 20000,\n",
+        "the user's keys, in their layout"
+    );
+    let v: serde_json::Value = serde_json::from_str(&after).unwrap();
+    let at = v["trustedFolders"][e.repo.to_string_lossy().as_ref()]["trustedAt"]
+        .as_str()
+        .unwrap_or_default()
+        .to_string();
+    assert!(
+        handover_base::clock::parse_rfc3339_ms(&at).is_some(),
+        "{tail}"
+    );
+    let settled = snapshot(e.repo.parent().unwrap());
+    let (_, out) = run(&trusted);
+    assert_eq!(
+        snapshot(e.repo.parent().unwrap()),
+        settled,
+        "second install wrote: {out}"
+    );
+
+    let mut out = Vec::new();
+    assert!(
+        flow::uninstall(&un_req(&e, droid, Scope::Project), &mut out)
+            .unwrap()
+            .ok
+    );
+    let out = String::from_utf8(out).unwrap();
+    assert!(!e.repo.join(".factory").exists());
+    assert_eq!(
+        fs::read_to_string(&settings).unwrap(),
+        after,
+        "trust taken out"
+    );
+    assert!(
+        out.contains("Factory Droid still trusts this folder"),
+        "{out}"
+    );
+
+    // Comments: refused, with the reason, nothing written.
+    let e = env();
+    let settings = e
+        .homes
+        .user_dir(&handover_clients::droid::Droid)
+        .join("settings.json");
+    fs::create_dir_all(settings.parent().unwrap()).unwrap();
+    fs::write(&settings, "{\n  // my models\n  \"customModels\": []\n}\n").unwrap();
+    let before = snapshot(e.repo.parent().unwrap());
+    let mut trusted = req(&e, droid, Scope::Project);
+    trusted.options.trust = true;
+    let err = flow::install(&trusted, &mut Vec::new())
+        .unwrap_err()
+        .to_string();
+    assert!(
+        err.starts_with(&format!("{}:2:", settings.display())) && err.contains("comments"),
+        "{err}"
+    );
+    assert_eq!(
+        snapshot(e.repo.parent().unwrap()),
+        before,
+        "something was written"
+    );
+}
+
 /// A user-scope install's trust fix names the user scope: a plain `install --gemini --trust`
 /// would wire the project's settings too. Following the fix as printed settles it.
 #[test]

@@ -225,7 +225,8 @@ fn option_without_its_client(args: &InstallArgs) -> Option<String> {
         }
     }
     // The clients that run hooks only where they are trusted (Codex's hook trust, the trusted
-    // folders of Gemini CLI and GitHub Copilot CLI); the others have no trust to record.
+    // folders of Gemini CLI, GitHub Copilot CLI and Factory Droid); the others have no trust
+    // to record.
     let with_trust: Vec<&dyn Client> = handover_clients::ALL
         .into_iter()
         .filter(|c| c.trust() != Trust::RunsAll)

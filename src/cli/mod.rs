@@ -184,8 +184,8 @@ pub struct InstallArgs {
     /// Leave out handover-context-watch (the context-fullness reminders).
     #[arg(long)]
     pub no_watch: bool,
-    /// Codex: mark this project trusted and trust exactly handover's hooks; Gemini CLI and
-    /// GitHub Copilot CLI: add this folder to their trusted folders (your consent).
+    /// Codex: mark this project trusted and trust exactly handover's hooks; Gemini CLI, GitHub
+    /// Copilot CLI and Factory Droid: add this folder to their trusted folders (your consent).
     #[arg(long)]
     pub trust: bool,
     /// Codex: turn `[features] hooks = false` back on in your config.toml.

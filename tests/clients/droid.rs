@@ -8,7 +8,8 @@
 
 use crate::support::{clients, droid, record_scenarios, scenarios, Agent, Trust};
 
-/// Droid has no trust step: `handover install --droid` alone makes its hooks run.
+/// `droid exec` has no trust step (Droid's folder trust gates its terminal UI only); the
+/// scenario installs with `--trust` as for every client.
 #[test]
 fn droid_1_handoff_reaches_next_session() {
     if clients("droid_1_handoff_reaches_next_session").is_some() {

@@ -291,6 +291,82 @@ fn interactive_droid_new_session_after_a_shell_edit() {
     }
 }
 
+/// Factory Droid's terminal UI runs no hook in a folder the user has not trusted: it asks
+/// "Trust this folder?" first (`droid exec` has no such gate and runs them anyway). `handover
+/// install --droid` alone writes no trust; `--trust` writes Droid's own entry (`trustedFolders`
+/// in `~/.factory/settings.json`, the file's other keys kept), and the terminal UI then starts
+/// without asking and the handoff reaches the first request.
+#[test]
+fn interactive_droid_runs_our_hooks_only_in_a_trusted_folder() {
+    use crate::support::{install_hooks, RunOpts};
+    if clients("interactive_droid_runs_our_hooks_only_in_a_trusted_folder").is_none() {
+        return;
+    }
+    let sb = Sandbox::unwired(Agent::Droid, Trust::Installed, "");
+    let hooks_dir = sb
+        .bins
+        .session_start
+        .parent()
+        .expect("hooks dir")
+        .to_path_buf();
+    install_hooks(&sb, &hooks_dir, false);
+    let settings = sb.home.join(".factory/settings.json");
+    let read_settings = || -> serde_json::Value {
+        serde_json::from_str(&std::fs::read_to_string(&settings).expect("droid settings"))
+            .expect("droid settings are JSON")
+    };
+    assert!(
+        read_settings().get("trustedFolders").is_none(),
+        "install wrote trust without --trust"
+    );
+    // Headless: no gate, our hooks run in the untrusted folder.
+    let headless = sb.run(vec![Turn::text("Hello.")], RunOpts::prompt("Say hello."));
+    let log = std::fs::read_to_string(headless.dir.join("hooks.log")).unwrap_or_default();
+    assert!(
+        log.contains("agent=droid event=SessionStart"),
+        "droid exec ran no SessionStart of ours:\n{log}\n{}",
+        headless.describe()
+    );
+    sb.write_handoff();
+    {
+        let tui = sb.tui(
+            Vec::new(),
+            TuiOpts {
+                wait_ready: false,
+                ..TuiOpts::default()
+            },
+        );
+        tui.wait_for("Trust this folder?", 60);
+        tui.settle(3);
+        assert!(
+            tui.hook_log().is_empty(),
+            "Droid ran our hooks before the folder was trusted:\n{}\n{}",
+            tui.hook_log(),
+            tui.describe()
+        );
+        assert!(tui.conversation().is_empty(), "{}", tui.describe());
+    }
+    install_hooks(&sb, &hooks_dir, true);
+    let v = read_settings();
+    let project = sb.project.canonicalize().expect("project path");
+    assert!(
+        v["trustedFolders"][project.to_string_lossy().as_ref()]["trustedAt"].is_string(),
+        "{v}"
+    );
+    assert_eq!(
+        v["customModels"][0]["displayName"], "Fake",
+        "the user's own keys stay: {v}"
+    );
+    let tui = sb.tui(Vec::new(), TuiOpts::default());
+    assert!(
+        !tui.screen().contains("Trust this folder?"),
+        "{}",
+        tui.describe()
+    );
+    let first = tui.exchange("Continue the work", "FIRST-ANSWER", 60);
+    assert_carries(&tui, &first, STARTUP, "startup after install --trust");
+}
+
 #[test]
 fn interactive_droid_killed_after_a_turn() {
     if clients("interactive_droid_killed_after_a_turn").is_some() {

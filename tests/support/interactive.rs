@@ -353,17 +353,29 @@ impl Sandbox {
 
     /// Factory Droid's terminal UI has no model flag and asks once per folder whether to trust
     /// it, running no hook before (docs/compatibility.md): its user settings name the fake
-    /// model as the sessions' default, with autonomy high (commands run without asking), and
-    /// list the project as trusted, as its own "Trust this folder" answer records it.
+    /// model as the sessions' default, with autonomy high (commands run without asking). The
+    /// folder's trust: with [`Trust::Installed`], what `handover install --trust` wrote there
+    /// (kept as it is; none when the install had no `--trust`); otherwise the harness lists the
+    /// project, as Droid's own "Trust this folder" answer records it.
     fn seed_droid_settings(&self) {
-        super::droid::write_settings(
-            &self.home,
-            &format!(
-                "\"sessionDefaultSettings\": {{\"model\": \"{}\", \"autonomyLevel\": \"high\"}},\n  \"trustedFolders\": {{{}: {{\"trustedAt\": \"2026-01-01T00:00:00.000Z\"}}}}",
-                super::droid::MODEL,
-                Value::from(self.project.to_string_lossy().into_owned())
-            ),
+        let trusted = if self.trust == Trust::Installed {
+            std::fs::read_to_string(self.home.join(".factory/settings.json"))
+                .ok()
+                .and_then(|t| serde_json::from_str::<Value>(&t).ok())
+                .and_then(|v| v.get("trustedFolders").cloned())
+        } else {
+            Some(serde_json::json!({
+                self.project.to_string_lossy(): {"trustedAt": "2026-01-01T00:00:00.000Z"}
+            }))
+        };
+        let mut extra = format!(
+            "\"sessionDefaultSettings\": {{\"model\": \"{}\", \"autonomyLevel\": \"high\"}}",
+            super::droid::MODEL
         );
+        if let Some(trusted) = trusted {
+            extra.push_str(&format!(",\n  \"trustedFolders\": {trusted}"));
+        }
+        super::droid::write_settings(&self.home, &extra);
     }
 
     /// Codex 0.169.0 offers a newer model in a dialog at the first interactive start; the answer

@@ -15,8 +15,8 @@ pub fn wire_hooks(sb: &Sandbox) {
 }
 
 /// `handover install --scope project --<agent> --hooks-dir <hooks_dir>` in the sandbox's
-/// project, plus `--trust` (Codex, Gemini CLI) when `trust` is set: for tests that choose the
-/// hook executables or run the trust step later than the install.
+/// project, plus `--trust` (Codex, Gemini CLI, Copilot CLI, Factory Droid) when `trust` is set:
+/// for tests that choose the hook executables or run the trust step later than the install.
 pub fn install_hooks(sb: &Sandbox, hooks_dir: &Path, trust: bool) {
     let clients = clients("install_hooks").expect("clients checked before building a sandbox");
     let mut args: Vec<String> = ["install", "--scope", "project"].map(String::from).to_vec();
@@ -29,7 +29,7 @@ pub fn install_hooks(sb: &Sandbox, hooks_dir: &Path, trust: bool) {
         args.push("--codex-bin".into());
         args.push(clients.codex.to_string_lossy().into_owned());
     }
-    if matches!(sb.agent, Agent::Gemini | Agent::Copilot) && trust {
+    if matches!(sb.agent, Agent::Gemini | Agent::Copilot | Agent::Droid) && trust {
         args.push("--trust".into());
     }
     // The installer may start `codex app-server`: keep it inside a loopback-only namespace too.

@@ -26,8 +26,10 @@
 //!   before PostToolUse runs ([`Client::usage_file`]).
 //! - Hooks in `<repo>/.factory/settings.json` (project) and `~/.factory/settings.json` (user),
 //!   also `hooks.json` files beside them (which win per event); it does not read `.claude/`.
-//!   No trust step for `droid exec`; the interactive UI asks once per folder and runs no hook
-//!   before (from its code: `isTrustGateActive`).
+//!   No trust step for `droid exec`; the terminal UI asks once per folder and runs no hook
+//!   before (from its code: `isTrustGateActive`, active only in the terminal UI). The answer is
+//!   `"trustedFolders": {"<folder>": {"trustedAt": ...}}` in the user settings, and covers the
+//!   folders below it (`handover install --trust` writes it: installer/src/wiring/droid.rs).
 //! - Hook commands get `FACTORY_PROJECT_DIR`, `DROID_PROJECT_DIR` and also
 //!   `CLAUDE_PROJECT_DIR`, plus every input field as a variable (`session_id`, ...).
 //! - Instruction file: it reads `AGENTS.md` (and `CLAUDE.md`); ours goes to `AGENTS.md`.
@@ -244,8 +246,9 @@ impl Client for Droid {
         "AGENTS.md"
     }
 
+    /// Its terminal UI's folder trust; `droid exec` runs every hook.
     fn trust(&self) -> Trust {
-        Trust::RunsAll
+        Trust::Folder
     }
 }
 

@@ -380,7 +380,8 @@ pub enum Trust {
     /// [`codex::trust_key`]); recorded through the client's own app-server.
     PerHook,
     /// Hooks run only in a folder the user trusted (Gemini CLI's `trustedFolders.json`,
-    /// Copilot CLI's `trustedFolders` in its `config.json`).
+    /// Copilot CLI's `trustedFolders` in its `config.json`; Factory Droid's `trustedFolders` in
+    /// its user `settings.json`, in its terminal UI only).
     Folder,
 }
 
