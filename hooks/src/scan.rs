@@ -19,6 +19,11 @@ pub struct Scanned {
     /// The files changed since the commit the scan was asked about (None: not asked), or git's
     /// message when that diff failed.
     pub changed_since: Option<Result<Vec<FileChange>, String>>,
+    /// The index's paths under the store's records directory, read from the index the scan
+    /// loaded: the record prune that follows asks which records git tracks
+    /// (`files::prune_beyond_knowing`) without loading the index again. None when the scan's
+    /// index could not answer exactly (then the prune asks the index itself).
+    pub records_indexed: Option<handover_core::git::IndexedUnder>,
 }
 
 enum State {
@@ -104,13 +109,20 @@ fn scan(root: &std::path::Path, since: Option<&str>) -> Result<Scanned, String> 
         Ok(None) => return Err("not a git repository".into()),
         Err(e) => return Err(format!("{e:#}")),
     };
+    // `root` is the store's root: its records directory, relative to the top of the working tree.
+    let records = handover_core::record::files::dir(&handover_core::store::Store::at(root).dir());
+    let records_in_repo = records.strip_prefix(root).ok().and_then(|rel| {
+        handover_core::git::root_in_repo(&repo, root).map(|top_to_root| top_to_root.join(rel))
+    });
     let found =
-        handover_core::git::scan_working_tree(&repo, since).map_err(|e| format!("{e:#}"))?;
+        handover_core::git::scan_working_tree_with(&repo, since, records_in_repo.as_deref())
+            .map_err(|e| format!("{e:#}"))?;
     let mut dirty_and_untracked = found.dirty;
     dirty_and_untracked.extend(found.untracked);
     Ok(Scanned {
         dirty_and_untracked,
         changed_since: found.changed_since.map(|r| r.map_err(|e| format!("{e:#}"))),
+        records_indexed: found.indexed_under,
     })
 }
 

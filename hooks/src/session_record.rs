@@ -322,7 +322,7 @@ fn try_update(
         Moment::Compaction | Moment::End => Some(STATUS_LIMIT),
     };
     let scan_started = std::time::Instant::now();
-    let (git, all_dirty) = git_state(root, limit, call.deadline, scan);
+    let (git, all_dirty, records_indexed) = git_state(root, limit, call.deadline, scan);
     if limit.is_some() {
         // A scan given up at its limit took at least that long.
         record.scan_ms = Some(scan_started.elapsed().as_millis() as u64);
@@ -368,15 +368,22 @@ fn try_update(
         let keep = handover_core::config::load(root)
             .map(|c| c.records_keep)
             .unwrap_or(handover_core::config::Config::default().records_keep);
-        files::prune_beyond(store, keep, keep * slack);
+        files::prune_beyond_knowing(store, keep, keep * slack, records_indexed.as_ref());
     }
     let copy = if call.finishing_since_ms.is_some() {
         " after the client's transcript write"
     } else {
         ""
     };
+    // The index costs most at scale (read and checksummed whole): one load per call at most.
+    let loads = handover_core::git::index_loads();
+    let index_note = if loads > 0 {
+        format!("; git index loaded {loads}x")
+    } else {
+        String::new()
+    };
     Ok(format!(
-        "record updated{copy} ({read_note}){}",
+        "record updated{copy} ({read_note}){}{index_note}",
         flush_note.unwrap_or_default()
     ))
 }
@@ -438,14 +445,19 @@ fn session_began_ms(record: &SessionRecord, from_hooks: Option<u64>) -> Option<u
 }
 
 /// Branch and HEAD (cheap); with a `limit`, the changed files too (given up after it, and at
-/// the call's deadline), also returned whole for the attribution of edits. From `scan` when
-/// the caller shares one, else from a scan of its own.
+/// the call's deadline), also returned whole for the attribution of edits, and the index's
+/// paths under the records directory (for the prune). From `scan` when the caller shares one,
+/// else from a scan of its own.
 fn git_state(
     root: &Path,
     limit: Option<Duration>,
     deadline: std::time::Instant,
     scan: Option<&Scan>,
-) -> (GitState, Option<Vec<String>>) {
+) -> (
+    GitState,
+    Option<Vec<String>>,
+    Option<handover_core::git::IndexedUnder>,
+) {
     let (branch, head) = crate::head::head_of(root);
     let mut state = GitState {
         branch,
@@ -465,13 +477,20 @@ fn git_state(
         };
         // None when git fails or the scan takes longer than `limit`.
         let found = scan.wait(limit).ok()?.ok()?;
-        Some(found.dirty_and_untracked.clone())
+        Some((
+            found.dirty_and_untracked.clone(),
+            found.records_indexed.clone(),
+        ))
     });
+    let (all, records_indexed) = match all {
+        Some((all, indexed)) => (Some(all), indexed),
+        None => (None, None),
+    };
     if let Some(all) = &all {
         state.dirty_total = all.len() as u64;
         state.dirty = Some(all.iter().take(MAX_DIRTY).cloned().collect());
     }
-    (state, all)
+    (state, all, records_indexed)
 }
 
 /// The input's working directory relative to the top of the working tree `root`, `/`-separated;

@@ -947,7 +947,9 @@ fn hook_input_reaches_disk_redacted() {
 }
 
 /// L15: the record prune deletes only files handover created: not the repository's tracked
-/// files, nor an untracked file without handover's mark.
+/// files, nor an untracked file without handover's mark. Which record files git tracks comes
+/// from the index the SessionEnd's working-tree scan loaded: one index load in the call (the
+/// debug log counts them).
 #[test]
 fn the_record_prune_deletes_only_its_own_untracked_files() {
     let repo = Repo::new();
@@ -980,11 +982,17 @@ fn the_record_prune_deletes_only_its_own_untracked_files() {
         "the record is written"
     );
     // The end prunes to `records.keep` (20): 26 files carry the mark, 25 of them tracked.
-    hook(
+    let log_dir = tempfile::tempdir().unwrap();
+    let log = log_dir.path().join("hooks.log");
+    let end = json!({"session_id": "new-session", "hook_event_name": "SessionEnd",
+        "reason": "other", "cwd": repo.path().to_str().unwrap()});
+    run_hook(
         PRE_COMPACT,
-        repo.path(),
-        json!({"session_id": "new-session", "hook_event_name": "SessionEnd", "reason": "other"}),
-    );
+        &["--agent", "claude"],
+        payload(end),
+        &[("HANDOVER_HOOK_DEBUG", log.to_str().unwrap())],
+    )
+    .assert_clean(PRE_COMPACT);
     for i in 0..25 {
         assert!(
             records.join(format!("tracked-{i}.json")).exists(),
@@ -992,6 +1000,41 @@ fn the_record_prune_deletes_only_its_own_untracked_files() {
         );
     }
     assert!(records.join("notes.json").exists());
+    let log = fs::read_to_string(&log).unwrap();
+    assert!(
+        log.contains("event=SessionEnd") && log.contains("git index loaded 1x"),
+        "{log}"
+    );
+    // A marked untracked record beyond the bound is still pruned (the answer is not "all
+    // tracked"): 21 untracked marked files, the oldest goes.
+    for i in 0..21 {
+        let p = records.join(format!("untracked-{i}.json"));
+        fs::write(&p, format!("{{\"made_by\": \"handover\", \"n\": {i}}}\n")).unwrap();
+        fs::File::options()
+            .write(true)
+            .open(&p)
+            .unwrap()
+            .set_modified(old - Duration::from_secs(100 + i))
+            .unwrap();
+    }
+    hook(
+        PRE_COMPACT,
+        repo.path(),
+        json!({"session_id": "new-session", "hook_event_name": "SessionEnd", "reason": "other"}),
+    );
+    assert!(records.join("new-session.json").exists());
+    for i in 0..19 {
+        assert!(records.join(format!("untracked-{i}.json")).exists());
+    }
+    for i in [19, 20] {
+        assert!(
+            !records.join(format!("untracked-{i}.json")).exists(),
+            "untracked-{i}.json, of the oldest untracked, stayed"
+        );
+    }
+    for i in 0..25 {
+        assert!(records.join(format!("tracked-{i}.json")).exists());
+    }
 }
 
 /// A turn that writes a session's first record leaves the old ones while they are within twice

@@ -270,6 +270,19 @@ pub fn prune(store: &Store, keep: usize) {
 /// on a turn prunes once in `slack` sessions rather than at every session's first record.
 /// Nothing is asked of git while the records are within the bound.
 pub fn prune_beyond(store: &Store, keep: usize, slack: usize) {
+    prune_beyond_knowing(store, keep, slack, None);
+}
+
+/// [`prune_beyond`], with the index's paths under the records directory already known (`known`:
+/// read by the caller's working-tree scan from the index it loaded; SessionEnd and PreCompact
+/// scan right before they prune): whether git tracks a record is then answered without a second
+/// index load. The same deletions: only marked, untracked plain files; HEAD still counts.
+pub fn prune_beyond_knowing(
+    store: &Store,
+    keep: usize,
+    slack: usize,
+    known: Option<&handover_verify::git::IndexedUnder>,
+) {
     if store.check().is_err() {
         return;
     }
@@ -294,7 +307,7 @@ pub fn prune_beyond(store: &Store, keep: usize, slack: usize) {
         return;
     }
     let rels: Vec<&Path> = marked.iter().map(|(_, _, rel)| rel.as_path()).collect();
-    let tracked = handover_verify::provenance::tracked_each(store.root(), &rels);
+    let tracked = handover_verify::provenance::tracked_each_knowing(store.root(), &rels, known);
     let mut ours: Vec<(PathBuf, SystemTime)> = marked
         .iter()
         .zip(tracked)

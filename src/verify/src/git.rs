@@ -21,6 +21,23 @@ pub fn is_handover_file(path: &str) -> bool {
     path == "handover.md" || path == ".handover" || path.starts_with(".handover/")
 }
 
+/// How many times this process loaded a repository's index through [`load_index`]: libgit2
+/// reads and checksums the whole file (about 80 ms at 100,000 files), so a hook call should do
+/// it at most once. The hooks' debug log reports it for the calls that scan the working tree.
+static INDEX_LOADS: std::sync::atomic::AtomicUsize = std::sync::atomic::AtomicUsize::new(0);
+
+/// See [`INDEX_LOADS`].
+pub fn index_loads() -> usize {
+    INDEX_LOADS.load(std::sync::atomic::Ordering::Relaxed)
+}
+
+/// The repository's index, counted ([`index_loads`]). Every index handover itself asks libgit2
+/// for goes through here.
+pub(crate) fn load_index(repo: &Repository) -> Result<git2::Index, git2::Error> {
+    INDEX_LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+    repo.index()
+}
+
 /// Root discovery sits with the store, which needs it to find its own root.
 pub use handover_handoff::worktree::find_root;
 
@@ -338,12 +355,122 @@ pub fn working_tree_status(repo: &Repository) -> anyhow::Result<(Vec<String>, Ve
 }
 
 /// What one pass over the working tree found: [`working_tree_status`]'s two lists and, when
-/// asked, the files changed since a commit ([`files_changed`]'s answer for it).
+/// asked, the files changed since a commit ([`files_changed`]'s answer for it) and the index's
+/// paths under a directory ([`IndexedUnder`]).
 pub struct WorkingTree {
     pub dirty: Vec<String>,
     pub untracked: Vec<String>,
     /// The changes since the commit given to [`scan_working_tree`] (None when none was given).
     pub changed_since: Option<anyhow::Result<Vec<FileChange>>>,
+    /// The index's paths under the directory given to [`scan_working_tree_with`]; None when
+    /// none was given or the scan's index cannot answer exactly (see [`IndexedUnder::read`]).
+    pub indexed_under: Option<IndexedUnder>,
+}
+
+/// The paths the index holds (stage 0, as `Index::get_path(path, 0)` finds them) under one
+/// directory of the working tree, taken from an index already loaded: the working-tree scan
+/// loads and checksums the whole index anyway, and the record prune's question "which record
+/// files does git track?" is a question about a few entries of it
+/// (provenance::tracked_each_knowing), not worth a second load.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct IndexedUnder {
+    /// The directory, relative to the top of the working tree.
+    pub dir: PathBuf,
+    /// The index's paths below it, relative to the top of the working tree.
+    pub paths: std::collections::BTreeSet<PathBuf>,
+    /// The index file as it was before it was loaded ([`IndexStamp`]): a later `git add` makes
+    /// the answer stale ([`IndexedUnder::is_current`]).
+    stamp: Option<IndexStamp>,
+}
+
+/// An index file's identity and last change, taken with one stat: a file rewritten since
+/// (git writes a new index and renames it over the old) has another inode, time or size.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct IndexStamp {
+    modified: std::time::SystemTime,
+    len: u64,
+    #[cfg(unix)]
+    inode: u64,
+}
+
+impl IndexStamp {
+    /// The repository's index file now; None when there is none (or it cannot be read).
+    pub fn of(repo: &Repository) -> Option<IndexStamp> {
+        let meta = std::fs::metadata(repo.path().join("index")).ok()?;
+        Some(IndexStamp {
+            modified: meta.modified().ok()?,
+            len: meta.len(),
+            #[cfg(unix)]
+            inode: std::os::unix::fs::MetadataExt::ino(&meta),
+        })
+    }
+}
+
+impl IndexedUnder {
+    /// The entries under `dir` (relative to the top of the working tree), found by prefix in
+    /// the sorted index: a binary search, then only those entries. None when the answer could
+    /// differ from `get_path`'s: a directory or an entry path that is not UTF-8, or an index
+    /// compared without regard to case (`core.ignorecase`, where `get_path` finds other
+    /// spellings of a path): then the caller asks the index itself.
+    /// `stamp` is the index file's [`IndexStamp`] taken before `index` was loaded.
+    pub fn read(
+        repo: &Repository,
+        index: &git2::Index,
+        stamp: Option<IndexStamp>,
+        dir: &Path,
+    ) -> Option<IndexedUnder> {
+        let ignore_case = repo
+            .config()
+            .ok()
+            .and_then(|c| c.get_bool("core.ignorecase").ok())
+            .unwrap_or(false);
+        if ignore_case {
+            return None;
+        }
+        let dir_text = dir.to_str()?.trim_end_matches('/');
+        if dir_text.is_empty() || dir_text.contains('\\') {
+            return None;
+        }
+        let prefix = format!("{dir_text}/");
+        let mut paths = std::collections::BTreeSet::new();
+        let start = match index.find_prefix(prefix.as_str()) {
+            Ok(at) => at,
+            Err(e) if e.code() == ErrorCode::NotFound => index.len(),
+            Err(_) => return None,
+        };
+        for at in start..index.len() {
+            let entry = index.get(at)?;
+            if !entry.path.starts_with(prefix.as_bytes()) {
+                break;
+            }
+            // The stage sits in bits 12 and 13 of the flags (libgit2's GIT_INDEX_ENTRY_STAGE).
+            if (entry.flags >> 12) & 3 != 0 {
+                continue;
+            }
+            paths.insert(PathBuf::from(String::from_utf8(entry.path).ok()?));
+        }
+        Some(IndexedUnder {
+            dir: PathBuf::from(dir_text),
+            paths,
+            stamp,
+        })
+    }
+
+    /// The index file is still the one this answer was read from (one stat): nothing was
+    /// staged since. Otherwise the answer is not used.
+    pub fn is_current(&self, repo: &Repository) -> bool {
+        IndexStamp::of(repo) == self.stamp
+    }
+
+    /// The answer covers `in_repo` (a path relative to the top of the working tree).
+    pub fn covers(&self, in_repo: &Path) -> bool {
+        in_repo.starts_with(&self.dir) && in_repo != self.dir
+    }
+
+    /// The index holds `in_repo` (only meaningful where [`IndexedUnder::covers`] it).
+    pub fn has(&self, in_repo: &Path) -> bool {
+        self.paths.contains(in_repo)
+    }
 }
 
 /// [`working_tree_status`], and with `since` (a commit id) also [`files_changed`] for that
@@ -355,9 +482,21 @@ pub struct WorkingTree {
 /// the cheap tree→index halves are computed per question (one when `since` is HEAD).
 /// A `since` the repository does not know falls back as [`files_changed`] does.
 pub fn scan_working_tree(repo: &Repository, since: Option<&str>) -> anyhow::Result<WorkingTree> {
+    scan_working_tree_with(repo, since, None)
+}
+
+/// [`scan_working_tree`], also reading from the index it loaded the paths under `indexed_under`
+/// (a directory relative to the top of the working tree; [`IndexedUnder`]).
+pub fn scan_working_tree_with(
+    repo: &Repository,
+    since: Option<&str>,
+    indexed_under: Option<&Path>,
+) -> anyhow::Result<WorkingTree> {
     let status_error =
         |e: git2::Error| anyhow::anyhow!("cannot read the working tree status: {}", e.message());
-    let mut index = repo.index().map_err(status_error)?;
+    // Before the load: a change after it shows as another stamp (IndexedUnder::is_current).
+    let stamp = indexed_under.and_then(|_| IndexStamp::of(repo));
+    let mut index = load_index(repo).map_err(status_error)?;
     // What git's status and the diffs do before they read it: the index again when the file
     // changed on disk since this repository loaded it.
     let _ = index.read(false);
@@ -391,10 +530,12 @@ pub fn scan_working_tree(repo: &Repository, since: Option<&str>) -> anyhow::Resu
         };
         from_base.and_then(|d| changes(d, &to_workdir, base))
     });
+    let indexed_under = indexed_under.and_then(|dir| IndexedUnder::read(repo, &index, stamp, dir));
     Ok(WorkingTree {
         dirty,
         untracked,
         changed_since,
+        indexed_under,
     })
 }
 
@@ -521,7 +662,7 @@ pub fn files_changed(
     let base = resolve_base(&repo, since);
     let tree = base_tree(&repo, base)?;
     let compare = |e: git2::Error| compare_error(base, &e);
-    let mut index = repo.index().map_err(compare)?;
+    let mut index = load_index(&repo).map_err(compare)?;
     let _ = index.read(false);
     let mut opts = scan_options();
     let from_base = repo
@@ -613,7 +754,7 @@ pub fn path_in_repo(repo: &Repository, root: &Path, rel: &Path) -> Option<PathBu
 }
 
 /// `root` as a path inside the repository's working directory ("" at its top).
-pub(crate) fn root_in_repo(repo: &Repository, root: &Path) -> Option<PathBuf> {
+pub fn root_in_repo(repo: &Repository, root: &Path) -> Option<PathBuf> {
     let top = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok())?;
     let here = std::fs::canonicalize(root).ok()?;
     Some(here.strip_prefix(&top).ok()?.to_path_buf())

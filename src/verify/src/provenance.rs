@@ -58,8 +58,22 @@ pub fn tracking(root: &Path, rel: &Path) -> Tracked {
 /// the index read at most once (the record prune asks about every record file; one
 /// [`tracking`] each opened the repository and parsed the whole index for each of them).
 pub fn tracked_each(root: &Path, rels: &[&Path]) -> Vec<bool> {
+    tracked_each_knowing(root, rels, None)
+}
+
+/// [`tracked_each`], with the index's paths under a directory already known (`known`: what the
+/// working-tree scan read from the index it loaded, git::IndexedUnder): a path it covers is
+/// answered from it, so the index is not loaded a second time; HEAD is asked as before. A path
+/// it does not cover (or no `known`) is answered by the index, loaded at most once.
+pub fn tracked_each_knowing(
+    root: &Path,
+    rels: &[&Path],
+    known: Option<&git::IndexedUnder>,
+) -> Vec<bool> {
     match git::open(root) {
         Ok(Some(repo)) => {
+            // Staged since the scan read it: the index answers instead.
+            let known = known.filter(|k| k.is_current(&repo));
             let mut index: Option<Option<git2::Index>> = None;
             let head = HeadEntries::new(&repo);
             let tracked = rels
@@ -74,8 +88,11 @@ pub fn tracked_each(root: &Path, rels: &[&Path]) -> Vec<bool> {
                     {
                         return true;
                     }
+                    if let Some(known) = known.filter(|k| k.covers(&in_tree)) {
+                        return known.has(&in_tree);
+                    }
                     index
-                        .get_or_insert_with(|| repo.index().ok())
+                        .get_or_insert_with(|| git::load_index(&repo).ok())
                         .as_ref()
                         .is_some_and(|index| index.get_path(&in_tree, 0).is_some())
                 })
@@ -216,8 +233,7 @@ fn tracking_git2(repo: &Repository, root: &Path, rel: &Path) -> Option<Tracked> 
     }
     // Only a tracked file costs the index read (a default .handover/ is ignored, never in HEAD).
     let in_index = head_entry.is_some()
-        || repo
-            .index()
+        || git::load_index(repo)
             .ok()
             .is_some_and(|index| index.get_path(&in_tree, 0).is_some());
     let mut tracked = Tracked {
@@ -351,6 +367,92 @@ mod tests {
         std::fs::write(to.join(state), "{\"a\": 2}\r\n").unwrap();
         let t = tracking(&to, state);
         assert!(t.is_tracked() && !t.unchanged_since_head, "{t:?}");
+    }
+
+    /// The scan's answer (the index's paths under the records directory, read from the index it
+    /// loaded) gives what asking the index gives, for every kind of path: in HEAD and the index,
+    /// staged only, deleted from the index but in HEAD, untracked, a sibling directory sharing
+    /// the prefix, and in a store below the top of the working tree; a path it does not cover
+    /// still gets the index's answer. `core.ignorecase` repositories
+    /// get no such answer (the index matches other spellings there).
+    #[test]
+    fn the_scans_index_entries_answer_as_the_index_does() {
+        let dir = tempfile::tempdir().unwrap();
+        let top = dir.path();
+        git(top, &["init", "-q"]);
+        let write = |rel: &str| {
+            let p = top.join(rel);
+            std::fs::create_dir_all(p.parent().unwrap()).unwrap();
+            std::fs::write(p, "{}\n").unwrap();
+        };
+        for rel in [
+            "sub/.handover/records/committed.json",
+            "sub/.handover/records/removed.json",
+            "sub/.handover/records-old/x.json",
+            "sub/.handover/recordsx.json",
+            "other.json",
+        ] {
+            write(rel);
+        }
+        git(top, &["add", "-f", "-A"]);
+        git(top, &["commit", "-qm", "x"]);
+        git(
+            top,
+            &["rm", "-q", "--cached", "sub/.handover/records/removed.json"],
+        );
+        write("sub/.handover/records/staged.json");
+        git(top, &["add", "-f", "sub/.handover/records/staged.json"]);
+        write("sub/.handover/records/untracked.json");
+        let root = top.join("sub");
+        let rels: Vec<&Path> = [
+            ".handover/records/committed.json",
+            ".handover/records/removed.json",
+            ".handover/records/staged.json",
+            ".handover/records/untracked.json",
+            ".handover/records-old/x.json",
+            ".handover/recordsx.json",
+        ]
+        .iter()
+        .map(Path::new)
+        .collect();
+        let repo = git::open(&root).unwrap().unwrap();
+        let stamp = git::IndexStamp::of(&repo);
+        let index = repo.index().unwrap();
+        let in_repo = git::root_in_repo(&repo, &root)
+            .unwrap()
+            .join(".handover/records");
+        let known = git::IndexedUnder::read(&repo, &index, stamp, &in_repo).unwrap();
+        assert!(known.is_current(&repo));
+        assert_eq!(
+            known.paths.iter().collect::<Vec<_>>(),
+            [
+                Path::new("sub/.handover/records/committed.json"),
+                Path::new("sub/.handover/records/staged.json")
+            ]
+        );
+        let asked = tracked_each(&root, &rels);
+        assert_eq!(asked, [true, true, true, false, true, true]);
+        // (That the covered paths cost no index load is counted per process, by the hook test
+        // of the prune: tests/hooks hostile.rs, L15; tests here run in parallel.)
+        assert_eq!(
+            tracked_each_knowing(&root, &rels[..4], Some(&known)),
+            asked[..4]
+        );
+        assert_eq!(tracked_each_knowing(&root, &rels, Some(&known)), asked);
+        // Staged after the scan read the index: its answer is stale and not used.
+        git(top, &["add", "-f", "sub/.handover/records/untracked.json"]);
+        assert!(!known.is_current(&repo));
+        assert_eq!(
+            tracked_each_knowing(&root, &rels[3..4], Some(&known)),
+            [true]
+        );
+
+        git(top, &["config", "core.ignorecase", "true"]);
+        let repo = git::open(&root).unwrap().unwrap();
+        assert_eq!(
+            git::IndexedUnder::read(&repo, &index, stamp, &in_repo),
+            None
+        );
     }
 
     #[test]
