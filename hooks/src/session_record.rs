@@ -250,12 +250,9 @@ fn try_update(
                     u.facts.len()
                 );
                 handoff_in_span = handoff_written_since(store, span_start(&record, call));
-                let mut work = false;
-                for fact in u.facts {
-                    work |= fact.is_work();
-                    ran_commands |= fact.is_command();
-                    record.apply(fact);
-                }
+                let work = u.facts.iter().any(|f| f.is_work());
+                ran_commands |= u.facts.iter().any(|f| f.is_command());
+                record.apply_all(u.facts);
                 // A handoff written in this span is taken to come after its work (agents
                 // save at the end of a turn); work in a span without one is news to it.
                 if handoff_in_span {

@@ -91,11 +91,8 @@ fn catch_up(
         return record;
     }
     let mut record = record;
-    let mut work = false;
-    for fact in update.facts {
-        work |= fact.is_work();
-        record.apply(fact);
-    }
+    let work = update.facts.iter().any(|f| f.is_work());
+    record.apply_all(update.facts);
     if work && !handoff_written_since(store, record.updated_ms) {
         record.work_since_handoff = true;
     }

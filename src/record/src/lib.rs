@@ -301,6 +301,71 @@ impl SessionRecord {
         }
     }
 
+    /// Folds the facts of one transcript read into the record: the record [`apply`] gives
+    /// folding them one after the other, without cleaning and redacting the texts that the
+    /// same read then drops unseen. Redaction is most of what reading a transcript costs
+    /// (docs/benchmarks.md: 220 M instructions for the 497 requests of a 1 MB transcript, of
+    /// which the record keeps 5), and a session's first read, or the first after a resume,
+    /// covers its whole transcript at a Stop. Dropped unseen: a request followed in this read
+    /// by [`MAX_REQUESTS`] requests that are sure to be applied (they push it out; it is only counted),
+    /// unless it may be the session's first, which stays; an agent message followed by one that
+    /// replaces it. Only facts that are sure to be applied count as followers: one wrapped in
+    /// [`Fact::Once`] may be a repeat the record skips, so it neither drops nor is dropped.
+    ///
+    /// [`apply`]: SessionRecord::apply
+    pub fn apply_all(&mut self, facts: Vec<Fact>) {
+        let fates = self.fates(&facts);
+        for (fact, fate) in facts.into_iter().zip(fates) {
+            match (fact, fate) {
+                (Fact::Request(_), Fate::CountedOnly) => self.requests_total += 1,
+                (Fact::AgentMessage(_), Fate::Replaced) => {}
+                (fact, _) => self.apply(fact),
+            }
+        }
+    }
+
+    /// What becomes of each fact of one read ([`SessionRecord::apply_all`]), found from the end:
+    /// a text is cleaned here only while nothing later has settled its fate (a request to count,
+    /// the newest message), never redacted.
+    fn fates(&self, facts: &[Fact]) -> Vec<Fate> {
+        let mut fates = vec![Fate::Applied; facts.len()];
+        // While the record has no request, the first non-empty one of this read is the
+        // session's first, kept for good; any request up to the first one that is sure to be
+        // applied may be it.
+        let may_be_first = if self.requests.is_empty() {
+            facts
+                .iter()
+                .position(|f| matches!(f, Fact::Request(t) if !one_line(t).is_empty()))
+        } else {
+            None
+        };
+        let mut kept_after = 0usize;
+        let mut replaced = false;
+        for (i, fact) in facts.iter().enumerate().rev() {
+            match fact {
+                Fact::Request(text) => {
+                    if one_line(text).is_empty() {
+                        continue;
+                    }
+                    let first = may_be_first.is_some_and(|f| i <= f);
+                    if kept_after >= MAX_REQUESTS && !first {
+                        fates[i] = Fate::CountedOnly;
+                    }
+                    kept_after += 1;
+                }
+                Fact::AgentMessage(text) => {
+                    if replaced {
+                        fates[i] = Fate::Replaced;
+                    } else if !one_line(text).is_empty() {
+                        replaced = true;
+                    }
+                }
+                _ => {}
+            }
+        }
+        fates
+    }
+
     /// Files git shows changed, found by a working-tree scan to have changed after the session
     /// began: added to `files_edited` unless already there (the order of known files kept).
     pub fn add_changed_files(&mut self, paths: impl IntoIterator<Item = String>) {
@@ -478,6 +543,17 @@ pub fn is_test_command(command: &str) -> bool {
                     "jest" | "vitest" | "mocha" | "rspec" | "tox" | "check" | "nextest"
                 )
         })
+}
+
+/// What [`SessionRecord::apply_all`] does with one fact of a read.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Fate {
+    /// Folded in by [`SessionRecord::apply`].
+    Applied,
+    /// A request that later requests of the same read push out of the record: counted only.
+    CountedOnly,
+    /// An agent message a later one of the same read replaces: nothing to do.
+    Replaced,
 }
 
 /// Untrusted text for the record: secrets redacted, line breaks shown as ` ⏎ `, other control
@@ -855,6 +931,100 @@ mod tests {
         }
         for no in ["ls", "git log --stat", "npm install latest", "echo done"] {
             assert!(!is_test_command(no), "{no}");
+        }
+    }
+
+    /// `apply_all` gives exactly the record `apply` gives one fact at a time, over generated
+    /// reads: requests and messages that clean to nothing (blanks, controls, invisible
+    /// characters), secrets, repeats wrapped in `Once`, other facts between, a record that
+    /// already has requests or none, a read split into several.
+    mod apply_all_is_apply {
+        use super::*;
+        use proptest::prelude::*;
+
+        fn text() -> impl Strategy<Value = String> {
+            prop_oneof![
+                Just(String::new()),
+                Just("   \n\t ".to_string()),
+                Just("\u{1b}[31m\u{200B}".to_string()),
+                Just("ghp_0123456789abcdefghijABCDEFGHIJ012345".to_string()),
+                Just("\u{200B}x".to_string()),
+                (0u32..40).prop_map(|n| format!("request number {n}")),
+            ]
+        }
+
+        fn plain() -> impl Strategy<Value = Fact> {
+            prop_oneof![
+                4 => text().prop_map(Fact::Request),
+                3 => text().prop_map(Fact::AgentMessage),
+                1 => (0u32..5).prop_map(|n| Fact::Edited(format!("src/f{n}.rs"))),
+                1 => (0u32..3, 0i64..3).prop_map(|(n, code)| Fact::CommandRan {
+                    command: format!("cargo test {n}"),
+                    exit_code: Some(code),
+                }),
+                1 => Just(Fact::Compacted),
+            ]
+        }
+
+        fn fact() -> impl Strategy<Value = Fact> {
+            prop_oneof![
+                5 => plain(),
+                2 => ((0u32..4), plain()).prop_map(|(id, f)| Fact::Once {
+                    id: format!("m{id}"),
+                    fact: Box::new(f),
+                }),
+            ]
+        }
+
+        proptest! {
+            #![proptest_config(ProptestConfig::with_cases(2000))]
+            #[test]
+            fn same_record(
+                before in proptest::collection::vec(fact(), 0..8),
+                reads in proptest::collection::vec(proptest::collection::vec(fact(), 0..24), 1..4),
+            ) {
+                let mut one_by_one = SessionRecord::new("s", "claude");
+                for f in before.iter().cloned() {
+                    one_by_one.apply(f);
+                }
+                let mut all = one_by_one.clone();
+                for read in reads {
+                    for f in read.iter().cloned() {
+                        one_by_one.apply(f);
+                    }
+                    all.apply_all(read);
+                    prop_assert_eq!(&all, &one_by_one);
+                }
+            }
+        }
+
+        #[test]
+        fn a_long_read_redacts_only_what_it_keeps() {
+            // Counted by what they become: a request that is pushed out never reaches the
+            // redactor, so a secret in it is not even looked at; the record is the same.
+            let mut r = SessionRecord::new("s", "claude");
+            let facts: Vec<Fact> = (0..50)
+                .map(|i| Fact::Request(format!("request {i}")))
+                .chain([
+                    Fact::AgentMessage("old".into()),
+                    Fact::AgentMessage("new".into()),
+                ])
+                .collect();
+            let fates = r.fates(&facts);
+            let counted = fates.iter().filter(|f| **f == Fate::CountedOnly).count();
+            assert_eq!(
+                counted,
+                50 - 1 - MAX_REQUESTS,
+                "the first and the newest 4 are applied"
+            );
+            assert_eq!(fates[0], Fate::Applied, "the session's first request stays");
+            assert_eq!(fates[50], Fate::Replaced);
+            r.apply_all(facts);
+            assert_eq!(r.requests_total, 50);
+            assert_eq!(r.requests.len(), MAX_REQUESTS + 1);
+            assert_eq!(r.requests[0], "request 0");
+            assert_eq!(r.requests[MAX_REQUESTS], "request 49");
+            assert_eq!(r.last_message.as_deref(), Some("new"));
         }
     }
 }
