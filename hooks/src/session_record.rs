@@ -16,9 +16,10 @@
 
 use crate::call::Call;
 use crate::scan::Scan;
+use handover_base::read_gate::Links;
 use handover_core::record::extract;
 use handover_core::record::{
-    files, stored_transcript_path, Ending, Fact, GitState, SessionRecord, MAX_DIRTY,
+    files, stored_transcript_path, Ending, Fact, Fold, GitState, SessionRecord, MAX_DIRTY,
 };
 use handover_core::store::Store;
 use std::path::{Path, PathBuf};
@@ -228,14 +229,14 @@ fn try_update(
             record.transcript.offset = 0;
         }
         record.transcript.started_in = started_in(call.input.cwd.as_deref(), root);
-        match extract::read_from(
-            Path::new(path),
-            record.transcript.offset,
-            call.client(),
-            Some(root),
-        ) {
-            Ok(u) => {
-                if u.restarted {
+        // The client names the file, so a link is followed to a regular file.
+        let opened = extract::open(Path::new(path), Links::Follow, record.transcript.offset);
+        match opened {
+            Ok(opened) => {
+                // A read that fails midway leaves the record as it was (the next update reads
+                // the same lines again), as a read that fails at once does.
+                let unread = record.clone();
+                if opened.restarted() {
                     // The transcript was replaced: its facts start over.
                     let kept = (record.ended.take(), record.git.take());
                     let started_in = std::mem::take(&mut record.transcript.started_in);
@@ -244,24 +245,42 @@ fn try_update(
                     record.transcript.started_in = started_in;
                     (record.ended, record.git) = kept;
                 }
-                read_note = format!(
-                    "{} bytes, {} facts",
-                    u.offset - record.transcript.offset.min(u.offset),
-                    u.facts.len()
-                );
-                handoff_in_span = handoff_written_since(store, span_start(&record, call));
-                let work = u.facts.iter().any(|f| f.is_work());
-                ran_commands |= u.facts.iter().any(|f| f.is_command());
-                record.apply_all(u.facts);
-                // A handoff written in this span is taken to come after its work (agents
-                // save at the end of a turn); work in a span without one is news to it.
-                if handoff_in_span {
-                    record.work_since_handoff = false;
-                } else if work {
-                    record.work_since_handoff = true;
+                let span_handoff = handoff_written_since(store, span_start(&record, call));
+                let from = record.transcript.offset;
+                let (mut facts, mut work, mut commands) = (0usize, false, false);
+                // Folded in as the lines are read: one line held at a time, and only what
+                // the record keeps cleaned and redacted (`Fold`).
+                let read = {
+                    let mut fold = Fold::new(&mut record);
+                    opened.read_each(call.client(), Some(root), |fact| {
+                        facts += 1;
+                        work |= fact.is_work();
+                        commands |= fact.is_command();
+                        fold.push(fact);
+                    })
+                };
+                match read {
+                    Ok(u) => {
+                        read_note =
+                            format!("{} bytes, {} facts", u.offset - from.min(u.offset), facts);
+                        handoff_in_span = span_handoff;
+                        ran_commands = commands;
+                        // A handoff written in this span is taken to come after its work
+                        // (agents save at the end of a turn); work in a span without one is
+                        // news to it.
+                        if handoff_in_span {
+                            record.work_since_handoff = false;
+                        } else if work {
+                            record.work_since_handoff = true;
+                        }
+                        record.transcript.offset = u.offset;
+                        record.transcript.skipped_bytes += u.skipped;
+                    }
+                    Err(e) => {
+                        record = unread;
+                        read_note = format!("transcript not read: {e}");
+                    }
                 }
-                record.transcript.offset = u.offset;
-                record.transcript.skipped_bytes += u.skipped;
             }
             // Not written yet (a brand-new Claude Code session): nothing to read.
             Err(e) => read_note = format!("transcript not read: {e}"),

@@ -153,6 +153,7 @@ fn main() {
     );
     let t1 = write_transcript(&tmp.path().join("t1.jsonl"), 1 << 20);
     let t200 = write_transcript(&tmp.path().join("t200.jsonl"), 200 << 20);
+    let t20 = write_transcript(&tmp.path().join("t20.jsonl"), 20 << 20);
     // Written back before the first round: otherwise the rounds time the file system flushing
     // the fixtures (a record's create and rename in the 100,000-file repository waited 1-1.5 ms
     // on it, the same instructions and system calls as in the 10-file one).
@@ -226,6 +227,29 @@ fn main() {
                         sample
                     }
                     Pass::Memory => peak_rss(&watch, &["--agent", "claude"], &p),
+                }));
+            }
+        }
+        // A session's first Stop: no record yet, so the whole transcript is read (as after a
+        // resume of a long session). Run in the 10-file repository with no shape in place, as
+        // a session of its own whose store is taken away after each run.
+        if extra {
+            for transcript in [&t1, &t20] {
+                let mut p: serde_json::Value =
+                    serde_json::from_slice(&payload("stop.json", &small.root, transcript))
+                        .expect("payload");
+                p["session_id"] = "bench-first-stop".into();
+                let p = serde_json::to_vec(&p).expect("json");
+                let watch = exe(CONTEXT_WATCH);
+                let store = small.root.join(".handover");
+                cases.push(Box::new(move |pass| {
+                    assert!(!store.exists(), "no shape in place");
+                    let sample = match pass {
+                        Pass::Time => measured(&watch, &["--agent", "claude"], &p).0,
+                        Pass::Memory => peak_rss(&watch, &["--agent", "claude"], &p),
+                    };
+                    std::fs::remove_dir_all(&store).expect("the first Stop's store");
+                    sample
                 }));
             }
         }
@@ -324,6 +348,15 @@ fn main() {
                 ms(a.wall),
                 ms(b.wall),
                 ms(b.wall) / ms(a.wall)
+            );
+            i += 2;
+            let (a, b) = (results[i], results[i + 1]);
+            println!(
+                "context watch, a session's first Stop (no record yet, the transcript read from its start): 1 MB {:.2} ms, {:.1} MiB; 20 MB {:.2} ms, {:.1} MiB",
+                ms(a.wall),
+                mib(a.rss_kib),
+                ms(b.wall),
+                mib(b.rss_kib)
             );
             i += 2;
         }

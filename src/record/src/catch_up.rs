@@ -78,21 +78,30 @@ fn catch_up(
     after_check();
     // The path checked, not the record's: a link in the record's path swapped after the check
     // cannot redirect the read, and a link put in the last component since is refused.
-    let Ok(update) = extract::read_from_with(
-        &transcript,
-        Links::Refuse,
-        offset,
-        client,
-        Some(store.root()),
-    ) else {
+    let Ok(opened) = extract::open(&transcript, Links::Refuse, offset) else {
         return record;
     };
-    if update.restarted || update.facts.is_empty() {
+    if opened.restarted() {
         return record;
     }
     let mut record = record;
-    let work = update.facts.iter().any(|f| f.is_work());
-    record.apply_all(update.facts);
+    let before = record.clone();
+    let mut facts = 0usize;
+    let mut work = false;
+    let read = {
+        let mut fold = crate::Fold::new(&mut record);
+        opened.read_each(client, Some(store.root()), |fact| {
+            facts += 1;
+            work |= fact.is_work();
+            fold.push(fact);
+        })
+    };
+    let Ok(update) = read else {
+        return before;
+    };
+    if facts == 0 {
+        return before;
+    }
     if work && !handoff_written_since(store, record.updated_ms) {
         record.work_since_handoff = true;
     }

@@ -47,9 +47,32 @@ pub fn read_from_with(
     client: &dyn Client,
     root: Option<&Path>,
 ) -> std::io::Result<Update> {
+    let opened = open(path, links, offset)?;
+    let mut facts = Vec::new();
+    let mut update = opened.read_each(client, root, |fact| facts.push(fact))?;
+    update.facts = facts;
+    Ok(update)
+}
+
+/// A transcript opened for one read from `offset`: [`Opened::restarted`] says, before any fact
+/// is read, whether the read starts over (the caller's record then starts over too), and
+/// [`Opened::read_each`] hands the facts over one line at a time.
+pub struct Opened {
+    file: std::fs::File,
+    /// The file's length when opened: the read ends there, whatever is appended meanwhile.
+    len: u64,
+    /// Where the read starts.
+    start: u64,
+    /// The first line is the end of one cut by `MAX_READ`: skipped.
+    first_line_cut: bool,
+    update: Update,
+}
+
+/// Opens `path` for a read from `offset` (see [`read_from`]).
+pub fn open(path: &Path, links: Links, offset: u64) -> std::io::Result<Opened> {
     // Through the read gate: a FIFO named as the transcript is refused at once instead of
     // blocking the hook.
-    let mut file = handover_base::read_gate::open(path, links)?
+    let file = handover_base::read_gate::open(path, links)?
         .ok_or_else(|| std::io::Error::from(std::io::ErrorKind::NotFound))?;
     let len = file.metadata()?.len();
     let mut update = Update {
@@ -68,25 +91,64 @@ pub fn read_from_with(
         start = from;
         first_line_cut = true;
     }
-    file.seek(SeekFrom::Start(start))?;
-    let mut buf = Vec::with_capacity((len - start) as usize);
-    file.take(len - start).read_to_end(&mut buf)?;
-    let Some(last_newline) = buf.iter().rposition(|&b| b == b'\n') else {
-        // No complete line yet (or one longer than MAX_READ: it is skipped once complete).
-        update.offset = start;
-        return Ok(update);
-    };
-    update.offset = start + last_newline as u64 + 1;
-    let mut lines = buf[..last_newline].split(|&b| b == b'\n');
-    if first_line_cut {
-        if let Some(cut) = lines.next() {
-            update.skipped += cut.len() as u64 + 1;
+    Ok(Opened {
+        file,
+        len,
+        start,
+        first_line_cut,
+        update,
+    })
+}
+
+impl Opened {
+    /// The file is shorter than the offset: it was replaced, and is read from its start.
+    pub fn restarted(&self) -> bool {
+        self.update.restarted
+    }
+
+    /// Reads the complete lines from the start to the length seen at [`open`], handing each
+    /// line's facts to `on_fact` as the line is read: what is held at once is one line, not
+    /// the read (up to [`MAX_READ`]). The returned update has no facts; its offset is just
+    /// after the last complete line.
+    pub fn read_each(
+        self,
+        client: &dyn Client,
+        root: Option<&Path>,
+        mut on_fact: impl FnMut(Fact),
+    ) -> std::io::Result<Update> {
+        use std::io::BufRead;
+        let Opened {
+            mut file,
+            len,
+            start,
+            first_line_cut,
+            mut update,
+        } = self;
+        file.seek(SeekFrom::Start(start))?;
+        let mut reader = std::io::BufReader::with_capacity(64 * 1024, file.take(len - start));
+        let mut line = Vec::new();
+        let mut facts = Vec::new();
+        let mut read = 0u64;
+        let mut skip_first = first_line_cut;
+        loop {
+            line.clear();
+            let n = reader.read_until(b'\n', &mut line)?;
+            // The end, or a line not complete yet (or one longer than MAX_READ: it is skipped
+            // once complete): the next update starts at it.
+            if n == 0 || line.last() != Some(&b'\n') {
+                break;
+            }
+            read += n as u64;
+            if std::mem::take(&mut skip_first) {
+                update.skipped += n as u64;
+                continue;
+            }
+            client.transcript_facts(&line[..n - 1], root, &mut facts);
+            facts.drain(..).for_each(&mut on_fact);
         }
+        update.offset = start + read;
+        Ok(update)
     }
-    for line in lines {
-        client.transcript_facts(line, root, &mut update.facts);
-    }
-    Ok(update)
 }
 
 #[cfg(test)]
