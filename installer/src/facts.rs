@@ -68,6 +68,7 @@ pub enum Facts {
     Codex(CodexFacts),
     Gemini(GeminiFacts),
     Copilot(CopilotFacts),
+    Droid(DroidFacts),
 }
 
 #[derive(Clone, Debug, Serialize)]
@@ -115,6 +116,19 @@ pub struct CopilotFacts {
     /// What the user must do for Copilot CLI to run the repository's hooks.
     #[serde(skip)]
     pub trust_problem: String,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DroidFacts {
+    /// The `trustedFolders` entry of the user settings that covers the repository (Factory
+    /// Droid's terminal UI runs no hook in a folder the user has not trusted; it asks first),
+    /// or why it could not be read (then it is not serialised).
+    #[serde(
+        skip_serializing_if = "Result::is_err",
+        rename = "trusted_folder",
+        serialize_with = "ok_value"
+    )]
+    pub folder: Result<Option<String>, String>,
 }
 
 /// One settings or hooks file of an agent, at one scope.

@@ -14,9 +14,9 @@
 mod render;
 
 pub use crate::facts::{
-    AgentStatus, ClaudeFacts, CodexConfigStatus, CodexFacts, CopilotFacts, Facts, GeminiFacts,
-    HooksFile, InstructionsFile, ListedHook, LiveScope, LiveTrust, RecordedTrust, Report,
-    ScopeStatus,
+    AgentStatus, ClaudeFacts, CodexConfigStatus, CodexFacts, CopilotFacts, DroidFacts, Facts,
+    GeminiFacts, HooksFile, InstructionsFile, ListedHook, LiveScope, LiveTrust, RecordedTrust,
+    Report, ScopeStatus,
 };
 use crate::files::{hooks_path, read_opt, Homes, Scope, Targets};
 use crate::hooks_doc::Found;
@@ -308,7 +308,7 @@ impl Facts {
         match self {
             Facts::Claude(c) => !c.plugins.is_empty(),
             Facts::Codex(c) => c.config.as_ref().is_ok_and(|c| !c.plugins.is_empty()),
-            Facts::Gemini(_) | Facts::Copilot(_) => false,
+            Facts::Gemini(_) | Facts::Copilot(_) | Facts::Droid(_) => false,
         }
     }
 }

@@ -486,7 +486,7 @@ fn status_reports_installed_duplicates_and_codex_trust() {
     );
     assert!(
         text.ends_with(
-            r#""missing_executables":[]}},"instructions":{"AGENTS.md":true,"CLAUDE.md":true,"GEMINI.md":false}}"#
+            r#""missing_executables":[]},"trusted_folder":null},"instructions":{"AGENTS.md":true,"CLAUDE.md":true,"GEMINI.md":false}}"#
         ),
         "{text}"
     );
@@ -1093,6 +1093,25 @@ fn droid_install_trust_and_uninstall() {
         mine,
         "written without --trust"
     );
+    // Status says so, and calls it no problem: Droid asks.
+    let droid_status = |e: &Env| {
+        let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
+        let lines = s.lines();
+        let line = lines
+            .iter()
+            .find(|l| l.starts_with("droid: folder"))
+            .cloned()
+            .unwrap_or_default();
+        (line, s.problems())
+    };
+    let (line, problems) = droid_status(&e);
+    assert!(line.starts_with("droid: folder not trusted"), "{line}");
+    assert!(
+        !problems
+            .iter()
+            .any(|p| p.contains("droid") || p.contains("Droid")),
+        "{problems:?}"
+    );
 
     let mut trusted = req(&e, droid, Scope::Project);
     trusted.options.trust = true;
@@ -1126,6 +1145,11 @@ fn droid_install_trust_and_uninstall() {
     assert!(
         handover_base::clock::parse_rfc3339_ms(&at).is_some(),
         "{tail}"
+    );
+    let (line, _) = droid_status(&e);
+    assert_eq!(
+        line,
+        format!("droid: folder trusted ({})", e.repo.display())
     );
     let settled = snapshot(e.repo.parent().unwrap());
     let (_, out) = run(&trusted);

@@ -210,6 +210,17 @@ impl CopilotFacts {
     }
 }
 
+impl DroidFacts {
+    fn lines(&self, out: &mut Vec<String>) {
+        if let Ok(folder) = &self.folder {
+            out.push(match folder {
+                Some(f) => format!("droid: folder trusted ({f})"),
+                None => "droid: folder not trusted (its terminal UI asks before it runs the hooks; `handover install --droid --trust` answers ahead)".to_string(),
+            });
+        }
+    }
+}
+
 impl LiveTrust {
     fn lines(&self, out: &mut Vec<String>) {
         if !self.checked {
@@ -281,6 +292,7 @@ impl Facts {
             }
             Facts::Gemini(g) => g.lines(out),
             Facts::Copilot(c) => c.lines(out),
+            Facts::Droid(d) => d.lines(out),
         }
     }
 
@@ -305,6 +317,13 @@ impl Facts {
             },
             Facts::Gemini(g) => g.problems(scopes, out),
             Facts::Copilot(c) => c.problems(scopes, out),
+            // Not trusting the folder is no problem: Droid's terminal UI asks, and `droid exec`
+            // runs the hooks anyway. A settings file that cannot be read is.
+            Facts::Droid(d) => {
+                if let Err(e) = &d.folder {
+                    out.push(e.clone());
+                }
+            }
         }
     }
 

@@ -11,6 +11,7 @@
 
 use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
 use crate::error::EditError;
+use crate::facts::{DroidFacts, Facts, ScopeStatus};
 use crate::file_edit::FileEdit;
 use crate::files::{canonical, read_opt, Homes, Scope};
 use crate::hooks_doc::Wanted;
@@ -58,6 +59,14 @@ impl Wiring for DroidWiring {
         let added = trust_repo(&path, before.as_deref(), at.repo, &iso_now())?;
         plan.edits.push(folder_trust_edit(path, before, added));
         Ok(plan)
+    }
+
+    fn status_facts(&self, at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
+        let path = user_settings_path(at.homes);
+        let folder = read_opt(&path)
+            .and_then(|t| trusted_by(&path, t.as_deref().unwrap_or(""), at.repo))
+            .map_err(|e| e.to_string());
+        Some(Facts::Droid(DroidFacts { folder }))
     }
 
     fn left_in_place(&self, at: Place<'_>) -> Vec<String> {
