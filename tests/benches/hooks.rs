@@ -312,33 +312,25 @@ fn main() {
             }
         }
         if first {
-            let (s, b) = (results[i], results[i + 1]);
-            i += 2;
             println!();
-            println!(
-                "SessionStart, {}, first start at this HEAD (HEAD's entries not remembered): {:.2} ms, x floor {:.1} / {:.2} ms, x floor {:.1}, 100k/10 {:.2}, {:.1} / {:.1} MiB",
-                Shape::Listed100.name(),
-                ms(s.wall),
-                ms(s.wall) / ms(floor.wall),
-                ms(b.wall),
-                ms(b.wall) / ms(floor.wall),
-                ms(b.wall) / ms(s.wall),
-                mib(s.rss_kib),
-                mib(b.rss_kib),
-            );
-            let (s, b) = (results[i], results[i + 1]);
-            i += 2;
-            println!(
-                "SessionStart, {}, first start after a commit of one listed file (HEAD's entries remembered for the commit before): {:.2} ms, x floor {:.1} / {:.2} ms, x floor {:.1}, 100k/10 {:.2}, {:.1} / {:.1} MiB",
-                Shape::Listed100.name(),
-                ms(s.wall),
-                ms(s.wall) / ms(floor.wall),
-                ms(b.wall),
-                ms(b.wall) / ms(floor.wall),
-                ms(b.wall) / ms(s.wall),
-                mib(s.rss_kib),
-                mib(b.rss_kib),
-            );
+            for when in [
+                "first start at this HEAD (HEAD's entries not remembered)",
+                "first start after a commit of one listed file (HEAD's entries remembered for the commit before)",
+            ] {
+                let (s, b) = (results[i], results[i + 1]);
+                i += 2;
+                println!(
+                    "SessionStart, {}, {when}: {:.2} ms, x floor {:.1} / {:.2} ms, x floor {:.1}, 100k/10 {:.2}, {:.1} / {:.1} MiB",
+                    Shape::Listed100.name(),
+                    ms(s.wall),
+                    ms(s.wall) / ms(floor.wall),
+                    ms(b.wall),
+                    ms(b.wall) / ms(floor.wall),
+                    ms(b.wall) / ms(s.wall),
+                    mib(s.rss_kib),
+                    mib(b.rss_kib),
+                );
+            }
         }
         if extra {
             let (a, b) = (results[i], results[i + 1]);
