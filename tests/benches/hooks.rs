@@ -14,7 +14,10 @@
 //! listed paths (the worst case); and as the first start after a commit of one of the listed
 //! files, with the entries remembered for the commit before, which carry over where the
 //! commit left the trees unchanged (every other case runs at a HEAD the hooks have seen, as
-//! every start but the first after HEAD moves does). The repositories are packed once built
+//! every start but the first after HEAD moves does); and SessionStart with a handoff listing
+//! 10 files at HEAD one commit past the handoff's HEAD, HEAD's entries remembered (the steady
+//! state once the user committed after the handoff: the verdict walks back to its commit).
+//! The repositories are packed once built
 //! (`git gc`), and no git command of the bench starts a background `gc --auto`. Beside the Stop
 //! rows, a file-system control: the record's write alone (create, write, rename of a
 //! record-sized file) in each shape's records directory, timed in the same rounds, because what
@@ -213,6 +216,27 @@ fn main() {
                 }));
             }
         }
+        // SessionStart with HEAD one commit past the handoff's HEAD, at a HEAD the hooks have
+        // seen (its entries remembered from the run before, as at every start but the first):
+        // the common steady state after committing once the handoff was written, where the
+        // verdict walks from HEAD back to the handoff's commit.
+        if first {
+            for (fixture, _) in sizes {
+                let (before, after) = fixture.commit_after();
+                let case = case(Hook::SessionStart, Shape::Listed10, fixture, &t1);
+                let own: Rc<RefCell<Option<Vec<u8>>>> = Rc::default();
+                cases.push(Box::new(move |pass| {
+                    let saved = fixture.head_entries();
+                    fixture.move_head(&after);
+                    fixture.restore_head_entries(own.take());
+                    let sample = case(pass);
+                    own.replace(fixture.head_entries());
+                    fixture.move_head(&before);
+                    fixture.restore_head_entries(saved);
+                    sample
+                }));
+            }
+        }
         let extra = hooks.contains(&Hook::PostToolUse);
         if extra {
             let p1 = payload("post_tool_use.json", &small.root, &t1);
@@ -331,6 +355,19 @@ fn main() {
                     mib(b.rss_kib),
                 );
             }
+            let (s, b) = (results[i], results[i + 1]);
+            i += 2;
+            println!(
+                "SessionStart, {}, HEAD one commit past the handoff's HEAD (HEAD's entries remembered): {:.2} ms, x floor {:.1} / {:.2} ms, x floor {:.1}, 100k/10 {:.2}, {:.1} / {:.1} MiB",
+                Shape::Listed10.name(),
+                ms(s.wall),
+                ms(s.wall) / ms(floor.wall),
+                ms(b.wall),
+                ms(b.wall) / ms(floor.wall),
+                ms(b.wall) / ms(s.wall),
+                mib(s.rss_kib),
+                mib(b.rss_kib),
+            );
         }
         if extra {
             let (a, b) = (results[i], results[i + 1]);
