@@ -337,15 +337,25 @@ fn main() {
         }
         if first {
             println!();
-            for when in [
-                "first start at this HEAD (HEAD's entries not remembered)",
-                "first start after a commit of one listed file (HEAD's entries remembered for the commit before)",
+            for (shape, when) in [
+                (
+                    Shape::Listed100,
+                    "first start at this HEAD (HEAD's entries not remembered)",
+                ),
+                (
+                    Shape::Listed100,
+                    "first start after a commit of one listed file (HEAD's entries remembered for the commit before)",
+                ),
+                (
+                    Shape::Listed10,
+                    "HEAD one commit past the handoff's HEAD (HEAD's entries remembered)",
+                ),
             ] {
                 let (s, b) = (results[i], results[i + 1]);
                 i += 2;
                 println!(
                     "SessionStart, {}, {when}: {:.2} ms, x floor {:.1} / {:.2} ms, x floor {:.1}, 100k/10 {:.2}, {:.1} / {:.1} MiB",
-                    Shape::Listed100.name(),
+                    shape.name(),
                     ms(s.wall),
                     ms(s.wall) / ms(floor.wall),
                     ms(b.wall),
@@ -355,19 +365,6 @@ fn main() {
                     mib(b.rss_kib),
                 );
             }
-            let (s, b) = (results[i], results[i + 1]);
-            i += 2;
-            println!(
-                "SessionStart, {}, HEAD one commit past the handoff's HEAD (HEAD's entries remembered): {:.2} ms, x floor {:.1} / {:.2} ms, x floor {:.1}, 100k/10 {:.2}, {:.1} / {:.1} MiB",
-                Shape::Listed10.name(),
-                ms(s.wall),
-                ms(s.wall) / ms(floor.wall),
-                ms(b.wall),
-                ms(b.wall) / ms(floor.wall),
-                ms(b.wall) / ms(s.wall),
-                mib(s.rss_kib),
-                mib(b.rss_kib),
-            );
         }
         if extra {
             let (a, b) = (results[i], results[i + 1]);
