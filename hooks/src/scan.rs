@@ -21,7 +21,7 @@ pub struct Scanned {
     pub changed_since: Option<Result<Vec<FileChange>, String>>,
     /// The index's paths under the store's records directory, read from the index the scan
     /// loaded: the record prune that follows asks which records git tracks
-    /// (`files::prune_beyond_knowing`) without loading the index again. None when the scan's
+    /// (`files::prune`) without loading the index again. None when the scan's
     /// index could not answer exactly (then the prune asks the index itself).
     pub records_indexed: Option<handover_core::git::IndexedUnder>,
 }
@@ -114,9 +114,8 @@ fn scan(root: &std::path::Path, since: Option<&str>) -> Result<Scanned, String> 
     let records_in_repo = records.strip_prefix(root).ok().and_then(|rel| {
         handover_core::git::root_in_repo(&repo, root).map(|top_to_root| top_to_root.join(rel))
     });
-    let found =
-        handover_core::git::scan_working_tree_with(&repo, since, records_in_repo.as_deref())
-            .map_err(|e| format!("{e:#}"))?;
+    let found = handover_core::git::scan_working_tree(&repo, since, records_in_repo.as_deref())
+        .map_err(|e| format!("{e:#}"))?;
     let mut dirty_and_untracked = found.dirty;
     dirty_and_untracked.extend(found.untracked);
     Ok(Scanned {

@@ -374,7 +374,7 @@ fn try_update(
     let created = files::save(store, &record)?;
     // Old records go at the compaction and the end, which read the working tree anyway; a turn
     // that made a new record prunes only past twice the limit (the index read it may need grows
-    // with the repository: `files::prune_beyond`), so sessions without an end stay bounded.
+    // with the repository: `files::prune`), so sessions without an end stay bounded.
     let slack = match moment {
         Moment::Turn if created => Some(1),
         Moment::Turn => None,
@@ -384,7 +384,7 @@ fn try_update(
         let keep = handover_core::config::load(root)
             .map(|c| c.records_keep)
             .unwrap_or(handover_core::config::Config::default().records_keep);
-        files::prune_beyond_knowing(store, keep, keep * slack, records_indexed.as_ref());
+        files::prune(store, keep, keep * slack, records_indexed.as_ref());
     }
     let copy = if call.finishing_since_ms.is_some() {
         " after the client's transcript write"

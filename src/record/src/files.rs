@@ -257,27 +257,18 @@ pub fn latest(
         .map(|(r, _, _)| r)
 }
 
-/// Removes all but the `keep` most recently written records. Best effort. Removes only files
-/// handover created: plain `*.json` files whose content carries the `made_by` mark, that git
-/// does not track.
-pub fn prune(store: &Store, keep: usize) {
-    prune_beyond(store, keep, 0);
-}
-
-/// [`prune`], but only once more than `keep + slack` records carry the mark; then down to
-/// `keep`. Why a slack: whether git tracks a record that HEAD does not hold is a question for
-/// the index, which libgit2 reads and checksums whole (about 80 ms at 100,000 files), so a hook
-/// on a turn prunes once in `slack` sessions rather than at every session's first record.
-/// Nothing is asked of git while the records are within the bound.
-pub fn prune_beyond(store: &Store, keep: usize, slack: usize) {
-    prune_beyond_knowing(store, keep, slack, None);
-}
-
-/// [`prune_beyond`], with the index's paths under the records directory already known (`known`:
-/// read by the caller's working-tree scan from the index it loaded; SessionEnd and PreCompact
-/// scan right before they prune): whether git tracks a record is then answered without a second
-/// index load. The same deletions: only marked, untracked plain files; HEAD still counts.
-pub fn prune_beyond_knowing(
+/// Removes all but the `keep` most recently written records, once more than `keep + slack`
+/// carry the mark. Best effort. Removes only files handover created: plain `*.json` files whose
+/// content carries the `made_by` mark, that git does not track.
+///
+/// Why a slack: whether git tracks a record that HEAD does not hold is a question for the
+/// index, which libgit2 reads and checksums whole (about 80 ms at 100,000 files), so a hook on
+/// a turn prunes once in `slack` sessions rather than at every session's first record. Nothing
+/// is asked of git while the records are within the bound. `known`: the index's paths under the
+/// records directory, read by the caller's working-tree scan from the index it loaded
+/// (SessionEnd and PreCompact scan right before they prune), so that question needs no second
+/// index load; HEAD still counts.
+pub fn prune(
     store: &Store,
     keep: usize,
     slack: usize,
@@ -307,7 +298,7 @@ pub fn prune_beyond_knowing(
         return;
     }
     let rels: Vec<&Path> = marked.iter().map(|(_, _, rel)| rel.as_path()).collect();
-    let tracked = handover_verify::provenance::tracked_each_knowing(store.root(), &rels, known);
+    let tracked = handover_verify::provenance::tracked_each(store.root(), &rels, known);
     let mut ours: Vec<(PathBuf, SystemTime)> = marked
         .iter()
         .zip(tracked)
@@ -417,19 +408,19 @@ mod tests {
                 .session_id,
             "c"
         );
-        prune_beyond(&store, 2, 2);
+        prune(&store, 2, 2, None);
         assert_eq!(
             ids(&store),
             ["d", "c", "b", "a"],
             "4 within 2 + a slack of 2"
         );
-        prune_beyond(&store, 1, 2);
+        prune(&store, 1, 2, None);
         assert_eq!(ids(&store), ["d"], "past 1 + 2: down to 1, not to 3");
         std::thread::sleep(std::time::Duration::from_millis(15));
         save(&store, &record("e", t - 10)).unwrap();
-        prune(&store, 2);
+        prune(&store, 2, 0, None);
         assert_eq!(ids(&store), ["e", "d"]);
-        prune(&store, 1);
+        prune(&store, 1, 0, None);
         assert_eq!(ids(&store), ["e"]);
         assert!(dir.join(".gitignore").exists(), "only records are pruned");
     }
@@ -518,7 +509,7 @@ mod tests {
         fs::write(dir.join("other.json"), b"[1, 2]").unwrap();
         std::thread::sleep(std::time::Duration::from_millis(15));
         save(&store, &record("b", 2)).unwrap();
-        prune(&store, 1);
+        prune(&store, 1, 0, None);
         assert!(dir.join("users-notes.json").exists());
         assert!(dir.join("other.json").exists());
         assert!(!path_for(&dir, "a").exists(), "our older record goes");

@@ -301,15 +301,6 @@ impl SessionRecord {
         }
     }
 
-    /// Folds the facts of one transcript read into the record through a [`Fold`]: the record
-    /// [`apply`] gives one fact at a time, with only what the record keeps cleaned and redacted.
-    ///
-    /// [`apply`]: SessionRecord::apply
-    pub fn apply_all(&mut self, facts: impl IntoIterator<Item = Fact>) {
-        let mut fold = Fold::new(self);
-        facts.into_iter().for_each(|fact| fold.push(fact));
-    }
-
     /// Files git shows changed, found by a working-tree scan to have changed after the session
     /// began: added to `files_edited` unless already there (the order of known files kept).
     pub fn add_changed_files(&mut self, paths: impl IntoIterator<Item = String>) {
@@ -968,11 +959,11 @@ mod tests {
         }
     }
 
-    /// `apply_all` gives exactly the record `apply` gives one fact at a time, over generated
+    /// A [`Fold`] gives exactly the record `apply` gives one fact at a time, over generated
     /// reads: requests and messages that clean to nothing (blanks, controls, invisible
     /// characters), secrets, repeats wrapped in `Once`, other facts between, a record that
     /// already has requests or none, a read split into several.
-    mod apply_all_is_apply {
+    mod fold_is_apply {
         use super::*;
         use proptest::prelude::*;
 
@@ -1033,7 +1024,9 @@ mod tests {
                     for f in read.iter().cloned() {
                         one_by_one.apply(f);
                     }
-                    all.apply_all(read);
+                    let mut fold = Fold::new(&mut all);
+                    read.into_iter().for_each(|f| fold.push(f));
+                    drop(fold);
                     prop_assert_eq!(&all, &one_by_one);
                 }
             }

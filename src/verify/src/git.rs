@@ -350,7 +350,7 @@ fn upstream_of(repo: &Repository, branch: &str) -> Option<String> {
 /// Tracked files with staged or unstaged changes, and untracked non-ignored files, both
 /// repo-relative and sorted, handover's own files left out. Scans the working tree.
 pub fn working_tree_status(repo: &Repository) -> anyhow::Result<(Vec<String>, Vec<String>)> {
-    let scan = scan_working_tree(repo, None)?;
+    let scan = scan_working_tree(repo, None, None)?;
     Ok((scan.dirty, scan.untracked))
 }
 
@@ -362,7 +362,7 @@ pub struct WorkingTree {
     pub untracked: Vec<String>,
     /// The changes since the commit given to [`scan_working_tree`] (None when none was given).
     pub changed_since: Option<anyhow::Result<Vec<FileChange>>>,
-    /// The index's paths under the directory given to [`scan_working_tree_with`]; None when
+    /// The index's paths under the directory given to [`scan_working_tree`]; None when
     /// none was given or the scan's index cannot answer exactly (see [`IndexedUnder::read`]).
     pub indexed_under: Option<IndexedUnder>,
 }
@@ -371,7 +371,7 @@ pub struct WorkingTree {
 /// directory of the working tree, taken from an index already loaded: the working-tree scan
 /// loads and checksums the whole index anyway, and the record prune's question "which record
 /// files does git track?" is a question about a few entries of it
-/// (provenance::tracked_each_knowing), not worth a second load.
+/// (provenance::tracked_each), not worth a second load.
 #[derive(Clone, Debug, Default, PartialEq, Eq)]
 pub struct IndexedUnder {
     /// The directory, relative to the top of the working tree.
@@ -480,14 +480,10 @@ impl IndexedUnder {
 /// `diff_tree_to_workdir_with_index` is the commit→index diff merged with the same
 /// index→working tree diff. So that half is computed once, on the index loaded once, and only
 /// the cheap tree→index halves are computed per question (one when `since` is HEAD).
-/// A `since` the repository does not know falls back as [`files_changed`] does.
-pub fn scan_working_tree(repo: &Repository, since: Option<&str>) -> anyhow::Result<WorkingTree> {
-    scan_working_tree_with(repo, since, None)
-}
-
-/// [`scan_working_tree`], also reading from the index it loaded the paths under `indexed_under`
-/// (a directory relative to the top of the working tree; [`IndexedUnder`]).
-pub fn scan_working_tree_with(
+/// A `since` the repository does not know falls back as [`files_changed`] does. With
+/// `indexed_under` (a directory relative to the top of the working tree), also the index's paths
+/// under it, read from the index loaded for the scan ([`IndexedUnder`]).
+pub fn scan_working_tree(
     repo: &Repository,
     since: Option<&str>,
     indexed_under: Option<&Path>,

@@ -57,19 +57,12 @@ pub fn tracking(root: &Path, rel: &Path) -> Tracked {
 /// [`Tracked::is_tracked`] for several paths under `root`, with the repository opened once and
 /// the index read at most once (the record prune asks about every record file; one
 /// [`tracking`] each opened the repository and parsed the whole index for each of them).
-pub fn tracked_each(root: &Path, rels: &[&Path]) -> Vec<bool> {
-    tracked_each_knowing(root, rels, None)
-}
-
-/// [`tracked_each`], with the index's paths under a directory already known (`known`: what the
-/// working-tree scan read from the index it loaded, git::IndexedUnder): a path it covers is
-/// answered from it, so the index is not loaded a second time; HEAD is asked as before. A path
-/// it does not cover (or no `known`) is answered by the index, loaded at most once.
-pub fn tracked_each_knowing(
-    root: &Path,
-    rels: &[&Path],
-    known: Option<&git::IndexedUnder>,
-) -> Vec<bool> {
+///
+/// `known`: the index's paths under a directory, when the caller's working-tree scan read them
+/// from the index it loaded (git::IndexedUnder). A path it covers is answered from it, so the
+/// index is not loaded a second time; HEAD is asked as before. A path it does not cover (or no
+/// `known`) is answered by the index, loaded at most once.
+pub fn tracked_each(root: &Path, rels: &[&Path], known: Option<&git::IndexedUnder>) -> Vec<bool> {
     match git::open(root) {
         Ok(Some(repo)) => {
             // Staged since the scan read it: the index answers instead.
@@ -430,22 +423,16 @@ mod tests {
                 Path::new("sub/.handover/records/staged.json")
             ]
         );
-        let asked = tracked_each(&root, &rels);
+        let asked = tracked_each(&root, &rels, None);
         assert_eq!(asked, [true, true, true, false, true, true]);
         // (That the covered paths cost no index load is counted per process, by the hook test
         // of the prune: tests/hooks hostile.rs, L15; tests here run in parallel.)
-        assert_eq!(
-            tracked_each_knowing(&root, &rels[..4], Some(&known)),
-            asked[..4]
-        );
-        assert_eq!(tracked_each_knowing(&root, &rels, Some(&known)), asked);
+        assert_eq!(tracked_each(&root, &rels[..4], Some(&known)), asked[..4]);
+        assert_eq!(tracked_each(&root, &rels, Some(&known)), asked);
         // Staged after the scan read the index: its answer is stale and not used.
         git(top, &["add", "-f", "sub/.handover/records/untracked.json"]);
         assert!(!known.is_current(&repo));
-        assert_eq!(
-            tracked_each_knowing(&root, &rels[3..4], Some(&known)),
-            [true]
-        );
+        assert_eq!(tracked_each(&root, &rels[3..4], Some(&known)), [true]);
 
         git(top, &["config", "core.ignorecase", "true"]);
         let repo = git::open(&root).unwrap().unwrap();

@@ -124,7 +124,7 @@ fn kind_of(delta: Delta) -> &'static str {
 
 fn assert_same(root: &Path, since: Option<&str>, case: &str) {
     let repo = Repository::open(root).unwrap();
-    let scan = scan_working_tree(&repo, since).unwrap();
+    let scan = scan_working_tree(&repo, since, None).unwrap();
     let (dirty, untracked) = status_oracle(&repo);
     assert_eq!(scan.dirty, dirty, "{case}: dirty");
     assert_eq!(scan.untracked, untracked, "{case}: untracked");
