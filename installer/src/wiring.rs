@@ -173,6 +173,30 @@ fn folder_trust_edit(
     )
 }
 
+/// A client's reading of its own trusted-folders file: the entry of `text` (the file at `path`)
+/// that covers `repo`, if any.
+type TrustedBy = fn(&Path, &str, &Path) -> Result<Option<String>, EditError>;
+
+/// The `trustedFolders` entry that covers `repo` in the file at `path` (GitHub Copilot CLI's
+/// config, Factory Droid's user settings), read with the client's own `trusted_by`; a missing
+/// file has none. For `handover status` and for what uninstall leaves in place.
+fn trusted_folder(
+    path: &Path,
+    repo: &Path,
+    trusted_by: TrustedBy,
+) -> Result<Option<String>, EditError> {
+    let text = crate::files::read_opt(path)?;
+    trusted_by(path, text.as_deref().unwrap_or(""), repo)
+}
+
+/// What uninstall says of a client's trust entry that still covers the repository (`entry`,
+/// where it is): left as it is, since it may predate handover.
+fn still_trusts(client: &str, entry: &str) -> Vec<String> {
+    vec![format!(
+        "{client} still trusts this folder ({entry}); that entry is left as it is (it may predate handover): remove it by hand if you want."
+    )]
+}
+
 /// A client whose only file is its hooks file in the shared shape.
 pub struct Plain;
 

@@ -63,9 +63,7 @@ impl Wiring for DroidWiring {
 
     fn status_facts(&self, at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
         let path = user_settings_path(at.homes);
-        let folder = read_opt(&path)
-            .and_then(|t| trusted_by(&path, t.as_deref().unwrap_or(""), at.repo))
-            .map_err(|e| e.to_string());
+        let folder = super::trusted_folder(&path, at.repo, trusted_by).map_err(|e| e.to_string());
         Some(Facts::Droid(DroidFacts { folder }))
     }
 
@@ -74,12 +72,11 @@ impl Wiring for DroidWiring {
             return Vec::new();
         }
         let path = user_settings_path(at.homes);
-        let text = read_opt(&path).ok().flatten().unwrap_or_default();
-        match trusted_by(&path, &text, at.repo) {
-            Ok(Some(folder)) => vec![format!(
-                "Factory Droid still trusts this folder ({folder} in trustedFolders of {}); that entry is left as it is (it may predate handover): remove it by hand if you want.",
-                path.display()
-            )],
+        match super::trusted_folder(&path, at.repo, trusted_by) {
+            Ok(Some(folder)) => super::still_trusts(
+                "Factory Droid",
+                &format!("{folder} in trustedFolders of {}", path.display()),
+            ),
             _ => Vec::new(),
         }
     }

@@ -75,21 +75,18 @@ impl Wiring for CopilotWiring {
             return Vec::new();
         }
         let config = config_in(at.homes);
-        let text = read_opt(&config).ok().flatten().unwrap_or_default();
-        match trusted_by(&config, &text, at.repo) {
-            Ok(Some(folder)) => vec![format!(
-                "GitHub Copilot CLI still trusts this folder ({folder} in trustedFolders of {}); that entry is left as it is (it may predate handover): remove it by hand if you want.",
-                config.display()
-            )],
+        match super::trusted_folder(&config, at.repo, trusted_by) {
+            Ok(Some(folder)) => super::still_trusts(
+                "GitHub Copilot CLI",
+                &format!("{folder} in trustedFolders of {}", config.display()),
+            ),
             _ => Vec::new(),
         }
     }
 
     fn status_facts(&self, at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
         let config = config_in(at.homes);
-        let folder = read_opt(&config)
-            .and_then(|t| trusted_by(&config, t.as_deref().unwrap_or(""), at.repo))
-            .map_err(|e| e.to_string());
+        let folder = super::trusted_folder(&config, at.repo, trusted_by).map_err(|e| e.to_string());
         Some(Facts::Copilot(CopilotFacts {
             folder,
             trust_problem: trust_problem(at.repo, &config),

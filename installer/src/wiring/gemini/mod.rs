@@ -70,10 +70,10 @@ impl Wiring for GeminiWiring {
             return Vec::new();
         }
         match folder_trust(at.repo, at.homes) {
-            Ok(FolderTrust::Trusted(rule)) => vec![format!(
-                "Gemini CLI still trusts this folder ({rule} in {}); that entry is left as it is (it may predate handover): remove it by hand if you want.",
-                trusted_folders_path(at.homes).display()
-            )],
+            Ok(FolderTrust::Trusted(rule)) => super::still_trusts(
+                "Gemini CLI",
+                &format!("{rule} in {}", trusted_folders_path(at.homes).display()),
+            ),
             _ => Vec::new(),
         }
     }
