@@ -200,41 +200,33 @@ fn main() {
                 }));
             }
         }
-        // SessionStart as the first one after a commit: HEAD's entries remembered for the
-        // commit before, HEAD moved by one commit of one of the listed files.
+        // SessionStart one commit past HEAD (a commit of one of the listed files): as the first
+        // start there, with HEAD's entries remembered for the commit before (they carry over
+        // where the commit left the trees unchanged); and as any later start there, its own
+        // entries remembered from the run before (HEAD one commit past the handoff's HEAD, the
+        // common steady state after committing once the handoff was written, where the
+        // verdict walks from HEAD back to the handoff's commit).
         if first {
-            for (fixture, _) in sizes {
-                let (before, after) = fixture.commit_after();
-                let case = case(Hook::SessionStart, Shape::Listed100, fixture, &t1);
-                cases.push(Box::new(move |pass| {
-                    let saved = fixture.head_entries();
-                    fixture.move_head(&after);
-                    let sample = case(pass);
-                    fixture.move_head(&before);
-                    fixture.restore_head_entries(saved);
-                    sample
-                }));
-            }
-        }
-        // SessionStart with HEAD one commit past the handoff's HEAD, at a HEAD the hooks have
-        // seen (its entries remembered from the run before, as at every start but the first):
-        // the common steady state after committing once the handoff was written, where the
-        // verdict walks from HEAD back to the handoff's commit.
-        if first {
-            for (fixture, _) in sizes {
-                let (before, after) = fixture.commit_after();
-                let case = case(Hook::SessionStart, Shape::Listed10, fixture, &t1);
-                let own: Rc<RefCell<Option<Vec<u8>>>> = Rc::default();
-                cases.push(Box::new(move |pass| {
-                    let saved = fixture.head_entries();
-                    fixture.move_head(&after);
-                    fixture.restore_head_entries(own.take());
-                    let sample = case(pass);
-                    own.replace(fixture.head_entries());
-                    fixture.move_head(&before);
-                    fixture.restore_head_entries(saved);
-                    sample
-                }));
+            for (shape, seen_before) in [(Shape::Listed100, false), (Shape::Listed10, true)] {
+                for (fixture, _) in sizes {
+                    let (before, after) = fixture.commit_after();
+                    let case = case(Hook::SessionStart, shape, fixture, &t1);
+                    let own: Rc<RefCell<Option<Vec<u8>>>> = Rc::default();
+                    cases.push(Box::new(move |pass| {
+                        let saved = fixture.head_entries();
+                        fixture.move_head(&after);
+                        if seen_before {
+                            fixture.restore_head_entries(own.take());
+                        }
+                        let sample = case(pass);
+                        if seen_before {
+                            own.replace(fixture.head_entries());
+                        }
+                        fixture.move_head(&before);
+                        fixture.restore_head_entries(saved);
+                        sample
+                    }));
+                }
             }
         }
         let extra = hooks.contains(&Hook::PostToolUse);
