@@ -11,6 +11,9 @@ use std::path::{Path, PathBuf};
 
 pub(crate) mod cli;
 pub mod head_entries;
+pub(crate) mod history;
+pub(crate) mod objects;
+pub(crate) mod parsed;
 #[cfg(test)]
 mod scan_tests;
 pub mod uncommitted;

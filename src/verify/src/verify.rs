@@ -6,7 +6,7 @@
 
 use crate::git::head_entries::HeadEntries;
 use crate::git::uncommitted::{PathState, PathStates};
-use crate::git::{self, HeadInfo, LazyRepo};
+use crate::git::{self, history, HeadInfo, LazyRepo};
 use git2::{Oid, Repository, Sort};
 use handover_handoff::model::{ChangeKind, GitSnapshot, Handoff, Reason, Verdict, Verification};
 use std::collections::BTreeSet;
@@ -412,10 +412,16 @@ fn check_head(
         Ok(None) => return reasons.push(unreadable(lazy.root(), "no repository found")),
         Err(e) => return reasons.push(unreadable(lazy.root(), &e)),
     };
-    let Some(cur_oid) = Oid::from_str(cur)
-        .ok()
-        .filter(|o| repo.find_commit(*o).is_ok())
-    else {
+    // Commits read without libgit2's mappings where the history allows (git::history).
+    let objects = history::objects(repo);
+    let is_commit = |id: &Oid| {
+        objects
+            .as_ref()
+            .and_then(|o| history::commit(o, *id))
+            .is_some()
+            || repo.find_commit(*id).is_ok()
+    };
+    let Some(cur_oid) = Oid::from_str(cur).ok().filter(is_commit) else {
         return reasons.push(unreadable(
             lazy.root(),
             &format!("the current HEAD {} cannot be read", short(cur)),
@@ -434,10 +440,7 @@ fn check_head(
             details,
         ));
     };
-    let Some(rec_oid) = Oid::from_str(rec)
-        .ok()
-        .filter(|o| repo.find_commit(*o).is_ok())
-    else {
+    let Some(rec_oid) = Oid::from_str(rec).ok().filter(is_commit) else {
         return reasons.push(reason(
             code::HEAD_UNKNOWN,
             Verdict::Stale,
@@ -448,8 +451,15 @@ fn check_head(
             Vec::new(),
         ));
     };
-    if repo.graph_descendant_of(cur_oid, rec_oid).unwrap_or(false) {
-        let (count, details) = walk(repo, cur_oid, Some(rec_oid), "");
+    // A line of commits either way, read here; else libgit2's graph and walk decide.
+    let line = |from, to| objects.as_ref().and_then(|o| history::line(o, from, to));
+    let ahead = line(cur_oid, rec_oid).map(listed);
+    let behind = || line(rec_oid, cur_oid).map(listed);
+    if let Some((count, details)) = ahead.or_else(|| {
+        repo.graph_descendant_of(cur_oid, rec_oid)
+            .unwrap_or(false)
+            .then(|| walk(repo, cur_oid, Some(rec_oid), ""))
+    }) {
         reasons.push(reason(
             code::HEAD_MOVED,
             Verdict::Drifted,
@@ -460,8 +470,11 @@ fn check_head(
             ),
             details,
         ));
-    } else if repo.graph_descendant_of(rec_oid, cur_oid).unwrap_or(false) {
-        let (count, details) = walk(repo, rec_oid, Some(cur_oid), "");
+    } else if let Some((count, details)) = behind().or_else(|| {
+        repo.graph_descendant_of(rec_oid, cur_oid)
+            .unwrap_or(false)
+            .then(|| walk(repo, rec_oid, Some(cur_oid), ""))
+    }) {
         reasons.push(reason(
             code::HEAD_BEHIND,
             Verdict::Stale,
@@ -510,7 +523,7 @@ impl Count {
 /// Commits reachable from `from` but not from `hide`, newest first: the count and up to
 /// MAX_LISTED_COMMITS detail lines `<prefix><short id> <subject>` (plus "… and N more").
 fn walk(repo: &Repository, from: Oid, hide: Option<Oid>, prefix: &str) -> (Count, Vec<String>) {
-    let mut details = Vec::new();
+    let mut listed = Vec::new();
     let mut n = 0usize;
     let mut capped = false;
     let walker = repo.revwalk().and_then(|mut w| {
@@ -529,31 +542,56 @@ fn walk(repo: &Repository, from: Oid, hide: Option<Oid>, prefix: &str) -> (Count
                 break;
             }
             n += 1;
-            if details.len() < MAX_LISTED_COMMITS {
-                let id = oid.to_string();
+            if listed.len() < MAX_LISTED_COMMITS {
                 let subject = repo
                     .find_commit(oid)
                     .ok()
-                    .map(|c| {
-                        String::from_utf8_lossy(c.summary_bytes().unwrap_or_default()).into_owned()
-                    })
+                    .map(|c| c.summary_bytes().unwrap_or_default().to_vec())
                     .unwrap_or_default();
-                details.push(
-                    format!("{prefix}{} {subject}", short(&id))
-                        .trim_end()
-                        .to_string(),
-                );
+                listed.push((oid, subject));
             }
         }
     }
-    if n > MAX_LISTED_COMMITS {
-        let more = n - MAX_LISTED_COMMITS;
+    details(Count { n, capped }, listed, prefix)
+}
+
+/// [`walk`]'s answer for a line of commits read by `git::history` (all of them, none capped).
+fn listed(line: Vec<(Oid, Vec<u8>)>) -> (Count, Vec<String>) {
+    let count = Count {
+        n: line.len(),
+        capped: false,
+    };
+    details(
+        count,
+        line.into_iter().take(MAX_LISTED_COMMITS).collect(),
+        "",
+    )
+}
+
+/// The count with its detail lines: `<prefix><short id> <subject>` for each listed commit,
+/// then "… and N more" for the rest.
+fn details(count: Count, listed: Vec<(Oid, Vec<u8>)>, prefix: &str) -> (Count, Vec<String>) {
+    let mut details: Vec<String> = listed
+        .into_iter()
+        .map(|(oid, subject)| {
+            let id = oid.to_string();
+            format!(
+                "{prefix}{} {}",
+                short(&id),
+                String::from_utf8_lossy(&subject)
+            )
+            .trim_end()
+            .to_string()
+        })
+        .collect();
+    if count.n > MAX_LISTED_COMMITS {
+        let more = count.n - MAX_LISTED_COMMITS;
         details.push(format!(
             "… and {}{more} more",
-            if capped { "at least " } else { "" }
+            if count.capped { "at least " } else { "" }
         ));
     }
-    (Count { n, capped }, details)
+    (count, details)
 }
 
 fn check_working_tree(lazy: &LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec<Reason>) {

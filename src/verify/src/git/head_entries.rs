@@ -32,11 +32,14 @@
 //! when a call looked up or carried over paths the file did not hold for HEAD's commit; a git
 //! directory that cannot be written just means the trees are read each time.
 
-use git2::{ErrorCode, Oid, Repository, Tree};
+use super::objects::Objects;
+use super::parsed::{CommitFields, TreeEntries};
+use git2::{ErrorCode, ObjectType, Oid, Repository, Tree};
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
 use std::path::{Path, PathBuf};
+use std::rc::Rc;
 
 /// The file's name in the git directory.
 pub const FILE_NAME: &str = "handover-head-entries";
@@ -64,9 +67,12 @@ pub(crate) struct HeadEntries<'r> {
     /// The id of HEAD's top tree, read from the commit when first needed.
     top_id: OnceCell<Result<Oid, ()>>,
     /// HEAD's top tree, read on the first path that neither the file nor a carry answered.
-    top: OnceCell<Result<Tree<'r>, ()>>,
+    top: OnceCell<Result<Dir<'r>, ()>>,
     /// HEAD's trees by directory (not the top), read once each.
-    trees: RefCell<HashMap<String, Option<Tree<'r>>>>,
+    trees: RefCell<HashMap<String, Option<Dir<'r>>>>,
+    /// The object database read without libgit2's mappings, opened on the first tree read
+    /// (None: a layout left to libgit2).
+    objects: OnceCell<Option<Objects>>,
     /// What the git directory remembers, for HEAD's commit or another.
     remembered: Option<Remembered>,
     /// Entries this call found for HEAD's commit: read from HEAD's trees, or carried over from
@@ -94,6 +100,7 @@ impl<'r> HeadEntries<'r> {
             top_id: OnceCell::new(),
             top: OnceCell::new(),
             trees: RefCell::new(HashMap::new()),
+            objects: OnceCell::new(),
             remembered,
             looked_up: RefCell::new(HashMap::new()),
             written: Cell::new(0),
@@ -116,9 +123,7 @@ impl<'r> HeadEntries<'r> {
         let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
         let found = match self.carried(path, dir)? {
             Some(carried) => carried,
-            None => self
-                .tree_at(dir)?
-                .and_then(|tree| tree.get_name(name).map(|e| (e.id(), e.filemode()))),
+            None => self.tree_at(dir)?.and_then(|tree| tree.get(name)),
         };
         self.looked_up.borrow_mut().insert(path.to_string(), found);
         Ok(found)
@@ -196,7 +201,7 @@ impl<'r> HeadEntries<'r> {
             return Some(*found);
         }
         let (dir, name) = path.rsplit_once('/').unwrap_or(("", path));
-        let in_dir = |tree: &Tree| tree.get_name(name).map(|e| (e.id(), e.filemode()));
+        let in_dir = |tree: &Dir| tree.get(name);
         if dir.is_empty() {
             return self.top.get()?.as_ref().ok().map(in_dir);
         }
@@ -244,6 +249,13 @@ impl<'r> HeadEntries<'r> {
     fn top_id(&self) -> Result<Oid, ()> {
         *self.top_id.get_or_init(|| {
             let commit = self.commit.ok_or(())?;
+            let read = self.objects().and_then(|o| o.read(commit));
+            if let Some(fields) = read
+                .filter(|o| o.kind == ObjectType::Commit)
+                .and_then(|o| CommitFields::parse(o.data))
+            {
+                return Ok(fields.tree);
+            }
             self.repo
                 .find_object(commit, None)
                 .and_then(|o| o.peel_to_commit())
@@ -255,29 +267,57 @@ impl<'r> HeadEntries<'r> {
     /// HEAD's tree for directory `dir` ("" for the top), None when HEAD has no directory there.
     /// A directory's tree is found from its entry ([`HeadEntries::entry`]: remembered, carried
     /// over or read from its parent), so a known directory costs its own tree only.
-    fn tree_at(&self, dir: &str) -> Result<Option<Tree<'r>>, ()> {
+    fn tree_at(&self, dir: &str) -> Result<Option<Dir<'r>>, ()> {
         if dir.is_empty() {
-            let top = self.top.get_or_init(|| {
-                let tree = self.repo.find_tree(self.top_id()?).map_err(|_| ());
-                self.trees_read.set(self.trees_read.get() + 1);
-                tree
-            });
+            let top = self.top.get_or_init(|| self.read_tree(self.top_id()?));
             return top.clone().map(Some);
         }
         if let Some(cached) = self.trees.borrow().get(dir) {
             return Ok(cached.clone());
         }
         let tree = match self.entry(dir)? {
-            Some((id, MODE_TREE)) => {
-                self.trees_read.set(self.trees_read.get() + 1);
-                Some(self.repo.find_tree(id).map_err(|_| ())?)
-            }
+            Some((id, MODE_TREE)) => Some(self.read_tree(id)?),
             _ => None,
         };
         self.trees
             .borrow_mut()
             .insert(dir.to_string(), tree.clone());
         Ok(tree)
+    }
+
+    /// The tree `id`: read here when the object database allows it, else by libgit2.
+    fn read_tree(&self, id: Oid) -> Result<Dir<'r>, ()> {
+        self.trees_read.set(self.trees_read.get() + 1);
+        let read = self.objects().and_then(|o| o.read(id));
+        if let Some(entries) = read
+            .filter(|o| o.kind == ObjectType::Tree)
+            .and_then(|o| TreeEntries::parse(o.data))
+        {
+            return Ok(Dir::Read(Rc::new(entries)));
+        }
+        self.repo.find_tree(id).map(Dir::Git).map_err(|_| ())
+    }
+
+    fn objects(&self) -> Option<&Objects> {
+        self.objects.get_or_init(|| Objects::of(self.repo)).as_ref()
+    }
+}
+
+/// A tree of HEAD's, read without libgit2 ([`super::objects`]) or, in a layout that reader
+/// leaves to libgit2, by it: the same entries either way.
+#[derive(Clone)]
+enum Dir<'r> {
+    Read(Rc<TreeEntries>),
+    Git(Tree<'r>),
+}
+
+impl Dir<'_> {
+    /// The entry named `name`: its id and mode.
+    fn get(&self, name: &str) -> Entry {
+        match self {
+            Dir::Read(entries) => entries.get(name),
+            Dir::Git(tree) => tree.get_name(name).map(|e| (e.id(), e.filemode())),
+        }
     }
 }
 

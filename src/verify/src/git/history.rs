@@ -1,0 +1,174 @@
+//! The commits between the handoff's HEAD and HEAD now, when they form a plain line, read
+//! without libgit2 ([`super::objects`]): the common case of a session start after the user
+//! committed (or reset) a few times, which then costs a few small positioned reads instead of
+//! libgit2's mapping of the whole pack and its index (docs/benchmarks.md). Anything else (a
+//! merge, a root, a long way, a commit this reader leaves to libgit2, a shallow or grafted
+//! history, whose parents libgit2 rewrites) answers None, and the verdict asks libgit2 as it
+//! always did.
+
+use super::objects::Objects;
+use super::parsed::CommitFields;
+use git2::{ObjectType, Oid, Repository};
+
+/// The longest line followed here; a longer way is libgit2's walk.
+const MAX_LINE: usize = 100;
+
+/// The commit `id`, parsed; None when it is not read here (libgit2 then decides whether it
+/// exists and is a commit).
+pub(crate) fn commit(objects: &Objects, id: Oid) -> Option<CommitFields> {
+    objects
+        .read(id)
+        .filter(|o| o.kind == ObjectType::Commit)
+        .and_then(|o| CommitFields::parse(o.data))
+}
+
+/// The object database to read history from: None when libgit2 must walk it (shallow or
+/// grafted parents, or a layout [`Objects`] leaves to libgit2).
+pub(crate) fn objects(repo: &Repository) -> Option<Objects> {
+    let grafted = repo.is_shallow() || repo.commondir().join("info").join("grafts").exists();
+    if grafted {
+        return None;
+    }
+    Objects::of(repo)
+}
+
+/// The commits reachable from `from` and not from `to`, newest first with their summaries,
+/// when `to` is reached from `from` through commits of exactly one parent each, in at most
+/// [`MAX_LINE`] steps: then they are exactly what libgit2's walk from `from` hiding `to`
+/// gives, in the same order (a line has one order). None otherwise.
+pub(crate) fn line(objects: &Objects, from: Oid, to: Oid) -> Option<Vec<(Oid, Vec<u8>)>> {
+    let mut line = Vec::new();
+    let mut at = from;
+    while at != to {
+        if line.len() == MAX_LINE {
+            return None;
+        }
+        let fields = commit(objects, at)?;
+        let [parent] = fields.parents[..] else {
+            return None;
+        };
+        line.push((at, fields.summary()));
+        at = parent;
+    }
+    // `to` itself must be a commit read here too, as libgit2 would have read it.
+    commit(objects, to)?;
+    Some(line)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::{line, objects};
+    use crate::test_git::git;
+    use git2::{Oid, Repository, Sort};
+
+    /// libgit2's answer, as the verdict asks it: whether `from` descends from `to`, and the
+    /// walk from `from` hiding `to` with each commit's summary.
+    fn libgit2_walk(repo: &Repository, from: Oid, to: Oid) -> (bool, Vec<(Oid, Vec<u8>)>) {
+        let descends = repo.graph_descendant_of(from, to).unwrap();
+        let mut walk = repo.revwalk().unwrap();
+        walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME).unwrap();
+        walk.push(from).unwrap();
+        walk.hide(to).unwrap();
+        let commits = walk
+            .map(|id| {
+                let id = id.unwrap();
+                let summary = repo
+                    .find_commit(id)
+                    .unwrap()
+                    .summary_bytes()
+                    .unwrap()
+                    .to_vec();
+                (id, summary)
+            })
+            .collect();
+        (descends, commits)
+    }
+
+    /// A history with lines, a merge, a side branch and a second root, packed in part: every
+    /// pair of its commits gets libgit2's answer or none.
+    #[test]
+    fn a_line_is_what_libgit2_walks_and_anything_else_is_left_to_it() {
+        let dir = tempfile::tempdir().unwrap();
+        let root = dir.path();
+        git(root, &["init", "-q"]);
+        // Each branch its own file: the merge has no conflict.
+        let commit = |m: &str| {
+            let file = if m.contains("side") { "g" } else { "f" };
+            std::fs::write(root.join(file), m).unwrap();
+            git(root, &["add", file]);
+            git(root, &["commit", "-q", "-m", m]);
+        };
+        for i in 0..5 {
+            commit(&format!("main {i}\n\nbody\nlines"));
+        }
+        git(root, &["repack", "-adq"]);
+        git(root, &["checkout", "-qb", "side", "HEAD~2"]);
+        for i in 0..3 {
+            commit(&format!("  side {i}  \n second line"));
+        }
+        git(root, &["checkout", "-q", "main"]);
+        git(
+            root,
+            &["merge", "-q", "--no-ff", "-m", "merge side", "side"],
+        );
+        for i in 0..3 {
+            commit(&format!("after {i}"));
+        }
+        git(root, &["checkout", "-q", "--orphan", "other"]);
+        commit("another root");
+        let repo = Repository::open(root).unwrap();
+        let objects = objects(&repo).unwrap();
+        let mut walk = repo.revwalk().unwrap();
+        for branch in ["main", "side", "other"] {
+            walk.push_ref(&format!("refs/heads/{branch}")).unwrap();
+        }
+        let all: Vec<Oid> = walk.map(Result::unwrap).collect();
+        assert_eq!(all.len(), 13);
+        let (mut lines, mut left) = (0, 0);
+        for &from in &all {
+            for &to in &all {
+                if from == to {
+                    continue;
+                }
+                match line(&objects, from, to) {
+                    Some(ours) => {
+                        lines += 1;
+                        assert_eq!(libgit2_walk(&repo, from, to), (true, ours));
+                    }
+                    None => left += 1,
+                }
+            }
+        }
+        // Every pair along a line of single parents is answered here (main 0-4, side, after).
+        assert!(lines >= 25, "{lines} lines");
+        assert!(left > 0);
+        // Through the merge: left to libgit2.
+        let head = repo.refname_to_id("refs/heads/main").unwrap();
+        let first = *all
+            .iter()
+            .find(|id| repo.find_commit(**id).unwrap().summary() == Some("main 0"))
+            .unwrap();
+        assert!(line(&objects, head, first).is_none());
+    }
+
+    #[test]
+    fn a_shallow_history_is_left_to_libgit2() {
+        let dir = tempfile::tempdir().unwrap();
+        let source = dir.path().join("source");
+        std::fs::create_dir(&source).unwrap();
+        git(&source, &["init", "-q"]);
+        for i in 0..3 {
+            std::fs::write(source.join("f"), format!("{i}")).unwrap();
+            git(&source, &["add", "f"]);
+            git(&source, &["commit", "-q", "-m", &format!("c{i}")]);
+        }
+        let url = format!("file://{}", source.display());
+        git(
+            dir.path(),
+            &["clone", "-q", "--depth", "2", &url, "shallow"],
+        );
+        let repo = Repository::open(dir.path().join("shallow")).unwrap();
+        assert!(repo.is_shallow());
+        assert!(objects(&repo).is_none());
+    }
+}
