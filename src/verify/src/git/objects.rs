@@ -35,6 +35,9 @@ use std::path::{Path, PathBuf};
 pub const MAX_OBJECT_BYTES: u64 = 4 * 1024 * 1024;
 /// The longest delta chain followed (git writes at most 50 by default, 4095 at most).
 const MAX_DELTA_DEPTH: usize = 4096;
+/// How many times a chain may continue in another pack (a base by id outside the delta's
+/// pack, which git's own packs never need): each is a call deeper on the stack.
+const MAX_PACK_HOPS: usize = 4;
 /// A fanout bucket's ids are read in one piece up to this size (8 KiB in a 100,000-object
 /// pack); a larger bucket is searched id by id.
 const BUCKET_READ_BYTES: u64 = 64 * 1024;
@@ -89,14 +92,14 @@ impl Objects {
 
     /// The object `id`; None when this reader cannot tell (see the module's comment).
     pub fn read(&self, id: Oid) -> Option<Object> {
-        self.read_at_depth(id, 0)
+        self.read_at_depth(id, 0, 0)
     }
 
-    fn read_at_depth(&self, id: Oid, depth: usize) -> Option<Object> {
+    fn read_at_depth(&self, id: Oid, depth: usize, hops: usize) -> Option<Object> {
         let id = as_id(id)?;
         for pack in self.packs() {
             if let Some(offset) = pack.find(&id, self.bucket_read_bytes) {
-                return self.read_packed(pack, offset, depth);
+                return self.read_packed(pack, offset, depth, hops);
             }
         }
         read_loose(&self.dir, &id)
@@ -109,7 +112,7 @@ impl Objects {
 
     /// The object at `offset` of `pack`: its delta chain followed down to a whole object, then
     /// the deltas applied back up.
-    fn read_packed(&self, pack: &Pack, offset: u64, depth: usize) -> Option<Object> {
+    fn read_packed(&self, pack: &Pack, offset: u64, depth: usize, hops: usize) -> Option<Object> {
         let mut deltas: Vec<Header> = Vec::new();
         let mut at = offset;
         let base = loop {
@@ -135,7 +138,10 @@ impl Objects {
                         Some(base_at) => at = base_at,
                         None => {
                             let id = Oid::from_bytes(&base_id).ok()?;
-                            break self.read_at_depth(id, depth + deltas.len())?;
+                            if hops == MAX_PACK_HOPS {
+                                return None;
+                            }
+                            break self.read_at_depth(id, depth + deltas.len(), hops + 1)?;
                         }
                     }
                 }

@@ -443,3 +443,36 @@ proptest! {
         prop_assert!(assert_commit_as_libgit2(&repo, commit_bytes(tree, &[], headers, &message)));
     }
 }
+
+proptest! {
+    #![proptest_config(ProptestConfig::with_cases(64))]
+    /// Damaged packs and indexes (bytes overwritten anywhere): every read ends, without a
+    /// panic, and what it gives is either nothing or an object of at most the cap.
+    #[test]
+    fn damaged_packs_never_panic(flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), any::<bool>()), 1..12)) {
+        let dir = tempfile::tempdir().unwrap();
+        history(dir.path(), 3);
+        git(dir.path(), &["repack", "-adf", "-q"]);
+        let ids = all_ids(dir.path());
+        let pack_dir = dir.path().join(".git/objects/pack");
+        let files: Vec<_> = std::fs::read_dir(&pack_dir).unwrap().map(|e| e.unwrap().path()).collect();
+        let pick = |ext: &str| files.iter().find(|p| p.extension() == Some(ext.as_ref())).unwrap().clone();
+        let (pack, idx) = (pick("pack"), pick("idx"));
+        let mut bytes = [std::fs::read(&pack).unwrap(), std::fs::read(&idx).unwrap()];
+        for (at, value, in_idx) in flips {
+            let file = &mut bytes[usize::from(in_idx)];
+            let i = at.index(file.len());
+            file[i] = value;
+        }
+        for (path, data) in [(&pack, &bytes[0]), (&idx, &bytes[1])] {
+            std::fs::remove_file(path).unwrap();
+            std::fs::write(path, data).unwrap();
+        }
+        let objects = Objects::at(dir.path().join(".git/objects"), BUCKET_READ_BYTES);
+        for id in ids {
+            if let Some(object) = objects.read(id) {
+                prop_assert!(object.data.len() as u64 <= super::MAX_OBJECT_BYTES);
+            }
+        }
+    }
+}
