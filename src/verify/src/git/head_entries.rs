@@ -54,6 +54,12 @@ pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
 
 pub const MODE_TREE: i32 = 0o040000;
 
+/// The trees a call keeps (their bytes) before it lets go of those used longest ago: a
+/// handoff listing files in 50 directories of 100 entries under one of 1,000 reads 220 KB of
+/// trees, of which only the one being looked into and their parent are still needed when the
+/// paths come in order. Two 36 KB directories' worth.
+const KEPT_TREE_BYTES: usize = 64 * 1024;
+
 /// An entry of HEAD's tree: object id and mode. None: HEAD has nothing at the path.
 pub type Entry = Option<(Oid, i32)>;
 
@@ -69,7 +75,9 @@ pub(crate) struct HeadEntries<'r> {
     /// HEAD's top tree, read on the first path that neither the file nor a carry answered.
     top: OnceCell<Result<Dir<'r>, ()>>,
     /// HEAD's trees by directory (not the top), read once each.
-    trees: RefCell<HashMap<String, Option<Dir<'r>>>>,
+    trees: RefCell<HashMap<String, Cached<'r>>>,
+    /// Uses of `trees` so far: each entry remembers its last ([`Cached::used`]).
+    uses: Cell<u64>,
     /// The object database read without libgit2's mappings, opened on the first tree read
     /// (None: a layout left to libgit2).
     objects: OnceCell<Option<Objects>>,
@@ -100,6 +108,7 @@ impl<'r> HeadEntries<'r> {
             top_id: OnceCell::new(),
             top: OnceCell::new(),
             trees: RefCell::new(HashMap::new()),
+            uses: Cell::new(0),
             objects: OnceCell::new(),
             remembered,
             looked_up: RefCell::new(HashMap::new()),
@@ -188,6 +197,12 @@ impl<'r> HeadEntries<'r> {
         let _ = handover_handoff::safe_fs::replace(&file_path(self.repo), text.as_bytes(), false);
     }
 
+    /// The bytes of the trees this call keeps.
+    #[cfg(test)]
+    fn kept_bytes(&self) -> usize {
+        self.trees.borrow().values().map(Cached::bytes).sum()
+    }
+
     /// Tree objects this call read.
     #[cfg(test)]
     fn trees_read(&self) -> usize {
@@ -208,7 +223,7 @@ impl<'r> HeadEntries<'r> {
         self.trees
             .borrow()
             .get(dir)
-            .map(|tree| tree.as_ref().and_then(in_dir))
+            .map(|cached| cached.dir.as_ref().and_then(in_dir))
     }
 
     /// The remembered entries when they are for HEAD's commit.
@@ -272,17 +287,52 @@ impl<'r> HeadEntries<'r> {
             let top = self.top.get_or_init(|| self.read_tree(self.top_id()?));
             return top.clone().map(Some);
         }
-        if let Some(cached) = self.trees.borrow().get(dir) {
-            return Ok(cached.clone());
+        let now = self.uses.get() + 1;
+        self.uses.set(now);
+        if let Some(cached) = self.trees.borrow_mut().get_mut(dir) {
+            cached.used = now;
+            return Ok(cached.dir.clone());
         }
         let tree = match self.entry(dir)? {
             Some((id, MODE_TREE)) => Some(self.read_tree(id)?),
             _ => None,
         };
-        self.trees
-            .borrow_mut()
-            .insert(dir.to_string(), tree.clone());
+        self.keep(dir, tree.clone(), now);
         Ok(tree)
+    }
+
+    /// Keeps `tree` for the rest of the call; when the trees kept hold more than
+    /// [`KEPT_TREE_BYTES`], those used longest ago are let go (read again if asked again),
+    /// unless entries may be carried over from another commit: then [`HeadEntries::known`]
+    /// answers from every tree read, for the file's rewrite.
+    fn keep(&self, dir: &str, tree: Option<Dir<'r>>, now: u64) {
+        let mut trees = self.trees.borrow_mut();
+        trees.insert(
+            dir.to_string(),
+            Cached {
+                dir: tree,
+                used: now,
+            },
+        );
+        let carries = self
+            .remembered
+            .as_ref()
+            .is_some_and(|r| Some(r.commit) != self.commit);
+        if carries {
+            return;
+        }
+        let mut kept: usize = trees.values().map(Cached::bytes).sum();
+        while kept > KEPT_TREE_BYTES {
+            let Some(oldest) = trees
+                .iter()
+                .filter(|(_, cached)| cached.used != now)
+                .min_by_key(|(_, cached)| cached.used)
+                .map(|(dir, _)| dir.clone())
+            else {
+                break;
+            };
+            kept -= trees.remove(&oldest).map_or(0, |c| c.bytes());
+        }
     }
 
     /// The tree `id`: read here when the object database allows it, else by libgit2.
@@ -300,6 +350,24 @@ impl<'r> HeadEntries<'r> {
 
     fn objects(&self) -> Option<&Objects> {
         self.objects.get_or_init(|| Objects::of(self.repo)).as_ref()
+    }
+}
+
+/// A directory's tree as [`HeadEntries`] keeps it for the rest of a call.
+struct Cached<'r> {
+    /// None: HEAD has no directory there.
+    dir: Option<Dir<'r>>,
+    /// When it was last asked for ([`HeadEntries::uses`]).
+    used: u64,
+}
+
+impl Cached<'_> {
+    /// The bytes it holds (libgit2's trees are its own to count).
+    fn bytes(&self) -> usize {
+        match &self.dir {
+            Some(Dir::Read(entries)) => entries.bytes(),
+            _ => 0,
+        }
     }
 }
 
@@ -718,6 +786,90 @@ mod tests {
             for line in ["40000 ", " a\n", " c/deep\n", "- c/new.rs\n"] {
                 assert!(text.contains(line), "{line:?} in {text}");
             }
+        }
+
+        /// Directories whose trees together pass what a call keeps: 12 of 300 entries (about
+        /// 11 KB each) under one of 40.
+        fn wide() -> (TempDir, Vec<String>) {
+            let dir = tempfile::tempdir().unwrap();
+            git(dir.path(), &["init", "-q"]);
+            for d in 0..40 {
+                let files = if d < 12 { 300 } else { 1 };
+                for f in 0..files {
+                    write(
+                        dir.path(),
+                        &format!("src/d{d:02}/file-{f:04}.rs"),
+                        &format!("{d} {f}\n"),
+                    );
+                }
+            }
+            commit(dir.path());
+            let listed = (0..12)
+                .flat_map(|d| {
+                    [
+                        format!("src/d{d:02}/file-0007.rs"),
+                        format!("src/d{d:02}/file-0123.rs"),
+                    ]
+                })
+                .collect();
+            (dir, listed)
+        }
+
+        #[test]
+        fn paths_in_order_read_each_tree_once_while_few_are_kept() {
+            let (dir, listed) = wide();
+            let repo = Repository::open(dir.path()).unwrap();
+            let head = HeadEntries::new(&repo).unwrap();
+            let mut most = 0;
+            for path in &listed {
+                assert_eq!(head.entry(path), Ok(truth(&repo, path)), "{path}");
+                most = most.max(head.kept_bytes());
+            }
+            // The top, src/ and the twelve: each read once.
+            assert_eq!(head.trees_read(), 14);
+            assert!(most <= KEPT_TREE_BYTES + 12 * 1024, "{most} bytes kept");
+            assert!(head.kept_bytes() < 12 * 11 * 1024);
+            head.remember();
+            // All remembered: nothing is read at the next start.
+            assert_eq!(
+                ask(
+                    dir.path(),
+                    &listed.iter().map(String::as_str).collect::<Vec<_>>()
+                ),
+                0
+            );
+        }
+
+        #[test]
+        fn paths_out_of_order_are_answered_the_same_reading_trees_again() {
+            let (dir, mut listed) = wide();
+            listed.sort_by_key(|p| p.rsplit('-').next().map(str::to_string));
+            let paths: Vec<&str> = listed.iter().map(String::as_str).collect();
+            // d00..d11 for file-0007, then again for file-0123: the first ones let go.
+            assert!(ask(dir.path(), &paths) > 14);
+        }
+
+        #[test]
+        fn every_tree_is_kept_while_entries_may_carry_over() {
+            let (dir, listed) = wide();
+            let paths: Vec<&str> = listed.iter().map(String::as_str).collect();
+            ask(dir.path(), &paths);
+            for d in 0..8 {
+                write(
+                    dir.path(),
+                    &format!("src/d{d:02}/file-0007.rs"),
+                    "changed\n",
+                );
+            }
+            commit(dir.path());
+            let repo = Repository::open(dir.path()).unwrap();
+            let head = HeadEntries::new(&repo).unwrap();
+            for path in &paths {
+                assert_eq!(head.entry(path), Ok(truth(&repo, path)), "{path}");
+            }
+            // Top, src/ and the eight changed read; none let go (the rewrite may ask them).
+            assert_eq!(head.trees_read(), 10);
+            assert!(head.kept_bytes() > KEPT_TREE_BYTES);
         }
 
         #[test]

@@ -17,19 +17,10 @@ const ID_BYTES: usize = 20;
 /// in git's order.
 pub struct TreeEntries {
     data: Vec<u8>,
-    /// Where each entry starts in `data` and its name's span, in git's order, with whether
-    /// it is a directory: looked up by binary search.
-    names: Vec<Span>,
-}
-
-/// An entry of a parsed tree: where it starts, where its name starts and ends, whether it is
-/// a directory. Objects are at most a few MiB: every offset fits 32 bits.
-#[derive(Clone, Copy)]
-struct Span {
-    entry: u32,
-    name: u32,
-    end: u32,
-    dir: bool,
+    /// Where each entry starts in `data`, in git's order: looked up by binary search. (Four
+    /// bytes an entry: a hook call keeps every tree it read, 50 of them for a handoff listing
+    /// files in 50 directories; objects are at most a few MiB, so every offset fits.)
+    entries: Box<[u32]>,
 }
 
 /// One entry as stored: its mode, name and id.
@@ -48,7 +39,7 @@ impl TreeEntries {
         // In git's order a file's key is its name, so the files' names come sorted: a name
         // twice can only be a file and a directory of that name, found by binary search.
         let mut files: Vec<&[u8]> = Vec::new();
-        let mut names = Vec::new();
+        let mut entries = Vec::new();
         let mut last: Option<(&[u8], bool)> = None;
         let mut rest = data.as_slice();
         let at = |part: &[u8]| (part.as_ptr() as usize - data.as_ptr() as usize) as u32;
@@ -59,7 +50,7 @@ impl TreeEntries {
             if raw.name.is_empty() || raw.name.contains(&b'/') {
                 return None;
             }
-            let dir = mode_type(raw.mode) == MODE_TREE as u32;
+            let dir = is_dir(raw.mode);
             if let Some(before) = last {
                 if git_order(before, (raw.name, dir)) != std::cmp::Ordering::Less {
                     return None;
@@ -71,31 +62,35 @@ impl TreeEntries {
                 return None;
             }
             last = Some((raw.name, dir));
-            let name = at(raw.name);
-            names.push(Span {
-                entry,
-                name,
-                end: name + raw.name.len() as u32,
-                dir,
-            });
+            entries.push(entry);
         }
         drop(files);
-        Some(TreeEntries { data, names })
+        Some(TreeEntries {
+            entries: entries.into_boxed_slice(),
+            data,
+        })
+    }
+
+    /// The bytes it holds.
+    pub fn bytes(&self) -> usize {
+        self.data.len() + self.entries.len() * std::mem::size_of::<u32>()
     }
 
     /// The entry named `name`: its id and its mode as libgit2's `TreeEntry::filemode` gives it.
     pub fn get(&self, name: &str) -> Option<(Oid, i32)> {
         // A file sorts by its name, a directory as if its name ended in `/`: one search each.
         let name = name.as_bytes();
+        let raw = |at: u32| next_entry(&self.data[at as usize..]).map(|(raw, _)| raw);
         let found = [false, true].into_iter().find_map(|dir| {
-            self.names
-                .binary_search_by(|span| {
-                    let stored = &self.data[span.name as usize..span.end as usize];
-                    git_order((stored, span.dir), (name, dir))
+            self.entries
+                .binary_search_by(|&at| match raw(at) {
+                    Some(stored) => git_order((stored.name, is_dir(stored.mode)), (name, dir)),
+                    // Parsed whole before: not reached.
+                    None => std::cmp::Ordering::Less,
                 })
                 .ok()
         })?;
-        let (raw, _) = next_entry(&self.data[self.names[found].entry as usize..])?;
+        let raw = raw(self.entries[found])?;
         Some((Oid::from_bytes(raw.id).ok()?, normalized_mode(raw.mode)))
     }
 }
@@ -118,6 +113,10 @@ fn next_entry(bytes: &[u8]) -> Option<(Raw<'_>, &[u8])> {
     let name = &rest[..nul];
     let id = rest.get(nul + 1..nul + 1 + ID_BYTES)?;
     Some((Raw { mode, name, id }, &rest[nul + 1 + ID_BYTES..]))
+}
+
+fn is_dir(mode: u32) -> bool {
+    mode_type(mode) == MODE_TREE as u32
 }
 
 fn mode_type(mode: u32) -> u32 {
