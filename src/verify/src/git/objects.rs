@@ -25,7 +25,7 @@
 
 use flate2::{Decompress, FlushDecompress, Status};
 use git2::{ObjectType, Oid, Repository};
-use std::cell::OnceCell;
+use std::cell::{OnceCell, RefCell};
 use std::fs::File;
 use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
@@ -58,6 +58,9 @@ pub struct Objects {
     packs: OnceCell<Vec<Pack>>,
     /// [`BUCKET_READ_BYTES`], smaller in tests (to search id by id in small packs).
     bucket_read_bytes: u64,
+    /// The buffer index slices and compressed bytes are read into: zeroed once, reused by
+    /// every read of the call.
+    scratch: RefCell<Vec<u8>>,
 }
 
 /// One pack and its index, open, with the index's fanout table.
@@ -87,6 +90,7 @@ impl Objects {
             dir,
             packs: OnceCell::new(),
             bucket_read_bytes,
+            scratch: RefCell::new(Vec::new()),
         }
     }
 
@@ -98,7 +102,7 @@ impl Objects {
     fn read_at_depth(&self, id: Oid, depth: usize, hops: usize) -> Option<Object> {
         let id = as_id(id)?;
         for pack in self.packs() {
-            if let Some(offset) = pack.find(&id, self.bucket_read_bytes) {
+            if let Some(offset) = self.find(pack, &id) {
                 return self.read_packed(pack, offset, depth, hops);
             }
         }
@@ -108,6 +112,16 @@ impl Objects {
     fn packs(&self) -> &[Pack] {
         self.packs
             .get_or_init(|| open_packs(&self.dir.join("pack")))
+    }
+
+    /// `id`'s offset in `pack`, through the shared buffer.
+    fn find(&self, pack: &Pack, id: &[u8; ID_BYTES]) -> Option<u64> {
+        pack.find(id, self.bucket_read_bytes, &mut self.scratch.borrow_mut())
+    }
+
+    /// The inflated data of the entry `header` of `pack`, through the shared buffer.
+    fn inflate(&self, pack: &Pack, header: &Header) -> Option<Vec<u8>> {
+        pack.inflate(header.data_at, header.size, &mut self.scratch.borrow_mut())
     }
 
     /// The object at `offset` of `pack`: its delta chain followed down to a whole object, then
@@ -124,7 +138,7 @@ impl Objects {
                 Base::None(kind) => {
                     break Object {
                         kind,
-                        data: pack.inflate(header.data_at, header.size)?,
+                        data: self.inflate(pack, &header)?,
                     }
                 }
                 Base::Offset(base_at) => {
@@ -134,7 +148,7 @@ impl Objects {
                 Base::Id(base_id) => {
                     deltas.push(header);
                     // In the same pack, as git writes them; else anywhere in the database.
-                    match pack.find(&base_id, self.bucket_read_bytes) {
+                    match self.find(pack, &base_id) {
                         Some(base_at) => at = base_at,
                         None => {
                             let id = Oid::from_bytes(&base_id).ok()?;
@@ -149,11 +163,19 @@ impl Objects {
         };
         let mut object = base;
         for header in deltas.iter().rev() {
-            let delta = pack.inflate(header.data_at, header.size)?;
+            let delta = self.inflate(pack, header)?;
             object.data = apply_delta(&object.data, &delta)?;
         }
         Some(object)
     }
+}
+
+/// The first `len` bytes of `scratch`, grown (zeroed) only when it is shorter.
+fn sized(scratch: &mut Vec<u8>, len: usize) -> &mut [u8] {
+    if scratch.len() < len {
+        scratch.resize(len, 0);
+    }
+    &mut scratch[..len]
 }
 
 /// `id`'s bytes, when it is a SHA-1 id.
@@ -263,7 +285,12 @@ impl Pack {
     /// The offset in the pack of the object `id`, by the index: the ids sorting under its
     /// first byte read in one piece (or searched one by one when there are many), then its
     /// offset.
-    fn find(&self, id: &[u8; ID_BYTES], bucket_read_bytes: u64) -> Option<u64> {
+    fn find(
+        &self,
+        id: &[u8; ID_BYTES],
+        bucket_read_bytes: u64,
+        scratch: &mut Vec<u8>,
+    ) -> Option<u64> {
         let first = usize::from(id[0]);
         let lo = if first == 0 {
             0
@@ -274,13 +301,21 @@ impl Pack {
         let ids_at = 8 + 1024;
         let id_len = ID_BYTES as u64;
         let index = if (hi - lo) * id_len <= bucket_read_bytes {
-            let mut ids = vec![0u8; ((hi - lo) * id_len) as usize];
-            self.idx
-                .read_exact_at(&mut ids, ids_at + lo * id_len)
-                .ok()?;
-            let found = ids
-                .chunks_exact(ID_BYTES)
-                .position(|candidate| candidate == id)?;
+            let ids = sized(scratch, ((hi - lo) * id_len) as usize);
+            self.idx.read_exact_at(ids, ids_at + lo * id_len).ok()?;
+            // Sorted: a binary search over the slice.
+            let (mut a, mut b) = (0, ids.len() / ID_BYTES);
+            let found = loop {
+                if a >= b {
+                    return None;
+                }
+                let mid = a + (b - a) / 2;
+                match ids[mid * ID_BYTES..(mid + 1) * ID_BYTES].cmp(id.as_slice()) {
+                    std::cmp::Ordering::Equal => break mid,
+                    std::cmp::Ordering::Less => a = mid + 1,
+                    std::cmp::Ordering::Greater => b = mid,
+                }
+            };
             lo + found as u64
         } else {
             let (mut lo, mut hi) = (lo, hi);
@@ -382,19 +417,19 @@ impl Pack {
     }
 
     /// The zlib stream at `at`, which must inflate to exactly `size` bytes.
-    fn inflate(&self, at: u64, size: u64) -> Option<Vec<u8>> {
+    fn inflate(&self, at: u64, size: u64, scratch: &mut Vec<u8>) -> Option<Vec<u8>> {
         let mut inflater = Decompress::new(true);
         let mut out = Vec::with_capacity(usize::try_from(size).ok()?);
         // Compressed, `size` bytes take at most a little more (zlib's stored blocks): most
         // objects come in one read of about their size.
         let guess = size.saturating_add(size / 64 + 64).min(CHUNK_BYTES as u64) as usize;
-        let mut chunk = vec![0u8; guess];
+        let chunk = sized(scratch, guess);
         let mut at = at;
         loop {
             if at >= self.pack_len {
                 return None;
             }
-            let read = self.pack.read_at(&mut chunk, at).ok()?;
+            let read = self.pack.read_at(chunk, at).ok()?;
             if read == 0 {
                 return None;
             }

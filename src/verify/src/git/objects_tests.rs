@@ -102,7 +102,7 @@ fn assert_reads_as_libgit2(root: &Path) -> Layout {
         let found = objects
             .packs()
             .iter()
-            .find_map(|pack| Some((pack, pack.find(&bytes, BUCKET_READ_BYTES)?)));
+            .find_map(|pack| Some((pack, objects.find(pack, &bytes)?)));
         match found.map(|(pack, at)| pack.header(at).unwrap().base) {
             None => layout.loose += 1,
             Some(Base::None(_)) => layout.whole += 1,

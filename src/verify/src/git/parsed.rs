@@ -140,10 +140,13 @@ fn normalized_mode(mode: u32) -> i32 {
 
 /// git's order of tree entries: by name, a directory's name as if it ended in `/`.
 fn git_order(a: (&[u8], bool), b: (&[u8], bool)) -> std::cmp::Ordering {
-    fn key(name: &[u8], dir: bool) -> impl Iterator<Item = u8> + '_ {
-        name.iter().copied().chain(dir.then_some(b'/'))
-    }
-    key(a.0, a.1).cmp(key(b.0, b.1))
+    let common = a.0.len().min(b.0.len());
+    a.0[..common].cmp(&b.0[..common]).then_with(|| {
+        // Past the shorter name: the next byte, or `/` for a directory's end, nothing for a
+        // file's.
+        let next = |(name, dir): (&[u8], bool)| name.get(common).copied().or(dir.then_some(b'/'));
+        next(a).cmp(&next(b))
+    })
 }
 
 /// What a hook needs of a commit: its tree, its parents and its message's summary.
