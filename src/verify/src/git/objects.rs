@@ -75,11 +75,11 @@ struct Pack {
 
 impl Objects {
     /// The object database of `repo`; None when it is one this reader leaves to libgit2 (it
-    /// borrows from other databases through alternates, or ids are not SHA-1).
+    /// borrows from other databases through alternates). Ids of another length than SHA-1's
+    /// are left to libgit2 one by one ([`Objects::read`]).
     pub fn of(repo: &Repository) -> Option<Objects> {
         let dir = repo.commondir().join("objects");
-        if dir.join("info").join("alternates").exists() || Oid::zero().as_bytes().len() != ID_BYTES
-        {
+        if dir.join("info").join("alternates").exists() {
             return None;
         }
         Some(Objects::at(dir, BUCKET_READ_BYTES))
