@@ -151,6 +151,36 @@ mod tests {
         assert!(line(&objects, head, first).is_none());
     }
 
+    /// Pairs of commits of an existing history, read both ways:
+    /// `HANDOVER_OBJECTS_REPO=<path> cargo test -p handover-verify pairs_of_a_given -- --ignored`.
+    #[test]
+    #[ignore = "reads the repository named by HANDOVER_OBJECTS_REPO"]
+    fn pairs_of_a_given_history_are_what_libgit2_walks() {
+        let root = std::env::var_os("HANDOVER_OBJECTS_REPO").expect("HANDOVER_OBJECTS_REPO");
+        let repo = Repository::open(&root).unwrap();
+        let objects = objects(&repo).expect("a plain history");
+        let mut walk = repo.revwalk().unwrap();
+        walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME).unwrap();
+        walk.push_head().unwrap();
+        let recent: Vec<Oid> = walk.take(300).map(Result::unwrap).collect();
+        let (mut lines, mut left) = (0, 0);
+        for (i, &from) in recent.iter().enumerate() {
+            for &to in recent.iter().skip(i + 1).take(12) {
+                for (a, b) in [(from, to), (to, from)] {
+                    match line(&objects, a, b) {
+                        Some(ours) => {
+                            lines += 1;
+                            assert_eq!(libgit2_walk(&repo, a, b), (true, ours));
+                        }
+                        None => left += 1,
+                    }
+                }
+            }
+        }
+        eprintln!("{lines} pairs answered as libgit2 walks them, {left} left to it");
+        assert!(lines > 0);
+    }
+
     #[test]
     fn a_shallow_history_is_left_to_libgit2() {
         let dir = tempfile::tempdir().unwrap();
