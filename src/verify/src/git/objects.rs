@@ -27,7 +27,6 @@ use flate2::{Decompress, FlushDecompress, Status};
 use git2::{ObjectType, Oid, Repository};
 use std::cell::{OnceCell, RefCell};
 use std::fs::File;
-use std::os::unix::fs::FileExt;
 use std::path::{Path, PathBuf};
 
 /// The largest object read here (a tree of about 100,000 entries; larger ones are left to
@@ -183,17 +182,45 @@ fn as_id(id: Oid) -> Option<[u8; ID_BYTES]> {
     id.as_bytes().try_into().ok()
 }
 
-/// A file of the object database, opened for reading without blocking and only when it is a
-/// regular file; with its size.
+/// A file of the object database, opened for reading without blocking (on Unix: a FIFO
+/// cannot hang the call) and only when it is a regular file; with its size.
 fn open_regular(path: &Path) -> Option<(File, u64)> {
-    use std::os::unix::fs::OpenOptionsExt;
-    let file = std::fs::OpenOptions::new()
-        .read(true)
-        .custom_flags(libc::O_NONBLOCK)
-        .open(path)
-        .ok()?;
+    let mut options = std::fs::OpenOptions::new();
+    options.read(true);
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::OpenOptionsExt;
+        options.custom_flags(libc::O_NONBLOCK);
+    }
+    let file = options.open(path).ok()?;
     let meta = file.metadata().ok()?;
     meta.is_file().then_some((file, meta.len()))
+}
+
+/// Up to `buf.len()` bytes of `file` at `at`: how many were read.
+fn read_at(file: &File, buf: &mut [u8], at: u64) -> std::io::Result<usize> {
+    #[cfg(unix)]
+    {
+        std::os::unix::fs::FileExt::read_at(file, buf, at)
+    }
+    #[cfg(windows)]
+    {
+        std::os::windows::fs::FileExt::seek_read(file, buf, at)
+    }
+}
+
+/// Exactly `buf.len()` bytes of `file` at `at`.
+fn read_exact_at(file: &File, mut buf: &mut [u8], mut at: u64) -> std::io::Result<()> {
+    while !buf.is_empty() {
+        match read_at(file, buf, at)? {
+            0 => return Err(std::io::ErrorKind::UnexpectedEof.into()),
+            n => {
+                buf = &mut buf[n..];
+                at += n as u64;
+            }
+        }
+    }
+    Ok(())
 }
 
 /// Every `pack-*.idx` in `dir` with its pack, both valid in their headers. A pack that is not
@@ -245,7 +272,7 @@ impl Pack {
         let (pack, pack_len) = open_regular(pack_path)?;
         // Version 2 index: magic, version, 256 fanout counts.
         let mut head = [0u8; 8 + 256 * 4];
-        idx.read_exact_at(&mut head, 0).ok()?;
+        read_exact_at(&idx, &mut head, 0).ok()?;
         if head[..8] != [0xff, b't', b'O', b'c', 0, 0, 0, 2] {
             return None;
         }
@@ -262,7 +289,7 @@ impl Pack {
             return None;
         }
         let mut pack_head = [0u8; 12];
-        pack.read_exact_at(&mut pack_head, 0).ok()?;
+        read_exact_at(&pack, &mut pack_head, 0).ok()?;
         if &pack_head[..4] != b"PACK"
             || !matches!(pack_head[7], 2 | 3)
             || pack_head[4..7] != [0, 0, 0]
@@ -302,7 +329,7 @@ impl Pack {
         let id_len = ID_BYTES as u64;
         let index = if (hi - lo) * id_len <= bucket_read_bytes {
             let ids = sized(scratch, ((hi - lo) * id_len) as usize);
-            self.idx.read_exact_at(ids, ids_at + lo * id_len).ok()?;
+            read_exact_at(&self.idx, ids, ids_at + lo * id_len).ok()?;
             // Sorted: a binary search over the slice.
             let (mut a, mut b) = (0, ids.len() / ID_BYTES);
             let found = loop {
@@ -325,9 +352,7 @@ impl Pack {
                     return None;
                 }
                 let mid = lo + (hi - lo) / 2;
-                self.idx
-                    .read_exact_at(&mut candidate, ids_at + mid * id_len)
-                    .ok()?;
+                read_exact_at(&self.idx, &mut candidate, ids_at + mid * id_len).ok()?;
                 match candidate.as_slice().cmp(id.as_slice()) {
                     std::cmp::Ordering::Equal => break mid,
                     std::cmp::Ordering::Less => lo = mid + 1,
@@ -338,9 +363,7 @@ impl Pack {
         let count = self.count();
         let offsets_at = ids_at + count * (id_len + 4);
         let mut small = [0u8; 4];
-        self.idx
-            .read_exact_at(&mut small, offsets_at + index * 4)
-            .ok()?;
+        read_exact_at(&self.idx, &mut small, offsets_at + index * 4).ok()?;
         let small = u32::from_be_bytes(small);
         let offset = if small & 0x8000_0000 == 0 {
             u64::from(small)
@@ -351,7 +374,7 @@ impl Pack {
                 return None;
             }
             let mut large = [0u8; 8];
-            self.idx.read_exact_at(&mut large, large_at).ok()?;
+            read_exact_at(&self.idx, &mut large, large_at).ok()?;
             u64::from_be_bytes(large)
         };
         // After the pack's header, before its trailing checksum.
@@ -362,7 +385,7 @@ impl Pack {
     /// then for a delta its base (a distance back, or an id).
     fn header(&self, at: u64) -> Option<Header> {
         let mut bytes = [0u8; 32];
-        let read = self.pack.read_at(&mut bytes, at).ok()?;
+        let read = read_at(&self.pack, &mut bytes, at).ok()?;
         let bytes = &bytes[..read];
         let mut i = 0;
         let mut byte = *bytes.first()?;
@@ -429,7 +452,7 @@ impl Pack {
             if at >= self.pack_len {
                 return None;
             }
-            let read = self.pack.read_at(chunk, at).ok()?;
+            let read = read_at(&self.pack, chunk, at).ok()?;
             if read == 0 {
                 return None;
             }
@@ -492,7 +515,7 @@ fn read_loose(dir: &Path, id: &[u8; ID_BYTES]) -> Option<Object> {
         return None;
     }
     let mut compressed = vec![0u8; usize::try_from(len).ok()?];
-    file.read_exact_at(&mut compressed, 0).ok()?;
+    read_exact_at(&file, &mut compressed, 0).ok()?;
     let mut inflater = Decompress::new(true);
     // The header first: "commit 4194304\0" and a few digits more at most.
     let mut head = Vec::with_capacity(64);
