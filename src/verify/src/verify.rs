@@ -5,6 +5,7 @@
 //! caller must handle): a hook shows whatever could be established.
 
 use crate::git::head_entries::HeadEntries;
+use crate::git::objects::Objects;
 use crate::git::uncommitted::{PathState, PathStates};
 use crate::git::{self, history, HeadInfo, LazyRepo};
 use git2::{Oid, Repository, Sort};
@@ -257,7 +258,9 @@ fn check_git<'a>(
         ..current
     };
     check_branch(recorded, &current, reasons);
-    check_head(lazy, recorded, &current, reasons);
+    // The object database HEAD's entries read from, shared: opened once per call.
+    let objects = head.as_ref().and_then(HeadEntries::objects);
+    check_head(lazy, objects, recorded, &current, reasons);
     match depth {
         Depth::Full => check_working_tree(lazy, recorded, reasons),
         Depth::Quick => check_listed_changes(lazy, head.take(), recorded, reasons),
@@ -386,6 +389,7 @@ fn plural(n: usize, one: &str, many: &str) -> String {
 
 fn check_head(
     lazy: &LazyRepo,
+    objects: Option<&Objects>,
     recorded: &GitSnapshot,
     current: &HeadInfo,
     reasons: &mut Vec<Reason>,
@@ -413,14 +417,9 @@ fn check_head(
         Err(e) => return reasons.push(unreadable(lazy.root(), &e)),
     };
     // Commits read without libgit2's mappings where the history allows (git::history).
-    let objects = history::objects(repo);
-    let is_commit = |id: &Oid| {
-        objects
-            .as_ref()
-            .and_then(|o| history::commit(o, *id))
-            .is_some()
-            || repo.find_commit(*id).is_ok()
-    };
+    let objects = objects.filter(|_| !history::grafted(repo));
+    let is_commit =
+        |id: &Oid| objects.and_then(|o| o.commit(*id)).is_some() || repo.find_commit(*id).is_ok();
     let Some(cur_oid) = Oid::from_str(cur).ok().filter(is_commit) else {
         return reasons.push(unreadable(
             lazy.root(),
@@ -452,7 +451,7 @@ fn check_head(
         ));
     };
     // A line of commits either way, read here; else libgit2's graph and walk decide.
-    let line = |from, to| objects.as_ref().and_then(|o| history::line(o, from, to));
+    let line = |from, to| objects.and_then(|o| history::line(o, from, to));
     let ahead = line(cur_oid, rec_oid).map(listed);
     let behind = || line(rec_oid, cur_oid).map(listed);
     if let Some((count, details)) = ahead.or_else(|| {

@@ -33,8 +33,8 @@
 //! directory that cannot be written just means the trees are read each time.
 
 use super::objects::Objects;
-use super::parsed::{CommitFields, TreeEntries};
-use git2::{ErrorCode, ObjectType, Oid, Repository, Tree};
+use super::parsed::{TreeEntries, MODE_TREE};
+use git2::{ErrorCode, Oid, Repository, Tree};
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
 use std::collections::{HashMap, HashSet};
@@ -51,8 +51,6 @@ const HEADER: &str = "handover HEAD entries 2";
 const MAX_ENTRIES: usize = 4096;
 /// The largest file read (4096 entries of a long path each).
 pub const MAX_FILE_BYTES: u64 = 1024 * 1024;
-
-pub const MODE_TREE: i32 = 0o040000;
 
 /// The trees a call keeps (their bytes) before it lets go of those used longest ago: a
 /// handoff listing files in 50 directories of 100 entries under one of 1,000 reads 220 KB of
@@ -264,11 +262,7 @@ impl<'r> HeadEntries<'r> {
     fn top_id(&self) -> Result<Oid, ()> {
         *self.top_id.get_or_init(|| {
             let commit = self.commit.ok_or(())?;
-            let read = self.objects().and_then(|o| o.read(commit));
-            if let Some(fields) = read
-                .filter(|o| o.kind == ObjectType::Commit)
-                .and_then(|o| CommitFields::parse(o.data))
-            {
+            if let Some(fields) = self.objects().and_then(|o| o.commit(commit)) {
                 return Ok(fields.tree);
             }
             self.repo
@@ -338,17 +332,15 @@ impl<'r> HeadEntries<'r> {
     /// The tree `id`: read here when the object database allows it, else by libgit2.
     fn read_tree(&self, id: Oid) -> Result<Dir<'r>, ()> {
         self.trees_read.set(self.trees_read.get() + 1);
-        let read = self.objects().and_then(|o| o.read(id));
-        if let Some(entries) = read
-            .filter(|o| o.kind == ObjectType::Tree)
-            .and_then(|o| TreeEntries::parse(o.data))
-        {
+        if let Some(entries) = self.objects().and_then(|o| o.tree(id)) {
             return Ok(Dir::Read(Rc::new(entries)));
         }
         self.repo.find_tree(id).map(Dir::Git).map_err(|_| ())
     }
 
-    fn objects(&self) -> Option<&Objects> {
+    /// The object database this call reads HEAD's trees from, opened on first use; shared
+    /// with the verdict's HEAD check. None: a layout left to libgit2.
+    pub(crate) fn objects(&self) -> Option<&Objects> {
         self.objects.get_or_init(|| Objects::of(self.repo)).as_ref()
     }
 }

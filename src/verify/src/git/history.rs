@@ -7,29 +7,15 @@
 //! always did.
 
 use super::objects::Objects;
-use super::parsed::CommitFields;
-use git2::{ObjectType, Oid, Repository};
+use git2::{Oid, Repository};
 
 /// The longest line followed here; a longer way is libgit2's walk.
 const MAX_LINE: usize = 100;
 
-/// The commit `id`, parsed; None when it is not read here (libgit2 then decides whether it
-/// exists and is a commit).
-pub(crate) fn commit(objects: &Objects, id: Oid) -> Option<CommitFields> {
-    objects
-        .read(id)
-        .filter(|o| o.kind == ObjectType::Commit)
-        .and_then(|o| CommitFields::parse(o.data))
-}
-
-/// The object database to read history from: None when libgit2 must walk it (shallow or
-/// grafted parents, or a layout [`Objects`] leaves to libgit2).
-pub(crate) fn objects(repo: &Repository) -> Option<Objects> {
-    let grafted = repo.is_shallow() || repo.commondir().join("info").join("grafts").exists();
-    if grafted {
-        return None;
-    }
-    Objects::of(repo)
+/// Whether libgit2 rewrites the parents it reads (a shallow history, or grafts): then only
+/// libgit2 walks the history.
+pub(crate) fn grafted(repo: &Repository) -> bool {
+    repo.is_shallow() || repo.commondir().join("info").join("grafts").exists()
 }
 
 /// The commits reachable from `from` and not from `to`, newest first with their summaries,
@@ -43,7 +29,7 @@ pub(crate) fn line(objects: &Objects, from: Oid, to: Oid) -> Option<Vec<(Oid, Ve
         if line.len() == MAX_LINE {
             return None;
         }
-        let fields = commit(objects, at)?;
+        let fields = objects.commit(at)?;
         let [parent] = fields.parents[..] else {
             return None;
         };
@@ -51,13 +37,14 @@ pub(crate) fn line(objects: &Objects, from: Oid, to: Oid) -> Option<Vec<(Oid, Ve
         at = parent;
     }
     // `to` itself must be a commit read here too, as libgit2 would have read it.
-    commit(objects, to)?;
+    objects.commit(to)?;
     Some(line)
 }
 
 #[cfg(test)]
 mod tests {
-    use super::{line, objects};
+    use super::{grafted, line};
+    use crate::git::objects::Objects;
     use crate::test_git::git;
     use git2::{Oid, Repository, Sort};
 
@@ -117,7 +104,8 @@ mod tests {
         git(root, &["checkout", "-q", "--orphan", "other"]);
         commit("another root");
         let repo = Repository::open(root).unwrap();
-        let objects = objects(&repo).unwrap();
+        assert!(!grafted(&repo));
+        let objects = Objects::of(&repo).unwrap();
         let mut walk = repo.revwalk().unwrap();
         for branch in ["main", "side", "other"] {
             walk.push_ref(&format!("refs/heads/{branch}")).unwrap();
@@ -158,7 +146,8 @@ mod tests {
     fn pairs_of_a_given_history_are_what_libgit2_walks() {
         let root = std::env::var_os("HANDOVER_OBJECTS_REPO").expect("HANDOVER_OBJECTS_REPO");
         let repo = Repository::open(&root).unwrap();
-        let objects = objects(&repo).expect("a plain history");
+        assert!(!grafted(&repo), "a plain history");
+        let objects = Objects::of(&repo).expect("a plain object database");
         let mut walk = repo.revwalk().unwrap();
         walk.set_sorting(Sort::TOPOLOGICAL | Sort::TIME).unwrap();
         walk.push_head().unwrap();
@@ -199,6 +188,6 @@ mod tests {
         );
         let repo = Repository::open(dir.path().join("shallow")).unwrap();
         assert!(repo.is_shallow());
-        assert!(objects(&repo).is_none());
+        assert!(grafted(&repo));
     }
 }

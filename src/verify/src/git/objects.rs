@@ -23,6 +23,7 @@
 //! place of a pack cannot hang the hook), must be a regular file, and every length read from
 //! it is checked against the file's size and the caps above before anything is allocated.
 
+use super::parsed::{CommitFields, TreeEntries};
 use flate2::{Decompress, FlushDecompress, Status};
 use git2::{ObjectType, Oid, Repository};
 use std::cell::{OnceCell, RefCell};
@@ -96,6 +97,21 @@ impl Objects {
     /// The object `id`; None when this reader cannot tell (see the module's comment).
     pub fn read(&self, id: Oid) -> Option<Object> {
         self.read_at_depth(id, 0, 0)
+    }
+
+    /// The commit `id`, parsed ([`CommitFields`]); None when it is not read here (libgit2
+    /// then decides whether it exists and is a commit).
+    pub fn commit(&self, id: Oid) -> Option<CommitFields> {
+        self.read(id)
+            .filter(|o| o.kind == ObjectType::Commit)
+            .and_then(|o| CommitFields::parse(o.data))
+    }
+
+    /// The tree `id`, parsed ([`TreeEntries`]); None when it is not read here.
+    pub fn tree(&self, id: Oid) -> Option<TreeEntries> {
+        self.read(id)
+            .filter(|o| o.kind == ObjectType::Tree)
+            .and_then(|o| TreeEntries::parse(o.data))
     }
 
     fn read_at_depth(&self, id: Oid, depth: usize, hops: usize) -> Option<Object> {

@@ -5,12 +5,13 @@
 
 use git2::Oid;
 
-/// libgit2's modes (`git_filemode_t`).
-const MODE_TREE: i32 = 0o040000;
-const MODE_BLOB: i32 = 0o100644;
-const MODE_BLOB_EXECUTABLE: i32 = 0o100755;
-const MODE_LINK: i32 = 0o120000;
-const MODE_COMMIT: i32 = 0o160000;
+/// libgit2's modes (`git_filemode_t`), as `TreeEntry::filemode` gives them: the one set the
+/// crate compares tree entries with.
+pub const MODE_TREE: i32 = 0o040000;
+pub const MODE_BLOB: i32 = 0o100644;
+pub const MODE_BLOB_EXECUTABLE: i32 = 0o100755;
+pub const MODE_LINK: i32 = 0o120000;
+pub const MODE_COMMIT: i32 = 0o160000;
 const ID_BYTES: usize = 20;
 
 /// A tree's entries, checked whole when parsed: every entry well formed, the names unique and

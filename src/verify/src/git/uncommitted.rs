@@ -23,7 +23,8 @@
 //! raw bytes differ and hold a carriage return or `$Id`, the answer comes from libgit2's own
 //! status of that one path, which applies the filters exactly (and reads the index).
 
-use super::head_entries::{HeadEntries, MODE_TREE};
+use super::head_entries::HeadEntries;
+use super::parsed::{MODE_BLOB, MODE_BLOB_EXECUTABLE, MODE_COMMIT, MODE_LINK, MODE_TREE};
 use git2::{ErrorCode, ObjectType, Oid, Repository};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -120,10 +121,10 @@ impl<'r> PathStates<'r> {
                 }
             }
             (Some(Working::File { executable }), Some((id, mode))) => {
-                if mode != MODE_FILE && mode != MODE_EXECUTABLE {
+                if mode != MODE_BLOB && mode != MODE_BLOB_EXECUTABLE {
                     return PathState::Uncommitted;
                 }
-                self.compare_file(rel, id, executable != (mode == MODE_EXECUTABLE))
+                self.compare_file(rel, id, executable != (mode == MODE_BLOB_EXECUTABLE))
             }
         }
     }
@@ -240,11 +241,6 @@ impl<'r> PathStates<'r> {
         }
     }
 }
-
-const MODE_FILE: i32 = 0o100644;
-const MODE_EXECUTABLE: i32 = 0o100755;
-const MODE_LINK: i32 = 0o120000;
-const MODE_COMMIT: i32 = 0o160000;
 
 enum Working {
     File {
