@@ -133,6 +133,42 @@ struct Sample {
     rss_kib: u64,
 }
 
+impl Sample {
+    fn ms(&self) -> f64 {
+        self.wall.as_secs_f64() * 1000.0
+    }
+
+    fn mib(&self) -> f64 {
+        self.rss_kib as f64 / 1024.0
+    }
+}
+
+/// A case in the 10-file and the 100,000-file repository, as every row of the two prints it:
+/// wall ms and its ratio to the process floor in each, 100k ÷ 10, and peak RSS MiB in each.
+struct Pair {
+    small_ms: f64,
+    small_x: f64,
+    big_ms: f64,
+    big_x: f64,
+    big_over_small: f64,
+    small_mib: f64,
+    big_mib: f64,
+}
+
+impl Pair {
+    fn of(small: Sample, big: Sample, floor: Sample) -> Pair {
+        Pair {
+            small_ms: small.ms(),
+            small_x: small.ms() / floor.ms(),
+            big_ms: big.ms(),
+            big_x: big.ms() / floor.ms(),
+            big_over_small: big.ms() / small.ms(),
+            small_mib: small.mib(),
+            big_mib: big.mib(),
+        }
+    }
+}
+
 fn main() {
     let env_runs = |name: &str, default: usize| -> usize {
         std::env::var(name)
@@ -285,8 +321,6 @@ fn main() {
         }
         eprintln!("{group}: {} cases, {rounds} rounds ...", cases.len());
         let results = interleaved(rounds, &cases);
-        let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-        let mib = |k: u64| k as f64 / 1024.0;
         let floor = results[0];
         println!();
         println!(
@@ -294,8 +328,8 @@ fn main() {
         );
         println!(
             "process floor (`true`): {:.2} ms, {:.1} MiB",
-            ms(floor.wall),
-            mib(floor.rss_kib)
+            floor.ms(),
+            floor.mib()
         );
         let mut i = 1;
         for &hook in hooks {
@@ -312,18 +346,18 @@ fn main() {
                 "MiB"
             );
             for shape in Shape::ALL {
-                let (s, b) = (results[i], results[i + 1]);
+                let p = Pair::of(results[i], results[i + 1], floor);
                 i += 2;
                 println!(
                     "{:<36} {:>9.2} {:>6.1} {:>9.2} {:>6.1} {:>8.2} {:>6.1} {:>6.1}",
                     shape.name(),
-                    ms(s.wall),
-                    ms(s.wall) / ms(floor.wall),
-                    ms(b.wall),
-                    ms(b.wall) / ms(floor.wall),
-                    ms(b.wall) / ms(s.wall),
-                    mib(s.rss_kib),
-                    mib(b.rss_kib),
+                    p.small_ms,
+                    p.small_x,
+                    p.big_ms,
+                    p.big_x,
+                    p.big_over_small,
+                    p.small_mib,
+                    p.big_mib,
                 );
             }
         }
@@ -343,18 +377,18 @@ fn main() {
                     "HEAD one commit past the handoff's HEAD (HEAD's entries remembered)",
                 ),
             ] {
-                let (s, b) = (results[i], results[i + 1]);
+                let p = Pair::of(results[i], results[i + 1], floor);
                 i += 2;
                 println!(
                     "SessionStart, {}, {when}: {:.2} ms, x floor {:.1} / {:.2} ms, x floor {:.1}, 100k/10 {:.2}, {:.1} / {:.1} MiB",
                     shape.name(),
-                    ms(s.wall),
-                    ms(s.wall) / ms(floor.wall),
-                    ms(b.wall),
-                    ms(b.wall) / ms(floor.wall),
-                    ms(b.wall) / ms(s.wall),
-                    mib(s.rss_kib),
-                    mib(b.rss_kib),
+                    p.small_ms,
+                    p.small_x,
+                    p.big_ms,
+                    p.big_x,
+                    p.big_over_small,
+                    p.small_mib,
+                    p.big_mib,
                 );
             }
         }
@@ -363,18 +397,18 @@ fn main() {
             println!();
             println!(
                 "context watch, PostToolUse: 1 MB transcript {:.2} ms, 200 MB transcript {:.2} ms, 200 MB / 1 MB {:.2}",
-                ms(a.wall),
-                ms(b.wall),
-                ms(b.wall) / ms(a.wall)
+                a.ms(),
+                b.ms(),
+                b.ms() / a.ms()
             );
             i += 2;
             let (a, b) = (results[i], results[i + 1]);
             println!(
                 "context watch, a session's first Stop (no record yet, the transcript read from its start): 1 MB {:.2} ms, {:.1} MiB; 20 MB {:.2} ms, {:.1} MiB",
-                ms(a.wall),
-                mib(a.rss_kib),
-                ms(b.wall),
-                mib(b.rss_kib)
+                a.ms(),
+                a.mib(),
+                b.ms(),
+                b.mib()
             );
             i += 2;
         }
@@ -519,31 +553,29 @@ fn compare_builds(
     }
     eprintln!("builds compared: {} cases, {runs} rounds ...", cases.len());
     let results = interleaved(runs, &cases);
-    let ms = |d: Duration| d.as_secs_f64() * 1000.0;
-    let mib = |k: u64| k as f64 / 1024.0;
     let floor = results[0];
     println!();
     println!(
         "SessionStart (startup), builds compared in the same {runs} interleaved rounds: median wall ms (10 files / 100,000 files), x floor (10 files), 100k/10, peak RSS MiB (10 / 100k); floor {:.2} ms, {:.1} MiB",
-        ms(floor.wall),
-        mib(floor.rss_kib)
+        floor.ms(),
+        floor.mib()
     );
     let mut i = 1;
     for (label, exe) in &builds {
         println!();
         println!("{label} ({exe})");
         for shape in Shape::ALL {
-            let (s, b) = (results[i], results[i + 1]);
+            let p = Pair::of(results[i], results[i + 1], floor);
             i += 2;
             println!(
                 "{:<36} {:>8.2} {:>8.2} {:>6.1} {:>7.2} {:>5.1} {:>5.1}",
                 shape.name(),
-                ms(s.wall),
-                ms(b.wall),
-                ms(s.wall) / ms(floor.wall),
-                ms(b.wall) / ms(s.wall),
-                mib(s.rss_kib),
-                mib(b.rss_kib),
+                p.small_ms,
+                p.big_ms,
+                p.small_x,
+                p.big_over_small,
+                p.small_mib,
+                p.big_mib,
             );
         }
     }
