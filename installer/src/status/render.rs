@@ -186,14 +186,25 @@ impl CodexConfigStatus {
     }
 }
 
+/// The line for a client's `trustedFolders` entry, when its file could be read: "<client>:
+/// folder trusted (<folder>)", or "<client>: folder not trusted" and what that means for it.
+fn trusted_folder_line(
+    client: &str,
+    folder: &Result<Option<String>, String>,
+    untrusted_means: &str,
+    out: &mut Vec<String>,
+) {
+    if let Ok(folder) = folder {
+        out.push(match folder {
+            Some(f) => format!("{client}: folder trusted ({f})"),
+            None => format!("{client}: folder not trusted{untrusted_means}"),
+        });
+    }
+}
+
 impl CopilotFacts {
     fn lines(&self, out: &mut Vec<String>) {
-        if let Ok(folder) = &self.folder {
-            out.push(match folder {
-                Some(f) => format!("copilot: folder trusted ({f})"),
-                None => "copilot: folder not trusted".to_string(),
-            });
-        }
+        trusted_folder_line("copilot", &self.folder, "", out);
     }
 
     /// Copilot CLI loads no repository hooks in a folder the user has not trusted: said when
@@ -212,12 +223,12 @@ impl CopilotFacts {
 
 impl DroidFacts {
     fn lines(&self, out: &mut Vec<String>) {
-        if let Ok(folder) = &self.folder {
-            out.push(match folder {
-                Some(f) => format!("droid: folder trusted ({f})"),
-                None => "droid: folder not trusted (its terminal UI asks before it runs the hooks; `handover install --droid --trust` answers ahead)".to_string(),
-            });
-        }
+        trusted_folder_line(
+            "droid",
+            &self.folder,
+            " (its terminal UI asks before it runs the hooks; `handover install --droid --trust` answers ahead)",
+            out,
+        );
     }
 }
 
