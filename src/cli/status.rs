@@ -220,7 +220,7 @@ impl StatusReport {
         if let Some(problem) = &self.guard.problem {
             problems.push(problem.clone());
         } else if !self.guard.present && self.guard.in_git {
-            problems.push("handoff files are not ignored by git: run `handover install` (or any `handover write`) to add the guard, or use --shared on purpose".into());
+            problems.push("handoff files are not ignored by git: run `handover install` (or any `handover write`) to add them to the repository's info/exclude, or use --shared on purpose".into());
         }
         if !self.guard.tracked.is_empty() {
             problems.push(format!(
