@@ -134,6 +134,10 @@ fn write_and_done_into_a_read_only_store_change_nothing() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("state.json"), "names the file: {err}");
+    assert!(
+        err.contains("\nhint: you may not write there") && err.contains("chmod u+w"),
+        "says what to do: {err}"
+    );
     assert_eq!(
         snapshot_files(&r.path),
         before,
@@ -142,6 +146,8 @@ fn write_and_done_into_a_read_only_store_change_nothing() {
 
     let out = run_unprivileged(&r.path, &["done"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("hint: you may not write there"), "{err}");
     assert_eq!(
         snapshot_files(&r.path),
         before,
