@@ -120,6 +120,13 @@ impl Client for Codex {
         transcript::newest_usage(tail, at_file_start, fullness_of_line)
     }
 
+    /// Interactive Codex runs no hook at `/exit` or Ctrl-C: its background `app-server`
+    /// reports the thread's SessionEnd about a minute after it is left (the record then gets
+    /// its end). `codex exec` reports its end at once.
+    fn late_end(&self) -> Option<&'static str> {
+        Some("Codex reports the end of an interactive session about a minute after it is quit or left; a killed one never reports it")
+    }
+
     fn compaction_percent(
         &self,
         project: Option<&Path>,

@@ -247,6 +247,13 @@ pub trait Client: Sync {
         None
     }
 
+    /// Why a session of this client may have no end recorded yet although it was quit
+    /// normally, in a few words for the record's "how it ended" (its own words, never a
+    /// record's). None: an end is reported at quit, so a missing one means killed or still open.
+    fn late_end(&self) -> Option<&'static str> {
+        None
+    }
+
     /// The number of tokens a reading of `model` is measured against when the client's own
     /// settings say where it compacts, in tokens rather than as a share of a window (Factory
     /// Droid); it then stands for what the transcript would state. `user_dir` as for
