@@ -777,6 +777,84 @@ fn the_git_command_line_fallback_runs_no_program_the_repository_configures() {
     );
 }
 
+/// A tarball of a partial clone (issue 34, defect 4): its `.git/config` makes `origin` the
+/// promisor remote with an `uploadpack` program of the stranger's choosing, and HEAD's tree is
+/// missing. libgit2 refuses the `partialClone` extension, so `write`, `boot`, `status` and the
+/// SessionStart hook ask the git command line, whose `git status` / `git ls-tree HEAD` would
+/// fetch the missing tree on the spot and run that program. None of them may.
+#[test]
+fn a_partial_clones_promisor_remote_is_never_asked_for_a_missing_object() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let marker = base.join("ran");
+    let script = base.join("upload-pack.sh");
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$0 $*\" >> '{}'\nexec git-upload-pack \"$@\"\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let far = base.join("far.git");
+    repo::git(&base, &["init", "-q", "--bare", "far.git"]);
+    let root = base.join("unpacked");
+    repo::git(&base, &["init", "-q", "-b", "main", "unpacked"]);
+    fs::create_dir(root.join("src")).unwrap();
+    fs::write(root.join("src/lib.rs"), "pub fn a() {}\n").unwrap();
+    fs::write(root.join("README.md"), "hello\n").unwrap();
+    repo::git(&root, &["add", "-A"]);
+    repo::git(&root, &["commit", "-q", "-m", "initial"]);
+    for (key, value) in [
+        ("core.repositoryformatversion", "1"),
+        ("extensions.partialClone", "origin"),
+        ("remote.origin.url", far.to_str().unwrap()),
+        ("remote.origin.promisor", "true"),
+        ("remote.origin.uploadpack", script.to_str().unwrap()),
+    ] {
+        repo::git(&root, &["config", key, value]);
+    }
+    let tree = repo::git(&root, &["rev-parse", "HEAD^{tree}"]);
+    fs::remove_file(root.join(".git/objects").join(&tree[..2]).join(&tree[2..])).unwrap();
+    assert!(
+        handover_core::git::open(&root).is_err(),
+        "libgit2 reads partial clones now?"
+    );
+
+    // Each step on its own, so a failure names every one that ran the program.
+    let mut ran = Vec::new();
+    let mut step = |name: &str| {
+        if fs::remove_file(&marker).is_ok() {
+            ran.push(name.to_string());
+        }
+    };
+    let out = write(&root, "Ship it");
+    assert!(out.status.success(), "{}", text(&out));
+    step("write");
+    handover(&root, &["boot"]);
+    step("boot");
+    handover(&root, &["status"]);
+    step("status");
+    let run = crate::support::hook::run_hook_in(
+        crate::support::hook::SESSION_START,
+        &["--agent", "claude"],
+        crate::support::hook::payload(serde_json::json!({
+            "session_id": "tarball", "hook_event_name": "SessionStart", "source": "startup",
+            "cwd": root,
+        })),
+        &[],
+        Some(&root),
+    );
+    run.assert_clean("SessionStart");
+    assert!(run.stdout_str().contains("Ship it"), "{}", run.stdout_str());
+    step("SessionStart");
+    assert!(
+        ran.is_empty(),
+        "the promisor remote's uploadpack program ran in: {ran:?}"
+    );
+}
+
 // Session records: a clone, a copy or another user decides what is in `.handover/records/`.
 
 /// A record file as a crafted repository (or the hooks) would leave it, written straight to

@@ -742,3 +742,120 @@ fn a_push_says_when_the_code_it_describes_is_not_on_the_remote() {
     assert!(out.contains(&head[..12]), "names the commit: {out}");
     insta::assert_snapshot!("push_ahead_of_the_remote", world.pin(&out, &[&a]));
 }
+
+/// An executable shell script at `path` that appends `name` to `log`, then runs `then` (with
+/// git's arguments) or exits with `status`.
+fn spy(path: &Path, name: &str, log: &Path, then: Result<&str, u8>) {
+    use std::os::unix::fs::PermissionsExt;
+    let tail = match then {
+        Ok(program) => format!("exec {program} \"$@\""),
+        Err(status) => format!("cat >/dev/null; exit {status}"),
+    };
+    let script = format!("#!/bin/sh\necho {name} >> '{}'\n{tail}\n", log.display());
+    fs::write(path, script).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// What the spies wrote, one name a line ("" when none ran).
+fn spied(log: &Path) -> String {
+    fs::read_to_string(log).unwrap_or_default()
+}
+
+/// A repository that arrived as a tarball brings its `.git/config` (issue 34, defect 5).
+/// `handover push` and `pull` run none of the programs it names: an fsmonitor, hooks through
+/// `core.hooksPath` and in `.git/hooks/` (`pre-push`, `reference-transaction`), and they refuse
+/// the repository's own `remote.origin.uploadpack` / `receivepack` with the key named and how
+/// to fix it. The same key in the user's global configuration is the user's own: obeyed.
+#[test]
+fn push_and_pull_run_no_program_the_repositorys_own_configuration_names() {
+    let world = World::new();
+    let a = world.clone("laptop");
+    let b = world.clone("desktop");
+    let base = world.base();
+    let log = base.join("ran.log");
+    for m in [&a, &b] {
+        let hooks = base.join(format!("hooks-{}", m.name));
+        fs::create_dir_all(&hooks).unwrap();
+        for dir in [hooks.clone(), m.root.join(".git/hooks")] {
+            for hook in ["pre-push", "reference-transaction", "post-checkout"] {
+                spy(&dir.join(hook), hook, &log, Err(0));
+            }
+        }
+        let fsmonitor = base.join(format!("fsmonitor-{}", m.name));
+        spy(&fsmonitor, "fsmonitor", &log, Err(1));
+        m.git(&["config", "core.fsmonitor", fsmonitor.to_str().unwrap()]);
+        m.git(&["config", "core.hooksPath", hooks.to_str().unwrap()]);
+    }
+    // The spies work: git itself runs them.
+    a.git(&["status", "--porcelain"]);
+    a.git(&["update-ref", "refs/spy", "HEAD"]);
+    assert!(spied(&log).contains("fsmonitor"), "{}", spied(&log));
+    assert!(spied(&log).contains("reference-transaction"));
+    fs::remove_file(&log).unwrap();
+
+    a.write("Run nothing the tarball names");
+    a.ok(&["push"]);
+    b.ok(&["pull"]);
+    assert!(b.fetched_ref("main").is_some());
+    b.ok(&["pull", "--adopt"]);
+    assert_eq!(b.state().content.goal, "Run nothing the tarball names");
+    assert_eq!(
+        spied(&log),
+        "",
+        "push or pull ran a program .git/config names"
+    );
+
+    // The programs for the other side of the transport, in the repository's own configuration:
+    // refused, with the key and the fix named; nothing ran.
+    let upload = base.join("upload-pack-spy");
+    let receive = base.join("receive-pack-spy");
+    spy(&upload, "uploadpack", &log, Ok("git-upload-pack"));
+    spy(&receive, "receivepack", &log, Ok("git-receive-pack"));
+    for m in [&a, &b] {
+        m.git(&[
+            "config",
+            "remote.origin.uploadpack",
+            upload.to_str().unwrap(),
+        ]);
+        m.git(&[
+            "config",
+            "remote.origin.receivepack",
+            receive.to_str().unwrap(),
+        ]);
+    }
+    a.write("A second goal");
+    for (m, args) in [
+        (&a, &["push"][..]),
+        (&a, &["push", "--force"]),
+        (&b, &["pull"]),
+    ] {
+        let out = m.handover(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let said = stderr(&out);
+        let named = ["uploadpack", "receivepack"]
+            .iter()
+            .any(|k| said.contains(&format!("sets `remote.origin.{k}`")));
+        assert!(
+            named && said.contains("git config --global"),
+            "{args:?}: {said}"
+        );
+    }
+    assert_eq!(spied(&log), "", "a refused transport ran a program");
+    assert_eq!(
+        world.remote_ref("refs/handover/main"),
+        a.fetched_ref("main"),
+        "the refused push changed nothing on the remote"
+    );
+
+    // The user's own global configuration is obeyed, as by `git push`.
+    a.git(&["config", "--unset", "remote.origin.receivepack"]);
+    a.git(&["config", "--unset", "remote.origin.uploadpack"]);
+    a.git(&[
+        "config",
+        "--global",
+        "remote.origin.receivepack",
+        receive.to_str().unwrap(),
+    ]);
+    a.ok(&["push"]);
+    assert_eq!(spied(&log), "receivepack\n");
+}

@@ -207,10 +207,10 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
         base.as_deref().unwrap_or("")
     );
     let refspec = format!("{commit}:{target}");
-    let out = command::run_raw(
+    let out = command::transport(
         root,
+        &remote,
         &["push", "--porcelain", &lease, &remote, &refspec],
-        None,
     )?;
     if !out.status.success() {
         let said = format!(
@@ -353,7 +353,7 @@ fn fetch(root: &Path, remote: &str, branch: Option<&str>) -> anyhow::Result<()> 
         args.push("--prune");
     }
     args.extend([remote, spec.as_str()]);
-    let out = command::run_raw(root, &args, None)?;
+    let out = command::transport(root, remote, &args)?;
     if out.status.success() {
         return Ok(());
     }
