@@ -9,5 +9,6 @@ mod support;
 mod project {
     mod architecture;
     mod docs_samples;
+    mod git_processes;
     mod history;
 }

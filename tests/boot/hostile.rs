@@ -777,9 +777,8 @@ fn the_git_command_line_fallback_runs_no_program_the_repository_configures() {
     );
 }
 
-/// A tarball of a partial clone (issue 34, defect 4): its `.git/config` makes `origin` the
-/// promisor remote with an `uploadpack` program of the stranger's choosing, and HEAD's tree is
-/// missing. libgit2 refuses the `partialClone` extension, so `write`, `boot`, `status` and the
+/// A tarball of a partial clone: its `.git/config` makes `origin` the promisor remote with an
+/// `uploadpack` program of the stranger's choosing, and HEAD's tree is missing. libgit2 refuses the `partialClone` extension, so `write`, `boot`, `status` and the
 /// SessionStart hook ask the git command line, whose `git status` / `git ls-tree HEAD` would
 /// fetch the missing tree on the spot and run that program. None of them may.
 #[test]

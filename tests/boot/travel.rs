@@ -761,11 +761,11 @@ fn spied(log: &Path) -> String {
     fs::read_to_string(log).unwrap_or_default()
 }
 
-/// A repository that arrived as a tarball brings its `.git/config` (issue 34, defect 5).
-/// `handover push` and `pull` run none of the programs it names: an fsmonitor, hooks through
-/// `core.hooksPath` and in `.git/hooks/` (`pre-push`, `reference-transaction`), and they refuse
-/// the repository's own `remote.origin.uploadpack` / `receivepack` with the key named and how
-/// to fix it. The same key in the user's global configuration is the user's own: obeyed.
+/// A repository that arrived as a tarball brings its `.git/config`: `handover push` and `pull`
+/// run none of the programs it names (an fsmonitor, hooks through `core.hooksPath` and in
+/// `.git/hooks/`: `pre-push`, `reference-transaction`), and they refuse the repository's own
+/// `remote.origin.uploadpack` / `receivepack` with the key named and how to fix it. The same key
+/// in the user's global configuration is the user's own: obeyed.
 #[test]
 fn push_and_pull_run_no_program_the_repositorys_own_configuration_names() {
     let world = World::new();
@@ -773,25 +773,30 @@ fn push_and_pull_run_no_program_the_repositorys_own_configuration_names() {
     let b = world.clone("desktop");
     let base = world.base();
     let log = base.join("ran.log");
-    for m in [&a, &b] {
-        let hooks = base.join(format!("hooks-{}", m.name));
-        fs::create_dir_all(&hooks).unwrap();
-        for dir in [hooks.clone(), m.root.join(".git/hooks")] {
-            for hook in ["pre-push", "reference-transaction", "post-checkout"] {
-                spy(&dir.join(hook), hook, &log, Err(0));
-            }
+    // The laptop's hooks in a directory its configuration names, the desktop's where git looks
+    // by default.
+    let hooks = base.join("hooks");
+    fs::create_dir_all(&hooks).unwrap();
+    a.git(&["config", "core.hooksPath", hooks.to_str().unwrap()]);
+    for dir in [hooks, b.root.join(".git/hooks")] {
+        for hook in ["pre-push", "reference-transaction", "post-checkout"] {
+            spy(&dir.join(hook), hook, &log, Err(0));
         }
-        let fsmonitor = base.join(format!("fsmonitor-{}", m.name));
-        spy(&fsmonitor, "fsmonitor", &log, Err(1));
-        m.git(&["config", "core.fsmonitor", fsmonitor.to_str().unwrap()]);
-        m.git(&["config", "core.hooksPath", hooks.to_str().unwrap()]);
     }
-    // The spies work: git itself runs them.
-    a.git(&["status", "--porcelain"]);
-    a.git(&["update-ref", "refs/spy", "HEAD"]);
-    assert!(spied(&log).contains("fsmonitor"), "{}", spied(&log));
-    assert!(spied(&log).contains("reference-transaction"));
-    fs::remove_file(&log).unwrap();
+    let fsmonitor = base.join("fsmonitor");
+    spy(&fsmonitor, "fsmonitor", &log, Err(1));
+    for m in [&a, &b] {
+        m.git(&["config", "core.fsmonitor", fsmonitor.to_str().unwrap()]);
+        // The spies work: git itself runs them.
+        m.git(&["status", "--porcelain"]);
+        m.git(&["update-ref", "refs/spy", "HEAD"]);
+        let ran = spied(&log);
+        assert!(
+            ran.contains("fsmonitor") && ran.contains("reference-transaction"),
+            "{ran}"
+        );
+        fs::remove_file(&log).unwrap();
+    }
 
     a.write("Run nothing the tarball names");
     a.ok(&["push"]);
