@@ -29,8 +29,9 @@
 //!   and `required=false`, which git treats as no filter.
 //! - [`Git::transport`] (fetch, push): the user's own transport, configuration and credentials,
 //!   so every remote git understands works; but what only the repository's own configuration
-//!   (`.git/config`, `config.worktree` and the files they include) says about programs is
-//!   refused before git starts, with the key named and how to fix it (see [`PROGRAM_KEYS`]).
+//!   (`.git/config`, `config.worktree` and the files they include) says about programs to run
+//!   or files to write is refused before git starts, with the key named and how to fix it (see
+//!   [`REFUSED_KEYS`]); the same keys in the user's global or system configuration are obeyed.
 //!   Refused, not overridden: a value such as `remote.<name>.uploadpack` also names the
 //!   program run on an ssh server, so replacing it silently could break a push in a way the
 //!   user cannot see. On the command line, which overrides every file: `protocol.ext.allow=never`
@@ -59,10 +60,11 @@ const TRANSPORT: &[&str] = &[
     "submodule.recurse=false",
 ];
 
-/// Keys that name a program git runs during a fetch or a push (lower case, as `git config`
-/// prints them; `*` stands for one subsection), refused for transport when the repository's own
-/// configuration sets them. `remote.<name>.*` is checked for the remote used only.
-pub const PROGRAM_KEYS: &[&str] = &[
+/// Keys that name a program git runs during a fetch or a push, or a file it writes then (lower
+/// case, as `git config` prints them; `*` stands for one subsection), refused for transport when
+/// the repository's own configuration sets them. `remote.<name>.*` is checked for the remote
+/// used only.
+pub const REFUSED_KEYS: &[&str] = &[
     // The program run for the other side of a local or ssh transport.
     "remote.<remote>.uploadpack",
     "remote.<remote>.receivepack",
@@ -77,6 +79,9 @@ pub const PROGRAM_KEYS: &[&str] = &[
     // Credential helpers (`!<shell command>` or `git-credential-<name>`).
     "credential.helper",
     "credential.*.helper",
+    // Writes the cookies an https server sends into the file `http.cookieFile` names, anywhere.
+    "http.savecookies",
+    "http.*.savecookies",
 ];
 
 /// Why a git process was not started.
@@ -86,7 +91,8 @@ pub enum GitError {
     Spawn { command: String, error: io::Error },
     /// The configuration could not be listed, so what it names could not be switched off.
     Unlisted { why: String },
-    /// The repository's own configuration names a program transport would run.
+    /// The repository's own configuration names a program transport would run (or a file it
+    /// would write).
     Refused { key: String, remote: String },
 }
 
@@ -102,11 +108,12 @@ impl fmt::Display for GitError {
             ),
             GitError::Refused { key, remote } => write!(
                 f,
-                "refused: this repository's own git configuration sets `{key}`, which names a program git would run \
-                 to reach `{remote}`; handover runs no program a repository's configuration names (a repository that \
-                 arrived as a tarball or a copy brings its .git/config). If you set it yourself, move it to your global \
-                 configuration (`git config --global {key} <value>`, then `git config --unset-all {key}` here, or remove \
-                 it from the file the repository's config includes), or use `git push`/`git fetch` yourself"
+                "refused: this repository's own git configuration sets `{key}`, which makes git run a program \
+                 (or write a file) of the repository's choosing to reach `{remote}`; handover follows no such setting from a \
+                 repository's own configuration (a repository that arrived as a tarball or a copy brings its .git/config). \
+                 If you set it yourself, move it to your global configuration (`git config --global {key} <value>`, then \
+                 `git config --unset-all {key}` here, or remove it from the file the repository's configuration includes), \
+                 or run `git push` / `git fetch` yourself"
             ),
         }
     }
@@ -222,7 +229,7 @@ impl Git {
                 }
             }
             Kind::Transport { remote } => {
-                if let Some(key) = program_key(&self.listing()?, remote) {
+                if let Some(key) = refused_key(&self.listing()?, remote) {
                     return Err(GitError::Refused {
                         key,
                         remote: shown_name(remote),
@@ -348,17 +355,17 @@ fn filter_drivers(listed: &[Entry]) -> Vec<String> {
     names
 }
 
-/// The first key of [`PROGRAM_KEYS`] the repository's own configuration (scope `local` or
+/// The first key of [`REFUSED_KEYS`] the repository's own configuration (scope `local` or
 /// `worktree`, included files counting as the file that includes them) sets for `remote`.
-fn program_key(listed: &[Entry], remote: &str) -> Option<String> {
+fn refused_key(listed: &[Entry], remote: &str) -> Option<String> {
     listed
         .iter()
         .filter(|e| e.scope == "local" || e.scope == "worktree")
-        .find(|e| names_a_program(&e.key, remote))
+        .find(|e| is_refused(&e.key, remote))
         .map(|e| shown_name(&e.key))
 }
 
-fn names_a_program(key: &str, remote: &str) -> bool {
+fn is_refused(key: &str, remote: &str) -> bool {
     let Some((section, rest)) = key.split_once('.') else {
         return false;
     };
@@ -366,7 +373,7 @@ fn names_a_program(key: &str, remote: &str) -> bool {
         Some((sub, var)) => (Some(sub), var),
         None => (None, rest),
     };
-    PROGRAM_KEYS.iter().any(|pattern| {
+    REFUSED_KEYS.iter().any(|pattern| {
         let Some((p_section, p_rest)) = pattern.split_once('.') else {
             return false;
         };
@@ -467,12 +474,18 @@ local\0filter.evil.required\n\0";
                 Some("credential.https://h?[2J.helper"),
             ),
             (e("local", "credential.username"), None),
+            (e("local", "http.savecookies"), Some("http.savecookies")),
+            (
+                e("local", "http.https://h.example.savecookies"),
+                Some("http.https://h.example.savecookies"),
+            ),
+            (e("local", "http.cookiefile"), None),
             (e("local", "core.fsmonitor"), None),
             (e("local", "remote.origin.url"), None),
         ];
         for (entry, want) in cases {
             assert_eq!(
-                program_key(std::slice::from_ref(&entry), "origin").as_deref(),
+                refused_key(std::slice::from_ref(&entry), "origin").as_deref(),
                 want,
                 "{entry:?}"
             );
