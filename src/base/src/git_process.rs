@@ -40,7 +40,8 @@
 //!   configuration). Terminal prompts stay on: the user runs `handover push` and may have to
 //!   give a password, as for `git push`.
 //!
-//! Reading configuration (`git config --list`) runs nothing, so it is how both lists are made.
+//! Reading configuration (`git config --show-scope --list`, git 2.26 or newer) runs nothing, so
+//! it is how both lists are made; when it fails, the command is not run.
 
 use std::ffi::{OsStr, OsString};
 use std::fmt;
