@@ -247,7 +247,9 @@ impl Git {
     /// Every configuration entry git sees here, with its scope (`git config --show-scope -z
     /// --list`, which follows includes and runs nothing), under the same environment.
     fn listing(&self) -> Result<Vec<Entry>, GitError> {
-        let mut cmd = self.command(&[]);
+        // The same switches as every command (they list as scope `command`, never refused).
+        let always: Vec<String> = ALWAYS.iter().map(|c| (*c).to_string()).collect();
+        let mut cmd = self.command(&always);
         cmd.args(["config", "--show-scope", "-z", "--list"]);
         let out = run(cmd, None, "git config --list")?;
         // 1: nothing configured at all (outside a repository, an empty configuration).
