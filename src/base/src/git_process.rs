@@ -218,7 +218,18 @@ impl Git {
         match &self.kind {
             Kind::Local { filters: false } => {}
             Kind::Local { filters: true } => {
-                for driver in filter_drivers(&self.listing()?) {
+                let drivers = filter_drivers(&self.listing()?);
+                // `-c filter.a=b.clean=` is read as the key `filter.a`: such a driver could not
+                // be switched off, so nothing runs.
+                if let Some(name) = drivers.iter().find(|d| d.contains('=')) {
+                    return Err(GitError::Unlisted {
+                        why: format!(
+                            "the filter driver `{}` has a name git's command line cannot switch off",
+                            shown_name(name)
+                        ),
+                    });
+                }
+                for driver in drivers {
                     for (key, value) in [
                         ("clean", ""),
                         ("smudge", ""),
@@ -538,6 +549,37 @@ local\0filter.evil.required\n\0";
         )
         .unwrap();
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+
+    /// A driver whose name holds `=` cannot be given back on git's command line (`-c` splits at
+    /// the first `=`): the command is not run at all.
+    #[test]
+    fn a_filter_driver_that_cannot_be_switched_off_stops_the_command() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        std::fs::create_dir(&root).unwrap();
+        git(&root, &["init", "-q"]);
+        std::fs::write(root.join("a.txt"), "x\n").unwrap();
+        std::fs::write(root.join(".gitattributes"), "* filter=a=b\n").unwrap();
+        git(&root, &["add", "-A"]);
+        let marker = tmp.path().join("ran");
+        let script = tmp.path().join("clean.sh");
+        spy(&script, &marker);
+        git(
+            &root,
+            &["config", "filter.a=b.clean", script.to_str().unwrap()],
+        );
+        std::fs::write(root.join("a.txt"), "changed\n").unwrap();
+        let err = Git::local(&root)
+            .reading_work_tree()
+            .args(["status", "--porcelain"])
+            .output()
+            .unwrap_err();
+        assert!(err.to_string().contains("`a=b`"), "{err}");
+        assert!(!marker.exists(), "the clean filter ran");
+        // The control: git itself runs it.
+        git(&root, &["status", "--porcelain"]);
+        assert!(marker.exists());
     }
 
     /// `core.hooksPath=/dev/null` switches off the default `.git/hooks/` too, not only a
