@@ -96,7 +96,7 @@ fn drifted_by_commits_lists_their_subjects() {
     assert_eq!(
         r.message,
         format!(
-            "HEAD moved 2 commits ahead of the recorded {} on main.",
+            "HEAD moved 2 commits ahead of the recorded {} on «main».",
             short(&recorded)
         )
     );
@@ -182,7 +182,7 @@ fn stale_after_switching_branch() {
     assert_eq!(r.severity, Verdict::Stale);
     assert_eq!(
         r.message,
-        "The handoff was written on branch main, but HEAD is now on branch other."
+        "The handoff was written on branch «main», but HEAD is now on branch «other»."
     );
     assert_eq!(
         codes(&full),
@@ -205,7 +205,7 @@ fn stale_between_detached_and_branch_both_ways() {
     assert_eq!(
         find(&v, "branch_changed").message,
         format!(
-            "The handoff was written on branch main, but HEAD is now on a detached HEAD at {}.",
+            "The handoff was written on branch «main», but HEAD is now on a detached HEAD at {}.",
             short(&head)
         )
     );
@@ -217,7 +217,7 @@ fn stale_between_detached_and_branch_both_ways() {
     assert_eq!(
         find(&v, "branch_changed").message,
         format!(
-            "The handoff was written on a detached HEAD at {}, but HEAD is now on branch main.",
+            "The handoff was written on a detached HEAD at {}, but HEAD is now on branch «main».",
             short(&head)
         )
     );
@@ -249,7 +249,7 @@ fn stale_after_reset_back_lists_the_lost_commits() {
     let r = find(&v, "head_behind");
     assert!(
         r.message.starts_with(&format!(
-            "HEAD is 1 commit behind the recorded {} on main",
+            "HEAD is 1 commit behind the recorded {} on «main»",
             short(&second)
         )),
         "{}",
@@ -272,7 +272,7 @@ fn stale_after_history_rewritten_by_amend() {
     assert_eq!(
         r.message,
         format!(
-            "History was rewritten on main: the recorded {} is not an ancestor of HEAD {} (1 recorded commit no longer on the branch, 1 new commit instead).",
+            "History was rewritten on «main»: the recorded {} is not an ancestor of HEAD {} (1 recorded commit no longer on the branch, 1 new commit instead).",
             short(&before),
             short(&after)
         )
@@ -353,7 +353,7 @@ fn stale_when_an_important_file_is_missing() {
     let r = find(&v, "important_file_missing");
     assert_eq!(
         r.message,
-        "The important file src/lib.rs named in the handoff is missing."
+        "The important file «src/lib.rs» named in the handoff is missing."
     );
     assert_eq!(r.details, vec!["src/lib.rs"]);
     // Full also sees the deletion in the working tree.
@@ -383,7 +383,7 @@ fn drifted_when_a_changed_file_is_gone() {
     assert_eq!(quick.verdict, Verdict::Drifted);
     assert_eq!(
         find(&quick, "changed_file_missing").message,
-        "draft.txt, changed before the handoff, no longer exists."
+        "The file «draft.txt», changed before the handoff, no longer exists."
     );
     // A file recorded as deleted is expected to be absent.
     let mut h2 = h.clone();
@@ -479,7 +479,7 @@ fn unborn_repository_fresh_then_drifted_by_the_first_commit() {
     let r = find(&v, "head_moved");
     assert_eq!(
         r.message,
-        "HEAD moved 1 commit ahead on main; the handoff was written before the first commit."
+        "HEAD moved 1 commit ahead on «main»; the handoff was written before the first commit."
     );
     assert_eq!(r.details, vec![format!("{} First commit", short(&first))]);
     // a.txt was untracked at the handoff and is committed now.
@@ -496,7 +496,7 @@ fn stale_when_head_has_no_commits_any_more() {
     assert_eq!(codes(&v)[..2], ["branch_changed", "head_unborn"]);
     assert!(find(&v, "head_unborn")
         .message
-        .starts_with("HEAD has no commits now on fresh-start"));
+        .starts_with("HEAD has no commits now on «fresh-start»"));
 }
 
 #[test]

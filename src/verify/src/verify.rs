@@ -1,7 +1,8 @@
 //! Verification, not trust: check a handoff against the repository and give a verdict.
 //!
 //! The rules, their reason codes and messages are documented in docs/verification.md; keep the
-//! two in step. Every check turns a failure into a reason (never a panic, never an error the
+//! two in step. A value from the handoff or the repository (a branch, a path, a recorded
+//! root or HEAD) sits in a message only inside `sanitize::quote`'s « ». Every check turns a failure into a reason (never a panic, never an error the
 //! caller must handle): a hook shows whatever could be established.
 
 use crate::git::head_entries::HeadEntries;
@@ -10,6 +11,7 @@ use crate::git::uncommitted::{PathState, PathStates};
 use crate::git::{self, history, HeadInfo, LazyRepo};
 use git2::{Oid, Repository, Sort};
 use handover_handoff::model::{ChangeKind, GitSnapshot, Handoff, Reason, Verdict, Verification};
+use handover_handoff::sanitize::quote;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -178,7 +180,7 @@ fn check_origin(
             if !same_directory(&recorded_root, root) {
                 why.push(format!(
                     "it was recorded in {}, not in {}",
-                    handover_handoff::sanitize::one_line(&recorded.root),
+                    quote(&recorded.root),
                     root.display()
                 ));
             }
@@ -333,14 +335,21 @@ fn unreadable(root: &Path, error: &str) -> Reason {
     )
 }
 
-fn short(id: &str) -> &str {
-    id.get(..7).unwrap_or(id)
+/// A commit id cut to 7 digits. What a handoff records as its HEAD is anyone's text until
+/// it parses as an id: anything but hex digits is quoted instead (`sanitize::quote`).
+fn short(id: &str) -> String {
+    if id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        id.get(..7).unwrap_or(id).to_string()
+    } else {
+        handover_handoff::sanitize::quote_within(id, 20)
+    }
 }
 
-/// "branch main", "a detached HEAD at a1b2c3d".
+/// "branch «main»", "a detached HEAD at a1b2c3d". Branch names, recorded or current, are
+/// quoted: a handoff's is anyone's text, and a ref name is the repository's.
 fn position(branch: Option<&str>, detached: bool, head: Option<&str>) -> String {
     match (branch, detached) {
-        (Some(b), false) => format!("branch {b}"),
+        (Some(b), false) => format!("branch {}", quote(b)),
         _ => match head {
             Some(h) => format!("a detached HEAD at {}", short(h)),
             None => "a detached HEAD".to_string(),
@@ -351,7 +360,7 @@ fn position(branch: Option<&str>, detached: bool, head: Option<&str>) -> String 
 /// " on main" or " (detached HEAD)", for messages about HEAD.
 fn where_now(current: &HeadInfo) -> String {
     match (&current.branch, current.detached) {
-        (Some(b), false) => format!(" on {b}"),
+        (Some(b), false) => format!(" on {}", quote(b)),
         _ => " (detached HEAD)".to_string(),
     }
 }
@@ -718,7 +727,10 @@ fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
         .collect();
     if !missing.is_empty() {
         let message = match missing.as_slice() {
-            [one] => format!("The important file {one} named in the handoff is missing."),
+            [one] => format!(
+                "The important file {} named in the handoff is missing.",
+                quote(one)
+            ),
             many => format!(
                 "{} important files named in the handoff are missing.",
                 many.len()
@@ -746,7 +758,10 @@ fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
         .collect();
     if !gone.is_empty() {
         let message = match gone.as_slice() {
-            [one] => format!("{one}, changed before the handoff, no longer exists."),
+            [one] => format!(
+                "The file {}, changed before the handoff, no longer exists.",
+                quote(one)
+            ),
             many => format!(
                 "{} files changed before the handoff no longer exist.",
                 many.len()

@@ -28,14 +28,15 @@ pub fn transport(root: &Path, remote: &str, args: &[&str]) -> anyhow::Result<Out
     Ok(Git::transport(root, remote).args(args).output()?)
 }
 
-/// Runs git; its stdout, trimmed, when it succeeds, else an error quoting git's own words.
+/// Runs git; its stdout, trimmed, when it succeeds, else an error quoting git's own words
+/// (sanitized: a remote's text reaches them).
 pub fn run(root: &Path, args: &[&str], input: Option<&[u8]>) -> anyhow::Result<String> {
     let out = run_raw(root, args, input)?;
     if !out.status.success() {
         bail!(
-            "`git {}` failed: {}",
+            "`git {}` failed; {}",
             args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
+            super::git_said(&out.stderr)
         );
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())
