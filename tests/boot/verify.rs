@@ -103,8 +103,8 @@ fn drifted_by_commits_lists_their_subjects() {
     assert_eq!(
         r.details,
         vec![
-            format!("{} Parse expressions", short(&c2)),
-            format!("{} Add the lexer", short(&c1))
+            format!("{} «Parse expressions»", short(&c2)),
+            format!("{} «Add the lexer»", short(&c1))
         ]
     );
     // The committed files were dirty/untracked? No: they were created after the handoff and
@@ -127,7 +127,7 @@ fn long_commit_lists_are_capped_with_a_count() {
         r.message
     );
     assert_eq!(r.details.len(), 11);
-    assert!(r.details[0].ends_with(" step 12"));
+    assert!(r.details[0].ends_with(" «step 12»"));
     assert_eq!(r.details[10], "… and 3 more");
 }
 
@@ -140,7 +140,7 @@ fn drifted_by_a_newly_dirty_file_and_a_new_untracked_file() {
     let (full, quick) = both(&repo.path, &h);
     assert_eq!(full.verdict, Verdict::Drifted);
     let r = find(&full, "working_tree_changed");
-    assert_eq!(r.details, vec!["+ README.md", "+ new.txt"]);
+    assert_eq!(r.details, vec!["+ «README.md»", "+ «new.txt»"]);
     assert_eq!(
         r.message,
         "2 files have uncommitted changes that the handoff does not list."
@@ -163,7 +163,7 @@ fn drifted_by_a_file_no_longer_dirty() {
     let v = verify(&repo.path, &h);
     assert_eq!(v.verdict, Verdict::Drifted);
     let r = find(&v, "working_tree_changed");
-    assert_eq!(r.details, vec!["- README.md"]);
+    assert_eq!(r.details, vec!["- «README.md»"]);
     assert_eq!(
         r.message,
         "1 file the handoff listed as uncommitted has no changes any more (committed or reverted)."
@@ -233,7 +233,7 @@ fn detached_head_moving_forward_is_drift() {
     assert_eq!(v.verdict, Verdict::Drifted);
     let r = find(&v, "head_moved");
     assert!(r.message.ends_with("(detached HEAD)."), "{}", r.message);
-    assert!(r.details[0].ends_with(" experiment"));
+    assert!(r.details[0].ends_with(" «experiment»"));
 }
 
 #[test]
@@ -255,7 +255,10 @@ fn stale_after_reset_back_lists_the_lost_commits() {
         "{}",
         r.message
     );
-    assert_eq!(r.details, vec![format!("{} Second commit", short(&second))]);
+    assert_eq!(
+        r.details,
+        vec![format!("{} «Second commit»", short(&second))]
+    );
 }
 
 #[test]
@@ -280,8 +283,8 @@ fn stale_after_history_rewritten_by_amend() {
     assert_eq!(
         r.details,
         vec![
-            format!("+ {} Amended subject", short(&after)),
-            format!("- {} Original subject", short(&before))
+            format!("+ {} «Amended subject»", short(&after)),
+            format!("- {} «Original subject»", short(&before))
         ]
     );
 }
@@ -355,7 +358,7 @@ fn stale_when_an_important_file_is_missing() {
         r.message,
         "The important file «src/lib.rs» named in the handoff is missing."
     );
-    assert_eq!(r.details, vec!["src/lib.rs"]);
+    assert_eq!(r.details, vec!["«src/lib.rs»"]);
     // Full also sees the deletion in the working tree.
     assert_eq!(
         codes(&v),
@@ -481,9 +484,9 @@ fn unborn_repository_fresh_then_drifted_by_the_first_commit() {
         r.message,
         "HEAD moved 1 commit ahead on «main»; the handoff was written before the first commit."
     );
-    assert_eq!(r.details, vec![format!("{} First commit", short(&first))]);
+    assert_eq!(r.details, vec![format!("{} «First commit»", short(&first))]);
     // a.txt was untracked at the handoff and is committed now.
-    assert_eq!(find(&v, "working_tree_changed").details, vec!["- a.txt"]);
+    assert_eq!(find(&v, "working_tree_changed").details, vec!["- «a.txt»"]);
 }
 
 #[test]
@@ -714,6 +717,6 @@ fn very_long_histories_are_counted_up_to_a_bound() {
         r.message
     );
     assert_eq!(r.details.len(), 11);
-    assert!(r.details[0].ends_with(" bulk 1004"), "{:?}", r.details[0]);
+    assert!(r.details[0].ends_with(" «bulk 1004»"), "{:?}", r.details[0]);
     assert_eq!(r.details[10], "… and at least 990 more");
 }

@@ -1,6 +1,7 @@
 //! The `handover status` screen, drawn from the gathered [`StatusReport`] and nothing else.
 
 use super::*;
+use handover_core::sanitize::{quote, token};
 
 impl StatusReport {
     pub(super) fn render(&self) -> String {
@@ -23,13 +24,14 @@ impl StatusReport {
                 );
             }
             (true, Some(id)) => {
-                // Text from the handoff: one line each, no control characters.
+                // Values from the handoff (anyone's text): the id and time as is when of our
+                // shape, else quoted; the goal quoted.
                 let _ = writeln!(
                     out,
                     "handoff: {} written {} — goal: {}",
-                    one_line(id),
-                    one_line(h.created_at.as_deref().unwrap_or("")),
-                    one_line(h.goal.as_deref().unwrap_or(""))
+                    token(id),
+                    token(h.created_at.as_deref().unwrap_or("")),
+                    quote(h.goal.as_deref().unwrap_or(""))
                 );
                 if let Some(note) = &h.recovered_note {
                     let _ = writeln!(out, "  recovered: {}", one_line(note));
@@ -67,7 +69,6 @@ impl StatusReport {
             0 => String::new(),
             n => format!("; {n} foreign (not written by handover in this working tree: never shown to agents; `handover boot` lists them)"),
         };
-        let quote = handover_core::record::text::quote;
         match self.records.iter().find(|r| r.foreign.is_empty()) {
             None if self.records.is_empty() => out.push_str("session records: none\n"),
             None => {

@@ -11,13 +11,13 @@
 //! `handover: … Verdict: fresh`, a forged end marker). A value that has to sit inside one of
 //! our sentences (a branch, an agent, a session, a machine or remote name) is quoted by the one
 //! rule for that, `sanitize::quote`; an id or a time of the shape handover writes is shown as
-//! is ([`token`]).
+//! is (`sanitize::token`).
 
 use handover_base::Agent;
 use handover_handoff::model::{
     Assumption, Decision, Evidence, Handoff, ImportantFile, Verdict, Verification,
 };
-use handover_handoff::sanitize::{one_line, quote, shorten_quoted, strip_controls};
+use handover_handoff::sanitize::{one_line, quote, shorten_quoted, strip_controls, token};
 
 /// The line before the handoff's own text.
 pub const DATA_START: &str =
@@ -480,22 +480,6 @@ fn report_header(
         );
     }
     out
-}
-
-/// An id, a time or a commit id as the handoff gives it: shown as is when it has the shape
-/// handover writes (ASCII letters, digits and `-.:_+`, no space, at most 64 characters: it
-/// cannot make a sentence), else it is someone's text in that place, and quoted.
-fn token(text: &str) -> String {
-    let plain = !text.is_empty()
-        && text.len() <= 64
-        && text
-            .bytes()
-            .all(|b| b.is_ascii_alphanumeric() || b"-.:_+".contains(&b));
-    if plain {
-        text.to_string()
-    } else {
-        quote(text)
-    }
 }
 
 /// The verdict and every reason for it, with their details.

@@ -242,16 +242,15 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
         &["push", "--porcelain", &lease, &remote, &refspec],
     )?;
     if !out.status.success() {
-        let said = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        // `stale info`: the lease failed; `cannot lock ref` / `already exists`: another push
-        // updated the ref at the same moment. Either way another push won.
-        let lost_race = said.contains("[remote rejected]")
+        // `--porcelain` puts the ref's status on stdout, apart from the remote's own
+        // messages (its `remote:` lines, on stderr). `stale info`: the lease failed;
+        // `[remote rejected]` with `cannot lock ref` / `already exists` (said by the remote):
+        // another push updated the ref at the same moment. Either way another push won.
+        let status = String::from_utf8_lossy(&out.stdout);
+        let said = format!("{status}{}", String::from_utf8_lossy(&out.stderr));
+        let lost_race = status.contains("[remote rejected]")
             && (said.contains("cannot lock ref") || said.contains("already exists"));
-        if said.contains("[rejected]") || said.contains("stale info") || lost_race {
+        if status.contains("[rejected]") || status.contains("stale info") || lost_race {
             return Err(PushError::Conflict { remote, branch });
         }
         return Err(anyhow!(

@@ -162,6 +162,23 @@ pub fn quote(text: &str) -> String {
     quote_within(text, QUOTE_MAX_CHARS)
 }
 
+/// An id, a time or a commit id as a handoff or a record gives it: shown as is when it has
+/// the shape handover writes (ASCII letters, digits and `-.:_+`, no space, at most 64
+/// characters: it cannot make a sentence), else it is someone's text in that place, and
+/// [`quote`]d.
+pub fn token(text: &str) -> String {
+    let plain = !text.is_empty()
+        && text.len() <= 64
+        && text
+            .bytes()
+            .all(|b| b.is_ascii_alphanumeric() || b"-.:_+".contains(&b));
+    if plain {
+        text.to_string()
+    } else {
+        quote(text)
+    }
+}
+
 /// Zero-width spaces, joiners and the byte-order mark: nothing on screen, something to a
 /// reader.
 fn is_invisible(c: char) -> bool {
@@ -328,6 +345,16 @@ mod tests {
         );
         assert_eq!(quote("a\u{1b}[2Kb\u{200B}c\u{FEFF}\u{202E}"), "«abc»");
         assert_eq!(quote_within("one two three four", 9), "«one two…»");
+        assert_eq!(
+            token("20261122T021451.000000000Z-1a2b"),
+            "20261122T021451.000000000Z-1a2b"
+        );
+        assert_eq!(token("2026-11-22T02:14:51Z"), "2026-11-22T02:14:51Z");
+        assert_eq!(
+            token("x, verified by handover"),
+            "«x, verified by handover»"
+        );
+        assert_eq!(token(""), "«»");
         // A character is one character, whatever its bytes.
         assert_eq!(quote_within("ééééé", 3), "«éé…»");
     }

@@ -305,7 +305,7 @@ fn check_listed_changes<'a>(
         .chain(&recorded.untracked)
         .filter(|p| !git::is_handover_file(p))
         .filter(|p| states.state(p) == PathState::Committed)
-        .map(|p| format!("- {p}"))
+        .map(|p| format!("- {}", quote(p)))
         .collect();
     states.remember();
     if !gone.is_empty() {
@@ -529,7 +529,7 @@ impl Count {
 }
 
 /// Commits reachable from `from` but not from `hide`, newest first: the count and up to
-/// MAX_LISTED_COMMITS detail lines `<prefix><short id> <subject>` (plus "… and N more").
+/// MAX_LISTED_COMMITS detail lines `<prefix><short id> «<subject>»` (plus "… and N more").
 fn walk(repo: &Repository, from: Oid, hide: Option<Oid>, prefix: &str) -> (Count, Vec<String>) {
     let mut listed = Vec::new();
     let mut n = 0usize;
@@ -576,20 +576,20 @@ fn listed(line: Vec<(Oid, Vec<u8>)>) -> (Count, Vec<String>) {
     )
 }
 
-/// The count with its detail lines: `<prefix><short id> <subject>` for each listed commit,
-/// then "… and N more" for the rest.
+/// The count with its detail lines: `<prefix><short id> «<subject>»` for each listed commit
+/// (a subject is the repository's text, quoted like every other), then "… and N more" for the
+/// rest.
 fn details(count: Count, listed: Vec<(Oid, Vec<u8>)>, prefix: &str) -> (Count, Vec<String>) {
     let mut details: Vec<String> = listed
         .into_iter()
         .map(|(oid, subject)| {
             let id = oid.to_string();
-            format!(
-                "{prefix}{} {}",
-                short(&id),
-                String::from_utf8_lossy(&subject)
-            )
-            .trim_end()
-            .to_string()
+            let subject = String::from_utf8_lossy(&subject);
+            if subject.trim().is_empty() {
+                format!("{prefix}{}", short(&id))
+            } else {
+                format!("{prefix}{} {}", short(&id), quote(&subject))
+            }
         })
         .collect();
     if count.n > MAX_LISTED_COMMITS {
@@ -671,8 +671,8 @@ fn check_working_tree(lazy: &LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec
         (true, false) => format!("{old} the handoff listed as uncommitted {} no changes any more (committed or reverted).", has(gone.len())),
         _ => format!("{new} uncommitted changes that the handoff does not list, and {old} it listed {} none any more.", has(gone.len())),
     };
-    let mut lines: Vec<String> = appeared.iter().map(|p| format!("+ {p}")).collect();
-    lines.extend(gone.iter().map(|p| format!("- {p}")));
+    let mut lines: Vec<String> = appeared.iter().map(|p| format!("+ {}", quote(p))).collect();
+    lines.extend(gone.iter().map(|p| format!("- {}", quote(p))));
     reasons.push(reason(
         code::WORKING_TREE_CHANGED,
         Verdict::Drifted,
@@ -740,7 +740,7 @@ fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
             code::IMPORTANT_FILE_MISSING,
             Verdict::Stale,
             message,
-            cap_files(missing.iter().map(|p| p.to_string()).collect()),
+            cap_files(missing.iter().map(|p| quote(p)).collect()),
         ));
     }
     let gone: Vec<&str> = handoff
@@ -771,7 +771,7 @@ fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
             code::CHANGED_FILE_MISSING,
             Verdict::Drifted,
             message,
-            cap_files(gone.iter().map(|p| p.to_string()).collect()),
+            cap_files(gone.iter().map(|p| quote(p)).collect()),
         ));
     }
 }
