@@ -121,12 +121,10 @@ fn a_new_goal_says_where_the_previous_handoff_went() {
     insta::assert_snapshot!("new_goal_write", placeholders(&r.path, &other));
     let line = other
         .lines()
-        .find(|l| {
-            l.starts_with("The goal changed: the handoff for \"first task\" was archived to ")
-        })
+        .find(|l| l.starts_with("The goal changed: the handoff for «first task» was archived to "))
         .unwrap_or_else(|| panic!("{other}"));
     let path = line
-        .strip_prefix("The goal changed: the handoff for \"first task\" was archived to ")
+        .strip_prefix("The goal changed: the handoff for «first task» was archived to ")
         .unwrap()
         .split(" (the journal")
         .next()

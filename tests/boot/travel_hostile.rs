@@ -195,14 +195,13 @@ fn every_sentence_quotes_a_hostile_fetched_handoffs_values() {
 }
 
 #[test]
-fn remote_names_from_refs_are_checked_before_they_are_spoken() {
+fn a_remote_name_from_packed_refs_is_checked_like_a_loose_one() {
     let world = World::new();
     let a = world.clone("laptop");
     let b = world.clone("desktop");
     a.write("Current goal");
     a.ok(&["push"]);
     b.ok(&["pull"]);
-    let fetched = b.fetched_ref("main").unwrap();
     // packed-refs: a name with shell syntax where the loose ref's folder would be checked.
     b.git(&["pack-refs", "--all"]);
     let packed = b.root.join(".git/packed-refs");
@@ -220,7 +219,18 @@ fn remote_names_from_refs_are_checked_before_they_are_spoken() {
     assert!(start.stdout.is_empty(), "{}", start.stdout_str());
     let boot = b.ok(&["boot"]);
     assert!(!boot.contains("touch"), "{boot}");
+}
 
+#[test]
+fn a_remote_name_with_unicode_spaces_is_refused() {
+    let world = World::new();
+    let a = world.clone("laptop");
+    let b = world.clone("desktop");
+    a.write("Current goal");
+    a.ok(&["push"]);
+    b.ok(&["pull"]);
+    let fetched = b.fetched_ref("main").unwrap();
+    fs::remove_file(b.root.join(".git/refs/handover-remote/origin/main")).unwrap();
     // A loose ref folder whose name has Unicode spaces that read as words of ours.
     let loose = b
         .root
