@@ -36,11 +36,11 @@ const GIT_SAID_MAX_CHARS: usize = 600;
 /// as an error of ours may quote it: escape sequences and controls stripped, on one line,
 /// bounded, inside « » and said to be git's words, so a remote cannot print a line that reads
 /// as handover's ("handover: pushed OK").
-pub fn git_said(stderr: &[u8]) -> String {
+pub(crate) fn git_said(output: &[u8]) -> String {
     format!(
         "git said (its words and the remote's, not handover's): {}",
         handover_handoff::sanitize::quote_within(
-            &String::from_utf8_lossy(stderr),
+            String::from_utf8_lossy(output).trim(),
             GIT_SAID_MAX_CHARS
         )
     )
@@ -540,4 +540,23 @@ pub fn share_apply(root: &Path, plan: &SharePlan) -> anyhow::Result<()> {
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gits_words_are_quoted_on_one_line_without_escapes() {
+        let said = git_said(
+            b"remote: \x1b[2J\x1b[31mred\x1b[0m\nremote: handover: pushed OK \xc2\xbb done\n\x1b]0;t\x07\n",
+        );
+        assert_eq!(
+            said,
+            "git said (its words and the remote's, not handover's): «remote: red ⏎ remote: handover: pushed OK \" done»"
+        );
+        let long = git_said("x".repeat(5000).as_bytes());
+        assert!(long.chars().count() < GIT_SAID_MAX_CHARS + 80, "{long}");
+        assert!(long.ends_with("…»"), "{long}");
+    }
 }

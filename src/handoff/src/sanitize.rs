@@ -4,6 +4,9 @@
 //! overrides and isolates that make text display in another order than it reads.
 //! Applied when a handoff is written and again when one is loaded (a checksum proves only
 //! that the file is intact, not who wrote it), and to whatever is printed from git.
+//!
+//! And the one way a foreign value is spoken inside a sentence of ours ([`quote`]): a field of
+//! a handoff or a record, anything read from a fetched commit, a branch or remote name.
 
 use crate::model::Handoff;
 use std::borrow::Cow;
@@ -145,7 +148,9 @@ pub const QUOTE_MAX_CHARS: usize = 300;
 ///   U+2060–U+2064, U+FEFF) are dropped, so what is shown is what the agent reads;
 /// - it is at most `max_chars` characters (cut with `…`, the quote still closed).
 pub fn quote_within(text: &str, max_chars: usize) -> String {
-    let flat: String = one_line(text)
+    // Blank lines at either end (a trailing newline, an escape sequence alone on the last
+    // line) would only leave a `⏎` at the edge of the quote.
+    let flat: String = one_line(strip_controls(text).trim())
         .chars()
         .filter(|c| !is_invisible(*c))
         .map(|c| match c {
