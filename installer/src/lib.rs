@@ -10,6 +10,7 @@
 
 pub mod backup;
 pub mod command;
+pub mod detect;
 pub mod diff;
 pub mod error;
 pub mod facts;

@@ -196,25 +196,10 @@ pub fn plan_uninstall(
 /// user's own command running ours). A hooks file that cannot be read or parsed counts as
 /// installed: keeping a section is the safe mistake.
 fn installed_besides(targets: Targets, repo: &Path, homes: &Homes) -> Targets {
-    let installed = |agent: Agent| {
-        let path = hooks_path(agent, Scope::Project, repo, homes);
-        match read_opt(&path) {
-            Ok(None) => false,
-            Ok(Some(text)) => match crate::json_layout::parse(&path, &text) {
-                Ok(doc) => {
-                    let (ours, mentions) = wiring::of(agent).find(&doc);
-                    !ours.is_empty() || !mentions.is_empty()
-                }
-                Err(_) => true,
-            },
-            Err(_) => true,
-        }
-    };
-    Targets::of(
-        Agent::ALL
-            .into_iter()
-            .filter(|a| !targets.contains(*a) && installed(*a)),
-    )
+    Targets::of(Agent::ALL.into_iter().filter(|a| {
+        !targets.contains(*a)
+            && crate::detect::wired(*a, &hooks_path(*a, Scope::Project, repo, homes))
+    }))
 }
 
 /// One line naming each instruction file whose section uninstall left for the clients that

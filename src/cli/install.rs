@@ -5,6 +5,7 @@
 
 use handover_base::{Agent, HookExe};
 use handover_clients::{Client, Trust};
+use handover_installer::detect::{detect, Detected, Sign};
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::locate::at_run_time;
 use handover_installer::wiring::codex::app_server::find_codex;
@@ -19,13 +20,128 @@ use std::time::Duration;
 use handover_installer::status::Report;
 use serde::Serialize;
 
-/// The clients named (`--claude`, `--codex`, ...), or every client when none is.
+/// The clients named (`--claude`, `--codex`, ...), or every client when none is (or `--all`):
+/// what uninstall acts on.
 fn targets(s: &Selection) -> Targets {
     if s.clients.0.is_empty() {
         Targets::all()
     } else {
         Targets::of(s.clients.0.iter().copied())
     }
+}
+
+/// The clients an install is for: the ones named, every one (`--all`), or, with neither, the
+/// ones this machine uses and the ones already wired here (handover_installer::detect).
+enum Chosen {
+    Named(Targets),
+    Detected(Detected),
+}
+
+impl Chosen {
+    fn of(s: &Selection, repo: &Path, env: &Environment) -> Chosen {
+        if s.all || !s.clients.0.is_empty() {
+            return Chosen::Named(targets(s));
+        }
+        Chosen::Detected(detect(
+            repo,
+            &env.homes,
+            s.scope.into(),
+            env.path_var.as_deref(),
+        ))
+    }
+
+    fn targets(&self) -> Targets {
+        match self {
+            Chosen::Named(t) => *t,
+            Chosen::Detected(d) => d.targets(),
+        }
+    }
+
+    /// The clients left out, for `--json`.
+    fn left_out(&self) -> Vec<&'static str> {
+        let chosen = self.targets();
+        Agent::ALL
+            .into_iter()
+            .filter(|a| !chosen.contains(*a))
+            .map(|a| a.as_str())
+            .collect()
+    }
+}
+
+/// How a sign that chose a client is shown: `~/.claude`, `/usr/bin/codex on PATH`,
+/// `.factory/settings.json has handover's hooks`.
+fn shown_sign(sign: &Sign, repo: &Path, homes: &Homes) -> String {
+    let tilde = |p: &Path| match p.strip_prefix(&homes.home) {
+        Ok(rest) => format!("~/{}", rest.display()),
+        Err(_) => p.display().to_string(),
+    };
+    match sign {
+        Sign::UserDir(d) => tilde(d),
+        Sign::OnPath(p) => format!("{} on PATH", tilde(p)),
+        Sign::Wired(f) => format!(
+            "{} has handover's hooks",
+            handover_installer::files::display_path(repo, f)
+        ),
+    }
+}
+
+/// The one line a bare install ends with: the clients it chose and why, the others and how to
+/// add them.
+fn detected_line(d: &Detected, repo: &Path, homes: &Homes) -> Option<String> {
+    let others: Vec<Agent> = d.others().iter().collect();
+    if others.is_empty() {
+        return None;
+    }
+    let chosen: Vec<String> = d
+        .chosen
+        .iter()
+        .map(|(a, sign)| {
+            format!(
+                "{} ({})",
+                handover_clients::of(*a).display_name(),
+                shown_sign(sign, repo, homes)
+            )
+        })
+        .collect();
+    let names: Vec<&str> = others
+        .iter()
+        .map(|a| handover_clients::of(*a).display_name())
+        .collect();
+    let flags: Vec<String> = others.iter().map(|a| format!("--{}", a.as_str())).collect();
+    Some(format!(
+        "clients: {}; left out, not found on this machine: {}. Add {} to wire one too, or --all for every client",
+        and_list(&chosen, "and"),
+        and_list(&names, "and"),
+        and_list(&flags, "or"),
+    ))
+}
+
+/// A bare install on a machine where no client was found and none is wired here: refused
+/// (exit 2, nothing written) with what was looked for and the switches. Wiring all six would
+/// commit files for tools nobody here uses; wiring none would look like success.
+fn nothing_found(homes: &Homes) -> String {
+    let dirs: Vec<String> = handover_clients::ALL
+        .iter()
+        .filter_map(|c| c.user_dir(&homes.dirs))
+        .map(|d| match d.strip_prefix(&homes.home) {
+            Ok(rest) => format!("~/{}", rest.display()),
+            Err(_) => d.display().to_string(),
+        })
+        .collect();
+    let programs: Vec<&str> = handover_clients::ALL
+        .iter()
+        .map(|c| c.executable())
+        .collect();
+    let flags: Vec<String> = Agent::ALL
+        .into_iter()
+        .map(|a| format!("--{}", a.as_str()))
+        .collect();
+    format!(
+        "no AI coding client found on this machine (none of {} exists, none of {} is on PATH) and none is wired here yet, so install would wire nothing; name the clients to wire ({}), or use --all for every one. Nothing was written",
+        and_list(&dirs, "or"),
+        and_list(&programs, "or"),
+        and_list(&flags, "or"),
+    )
 }
 
 /// Everything install reads from the process environment, gathered in one place so tests can
@@ -111,12 +227,17 @@ pub fn run_install_with(
     out: &mut dyn Write,
     guard: Guard<'_>,
 ) -> anyhow::Result<ExitCode> {
-    if let Some(problem) = option_without_its_client(args) {
+    let repo = real_root(repo_root);
+    let chosen = Chosen::of(&args.selection, &repo, env);
+    let refusal = match &chosen {
+        Chosen::Detected(d) if d.chosen.is_empty() => Some(nothing_found(&env.homes)),
+        _ => option_without_its_client(args, &chosen),
+    };
+    if let Some(problem) = refusal {
         super::output::warn(format_args!("error: {problem}"));
         // Bad usage, like clap's own refusals (docs/cli.md).
         return Ok(ExitCode::from(2));
     }
-    let repo = real_root(repo_root);
     let scope: Scope = args.selection.scope.into();
     let hooks = match &args.hooks_dir {
         // An explicit directory must hold the executables itself (no quiet fall-back to PATH),
@@ -138,7 +259,7 @@ pub fn run_install_with(
         repo: repo.clone(),
         homes: env.homes.clone(),
         options: InstallOptions {
-            targets: targets(&args.selection),
+            targets: chosen.targets(),
             scope,
             watch: !args.no_watch,
             enable_codex_hooks: args.enable_codex_hooks,
@@ -191,11 +312,22 @@ pub fn run_install_with(
             outcome.problems.push(problem);
         }
     }
+    if let Some(note) = trust_without_a_trust_client(args, &chosen) {
+        writeln!(text, "note: {note}")?;
+    }
+    if let Chosen::Detected(d) = &chosen {
+        if let Some(line) = detected_line(d, &repo, &env.homes) {
+            writeln!(text, "{line}")?;
+        }
+    }
     if args.json {
+        let clients: Vec<&str> = chosen.targets().iter().map(|a| a.as_str()).collect();
         let json = serde_json::json!({
             "version": super::output::JSON_VERSION,
             "ok": outcome.ok,
             "dry_run": args.selection.dry_run,
+            "clients": clients,
+            "left_out": chosen.left_out(),
             "portable": portable,
             "executables": wired.executables,
             "wrote": paths(&outcome.wrote),
@@ -209,29 +341,56 @@ pub fn run_install_with(
     Ok(exit_code(&outcome))
 }
 
+/// The clients that run hooks only where they are trusted (Codex's hook trust, the trusted
+/// folders of Gemini CLI, GitHub Copilot CLI and Factory Droid); the others have no trust to
+/// record.
+fn with_trust() -> Vec<&'static dyn Client> {
+    handover_clients::ALL
+        .into_iter()
+        .filter(|c| c.trust() != Trust::RunsAll)
+        .collect()
+}
+
+/// `--trust` on a bare install whose clients keep no trust record (only Claude Code found):
+/// not refused, since the user named no client, but said.
+fn trust_without_a_trust_client(args: &InstallArgs, chosen: &Chosen) -> Option<String> {
+    let t = chosen.targets();
+    let none = !with_trust().iter().any(|c| t.contains(c.agent()));
+    (args.trust && none && matches!(chosen, Chosen::Detected(_))).then(|| {
+        let names: Vec<&str> = t
+            .iter()
+            .map(|a| handover_clients::of(a).display_name())
+            .collect();
+        format!(
+            "--trust had nothing to do: {} runs the hooks it finds without a trust record",
+            and_list(&names, "and")
+        )
+    })
+}
+
 /// An option for one client given while that client is not selected (`--claude --trust`):
-/// it would do nothing, so it is refused before anything is read or written.
-fn option_without_its_client(args: &InstallArgs) -> Option<String> {
-    let t = targets(&args.selection);
+/// it would do nothing, so it is refused before anything is read or written. A bare install's
+/// `--trust` is not refused (see [`trust_without_a_trust_client`]).
+fn option_without_its_client(args: &InstallArgs, chosen: &Chosen) -> Option<String> {
+    let t = chosen.targets();
     let codex_only = [
         ("--enable-codex-hooks", args.enable_codex_hooks),
         ("--codex-bin", args.codex_bin.is_some()),
     ];
     if !t.contains(Agent::Codex) {
         if let Some((flag, _)) = codex_only.iter().find(|(_, given)| *given) {
+            let why = match chosen {
+                Chosen::Named(_) => "",
+                Chosen::Detected(_) => " (not found on this machine)",
+            };
             return Some(format!(
-                "{flag} is for Codex, which this install leaves out: add --codex, or leave {flag} out"
+                "{flag} is for Codex, which this install leaves out{why}: add --codex, or leave {flag} out"
             ));
         }
     }
-    // The clients that run hooks only where they are trusted (Codex's hook trust, the trusted
-    // folders of Gemini CLI, GitHub Copilot CLI and Factory Droid); the others have no trust
-    // to record.
-    let with_trust: Vec<&dyn Client> = handover_clients::ALL
-        .into_iter()
-        .filter(|c| c.trust() != Trust::RunsAll)
-        .collect();
-    if args.trust && !with_trust.iter().any(|c| t.contains(c.agent())) {
+    let with_trust = with_trust();
+    let named = matches!(chosen, Chosen::Named(_));
+    if named && args.trust && !with_trust.iter().any(|c| t.contains(c.agent())) {
         let names: Vec<&str> = with_trust.iter().map(|c| c.display_name()).collect();
         let flags: Vec<String> = with_trust
             .iter()

@@ -38,6 +38,14 @@ impl Screens {
 
     /// Stdout of `handover args`, which must succeed, with the placeholders put in.
     fn run(&self, args: &[&str]) -> String {
+        let (code, stdout) = self.run_with_code(args);
+        assert_eq!(code, Some(0), "handover {args:?} failed:\n{stdout}");
+        stdout
+    }
+
+    /// Exit code and stdout (placeholders put in) of `handover args`, whatever the outcome.
+    /// The PATH holds no AI coding client (unless the system directories do).
+    fn run_with_code(&self, args: &[&str]) -> (Option<i32>, String) {
         let path = format!("{}:/usr/local/bin:/usr/bin:/bin", Self::bin_dir().display());
         let out = Command::new(env!("CARGO_BIN_EXE_handover"))
             .args(args)
@@ -51,14 +59,13 @@ impl Screens {
             .stdin(Stdio::null())
             .output()
             .unwrap();
-        let stdout = String::from_utf8(out.stdout).unwrap();
-        assert!(
-            out.status.success(),
-            "handover {args:?} failed:\n{stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let mut stdout = String::from_utf8(out.stdout).unwrap();
+        if !out.status.success() {
+            stdout.push_str(&String::from_utf8_lossy(&out.stderr));
+            return (out.status.code(), stdout);
+        }
         crate::support::snapshot::assert_final_newline(&format!("handover {args:?}"), &stdout);
-        self.placeholders(&stdout)
+        (out.status.code(), self.placeholders(&stdout))
     }
 
     fn placeholders(&self, text: &str) -> String {
@@ -91,19 +98,19 @@ fn status_of_a_repository_without_handover() {
 #[test]
 fn install_reports_dry_run_then_changes_then_nothing_to_do() {
     let s = Screens::new();
-    insta::assert_snapshot!("install_dry_run", s.run(&["install", "--dry-run"]));
+    insta::assert_snapshot!("install_dry_run", s.run(&["install", "--all", "--dry-run"]));
     assert!(
         !s.repo.path.join(".claude").exists(),
         "a dry run writes nothing"
     );
-    insta::assert_snapshot!("install", s.run(&["install"]));
-    insta::assert_snapshot!("install_again", s.run(&["install"]));
+    insta::assert_snapshot!("install", s.run(&["install", "--all"]));
+    insta::assert_snapshot!("install_again", s.run(&["install", "--all"]));
 }
 
 #[test]
 fn status_after_install_and_a_handoff() {
     let s = Screens::new();
-    s.run(&["install"]);
+    s.run(&["install", "--all"]);
     s.write_handoff();
     insta::assert_snapshot!("status_installed_fresh", s.run(&["status"]));
     insta::assert_snapshot!("status_installed_fresh_json", s.run(&["status", "--json"]));
@@ -112,7 +119,33 @@ fn status_after_install_and_a_handoff() {
 #[test]
 fn uninstall_reports_dry_run_then_removal() {
     let s = Screens::new();
-    s.run(&["install"]);
+    s.run(&["install", "--all"]);
     insta::assert_snapshot!("uninstall_dry_run", s.run(&["uninstall", "--dry-run"]));
     insta::assert_snapshot!("uninstall", s.run(&["uninstall"]));
+}
+
+/// On a machine with only Claude Code (its `~/.claude`, no other client's folder or program),
+/// a bare install writes Claude Code's settings, CLAUDE.md and the `.gitignore` guard, and
+/// nothing else; it names the clients it left out and `--all`; `status --check` is content
+/// right after it.
+#[test]
+fn a_bare_install_on_a_machine_with_only_claude_code() {
+    let s = Screens::new();
+    let (code, refused) = s.run_with_code(&["install"]);
+    assert_eq!(code, Some(2), "no client found: refused\n{refused}");
+    assert!(refused.contains("--all"), "{refused}");
+    assert_eq!(
+        s.repo.git(&["status", "--porcelain", "-uall"]),
+        "",
+        "nothing written"
+    );
+
+    std::fs::create_dir(s.home().join(".claude")).unwrap();
+    insta::assert_snapshot!("install_only_claude", s.run(&["install"]));
+    assert_eq!(
+        s.repo.git(&["status", "--porcelain", "-uall"]),
+        "?? .claude/settings.json\n?? .gitignore\n?? CLAUDE.md"
+    );
+    let (code, status) = s.run_with_code(&["status", "--check"]);
+    assert_eq!(code, Some(0), "{status}");
 }
