@@ -697,3 +697,39 @@ fn a_bare_install_wires_the_clients_found_and_names_the_others() {
         "{out}"
     );
 }
+
+/// A committed install whose hooks an earlier version wrote (the launcher that told teammates
+/// to install an unpublished crate) is updated in place: the same bytes as a fresh install,
+/// no second hook beside the old one.
+#[test]
+fn hooks_with_an_earlier_launcher_are_updated_in_place() {
+    let (_tmp, repo, env) = setup();
+    let claude = InstallArgs {
+        selection: Selection {
+            clients: ClientFlags(vec![Agent::Claude]),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let (code, out) = install_quietly(&claude, &repo, &env);
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    let settings = repo.join(".claude/settings.json");
+    let fresh = std::fs::read_to_string(&settings).unwrap();
+    let in_json = |text: &str| {
+        let quoted = serde_json::to_string(text).unwrap();
+        quoted[1..quoted.len() - 1].to_string()
+    };
+    let old = fresh.replace(
+        &in_json(handover_base::hook_exe::LAUNCHER),
+        &in_json(handover_base::hook_exe::EARLIER_LAUNCHERS[0]),
+    );
+    assert_ne!(old, fresh);
+    std::fs::write(&settings, &old).unwrap();
+    let (code, out) = install_quietly(&claude, &repo, &env);
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    assert!(
+        out.contains(".claude/settings.json: changed (8 updated)"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), fresh);
+}
