@@ -78,7 +78,10 @@ pub(crate) fn mark_backups(edits: &mut [FileEdit], backups: &Backups) {
                 Ok((None, _))
             ),
             FileKind::Instructions => instructions::uninstall(before, "").0.is_some(),
-            FileKind::CodexConfig | FileKind::FolderTrust => true,
+            FileKind::CodexConfig => true,
+            // Deleted only when emptied of our entry (delete_emptied_trust_files): nothing of
+            // the user's to keep then.
+            FileKind::FolderTrust => e.after.is_some(),
         };
     }
     refine_backups(edits, backups);
@@ -141,6 +144,20 @@ pub(crate) fn keep_links(edits: &mut [FileEdit]) {
             .unwrap_or(false);
         if e.after.is_none() && e.before.is_some() && is_link {
             e.after = Some(emptied(e));
+        }
+    }
+}
+
+/// A trusted-folders file uninstall emptied (`{}`: its only entry was the one `--trust`
+/// added) that has no backup was created by install: it is deleted, as install found it.
+pub(crate) fn delete_emptied_trust_files(edits: &mut [FileEdit], backups: &Backups) {
+    for e in edits {
+        let emptied = e.after.as_deref().is_some_and(|text| {
+            json_layout::parse(&e.path, text)
+                .is_ok_and(|v| v.as_object().is_some_and(|m| m.is_empty()))
+        });
+        if e.kind == FileKind::FolderTrust && emptied && backups.latest(&e.path).is_none() {
+            e.after = None;
         }
     }
 }

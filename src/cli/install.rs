@@ -8,6 +8,7 @@ use handover_clients::{Client, Trust};
 use handover_installer::detect::{detect, Detected, Sign};
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::locate::at_run_time;
+use handover_installer::manifest;
 use handover_installer::wiring::codex::app_server::find_codex;
 use handover_installer::{locate, Homes, InstallOptions, Scope, Targets};
 
@@ -298,8 +299,13 @@ pub fn run_install_with(
             write!(text, "{diff}")?;
         }
     } else {
+        let guard_file = handover_core::guard::file(&repo);
+        let before = std::fs::read(&guard_file).ok();
         let (status, changed) = guard(&repo)?;
         gitignore_added = changed;
+        if changed && scope != Scope::User {
+            record_guard_change(&repo, &env.homes, &guard_file, before, text)?;
+        }
         if changed {
             writeln!(
                 text,
@@ -586,6 +592,11 @@ pub fn run_uninstall_with(
     let mut human = Vec::new();
     let text: &mut dyn Write = if args.json { &mut human } else { out };
     let outcome = flow::uninstall(&req, text)?;
+    let gitignore = if req.scope == Scope::User {
+        None
+    } else {
+        undo_guard_change(&req, text)?
+    };
     if args.json {
         let json = serde_json::json!({
             "version": super::output::JSON_VERSION,
@@ -593,11 +604,130 @@ pub fn run_uninstall_with(
             "dry_run": args.selection.dry_run,
             "wrote": paths(&outcome.wrote),
             "backups": paths(&outcome.backups),
+            "dirs_removed": paths(&outcome.dirs),
+            "gitignore": gitignore,
             "problems": outcome.problems,
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
     }
     Ok(exit_code(&outcome))
+}
+
+/// Adds the guard's change (its file before this install, and now) to the repository's
+/// install record (handover_installer::manifest), for uninstall. A file that is not UTF-8 is
+/// not recorded (uninstall then leaves its block, as it says).
+fn record_guard_change(
+    repo: &Path,
+    homes: &Homes,
+    file: &Path,
+    before: Option<Vec<u8>>,
+    text: &mut dyn Write,
+) -> anyhow::Result<()> {
+    // None: the file did not exist; not UTF-8 before or after: not recorded.
+    let before = match before.map(String::from_utf8) {
+        None => None,
+        Some(Ok(text)) => Some(text),
+        Some(Err(_)) => return Ok(()),
+    };
+    let Some(after) = std::fs::read(file)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok())
+    else {
+        return Ok(());
+    };
+    let change = manifest::GuardChange {
+        path: file.to_path_buf(),
+        before,
+        after,
+    };
+    let mut record = manifest::load(homes, repo);
+    record.add(&[], Targets::default(), Some(change));
+    if let Err(e) = manifest::save(homes, repo, &record) {
+        writeln!(
+            text,
+            "note: cannot record the .gitignore change ({}: {e}); uninstall will leave the handover block",
+            manifest::path(homes, repo).display()
+        )?;
+    }
+    Ok(())
+}
+
+/// Uninstall's part of the guard: the change install recorded (manifest.rs) undone, byte for
+/// byte when the file is as install left it, else only the block install added; left when the
+/// block was changed since, when a client stays installed in the repository, or when handoff
+/// files are here (git would show them otherwise). Says which, and returns it for `--json`.
+fn undo_guard_change(
+    req: &UninstallRequest,
+    text: &mut dyn Write,
+) -> anyhow::Result<Option<&'static str>> {
+    use manifest::GuardUndo;
+    let mut record = manifest::load(&req.homes, &req.repo);
+    let Some(change) = record.gitignore.clone() else {
+        return Ok(None);
+    };
+    let shown = handover_installer::files::display_path(&req.repo, &change.path);
+    let would = if req.dry_run { "would be " } else { "" };
+    if !handover_installer::plan::installed_besides(req.targets, &req.repo, &req.homes).is_empty() {
+        // A partial uninstall: the clients that stay still write handoffs here.
+        return Ok(None);
+    }
+    let handoff_files: Vec<&str> = ["handover.md", ".handover"]
+        .into_iter()
+        .filter(|f| req.repo.join(f).exists())
+        .collect();
+    if !handoff_files.is_empty() {
+        writeln!(
+            text,
+            "note: {shown}: the handover block install added is kept: {} {} here and git would show {} otherwise; once you delete {}, remove the block by hand",
+            and_list(&handoff_files, "and"),
+            if handoff_files.len() == 1 { "is" } else { "are" },
+            if handoff_files.len() == 1 { "it" } else { "them" },
+            if handoff_files.len() == 1 { "it" } else { "them" },
+        )?;
+        return Ok(Some("kept"));
+    }
+    let now = std::fs::read(&change.path)
+        .ok()
+        .and_then(|b| String::from_utf8(b).ok());
+    let undo = manifest::undo_guard(&change, now.as_deref());
+    let (line, done) = match &undo {
+        GuardUndo::Restore(_) => (
+            format!("{shown}: {would}restored as it was before install"),
+            "restored",
+        ),
+        GuardUndo::Delete => (
+            format!("{shown}: {would}removed (install created it, and nothing else was added to it since)"),
+            "removed",
+        ),
+        GuardUndo::TakeOut(_) => (
+            format!("{shown}: {would}changed (the handover block install added taken out; your other changes since are kept)"),
+            "block removed",
+        ),
+        GuardUndo::Changed => (
+            format!("note: {shown}: left as it is: the handover block install added was changed since (or the file is gone); remove what is left of it by hand if you want"),
+            "left",
+        ),
+    };
+    writeln!(text, "{line}")?;
+    if req.dry_run {
+        return Ok(Some(done));
+    }
+    let written = match undo {
+        GuardUndo::Restore(bytes) | GuardUndo::TakeOut(bytes) => {
+            handover_base::atomic::write_atomic(&change.path, bytes.as_bytes())
+        }
+        GuardUndo::Delete => std::fs::remove_file(&change.path),
+        GuardUndo::Changed => Ok(()),
+    };
+    written.map_err(|e| anyhow::anyhow!("cannot write {}: {e}", change.path.display()))?;
+    record.gitignore = None;
+    manifest::save(&req.homes, &req.repo, &record).map_err(|e| {
+        anyhow::anyhow!(
+            "cannot update {}: {e}",
+            manifest::path(&req.homes, &req.repo).display()
+        )
+    })?;
+    Ok(Some(done))
 }
 
 /// The installer part of `handover status` (its "agents" field), or why it could not be checked.

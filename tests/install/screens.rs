@@ -149,3 +149,85 @@ fn a_bare_install_on_a_machine_with_only_claude_code() {
     let (code, status) = s.run_with_code(&["status", "--check"]);
     assert_eq!(code, Some(0), "{status}");
 }
+
+/// Every file of the repository outside `.git`, with its bytes.
+fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_name() == ".git" {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                files.push((e.path(), Vec::new()));
+                stack.push(e.path());
+            } else {
+                files.push((e.path(), std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Install then uninstall gives the repository back byte for byte: every client's files, the
+/// instruction files, the `.gitignore` block (or the `.gitignore` it created), the folders it
+/// created (`.github/hooks/`); in a repository with a `.gitignore` of its own (no final
+/// newline) and in one without.
+#[test]
+fn install_then_uninstall_leaves_the_repository_as_it_was() {
+    for gitignore in [None, Some("target")] {
+        let s = Screens::new();
+        if let Some(text) = gitignore {
+            s.repo.write(".gitignore", text);
+            s.repo.commit_all("Ignore target");
+        }
+        let before = files_of(&s.repo.path);
+        s.run(&["install", "--all"]);
+        assert!(s.repo.path.join(".github/hooks").is_dir());
+        let out = s.run(&["uninstall"]);
+        assert_eq!(s.repo.git(&["status", "--porcelain", "-uall"]), "", "{out}");
+        assert_eq!(files_of(&s.repo.path), before, "{out}");
+    }
+}
+
+/// A line the user added to `.gitignore` after install stays, and uninstall says so; a
+/// handoff written meanwhile keeps the block (git would show it otherwise), said too.
+#[test]
+fn uninstall_keeps_what_the_user_changed_since_and_says_so() {
+    let s = Screens::new();
+    s.repo.write(".gitignore", "target\n");
+    s.repo.commit_all("Ignore target");
+    s.run(&["install", "--claude"]);
+    let installed = std::fs::read_to_string(s.repo.path.join(".gitignore")).unwrap();
+    std::fs::write(
+        s.repo.path.join(".gitignore"),
+        format!("{installed}*.log\n"),
+    )
+    .unwrap();
+    let out = s.run(&["uninstall"]);
+    assert_eq!(
+        std::fs::read_to_string(s.repo.path.join(".gitignore")).unwrap(),
+        "target\n*.log\n"
+    );
+    assert!(
+        out.contains(".gitignore: changed (the handover block install added taken out; your other changes since are kept)"),
+        "{out}"
+    );
+
+    let s = Screens::new();
+    s.run(&["install", "--claude"]);
+    s.write_handoff();
+    let out = s.run(&["uninstall"]);
+    assert!(
+        out.contains("note: .gitignore: the handover block install added is kept: handover.md and .handover are here"),
+        "{out}"
+    );
+    assert!(s.repo.path.join(".gitignore").exists());
+    assert_eq!(
+        s.repo.git(&["status", "--porcelain", "-uall"]),
+        "?? .gitignore",
+        "the handoff stays private"
+    );
+}

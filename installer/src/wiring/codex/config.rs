@@ -402,6 +402,37 @@ pub fn trust_project(
     }
 }
 
+/// Uninstall: takes out `[projects."<abs>"] trust_level = "trusted"` (only when install
+/// recorded that it added it: manifest.rs), with the table when nothing else is in it and
+/// `[projects]` when that emptied it. Nothing when the entry is gone; left alone, and said,
+/// when the level was changed since.
+pub fn untrust_project(doc: &mut DocumentMut, project: &Path) -> Option<Change> {
+    let key = project.to_string_lossy().into_owned();
+    let what = format!(
+        "[projects.\"{key}\"] trust_level = \"trusted\" (added by handover install --trust)"
+    );
+    let projects = doc.get_mut("projects").and_then(Item::as_table_like_mut)?;
+    let table = projects.get_mut(&key).and_then(Item::as_table_like_mut)?;
+    match table.get("trust_level").and_then(Item::as_str) {
+        None => return None,
+        Some("trusted") => {}
+        Some(level) => {
+            return Some(Change::new(
+                ChangeKind::Kept,
+                format!("[projects.\"{key}\"] trust_level = \"{level}\": install set it to \"trusted\" and it was changed since"),
+            ))
+        }
+    }
+    table.remove("trust_level");
+    if table.is_empty() {
+        projects.remove(&key);
+    }
+    if projects.is_empty() {
+        doc.as_table_mut().remove("projects");
+    }
+    Some(Change::new(ChangeKind::Removed, what))
+}
+
 /// `[hooks.state."<key>"] trusted_hash` entries: key → hash.
 pub fn trusted_hashes(doc: &DocumentMut) -> Vec<(String, String)> {
     let Some(state) = doc

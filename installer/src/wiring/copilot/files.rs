@@ -374,6 +374,48 @@ pub fn trust_repo(
     ))
 }
 
+/// config.json without the `trustedFolders` entry `--trust` added for `repo` (uninstall, when
+/// install recorded that it added it: manifest.rs); a list left empty goes with it. Comments
+/// at the top and the layout kept; unchanged when the entry is gone.
+pub fn untrust_repo(
+    path: &Path,
+    text: &str,
+    repo: &Path,
+) -> Result<(Option<String>, Change), EditError> {
+    let folder = canonical(repo).to_string_lossy().into_owned();
+    let what = format!("trust {folder} (trustedFolders, added by handover install --trust)");
+    let unchanged = || {
+        Ok((
+            Some(text.to_string()),
+            Change::new(ChangeKind::Unchanged, what.clone()),
+        ))
+    };
+    let (comments, body) = split_comments(text);
+    if body.trim().is_empty() {
+        return unchanged();
+    }
+    let mut doc = json_layout::parse(path, body)?;
+    let top = json_layout::top_object(path, &mut doc)?;
+    let Some(list) = top.get_mut("trustedFolders").and_then(Value::as_array_mut) else {
+        return unchanged();
+    };
+    let had = list.len();
+    list.retain(|v| v.as_str() != Some(folder.as_str()));
+    if list.len() == had {
+        return unchanged();
+    }
+    if list.is_empty() {
+        top.remove("trustedFolders");
+    }
+    Ok((
+        Some(format!(
+            "{comments}{}",
+            json_layout::render(&doc, &Layout::detect(body))
+        )),
+        Change::new(ChangeKind::Removed, what),
+    ))
+}
+
 /// What the user must do for Copilot CLI to load the repository's hooks, when it will not yet.
 pub fn trust_problem(repo: &Path, config: &Path) -> String {
     format!(
