@@ -55,9 +55,11 @@ pub struct UninstallRequest {
     pub dry_run: bool,
 }
 
-fn print_edits(repo: &Path, plan: &Plan, out: &mut dyn Write) {
+/// Each file's summary and changes; `planned`: a dry run's, in the conditional ("would
+/// create").
+fn print_edits(repo: &Path, plan: &Plan, planned: bool, out: &mut dyn Write) {
     for e in &plan.edits {
-        let summary = summarize(e);
+        let summary = summarize(e, planned);
         let _ = writeln!(out, "{}: {summary}", files::display_path(repo, &e.path));
         for c in e.changes.iter().filter(|c| c.kind != ChangeKind::Unchanged) {
             let _ = writeln!(out, "  {c}");
@@ -68,7 +70,7 @@ fn print_edits(repo: &Path, plan: &Plan, out: &mut dyn Write) {
     }
 }
 
-fn summarize(e: &FileEdit) -> String {
+fn summarize(e: &FileEdit, planned: bool) -> String {
     if !e.changed() {
         return if e.before.is_none() {
             "nothing to do (no file)".into()
@@ -84,10 +86,13 @@ fn summarize(e: &FileEdit) -> String {
             parts.push(format!("{n} {}", k.as_str()));
         }
     }
-    let verb = match (&e.before, &e.after) {
-        (None, Some(_)) => "created",
-        (Some(_), None) => "deleted",
-        _ => "changed",
+    let verb = match (&e.before, &e.after, planned) {
+        (None, Some(_), false) => "created",
+        (None, Some(_), true) => "would create",
+        (Some(_), None, false) => "deleted",
+        (Some(_), None, true) => "would delete",
+        (_, _, false) => "changed",
+        (_, _, true) => "would change",
     };
     format!("{verb} ({})", parts.join(", "))
 }
@@ -102,13 +107,13 @@ fn show_or_apply(
     outcome: &mut Outcome,
 ) -> Result<(), crate::EditError> {
     if dry_run {
-        print_edits(repo, plan, out);
+        print_edits(repo, plan, true, out);
         let _ = write!(out, "{}", plan.diff(repo));
         let _ = writeln!(out, "dry run: nothing was written.");
         return Ok(());
     }
     let applied = plan.apply(&crate::backup::stamp())?;
-    print_edits(repo, plan, out);
+    print_edits(repo, plan, false, out);
     for b in &applied.backups {
         let _ = writeln!(out, "backup: {}", b.display());
     }

@@ -1049,6 +1049,14 @@ fn gemini_install_trust_status_and_uninstall() {
         serde_json::to_value(&s).unwrap()["gemini"]["folder_trust"],
         "trusted"
     );
+    // Said as the other clients' trust lines are (not "folder trust trusted").
+    let rule = e.repo.canonicalize().unwrap();
+    assert!(
+        s.lines()
+            .contains(&format!("gemini: folder trusted ({})", rule.display())),
+        "{:?}",
+        s.lines()
+    );
     assert!(s.problems().is_empty(), "{:?}", s.problems());
     let settled = snapshot(e.repo.parent().unwrap());
     let (_, out) = run(&trusted);

@@ -321,6 +321,15 @@ pub fn run_install_with(
     if let Some(note) = trust_without_a_trust_client(args, &chosen) {
         writeln!(text, "note: {note}")?;
     }
+    if !args.selection.dry_run && scope == Scope::Project {
+        let mut written = outcome.wrote.clone();
+        if gitignore_added {
+            written.push(handover_core::guard::file(&repo));
+        }
+        if let Some(hint) = commit_hint(&uncommitted(&repo, &written)) {
+            writeln!(text, "{hint}")?;
+        }
+    }
     if let Chosen::Detected(d) = &chosen {
         if let Some(line) = detected_line(d, &repo, &env.homes) {
             writeln!(text, "{line}")?;
@@ -730,6 +739,45 @@ fn undo_guard_change(
     Ok(Some(done))
 }
 
+/// Of `files` (in the repository at `root`), the ones git sees as new or changed, as paths
+/// relative to the repository, in order: install's files waiting to be committed. Ignored
+/// files and anything git cannot tell are left out.
+pub fn uncommitted(root: &Path, files: &[PathBuf]) -> Vec<String> {
+    let Ok(Some(repo)) = handover_core::git::open(root) else {
+        return Vec::new();
+    };
+    let Some(top) = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok()) else {
+        return Vec::new();
+    };
+    let mut out: Vec<String> = Vec::new();
+    for file in files {
+        let real = std::fs::canonicalize(file).unwrap_or_else(|_| file.clone());
+        let Ok(rel) = real.strip_prefix(&top) else {
+            continue;
+        };
+        let pending = repo
+            .status_file(rel)
+            .is_ok_and(|st| !st.is_empty() && !st.contains(git2::Status::IGNORED));
+        let shown = rel.to_string_lossy().into_owned();
+        if pending && !out.contains(&shown) {
+            out.push(shown);
+        }
+    }
+    out
+}
+
+/// Install's last word in a repository: commit what it wrote. Until then the hooks reach no one
+/// who clones it, and a handoff counts these files among the session's uncommitted changes.
+fn commit_hint(files: &[String]) -> Option<String> {
+    if files.is_empty() {
+        return None;
+    }
+    Some(format!(
+        "next: commit these files (git add {} && git commit -m \"Wire handover\"): the hooks then reach everyone who clones the repository, and handoffs stop listing them among a session's changes",
+        files.join(" ")
+    ))
+}
+
 /// The installer part of `handover status` (its "agents" field), or why it could not be checked.
 #[derive(Serialize)]
 #[serde(untagged)]
@@ -739,6 +787,26 @@ pub enum AgentsStatus {
 }
 
 impl AgentsStatus {
+    /// The repository's files that hold handover's wiring: project hooks files with our hooks,
+    /// instruction files with the section (for "not committed yet").
+    pub fn wiring_files(&self, root: &Path) -> Vec<PathBuf> {
+        let AgentsStatus::Checked(r) = self else {
+            return Vec::new();
+        };
+        let hooks = r
+            .agents
+            .iter()
+            .flat_map(|a| &a.scopes)
+            .filter(|s| s.scope == Scope::Project && !s.file.ours.is_empty())
+            .map(|s| s.file.path.clone());
+        let sections = r
+            .instructions
+            .iter()
+            .filter(|i| i.present)
+            .map(|i| root.join(&i.name));
+        hooks.chain(sections).collect()
+    }
+
     pub fn lines(&self) -> Vec<String> {
         match self {
             AgentsStatus::Checked(r) => r.lines(),

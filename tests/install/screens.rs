@@ -231,3 +231,37 @@ fn uninstall_keeps_what_the_user_changed_since_and_says_so() {
         "the handoff stays private"
     );
 }
+
+/// `handover status` outside any git repository says so first, and how to fix it (a problem:
+/// `--check` exits 3).
+#[test]
+fn status_outside_a_git_repository_says_so() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path().canonicalize().unwrap();
+    let plain = home.join("notes");
+    std::fs::create_dir(&plain).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_handover"))
+            .args(args)
+            .current_dir(&plain)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", &home)
+            .env("GIT_CEILING_DIRECTORIES", &home)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&["status"]);
+    let text = String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(&home.display().to_string(), "[HOME]");
+    let first = text.lines().next().unwrap();
+    assert_eq!(first, "not in a git repository: [HOME]/notes (see below)");
+    assert!(
+        text.contains(".gitignore guard: none (not needed outside a git repository)")
+            && text.contains("  - [HOME]/notes is not in a git repository: handover verifies handoffs against git and keeps them private with .gitignore, so run it inside your repository (`cd` there, or `handover -C <repository> status`), or `git init` here first"),
+        "{text}"
+    );
+    assert_eq!(run(&["status", "--check"]).status.code(), Some(3));
+}

@@ -5,6 +5,13 @@ use super::*;
 impl StatusReport {
     pub(super) fn render(&self) -> String {
         let mut out = String::new();
+        if !self.guard.in_git {
+            let _ = writeln!(
+                out,
+                "not in a git repository: {} (see below)",
+                one_line(&self.root)
+            );
+        }
         let h = &self.handoff;
         match (h.present, &h.id) {
             _ if h.refused.is_some() => {
@@ -95,6 +102,8 @@ impl StatusReport {
             ".gitignore guard: {}",
             if self.guard.present {
                 "present (handover.md and .handover/ stay private)"
+            } else if !self.guard.in_git {
+                "none (not needed outside a git repository)"
             } else if self.guard.problem.is_some() {
                 "NOT EFFECTIVE (see below)"
             } else {
@@ -106,6 +115,13 @@ impl StatusReport {
         }
         for line in self.agents.lines() {
             let _ = writeln!(out, "{line}");
+        }
+        if !self.uncommitted_wiring.is_empty() {
+            let _ = writeln!(
+                out,
+                "not committed yet: {} (commit them: the hooks then reach everyone who clones the repository, and handoffs stop listing them among a session's changes)",
+                self.uncommitted_wiring.join(", ")
+            );
         }
         if self.problems.is_empty() {
             out.push_str("No problems found.\n");
