@@ -450,7 +450,11 @@ fn install_output() -> String {
         .env("CODEX_HOME", home.path().join(".codex"))
         .env("HANDOVER_AGENT", "claude");
     let out = cmd.output().unwrap();
-    assert!(out.status.success(), "{}", String::from_utf8_lossy(&out.stderr));
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
     let i = Installed {
         repo,
         home,

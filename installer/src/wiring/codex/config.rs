@@ -515,3 +515,37 @@ pub fn user_part(path: &Path, text: &str) -> Option<String> {
             .join(" "),
     )
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Uninstall's inverse of `trust_project`: the file back as it was (comments, other
+    /// projects); a level changed since is left and said.
+    #[test]
+    fn untrust_project_takes_out_what_trust_project_added() {
+        let file = Path::new("/h/.codex/config.toml");
+        let project = Path::new("/src/app");
+        for before in [
+            "# mine\nmodel = \"gpt-5\"\n",
+            "model = \"gpt-5\"\n\n[projects.\"/other\"]\ntrust_level = \"trusted\"\n",
+        ] {
+            let mut doc = parse(file, before).unwrap();
+            trust_project(&mut doc, project, file).unwrap();
+            assert_ne!(render(&doc, before), before);
+            let change = untrust_project(&mut doc, project).unwrap();
+            assert_eq!(change.kind, ChangeKind::Removed);
+            assert_eq!(render(&doc, before), before);
+        }
+        let mut doc = parse(
+            file,
+            "[projects.\"/src/app\"]\ntrust_level = \"untrusted\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            untrust_project(&mut doc, project).map(|c| c.kind),
+            Some(ChangeKind::Kept)
+        );
+        assert!(untrust_project(&mut parse(file, "").unwrap(), project).is_none());
+    }
+}

@@ -572,4 +572,28 @@ mod tests {
         let e = trust_repo(p, Some("{\"trustedFolders\": \"/x\"}"), repo).unwrap_err();
         assert!(e.to_string().contains("not a list"), "{e}");
     }
+
+    /// Uninstall's inverse: the comment lines, the user's keys and the layout come back byte
+    /// for byte; another folder the user trusted stays; nothing to take out is unchanged.
+    #[test]
+    fn untrust_gives_the_file_back_as_it_was() {
+        let p = Path::new("/h/.copilot/config.json");
+        let repo = Path::new("/nonexistent/repo");
+        let before = "// User settings belong in settings.json.\n{\n    \"firstLaunchAt\": \"2026-11-25T15:51:11.822Z\"\n}\n";
+        let (after, _) = trust_repo(p, Some(before), repo).unwrap();
+        let (back, change) = untrust_repo(p, &after.unwrap(), repo).unwrap();
+        assert_eq!(change.kind, ChangeKind::Removed);
+        assert_eq!(back.as_deref(), Some(before));
+        let two = "{\n  \"trustedFolders\": [\n    \"/mine\",\n    \"/nonexistent/repo\"\n  ]\n}\n";
+        let (one, _) = untrust_repo(p, two, repo).unwrap();
+        assert_eq!(
+            one.as_deref(),
+            Some("{\n  \"trustedFolders\": [\n    \"/mine\"\n  ]\n}\n")
+        );
+        let (same, change) = untrust_repo(p, before, repo).unwrap();
+        assert_eq!(
+            (same.as_deref(), change.kind),
+            (Some(before), ChangeKind::Unchanged)
+        );
+    }
 }
