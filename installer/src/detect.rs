@@ -10,7 +10,7 @@
 //!   mistake, and install then says what is wrong with it).
 
 use crate::files::{hooks_path, read_opt, Homes, Scope, Targets};
-use crate::locate::is_executable;
+use crate::locate::on_path;
 use handover_base::Agent;
 use handover_clients::Client;
 use std::ffi::OsStr;
@@ -67,14 +67,6 @@ pub fn used_here(client: &dyn Client, homes: &Homes, path_var: Option<&OsStr>) -
         return Some(Sign::UserDir(dir));
     }
     on_path(client.executable(), path_var).map(Sign::OnPath)
-}
-
-/// The executable `name` in the first absolute directory of `path_var` that has one.
-pub fn on_path(name: &str, path_var: Option<&OsStr>) -> Option<PathBuf> {
-    std::env::split_paths(path_var?)
-        .filter(|d| d.is_absolute())
-        .map(|d| d.join(name))
-        .find(|p| is_executable(p))
 }
 
 /// Whether `file` (a hooks file of `agent`) has a hook of ours, or a command of the user's
