@@ -1,6 +1,6 @@
 //! What an install added to a repository that its own entries do not show: the folders it
-//! created (`.github/hooks/` for Copilot CLI), the `.gitignore` guard's change (the file as it
-//! was and as install left it), and the clients whose trust record it added the repository to
+//! created (`.github/hooks/` for Copilot CLI), the guard's change (its file, the repository's
+//! `.git/info/exclude`, as it was and as install left it), and the clients whose trust record it added the repository to
 //! (`--trust`). Uninstall takes out exactly that, so that install then uninstall leaves the
 //! repository byte for byte as it was, and says what it leaves when the user changed it since.
 //!
@@ -24,15 +24,16 @@ pub struct Manifest {
     /// Folders install created inside the repository, outermost first.
     #[serde(default)]
     pub dirs: Vec<PathBuf>,
-    /// The `.gitignore` guard's change, when install made it.
+    /// The guard's change, when install made it.
     #[serde(default)]
-    pub gitignore: Option<GuardChange>,
+    pub guard: Option<GuardChange>,
     /// The clients (`Agent::as_str`) whose trust record install added the repository to.
     #[serde(default)]
     pub trusted: Vec<String>,
 }
 
-/// The guard's file (`.gitignore`, or `info/exclude` in a submodule) before and after install.
+/// The guard's file (`core::guard::file`: the repository's `info/exclude`) before and after
+/// install.
 #[derive(Clone, Debug, PartialEq, Serialize, Deserialize)]
 pub struct GuardChange {
     pub path: PathBuf,
@@ -43,7 +44,7 @@ pub struct GuardChange {
 
 impl Manifest {
     pub fn is_empty(&self) -> bool {
-        self.dirs.is_empty() && self.gitignore.is_none() && self.trusted.is_empty()
+        self.dirs.is_empty() && self.guard.is_none() && self.trusted.is_empty()
     }
 
     /// The clients install trusted the repository for.
@@ -53,7 +54,7 @@ impl Manifest {
 
     /// Adds what one more install added (earlier records win: they hold the state before
     /// the first install).
-    pub fn add(&mut self, dirs: &[PathBuf], trusted: Targets, gitignore: Option<GuardChange>) {
+    pub fn add(&mut self, dirs: &[PathBuf], trusted: Targets, guard: Option<GuardChange>) {
         for d in dirs {
             if !self.dirs.contains(d) {
                 self.dirs.push(d.clone());
@@ -65,8 +66,8 @@ impl Manifest {
                 self.trusted.push(a.as_str().to_string());
             }
         }
-        if self.gitignore.is_none() {
-            self.gitignore = gitignore;
+        if self.guard.is_none() {
+            self.guard = guard;
         }
     }
 
@@ -256,14 +257,14 @@ mod tests {
         );
         assert_eq!(m.dirs, [repo.join(".github"), repo.join(".github/hooks")]);
         assert_eq!(m.trusted(), Targets::of([Agent::Codex, Agent::Gemini]));
-        assert_eq!(m.gitignore, Some(change(None, "x")));
+        assert_eq!(m.guard, Some(change(None, "x")));
         save(&homes, repo, &m).unwrap();
         let file = path(&homes, repo);
         assert!(file.starts_with(&homes.installs) && file.ends_with("src/app/install.json"));
         assert_eq!(load(&homes, repo).trusted(), m.trusted());
         m.forget_trust(Targets::all());
         m.dirs.clear();
-        m.gitignore = None;
+        m.guard = None;
         save(&homes, repo, &m).unwrap();
         assert!(!file.exists(), "an empty record is removed");
         assert!(

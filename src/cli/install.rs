@@ -1,7 +1,7 @@
 //! `handover install` / `handover uninstall`, and the installer part of `handover status`.
 //! A thin adapter: arguments and environment (HOME, CODEX_HOME, PATH, the running binary's
 //! directory) in, the installer library (handover_installer::flow) does the work, plus the
-//! core's `.gitignore` guard.
+//! core's guard (the exclude block that keeps handoff files private).
 
 use handover_base::{Agent, HookExe};
 use handover_clients::{Client, Trust};
@@ -172,7 +172,7 @@ impl Environment {
     }
 }
 
-/// The `.gitignore` guard (core), injected so the adapter can be tested on its own.
+/// The guard (core), injected so the adapter can be tested on its own.
 pub type Guard<'a> = &'a dyn Fn(&Path) -> anyhow::Result<(handover_core::guard::GuardStatus, bool)>;
 
 pub fn run_install(args: &InstallArgs, repo_root: &Path) -> anyhow::Result<ExitCode> {
@@ -294,7 +294,8 @@ pub fn run_install_with(
         if let Some(diff) = gitignore_dry_run(&repo) {
             writeln!(
                 text,
-                ".gitignore: would add the handover block (handover.md and .handover/ stay private)"
+                "{}: would add the handover block (handover.md and .handover/ stay private; no tracked file changes)",
+                handover_core::guard::label(&repo)
             )?;
             write!(text, "{diff}")?;
         }
@@ -309,7 +310,8 @@ pub fn run_install_with(
         if changed {
             writeln!(
                 text,
-                ".gitignore: added the handover block (handover.md and .handover/ stay private)"
+                "{}: added the handover block (handover.md and .handover/ stay private; no tracked file changes)",
+                handover_core::guard::label(&repo)
             )?;
         }
         for t in &status.tracked {
@@ -322,11 +324,7 @@ pub fn run_install_with(
         writeln!(text, "note: {note}")?;
     }
     if !args.selection.dry_run && scope == Scope::Project {
-        let mut written = outcome.wrote.clone();
-        if gitignore_added {
-            written.push(handover_core::guard::file(&repo));
-        }
-        if let Some(hint) = commit_hint(&uncommitted(&repo, &written)) {
+        if let Some(hint) = commit_hint(&uncommitted(&repo, &outcome.wrote)) {
             writeln!(text, "{hint}")?;
         }
     }
@@ -433,7 +431,7 @@ fn and_list<S: AsRef<str>>(items: &[S], word: &str) -> String {
 }
 
 /// A per-repository install somewhere that is probably not what was meant: outside any git
-/// repository (no `.gitignore` guard, nothing for the next session to verify against), or in
+/// repository (no privacy guard, nothing for the next session to verify against), or in
 /// the home directory itself (the clients would then load these hooks in every project below
 /// it, on top of that project's own).
 fn place_warnings(repo: &Path, homes: &Homes, scope: Scope) -> Vec<String> {
@@ -443,7 +441,7 @@ fn place_warnings(repo: &Path, homes: &Homes, scope: Scope) -> Vec<String> {
     let mut warnings = Vec::new();
     if handover_core::git::find_root(repo).is_none() {
         warnings.push(format!(
-            "{} is not in a git repository: handoffs here cannot be verified against git and no .gitignore guard is added; run `handover install` inside the repository (or `git init` first)",
+            "{} is not in a git repository: handoffs here cannot be verified against git and git is not told to ignore them; run `handover install` inside the repository (or `git init` first)",
             repo.display()
         ));
     }
@@ -462,7 +460,7 @@ fn paths(list: &[PathBuf]) -> Vec<String> {
         .collect()
 }
 
-/// The `.gitignore` change the real run makes, as a diff (`--dry-run` shows every change).
+/// The guard's change the real run makes, as a diff (`--dry-run` shows every change).
 fn gitignore_dry_run(repo: &Path) -> Option<String> {
     if gitignore_to_write(repo).is_empty() {
         return None;
@@ -473,7 +471,7 @@ fn gitignore_dry_run(repo: &Path) -> Option<String> {
     let before = before.map(|b| String::from_utf8_lossy(&b).into_owned());
     let after = String::from_utf8_lossy(&after).into_owned();
     Some(handover_installer::diff::unified(
-        ".gitignore",
+        &handover_core::guard::label(repo),
         before.as_deref(),
         Some(&after),
     ))
@@ -574,12 +572,13 @@ fn exit_code(outcome: &flow::Outcome) -> ExitCode {
     }
 }
 
-/// The `.gitignore` the guard will write after the install (in a git repository, when the
-/// block is missing): checked with the installer's files before the first write.
+/// The exclude file the guard will write after the install (in a git repository, when git
+/// does not ignore the handoff files yet): checked with the installer's files before the first
+/// write.
 fn gitignore_to_write(repo: &Path) -> Vec<PathBuf> {
     let in_git = handover_core::git::find_root(repo).is_some();
     if in_git && !handover_core::guard::status(repo).present {
-        vec![repo.join(".gitignore")]
+        vec![handover_core::guard::file(repo)]
     } else {
         Vec::new()
     }
@@ -601,7 +600,7 @@ pub fn run_uninstall_with(
     let mut human = Vec::new();
     let text: &mut dyn Write = if args.json { &mut human } else { out };
     let outcome = flow::uninstall(&req, text)?;
-    let gitignore = if req.scope == Scope::User {
+    let guard_undone = if req.scope == Scope::User {
         None
     } else {
         undo_guard_change(&req, text)?
@@ -614,7 +613,7 @@ pub fn run_uninstall_with(
             "wrote": paths(&outcome.wrote),
             "backups": paths(&outcome.backups),
             "dirs_removed": paths(&outcome.dirs),
-            "gitignore": gitignore,
+            "guard": guard_undone,
             "problems": outcome.problems,
         });
         writeln!(out, "{}", serde_json::to_string_pretty(&json)?)?;
@@ -654,7 +653,8 @@ fn record_guard_change(
     if let Err(e) = manifest::save(homes, repo, &record) {
         writeln!(
             text,
-            "note: cannot record the .gitignore change ({}: {e}); uninstall will leave the handover block",
+            "note: cannot record the change to {} ({}: {e}); uninstall will leave the handover block",
+            file.display(),
             manifest::path(homes, repo).display()
         )?;
     }
@@ -671,7 +671,7 @@ fn undo_guard_change(
 ) -> anyhow::Result<Option<&'static str>> {
     use manifest::GuardUndo;
     let mut record = manifest::load(&req.homes, &req.repo);
-    let Some(change) = record.gitignore.clone() else {
+    let Some(change) = record.guard.clone() else {
         return Ok(None);
     };
     let shown = handover_installer::files::display_path(&req.repo, &change.path);
@@ -729,7 +729,7 @@ fn undo_guard_change(
         GuardUndo::Changed => Ok(()),
     };
     written.map_err(|e| anyhow::anyhow!("cannot write {}: {e}", change.path.display()))?;
-    record.gitignore = None;
+    record.guard = None;
     manifest::save(&req.homes, &req.repo, &record).map_err(|e| {
         anyhow::anyhow!(
             "cannot update {}: {e}",

@@ -326,7 +326,7 @@ pub struct WriteArgs {
     /// The writing session's id (default: $HANDOVER_SESSION_ID, else the client's own session variable).
     #[arg(long)]
     pub session: Option<String>,
-    /// Do not add handover's files to .gitignore (for teams that commit handoffs).
+    /// Do not keep handover's files out of git (no info/exclude block; for teams that commit handoffs).
     #[arg(long)]
     pub shared: bool,
     /// Print the result as JSON.

@@ -57,8 +57,7 @@ struct StatusReport {
     records: Vec<RecordSummary>,
     /// The installer's section (hooks per agent and scope, instruction files).
     agents: AgentsStatus,
-    /// The repository's files that wire handover (and the guard's) that git sees as new or
-    /// changed: install's files waiting to be committed. Not a problem: said so they get
+    /// The repository's files that wire handover that git sees as new or changed: install's files waiting to be committed. Not a problem: said so they get
     /// committed.
     #[serde(skip_serializing_if = "Vec::is_empty")]
     uncommitted_wiring: Vec<String>,
@@ -188,10 +187,7 @@ impl StatusReport {
             agents,
             problems: Vec::new(),
         };
-        let mut wiring = report.agents.wiring_files(root);
-        if report.guard.present {
-            wiring.push(guard::file(root));
-        }
+        let wiring = report.agents.wiring_files(root);
         report.uncommitted_wiring = super::install::uncommitted(root, &wiring);
         report.problems = report.own_problems();
         report.problems.extend(report.agents.problems());
@@ -204,7 +200,7 @@ impl StatusReport {
         let h = &self.handoff;
         if !self.guard.in_git {
             problems.push(format!(
-                "{} is not in a git repository: handover verifies handoffs against git and keeps them private with .gitignore, so run it inside your repository (`cd` there, or `handover -C <repository> status`), or `git init` here first",
+                "{} is not in a git repository: handover verifies handoffs against git and keeps them private through git, so run it inside your repository (`cd` there, or `handover -C <repository> status`), or `git init` here first",
                 self.root
             ));
         }
@@ -237,7 +233,7 @@ impl StatusReport {
         if let Some(problem) = &self.guard.problem {
             problems.push(problem.clone());
         } else if !self.guard.present && self.guard.in_git {
-            problems.push("handoff files are not ignored by git: run `handover install` (or any `handover write`) to add the guard, or use --shared on purpose".into());
+            problems.push("handoff files are not ignored by git: run `handover install` (or any `handover write`) to add them to the repository's info/exclude, or use --shared on purpose".into());
         }
         if !self.guard.tracked.is_empty() {
             problems.push(format!(

@@ -470,11 +470,10 @@ fn print_outcome(
     }
     if let Some((guard, changed)) = &o.guard {
         if *changed {
-            let file = handover_core::guard::file(store.root());
             writeln!(
                 stdout(),
-                "Added handover.md and .handover/ to {} (handoffs are private; --shared skips this).",
-                file.strip_prefix(store.root()).unwrap_or(&file).display()
+                "Added handover.md and .handover/ to {} (handoffs are private, no tracked file changes; --shared skips this).",
+                handover_core::guard::label(store.root())
             )?;
         }
         if !guard.tracked.is_empty() {

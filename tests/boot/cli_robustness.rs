@@ -494,7 +494,7 @@ fn the_first_write_in_a_submodule_leaves_the_superproject_clean() {
     );
     assert_eq!(git(&sub, &["status", "--porcelain"]), "", "submodule clean");
     let status = ok(&sub, &["status"]);
-    assert!(status.contains("guard: present"), "{status}");
+    assert!(status.contains("private: yes"), "{status}");
 }
 
 #[test]

@@ -113,6 +113,16 @@ fn links_to_the_store_or_handover_md_are_never_written_through() {
     let out = write(&repo.path, "Ship it");
     insta::assert_snapshot!("linked_gitignore", placeholders(&repo.path, &text(&out)));
     assert_eq!(fs::read_to_string(&rc).unwrap(), "# rc\n");
+
+    // .git/info/exclude -> a file outside (an unpacked tarball's .git is the stranger's).
+    let repo = Repo::with_commit();
+    let exclude = repo.path.join(".git/info/exclude");
+    fs::remove_file(&exclude).ok();
+    symlink(&rc, &exclude).unwrap();
+    let out = write(&repo.path, "Ship it");
+    assert!(out.status.success(), "{}", text(&out));
+    insta::assert_snapshot!("linked_exclude", placeholders(&repo.path, &text(&out)));
+    assert_eq!(fs::read_to_string(&rc).unwrap(), "# rc\n");
 }
 
 /// `status` says what is refused and how to fix it; `boot --json` carries the refusal.
@@ -580,25 +590,27 @@ fn a_secret_redacted_from_handover_md_never_survives_in_the_archive() {
     assert!(!everything.contains(TOKEN));
 }
 
-/// docs/security.md: a `.gitignore` that is a link is never edited; `write` saves the handoff
-/// and warns (naming `--shared`).
+/// docs/security.md: the exclude file is never edited through a link, and a `.gitignore` link
+/// is never touched at all; `write` saves the handoff and warns (naming `--shared`).
 #[test]
-fn a_gitignore_link_is_left_alone_and_write_warns() {
+fn a_linked_exclude_file_is_left_alone_and_write_warns() {
     let (_out, rc) = outside();
     let repo = Repo::with_commit();
     symlink(&rc, repo.path.join(".gitignore")).unwrap();
+    let exclude = repo.path.join(".git/info/exclude");
+    fs::remove_file(&exclude).ok();
+    symlink(&rc, &exclude).unwrap();
     let out = write(&repo.path, "Ship it");
     assert!(out.status.success(), "{}", text(&out));
     let shown = text(&out);
-    assert!(shown.contains(".gitignore is not a plain file"), "{shown}");
+    assert!(shown.contains("exclude is not a plain file"), "{shown}");
     assert!(shown.contains("--shared"), "{shown}");
     assert!(shown.contains("may not be ignored by git"), "{shown}");
     assert!(repo.path.join(".handover/state.json").is_file());
     assert_eq!(fs::read_to_string(&rc).unwrap(), "# rc\n");
-    assert!(fs::symlink_metadata(repo.path.join(".gitignore"))
-        .unwrap()
-        .file_type()
-        .is_symlink());
+    for link in [repo.path.join(".gitignore"), exclude] {
+        assert!(fs::symlink_metadata(link).unwrap().file_type().is_symlink());
+    }
 }
 
 /// `TMPDIR` naming a directory that does not exist: the demo says so and creates nothing.

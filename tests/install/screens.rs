@@ -125,8 +125,8 @@ fn uninstall_reports_dry_run_then_removal() {
 }
 
 /// On a machine with only Claude Code (its `~/.claude`, no other client's folder or program),
-/// a bare install writes Claude Code's settings, CLAUDE.md and the `.gitignore` guard, and
-/// nothing else; it names the clients it left out and `--all`; `status --check` is content
+/// a bare install writes Claude Code's settings and CLAUDE.md (and the guard in
+/// `.git/info/exclude`), and nothing else; it names the clients it left out and `--all`; `status --check` is content
 /// right after it.
 #[test]
 fn a_bare_install_on_a_machine_with_only_claude_code() {
@@ -144,7 +144,7 @@ fn a_bare_install_on_a_machine_with_only_claude_code() {
     insta::assert_snapshot!("install_only_claude", s.run(&["install"]));
     assert_eq!(
         s.repo.git(&["status", "--porcelain", "-uall"]),
-        "?? .claude/settings.json\n?? .gitignore\n?? CLAUDE.md"
+        "?? .claude/settings.json\n?? CLAUDE.md"
     );
     let (code, status) = s.run_with_code(&["status", "--check"]);
     assert_eq!(code, Some(0), "{status}");
@@ -172,9 +172,9 @@ fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 }
 
 /// Install then uninstall gives the repository back byte for byte: every client's files, the
-/// instruction files, the `.gitignore` block (or the `.gitignore` it created), the folders it
-/// created (`.github/hooks/`); in a repository with a `.gitignore` of its own (no final
-/// newline) and in one without.
+/// instruction files, the guard's block in `.git/info/exclude`, the folders it created
+/// (`.github/hooks/`); in a repository with a `.gitignore` of its own (no final newline) and
+/// in one without.
 #[test]
 fn install_then_uninstall_leaves_the_repository_as_it_was() {
     for gitignore in [None, Some("target")] {
@@ -183,36 +183,38 @@ fn install_then_uninstall_leaves_the_repository_as_it_was() {
             s.repo.write(".gitignore", text);
             s.repo.commit_all("Ignore target");
         }
-        let before = files_of(&s.repo.path);
+        let exclude = s.repo.path.join(".git/info/exclude");
+        let before = (files_of(&s.repo.path), std::fs::read(&exclude).ok());
         s.run(&["install", "--all"]);
         assert!(s.repo.path.join(".github/hooks").is_dir());
+        assert_ne!(std::fs::read(&exclude).ok(), before.1, "the guard is there");
         let out = s.run(&["uninstall"]);
         assert_eq!(s.repo.git(&["status", "--porcelain", "-uall"]), "", "{out}");
-        assert_eq!(files_of(&s.repo.path), before, "{out}");
+        assert_eq!(
+            (files_of(&s.repo.path), std::fs::read(&exclude).ok()),
+            before,
+            "{out}"
+        );
     }
 }
 
-/// A line the user added to `.gitignore` after install stays, and uninstall says so; a
+/// A line the user added to `.git/info/exclude` after install stays, and uninstall says so; a
 /// handoff written meanwhile keeps the block (git would show it otherwise), said too.
 #[test]
 fn uninstall_keeps_what_the_user_changed_since_and_says_so() {
     let s = Screens::new();
-    s.repo.write(".gitignore", "target\n");
-    s.repo.commit_all("Ignore target");
+    let exclude = s.repo.path.join(".git/info/exclude");
+    let before = std::fs::read_to_string(&exclude).unwrap_or_default();
     s.run(&["install", "--claude"]);
-    let installed = std::fs::read_to_string(s.repo.path.join(".gitignore")).unwrap();
-    std::fs::write(
-        s.repo.path.join(".gitignore"),
-        format!("{installed}*.log\n"),
-    )
-    .unwrap();
+    let installed = std::fs::read_to_string(&exclude).unwrap();
+    std::fs::write(&exclude, format!("{installed}*.log\n")).unwrap();
     let out = s.run(&["uninstall"]);
     assert_eq!(
-        std::fs::read_to_string(s.repo.path.join(".gitignore")).unwrap(),
-        "target\n*.log\n"
+        std::fs::read_to_string(&exclude).unwrap(),
+        format!("{before}*.log\n")
     );
     assert!(
-        out.contains(".gitignore: changed (the handover block install added taken out; your other changes since are kept)"),
+        out.contains(".git/info/exclude: changed (the handover block install added taken out; your other changes since are kept)"),
         "{out}"
     );
 
@@ -221,13 +223,12 @@ fn uninstall_keeps_what_the_user_changed_since_and_says_so() {
     s.write_handoff();
     let out = s.run(&["uninstall"]);
     assert!(
-        out.contains("note: .gitignore: the handover block install added is kept: handover.md and .handover are here"),
+        out.contains("note: .git/info/exclude: the handover block install added is kept: handover.md and .handover are here"),
         "{out}"
     );
-    assert!(s.repo.path.join(".gitignore").exists());
     assert_eq!(
         s.repo.git(&["status", "--porcelain", "-uall"]),
-        "?? .gitignore",
+        "",
         "the handoff stays private"
     );
 }
@@ -259,8 +260,8 @@ fn status_outside_a_git_repository_says_so() {
     let first = text.lines().next().unwrap();
     assert_eq!(first, "not in a git repository: [HOME]/notes (see below)");
     assert!(
-        text.contains(".gitignore guard: none (not needed outside a git repository)")
-            && text.contains("  - [HOME]/notes is not in a git repository: handover verifies handoffs against git and keeps them private with .gitignore, so run it inside your repository (`cd` there, or `handover -C <repository> status`), or `git init` here first"),
+        text.contains("private: no git repository here (see below)")
+            && text.contains("  - [HOME]/notes is not in a git repository: handover verifies handoffs against git and keeps them private through git, so run it inside your repository (`cd` there, or `handover -C <repository> status`), or `git init` here first"),
         "{text}"
     );
     assert_eq!(run(&["status", "--check"]).status.code(), Some(3));

@@ -465,7 +465,6 @@ fn install_output() -> String {
 
 /// [`path_with_the_tool`] without the directories that hold an AI coding client's program.
 fn path_without_clients() -> String {
-    use handover_clients::Client;
     let with = path_with_the_tool();
     let kept: Vec<PathBuf> = std::env::split_paths(&with)
         .filter(|d| {

@@ -127,7 +127,7 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
     assert_eq!(code, ExitCode::SUCCESS, "{out}");
     assert_eq!(*guarded.borrow(), vec![repo.clone()]);
     assert!(
-        out.contains(".gitignore: added the handover block"),
+        out.contains(".git/info/exclude: added the handover block"),
         "{out}"
     );
     assert!(out.contains("git rm --cached handover.md"), "{out}");
@@ -301,10 +301,10 @@ fn trust_without_codex_fails_before_writing() {
     assert!(left.is_empty(), "{left:?}");
 }
 
-/// A read-only `.gitignore` the guard would have to write stops the install before any settings
-/// file is written (the guard runs after the installer's files).
+/// A read-only exclude file the guard would have to write stops the install before any
+/// settings file is written (the guard runs after the installer's files).
 #[test]
-fn a_read_only_gitignore_stops_the_install_before_the_first_write() {
+fn a_read_only_exclude_file_stops_the_install_before_the_first_write() {
     use std::os::unix::fs::PermissionsExt;
     let (_tmp, repo, env) = setup();
     assert!(std::process::Command::new("git")
@@ -313,9 +313,9 @@ fn a_read_only_gitignore_stops_the_install_before_the_first_write() {
         .status()
         .unwrap()
         .success());
-    let gitignore = repo.join(".gitignore");
-    std::fs::write(&gitignore, "target/\n").unwrap();
-    std::fs::set_permissions(&gitignore, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let exclude = repo.join(".git/info/exclude");
+    std::fs::write(&exclude, "target/\n").unwrap();
+    std::fs::set_permissions(&exclude, std::fs::Permissions::from_mode(0o444)).unwrap();
     let guard =
         |_: &Path| -> anyhow::Result<(GuardStatus, bool)> { panic!("the guard must not run") };
     let err = super::run_install_with(
@@ -334,7 +334,7 @@ fn a_read_only_gitignore_stops_the_install_before_the_first_write() {
     .unwrap_err();
     assert!(
         err.to_string()
-            .contains(".gitignore: is read-only (mode 444)"),
+            .contains(".git/info/exclude: is read-only (mode 444)"),
         "{err}"
     );
     assert!(!repo.join(".claude").exists());

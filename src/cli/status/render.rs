@@ -99,15 +99,15 @@ impl StatusReport {
         }
         let _ = writeln!(
             out,
-            ".gitignore guard: {}",
+            "private: {}",
             if self.guard.present {
-                "present (handover.md and .handover/ stay private)"
+                "yes (git ignores handover.md and .handover/)"
             } else if !self.guard.in_git {
-                "none (not needed outside a git repository)"
+                "no git repository here (see below)"
             } else if self.guard.problem.is_some() {
-                "NOT EFFECTIVE (see below)"
+                "NO (see below)"
             } else {
-                "absent"
+                "no"
             }
         );
         if !self.guard.tracked.is_empty() {

@@ -80,6 +80,29 @@ fn neutralised(root: &Path) -> anyhow::Result<Vec<String>> {
     Ok(args)
 }
 
+/// Which of `paths` (relative to `root`) git's ignore rules ignore, as `git check-ignore
+/// --no-index` decides: every source in git's own order of precedence (a `.gitignore`'s
+/// `!rule` beats the exclude file, which libgit2's `is_path_ignored` gets wrong), and whether
+/// or not a path is tracked. None when git cannot answer.
+pub fn ignored(root: &Path, paths: &[&str]) -> Option<Vec<String>> {
+    let mut all = neutralised(root).ok()?;
+    // Paths as arguments, one answer per line: our paths hold no newline (`-z` needs `--stdin`).
+    all.extend(["check-ignore", "--no-index", "--"].map(String::from));
+    all.extend(paths.iter().map(|p| (*p).to_string()));
+    let out = run(root, &all).ok()?;
+    // 0: some are ignored, 1: none is; anything else is an error.
+    if !matches!(out.status.code(), Some(0 | 1)) {
+        return None;
+    }
+    Some(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
+}
+
 /// The driver names in `git config -z --get-regexp '^filter\.'` output: entries `key\nvalue\0`,
 /// keys `filter.<name>.<variable>` (the name may itself hold dots).
 fn filter_drivers(listed: &[u8]) -> Vec<String> {
