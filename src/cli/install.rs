@@ -374,8 +374,13 @@ fn trust_without_a_trust_client(args: &InstallArgs, chosen: &Chosen) -> Option<S
             .iter()
             .map(|a| handover_clients::of(a).display_name())
             .collect();
+        let (verb, it) = if names.len() == 1 {
+            ("runs", "it finds")
+        } else {
+            ("run", "they find")
+        };
         format!(
-            "--trust had nothing to do: {} runs the hooks it finds without a trust record",
+            "--trust had nothing to do: {} {verb} the hooks {it} without a trust record",
             and_list(&names, "and")
         )
     })

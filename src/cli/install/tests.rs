@@ -688,6 +688,10 @@ fn a_bare_install_wires_the_clients_found_and_names_the_others() {
             "CLAUDE.md"
         ]
     );
+    assert!(
+        out.contains("note: --trust had nothing to do: Claude Code and Qwen Code run the hooks they find without a trust record"),
+        "{out}"
+    );
     let last = out.lines().last().unwrap();
     assert!(
         last.starts_with("clients: Claude Code (~/.claude) and Qwen Code (")
