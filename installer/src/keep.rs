@@ -148,15 +148,22 @@ pub(crate) fn keep_links(edits: &mut [FileEdit]) {
     }
 }
 
-/// A trusted-folders file uninstall emptied (`{}`: its only entry was the one `--trust`
-/// added) that has no backup was created by install: it is deleted, as install found it.
-pub(crate) fn delete_emptied_trust_files(edits: &mut [FileEdit], backups: &Backups) {
+/// A user file uninstall emptied that has no backup was created by install: it is deleted, as
+/// install found it. A trusted-folders file left `{}` (its only entry was the one `--trust`
+/// added), a Codex config.toml left empty (it held only the project trust and the hook trust
+/// install gave). A file that existed before install has a backup and stays.
+pub(crate) fn delete_emptied_user_files(edits: &mut [FileEdit], backups: &Backups) {
     for e in edits {
-        let emptied = e.after.as_deref().is_some_and(|text| {
-            json_layout::parse(&e.path, text)
-                .is_ok_and(|v| v.as_object().is_some_and(|m| m.is_empty()))
-        });
-        if e.kind == FileKind::FolderTrust && emptied && backups.latest(&e.path).is_none() {
+        let Some(text) = e.after.as_deref() else {
+            continue;
+        };
+        let emptied = match e.kind {
+            FileKind::FolderTrust => json_layout::parse(&e.path, text)
+                .is_ok_and(|v| v.as_object().is_some_and(|m| m.is_empty())),
+            FileKind::CodexConfig => text.trim().is_empty(),
+            FileKind::Hooks(_) | FileKind::Instructions => false,
+        };
+        if emptied && e.changed() && backups.latest(&e.path).is_none() {
             e.after = None;
         }
     }

@@ -195,7 +195,7 @@ pub fn plan_uninstall(
         plan.notes.extend(kept_sections_note(&kept));
     }
     restore_users_bytes(&mut plan.edits, &plan.backups);
-    crate::keep::delete_emptied_trust_files(&mut plan.edits, &plan.backups);
+    crate::keep::delete_emptied_user_files(&mut plan.edits, &plan.backups);
     mark_backups(&mut plan.edits, &plan.backups);
     keep_links(&mut plan.edits);
     Ok(plan)

@@ -501,4 +501,22 @@ fn install_trust_does_not_back_up_a_config_it_created() {
     assert!(outcome.backups.is_empty(), "{:?}\n{out}", outcome.backups);
     assert!(!out.contains("backup:"), "{out}");
     assert!(!homes.backups.exists(), "{out}");
+    // Uninstall takes out the project trust and the hook trust: the file install created
+    // holds nothing else, and goes.
+    let un = UninstallRequest {
+        repo: repo.clone(),
+        homes: homes.clone(),
+        targets: Targets::of([handover_base::Agent::Codex]),
+        scope: Scope::Project,
+        dry_run: false,
+    };
+    let mut out = Vec::new();
+    assert!(flow::uninstall(&un, &mut out).expect("uninstall").ok);
+    let cfg = handover_installer::wiring::codex::config::config_path(&homes);
+    assert!(
+        !cfg.exists(),
+        "{:?}\n{}",
+        std::fs::read_to_string(&cfg),
+        String::from_utf8_lossy(&out)
+    );
 }
