@@ -251,6 +251,14 @@ pub trait Client: Sync {
         None
     }
 
+    /// The number of tokens a reading of `model` is measured against when the client's own
+    /// settings say where it compacts, in tokens rather than as a share of a window (Factory
+    /// Droid); it then stands for what the transcript would state. `user_dir` as for
+    /// [`Client::compaction_percent`]. None: no such setting.
+    fn compaction_window(&self, _user_dir: Option<&Path>, _model: Option<&str>) -> Option<u64> {
+        None
+    }
+
     /// Where the client compacts by itself, as a whole percent of `window`, when that comes
     /// early enough to move our reminders below it; None when it compacts only near the end
     /// (nothing to move). `project` is the repository root and `user_dir` the client's own
