@@ -88,7 +88,7 @@ fn no_subcommand_panics_on_a_closed_or_full_stdout() {
         vec!["status"],
         vec!["status", "--json"],
         vec!["ack"],
-        vec!["install", "--dry-run", "--hooks-dir", &bin],
+        vec!["install", "--all", "--dry-run", "--hooks-dir", &bin],
         vec![
             "install",
             "--scope",
@@ -112,7 +112,7 @@ fn no_subcommand_panics_on_a_closed_or_full_stdout() {
         vec!["help", "status"],
         vec!["boot", "--check"],
         vec!["status", "--check"],
-        vec!["install", "--hooks-dir", &bin, "--scope", "local"],
+        vec!["install", "--all", "--hooks-dir", &bin, "--scope", "local"],
         vec!["uninstall"],
         // Handoffs through a git remote (`origin`, a bare repository beside the clone): each
         // one doing its work and printing it; then a remote that does not exist (a failure,

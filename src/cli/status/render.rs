@@ -6,6 +6,13 @@ use handover_core::sanitize::{quote, token};
 impl StatusReport {
     pub(super) fn render(&self) -> String {
         let mut out = String::new();
+        if !self.guard.in_git {
+            let _ = writeln!(
+                out,
+                "not in a git repository: {} (see below)",
+                one_line(&self.root)
+            );
+        }
         let h = &self.handoff;
         match (h.present, &h.id) {
             _ if h.refused.is_some() => {
@@ -96,6 +103,8 @@ impl StatusReport {
             "private: {}",
             if self.guard.present {
                 "yes (git ignores handover.md and .handover/)"
+            } else if !self.guard.in_git {
+                "no git repository here (see below)"
             } else if self.guard.problem.is_some() {
                 "NO (see below)"
             } else {
@@ -107,6 +116,13 @@ impl StatusReport {
         }
         for line in self.agents.lines() {
             let _ = writeln!(out, "{line}");
+        }
+        if !self.uncommitted_wiring.is_empty() {
+            let _ = writeln!(
+                out,
+                "not committed yet: {} (commit them: the hooks then reach everyone who clones the repository, and handoffs stop listing them among a session's changes)",
+                self.uncommitted_wiring.join(", ")
+            );
         }
         if self.problems.is_empty() {
             out.push_str("No problems found.\n");

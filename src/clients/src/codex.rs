@@ -58,6 +58,10 @@ impl Client for Codex {
         "Codex"
     }
 
+    fn executable(&self) -> &'static str {
+        "codex"
+    }
+
     fn fresh_session(&self) -> &'static str {
         "`/new` in Codex"
     }

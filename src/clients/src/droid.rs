@@ -81,6 +81,10 @@ impl Client for Droid {
         "Factory Droid"
     }
 
+    fn executable(&self) -> &'static str {
+        "droid"
+    }
+
     fn fresh_session(&self) -> &'static str {
         "`/new` in Factory Droid"
     }

@@ -54,6 +54,10 @@ pub trait Client: Sync {
     /// The name users know it by, for messages and `handover status` ("Claude Code").
     fn display_name(&self) -> &'static str;
 
+    /// The name of the program users start it with (`claude`, `codex`, ...): found on PATH, it
+    /// is one of the signs that this machine uses the client (the installer's `detect`).
+    fn executable(&self) -> &'static str;
+
     // ---- Events: which of our hooks runs on which of its events ----
 
     /// The client's name for `event`; None when the client has no such event (then none of
