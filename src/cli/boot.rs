@@ -158,7 +158,7 @@ fn fetched_report(store: &Store, local_id: Option<&str>, command: &str) -> Optio
     if Some(f.handoff.id.as_str()) == local_id {
         return None;
     }
-    let here = travel::fetched::as_checked_here(root, &f.handoff);
+    let here = travel::fetched::as_checked_here(root, &f);
     let verification = verify::verify(root, &here);
     // A checked name (`names::check_remote`), and still quoted for the shell: the command is
     // meant to be run as shown.

@@ -430,6 +430,18 @@ pub struct PushArgs {
     /// pushed since this clone last pulled). The replaced one stays in the ref's history.
     #[arg(long)]
     pub force: bool,
+    /// Also carry the uncommitted work (tracked changes and the untracked files the handoff
+    /// lists, never ignored ones) as a snapshot commit on the handoff's HEAD; files that look
+    /// like credentials or hold a secret refuse the push. Default: `[travel] with_changes` in
+    /// .handover/config.toml.
+    #[arg(long, conflicts_with = "without_changes")]
+    pub with_changes: bool,
+    /// Leave the uncommitted work on this machine even when `[travel] with_changes = true`.
+    #[arg(long)]
+    pub without_changes: bool,
+    /// Print one JSON object (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -440,6 +452,14 @@ pub struct PullArgs {
     /// local one is archived first).
     #[arg(long)]
     pub adopt: bool,
+    /// With --adopt: also put the uncommitted work that travelled with it (`push
+    /// --with-changes`) into the working tree, when HEAD is the commit it was made on and none
+    /// of its files has a local change here (the index is not touched).
+    #[arg(long, requires = "adopt")]
+    pub apply: bool,
+    /// Print one JSON object (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]
@@ -452,6 +472,9 @@ pub struct ShareArgs {
     /// Apply without asking (for scripts); the change is still printed.
     #[arg(long)]
     pub yes: bool,
+    /// Print one JSON object (docs/cli.md); the change is made only with --yes.
+    #[arg(long)]
+    pub json: bool,
 }
 
 #[derive(Args, Debug)]

@@ -45,6 +45,10 @@ struct StatusReport {
     /// Lossy: a path that is not UTF-8 must not stop the report (JSON strings are UTF-8).
     root: String,
     handoff: HandoffHealth,
+    /// Handoffs fetched for the current branch (`handover pull`, or `git fetch` after
+    /// `handover share`) that are not the local one: `handover pull --adopt` makes one local.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    fetched: Vec<FetchedSummary>,
     /// Why `.handover/config.toml` is not in force (its defaults are used meanwhile).
     #[serde(skip_serializing_if = "Option::is_none")]
     config_problem: Option<String>,
@@ -101,6 +105,41 @@ struct HandoffHealth {
     /// handover.md holds edits the handoff does not record.
     #[serde(skip_serializing_if = "Option::is_none")]
     handover_md_edited: Option<bool>,
+}
+
+/// A fetched handoff of the current branch, in short (values from the remote: quoted when shown).
+#[derive(Serialize)]
+struct FetchedSummary {
+    remote: String,
+    id: String,
+    machine: String,
+    pushed_at: String,
+    goal: String,
+    /// Uncommitted work travelled with it (`push --with-changes`).
+    with_changes: bool,
+}
+
+impl FetchedSummary {
+    /// The current branch's fetched handoffs other than `local_id`, by file reads first (none
+    /// fetched: nothing opened).
+    fn gather(root: &Path, local_id: Option<&str>) -> Vec<FetchedSummary> {
+        let Some(branch) = handover_core::travel::fetched::current_branch(root) else {
+            return Vec::new();
+        };
+        handover_core::travel::fetched::all_for(root, &branch)
+            .into_iter()
+            .flatten()
+            .filter(|f| Some(f.handoff.id.as_str()) != local_id)
+            .map(|f| FetchedSummary {
+                remote: f.remote,
+                id: f.handoff.id,
+                machine: f.origin.machine,
+                pushed_at: f.origin.pushed_at,
+                goal: f.handoff.content.goal,
+                with_changes: f.changes.is_some(),
+            })
+            .collect()
+    }
 }
 
 /// One session record, in short.
@@ -163,10 +202,12 @@ impl StatusReport {
         } else {
             super::install::status_section(root)
         };
+        let fetched = FetchedSummary::gather(root, handoff.id.as_deref());
         let mut report = StatusReport {
             version: super::output::JSON_VERSION,
             root: root.to_string_lossy().into_owned(),
             handoff,
+            fetched,
             config_problem: config::load(root).err().map(|e| format!("{e:#}")),
             verdict: verification.as_ref().map(|v| v.verdict),
             reasons: verification.map(|v| v.reasons),

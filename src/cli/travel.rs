@@ -1,20 +1,78 @@
 //! `handover push`, `handover pull`, `handover share`: handoffs that travel through the
 //! repository's own git remote (the work is `handover_core::travel`).
 
-use super::output::{stdout, warn};
+use super::output::{stdout, warn, JSON_VERSION};
 use super::{PullArgs, PushArgs, ShareArgs};
 use handover_base::shell::shell_quote;
+use handover_core::config;
 use handover_core::sanitize::{one_line, quote, quote_within};
 use handover_core::store::Store;
+use handover_core::travel::changes::Going;
 use handover_core::travel::{self, PushError};
 use handover_core::verify;
+use serde_json::{json, Value};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn push(args: &PushArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
-    match travel::push(&store, args.remote.as_deref(), args.force) {
+    // The setting decides when neither switch is given; a config file that does not parse is
+    // an error only when the setting is asked for.
+    let with_changes = if args.with_changes {
+        true
+    } else if args.without_changes {
+        false
+    } else {
+        config::load(store.root())?.travel_with_changes
+    };
+    let options = travel::PushOptions {
+        remote: args.remote.as_deref(),
+        force: args.force,
+        with_changes,
+    };
+    let json = args.json;
+    // What goes is shown before it leaves (on stdout; with --json, in the object).
+    let mut show = |files: &[Going]| {
+        if json || files.is_empty() {
+            return;
+        }
+        let total: u64 = files.iter().map(|f| f.size).sum();
+        let _ = writeln!(
+            stdout(),
+            "Sending the uncommitted work with the handoff ({} {}, {total} bytes):",
+            files.len(),
+            if files.len() == 1 { "file" } else { "files" }
+        );
+        for f in files {
+            let _ = writeln!(
+                stdout(),
+                "  {} {} ({} bytes)",
+                f.change.as_str(),
+                quote(&f.path),
+                f.size
+            );
+        }
+    };
+    match travel::push(&store, &options, &mut show) {
+        Ok(p) if json => {
+            let value = json!({
+                "version": JSON_VERSION,
+                "pushed": true,
+                "remote": p.remote,
+                "branch": p.branch,
+                "ref": travel::names::published_ref(&p.branch),
+                "commit": p.commit,
+                "with_record": p.with_record,
+                "replaced": p.replaced,
+                "head_not_on_remote": p.head_not_on_remote,
+                "redacted_fields": p.redactions.iter().map(|r| r.field.as_str()).collect::<Vec<_>>(),
+                "changes": p.changes,
+                "stayed": p.stayed,
+            });
+            writeln!(stdout(), "{}", serde_json::to_string_pretty(&value)?)?;
+            Ok(ExitCode::SUCCESS)
+        }
         Ok(p) => {
             writeln!(
                 stdout(),
@@ -29,6 +87,22 @@ pub fn push(args: &PushArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                     ""
                 }
             )?;
+            match &p.changes {
+                Some(files) if files.is_empty() => writeln!(
+                    stdout(),
+                    "There was no uncommitted work to carry: the handoff's commit is the whole state."
+                )?,
+                Some(files) => writeln!(
+                    stdout(),
+                    "The uncommitted work went with it ({} {}): on the other machine, `handover pull --adopt --apply` puts it into the working tree.",
+                    files.len(),
+                    if files.len() == 1 { "file" } else { "files" }
+                )?,
+                None => {}
+            }
+            if !p.stayed.is_empty() {
+                writeln!(stdout(), "{}", stays_here(&p.stayed))?;
+            }
             if let Some(head) = &p.head_not_on_remote {
                 writeln!(
                     stdout(),
@@ -67,9 +141,62 @@ pub fn push(args: &PushArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     }
 }
 
+/// "3 uncommitted files stay on this machine (a, b, …): commit and push them, or use
+/// --with-changes".
+fn stays_here(files: &[Going]) -> String {
+    const SHOWN: usize = 5;
+    let mut names: Vec<String> = files.iter().take(SHOWN).map(|f| quote(&f.path)).collect();
+    if files.len() > SHOWN {
+        names.push("…".into());
+    }
+    format!(
+        "{} uncommitted {} on this machine ({}): commit and push {}, or use --with-changes.",
+        files.len(),
+        if files.len() == 1 {
+            "file stays"
+        } else {
+            "files stay"
+        },
+        names.join(", "),
+        if files.len() == 1 { "it" } else { "them" }
+    )
+}
+
 pub fn pull(args: &PullArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
-    let pulled = travel::pull(&store, args.remote.as_deref(), args.adopt)?;
+    let pulled = travel::pull(&store, args.remote.as_deref(), args.adopt, args.apply)?;
+    if args.json {
+        let fetched = match &pulled.fetched {
+            None => Value::Null,
+            Some(Err(problem)) => json!({"usable": false, "problem": one_line(problem)}),
+            Some(Ok(f)) => {
+                let here = travel::fetched::as_checked_here(store.root(), f);
+                let v = verify::verify(store.root(), &here);
+                json!({
+                    "usable": true,
+                    "id": f.handoff.id,
+                    "commit": f.commit,
+                    "machine": f.origin.machine,
+                    "pushed_at": f.origin.pushed_at,
+                    "goal": f.handoff.content.goal,
+                    "verdict": v.verdict.as_str(),
+                    "reasons": v.reasons,
+                    "changes": f.changes.as_ref().map(|m| &m.files),
+                })
+            }
+        };
+        let value = json!({
+            "version": JSON_VERSION,
+            "remote": pulled.remote,
+            "branch": pulled.branch,
+            "fetched": fetched,
+            "adopted": pulled.adopted.is_some(),
+            "archived": pulled.adopted.as_ref().and_then(|a| a.archived.as_ref()).map(|p| p.display().to_string()),
+            "applied": pulled.applied.as_ref().map(|a| &a.files),
+        });
+        writeln!(stdout(), "{}", serde_json::to_string_pretty(&value)?)?;
+        return Ok(ExitCode::SUCCESS);
+    }
     let Some(branch) = pulled.branch.as_deref() else {
         writeln!(
             stdout(),
@@ -91,7 +218,7 @@ pub fn pull(args: &PullArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             one_line(problem)
         )?,
         Some(Ok(f)) => {
-            let here = travel::fetched::as_checked_here(store.root(), &f.handoff);
+            let here = travel::fetched::as_checked_here(store.root(), f);
             let v = verify::verify(store.root(), &here);
             writeln!(
                 stdout(),
@@ -104,6 +231,34 @@ pub fn pull(args: &PullArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                 "Goal (data from the remote): {}",
                 quote_within(&f.handoff.content.goal, 200)
             )?;
+            if let Some(applied) = &pulled.applied {
+                writeln!(
+                    stdout(),
+                    "Applied the uncommitted work that travelled with it ({} {}; the index is untouched):",
+                    applied.files.len(),
+                    if applied.files.len() == 1 { "file" } else { "files" }
+                )?;
+                for file in &applied.files {
+                    let note = if applied.already.contains(&file.path) {
+                        ", already so here"
+                    } else {
+                        ""
+                    };
+                    writeln!(
+                        stdout(),
+                        "  {} {}{note}",
+                        file.change.as_str(),
+                        quote(&file.path)
+                    )?;
+                }
+            } else if let Some(m) = &f.changes {
+                writeln!(
+                    stdout(),
+                    "Its uncommitted work travelled with it ({} {}): `handover pull --adopt --apply` puts it into this working tree.",
+                    m.files.len(),
+                    if m.files.len() == 1 { "file" } else { "files" }
+                )?;
+            }
             match &pulled.adopted {
                 Some(saved) => {
                     writeln!(stdout(), "Adopted: it is now this working tree's handoff (handover.md, .handover/state.json).")?;
@@ -124,6 +279,23 @@ pub fn pull(args: &PullArgs, dir: &Path) -> anyhow::Result<ExitCode> {
 pub fn share(args: &ShareArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     let plan = travel::share_plan(store.root(), args.remote.as_deref(), args.off)?;
+    if args.json {
+        // No question on a JSON stream: the change is made with --yes only.
+        let apply = args.yes && !plan.unchanged;
+        if apply {
+            travel::share_apply(store.root(), &plan)?;
+        }
+        let value = json!({
+            "version": JSON_VERSION,
+            "remote": plan.remote,
+            "refspec": plan.refspec,
+            "add": plan.add,
+            "unchanged": plan.unchanged,
+            "applied": apply,
+        });
+        writeln!(stdout(), "{}", serde_json::to_string_pretty(&value)?)?;
+        return Ok(ExitCode::from(if plan.unchanged || apply { 0 } else { 1 }));
+    }
     if plan.unchanged {
         writeln!(
             stdout(),

@@ -125,6 +125,7 @@ fn rich() -> Handoff {
             dirty_omitted: 0,
             untracked_omitted: 0,
             root_bytes: None,
+            uncommitted_on: None,
         }),
         files_changed: vec![
             FileChange {

@@ -17,7 +17,9 @@
 //!   (`GIT_OPTIONAL_LOCKS=0`);
 //! - the repository at the root given, whatever an outer process (a git hook around the agent)
 //!   exported: `GIT_DIR`, `GIT_WORK_TREE`, `GIT_INDEX_FILE`, `GIT_COMMON_DIR`,
-//!   `GIT_OBJECT_DIRECTORY` and `GIT_ALTERNATE_OBJECT_DIRECTORIES` removed.
+//!   `GIT_OBJECT_DIRECTORY` and `GIT_ALTERNATE_OBJECT_DIRECTORIES` removed; a caller that
+//!   builds a tree in a private index of its own says so ([`Git::index_file`]), and only then
+//!   is `GIT_INDEX_FILE` set, to that file.
 //!
 //! Then by kind:
 //! - [`Git::local`] (everything but transport; the only kind the hooks use): no transport at
@@ -144,6 +146,8 @@ pub struct Git {
     kind: Kind,
     args: Vec<OsString>,
     input: Option<Vec<u8>>,
+    /// A private index file instead of the repository's ([`Git::index_file`]).
+    index_file: Option<PathBuf>,
 }
 
 impl Git {
@@ -168,7 +172,16 @@ impl Git {
             kind,
             args: Vec::new(),
             input: None,
+            index_file: None,
         }
+    }
+
+    /// Uses `path` as the index (`GIT_INDEX_FILE`), never the repository's: for building a
+    /// tree from chosen contents (`handover push --with-changes`) without touching the user's
+    /// index. Set after an outer process's `GIT_INDEX_FILE` is removed, so only this one holds.
+    pub fn index_file(mut self, path: &Path) -> Git {
+        self.index_file = Some(path.to_path_buf());
+        self
     }
 
     /// The command may read or hash work-tree files (`status`): no filter driver runs.
@@ -289,6 +302,9 @@ impl Git {
             "GIT_ALTERNATE_OBJECT_DIRECTORIES",
         ] {
             cmd.env_remove(var);
+        }
+        if let Some(index) = &self.index_file {
+            cmd.env("GIT_INDEX_FILE", index);
         }
         cmd.env("GIT_OPTIONAL_LOCKS", "0")
             .env("GIT_NO_LAZY_FETCH", "1")

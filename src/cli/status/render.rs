@@ -22,6 +22,9 @@ impl StatusReport {
                     h.refused.as_deref().unwrap_or("")
                 );
             }
+            (false, _) if !self.fetched.is_empty() => {
+                out.push_str("handoff: none written here; fetched from a remote (below)\n")
+            }
             (false, _) => out.push_str("handoff: none (write one with `handover write`)\n"),
             (true, None) => {
                 let _ = writeln!(
@@ -66,6 +69,23 @@ impl StatusReport {
                     h.acks.unwrap_or(0)
                 );
             }
+        }
+        for f in &self.fetched {
+            let machine = if f.machine.is_empty() {
+                "an unnamed machine".to_string()
+            } else {
+                format!("machine {}", quote(&f.machine))
+            };
+            let _ = writeln!(
+                out,
+                "fetched: a handoff for this branch from {machine}, pushed at {}, remote {} — goal: {}{}; `handover boot` shows it, `handover pull {} --adopt{}` makes it this working tree's",
+                token(&f.pushed_at),
+                quote(&f.remote),
+                quote(&f.goal),
+                if f.with_changes { "; its uncommitted work travelled with it" } else { "" },
+                handover_base::shell::shell_quote(&f.remote),
+                if f.with_changes { " --apply" } else { "" },
+            );
         }
         let foreign = self
             .records

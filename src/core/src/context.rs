@@ -198,7 +198,19 @@ fn verdict_line(s: &Startup, fetched_from: Option<&str>) -> String {
     } else {
         "handover: a previous session left a handoff for this repository."
     };
+    let elsewhere = v
+        .reasons
+        .iter()
+        .find(|r| r.code == handover_verify::verify::code::UNCOMMITTED_ELSEWHERE);
     let verdict = match v.verdict {
+        // A travelled handoff whose uncommitted work stayed on the other machine: where it is.
+        Verdict::Fresh if elsewhere.is_some() => format!(
+            "fresh (branch and HEAD match; {})",
+            elsewhere.map_or(String::new(), |r| shorten_quoted(
+                &one_line(r.message.trim_end_matches('.')),
+                ITEM_MAX_CHARS
+            ))
+        ),
         Verdict::Fresh => "fresh (branch, HEAD and files match)".to_string(),
         other => {
             let main = v

@@ -8,6 +8,7 @@
 //! git configuration and credentials. Nothing here runs from a hook: hooks only read what was
 //! fetched ([`fetched::for_startup`]).
 
+pub mod changes;
 pub mod fetched;
 pub mod names;
 pub mod package;
@@ -44,6 +45,18 @@ pub(crate) fn git_said(output: &[u8]) -> String {
             GIT_SAID_MAX_CHARS
         )
     )
+}
+
+/// An error naming the problem and the fix when `root` is in no git repository (instead of
+/// git's own words from the first command run there).
+fn ensure_repository(root: &Path, command: &str) -> anyhow::Result<()> {
+    if let Ok(None) = handover_verify::git::open(root) {
+        bail!(
+            "{} is not in a git repository: handoffs travel through a repository's git remote. Run `handover {command}` in the clone you work in (`cd` into it), or clone the repository first (`git clone <url>`)",
+            root.display()
+        );
+    }
+    Ok(())
 }
 
 /// The branch handoffs travel for: the current one, checked as a ref name.
@@ -99,9 +112,24 @@ pub fn choose_remote(
     Ok(remote)
 }
 
+/// How to push.
+#[derive(Debug, Default)]
+pub struct PushOptions<'a> {
+    /// The remote (default: the branch's upstream remote, else `origin`).
+    pub remote: Option<&'a str>,
+    pub force: bool,
+    /// Carry the uncommitted work as a snapshot commit (`changes`).
+    pub with_changes: bool,
+}
+
 /// What a push did.
 #[derive(Debug)]
 pub struct Pushed {
+    /// The uncommitted work that went with the handoff (`--with-changes`; empty when there was
+    /// none).
+    pub changes: Option<Vec<changes::Going>>,
+    /// The uncommitted work that stays on this machine (without `--with-changes`).
+    pub stayed: Vec<changes::Going>,
     pub remote: String,
     pub branch: String,
     pub commit: String,
@@ -154,10 +182,19 @@ impl From<anyhow::Error> for PushError {
 /// on `refs/handover/<branch>` of the remote, on top of the remote handoff this clone last saw.
 /// The push carries that expected old value as a lease, so a push that does not build on the
 /// remote's current handoff is refused ([`PushError::Conflict`]) unless `force`.
-pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, PushError> {
+///
+/// With `with_changes`, the uncommitted work travels too (see [`changes`]): `before_send` is
+/// given its files before anything is pushed, and a file that may not travel refuses the push
+/// before a single object is written.
+pub fn push(
+    store: &Store,
+    options: &PushOptions,
+    before_send: &mut dyn FnMut(&[changes::Going]),
+) -> Result<Pushed, PushError> {
+    let force = options.force;
     let root = store.root();
     let branch = current_branch(root)?;
-    let remote = choose_remote(root, remote, Some(&branch))?;
+    let remote = choose_remote(root, options.remote, Some(&branch))?;
     let handoff = match store.load() {
         LoadOutcome::Loaded(l) => l.handoff,
         LoadOutcome::Missing => {
@@ -186,6 +223,21 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
             .into());
         }
     }
+    let listed_untracked: Vec<String> = handoff
+        .git
+        .as_ref()
+        .map(|g| g.untracked.clone())
+        .unwrap_or_default();
+    let snapshot = if options.with_changes {
+        snapshot_for_push(root, &handoff, &remote, &branch, &listed_untracked)?
+    } else {
+        None
+    };
+    let stayed = if options.with_changes {
+        Vec::new()
+    } else {
+        changes::uncommitted(root, &listed_untracked)?
+    };
     let (mut handoff, mut redactions) = redacted_for_push(handoff)?;
     // This machine's path means nothing elsewhere (a reader verifies against its own tree),
     // and it names a local user: it stays home, in both of its forms.
@@ -208,6 +260,11 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
         branch: branch.clone(),
         handover_version: env!("CARGO_PKG_VERSION").into(),
     };
+    let manifest = snapshot.as_ref().map(|s| changes::Manifest {
+        commit: s.commit.clone(),
+        base: s.base.clone(),
+        files: s.files.clone(),
+    });
     let tree = package::write_tree(
         root,
         &Outgoing {
@@ -215,6 +272,7 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
             markdown: &markdown,
             record: record.as_ref(),
             origin: &origin,
+            changes: manifest.as_ref(),
         },
     )?;
 
@@ -229,7 +287,17 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
         "handover: handoff {} for {branch} from {}",
         handoff.id, origin.machine
     );
-    let commit = package::commit(root, &tree, base.as_deref(), &message)?;
+    // The snapshot is the second parent: it travels with the handoff commit, and the first
+    // parent stays the previous handoff.
+    let parents: Vec<&str> = base
+        .as_deref()
+        .into_iter()
+        .chain(snapshot.as_ref().map(|s| s.commit.as_str()))
+        .collect();
+    let commit = package::commit(root, &tree, &parents, &message)?;
+    if options.with_changes {
+        before_send(manifest.as_ref().map_or(&[], |m| m.files.as_slice()));
+    }
     let target = names::published_ref(&branch);
     let lease = format!(
         "--force-with-lease={target}:{}",
@@ -267,6 +335,10 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
         .and_then(|g| g.head.clone())
         .filter(|head| !on_remote_branch(root, &remote, &branch, head));
     Ok(Pushed {
+        changes: options
+            .with_changes
+            .then(|| manifest.map(|m| m.files).unwrap_or_default()),
+        stayed,
         head_not_on_remote,
         remote,
         branch,
@@ -275,6 +347,47 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
         redactions,
         with_record: record.is_some(),
     })
+}
+
+/// The snapshot of the uncommitted work, checked and written (not pushed); None when there is
+/// no uncommitted work. Only on the handoff's own HEAD, and only when the remote has that
+/// commit: the snapshot's parent travels with it, and with it every commit before it that the
+/// remote lacks, which a handoff push must not publish behind the user's back.
+fn snapshot_for_push(
+    root: &Path,
+    handoff: &Handoff,
+    remote: &str,
+    branch: &str,
+    listed_untracked: &[String],
+) -> anyhow::Result<Option<changes::Snapshot>> {
+    let Some(head) = handoff.git.as_ref().and_then(|g| g.head.clone()) else {
+        bail!("the handoff records no HEAD commit, so its uncommitted work has nothing to be based on: commit once, write the handoff again (`handover write`), then push with --with-changes");
+    };
+    let current = command::resolve(root, "HEAD")?;
+    if current.as_deref() != Some(head.as_str()) {
+        bail!(
+            "HEAD moved since the handoff was written (it recorded {}, HEAD is {}): the uncommitted work travels on the handoff's commit. \
+             Write the handoff again (`handover write`), then push with --with-changes",
+            quote(&head),
+            current.as_deref().unwrap_or("unborn")
+        );
+    }
+    if !on_remote_branch(root, remote, branch, &head) {
+        bail!(
+            "refused: the uncommitted work is based on commit {}, which branch {} of {} does not have (as of this clone's last fetch); \
+             sending the work would also send that commit and every one before it the remote lacks. Push the code first \
+             (`git push {} {}`), then `handover push --with-changes` again",
+            quote(&head),
+            quote(branch),
+            quote(remote),
+            shell_quote(remote),
+            shell_quote(branch)
+        );
+    }
+    match changes::snapshot(root, &head, listed_untracked)? {
+        Ok(snapshot) => Ok(snapshot),
+        Err(refused) => Err(anyhow!("{refused}")),
+    }
 }
 
 /// `head` is in this clone's remote-tracking branch `<remote>/<branch>` (as of the last fetch).
@@ -418,12 +531,23 @@ pub struct Pulled {
     pub fetched: Option<Result<Fetched, String>>,
     /// Set when `--adopt` made it the local handoff.
     pub adopted: Option<store::SaveReport>,
+    /// Set when `--apply` put the uncommitted work that travelled with it into the working
+    /// tree.
+    pub applied: Option<changes::Applied>,
 }
 
 /// Fetches every pushed handoff of the remote, then reads the current branch's (untrusted);
-/// with `adopt`, makes it the local handoff.
-pub fn pull(store: &Store, remote: Option<&str>, adopt: bool) -> anyhow::Result<Pulled> {
+/// with `adopt`, makes it the local handoff; with `apply` too, first puts the uncommitted work
+/// that travelled with it into the working tree (`changes::apply`: nothing is adopted when
+/// that is refused).
+pub fn pull(
+    store: &Store,
+    remote: Option<&str>,
+    adopt: bool,
+    apply: bool,
+) -> anyhow::Result<Pulled> {
     let root = store.root();
+    ensure_repository(root, "pull")?;
     let branch = current_branch(root).ok();
     let remote = choose_remote(root, remote, branch.as_deref())?;
     fetch(root, &remote, None)?;
@@ -437,6 +561,7 @@ pub fn pull(store: &Store, remote: Option<&str>, adopt: bool) -> anyhow::Result<
             .map(|f| f.map_err(|(_, e)| e))
     });
     let mut adopted = None;
+    let mut applied = None;
     if adopt {
         let f = match &fetched {
             Some(Ok(f)) => f,
@@ -452,22 +577,44 @@ pub fn pull(store: &Store, remote: Option<&str>, adopt: bool) -> anyhow::Result<
                     ))
             ),
         };
-        adopted = Some(adopt_fetched(store, f)?);
+        if apply {
+            let Some(manifest) = &f.changes else {
+                bail!(
+                    "the handoff from {} carries no uncommitted work (it was pushed without --with-changes), so there is nothing to apply; \
+                     nothing was adopted. Adopt it with `handover pull --adopt`",
+                    f.label()
+                );
+            };
+            applied = Some(changes::apply(root, &manifest.commit)?);
+        }
+        adopted = Some(adopt_fetched(store, f, applied.is_some())?);
     }
     Ok(Pulled {
         remote,
         branch,
         fetched,
         adopted,
+        applied,
     })
 }
 
 /// Makes a fetched handoff the local one: redacted (it is untrusted input), its recorded root
 /// set to this working tree (verification then checks branch, HEAD and files against the
 /// other machine's snapshot, without calling it foreign), sealed and saved through the store
-/// (the previous local handoff is archived, the journal records the write).
-fn adopt_fetched(store: &Store, fetched: &Fetched) -> anyhow::Result<store::SaveReport> {
-    let mut handoff = fetched::as_checked_here(store.root(), &fetched.handoff);
+/// (the previous local handoff is archived, the journal records the write). Its uncommitted
+/// files are recorded as being on the machine it came from (`git.uncommitted_on`), unless
+/// `applied` put them here.
+fn adopt_fetched(
+    store: &Store,
+    fetched: &Fetched,
+    applied: bool,
+) -> anyhow::Result<store::SaveReport> {
+    let mut handoff = fetched::as_checked_here(store.root(), fetched);
+    if applied {
+        if let Some(g) = &mut handoff.git {
+            g.uncommitted_on = None;
+        }
+    }
     let (clean, _) = redacted_for_push(std::mem::take(&mut handoff))?;
     let markdown = handover_handoff::markdown::render(&clean);
     if let Err(e) = crate::guard::ensure(store.root()) {
@@ -499,6 +646,7 @@ impl SharePlan {
 
 /// What `handover share` (or `share --off`) would change.
 pub fn share_plan(root: &Path, remote: Option<&str>, off: bool) -> anyhow::Result<SharePlan> {
+    ensure_repository(root, "share")?;
     let branch = current_branch(root).ok();
     let remote = choose_remote(root, remote, branch.as_deref())?;
     let refspec = names::fetch_refspec(&remote);

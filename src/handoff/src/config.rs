@@ -16,6 +16,8 @@
 //! [records]
 //! startup = "unfinished"
 //! keep = 20
+//! [travel]
+//! with_changes = false
 //! ```
 
 use anyhow::bail;
@@ -43,6 +45,8 @@ pub struct Config {
     pub records_startup: ShowRecord,
     /// Session records kept under `.handover/records/`.
     pub records_keep: usize,
+    /// `handover push` carries the uncommitted work as if `--with-changes` were given.
+    pub travel_with_changes: bool,
 }
 
 impl Default for Config {
@@ -57,6 +61,7 @@ impl Default for Config {
             heavy_budget_tokens: 5000,
             records_startup: ShowRecord::Unfinished,
             records_keep: 20,
+            travel_with_changes: false,
         }
     }
 }
@@ -132,6 +137,13 @@ pub const KEYS: &[KeyDoc] = &[
         default: "20",
         valid: "an integer from 1 to 1000",
         meaning: "How many session records (newest first) are kept under .handover/records/.",
+    },
+    KeyDoc {
+        key: "travel.with_changes",
+        default: "false",
+        valid: "true or false",
+        meaning: "`handover push` also carries the uncommitted work, as with `--with-changes` (files that look like \
+                  credentials or hold a secret refuse the push; `--without-changes` overrides this for one push).",
     },
 ];
 
@@ -252,6 +264,9 @@ pub fn parse(text: &str, file: &str) -> anyhow::Result<Config> {
                         value.as_str().and_then(ShowRecord::parse).ok_or_else(bad)?
                 }
                 "records.keep" => config.records_keep = int(1, 1000)? as usize,
+                "travel.with_changes" => {
+                    config.travel_with_changes = value.as_bool().ok_or_else(bad)?
+                }
                 _ => {
                     bail!("{file}{at}: `{full}` is documented but not handled (a bug in handover)")
                 }
@@ -358,7 +373,8 @@ mod tests {
         let text = "[policy]\nfacts_only = true\n[startup]\nbudget_chars = 900\n\
                     [context_watch]\nremind_percent = 50\ninsist_percent = 80\ncontext_window = 400000\n\
                     [budget]\nstandard_tokens = 1500\nheavy_tokens = 6000\n\
-                    [records]\nstartup = \"never\"\nkeep = 5\n";
+                    [records]\nstartup = \"never\"\nkeep = 5\n\
+                    [travel]\nwith_changes = true\n";
         let c = parse(text, "f").unwrap();
         assert_eq!(
             c,
@@ -372,6 +388,7 @@ mod tests {
                 heavy_budget_tokens: 6000,
                 records_startup: ShowRecord::Never,
                 records_keep: 5,
+                travel_with_changes: true,
             }
         );
     }
@@ -419,7 +436,7 @@ mod tests {
         assert_eq!(parse(&sample_toml(), "f").unwrap(), Config::default());
         assert_eq!(
             KEYS.len(),
-            9,
+            10,
             "a new Config field needs a KeyDoc and a match arm in parse"
         );
     }

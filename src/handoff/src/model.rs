@@ -222,6 +222,12 @@ pub struct GitSnapshot {
     /// How many untracked files sort after the last one listed.
     #[serde(skip_serializing_if = "is_zero")]
     pub untracked_omitted: usize,
+    /// The machine the listed `dirty` and `untracked` files are uncommitted on, when this
+    /// handoff came from another machine (`handover pull --adopt` without `--apply`, or a
+    /// fetched handoff as it is checked here): those changes are not expected in this checkout,
+    /// so their absence is said, not called drift. Absent for a handoff written here.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub uncommitted_on: Option<String>,
 }
 
 /// The most paths a handoff records in each tool-filled list (dirty, untracked,

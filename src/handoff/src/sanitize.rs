@@ -245,6 +245,7 @@ pub fn handoff(h: &mut Handoff) {
             &mut g.head,
             &mut g.upstream,
             &mut g.root_bytes,
+            &mut g.uncommitted_on,
         ]
         .into_iter()
         .flatten()

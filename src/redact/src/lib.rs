@@ -153,6 +153,16 @@ fn redact_with(
     (current, kinds)
 }
 
+/// Where the secrets in `text` are, without changing it: the byte offset each one starts at and
+/// its kind, in order (the same detectors as redaction; for a text that must not leave the
+/// machine at all, such as a file `handover push --with-changes` would send).
+pub fn locate(text: &str) -> Vec<(usize, &'static str)> {
+    find_all(text, Vec::new())
+        .into_iter()
+        .map(|s| (s.start, s.kind))
+        .collect()
+}
+
 /// Redacts one string; returns the new text and the kinds found (one entry per secret).
 pub fn redact_text(text: &str) -> (String, Vec<&'static str>) {
     redact_with(text, |_| Vec::new())

@@ -333,6 +333,7 @@ fn snapshot_git2(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
         untracked,
         dirty_omitted: 0,
         untracked_omitted: 0,
+        uncommitted_on: None,
     }))
 }
 

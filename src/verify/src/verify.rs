@@ -32,6 +32,9 @@ pub mod code {
     pub const CHANGED_FILE_MISSING: &str = "changed_file_missing";
     pub const INTERNAL_ERROR: &str = "internal_error";
     pub const FOREIGN: &str = "foreign";
+    /// Not a fault (severity fresh): files the handoff lists as uncommitted on another machine
+    /// (`git.uncommitted_on`) are not in this checkout.
+    pub const UNCOMMITTED_ELSEWHERE: &str = "uncommitted_elsewhere";
 }
 
 /// Commits listed in a reason's details; the rest are counted.
@@ -308,6 +311,12 @@ fn check_listed_changes<'a>(
         .map(|p| format!("- {}", quote(p)))
         .collect();
     states.remember();
+    if let Some(machine) = &recorded.uncommitted_on {
+        if !gone.is_empty() {
+            reasons.push(elsewhere(machine, gone));
+        }
+        return;
+    }
     if !gone.is_empty() {
         let old = plural(gone.len(), "file", "files");
         reasons.push(reason(
@@ -320,6 +329,21 @@ fn check_listed_changes<'a>(
             cap_files(gone),
         ));
     }
+}
+
+/// The files a travelled handoff lists as uncommitted that have no changes here: they are on
+/// the machine it came from. Said, at severity fresh: the handoff is not wrong about them.
+fn elsewhere(machine: &str, gone: Vec<String>) -> Reason {
+    reason(
+        code::UNCOMMITTED_ELSEWHERE,
+        Verdict::Fresh,
+        format!(
+            "{} listed as uncommitted on {}; not in this checkout.",
+            plural(gone.len(), "file", "files"),
+            quote(machine)
+        ),
+        cap_files(gone),
+    )
 }
 
 fn unreadable(root: &Path, error: &str) -> Reason {
@@ -649,7 +673,10 @@ fn check_working_tree(lazy: &LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec
         .partition(|p| unlisted(p));
     let now: BTreeSet<&str> = now.into_iter().collect();
     let now_beyond = BTreeSet::from_iter(now_unlisted).len();
-    if now_beyond != then_beyond {
+    let elsewhere_machine = recorded.uncommitted_on.as_deref();
+    // On another machine, fewer of them here is expected; more is not.
+    let expected = elsewhere_machine.is_some() && now_beyond < then_beyond;
+    if now_beyond != then_beyond && !expected {
         reasons.push(reason(
             code::WORKING_TREE_CHANGED,
             Verdict::Drifted,
@@ -660,7 +687,14 @@ fn check_working_tree(lazy: &LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec
         ));
     }
     let appeared: Vec<&str> = now.difference(&then).copied().collect();
-    let gone: Vec<&str> = then.difference(&now).copied().collect();
+    let mut gone: Vec<&str> = then.difference(&now).copied().collect();
+    if let Some(machine) = elsewhere_machine {
+        if !gone.is_empty() {
+            let listed = gone.iter().map(|p| format!("- {}", quote(p))).collect();
+            reasons.push(elsewhere(machine, listed));
+        }
+        gone.clear();
+    }
     if appeared.is_empty() && gone.is_empty() {
         return;
     }
@@ -717,6 +751,18 @@ fn exists(root: &Path, path: &str) -> bool {
     }
 }
 
+/// `path` is listed as uncommitted work on the machine the handoff came from.
+fn uncommitted_elsewhere(handoff: &Handoff, path: &str) -> bool {
+    handoff.git.as_ref().is_some_and(|g| {
+        g.uncommitted_on.is_some()
+            && g.dirty.iter().chain(&g.untracked).any(|p| {
+                p == path
+                    || p.strip_suffix('/')
+                        .is_some_and(|dir| path.starts_with(&format!("{dir}/")))
+            })
+    })
+}
+
 fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
     let missing: Vec<&str> = handoff
         .content
@@ -755,6 +801,9 @@ fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
             None => !exists(root, &c.path),
         })
         .map(|c| c.path.as_str())
+        // New files that exist only as uncommitted work on another machine: said by the
+        // `uncommitted_elsewhere` reason, not missing from here.
+        .filter(|p| !uncommitted_elsewhere(handoff, p))
         .collect();
     if !gone.is_empty() {
         let message = match gone.as_slice() {

@@ -132,7 +132,7 @@ fn found(store: &Store, repo: &LazyRepo) -> Found {
     if let Some(fetched) =
         crate::travel::fetched::for_startup(root, loaded.as_ref().map(|l| &l.handoff))
     {
-        let handoff = crate::travel::fetched::as_checked_here(root, &fetched.handoff);
+        let handoff = crate::travel::fetched::as_checked_here(root, &fetched);
         let verification = handover_verify::verify::verify_quick_in(repo, &handoff);
         return Found::Fetched {
             label: fetched.label(),

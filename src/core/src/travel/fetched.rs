@@ -192,13 +192,17 @@ pub fn for_startup(root: &Path, local: Option<&Handoff>) -> Option<Fetched> {
 
 /// The fetched handoff as verification should see it: it was recorded in another working
 /// tree by design (its label says so), so its recorded root is this one (both forms of it:
-/// `root_bytes` would otherwise still name the other machine's path); everything else
-/// (branch, HEAD, files) is checked exactly like a local handoff.
-pub fn as_checked_here(root: &Path, handoff: &Handoff) -> Handoff {
-    let mut h = handoff.clone();
+/// `root_bytes` would otherwise still name the other machine's path), and the files it lists
+/// as uncommitted are on the machine that pushed it (`git.uncommitted_on`, unless it already
+/// names where they are); everything else (branch, HEAD, files) is checked exactly like a local
+/// handoff.
+pub fn as_checked_here(root: &Path, fetched: &Fetched) -> Handoff {
+    let mut h = fetched.handoff.clone();
     if let Some(g) = &mut h.git {
         g.root = root.to_string_lossy().into_owned();
         g.root_bytes = handover_handoff::os_path::bytes_form(root);
+        g.uncommitted_on
+            .get_or_insert_with(|| fetched.origin.machine_or_unnamed());
     }
     h
 }

@@ -4,7 +4,10 @@
 //! - `handover.md`: its Markdown form, rendered from that state (never the working tree's
 //!   file, which may hold unredacted hand edits);
 //! - `record.json`: the newest session record of the branch, when there is one;
-//! - `origin.json`: where it came from: `machine`, `pushed_at`, `branch`, `handover_version`.
+//! - `origin.json`: where it came from: `machine`, `pushed_at`, `branch`, `handover_version`;
+//! - `changes.json`, only with `push --with-changes`: the snapshot commit of the uncommitted
+//!   work (the handoff commit's second parent, so it travels with it), its base (the handoff's
+//!   HEAD) and its files with their sizes (`changes::Manifest`).
 //!
 //! Writing goes through `git hash-object`, `git mktree` and `git commit-tree`: objects only,
 //! never the user's branch, index or working tree. Reading treats the commit as untrusted
@@ -24,10 +27,13 @@ pub const STATE: &str = "state.json";
 pub const MARKDOWN: &str = "handover.md";
 pub const RECORD: &str = "record.json";
 pub const ORIGIN: &str = "origin.json";
+pub const CHANGES: &str = "changes.json";
 
 /// A record is a few KB; origin.json a few hundred bytes.
 const MAX_RECORD_BYTES: usize = 256 * 1024;
 const MAX_ORIGIN_BYTES: usize = 4 * 1024;
+/// A list of at most `changes::MAX_FILES` paths with sizes.
+const MAX_CHANGES_BYTES: usize = 512 * 1024;
 /// Longest machine name or branch shown from origin.json.
 const MAX_LABEL_CHARS: usize = 80;
 
@@ -44,6 +50,15 @@ pub struct Origin {
 }
 
 impl Origin {
+    /// The pushing machine's name, or words saying it has none.
+    pub fn machine_or_unnamed(&self) -> String {
+        if self.machine.is_empty() {
+            "an unnamed machine".to_string()
+        } else {
+            self.machine.clone()
+        }
+    }
+
     /// Untrusted text from a fetched commit: one line each, no controls, bounded; a time that
     /// is not RFC 3339 is dropped.
     fn sanitized(mut self) -> Origin {
@@ -87,6 +102,7 @@ pub struct Outgoing<'a> {
     pub markdown: &'a str,
     pub record: Option<&'a SessionRecord>,
     pub origin: &'a Origin,
+    pub changes: Option<&'a super::changes::Manifest>,
 }
 
 /// Writes the blobs and the tree of `out`; the tree's id.
@@ -104,6 +120,10 @@ pub fn write_tree(root: &Path, out: &Outgoing) -> anyhow::Result<String> {
         let bytes = serde_json::to_vec_pretty(record).context("cannot serialize the record")?;
         files.push((RECORD, bytes));
     }
+    if let Some(changes) = out.changes {
+        let bytes = serde_json::to_vec_pretty(changes).context("cannot serialize changes.json")?;
+        files.push((CHANGES, bytes));
+    }
     files.sort_by(|a, b| a.0.cmp(b.0));
     let mut listing = String::new();
     for (name, bytes) in &files {
@@ -113,14 +133,10 @@ pub fn write_tree(root: &Path, out: &Outgoing) -> anyhow::Result<String> {
     command::run(root, &["mktree"], Some(listing.as_bytes()))
 }
 
-/// A commit of `tree` on top of `parent`; its id. The identity is handover's own, so a push
+/// A commit of `tree` with `parents` (the first one is the previous handoff, when there is
+/// one); its id. The identity is handover's own, so a push
 /// works where no `user.email` is configured and carries no personal address.
-pub fn commit(
-    root: &Path,
-    tree: &str,
-    parent: Option<&str>,
-    message: &str,
-) -> anyhow::Result<String> {
+pub fn commit(root: &Path, tree: &str, parents: &[&str], message: &str) -> anyhow::Result<String> {
     let mut args = vec![
         "-c",
         "user.name=handover",
@@ -131,7 +147,7 @@ pub fn commit(
         "commit-tree",
         tree,
     ];
-    if let Some(p) = parent {
+    for p in parents {
         args.extend(["-p", p]);
     }
     command::run(root, &args, Some(message.as_bytes()))
@@ -149,6 +165,9 @@ pub struct Fetched {
     pub note: Option<String>,
     pub origin: Origin,
     pub record: Option<SessionRecord>,
+    /// The uncommitted work that travelled with it (`push --with-changes`): a manifest whose
+    /// commit was checked to be a parent of the handoff commit (so it was fetched with it).
+    pub changes: Option<super::changes::Manifest>,
 }
 
 impl Fetched {
@@ -178,9 +197,11 @@ impl Fetched {
 
 /// Reads the handoff in `commit` (untrusted). An error says what is wrong with it.
 pub fn read(repo: &Repository, commit: Oid, remote: &str, branch: &str) -> Result<Fetched, String> {
-    let tree = repo
+    let found = repo
         .find_commit(commit)
-        .and_then(|c| c.tree())
+        .map_err(|e| format!("not a handoff commit ({})", e.message()))?;
+    let tree = found
+        .tree()
         .map_err(|e| format!("not a handoff commit ({})", e.message()))?;
     let state = blob(
         repo,
@@ -201,6 +222,12 @@ pub fn read(repo: &Repository, commit: Oid, remote: &str, branch: &str) -> Resul
         .flatten()
         .and_then(|b| serde_json::from_slice::<SessionRecord>(&b).ok())
         .map(SessionRecord::sanitized);
+    let changes = blob(repo, &tree, CHANGES, MAX_CHANGES_BYTES)
+        .ok()
+        .flatten()
+        .and_then(|b| serde_json::from_slice::<super::changes::Manifest>(&b).ok())
+        .filter(|m| found.parent_ids().any(|p| p.to_string() == m.commit))
+        .map(super::changes::Manifest::sanitized);
     Ok(Fetched {
         remote: remote.to_string(),
         branch: branch.to_string(),
@@ -209,6 +236,7 @@ pub fn read(repo: &Repository, commit: Oid, remote: &str, branch: &str) -> Resul
         note,
         origin,
         record,
+        changes,
     })
 }
 

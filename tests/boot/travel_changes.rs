@@ -1,0 +1,333 @@
+//! The uncommitted work and handoffs that travel (`handover push --with-changes`, `handover
+//! pull --adopt --apply`), and what is said about the work that does not: real git, a bare
+//! remote and two clones with their own HOMEs (the fixtures of `travel.rs`).
+
+use super::travel::{stderr, Machine, World};
+use std::fs;
+use std::path::Path;
+
+const SECRET: &str = "ghp_Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz9Xc8";
+
+/// A's work in progress: a tracked change (unstaged), a staged new file, an untracked file in
+/// a new folder, an executable script.
+fn work_in_progress(a: &Machine) {
+    fs::write(
+        a.root.join("README.md"),
+        "hello\ncallback handler, half done\n",
+    )
+    .unwrap();
+    fs::write(a.root.join("plan.md"), "1. parse\n2. export\n").unwrap();
+    a.git(&["add", "plan.md"]);
+    fs::create_dir_all(a.root.join("src")).unwrap();
+    fs::write(a.root.join("src/main.rs"), "fn main() {\n    todo!()\n}\n").unwrap();
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let script = a.root.join("run.sh");
+        fs::write(&script, "#!/bin/sh\necho run\n").unwrap();
+        fs::set_permissions(&script, fs::Permissions::from_mode(0o755)).unwrap();
+    }
+}
+
+fn index_bytes(m: &Machine) -> Vec<u8> {
+    fs::read(m.root.join(".git/index")).unwrap()
+}
+
+fn same_file(a: &Path, b: &Path) {
+    assert_eq!(
+        fs::read(a).unwrap(),
+        fs::read(b).unwrap(),
+        "{} differs from {}",
+        b.display(),
+        a.display()
+    );
+    #[cfg(unix)]
+    {
+        use std::os::unix::fs::PermissionsExt;
+        let mode = |p: &Path| fs::metadata(p).unwrap().permissions().mode() & 0o111;
+        assert_eq!(mode(a), mode(b), "{}", b.display());
+    }
+}
+
+#[test]
+fn with_changes_the_work_arrives_byte_identical_and_the_handoff_fresh() {
+    let world = World::new();
+    let a = world.clone("laptop");
+    let b = world.clone("desktop");
+    work_in_progress(&a);
+    a.write("Finish the callback handler");
+    let status_before = a.git(&["status", "--porcelain"]);
+    let index_before = index_bytes(&a);
+
+    let pushed = a.ok(&["push", "--with-changes"]);
+    // What goes is shown, with sizes, before the push line.
+    let sending = pushed.find("Sending the uncommitted work").unwrap();
+    assert!(
+        sending < pushed.find("Pushed the handoff").unwrap(),
+        "{pushed}"
+    );
+    for line in [
+        "modified «README.md» (34 bytes)",
+        "added «plan.md» (19 bytes)",
+        "added «src/main.rs» (26 bytes)",
+        "`handover pull --adopt --apply`",
+    ] {
+        assert!(pushed.contains(line), "{line:?} in {pushed}");
+    }
+    assert!(!pushed.contains("stay on this machine"), "{pushed}");
+    // Nothing of A's checkout was touched: the index byte for byte, the status as it was.
+    assert_eq!(index_bytes(&a), index_before);
+    assert_eq!(a.git(&["status", "--porcelain"]), status_before);
+    assert_eq!(a.git(&["stash", "list"]), "");
+
+    let out = b.ok(&["pull", "--adopt", "--apply"]);
+    assert!(out.contains("Applied the uncommitted work"), "{out}");
+    let index_b = index_bytes(&b);
+    for file in ["README.md", "plan.md", "src/main.rs", "run.sh"] {
+        same_file(&a.root.join(file), &b.root.join(file));
+    }
+    // The index is untouched: the work arrives as uncommitted changes.
+    assert_eq!(b.git(&["diff", "--cached", "--name-only"]), "");
+    assert_eq!(index_bytes(&b), index_b);
+    let json: serde_json::Value = serde_json::from_str(&b.ok(&["boot", "--json"])).unwrap();
+    assert_eq!(json["verdict"], "fresh", "{json}");
+    assert_eq!(json["reasons"], serde_json::json!([]), "{json}");
+    // A new session on B gets it fresh and names the work.
+    let text = b.session_start().context("SessionStart");
+    assert!(text.contains("Verdict: fresh"), "{text}");
+    assert!(text.contains("Finish the callback handler"), "{text}");
+    // Applying again changes nothing and says so.
+    let again = b.ok(&["pull", "--adopt", "--apply"]);
+    assert!(again.contains("already so here"), "{again}");
+}
+
+#[test]
+fn a_secret_in_the_uncommitted_work_refuses_the_push_and_reaches_no_object() {
+    let world = World::new();
+    let a = world.clone("laptop");
+    fs::write(
+        a.root.join("config.rs"),
+        format!("fn token() -> &'static str {{\n    // for now\n    \"{SECRET}\"\n}}\n"),
+    )
+    .unwrap();
+    fs::write(a.root.join("README.md"), "hello\nmore\n").unwrap();
+    a.write("Rotate the deploy key");
+    let out = a.handover(&["push", "--with-changes"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(
+        err.contains("«config.rs» line 3: the secret scanner finds a secret there"),
+        "{err}"
+    );
+    assert!(err.contains("nothing was pushed"), "{err}");
+    assert!(!err.contains(SECRET), "{err}");
+    // Nothing reached the remote, and no object holding the secret was even written here.
+    assert_eq!(world.remote_ref("refs/handover/main"), None);
+    assert!(!world.remote_objects().contains(SECRET));
+    let local = a.git(&["cat-file", "--batch-all-objects", "--batch"]);
+    assert!(!local.contains(SECRET));
+
+    // A file named like a credential is refused whatever it holds.
+    fs::remove_file(a.root.join("config.rs")).unwrap();
+    fs::write(a.root.join(".env.local"), "MODE=dev\n").unwrap();
+    a.write("Rotate the deploy key");
+    let out = a.handover(&["push", "--with-changes"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("«.env.local»: its name looks like a credential file"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(world.remote_ref("refs/handover/main"), None);
+
+    // An ignored file never travels, even when listed nowhere else.
+    fs::remove_file(a.root.join(".env.local")).unwrap();
+    fs::write(a.root.join(".git/info/exclude"), "secret.txt\n").unwrap();
+    fs::write(a.root.join("secret.txt"), format!("{SECRET}\n")).unwrap();
+    a.write("Rotate the deploy key");
+    let pushed = a.ok(&["push", "--with-changes"]);
+    assert!(pushed.contains("modified «README.md»"), "{pushed}");
+    assert!(!pushed.contains("secret.txt"), "{pushed}");
+    assert!(!world.remote_objects().contains(SECRET));
+}
+
+#[test]
+fn apply_keeps_both_sides_when_a_target_file_has_local_changes() {
+    let world = World::new();
+    let a = world.clone("laptop");
+    let b = world.clone("desktop");
+    fs::write(a.root.join("README.md"), "hello\nfrom the laptop\n").unwrap();
+    fs::write(a.root.join("notes.md"), "laptop notes\n").unwrap();
+    a.write("Two sides");
+    a.ok(&["push", "--with-changes"]);
+
+    fs::write(b.root.join("README.md"), "hello\nfrom the desktop\n").unwrap();
+    let out = b.handover(&["pull", "--adopt", "--apply"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("nothing was applied"), "{err}");
+    assert!(err.contains("«README.md»"), "{err}");
+    assert!(err.contains("Both sides are kept"), "{err}");
+    // Both sides: B's file as it was, A's in the fetched commit; nothing adopted or written.
+    assert_eq!(
+        fs::read_to_string(b.root.join("README.md")).unwrap(),
+        "hello\nfrom the desktop\n"
+    );
+    assert!(!b.root.join("notes.md").exists());
+    assert!(!b.root.join(".handover/state.json").exists());
+    let fetched = b.fetched_ref("main").unwrap();
+    let manifest: serde_json::Value =
+        serde_json::from_str(&b.git(&["show", &format!("{fetched}:changes.json")])).unwrap();
+    let travelled = manifest["commit"].as_str().unwrap();
+    assert_eq!(
+        b.git(&["rev-parse", &format!("{travelled}^")]),
+        a.git(&["rev-parse", "HEAD"]),
+        "the snapshot is based on the handoff's HEAD"
+    );
+    assert_eq!(
+        b.git(&["show", &format!("{travelled}:README.md")]),
+        "hello\nfrom the laptop"
+    );
+
+    // A HEAD elsewhere: told how to get to the recorded commit.
+    b.git(&["checkout", "-q", "README.md"]);
+    fs::write(b.root.join("other.txt"), "x\n").unwrap();
+    b.git(&["add", "other.txt"]);
+    b.git(&["commit", "-qm", "desktop work"]);
+    let out = b.handover(&["pull", "--adopt", "--apply"]);
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    let head = a.git(&["rev-parse", "HEAD"]);
+    assert!(
+        err.contains(&format!("git fetch && git switch --detach {head}")),
+        "{err}"
+    );
+    assert!(!b.root.join("notes.md").exists());
+}
+
+#[test]
+fn without_changes_push_says_what_stays_and_the_arrival_says_where_it_is() {
+    let world = World::new();
+    let a = world.clone("laptop");
+    let b = world.clone("desktop");
+    fs::write(a.root.join("README.md"), "hello\nhalf done\n").unwrap();
+    fs::create_dir_all(a.root.join("src")).unwrap();
+    fs::write(a.root.join("src/main.rs"), "fn main() {}\n").unwrap();
+    a.write("Finish the callback handler");
+    let pushed = a.ok(&["push"]);
+    assert!(
+        pushed.contains("2 uncommitted files stay on this machine («README.md», «src/main.rs»): commit and push them, or use --with-changes."),
+        "{pushed}"
+    );
+
+    b.ok(&["pull"]);
+    // status mentions the fetched handoff and how to adopt it.
+    let status = b.ok(&["status"]);
+    assert!(
+        status.contains("fetched: a handoff for this branch from machine «laptop»"),
+        "{status}"
+    );
+    assert!(
+        status.contains("`handover pull origin --adopt`"),
+        "{status}"
+    );
+    assert!(!status.contains("handoff: none (write one"), "{status}");
+    let json: serde_json::Value = serde_json::from_str(&b.ok(&["status", "--json"])).unwrap();
+    assert_eq!(json["fetched"][0]["machine"], "laptop", "{json}");
+
+    // The session on B is told where the work is, and the handoff is not called drifted.
+    let text = b.session_start().context("SessionStart");
+    assert!(
+        text.contains("Verdict: fresh (branch and HEAD match; 2 files listed as uncommitted on «laptop»; not in this checkout)"),
+        "{text}"
+    );
+    assert!(!text.contains("committed or reverted"), "{text}");
+    assert!(!text.to_lowercase().contains("drifted"), "{text}");
+
+    // Adopted: it remembers where the work is.
+    b.ok(&["pull", "--adopt"]);
+    assert_eq!(
+        b.state().git.unwrap().uncommitted_on.as_deref(),
+        Some("laptop")
+    );
+    let json: serde_json::Value = serde_json::from_str(&b.ok(&["boot", "--json"])).unwrap();
+    assert_eq!(json["verdict"], "fresh", "{json}");
+    assert_eq!(
+        json["reasons"][0]["code"], "uncommitted_elsewhere",
+        "{json}"
+    );
+    let text = b.session_start().context("SessionStart");
+    assert!(text.contains("listed as uncommitted on «laptop»"), "{text}");
+    // A pull with --apply of a handoff that carried nothing says so and adopts nothing new.
+    let out = b.handover(&["pull", "--adopt", "--apply"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("carries no uncommitted work"),
+        "{}",
+        stderr(&out)
+    );
+}
+
+#[test]
+fn push_pull_and_share_report_in_json() {
+    let world = World::new();
+    let a = world.clone("laptop");
+    let b = world.clone("desktop");
+    fs::write(a.root.join("README.md"), "hello\nedit\n").unwrap();
+    a.write("JSON everywhere");
+    let pushed: serde_json::Value = serde_json::from_str(&a.ok(&["push", "--json"])).unwrap();
+    assert_eq!(pushed["pushed"], true, "{pushed}");
+    assert_eq!(pushed["ref"], "refs/handover/main", "{pushed}");
+    assert_eq!(pushed["stayed"][0]["path"], "README.md", "{pushed}");
+    assert!(pushed["changes"].is_null(), "{pushed}");
+    let pulled: serde_json::Value = serde_json::from_str(&b.ok(&["pull", "--json"])).unwrap();
+    assert_eq!(pulled["fetched"]["machine"], "laptop", "{pulled}");
+    assert_eq!(pulled["fetched"]["verdict"], "fresh", "{pulled}");
+    assert_eq!(pulled["adopted"], false, "{pulled}");
+    let shared: serde_json::Value =
+        serde_json::from_str(&b.ok(&["share", "--json", "--yes"])).unwrap();
+    assert_eq!(shared["applied"], true, "{shared}");
+    assert_eq!(shared["add"], true, "{shared}");
+}
+
+#[test]
+fn the_setting_makes_with_changes_the_default() {
+    let world = World::new();
+    let a = world.clone("laptop");
+    fs::write(a.root.join("README.md"), "hello\nedit\n").unwrap();
+    a.write("Setting");
+    fs::write(
+        a.root.join(".handover/config.toml"),
+        "[travel]\nwith_changes = true\n",
+    )
+    .unwrap();
+    let pushed = a.ok(&["push"]);
+    assert!(
+        pushed.contains("The uncommitted work went with it (1 file)"),
+        "{pushed}"
+    );
+    let pushed = a.ok(&["push", "--without-changes"]);
+    assert!(
+        pushed.contains("1 uncommitted file stays on this machine"),
+        "{pushed}"
+    );
+}
+
+#[test]
+fn pull_outside_a_repository_names_the_problem_and_the_fix() {
+    let dir = tempfile::tempdir().unwrap();
+    let out = std::process::Command::new(env!("CARGO_BIN_EXE_handover"))
+        .arg("pull")
+        .current_dir(dir.path())
+        .env("GIT_CEILING_DIRECTORIES", dir.path().parent().unwrap())
+        .output()
+        .unwrap();
+    assert!(!out.status.success());
+    let err = stderr(&out);
+    assert!(err.contains("is not in a git repository"), "{err}");
+    assert!(
+        err.contains("Run `handover pull` in the clone you work in"),
+        "{err}"
+    );
+    assert!(!err.contains("fatal:"), "{err}");
+}
