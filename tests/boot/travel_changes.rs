@@ -8,9 +8,14 @@ use std::path::Path;
 
 const SECRET: &str = "ghp_Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz9Xc8";
 
-/// A's work in progress: a tracked change (unstaged), a staged new file, an untracked file in
+/// A's work in progress: a tracked change (unstaged), a deletion, a staged new file, an untracked file in
 /// a new folder, an executable script.
 fn work_in_progress(a: &Machine) {
+    fs::write(a.root.join("gone.txt"), "to be deleted\n").unwrap();
+    a.git(&["add", "gone.txt"]);
+    a.git(&["commit", "-qm", "a file to delete"]);
+    a.git(&["push", "-q", "origin", "main"]);
+    fs::remove_file(a.root.join("gone.txt")).unwrap();
     fs::write(
         a.root.join("README.md"),
         "hello\ncallback handler, half done\n",
@@ -80,8 +85,22 @@ fn with_changes_the_work_arrives_byte_identical_and_the_handoff_fresh() {
     assert_eq!(a.git(&["status", "--porcelain"]), status_before);
     assert_eq!(a.git(&["stash", "list"]), "");
 
+    let out = b.handover(&["pull", "--adopt", "--apply"]);
+    assert!(
+        !out.status.success(),
+        "B's HEAD is behind the snapshot's base"
+    );
+    assert!(
+        stderr(&out).contains("git fetch && git switch --detach"),
+        "{}",
+        stderr(&out)
+    );
+    b.git(&["pull", "-q", "--ff-only"]);
+    assert!(b.root.join("gone.txt").exists());
     let out = b.ok(&["pull", "--adopt", "--apply"]);
     assert!(out.contains("Applied the uncommitted work"), "{out}");
+    assert!(out.contains("deleted «gone.txt»"), "{out}");
+    assert!(!b.root.join("gone.txt").exists());
     let index_b = index_bytes(&b);
     for file in ["README.md", "plan.md", "src/main.rs", "run.sh"] {
         same_file(&a.root.join(file), &b.root.join(file));

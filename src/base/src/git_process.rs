@@ -706,4 +706,34 @@ local\0filter.evil.required\n\0";
             "the empty blob: nothing was read from the terminal"
         );
     }
+
+    /// A private index is used (and the repository's never written) only when asked for; an
+    /// outer `GIT_INDEX_FILE` never reaches git either way.
+    #[test]
+    fn a_private_index_is_used_only_when_asked_for() {
+        let tmp = tempfile::tempdir().unwrap();
+        git(tmp.path(), &["init", "-q"]);
+        let private = tmp.path().join("private-index");
+        let blob = "ce013625030ba8dba906f756967f9e9ca394464a";
+        let entry = format!("100644,{blob},a.txt");
+        let staged = Git::local(tmp.path())
+            .index_file(&private)
+            .args(["update-index", "--add", "--cacheinfo", &entry])
+            .output()
+            .unwrap();
+        assert!(staged.status.success(), "{staged:?}");
+        assert!(private.exists());
+        assert!(
+            !tmp.path().join(".git/index").exists(),
+            "the repository's index was not written"
+        );
+        let listed = |git: Git| {
+            String::from_utf8_lossy(&git.args(["ls-files"]).output().unwrap().stdout).into_owned()
+        };
+        assert_eq!(
+            listed(Git::local(tmp.path()).index_file(&private)),
+            "a.txt\n"
+        );
+        assert_eq!(listed(Git::local(tmp.path())), "");
+    }
 }

@@ -294,7 +294,7 @@ pub fn push(
         .into_iter()
         .chain(snapshot.as_ref().map(|s| s.commit.as_str()))
         .collect();
-    let commit = package::commit(root, &tree, &parents, &message)?;
+    let commit = command::commit(root, &tree, &parents, &message)?;
     if options.with_changes {
         before_send(manifest.as_ref().map_or(&[], |m| m.files.as_slice()));
     }

@@ -47,8 +47,7 @@ pub const CREDENTIAL_NAMES: &[&str] = &[
     "id_dsa*",
     "id_ecdsa*",
     "id_ed25519*",
-    "credentials*.json",
-    "credentials",
+    "credentials*",
     ".netrc",
     ".npmrc",
     ".pypirc",
@@ -368,26 +367,32 @@ pub fn snapshot(
     let git = |args: &[&str]| Git::local(root).index_file(&index).args(args);
     run(git(&["read-tree", base]))?;
     let mut info = Vec::new();
+    let mut deleted = Vec::new();
     for c in &candidates {
         match &c.blob {
-            None => info.extend_from_slice(b"0 0000000000000000000000000000000000000000\t"),
+            None => {
+                deleted.extend_from_slice(c.going.path.as_bytes());
+                deleted.push(0);
+            }
             Some((mode, bytes)) => {
-                let id = String::from_utf8_lossy(&run(Git::local(root)
-                    .args(["hash-object", "-w", "--no-filters", "--stdin"])
-                    .input(bytes))?)
-                .trim()
-                .to_string();
+                // `--stdin` without `--path`: the bytes as they are, no filter.
+                let id = super::command::write_blob(root, bytes)?;
                 info.extend_from_slice(format!("{mode} {id}\t").as_bytes());
+                info.extend_from_slice(c.going.path.as_bytes());
+                info.push(0);
             }
         }
-        info.extend_from_slice(c.going.path.as_bytes());
-        info.push(0);
     }
-    run(git(&["update-index", "-z", "--index-info"]).input(&info))?;
+    if !info.is_empty() {
+        run(git(&["update-index", "-z", "--index-info"]).input(&info))?;
+    }
+    if !deleted.is_empty() {
+        run(git(&["update-index", "-z", "--force-remove", "--stdin"]).input(&deleted))?;
+    }
     let tree = String::from_utf8_lossy(&run(git(&["write-tree"]))?)
         .trim()
         .to_string();
-    let commit = super::package::commit(
+    let commit = super::command::commit(
         root,
         &tree,
         &[base],
@@ -640,7 +645,7 @@ mod tests {
             },
             blob: Some((
                 "100644",
-                b"fn main() {}\n// ok\nlet token = \"ghp_0123456789abcdefghijABCDEFGHIJ012345\";\n"
+                b"fn main() {}\n// ok\nlet token = \"ghp_Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz9Xc8\";\n"
                     .to_vec(),
             )),
         };

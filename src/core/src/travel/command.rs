@@ -58,3 +58,23 @@ pub fn resolve(root: &Path, refname: &str) -> anyhow::Result<Option<String>> {
 pub fn write_blob(root: &Path, bytes: &[u8]) -> anyhow::Result<String> {
     run(root, &["hash-object", "-w", "--stdin"], Some(bytes))
 }
+
+/// A commit of `tree` with `parents` (the first one is the previous handoff, when there is
+/// one); its id. The identity is handover's own, so a push
+/// works where no `user.email` is configured and carries no personal address.
+pub fn commit(root: &Path, tree: &str, parents: &[&str], message: &str) -> anyhow::Result<String> {
+    let mut args = vec![
+        "-c",
+        "user.name=handover",
+        "-c",
+        "user.email=handover@localhost",
+        "-c",
+        "commit.gpgSign=false",
+        "commit-tree",
+        tree,
+    ];
+    for p in parents {
+        args.extend(["-p", p]);
+    }
+    run(root, &args, Some(message.as_bytes()))
+}

@@ -263,6 +263,7 @@ mod tests {
                 note: None,
                 origin: Default::default(),
                 record: None,
+                changes: None,
             }
         };
         let now = handover_base::clock::parse_rfc3339_ms("2026-11-29T00:00:00Z").unwrap();

@@ -133,26 +133,6 @@ pub fn write_tree(root: &Path, out: &Outgoing) -> anyhow::Result<String> {
     command::run(root, &["mktree"], Some(listing.as_bytes()))
 }
 
-/// A commit of `tree` with `parents` (the first one is the previous handoff, when there is
-/// one); its id. The identity is handover's own, so a push
-/// works where no `user.email` is configured and carries no personal address.
-pub fn commit(root: &Path, tree: &str, parents: &[&str], message: &str) -> anyhow::Result<String> {
-    let mut args = vec![
-        "-c",
-        "user.name=handover",
-        "-c",
-        "user.email=handover@localhost",
-        "-c",
-        "commit.gpgSign=false",
-        "commit-tree",
-        tree,
-    ];
-    for p in parents {
-        args.extend(["-p", p]);
-    }
-    command::run(root, &args, Some(message.as_bytes()))
-}
-
 /// A handoff read from a fetched ref.
 #[derive(Clone, Debug)]
 pub struct Fetched {
