@@ -115,3 +115,112 @@ fn remote_handoff_reaches_session_start(agent: Agent) {
     let errors = sb.hook_errors(&[&session]);
     assert!(errors.is_empty(), "{errors:?}");
 }
+
+/// The work travels with the handoff, with the real Claude Code on the receiving machine. The
+/// laptop (a second clone with its own HOME) edits a tracked file and adds an untracked one,
+/// writes a handoff and pushes it without its work: the project's first model request says
+/// where that work is, and the handoff is not called drifted. Then the laptop pushes with
+/// `--with-changes`, the project applies it (`pull --adopt --apply`): the files are byte-identical
+/// to the laptop's, and the next session's first request gets the handoff fresh, naming the work.
+#[test]
+fn claude_travelled_work_arrives_fresh_and_work_left_behind_is_located() {
+    if clients("claude_travelled_work_arrives_fresh_and_work_left_behind_is_located").is_none() {
+        return;
+    }
+    let agent = Agent::Claude;
+    let sb = Sandbox::new(agent, Trust::BypassFlag);
+    let git = Path::new("git");
+    let laptop = sb.root.join("laptop");
+    let laptop_home = sb.root.join("home-laptop");
+    std::fs::create_dir_all(&laptop_home).unwrap();
+    let project = sb.project.to_str().unwrap();
+    run(
+        git,
+        &sb.root,
+        &laptop_home,
+        &["clone", "-q", "--bare", project, "remote.git"],
+    );
+    let remote = sb.root.join("remote.git");
+    sb.git(&["remote", "add", "origin", remote.to_str().unwrap()]);
+    sb.git(&["fetch", "-q", "origin"]);
+    run(
+        git,
+        &sb.root,
+        &laptop_home,
+        &["clone", "-q", "remote.git", "laptop"],
+    );
+    let edited =
+        "pub fn report() {}\n\npub fn csv_row(cells: &[&str]) -> String {\n    todo!()\n}\n";
+    std::fs::write(laptop.join("src/report.rs"), edited).unwrap();
+    std::fs::write(laptop.join("src/csv.rs"), "// quoting rules go here\n").unwrap();
+    let handover = &sb.bins.handover;
+    run(
+        handover,
+        &laptop,
+        &laptop_home,
+        &["write", "--goal", HANDOFF.goal, "--next", HANDOFF.next],
+    );
+    let pushed = run(handover, &laptop, &laptop_home, &["push"]);
+    assert!(
+        pushed.contains("2 uncommitted files stay on this machine («src/csv.rs», «src/report.rs»)"),
+        "{pushed}"
+    );
+    let pulled = sb.handover(&["pull"]);
+    assert!(
+        pulled.status.success(),
+        "{}",
+        String::from_utf8_lossy(&pulled.stderr)
+    );
+
+    let first = sb.run(vec![Turn::text("Noted.")], RunOpts::prompt("Continue."));
+    let texts = injected_texts(agent, first.first_request()).join("\n");
+    for needle in [
+        "Verdict: fresh (branch and HEAD match; 2 files listed as uncommitted on «laptop»; not in this checkout)",
+        &format!("Goal: {}", HANDOFF.goal),
+    ] {
+        assert!(
+            texts.contains(needle),
+            "the first request lacks {needle:?}:\n{texts}\n{}",
+            first.describe()
+        );
+    }
+    assert!(!texts.contains("committed or reverted"), "{texts}");
+
+    // Now with the work.
+    run(
+        handover,
+        &laptop,
+        &laptop_home,
+        &["write", "--goal", HANDOFF.goal, "--next", HANDOFF.next],
+    );
+    let pushed = run(handover, &laptop, &laptop_home, &["push", "--with-changes"]);
+    assert!(pushed.contains("modified «src/report.rs»"), "{pushed}");
+    let applied = sb.handover(&["pull", "--adopt", "--apply"]);
+    assert!(
+        applied.status.success(),
+        "{}",
+        String::from_utf8_lossy(&applied.stderr)
+    );
+    for file in ["src/report.rs", "src/csv.rs"] {
+        assert_eq!(
+            std::fs::read(sb.project.join(file)).unwrap(),
+            std::fs::read(laptop.join(file)).unwrap(),
+            "{file} is not the laptop's"
+        );
+    }
+    let second = sb.run(vec![Turn::text("Noted.")], RunOpts::prompt("Continue."));
+    let texts = injected_texts(agent, second.first_request()).join("\n");
+    for needle in [
+        "Verdict: fresh (branch, HEAD and files match)",
+        &format!("Goal: {}", HANDOFF.goal),
+        HANDOFF.next,
+    ] {
+        assert!(
+            texts.contains(needle),
+            "the first request lacks {needle:?}:\n{texts}\n{}",
+            second.describe()
+        );
+    }
+    let errors = sb.hook_errors(&[&first, &second]);
+    assert!(errors.is_empty(), "{errors:?}");
+}
