@@ -175,6 +175,14 @@ fn fetched_report(store: &Store, local_id: Option<&str>, command: &str) -> Optio
             f.label()
         )
     };
+    let heading = match &f.changes {
+        Some(m) => format!(
+            "{heading} Its uncommitted work travelled with it ({} {}): `{command} pull {remote} --adopt --apply` also puts it into this working tree.",
+            m.files.len(),
+            if m.files.len() == 1 { "file" } else { "files" }
+        ),
+        None => heading,
+    };
     let mut text = format!(
         "\n{heading}\n{}",
         context::fetched_boot_report(&here, &verification, f.note.as_deref(), command),
@@ -194,6 +202,7 @@ fn fetched_report(store: &Store, local_id: Option<&str>, command: &str) -> Optio
         "reasons": verification.reasons,
         "handoff": f.handoff,
         "record": f.record,
+        "changes": f.changes.as_ref().map(|m| &m.files),
     });
     Some(FetchedReport { text, json })
 }

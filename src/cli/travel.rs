@@ -258,6 +258,21 @@ pub fn pull(args: &PullArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                     m.files.len(),
                     if m.files.len() == 1 { "file" } else { "files" }
                 )?;
+                // The remote's list (the files applied are read from the commits, and listed
+                // again then).
+                const SHOWN: usize = 20;
+                for file in m.files.iter().take(SHOWN) {
+                    writeln!(
+                        stdout(),
+                        "  {} {} ({} bytes)",
+                        file.change.as_str(),
+                        quote(&file.path),
+                        file.size
+                    )?;
+                }
+                if m.files.len() > SHOWN {
+                    writeln!(stdout(), "  … and {} more", m.files.len() - SHOWN)?;
+                }
             }
             match &pulled.adopted {
                 Some(saved) => {

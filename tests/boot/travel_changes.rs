@@ -95,8 +95,23 @@ fn with_changes_the_work_arrives_byte_identical_and_the_handoff_fresh() {
         "{}",
         stderr(&out)
     );
+    let listed = b.ok(&["pull"]);
+    assert!(
+        listed.contains("  deleted «gone.txt» (0 bytes)"),
+        "{listed}"
+    );
+    assert!(
+        listed.contains("  added «src/main.rs» (26 bytes)"),
+        "{listed}"
+    );
     b.git(&["pull", "-q", "--ff-only"]);
     assert!(b.root.join("gone.txt").exists());
+    let boot = b.ok(&["boot"]);
+    assert!(
+        boot.contains("Its uncommitted work travelled with it (5 files): `")
+            && boot.contains(" pull origin --adopt --apply` also puts it into this working tree."),
+        "{boot}"
+    );
     let out = b.ok(&["pull", "--adopt", "--apply"]);
     assert!(out.contains("Applied the uncommitted work"), "{out}");
     assert!(out.contains("deleted «gone.txt»"), "{out}");

@@ -278,6 +278,12 @@ fn problems_of(c: &Candidate) -> Vec<String> {
             quote(path)
         )];
     }
+    // The path itself is stored in the snapshot's tree.
+    if let Some((_, kind)) = handover_redact::locate(path).first() {
+        return vec![format!(
+            "a file whose path holds what the secret scanner takes for a secret ({kind}); rename it"
+        )];
+    }
     let Some((_, bytes)) = &c.blob else {
         return Vec::new();
     };
@@ -633,6 +639,22 @@ mod tests {
                 "{name}"
             );
         }
+    }
+
+    #[test]
+    fn a_path_holding_a_secret_is_refused_without_repeating_it() {
+        let path = "notes/ghp_Zx9Qw8Er7Ty6Ui5Op4As3Df2Gh1Jk0Lz9Xc8.txt";
+        let c = Candidate {
+            going: Going {
+                path: path.into(),
+                change: Change::Added,
+                size: 3,
+            },
+            blob: Some(("100644", b"ok\n".to_vec())),
+        };
+        let problems = problems_of(&c);
+        assert_eq!(problems.len(), 1, "{problems:?}");
+        assert!(!problems[0].contains("ghp_"), "{problems:?}");
     }
 
     #[test]
