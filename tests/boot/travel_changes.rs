@@ -365,3 +365,41 @@ fn pull_outside_a_repository_names_the_problem_and_the_fix() {
     );
     assert!(!err.contains("fatal:"), "{err}");
 }
+
+/// A `changes.json` that names a commit the handoff commit does not carry (not one of its
+/// parents) is ignored: nothing claims work travelled, nothing is applied.
+#[test]
+fn a_manifest_naming_a_commit_that_is_not_a_parent_is_ignored() {
+    let world = World::new();
+    let a = world.clone("laptop");
+    let b = world.clone("desktop");
+    fs::write(a.root.join("README.md"), "hello\nlaptop\n").unwrap();
+    a.write("Forged manifest");
+    a.ok(&["push", "--with-changes"]);
+    // The same tree (changes.json included) in a commit without the snapshot parent.
+    let pushed = world.remote_ref("refs/handover/main").unwrap();
+    a.git(&["fetch", "-q", "origin", "refs/handover/main"]);
+    let tree = a.git(&["rev-parse", &format!("{pushed}^{{tree}}")]);
+    let forged = a.git(&["commit-tree", &tree, "-m", "forged"]);
+    a.git(&[
+        "push",
+        "-q",
+        "--force",
+        "origin",
+        &format!("{forged}:refs/handover/main"),
+    ]);
+
+    let pulled = b.ok(&["pull"]);
+    assert!(!pulled.contains("travelled"), "{pulled}");
+    let out = b.handover(&["pull", "--adopt", "--apply"]);
+    assert!(!out.status.success());
+    assert!(
+        stderr(&out).contains("carries no uncommitted work"),
+        "{}",
+        stderr(&out)
+    );
+    assert_eq!(
+        fs::read_to_string(b.root.join("README.md")).unwrap(),
+        "hello\n"
+    );
+}

@@ -233,10 +233,11 @@ pub fn push(
     } else {
         None
     };
+    // Said, not required: a repository where it cannot be listed (no commit yet) still pushes.
     let stayed = if options.with_changes {
         Vec::new()
     } else {
-        changes::uncommitted(root, &listed_untracked)?
+        changes::uncommitted(root, &listed_untracked).unwrap_or_default()
     };
     let (mut handoff, mut redactions) = redacted_for_push(handoff)?;
     // This machine's path means nothing elsewhere (a reader verifies against its own tree),
