@@ -348,22 +348,26 @@ fn the_setting_makes_with_changes_the_default() {
 }
 
 #[test]
-fn pull_outside_a_repository_names_the_problem_and_the_fix() {
+fn push_pull_and_share_outside_a_repository_name_the_problem_and_the_fix() {
     let dir = tempfile::tempdir().unwrap();
-    let out = std::process::Command::new(env!("CARGO_BIN_EXE_handover"))
-        .arg("pull")
-        .current_dir(dir.path())
-        .env("GIT_CEILING_DIRECTORIES", dir.path().parent().unwrap())
-        .output()
-        .unwrap();
-    assert!(!out.status.success());
-    let err = stderr(&out);
-    assert!(err.contains("is not in a git repository"), "{err}");
-    assert!(
-        err.contains("Run `handover pull` in the clone you work in"),
-        "{err}"
-    );
-    assert!(!err.contains("fatal:"), "{err}");
+    for command in ["pull", "push", "share"] {
+        let out = std::process::Command::new(env!("CARGO_BIN_EXE_handover"))
+            .arg(command)
+            .current_dir(dir.path())
+            .env("GIT_CEILING_DIRECTORIES", dir.path().parent().unwrap())
+            .output()
+            .unwrap();
+        assert!(!out.status.success());
+        let err = stderr(&out);
+        assert!(err.contains("is not in a git repository"), "{err}");
+        assert!(
+            err.contains(&format!(
+                "Run `handover {command}` in the clone you work in"
+            )),
+            "{err}"
+        );
+        assert!(!err.contains("fatal:"), "{err}");
+    }
 }
 
 /// A `changes.json` that names a commit the handoff commit does not carry (not one of its

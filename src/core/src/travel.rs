@@ -193,6 +193,7 @@ pub fn push(
 ) -> Result<Pushed, PushError> {
     let force = options.force;
     let root = store.root();
+    ensure_repository(root, "push")?;
     let branch = current_branch(root)?;
     let remote = choose_remote(root, options.remote, Some(&branch))?;
     let handoff = match store.load() {
