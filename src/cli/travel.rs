@@ -40,7 +40,7 @@ pub fn push(args: &PushArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         let total: u64 = files.iter().map(|f| f.size).sum();
         let _ = writeln!(
             stdout(),
-            "Sending the uncommitted work with the handoff ({} {}, {total} bytes):",
+            "The uncommitted work that goes with the handoff ({} {}, {total} bytes):",
             files.len(),
             if files.len() == 1 { "file" } else { "files" }
         );

@@ -66,7 +66,9 @@ fn with_changes_the_work_arrives_byte_identical_and_the_handoff_fresh() {
 
     let pushed = a.ok(&["push", "--with-changes"]);
     // What goes is shown, with sizes, before the push line.
-    let sending = pushed.find("Sending the uncommitted work").unwrap();
+    let sending = pushed
+        .find("The uncommitted work that goes with the handoff")
+        .unwrap();
     assert!(
         sending < pushed.find("Pushed the handoff").unwrap(),
         "{pushed}"
