@@ -11,7 +11,8 @@
 //! codex/app_server.rs and its step after the files are written in codex/trust.rs, which
 //! flow calls; Gemini CLI: trusted folders and its configurable context file in
 //! gemini/files.rs; GitHub Copilot CLI: its own hooks shape and trusted folders in
-//! copilot/files.rs; Factory Droid: trusted folders in its user settings, droid.rs; Claude Code:
+//! copilot/files.rs; Factory Droid: trusted folders in its user settings, droid.rs; Qwen Code:
+//! its settings version, qwen.rs; Claude Code:
 //! the plugin copies status reports), and one line in [`of`].
 //! The values these modules report to `status` (Codex's feature flags and hook trust, folder
 //! trust) are shapes in facts.rs, read and spelled by the `impl` blocks here, so that facts
@@ -22,6 +23,7 @@ pub mod codex;
 pub mod copilot;
 pub mod droid;
 pub mod gemini;
+mod qwen;
 
 use crate::error::EditError;
 use crate::facts::{Facts, ScopeStatus};
@@ -241,6 +243,6 @@ pub fn of(agent: Agent) -> &'static dyn Wiring {
         Agent::Gemini => &gemini::GeminiWiring,
         Agent::Copilot => &copilot::CopilotWiring,
         Agent::Droid => &droid::DroidWiring,
-        _ => &Plain,
+        Agent::Qwen => &qwen::QwenWiring,
     }
 }

@@ -4,7 +4,8 @@
 //! - Claude Code's hook format and event names, in `.qwen/settings.json` (project; there is no
 //!   local layer) and `~/.qwen/settings.json` (user; `$QWEN_HOME` replaces `~/.qwen`). Every hook
 //!   in them runs: no trust step. It never runs the hooks in `.claude/settings.json`. Hook
-//!   `timeout` in seconds.
+//!   `timeout` in seconds. On its first run it stamps a settings file that has no
+//!   `"$version"` with its own (4): install writes it ([`SETTINGS_VERSION`]).
 //! - Events: SessionStart (`startup`, `resume`, `clear`, `compact` — after every compaction, in
 //!   the same session), PreCompact / PostCompact (`auto`, `manual`), UserPromptSubmit before
 //!   EVERY model request of a turn, PostToolUse (a failing tool fires PostToolUseFailure
@@ -51,6 +52,13 @@ pub const DEFAULT_AUTO_COMPACT_THRESHOLD: f64 = 0.85;
 /// What Qwen Code keeps free below the window whatever the threshold: the summary's reserve
 /// (20,000) and its auto-compaction buffer (13,000).
 pub const WINDOW_RESERVE: u64 = 33_000;
+
+/// The settings version Qwen Code 0.24.4 writes into a settings file that has none
+/// (`SETTINGS_VERSION`, key `$version`): on its first run it adds `"$version": 4` to the
+/// project's `.qwen/settings.json`, so an install that leaves it out sees its committed file
+/// changed by the client. The installer writes it itself (installer/src/wiring/qwen.rs).
+pub const SETTINGS_VERSION_KEY: &str = "$version";
+pub const SETTINGS_VERSION: u64 = 4;
 
 /// The instruction file ours goes in: Qwen Code 0.24.4 reads `QWEN.md` and `AGENTS.md` by
 /// default (its `memory-constants`), and `AGENTS.md` is the one Codex reads too.
