@@ -52,7 +52,7 @@ fn assert_spoken_only_in_quotes(what: &str, text: &str) {
             continue;
         }
         if framed {
-            for start in ["handover", "Verdict", "<<<"] {
+            for start in ["handover", "Verdict", "==="] {
                 assert!(
                     !line.starts_with(start),
                     "{what}: a data line reads as ours: {line}"

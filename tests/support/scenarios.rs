@@ -132,6 +132,27 @@ fn assert_startup_context(agent: Agent, text: &str, verdict: &str) {
     }
 }
 
+/// The data markers reach the model byte for byte: Gemini CLI and Qwen Code escape `<` and `>`
+/// of a hook's context (docs/hooks.md), so the markers hold neither; nothing of ours arrives
+/// escaped.
+fn assert_markers_intact(agent: Agent, text: &str) {
+    use handover_core::context::{DATA_END, DATA_START};
+    for marker in [DATA_START, DATA_END] {
+        assert!(
+            text.lines().any(|l| l == marker),
+            "{}: the marker line {marker:?} did not arrive as written; the hooks injected:\n{text}",
+            agent.name()
+        );
+    }
+    for entity in ["&lt;", "&gt;", "&amp;", "&quot;", "&#"] {
+        assert!(
+            !text.contains(entity),
+            "{}: our text arrived with {entity:?} in it:\n{text}",
+            agent.name()
+        );
+    }
+}
+
 /// Scenario 1: session 1's model writes a handoff through the client's shell tool; session 2
 /// (a new session, not a resume) receives the startup context in its first model request.
 pub fn handoff_reaches_next_session(agent: Agent, trust: Trust) {
@@ -187,6 +208,7 @@ pub fn handoff_reaches_next_session(agent: Agent, trust: Trust) {
         "no startup context in session 2's first request:\n{first}"
     );
     assert_startup_context(agent, &first, "Verdict: fresh");
+    assert_markers_intact(agent, &first);
     // Within the default budget of 1,500 characters , whatever the client prefixes.
     let ours_only = &first[first.find("handover:").unwrap_or(0)..];
     assert!(
