@@ -67,8 +67,8 @@ fn session_start_answers_in_gemini_form() {
     let s = Session::new();
     let run = s.start();
     let text = run.context("SessionStart");
-    // The fences go out as they are (`<<<`, not `&lt;&lt;&lt;`): the escaping the model sees is
-    // Gemini CLI's own, of every hook's context (docs/hooks.md), not ours.
+    // Gemini CLI escapes `<` and `>` of every hook's context (docs/hooks.md): the markers hold
+    // neither, so they reach the model as printed here.
     insta::assert_snapshot!("session_start", ours(&text));
     let delivered = s.events("delivered");
     assert_eq!(delivered.len(), 1);
@@ -117,25 +117,37 @@ fn reminders_come_below_geminis_compression_point() {
     insta::assert_snapshot!("remind_36_after_tool", ours(&text));
     let run = s.send(CONTEXT_WATCH, "AfterTool", json!({"tool_name": "x"}), &t);
     assert!(run.stdout.is_empty(), "said twice: {}", run.stdout_str());
-    // 46 %: the firmer one, then one AfterAgent block, never with stop_hook_active.
+    // 46 %: the firmer one; AfterAgent is never blocked (Gemini CLI shows any block as "This
+    // request failed"): the next prompt carries one more ask, once.
     let t = s.fill(460);
     let run = s.send(CONTEXT_WATCH, "BeforeAgent", json!({"prompt": "more"}), &t);
     insta::assert_snapshot!("insist_46_before_agent", ours(&run.context("BeforeAgent")));
     let stop = json!({"prompt": "more", "prompt_response": "done", "stop_hook_active": false});
     let run = s.send(CONTEXT_WATCH, "AfterAgent", stop.clone(), &t);
-    assert_eq!(run.json()["decision"], "block", "{}", run.stdout_str());
-    // Shown to the user as what it is, not as "This request failed".
-    let notice = run.json()["systemMessage"].as_str().unwrap().to_string();
-    assert!(notice.starts_with("handover: "), "{notice}");
-    let run = s.send(
-        CONTEXT_WATCH,
-        "AfterAgent",
-        json!({"prompt": "more", "prompt_response": "done", "stop_hook_active": true}),
-        &t,
+    assert!(
+        run.stdout.is_empty(),
+        "AfterAgent blocked: {}",
+        run.stdout_str()
     );
-    assert!(run.stdout.is_empty());
+    let run = s.send(CONTEXT_WATCH, "BeforeAgent", json!({"prompt": "next"}), &t);
+    insta::assert_snapshot!(
+        "asked_again_46_before_agent",
+        ours(&run.context("BeforeAgent"))
+    );
     let run = s.send(CONTEXT_WATCH, "AfterAgent", stop, &t);
-    assert!(run.stdout.is_empty(), "blocked twice");
+    assert!(
+        run.stdout.is_empty(),
+        "AfterAgent blocked: {}",
+        run.stdout_str()
+    );
+    let run = s.send(CONTEXT_WATCH, "BeforeAgent", json!({"prompt": "again"}), &t);
+    assert!(run.stdout.is_empty(), "asked twice: {}", run.stdout_str());
+    let actions: Vec<String> = s
+        .events("context_watch")
+        .iter()
+        .map(|e| e["action"].as_str().unwrap_or("").to_string())
+        .collect();
+    assert_eq!(actions, ["reminded", "insisted", "asked_again"]);
 }
 
 #[test]

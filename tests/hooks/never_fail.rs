@@ -422,8 +422,9 @@ const GEMINI: [(&str, &str); 6] = [
     (CONTEXT_WATCH, "AfterAgent"),
 ];
 
-/// The contract in Gemini CLI's form: context only where Gemini takes it, a block only on
-/// AfterAgent, never anything on PreCompress (it is advisory) or SessionEnd.
+/// The contract in Gemini CLI's form: context only where Gemini takes it, never a block (its
+/// terminal UI shows any AfterAgent block as a failed request), never anything on PreCompress
+/// (it is advisory) or SessionEnd.
 fn assert_gemini_contract(what: &str, event: &str, run: &Run) {
     run.assert_clean(what);
     if run.stdout.is_empty() {
@@ -433,7 +434,6 @@ fn assert_gemini_contract(what: &str, event: &str, run: &Run) {
         "SessionStart" | "BeforeAgent" | "AfterTool" => {
             assert!(!run.context(event).is_empty(), "{what}")
         }
-        "AfterAgent" => assert_eq!(run.json()["decision"], "block", "{what}"),
         _ => panic!("{what}: expected no output, got {}", run.stdout_str()),
     }
 }

@@ -836,6 +836,73 @@ pub fn stop_is_blocked_once_above_second_threshold(agent: Agent) {
     assert_no_hook_errors(&sb, &[&run]);
 }
 
+/// The seventh scenario for a client whose Stop is never blocked (Gemini CLI shows any
+/// AfterAgent block as "This request failed"): above the second threshold the firmer
+/// instruction arrives once, the model's stop goes through unblocked, and the next prompt
+/// (here a resumed `-p` run) carries one short ask to save before the request; the model then
+/// saves through its shell tool, and no further ask follows.
+pub fn stop_is_asked_again_at_the_next_prompt(agent: Agent) {
+    let sb = Sandbox::with_codex_config(agent, Trust::BypassFlag, CODEX_HIGH_LIMIT);
+    let high = above_second_threshold(agent);
+    let write = sb.write_command(&HANDOFF);
+    let s1 = sb.run(
+        vec![
+            Turn::shell("echo step one").usage(high),
+            Turn::shell("echo step two").usage(high + 250),
+            Turn::text("I am done for now.").usage(high + 500),
+        ],
+        RunOpts {
+            max_turns: 8,
+            default_usage: high + 600,
+            ..RunOpts::prompt("Work on the CSV export.")
+        },
+    );
+    let reqs = s1.conversation();
+    let insist: Vec<usize> = reqs.iter().map(|r| count_in(r, INSIST)).collect();
+    let again: Vec<usize> = reqs.iter().map(|r| count_in(r, STOP_AGAIN)).collect();
+    assert_eq!(
+        reqs.len(),
+        3,
+        "expected 3 requests (two tool calls, the stop, no block after it); second-threshold \
+         text per request {insist:?}, ask again {again:?}:\n{}",
+        s1.describe()
+    );
+    first_arrival(agent, &insist, 1, "the firmer instruction", &s1);
+    assert!(
+        again.iter().all(|c| *c == 0),
+        "the stop was blocked: {again:?}"
+    );
+    let s2 = sb.run(
+        vec![
+            Turn::shell(&write).usage(high + 1_000),
+            Turn::text("The handoff is saved; going on.").usage(high + 1_500),
+        ],
+        RunOpts {
+            max_turns: 8,
+            default_usage: high + 2_000,
+            ..RunOpts::prompt("Go on with the export.").resume(&s1.session_id())
+        },
+    );
+    let first = ours(agent, s2.first_request());
+    assert!(
+        first.contains(STOP_AGAIN) && first.contains("Before this request"),
+        "the next prompt did not carry the ask to save:\n{first}"
+    );
+    assert!(
+        sb.project.join(".handover/state.json").is_file(),
+        "the model's handover write did not run:\n{}",
+        s2.describe()
+    );
+    // The ask came once: the model's answer after the save carries no second one.
+    let asks: Vec<usize> = s2
+        .conversation()
+        .iter()
+        .map(|r| count_in(r, "Before this request"))
+        .collect();
+    assert!(asks.iter().all(|c| *c == 1), "asked again twice: {asks:?}");
+    assert_no_hook_errors(&sb, &[&s1, &s2]);
+}
+
 /// Cross-agent: session 1 in `from` writes the handoff through its shell tool; the repository
 /// is then wired for `to` as well, and `to`'s first session receives the startup context
 /// (verdict fresh: same repository, same `.handover/`).

@@ -10,7 +10,8 @@
 //! 2. The watch: how full the context is (`measure.rs`), from what the client has already
 //!    written, without ever waiting for it. At the first threshold (default 60 %) a
 //!    save-progress reminder, once; at the second (75 %) a firmer one, once; on Stop above the
-//!    second, one block (`thresholds.rs`). Nothing once a handoff has been written since the
+//!    second, one block — or, in a client that shows any block as a failed request (Gemini
+//!    CLI), no block and one more ask with the next prompt (`thresholds.rs`). Nothing once a handoff has been written since the
 //!    session began (or since the last compaction), nothing at all below the threshold.
 //!
 //! The timing rule and why it is safe: docs/hooks.md, "When the measurement is taken".
@@ -24,7 +25,7 @@ use crate::never_fail::Outcome;
 use crate::session_state::{Loaded, SessionFile, SessionState};
 use handover_base::clock::millis;
 use handover_clients::{HookEvent, Response};
-use handover_core::context::{save_progress, save_progress_again, Pressure};
+use handover_core::context::{save_progress, save_progress_again, save_progress_first, Pressure};
 use handover_core::store::Store;
 use measure::{Fill, Reading};
 use serde_json::json;
@@ -142,7 +143,12 @@ fn watch(
             reading.describe()
         )));
     }
-    match thresholds::decide(event, pressure, &st, call.input.stop_hook_active) {
+    let ask = if call.client().stop_block_looks_like_failure() {
+        thresholds::StopAsk::AtNextPrompt
+    } else {
+        thresholds::StopAsk::Block
+    };
+    match thresholds::decide(event, pressure, &st, call.input.stop_hook_active, ask) {
         Decision::Quiet(why) => Ok(Outcome::silent(format!("{}; {why}", reading.describe()))),
         decision => Ok(deliver(call, &file, st, event, &reading, decision)),
     }
@@ -188,9 +194,9 @@ fn stop_reason(call: &Call, st: &SessionState, percent: u8) -> String {
     }
 }
 
-/// What the user sees of a Stop block, where the client shows one (Gemini CLI shows a block of
-/// AfterAgent as "This request failed" unless a `systemMessage` says what happened; the client
-/// module's encoding drops it elsewhere).
+/// What the user sees of a Stop block, where the client shows one as a warning line (the client
+/// module's encoding drops it elsewhere). Gemini CLI would add "This request failed" to any
+/// block: its Stop is never blocked (`Client::stop_block_looks_like_failure`).
 const BLOCK_NOTICE: &str =
     "handover: the context is nearly full; the agent was asked to save its progress before it stops.";
 
@@ -213,6 +219,13 @@ fn deliver(
             },
             "stop_blocked",
         ),
+        (Decision::AskAgain, Some(ctx_event)) => (
+            Response::Context {
+                event: ctx_event,
+                text: save_progress_first(reading.percent, call.command()),
+            },
+            "asked_again",
+        ),
         (Decision::Say(pressure), Some(ctx_event)) => (
             Response::Context {
                 event: ctx_event,
@@ -223,7 +236,7 @@ fn deliver(
                 Pressure::Insist => "insisted",
             },
         ),
-        (Decision::Say(_), None) | (Decision::Quiet(_), _) => {
+        (Decision::Say(_) | Decision::AskAgain, None) | (Decision::Quiet(_), _) => {
             return Outcome::silent(format!("{measured}; nothing to say on {event:?}"))
         }
     };

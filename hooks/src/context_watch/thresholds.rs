@@ -54,6 +54,19 @@ pub enum Decision {
     Say(Pressure),
     /// Send the model back to work with the firmer instruction (Stop only).
     BlockStop,
+    /// Ask once more, as context with the next prompt, for a client whose Stop is not blocked
+    /// ([`StopAsk::AtNextPrompt`]): the firmer instruction was said and a turn ended unsaved.
+    AskAgain,
+}
+
+/// How the watch asks for the save a turn ended without, above the second threshold.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum StopAsk {
+    /// Block the Stop once: the model goes on and saves before the turn ends.
+    Block,
+    /// Never block the Stop (the client shows any block as a failed request,
+    /// `Client::stop_block_looks_like_failure`): ask once more with the next prompt instead.
+    AtNextPrompt,
 }
 
 pub fn decide(
@@ -61,10 +74,13 @@ pub fn decide(
     pressure: Pressure,
     st: &SessionState,
     stop_hook_active: bool,
+    ask: StopAsk,
 ) -> Decision {
     if event == Event::Stop {
         return if pressure != Pressure::Insist {
             Decision::Quiet("stop not blocked below the second threshold")
+        } else if ask == StopAsk::AtNextPrompt {
+            Decision::Quiet("stop not blocked: this client shows a block as a failed request; asked again with the next prompt")
         } else if stop_hook_active {
             Decision::Quiet("stop not blocked: the client is already continuing after a block")
         } else if st.stop_blocked_ms.is_some() {
@@ -72,6 +88,16 @@ pub fn decide(
         } else {
             Decision::BlockStop
         };
+    }
+    // A prompt starts a turn: the firmer instruction said before it was said in a turn that
+    // then ended without a save (a save since silences the watch before this).
+    if ask == StopAsk::AtNextPrompt
+        && event == Event::Prompt
+        && pressure == Pressure::Insist
+        && st.insisted_ms.is_some()
+        && st.stop_blocked_ms.is_none()
+    {
+        return Decision::AskAgain;
     }
     let said = match pressure {
         Pressure::Insist => st.insisted_ms,
@@ -88,7 +114,8 @@ pub fn decide(
 pub fn remember(decision: Decision, st: &mut SessionState, now: u64) {
     match decision {
         Decision::Quiet(_) => {}
-        Decision::BlockStop => st.stop_blocked_ms = Some(now),
+        // The one ask after a turn ended unsaved, whichever way it went out.
+        Decision::BlockStop | Decision::AskAgain => st.stop_blocked_ms = Some(now),
         Decision::Say(pressure) => {
             if pressure == Pressure::Insist {
                 st.insisted_ms = Some(now);
@@ -138,14 +165,14 @@ mod tests {
     #[test]
     fn each_threshold_speaks_once_and_insisting_spends_the_reminder() {
         let mut st = SessionState::new("s", 1);
-        let remind = decide(Event::Tool, Pressure::Remind, &st, false);
+        let remind = decide(Event::Tool, Pressure::Remind, &st, false, StopAsk::Block);
         assert_eq!(remind, Decision::Say(Pressure::Remind));
         remember(remind, &mut st, 5);
         assert!(matches!(
-            decide(Event::Prompt, Pressure::Remind, &st, false),
+            decide(Event::Prompt, Pressure::Remind, &st, false, StopAsk::Block),
             Decision::Quiet(_)
         ));
-        let insist = decide(Event::Prompt, Pressure::Insist, &st, false);
+        let insist = decide(Event::Prompt, Pressure::Insist, &st, false, StopAsk::Block);
         assert_eq!(insist, Decision::Say(Pressure::Insist));
         remember(insist, &mut st, 9);
         assert_eq!((st.reminded_ms, st.insisted_ms), (Some(5), Some(9)));
@@ -163,20 +190,48 @@ mod tests {
     fn stop_is_blocked_once_above_the_second_threshold_only() {
         let mut st = SessionState::new("s", 1);
         assert!(matches!(
-            decide(Event::Stop, Pressure::Remind, &st, false),
+            decide(Event::Stop, Pressure::Remind, &st, false, StopAsk::Block),
             Decision::Quiet(_)
         ));
         assert!(matches!(
-            decide(Event::Stop, Pressure::Insist, &st, true),
+            decide(Event::Stop, Pressure::Insist, &st, true, StopAsk::Block),
             Decision::Quiet(_)
         ));
-        let block = decide(Event::Stop, Pressure::Insist, &st, false);
+        let block = decide(Event::Stop, Pressure::Insist, &st, false, StopAsk::Block);
         assert_eq!(block, Decision::BlockStop);
         remember(block, &mut st, 4);
         assert_eq!(st.stop_blocked_ms, Some(4));
         assert!(matches!(
-            decide(Event::Stop, Pressure::Insist, &st, false),
+            decide(Event::Stop, Pressure::Insist, &st, false, StopAsk::Block),
             Decision::Quiet(_)
         ));
+    }
+
+    #[test]
+    fn a_client_that_shows_a_block_as_a_failure_is_asked_again_at_the_next_prompt() {
+        let ask = StopAsk::AtNextPrompt;
+        let mut st = SessionState::new("s", 1);
+        let insist = decide(Event::Tool, Pressure::Insist, &st, false, ask);
+        assert_eq!(insist, Decision::Say(Pressure::Insist));
+        remember(insist, &mut st, 3);
+        assert!(matches!(
+            decide(Event::Stop, Pressure::Insist, &st, false, ask),
+            Decision::Quiet(_)
+        ));
+        assert!(matches!(
+            decide(Event::Tool, Pressure::Insist, &st, false, ask),
+            Decision::Quiet(_)
+        ));
+        let again = decide(Event::Prompt, Pressure::Insist, &st, false, ask);
+        assert_eq!(again, Decision::AskAgain);
+        remember(again, &mut st, 7);
+        assert_eq!(st.stop_blocked_ms, Some(7));
+        assert!(
+            matches!(
+                decide(Event::Prompt, Pressure::Insist, &st, false, ask),
+                Decision::Quiet(_)
+            ),
+            "asked again twice"
+        );
     }
 }

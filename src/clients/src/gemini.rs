@@ -15,9 +15,10 @@
 //!   compressed: only one where the last usage reaches the compression point (or a `manual`
 //!   one) is a compaction.
 //! - Events: SessionStart, PreCompress (our PreCompact), BeforeAgent / AfterTool / AfterAgent
-//!   (our prompt, tool and stop); no PostCompact. Hook `timeout` in milliseconds. It shows a
-//!   Stop block as "This request failed" unless a `systemMessage` says what happened. It
-//!   drops a SessionStart's `additionalContext` after `/clear` and on `--resume`.
+//!   (our prompt, tool and stop); no PostCompact. Hook `timeout` in milliseconds. Its terminal
+//!   UI shows any Stop block as "This request failed", `systemMessage` or not: the context
+//!   watch asks again with the next prompt instead of blocking. It drops a SessionStart's
+//!   `additionalContext` after `/clear` and on `--resume`.
 //! - Transcript facts: `type` `user` (`content` text items are requests) or `gemini`
 //!   (`content` its text, `toolCalls` with `id`, `name`, `args`, `status` and `result`). A
 //!   reply is written again when its tool calls complete, so each completed call is applied
@@ -126,6 +127,14 @@ impl Client for Gemini {
     /// A block's notice goes out as `systemMessage`.
     fn encode(&self, response: &Response) -> Vec<u8> {
         crate::output::encode(self, response, true)
+    }
+
+    /// Its terminal UI follows every AfterAgent block (and `continue: false`) with "This
+    /// request failed. Press F12 for diagnostics…" unless the user set `ui.errorVerbosity` to
+    /// `full`; a `systemMessage` only changes the warning line above it (0.61.0's
+    /// `handleAgentExecutionBlockedEvent`). No AfterAgent answer continues the turn without it.
+    fn stop_block_looks_like_failure(&self) -> bool {
+        true
     }
 
     fn pre_compact_every_request(&self) -> bool {

@@ -135,6 +135,13 @@ pub trait Client: Sync {
         false
     }
 
+    /// It shows any Stop block to the user as a failed request (Gemini CLI 0.61.0 adds "This
+    /// request failed" after every AfterAgent block or stop, whatever the hook says): the
+    /// context watch never blocks its Stop and asks once more with the next prompt instead.
+    fn stop_block_looks_like_failure(&self) -> bool {
+        false
+    }
+
     /// Its PreCompact fires before every model request, not only before a compaction (Gemini
     /// CLI's PreCompress): only one where [`Client::compaction_due`] says so is a compaction.
     fn pre_compact_every_request(&self) -> bool {
