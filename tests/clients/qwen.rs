@@ -117,3 +117,28 @@ fn qwen_record_a_failing_command_from_post_tool_use_failure() {
     assert_eq!(failing[0]["exit_code"], 3, "{record}");
     assert_eq!(sb.hook_errors(&[&run]), Vec::<String>::new());
 }
+
+/// Qwen Code 0.24.4 writes `"$version": 4` into a settings file that has none on its first run:
+/// the installed `.qwen/settings.json`, committed, must stay as committed after a first session
+/// (install writes the key itself, installer/src/wiring/qwen.rs), or it shows as changed and as
+/// that session's uncommitted work.
+#[test]
+fn qwen_first_run_leaves_the_installed_settings_clean() {
+    if clients("qwen_first_run_leaves_the_installed_settings_clean").is_none() {
+        return;
+    }
+    let sb = Sandbox::new(Agent::Qwen, Trust::BypassFlag);
+    sb.git(&["add", "-A"]);
+    sb.git(&["commit", "-q", "-m", "Wire handover for Qwen Code"]);
+    let committed = sb.git(&["show", "HEAD:.qwen/settings.json"]);
+    assert!(committed.contains("\"$version\": 4"), "{committed}");
+    let run = sb.run(vec![Turn::text("OK.")], RunOpts::prompt("Say OK."));
+    let status = sb.git(&["status", "--porcelain", "--", ".qwen/settings.json"]);
+    let now = std::fs::read_to_string(sb.project.join(".qwen/settings.json")).unwrap_or_default();
+    assert!(
+        status.is_empty(),
+        "Qwen Code changed the installed settings ({status}):\n--- committed\n{committed}\n--- now\n{now}\n{}",
+        run.describe()
+    );
+    assert_eq!(sb.hook_errors(&[&run]), Vec::<String>::new());
+}
