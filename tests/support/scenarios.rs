@@ -838,14 +838,14 @@ pub fn stop_is_blocked_once_above_second_threshold(agent: Agent) {
 
 /// The seventh scenario for a client whose Stop is never blocked (Gemini CLI shows any
 /// AfterAgent block as "This request failed"): above the second threshold the firmer
-/// instruction arrives once, the model's stop goes through unblocked, and the next prompt
-/// (here a resumed `-p` run) carries one short ask to save before the request; the model then
-/// saves through its shell tool, and no further ask follows.
-pub fn stop_is_asked_again_at_the_next_prompt(agent: Agent) {
+/// instruction arrives once and the model's stop goes through, with no block and no second
+/// copy. The ask that follows with the next prompt is checked in the terminal UI
+/// (`interactive_gemini_context_watch`): a headless `--resume` rewrites the history the way a
+/// compression does, and the watch then says nothing until the next usage figure.
+pub fn stop_is_never_blocked(agent: Agent) {
     let sb = Sandbox::with_codex_config(agent, Trust::BypassFlag, CODEX_HIGH_LIMIT);
     let high = above_second_threshold(agent);
-    let write = sb.write_command(&HANDOFF);
-    let s1 = sb.run(
+    let run = sb.run(
         vec![
             Turn::shell("echo step one").usage(high),
             Turn::shell("echo step two").usage(high + 250),
@@ -857,7 +857,7 @@ pub fn stop_is_asked_again_at_the_next_prompt(agent: Agent) {
             ..RunOpts::prompt("Work on the CSV export.")
         },
     );
-    let reqs = s1.conversation();
+    let reqs = run.conversation();
     let insist: Vec<usize> = reqs.iter().map(|r| count_in(r, INSIST)).collect();
     let again: Vec<usize> = reqs.iter().map(|r| count_in(r, STOP_AGAIN)).collect();
     assert_eq!(
@@ -865,42 +865,21 @@ pub fn stop_is_asked_again_at_the_next_prompt(agent: Agent) {
         3,
         "expected 3 requests (two tool calls, the stop, no block after it); second-threshold \
          text per request {insist:?}, ask again {again:?}:\n{}",
-        s1.describe()
+        run.describe()
     );
-    first_arrival(agent, &insist, 1, "the firmer instruction", &s1);
+    let first = first_arrival(agent, &insist, 1, "the firmer instruction", &run);
     assert!(
-        again.iter().all(|c| *c == 0),
-        "the stop was blocked: {again:?}"
+        insist[first..].iter().all(|c| *c == 1) && again.iter().all(|c| *c == 0),
+        "expected the firmer instruction once and no block (per request: {insist:?}, \
+         ask again {again:?}):\n{}",
+        run.describe()
     );
-    let s2 = sb.run(
-        vec![
-            Turn::shell(&write).usage(high + 1_000),
-            Turn::text("The handoff is saved; going on.").usage(high + 1_500),
-        ],
-        RunOpts {
-            max_turns: 8,
-            default_usage: high + 2_000,
-            ..RunOpts::prompt("Go on with the export.").resume(&s1.session_id())
-        },
-    );
-    let first = ours(agent, s2.first_request());
+    let log = std::fs::read_to_string(run.dir.join("hooks.log")).unwrap_or_default();
     assert!(
-        first.contains(STOP_AGAIN) && first.contains("Before this request"),
-        "the next prompt did not carry the ask to save:\n{first}"
+        log.contains("stop not blocked: this client shows a block as a failed request"),
+        "the watch did not decide against the block:\n{log}"
     );
-    assert!(
-        sb.project.join(".handover/state.json").is_file(),
-        "the model's handover write did not run:\n{}",
-        s2.describe()
-    );
-    // The ask came once: the model's answer after the save carries no second one.
-    let asks: Vec<usize> = s2
-        .conversation()
-        .iter()
-        .map(|r| count_in(r, "Before this request"))
-        .collect();
-    assert!(asks.iter().all(|c| *c == 1), "asked again twice: {asks:?}");
-    assert_no_hook_errors(&sb, &[&s1, &s2]);
+    assert_no_hook_errors(&sb, &[&run]);
 }
 
 /// Cross-agent: session 1 in `from` writes the handoff through its shell tool; the repository
