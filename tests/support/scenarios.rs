@@ -284,7 +284,7 @@ pub fn drift_and_stale_are_reported(agent: Agent) {
     let text = ours(agent, stale.first_request());
     assert_startup_context(agent, &text, "Verdict: stale");
     assert!(
-        text.contains("branch main") && text.contains("experiment"),
+        text.contains("branch «main»") && text.contains("experiment"),
         "the stale verdict does not name the branch change (main → experiment):\n{text}"
     );
     assert_no_hook_errors(&sb, &[&drifted, &stale]);
