@@ -172,6 +172,10 @@ impl Fetched {
 
 /// Reads the handoff in `commit` (untrusted). An error says what is wrong with it.
 pub fn read(repo: &Repository, commit: Oid, remote: &str, branch: &str) -> Result<Fetched, String> {
+    // The commit and its tree through the object reader first: a compressed bomb or a delta
+    // loop is refused before libgit2 would inflate or walk it.
+    handover_verify::git::bounded_commit(repo, commit)
+        .map_err(|e| format!("not a handoff commit ({e:#})"))?;
     let tree = repo
         .find_commit(commit)
         .and_then(|c| c.tree())
@@ -222,6 +226,10 @@ fn blob(
     if !plain_file || entry.kind() != Some(ObjectType::Blob) {
         return Err(format!("{name} is not a plain file in the commit"));
     }
+    // The blob's chain and size by the object reader first (libgit2's header read follows a
+    // delta loop forever).
+    handover_verify::git::bounded_object(repo, entry.id())
+        .map_err(|e| format!("{name} cannot be read ({e:#})"))?;
     let odb = repo.odb().map_err(|e| e.message().to_string())?;
     let (size, _) = odb
         .read_header(entry.id())

@@ -89,7 +89,7 @@ fn assert_reads_as_libgit2(root: &Path) -> Layout {
     let repo = Repository::open(root).unwrap();
     let odb = repo.odb().unwrap();
     let objects = Objects::of(&repo).expect("a plain object database");
-    let one_by_one = Objects::at(repo.path().join("objects"), 0);
+    let one_by_one = Objects::at(vec![repo.path().join("objects")], 0);
     let mut layout = Layout::default();
     for id in all_ids(root) {
         let theirs = odb.read(id).unwrap();
@@ -212,13 +212,37 @@ fn what_this_reader_does_not_read_is_left_to_libgit2() {
     }
     std::fs::write(&pack, &bytes).unwrap();
     assert!(Objects::of(&repo).unwrap().read(head).is_none());
-    // Alternates: the whole database is left to libgit2.
-    std::fs::write(
-        dir.path().join(".git/objects/info/alternates"),
-        "/elsewhere\n",
+}
+
+/// Objects borrowed through `info/alternates` (a `clone --shared` or `--reference`) are read
+/// from the directory it names, as libgit2 reads them.
+#[test]
+fn objects_behind_alternates_are_read_there() {
+    let dir = tempfile::tempdir().unwrap();
+    history(dir.path(), 2);
+    git(dir.path(), &["repack", "-ad", "-q"]);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let moved = elsewhere.path().join("objects");
+    std::fs::rename(
+        dir.path().join(".git/objects/pack"),
+        elsewhere.path().join("pack"),
     )
     .unwrap();
-    assert!(Objects::of(&repo).is_none());
+    std::fs::create_dir_all(moved.join("pack")).unwrap();
+    for entry in std::fs::read_dir(elsewhere.path().join("pack")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::rename(entry.path(), moved.join("pack").join(entry.file_name())).unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join(".git/objects/pack")).unwrap();
+    std::fs::write(
+        dir.path().join(".git/objects/info/alternates"),
+        format!("{}\n", moved.display()),
+    )
+    .unwrap();
+    let repo = Repository::open(dir.path()).unwrap();
+    let head = repo.head().unwrap().target().unwrap();
+    let ours = Objects::of(&repo).unwrap().read(head).unwrap();
+    assert_eq!(ours.data, repo.odb().unwrap().read(head).unwrap().data());
 }
 
 #[cfg(unix)]
@@ -468,7 +492,7 @@ proptest! {
             std::fs::remove_file(path).unwrap();
             std::fs::write(path, data).unwrap();
         }
-        let objects = Objects::at(dir.path().join(".git/objects"), BUCKET_READ_BYTES);
+        let objects = Objects::at(vec![dir.path().join(".git/objects")], BUCKET_READ_BYTES);
         for id in ids {
             if let Some(object) = objects.read(id) {
                 prop_assert!(object.data.len() as u64 <= super::MAX_OBJECT_BYTES);
