@@ -26,6 +26,13 @@ use std::path::Path;
 
 pub use package::Fetched as FetchedHandoff;
 
+/// The repository's files under `.git` looked at before any `git` runs
+/// (`handover_verify::git::preflight`): a FIFO as a config include or the index would hang
+/// `git config`, `git fetch` and `git push` as it hangs libgit2.
+fn bounded_files(root: &Path) -> anyhow::Result<()> {
+    handover_verify::git::preflight::check(root).map_err(anyhow::Error::new)
+}
+
 /// The branch handoffs travel for: the current one, checked as a ref name.
 pub fn current_branch(root: &Path) -> anyhow::Result<String> {
     let head = match handover_verify::git::read_head_files(root) {
@@ -131,6 +138,7 @@ impl From<anyhow::Error> for PushError {
 /// remote's current handoff is refused ([`PushError::Conflict`]) unless `force`.
 pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, PushError> {
     let root = store.root();
+    bounded_files(root)?;
     let branch = current_branch(root)?;
     let remote = choose_remote(root, remote, Some(&branch))?;
     let handoff = match store.load() {
@@ -387,6 +395,7 @@ pub struct Pulled {
 /// with `adopt`, makes it the local handoff.
 pub fn pull(store: &Store, remote: Option<&str>, adopt: bool) -> anyhow::Result<Pulled> {
     let root = store.root();
+    bounded_files(root)?;
     let branch = current_branch(root).ok();
     let remote = choose_remote(root, remote, branch.as_deref())?;
     fetch(root, &remote, None)?;
@@ -456,6 +465,7 @@ impl SharePlan {
 
 /// What `handover share` (or `share --off`) would change.
 pub fn share_plan(root: &Path, remote: Option<&str>, off: bool) -> anyhow::Result<SharePlan> {
+    bounded_files(root)?;
     let branch = current_branch(root).ok();
     let remote = choose_remote(root, remote, branch.as_deref())?;
     let refspec = names::fetch_refspec(&remote);
