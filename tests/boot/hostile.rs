@@ -1129,3 +1129,26 @@ fn boot_and_status_stop_at_their_time_limit() {
         );
     }
 }
+
+/// A config `[include]` of a FIFO also hung `write`, `pull` and `push` (libgit2 and `git` both
+/// read it). Now each refuses at once, naming the file.
+#[test]
+fn a_fifo_config_include_never_hangs_write_pull_or_push() {
+    let repo = sabotaged(|dir| {
+        let git = dir.join(".git");
+        let mut config = fs::read_to_string(git.join("config")).unwrap();
+        config.push_str("[includeIf \"onbranch:main\"]\n\tpath = ../fifo.cfg\n");
+        fs::write(git.join("config"), config).unwrap();
+        hostile_git::mkfifo(&dir.join("fifo.cfg"));
+    });
+    for args in [
+        &["write", "--goal", "Again", "--in-progress", "step"][..],
+        &["pull"],
+        &["push"],
+    ] {
+        let run = handover_measured(&repo.path, args, &[]);
+        run.assert_bounded(&format!("{args:?} with a FIFO included"), 5, 200);
+        let said = run.text();
+        assert!(said.contains("fifo.cfg"), "{args:?}: {said}");
+    }
+}
