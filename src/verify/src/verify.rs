@@ -416,26 +416,28 @@ fn check_head(
         Ok(None) => return reasons.push(unreadable(lazy.root(), "no repository found")),
         Err(e) => return reasons.push(unreadable(lazy.root(), &e)),
     };
-    // Both ends are looked at by the object reader first, grafts or not (they change parents,
-    // not sizes): a commit too big or damaged is said so, and libgit2 never reads it.
+    // Both ends are read by the object reader first, grafts or not (they change parents, not
+    // what a commit is): one too big or damaged is said so, and libgit2 never reads it. The
+    // commits read here need no second look from libgit2.
+    let mut read_here = Vec::new();
     for (id, which) in [(Some(cur), "current HEAD"), (rec, "recorded HEAD")] {
-        let refused = id
-            .and_then(|id| Oid::from_str(id).ok())
-            .zip(objects)
-            .and_then(|(id, o)| o.look(id).err());
-        if let Some(refused) = refused {
-            return reasons.push(unreadable(
-                lazy.root(),
-                &format!("the {which}'s commit cannot be read: {refused}"),
-            ));
+        let Some(id) = id.and_then(|id| Oid::from_str(id).ok()) else {
+            continue;
+        };
+        match objects.map(|o| o.commit(id)) {
+            Some(Err(refused)) => {
+                return reasons.push(unreadable(
+                    lazy.root(),
+                    &format!("the {which}'s commit cannot be read: {refused}"),
+                ))
+            }
+            Some(Ok(Some(_))) => read_here.push(id),
+            Some(Ok(None)) | None => {}
         }
     }
     // Commits read without libgit2's mappings where the history allows (git::history).
     let objects = objects.filter(|_| !history::grafted(repo));
-    let is_commit = |id: &Oid| {
-        objects.is_some_and(|o| matches!(o.commit(*id), Ok(Some(_))))
-            || repo.find_commit(*id).is_ok()
-    };
+    let is_commit = |id: &Oid| read_here.contains(id) || repo.find_commit(*id).is_ok();
     let Some(cur_oid) = Oid::from_str(cur).ok().filter(is_commit) else {
         return reasons.push(unreadable(
             lazy.root(),

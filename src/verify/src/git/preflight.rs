@@ -5,9 +5,10 @@
 //! Why: libgit2 opens these files blocking and reads them whole. In a repository that came as
 //! a tarball everything under `.git` is the stranger's: a FIFO in place of the index, a
 //! packed-ref or a pack index hung `boot` and `status` forever, and a sparse `HEAD` of 300 MiB
-//! (4 KB on disk) cost a SessionStart 311 MB. So each file is opened the read gate's way
-//! (`O_NONBLOCK`, `fstat` on the descriptor) and only looked at: a handful of opens and
-//! `fstat`s per repository opened, and the one read of `config` (for the files it names).
+//! (4 KB on disk) cost a SessionStart 311 MB. So each file is looked at first: read the read
+//! gate's way (`O_NONBLOCK`, `fstat` on the descriptor) when its content matters (`HEAD`,
+//! `commondir`, `config`, the refs HEAD resolves through, `alternates`), else one `stat`
+//! (which never opens, so never blocks). About 30 system calls per repository opened.
 //!
 //! What is checked (missing files are fine, git does without them):
 //! - in the git directory: `HEAD`, `commondir`, `gitdir`, `index`, `config.worktree`;
@@ -113,7 +114,7 @@ pub fn check(start: &Path) -> Result<(), Unreadable> {
         None => git_dir.clone(),
     };
     for (name, cap) in [("gitdir", SMALL_CAP), ("index", INDEX_CAP)] {
-        file(&git_dir.join(name), cap)?;
+        look(&git_dir.join(name), cap)?;
     }
     for (name, cap) in [
         ("packed-refs", PACKED_REFS_CAP),
@@ -122,7 +123,7 @@ pub fn check(start: &Path) -> Result<(), Unreadable> {
         ("info/exclude", CONFIG_CAP),
         ("info/attributes", CONFIG_CAP),
     ] {
-        file(&common.join(name), cap)?;
+        look(&common.join(name), cap)?;
     }
     let mut configs = 0;
     config(&common.join("config"), &mut configs, 0)?;
@@ -130,7 +131,7 @@ pub fn check(start: &Path) -> Result<(), Unreadable> {
     refs(&git_dir, &common)?;
     object_dirs(&common.join("objects"), |dir| {
         pack_files(&dir.join("pack"))?;
-        file(&dir.join("info").join("commit-graph"), u64::MAX).map(|_| ())
+        look(&dir.join("info").join("commit-graph"), u64::MAX)
     })
     .map(|_| ())
 }
@@ -141,8 +142,8 @@ pub fn check(start: &Path) -> Result<(), Unreadable> {
 fn find_git_dir(start: &Path) -> Result<Option<PathBuf>, Unreadable> {
     for dir in start.ancestors() {
         let dot_git = dir.join(".git");
-        if std::fs::symlink_metadata(&dot_git).is_ok() {
-            if dot_git.is_dir() {
+        if let Ok(meta) = std::fs::metadata(&dot_git) {
+            if meta.is_dir() {
                 return Ok(Some(dot_git));
             }
             if let Some(text) = read_text(&dot_git, SMALL_CAP)? {
@@ -165,10 +166,46 @@ fn find_git_dir(start: &Path) -> Result<Option<PathBuf>, Unreadable> {
     Ok(None)
 }
 
-/// The file at `path` when it is a regular file of at most `cap` bytes; None when nothing (or
-/// a directory, which libgit2 reports as an error of its own) is there. Anything else that
-/// stands there is [`Unreadable`].
-fn file(path: &Path, cap: u64) -> Result<Option<File>, Unreadable> {
+/// A file libgit2 reads and handover does not: it must be a regular file of at most `cap`
+/// bytes, or a directory (which libgit2 reports as an error of its own), or missing. One
+/// `stat` (links followed, as libgit2 follows them): a FIFO is never opened, so nothing
+/// blocks.
+fn look(path: &Path, cap: u64) -> Result<(), Unreadable> {
+    let Ok(meta) = std::fs::metadata(path) else {
+        // Missing (or a link to nothing): libgit2 does without it, or reports it itself.
+        return Ok(());
+    };
+    if meta.is_dir() {
+        return Ok(());
+    }
+    if !meta.is_file() {
+        return Err(Unreadable {
+            path: path.to_path_buf(),
+            what: "a FIFO, socket or device, not a regular file".into(),
+        });
+    }
+    within(path, meta.len(), cap)
+}
+
+/// `len` bytes at `path` are within `cap`.
+fn within(path: &Path, len: u64, cap: u64) -> Result<(), Unreadable> {
+    if len > cap {
+        return Err(Unreadable {
+            path: path.to_path_buf(),
+            what: format!(
+                "too big: {}, over the {} cap",
+                size_text(len),
+                size_text(cap)
+            ),
+        });
+    }
+    Ok(())
+}
+
+/// The file at `path`, to be read, through the read gate (`O_NONBLOCK`, `fstat` on the
+/// descriptor) when it is a regular file; None when nothing (or a directory) is there.
+/// Anything else that stands there is [`Unreadable`].
+fn file(path: &Path) -> Result<Option<File>, Unreadable> {
     let refuse = |what: String| Unreadable {
         path: path.to_path_buf(),
         what,
@@ -183,27 +220,26 @@ fn file(path: &Path, cap: u64) -> Result<Option<File>, Unreadable> {
             None => return Ok(None),
         },
     };
-    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
-    if len > cap {
-        return Err(refuse(format!(
-            "too big: {}, over the {} cap",
-            size_text(len),
-            size_text(cap)
-        )));
-    }
     Ok(Some(file))
 }
 
-/// [`file`], read as text (lossy: only its lines that matter are looked at).
+/// [`file`], read as text (lossy: only its lines that matter are looked at), when it holds at
+/// most `cap` bytes (more is [`Unreadable`]).
 fn read_text(path: &Path, cap: u64) -> Result<Option<String>, Unreadable> {
     use std::io::Read;
-    let Some(file) = file(path, cap)? else {
+    let Some(file) = file(path)? else {
         return Ok(None);
     };
-    let mut bytes = Vec::new();
+    // Room for the usual few lines at once (one read, then the one that finds the end).
+    let mut bytes = Vec::with_capacity(4096);
     // At most `cap` + 1 bytes, even if the file grew since its size was checked.
-    if file.take(cap + 1).read_to_end(&mut bytes).is_err() {
+    let read = (&file).take(cap + 1).read_to_end(&mut bytes);
+    if read.is_err() {
         return Ok(None);
+    }
+    if bytes.len() as u64 > cap {
+        // Its size only now, for the message: the usual file is read without asking.
+        within(path, file.metadata().map_or(cap + 1, |m| m.len()), cap)?;
     }
     Ok(Some(String::from_utf8_lossy(&bytes).into_owned()))
 }
@@ -226,7 +262,7 @@ fn config(path: &Path, seen: &mut usize, depth: u32) -> Result<(), Unreadable> {
         }
         let named = expand(&value, base);
         if section == "core" {
-            file(&named, CONFIG_CAP)?;
+            look(&named, CONFIG_CAP)?;
         } else if depth >= 10 || *seen >= MAX_CONFIG_FILES {
             return Err(Unreadable {
                 path: path.to_path_buf(),
@@ -324,19 +360,23 @@ fn refs(git_dir: &Path, common: &Path) -> Result<(), Unreadable> {
         if per_worktree { git_dir } else { common }.join(name)
     };
     let mut next = Some("HEAD".to_string());
+    let mut read = Vec::new();
     for _ in 0..=MAX_SYMREF_DEPTH {
         let Some(name) = next.take().filter(|n| !n.contains("..")) else {
             break;
         };
         let text = read_text(&ref_path(&name), SMALL_CAP)?;
         next = text.and_then(|t| t.trim().strip_prefix("ref:").map(|r| r.trim().to_string()));
+        read.push(name);
     }
     for name in [
         "refs/remotes/origin/HEAD",
         "refs/heads/main",
         "refs/heads/master",
     ] {
-        file(&ref_path(name), SMALL_CAP)?;
+        if !read.iter().any(|r| r == name) {
+            look(&ref_path(name), SMALL_CAP)?;
+        }
     }
     Ok(())
 }
@@ -393,7 +433,7 @@ fn pack_files(dir: &Path) -> Result<(), Unreadable> {
         let is_plain = entry.file_type().is_ok_and(|t| t.is_file() || t.is_dir());
         if !is_plain {
             // A link (followed by the gate: its target must be a regular file), or worse.
-            file(&entry.path(), u64::MAX)?;
+            look(&entry.path(), u64::MAX)?;
         }
     }
     Ok(())
@@ -482,6 +522,44 @@ mod tests {
             assert!(refused.what.starts_with("too big: "), "{refused}");
             assert!(refused.to_string().contains("cannot verify"), "{refused}");
         }
+    }
+
+    /// The look costs about 30 system calls: far under a millisecond in a
+    /// repository with a config, refs, an index and packs (printed with `--nocapture`; the
+    /// bound is generous for a loaded machine and a debug build).
+    #[test]
+    fn the_look_costs_nothing_noticeable() {
+        let dir = repo();
+        let run = |args: &[&str]| {
+            let ok = std::process::Command::new("git")
+                .args(args)
+                .current_dir(dir.path())
+                .env("GIT_CONFIG_GLOBAL", "/dev/null")
+                .env("GIT_CONFIG_NOSYSTEM", "1")
+                .output()
+                .unwrap();
+            assert!(ok.status.success(), "{ok:?}");
+        };
+        fs::write(dir.path().join("a"), "a\n").unwrap();
+        run(&["add", "a"]);
+        run(&[
+            "-c",
+            "user.name=a",
+            "-c",
+            "user.email=a@b",
+            "commit",
+            "-qm",
+            "a",
+        ]);
+        run(&["gc", "-q"]);
+        let rounds = 1000;
+        let started = std::time::Instant::now();
+        for _ in 0..rounds {
+            assert_eq!(check(dir.path()), Ok(()));
+        }
+        let each = started.elapsed() / rounds;
+        println!("git::preflight::check: {each:?} per repository");
+        assert!(each < std::time::Duration::from_millis(2), "{each:?}");
     }
 
     #[test]
