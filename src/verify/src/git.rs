@@ -749,14 +749,19 @@ pub fn bounded_commit(repo: &Repository, id: Oid) -> anyhow::Result<()> {
     Ok(())
 }
 
-/// The object `id` looked at by the object reader before libgit2 reads it or its header
-/// (whose delta walk has no bound of its own): too big or damaged is an error with its
-/// [`objects::Refusal`] inside.
-pub fn bounded_object(repo: &Repository, id: Oid) -> anyhow::Result<()> {
-    if let Some(objects) = objects::Objects::of(repo) {
-        objects.look(id)?;
+/// The size of object `id` as the object reader finds it, before libgit2 reads it or its
+/// header (whose delta walk has no bound of its own): Ok(Some) its size (declared, for one
+/// too big to read), Ok(None) when the reader leaves it to libgit2, an error with its
+/// [`objects::Refusal`] inside when it is damaged.
+pub fn object_size(repo: &Repository, id: Oid) -> anyhow::Result<Option<u64>> {
+    let Some(objects) = objects::Objects::of(repo) else {
+        return Ok(None);
+    };
+    match objects.look(id) {
+        Ok(found) => Ok(found.map(|o| o.data.len() as u64)),
+        Err(objects::Refusal::TooBig { size, .. }) => Ok(Some(size)),
+        Err(damaged) => Err(damaged.into()),
     }
-    Ok(())
 }
 
 fn compare_error(base: Option<Oid>, e: &git2::Error) -> anyhow::Error {

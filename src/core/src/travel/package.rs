@@ -226,14 +226,19 @@ fn blob(
     if !plain_file || entry.kind() != Some(ObjectType::Blob) {
         return Err(format!("{name} is not a plain file in the commit"));
     }
-    // The blob's chain and size by the object reader first (libgit2's header read follows a
-    // delta loop forever).
-    handover_verify::git::bounded_object(repo, entry.id())
-        .map_err(|e| format!("{name} cannot be read ({e:#})"))?;
-    let odb = repo.odb().map_err(|e| e.message().to_string())?;
-    let (size, _) = odb
-        .read_header(entry.id())
-        .map_err(|e| format!("{name} cannot be read ({})", e.message()))?;
+    // The size by the object reader first (libgit2's header read follows a delta loop
+    // forever); libgit2's only where the reader leaves the object to it.
+    let cannot = |e: String| format!("{name} cannot be read ({e})");
+    let size = match handover_verify::git::object_size(repo, entry.id()) {
+        Ok(Some(size)) => usize::try_from(size).unwrap_or(usize::MAX),
+        Ok(None) => {
+            let odb = repo.odb().map_err(|e| e.message().to_string())?;
+            odb.read_header(entry.id())
+                .map_err(|e| cannot(e.message().to_string()))?
+                .0
+        }
+        Err(e) => return Err(cannot(format!("{e:#}"))),
+    };
     if size > max {
         return Err(format!("{name} is {size} bytes, over the {max}-byte limit"));
     }
