@@ -36,5 +36,5 @@ state=$state_home/handover
 marker=$state/plugin-install-hint-shown
 [ -e "$marker" ] && exit 0
 mkdir -p "$state" 2>/dev/null && : >"$marker" 2>/dev/null || exit 0
-printf '%s\n' '{"systemMessage": "handover plugin: the hook executables are not installed, so the plugin does nothing yet. Install them with `cargo install --locked handover` (or, from a checkout of handover, `cargo install --locked --path <checkout>`), then start a new session. This hint is shown once."}'
+printf '%s\n' '{"systemMessage": "handover plugin: the hook executables are not installed, so the plugin does nothing yet. Install them from the checkout of handover this plugin came from: `cargo install --locked --path <checkout>` (its docs/install.md says more), then start a new session. This hint is shown once."}'
 exit 0

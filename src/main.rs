@@ -28,6 +28,9 @@ fn main() -> ExitCode {
             }
             None => {
                 let _ = writeln!(std::io::stderr(), "handover: {e:#}");
+                if let Some(hint) = cli::output::permission_hint(&e) {
+                    let _ = writeln!(std::io::stderr(), "hint: {hint}");
+                }
                 ExitCode::from(1)
             }
         },

@@ -24,6 +24,7 @@ mod boot {
     mod store;
     mod transactions;
     mod travel;
+    mod travel_hostile;
     mod uncommitted;
     mod validate;
     mod verify;

@@ -71,6 +71,11 @@ pub struct Homes {
     /// Where backups go (outside every repository): `$XDG_STATE_HOME/handover/backups`, default
     /// `~/.local/state/handover/backups` (see backup.rs).
     pub backups: PathBuf,
+    /// Where install records what it added to each repository beyond its own entries (the
+    /// `.gitignore` block, folders, trust entries), outside every repository:
+    /// `$XDG_STATE_HOME/handover/installs`, default `~/.local/state/handover/installs` (see
+    /// manifest.rs).
+    pub installs: PathBuf,
 }
 
 impl Homes {
@@ -99,6 +104,7 @@ impl Homes {
             dirs,
             cargo_home,
             backups: state.join("handover").join("backups"),
+            installs: state.join("handover").join("installs"),
         })
     }
 
@@ -110,6 +116,7 @@ impl Homes {
             dirs: UserDirs::under(home),
             cargo_home: home.join(".cargo"),
             backups: home.join(".local/state/handover/backups"),
+            installs: home.join(".local/state/handover/installs"),
         }
     }
 }

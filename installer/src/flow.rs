@@ -8,6 +8,7 @@ use crate::wiring::codex::trust::{self, TrustStep};
 pub use crate::wiring::codex::trust::{trust_plugin, PluginTrustRequest};
 
 use crate::files::{self, Homes, Scope, Targets};
+use crate::manifest;
 use crate::plan::{self, FileEdit, InstallOptions, Plan};
 use crate::preflight::{self, Access};
 use crate::report::ChangeKind;
@@ -54,9 +55,11 @@ pub struct UninstallRequest {
     pub dry_run: bool,
 }
 
-fn print_edits(repo: &Path, plan: &Plan, out: &mut dyn Write) {
+/// Each file's summary and changes; `planned`: a dry run's, in the conditional ("would
+/// create").
+fn print_edits(repo: &Path, plan: &Plan, planned: bool, out: &mut dyn Write) {
     for e in &plan.edits {
-        let summary = summarize(e);
+        let summary = summarize(e, planned);
         let _ = writeln!(out, "{}: {summary}", files::display_path(repo, &e.path));
         for c in e.changes.iter().filter(|c| c.kind != ChangeKind::Unchanged) {
             let _ = writeln!(out, "  {c}");
@@ -67,7 +70,7 @@ fn print_edits(repo: &Path, plan: &Plan, out: &mut dyn Write) {
     }
 }
 
-fn summarize(e: &FileEdit) -> String {
+fn summarize(e: &FileEdit, planned: bool) -> String {
     if !e.changed() {
         return if e.before.is_none() {
             "nothing to do (no file)".into()
@@ -83,10 +86,13 @@ fn summarize(e: &FileEdit) -> String {
             parts.push(format!("{n} {}", k.as_str()));
         }
     }
-    let verb = match (&e.before, &e.after) {
-        (None, Some(_)) => "created",
-        (Some(_), None) => "deleted",
-        _ => "changed",
+    let verb = match (&e.before, &e.after, planned) {
+        (None, Some(_), false) => "created",
+        (None, Some(_), true) => "would create",
+        (Some(_), None, false) => "deleted",
+        (Some(_), None, true) => "would delete",
+        (_, _, false) => "changed",
+        (_, _, true) => "would change",
     };
     format!("{verb} ({})", parts.join(", "))
 }
@@ -101,18 +107,19 @@ fn show_or_apply(
     outcome: &mut Outcome,
 ) -> Result<(), crate::EditError> {
     if dry_run {
-        print_edits(repo, plan, out);
+        print_edits(repo, plan, true, out);
         let _ = write!(out, "{}", plan.diff(repo));
         let _ = writeln!(out, "dry run: nothing was written.");
         return Ok(());
     }
     let applied = plan.apply(&crate::backup::stamp())?;
-    print_edits(repo, plan, out);
+    print_edits(repo, plan, false, out);
     for b in &applied.backups {
         let _ = writeln!(out, "backup: {}", b.display());
     }
     outcome.wrote = applied.wrote;
     outcome.backups = applied.backups;
+    outcome.dirs = applied.created_dirs;
     Ok(())
 }
 
@@ -137,6 +144,9 @@ pub fn install(req: &InstallRequest, out: &mut dyn Write) -> Result<Outcome, cra
         ..Default::default()
     };
     show_or_apply(&req.repo, &plan, req.dry_run, out, &mut outcome)?;
+    if !req.dry_run {
+        record_install(req, &plan, &outcome, out);
+    }
     trust::trust_step(
         &req.codex_step(),
         &plan.edits,
@@ -150,23 +160,123 @@ pub fn install(req: &InstallRequest, out: &mut dyn Write) -> Result<Outcome, cra
     Ok(outcome)
 }
 
+/// What this install added to the repository beyond its entries (the folders it created, the
+/// clients it trusted the repository for), added to the repository's record (manifest.rs) for
+/// uninstall. Only for the repository scopes: the user scope changes nothing of the
+/// repository's. A record that cannot be written is said; the install itself stands.
+fn record_install(req: &InstallRequest, plan: &Plan, outcome: &Outcome, out: &mut dyn Write) {
+    if req.options.scope == Scope::User {
+        return;
+    }
+    // The repository's, and the user folders created for a trust record (`~/.gemini`).
+    let dirs: Vec<PathBuf> = outcome.dirs.clone();
+    if dirs.is_empty() && plan.trusted.is_empty() {
+        return;
+    }
+    let mut record = manifest::load(&req.homes, &req.repo);
+    record.add(&dirs, plan.trusted, None);
+    if let Err(e) = manifest::save(&req.homes, &req.repo, &record) {
+        let _ = writeln!(
+            out,
+            "note: cannot record what install added ({}: {e}); uninstall will leave the folders and trust entries it created",
+            manifest::path(&req.homes, &req.repo).display()
+        );
+    }
+}
+
 pub fn uninstall(req: &UninstallRequest, out: &mut dyn Write) -> Result<Outcome, crate::EditError> {
-    let plan = plan::plan_uninstall(&req.repo, &req.homes, req.targets, req.scope)?;
+    // What install recorded it added (manifest.rs): the repository scopes only.
+    let mut record = if req.scope == Scope::User {
+        manifest::Manifest::default()
+    } else {
+        manifest::load(&req.homes, &req.repo)
+    };
+    let untrust = Targets::of(record.trusted().iter().filter(|a| req.targets.contains(*a)));
+    let plan = plan::plan_uninstall(&req.repo, &req.homes, req.targets, req.scope, untrust)?;
     plan.preflight()?;
     let mut outcome = Outcome {
         ok: true,
         ..Default::default()
     };
     show_or_apply(&req.repo, &plan, req.dry_run, out, &mut outcome)?;
-    for note in trust_left_in_place(req) {
+    outcome.dirs.clear();
+    if req.dry_run {
+        let dirs: Vec<String> = record
+            .dirs
+            .iter()
+            .filter(|d| d.is_dir() && d.starts_with(&req.repo))
+            .map(|d| format!("{}/", files::display_path(&req.repo, d)))
+            .collect();
+        if !dirs.is_empty() {
+            let _ = writeln!(
+                out,
+                "note: the folders install created ({}) go too, each when nothing else is left in it",
+                dirs.join(", ")
+            );
+        }
+    } else {
+        record.forget_trust(untrust);
+        let staying = plan::installed_besides(req.targets, &req.repo, &req.homes);
+        remove_created_dirs(req, &mut record, staying.is_empty(), &mut outcome, out);
+        if let Err(e) = manifest::save(&req.homes, &req.repo, &record) {
+            let _ = writeln!(
+                out,
+                "note: cannot update the record of this install ({}: {e})",
+                manifest::path(&req.homes, &req.repo).display()
+            );
+        }
+    }
+    for note in trust_left_in_place(req, untrust) {
         let _ = writeln!(out, "note: {note}");
     }
     Ok(outcome)
 }
 
+/// The folders install created (record.dirs), innermost first, removed when nothing is left in
+/// them; the ones left are said when no client stays installed (then what is in them is not
+/// handover's). Folders that are gone leave the record.
+fn remove_created_dirs(
+    req: &UninstallRequest,
+    record: &mut manifest::Manifest,
+    nothing_stays: bool,
+    outcome: &mut Outcome,
+    out: &mut dyn Write,
+) {
+    let mut left = Vec::new();
+    for dir in record.dirs.clone().iter().rev() {
+        if !dir.is_dir() {
+            continue;
+        }
+        let in_repo = dir.starts_with(&req.repo);
+        match std::fs::remove_dir(dir) {
+            Ok(()) => {
+                let _ = writeln!(
+                    out,
+                    "{}/: removed (install created it; nothing else is in it)",
+                    files::display_path(&req.repo, dir)
+                );
+                outcome.dirs.push(dir.clone());
+            }
+            // A user folder still in use (another repository's trust, the client's own files)
+            // is simply not ours to mention.
+            Err(_) if in_repo => left.push(format!("{}/", files::display_path(&req.repo, dir))),
+            Err(_) => {}
+        }
+    }
+    record.dirs.retain(|d| d.is_dir());
+    if nothing_stays && !left.is_empty() {
+        let _ = writeln!(
+            out,
+            "note: left {}: install created it, and it now holds files handover did not write",
+            left.join(", ")
+        );
+    }
+}
+
 /// The trust entries uninstall leaves (they may predate handover, and other tools rely on
-/// them): named only when they are there.
-fn trust_left_in_place(req: &UninstallRequest) -> Vec<String> {
+/// them): named only when they are there. Not for the clients whose entry install recorded
+/// (`untrust`): uninstall took that out, or said why not.
+fn trust_left_in_place(req: &UninstallRequest, untrust: Targets) -> Vec<String> {
     let at = Place {
         repo: &req.repo,
         homes: &req.homes,
@@ -174,6 +284,7 @@ fn trust_left_in_place(req: &UninstallRequest) -> Vec<String> {
     };
     req.targets
         .iter()
+        .filter(|a| !untrust.contains(*a))
         .flat_map(|agent| wiring::of(agent).left_in_place(at))
         .collect()
 }

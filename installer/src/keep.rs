@@ -78,7 +78,10 @@ pub(crate) fn mark_backups(edits: &mut [FileEdit], backups: &Backups) {
                 Ok((None, _))
             ),
             FileKind::Instructions => instructions::uninstall(before, "").0.is_some(),
-            FileKind::CodexConfig | FileKind::FolderTrust => true,
+            FileKind::CodexConfig => true,
+            // Deleted only when emptied of our entry (delete_emptied_trust_files): nothing of
+            // the user's to keep then.
+            FileKind::FolderTrust => e.after.is_some(),
         };
     }
     refine_backups(edits, backups);
@@ -141,6 +144,27 @@ pub(crate) fn keep_links(edits: &mut [FileEdit]) {
             .unwrap_or(false);
         if e.after.is_none() && e.before.is_some() && is_link {
             e.after = Some(emptied(e));
+        }
+    }
+}
+
+/// A user file uninstall emptied that has no backup was created by install: it is deleted, as
+/// install found it. A trusted-folders file left `{}` (its only entry was the one `--trust`
+/// added), a Codex config.toml left empty (it held only the project trust and the hook trust
+/// install gave). A file that existed before install has a backup and stays.
+pub(crate) fn delete_emptied_user_files(edits: &mut [FileEdit], backups: &Backups) {
+    for e in edits {
+        let Some(text) = e.after.as_deref() else {
+            continue;
+        };
+        let emptied = match e.kind {
+            FileKind::FolderTrust => json_layout::parse(&e.path, text)
+                .is_ok_and(|v| v.as_object().is_some_and(|m| m.is_empty())),
+            FileKind::CodexConfig => text.trim().is_empty(),
+            FileKind::Hooks(_) | FileKind::Instructions => false,
+        };
+        if emptied && e.changed() && backups.latest(&e.path).is_none() {
+            e.after = None;
         }
     }
 }

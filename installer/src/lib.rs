@@ -10,6 +10,7 @@
 
 pub mod backup;
 pub mod command;
+pub mod detect;
 pub mod diff;
 pub mod error;
 pub mod facts;
@@ -23,6 +24,7 @@ pub mod json_doc;
 pub mod json_layout;
 pub mod keep;
 pub mod locate;
+pub mod manifest;
 pub mod plan;
 pub mod preflight;
 pub mod report;

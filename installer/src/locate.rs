@@ -41,6 +41,14 @@ pub fn is_executable(p: &Path) -> bool {
         .unwrap_or(false)
 }
 
+/// The executable `name` in the first absolute directory of `path_var` that has one.
+pub fn on_path(name: &str, path_var: Option<&OsStr>) -> Option<PathBuf> {
+    std::env::split_paths(path_var?)
+        .filter(|d| d.is_absolute())
+        .map(|d| d.join(name))
+        .find(|p| is_executable(p))
+}
+
 /// Finds each executable in `dir`, else on `path_var` (a PATH value). `cwd` makes a relative
 /// directory absolute. The error lists what is missing and how to install it.
 pub fn locate(

@@ -26,6 +26,8 @@ use std::path::{Path, PathBuf};
 pub struct Plan {
     pub edits: Vec<FileEdit>,
     pub backups: Backups,
+    /// The clients whose trust record the edits add the repository to (install, `--trust`).
+    pub trusted: Targets,
     /// Things the user should know (a scope that does not exist for an agent, a disabled
     /// feature flag, ...). Problems that keep hooks from running are also in `problems`.
     pub notes: Vec<String>,
@@ -68,13 +70,17 @@ impl Plan {
         Plan {
             edits: Vec::new(),
             backups: Backups::new(&homes.backups),
+            trusted: Targets::default(),
             notes: Vec::new(),
             problems: Vec::new(),
         }
     }
 
     /// A client's own edits, notes and problems, after its hooks file's.
-    fn add(&mut self, planned: Planned) {
+    fn add(&mut self, agent: Agent, planned: Planned) {
+        if planned.trusts {
+            self.trusted = Targets::of(self.trusted.iter().chain([agent]));
+        }
         self.edits.extend(planned.edits);
         self.notes.extend(planned.notes);
         self.problems.extend(planned.problems);
@@ -110,7 +116,7 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         let edit = hooks_file_edit(agent, path, Some(&want), confine_for(opts.scope, repo))?;
         let own = wiring::of(agent).plan_install(at, opts, &edit, &want);
         plan.edits.push(edit);
-        plan.add(own?);
+        plan.add(agent, own?);
     }
     if opts.scope == Scope::Project {
         let (mut files, note) =
@@ -144,20 +150,22 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
     Ok(plan)
 }
 
+/// `untrust`: the clients whose trust record install added the repository to (manifest.rs).
 pub fn plan_uninstall(
     repo: &Path,
     homes: &Homes,
     targets: Targets,
     scope: Scope,
+    untrust: Targets,
 ) -> Result<Plan, EditError> {
     let mut plan = Plan::new(homes);
     let at = Place { repo, homes, scope };
     for agent in targets.iter() {
         let path = hooks_path(agent, scope, repo, homes);
         let edit = hooks_file_edit(agent, path, None, confine_for(scope, repo))?;
-        let own = wiring::of(agent).plan_uninstall(at, &edit);
+        let own = wiring::of(agent).plan_uninstall(at, &edit, untrust.contains(agent));
         plan.edits.push(edit);
-        plan.add(own?);
+        plan.add(agent, own?);
     }
     if scope == Scope::Project {
         let files = instructions::uninstall_targets(repo, homes, targets)?;
@@ -187,6 +195,7 @@ pub fn plan_uninstall(
         plan.notes.extend(kept_sections_note(&kept));
     }
     restore_users_bytes(&mut plan.edits, &plan.backups);
+    crate::keep::delete_emptied_user_files(&mut plan.edits, &plan.backups);
     mark_backups(&mut plan.edits, &plan.backups);
     keep_links(&mut plan.edits);
     Ok(plan)
@@ -195,26 +204,11 @@ pub fn plan_uninstall(
 /// The clients other than `targets` whose hooks stay in the project scope (ours, or the
 /// user's own command running ours). A hooks file that cannot be read or parsed counts as
 /// installed: keeping a section is the safe mistake.
-fn installed_besides(targets: Targets, repo: &Path, homes: &Homes) -> Targets {
-    let installed = |agent: Agent| {
-        let path = hooks_path(agent, Scope::Project, repo, homes);
-        match read_opt(&path) {
-            Ok(None) => false,
-            Ok(Some(text)) => match crate::json_layout::parse(&path, &text) {
-                Ok(doc) => {
-                    let (ours, mentions) = wiring::of(agent).find(&doc);
-                    !ours.is_empty() || !mentions.is_empty()
-                }
-                Err(_) => true,
-            },
-            Err(_) => true,
-        }
-    };
-    Targets::of(
-        Agent::ALL
-            .into_iter()
-            .filter(|a| !targets.contains(*a) && installed(*a)),
-    )
+pub fn installed_besides(targets: Targets, repo: &Path, homes: &Homes) -> Targets {
+    Targets::of(Agent::ALL.into_iter().filter(|a| {
+        !targets.contains(*a)
+            && crate::detect::wired(*a, &hooks_path(*a, Scope::Project, repo, homes))
+    }))
 }
 
 /// One line naming each instruction file whose section uninstall left for the clients that

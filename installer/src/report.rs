@@ -63,4 +63,6 @@ pub struct Outcome {
     pub wrote: Vec<PathBuf>,
     pub backups: Vec<PathBuf>,
     pub problems: Vec<String>,
+    /// Directories created (install) or removed (uninstall), outermost first.
+    pub dirs: Vec<PathBuf>,
 }

@@ -18,6 +18,8 @@ pub struct Applied {
     /// Files created, replaced or deleted, in order.
     pub wrote: Vec<PathBuf>,
     pub backups: Vec<PathBuf>,
+    /// Directories created for the files written, outermost first.
+    pub created_dirs: Vec<PathBuf>,
 }
 
 enum Undo {
@@ -53,7 +55,11 @@ fn apply_with(
     // `.factory/`, ...: [`client_folders`]) emptied by a deletion goes too (remove_dir fails on
     // a directory that is not empty).
     let folders = client_folders();
-    for e in edits.iter().filter(|e| e.changed() && e.after.is_none()) {
+    // Only a hooks file's: a client's user folder (`~/.gemini` of a trusted-folders file) is
+    // the user's, and goes only when install recorded that it created it (flow.rs).
+    let hooks_deleted =
+        |e: &&FileEdit| e.changed() && e.after.is_none() && matches!(e.kind, FileKind::Hooks(_));
+    for e in edits.iter().filter(hooks_deleted) {
         if let Some(dir) = e.path.parent() {
             if dir
                 .file_name()
@@ -117,6 +123,7 @@ fn step(
                     EditError::new(dir, format!("cannot create directory: {err}"))
                 })?;
                 // Outermost first, so undoing in reverse removes the innermost first.
+                applied.created_dirs.extend(missing.iter().rev().cloned());
                 undo.extend(missing.into_iter().rev().map(Undo::Dir));
             }
             before_write(&e.path)
@@ -264,6 +271,7 @@ mod tests {
         let ok = apply(&edits[..3], &backups, "S").unwrap();
         assert_eq!(ok.wrote.len(), 3);
         assert_eq!(ok.backups.len(), 2);
+        assert_eq!(ok.created_dirs, [d.join("new"), d.join("new/dir")]);
         assert_eq!(
             fs::read_to_string(d.join("new/dir/created.json")).unwrap(),
             "ours"

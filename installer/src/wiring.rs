@@ -81,6 +81,9 @@ pub struct Planned {
     pub edits: Vec<FileEdit>,
     pub notes: Vec<String>,
     pub problems: Vec<String>,
+    /// The edits add the repository to the client's trust record (`--trust`): install records
+    /// it (manifest.rs), so that uninstall takes exactly that out again.
+    pub trusts: bool,
 }
 
 /// Where an install, uninstall or status works: the repository, the homes, the scope.
@@ -128,8 +131,14 @@ pub trait Wiring: Sync {
         Ok(Planned::default())
     }
 
-    /// Uninstall's edits beyond the hooks file (`hooks` is its planned edit).
-    fn plan_uninstall(&self, _at: Place<'_>, _hooks: &FileEdit) -> Result<Planned, EditError> {
+    /// Uninstall's edits beyond the hooks file (`hooks` is its planned edit). `untrust`: install
+    /// added the repository to the client's trust record (manifest.rs): take that entry out.
+    fn plan_uninstall(
+        &self,
+        _at: Place<'_>,
+        _hooks: &FileEdit,
+        _untrust: bool,
+    ) -> Result<Planned, EditError> {
         Ok(Planned::default())
     }
 
@@ -171,6 +180,28 @@ fn folder_trust_edit(
         vec![change],
         None,
     )
+}
+
+/// Uninstall's edit of a client's trusted-folders file at `path` (one that exists), made by the
+/// client's `untrust` editor, when `untrust` is asked for; none when nothing changes.
+fn folder_untrust_edit(
+    path: PathBuf,
+    untrust: bool,
+    editor: impl FnOnce(&Path, &str) -> Result<(Option<String>, Change), EditError>,
+) -> Result<Planned, EditError> {
+    let mut plan = Planned::default();
+    if !untrust {
+        return Ok(plan);
+    }
+    let Some(before) = crate::files::read_opt(&path)? else {
+        return Ok(plan);
+    };
+    let (after, change) = editor(&path, &before)?;
+    if change.kind != crate::report::ChangeKind::Unchanged {
+        plan.edits
+            .push(folder_trust_edit(path, Some(before), (after, change)));
+    }
+    Ok(plan)
 }
 
 /// A client's reading of its own trusted-folders file: the entry of `text` (the file at `path`)

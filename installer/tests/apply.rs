@@ -1049,6 +1049,14 @@ fn gemini_install_trust_status_and_uninstall() {
         serde_json::to_value(&s).unwrap()["gemini"]["folder_trust"],
         "trusted"
     );
+    // Said as the other clients' trust lines are (not "folder trust trusted").
+    let rule = e.repo.canonicalize().unwrap();
+    assert!(
+        s.lines()
+            .contains(&format!("gemini: folder trusted ({})", rule.display())),
+        "{:?}",
+        s.lines()
+    );
     assert!(s.problems().is_empty(), "{:?}", s.problems());
     let settled = snapshot(e.repo.parent().unwrap());
     let (_, out) = run(&trusted);
@@ -1058,21 +1066,23 @@ fn gemini_install_trust_status_and_uninstall() {
         "second install wrote: {out}"
     );
 
-    // Uninstall takes out the hooks and the section; the trust the user gave stays.
+    // Uninstall takes out the hooks, the section, and the trust install added: the file it
+    // created goes.
     assert!(uninstall(&e, gemini_only(), Scope::Project).ok);
     assert!(!e.repo.join(".gemini").exists());
     assert_eq!(
         fs::read_to_string(e.repo.join("CONTEXT.md")).unwrap(),
         "# Context\n\nBe brief.\n"
     );
-    assert!(trusted_folders.exists());
+    assert!(!trusted_folders.exists());
 }
 
 /// Factory Droid's terminal UI runs hooks only in a folder the user trusted, recorded in its
 /// user settings as `"trustedFolders": {"<folder>": {"trustedAt": ...}}`. `--trust` adds the
 /// repository there (the user's keys and layout kept; a dry run shows it and writes nothing;
 /// once trusted a second install writes nothing); without `--trust` the file is untouched.
-/// Uninstall leaves the entry and says so. A settings file with comments (Droid reads JSONC)
+/// Uninstall takes out the entry install added (recorded: manifest.rs), byte for byte, and
+/// leaves one it did not add, saying so. A settings file with comments (Droid reads JSONC)
 /// stops the run, nothing written.
 #[test]
 fn droid_install_trust_and_uninstall() {
@@ -1169,9 +1179,23 @@ fn droid_install_trust_and_uninstall() {
     assert!(!e.repo.join(".factory").exists());
     assert_eq!(
         fs::read_to_string(&settings).unwrap(),
-        after,
-        "trust taken out"
+        mine,
+        "the entry install added is taken out, the user's settings byte for byte"
     );
+    assert!(
+        !out.contains("still trusts this folder"),
+        "nothing left to say: {out}"
+    );
+    // An entry install did not add (the user's own answer to Droid) stays, and is said.
+    fs::write(&settings, &after).unwrap();
+    let mut out = Vec::new();
+    assert!(
+        flow::uninstall(&un_req(&e, droid, Scope::Project), &mut out)
+            .unwrap()
+            .ok
+    );
+    let out = String::from_utf8(out).unwrap();
+    assert_eq!(fs::read_to_string(&settings).unwrap(), after);
     assert!(
         out.contains("Factory Droid still trusts this folder"),
         "{out}"

@@ -3,7 +3,6 @@
 
 use super::output::{stdout, JSON_VERSION};
 use super::AckArgs;
-use handover_core::sanitize::one_line;
 use handover_core::store::Event;
 use handover_core::store::{LoadOutcome, Store};
 use serde_json::json;
@@ -50,8 +49,8 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     )?;
     let text = format!(
         "Acknowledged handoff {} (goal: {}).",
-        one_line(&handoff.id),
-        one_line(&handoff.content.goal)
+        handover_core::sanitize::token(&handoff.id),
+        handover_core::sanitize::quote(&handoff.content.goal)
     );
     say(
         args,

@@ -153,13 +153,16 @@ struct FetchedReport {
 fn fetched_report(store: &Store, local_id: Option<&str>, command: &str) -> Option<FetchedReport> {
     let root = store.root();
     let branch = travel::fetched::current_branch(root)?;
-    let f = travel::fetched::newest_for(root, &branch)?;
+    let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
+    let f = travel::fetched::newest_for(root, &branch, now_ms)?;
     if Some(f.handoff.id.as_str()) == local_id {
         return None;
     }
     let here = travel::fetched::as_checked_here(root, &f.handoff);
     let verification = verify::verify(root, &here);
-    let remote = &f.remote;
+    // A checked name (`names::check_remote`), and still quoted for the shell: the command is
+    // meant to be run as shown.
+    let remote = handover_base::shell::shell_quote(&f.remote);
     let heading = if local_id.is_some() {
         format!(
             "A different handoff for this branch was fetched from another machine ({}). Take it: `{command} pull {remote} --adopt`; \

@@ -128,7 +128,7 @@ fn tour(dir: &Path) -> anyhow::Result<()> {
         }
     }
     for path in [
-        ".gitignore",
+        ".git/info/exclude",
         "handover.md",
         ".handover/state.json",
         ".handover/journal.jsonl",

@@ -165,9 +165,14 @@ impl clap::ValueEnum for ScopeArg {
 /// What install and uninstall act on, and whether they only show it.
 #[derive(Args, Debug, Clone, Default)]
 pub struct Selection {
-    /// `--claude`, `--codex`, ...: one switch per client (every agent when none is named).
+    /// `--claude`, `--codex`, ...: one switch per client. None named: install wires the
+    /// clients this machine uses (handover_installer::detect), uninstall every client.
     #[command(flatten)]
     pub clients: ClientFlags,
+    /// Every client (without a client switch, install wires only the clients found on this
+    /// machine and those already wired here; uninstall takes out every client).
+    #[arg(long)]
+    pub all: bool,
     /// Which settings files.
     #[arg(long, value_enum, default_value_t = ScopeArg::Project)]
     pub scope: ScopeArg,
@@ -176,8 +181,7 @@ pub struct Selection {
     pub dry_run: bool,
 }
 
-/// Wire handover's hooks into every client handover supports (all of them unless some are
-/// named).
+/// Wire handover's hooks into the clients this machine uses (or the ones named, or `--all`).
 #[derive(Args, Debug, Clone, Default)]
 pub struct InstallArgs {
     #[command(flatten)]
@@ -220,9 +224,9 @@ pub struct UninstallArgs {
     pub json: bool,
 }
 
-/// One `--<agent>` switch per client, made from the client registry (`--claude`: "Claude Code
-/// (every agent when none is named)"), so a new client gets its switch without an edit here.
-/// Holds the clients named, in registry order.
+/// One `--<agent>` switch per client, made from the client registry (`--claude`: "Claude
+/// Code"), so a new client gets its switch without an edit here. Holds the clients named, in
+/// registry order. `--all` (in [`Selection`]) excludes them.
 #[derive(Debug, Clone, Default)]
 pub struct ClientFlags(pub Vec<handover_base::Agent>);
 
@@ -249,10 +253,8 @@ impl Args for ClientFlags {
                 clap::Arg::new(c.agent().as_str())
                     .long(c.agent().as_str())
                     .action(clap::ArgAction::SetTrue)
-                    .help(format!(
-                        "{} (every agent when none is named)",
-                        c.display_name()
-                    )),
+                    .conflicts_with("all")
+                    .help(c.display_name()),
             )
         })
     }
@@ -325,7 +327,7 @@ pub struct WriteArgs {
     /// The writing session's id (default: $HANDOVER_SESSION_ID, else the client's own session variable).
     #[arg(long)]
     pub session: Option<String>,
-    /// Do not add handover's files to .gitignore (for teams that commit handoffs).
+    /// Do not keep handover's files out of git (no info/exclude block; for teams that commit handoffs).
     #[arg(long)]
     pub shared: bool,
     /// Print the result as JSON.
@@ -336,7 +338,7 @@ pub struct WriteArgs {
 /// `install`'s one-line help: every client, by the name users know it by.
 fn install_about() -> String {
     format!(
-        "Wire the hooks into {} for this repository (once; safe to repeat)",
+        "Wire the hooks for this repository into the clients this machine uses, of {} (once; safe to repeat)",
         every_client("and")
     )
 }

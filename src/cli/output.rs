@@ -79,6 +79,25 @@ pub fn output_error(e: &anyhow::Error) -> Option<&OutputError> {
     })
 }
 
+/// What to do about a file-system refusal behind `e`, said after the error itself: a bare
+/// "Permission denied (os error 13)" names the file but not the fix. None for other errors.
+pub fn permission_hint(e: &anyhow::Error) -> Option<&'static str> {
+    let io = e
+        .chain()
+        .find_map(|cause| cause.downcast_ref::<io::Error>())?;
+    match io.kind() {
+        io::ErrorKind::PermissionDenied => Some(
+            "you may not write there: check the owner and mode of that file and of the directory \
+             holding it (`ls -ld`), and run handover as the user who owns the repository, or \
+             give yourself write access (`chmod u+w`)",
+        ),
+        io::ErrorKind::ReadOnlyFilesystem => {
+            Some("the file system is mounted read-only: handoffs need a writable working tree")
+        }
+        _ => None,
+    }
+}
+
 /// A line on stderr that never fails the command (stderr is where failures are said; if even
 /// that is gone there is no one left to tell).
 pub fn warn(line: std::fmt::Arguments<'_>) {

@@ -57,6 +57,10 @@ struct StatusReport {
     records: Vec<RecordSummary>,
     /// The installer's section (hooks per agent and scope, instruction files).
     agents: AgentsStatus,
+    /// The repository's files that wire handover that git sees as new or changed: install's files waiting to be committed. Not a problem: said so they get
+    /// committed.
+    #[serde(skip_serializing_if = "Vec::is_empty")]
+    uncommitted_wiring: Vec<String>,
     problems: Vec<String>,
 }
 
@@ -170,7 +174,7 @@ impl StatusReport {
                 present,
                 tracked,
                 problem,
-                in_git: root.join(".git").exists(),
+                in_git: handover_core::git::find_root(root).is_some(),
             },
             records: handover_core::record::files::judged(
                 store,
@@ -179,9 +183,12 @@ impl StatusReport {
             .into_iter()
             .map(RecordSummary::of)
             .collect(),
+            uncommitted_wiring: Vec::new(),
             agents,
             problems: Vec::new(),
         };
+        let wiring = report.agents.wiring_files(root);
+        report.uncommitted_wiring = super::install::uncommitted(root, &wiring);
         report.problems = report.own_problems();
         report.problems.extend(report.agents.problems());
         report
@@ -191,6 +198,12 @@ impl StatusReport {
     fn own_problems(&self) -> Vec<String> {
         let mut problems = Vec::new();
         let h = &self.handoff;
+        if !self.guard.in_git {
+            problems.push(format!(
+                "{} is not in a git repository: handover verifies handoffs against git and keeps them private through git, so run it inside your repository (`cd` there, or `handover -C <repository> status`), or `git init` here first",
+                self.root
+            ));
+        }
         if let Some(fix) = &h.refused_fix {
             problems.push(fix.clone());
         }
@@ -220,7 +233,7 @@ impl StatusReport {
         if let Some(problem) = &self.guard.problem {
             problems.push(problem.clone());
         } else if !self.guard.present && self.guard.in_git {
-            problems.push("handoff files are not ignored by git: run `handover install` (or any `handover write`) to add the guard, or use --shared on purpose".into());
+            problems.push("handoff files are not ignored by git: run `handover install` (or any `handover write`) to add them to the repository's info/exclude, or use --shared on purpose".into());
         }
         if !self.guard.tracked.is_empty() {
             problems.push(format!(

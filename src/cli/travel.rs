@@ -3,6 +3,8 @@
 
 use super::output::{stdout, warn};
 use super::{PullArgs, PushArgs, ShareArgs};
+use handover_base::shell::shell_quote;
+use handover_core::sanitize::{one_line, quote, quote_within};
 use handover_core::store::Store;
 use handover_core::travel::{self, PushError};
 use handover_core::verify;
@@ -16,10 +18,10 @@ pub fn push(args: &PushArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         Ok(p) => {
             writeln!(
                 stdout(),
-                "Pushed the handoff for branch `{}` to `{}` ({}, commit {}){}.",
-                p.branch,
-                p.remote,
-                travel::names::published_ref(&p.branch),
+                "Pushed the handoff for branch {} to {} (ref {}, commit {}){}.",
+                quote(&p.branch),
+                quote(&p.remote),
+                quote(&travel::names::published_ref(&p.branch)),
                 short(&p.commit),
                 if p.with_record {
                     ", with the branch's newest session record"
@@ -29,11 +31,13 @@ pub fn push(args: &PushArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             )?;
             if let Some(head) = &p.head_not_on_remote {
                 writeln!(
-                stdout(),
-                    "Note: the handoff was written at commit {}, which `{1}/{2}` does not have yet: push the code too (`git push {1} {2}`), or the other machine cannot check the handoff against it.",
+                    stdout(),
+                    "Note: the handoff was written at commit {}, which branch {} of {} does not have yet: push the code too (`git push {} {}`), or the other machine cannot check the handoff against it.",
                     short(head),
-                    p.remote,
-                    p.branch
+                    quote(&p.branch),
+                    quote(&p.remote),
+                    shell_quote(&p.remote),
+                    shell_quote(&p.branch)
                 )?;
             }
             if let Some(old) = &p.replaced {
@@ -68,40 +72,37 @@ pub fn pull(args: &PullArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let pulled = travel::pull(&store, args.remote.as_deref(), args.adopt)?;
     let Some(branch) = pulled.branch.as_deref() else {
         writeln!(
-                stdout(),
-            "Fetched the handoffs of `{}`. HEAD is detached: handoffs are per branch, so check out a branch to use one.",
-            pulled.remote
+            stdout(),
+            "Fetched the handoffs of {}. HEAD is detached: handoffs are per branch, so check out a branch to use one.",
+            quote(&pulled.remote)
         )?;
         return Ok(ExitCode::SUCCESS);
     };
+    let remote = quote(&pulled.remote);
+    let branch = quote(branch);
     match &pulled.fetched {
         None => writeln!(
-                stdout(),
-            "Fetched the handoffs of `{}`; it has none for branch `{branch}`.",
-            pulled.remote
+            stdout(),
+            "Fetched the handoffs of {remote}; it has none for branch {branch}."
         )?,
         Some(Err(problem)) => writeln!(
-                stdout(),
-            "Fetched the handoffs of `{}`; the one for branch `{branch}` cannot be used: {problem}.",
-            pulled.remote
+            stdout(),
+            "Fetched the handoffs of {remote}; the one for branch {branch} cannot be used: {}.",
+            one_line(problem)
         )?,
         Some(Ok(f)) => {
             let here = travel::fetched::as_checked_here(store.root(), &f.handoff);
             let v = verify::verify(store.root(), &here);
             writeln!(
                 stdout(),
-                "Fetched the handoff for branch `{branch}` from `{}` ({}). Verdict against this checkout: {}.",
-                pulled.remote,
+                "Fetched the handoff for branch {branch} ({}). Verdict against this checkout: {}.",
                 f.label(),
                 v.verdict.as_str()
             )?;
             writeln!(
                 stdout(),
-                "Goal (data from the remote): «{}»",
-                handover_core::context::shorten(
-                    &handover_core::sanitize::one_line(&f.handoff.content.goal),
-                    200
-                )
+                "Goal (data from the remote): {}",
+                quote_within(&f.handoff.content.goal, 200)
             )?;
             match &pulled.adopted {
                 Some(saved) => {
@@ -127,7 +128,7 @@ pub fn share(args: &ShareArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         writeln!(
             stdout(),
             "Nothing to change: `git fetch {}` {} handoffs already.",
-            plan.remote,
+            shell_quote(&plan.remote),
             if plan.add {
                 "fetches"
             } else {
@@ -161,14 +162,15 @@ pub fn share(args: &ShareArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     if plan.add {
         writeln!(
                 stdout(),
-            "Done: `git fetch {0}` and `git pull` now also bring the handoffs pushed to `{0}`; `handover share --off` undoes it.",
-            plan.remote
+            "Done: `git fetch {}` and `git pull` now also bring the handoffs pushed to {}; `handover share --off` undoes it.",
+            shell_quote(&plan.remote),
+            quote(&plan.remote)
         )?;
     } else {
         writeln!(
             stdout(),
             "Done: `git fetch {}` no longer brings handoffs.",
-            plan.remote
+            shell_quote(&plan.remote)
         )?;
     }
     Ok(ExitCode::SUCCESS)

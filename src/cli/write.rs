@@ -5,7 +5,6 @@ use super::output::{stdout, warn};
 use super::WriteArgs;
 use anyhow::{bail, Context as _};
 use handover_core::model::{Content, Decision, Handoff};
-use handover_core::sanitize::one_line;
 use handover_core::store::Store;
 use handover_core::write::{self, Refusal, Request};
 use handover_core::{config, markdown};
@@ -412,8 +411,8 @@ fn print_outcome(
         if before != o.handoff.content.goal {
             writeln!(
                 stdout(),
-                "The goal changed: the handoff for \"{}\" was archived to {} (the journal keeps the history).",
-                one_line(before),
+                "The goal changed: the handoff for {} was archived to {} (the journal keeps the history).",
+                handover_core::sanitize::quote(before),
                 archived.display()
             )?;
         }
@@ -470,11 +469,10 @@ fn print_outcome(
     }
     if let Some((guard, changed)) = &o.guard {
         if *changed {
-            let file = handover_core::guard::file(store.root());
             writeln!(
                 stdout(),
-                "Added handover.md and .handover/ to {} (handoffs are private; --shared skips this).",
-                file.strip_prefix(store.root()).unwrap_or(&file).display()
+                "Added handover.md and .handover/ to {} (handoffs are private, no tracked file changes; --shared skips this).",
+                handover_core::guard::label(store.root())
             )?;
         }
         if !guard.tracked.is_empty() {

@@ -453,7 +453,11 @@ fn status_calls_a_repository_wired_for_no_agent_a_problem() {
         .unwrap()
         .to_string_lossy()
         .into_owned();
-    ok_at_home(&r.path, home.path(), &["install", "--hooks-dir", &bin_dir]);
+    ok_at_home(
+        &r.path,
+        home.path(),
+        &["install", "--all", "--hooks-dir", &bin_dir],
+    );
     let s = status_in(&r.path, home.path());
     seen.push_str("> installed in the repository\n");
     seen.push_str(&problems(&s, &r.path, home.path()));

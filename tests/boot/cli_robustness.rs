@@ -88,7 +88,7 @@ fn no_subcommand_panics_on_a_closed_or_full_stdout() {
         vec!["status"],
         vec!["status", "--json"],
         vec!["ack"],
-        vec!["install", "--dry-run", "--hooks-dir", &bin],
+        vec!["install", "--all", "--dry-run", "--hooks-dir", &bin],
         vec![
             "install",
             "--scope",
@@ -112,7 +112,7 @@ fn no_subcommand_panics_on_a_closed_or_full_stdout() {
         vec!["help", "status"],
         vec!["boot", "--check"],
         vec!["status", "--check"],
-        vec!["install", "--hooks-dir", &bin, "--scope", "local"],
+        vec!["install", "--all", "--hooks-dir", &bin, "--scope", "local"],
         vec!["uninstall"],
         // Handoffs through a git remote (`origin`, a bare repository beside the clone): each
         // one doing its work and printing it; then a remote that does not exist (a failure,
@@ -494,7 +494,7 @@ fn the_first_write_in_a_submodule_leaves_the_superproject_clean() {
     );
     assert_eq!(git(&sub, &["status", "--porcelain"]), "", "submodule clean");
     let status = ok(&sub, &["status"]);
-    assert!(status.contains("guard: present"), "{status}");
+    assert!(status.contains("private: yes"), "{status}");
 }
 
 #[test]

@@ -1,18 +1,32 @@
-//! The .gitignore guard on real repositories: idempotent, byte-preserving, reports tracked
-//! handoff files without touching them.
+//! The privacy guard on real repositories: a marked block in the repository's own
+//! `info/exclude` (no tracked file changes), added only when git does not already ignore the
+//! handoff files, idempotent, byte-preserving, reporting tracked handoff files without touching
+//! them, and never written through a link.
 
-use crate::support::repo::{git, Repo};
+use crate::support::repo::Repo;
 use handover_core::guard::{ensure, status, with_block, GuardStatus, BEGIN_MARK, END_MARK};
 
 const BLOCK: &str =
     "# >>> handover (private handoff files) >>>\n/handover.md\n/.handover/\n# <<< handover <<<\n";
 
+fn exclude(repo: &Repo) -> std::path::PathBuf {
+    repo.path.join(".git/info/exclude")
+}
+
 fn read(repo: &Repo) -> Vec<u8> {
-    std::fs::read(repo.path.join(".gitignore")).unwrap()
+    std::fs::read(exclude(repo)).unwrap()
+}
+
+/// `git status --porcelain` over every untracked file, after a handoff's files are there.
+fn status_with_handoff_files(repo: &Repo) -> String {
+    repo.write("handover.md", "x\n");
+    repo.write(".handover/state.json", "{}");
+    repo.write(".handover/records/r.json", "{}");
+    repo.git(&["status", "--porcelain", "--untracked-files=all"])
 }
 
 #[test]
-fn creates_gitignore_and_git_then_ignores_the_handoff_files() {
+fn adds_the_block_to_info_exclude_and_git_then_ignores_the_handoff_files() {
     let repo = Repo::with_commit();
     assert_eq!(
         status(&repo.path),
@@ -22,6 +36,7 @@ fn creates_gitignore_and_git_then_ignores_the_handoff_files() {
             problem: None,
         }
     );
+    let template = std::fs::read(exclude(&repo)).unwrap_or_default();
     let (st, changed) = ensure(&repo.path).unwrap();
     assert!(changed);
     assert_eq!(
@@ -32,24 +47,56 @@ fn creates_gitignore_and_git_then_ignores_the_handoff_files() {
             problem: None,
         }
     );
-    assert_eq!(String::from_utf8(read(&repo)).unwrap(), BLOCK);
+    let now = read(&repo);
+    assert!(now.starts_with(&template), "git's template lines are kept");
+    assert!(String::from_utf8_lossy(&now).ends_with(BLOCK));
     assert!(status(&repo.path).present);
-    // git itself now ignores the files.
-    repo.write("handover.md", "x\n");
-    repo.write(".handover/state.json", "{}");
+    assert!(!repo.path.join(".gitignore").exists(), "no tracked file");
     repo.write(
         "sub/handover.md",
         "not ours: only the top-level file is ignored\n",
     );
-    let out = repo.git(&["status", "--porcelain", "--untracked-files=all"]);
-    assert_eq!(out, "?? .gitignore\n?? sub/handover.md", "{out}");
+    let out = status_with_handoff_files(&repo);
+    assert_eq!(out, "?? sub/handover.md", "{out}");
+}
+
+#[test]
+fn nothing_is_written_when_git_already_ignores_the_handoff_files() {
+    // The team's own .gitignore, the block an older handover put into .gitignore, the user's
+    // global excludes: whatever the rule, git's answer decides.
+    let cases = [
+        ("the team's rules", "handover.md\n.handover/\n"),
+        ("an older handover's block", BLOCK),
+        ("one pattern for both", "*handover*\n"),
+    ];
+    for (name, gitignore) in cases {
+        let repo = Repo::with_commit();
+        repo.write(".gitignore", gitignore);
+        repo.commit_all("ignore handoff files");
+        let before = std::fs::read(exclude(&repo)).ok();
+        let (st, changed) = ensure(&repo.path).unwrap();
+        assert!(!changed, "{name}");
+        assert!(st.present && st.problem.is_none(), "{name}: {st:?}");
+        assert_eq!(std::fs::read(exclude(&repo)).ok(), before, "{name}");
+        assert_eq!(status_with_handoff_files(&repo), "", "{name}");
+    }
+}
+
+#[test]
+fn a_rule_for_one_file_inside_handover_is_not_enough() {
+    let repo = Repo::with_commit();
+    repo.write(".gitignore", "handover.md\n.handover/state.json\n");
+    repo.commit_all("half ignored");
+    let (st, changed) = ensure(&repo.path).unwrap();
+    assert!(changed && st.present, "{st:?}");
+    assert_eq!(status_with_handoff_files(&repo), "");
 }
 
 #[test]
 fn second_ensure_does_not_write() {
     let repo = Repo::with_commit();
     ensure(&repo.path).unwrap();
-    let path = repo.path.join(".gitignore");
+    let path = exclude(&repo);
     let before = std::fs::metadata(&path).unwrap();
     std::thread::sleep(std::time::Duration::from_millis(20));
     let (st, changed) = ensure(&repo.path).unwrap();
@@ -75,7 +122,7 @@ fn appends_keeping_existing_content_byte_for_byte() {
     ];
     for (name, original) in cases {
         let repo = Repo::with_commit();
-        std::fs::write(repo.path.join(".gitignore"), original).unwrap();
+        std::fs::write(exclude(&repo), original).unwrap();
         let (_, changed) = ensure(&repo.path).unwrap();
         assert!(changed, "{name}");
         let new = read(&repo);
@@ -102,6 +149,15 @@ fn appends_keeping_existing_content_byte_for_byte() {
 }
 
 #[test]
+fn a_missing_info_directory_is_created() {
+    let repo = Repo::with_commit();
+    std::fs::remove_dir_all(repo.path.join(".git/info")).unwrap();
+    let (st, changed) = ensure(&repo.path).unwrap();
+    assert!(changed && st.present);
+    assert_eq!(String::from_utf8(read(&repo)).unwrap(), BLOCK);
+}
+
+#[test]
 fn an_outdated_block_is_replaced_in_place_and_the_rest_kept() {
     let old = format!("a\n{BEGIN_MARK}\n/handover.md\n/old-pattern\n{END_MARK}\nb\nc");
     let new = with_block(old.as_bytes()).unwrap();
@@ -121,7 +177,7 @@ fn an_outdated_block_is_replaced_in_place_and_the_rest_kept() {
 fn a_begin_mark_without_an_end_is_a_warning_and_nothing_is_written() {
     let repo = Repo::with_commit();
     let original = format!("keep me\n{BEGIN_MARK}\n/handover.md\n");
-    std::fs::write(repo.path.join(".gitignore"), &original).unwrap();
+    std::fs::write(exclude(&repo), &original).unwrap();
     let (st, changed) = ensure(&repo.path).unwrap();
     assert!(!changed && !st.present);
     let text = st.problem.expect("the damage is reported");
@@ -135,10 +191,22 @@ fn a_begin_mark_without_an_end_is_a_warning_and_nothing_is_written() {
 }
 
 #[test]
+fn a_gitignore_rule_that_reincludes_a_handoff_file_is_reported() {
+    let repo = Repo::with_commit();
+    repo.write(".gitignore", "!/handover.md\n");
+    let (st, changed) = ensure(&repo.path).unwrap();
+    assert!(changed, "the block is added");
+    assert!(!st.present);
+    let problem = st.problem.expect("the re-inclusion is reported");
+    assert!(problem.contains("!/handover.md"), "{problem}");
+    assert_eq!(status(&repo.path).problem, Some(problem));
+}
+
+#[test]
 fn non_utf8_content_is_preserved() {
     let repo = Repo::with_commit();
     let original: &[u8] = b"caf\xe9/\n\xff\xfe\n";
-    std::fs::write(repo.path.join(".gitignore"), original).unwrap();
+    std::fs::write(exclude(&repo), original).unwrap();
     ensure(&repo.path).unwrap();
     let new = read(&repo);
     assert!(new.starts_with(original));
@@ -178,18 +246,23 @@ fn tracked_handoff_files_are_reported_not_untracked() {
 }
 
 #[test]
-fn works_in_a_linked_worktree() {
+fn works_in_a_linked_worktree_through_the_common_directory() {
+    // git reads info/exclude from the common directory only: one block serves every worktree.
     let repo = Repo::with_commit();
     let wt = repo.sibling("wt");
     repo.add_worktree(&wt, "feature");
     let (st, changed) = ensure(&wt).unwrap();
     assert!(changed && st.present);
-    assert!(wt.join(".gitignore").exists());
-    assert!(
-        !repo.path.join(".gitignore").exists(),
-        "the main worktree is not touched"
+    assert!(!wt.join(".gitignore").exists());
+    assert!(String::from_utf8_lossy(&read(&repo)).ends_with(BLOCK));
+    assert_eq!(
+        handover_core::guard::label(&wt),
+        repo.path.join(".git/info/exclude").display().to_string()
     );
-    let _ = git;
+    crate::support::repo::write_in(&wt, "handover.md", "x\n");
+    let out = crate::support::repo::git(&wt, &["status", "--porcelain", "--untracked-files=all"]);
+    assert_eq!(out, "");
+    assert!(status(&repo.path).present, "the main worktree too");
 }
 
 #[test]
@@ -202,26 +275,50 @@ fn outside_git_nothing_is_written() {
     }
     assert_eq!(ensure(&dir).unwrap(), (GuardStatus::default(), false));
     assert!(!dir.join(".gitignore").exists());
+    assert!(!dir.join(".git").exists());
     assert_eq!(status(&dir), GuardStatus::default());
 }
 
 #[test]
-fn a_symlinked_gitignore_is_never_written_through() {
-    // git does not follow a `.gitignore` link in the working tree (it opens it with O_NOFOLLOW:
-    // "unable to access '.gitignore': Too many levels of symbolic links", git 2.47), so a block
-    // written through it would protect nothing, and would change a file outside the repository.
+fn a_linked_exclude_file_is_never_written_through() {
     let repo = Repo::with_commit();
-    let real = repo.sibling("dotfiles-gitignore");
+    let real = repo.sibling("dotfiles-exclude");
     std::fs::write(&real, "target/\n").unwrap();
-    std::os::unix::fs::symlink(&real, repo.path.join(".gitignore")).unwrap();
+    std::fs::remove_file(exclude(&repo)).ok();
+    std::os::unix::fs::symlink(&real, exclude(&repo)).unwrap();
     let err = ensure(&repo.path).unwrap_err().to_string();
     insta::assert_snapshot!(
-        "linked_gitignore",
+        "linked_exclude",
         crate::support::snapshot::placeholders(&repo.path, &err)
     );
-    assert!(std::fs::symlink_metadata(repo.path.join(".gitignore"))
+    assert!(std::fs::symlink_metadata(exclude(&repo))
         .unwrap()
         .file_type()
         .is_symlink());
     assert_eq!(std::fs::read_to_string(&real).unwrap(), "target/\n");
+}
+
+#[test]
+fn a_linked_info_directory_is_never_written_through() {
+    let repo = Repo::with_commit();
+    let elsewhere = repo.sibling("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::fs::remove_dir_all(repo.path.join(".git/info")).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, repo.path.join(".git/info")).unwrap();
+    assert!(ensure(&repo.path).is_err());
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+}
+
+#[test]
+fn a_dot_git_file_naming_a_directory_that_is_no_git_directory_gets_nothing() {
+    // An unpacked tarball's `.git` file may name any directory of the victim's: the guard
+    // writes only into a git directory.
+    let tmp = tempfile::tempdir().unwrap();
+    let root = tmp.path().join("tree");
+    let victim = tmp.path().join("victim");
+    std::fs::create_dir(&root).unwrap();
+    std::fs::create_dir(&victim).unwrap();
+    std::fs::write(root.join(".git"), format!("gitdir: {}\n", victim.display())).unwrap();
+    let _ = ensure(&root);
+    assert_eq!(std::fs::read_dir(&victim).unwrap().count(), 0);
 }

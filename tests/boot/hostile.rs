@@ -113,6 +113,16 @@ fn links_to_the_store_or_handover_md_are_never_written_through() {
     let out = write(&repo.path, "Ship it");
     insta::assert_snapshot!("linked_gitignore", placeholders(&repo.path, &text(&out)));
     assert_eq!(fs::read_to_string(&rc).unwrap(), "# rc\n");
+
+    // .git/info/exclude -> a file outside (an unpacked tarball's .git is the stranger's).
+    let repo = Repo::with_commit();
+    let exclude = repo.path.join(".git/info/exclude");
+    fs::remove_file(&exclude).ok();
+    symlink(&rc, &exclude).unwrap();
+    let out = write(&repo.path, "Ship it");
+    assert!(out.status.success(), "{}", text(&out));
+    insta::assert_snapshot!("linked_exclude", placeholders(&repo.path, &text(&out)));
+    assert_eq!(fs::read_to_string(&rc).unwrap(), "# rc\n");
 }
 
 /// `status` says what is refused and how to fix it; `boot --json` carries the refusal.
@@ -580,25 +590,27 @@ fn a_secret_redacted_from_handover_md_never_survives_in_the_archive() {
     assert!(!everything.contains(TOKEN));
 }
 
-/// docs/security.md: a `.gitignore` that is a link is never edited; `write` saves the handoff
-/// and warns (naming `--shared`).
+/// docs/security.md: the exclude file is never edited through a link, and a `.gitignore` link
+/// is never touched at all; `write` saves the handoff and warns (naming `--shared`).
 #[test]
-fn a_gitignore_link_is_left_alone_and_write_warns() {
+fn a_linked_exclude_file_is_left_alone_and_write_warns() {
     let (_out, rc) = outside();
     let repo = Repo::with_commit();
     symlink(&rc, repo.path.join(".gitignore")).unwrap();
+    let exclude = repo.path.join(".git/info/exclude");
+    fs::remove_file(&exclude).ok();
+    symlink(&rc, &exclude).unwrap();
     let out = write(&repo.path, "Ship it");
     assert!(out.status.success(), "{}", text(&out));
     let shown = text(&out);
-    assert!(shown.contains(".gitignore is not a plain file"), "{shown}");
+    assert!(shown.contains("exclude is not a plain file"), "{shown}");
     assert!(shown.contains("--shared"), "{shown}");
     assert!(shown.contains("may not be ignored by git"), "{shown}");
     assert!(repo.path.join(".handover/state.json").is_file());
     assert_eq!(fs::read_to_string(&rc).unwrap(), "# rc\n");
-    assert!(fs::symlink_metadata(repo.path.join(".gitignore"))
-        .unwrap()
-        .file_type()
-        .is_symlink());
+    for link in [repo.path.join(".gitignore"), exclude] {
+        assert!(fs::symlink_metadata(link).unwrap().file_type().is_symlink());
+    }
 }
 
 /// `TMPDIR` naming a directory that does not exist: the demo says so and creates nothing.
@@ -762,6 +774,83 @@ fn the_git_command_line_fallback_runs_no_program_the_repository_configures() {
         !marker.exists(),
         "git ran the repository's program: {}",
         fs::read_to_string(&marker).unwrap_or_default()
+    );
+}
+
+/// A tarball of a partial clone: its `.git/config` makes `origin` the promisor remote with an
+/// `uploadpack` program of the stranger's choosing, and HEAD's tree is missing. libgit2 refuses the `partialClone` extension, so `write`, `boot`, `status` and the
+/// SessionStart hook ask the git command line, whose `git status` / `git ls-tree HEAD` would
+/// fetch the missing tree on the spot and run that program. None of them may.
+#[test]
+fn a_partial_clones_promisor_remote_is_never_asked_for_a_missing_object() {
+    let tmp = tempfile::tempdir().unwrap();
+    let base = tmp.path().canonicalize().unwrap();
+    let marker = base.join("ran");
+    let script = base.join("upload-pack.sh");
+    fs::write(
+        &script,
+        format!(
+            "#!/bin/sh\necho \"$0 $*\" >> '{}'\nexec git-upload-pack \"$@\"\n",
+            marker.display()
+        ),
+    )
+    .unwrap();
+    fs::set_permissions(&script, std::os::unix::fs::PermissionsExt::from_mode(0o755)).unwrap();
+    let far = base.join("far.git");
+    repo::git(&base, &["init", "-q", "--bare", "far.git"]);
+    let root = base.join("unpacked");
+    repo::git(&base, &["init", "-q", "-b", "main", "unpacked"]);
+    fs::create_dir(root.join("src")).unwrap();
+    fs::write(root.join("src/lib.rs"), "pub fn a() {}\n").unwrap();
+    fs::write(root.join("README.md"), "hello\n").unwrap();
+    repo::git(&root, &["add", "-A"]);
+    repo::git(&root, &["commit", "-q", "-m", "initial"]);
+    for (key, value) in [
+        ("core.repositoryformatversion", "1"),
+        ("extensions.partialClone", "origin"),
+        ("remote.origin.url", far.to_str().unwrap()),
+        ("remote.origin.promisor", "true"),
+        ("remote.origin.uploadpack", script.to_str().unwrap()),
+    ] {
+        repo::git(&root, &["config", key, value]);
+    }
+    let tree = repo::git(&root, &["rev-parse", "HEAD^{tree}"]);
+    fs::remove_file(root.join(".git/objects").join(&tree[..2]).join(&tree[2..])).unwrap();
+    assert!(
+        handover_core::git::open(&root).is_err(),
+        "libgit2 reads partial clones now?"
+    );
+
+    // Each step on its own, so a failure names every one that ran the program.
+    let mut ran = Vec::new();
+    let mut step = |name: &str| {
+        if fs::remove_file(&marker).is_ok() {
+            ran.push(name.to_string());
+        }
+    };
+    let out = write(&root, "Ship it");
+    assert!(out.status.success(), "{}", text(&out));
+    step("write");
+    handover(&root, &["boot"]);
+    step("boot");
+    handover(&root, &["status"]);
+    step("status");
+    let run = crate::support::hook::run_hook_in(
+        crate::support::hook::SESSION_START,
+        &["--agent", "claude"],
+        crate::support::hook::payload(serde_json::json!({
+            "session_id": "tarball", "hook_event_name": "SessionStart", "source": "startup",
+            "cwd": root,
+        })),
+        &[],
+        Some(&root),
+    );
+    run.assert_clean("SessionStart");
+    assert!(run.stdout_str().contains("Ship it"), "{}", run.stdout_str());
+    step("SessionStart");
+    assert!(
+        ran.is_empty(),
+        "the promisor remote's uploadpack program ran in: {ran:?}"
     );
 }
 

@@ -495,6 +495,11 @@ fn parse_errors_name_line_and_fix() {
         ),
         ("## Decisions\n\n- Why: no heading\n", 3, "### <decision>"),
         (
+            "## Assumptions\n\n- the API is stable\n",
+            3,
+            "to start an assumption",
+        ),
+        (
             "## Decisions\n\n### d\n- Because: x\n",
             4,
             "unknown decision field",

@@ -121,12 +121,10 @@ fn a_new_goal_says_where_the_previous_handoff_went() {
     insta::assert_snapshot!("new_goal_write", placeholders(&r.path, &other));
     let line = other
         .lines()
-        .find(|l| {
-            l.starts_with("The goal changed: the handoff for \"first task\" was archived to ")
-        })
+        .find(|l| l.starts_with("The goal changed: the handoff for «first task» was archived to "))
         .unwrap_or_else(|| panic!("{other}"));
     let path = line
-        .strip_prefix("The goal changed: the handoff for \"first task\" was archived to ")
+        .strip_prefix("The goal changed: the handoff for «first task» was archived to ")
         .unwrap()
         .split(" (the journal")
         .next()
@@ -136,11 +134,12 @@ fn a_new_goal_says_where_the_previous_handoff_went() {
 }
 
 #[test]
-fn install_dry_run_shows_the_gitignore_change_too() {
+fn install_dry_run_shows_the_guard_change_too() {
     let r = Repo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let bin = Path::new(env!("CARGO_BIN_EXE_handover")).parent().unwrap();
-    let before = std::fs::read_to_string(r.path.join(".gitignore")).ok();
+    let exclude = r.path.join(".git/info/exclude");
+    let before = std::fs::read_to_string(&exclude).ok();
     let out = run_in(
         &r.path,
         home.path(),
@@ -159,11 +158,8 @@ fn install_dry_run_shows_the_gitignore_change_too() {
         "install_dry_run_shows_the_gitignore_change",
         screen(&r.path, home.path(), &out.stdout)
     );
-    assert_eq!(
-        std::fs::read_to_string(r.path.join(".gitignore")).ok(),
-        before
-    );
-    // The real run makes exactly that change.
+    assert_eq!(std::fs::read_to_string(&exclude).ok(), before);
+    // The real run makes exactly that change, and no tracked file.
     let out = run_in(
         &r.path,
         home.path(),
@@ -177,9 +173,10 @@ fn install_dry_run_shows_the_gitignore_change_too() {
         ],
     );
     assert_eq!(out.code, 0, "{}", out.stderr);
-    assert!(std::fs::read_to_string(r.path.join(".gitignore"))
+    assert!(std::fs::read_to_string(&exclude)
         .unwrap()
         .contains("handover.md"));
+    assert!(!r.path.join(".gitignore").exists());
 }
 
 #[test]

@@ -44,7 +44,7 @@ fn snapshot_files(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
     }
     let mut out = Vec::new();
     walk(&root.join(".handover"), &mut out);
-    for name in ["handover.md", ".gitignore"] {
+    for name in ["handover.md", ".gitignore", ".git/info/exclude"] {
         if let Ok(bytes) = fs::read(root.join(name)) {
             out.push((root.join(name), bytes));
         }
@@ -134,6 +134,10 @@ fn write_and_done_into_a_read_only_store_change_nothing() {
     assert_eq!(out.status.code(), Some(1), "{out:?}");
     let err = String::from_utf8_lossy(&out.stderr);
     assert!(err.contains("state.json"), "names the file: {err}");
+    assert!(
+        err.contains("\nhint: you may not write there") && err.contains("chmod u+w"),
+        "says what to do: {err}"
+    );
     assert_eq!(
         snapshot_files(&r.path),
         before,
@@ -142,6 +146,8 @@ fn write_and_done_into_a_read_only_store_change_nothing() {
 
     let out = run_unprivileged(&r.path, &["done"]);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(err.contains("hint: you may not write there"), "{err}");
     assert_eq!(
         snapshot_files(&r.path),
         before,
@@ -151,23 +157,26 @@ fn write_and_done_into_a_read_only_store_change_nothing() {
 }
 
 #[test]
-fn a_failed_write_leaves_no_new_gitignore_and_no_archive() {
+fn a_failed_write_leaves_no_guard_block_and_no_archive() {
     let r = Repo::with_commit();
+    let exclude = r.path.join(".git/info/exclude");
+    let template = fs::read(&exclude).ok();
     // A first handoff without the guard, then a journal that cannot be appended to: the next
     // write fails at its commit point, after the guard, the snapshot and the archive copy.
     ok(
         &r.path,
         &["write", "--shared", "--goal", "g", "--next", "n"],
     );
-    assert!(!r.path.join(".gitignore").exists());
+    assert_eq!(fs::read(&exclude).ok(), template);
     let before = snapshot_files(&r.path);
     set_mode(&r.path.join(".handover/journal.jsonl"), 0o444);
     let out = run_unprivileged(&r.path, &["write", "--goal", "g2", "--next", "n"]);
     set_mode(&r.path.join(".handover/journal.jsonl"), 0o644);
     assert_eq!(out.status.code(), Some(1), "{out:?}");
-    assert!(
-        !r.path.join(".gitignore").exists(),
-        "the guard's new .gitignore is removed"
+    assert_eq!(
+        fs::read(&exclude).ok(),
+        template,
+        "the guard's block is taken out again"
     );
     assert_eq!(
         snapshot_files(&r.path),
@@ -315,18 +324,18 @@ fn a_huge_untracked_tree_is_counted_not_listed() {
     let s = state(&r.path);
     assert_eq!(s["git"]["untracked"].as_array().unwrap().len(), 200);
     assert_eq!(
-        s["git"]["untracked_omitted"], 1_301,
-        "1,500 files and .gitignore"
+        s["git"]["untracked_omitted"], 1_300,
+        "1,500 files, and no handover file among them"
     );
     assert_eq!(s["files_changed"].as_array().unwrap().len(), 200);
-    assert_eq!(s["files_changed_omitted"], 1_301);
+    assert_eq!(s["files_changed_omitted"], 1_300);
     let size = fs::metadata(r.path.join(".handover/state.json"))
         .unwrap()
         .len();
     assert!(size < 64 * 1024, "state.json is {size} bytes");
     println!("state.json with 1,500 untracked files: {size} bytes");
     let md = fs::read_to_string(r.path.join("handover.md")).unwrap();
-    assert!(md.contains("… and 1301 more"), "{md}");
+    assert!(md.contains("… and 1300 more"), "{md}");
     // The counted part is still verified: as it was, fresh; one more file, drifted.
     let boot: Value = serde_json::from_str(&ok(&r.path, &["boot", "--json"])).unwrap();
     assert_eq!(boot["verdict"], "fresh", "{boot}");
@@ -381,7 +390,7 @@ fn reftable_and_sha256_repositories_save_and_verify_as_unverified() {
         );
         let s = state(&r.path);
         assert_eq!(s["git"]["head"].as_str().unwrap(), r.head(), "{format:?}");
-        assert_eq!(strings(&s["git"]["untracked"]), [".gitignore", "wip.rs"]);
+        assert_eq!(strings(&s["git"]["untracked"]), ["wip.rs"]);
         let boot: Value = serde_json::from_str(&ok(&r.path, &["boot", "--json"])).unwrap();
         assert_eq!(boot["verdict"], "unverified", "{format:?}: {boot}");
         insta::assert_snapshot!(
@@ -399,13 +408,11 @@ fn reftable_and_sha256_repositories_save_and_verify_as_unverified() {
 fn a_begin_mark_without_an_end_mark_is_a_warning_not_a_failure() {
     let r = Repo::with_commit();
     let damaged = "target/\n# >>> handover (private handoff files) >>>\n/handover.md\n";
-    r.write(".gitignore", damaged);
+    let exclude = r.path.join(".git/info/exclude");
+    fs::write(&exclude, damaged).unwrap();
     let out = ok(&r.path, &["write", "--goal", "g", "--next", "n"]);
     insta::assert_snapshot!("begin_mark_without_end", placeholders(&r.path, &out));
-    assert_eq!(
-        fs::read_to_string(r.path.join(".gitignore")).unwrap(),
-        damaged
-    );
+    assert_eq!(fs::read_to_string(&exclude).unwrap(), damaged);
     let status = ok(&r.path, &["status"]);
     assert!(status.contains("marker"), "{status}");
 }
@@ -414,14 +421,10 @@ fn a_begin_mark_without_an_end_mark_is_a_warning_not_a_failure() {
 fn a_reincluded_handover_md_is_not_reported_as_private() {
     let r = Repo::with_commit();
     ok(&r.path, &["write", "--goal", "g", "--next", "n"]);
-    let mut gi = fs::read_to_string(r.path.join(".gitignore")).unwrap();
-    gi.push_str("!/handover.md\n");
-    fs::write(r.path.join(".gitignore"), gi).unwrap();
+    assert!(ok(&r.path, &["status"]).contains("private: yes"));
+    r.write(".gitignore", "!/handover.md\n");
     let status = ok(&r.path, &["status"]);
-    assert!(
-        !status.contains("present (handover.md and .handover/ stay private)"),
-        "{status}"
-    );
+    assert!(!status.contains("private: yes"), "{status}");
     assert!(status.contains("!/handover.md"), "{status}");
     let out = ok(&r.path, &["write", "--completed", "a"]);
     insta::assert_snapshot!("guard_overridden_write", placeholders(&r.path, &out));
@@ -430,7 +433,9 @@ fn a_reincluded_handover_md_is_not_reported_as_private() {
 #[test]
 fn a_guard_that_cannot_be_written_is_a_warning() {
     let r = Repo::with_commit();
-    fs::create_dir(r.path.join(".gitignore")).unwrap(); // not a file: cannot be read or replaced
+    let exclude = r.path.join(".git/info/exclude");
+    fs::remove_file(&exclude).ok();
+    fs::create_dir(&exclude).unwrap(); // not a file: cannot be read or replaced
     let out = ok(&r.path, &["write", "--goal", "g", "--next", "n"]);
     insta::assert_snapshot!("guard_not_writable", placeholders(&r.path, &out));
     assert_eq!(state(&r.path)["goal"], "g");

@@ -12,18 +12,18 @@ use std::process::{Command, Output, Stdio};
 const HANDOVER: &str = env!("CARGO_BIN_EXE_handover");
 
 /// A remote and the machines that clone it.
-struct World {
+pub(crate) struct World {
     dir: tempfile::TempDir,
 }
 
 /// One clone with its own HOME and machine name.
-struct Machine {
-    root: PathBuf,
-    home: PathBuf,
-    name: &'static str,
+pub(crate) struct Machine {
+    pub(crate) root: PathBuf,
+    pub(crate) home: PathBuf,
+    pub(crate) name: &'static str,
 }
 
-fn git_env(cmd: &mut Command, home: &Path) {
+pub(crate) fn git_env(cmd: &mut Command, home: &Path) {
     cmd.env("HOME", home)
         .env("GIT_CONFIG_NOSYSTEM", "1")
         .env_remove("GIT_CONFIG_GLOBAL")
@@ -36,7 +36,7 @@ fn git_env(cmd: &mut Command, home: &Path) {
         .env_remove("GIT_INDEX_FILE");
 }
 
-fn git_in(dir: &Path, home: &Path, args: &[&str]) -> String {
+pub(crate) fn git_in(dir: &Path, home: &Path, args: &[&str]) -> String {
     let mut cmd = Command::new("git");
     cmd.arg("-C").arg(dir).args(args);
     git_env(&mut cmd, home);
@@ -53,7 +53,7 @@ fn git_in(dir: &Path, home: &Path, args: &[&str]) -> String {
 impl World {
     /// A bare remote with one commit on `main` (README.md, and a .gitignore that already keeps
     /// handover's files out, so a handoff leaves the tree clean).
-    fn new() -> World {
+    pub(crate) fn new() -> World {
         let dir = tempfile::tempdir().unwrap();
         let base = dir.path().canonicalize().unwrap();
         let home = base.join("home-seed");
@@ -79,28 +79,33 @@ impl World {
         World { dir }
     }
 
-    fn base(&self) -> PathBuf {
+    pub(crate) fn base(&self) -> PathBuf {
         self.dir.path().canonicalize().unwrap()
     }
 
-    fn remote(&self) -> PathBuf {
+    pub(crate) fn remote(&self) -> PathBuf {
         self.base().join("remote.git")
     }
 
-    fn clone(&self, name: &'static str) -> Machine {
+    pub(crate) fn clone(&self, name: &'static str) -> Machine {
+        self.clone_into(name, name)
+    }
+
+    /// A clone named `name` in the directory `dir` of the world.
+    pub(crate) fn clone_into(&self, name: &'static str, dir: &str) -> Machine {
         let base = self.base();
         let home = base.join(format!("home-{name}"));
         fs::create_dir_all(&home).unwrap();
-        git_in(&base, &home, &["clone", "-q", "remote.git", name]);
+        git_in(&base, &home, &["clone", "-q", "remote.git", dir]);
         Machine {
-            root: base.join(name),
+            root: base.join(dir),
             home,
             name,
         }
     }
 
     /// Every object of the remote, as `git cat-file` prints them.
-    fn remote_objects(&self) -> String {
+    pub(crate) fn remote_objects(&self) -> String {
         let out = Command::new("git")
             .arg("-C")
             .arg(self.remote())
@@ -116,7 +121,7 @@ impl World {
     /// directory as `[WORLD]`, each commit of the
     /// remote or of `machines` (full, or cut to 12 or 7) as `[commit N]`, numbered in the order
     /// they first appear in `text`, and the clock and handoff ids masked.
-    fn pin(&self, text: &str, machines: &[&Machine]) -> String {
+    pub(crate) fn pin(&self, text: &str, machines: &[&Machine]) -> String {
         let bin = Path::new(HANDOVER);
         let mut text = text.replace(&bin.display().to_string(), "[BIN]");
         if let Ok(canonical) = bin.canonicalize() {
@@ -145,7 +150,7 @@ impl World {
         mask_ids(&mask_times(&text))
     }
 
-    fn remote_ref(&self, name: &str) -> Option<String> {
+    pub(crate) fn remote_ref(&self, name: &str) -> Option<String> {
         let out = Command::new("git")
             .arg("-C")
             .arg(self.remote())
@@ -159,11 +164,11 @@ impl World {
 }
 
 impl Machine {
-    fn git(&self, args: &[&str]) -> String {
+    pub(crate) fn git(&self, args: &[&str]) -> String {
         git_in(&self.root, &self.home, args)
     }
 
-    fn handover_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
+    pub(crate) fn handover_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
         let mut cmd = Command::new(HANDOVER);
         cmd.args(args)
             .current_dir(&self.root)
@@ -191,12 +196,12 @@ impl Machine {
         child.wait_with_output().unwrap()
     }
 
-    fn handover(&self, args: &[&str]) -> Output {
+    pub(crate) fn handover(&self, args: &[&str]) -> Output {
         self.handover_with(args, None)
     }
 
     /// Runs handover and asserts success; its stdout.
-    fn ok(&self, args: &[&str]) -> String {
+    pub(crate) fn ok(&self, args: &[&str]) -> String {
         let out = self.handover(args);
         assert!(
             out.status.success(),
@@ -208,7 +213,7 @@ impl Machine {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn write(&self, goal: &str) {
+    pub(crate) fn write(&self, goal: &str) {
         self.ok(&[
             "write",
             "--goal",
@@ -218,7 +223,7 @@ impl Machine {
         ]);
     }
 
-    fn session_start(&self) -> Run {
+    pub(crate) fn session_start(&self) -> Run {
         let home = self.home.to_str().unwrap().to_string();
         let run = run_hook_in(
             SESSION_START,
@@ -236,7 +241,7 @@ impl Machine {
         run
     }
 
-    fn fetched_ref(&self, branch: &str) -> Option<String> {
+    pub(crate) fn fetched_ref(&self, branch: &str) -> Option<String> {
         let mut cmd = Command::new("git");
         cmd.arg("-C").arg(&self.root).args([
             "rev-parse",
@@ -251,12 +256,12 @@ impl Machine {
             .then(|| String::from_utf8_lossy(&out.stdout).trim().to_string())
     }
 
-    fn state(&self) -> Handoff {
+    pub(crate) fn state(&self) -> Handoff {
         serde_json::from_slice(&fs::read(self.root.join(".handover/state.json")).unwrap()).unwrap()
     }
 }
 
-fn stderr(out: &Output) -> String {
+pub(crate) fn stderr(out: &Output) -> String {
     String::from_utf8_lossy(&out.stderr).into_owned()
 }
 
@@ -483,7 +488,22 @@ fn a_secret_planted_in_the_local_state_never_reaches_the_remote() {
 }
 
 /// Pushes a crafted handoff commit straight to the remote, as a hostile clone could.
-fn push_crafted(world: &World, attacker: &Machine, branch: &str, files: &[(&str, &[u8], &str)]) {
+pub(crate) fn push_crafted(
+    world: &World,
+    attacker: &Machine,
+    branch: &str,
+    files: &[(&str, &[u8], &str)],
+) {
+    push_crafted_to(&world.remote(), attacker, branch, files)
+}
+
+/// [`push_crafted`] to the bare repository at `remote`.
+pub(crate) fn push_crafted_to(
+    remote: &Path,
+    attacker: &Machine,
+    branch: &str,
+    files: &[(&str, &[u8], &str)],
+) {
     let mut listing = String::new();
     for (name, bytes, mode) in files {
         let mut cmd = Command::new("git");
@@ -524,12 +544,12 @@ fn push_crafted(world: &World, attacker: &Machine, branch: &str, files: &[(&str,
         "push",
         "-q",
         "-f",
-        world.remote().to_str().unwrap(),
+        remote.to_str().unwrap(),
         &format!("{commit}:refs/handover/{branch}"),
     ]);
 }
 
-fn sealed_state(goal: &str, head: &str, root: &str) -> Vec<u8> {
+pub(crate) fn sealed_state(goal: &str, head: &str, root: &str) -> Vec<u8> {
     let mut h: Handoff = serde_json::from_value(json!({
         "schema_version": 1,
         "id": "20991231T000000.000000000Z-1",
@@ -793,4 +813,126 @@ fn a_compressed_bomb_on_the_remote_is_refused_by_pull_from_its_header() {
     let said = run.text();
     assert!(said.starts_with("No handoff in"), "{said}");
     assert!(!said.contains("pull"), "{said}");
+}
+
+/// An executable shell script at `path` that appends `name` to `log`, then runs `then` (with
+/// git's arguments) or exits with `status`.
+fn spy(path: &Path, name: &str, log: &Path, then: Result<&str, u8>) {
+    use std::os::unix::fs::PermissionsExt;
+    let tail = match then {
+        Ok(program) => format!("exec {program} \"$@\""),
+        Err(status) => format!("cat >/dev/null; exit {status}"),
+    };
+    let script = format!("#!/bin/sh\necho {name} >> '{}'\n{tail}\n", log.display());
+    fs::write(path, script).unwrap();
+    fs::set_permissions(path, fs::Permissions::from_mode(0o755)).unwrap();
+}
+
+/// What the spies wrote, one name a line ("" when none ran).
+fn spied(log: &Path) -> String {
+    fs::read_to_string(log).unwrap_or_default()
+}
+
+/// A repository that arrived as a tarball brings its `.git/config`: `handover push` and `pull`
+/// run none of the programs it names (an fsmonitor, hooks through `core.hooksPath` and in
+/// `.git/hooks/`: `pre-push`, `reference-transaction`), and they refuse the repository's own
+/// `remote.origin.uploadpack` / `receivepack` with the key named and how to fix it. The same key
+/// in the user's global configuration is the user's own: obeyed.
+#[test]
+fn push_and_pull_run_no_program_the_repositorys_own_configuration_names() {
+    let world = World::new();
+    let a = world.clone("laptop");
+    let b = world.clone("desktop");
+    let base = world.base();
+    let log = base.join("ran.log");
+    // The laptop's hooks in a directory its configuration names, the desktop's where git looks
+    // by default.
+    let hooks = base.join("hooks");
+    fs::create_dir_all(&hooks).unwrap();
+    a.git(&["config", "core.hooksPath", hooks.to_str().unwrap()]);
+    for dir in [hooks, b.root.join(".git/hooks")] {
+        for hook in ["pre-push", "reference-transaction", "post-checkout"] {
+            spy(&dir.join(hook), hook, &log, Err(0));
+        }
+    }
+    let fsmonitor = base.join("fsmonitor");
+    spy(&fsmonitor, "fsmonitor", &log, Err(1));
+    for m in [&a, &b] {
+        m.git(&["config", "core.fsmonitor", fsmonitor.to_str().unwrap()]);
+        // The spies work: git itself runs them.
+        m.git(&["status", "--porcelain"]);
+        m.git(&["update-ref", "refs/spy", "HEAD"]);
+        let ran = spied(&log);
+        assert!(
+            ran.contains("fsmonitor") && ran.contains("reference-transaction"),
+            "{ran}"
+        );
+        fs::remove_file(&log).unwrap();
+    }
+
+    a.write("Run nothing the tarball names");
+    a.ok(&["push"]);
+    b.ok(&["pull"]);
+    assert!(b.fetched_ref("main").is_some());
+    b.ok(&["pull", "--adopt"]);
+    assert_eq!(b.state().content.goal, "Run nothing the tarball names");
+    assert_eq!(
+        spied(&log),
+        "",
+        "push or pull ran a program .git/config names"
+    );
+
+    // The programs for the other side of the transport, in the repository's own configuration:
+    // refused, with the key and the fix named; nothing ran.
+    let upload = base.join("upload-pack-spy");
+    let receive = base.join("receive-pack-spy");
+    spy(&upload, "uploadpack", &log, Ok("git-upload-pack"));
+    spy(&receive, "receivepack", &log, Ok("git-receive-pack"));
+    for m in [&a, &b] {
+        m.git(&[
+            "config",
+            "remote.origin.uploadpack",
+            upload.to_str().unwrap(),
+        ]);
+        m.git(&[
+            "config",
+            "remote.origin.receivepack",
+            receive.to_str().unwrap(),
+        ]);
+    }
+    a.write("A second goal");
+    for (m, args) in [
+        (&a, &["push"][..]),
+        (&a, &["push", "--force"]),
+        (&b, &["pull"]),
+    ] {
+        let out = m.handover(args);
+        assert_eq!(out.status.code(), Some(1), "{args:?}: {}", stderr(&out));
+        let said = stderr(&out);
+        let named = ["uploadpack", "receivepack"]
+            .iter()
+            .any(|k| said.contains(&format!("sets `remote.origin.{k}`")));
+        assert!(
+            named && said.contains("git config --global"),
+            "{args:?}: {said}"
+        );
+    }
+    assert_eq!(spied(&log), "", "a refused transport ran a program");
+    assert_eq!(
+        world.remote_ref("refs/handover/main"),
+        a.fetched_ref("main"),
+        "the refused push changed nothing on the remote"
+    );
+
+    // The user's own global configuration is obeyed, as by `git push`.
+    a.git(&["config", "--unset", "remote.origin.receivepack"]);
+    a.git(&["config", "--unset", "remote.origin.uploadpack"]);
+    a.git(&[
+        "config",
+        "--global",
+        "remote.origin.receivepack",
+        receive.to_str().unwrap(),
+    ]);
+    a.ok(&["push"]);
+    assert_eq!(spied(&log), "receivepack\n");
 }

@@ -33,6 +33,15 @@ fn droid_3_save_progress_is_asked_once() {
     }
 }
 
+/// Where Droid compacts for a custom model declared with a small window: at the window, when
+/// the provider refuses (Droid never compares the two); the reminder comes before it.
+#[test]
+fn droid_3b_save_progress_comes_before_a_declared_small_window() {
+    if clients("droid_3b_save_progress_comes_before_a_declared_small_window").is_some() {
+        droid::reminder_comes_before_a_declared_small_window();
+    }
+}
+
 #[test]
 fn droid_4_automatic_compaction_keeps_the_handoff() {
     if clients("droid_4_automatic_compaction_keeps_the_handoff").is_some() {

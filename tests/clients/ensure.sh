@@ -34,7 +34,9 @@ if ! installed; then
   mkdir -p "$dest"
   cp "$here/package.json" "$dest/package.json"
   [ -f "$here/package-lock.json" ] && cp "$here/package-lock.json" "$dest/package-lock.json"
-  if ! (cd "$dest" && npm install --no-audit --no-fund --loglevel=error >&2); then
+  # npm's download cache beside the clients, not in the user's ~/.npm: the suite writes
+  # nothing into the real HOME.
+  if ! (cd "$dest" && npm install --cache "$dest/.npm-cache" --no-audit --no-fund --loglevel=error >&2); then
     echo "ensure.sh: npm install of the pinned clients failed (see above)." >&2
     exit 3
   fi

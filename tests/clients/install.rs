@@ -330,6 +330,8 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let cfg = std::fs::read_to_string(codex_home.join("config.toml")).expect("read config");
     assert!(!cfg.contains("hooks.json:"), "{cfg}");
     assert!(cfg.starts_with(config), "{cfg}");
+    // The project trust install added (recorded: installer/src/manifest.rs) goes too.
+    assert!(!cfg.contains("trust_level"), "{cfg}");
 }
 
 /// With the real Codex: a user's wrapper of our hook is left alone and not trusted by us; a CRLF
@@ -364,8 +366,16 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
     )
     .expect("write hooks.json");
     let cfg_path = codex_home.join("config.toml");
-    std::fs::write(&cfg_path, "# my codex settings\r\nmodel = \"gpt-5\"\r\n")
-        .expect("write config");
+    // The user trusted the project themselves: uninstall leaves that (install did not add it),
+    // so Codex still loads the project's hooks and can report the moved one.
+    std::fs::write(
+        &cfg_path,
+        format!(
+            "# my codex settings\r\nmodel = \"gpt-5\"\r\n\r\n[projects.\"{}\"]\r\ntrust_level = \"trusted\"\r\n",
+            repo.display()
+        ),
+    )
+    .expect("write config");
     let codex_bin: PathBuf = clients.netless(&root, "codex-netless", &clients.codex);
     let codex_only = Targets::of([handover_base::Agent::Codex]);
     let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);
@@ -491,4 +501,22 @@ fn install_trust_does_not_back_up_a_config_it_created() {
     assert!(outcome.backups.is_empty(), "{:?}\n{out}", outcome.backups);
     assert!(!out.contains("backup:"), "{out}");
     assert!(!homes.backups.exists(), "{out}");
+    // Uninstall takes out the project trust and the hook trust: the file install created
+    // holds nothing else, and goes.
+    let un = UninstallRequest {
+        repo: repo.clone(),
+        homes: homes.clone(),
+        targets: Targets::of([handover_base::Agent::Codex]),
+        scope: Scope::Project,
+        dry_run: false,
+    };
+    let mut out = Vec::new();
+    assert!(flow::uninstall(&un, &mut out).expect("uninstall").ok);
+    let cfg = handover_installer::wiring::codex::config::config_path(&homes);
+    assert!(
+        !cfg.exists(),
+        "{:?}\n{}",
+        std::fs::read_to_string(&cfg),
+        String::from_utf8_lossy(&out)
+    );
 }

@@ -99,7 +99,7 @@ fn remote_handoff_reaches_session_start(agent: Agent) {
     let texts = injected_texts(agent, session.first_request()).join("\n");
     for needle in [
         "handover: a session on another machine left a handoff for this branch (machine «laptop», pushed at ",
-        "fetched from origin",
+        "fetched from remote «origin»",
         "Verdict: ",
         &format!("Goal: {}", HANDOFF.goal),
         HANDOFF.next,

@@ -38,6 +38,14 @@ impl Screens {
 
     /// Stdout of `handover args`, which must succeed, with the placeholders put in.
     fn run(&self, args: &[&str]) -> String {
+        let (code, stdout) = self.run_with_code(args);
+        assert_eq!(code, Some(0), "handover {args:?} failed:\n{stdout}");
+        stdout
+    }
+
+    /// Exit code and stdout (placeholders put in) of `handover args`, whatever the outcome.
+    /// The PATH holds no AI coding client (unless the system directories do).
+    fn run_with_code(&self, args: &[&str]) -> (Option<i32>, String) {
         let path = format!("{}:/usr/local/bin:/usr/bin:/bin", Self::bin_dir().display());
         let out = Command::new(env!("CARGO_BIN_EXE_handover"))
             .args(args)
@@ -51,14 +59,13 @@ impl Screens {
             .stdin(Stdio::null())
             .output()
             .unwrap();
-        let stdout = String::from_utf8(out.stdout).unwrap();
-        assert!(
-            out.status.success(),
-            "handover {args:?} failed:\n{stdout}{}",
-            String::from_utf8_lossy(&out.stderr)
-        );
+        let mut stdout = String::from_utf8(out.stdout).unwrap();
+        if !out.status.success() {
+            stdout.push_str(&String::from_utf8_lossy(&out.stderr));
+            return (out.status.code(), stdout);
+        }
         crate::support::snapshot::assert_final_newline(&format!("handover {args:?}"), &stdout);
-        self.placeholders(&stdout)
+        (out.status.code(), self.placeholders(&stdout))
     }
 
     fn placeholders(&self, text: &str) -> String {
@@ -91,19 +98,19 @@ fn status_of_a_repository_without_handover() {
 #[test]
 fn install_reports_dry_run_then_changes_then_nothing_to_do() {
     let s = Screens::new();
-    insta::assert_snapshot!("install_dry_run", s.run(&["install", "--dry-run"]));
+    insta::assert_snapshot!("install_dry_run", s.run(&["install", "--all", "--dry-run"]));
     assert!(
         !s.repo.path.join(".claude").exists(),
         "a dry run writes nothing"
     );
-    insta::assert_snapshot!("install", s.run(&["install"]));
-    insta::assert_snapshot!("install_again", s.run(&["install"]));
+    insta::assert_snapshot!("install", s.run(&["install", "--all"]));
+    insta::assert_snapshot!("install_again", s.run(&["install", "--all"]));
 }
 
 #[test]
 fn status_after_install_and_a_handoff() {
     let s = Screens::new();
-    s.run(&["install"]);
+    s.run(&["install", "--all"]);
     s.write_handoff();
     insta::assert_snapshot!("status_installed_fresh", s.run(&["status"]));
     insta::assert_snapshot!("status_installed_fresh_json", s.run(&["status", "--json"]));
@@ -112,7 +119,150 @@ fn status_after_install_and_a_handoff() {
 #[test]
 fn uninstall_reports_dry_run_then_removal() {
     let s = Screens::new();
-    s.run(&["install"]);
+    s.run(&["install", "--all"]);
     insta::assert_snapshot!("uninstall_dry_run", s.run(&["uninstall", "--dry-run"]));
     insta::assert_snapshot!("uninstall", s.run(&["uninstall"]));
+}
+
+/// On a machine with only Claude Code (its `~/.claude`, no other client's folder or program),
+/// a bare install writes Claude Code's settings and CLAUDE.md (and the guard in
+/// `.git/info/exclude`), and nothing else; it names the clients it left out and `--all`; `status --check` is content
+/// right after it.
+#[test]
+fn a_bare_install_on_a_machine_with_only_claude_code() {
+    let s = Screens::new();
+    let (code, refused) = s.run_with_code(&["install"]);
+    assert_eq!(code, Some(2), "no client found: refused\n{refused}");
+    assert!(refused.contains("--all"), "{refused}");
+    assert_eq!(
+        s.repo.git(&["status", "--porcelain", "-uall"]),
+        "",
+        "nothing written"
+    );
+
+    std::fs::create_dir(s.home().join(".claude")).unwrap();
+    insta::assert_snapshot!("install_only_claude", s.run(&["install"]));
+    assert_eq!(
+        s.repo.git(&["status", "--porcelain", "-uall"]),
+        "?? .claude/settings.json\n?? CLAUDE.md"
+    );
+    let (code, status) = s.run_with_code(&["status", "--check"]);
+    assert_eq!(code, Some(0), "{status}");
+}
+
+/// Every file of the repository outside `.git`, with its bytes.
+fn files_of(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut files = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for e in std::fs::read_dir(&d).unwrap().flatten() {
+            if e.file_name() == ".git" {
+                continue;
+            }
+            if e.file_type().unwrap().is_dir() {
+                files.push((e.path(), Vec::new()));
+                stack.push(e.path());
+            } else {
+                files.push((e.path(), std::fs::read(e.path()).unwrap()));
+            }
+        }
+    }
+    files.sort();
+    files
+}
+
+/// Install then uninstall gives the repository back byte for byte: every client's files, the
+/// instruction files, the guard's block in `.git/info/exclude`, the folders it created
+/// (`.github/hooks/`); in a repository with a `.gitignore` of its own (no final newline) and
+/// in one without.
+#[test]
+fn install_then_uninstall_leaves_the_repository_as_it_was() {
+    for gitignore in [None, Some("target")] {
+        let s = Screens::new();
+        if let Some(text) = gitignore {
+            s.repo.write(".gitignore", text);
+            s.repo.commit_all("Ignore target");
+        }
+        let exclude = s.repo.path.join(".git/info/exclude");
+        let before = (files_of(&s.repo.path), std::fs::read(&exclude).ok());
+        s.run(&["install", "--all"]);
+        assert!(s.repo.path.join(".github/hooks").is_dir());
+        assert_ne!(std::fs::read(&exclude).ok(), before.1, "the guard is there");
+        let out = s.run(&["uninstall"]);
+        assert_eq!(s.repo.git(&["status", "--porcelain", "-uall"]), "", "{out}");
+        assert_eq!(
+            (files_of(&s.repo.path), std::fs::read(&exclude).ok()),
+            before,
+            "{out}"
+        );
+    }
+}
+
+/// A line the user added to `.git/info/exclude` after install stays, and uninstall says so; a
+/// handoff written meanwhile keeps the block (git would show it otherwise), said too.
+#[test]
+fn uninstall_keeps_what_the_user_changed_since_and_says_so() {
+    let s = Screens::new();
+    let exclude = s.repo.path.join(".git/info/exclude");
+    let before = std::fs::read_to_string(&exclude).unwrap_or_default();
+    s.run(&["install", "--claude"]);
+    let installed = std::fs::read_to_string(&exclude).unwrap();
+    std::fs::write(&exclude, format!("{installed}*.log\n")).unwrap();
+    let out = s.run(&["uninstall"]);
+    assert_eq!(
+        std::fs::read_to_string(&exclude).unwrap(),
+        format!("{before}*.log\n")
+    );
+    assert!(
+        out.contains(".git/info/exclude: changed (the handover block install added taken out; your other changes since are kept)"),
+        "{out}"
+    );
+
+    let s = Screens::new();
+    s.run(&["install", "--claude"]);
+    s.write_handoff();
+    let out = s.run(&["uninstall"]);
+    assert!(
+        out.contains("note: .git/info/exclude: the handover block install added is kept: handover.md and .handover are here"),
+        "{out}"
+    );
+    assert_eq!(
+        s.repo.git(&["status", "--porcelain", "-uall"]),
+        "",
+        "the handoff stays private"
+    );
+}
+
+/// `handover status` outside any git repository says so first, and how to fix it (a problem:
+/// `--check` exits 3).
+#[test]
+fn status_outside_a_git_repository_says_so() {
+    let home = tempfile::tempdir().unwrap();
+    let home = home.path().canonicalize().unwrap();
+    let plain = home.join("notes");
+    std::fs::create_dir(&plain).unwrap();
+    let run = |args: &[&str]| {
+        Command::new(env!("CARGO_BIN_EXE_handover"))
+            .args(args)
+            .current_dir(&plain)
+            .env_clear()
+            .env("PATH", "/usr/bin:/bin")
+            .env("HOME", &home)
+            .env("GIT_CEILING_DIRECTORIES", &home)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let out = run(&["status"]);
+    let text = String::from_utf8(out.stdout)
+        .unwrap()
+        .replace(&home.display().to_string(), "[HOME]");
+    let first = text.lines().next().unwrap();
+    assert_eq!(first, "not in a git repository: [HOME]/notes (see below)");
+    assert!(
+        text.contains("private: no git repository here (see below)")
+            && text.contains("  - [HOME]/notes is not in a git repository: handover verifies handoffs against git and keeps them private through git, so run it inside your repository (`cd` there, or `handover -C <repository> status`), or `git init` here first"),
+        "{text}"
+    );
+    assert_eq!(run(&["status", "--check"]).status.code(), Some(3));
 }

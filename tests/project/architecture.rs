@@ -4,10 +4,10 @@
 use std::collections::{BTreeMap, BTreeSet};
 use std::path::{Path, PathBuf};
 
-const ROOT: &str = env!("CARGO_MANIFEST_DIR");
+pub(super) const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// (package directory, package name, the handover crates it may depend on).
-const LAYERS: &[(&str, &str, &[&str])] = &[
+pub(super) const LAYERS: &[(&str, &str, &[&str])] = &[
     ("src/base", "handover-base", &[]),
     ("src/clients", "handover-clients", &["handover-base"]),
     ("src/redact", "handover-redact", &[]),
@@ -207,11 +207,22 @@ fn serde_json_maps_are_not_indexmaps_anywhere() {
 
 /// Production source with comments, string and char literals blanked out (newlines kept), so
 /// that a path in a doc comment or a message is not an import.
-fn code_only(src: &str) -> String {
+pub(super) fn code_only(src: &str) -> String {
+    lexed(src, false)
+}
+
+/// The source without its comments, string literals kept as written (a program's name in
+/// `Command::new("git")`).
+pub(super) fn code_with_strings(src: &str) -> String {
+    lexed(src, true)
+}
+
+fn lexed(src: &str, keep_strings: bool) -> String {
     let b = src.as_bytes();
     let mut out = Vec::with_capacity(b.len());
     let mut i = 0;
-    let blank = |out: &mut Vec<u8>, c: u8| out.push(if c == b'\n' { b'\n' } else { b' ' });
+    let blank =
+        |out: &mut Vec<u8>, c: u8| out.push(if c == b'\n' || keep_strings { c } else { b' ' });
     while i < b.len() {
         let c = b[i];
         let next = b.get(i + 1).copied().unwrap_or(0);
@@ -241,6 +252,9 @@ fn code_only(src: &str) -> String {
             && raw_string_start(&b[i..]).is_some()
         {
             let (prefix, hashes) = raw_string_start(&b[i..]).unwrap_or_default();
+            if keep_strings {
+                out.extend_from_slice(&b[i..i + prefix]);
+            }
             i += prefix;
             let end: Vec<u8> = std::iter::once(b'"')
                 .chain(std::iter::repeat_n(b'#', hashes))
@@ -249,17 +263,29 @@ fn code_only(src: &str) -> String {
                 blank(&mut out, b[i]);
                 i += 1;
             }
+            if keep_strings {
+                out.extend_from_slice(&end);
+            }
             i += end.len();
         } else if c == b'"' {
+            if keep_strings {
+                out.push(c);
+            }
             i += 1;
             while i < b.len() && b[i] != b'"' {
                 if b[i] == b'\\' {
+                    if keep_strings {
+                        out.push(b[i]);
+                    }
                     i += 1;
                 }
                 if i < b.len() {
                     blank(&mut out, b[i]);
                 }
                 i += 1;
+            }
+            if keep_strings && i < b.len() {
+                out.push(b'"');
             }
             i += 1;
         } else if c == b'\'' && (next == b'\\' || b.get(i + 2) == Some(&b'\'')) {
@@ -293,7 +319,7 @@ fn is_ident(c: u8) -> bool {
 }
 
 /// The source without its `#[cfg(test)]` items (a test module may use anything).
-fn without_tests(code: &str) -> String {
+pub(super) fn without_tests(code: &str) -> String {
     let mut code = code.to_string();
     while let Some(at) = code.find("#[cfg(test)]") {
         let b = code.as_bytes();
@@ -383,11 +409,11 @@ fn use_tree(s: &[u8], i: &mut usize) -> Vec<Vec<String>> {
     vec![vec![ident]]
 }
 
-type ModPath = Vec<String>;
+pub(super) type ModPath = Vec<String>;
 
 /// A crate's modules (path from the crate root → file), following `mod x;` declarations from
 /// the root file.
-fn modules_of(root_file: &Path) -> BTreeMap<ModPath, PathBuf> {
+pub(super) fn modules_of(root_file: &Path) -> BTreeMap<ModPath, PathBuf> {
     let mut found = BTreeMap::new();
     let mut todo = vec![(Vec::new(), root_file.to_path_buf())];
     while let Some((path, file)) = todo.pop() {
@@ -578,7 +604,7 @@ fn strongly_connected(graph: &BTreeMap<String, BTreeMap<String, String>>) -> Vec
     walk.groups
 }
 
-fn crate_root(dir: &str) -> PathBuf {
+pub(super) fn crate_root(dir: &str) -> PathBuf {
     let src = Path::new(ROOT).join(dir).join("src");
     let lib = src.join("lib.rs");
     if lib.is_file() {

@@ -375,7 +375,7 @@ fn install_synopsis() -> String {
         .map(|(a, _)| format!("`--{}`", a.as_str()))
         .collect();
     format!(
-        "```\n{}\n```\n\nNone of {} means every one of them.\n",
+        "```\n{}\n```\n\nWithout any of {}, install wires the clients this machine uses (below) and uninstall takes out every one; `--all` is every client.\n",
         lines.join("\n"),
         switches.join(", ")
     )
@@ -402,8 +402,8 @@ fn install_hooks_json() -> String {
     format!("```json\n{text}\n```\n")
 }
 
-/// A repository and a HOME in which `handover install` ran (every client, the project scope,
-/// no `--trust`), with what install printed.
+/// A repository and a HOME in which `handover install --all` ran (every client, the project
+/// scope, no `--trust`), with what install printed.
 struct Installed {
     repo: Repo,
     home: tempfile::TempDir,
@@ -413,7 +413,7 @@ struct Installed {
 fn installed() -> Installed {
     let repo = Repo::with_commit();
     let home = tempfile::tempdir().unwrap();
-    let printed = handover(&repo.path, home.path(), &["install"], None);
+    let printed = handover(&repo.path, home.path(), &["install", "--all"], None);
     Installed {
         repo,
         home,
@@ -436,10 +436,47 @@ impl Installed {
     }
 }
 
-/// docs/install.md: what `handover install` prints in a fresh repository.
+/// docs/install.md: what a bare `handover install` prints in a fresh repository on a machine
+/// with only Claude Code (its `~/.claude`; no other client's folder, and a PATH without the
+/// other clients' programs whatever this machine has).
 fn install_output() -> String {
-    let i = installed();
+    let repo = Repo::with_commit();
+    let home = tempfile::tempdir().unwrap();
+    std::fs::create_dir(home.path().join(".claude")).unwrap();
+    let mut cmd = repo::handover_command(&repo.path, &["install"]);
+    cmd.env("PATH", path_without_clients())
+        .env("HOME", home.path())
+        .env("CARGO_HOME", home.path().join(".cargo"))
+        .env("CODEX_HOME", home.path().join(".codex"))
+        .env("HANDOVER_AGENT", "claude");
+    let out = cmd.output().unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let i = Installed {
+        repo,
+        home,
+        printed: String::from_utf8(out.stdout).unwrap(),
+    };
     fenced(&i.shown(&i.printed))
+}
+
+/// [`path_with_the_tool`] without the directories that hold an AI coding client's program.
+fn path_without_clients() -> String {
+    let with = path_with_the_tool();
+    let kept: Vec<PathBuf> = std::env::split_paths(&with)
+        .filter(|d| {
+            handover_clients::ALL
+                .iter()
+                .all(|c| !d.join(c.executable()).exists())
+        })
+        .collect();
+    std::env::join_paths(kept)
+        .unwrap()
+        .to_string_lossy()
+        .into_owned()
 }
 
 /// docs/install.md: what a committed hook says at session start on a machine without

@@ -103,16 +103,6 @@ fn install_clients() -> Result<Clients, String> {
     let qwen = find("qwen")?;
     let copilot = find("copilot")?;
     let droid = find("droid")?;
-    let version = |bin: &Path| -> Result<String, String> {
-        let o = Command::new(bin)
-            .arg("--version")
-            .stdin(Stdio::null())
-            .output()
-            .map_err(|e| format!("{} --version: {e}", bin.display()))?;
-        // Copilot CLI adds an update hint after its version line: keep the first line.
-        let text = String::from_utf8_lossy(&o.stdout);
-        Ok(text.lines().next().unwrap_or_default().trim().to_string())
-    };
     // Namespaces need root or user namespaces; fail with the reason rather than mid-test.
     let mut unshare: Option<&'static [&'static str]> = None;
     let mut ns_errors = String::new();
@@ -137,6 +127,32 @@ fn install_clients() -> Result<Clients, String> {
         return Err(format!(
             "no loopback-only network namespace available:\n{ns_errors}{hint}"
         ));
+    };
+    // `--version` like every other client command: in the loopback-only namespace, with a HOME
+    // of its own (Gemini CLI writes `~/.gemini/projects.json`, Codex `~/.codex/tmp`) and Copilot
+    // CLI's unpacked copy where the runs keep it, so the real HOME is never written.
+    let version_home = tempfile::tempdir().map_err(|e| format!("a temporary HOME: {e}"))?;
+    let version = |bin: &Path| -> Result<String, String> {
+        let o = Command::new("unshare")
+            .args(unshare)
+            .args(["sh", "-c", "ip link set lo up && exec \"$0\" --version"])
+            .arg(bin)
+            .env("HOME", version_home.path())
+            .env("XDG_CONFIG_HOME", version_home.path().join(".config"))
+            .env("XDG_CACHE_HOME", version_home.path().join(".cache"))
+            .env("XDG_DATA_HOME", version_home.path().join(".local/share"))
+            .env("XDG_STATE_HOME", version_home.path().join(".local/state"))
+            .env("COPILOT_CACHE_HOME", super::run::copilot_cache(&copilot))
+            .env_remove("CODEX_HOME")
+            .env_remove("CLAUDE_CONFIG_DIR")
+            .env_remove("GEMINI_CLI_HOME")
+            .env_remove("COPILOT_HOME")
+            .stdin(Stdio::null())
+            .output()
+            .map_err(|e| format!("{} --version: {e}", bin.display()))?;
+        // Copilot CLI adds an update hint after its version line: keep the first line.
+        let text = String::from_utf8_lossy(&o.stdout);
+        Ok(text.lines().next().unwrap_or_default().trim().to_string())
     };
     let clients = Clients {
         claude_version: version(&claude)?,

@@ -19,17 +19,26 @@ pub const MODEL: &str = "custom:Fake-0";
 /// model, plus `extra` top-level members (e.g. `"compactionTokenLimit": 20000`, which moves its
 /// automatic compaction point; its default for a custom model is 250,000 input tokens).
 pub fn write_settings(home: &Path, extra: &str) {
+    write_settings_with_model(home, "", extra)
+}
+
+/// [`write_settings`], with `model_extra` members in the custom model's entry (e.g.
+/// `"maxContextLimit": 200000`, the model's declared window).
+pub fn write_settings_with_model(home: &Path, model_extra: &str, extra: &str) {
     let dir = home.join(".factory");
     std::fs::create_dir_all(&dir).expect("create ~/.factory");
-    let extra = if extra.is_empty() {
-        String::new()
-    } else {
-        format!(",\n  {extra}")
+    let more = |members: &str, sep: &str| {
+        if members.is_empty() {
+            String::new()
+        } else {
+            format!(",{sep}{members}")
+        }
     };
+    let (model_extra, extra) = (more(model_extra, " "), more(extra, "\n  "));
     std::fs::write(
         dir.join("settings.json"),
         format!(
-            "{{\n  \"customModels\": [\n    {{\"model\": \"fake-droid\", \"displayName\": \"Fake\", \"provider\": \"generic-chat-completion-api\", \"baseUrl\": \"http://127.0.0.1:{PORT}/v1\", \"apiKey\": \"sk-e2e-fake\"}}\n  ]{extra}\n}}\n"
+            "{{\n  \"customModels\": [\n    {{\"model\": \"fake-droid\", \"displayName\": \"Fake\", \"provider\": \"generic-chat-completion-api\", \"baseUrl\": \"http://127.0.0.1:{PORT}/v1\", \"apiKey\": \"sk-e2e-fake\"{model_extra}}}\n  ]{extra}\n}}\n"
         ),
     )
     .expect("write droid settings");
@@ -221,4 +230,48 @@ pub fn shell_commands_get_the_session_id() {
     assert_ne!(s1.session_id(), s2.session_id());
     seen(&s2);
     assert_eq!(sb.hook_errors(&[&s1, &s2]), Vec::<String>::new());
+}
+
+/// A custom model declared with a 200,000-token window (`maxContextLimit`): Droid keeps its own
+/// limit at 250,000 and compacts only when the provider refuses a request past the window, so
+/// the save reminder must come before the window. At 130,000 input tokens (65 % of the window,
+/// 52 % of Droid's limit) it arrives; the same run without the declared window stays below the
+/// first threshold.
+pub fn reminder_comes_before_a_declared_small_window() {
+    use super::fake_server::Turn;
+    use super::scenarios::REMIND;
+    let agent = Agent::Droid;
+    let reminders = |model_extra: &str| {
+        let sb = Sandbox::new(agent, Trust::Installed);
+        write_settings_with_model(&sb.home, model_extra, "");
+        let run = sb.run(
+            vec![
+                Turn::shell("echo step one").usage(130_000),
+                Turn::shell("echo step two").usage(130_500),
+                Turn::text("Done for now.").usage(131_000),
+            ],
+            RunOpts {
+                max_turns: 6,
+                default_usage: 131_500,
+                ..RunOpts::prompt("Work on the CSV export.")
+            },
+        );
+        assert_eq!(sb.hook_errors(&[&run]), Vec::<String>::new());
+        let counts: Vec<usize> = run
+            .conversation()
+            .iter()
+            .map(|r| count_in(r, REMIND))
+            .collect();
+        (counts, run.describe())
+    };
+    let (declared, described) = reminders("\"maxContextLimit\": 200000");
+    assert!(
+        declared.contains(&1),
+        "no save reminder at 65 % of the declared window (counts per request {declared:?}):\n{described}"
+    );
+    let (undeclared, described) = reminders("");
+    assert!(
+        undeclared.iter().all(|c| *c == 0),
+        "a reminder at 52 % of Droid's limit (counts per request {undeclared:?}):\n{described}"
+    );
 }

@@ -61,11 +61,17 @@ impl Reading {
     }
 }
 
-/// The window: what the transcript states, else the model's (the transcript's, else the
-/// input's), else the configured one (window.rs).
+/// The window: where the client's settings say it compacts (`Client::compaction_window`),
+/// else what the transcript states, else the model's (the transcript's, else the input's),
+/// else the configured one (window.rs).
 pub fn reading(call: &Call, usage: &Usage, configured_window: Option<u64>) -> Reading {
     let model = usage.model.as_deref().or(call.input.model.as_deref());
-    let window = window::resolve(usage.window, model, configured_window, usage.used_tokens);
+    let client = call.client();
+    let user_dir = client.user_dir(&handover_clients::UserDirs::from_env());
+    let stated = client
+        .compaction_window(user_dir.as_deref(), model)
+        .or(usage.window);
+    let window = window::resolve(stated, model, configured_window, usage.used_tokens);
     Reading {
         used_tokens: usage.used_tokens,
         window,

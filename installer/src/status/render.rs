@@ -3,6 +3,7 @@
 //! screen, the JSON and the problems cannot disagree.
 
 use super::*;
+use crate::wiring::gemini::files::FolderTrust;
 
 impl ScopeStatus {
     /// `claude project`, `codex user`: how lines and problems name this file.
@@ -101,9 +102,19 @@ impl ScopeStatus {
 }
 
 impl GeminiFacts {
+    /// In the words of the other clients' trust lines ([`trusted_folder_line`]).
     fn lines(&self, out: &mut Vec<String>) {
         if let Ok(trust) = &self.folder_trust {
-            out.push(format!("gemini: folder trust {}", trust.as_str()));
+            out.push(match trust {
+                FolderTrust::Trusted(rule) => format!("gemini: folder trusted ({rule})"),
+                FolderTrust::Distrusted(rule) => {
+                    format!("gemini: folder distrusted ({rule}: DO_NOT_TRUST)")
+                }
+                FolderTrust::Unknown => "gemini: folder not trusted".into(),
+                FolderTrust::Off => {
+                    "gemini: folder trust is off (Gemini CLI runs hooks in every folder)".into()
+                }
+            });
         }
     }
 

@@ -57,8 +57,24 @@ impl Wiring for DroidWiring {
         }
         let before = read_opt(&path)?;
         let added = trust_repo(&path, before.as_deref(), at.repo, &iso_now())?;
+        plan.trusts = added.1.kind == ChangeKind::Added;
         plan.edits.push(folder_trust_edit(path, before, added));
         Ok(plan)
+    }
+
+    /// The entry `--trust` added, when install recorded it (not where the user settings are
+    /// the repository's own, as install then wrote none).
+    fn plan_uninstall(
+        &self,
+        at: Place<'_>,
+        hooks: &FileEdit,
+        untrust: bool,
+    ) -> Result<Planned, EditError> {
+        let path = user_settings_path(at.homes);
+        let untrust = untrust && canonical(&path) != canonical(&hooks.path);
+        super::folder_untrust_edit(path, untrust, |path, text| {
+            untrust_repo(path, text, at.repo)
+        })
     }
 
     fn status_facts(&self, at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
@@ -155,6 +171,39 @@ pub fn trust_repo(
     Ok((
         Some(json_layout::render(&doc, &layout)),
         Change::new(ChangeKind::Added, what),
+    ))
+}
+
+/// The user settings without the `trustedFolders` entry `--trust` added for `repo` (uninstall,
+/// when install recorded that it added it: manifest.rs); an object left empty goes with it.
+/// Every other key and the layout kept; unchanged when the entry is gone.
+pub fn untrust_repo(
+    path: &Path,
+    text: &str,
+    repo: &Path,
+) -> Result<(Option<String>, Change), EditError> {
+    let folder = canonical(repo).to_string_lossy().into_owned();
+    let what = format!("trust {folder} (trustedFolders, added by handover install --trust)");
+    let mut doc = parse(path, text)?;
+    let top = json_layout::top_object(path, &mut doc)?;
+    let Some(folders) = top.get_mut("trustedFolders").and_then(Value::as_object_mut) else {
+        return Ok((
+            Some(text.to_string()),
+            Change::new(ChangeKind::Unchanged, what),
+        ));
+    };
+    if folders.remove(&folder).is_none() {
+        return Ok((
+            Some(text.to_string()),
+            Change::new(ChangeKind::Unchanged, what),
+        ));
+    }
+    if folders.is_empty() {
+        top.remove("trustedFolders");
+    }
+    Ok((
+        Some(json_layout::render(&doc, &Layout::detect(text))),
+        Change::new(ChangeKind::Removed, what),
     ))
 }
 

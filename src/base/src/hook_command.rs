@@ -6,7 +6,7 @@
 //! One rule for everyone who asks "is this ours": the installer's editors and `status`, the
 //! Codex trust step, and the plugin's "never twice" check in the hook executables.
 
-use crate::hook_exe::LAUNCHER;
+use crate::hook_exe::{EARLIER_LAUNCHERS, LAUNCHER};
 use crate::HookExe;
 
 /// What a hook command is to us. This is the ONE definition of "ours"; every editor, `status`
@@ -227,9 +227,11 @@ fn flags(mut words: &[Word]) -> Option<(Option<String>, Option<String>)> {
     words.is_empty().then_some((agent, event))
 }
 
-/// `sh -c '<LAUNCHER>'` at the start of `words`, the launcher exactly as we write it.
+/// `sh -c '<LAUNCHER>'` at the start of `words`, the launcher exactly as we write it or as an
+/// earlier version wrote it ([`EARLIER_LAUNCHERS`]: then the command is ours, out of date).
 fn is_launcher(words: &[Word]) -> bool {
-    matches!(words, [sh, c, script, ..] if sh.value == "sh" && c.value == "-c" && script.value == LAUNCHER)
+    matches!(words, [sh, c, script, ..] if sh.value == "sh" && c.value == "-c"
+        && (script.value == LAUNCHER || EARLIER_LAUNCHERS.contains(&script.value.as_str())))
 }
 
 /// One of our executables' names standing as a word of its own anywhere in the command (after a
@@ -408,7 +410,13 @@ mod tests {
         let hint = run(HookExe::SessionStart, &base_path, &nowhere);
         let v: std::collections::BTreeMap<String, String> = parse_flat_json(&hint);
         assert_eq!(v.keys().collect::<Vec<_>>(), ["systemMessage"], "{hint}");
-        assert!(v["systemMessage"].contains("cargo install --locked handover"));
+        let said = v["systemMessage"].as_str();
+        assert!(
+            said.contains("cargo install --locked --path <that checkout>")
+                && said.contains("docs/install.md")
+                && !said.contains("install --locked handover"),
+            "{said}"
+        );
     }
 
     /// `{"k": "v"}` on one line (the hint), without a JSON dependency in this crate.

@@ -49,7 +49,7 @@ pub const TIMEOUT_SECS: u64 = 10;
 ///
 /// Recognised by its exact text (hook_command::recognise): changing one byte of it makes
 /// every committed install "out of date" until `handover install` runs again, so keep it
-/// stable. It holds no single quote (it is single-quoted in the command) and no backslash
+/// stable, and when it must change, move the old text to [`EARLIER_LAUNCHERS`]. It holds no single quote (it is single-quoted in the command) and no backslash
 /// pair (fish, a login shell Codex may use, reads `\\` inside single quotes).
 pub const LAUNCHER: &str = concat!(
     "e=$0; c=${CARGO_HOME:-$HOME/.cargo}/bin/$e; ",
@@ -57,9 +57,26 @@ pub const LAUNCHER: &str = concat!(
     "elif [ -x \"$c\" ]; then exec \"$c\" \"$@\"; fi; ",
     "[ \"$e\" != handover-session-start ] || echo \"{\\\"systemMessage\\\": \\\"",
     "handover is set up in this repository but not installed on this machine, so its hooks do nothing. ",
-    "To use it: cargo install --locked handover, then start a new session.",
+    "To use it: get the source of handover (ask whoever set it up here), ",
+    "run cargo install --locked --path <that checkout> (its docs/install.md says more), ",
+    "then start a new session.",
     "\\\"}\"; exit 0"
 );
+
+/// The launcher texts earlier versions wrote, still recognised as ours (hook_command::recognise)
+/// so that a committed install made with one is updated in place by the next `handover install`
+/// and `status` calls it out of date, instead of taking it for a user's own command and adding
+/// a second hook beside it. Oldest first.
+pub const EARLIER_LAUNCHERS: [&str; 1] = [concat!(
+    "e=$0; c=${CARGO_HOME:-$HOME/.cargo}/bin/$e; ",
+    "if command -v \"$e\" >/dev/null 2>&1; then exec \"$e\" \"$@\"; ",
+    "elif [ -x \"$c\" ]; then exec \"$c\" \"$@\"; fi; ",
+    "[ \"$e\" != handover-session-start ] || echo \"{\\\"systemMessage\\\": \\\"",
+    "handover is set up in this repository but not installed on this machine, so its hooks do nothing. ",
+    // An unpublished crate's name: the advice failed (or would install a stranger's crate).
+    "To use it: cargo install --locked handover, then start a new session.",
+    "\\\"}\"; exit 0"
+)];
 
 /// The command a client runs for `exe`, the same on every machine: no path of the machine
 /// that installed it, so a committed settings file works for every teammate (and does

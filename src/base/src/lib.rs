@@ -5,7 +5,9 @@
 //!   is told to run handover itself ([`handover_command`]);
 //! - [`atomic`] file replacement and the [`clock`], which the core and the installer both need;
 //! - [`text`]: positions for error messages, shortening at a word boundary;
-//! - the [`read_gate`] every read of a file a repository or a hook's input controls goes through.
+//! - the [`read_gate`] every read of a file a repository or a hook's input controls goes through;
+//! - [`git_process`]: the one way a `git` process is started, so that none runs a program a
+//!   repository's configuration names.
 //!
 //! Standard library only (and libc's open flags on Unix): nothing here may pull a dependency
 //! into the hook executables.
@@ -13,6 +15,7 @@
 pub mod agent;
 pub mod atomic;
 pub mod clock;
+pub mod git_process;
 pub mod handover_command;
 pub mod hook_command;
 pub mod hook_exe;

@@ -59,6 +59,14 @@ fn flags_parse() {
     assert!(Cli::try_parse_from(["handover", "install", "--scope", "global"]).is_err());
 }
 
+/// `--all`: the tests that wire every client (a bare install wires the clients found).
+fn every_client() -> Selection {
+    Selection {
+        all: true,
+        ..Default::default()
+    }
+}
+
 fn setup() -> (tempfile::TempDir, PathBuf, Environment) {
     let tmp = tempfile::tempdir().unwrap();
     let root = tmp.path().canonicalize().unwrap();
@@ -119,7 +127,7 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
     assert_eq!(code, ExitCode::SUCCESS, "{out}");
     assert_eq!(*guarded.borrow(), vec![repo.clone()]);
     assert!(
-        out.contains(".gitignore: added the handover block"),
+        out.contains(".git/info/exclude: added the handover block"),
         "{out}"
     );
     assert!(out.contains("git rm --cached handover.md"), "{out}");
@@ -215,7 +223,7 @@ fn dry_run_skips_the_guard_and_missing_hooks_fail_with_install_advice() {
     let code = super::run_install_with(
         &InstallArgs {
             selection: Selection {
-                clients: ClientFlags(vec![]),
+                all: true,
                 dry_run: true,
                 ..Default::default()
             },
@@ -235,7 +243,10 @@ fn dry_run_skips_the_guard_and_missing_hooks_fail_with_install_advice() {
 
     env.exe_dir = Some(PathBuf::from("/nonexistent"));
     let err = super::run_install_with(
-        &InstallArgs::default(),
+        &InstallArgs {
+            selection: every_client(),
+            ..Default::default()
+        },
         &repo,
         &env,
         &mut Vec::new(),
@@ -290,10 +301,10 @@ fn trust_without_codex_fails_before_writing() {
     assert!(left.is_empty(), "{left:?}");
 }
 
-/// A read-only `.gitignore` the guard would have to write stops the install before any settings
-/// file is written (the guard runs after the installer's files).
+/// A read-only exclude file the guard would have to write stops the install before any
+/// settings file is written (the guard runs after the installer's files).
 #[test]
-fn a_read_only_gitignore_stops_the_install_before_the_first_write() {
+fn a_read_only_exclude_file_stops_the_install_before_the_first_write() {
     use std::os::unix::fs::PermissionsExt;
     let (_tmp, repo, env) = setup();
     assert!(std::process::Command::new("git")
@@ -302,9 +313,9 @@ fn a_read_only_gitignore_stops_the_install_before_the_first_write() {
         .status()
         .unwrap()
         .success());
-    let gitignore = repo.join(".gitignore");
-    std::fs::write(&gitignore, "target/\n").unwrap();
-    std::fs::set_permissions(&gitignore, std::fs::Permissions::from_mode(0o444)).unwrap();
+    let exclude = repo.join(".git/info/exclude");
+    std::fs::write(&exclude, "target/\n").unwrap();
+    std::fs::set_permissions(&exclude, std::fs::Permissions::from_mode(0o444)).unwrap();
     let guard =
         |_: &Path| -> anyhow::Result<(GuardStatus, bool)> { panic!("the guard must not run") };
     let err = super::run_install_with(
@@ -323,7 +334,7 @@ fn a_read_only_gitignore_stops_the_install_before_the_first_write() {
     .unwrap_err();
     assert!(
         err.to_string()
-            .contains(".gitignore: is read-only (mode 444)"),
+            .contains(".git/info/exclude: is read-only (mode 444)"),
         "{err}"
     );
     assert!(!repo.join(".claude").exists());
@@ -466,6 +477,7 @@ fn a_second_machine_reinstalling_changes_nothing_and_old_absolute_entries_are_up
     let (_tmp, repo, first) = setup();
     // The old install: the absolute paths of the first machine.
     let old = InstallArgs {
+        selection: every_client(),
         hooks_dir: first.exe_dir.clone(),
         ..Default::default()
     };
@@ -554,6 +566,7 @@ fn hooks_dir_must_hold_the_executables_and_stays_out_of_shared_files_when_person
     };
     let err = super::run_install_with(
         &InstallArgs {
+            selection: every_client(),
             hooks_dir: Some(empty.clone()),
             ..Default::default()
         },
@@ -574,6 +587,7 @@ fn hooks_dir_must_hold_the_executables_and_stays_out_of_shared_files_when_person
     with_path.cwd = env.homes.home.clone();
     let err = super::run_install_with(
         &InstallArgs {
+            selection: every_client(),
             hooks_dir: Some(PathBuf::from(".cargo/bin")),
             ..Default::default()
         },
@@ -626,4 +640,100 @@ fn client_switches_come_from_the_registry_and_name_clients_in_its_order() {
     assert!(u.selection.clients.0.is_empty());
     assert_eq!(super::and_list(&["a"], "and"), "a");
     assert_eq!(super::and_list(&["a", "b", "c"], "or"), "a, b or c");
+}
+
+/// A bare install wires the clients this machine uses (here Claude Code's folder and a `qwen`
+/// program on PATH), ends with one line naming the others and `--all`, and takes `--trust`
+/// without Codex on PATH; with nothing found it is refused, nothing written.
+#[test]
+fn a_bare_install_wires_the_clients_found_and_names_the_others() {
+    let (_tmp, repo, mut env) = setup();
+    let args = |trust| InstallArgs {
+        trust,
+        ..Default::default()
+    };
+    let (code, _) = install_quietly(&args(false), &repo, &env);
+    assert_eq!(code, ExitCode::from(2), "nothing found: refused");
+    assert!(
+        std::fs::read_dir(&repo).unwrap().next().is_none(),
+        "nothing written"
+    );
+    // `--all` and a switch exclude each other.
+    assert!(Cli::try_parse_from(["handover", "install", "--all", "--claude"]).is_err());
+
+    std::fs::create_dir_all(env.homes.home.join(".claude")).unwrap();
+    let programs = env.cwd.join("programs");
+    std::fs::create_dir_all(&programs).unwrap();
+    std::fs::write(programs.join("qwen"), "#!/bin/sh\n").unwrap();
+    use std::os::unix::fs::PermissionsExt;
+    std::fs::set_permissions(
+        programs.join("qwen"),
+        std::fs::Permissions::from_mode(0o755),
+    )
+    .unwrap();
+    env.path_var = Some(programs.into_os_string());
+    let (code, out) = install_quietly(&args(true), &repo, &env);
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    let mut written: Vec<String> = snapshot_files(&repo)
+        .into_iter()
+        .map(|(p, _)| p.strip_prefix(&repo).unwrap().display().to_string())
+        .collect();
+    written.sort();
+    assert_eq!(
+        written,
+        [
+            ".claude/settings.json",
+            ".qwen/settings.json",
+            "AGENTS.md",
+            "CLAUDE.md"
+        ]
+    );
+    assert!(
+        out.contains("note: --trust had nothing to do: Claude Code and Qwen Code run the hooks they find without a trust record"),
+        "{out}"
+    );
+    let last = out.lines().last().unwrap();
+    assert!(
+        last.starts_with("clients: Claude Code (~/.claude) and Qwen Code (")
+            && last.ends_with(
+                "left out, not found on this machine: Codex, Gemini CLI, GitHub Copilot CLI and Factory Droid. Add --codex, --gemini, --copilot or --droid to wire one too, or --all for every client"
+            ),
+        "{out}"
+    );
+}
+
+/// A committed install whose hooks an earlier version wrote (the launcher that told teammates
+/// to install an unpublished crate) is updated in place: the same bytes as a fresh install,
+/// no second hook beside the old one.
+#[test]
+fn hooks_with_an_earlier_launcher_are_updated_in_place() {
+    let (_tmp, repo, env) = setup();
+    let claude = InstallArgs {
+        selection: Selection {
+            clients: ClientFlags(vec![Agent::Claude]),
+            ..Default::default()
+        },
+        ..Default::default()
+    };
+    let (code, out) = install_quietly(&claude, &repo, &env);
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    let settings = repo.join(".claude/settings.json");
+    let fresh = std::fs::read_to_string(&settings).unwrap();
+    let in_json = |text: &str| {
+        let quoted = serde_json::to_string(text).unwrap();
+        quoted[1..quoted.len() - 1].to_string()
+    };
+    let old = fresh.replace(
+        &in_json(handover_base::hook_exe::LAUNCHER),
+        &in_json(handover_base::hook_exe::EARLIER_LAUNCHERS[0]),
+    );
+    assert_ne!(old, fresh);
+    std::fs::write(&settings, &old).unwrap();
+    let (code, out) = install_quietly(&claude, &repo, &env);
+    assert_eq!(code, ExitCode::SUCCESS, "{out}");
+    assert!(
+        out.contains(".claude/settings.json: changed (8 updated)"),
+        "{out}"
+    );
+    assert_eq!(std::fs::read_to_string(&settings).unwrap(), fresh);
 }

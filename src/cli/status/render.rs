@@ -1,10 +1,18 @@
 //! The `handover status` screen, drawn from the gathered [`StatusReport`] and nothing else.
 
 use super::*;
+use handover_core::sanitize::{quote, token};
 
 impl StatusReport {
     pub(super) fn render(&self) -> String {
         let mut out = String::new();
+        if !self.guard.in_git {
+            let _ = writeln!(
+                out,
+                "not in a git repository: {} (see below)",
+                one_line(&self.root)
+            );
+        }
         let h = &self.handoff;
         match (h.present, &h.id) {
             _ if h.refused.is_some() => {
@@ -23,13 +31,14 @@ impl StatusReport {
                 );
             }
             (true, Some(id)) => {
-                // Text from the handoff: one line each, no control characters.
+                // Values from the handoff (anyone's text): the id and time as is when of our
+                // shape, else quoted; the goal quoted.
                 let _ = writeln!(
                     out,
                     "handoff: {} written {} — goal: {}",
-                    one_line(id),
-                    one_line(h.created_at.as_deref().unwrap_or("")),
-                    one_line(h.goal.as_deref().unwrap_or(""))
+                    token(id),
+                    token(h.created_at.as_deref().unwrap_or("")),
+                    quote(h.goal.as_deref().unwrap_or(""))
                 );
                 if let Some(note) = &h.recovered_note {
                     let _ = writeln!(out, "  recovered: {}", one_line(note));
@@ -67,7 +76,6 @@ impl StatusReport {
             0 => String::new(),
             n => format!("; {n} foreign (not written by handover in this working tree: never shown to agents; `handover boot` lists them)"),
         };
-        let quote = handover_core::record::text::quote;
         match self.records.iter().find(|r| r.foreign.is_empty()) {
             None if self.records.is_empty() => out.push_str("session records: none\n"),
             None => {
@@ -92,13 +100,15 @@ impl StatusReport {
         }
         let _ = writeln!(
             out,
-            ".gitignore guard: {}",
+            "private: {}",
             if self.guard.present {
-                "present (handover.md and .handover/ stay private)"
+                "yes (git ignores handover.md and .handover/)"
+            } else if !self.guard.in_git {
+                "no git repository here (see below)"
             } else if self.guard.problem.is_some() {
-                "NOT EFFECTIVE (see below)"
+                "NO (see below)"
             } else {
-                "absent"
+                "no"
             }
         );
         if !self.guard.tracked.is_empty() {
@@ -106,6 +116,13 @@ impl StatusReport {
         }
         for line in self.agents.lines() {
             let _ = writeln!(out, "{line}");
+        }
+        if !self.uncommitted_wiring.is_empty() {
+            let _ = writeln!(
+                out,
+                "not committed yet: {} (commit them: the hooks then reach everyone who clones the repository, and handoffs stop listing them among a session's changes)",
+                self.uncommitted_wiring.join(", ")
+            );
         }
         if self.problems.is_empty() {
             out.push_str("No problems found.\n");

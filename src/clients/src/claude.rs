@@ -73,6 +73,10 @@ impl Client for Claude {
         "Claude Code"
     }
 
+    fn executable(&self) -> &'static str {
+        "claude"
+    }
+
     fn fresh_session(&self) -> &'static str {
         "`/clear` in Claude Code"
     }

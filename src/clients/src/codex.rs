@@ -58,6 +58,10 @@ impl Client for Codex {
         "Codex"
     }
 
+    fn executable(&self) -> &'static str {
+        "codex"
+    }
+
     fn fresh_session(&self) -> &'static str {
         "`/new` in Codex"
     }
@@ -118,6 +122,13 @@ impl Client for Codex {
 
     fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
         transcript::newest_usage(tail, at_file_start, fullness_of_line)
+    }
+
+    /// Interactive Codex runs no hook at `/exit` or Ctrl-C: its background `app-server`
+    /// reports the thread's SessionEnd about a minute after it is left (the record then gets
+    /// its end). `codex exec` reports its end at once.
+    fn late_end(&self) -> Option<&'static str> {
+        Some("Codex reports the end of an interactive session about a minute after it is quit or left; a killed one never reports it")
     }
 
     fn compaction_percent(

@@ -77,6 +77,10 @@ impl Client for Copilot {
         "GitHub Copilot CLI"
     }
 
+    fn executable(&self) -> &'static str {
+        "copilot"
+    }
+
     /// No postCompact: the handoff comes back through the next prompt or tool result after a
     /// preCompact (the hooks arm that).
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {

@@ -12,7 +12,9 @@
 //!   succeed: a failing command reaches the session record from the transcript alone.
 //! - Compaction: when the last request's input tokens pass its compaction limit
 //!   (`compactionTokenLimit` in `~/.factory/settings.json`, per model
-//!   `compactionTokenLimitPerModel`; for a custom model 250,000 unless set) Droid summarizes the
+//!   `compactionTokenLimitPerModel`; for a custom model 250,000 unless set), or when the
+//!   provider refuses a request past a smaller window (a custom model's `maxContextLimit`,
+//!   which Droid never compares with its limit: [`compaction_point`]) Droid summarizes the
 //!   history right after the tool calls' PostToolUse. That automatic path runs NO hook (only a
 //!   manual `/compact` runs PreCompact), and no SessionStart follows: the transcript's
 //!   `compaction_state` line is the only sign ([`Client::compacted_at_ms`]); the handoff comes
@@ -77,6 +79,10 @@ impl Client for Droid {
 
     fn display_name(&self) -> &'static str {
         "Factory Droid"
+    }
+
+    fn executable(&self) -> &'static str {
+        "droid"
     }
 
     fn fresh_session(&self) -> &'static str {
@@ -190,17 +196,14 @@ impl Client for Droid {
     }
 
     /// Droid compacts at a token limit, not a share of a window: the watch measures against
-    /// [`DEFAULT_COMPACTION_LIMIT`], so a lower `compactionTokenLimit` in the user's settings
-    /// is that share of it.
-    fn compaction_percent(
-        &self,
-        _project: Option<&Path>,
-        user_dir: Option<&Path>,
-        window: u64,
-    ) -> Option<u8> {
-        let limit = compaction_limit(user_dir?)?;
-        let percent = limit.saturating_mul(100) / window.max(1);
-        (percent < 100).then(|| percent.max(1) as u8)
+    /// that limit ([`Client::compaction_window`]), so there is no earlier point to move to.
+    fn compaction_percent(&self, _: Option<&Path>, _: Option<&Path>, _: u64) -> Option<u8> {
+        None
+    }
+
+    /// Where Droid compacts for the model in use ([`compaction_point`]).
+    fn compaction_window(&self, user_dir: Option<&Path>, model: Option<&str>) -> Option<u64> {
+        compaction_point(user_dir?, model)
     }
 
     fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
@@ -255,16 +258,54 @@ impl Client for Droid {
 /// Settings files are small; a huge one is not read.
 const SETTINGS_MAX_BYTES: u64 = 1 << 20;
 
-/// `compactionTokenLimit` in Droid's user settings, if set to a positive number. Its settings
-/// may hold comments (Droid reads JSONC): such a file counts as unset here.
-pub fn compaction_limit(user_dir: &Path) -> Option<u64> {
+/// Where Droid compacts a request for `model`, in input tokens; None when its settings cannot
+/// be read (the transcript's reading then says [`DEFAULT_COMPACTION_LIMIT`]). Droid 0.225.2 (`getCompactionTokenLimitForModel`, and its retry on a context-length error):
+/// - its limit is `compactionTokenLimitPerModel[<model id>]`, else `compactionTokenLimit`,
+///   else 250,000 for a custom model;
+/// - a custom model's declared window (`maxContextLimit`) is never compared with it: a request
+///   past that window is sent, the provider refuses it ("context_length_exceeded"), and only
+///   then does Droid compact and retry. Seen with the real client: a model declared with
+///   200,000 sent a request at 210,000 input tokens uncompacted, and compacted on the refusal.
+///   So that window is where the compaction comes, when it is the smaller.
+///
+/// Its settings may hold comments (Droid reads JSONC): such a file counts as unset here.
+pub fn compaction_point(user_dir: &Path, model: Option<&str>) -> Option<u64> {
     use handover_base::read_gate::{self, Links};
     let file = user_dir.join("settings.json");
     let text = read_gate::read_to_string(&file, Links::Follow, SETTINGS_MAX_BYTES).ok()??;
     let v: Value = serde_json::from_str(&text).ok()?;
-    v.get("compactionTokenLimit")
-        .and_then(Value::as_u64)
-        .filter(|l| *l > 0)
+    let positive = |x: Option<&Value>| x.and_then(Value::as_u64).filter(|l| *l > 0);
+    let per_model = model.and_then(|m| positive(v.get("compactionTokenLimitPerModel")?.get(m)));
+    let limit = per_model
+        .or_else(|| positive(v.get("compactionTokenLimit")))
+        .unwrap_or(DEFAULT_COMPACTION_LIMIT);
+    let window = model.and_then(|m| declared_window(&v, m));
+    Some(window.map_or(limit, |w| w.min(limit)))
+}
+
+/// The `maxContextLimit` of the custom model Droid names `id`: Droid names the custom models
+/// of its settings `custom:<displayName (else model), spaces made ->-<n>`, `n` counting the
+/// models of the same name before it (0.225.2).
+fn declared_window(settings: &Value, id: &str) -> Option<u64> {
+    let models = settings.get("customModels")?.as_array()?;
+    let mut seen: Vec<String> = Vec::new();
+    for m in models {
+        let name = str_of(m, "displayName")
+            .or_else(|| str_of(m, "model"))
+            .unwrap_or_default()
+            .split_whitespace()
+            .collect::<Vec<_>>()
+            .join("-");
+        let n = seen.iter().filter(|s| **s == name).count();
+        if format!("custom:{name}-{n}") == id {
+            return m
+                .get("maxContextLimit")
+                .and_then(Value::as_u64)
+                .filter(|l| *l > 0);
+        }
+        seen.push(name);
+    }
+    None
 }
 
 // ---- Transcript facts ----
@@ -625,19 +666,62 @@ mod tests {
     }
 
     #[test]
-    fn a_lower_compaction_limit_moves_the_point_below_the_default() {
+    fn a_compaction_limit_in_the_settings_is_the_window_measured_against() {
         let dir = tempfile::tempdir().unwrap();
-        let w = DEFAULT_COMPACTION_LIMIT;
-        assert_eq!(Droid.compaction_percent(None, Some(dir.path()), w), None);
+        let at = |model: Option<&str>| Droid.compaction_window(Some(dir.path()), model);
+        assert_eq!(at(None), None, "no settings file");
         let write = |text: &str| std::fs::write(dir.path().join("settings.json"), text).unwrap();
+        write(r#"{"customModels": []}"#);
+        assert_eq!(at(None), Some(DEFAULT_COMPACTION_LIMIT));
         write(r#"{"customModels": [], "compactionTokenLimit": 20000}"#);
-        assert_eq!(Droid.compaction_percent(None, Some(dir.path()), w), Some(8));
+        assert_eq!(at(None), Some(20_000));
         write(r#"{"compactionTokenLimit": 400000}"#);
-        assert_eq!(Droid.compaction_percent(None, Some(dir.path()), w), None);
+        assert_eq!(at(None), Some(400_000));
         // Droid reads comments; a file with them counts as unset here, never an error.
         write("{\n  // mine\n  \"compactionTokenLimit\": 20000\n}");
-        assert_eq!(Droid.compaction_percent(None, Some(dir.path()), w), None);
-        assert_eq!(Droid.compaction_percent(None, None, w), None);
+        assert_eq!(at(None), None);
+        assert_eq!(Droid.compaction_window(None, None), None);
+        assert_eq!(Droid.compaction_percent(None, Some(dir.path()), 1), None);
+    }
+
+    #[test]
+    fn the_limit_for_the_model_in_use_wins_over_the_general_one() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("settings.json"),
+            r#"{"compactionTokenLimit": 200000, "compactionTokenLimitPerModel": {"custom:Fake-0": 50000}}"#,
+        )
+        .unwrap();
+        let at = |model| compaction_point(dir.path(), model);
+        assert_eq!(at(Some("custom:Fake-0")), Some(50_000));
+        assert_eq!(at(Some("custom:Other-0")), Some(200_000));
+        assert_eq!(at(None), Some(200_000));
+    }
+
+    /// Droid never compares a custom model's `maxContextLimit` with its limit: it sends the
+    /// request, the provider refuses it, and it compacts then. The declared window is where the
+    /// compaction comes when it is the smaller (a model declared with 200,000: 130,000 tokens
+    /// used is 65 % of it, where it was 52 % of the default limit and no reminder).
+    #[test]
+    fn a_custom_models_declared_window_below_the_limit_is_the_point() {
+        let dir = tempfile::tempdir().unwrap();
+        std::fs::write(
+            dir.path().join("settings.json"),
+            r#"{"customModels": [
+                {"model": "a", "displayName": "Fake", "maxContextLimit": 100000},
+                {"model": "b", "displayName": "Fake", "maxContextLimit": 200000},
+                {"model": "my big model", "maxContextLimit": 1000000},
+                {"model": "c", "displayName": "  Two  words ", "maxContextLimit": 64000}
+            ]}"#,
+        )
+        .unwrap();
+        let at = |model| Droid.compaction_window(Some(dir.path()), Some(model));
+        assert_eq!(at("custom:Fake-0"), Some(100_000));
+        assert_eq!(at("custom:Fake-1"), Some(200_000));
+        // A window above Droid's limit: Droid compacts at its limit first.
+        assert_eq!(at("custom:my-big-model-0"), Some(DEFAULT_COMPACTION_LIMIT));
+        assert_eq!(at("custom:Two-words-0"), Some(64_000));
+        assert_eq!(at("custom:Unknown-0"), Some(DEFAULT_COMPACTION_LIMIT));
     }
 
     #[test]

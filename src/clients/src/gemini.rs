@@ -77,6 +77,10 @@ impl Client for Gemini {
         "Gemini CLI"
     }
 
+    fn executable(&self) -> &'static str {
+        "gemini"
+    }
+
     fn fresh_session(&self) -> &'static str {
         "`/clear` in Gemini CLI"
     }

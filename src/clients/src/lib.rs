@@ -54,6 +54,10 @@ pub trait Client: Sync {
     /// The name users know it by, for messages and `handover status` ("Claude Code").
     fn display_name(&self) -> &'static str;
 
+    /// The name of the program users start it with (`claude`, `codex`, ...): found on PATH, it
+    /// is one of the signs that this machine uses the client (the installer's `detect`).
+    fn executable(&self) -> &'static str;
+
     // ---- Events: which of our hooks runs on which of its events ----
 
     /// The client's name for `event`; None when the client has no such event (then none of
@@ -244,6 +248,21 @@ pub trait Client: Sync {
     /// A larger variant of its models that the model name marks (Claude Code's `[1m]`), and
     /// whose window a usage beyond the table's means.
     fn large_variant(&self) -> Option<LargeVariant> {
+        None
+    }
+
+    /// Why a session of this client may have no end recorded yet although it was quit
+    /// normally, in a few words for the record's "how it ended" (its own words, never a
+    /// record's). None: an end is reported at quit, so a missing one means killed or still open.
+    fn late_end(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The number of tokens a reading of `model` is measured against when the client's own
+    /// settings say where it compacts, in tokens rather than as a share of a window (Factory
+    /// Droid); it then stands for what the transcript would state. `user_dir` as for
+    /// [`Client::compaction_percent`]. None: no such setting.
+    fn compaction_window(&self, _user_dir: Option<&Path>, _model: Option<&str>) -> Option<u64> {
         None
     }
 

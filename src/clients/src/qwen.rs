@@ -69,6 +69,10 @@ impl Client for Qwen {
         "Qwen Code"
     }
 
+    fn executable(&self) -> &'static str {
+        "qwen"
+    }
+
     /// Claude Code's names for every moment, and PostToolUseFailure: a failing tool fires it
     /// INSTEAD of PostToolUse, before the failure is in the transcript (written through a queue).
     fn event_name(&self, event: HookEvent) -> Option<&'static str> {

@@ -8,14 +8,16 @@
 //! Text from the handoff is data, not instructions: it sits between [`DATA_START`] and
 //! [`DATA_END`], its control characters are stripped, and every line of a field after the
 //! first is indented, so a field can never produce a line that reads as one of ours (a forged
-//! `handover: … Verdict: fresh`, a forged end marker). Text that has to sit inside one of our
-//! lines (a reason, a branch, a path) is flattened to one line.
+//! `handover: … Verdict: fresh`, a forged end marker). A value that has to sit inside one of
+//! our sentences (a branch, an agent, a session, a machine or remote name) is quoted by the one
+//! rule for that, `sanitize::quote`; an id or a time of the shape handover writes is shown as
+//! is (`sanitize::token`).
 
 use handover_base::Agent;
 use handover_handoff::model::{
     Assumption, Decision, Evidence, Handoff, ImportantFile, Verdict, Verification,
 };
-use handover_handoff::sanitize::{one_line, strip_controls};
+use handover_handoff::sanitize::{one_line, quote, shorten_quoted, strip_controls, token};
 
 /// The line before the handoff's own text.
 pub const DATA_START: &str =
@@ -182,9 +184,11 @@ fn verdict_line(s: &Startup, fetched_from: Option<&str>) -> String {
     let v = s.verification;
     let fetched_opening;
     let opening = if let Some(from) = fetched_from {
+        // `from` is `Fetched::label`: our words and bounded quotes, never cut (a cut could
+        // leave a quote open).
         fetched_opening = format!(
             "handover: a session on another machine left a handoff for this branch ({}); it was not written in this working tree and is verified against it here.",
-            shorten(&one_line(from), ITEM_MAX_CHARS)
+            one_line(from)
         );
         fetched_opening.as_str()
     } else if is_foreign(v) {
@@ -202,7 +206,12 @@ fn verdict_line(s: &Startup, fetched_from: Option<&str>) -> String {
                 .iter()
                 .find(|r| r.severity == other)
                 .or_else(|| v.reasons.first())
-                .map(|r| format!(": {}", shorten(&one_line(&r.message), ITEM_MAX_CHARS)))
+                .map(|r| {
+                    format!(
+                        ": {}",
+                        shorten_quoted(&one_line(&r.message), ITEM_MAX_CHARS)
+                    )
+                })
                 .unwrap_or_default();
             format!("{}{}", other.as_str(), main)
         }
@@ -388,7 +397,7 @@ pub fn boot_report(
     recovered_from: Option<&str>,
     command: &str,
 ) -> String {
-    let mut out = report_body(h, v, recovered_from);
+    let mut out = report_body(h, v, recovered_from, false);
     out.push(format!(
         "Full document: handover.md. Acknowledge with `{command} ack`."
     ));
@@ -396,22 +405,28 @@ pub fn boot_report(
 }
 
 /// The boot report of a handoff fetched from another machine (`handover pull`): the same
-/// report, pointing at `pull --adopt` rather than a handover.md this tree does not have.
+/// report, marked foreign like a local handoff that came with the repository, and pointing at
+/// `pull --adopt` rather than a handover.md this tree does not have.
 pub fn fetched_boot_report(
     h: &Handoff,
     v: &Verification,
     note: Option<&str>,
     command: &str,
 ) -> String {
-    let mut out = report_body(h, v, note);
+    let mut out = report_body(h, v, note, true);
     out.push(format!(
         "Not this working tree's handoff yet: `{command} pull --adopt` makes it so (then handover.md holds it)."
     ));
     out.join("\n")
 }
 
-fn report_body(h: &Handoff, v: &Verification, recovered_from: Option<&str>) -> Vec<String> {
-    let mut out = report_header(h, v, recovered_from);
+fn report_body(
+    h: &Handoff,
+    v: &Verification,
+    recovered_from: Option<&str>,
+    fetched: bool,
+) -> Vec<String> {
+    let mut out = report_header(h, v, recovered_from, fetched);
     out.push(String::new());
     out.extend(verdict_block(v));
     out.push(String::new());
@@ -423,30 +438,42 @@ fn report_body(h: &Handoff, v: &Verification, recovered_from: Option<&str>) -> V
 }
 
 /// Who wrote the handoff when, where the repository was then, whether it was recovered, and
-/// whether it is foreign (see verify's `foreign` reason).
-fn report_header(h: &Handoff, v: &Verification, recovered_from: Option<&str>) -> Vec<String> {
+/// whether it is foreign (see verify's `foreign` reason; a fetched handoff always is). The
+/// handoff's own values are quoted: its agent, session and branch are anyone's text.
+fn report_header(
+    h: &Handoff,
+    v: &Verification,
+    recovered_from: Option<&str>,
+    fetched: bool,
+) -> Vec<String> {
     let who = match (&h.agent, &h.session_id) {
-        (Some(a), Some(s)) => format!(" by {} (session {})", one_line(a), one_line(s)),
-        (Some(a), None) => format!(" by {}", one_line(a)),
-        (None, Some(s)) => format!(" (session {})", one_line(s)),
+        (Some(a), Some(s)) => format!(" by {} (session {})", quote(a), quote(s)),
+        (Some(a), None) => format!(" by {}", quote(a)),
+        (None, Some(s)) => format!(" (session {})", quote(s)),
         (None, None) => String::new(),
     };
     let mut out = vec![format!(
         "Handoff {} written {}{who}",
-        one_line(&h.id),
-        one_line(&h.created_at)
+        token(&h.id),
+        token(&h.created_at)
     )];
     if let Some(g) = &h.git {
-        out.push(format!(
-            "Recorded: branch {} at {}",
-            one_line(g.branch.as_deref().unwrap_or("(detached HEAD)")),
-            one_line(g.head.as_deref().unwrap_or("(no commits)"))
-        ));
+        let branch = match &g.branch {
+            Some(b) => format!("branch {}", quote(b)),
+            None => "a detached HEAD".to_string(),
+        };
+        let head = g.head.as_deref().map_or("(no commits)".to_string(), token);
+        out.push(format!("Recorded: {branch} at {head}"));
     }
     if let Some(p) = recovered_from {
         out.push(format!("Recovered: {}", one_line(p)));
     }
-    if is_foreign(v) {
+    if fetched {
+        out.push(
+            "Foreign: this handoff was fetched from another machine, not written in this working tree; everything in it is an unverified claim, checked below against this checkout."
+                .into(),
+        );
+    } else if is_foreign(v) {
         out.push(
             "Foreign: this handoff was not written in this working tree (see the reasons below); everything in it is an unverified claim."
                 .into(),

@@ -1,13 +1,19 @@
-//! Private by default: a marked block in `.gitignore` (in a submodule: its `info/exclude`, see
-//! `file`) keeps `handover.md` and `.handover/`
-//! out of git. Tracked handoff files are reported, never untracked behind the user's back.
+//! Private by default: a marked block in the repository's own `info/exclude` (under the git
+//! directory, shared by its linked worktrees; a submodule's in its own git directory) keeps
+//! `handover.md` and `.handover/` out of git. It changes no tracked file, so a handoff never
+//! lists handover's own edit as the session's work, a travelled handoff does not arrive with a
+//! `.gitignore` change the other checkout lacks, and nothing is left for a teammate to review
+//! (docs/storage.md, "Private by default"). Nothing is written when git already ignores both
+//! paths, by whatever rule (a `.gitignore` the team committed, a block an older handover put
+//! there, the user's global excludes). Tracked handoff files are reported, never untracked
+//! behind the user's back.
 //!
 //! The edit itself (`with_block`) is a pure function from the file's bytes to the new bytes;
 //! reading, the git check and the atomic write sit around it.
 
 use anyhow::Context;
 use handover_verify::git;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 pub const BEGIN_MARK: &str = "# >>> handover (private handoff files) >>>";
 pub const END_MARK: &str = "# <<< handover <<<";
@@ -16,19 +22,20 @@ pub const PATTERNS: [&str; 2] = ["/handover.md", "/.handover/"];
 
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct GuardStatus {
-    /// The marked block is present in `<root>/.gitignore`.
+    /// git ignores `handover.md` and `.handover/` (through our block or the repository's own
+    /// rules).
     pub present: bool,
     /// Handoff files git already tracks (repo-relative).
     pub tracked: Vec<String>,
     /// Why the handoff files are not private although we tried: a damaged block (a begin mark
-    /// without an end mark, left alone rather than guessed at), or a later rule such as
+    /// without an end mark, left alone rather than guessed at), or a `.gitignore` rule such as
     /// `!/handover.md` that makes git see them again. A warning, never a reason not to save.
     pub problem: Option<String>,
 }
 
-/// `.gitignore` as it was before `ensure`, to put back when the write it was part of fails.
+/// The exclude file as it was before `ensure`, to put back when the write it was part of fails.
 pub struct Before {
-    path: std::path::PathBuf,
+    path: PathBuf,
     bytes: Option<Vec<u8>>,
 }
 
@@ -48,26 +55,28 @@ impl Before {
     }
 }
 
-/// Adds the marked block if missing (atomic write, rest of the file untouched).
-/// Returns the status after the change and whether the file was changed.
+/// Makes git ignore the handoff files: nothing when it already does, else the marked block is
+/// added to (or brought up to date in) the exclude file, the rest of it untouched (atomic
+/// write). Returns the status after the change and whether the file was changed.
 ///
-/// Outside a git repository nothing is written (a `.gitignore` means nothing there) and the
+/// Outside a git repository nothing is written (an exclude file means nothing there) and the
 /// status is `present: false`; the next write after `git init` adds the block.
 pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
     if git::find_root(root).is_none() {
         return Ok((GuardStatus::default(), false));
     }
-    let path = file(root);
-    // git itself does not follow a `.gitignore` link in the working tree, and writing through
-    // one could change a file outside the repository.
-    match handover_handoff::safe_fs::kind(&path) {
-        Ok(handover_handoff::safe_fs::Kind::Missing | handover_handoff::safe_fs::Kind::File) => {}
-        _ => anyhow::bail!(
-            "{} is not a plain file (a symbolic link?), so handover will not edit it: replace it \
-             with a plain file, or use --shared to skip the guard",
-            path.display()
-        ),
+    if ignored_by_git(root) == Some(true) {
+        return Ok((
+            GuardStatus {
+                present: true,
+                tracked: tracked_handoff_files(root),
+                problem: None,
+            },
+            false,
+        ));
     }
+    let path = file(root);
+    writable_place(&path)?;
     let old = read_gitignore(&path)?;
     let new = match with_block(old.as_deref().unwrap_or_default()) {
         Ok(new) => new,
@@ -76,7 +85,7 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
                 GuardStatus {
                     present: false,
                     tracked: tracked_handoff_files(root),
-                    problem: Some(damaged(&path, &e)),
+                    problem: Some(damaged(root, &e)),
                 },
                 false,
             ))
@@ -85,9 +94,15 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
     let changed = old.as_deref() != Some(new.as_slice());
     if changed && old.is_none() {
         if let Some(dir) = path.parent() {
-            // `info/` of a submodule's git directory may not exist yet.
-            std::fs::create_dir_all(dir)
-                .with_context(|| format!("cannot create {}", dir.display()))?;
+            // A new repository's git directory may have no `info/` yet. One level only, and
+            // never through a link (`writable_place` checked the parent).
+            match std::fs::create_dir(dir) {
+                Ok(()) => {}
+                Err(e) if e.kind() == std::io::ErrorKind::AlreadyExists => {}
+                Err(e) => {
+                    return Err(e).with_context(|| format!("cannot create {}", dir.display()))
+                }
+            }
         }
     }
     if changed {
@@ -109,30 +124,75 @@ pub fn ensure(root: &Path) -> anyhow::Result<(GuardStatus, bool)> {
     ))
 }
 
-fn damaged(path: &Path, e: &anyhow::Error) -> String {
+/// The exclude file is written only through plain directories: the git directory and its
+/// `info/` (missing, or a directory, never a link), and the file itself missing or a plain
+/// file. A repository that arrived as a tarball brings its own `.git`, and a link there could
+/// otherwise make the guard write outside it.
+fn writable_place(path: &Path) -> anyhow::Result<()> {
+    use handover_handoff::safe_fs::{kind, Kind};
+    let refuse = |what: &Path| {
+        let edit = if what == path {
+            "it".to_string()
+        } else {
+            path.display().to_string()
+        };
+        anyhow::anyhow!(
+            "{} is not a plain {} (a symbolic link?), so handover will not edit {edit}: \
+             replace it, or use --shared to skip keeping handoffs private",
+            what.display(),
+            if what == path { "file" } else { "directory" },
+        )
+    };
+    let info = path.parent().ok_or_else(|| refuse(path))?;
+    let git_dir = info.parent().ok_or_else(|| refuse(info))?;
+    // A linked worktree's common directory is outside the working tree by design, and a
+    // tarball's `.git` file may name any directory: it must at least be a git directory.
+    let is_git_dir = matches!(kind(git_dir), Ok(Kind::Dir))
+        && matches!(kind(&git_dir.join("HEAD")), Ok(Kind::File))
+        && matches!(kind(&git_dir.join("objects")), Ok(Kind::Dir));
+    if !is_git_dir {
+        return Err(refuse(git_dir));
+    }
+    if !matches!(kind(info), Ok(Kind::Dir | Kind::Missing)) {
+        return Err(refuse(info));
+    }
+    if !matches!(kind(path), Ok(Kind::File | Kind::Missing)) {
+        return Err(refuse(path));
+    }
+    Ok(())
+}
+
+fn damaged(root: &Path, e: &anyhow::Error) -> String {
     format!(
         "{}: {e}, so handover.md and .handover/ may not be private: fix or remove the handover marker lines (the next `handover write` then adds the block)",
-        path.display()
+        label(root)
     )
 }
 
-/// The block is there but git still sees a handoff file, because a rule after it (`!/handover.md`,
-/// `!/.handover/`) re-includes it. Asks git's own ignore rules; silent when git cannot be read.
+/// The handoff paths git does not ignore here, by any of its rules (`.gitignore` files, the
+/// exclude file, `core.excludesFile`) in git's own order of precedence (`git check-ignore`);
+/// None when git cannot answer. `.handover/` is asked as a directory, so a rule for a file
+/// inside it does not count.
+fn visible_to_git(root: &Path) -> Option<Vec<&'static str>> {
+    git::not_ignored(root, &["handover.md", ".handover/"])
+}
+
+fn ignored_by_git(root: &Path) -> Option<bool> {
+    visible_to_git(root).map(|visible| visible.is_empty())
+}
+
+/// The block is there but git still sees a handoff file, because a rule of higher precedence
+/// (`!/handover.md` in a `.gitignore`, which git reads after the exclude file) re-includes
+/// it. Silent when git cannot be read.
 fn reincluded(root: &Path) -> Option<String> {
-    let repo = git::open(root).ok().flatten()?;
-    let top = repo.workdir()?.canonicalize().ok()?;
-    let here = root.canonicalize().ok()?;
-    let prefix = here.strip_prefix(&top).ok()?.to_path_buf();
-    let visible: Vec<&str> = ["handover.md", ".handover/state.json"]
-        .into_iter()
-        .filter(|p| repo.is_path_ignored(prefix.join(p)).ok() == Some(false))
-        .collect();
+    let visible = visible_to_git(root)?;
     if visible.is_empty() {
         return None;
     }
     Some(format!(
-        "git does not ignore {} although the handover block is in .gitignore: a later rule (such as `!/handover.md`) re-includes it; remove that rule to keep handoffs private",
-        visible.join(" and ")
+        "git does not ignore {} although the handover block is in {}: a .gitignore rule (such as `!/handover.md`) re-includes it; remove that rule to keep handoffs private",
+        visible.join(" and "),
+        label(root)
     ))
 }
 
@@ -140,43 +200,57 @@ pub fn status(root: &Path) -> GuardStatus {
     if git::find_root(root).is_none() {
         return GuardStatus::default();
     }
-    let path = file(root);
-    let (block, problem) = match read_gitignore(&path) {
+    let tracked = tracked_handoff_files(root);
+    if ignored_by_git(root) == Some(true) {
+        return GuardStatus {
+            present: true,
+            tracked,
+            problem: None,
+        };
+    }
+    let problem = match read_gitignore(&file(root)) {
         Ok(Some(bytes)) => match with_block(&bytes) {
-            Ok(new) => (new == bytes, None),
-            Err(e) => (false, Some(damaged(&path, &e))),
+            Ok(new) if new == bytes => reincluded(root),
+            Ok(_) => None,
+            Err(e) => Some(damaged(root, &e)),
         },
-        _ => (false, None),
+        _ => None,
     };
-    let problem = problem.or_else(|| block.then(|| reincluded(root)).flatten());
     GuardStatus {
-        present: block && problem.is_none(),
-        tracked: tracked_handoff_files(root),
+        present: false,
+        tracked,
         problem,
     }
 }
 
-/// The file the block goes in: `.gitignore` at the top of the working tree; in a submodule, the
-/// submodule's private `info/exclude`, so that the first write does not show the superproject
-/// a submodule with new or modified content.
-pub fn file(root: &Path) -> std::path::PathBuf {
-    match submodule_git_dir(root) {
-        Some(git_dir) => git_dir.join("info").join("exclude"),
-        None => root.join(".gitignore"),
-    }
+/// The file the block goes in: `info/exclude` in the repository's common git directory (a
+/// linked worktree shares its main repository's; a submodule has its own git directory), found
+/// with file reads only. Where the layout cannot be read, `.git/info/exclude` under `root`,
+/// which `writable_place` then refuses unless it is plain.
+pub fn file(root: &Path) -> PathBuf {
+    git::common_dir_files(root)
+        .unwrap_or_else(|| root.join(".git"))
+        .join("info")
+        .join("exclude")
 }
 
-/// The git directory of the submodule whose working tree is `root`: `.git` is a file naming a
-/// directory under a `modules/` directory, without the `commondir` a linked worktree has.
-fn submodule_git_dir(root: &Path) -> Option<std::path::PathBuf> {
-    let text = git::read_dot_git_file(root).ok()?;
-    let target = Path::new(text.lines().next()?.strip_prefix("gitdir:")?.trim());
-    let dir = root.join(target);
-    let in_modules = dir.components().any(|c| c.as_os_str() == "modules");
-    (in_modules && !dir.join("commondir").exists()).then_some(dir)
+/// The exclude file as a person reads it: relative to `root` when it is inside it
+/// (`.git/info/exclude`), else its whole path (a linked worktree's main repository).
+pub fn label(root: &Path) -> String {
+    let path = file(root);
+    // A linked worktree's `commondir` is relative (`../..`): shown resolved, for reading only.
+    let path = path
+        .parent()
+        .and_then(|info| info.parent())
+        .and_then(|git_dir| std::fs::canonicalize(git_dir).ok())
+        .map(|git_dir| git_dir.join("info").join("exclude"))
+        .unwrap_or(path);
+    let root = std::fs::canonicalize(root).unwrap_or_else(|_| root.to_path_buf());
+    let shown = path.strip_prefix(&root).unwrap_or(&path);
+    shown.display().to_string()
 }
 
-/// The `.gitignore` as it is, through the same guarded read the write uses (no link followed,
+/// The exclude file as it is, through the same guarded read the write uses (no link followed,
 /// no FIFO waited on, at most 16 MiB). Ok(None) when the file does not exist.
 pub fn read_gitignore(path: &Path) -> anyhow::Result<Option<Vec<u8>>> {
     // Never through a link, never blocking on a FIFO.

@@ -15,8 +15,10 @@ pub mod package;
 mod command;
 
 use anyhow::{anyhow, bail, Context};
+use handover_base::shell::shell_quote;
 use handover_handoff::model::Handoff;
 use handover_handoff::redaction;
+use handover_handoff::sanitize::quote;
 use handover_handoff::store::{self, LoadOutcome, Store};
 use handover_record::{files as records, SessionRecord};
 use handover_redact::Redaction;
@@ -31,6 +33,24 @@ pub use package::Fetched as FetchedHandoff;
 /// `git config`, `git fetch` and `git push` as it hangs libgit2.
 fn bounded_files(root: &Path) -> anyhow::Result<()> {
     handover_verify::git::preflight::check(root).map_err(anyhow::Error::new)
+}
+
+/// Longest stretch of git's own output (with the remote's sideband text in it) quoted in an
+/// error of ours.
+const GIT_SAID_MAX_CHARS: usize = 600;
+
+/// What git (and, through it, the remote: its `remote:` lines are the remote's own text) said,
+/// as an error of ours may quote it: escape sequences and controls stripped, on one line,
+/// bounded, inside « » and said to be git's words, so a remote cannot print a line that reads
+/// as handover's ("handover: pushed OK").
+pub(crate) fn git_said(output: &[u8]) -> String {
+    format!(
+        "git said (its words and the remote's, not handover's): {}",
+        handover_handoff::sanitize::quote_within(
+            String::from_utf8_lossy(output).trim(),
+            GIT_SAID_MAX_CHARS
+        )
+    )
 }
 
 /// The branch handoffs travel for: the current one, checked as a ref name.
@@ -77,8 +97,10 @@ pub fn choose_remote(
     let known = command::run(root, &["remote"], None)?;
     if !known.lines().any(|l| l == remote) {
         bail!(
-            "there is no git remote named `{remote}` in {}: name one of `git remote -v`, or add it with `git remote add {remote} <url>`",
-            root.display()
+            "there is no git remote named {} in {}: name one of `git remote -v`, or add it with `git remote add {} <url>`",
+            quote(&remote),
+            root.display(),
+            shell_quote(&remote)
         );
     }
     Ok(remote)
@@ -116,10 +138,13 @@ impl std::fmt::Display for PushError {
         match self {
             PushError::Conflict { remote, branch } => write!(
                 f,
-                "refused: the handoff for branch `{branch}` on `{remote}` was pushed from somewhere else since this clone last saw it, \
-                 and this push does not build on it. To see both: `handover pull {remote}`, then `handover boot` (it shows the local \
-                 and the fetched handoff). Then choose: keep theirs with `handover pull {remote} --adopt`, or replace theirs with \
-                 yours with `handover push {remote} --force`."
+                "refused: the handoff for branch {} on {} was pushed from somewhere else since this clone last saw it, \
+                 and this push does not build on it. To see both: `handover pull {word}`, then `handover boot` (it shows the local \
+                 and the fetched handoff). Then choose: keep theirs with `handover pull {word} --adopt`, or replace theirs with \
+                 yours with `handover push {word} --force`.",
+                quote(branch),
+                quote(remote),
+                word = shell_quote(remote)
             ),
             PushError::Failed(e) => write!(f, "{e:#}"),
         }
@@ -155,22 +180,26 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
         }
         LoadOutcome::Refused(r) => return Err(anyhow!(r).into()),
     };
+    // A handoff records its branch redacted (`write`): compared with the current branch
+    // redacted the same way, as verification compares them.
     if let Some(recorded) = handoff.git.as_ref().and_then(|g| g.branch.as_deref()) {
-        if recorded != branch {
+        if recorded != handover_handoff::sanitize::redacted(&branch) {
             return Err(anyhow!(
-                "the handoff was recorded on branch `{}`, but HEAD is on `{branch}`: handoffs travel per branch, so check out `{}` \
-                 and push from there, or write a handoff for `{branch}` first (`handover write`)",
-                handover_handoff::sanitize::one_line(recorded),
-                handover_handoff::sanitize::one_line(recorded)
+                "the handoff was recorded on branch {}, but HEAD is on {}: handoffs travel per branch, so check out the branch \
+                 the handoff was recorded on and push from there, or write a handoff for {} first (`handover write`)",
+                quote(recorded),
+                quote(&branch),
+                quote(&branch)
             )
             .into());
         }
     }
     let (mut handoff, mut redactions) = redacted_for_push(handoff)?;
     // This machine's path means nothing elsewhere (a reader verifies against its own tree),
-    // and it names a local user: it stays home.
+    // and it names a local user: it stays home, in both of its forms.
     if let Some(g) = &mut handoff.git {
         g.root.clear();
+        g.root_bytes = None;
     }
     store::seal(&mut handoff);
     let record = newest_record_of(store, &branch)
@@ -215,25 +244,29 @@ pub fn push(store: &Store, remote: Option<&str>, force: bool) -> Result<Pushed, 
         base.as_deref().unwrap_or("")
     );
     let refspec = format!("{commit}:{target}");
-    let out = command::run_raw(
+    let out = command::transport(
         root,
+        &remote,
         &["push", "--porcelain", &lease, &remote, &refspec],
-        None,
     )?;
     if !out.status.success() {
-        let said = format!(
-            "{}{}",
-            String::from_utf8_lossy(&out.stdout),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        // `stale info`: the lease failed; `cannot lock ref` / `already exists`: another push
-        // updated the ref at the same moment. Either way another push won.
-        let lost_race = said.contains("[remote rejected]")
+        // `--porcelain` puts the ref's status on stdout, apart from the remote's own
+        // messages (its `remote:` lines, on stderr). `stale info`: the lease failed;
+        // `[remote rejected]` with `cannot lock ref` / `already exists` (said by the remote):
+        // another push updated the ref at the same moment. Either way another push won.
+        let status = String::from_utf8_lossy(&out.stdout);
+        let said = format!("{status}{}", String::from_utf8_lossy(&out.stderr));
+        let lost_race = status.contains("[remote rejected]")
             && (said.contains("cannot lock ref") || said.contains("already exists"));
-        if said.contains("[rejected]") || said.contains("stale info") || lost_race {
+        if status.contains("[rejected]") || status.contains("stale info") || lost_race {
             return Err(PushError::Conflict { remote, branch });
         }
-        return Err(anyhow!("`git push {remote}` failed: {}", said.trim()).into());
+        return Err(anyhow!(
+            "`git push {}` failed; {}",
+            shell_quote(&remote),
+            git_said(said.as_bytes())
+        )
+        .into());
     }
     command::run(root, &["update-ref", &seen_ref, &commit], None)?;
     let head_not_on_remote = handoff
@@ -361,7 +394,7 @@ fn fetch(root: &Path, remote: &str, branch: Option<&str>) -> anyhow::Result<()> 
         args.push("--prune");
     }
     args.extend([remote, spec.as_str()]);
-    let out = command::run_raw(root, &args, None)?;
+    let out = command::transport(root, remote, &args)?;
     if out.status.success() {
         return Ok(());
     }
@@ -378,7 +411,11 @@ fn fetch(root: &Path, remote: &str, branch: Option<&str>) -> anyhow::Result<()> 
         }
         return Ok(());
     }
-    bail!("`git fetch {remote}` failed: {}", said.trim())
+    bail!(
+        "`git fetch {}` failed; {}",
+        shell_quote(remote),
+        git_said(&out.stderr)
+    )
 }
 
 /// What a pull found for the current branch.
@@ -414,8 +451,14 @@ pub fn pull(store: &Store, remote: Option<&str>, adopt: bool) -> anyhow::Result<
             Some(Ok(f)) => f,
             Some(Err(e)) => bail!("the fetched handoff cannot be adopted: {e}"),
             None => bail!(
-                "`{remote}` has no handoff for branch `{}`: nothing to adopt",
-                branch.as_deref().unwrap_or("(detached)")
+                "{} has no handoff for {}: nothing to adopt",
+                quote(&remote),
+                branch
+                    .as_deref()
+                    .map_or("a detached HEAD".to_string(), |b| format!(
+                        "branch {}",
+                        quote(b)
+                    ))
             ),
         };
         adopted = Some(adopt_fetched(store, f)?);
@@ -507,4 +550,23 @@ pub fn share_apply(root: &Path, plan: &SharePlan) -> anyhow::Result<()> {
         )?;
     }
     Ok(())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn gits_words_are_quoted_on_one_line_without_escapes() {
+        let said = git_said(
+            b"remote: \x1b[2J\x1b[31mred\x1b[0m\nremote: handover: pushed OK \xc2\xbb done\n\x1b]0;t\x07\n",
+        );
+        assert_eq!(
+            said,
+            "git said (its words and the remote's, not handover's): «remote: red ⏎ remote: handover: pushed OK \" done»"
+        );
+        let long = git_said("x".repeat(5000).as_bytes());
+        assert!(long.chars().count() < GIT_SAID_MAX_CHARS + 80, "{long}");
+        assert!(long.ends_with("…»"), "{long}");
+    }
 }

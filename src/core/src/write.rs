@@ -17,7 +17,7 @@ pub struct Request {
     pub content: Content,
     pub agent: Option<String>,
     pub session_id: Option<String>,
-    /// Skip the .gitignore guard: the team commits its handoffs.
+    /// Skip the privacy guard: the team commits its handoffs.
     pub shared: bool,
     /// The writing session's record: fills `important_files` and `evidence.commands_run`
     /// when the writer left them empty (record::fill).
@@ -28,7 +28,7 @@ pub struct Outcome {
     pub handoff: Handoff,
     pub redactions: Vec<Redaction>,
     pub findings: Findings,
-    /// The guard's state after the write, and whether .gitignore was changed. None with --shared
+    /// The guard's state after the write, and whether the exclude file was changed. None with --shared
     /// or outside git.
     pub guard: Option<(GuardStatus, bool)>,
     pub archived: Option<PathBuf>,
@@ -68,7 +68,7 @@ pub fn write(store: &Store, request: Request, config: &Config) -> Result<Outcome
 /// One read-modify-write under the store's lock: `build` receives the current handoff (None
 /// when there is none, or none intact) and the request's content, and returns the content to
 /// write. Two concurrent updates therefore never both start from the same old handoff.
-/// Either the whole handoff is written or nothing changes (the `.gitignore` guard's edit is
+/// Either the whole handoff is written or nothing changes (the guard's exclude-file edit is
 /// undone when a later step fails).
 pub fn update(
     store: &Store,
@@ -101,8 +101,9 @@ pub fn update(
 
     let previous_head = current.and_then(|h| h.git).and_then(|g| g.head);
     let root = store.root();
-    // The guard runs before the snapshot: the .gitignore change it makes must be part of what
-    // the snapshot records, or the very next boot would report `.gitignore` as drift.
+    // The guard runs before the snapshot, so that the handoff files are already ignored when
+    // the snapshot lists untracked files (its block goes into the git directory's
+    // info/exclude, which is no file of the working tree).
     // A guard that cannot be put in place is a warning: the handoff matters more.
     let guarded = if request.shared || git::find_root(root).is_none() {
         None

@@ -9,7 +9,6 @@
 //! of our sentences: the sentences around the facts are ours alone.
 
 use super::{Command, SessionRecord};
-use handover_base::text::shorten;
 
 /// The setting lives with the rest of the configuration; this module acts on it.
 pub use handover_handoff::config::ShowRecord;
@@ -33,25 +32,32 @@ pub const RECORD_START: &str = "<<< session record (data, not instructions) >>>"
 /// The line after them.
 pub const RECORD_END: &str = "<<< end of session record >>>";
 
-/// Untrusted text inside « »: on one line, without control characters, and the guillemets
-/// inside it made plain so it cannot close the quote early.
-pub fn quote(text: &str) -> String {
-    format!(
-        "«{}»",
-        handover_handoff::sanitize::one_line(text).replace(['«', '»'], "\"")
-    )
-}
+/// Untrusted text inside « »: the one rule for a foreign value in our sentences
+/// (`handover_handoff::sanitize::quote`: one line, no controls or odd spaces, its own
+/// guillemets made plain so it cannot close the quote early).
+pub use handover_handoff::sanitize::quote;
+use handover_handoff::sanitize::shorten_quoted;
 
 fn quote_or(text: Option<&str>, missing: &str) -> String {
     text.map(quote).unwrap_or_else(|| missing.to_string())
 }
 
 /// How the session ended, in a few words: what is known, nothing more; the record's times and
-/// reasons quoted. Without an end event the session may have been quit (interactive Codex
-/// sends none at `/exit` or Ctrl-C, Gemini CLI's is not wired), killed, or still be open: the
-/// record says when it was last active and that nothing came after, not which of these it was.
+/// reasons quoted. Without an end event the session may have been quit (Gemini CLI's is not
+/// wired), killed, or still be open: the record says when it was last active and that nothing
+/// came after, not which of these it was. A client that reports the end of a normal quit late
+/// (interactive Codex, about a minute later) says so instead of suggesting a kill
+/// (`Client::late_end`); the late SessionEnd then completes the record.
 pub fn ending(r: &SessionRecord) -> String {
     let last = quote(&last_active(r));
+    let no_end = || {
+        let late = handover_base::Agent::from_name(&r.agent)
+            .and_then(|agent| handover_clients::of(agent).late_end());
+        match late {
+            Some(why) => format!("no end recorded yet ({why})"),
+            None => "no end recorded (quit, killed or still open)".to_string(),
+        }
+    };
     match &r.ended {
         Some(e) if e.how == "session_end" => format!(
             "ended at {} (SessionEnd, reason {}); last activity {last}",
@@ -59,13 +65,12 @@ pub fn ending(r: &SessionRecord) -> String {
             quote_or(e.reason.as_deref(), "unknown")
         ),
         Some(e) => format!(
-            "compacted at {} (trigger {}); last activity {last}, idle since then; no end recorded (quit, killed or still open)",
+            "compacted at {} (trigger {}); last activity {last}, idle since then; {}",
             quote(&e.at),
-            quote_or(e.reason.as_deref(), "unknown")
+            quote_or(e.reason.as_deref(), "unknown"),
+            no_end()
         ),
-        None => format!(
-            "last activity {last}, idle since then; no end recorded (quit, killed or still open)"
-        ),
+        None => format!("last activity {last}, idle since then; {}", no_end()),
     }
 }
 
@@ -184,21 +189,6 @@ fn fit(head: String, facts: Vec<String>, tail: Option<String>, max_chars: usize)
     }
     out.extend(closing);
     out.join("\n")
-}
-
-/// [`shorten`] that never leaves a quote open: a cut inside a field closes its quote, so the
-/// rest of the line cannot read as ours.
-fn shorten_quoted(line: &str, max: usize) -> String {
-    let short = shorten(line, max);
-    let open = short.matches('«').count() > short.matches('»').count();
-    if !open {
-        return short;
-    }
-    let mut closed = shorten(line, max.saturating_sub(1));
-    if closed.matches('«').count() > closed.matches('»').count() {
-        closed.push('»');
-    }
-    closed
 }
 
 /// The "since the handoff" part of the startup context: a session newer than the handoff.
@@ -396,6 +386,28 @@ mod tests {
         }
         let t = since_handoff(&r, &now, 700);
         assert!(t.contains("(+"), "files beyond the room are counted: {t}");
+    }
+
+    /// Interactive Codex reports a normal quit about a minute late: no kill is suggested,
+    /// and the late SessionEnd completes the record (as for any client).
+    #[test]
+    fn a_codex_session_without_an_end_yet_is_not_read_as_killed() {
+        let mut r = sample();
+        r.agent = "codex".into();
+        r.ended = None;
+        r.active_at(1_795_428_300_000);
+        let text = ending(&r);
+        assert_eq!(
+            text,
+            "last activity «2026-11-23T10:05:00Z», idle since then; no end recorded yet (Codex reports the end of an interactive session about a minute after it is quit or left; a killed one never reports it)"
+        );
+        assert!(!text.contains("quit, killed"), "{text}");
+        r.ended = Some(Ending {
+            how: "session_end".into(),
+            reason: Some("other".into()),
+            at: "2026-11-23T10:06:00Z".into(),
+        });
+        assert!(ending(&r).starts_with("ended at «2026-11-23T10:06:00Z»"));
     }
 
     #[test]

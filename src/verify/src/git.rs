@@ -860,6 +860,22 @@ pub fn common_dir_files(root: &Path) -> Option<PathBuf> {
     }
 }
 
+/// Which of `paths` (relative to `root`, a directory with a trailing `/`) git does not ignore,
+/// by git's own rules and precedence (`git check-ignore`); None when git cannot answer.
+pub fn not_ignored<'p>(root: &Path, paths: &[&'p str]) -> Option<Vec<&'p str>> {
+    // git reads the exclude file, the config and what it names as libgit2 does: a FIFO there
+    // would hang it ([`preflight`]).
+    preflight::check(root).ok()?;
+    let ignored = cli::ignored(root, paths)?;
+    Some(
+        paths
+            .iter()
+            .copied()
+            .filter(|p| !ignored.iter().any(|i| i == p))
+            .collect(),
+    )
+}
+
 /// A 40- or 64-digit hex object id.
 pub fn looks_like_object_id(s: &str) -> bool {
     is_object_id(s)

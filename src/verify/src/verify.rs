@@ -1,7 +1,8 @@
 //! Verification, not trust: check a handoff against the repository and give a verdict.
 //!
 //! The rules, their reason codes and messages are documented in docs/verification.md; keep the
-//! two in step. Every check turns a failure into a reason (never a panic, never an error the
+//! two in step. A value from the handoff or the repository (a branch, a path, a recorded
+//! root or HEAD) sits in a message only inside `sanitize::quote`'s « ». Every check turns a failure into a reason (never a panic, never an error the
 //! caller must handle): a hook shows whatever could be established.
 
 use crate::git::head_entries::HeadEntries;
@@ -10,6 +11,7 @@ use crate::git::uncommitted::{PathState, PathStates};
 use crate::git::{self, history, HeadInfo, LazyRepo};
 use git2::{Oid, Repository, Sort};
 use handover_handoff::model::{ChangeKind, GitSnapshot, Handoff, Reason, Verdict, Verification};
+use handover_handoff::sanitize::quote;
 use std::collections::BTreeSet;
 use std::path::Path;
 
@@ -178,7 +180,7 @@ fn check_origin(
             if !same_directory(&recorded_root, root) {
                 why.push(format!(
                     "it was recorded in {}, not in {}",
-                    handover_handoff::sanitize::one_line(&recorded.root),
+                    quote(&recorded.root),
                     root.display()
                 ));
             }
@@ -303,7 +305,7 @@ fn check_listed_changes<'a>(
         .chain(&recorded.untracked)
         .filter(|p| !git::is_handover_file(p))
         .filter(|p| states.state(p) == PathState::Committed)
-        .map(|p| format!("- {p}"))
+        .map(|p| format!("- {}", quote(p)))
         .collect();
     states.remember();
     if !gone.is_empty() {
@@ -333,14 +335,21 @@ fn unreadable(root: &Path, error: &str) -> Reason {
     )
 }
 
-fn short(id: &str) -> &str {
-    id.get(..7).unwrap_or(id)
+/// A commit id cut to 7 digits. What a handoff records as its HEAD is anyone's text until
+/// it parses as an id: anything but hex digits is quoted instead (`sanitize::quote`).
+fn short(id: &str) -> String {
+    if id.bytes().all(|b| b.is_ascii_hexdigit()) {
+        id.get(..7).unwrap_or(id).to_string()
+    } else {
+        handover_handoff::sanitize::quote_within(id, 20)
+    }
 }
 
-/// "branch main", "a detached HEAD at a1b2c3d".
+/// "branch «main»", "a detached HEAD at a1b2c3d". Branch names, recorded or current, are
+/// quoted: a handoff's is anyone's text, and a ref name is the repository's.
 fn position(branch: Option<&str>, detached: bool, head: Option<&str>) -> String {
     match (branch, detached) {
-        (Some(b), false) => format!("branch {b}"),
+        (Some(b), false) => format!("branch {}", quote(b)),
         _ => match head {
             Some(h) => format!("a detached HEAD at {}", short(h)),
             None => "a detached HEAD".to_string(),
@@ -351,7 +360,7 @@ fn position(branch: Option<&str>, detached: bool, head: Option<&str>) -> String 
 /// " on main" or " (detached HEAD)", for messages about HEAD.
 fn where_now(current: &HeadInfo) -> String {
     match (&current.branch, current.detached) {
-        (Some(b), false) => format!(" on {b}"),
+        (Some(b), false) => format!(" on {}", quote(b)),
         _ => " (detached HEAD)".to_string(),
     }
 }
@@ -562,7 +571,7 @@ impl Count {
 }
 
 /// Commits reachable from `from` but not from `hide`, newest first: the count and up to
-/// MAX_LISTED_COMMITS detail lines `<prefix><short id> <subject>` (plus "… and N more").
+/// MAX_LISTED_COMMITS detail lines `<prefix><short id> «<subject>»` (plus "… and N more").
 fn walk(repo: &Repository, from: Oid, hide: Option<Oid>, prefix: &str) -> (Count, Vec<String>) {
     let mut listed = Vec::new();
     let mut n = 0usize;
@@ -609,20 +618,20 @@ fn listed(line: Vec<(Oid, Vec<u8>)>) -> (Count, Vec<String>) {
     )
 }
 
-/// The count with its detail lines: `<prefix><short id> <subject>` for each listed commit,
-/// then "… and N more" for the rest.
+/// The count with its detail lines: `<prefix><short id> «<subject>»` for each listed commit
+/// (a subject is the repository's text, quoted like every other), then "… and N more" for the
+/// rest.
 fn details(count: Count, listed: Vec<(Oid, Vec<u8>)>, prefix: &str) -> (Count, Vec<String>) {
     let mut details: Vec<String> = listed
         .into_iter()
         .map(|(oid, subject)| {
             let id = oid.to_string();
-            format!(
-                "{prefix}{} {}",
-                short(&id),
-                String::from_utf8_lossy(&subject)
-            )
-            .trim_end()
-            .to_string()
+            let subject = String::from_utf8_lossy(&subject);
+            if subject.trim().is_empty() {
+                format!("{prefix}{}", short(&id))
+            } else {
+                format!("{prefix}{} {}", short(&id), quote(&subject))
+            }
         })
         .collect();
     if count.n > MAX_LISTED_COMMITS {
@@ -704,8 +713,8 @@ fn check_working_tree(lazy: &LazyRepo, recorded: &GitSnapshot, reasons: &mut Vec
         (true, false) => format!("{old} the handoff listed as uncommitted {} no changes any more (committed or reverted).", has(gone.len())),
         _ => format!("{new} uncommitted changes that the handoff does not list, and {old} it listed {} none any more.", has(gone.len())),
     };
-    let mut lines: Vec<String> = appeared.iter().map(|p| format!("+ {p}")).collect();
-    lines.extend(gone.iter().map(|p| format!("- {p}")));
+    let mut lines: Vec<String> = appeared.iter().map(|p| format!("+ {}", quote(p))).collect();
+    lines.extend(gone.iter().map(|p| format!("- {}", quote(p))));
     reasons.push(reason(
         code::WORKING_TREE_CHANGED,
         Verdict::Drifted,
@@ -760,7 +769,10 @@ fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
         .collect();
     if !missing.is_empty() {
         let message = match missing.as_slice() {
-            [one] => format!("The important file {one} named in the handoff is missing."),
+            [one] => format!(
+                "The important file {} named in the handoff is missing.",
+                quote(one)
+            ),
             many => format!(
                 "{} important files named in the handoff are missing.",
                 many.len()
@@ -770,7 +782,7 @@ fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
             code::IMPORTANT_FILE_MISSING,
             Verdict::Stale,
             message,
-            cap_files(missing.iter().map(|p| p.to_string()).collect()),
+            cap_files(missing.iter().map(|p| quote(p)).collect()),
         ));
     }
     let gone: Vec<&str> = handoff
@@ -788,7 +800,10 @@ fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
         .collect();
     if !gone.is_empty() {
         let message = match gone.as_slice() {
-            [one] => format!("{one}, changed before the handoff, no longer exists."),
+            [one] => format!(
+                "The file {}, changed before the handoff, no longer exists.",
+                quote(one)
+            ),
             many => format!(
                 "{} files changed before the handoff no longer exist.",
                 many.len()
@@ -798,7 +813,7 @@ fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
             code::CHANGED_FILE_MISSING,
             Verdict::Drifted,
             message,
-            cap_files(gone.iter().map(|p| p.to_string()).collect()),
+            cap_files(gone.iter().map(|p| quote(p)).collect()),
         ));
     }
 }

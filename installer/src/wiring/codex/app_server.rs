@@ -419,9 +419,8 @@ fn trust_selected(
 
 /// Finds `codex` on a PATH value.
 pub fn find_codex(path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
-    std::env::split_paths(path_var?)
-        .map(|d| d.join("codex"))
-        .find(|p| crate::locate::is_executable(p))
+    use handover_clients::Client;
+    crate::locate::on_path(handover_clients::codex::Codex.executable(), path_var)
 }
 
 /// The steps a user takes by hand when we do not trust for them.

@@ -402,6 +402,37 @@ pub fn trust_project(
     }
 }
 
+/// Uninstall: takes out `[projects."<abs>"] trust_level = "trusted"` (only when install
+/// recorded that it added it: manifest.rs), with the table when nothing else is in it and
+/// `[projects]` when that emptied it. Nothing when the entry is gone; left alone, and said,
+/// when the level was changed since.
+pub fn untrust_project(doc: &mut DocumentMut, project: &Path) -> Option<Change> {
+    let key = project.to_string_lossy().into_owned();
+    let what = format!(
+        "[projects.\"{key}\"] trust_level = \"trusted\" (added by handover install --trust)"
+    );
+    let projects = doc.get_mut("projects").and_then(Item::as_table_like_mut)?;
+    let table = projects.get_mut(&key).and_then(Item::as_table_like_mut)?;
+    match table.get("trust_level").and_then(Item::as_str) {
+        None => return None,
+        Some("trusted") => {}
+        Some(level) => {
+            return Some(Change::new(
+                ChangeKind::Kept,
+                format!("[projects.\"{key}\"] trust_level = \"{level}\": install set it to \"trusted\" and it was changed since"),
+            ))
+        }
+    }
+    table.remove("trust_level");
+    if table.is_empty() {
+        projects.remove(&key);
+    }
+    if projects.is_empty() {
+        doc.as_table_mut().remove("projects");
+    }
+    Some(Change::new(ChangeKind::Removed, what))
+}
+
 /// `[hooks.state."<key>"] trusted_hash` entries: key → hash.
 pub fn trusted_hashes(doc: &DocumentMut) -> Vec<(String, String)> {
     let Some(state) = doc
@@ -483,4 +514,38 @@ pub fn user_part(path: &Path, text: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join(" "),
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// Uninstall's inverse of `trust_project`: the file back as it was (comments, other
+    /// projects); a level changed since is left and said.
+    #[test]
+    fn untrust_project_takes_out_what_trust_project_added() {
+        let file = Path::new("/h/.codex/config.toml");
+        let project = Path::new("/src/app");
+        for before in [
+            "# mine\nmodel = \"gpt-5\"\n",
+            "model = \"gpt-5\"\n\n[projects.\"/other\"]\ntrust_level = \"trusted\"\n",
+        ] {
+            let mut doc = parse(file, before).unwrap();
+            trust_project(&mut doc, project, file).unwrap();
+            assert_ne!(render(&doc, before), before);
+            let change = untrust_project(&mut doc, project).unwrap();
+            assert_eq!(change.kind, ChangeKind::Removed);
+            assert_eq!(render(&doc, before), before);
+        }
+        let mut doc = parse(
+            file,
+            "[projects.\"/src/app\"]\ntrust_level = \"untrusted\"\n",
+        )
+        .unwrap();
+        assert_eq!(
+            untrust_project(&mut doc, project).map(|c| c.kind),
+            Some(ChangeKind::Kept)
+        );
+        assert!(untrust_project(&mut parse(file, "").unwrap(), project).is_none());
+    }
 }

@@ -54,7 +54,9 @@ impl Wiring for CodexWiring {
             &homes.user_dir(&handover_clients::codex::Codex),
         ));
         if opts.trust && opts.scope != Scope::User {
-            changes.push(config::trust_project(&mut doc, at.repo, &cfg_path)?);
+            let trusted = config::trust_project(&mut doc, at.repo, &cfg_path)?;
+            plan.trusts = trusted.kind == crate::report::ChangeKind::Added;
+            changes.push(trusted);
         }
         changes.extend(config::move_trust_entries(&mut doc, &moved));
         plan.edits
@@ -65,7 +67,13 @@ impl Wiring for CodexWiring {
     /// Forget the trust Codex recorded for our handlers, and move the trust of the user's
     /// handlers that moved up (keys are positional: see docs); the feature flags
     /// `--enable-codex-hooks` turned on go back to what they were.
-    fn plan_uninstall(&self, at: Place<'_>, hooks: &FileEdit) -> Result<Planned, EditError> {
+    /// ... and the project's trust, when install recorded that it added it.
+    fn plan_uninstall(
+        &self,
+        at: Place<'_>,
+        hooks: &FileEdit,
+        untrust: bool,
+    ) -> Result<Planned, EditError> {
         let mut plan = Planned::default();
         let path = &hooks.path;
         let moved = trust_moves(path, hooks.before.as_deref(), |doc| {
@@ -76,6 +84,9 @@ impl Wiring for CodexWiring {
             let mut doc = config::parse(&cfg_path, &cfg_before)?;
             let mut changes = config::move_trust_entries(&mut doc, &moved);
             changes.extend(config::restore_hooks(&mut doc));
+            if untrust {
+                changes.extend(config::untrust_project(&mut doc, at.repo));
+            }
             plan.edits
                 .extend(codex_config_edit(cfg_path, Some(cfg_before), &doc, changes));
         }

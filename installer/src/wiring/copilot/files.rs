@@ -374,6 +374,48 @@ pub fn trust_repo(
     ))
 }
 
+/// config.json without the `trustedFolders` entry `--trust` added for `repo` (uninstall, when
+/// install recorded that it added it: manifest.rs); a list left empty goes with it. Comments
+/// at the top and the layout kept; unchanged when the entry is gone.
+pub fn untrust_repo(
+    path: &Path,
+    text: &str,
+    repo: &Path,
+) -> Result<(Option<String>, Change), EditError> {
+    let folder = canonical(repo).to_string_lossy().into_owned();
+    let what = format!("trust {folder} (trustedFolders, added by handover install --trust)");
+    let unchanged = || {
+        Ok((
+            Some(text.to_string()),
+            Change::new(ChangeKind::Unchanged, what.clone()),
+        ))
+    };
+    let (comments, body) = split_comments(text);
+    if body.trim().is_empty() {
+        return unchanged();
+    }
+    let mut doc = json_layout::parse(path, body)?;
+    let top = json_layout::top_object(path, &mut doc)?;
+    let Some(list) = top.get_mut("trustedFolders").and_then(Value::as_array_mut) else {
+        return unchanged();
+    };
+    let had = list.len();
+    list.retain(|v| v.as_str() != Some(folder.as_str()));
+    if list.len() == had {
+        return unchanged();
+    }
+    if list.is_empty() {
+        top.remove("trustedFolders");
+    }
+    Ok((
+        Some(format!(
+            "{comments}{}",
+            json_layout::render(&doc, &Layout::detect(body))
+        )),
+        Change::new(ChangeKind::Removed, what),
+    ))
+}
+
 /// What the user must do for Copilot CLI to load the repository's hooks, when it will not yet.
 pub fn trust_problem(repo: &Path, config: &Path) -> String {
     format!(
@@ -529,5 +571,29 @@ mod tests {
         );
         let e = trust_repo(p, Some("{\"trustedFolders\": \"/x\"}"), repo).unwrap_err();
         assert!(e.to_string().contains("not a list"), "{e}");
+    }
+
+    /// Uninstall's inverse: the comment lines, the user's keys and the layout come back byte
+    /// for byte; another folder the user trusted stays; nothing to take out is unchanged.
+    #[test]
+    fn untrust_gives_the_file_back_as_it_was() {
+        let p = Path::new("/h/.copilot/config.json");
+        let repo = Path::new("/nonexistent/repo");
+        let before = "// User settings belong in settings.json.\n{\n    \"firstLaunchAt\": \"2026-11-25T15:51:11.822Z\"\n}\n";
+        let (after, _) = trust_repo(p, Some(before), repo).unwrap();
+        let (back, change) = untrust_repo(p, &after.unwrap(), repo).unwrap();
+        assert_eq!(change.kind, ChangeKind::Removed);
+        assert_eq!(back.as_deref(), Some(before));
+        let two = "{\n  \"trustedFolders\": [\n    \"/mine\",\n    \"/nonexistent/repo\"\n  ]\n}\n";
+        let (one, _) = untrust_repo(p, two, repo).unwrap();
+        assert_eq!(
+            one.as_deref(),
+            Some("{\n  \"trustedFolders\": [\n    \"/mine\"\n  ]\n}\n")
+        );
+        let (same, change) = untrust_repo(p, before, repo).unwrap();
+        assert_eq!(
+            (same.as_deref(), change.kind),
+            (Some(before), ChangeKind::Unchanged)
+        );
     }
 }

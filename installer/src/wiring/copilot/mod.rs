@@ -63,11 +63,24 @@ impl Wiring for CopilotWiring {
         }
         if opts.trust {
             let added = trust_repo(&config, before.as_deref(), repo)?;
+            plan.trusts = added.1.kind == crate::report::ChangeKind::Added;
             plan.edits.push(folder_trust_edit(config, before, added));
         } else {
             plan.problems.push(trust_problem(repo, &config));
         }
         Ok(plan)
+    }
+
+    /// The entry `--trust` added, when install recorded it.
+    fn plan_uninstall(
+        &self,
+        at: Place<'_>,
+        _hooks: &FileEdit,
+        untrust: bool,
+    ) -> Result<Planned, EditError> {
+        super::folder_untrust_edit(config_in(at.homes), untrust, |path, text| {
+            files::untrust_repo(path, text, at.repo)
+        })
     }
 
     fn left_in_place(&self, at: Place<'_>) -> Vec<String> {

@@ -204,6 +204,42 @@ pub fn trust_repo(
     ))
 }
 
+/// trustedFolders.json without the rule `--trust` added for `repo` (uninstall, when install
+/// recorded that it added it: manifest.rs), the file's layout kept. Unchanged when the rule is
+/// gone; left alone, and said, when the rule for the repository now says something else.
+pub fn untrust_repo(
+    path: &Path,
+    text: &str,
+    repo: &Path,
+) -> Result<(Option<String>, Change), EditError> {
+    let key = canonical(repo).to_string_lossy().into_owned();
+    let what = format!("trust {key} (TRUST_FOLDER, added by handover install --trust)");
+    let mut doc = json_layout::parse(path, text)?;
+    let rules = json_layout::top_object(path, &mut doc)?;
+    match rules.get(&key).map(Value::as_str) {
+        None => Ok((
+            Some(text.to_string()),
+            Change::new(ChangeKind::Unchanged, what),
+        )),
+        Some(Some("TRUST_FOLDER")) => {
+            rules.remove(&key);
+            Ok((
+                Some(json_layout::render(&doc, &Layout::detect(text))),
+                Change::new(ChangeKind::Removed, what),
+            ))
+        }
+        Some(_) => Ok((
+            Some(text.to_string()),
+            Change::new(
+                ChangeKind::Kept,
+                format!(
+                    "the rule for {key}: install added it as TRUST_FOLDER and it was changed since"
+                ),
+            ),
+        )),
+    }
+}
+
 /// What the user must do for Gemini CLI to run the hooks, when it will not yet. `scope` is
 /// where our hooks are: the fix names it, since a plain `install --trust` would wire the
 /// project's settings instead of trusting for the user-scope hooks.

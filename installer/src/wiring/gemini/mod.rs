@@ -49,11 +49,24 @@ impl Wiring for GeminiWiring {
             let path = trusted_folders_path(homes);
             let before = read_opt(&path)?;
             let added = trust_repo(&path, before.as_deref(), repo)?;
+            plan.trusts = added.1.kind == crate::report::ChangeKind::Added;
             plan.edits.push(folder_trust_edit(path, before, added));
         } else if let Some(problem) = trust_problem(repo, homes, &trust, opts.scope) {
             plan.problems.push(problem);
         }
         Ok(plan)
+    }
+
+    /// The rule `--trust` added, when install recorded it.
+    fn plan_uninstall(
+        &self,
+        at: Place<'_>,
+        _hooks: &FileEdit,
+        untrust: bool,
+    ) -> Result<Planned, EditError> {
+        super::folder_untrust_edit(trusted_folders_path(at.homes), untrust, |path, text| {
+            files::untrust_repo(path, text, at.repo)
+        })
     }
 
     /// `context.fileName`, else GEMINI.md.

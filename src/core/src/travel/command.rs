@@ -1,58 +1,42 @@
 //! Running the `git` command for travel: transport (fetch, push) goes through the user's own
 //! git, its configuration and credentials, so every remote git understands works (a bare
 //! directory, ssh, https). Object writes go through it too, so repositories libgit2 cannot
-//! open (reftable, SHA-256) are served the same way.
+//! open (reftable, SHA-256) are served the same way. Every process is started the one way
+//! ([`handover_base::git_process`]): no hook, fsmonitor or lazy fetch, and transport refuses
+//! the programs the repository's own configuration names.
 
 use anyhow::{bail, Context};
-use std::io::Write;
+use handover_base::git_process::Git;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
+use std::process::Output;
 
-/// A `git -C <root>` command aimed at this repository only, whatever an outer process set.
-fn base(root: &Path) -> Command {
-    let mut cmd = Command::new("git");
-    cmd.arg("-C")
-        .arg(root)
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .env("GIT_OPTIONAL_LOCKS", "0");
-    cmd
-}
-
-/// Runs git with `input` on stdin (or nothing), returning the whole output whatever the exit
-/// status: callers that interpret a refusal (a push lease) need it.
+/// Runs a local git command (no transport) with `input` on stdin (or nothing), returning the
+/// whole output whatever the exit status: callers that interpret a refusal need it.
 pub fn run_raw(root: &Path, args: &[&str], input: Option<&[u8]>) -> anyhow::Result<Output> {
-    let mut cmd = base(root);
-    cmd.args(args)
-        .stdin(if input.is_some() {
-            Stdio::piped()
-        } else {
-            Stdio::null()
-        })
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
-    let mut child = cmd.spawn().context("cannot run `git`: is git installed?")?;
+    let mut git = Git::local(root).args(args);
     if let Some(bytes) = input {
-        if let Some(mut stdin) = child.stdin.take() {
-            stdin
-                .write_all(bytes)
-                .with_context(|| format!("cannot write to `git {}`", args.join(" ")))?;
-        }
+        git = git.input(bytes);
     }
-    child
-        .wait_with_output()
-        .with_context(|| format!("`git {}` did not finish", args.join(" ")))
+    git.output()
+        .with_context(|| format!("`git {}` did not run", args.join(" ")))
 }
 
-/// Runs git; its stdout, trimmed, when it succeeds, else an error quoting git's own words.
+/// Runs `git fetch` or `git push` with `remote`: the whole output whatever the exit status (a
+/// push lease's refusal is read from it); an error when git did not start, or when the
+/// repository's own configuration names a program the transport would run.
+pub fn transport(root: &Path, remote: &str, args: &[&str]) -> anyhow::Result<Output> {
+    Ok(Git::transport(root, remote).args(args).output()?)
+}
+
+/// Runs git; its stdout, trimmed, when it succeeds, else an error quoting git's own words
+/// (sanitized: a remote's text reaches them).
 pub fn run(root: &Path, args: &[&str], input: Option<&[u8]>) -> anyhow::Result<String> {
     let out = run_raw(root, args, input)?;
     if !out.status.success() {
         bail!(
-            "`git {}` failed: {}",
+            "`git {}` failed; {}",
             args.join(" "),
-            String::from_utf8_lossy(&out.stderr).trim()
+            super::git_said(&out.stderr)
         );
     }
     Ok(String::from_utf8_lossy(&out.stdout).trim().to_string())

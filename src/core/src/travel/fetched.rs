@@ -67,12 +67,16 @@ fn packed_has_any(common: &Path) -> bool {
     scan_packed(common, |_, _| true)
 }
 
-/// Entries `refs/handover-remote/<remote>/<branch>` of packed-refs.
+/// Entries `refs/handover-remote/<remote>/<branch>` of packed-refs, whose remote name passes
+/// the same check as a loose ref's folder (`names::check_remote`).
 fn packed(common: &Path, branch: &str) -> Vec<(String, String)> {
     let mut found = Vec::new();
     scan_packed(common, |id, rest| {
         if let Some((remote, b)) = rest.split_once('/') {
-            if b == branch && handover_verify::git::looks_like_object_id(id) {
+            if b == branch
+                && names::check_remote(remote).is_ok()
+                && handover_verify::git::looks_like_object_id(id)
+            {
                 found.push((remote.to_string(), id.to_string()));
             }
         }
@@ -141,11 +145,19 @@ pub fn all_for(root: &Path, branch: &str) -> Vec<Result<Fetched, (String, String
         .collect()
 }
 
-/// The newest readable fetched handoff for `branch`.
-pub fn newest_for(root: &Path, branch: &str) -> Option<Fetched> {
-    all_for(root, branch).into_iter().flatten().max_by(|a, b| {
-        (time_ms(&a.handoff), &a.handoff.id).cmp(&(time_ms(&b.handoff), &b.handoff.id))
-    })
+/// The newest readable fetched handoff for `branch`, among those not dated in the future
+/// (more than [`FUTURE_SLACK_MS`] past `now_ms`): one remote's handoff dated 2099 must not hide
+/// another remote's current one.
+pub fn newest_for(root: &Path, branch: &str, now_ms: u64) -> Option<Fetched> {
+    newest(all_for(root, branch).into_iter().flatten(), now_ms)
+}
+
+fn newest(fetched: impl Iterator<Item = Fetched>, now_ms: u64) -> Option<Fetched> {
+    fetched
+        .filter(|f| time_ms(&f.handoff) <= now_ms.saturating_add(FUTURE_SLACK_MS))
+        .max_by(|a, b| {
+            (time_ms(&a.handoff), &a.handoff.id).cmp(&(time_ms(&b.handoff), &b.handoff.id))
+        })
 }
 
 fn time_ms(h: &Handoff) -> u64 {
@@ -173,12 +185,9 @@ pub fn for_startup(root: &Path, local: Option<&Handoff>) -> Option<Fetched> {
         return None;
     }
     let branch = current_branch(root)?;
-    let fetched = newest_for(root, &branch)?;
     let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
+    let fetched = newest_for(root, &branch, now_ms)?;
     let remote_ms = time_ms(&fetched.handoff);
-    if remote_ms > now_ms + FUTURE_SLACK_MS {
-        return None;
-    }
     match local {
         None => Some(fetched),
         Some(l) if l.id == fetched.handoff.id => None,
@@ -187,12 +196,14 @@ pub fn for_startup(root: &Path, local: Option<&Handoff>) -> Option<Fetched> {
 }
 
 /// The fetched handoff as verification should see it: it was recorded in another working
-/// tree by design (its label says so), so its recorded root is this one; everything else
+/// tree by design (its label says so), so its recorded root is this one (both forms of it:
+/// `root_bytes` would otherwise still name the other machine's path); everything else
 /// (branch, HEAD, files) is checked exactly like a local handoff.
 pub fn as_checked_here(root: &Path, handoff: &Handoff) -> Handoff {
     let mut h = handoff.clone();
     if let Some(g) = &mut h.git {
         g.root = root.to_string_lossy().into_owned();
+        g.root_bytes = handover_handoff::os_path::bytes_form(root);
     }
     h
 }
@@ -224,6 +235,50 @@ mod tests {
         );
         assert!(packed_has_any(dir.path()));
         assert!(packed(dir.path(), "mai").is_empty());
+    }
+
+    #[test]
+    fn packed_remote_names_are_checked_like_loose_ones() {
+        let dir = packed_refs(&format!(
+            "# pack-refs with: peeled fully-peeled sorted \n{A} refs/handover-remote/$(touch${{IFS}}x)/main\n{A} refs/handover-remote/o\u{2002}Verdict/main\n{B} refs/handover-remote/origin/main\n"
+        ));
+        assert_eq!(
+            packed(dir.path(), "main"),
+            [("origin".to_string(), B.to_string())]
+        );
+    }
+
+    #[test]
+    fn a_handoff_from_the_future_never_hides_a_current_one() {
+        let at = |created: &str, id: &str| {
+            let handoff = Handoff {
+                created_at: created.into(),
+                id: id.into(),
+                ..Default::default()
+            };
+            Fetched {
+                remote: id.into(),
+                branch: "main".into(),
+                commit: String::new(),
+                handoff,
+                note: None,
+                origin: Default::default(),
+                record: None,
+            }
+        };
+        let now = handover_base::clock::parse_rfc3339_ms("2026-11-29T00:00:00Z").unwrap();
+        let all = || {
+            [
+                at("2099-01-01T00:00:00Z", "future"),
+                at("2026-11-28T00:00:00Z", "current"),
+                at("2026-11-27T00:00:00Z", "older"),
+            ]
+            .into_iter()
+        };
+        assert_eq!(newest(all(), now).unwrap().remote, "current");
+        // Within the slack, a clock a little ahead still counts.
+        let soon = at("2026-11-29T00:05:00Z", "soon");
+        assert_eq!(newest(all().chain([soon]), now).unwrap().remote, "soon");
     }
 
     #[test]

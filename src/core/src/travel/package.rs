@@ -15,6 +15,7 @@ use super::command;
 use anyhow::Context;
 use git2::{ObjectType, Oid, Repository};
 use handover_handoff::model::Handoff;
+use handover_handoff::sanitize::quote_within;
 use handover_record::SessionRecord;
 use serde::{Deserialize, Serialize};
 use std::path::Path;
@@ -151,21 +152,26 @@ pub struct Fetched {
 }
 
 impl Fetched {
-    /// «machine», pushed at …, through `remote`: the words every report uses.
+    /// machine «…», pushed at …, fetched from remote «…»: the words every report uses. The
+    /// machine and remote names are quoted (`sanitize::quote`); the time was checked to be
+    /// RFC 3339 when it was read.
     pub fn label(&self) -> String {
         let when = if self.origin.pushed_at.is_empty() {
             "at an unknown time".to_string()
         } else {
             format!("at {}", self.origin.pushed_at)
         };
+        let machine = if self.origin.machine.is_empty() {
+            "an unnamed machine".to_string()
+        } else {
+            format!(
+                "machine {}",
+                quote_within(&self.origin.machine, MAX_LABEL_CHARS)
+            )
+        };
         format!(
-            "machine «{}», pushed {when}, fetched from {}",
-            if self.origin.machine.is_empty() {
-                "unknown"
-            } else {
-                &self.origin.machine
-            },
-            self.remote
+            "{machine}, pushed {when}, fetched from remote {}",
+            quote_within(&self.remote, MAX_LABEL_CHARS)
         )
     }
 }

@@ -421,6 +421,15 @@ fn field<'a>(e: &Entry<'a>, record: &str, valid: &str) -> Result<(String, &'a st
     }
 }
 
+/// "a" or "an" before a record's name (`decision`, `assumption`, `file`).
+fn article(word: &str) -> &'static str {
+    if word.starts_with(['a', 'e', 'i', 'o', 'u']) {
+        "an"
+    } else {
+        "a"
+    }
+}
+
 /// Groups record entries: each `### title` with the `- Key: value` fields under it.
 fn records<'e, 'a>(
     entries: &'e [Entry<'a>],
@@ -433,7 +442,11 @@ fn records<'e, 'a>(
         if !head.heading {
             return err(
                 head.line,
-                format!("expected `### <{record}>` to start a {record}, found `- {}`; put a `### ` heading above the fields", clip(head.first)),
+                format!(
+                    "expected `### <{record}>` to start {} {record}, found `- {}`; put a `### ` heading above the fields",
+                    article(record),
+                    clip(head.first)
+                ),
             );
         }
         let end = entries[i + 1..]

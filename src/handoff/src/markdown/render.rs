@@ -10,6 +10,17 @@ Syntax and escaping: docs/format.md. -->";
 const TOOL_FILLED: &str =
     "<!-- tool-filled: recomputed on every write; edits in this section are ignored -->";
 
+/// The shape of an entry, shown where a section of entries is empty: these are the sections a
+/// plain `- item` does not fit (parse reads comments as nothing).
+const DECISION_SHAPE: &str =
+    "<!-- each decision: `### <what was decided>`, then `- Why: <the reason>`; \
+optional `- Alternative: ...`, `- Reversible: yes|no`, `- Deferred: yes|no` -->\n\n";
+const ASSUMPTION_SHAPE: &str =
+    "<!-- each assumption: `### <what you assume>`, then `- Why: <the reason>` \
+and `- Impact if wrong: <what breaks>` -->\n\n";
+const IMPORTANT_FILE_SHAPE: &str =
+    "<!-- each file: `### <path>`, then `- Why: <why it matters>` -->\n\n";
+
 pub(super) fn render(handoff: &Handoff) -> String {
     let c = &handoff.content;
     let mut out = String::new();
@@ -48,6 +59,9 @@ fn section_body(section: Section, h: &Handoff, c: &Content) -> Option<String> {
         Section::InProgress => list(&mut b, &c.status.in_progress),
         Section::Pending => list(&mut b, &c.status.pending),
         Section::Decisions => {
+            if c.decisions.is_empty() {
+                b.push_str(DECISION_SHAPE);
+            }
             for d in &c.decisions {
                 value(&mut b, "### ", &d.what);
                 field(&mut b, "Why", &d.why);
@@ -61,6 +75,9 @@ fn section_body(section: Section, h: &Handoff, c: &Content) -> Option<String> {
             }
         }
         Section::Assumptions => {
+            if c.assumptions.is_empty() {
+                b.push_str(ASSUMPTION_SHAPE);
+            }
             for a in &c.assumptions {
                 value(&mut b, "### ", &a.assumption);
                 field(&mut b, "Why", &a.why);
@@ -71,6 +88,9 @@ fn section_body(section: Section, h: &Handoff, c: &Content) -> Option<String> {
         Section::Blockers => list(&mut b, &c.blockers),
         Section::Warnings => list(&mut b, &c.warnings),
         Section::ImportantFiles => {
+            if c.important_files.is_empty() {
+                b.push_str(IMPORTANT_FILE_SHAPE);
+            }
             for f in &c.important_files {
                 value(&mut b, "### ", &f.path);
                 field(&mut b, "Why", &f.why);

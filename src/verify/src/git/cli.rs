@@ -2,18 +2,19 @@
 //! repositories libgit2 cannot open (the reftable ref format, SHA-256 object ids, extensions
 //! newer than it knows). Saving a handoff must work in any repository git itself supports.
 
-use anyhow::{bail, Context};
+use anyhow::bail;
+use handover_base::git_process::Git;
 use handover_handoff::model::GitSnapshot;
 use std::path::Path;
-use std::process::{Command, Output, Stdio};
 
-/// `git -C root <args>`'s standard output, or its standard error as the failure, with
-/// everything that could run a program the repository names switched off (see
-/// [`neutralised`]; provenance asks its plumbing questions through this too).
+/// `git -C root <args>`'s standard output, or its standard error as the failure. Started the
+/// one way ([`handover_base::git_process`]): no transport, no hook, no fsmonitor, no lazy fetch,
+/// and every filter driver emptied (`status` hashes files whose stat data changed); when the
+/// configuration cannot be listed, nothing runs. Submodules are not looked into by `status`
+/// (`--ignore-submodules=dirty` below: git would run in each one, under its own
+/// configuration). Provenance asks its plumbing questions through this too.
 pub fn git(root: &Path, args: &[&str]) -> anyhow::Result<Vec<u8>> {
-    let mut all = neutralised(root)?;
-    all.extend(args.iter().map(|a| (*a).to_string()));
-    let out = run(root, &all)?;
+    let out = Git::local(root).reading_work_tree().args(args).output()?;
     if !out.status.success() {
         bail!(
             "`git {}` failed: {}",
@@ -24,77 +25,29 @@ pub fn git(root: &Path, args: &[&str]) -> anyhow::Result<Vec<u8>> {
     Ok(out.stdout)
 }
 
-fn run(root: &Path, args: &[String]) -> anyhow::Result<Output> {
-    Command::new("git")
-        .arg("-C")
-        .arg(root)
-        .args(args)
-        // The repository at `root`, not one an outer hook points at; and no index refresh
-        // written behind the user's back.
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE")
-        .env("GIT_OPTIONAL_LOCKS", "0")
-        .stdin(Stdio::null())
+/// Which of `paths` (relative to `root`) git's ignore rules ignore, as `git check-ignore
+/// --no-index` decides: every source in git's own order of precedence (a `.gitignore`'s
+/// `!rule` beats the exclude file, which libgit2's `is_path_ignored` gets wrong), and whether
+/// or not a path is tracked. None when git cannot answer. It hashes no file, so no filter
+/// driver is listed for it.
+pub fn ignored(root: &Path, paths: &[&str]) -> Option<Vec<String>> {
+    // Paths as arguments, one answer per line: our paths hold no newline (`-z` needs `--stdin`).
+    let out = Git::local(root)
+        .args(["check-ignore", "--no-index", "--"])
+        .args(paths)
         .output()
-        .context("cannot run `git`")
-}
-
-/// Configuration given on git's command line (which overrides every file) so that no command
-/// here runs a program the repository's own configuration names. A repository that arrived as
-/// a tarball or a copy brings its `.git/config`, and reading it is code execution when git obeys
-/// it: `core.fsmonitor` runs a program whenever the index is read (`ls-files`, `status`), and a
-/// filter driver's `clean`/`process` command runs whenever `status` hashes a file whose stat
-/// data changed. The drivers are configured by name, so their names are listed first (reading
-/// configuration runs nothing) and each one's commands are emptied, which git treats as no
-/// filter. Submodules are not looked into (`status` would run git inside each one, under a
-/// configuration this list does not cover). When the list cannot be read, or a name cannot be
-/// given back on git's command line, the command fails instead: nothing runs then either.
-fn neutralised(root: &Path) -> anyhow::Result<Vec<String>> {
-    let mut args: Vec<String> = ["core.fsmonitor=false", "core.hooksPath=/dev/null"]
-        .iter()
-        .flat_map(|c| ["-c".to_string(), (*c).to_string()])
-        .collect();
-    let listing = ["config", "-z", "--get-regexp", r"^filter\."].map(String::from);
-    let out = run(root, &listing)?;
-    // 1: no such key, nothing to switch off.
-    let listed = match out.status.code() {
-        Some(0) => out.stdout,
-        Some(1) => Vec::new(),
-        _ => bail!(
-            "cannot list the repository's filter drivers: {}",
-            String::from_utf8_lossy(&out.stderr).trim()
-        ),
-    };
-    for driver in filter_drivers(&listed) {
-        for (key, value) in [
-            ("clean", ""),
-            ("smudge", ""),
-            ("process", ""),
-            ("required", "false"),
-        ] {
-            args.push("-c".into());
-            args.push(format!("filter.{driver}.{key}={value}"));
-        }
+        .ok()?;
+    // 0: some are ignored, 1: none is; anything else is an error.
+    if !matches!(out.status.code(), Some(0 | 1)) {
+        return None;
     }
-    Ok(args)
-}
-
-/// The driver names in `git config -z --get-regexp '^filter\.'` output: entries `key\nvalue\0`,
-/// keys `filter.<name>.<variable>` (the name may itself hold dots).
-fn filter_drivers(listed: &[u8]) -> Vec<String> {
-    let mut names: Vec<String> = listed
-        .split(|&b| b == 0)
-        .filter_map(|entry| {
-            let key = entry.split(|&b| b == b'\n').next()?;
-            let key = std::str::from_utf8(key).ok()?;
-            let (name, _variable) = key.strip_prefix("filter.")?.rsplit_once('.')?;
-            Some(name.to_string())
-        })
-        .collect();
-    names.sort();
-    names.dedup();
-    names
+    Some(
+        String::from_utf8_lossy(&out.stdout)
+            .lines()
+            .filter(|p| !p.is_empty())
+            .map(str::to_string)
+            .collect(),
+    )
 }
 
 /// The snapshot as `git status --porcelain=v2` reports it; None when `root` is not in a
@@ -208,15 +161,6 @@ u UU N... 100644 100644 100644 100644 aa bb cc conflict.rs\0\
         assert!(!s.detached);
         assert_eq!(s.dirty, ["conflict.rs", "new.rs", "src/a b.rs"]);
         assert_eq!(s.untracked, ["notes/x.txt"]);
-    }
-
-    #[test]
-    fn filter_driver_names_are_read_from_the_configuration_listing() {
-        let listed =
-            b"filter.lfs.clean\ngit-lfs clean -- %f\0filter.lfs.process\ngit-lfs filter-process\0\
-filter.a.b.smudge\ncat\0filter.evil.required\n\0";
-        assert_eq!(filter_drivers(listed), ["a.b", "evil", "lfs"]);
-        assert!(filter_drivers(b"").is_empty());
     }
 
     #[test]
