@@ -16,6 +16,7 @@ pub mod output;
 mod parse;
 mod status;
 mod travel;
+mod watchdog;
 mod write;
 
 #[derive(Parser, Debug)]
@@ -513,8 +514,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
     let dir = || repository_dir(cli.dir.as_deref());
     match &cli.command {
         Command::Write(a) => write::run(a, &dir()?),
-        Command::Boot(a) => boot::run(a, &dir()?),
-        Command::Status(a) => status::run(a, &dir()?),
+        Command::Boot(a) => {
+            watchdog::start("boot");
+            boot::run(a, &dir()?)
+        }
+        Command::Status(a) => {
+            watchdog::start("status");
+            status::run(a, &dir()?)
+        }
         Command::Done(a) => done::run(a, &dir()?),
         Command::Ack(a) => ack::run(a, &dir()?),
         Command::Demo(a) => demo::run(a),

@@ -1063,3 +1063,181 @@ fn a_refused_store_shows_and_imports_no_record() {
     let boot = text(&handover(&repo.path, &["boot"]));
     assert!(!boot.contains("Session records"), "{boot}");
 }
+
+// ---- A tarball's .git: FIFOs, huge sparse files, compressed bombs, delta loops (third round) ----
+
+use crate::support::hostile_git::{self, measure, Measured};
+
+/// `handover <args>` in `dir`, measured (time, peak RSS), killed after 30 s.
+fn handover_measured(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Measured {
+    let mut cmd = Command::new(BIN);
+    cmd.args(args)
+        .current_dir(dir)
+        .env_remove("CLAUDECODE")
+        .env("HANDOVER_AGENT", "test");
+    for (k, v) in env {
+        cmd.env(k, v);
+    }
+    measure(cmd, b"", std::time::Duration::from_secs(30))
+}
+
+/// A repository with a handoff, then `sabotage` applied to it.
+fn sabotaged(sabotage: impl FnOnce(&Path)) -> Repo {
+    let repo = Repo::with_commit();
+    assert!(write(&repo.path, "Ship it").status.success());
+    sabotage(&repo.path);
+    repo
+}
+
+/// A FIFO anywhere libgit2 reads under `.git` (index, packed-refs, the branch's ref, a pack
+/// index, alternates, info/exclude, shallow, a config include): `boot` and `status` hung
+/// forever. Now they answer at once, `boot` naming the file it would not read.
+#[test]
+fn a_fifo_under_dot_git_never_hangs_boot_or_status() {
+    for name in [
+        "index",
+        "packed-refs",
+        "refs/heads/main",
+        "objects/pack/pack-x.idx",
+        "objects/info/alternates",
+        "info/exclude",
+        "shallow",
+        "included.cfg",
+    ] {
+        let repo = sabotaged(|dir| {
+            let git = dir.join(".git");
+            if name == "included.cfg" {
+                let mut config = fs::read_to_string(git.join("config")).unwrap();
+                config.push_str("[include]\n\tpath = included.cfg\n");
+                fs::write(git.join("config"), config).unwrap();
+            }
+            hostile_git::mkfifo(&git.join(name));
+        });
+        for args in [&["boot"][..], &["status"]] {
+            let run = handover_measured(&repo.path, args, &[]);
+            run.assert_bounded(&format!("{args:?} with a FIFO as .git/{name}"), 5, 200);
+            if args == ["boot"] {
+                let said = run.text();
+                assert!(said.contains("cannot verify"), "{name}: {said}");
+                assert!(said.contains(name), "{name}: {said}");
+            }
+        }
+    }
+}
+
+/// Huge sparse files under `.git` (4 KB on disk): HEAD of 300 MiB, packed-refs of 1.5 GiB,
+/// config and shallow of 400 MiB took `status` 17-19 s or GBs of memory. Now they are refused
+/// by their size, in no time and no memory.
+#[test]
+fn huge_sparse_files_under_dot_git_cost_neither_time_nor_memory() {
+    const MIB: u64 = 1024 * 1024;
+    for (name, len) in [
+        ("HEAD", 300 * MIB),
+        ("packed-refs", 1536 * MIB),
+        ("config", 400 * MIB),
+        ("shallow", 400 * MIB),
+        ("index", 1024 * MIB),
+    ] {
+        let repo = sabotaged(|dir| hostile_git::sparse(&dir.join(".git").join(name), len));
+        for args in [&["boot"][..], &["status"]] {
+            let run = handover_measured(&repo.path, args, &[]);
+            run.assert_bounded(&format!("{args:?} with a {len}-byte .git/{name}"), 5, 200);
+            if args == ["boot"] {
+                let said = run.text();
+                assert!(said.contains("too big"), "{name}: {said}");
+            }
+        }
+    }
+}
+
+/// HEAD's commit a compressed bomb (256 MiB of zeros, about 260 KB on disk), loose or packed:
+/// `boot` took 36 s and 1.6 GB with a 512 MiB one (libgit2 inflated it whole). Now the object
+/// reader reads its header and says it is too big to verify; nothing inflates it.
+#[test]
+fn a_compressed_bomb_as_head_is_too_big_to_verify() {
+    for packed in [false, true] {
+        let repo = sabotaged(|dir| {
+            let id = if packed {
+                hostile_git::packed_bomb(dir)
+            } else {
+                hostile_git::loose_bomb(dir)
+            };
+            hostile_git::set_head(dir, &id);
+        });
+        for args in [&["boot"][..], &["status"]] {
+            let run = handover_measured(&repo.path, args, &[]);
+            let what = format!("{args:?} with a bomb as HEAD (packed: {packed})");
+            run.assert_bounded(&what, 10, 200);
+            if args == ["boot"] {
+                let said = run.text();
+                assert!(said.contains("too big to verify"), "{what}: {said}");
+            }
+        }
+    }
+}
+
+/// HEAD's commit in a pack whose deltas by id loop: `boot` and `status` ran on with growing
+/// memory (3 GB after 20 s) in libgit2. Now the reader follows the chain to its limit and says
+/// the object is damaged.
+#[test]
+fn a_delta_loop_as_head_is_damaged_not_followed_forever() {
+    let repo = sabotaged(|dir| {
+        let [a, _] = hostile_git::delta_loop(dir);
+        hostile_git::set_head(dir, &a);
+    });
+    for args in [&["boot"][..], &["status"]] {
+        let run = handover_measured(&repo.path, args, &[]);
+        let what = format!("{args:?} with a delta loop as HEAD");
+        run.assert_bounded(&what, 10, 200);
+        if args == ["boot"] {
+            let said = run.text();
+            assert!(said.contains("damaged"), "{what}: {said}");
+        }
+    }
+}
+
+/// What no check before catches (a FIFO in place of a tree object deep in HEAD, which libgit2
+/// opens and waits on during the working-tree scan) meets the watchdog: `boot` and `status`
+/// stop with a clear error and exit 1 instead of hanging.
+#[test]
+fn boot_and_status_stop_at_their_time_limit() {
+    let repo = sabotaged(|dir| {
+        let tree = crate::support::repo::git(dir, &["rev-parse", "HEAD:src"]);
+        let tree = tree.trim();
+        hostile_git::mkfifo(&dir.join(".git/objects").join(&tree[..2]).join(&tree[2..]));
+    });
+    for args in [&["boot"][..], &["status"]] {
+        let run = handover_measured(&repo.path, args, &[("HANDOVER_TIME_LIMIT", "2")]);
+        let what = format!("{args:?} with a FIFO as a tree object");
+        run.assert_bounded(&what, 8, 200);
+        assert_eq!(run.output.status.code(), Some(1), "{what}: {}", run.text());
+        let said = run.text();
+        assert!(
+            said.contains("reading the repository took longer than 2 s"),
+            "{what}: {said}"
+        );
+    }
+}
+
+/// A config `[include]` of a FIFO also hung `write`, `pull` and `push` (libgit2 and `git` both
+/// read it). Now each refuses at once, naming the file.
+#[test]
+fn a_fifo_config_include_never_hangs_write_pull_or_push() {
+    let repo = sabotaged(|dir| {
+        let git = dir.join(".git");
+        let mut config = fs::read_to_string(git.join("config")).unwrap();
+        config.push_str("[includeIf \"onbranch:main\"]\n\tpath = ../fifo.cfg\n");
+        fs::write(git.join("config"), config).unwrap();
+        hostile_git::mkfifo(&dir.join("fifo.cfg"));
+    });
+    for args in [
+        &["write", "--goal", "Again", "--in-progress", "step"][..],
+        &["pull"],
+        &["push"],
+    ] {
+        let run = handover_measured(&repo.path, args, &[]);
+        run.assert_bounded(&format!("{args:?} with a FIFO included"), 5, 200);
+        let said = run.text();
+        assert!(said.contains("fifo.cfg"), "{args:?}: {said}");
+    }
+}

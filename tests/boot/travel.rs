@@ -763,6 +763,58 @@ fn a_push_says_when_the_code_it_describes_is_not_on_the_remote() {
     insta::assert_snapshot!("push_ahead_of_the_remote", world.pin(&out, &[&a]));
 }
 
+/// A remote's handoff ref naming a compressed bomb (a commit of 256 MiB of zeros, about 260 KB
+/// on disk): `pull` inflated it (6 s and 529 MB in a release build). Now the object reader
+/// refuses it from its header and `pull` says so. The ref is fetched by git first; `pull`'s
+/// own `git fetch` still reads the commit (git's business, and counted in the peak RSS of
+/// `pull`'s process tree), so the memory is measured on `boot`, which reads the same fetched
+/// handoff without running git.
+#[test]
+fn a_compressed_bomb_on_the_remote_is_refused_by_pull_from_its_header() {
+    use crate::support::hostile_git::{self, measure};
+    let world = World::new();
+    let attacker = world.clone("attacker");
+    let b = world.clone("desktop");
+    let bomb = hostile_git::loose_bomb(&attacker.root);
+    attacker.git(&[
+        "push",
+        "-q",
+        "-f",
+        world.remote().to_str().unwrap(),
+        &format!("{bomb}:refs/handover/main"),
+    ]);
+    b.git(&[
+        "fetch",
+        "-q",
+        "origin",
+        "+refs/handover/*:refs/handover-remote/origin/*",
+    ]);
+    let mut cmd = Command::new(HANDOVER);
+    cmd.arg("pull")
+        .current_dir(&b.root)
+        .env("HANDOVER_MACHINE", b.name)
+        .env_remove("HANDOVER_SESSION_ID")
+        .env_remove("HANDOVER_AGENT");
+    git_env(&mut cmd, &b.home);
+    let run = measure(cmd, b"", std::time::Duration::from_secs(60));
+    run.assert_bounded("pull of a bomb", 10, 1024);
+    let said = run.text();
+    assert!(said.contains("too big to verify"), "{said}");
+    let mut cmd = Command::new(HANDOVER);
+    cmd.arg("boot")
+        .current_dir(&b.root)
+        .env("HANDOVER_MACHINE", b.name)
+        .env_remove("HANDOVER_SESSION_ID")
+        .env_remove("HANDOVER_AGENT");
+    git_env(&mut cmd, &b.home);
+    let run = measure(cmd, b"", std::time::Duration::from_secs(60));
+    run.assert_bounded("boot beside a fetched bomb", 10, 200);
+    // Not a readable handoff: nothing fetched is offered.
+    let said = run.text();
+    assert!(said.starts_with("No handoff in"), "{said}");
+    assert!(!said.contains("pull"), "{said}");
+}
+
 /// An executable shell script at `path` that appends `name` to `log`, then runs `then` (with
 /// git's arguments) or exits with `status`.
 fn spy(path: &Path, name: &str, log: &Path, then: Result<&str, u8>) {

@@ -1109,3 +1109,97 @@ fn a_committed_record_checked_out_with_crlf_is_still_foreign() {
     let text = session_start(&clone, "s").stdout_str();
     assert!(!text.contains("setup.sh"), "{text}");
 }
+
+// ---- A tarball's .git, and fetched refs a stranger controls (third round) ----
+
+use crate::support::hostile_git::{self, measure, Measured};
+
+/// SessionStart in `repo`, measured (time, peak RSS), killed after 20 s.
+fn session_start_measured(repo: &Path) -> Measured {
+    let mut cmd = std::process::Command::new(SESSION_START);
+    cmd.args(["--agent", "claude"])
+        .current_dir(repo)
+        .env_remove("HANDOVER_HOOK_DEBUG")
+        .env_remove("CLAUDE_PROJECT_DIR");
+    let input = payload(
+        json!({"session_id": "s-hostile", "hook_event_name": "SessionStart",
+                                "source": "startup", "cwd": repo.to_str().unwrap()}),
+    );
+    measure(cmd, &input, Duration::from_secs(20))
+}
+
+/// The hook contract, and the local handoff delivered.
+fn assert_delivered(run: &Measured, what: &str) {
+    assert_eq!(run.output.status.code(), Some(0), "{what}");
+    assert!(run.output.stderr.is_empty(), "{what}: {}", run.text());
+    let said = String::from_utf8_lossy(&run.output.stdout);
+    assert!(
+        said.contains(&handoff_content().goal),
+        "{what}: the local handoff was not delivered: {said:?}"
+    );
+}
+
+/// A FIFO in place of a file libgit2 reads under `.git`: SessionStart was killed by its
+/// watchdog, silent. Now the repository is not opened with libgit2, and the local handoff is
+/// delivered (unverified) at once.
+#[test]
+fn a_fifo_under_dot_git_still_gets_the_handoff_delivered() {
+    for name in [
+        "index",
+        "packed-refs",
+        "refs/heads/main",
+        "objects/pack/pack-x.idx",
+        "objects/info/alternates",
+        "shallow",
+        "included.cfg",
+    ] {
+        let repo = Repo::new();
+        repo.save_handoff();
+        repo.write("src/lib.rs", "pub fn f() { changed() }\n");
+        let git = repo.path().join(".git");
+        if name == "included.cfg" {
+            let mut config = fs::read_to_string(git.join("config")).unwrap();
+            config.push_str("[include]\n\tpath = included.cfg\n");
+            fs::write(git.join("config"), config).unwrap();
+        }
+        hostile_git::mkfifo(&git.join(name));
+        let run = session_start_measured(repo.path());
+        run.assert_bounded(&format!("SessionStart with a FIFO as .git/{name}"), 2, 200);
+        assert_delivered(&run, name);
+    }
+}
+
+/// `.git/HEAD` of 300 MiB (sparse, 4 KB on disk): SessionStart read it whole (311 MB). Now it
+/// is refused by its size.
+#[test]
+fn a_huge_sparse_head_costs_session_start_no_memory() {
+    let repo = Repo::new();
+    repo.save_handoff();
+    hostile_git::sparse(&repo.path().join(".git/HEAD"), 300 * 1024 * 1024);
+    let run = session_start_measured(repo.path());
+    run.assert_bounded("SessionStart with a 300 MiB HEAD", 2, 100);
+    assert_delivered(&run, "a 300 MiB HEAD");
+}
+
+/// A fetched handoff ref (`refs/handover-remote/origin/main`) that names a compressed bomb, or
+/// an object in a loop of deltas: SessionStart inflated the bomb (killed by its watchdog, so
+/// not even the local handoff was delivered). Now the reader refuses both from their headers,
+/// and the local handoff is delivered.
+#[test]
+fn a_hostile_fetched_ref_never_keeps_the_local_handoff_from_being_delivered() {
+    for hostile in ["loose bomb", "packed bomb", "delta loop"] {
+        let repo = Repo::new();
+        repo.save_handoff();
+        let id = match hostile {
+            "loose bomb" => hostile_git::loose_bomb(repo.path()),
+            "packed bomb" => hostile_git::packed_bomb(repo.path()),
+            _ => hostile_git::delta_loop(repo.path())[0].clone(),
+        };
+        let fetched = repo.path().join(".git/refs/handover-remote/origin");
+        fs::create_dir_all(&fetched).unwrap();
+        fs::write(fetched.join("main"), format!("{id}\n")).unwrap();
+        let run = session_start_measured(repo.path());
+        run.assert_bounded(&format!("SessionStart with a fetched {hostile}"), 2, 200);
+        assert_delivered(&run, hostile);
+    }
+}

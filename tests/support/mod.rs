@@ -4,6 +4,8 @@
 //! - [`repo`]: a temporary git repository and the `handover` command run in it;
 //! - [`hook`]: the hook executables fed a payload, with a bounded wait;
 //! - [`child`]: one test of the binary re-run in a child process;
+//! - [`hostile_git`]: FIFOs, sparse files, compressed bombs and delta loops under `.git`, and a
+//!   command's time and peak RSS against them;
 //! - [`snapshot`]: placeholders for what changes from run to run in a snapshotted output;
 //! - the rest: the real clients, a sandboxed project, the fake model server, one client run
 //!   inside a loopback-only network namespace, and what the tests read afterwards (the server's
@@ -18,6 +20,7 @@ pub mod child;
 pub mod droid;
 pub mod fake_server;
 pub mod hook;
+pub mod hostile_git;
 pub mod interactive;
 pub mod interactive_records;
 pub mod record_scenarios;

@@ -29,6 +29,13 @@ use std::path::Path;
 
 pub use package::Fetched as FetchedHandoff;
 
+/// The repository's files under `.git` looked at before any `git` runs
+/// (`handover_verify::git::preflight`): a FIFO as a config include or the index would hang
+/// `git config`, `git fetch` and `git push` as it hangs libgit2.
+fn bounded_files(root: &Path) -> anyhow::Result<()> {
+    handover_verify::git::preflight::check(root).map_err(anyhow::Error::new)
+}
+
 /// Longest stretch of git's own output (with the remote's sideband text in it) quoted in an
 /// error of ours.
 const GIT_SAID_MAX_CHARS: usize = 600;
@@ -194,6 +201,7 @@ pub fn push(
     let force = options.force;
     let root = store.root();
     ensure_repository(root, "push")?;
+    bounded_files(root)?;
     let branch = current_branch(root)?;
     let remote = choose_remote(root, options.remote, Some(&branch))?;
     let handoff = match store.load() {
@@ -550,6 +558,7 @@ pub fn pull(
 ) -> anyhow::Result<Pulled> {
     let root = store.root();
     ensure_repository(root, "pull")?;
+    bounded_files(root)?;
     let branch = current_branch(root).ok();
     let remote = choose_remote(root, remote, branch.as_deref())?;
     fetch(root, &remote, None)?;
@@ -649,6 +658,7 @@ impl SharePlan {
 /// What `handover share` (or `share --off`) would change.
 pub fn share_plan(root: &Path, remote: Option<&str>, off: bool) -> anyhow::Result<SharePlan> {
     ensure_repository(root, "share")?;
+    bounded_files(root)?;
     let branch = current_branch(root).ok();
     let remote = choose_remote(root, remote, branch.as_deref())?;
     let refspec = names::fetch_refspec(&remote);

@@ -14,6 +14,7 @@ pub mod head_entries;
 pub(crate) mod history;
 pub(crate) mod objects;
 pub(crate) mod parsed;
+pub mod preflight;
 #[cfg(test)]
 mod scan_tests;
 pub mod uncommitted;
@@ -39,6 +40,13 @@ pub fn index_loads() -> usize {
 pub(crate) fn load_index(repo: &Repository) -> Result<git2::Index, git2::Error> {
     INDEX_LOADS.fetch_add(1, std::sync::atomic::Ordering::Relaxed);
     repo.index()
+}
+
+/// The repository was not read because of what it holds: a file under `.git` the
+/// [`preflight`] refused, or an object too big or damaged to read ([`objects::Refusal`]). No
+/// other reader (the git command line) is asked then: it would hang or load the same bytes.
+pub fn refused(error: &anyhow::Error) -> bool {
+    preflight::unreadable(error).is_some() || error.downcast_ref::<objects::Refusal>().is_some()
 }
 
 /// Root discovery sits with the store, which needs it to find its own root.
@@ -194,9 +202,13 @@ pub fn opens_on_this_thread() -> usize {
     OPENS.with(std::cell::Cell::get)
 }
 
-/// The repository containing `path`, Ok(None) when there is none.
+/// The repository containing `path`, Ok(None) when there is none. Its files under `.git`
+/// are looked at first ([`preflight`]): a FIFO or an oversized file there is an error with a
+/// [`preflight::Unreadable`] inside, and libgit2 is not asked at all. Every repository
+/// handover opens with libgit2 is opened here.
 pub fn open(path: &Path) -> anyhow::Result<Option<Repository>> {
     OPENS.with(|opens| opens.set(opens.get() + 1));
+    preflight::check(path)?;
     match Repository::discover(path) {
         Ok(repo) => Ok(Some(repo)),
         Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
@@ -297,6 +309,10 @@ pub fn head_info(repo: &Repository) -> anyhow::Result<HeadInfo> {
 /// `git` command line when libgit2 cannot read the repository (reftable, SHA-256).
 pub fn snapshot(root: &Path) -> anyhow::Result<Option<GitSnapshot>> {
     snapshot_git2(root).or_else(|libgit2| {
+        // A file libgit2 was not let near would stall `git` just the same.
+        if refused(&libgit2) {
+            return Err(libgit2);
+        }
         cli::snapshot(root).map_err(|cli| {
             anyhow::anyhow!("{libgit2:#}; the git command line could not read it either: {cli:#}")
         })
@@ -501,7 +517,12 @@ pub fn scan_working_tree(
     // changed on disk since this repository loaded it.
     let _ = index.read(false);
     let head_commit = match repo.head() {
-        Ok(reference) => Some(reference.peel_to_commit().map_err(status_error)?),
+        Ok(reference) => {
+            if let Some(id) = reference.target() {
+                bounded_commit(repo, id)?;
+            }
+            Some(reference.peel_to_commit().map_err(status_error)?)
+        }
         Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => None,
         Err(e) => return Err(status_error(e)),
     };
@@ -676,7 +697,27 @@ pub fn files_changed(
 }
 
 /// The commit `since` names, or when it names none the default base ([`default_base`]).
+/// A commit id is looked at by the object reader before libgit2 resolves it, and so is HEAD
+/// before the default base is computed from it: one too big or damaged is no base at all,
+/// and the diff from it then fails on the same refusal ([`bounded_commit`] in `base_tree`).
 fn resolve_base(repo: &Repository, since: Option<&str>) -> Option<Oid> {
+    let refused = |id: Oid| bounded_commit(repo, id).is_err();
+    if let Some(id) = since
+        .and_then(|s| Oid::from_str(s).ok())
+        .filter(|id| refused(*id))
+    {
+        return Some(id);
+    }
+    if since.is_none() {
+        if let Some(head) = repo
+            .head()
+            .ok()
+            .and_then(|h| h.target())
+            .filter(|id| refused(*id))
+        {
+            return Some(head);
+        }
+    }
     let given = since
         .and_then(|s| repo.revparse_single(s).ok())
         .and_then(|o| o.peel_to_commit().ok())
@@ -689,10 +730,39 @@ fn base_tree(repo: &Repository, base: Option<Oid>) -> anyhow::Result<Option<git2
     let Some(oid) = base else {
         return Ok(None);
     };
+    bounded_commit(repo, oid)?;
     repo.find_commit(oid)
         .and_then(|c| c.tree())
         .map(Some)
         .map_err(|e| anyhow::anyhow!("cannot read commit {oid}: {}", e.message()))
+}
+
+/// The commit `id` and its tree, looked at by the object reader before libgit2 reads them
+/// whole: either one too big or damaged is an error with its [`objects::Refusal`] inside
+/// (libgit2 has no cap of its own). Trees below the top one are libgit2's to read in a scan.
+pub fn bounded_commit(repo: &Repository, id: Oid) -> anyhow::Result<()> {
+    let Some(objects) = objects::Objects::of(repo) else {
+        return Ok(());
+    };
+    if let Some(commit) = objects.commit(id)? {
+        objects.look(commit.tree)?;
+    }
+    Ok(())
+}
+
+/// The size of object `id` as the object reader finds it, before libgit2 reads it or its
+/// header (whose delta walk has no bound of its own): Ok(Some) its size (declared, for one
+/// too big to read), Ok(None) when the reader leaves it to libgit2, an error with its
+/// [`objects::Refusal`] inside when it is damaged.
+pub fn object_size(repo: &Repository, id: Oid) -> anyhow::Result<Option<u64>> {
+    let Some(objects) = objects::Objects::of(repo) else {
+        return Ok(None);
+    };
+    match objects.look(id) {
+        Ok(found) => Ok(found.map(|o| o.data.len() as u64)),
+        Err(objects::Refusal::TooBig { size, .. }) => Ok(Some(size)),
+        Err(damaged) => Err(damaged.into()),
+    }
 }
 
 fn compare_error(base: Option<Oid>, e: &git2::Error) -> anyhow::Error {
@@ -794,6 +864,9 @@ pub fn common_dir_files(root: &Path) -> Option<PathBuf> {
 /// Which of `paths` (relative to `root`, a directory with a trailing `/`) git does not ignore,
 /// by git's own rules and precedence (`git check-ignore`); None when git cannot answer.
 pub fn not_ignored<'p>(root: &Path, paths: &[&'p str]) -> Option<Vec<&'p str>> {
+    // git reads the exclude file, the config and what it names as libgit2 does: a FIFO there
+    // would hang it ([`preflight`]).
+    preflight::check(root).ok()?;
     let ignored = cli::ignored(root, paths)?;
     Some(
         paths

@@ -49,6 +49,8 @@ pub fn tracking(root: &Path, rel: &Path) -> Tracked {
     match git::open(root) {
         Ok(Some(repo)) => tracking_git2(&repo, root, rel).unwrap_or_default(),
         Ok(None) => Tracked::default(),
+        // A file under .git handover refuses: `git` would hang on it too.
+        Err(e) if git::refused(&e) => Tracked::default(),
         // libgit2 cannot read it (reftable, SHA-256): ask the git command line.
         Err(_) => tracking_cli(root, rel).unwrap_or_default(),
     }
@@ -96,6 +98,9 @@ pub fn tracked_each(root: &Path, rels: &[&Path], known: Option<&git::IndexedUnde
             tracked
         }
         Ok(None) => vec![false; rels.len()],
+        // A file under .git handover refuses (`git` would hang on it too): nothing can be
+        // told, so every path counts as tracked (what the record prune keeps).
+        Err(e) if git::refused(&e) => vec![true; rels.len()],
         Err(_) => rels
             .iter()
             .map(|rel| tracking_cli(root, rel).unwrap_or_default().is_tracked())

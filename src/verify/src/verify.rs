@@ -6,7 +6,7 @@
 //! caller must handle): a hook shows whatever could be established.
 
 use crate::git::head_entries::HeadEntries;
-use crate::git::objects::Objects;
+use crate::git::objects::{Objects, Refusal};
 use crate::git::uncommitted::{PathState, PathStates};
 use crate::git::{self, history, HeadInfo, LazyRepo};
 use git2::{Oid, Repository, Sort};
@@ -449,10 +449,28 @@ fn check_head(
         Ok(None) => return reasons.push(unreadable(lazy.root(), "no repository found")),
         Err(e) => return reasons.push(unreadable(lazy.root(), &e)),
     };
+    // Both ends are read by the object reader first, grafts or not (they change parents, not
+    // what a commit is): one too big or damaged is said so, and libgit2 never reads it. The
+    // commits read here need no second look from libgit2.
+    let mut read_here = Vec::new();
+    for (id, which) in [(Some(cur), "current HEAD"), (rec, "recorded HEAD")] {
+        let Some(id) = id.and_then(|id| Oid::from_str(id).ok()) else {
+            continue;
+        };
+        match objects.map(|o| o.commit(id)) {
+            Some(Err(refused)) => {
+                return reasons.push(unreadable(
+                    lazy.root(),
+                    &format!("the {which}'s commit cannot be read: {refused}"),
+                ))
+            }
+            Some(Ok(Some(_))) => read_here.push(id),
+            Some(Ok(None)) | None => {}
+        }
+    }
     // Commits read without libgit2's mappings where the history allows (git::history).
     let objects = objects.filter(|_| !history::grafted(repo));
-    let is_commit =
-        |id: &Oid| objects.and_then(|o| o.commit(*id)).is_some() || repo.find_commit(*id).is_ok();
+    let is_commit = |id: &Oid| read_here.contains(id) || repo.find_commit(*id).is_ok();
     let Some(cur_oid) = Oid::from_str(cur).ok().filter(is_commit) else {
         return reasons.push(unreadable(
             lazy.root(),
@@ -483,10 +501,34 @@ fn check_head(
             Vec::new(),
         ));
     };
-    // A line of commits either way, read here; else libgit2's graph and walk decide.
-    let line = |from, to| objects.and_then(|o| history::line(o, from, to));
-    let ahead = line(cur_oid, rec_oid).map(listed);
-    let behind = || line(rec_oid, cur_oid).map(listed);
+    // A line of commits either way, read here; else libgit2's graph and walk decide. A
+    // commit on the way the reader refuses ends the check: libgit2 must not walk through it.
+    let line = |from, to| match objects.map(|o| history::line(o, from, to)) {
+        Some(Err(refused)) => Err(refused),
+        Some(Ok(found)) => Ok(found),
+        None => Ok(None),
+    };
+    let refused = |refused: Refusal| {
+        unreadable(
+            lazy.root(),
+            &format!(
+                "the history between the recorded and the current HEAD cannot be read: {refused}"
+            ),
+        )
+    };
+    let ahead = match line(cur_oid, rec_oid) {
+        Ok(ahead) => ahead.map(listed),
+        Err(e) => return reasons.push(refused(e)),
+    };
+    // Walked only when HEAD is not ahead (as before): usually it is.
+    let behind = match ahead {
+        Some(_) => None,
+        None => match line(rec_oid, cur_oid) {
+            Ok(behind) => behind.map(listed),
+            Err(e) => return reasons.push(refused(e)),
+        },
+    };
+    let behind = || behind;
     if let Some((count, details)) = ahead.or_else(|| {
         repo.graph_descendant_of(cur_oid, rec_oid)
             .unwrap_or(false)

@@ -129,9 +129,7 @@ fn found(store: &Store, repo: &LazyRepo) -> Found {
         LoadOutcome::Missing => None,
         LoadOutcome::Loaded(loaded) => Some(loaded),
     };
-    if let Some(fetched) =
-        crate::travel::fetched::for_startup(root, loaded.as_ref().map(|l| &l.handoff))
-    {
+    if let Some(fetched) = fetched_within(root, loaded.as_ref().map(|l| &l.handoff)) {
         let handoff = crate::travel::fetched::as_checked_here(root, &fetched);
         let verification = handover_verify::verify::verify_quick_in(repo, &handoff);
         return Found::Fetched {
@@ -159,6 +157,31 @@ fn found(store: &Store, repo: &LazyRepo) -> Found {
         note,
         hand_edited,
     })
+}
+
+/// How long a start waits for the fetched handoffs to be read (a few ms normally: a commit
+/// and three small blobs). Refs and objects from a remote are a stranger's: whatever they
+/// cost past this, the local handoff is shown instead, well within the hook's watchdog.
+const FETCHED_WAIT: std::time::Duration = std::time::Duration::from_millis(500);
+
+/// `travel::fetched::for_startup`, given at most [`FETCHED_WAIT`] on a thread of its own
+/// (abandoned after that; it only reads). Only started when something was fetched at all
+/// (`travel::fetched::any`, a `stat` or two): the common start spawns nothing.
+fn fetched_within(
+    root: &std::path::Path,
+    local: Option<&Handoff>,
+) -> Option<crate::travel::FetchedHandoff> {
+    if !crate::travel::fetched::any(root) {
+        return None;
+    }
+    let (root, local) = (root.to_path_buf(), local.cloned());
+    let (tx, rx) = std::sync::mpsc::channel();
+    std::thread::Builder::new()
+        .spawn(move || {
+            let _ = tx.send(crate::travel::fetched::for_startup(&root, local.as_ref()));
+        })
+        .ok()?;
+    rx.recv_timeout(FETCHED_WAIT).ok().flatten()
 }
 
 /// Which of the record's files are uncommitted now, in the shared repository.

@@ -122,18 +122,18 @@ pub fn all_for(root: &Path, branch: &str) -> Vec<Result<Fetched, (String, String
     if refs.is_empty() {
         return Vec::new();
     }
-    let repo = match git2::Repository::open(root) {
-        Ok(r) => r,
-        Err(e) => {
+    // Through git::open: its files under .git are looked at before libgit2 reads them.
+    let repo = match handover_verify::git::open(root) {
+        Ok(Some(r)) => r,
+        failed => {
+            let why = match failed {
+                Err(e) => format!("{e:#}"),
+                Ok(_) => "no repository found".to_string(),
+            };
             return refs
                 .into_iter()
-                .map(|(remote, _)| {
-                    Err((
-                        remote,
-                        format!("cannot open the repository ({})", e.message()),
-                    ))
-                })
-                .collect()
+                .map(|(remote, _)| Err((remote, format!("cannot open the repository ({why})"))))
+                .collect();
         }
     };
     refs.into_iter()
@@ -169,14 +169,19 @@ pub fn current_branch(root: &Path) -> Option<String> {
     handover_verify::git::read_head_files(root)?.branch
 }
 
+/// Whether anything was fetched at all, for any branch: the cheap check before even HEAD is
+/// read (no `refs/handover-remote/` directory and no such name in packed-refs is the common
+/// case).
+pub fn any(root: &Path) -> bool {
+    handover_verify::git::common_dir_files(root)
+        .is_some_and(|common| common.join(FETCHED_PREFIX).is_dir() || packed_has_any(&common))
+}
+
 /// The fetched handoff a new session should get instead of the local one: for the current
 /// branch, when there is no local handoff or the fetched one is newer (and not dated in the
 /// future). None, without opening the repository, when nothing was fetched.
 pub fn for_startup(root: &Path, local: Option<&Handoff>) -> Option<Fetched> {
-    // The cheap check before even HEAD is read: no `refs/handover-remote/` directory and no
-    // such name in packed-refs is the common case.
-    let common = handover_verify::git::common_dir_files(root)?;
-    if !common.join(FETCHED_PREFIX).is_dir() && !packed_has_any(&common) {
+    if !any(root) {
         return None;
     }
     let branch = current_branch(root)?;

@@ -177,6 +177,10 @@ impl Fetched {
 
 /// Reads the handoff in `commit` (untrusted). An error says what is wrong with it.
 pub fn read(repo: &Repository, commit: Oid, remote: &str, branch: &str) -> Result<Fetched, String> {
+    // The commit and its tree through the object reader first: a compressed bomb or a delta
+    // loop is refused before libgit2 would inflate or walk it.
+    handover_verify::git::bounded_commit(repo, commit)
+        .map_err(|e| format!("not a handoff commit ({e:#})"))?;
     let found = repo
         .find_commit(commit)
         .map_err(|e| format!("not a handoff commit ({})", e.message()))?;
@@ -236,10 +240,19 @@ fn blob(
     if !plain_file || entry.kind() != Some(ObjectType::Blob) {
         return Err(format!("{name} is not a plain file in the commit"));
     }
-    let odb = repo.odb().map_err(|e| e.message().to_string())?;
-    let (size, _) = odb
-        .read_header(entry.id())
-        .map_err(|e| format!("{name} cannot be read ({})", e.message()))?;
+    // The size by the object reader first (libgit2's header read follows a delta loop
+    // forever); libgit2's only where the reader leaves the object to it.
+    let cannot = |e: String| format!("{name} cannot be read ({e})");
+    let size = match handover_verify::git::object_size(repo, entry.id()) {
+        Ok(Some(size)) => usize::try_from(size).unwrap_or(usize::MAX),
+        Ok(None) => {
+            let odb = repo.odb().map_err(|e| e.message().to_string())?;
+            odb.read_header(entry.id())
+                .map_err(|e| cannot(e.message().to_string()))?
+                .0
+        }
+        Err(e) => return Err(cannot(format!("{e:#}"))),
+    };
     if size > max {
         return Err(format!("{name} is {size} bytes, over the {max}-byte limit"));
     }

@@ -262,8 +262,11 @@ impl<'r> HeadEntries<'r> {
     fn top_id(&self) -> Result<Oid, ()> {
         *self.top_id.get_or_init(|| {
             let commit = self.commit.ok_or(())?;
-            if let Some(fields) = self.objects().and_then(|o| o.commit(commit)) {
-                return Ok(fields.tree);
+            // Too big or damaged: no entry can be told, and libgit2 is not asked.
+            match self.objects().map(|o| o.commit(commit)) {
+                Some(Ok(Some(fields))) => return Ok(fields.tree),
+                Some(Err(_)) => return Err(()),
+                Some(Ok(None)) | None => {}
             }
             self.repo
                 .find_object(commit, None)
@@ -332,8 +335,10 @@ impl<'r> HeadEntries<'r> {
     /// The tree `id`: read here when the object database allows it, else by libgit2.
     fn read_tree(&self, id: Oid) -> Result<Dir<'r>, ()> {
         self.trees_read.set(self.trees_read.get() + 1);
-        if let Some(entries) = self.objects().and_then(|o| o.tree(id)) {
-            return Ok(Dir::Read(Rc::new(entries)));
+        match self.objects().map(|o| o.tree(id)) {
+            Some(Ok(Some(entries))) => return Ok(Dir::Read(Rc::new(entries))),
+            Some(Err(_)) => return Err(()),
+            Some(Ok(None)) | None => {}
         }
         self.repo.find_tree(id).map(Dir::Git).map_err(|_| ())
     }

@@ -6,7 +6,7 @@
 //! history, whose parents libgit2 rewrites) answers None, and the verdict asks libgit2 as it
 //! always did.
 
-use super::objects::Objects;
+use super::objects::{Answer, Objects};
 use git2::{Oid, Repository};
 
 /// The longest line followed here; a longer way is libgit2's walk.
@@ -21,24 +21,29 @@ pub(crate) fn grafted(repo: &Repository) -> bool {
 /// The commits reachable from `from` and not from `to`, newest first with their summaries,
 /// when `to` is reached from `from` through commits of exactly one parent each, in at most
 /// [`MAX_LINE`] steps: then they are exactly what libgit2's walk from `from` hiding `to`
-/// gives, in the same order (a line has one order). None otherwise.
-pub(crate) fn line(objects: &Objects, from: Oid, to: Oid) -> Option<Vec<(Oid, Vec<u8>)>> {
+/// gives, in the same order (a line has one order). Ok(None) otherwise; a commit on the way
+/// that is too big or damaged is the reader's refusal (libgit2 must not walk through it).
+pub(crate) fn line(objects: &Objects, from: Oid, to: Oid) -> Answer<Vec<(Oid, Vec<u8>)>> {
     let mut line = Vec::new();
     let mut at = from;
     while at != to {
         if line.len() == MAX_LINE {
-            return None;
+            return Ok(None);
         }
-        let fields = objects.commit(at)?;
+        let Some(fields) = objects.commit(at)? else {
+            return Ok(None);
+        };
         let [parent] = fields.parents[..] else {
-            return None;
+            return Ok(None);
         };
         line.push((at, fields.summary()));
         at = parent;
     }
     // `to` itself must be a commit read here too, as libgit2 would have read it.
-    objects.commit(to)?;
-    Some(line)
+    if objects.commit(to)?.is_none() {
+        return Ok(None);
+    }
+    Ok(Some(line))
 }
 
 #[cfg(test)]
@@ -118,7 +123,7 @@ mod tests {
                 if from == to {
                     continue;
                 }
-                match line(&objects, from, to) {
+                match line(&objects, from, to).unwrap() {
                     Some(ours) => {
                         lines += 1;
                         assert_eq!(libgit2_walk(&repo, from, to), (true, ours));
@@ -136,7 +141,7 @@ mod tests {
             .iter()
             .find(|id| repo.find_commit(**id).unwrap().summary() == Some("main 0"))
             .unwrap();
-        assert!(line(&objects, head, first).is_none());
+        assert!(line(&objects, head, first).unwrap().is_none());
     }
 
     /// Pairs of commits of an existing history, read both ways:
@@ -156,7 +161,7 @@ mod tests {
         for (i, &from) in recent.iter().enumerate() {
             for &to in recent.iter().skip(i + 1).take(12) {
                 for (a, b) in [(from, to), (to, from)] {
-                    match line(&objects, a, b) {
+                    match line(&objects, a, b).unwrap() {
                         Some(ours) => {
                             lines += 1;
                             assert_eq!(libgit2_walk(&repo, a, b), (true, ours));

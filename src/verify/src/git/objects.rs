@@ -11,13 +11,22 @@
 //! bytes and its delta chain, in buffers freed when the object is.
 //!
 //! Only the common layout is read: version 2 pack indexes, packs of version 2 or 3, loose
-//! objects, SHA-1 ids, objects of at most [`MAX_OBJECT_BYTES`] and delta chains of at most
-//! [`MAX_DELTA_DEPTH`]. Anything else (alternates, a version 1 index, an object found in
-//! none of the packs, a damaged or unexpected byte) answers None, and the caller asks
-//! libgit2, which answers as it always did: this reader never decides that an object is
-//! missing or broken, it only finds the ones it can. Like the libgit2 reads beside it (strict
-//! hash verification off, see `LazyRepo::get`), it does not hash what it read: whoever
-//! controls the repository decides what its objects say.
+//! objects, SHA-1 ids, in the object directory and those its `info/alternates` lead to.
+//! Anything else (a version 1 index, an object found in none of the packs, a damaged or
+//! unexpected byte) answers Ok(None), and the caller asks libgit2, which answers as it always
+//! did: this reader never decides that an object is missing.
+//!
+//! It does decide two things, which libgit2 is then never asked ([`Refusal`]): an object
+//! whose header declares more than [`MAX_OBJECT_BYTES`] is too big to verify (a 256 MiB
+//! commit of zeros is 1.2 MB on disk; libgit2 would inflate it whole), and a delta chain
+//! longer than [`MAX_DELTA_DEPTH`] or through more than [`MAX_PACK_HOPS`] packs is damaged (a
+//! chain of deltas by id that loops made libgit2 run on with growing memory). Both are read
+//! from headers (a pack entry's, a loose object's first bytes, a delta's first bytes) before
+//! anything larger than the cap is inflated.
+//!
+//! Like the libgit2 reads beside it (strict hash verification off, see `LazyRepo::get`), it
+//! does not hash what it read: whoever controls the repository decides what its objects
+//! say.
 //!
 //! The repository's files are untrusted: each file is opened without blocking (a FIFO in
 //! place of a pack cannot hang the hook), must be a regular file, and every length read from
@@ -30,13 +39,15 @@ use std::cell::{OnceCell, RefCell};
 use std::fs::File;
 use std::path::{Path, PathBuf};
 
-/// The largest object read here (a tree of about 100,000 entries; larger ones are left to
-/// libgit2).
+/// The largest commit or tree handover reads (a tree of about 100,000 entries); an object
+/// declared larger is too big to verify ([`Refusal::TooBig`]).
 pub const MAX_OBJECT_BYTES: u64 = 4 * 1024 * 1024;
-/// The longest delta chain followed (git writes at most 50 by default, 4095 at most).
+/// The longest delta chain followed (git writes at most 50 by default, 4095 at most); a
+/// longer one (a loop of deltas by id never ends) is damaged.
 const MAX_DELTA_DEPTH: usize = 4096;
 /// How many times a chain may continue in another pack (a base by id outside the delta's
-/// pack, which git's own packs never need): each is a call deeper on the stack.
+/// pack, which git's own packs never need): each is a call deeper on the stack. More is
+/// damaged.
 const MAX_PACK_HOPS: usize = 4;
 /// A fanout bucket's ids are read in one piece up to this size (8 KiB in a 100,000-object
 /// pack); a larger bucket is searched id by id.
@@ -51,10 +62,44 @@ pub struct Object {
     pub data: Vec<u8>,
 }
 
+/// An object this reader will not read and libgit2 must not be asked for: a definite answer.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Refusal {
+    /// Its header (or its delta's) declares `size` bytes, over [`MAX_OBJECT_BYTES`].
+    TooBig { id: Oid, size: u64 },
+    /// Its delta chain loops, or runs past [`MAX_DELTA_DEPTH`] deltas or [`MAX_PACK_HOPS`]
+    /// packs; or it is a loose object whose file is far larger than the cap allows.
+    Damaged { id: Oid },
+}
+
+impl std::fmt::Display for Refusal {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            Refusal::TooBig { id, size } => write!(
+                f,
+                "object {id} is too big to verify: {}, over handover's {} cap (a commit or a tree is a few KB; this one may be a compressed bomb)",
+                super::preflight::size_text(*size),
+                super::preflight::size_text(MAX_OBJECT_BYTES)
+            ),
+            Refusal::Damaged { id } => write!(
+                f,
+                "object {id} is damaged: its delta chain loops or runs past {MAX_DELTA_DEPTH} deltas, or its file is far larger than the object it holds"
+            ),
+        }
+    }
+}
+
+impl std::error::Error for Refusal {}
+
+/// What the reader says of one object: Ok(Some) read here, Ok(None) left to libgit2, Err
+/// refused ([`Refusal`]).
+pub type Answer<T> = Result<Option<T>, Refusal>;
+
 /// The object database of one repository, for one hook call: its packs' indexes opened on the
 /// first read.
 pub struct Objects {
-    dir: PathBuf,
+    /// The object directory, then those its alternates lead to.
+    dirs: Vec<PathBuf>,
     packs: OnceCell<Vec<Pack>>,
     /// [`BUCKET_READ_BYTES`], smaller in tests (to search id by id in small packs).
     bucket_read_bytes: u64,
@@ -74,59 +119,78 @@ struct Pack {
 }
 
 impl Objects {
-    /// The object database of `repo`; None when it is one this reader leaves to libgit2 (it
-    /// borrows from other databases through alternates). Ids of another length than SHA-1's
-    /// are left to libgit2 one by one ([`Objects::read`]).
+    /// The object database of `repo`, with the directories its alternates lead to; None when
+    /// those cannot be read (a FIFO, a chain too long: `git::preflight` refuses such a
+    /// repository before it is opened). Ids of another length than SHA-1's are left to
+    /// libgit2 one by one ([`Objects::look`]).
     pub fn of(repo: &Repository) -> Option<Objects> {
-        let dir = repo.commondir().join("objects");
-        if dir.join("info").join("alternates").exists() {
-            return None;
-        }
-        Some(Objects::at(dir, BUCKET_READ_BYTES))
+        let dirs =
+            super::preflight::object_dirs(&repo.commondir().join("objects"), |_| Ok(())).ok()?;
+        Some(Objects::at(dirs, BUCKET_READ_BYTES))
     }
 
-    fn at(dir: PathBuf, bucket_read_bytes: u64) -> Objects {
+    fn at(dirs: Vec<PathBuf>, bucket_read_bytes: u64) -> Objects {
         Objects {
-            dir,
+            dirs,
             packs: OnceCell::new(),
             bucket_read_bytes,
             scratch: RefCell::new(Vec::new()),
         }
     }
 
-    /// The object `id`; None when this reader cannot tell (see the module's comment).
+    /// The object `id`: Ok(None) when this reader cannot tell (see the module's comment),
+    /// a [`Refusal`] when it is too big or damaged.
+    pub fn look(&self, id: Oid) -> Answer<Object> {
+        self.read_at_depth(id, 0, 0).map_err(|why| why.of(id))
+    }
+
+    /// [`Objects::look`] with a refusal as "cannot tell" (the tests' comparison with libgit2).
+    #[cfg(test)]
     pub fn read(&self, id: Oid) -> Option<Object> {
-        self.read_at_depth(id, 0, 0)
+        self.look(id).ok().flatten()
     }
 
-    /// The commit `id`, parsed ([`CommitFields`]); None when it is not read here (libgit2
+    /// The commit `id`, parsed ([`CommitFields`]); Ok(None) when it is not read here (libgit2
     /// then decides whether it exists and is a commit).
-    pub fn commit(&self, id: Oid) -> Option<CommitFields> {
-        self.read(id)
+    pub fn commit(&self, id: Oid) -> Answer<CommitFields> {
+        Ok(self
+            .look(id)?
             .filter(|o| o.kind == ObjectType::Commit)
-            .and_then(|o| CommitFields::parse(o.data))
+            .and_then(|o| CommitFields::parse(o.data)))
     }
 
-    /// The tree `id`, parsed ([`TreeEntries`]); None when it is not read here.
-    pub fn tree(&self, id: Oid) -> Option<TreeEntries> {
-        self.read(id)
+    /// The tree `id`, parsed ([`TreeEntries`]); Ok(None) when it is not read here.
+    pub fn tree(&self, id: Oid) -> Answer<TreeEntries> {
+        Ok(self
+            .look(id)?
             .filter(|o| o.kind == ObjectType::Tree)
-            .and_then(|o| TreeEntries::parse(o.data))
+            .and_then(|o| TreeEntries::parse(o.data)))
     }
 
-    fn read_at_depth(&self, id: Oid, depth: usize, hops: usize) -> Option<Object> {
-        let id = as_id(id)?;
+    fn read_at_depth(&self, id: Oid, depth: usize, hops: usize) -> Result<Option<Object>, Why> {
+        let Some(id) = as_id(id) else {
+            return Ok(None);
+        };
         for pack in self.packs() {
             if let Some(offset) = self.find(pack, &id) {
                 return self.read_packed(pack, offset, depth, hops);
             }
         }
-        read_loose(&self.dir, &id)
+        for dir in &self.dirs {
+            if let Some(object) = read_loose(dir, &id)? {
+                return Ok(Some(object));
+            }
+        }
+        Ok(None)
     }
 
     fn packs(&self) -> &[Pack] {
-        self.packs
-            .get_or_init(|| open_packs(&self.dir.join("pack")))
+        self.packs.get_or_init(|| {
+            self.dirs
+                .iter()
+                .flat_map(|dir| open_packs(&dir.join("pack")))
+                .collect()
+        })
     }
 
     /// `id`'s offset in `pack`, through the shared buffer.
@@ -140,21 +204,33 @@ impl Objects {
     }
 
     /// The object at `offset` of `pack`: its delta chain followed down to a whole object, then
-    /// the deltas applied back up.
-    fn read_packed(&self, pack: &Pack, offset: u64, depth: usize, hops: usize) -> Option<Object> {
+    /// the deltas applied back up. Every header on the way is checked against the cap before
+    /// anything is inflated; a delta's result size before it is applied.
+    fn read_packed(
+        &self,
+        pack: &Pack,
+        offset: u64,
+        depth: usize,
+        hops: usize,
+    ) -> Result<Option<Object>, Why> {
         let mut deltas: Vec<Header> = Vec::new();
         let mut at = offset;
         let base = loop {
             if depth + deltas.len() > MAX_DELTA_DEPTH {
-                return None;
+                return Err(Why::Damaged);
             }
-            let header = pack.header(at)?;
+            let Some(header) = pack.header(at) else {
+                return Ok(None);
+            };
+            if header.size > MAX_OBJECT_BYTES {
+                return Err(Why::TooBig(header.size));
+            }
             match header.base {
                 Base::None(kind) => {
-                    break Object {
-                        kind,
-                        data: self.inflate(pack, &header)?,
-                    }
+                    let Some(data) = self.inflate(pack, &header) else {
+                        return Ok(None);
+                    };
+                    break Object { kind, data };
                 }
                 Base::Offset(base_at) => {
                     deltas.push(header);
@@ -166,11 +242,16 @@ impl Objects {
                     match self.find(pack, &base_id) {
                         Some(base_at) => at = base_at,
                         None => {
-                            let id = Oid::from_bytes(&base_id).ok()?;
+                            let Ok(id) = Oid::from_bytes(&base_id) else {
+                                return Ok(None);
+                            };
                             if hops == MAX_PACK_HOPS {
-                                return None;
+                                return Err(Why::Damaged);
                             }
-                            break self.read_at_depth(id, depth + deltas.len(), hops + 1)?;
+                            match self.read_at_depth(id, depth + deltas.len(), hops + 1)? {
+                                Some(base) => break base,
+                                None => return Ok(None),
+                            }
                         }
                     }
                 }
@@ -178,10 +259,34 @@ impl Objects {
         };
         let mut object = base;
         for header in deltas.iter().rev() {
-            let delta = self.inflate(pack, header)?;
-            object.data = apply_delta(&object.data, &delta)?;
+            let Some(delta) = self.inflate(pack, header) else {
+                return Ok(None);
+            };
+            if let Some(size) = delta_result_size(&delta).filter(|&n| n > MAX_OBJECT_BYTES) {
+                return Err(Why::TooBig(size));
+            }
+            match apply_delta(&object.data, &delta) {
+                Some(data) => object.data = data,
+                None => return Ok(None),
+            }
         }
-        Some(object)
+        Ok(Some(object))
+    }
+}
+
+/// Why an object is refused, before the id it is said of is known ([`Refusal`]).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Why {
+    TooBig(u64),
+    Damaged,
+}
+
+impl Why {
+    fn of(self, id: Oid) -> Refusal {
+        match self {
+            Why::TooBig(size) => Refusal::TooBig { id, size },
+            Why::Damaged => Refusal::Damaged { id },
+        }
     }
 }
 
@@ -445,9 +550,6 @@ impl Pack {
             }
             _ => return None,
         };
-        if size > MAX_OBJECT_BYTES {
-            return None;
-        }
         Some(Header {
             size,
             data_at: at + i as u64,
@@ -522,21 +624,44 @@ fn inflate_into(
     }
 }
 
-/// A loose object, `objects/ab/cdef…`: a zlib stream of `<type> <size>\0<contents>`.
-fn read_loose(dir: &Path, id: &[u8; ID_BYTES]) -> Option<Object> {
+/// A loose object, `objects/ab/cdef…`: a zlib stream of `<type> <size>\0<contents>`. Its
+/// header is inflated from the file's first bytes and its size checked before the rest is
+/// read: a bomb is refused from its first kilobyte.
+fn read_loose(dir: &Path, id: &[u8; ID_BYTES]) -> Result<Option<Object>, Why> {
     let hex: String = id.iter().map(|b| format!("{b:02x}")).collect();
-    let (file, len) = open_regular(&dir.join(&hex[..2]).join(&hex[2..]))?;
-    // Compressed, an object of at most the cap is at most a little larger.
-    if len > MAX_OBJECT_BYTES + MAX_OBJECT_BYTES / 64 + 1024 {
-        return None;
+    let path = dir.join(&hex[..2]).join(&hex[2..]);
+    let Some((file, len)) = open_regular(&path) else {
+        // Something that is not a file stands there (a FIFO libgit2 would wait on forever):
+        // damaged. Nothing there: not found here.
+        return match std::fs::symlink_metadata(&path) {
+            Ok(_) => Err(Why::Damaged),
+            Err(_) => Ok(None),
+        };
+    };
+    let mut first = [0u8; 1024];
+    let Ok(read) = read_at(&file, &mut first, 0) else {
+        return Ok(None);
+    };
+    let Some((kind, size)) = loose_header(&first[..read]) else {
+        return Ok(None);
+    };
+    if size > MAX_OBJECT_BYTES {
+        return Err(Why::TooBig(size));
     }
-    let mut compressed = vec![0u8; usize::try_from(len).ok()?];
-    read_exact_at(&file, &mut compressed, 0).ok()?;
+    // Compressed, an object of at most the cap is at most a little larger: more bytes than
+    // that are not a loose object git wrote (and libgit2 would read them all).
+    if len > MAX_OBJECT_BYTES + MAX_OBJECT_BYTES / 64 + 1024 {
+        return Err(Why::Damaged);
+    }
+    Ok(read_loose_whole(&file, len, kind, size))
+}
+
+/// The type and declared size of a loose object, from the first bytes of its file.
+fn loose_header(compressed: &[u8]) -> Option<(ObjectType, u64)> {
     let mut inflater = Decompress::new(true);
-    // The header first: "commit 4194304\0" and a few digits more at most.
     let mut head = Vec::with_capacity(64);
-    let status = inflater
-        .decompress_vec(&compressed, &mut head, FlushDecompress::None)
+    inflater
+        .decompress_vec(compressed, &mut head, FlushDecompress::None)
         .ok()?;
     let nul = head.iter().position(|&b| b == 0)?;
     let (kind, size) = std::str::from_utf8(&head[..nul]).ok()?.split_once(' ')?;
@@ -550,7 +675,21 @@ fn read_loose(dir: &Path, id: &[u8; ID_BYTES]) -> Option<Object> {
     if size.is_empty() || !size.bytes().all(|b| b.is_ascii_digit()) {
         return None;
     }
-    let size: u64 = size.parse().ok().filter(|&s| s <= MAX_OBJECT_BYTES)?;
+    Some((kind, size.parse().ok()?))
+}
+
+/// The whole loose object in `file` (`len` bytes), declared `kind` and `size` (at most the
+/// cap).
+fn read_loose_whole(file: &File, len: u64, kind: ObjectType, size: u64) -> Option<Object> {
+    let mut compressed = vec![0u8; usize::try_from(len).ok()?];
+    read_exact_at(file, &mut compressed, 0).ok()?;
+    let mut inflater = Decompress::new(true);
+    // The header first: "commit 4194304\0" and a few digits more at most.
+    let mut head = Vec::with_capacity(64);
+    let status = inflater
+        .decompress_vec(&compressed, &mut head, FlushDecompress::None)
+        .ok()?;
+    let nul = head.iter().position(|&b| b == 0)?;
     let mut data = Vec::with_capacity(size as usize);
     data.extend_from_slice(head.get(nul + 1..)?);
     if data.len() as u64 > size {
@@ -563,6 +702,34 @@ fn read_loose(dir: &Path, id: &[u8; ID_BYTES]) -> Option<Object> {
         inflate_into(&mut inflater, &compressed[used..], &mut data, size)?
     };
     (status == Status::StreamEnd && data.len() as u64 == size).then_some(Object { kind, data })
+}
+
+/// The size of the object a delta makes (its second number), from its first bytes.
+fn delta_result_size(delta: &[u8]) -> Option<u64> {
+    let mut numbers = delta_sizes(delta);
+    numbers.next()?;
+    numbers.next()
+}
+
+/// The base-128 numbers at the start of a delta: the base's size, then the result's.
+fn delta_sizes(delta: &[u8]) -> impl Iterator<Item = u64> + '_ {
+    let mut at = 0;
+    std::iter::from_fn(move || {
+        let mut value = 0u64;
+        let mut shift = 0;
+        loop {
+            let byte = *delta.get(at)?;
+            at += 1;
+            if shift > 63 {
+                return None;
+            }
+            value |= u64::from(byte & 0x7f) << shift;
+            shift += 7;
+            if byte & 0x80 == 0 {
+                return Some(value);
+            }
+        }
+    })
 }
 
 /// `base` with `delta` applied: the two sizes, then instructions that copy a span of the base

@@ -89,7 +89,7 @@ fn assert_reads_as_libgit2(root: &Path) -> Layout {
     let repo = Repository::open(root).unwrap();
     let odb = repo.odb().unwrap();
     let objects = Objects::of(&repo).expect("a plain object database");
-    let one_by_one = Objects::at(repo.path().join("objects"), 0);
+    let one_by_one = Objects::at(vec![repo.path().join("objects")], 0);
     let mut layout = Layout::default();
     for id in all_ids(root) {
         let theirs = odb.read(id).unwrap();
@@ -212,13 +212,37 @@ fn what_this_reader_does_not_read_is_left_to_libgit2() {
     }
     std::fs::write(&pack, &bytes).unwrap();
     assert!(Objects::of(&repo).unwrap().read(head).is_none());
-    // Alternates: the whole database is left to libgit2.
-    std::fs::write(
-        dir.path().join(".git/objects/info/alternates"),
-        "/elsewhere\n",
+}
+
+/// Objects borrowed through `info/alternates` (a `clone --shared` or `--reference`) are read
+/// from the directory it names, as libgit2 reads them.
+#[test]
+fn objects_behind_alternates_are_read_there() {
+    let dir = tempfile::tempdir().unwrap();
+    history(dir.path(), 2);
+    git(dir.path(), &["repack", "-ad", "-q"]);
+    let elsewhere = tempfile::tempdir().unwrap();
+    let moved = elsewhere.path().join("objects");
+    std::fs::rename(
+        dir.path().join(".git/objects/pack"),
+        elsewhere.path().join("pack"),
     )
     .unwrap();
-    assert!(Objects::of(&repo).is_none());
+    std::fs::create_dir_all(moved.join("pack")).unwrap();
+    for entry in std::fs::read_dir(elsewhere.path().join("pack")).unwrap() {
+        let entry = entry.unwrap();
+        std::fs::rename(entry.path(), moved.join("pack").join(entry.file_name())).unwrap();
+    }
+    std::fs::create_dir_all(dir.path().join(".git/objects/pack")).unwrap();
+    std::fs::write(
+        dir.path().join(".git/objects/info/alternates"),
+        format!("{}\n", moved.display()),
+    )
+    .unwrap();
+    let repo = Repository::open(dir.path()).unwrap();
+    let head = repo.head().unwrap().target().unwrap();
+    let ours = Objects::of(&repo).unwrap().read(head).unwrap();
+    assert_eq!(ours.data, repo.odb().unwrap().read(head).unwrap().data());
 }
 
 #[cfg(unix)]
@@ -468,7 +492,7 @@ proptest! {
             std::fs::remove_file(path).unwrap();
             std::fs::write(path, data).unwrap();
         }
-        let objects = Objects::at(dir.path().join(".git/objects"), BUCKET_READ_BYTES);
+        let objects = Objects::at(vec![dir.path().join(".git/objects")], BUCKET_READ_BYTES);
         for id in ids {
             if let Some(object) = objects.read(id) {
                 prop_assert!(object.data.len() as u64 <= super::MAX_OBJECT_BYTES);
@@ -511,4 +535,89 @@ fn every_object_of_a_given_repository_reads_as_libgit2_reads_it() {
     .unwrap();
     eprintln!("{read} objects read as libgit2 reads them, {left} over the cap left to it");
     assert!(read > 0);
+}
+
+/// The hostile objects the integration tests use (a compressed bomb, a delta loop), built the
+/// same way here.
+#[cfg(unix)]
+#[path = "../../../../tests/support/hostile_git.rs"]
+#[allow(dead_code)]
+mod hostile_git;
+
+/// A commit of 256 MiB of zeros (about 260 KB on disk), loose or packed: too big to verify,
+/// told from its header: nothing of it is inflated (libgit2, asked before, inflated it whole).
+#[cfg(unix)]
+#[test]
+fn a_compressed_bomb_is_too_big_from_its_header() {
+    use super::Refusal;
+    for packed in [false, true] {
+        let dir = tempfile::tempdir().unwrap();
+        git(dir.path(), &["init", "-q"]);
+        let id = if packed {
+            hostile_git::packed_bomb(dir.path())
+        } else {
+            hostile_git::loose_bomb(dir.path())
+        };
+        let id = Oid::from_str(&id).unwrap();
+        let repo = Repository::open(dir.path()).unwrap();
+        let objects = Objects::of(&repo).unwrap();
+        let started = std::time::Instant::now();
+        let refused = objects.look(id).err();
+        assert_eq!(
+            refused,
+            Some(Refusal::TooBig {
+                id,
+                size: hostile_git::BOMB_BYTES
+            }),
+            "packed: {packed}"
+        );
+        assert!(matches!(objects.commit(id), Err(Refusal::TooBig { .. })));
+        assert!(started.elapsed() < std::time::Duration::from_millis(200));
+        let said = refused.unwrap().to_string();
+        assert!(said.contains("too big to verify: 256 MiB"), "{said}");
+    }
+}
+
+/// Two deltas by id, each the other's base: damaged, once the chain passes its limit (libgit2,
+/// asked before, followed it with growing memory).
+#[cfg(unix)]
+#[test]
+fn a_delta_loop_is_damaged() {
+    use super::Refusal;
+    let dir = tempfile::tempdir().unwrap();
+    git(dir.path(), &["init", "-q"]);
+    let ids = hostile_git::delta_loop(dir.path());
+    let repo = Repository::open(dir.path()).unwrap();
+    let objects = Objects::of(&repo).unwrap();
+    for id in ids {
+        let id = Oid::from_str(&id).unwrap();
+        let started = std::time::Instant::now();
+        assert_eq!(objects.look(id).err(), Some(Refusal::Damaged { id }));
+        assert!(matches!(objects.tree(id), Err(Refusal::Damaged { .. })));
+        assert!(started.elapsed() < std::time::Duration::from_secs(2));
+    }
+}
+
+/// A FIFO in place of a loose object: damaged (libgit2 would wait on it forever), never opened
+/// blocking.
+#[cfg(unix)]
+#[test]
+fn a_fifo_in_place_of_a_loose_object_is_damaged() {
+    use super::Refusal;
+    let dir = tempfile::tempdir().unwrap();
+    history(dir.path(), 1);
+    let repo = Repository::open(dir.path()).unwrap();
+    let head = repo.head().unwrap().target().unwrap();
+    let hex = head.to_string();
+    hostile_git::mkfifo(
+        &dir.path()
+            .join(".git/objects")
+            .join(&hex[..2])
+            .join(&hex[2..]),
+    );
+    let objects = Objects::of(&repo).unwrap();
+    assert_eq!(
+        objects.look(head).err(),
+        Some(Refusal::Damaged { id: head })
+    );
 }
