@@ -409,3 +409,115 @@ fn a_manifest_naming_a_commit_that_is_not_a_parent_is_ignored() {
         "hello\n"
     );
 }
+
+/// A remote's snapshot is untrusted like the rest of a fetched handoff: one holding a link out
+/// of the working tree or a file over the push limit (what `push` itself never sends) applies
+/// nothing, names each, and its content is never written; the sizes come from the objects'
+/// headers.
+#[test]
+fn a_hostile_snapshot_with_an_escaping_link_or_a_huge_file_applies_nothing() {
+    let world = World::new();
+    let a = world.clone("laptop");
+    let b = world.clone("desktop");
+    fs::write(a.root.join("README.md"), "hello\nlaptop\n").unwrap();
+    a.write("Hostile snapshot");
+    a.ok(&["push", "--with-changes"]);
+    let pushed = world.remote_ref("refs/handover/main").unwrap();
+    a.git(&["fetch", "-q", "origin", "refs/handover/main"]);
+    let parents = a.git(&["rev-list", "--parents", "-n", "1", &pushed]);
+    let parents: Vec<&str> = parents.split_whitespace().skip(1).collect();
+    let snapshot = *parents.last().unwrap();
+    let base = a.git(&["rev-parse", &format!("{snapshot}^")]);
+
+    // The forged snapshot: the base's tree plus a link to /etc/passwd and a 2 MiB file.
+    let scratch = tempfile::tempdir().unwrap();
+    fs::write(scratch.path().join("link"), "/etc/passwd").unwrap();
+    fs::write(scratch.path().join("big"), vec![b'x'; 2 * 1024 * 1024]).unwrap();
+    let hash = |name: &str| {
+        let file = scratch.path().join(name);
+        a.git(&["hash-object", "-w", file.to_str().unwrap()])
+    };
+    let (link, big) = (hash("link"), hash("big"));
+    let mut entries = a.git(&["ls-tree", &base]);
+    entries.push_str(&format!(
+        "\n120000 blob {link}\tevil\n100644 blob {big}\tbig.bin\n"
+    ));
+    let tree = mktree(&a, &entries);
+    let forged_snapshot = a.git(&["commit-tree", &tree, "-p", &base, "-m", "forged snapshot"]);
+
+    // The handoff commit again, its changes.json naming the forged snapshot.
+    let manifest = a.git(&["cat-file", "blob", &format!("{pushed}:changes.json")]);
+    fs::write(
+        scratch.path().join("changes.json"),
+        manifest.replace(snapshot, &forged_snapshot),
+    )
+    .unwrap();
+    let manifest = hash("changes.json");
+    let handoff_tree: String = a
+        .git(&["ls-tree", &pushed])
+        .lines()
+        .map(|l| {
+            if l.ends_with("\tchanges.json") {
+                format!("100644 blob {manifest}\tchanges.json\n")
+            } else {
+                format!("{l}\n")
+            }
+        })
+        .collect();
+    let handoff_tree = mktree(&a, &handoff_tree);
+    let mut args = vec!["commit-tree".to_string(), handoff_tree];
+    for p in &parents[..parents.len() - 1] {
+        args.extend(["-p".to_string(), p.to_string()]);
+    }
+    args.extend(["-p".into(), forged_snapshot, "-m".into(), "forged".into()]);
+    let args: Vec<&str> = args.iter().map(String::as_str).collect();
+    let forged = a.git(&args);
+    a.git(&[
+        "push",
+        "-q",
+        "--force",
+        "origin",
+        &format!("{forged}:refs/handover/main"),
+    ]);
+
+    b.git(&["pull", "-q", "origin", "main"]);
+    let out = b.handover(&["pull", "--adopt", "--apply"]);
+    let said = stderr(&out);
+    assert!(!out.status.success(), "{said}");
+    for needle in [
+        "nothing was applied",
+        "«evil»: a link out of the working tree («/etc/passwd»)",
+        "«big.bin»: 2097152 bytes, over the 1048576-byte limit",
+    ] {
+        assert!(said.contains(needle), "{needle:?} in {said}");
+    }
+    for name in ["evil", "big.bin"] {
+        assert!(fs::symlink_metadata(b.root.join(name)).is_err(), "{name}");
+    }
+    assert_eq!(
+        fs::read_to_string(b.root.join("README.md")).unwrap(),
+        "hello\n"
+    );
+}
+
+/// `git mktree` of `entries` (ls-tree lines) in `m`'s repository.
+fn mktree(m: &Machine, entries: &str) -> String {
+    let mut cmd = std::process::Command::new("git");
+    cmd.arg("-C").arg(&m.root).arg("mktree");
+    super::travel::git_env(&mut cmd, &m.home);
+    let mut child = cmd
+        .stdin(std::process::Stdio::piped())
+        .stdout(std::process::Stdio::piped())
+        .spawn()
+        .unwrap();
+    use std::io::Write;
+    child
+        .stdin
+        .take()
+        .unwrap()
+        .write_all(entries.as_bytes())
+        .unwrap();
+    let out = child.wait_with_output().unwrap();
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).trim().to_string()
+}

@@ -463,33 +463,7 @@ pub fn apply(root: &Path, commit: &str) -> anyhow::Result<Applied> {
             head.as_deref().unwrap_or("unborn")
         );
     }
-    let diff = run(Git::local(root).args([
-        "diff-tree",
-        "-r",
-        "-z",
-        "--name-status",
-        "--no-renames",
-        base,
-        commit,
-    ]))?;
-    let mut files = Vec::new();
-    let mut fields = diff.split(|&b| b == 0).filter(|f| !f.is_empty());
-    while let (Some(status), Some(path)) = (fields.next(), fields.next()) {
-        let path = String::from_utf8_lossy(path).into_owned();
-        if handover_verify::git::is_handover_file(&path) {
-            continue;
-        }
-        let change = match status.first() {
-            Some(b'D') => Change::Deleted,
-            Some(b'A') => Change::Added,
-            _ => Change::Modified,
-        };
-        files.push(Going {
-            path,
-            change,
-            size: 0,
-        });
-    }
+    let mut files = travelled(root, base, commit)?;
     // The local state of each target: a tracked file changed against HEAD, or a file on disk
     // that HEAD does not have. Equal to the travelled content: already applied.
     let locally_changed = local_changes(root, &files)?;
@@ -543,6 +517,146 @@ pub fn apply(root: &Path, commit: &str) -> anyhow::Result<Applied> {
         f.size = std::fs::symlink_metadata(root.join(&f.path)).map_or(0, |m| m.len());
     }
     Ok(Applied { files, already })
+}
+
+/// The files the snapshot changes against its base, checked before anything is written: the
+/// snapshot came from a remote, and what the sender's `push` refuses (a file over
+/// [`MAX_FILE_BYTES`], more than [`MAX_TOTAL_BYTES`] or [`MAX_FILES`] in all) is refused here
+/// too, from the objects' headers (`cat-file --batch-check`: a compressed bomb is never
+/// inflated). Only plain files, executables and links that stay inside the working tree are
+/// written: a submodule entry, a link to an absolute path or one climbing out with `..`, or a
+/// path through a `.git` directory refuses the whole apply, naming the path.
+fn travelled(root: &Path, base: &str, commit: &str) -> anyhow::Result<Vec<Going>> {
+    let raw = run(Git::local(root).args([
+        "diff-tree",
+        "-r",
+        "-z",
+        "--raw",
+        "--no-renames",
+        "--no-abbrev",
+        base,
+        commit,
+    ]))?;
+    // `:<old mode> <new mode> <old id> <new id> <status>` NUL `<path>` NUL, per file.
+    let mut entries = Vec::new();
+    let mut fields = raw.split(|&b| b == 0).filter(|f| !f.is_empty());
+    while let (Some(head), Some(path)) = (fields.next(), fields.next()) {
+        let head = String::from_utf8_lossy(head);
+        let parts: Vec<&str> = head.trim_start_matches(':').split(' ').collect();
+        let [_, mode, _, id, status] = parts.as_slice() else {
+            bail!(
+                "cannot read the travelled changes of commit {commit}: {}",
+                quote(&head)
+            );
+        };
+        let path = String::from_utf8_lossy(path).into_owned();
+        if handover_verify::git::is_handover_file(&path) {
+            continue;
+        }
+        let change = match status.chars().next() {
+            Some('D') => Change::Deleted,
+            Some('A') => Change::Added,
+            _ => Change::Modified,
+        };
+        entries.push((path, change, mode.to_string(), id.to_string()));
+    }
+    if entries.len() > MAX_FILES {
+        bail!(
+            "nothing was applied: the travelled changes hold {} files, over the {MAX_FILES}-file limit a push keeps to",
+            entries.len()
+        );
+    }
+    let written: Vec<&(String, Change, String, String)> = entries
+        .iter()
+        .filter(|(_, change, _, _)| *change != Change::Deleted)
+        .collect();
+    let mut ids = Vec::new();
+    for (_, _, _, id) in &written {
+        ids.extend_from_slice(id.as_bytes());
+        ids.push(b'\n');
+    }
+    let sizes = if written.is_empty() {
+        Vec::new()
+    } else {
+        run(Git::local(root)
+            .args(["cat-file", "--batch-check=%(objecttype) %(objectsize)"])
+            .input(&ids))?
+    };
+    let sizes = String::from_utf8_lossy(&sizes);
+    let mut sizes = sizes.lines();
+    let mut total = 0u64;
+    let mut files = Vec::new();
+    let mut problems = Vec::new();
+    for (path, change, mode, id) in &entries {
+        let mut size = 0;
+        if *change != Change::Deleted {
+            let line = sizes.next().unwrap_or_default();
+            let (kind, bytes) = line.split_once(' ').unwrap_or((line, ""));
+            size = bytes.parse::<u64>().unwrap_or(u64::MAX);
+            total = total.saturating_add(size);
+            if path.split('/').any(|c| c.eq_ignore_ascii_case(".git")) {
+                problems.push(format!("{}: a path inside a .git directory", quote(path)));
+            } else if !matches!(mode.as_str(), "100644" | "100755" | "120000") || kind != "blob" {
+                problems.push(format!(
+                    "{}: not a file (mode {}, {})",
+                    quote(path),
+                    quote(mode),
+                    quote(kind)
+                ));
+            } else if size > MAX_FILE_BYTES {
+                problems.push(format!(
+                    "{}: {size} bytes, over the {MAX_FILE_BYTES}-byte limit",
+                    quote(path)
+                ));
+            } else if mode == "120000" {
+                let target = run(Git::local(root).args(["cat-file", "blob", id]))?;
+                if !link_stays_inside(path, &String::from_utf8_lossy(&target)) {
+                    problems.push(format!(
+                        "{}: a link out of the working tree ({})",
+                        quote(path),
+                        quote(&String::from_utf8_lossy(&target))
+                    ));
+                }
+            }
+        }
+        files.push(Going {
+            path: path.clone(),
+            change: *change,
+            size,
+        });
+    }
+    if total > MAX_TOTAL_BYTES {
+        problems.push(format!(
+            "{total} bytes in all, over the {MAX_TOTAL_BYTES}-byte limit"
+        ));
+    }
+    if !problems.is_empty() {
+        bail!(
+            "nothing was applied: the travelled changes in commit {commit} hold what a push never sends: {}",
+            problems.join("; ")
+        );
+    }
+    Ok(files)
+}
+
+/// Whether a link at `path` (relative to the top of the working tree) naming `target` resolves
+/// inside the working tree, by its words alone: relative, and never climbing above the top.
+fn link_stays_inside(path: &str, target: &str) -> bool {
+    if target.is_empty() || target.starts_with('/') {
+        return false;
+    }
+    let mut depth = path.split('/').count() as i64 - 1;
+    for part in target.split('/') {
+        match part {
+            "" | "." => {}
+            ".." => depth -= 1,
+            _ => depth += 1,
+        }
+        if depth < 0 {
+            return false;
+        }
+    }
+    true
 }
 
 /// The paths among `files` with a local change: differing from HEAD (tracked), or present on
@@ -613,6 +727,18 @@ fn run(git: Git) -> anyhow::Result<Vec<u8>> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_link_stays_inside_only_by_relative_steps_that_never_climb_above_the_top() {
+        assert!(link_stays_inside("a/link", "../b"));
+        assert!(link_stays_inside("a/b/link", "../../c/./d"));
+        assert!(link_stays_inside("link", "a/../b"));
+        assert!(!link_stays_inside("link", "../outside"));
+        assert!(!link_stays_inside("a/link", "../../outside"));
+        assert!(!link_stays_inside("link", "a/../../x"));
+        assert!(!link_stays_inside("link", "/etc/passwd"));
+        assert!(!link_stays_inside("link", ""));
+    }
 
     #[test]
     fn credential_names_are_recognised_by_their_last_component() {
