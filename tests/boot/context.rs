@@ -258,7 +258,37 @@ fn startup_context_fetched_from_another_machine_matches_snapshot() {
             command: "handover",
         },
         "machine «laptop», pushed at 2026-11-22T02:20:00Z, fetched from origin",
+        0,
     );
     insta::assert_snapshot!("startup_fetched", &text);
     assert!(text.chars().count() <= 1500);
+}
+
+/// A fetched handoff that carries uncommitted work points at `pull --adopt --apply`, which
+/// brings the work too, and says how many files; without, at `pull --adopt` alone.
+#[test]
+fn a_fetched_handoff_with_travelled_work_points_at_apply() {
+    let v = verification(Verdict::Fresh, "branch and HEAD match");
+    let startup = Startup {
+        handoff: &sample(),
+        verification: &v,
+        recovered_from: None,
+        after_compaction: false,
+        budget_chars: 1500,
+        command: "handover",
+    };
+    let from = "machine «laptop», pushed at 2026-11-22T02:20:00Z, fetched from remote «origin»";
+    let with = context::fetched_startup_context(&startup, from, 3);
+    assert!(
+        with.contains("`handover pull --adopt --apply` makes it this working tree's handoff and puts the 3 uncommitted files that travelled with it into this checkout."),
+        "{with}"
+    );
+    let one = context::fetched_startup_context(&startup, from, 1);
+    assert!(one.contains("puts the 1 uncommitted file that"), "{one}");
+    let without = context::fetched_startup_context(&startup, from, 0);
+    assert!(!without.contains("--apply"), "{without}");
+    assert!(
+        without.contains("`handover pull --adopt` makes it"),
+        "{without}"
+    );
 }

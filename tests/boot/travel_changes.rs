@@ -521,3 +521,29 @@ fn mktree(m: &Machine, entries: &str) -> String {
     assert!(out.status.success());
     String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
+
+/// Before it is adopted, the startup context of a fetched handoff that carries work points at
+/// `pull --adopt --apply` (what brings the work too) and says how many files; one pushed
+/// without its work points at `pull --adopt`.
+#[test]
+fn the_startup_context_of_a_fetched_handoff_with_work_names_apply() {
+    let world = World::new();
+    let a = world.clone("laptop");
+    let b = world.clone("desktop");
+    fs::write(a.root.join("README.md"), "hello\nlaptop\n").unwrap();
+    fs::write(a.root.join("notes.md"), "half done\n").unwrap();
+    a.write("Carry the work");
+    a.ok(&["push", "--with-changes"]);
+    b.ok(&["pull"]);
+    let startup = b.ok(&["boot", "--startup"]);
+    assert!(
+        startup.contains("pull --adopt --apply` makes it this working tree's handoff and puts the 2 uncommitted files that travelled with it into this checkout."),
+        "{startup}"
+    );
+
+    a.ok(&["push", "--without-changes", "--force"]);
+    b.ok(&["pull"]);
+    let startup = b.ok(&["boot", "--startup"]);
+    assert!(!startup.contains("--apply"), "{startup}");
+    assert!(startup.contains("pull --adopt` makes it"), "{startup}");
+}

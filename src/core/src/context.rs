@@ -113,15 +113,17 @@ pub fn startup_context(s: &Startup) -> String {
 /// The startup context for a handoff fetched from a remote (`handover pull`, or `git fetch`
 /// after `handover share`) rather than written in this working tree: the same text, opened by
 /// where it came from (`from`: which machine, when, which remote; its machine name is remote
-/// data and comes quoted) and pointing at `boot` and `pull --adopt` instead of handover.md.
-pub fn fetched_startup_context(s: &Startup, from: &str) -> String {
-    startup_text(s, Some(from))
+/// data and comes quoted) and pointing at `boot` and `pull --adopt` instead of handover.md;
+/// at `pull --adopt --apply` when `travelled` files of uncommitted work came with it
+/// (`push --with-changes`), which puts them into this checkout too.
+pub fn fetched_startup_context(s: &Startup, from: &str, travelled: usize) -> String {
+    startup_text(s, Some((from, travelled)))
 }
 
-fn startup_text(s: &Startup, fetched_from: Option<&str>) -> String {
+fn startup_text(s: &Startup, fetched_from: Option<(&str, usize)>) -> String {
     let h = s.handoff;
     let c = &h.content;
-    let mut blocks = vec![Block::fixed(verdict_line(s, fetched_from))];
+    let mut blocks = vec![Block::fixed(verdict_line(s, fetched_from.map(|(f, _)| f)))];
     if let Some(problem) = s.recovered_from {
         blocks.push(Block::fixed(format!(
             "Recovered: {}",
@@ -168,9 +170,14 @@ fn startup_text(s: &Startup, fetched_from: Option<&str>) -> String {
             "Full handoff: handover.md; verified report: `{} boot`.",
             s.command
         ),
-        Some(_) => format!(
+        Some((_, 0)) => format!(
             "Full handoff and verified report: `{0} boot`; `{0} pull --adopt` makes it this working tree's handoff.",
             s.command
+        ),
+        Some((_, travelled)) => format!(
+            "Full handoff and verified report: `{0} boot`; `{0} pull --adopt --apply` makes it this working tree's handoff and puts the {travelled} uncommitted {files} that travelled with it into this checkout.",
+            s.command,
+            files = if travelled == 1 { "file" } else { "files" }
         ),
     }));
     blocks.push(Block::fixed(format!(

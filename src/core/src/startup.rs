@@ -137,6 +137,7 @@ mod tests {
                 Found::Fetched {
                     verified: verified(),
                     label: "machine «m»".into(),
+                    travelled: 0,
                 },
                 "fetched +since",
             ),

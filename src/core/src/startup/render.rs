@@ -94,7 +94,11 @@ fn handoff_text(
             return Some(unverified(context::unrecoverable_context(problem, command)))
         }
         Found::Local(v) => (v, None),
-        Found::Fetched { verified, label } => (verified, Some(label.as_str())),
+        Found::Fetched {
+            verified,
+            label,
+            travelled,
+        } => (verified, Some((label.as_str(), *travelled))),
     };
     let startup = Startup {
         handoff: &verified.handoff,
@@ -106,7 +110,7 @@ fn handoff_text(
     };
     let mut text = match fetched_from {
         None => context::startup_context(&startup),
-        Some(label) => context::fetched_startup_context(&startup, label),
+        Some((label, travelled)) => context::fetched_startup_context(&startup, label, travelled),
     };
     if verified.hand_edited {
         text.push('\n');

@@ -42,6 +42,8 @@ pub enum Found {
     Fetched {
         verified: Verified,
         label: String,
+        /// How many files of uncommitted work travelled with it (`push --with-changes`).
+        travelled: usize,
     },
 }
 
@@ -134,6 +136,7 @@ fn found(store: &Store, repo: &LazyRepo) -> Found {
         let verification = handover_verify::verify::verify_quick_in(repo, &handoff);
         return Found::Fetched {
             label: fetched.label(),
+            travelled: fetched.changes.as_ref().map_or(0, |c| c.files.len()),
             verified: Verified {
                 id: Some(fetched.handoff.id.clone()).filter(|id| !id.is_empty()),
                 handoff,
