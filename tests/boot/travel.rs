@@ -168,6 +168,31 @@ impl Machine {
         git_in(&self.root, &self.home, args)
     }
 
+    /// [`Machine::git`] with `input` on its standard input (`hash-object --stdin`, `mktree`).
+    pub(crate) fn git_with_input(&self, args: &[&str], input: &[u8]) -> String {
+        let mut cmd = Command::new("git");
+        cmd.arg("-C")
+            .arg(&self.root)
+            .args(args)
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::piped());
+        git_env(&mut cmd, &self.home);
+        let mut child = cmd.spawn().unwrap();
+        {
+            use std::io::Write;
+            child.stdin.take().unwrap().write_all(input).unwrap();
+        }
+        let out = child.wait_with_output().unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?} in {}: {}",
+            self.root.display(),
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).trim().to_string()
+    }
+
     pub(crate) fn handover_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
         let mut cmd = Command::new(HANDOVER);
         cmd.args(args)
@@ -506,39 +531,10 @@ pub(crate) fn push_crafted_to(
 ) {
     let mut listing = String::new();
     for (name, bytes, mode) in files {
-        let mut cmd = Command::new("git");
-        cmd.arg("-C")
-            .arg(&attacker.root)
-            .args(["hash-object", "-w", "--stdin"])
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped());
-        git_env(&mut cmd, &attacker.home);
-        let mut child = cmd.spawn().unwrap();
-        {
-            use std::io::Write;
-            child.stdin.take().unwrap().write_all(bytes).unwrap();
-        }
-        let id = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
-        listing.push_str(&format!("{mode} blob {}\t{name}\n", id.trim()));
+        let id = attacker.git_with_input(&["hash-object", "-w", "--stdin"], bytes);
+        listing.push_str(&format!("{mode} blob {id}\t{name}\n"));
     }
-    let mut cmd = Command::new("git");
-    cmd.arg("-C")
-        .arg(&attacker.root)
-        .arg("mktree")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped());
-    git_env(&mut cmd, &attacker.home);
-    let mut child = cmd.spawn().unwrap();
-    {
-        use std::io::Write;
-        child
-            .stdin
-            .take()
-            .unwrap()
-            .write_all(listing.as_bytes())
-            .unwrap();
-    }
-    let tree = String::from_utf8(child.wait_with_output().unwrap().stdout).unwrap();
+    let tree = attacker.git_with_input(&["mktree"], listing.as_bytes());
     let commit = attacker.git(&["commit-tree", tree.trim(), "-m", "crafted"]);
     attacker.git(&[
         "push",

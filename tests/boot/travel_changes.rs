@@ -430,29 +430,18 @@ fn a_hostile_snapshot_with_an_escaping_link_or_a_huge_file_applies_nothing() {
     let base = a.git(&["rev-parse", &format!("{snapshot}^")]);
 
     // The forged snapshot: the base's tree plus a link to /etc/passwd and a 2 MiB file.
-    let scratch = tempfile::tempdir().unwrap();
-    fs::write(scratch.path().join("link"), "/etc/passwd").unwrap();
-    fs::write(scratch.path().join("big"), vec![b'x'; 2 * 1024 * 1024]).unwrap();
-    let hash = |name: &str| {
-        let file = scratch.path().join(name);
-        a.git(&["hash-object", "-w", file.to_str().unwrap()])
-    };
-    let (link, big) = (hash("link"), hash("big"));
+    let hash = |bytes: &[u8]| a.git_with_input(&["hash-object", "-w", "--stdin"], bytes);
+    let (link, big) = (hash(b"/etc/passwd"), hash(&vec![b'x'; 2 * 1024 * 1024]));
     let mut entries = a.git(&["ls-tree", &base]);
     entries.push_str(&format!(
         "\n120000 blob {link}\tevil\n100644 blob {big}\tbig.bin\n"
     ));
-    let tree = mktree(&a, &entries);
+    let tree = a.git_with_input(&["mktree"], entries.as_bytes());
     let forged_snapshot = a.git(&["commit-tree", &tree, "-p", &base, "-m", "forged snapshot"]);
 
     // The handoff commit again, its changes.json naming the forged snapshot.
     let manifest = a.git(&["cat-file", "blob", &format!("{pushed}:changes.json")]);
-    fs::write(
-        scratch.path().join("changes.json"),
-        manifest.replace(snapshot, &forged_snapshot),
-    )
-    .unwrap();
-    let manifest = hash("changes.json");
+    let manifest = hash(manifest.replace(snapshot, &forged_snapshot).as_bytes());
     let handoff_tree: String = a
         .git(&["ls-tree", &pushed])
         .lines()
@@ -464,7 +453,7 @@ fn a_hostile_snapshot_with_an_escaping_link_or_a_huge_file_applies_nothing() {
             }
         })
         .collect();
-    let handoff_tree = mktree(&a, &handoff_tree);
+    let handoff_tree = a.git_with_input(&["mktree"], handoff_tree.as_bytes());
     let mut args = vec!["commit-tree".to_string(), handoff_tree];
     for p in &parents[..parents.len() - 1] {
         args.extend(["-p".to_string(), p.to_string()]);
@@ -498,28 +487,6 @@ fn a_hostile_snapshot_with_an_escaping_link_or_a_huge_file_applies_nothing() {
         fs::read_to_string(b.root.join("README.md")).unwrap(),
         "hello\n"
     );
-}
-
-/// `git mktree` of `entries` (ls-tree lines) in `m`'s repository.
-fn mktree(m: &Machine, entries: &str) -> String {
-    let mut cmd = std::process::Command::new("git");
-    cmd.arg("-C").arg(&m.root).arg("mktree");
-    super::travel::git_env(&mut cmd, &m.home);
-    let mut child = cmd
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
-        .spawn()
-        .unwrap();
-    use std::io::Write;
-    child
-        .stdin
-        .take()
-        .unwrap()
-        .write_all(entries.as_bytes())
-        .unwrap();
-    let out = child.wait_with_output().unwrap();
-    assert!(out.status.success());
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
 }
 
 /// Before it is adopted, the startup context of a fetched handoff that carries work points at
