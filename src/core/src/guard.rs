@@ -185,7 +185,12 @@ fn ignored_by_git(root: &Path) -> Option<bool> {
 /// (`!/handover.md` in a `.gitignore`, which git reads after the exclude file) re-includes
 /// it. Silent when git cannot be read.
 fn reincluded(root: &Path) -> Option<String> {
-    let visible = visible_to_git(root)?;
+    reincluded_as(root, visible_to_git(root))
+}
+
+/// [`reincluded`] from what git already said (`visible`: [`visible_to_git`]'s answer).
+fn reincluded_as(root: &Path, visible: Option<Vec<&'static str>>) -> Option<String> {
+    let visible = visible?;
     if visible.is_empty() {
         return None;
     }
@@ -201,7 +206,9 @@ pub fn status(root: &Path) -> GuardStatus {
         return GuardStatus::default();
     }
     let tracked = tracked_handoff_files(root);
-    if ignored_by_git(root) == Some(true) {
+    // git is asked once: whether it ignores both paths, and which it sees if the block is there.
+    let visible = visible_to_git(root);
+    if visible.as_ref().is_some_and(Vec::is_empty) {
         return GuardStatus {
             present: true,
             tracked,
@@ -210,7 +217,7 @@ pub fn status(root: &Path) -> GuardStatus {
     }
     let problem = match read_gitignore(&file(root)) {
         Ok(Some(bytes)) => match with_block(&bytes) {
-            Ok(new) if new == bytes => reincluded(root),
+            Ok(new) if new == bytes => reincluded_as(root, visible),
             Ok(_) => None,
             Err(e) => Some(damaged(root, &e)),
         },
