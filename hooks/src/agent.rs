@@ -28,13 +28,10 @@ pub fn flag_values<I: IntoIterator<Item = String>>(args: I, flag: &str) -> Vec<S
     values
 }
 
-/// Without `--agent`: the client whose mark the payload carries (handover_clients::detect).
-pub use handover_clients::detect;
-
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::input::HookInput;
+    use handover_clients::{detect, HookInput};
 
     fn args(v: &[&str]) -> Vec<String> {
         v.iter().map(|s| s.to_string()).collect()

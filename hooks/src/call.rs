@@ -1,16 +1,16 @@
 //! Everything one hook call works from, gathered once: the agent (and its client module), the input, the repository's
 //! store, the command to print, the time.
 
-use crate::input::HookInput;
 use crate::locate;
 use crate::session_state::{self, SessionFile};
 use handover_base::Agent;
 use handover_clients::Client;
-use handover_core::safe_fs::Refused;
-use handover_core::safe_fs::{self, Kind};
-use handover_core::sanitize::redacted;
-use handover_core::store::Event;
-use handover_core::store::Store;
+use handover_clients::HookInput;
+use handover_handoff::safe_fs::Refused;
+use handover_handoff::safe_fs::{self, Kind};
+use handover_handoff::sanitize::redacted;
+use handover_handoff::store::Event;
+use handover_handoff::store::Store;
 use std::cell::OnceCell;
 use std::path::{Path, PathBuf};
 use std::sync::Arc;

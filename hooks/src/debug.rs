@@ -30,7 +30,7 @@ pub fn target() -> Option<Target> {
 pub fn log(target: &Target, line: &str) {
     let line = format!(
         "{}\n",
-        handover_core::sanitize::redacted(line).replace('\n', " ")
+        handover_handoff::sanitize::redacted(line).replace('\n', " ")
     );
     match target {
         Target::Stderr => {

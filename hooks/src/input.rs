@@ -7,8 +7,6 @@ use std::io::Read;
 /// pasted 100 MB prompt) is read past and ignored, never buffered whole.
 pub const MAX_INPUT_BYTES: usize = 4 << 20;
 
-pub use handover_clients::HookInput;
-
 /// What came in on stdin.
 #[derive(Debug, Default)]
 pub struct Payload {

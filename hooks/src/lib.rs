@@ -7,7 +7,6 @@ pub mod call;
 pub mod context_watch;
 pub mod debug;
 pub mod detach;
-pub mod head;
 pub mod input;
 pub mod locate;
 pub mod never_fail;

@@ -5,9 +5,10 @@
 use crate::agent;
 use crate::call::Call;
 use crate::debug;
-use crate::input::{self, HookInput, MAX_INPUT_BYTES};
+use crate::input::{self, MAX_INPUT_BYTES};
 use crate::plugin;
 use handover_base::Agent;
+use handover_clients::HookInput;
 use handover_clients::Response;
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};

@@ -12,10 +12,10 @@ use crate::call::Call;
 use crate::never_fail::Outcome;
 use crate::scan::Scan;
 use handover_clients::{HookEvent, Response, UserDirs};
-use handover_core::model::Handoff;
-use handover_core::sanitize::redacted;
-use handover_core::store::Event;
-use handover_core::store::{LoadOutcome, Store};
+use handover_handoff::model::Handoff;
+use handover_handoff::sanitize::redacted;
+use handover_handoff::store::Event;
+use handover_handoff::store::{LoadOutcome, Store};
 use serde_json::{json, Value};
 use std::path::Path;
 use std::time::{Duration, Instant};
@@ -129,7 +129,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
 /// branch and HEAD (read without scanning the working tree), the files changed since the
 /// handoff when that is quick (from the call's one `scan`), the transcript.
 fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>, scan: Option<&Scan>) -> Value {
-    let (branch, head) = crate::head::head_of(store.root());
+    let (branch, head) = handover_git::head::head_of(store.root());
     let handoff_head = handoff
         .and_then(|h| h.git.as_ref())
         .and_then(|g| g.head.clone());
@@ -183,13 +183,15 @@ fn no_compression_due(call: &Call) -> Option<String> {
         return Some("no transcript".into());
     };
     let usage = match crate::transcript::read(Path::new(path), call.client()) {
-        Some(crate::transcript::Fullness::Measured(u)) => u,
-        Some(crate::transcript::Fullness::JustCompacted) => return Some("just compressed".into()),
+        Some(handover_clients::transcript::Fullness::Measured(u)) => u,
+        Some(handover_clients::transcript::Fullness::JustCompacted) => {
+            return Some("just compressed".into())
+        }
         None => return Some("no usage in the transcript".into()),
     };
     let root = call.store.as_ref().map(|s| s.root());
     let configured = root
-        .and_then(|r| handover_core::config::load(r).ok())
+        .and_then(|r| handover_handoff::config::load(r).ok())
         .and_then(|c| c.context_window);
     let model = usage.model.as_deref().or(call.input.model.as_deref());
     let window = crate::window::resolve(usage.window, model, configured, usage.used_tokens);
@@ -209,7 +211,7 @@ fn post_compact(call: &Call) -> anyhow::Result<Outcome> {
     // longer recognises.
     let summary = full.map(|s| {
         let head: String = s.chars().take(SUMMARY_MAX_CHARS * 4).collect();
-        handover_core::context::shorten(&redacted(&head), SUMMARY_MAX_CHARS)
+        handover_base::text::shorten(&redacted(&head), SUMMARY_MAX_CHARS)
     });
     if let Some(e) = call.journal(
         Event::PostCompact,

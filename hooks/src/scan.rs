@@ -7,7 +7,7 @@
 //! scan, never starts another.
 
 use crate::budget::Late;
-use handover_core::model::FileChange;
+use handover_handoff::model::FileChange;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};
 use std::time::{Duration, Instant};
@@ -23,7 +23,7 @@ pub struct Scanned {
     /// loaded: the record prune that follows asks which records git tracks
     /// (`files::prune`) without loading the index again. None when the scan's
     /// index could not answer exactly (then the prune asks the index itself).
-    pub records_indexed: Option<handover_core::git::IndexedUnder>,
+    pub records_indexed: Option<handover_git::IndexedUnder>,
 }
 
 enum State {
@@ -103,18 +103,18 @@ impl Scan {
 }
 
 fn scan(root: &std::path::Path, since: Option<&str>) -> Result<Scanned, String> {
-    handover_core::git::no_object_cache();
-    let repo = match handover_core::git::open(root) {
+    handover_git::no_object_cache();
+    let repo = match handover_git::open(root) {
         Ok(Some(repo)) => repo,
         Ok(None) => return Err("not a git repository".into()),
         Err(e) => return Err(format!("{e:#}")),
     };
     // `root` is the store's root: its records directory, relative to the top of the working tree.
-    let records = handover_core::record::files::dir(&handover_core::store::Store::at(root).dir());
+    let records = handover_record::files::dir(&handover_handoff::store::Store::at(root).dir());
     let records_in_repo = records.strip_prefix(root).ok().and_then(|rel| {
-        handover_core::git::root_in_repo(&repo, root).map(|top_to_root| top_to_root.join(rel))
+        handover_git::root_in_repo(&repo, root).map(|top_to_root| top_to_root.join(rel))
     });
-    let found = handover_core::git::scan_working_tree(&repo, since, records_in_repo.as_deref())
+    let found = handover_git::scan_working_tree(&repo, since, records_in_repo.as_deref())
         .map_err(|e| format!("{e:#}"))?;
     let mut dirty_and_untracked = found.dirty;
     dirty_and_untracked.extend(found.untracked);

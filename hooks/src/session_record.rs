@@ -1,4 +1,4 @@
-//! Keeps the session record (handover_core::record) up to date: after every turn (Stop), before a
+//! Keeps the session record (handover_record) up to date: after every turn (Stop), before a
 //! compaction (PreCompact) and at the end (SessionEnd), so that even a killed session leaves a
 //! record at most one turn old.
 //!
@@ -8,7 +8,7 @@
 //! hook: `await_flush`), and reads the working tree (bounded in time) only at
 //! PreCompact, at SessionEnd, and after a turn that ran commands: a command may have changed
 //! files no transcript names, and the files git shows changed since the session began are
-//! attributed to it (handover_core::record::tree). SessionEnd is not needed for those facts
+//! attributed to it (handover_record::tree). SessionEnd is not needed for those facts
 //! (interactive Codex sends none at quit). After a turn without commands, branch and HEAD come
 //! from the files under `.git`. Claude Code appends a turn's final answer to its transcript a
 //! few milliseconds after Stop starts; the Stop payload's `last_assistant_message` (Gemini
@@ -17,11 +17,12 @@
 use crate::call::Call;
 use crate::scan::Scan;
 use handover_base::read_gate::Links;
-use handover_core::record::extract;
-use handover_core::record::{
-    files, stored_transcript_path, Ending, Fact, Fold, GitState, SessionRecord, MAX_DIRTY,
+use handover_clients::transcript::Fact;
+use handover_handoff::store::Store;
+use handover_record::extract;
+use handover_record::{
+    files, stored_transcript_path, Ending, Fold, GitState, SessionRecord, MAX_DIRTY,
 };
-use handover_core::store::Store;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
 
@@ -152,7 +153,7 @@ pub fn tool_failed(call: &Call) -> String {
     if let Err(refused) = store.check() {
         return format!("record: store refused ({refused})");
     }
-    if handover_core::git::find_root(store.root()).is_none() {
+    if handover_handoff::worktree::find_root(store.root()).is_none() {
         return "record: not a git repository".into();
     }
     let mut record =
@@ -194,7 +195,7 @@ fn try_update(
         return Ok(format!("record: store refused ({refused})"));
     }
     // Only in a git repository: the record is about work on one.
-    if handover_core::git::find_root(root).is_none() {
+    if handover_handoff::worktree::find_root(root).is_none() {
         return Ok("record: not a git repository".into());
     }
     // A client that writes its transcript late: SessionEnd waits for that write, here or in a
@@ -350,7 +351,7 @@ fn try_update(
         // Up to the session's last activity: Codex's late SessionEnd of a thread left a minute
         // ago must not take the changes the next thread made in that minute.
         let until = record.activity_ms().max(since);
-        record.add_changed_files(handover_core::record::tree::changed_between(
+        record.add_changed_files(handover_record::tree::changed_between(
             root, &dirty, since, until,
         ));
         // Files changed through the shell are work the handoff may not know about.
@@ -381,9 +382,9 @@ fn try_update(
         Moment::Compaction | Moment::End => Some(0),
     };
     if let Some(slack) = slack {
-        let keep = handover_core::config::load(root)
+        let keep = handover_handoff::config::load(root)
             .map(|c| c.records_keep)
-            .unwrap_or(handover_core::config::Config::default().records_keep);
+            .unwrap_or(handover_handoff::config::Config::default().records_keep);
         files::prune(store, keep, keep * slack, records_indexed.as_ref());
     }
     let copy = if call.finishing_since_ms.is_some() {
@@ -392,7 +393,7 @@ fn try_update(
         ""
     };
     // The index costs most at scale (read and checksummed whole): one load per call at most.
-    let loads = handover_core::git::index_loads();
+    let loads = handover_git::index_loads();
     let index_note = if loads > 0 {
         format!("; git index loaded {loads}x")
     } else {
@@ -422,7 +423,7 @@ fn says_less_than_known(record: &SessionRecord, reason: Option<&str>) -> bool {
 /// A word the client sends (SessionEnd's reason, PreCompact's trigger) as a record stores it:
 /// redacted, one line, short.
 fn hook_word(text: &str) -> String {
-    handover_core::record::untrusted(text, 40)
+    handover_record::untrusted(text, 40)
 }
 
 /// Where the span this update covers began: the previous update, or for a new record the
@@ -472,9 +473,9 @@ fn git_state(
 ) -> (
     GitState,
     Option<Vec<String>>,
-    Option<handover_core::git::IndexedUnder>,
+    Option<handover_git::IndexedUnder>,
 ) {
-    let (branch, head) = crate::head::head_of(root);
+    let (branch, head) = handover_git::head::head_of(root);
     let mut state = GitState {
         branch,
         head,
@@ -516,10 +517,8 @@ fn git_state(
 fn started_in(cwd: Option<&str>, root: &Path) -> String {
     let relative = relative_dir(cwd, root);
     if relative.is_empty()
-        || handover_core::record::untrusted(
-            &relative,
-            handover_core::record::MAX_TRANSCRIPT_PATH_CHARS,
-        ) != relative
+        || handover_record::untrusted(&relative, handover_record::MAX_TRANSCRIPT_PATH_CHARS)
+            != relative
     {
         return String::new();
     }

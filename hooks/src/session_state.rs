@@ -8,11 +8,11 @@
 //! A damaged file counts as present but empty.
 //! Times are milliseconds since the Unix epoch.
 //!
-//! Every file access goes through `handover_core::safe_fs`: `.handover/` and `sessions/` must be
+//! Every file access goes through `handover_handoff::safe_fs`: `.handover/` and `sessions/` must be
 //! plain directories, files are never opened through a link, and pruning removes only plain
 //! files of ours (named `*.json`, in our own `sessions/`).
 
-use handover_core::safe_fs::{self, Kind};
+use handover_handoff::safe_fs::{self, Kind};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 use std::time::SystemTime;
@@ -305,11 +305,11 @@ fn check_dirs(sessions_dir: &Path) -> std::io::Result<()> {
 }
 
 /// File-name-safe session keys, the same as the session records'.
-pub use handover_core::record::files::key;
+use handover_record::files::key;
 
 /// A session id as a session file stores it.
 fn stored_id(session_id: &str) -> String {
-    handover_core::record::stored_session_id(session_id)
+    handover_record::stored_session_id(session_id)
 }
 
 /// Removes session files not touched for 30 days. Best effort, and only what we create:

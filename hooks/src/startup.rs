@@ -5,7 +5,7 @@ use crate::call::Call;
 use handover_core::startup::decide::decide;
 use handover_core::startup::render::{render, Delivery};
 use handover_core::startup::snapshot::Snapshot;
-use handover_core::store::{Event, Store};
+use handover_handoff::store::{Event, Store};
 use serde_json::json;
 
 /// The startup context, for the context watch's fallbacks (SessionStart runs the same steps in

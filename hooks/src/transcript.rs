@@ -7,7 +7,7 @@
 //! (docs/compatibility.md): read at PostToolUse or Stop, the newest usage on disk may be the
 //! previous response's. The reader never waits for it (context_watch/measure.rs says why).
 
-pub use handover_clients::transcript::{Fullness, Usage};
+use handover_clients::transcript::Fullness;
 use handover_clients::Client;
 use std::fs::File;
 use std::io::{Read, Seek, SeekFrom};
@@ -65,6 +65,7 @@ fn open_regular(path: &Path) -> Option<File> {
 mod tests {
     use super::*;
     use handover_clients::claude::Claude;
+    use handover_clients::transcript::Usage;
     use std::io::Write;
 
     fn claude_assistant(input: u64, cache_read: u64) -> String {

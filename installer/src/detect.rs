@@ -9,10 +9,11 @@
 //!   the user's that runs one (an unreadable file counts as wired: refreshing it is the safe
 //!   mistake, and install then says what is wrong with it).
 
-use crate::files::{hooks_path, read_opt, Homes, Scope, Targets};
+use crate::files::{hooks_path, read_opt, Homes, Targets};
 use crate::locate::on_path;
 use handover_base::Agent;
 use handover_clients::Client;
+use handover_clients::Scope;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 

@@ -8,7 +8,7 @@ use std::io;
 use std::path::{Path, PathBuf};
 
 /// Project, local or user: where an install writes (handover_clients::Scope).
-pub use handover_clients::Scope;
+use handover_clients::Scope;
 
 /// The clients an install or uninstall acts on: a set of [`Agent`]s, iterated in
 /// [`Agent::ALL`] order (the order install and status list them).

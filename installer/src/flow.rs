@@ -7,12 +7,13 @@ pub use crate::report::Outcome;
 use crate::wiring::codex::trust::{self, TrustStep};
 pub use crate::wiring::codex::trust::{trust_plugin, PluginTrustRequest};
 
-use crate::files::{self, Homes, Scope, Targets};
+use crate::files::{self, Homes, Targets};
 use crate::manifest;
 use crate::plan::{self, FileEdit, InstallOptions, Plan};
 use crate::preflight::{self, Access};
 use crate::report::ChangeKind;
 use crate::wiring::{self, Place};
+use handover_clients::Scope;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;

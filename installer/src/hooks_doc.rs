@@ -6,10 +6,10 @@
 //! command runs; everything else (other tools' handlers on the same events, unknown keys, key
 //! order) is left exactly as it was.
 
-use crate::command::{recognise, Recognised};
 use crate::error::EditError;
 use crate::json_doc::{Map, Value};
 use crate::report::{Change, ChangeKind};
+use handover_base::hook_command::{recognise, Recognised};
 use handover_base::hook_exe::HookExe;
 use handover_base::Agent;
 use std::path::Path;

@@ -9,7 +9,6 @@
 //! backups and the Codex JSON-RPC client at the edges. See docs/install.md.
 
 pub mod backup;
-pub mod command;
 pub mod detect;
 pub mod diff;
 pub mod error;
@@ -33,6 +32,6 @@ pub mod transaction;
 pub mod wiring;
 
 pub use error::EditError;
-pub use files::{Homes, Scope, Targets};
+pub use files::{Homes, Targets};
 pub use locate::{locate, HookPaths};
 pub use plan::{InstallOptions, Plan};

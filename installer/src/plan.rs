@@ -9,7 +9,7 @@ use crate::backup::Backups;
 use crate::diff;
 use crate::error::EditError;
 pub use crate::file_edit::{FileEdit, FileKind};
-use crate::files::{confine_for, display_path, hooks_path, read_opt, Homes, Scope, Targets};
+use crate::files::{confine_for, display_path, hooks_path, read_opt, Homes, Targets};
 use crate::hooks_doc::{self, Wanted};
 use crate::instructions;
 use crate::keep::{keep_links, mark_backups, note_old_backups, restore_users_bytes};
@@ -20,6 +20,7 @@ pub use crate::wiring::InstallOptions;
 use crate::wiring::{self, Place, Planned};
 use handover_base::hook_exe::{command_for, HookExe};
 use handover_base::Agent;
+use handover_clients::Scope;
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Debug)]

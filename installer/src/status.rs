@@ -18,7 +18,7 @@ pub use crate::facts::{
     GeminiFacts, HooksFile, InstructionsFile, ListedHook, LiveScope, LiveTrust, RecordedTrust,
     Report, ScopeStatus,
 };
-use crate::files::{hooks_path, read_opt, Homes, Scope, Targets};
+use crate::files::{hooks_path, read_opt, Homes, Targets};
 use crate::hooks_doc::Found;
 use crate::json_layout;
 use crate::locate::{at_run_time, is_executable, HookPaths};
@@ -26,6 +26,7 @@ use crate::wiring::codex::app_server::TrustStatus;
 use crate::wiring::{self, Place};
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_base::Agent;
+use handover_clients::Scope;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 

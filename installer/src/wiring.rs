@@ -28,13 +28,14 @@ mod qwen;
 use crate::error::EditError;
 use crate::facts::{Facts, ScopeStatus};
 use crate::file_edit::FileEdit;
-use crate::files::{Homes, Scope, Targets};
+use crate::files::{Homes, Targets};
 use crate::hooks_doc::{self, Found, Mention, Wanted};
 use crate::json_doc::Value;
 use crate::locate::HookPaths;
 use crate::report::Change;
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_base::Agent;
+use handover_clients::Scope;
 use std::path::{Path, PathBuf};
 
 /// What an install is asked to do (`plan::InstallOptions`): here, below the plan, because a

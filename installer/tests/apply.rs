@@ -4,10 +4,11 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use handover_base::Agent;
+use handover_clients::Scope;
 use handover_installer::backup::Backups;
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::status::status;
-use handover_installer::{locate, Homes, HookPaths, InstallOptions, Scope, Targets};
+use handover_installer::{locate, Homes, HookPaths, InstallOptions, Targets};
 use std::collections::BTreeMap;
 use std::fs;
 use std::os::unix::fs::{MetadataExt, PermissionsExt};

@@ -3,8 +3,8 @@
 
 use super::output::{stdout, JSON_VERSION};
 use super::AckArgs;
-use handover_core::store::Event;
-use handover_core::store::{LoadOutcome, Store};
+use handover_handoff::store::Event;
+use handover_handoff::store::{LoadOutcome, Store};
 use serde_json::json;
 use std::io::Write as _;
 use std::path::Path;
@@ -39,18 +39,18 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     };
     let session = super::detect_session(args.session.as_deref());
     // Ids and names the caller passed are text like any other: no token reaches the journal.
-    let session = session.as_deref().map(handover_core::sanitize::redacted);
+    let session = session.as_deref().map(handover_handoff::sanitize::redacted);
     let agent = super::detect_agent(None)
         .as_deref()
-        .map(handover_core::sanitize::redacted);
+        .map(handover_handoff::sanitize::redacted);
     store.append_journal(
         Event::Ack,
         json!({"handoff_id": handoff.id, "session_id": session, "agent": agent}),
     )?;
     let text = format!(
         "Acknowledged handoff {} (goal: {}).",
-        handover_core::sanitize::token(&handoff.id),
-        handover_core::sanitize::quote(&handoff.content.goal)
+        handover_handoff::sanitize::token(&handoff.id),
+        handover_handoff::sanitize::quote(&handoff.content.goal)
     );
     say(
         args,

@@ -5,9 +5,11 @@ use super::output::stdout;
 use super::DemoArgs;
 use anyhow::Context as _;
 use handover_core::context::{self, Startup};
-use handover_core::model::{Assumption, Content, Decision, Evidence, ImportantFile, Status};
-use handover_core::store::Store;
-use handover_core::{config, verify, write};
+use handover_core::write;
+use handover_handoff::config;
+use handover_handoff::model::{Assumption, Content, Decision, Evidence, ImportantFile, Status};
+use handover_handoff::store::Store;
+use handover_verify as verify;
 use std::io::Write as _;
 use std::path::{Path, PathBuf};
 use std::process::ExitCode;
@@ -195,7 +197,7 @@ fn tour(dir: &Path) -> anyhow::Result<()> {
     Ok(())
 }
 
-fn show_verdict(dir: &Path, handoff: &handover_core::model::Handoff) -> std::io::Result<()> {
+fn show_verdict(dir: &Path, handoff: &handover_handoff::model::Handoff) -> std::io::Result<()> {
     let v = verify::verify(dir, handoff);
     writeln!(stdout(), "  verdict: {}", v.verdict.as_str())?;
     for r in &v.reasons {

@@ -2,7 +2,7 @@
 
 use super::output::{stdout, JSON_VERSION};
 use super::DoneArgs;
-use handover_core::store::Store;
+use handover_handoff::store::Store;
 use serde_json::json;
 use std::io::Write as _;
 use std::path::Path;

@@ -4,7 +4,7 @@
 //! 0, 1 and 2 mean the same for every command. The `--check` modes add codes from 3 up, so a
 //! script or a shell prompt can tell "worked, and found something to act on" from "failed".
 
-use handover_core::model::Verdict;
+use handover_handoff::model::Verdict;
 use std::process::ExitCode;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

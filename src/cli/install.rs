@@ -4,13 +4,14 @@
 //! core's guard (the exclude block that keeps handoff files private).
 
 use handover_base::{Agent, HookExe};
+use handover_clients::Scope;
 use handover_clients::{Client, Trust};
 use handover_installer::detect::{detect, Detected, Sign};
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::locate::at_run_time;
 use handover_installer::manifest;
 use handover_installer::wiring::codex::app_server::find_codex;
-use handover_installer::{locate, Homes, InstallOptions, Scope, Targets};
+use handover_installer::{locate, Homes, InstallOptions, Targets};
 
 use super::{InstallArgs, Selection, TrustPluginArgs, UninstallArgs};
 use std::io::Write;
@@ -444,7 +445,7 @@ fn place_warnings(repo: &Path, homes: &Homes, scope: Scope) -> Vec<String> {
         return Vec::new();
     }
     let mut warnings = Vec::new();
-    if handover_core::git::find_root(repo).is_none() {
+    if handover_handoff::worktree::find_root(repo).is_none() {
         warnings.push(format!(
             "{} is not in a git repository: handoffs here cannot be verified against git and git is not told to ignore them; run `handover install` inside the repository (or `git init` first)",
             repo.display()
@@ -581,7 +582,7 @@ fn exit_code(outcome: &flow::Outcome) -> ExitCode {
 /// does not ignore the handoff files yet): checked with the installer's files before the first
 /// write.
 fn gitignore_to_write(repo: &Path) -> Vec<PathBuf> {
-    let in_git = handover_core::git::find_root(repo).is_some();
+    let in_git = handover_handoff::worktree::find_root(repo).is_some();
     if in_git && !handover_core::guard::status(repo).present {
         vec![handover_core::guard::file(repo)]
     } else {
@@ -748,7 +749,7 @@ fn undo_guard_change(
 /// relative to the repository, in order: install's files waiting to be committed. Ignored
 /// files and anything git cannot tell are left out.
 pub fn uncommitted(root: &Path, files: &[PathBuf]) -> Vec<String> {
-    let Ok(Some(repo)) = handover_core::git::open(root) else {
+    let Ok(Some(repo)) = handover_git::open(root) else {
         return Vec::new();
     };
     let Some(top) = repo.workdir().and_then(|w| std::fs::canonicalize(w).ok()) else {

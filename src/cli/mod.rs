@@ -529,10 +529,10 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Pull(a) => travel::pull(a, &dir()?),
         Command::Share(a) => travel::share(a, &dir()?),
         Command::Install(a) => {
-            install::run_install(a, handover_core::store::Store::discover(&dir()?).root())
+            install::run_install(a, handover_handoff::store::Store::discover(&dir()?).root())
         }
         Command::Uninstall(a) => {
-            install::run_uninstall(a, handover_core::store::Store::discover(&dir()?).root())
+            install::run_uninstall(a, handover_handoff::store::Store::discover(&dir()?).root())
         }
         Command::TrustPlugin(a) => install::run_trust_plugin(a),
         Command::Completions(a) => {
@@ -573,8 +573,8 @@ fn check_dir(dir: &Path) -> anyhow::Result<()> {
             dir.display()
         );
     }
-    if handover_core::git::find_root(dir).is_none() {
-        if let Ok(Some(repo)) = handover_core::git::open(dir) {
+    if handover_handoff::worktree::find_root(dir).is_none() {
+        if let Ok(Some(repo)) = handover_git::open(dir) {
             if repo.is_bare() {
                 anyhow::bail!(
                     "{} is a bare git repository, which has no working tree to hand over: run handover in a clone or a worktree of it",

@@ -13,10 +13,11 @@ use super::install::AgentsStatus;
 use super::output::stdout;
 use super::StatusArgs;
 use handover_core::guard::{self, GuardStatus};
-use handover_core::model::{Reason, Verdict};
-use handover_core::sanitize::one_line;
-use handover_core::store::{Event, LoadOutcome, Source, Store};
-use handover_core::{config, hand_edits, verify};
+use handover_handoff::model::{Reason, Verdict};
+use handover_handoff::sanitize::one_line;
+use handover_handoff::store::{Event, LoadOutcome, Source, Store};
+use handover_handoff::{config, hand_edits};
+use handover_verify as verify;
 use serde::Serialize;
 use serde_json::Value;
 use std::fmt::Write as _;
@@ -148,23 +149,23 @@ struct RecordSummary {
     session_id: String,
     agent: String,
     updated: String,
-    ended: Option<handover_core::record::Ending>,
+    ended: Option<handover_record::Ending>,
     files_edited: Vec<String>,
-    last_failure: Option<handover_core::record::Command>,
-    last_test: Option<handover_core::record::Command>,
+    last_failure: Option<handover_record::Command>,
+    last_test: Option<handover_record::Command>,
     /// Why it is not this working tree's own (record::provenance); empty when it is.
-    foreign: Vec<handover_core::record::provenance::Foreign>,
+    foreign: Vec<handover_record::provenance::Foreign>,
     /// How it ended, in words (the screen's line).
     #[serde(skip)]
     ending: String,
 }
 
 impl RecordSummary {
-    fn of(listed: handover_core::record::files::Listed) -> RecordSummary {
+    fn of(listed: handover_record::files::Listed) -> RecordSummary {
         let r = listed.record;
         RecordSummary {
             foreign: listed.foreign,
-            ending: handover_core::record::text::ending(&r),
+            ending: handover_record::text::ending(&r),
             session_id: r.session_id,
             agent: r.agent,
             updated: r.updated,
@@ -215,9 +216,9 @@ impl StatusReport {
                 present,
                 tracked,
                 problem,
-                in_git: handover_core::git::find_root(root).is_some(),
+                in_git: handover_handoff::worktree::find_root(root).is_some(),
             },
-            records: handover_core::record::files::judged(
+            records: handover_record::files::judged(
                 store,
                 handover_base::clock::millis(std::time::SystemTime::now()),
             )
@@ -291,7 +292,7 @@ impl StatusReport {
 }
 
 /// The handoff's part of the report, and its full verification when there is one.
-fn handoff_health(store: &Store) -> (HandoffHealth, Option<handover_core::model::Verification>) {
+fn handoff_health(store: &Store) -> (HandoffHealth, Option<handover_handoff::model::Verification>) {
     match store.load() {
         LoadOutcome::Missing => (HandoffHealth::default(), None),
         LoadOutcome::Refused(refused) => (

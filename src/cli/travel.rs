@@ -4,12 +4,12 @@
 use super::output::{stdout, warn, JSON_VERSION};
 use super::{PullArgs, PushArgs, ShareArgs};
 use handover_base::shell::shell_quote;
-use handover_core::config;
-use handover_core::sanitize::{one_line, quote, quote_within};
-use handover_core::store::Store;
 use handover_core::travel::changes::Going;
 use handover_core::travel::{self, PushError};
-use handover_core::verify;
+use handover_handoff::config;
+use handover_handoff::sanitize::{one_line, quote, quote_within};
+use handover_handoff::store::Store;
+use handover_verify as verify;
 use serde_json::{json, Value};
 use std::io::{BufRead, IsTerminal, Write};
 use std::path::Path;

@@ -4,10 +4,10 @@
 use super::output::{stdout, warn};
 use super::WriteArgs;
 use anyhow::{bail, Context as _};
-use handover_core::model::{Content, Decision, Handoff};
-use handover_core::store::Store;
 use handover_core::write::{self, Refusal, Request};
-use handover_core::{config, markdown};
+use handover_handoff::model::{Content, Decision, Handoff};
+use handover_handoff::store::Store;
+use handover_handoff::{config, markdown};
 use serde_json::Value;
 use std::io::Read;
 use std::io::Write as _;
@@ -124,7 +124,7 @@ fn base_content(
 
 /// Inputs larger than this are refused unread: a handoff is a few KB of pointers (the stored
 /// form has the same limit), and `--from /dev/zero` must not read until memory runs out.
-const MAX_INPUT_BYTES: u64 = handover_core::store::MAX_STATE_BYTES;
+const MAX_INPUT_BYTES: u64 = handover_handoff::store::MAX_STATE_BYTES;
 
 fn read_input(path: &Path) -> anyhow::Result<Content> {
     let (name, bytes) = if path == Path::new("-") {
@@ -412,7 +412,7 @@ fn print_outcome(
             writeln!(
                 stdout(),
                 "The goal changed: the handoff for {} was archived to {} (the journal keeps the history).",
-                handover_core::sanitize::quote(before),
+                handover_handoff::sanitize::quote(before),
                 archived.display()
             )?;
         }
@@ -440,7 +440,7 @@ fn print_outcome(
                 stdout(),
             "Filled {} from this session's record (marked \"{}\"): facts the hooks recorded from the transcript.",
             o.filled_from_record.join(" and "),
-            handover_core::record::fill::MARK
+            handover_record::fill::MARK
         )?;
     }
     if !o.redactions.is_empty() {
@@ -496,18 +496,17 @@ fn writing_session_record(
     store: &Store,
     agent: Option<&str>,
     session_id: Option<&str>,
-) -> Option<handover_core::record::SessionRecord> {
+) -> Option<handover_record::SessionRecord> {
     let sid = session_id
         .map(str::to_string)
         .or_else(|| super::client_session_id(agent))?;
     let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
-    let mut record = handover_core::record::files::load_own(store, &sid, now_ms)?;
+    let mut record = handover_record::files::load_own(store, &sid, now_ms)?;
     let ended = record
         .ended
         .as_ref()
         .is_some_and(|e| e.how == "session_end");
-    let other_agent =
-        agent.is_some_and(|a| handover_core::record::untrusted(a, 20) != record.agent);
+    let other_agent = agent.is_some_and(|a| handover_record::untrusted(a, 20) != record.agent);
     if ended || other_agent {
         return None;
     }

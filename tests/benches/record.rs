@@ -25,8 +25,8 @@
 #[path = "measure.rs"]
 mod measure;
 
+use handover_clients::HookInput;
 use handover_hooks::call::Call;
-use handover_hooks::input::HookInput;
 use handover_hooks::session_record::{self, Moment};
 use measure::{medians_interleaved, run};
 use std::io::Write;
@@ -305,8 +305,8 @@ fn update(repo: &Path, sid: &str, t: &Path, moment: Moment, event: &str) {
 }
 
 fn session_record_size(repo: &Path, sid: &str) -> u64 {
-    let dir = handover_core::record::files::dir(&repo.join(".handover"));
-    std::fs::metadata(handover_core::record::files::path_for(&dir, sid))
+    let dir = handover_record::files::dir(&repo.join(".handover"));
+    std::fs::metadata(handover_record::files::path_for(&dir, sid))
         .map(|m| m.len())
         .unwrap_or(0)
 }

@@ -11,9 +11,9 @@
 // Each user includes this file and uses the part it needs.
 #![allow(dead_code)]
 
-use handover_core::model::{Content, GitSnapshot, Handoff, ImportantFile, Status};
-use handover_core::record::{files as records, SessionRecord};
-use handover_core::store::Store;
+use handover_handoff::model::{Content, GitSnapshot, Handoff, ImportantFile, Status};
+use handover_handoff::store::Store;
+use handover_record::{files as records, SessionRecord};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 
@@ -275,7 +275,7 @@ impl Fixture {
     fn head_entries_file(&self) -> PathBuf {
         self.root
             .join(".git")
-            .join(handover_core::git::head_entries::FILE_NAME)
+            .join(handover_git::head_entries::FILE_NAME)
     }
 
     /// The commit after HEAD that a session start meets after the user committed part of the
@@ -423,7 +423,8 @@ impl Fixture {
             // Newer than the handoff just written, so SessionStart shows "since the handoff".
             record.updated_ms = handover_base::clock::millis(std::time::SystemTime::now()) + 1000;
             record.updated = handover_base::clock::now_rfc3339();
-            records::save(&handover_core::store::Store::at(&self.root), &record).expect("record");
+            records::save(&handover_handoff::store::Store::at(&self.root), &record)
+                .expect("record");
         }
         self.leave(shape);
     }
@@ -431,7 +432,7 @@ impl Fixture {
     /// What `git::snapshot` records for `shape`, built from what `enter` changed rather than
     /// by scanning 100,000 files once per shape (tests/boot/git_snapshot.rs tests the scan).
     fn snapshot(&self, shape: Shape) -> GitSnapshot {
-        let head = handover_core::git::read_head_files(&self.root).expect("HEAD");
+        let head = handover_git::read_head_files(&self.root).expect("HEAD");
         let (changed, new) = self.split(shape);
         let mut dirty: Vec<String> = (0..changed)
             .map(|i| tracked(self.changed_index(i)))
@@ -460,7 +461,7 @@ impl Fixture {
 
 fn save_handoff(root: &Path, git: Option<GitSnapshot>) {
     let mut h = Handoff {
-        schema_version: handover_core::model::SCHEMA_VERSION,
+        schema_version: handover_handoff::model::SCHEMA_VERSION,
         id: "bench".into(),
         created_at: handover_base::clock::now_rfc3339(),
         git,
@@ -480,8 +481,8 @@ fn save_handoff(root: &Path, git: Option<GitSnapshot>) {
         ..Handoff::default()
     };
     // As `handover write` stores it: with the digest of the handover.md written beside it.
-    let markdown = handover_core::markdown::render(&h);
-    h.markdown_sha256 = Some(handover_core::hand_edits::digest(markdown.as_bytes()));
-    handover_core::store::seal(&mut h);
+    let markdown = handover_handoff::markdown::render(&h);
+    h.markdown_sha256 = Some(handover_handoff::hand_edits::digest(markdown.as_bytes()));
+    handover_handoff::store::seal(&mut h);
     Store::at(root).save(&h, &markdown).expect("save");
 }

@@ -548,8 +548,9 @@ fn completions_come_from_the_cli_definition_for_each_shell() {
 }
 
 /// A session record as the hooks leave it, updated now.
-fn save_record(dir: &Path, session: &str, agent: &str) -> handover_core::record::SessionRecord {
-    use handover_core::record::{Fact, SessionRecord};
+fn save_record(dir: &Path, session: &str, agent: &str) -> handover_record::SessionRecord {
+    use handover_clients::transcript::Fact;
+    use handover_record::SessionRecord;
     let mut r = SessionRecord::new(session, agent);
     r.apply(Fact::Request("make the parser strip whitespace".into()));
     r.apply(Fact::Edited("src/parse.py".into()));
@@ -559,7 +560,7 @@ fn save_record(dir: &Path, session: &str, agent: &str) -> handover_core::record:
     });
     r.updated = handover_base::clock::now_rfc3339();
     r.updated_ms = handover_base::clock::unix_now().0 * 1000;
-    handover_core::record::files::save(&handover_core::store::Store::at(dir), &r).unwrap();
+    handover_record::files::save(&handover_handoff::store::Store::at(dir), &r).unwrap();
     r
 }
 

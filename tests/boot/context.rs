@@ -4,7 +4,7 @@
 
 use handover_base::Agent;
 use handover_core::context::{self, Pressure, Startup};
-use handover_core::model::*;
+use handover_handoff::model::*;
 
 fn sample() -> Handoff {
     Handoff {
@@ -195,20 +195,29 @@ fn trimming_drops_in_progress_before_stop_conditions() {
 #[test]
 fn shorten_cuts_at_word_boundaries() {
     assert_eq!(
-        context::shorten("alpha beta gamma", 100),
+        handover_base::text::shorten("alpha beta gamma", 100),
         "alpha beta gamma"
     );
-    assert_eq!(context::shorten("alpha beta gamma", 12), "alpha beta…");
-    assert_eq!(context::shorten("alpha beta gamma", 11), "alpha beta…");
-    assert_eq!(context::shorten("supercalifragilistic", 6), "super…");
-    assert_eq!(context::shorten("  padded  ", 100), "padded");
+    assert_eq!(
+        handover_base::text::shorten("alpha beta gamma", 12),
+        "alpha beta…"
+    );
+    assert_eq!(
+        handover_base::text::shorten("alpha beta gamma", 11),
+        "alpha beta…"
+    );
+    assert_eq!(
+        handover_base::text::shorten("supercalifragilistic", 6),
+        "super…"
+    );
+    assert_eq!(handover_base::text::shorten("  padded  ", 100), "padded");
 }
 
 #[test]
 fn a_long_word_is_cut_rather_than_wasting_the_room() {
     // Cutting back to the last space would leave "Goal:…" and most of the room unused.
     assert_eq!(
-        context::shorten(
+        handover_base::text::shorten(
             "Goal: docs/architecture/storage-layer-migration-plan.md is the plan",
             30
         ),

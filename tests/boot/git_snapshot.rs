@@ -3,7 +3,8 @@
 
 use crate::support;
 use crate::support::repo::{commit_all_in, git, write_in, Repo};
-use handover_core::git::{files_changed, find_root, read_head_files, snapshot};
+use handover_git::{files_changed, read_head_files, snapshot};
+use handover_handoff::worktree::find_root;
 use std::path::Path;
 
 fn changes(root: &Path, since: Option<&str>) -> (Vec<(String, String)>, Option<String>) {

@@ -270,7 +270,7 @@ fn outside_git_nothing_is_written() {
     let tmp = tempfile::tempdir().unwrap();
     let dir = tmp.path().join("plain");
     std::fs::create_dir(&dir).unwrap();
-    if handover_core::git::find_root(&dir).is_some() {
+    if handover_handoff::worktree::find_root(&dir).is_some() {
         return; // the machine's temp dir is inside a repository: nothing to test here
     }
     assert_eq!(ensure(&dir).unwrap(), (GuardStatus::default(), false));

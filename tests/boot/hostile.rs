@@ -7,7 +7,7 @@ use crate::support::repo;
 
 use crate::support::repo::Repo;
 use crate::support::snapshot::placeholders;
-use handover_core::model::{Content, Handoff};
+use handover_handoff::model::{Content, Handoff};
 use serde_json::Value;
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -149,11 +149,11 @@ fn boot_and_status_print_no_escape_sequences_from_a_crafted_handoff() {
     let repo = Repo::with_commit();
     let esc = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}[31m";
     let mut h = Handoff {
-        schema_version: handover_core::model::SCHEMA_VERSION,
+        schema_version: handover_handoff::model::SCHEMA_VERSION,
         id: format!("id{esc}"),
         created_at: format!("2026-11-22T02:00:00Z{esc}"),
         agent: Some(format!("agent{esc}")),
-        git: handover_core::git::snapshot(&repo.path).unwrap(),
+        git: handover_git::snapshot(&repo.path).unwrap(),
         content: Content {
             goal: format!("Ship {esc}it\u{9b}2J \u{202E}gnp.exe"),
             narrative: Some(format!("line\r{esc}over")),
@@ -166,7 +166,7 @@ fn boot_and_status_print_no_escape_sequences_from_a_crafted_handoff() {
     if let Some(g) = &mut h.git {
         g.branch = Some(format!("main{esc}"));
     }
-    handover_core::store::seal(&mut h);
+    handover_handoff::store::seal(&mut h);
     fs::create_dir(repo.path.join(".handover")).unwrap();
     fs::write(
         repo.path.join(".handover/state.json"),
@@ -345,7 +345,7 @@ fn reseal(dir: &Path, edit: impl FnOnce(&mut Handoff)) {
     let path = dir.join(".handover/state.json");
     let mut h: Handoff = serde_json::from_slice(&fs::read(&path).unwrap()).unwrap();
     edit(&mut h);
-    handover_core::store::seal(&mut h);
+    handover_handoff::store::seal(&mut h);
     let mut bytes = serde_json::to_vec_pretty(&h).unwrap();
     bytes.push(b'\n');
     fs::write(&path, bytes).unwrap();
@@ -677,7 +677,7 @@ fn a_committed_handoff_is_foreign_where_only_the_git_command_line_reads_the_repo
         "checked out with CRLF"
     );
     assert!(
-        handover_core::git::open(&clone).is_err(),
+        handover_git::open(&clone).is_err(),
         "libgit2 reads reftable now?"
     );
     let json: Value =
@@ -714,7 +714,7 @@ fn the_git_command_line_fallback_runs_no_program_the_repository_configures() {
     repo::git(&root, &["add", "-A"]);
     repo::git(&root, &["commit", "-q", "-m", "initial"]);
     assert!(
-        handover_core::git::open(&root).is_err(),
+        handover_git::open(&root).is_err(),
         "libgit2 reads reftable now?"
     );
     let script = tmp.path().join("payload.sh");
@@ -817,7 +817,7 @@ fn a_partial_clones_promisor_remote_is_never_asked_for_a_missing_object() {
     let tree = repo::git(&root, &["rev-parse", "HEAD^{tree}"]);
     fs::remove_file(root.join(".git/objects").join(&tree[..2]).join(&tree[2..])).unwrap();
     assert!(
-        handover_core::git::open(&root).is_err(),
+        handover_git::open(&root).is_err(),
         "libgit2 reads partial clones now?"
     );
 

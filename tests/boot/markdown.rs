@@ -1,7 +1,7 @@
 //! handover.md: render, parse back, hand edits, errors, and a full rendering pinned as a snapshot.
 
-use handover_core::markdown::{parse, render, ParseError};
-use handover_core::model::*;
+use handover_handoff::markdown::{parse, render, ParseError};
+use handover_handoff::model::*;
 use std::collections::BTreeMap;
 
 fn strings(items: &[&str]) -> Vec<String> {

@@ -3,9 +3,9 @@
 //! what handover shows an agent or a terminal, whatever it contains.
 
 use handover_core::context::{self, Startup, DATA_END, DATA_START};
-use handover_core::markdown::{parse, render};
-use handover_core::model::*;
-use handover_core::sanitize::{one_line, strip_controls};
+use handover_handoff::markdown::{parse, render};
+use handover_handoff::model::*;
+use handover_handoff::sanitize::{one_line, strip_controls};
 use proptest::prelude::*;
 use std::collections::BTreeMap;
 
@@ -211,7 +211,7 @@ fn environment_keys_survive_cleaning() {
         ]),
         ..Content::default()
     };
-    handover_core::sanitize::content(&mut c);
+    handover_handoff::sanitize::content(&mut c);
     assert_eq!(c.environment.len(), 2);
 }
 
@@ -219,8 +219,8 @@ fn environment_keys_survive_cleaning() {
 // keeps every field inside a quote between the record markers, and the record in memory is
 // back within its bounds.
 
-use handover_core::record::text::{self as record_text, Now, RECORD_END, RECORD_START};
-use handover_core::record::{Command as RecordCommand, Ending, GitState, SessionRecord};
+use handover_record::text::{self as record_text, Now, RECORD_END, RECORD_START};
+use handover_record::{Command as RecordCommand, Ending, GitState, SessionRecord};
 
 /// Text for a record field: the handoff fragments plus the quote characters and our markers.
 fn record_field() -> impl Strategy<Value = String> {
@@ -388,8 +388,8 @@ proptest! {
     /// changes nothing.
     #[test]
     fn a_sanitized_record_is_bounded_and_stable(r in record()) {
-        prop_assert!(r.requests.len() <= handover_core::record::MAX_REQUESTS + 1);
-        prop_assert!(r.files_edited.len() <= handover_core::record::MAX_FILES);
+        prop_assert!(r.requests.len() <= handover_record::MAX_REQUESTS + 1);
+        prop_assert!(r.files_edited.len() <= handover_record::MAX_FILES);
         for t in r.requests.iter().chain(&r.files_edited).chain(r.last_message.iter()) {
             prop_assert!(!t.contains('\n') && is_inert(t), "{t:?}");
         }
@@ -404,7 +404,7 @@ proptest! {
         // Separated from the rest by a space: how the redactor reads a token glued to other
         // text is the redactor's own property (tests/boot/redact.rs), not this one.
         let id = match token_at { 0 => id, 1 => format!("{token} {id}"), _ => format!("{id} {token}") };
-        let key = handover_core::record::files::key(&id);
+        let key = handover_record::files::key(&id);
         prop_assert!(!key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'), "{key:?}");
         prop_assert!(!key.contains("ghp_"), "{key}");
         let r = SessionRecord::new(&id, "claude");

@@ -6,8 +6,8 @@ use handover_clients::claude::Claude;
 use handover_clients::codex::Codex;
 use handover_clients::gemini::Gemini;
 use handover_clients::Client;
-use handover_core::record::extract;
-use handover_core::record::{SessionRecord, MAX_COMMANDS};
+use handover_record::extract;
+use handover_record::{SessionRecord, MAX_COMMANDS};
 use std::io::Write;
 use std::path::{Path, PathBuf};
 

@@ -1,8 +1,9 @@
 //! Secret redaction: each kind found, only the secret replaced, field paths reported, ordinary
 //! prose left alone, and redacting twice changes nothing.
 
-use handover_core::model::*;
-use handover_core::redact::{redact, redact_text};
+use handover_handoff::model::*;
+use handover_handoff::redaction::redact;
+use handover_redact::redact_text;
 use std::collections::BTreeMap;
 
 // Fake secrets assembled at run time, so this file itself does not trip secret scanners.

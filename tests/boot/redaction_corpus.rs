@@ -9,12 +9,13 @@
 //!
 //! `cargo test --test boot redaction_corpus -- --nocapture` shows the figures.
 
-use handover_core::config::Config;
-use handover_core::model::*;
-use handover_core::redact::{redact, redact_text};
-use handover_core::store::{LoadOutcome, Store};
-use handover_core::validate::visit_strings;
 use handover_core::write::{self, Refusal, Request};
+use handover_handoff::config::Config;
+use handover_handoff::model::*;
+use handover_handoff::redaction::redact;
+use handover_handoff::store::{LoadOutcome, Store};
+use handover_handoff::validate::visit_strings;
+use handover_redact::redact_text;
 use std::collections::BTreeMap;
 use std::path::Path;
 

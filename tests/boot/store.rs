@@ -6,8 +6,8 @@
 
 use crate::support;
 use crate::support::snapshot::placeholders;
-use handover_core::model::{Content, Handoff, Status, SCHEMA_VERSION};
-use handover_core::store::{self, Event, LoadOutcome, Loaded, Source, Store};
+use handover_handoff::model::{Content, Handoff, Status, SCHEMA_VERSION};
+use handover_handoff::store::{self, Event, LoadOutcome, Loaded, Source, Store};
 use serde_json::{json, Value};
 use std::collections::HashSet;
 use std::fs;

@@ -1,12 +1,12 @@
 //! Hostile remotes, and foreign values in our sentences: every value that comes from a fetched
 //! handoff, a session record or a ref name is spoken only inside the one quote
-//! (`handover_core::sanitize::quote`), in every output that can carry one, and names taken from
+//! (`handover_handoff::sanitize::quote`), in every output that can carry one, and names taken from
 //! refs are checked before they are used. Built on the two-machine world of `travel.rs`.
 
 use super::travel::{git_in, push_crafted, push_crafted_to, stderr, Machine, World};
 use handover_core::context::{DATA_END, DATA_START};
-use handover_core::model::Handoff;
-use handover_core::record::text::{RECORD_END, RECORD_START};
+use handover_handoff::model::Handoff;
+use handover_record::text::{RECORD_END, RECORD_START};
 use serde_json::json;
 use std::fs;
 
@@ -90,7 +90,7 @@ fn hostile_state() -> Vec<u8> {
         "files_changed": [{"path": HOSTILE, "change": "modified"}],
     }))
     .unwrap();
-    handover_core::store::seal(&mut h);
+    handover_handoff::store::seal(&mut h);
     serde_json::to_vec(&h).unwrap()
 }
 
@@ -264,7 +264,7 @@ fn a_future_dated_handoff_on_one_remote_does_not_hide_a_current_one() {
         "goal": "From 2099",
     }))
     .unwrap();
-    handover_core::store::seal(&mut future);
+    handover_handoff::store::seal(&mut future);
     push_crafted_to(
         &mirror,
         &attacker,

@@ -1,11 +1,11 @@
-//! "Is this path uncommitted?" (`handover_core::git::uncommitted`), on real repositories: the
+//! "Is this path uncommitted?" (`handover_git::uncommitted`), on real repositories: the
 //! per-path answer agrees with libgit2's full status of the same path in every case git can see
 //! from HEAD and the working tree, and differs only where the module says it does (changes that
 //! live in the index alone).
 
 use crate::support::repo::Repo;
-use handover_core::git::head_entries;
-use handover_core::git::uncommitted::{PathState, PathStates};
+use handover_git::head_entries;
+use handover_git::uncommitted::{PathState, PathStates};
 use std::path::Path;
 
 /// libgit2's answer, the one the per-path check replaces (it reads the whole index).

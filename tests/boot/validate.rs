@@ -1,8 +1,8 @@
 //! Pre-write checks: each rule fires on what it should, and stays quiet on ordinary handoffs.
 
-use handover_core::config::Config;
-use handover_core::model::*;
-use handover_core::validate::{check, estimate_tokens};
+use handover_handoff::config::Config;
+use handover_handoff::model::*;
+use handover_handoff::validate::{check, estimate_tokens};
 use std::collections::BTreeMap;
 
 fn ok_content() -> Content {

@@ -1,9 +1,9 @@
 //! Verification on real repositories: every verdict and every reason code, full and quick.
 
 use crate::support::repo::{commit_all_in, git, write_in, Repo};
-use handover_core::git::{files_changed, snapshot};
-use handover_core::model::{FileChange, Handoff, ImportantFile, Reason, Verdict, Verification};
-use handover_core::verify::{verdict_of, verify, verify_quick};
+use handover_git::{files_changed, snapshot};
+use handover_handoff::model::{FileChange, Handoff, ImportantFile, Reason, Verdict, Verification};
+use handover_verify::{verdict_of, verify, verify_quick};
 use std::path::Path;
 
 /// A handoff as `handover write` would record it at this moment in `root`.
@@ -374,7 +374,7 @@ fn drifted_when_a_changed_file_is_gone() {
     assert!(
         h.files_changed.contains(&FileChange {
             path: "draft.txt".into(),
-            change: handover_core::model::ChangeKind::Added,
+            change: handover_handoff::model::ChangeKind::Added,
             path_bytes: None,
         }),
         "{:?}",
@@ -392,7 +392,7 @@ fn drifted_when_a_changed_file_is_gone() {
     let mut h2 = h.clone();
     h2.files_changed = vec![FileChange {
         path: "draft.txt".into(),
-        change: handover_core::model::ChangeKind::Deleted,
+        change: handover_handoff::model::ChangeKind::Deleted,
         path_bytes: None,
     }];
     assert!(!codes(&verify_quick(&repo.path, &h2)).contains(&"changed_file_missing"));
@@ -411,7 +411,7 @@ fn unverified_without_a_snapshot_or_outside_git() {
     // A snapshot, but the directory is no longer a repository.
     let h = handoff_at(&repo.path);
     std::fs::remove_dir_all(repo.path.join(".git")).unwrap();
-    if handover_core::git::find_root(&repo.path).is_none() {
+    if handover_handoff::worktree::find_root(&repo.path).is_none() {
         let (v, quick) = both(&repo.path, &h);
         assert_eq!(v.verdict, Verdict::Unverified);
         assert_eq!(quick.verdict, Verdict::Unverified);

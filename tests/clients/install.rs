@@ -10,9 +10,10 @@
 
 use crate::support::fake_server::Turn;
 use crate::support::{clients, install_hooks, shell_quote, Agent, RunOpts, Sandbox, Trust};
+use handover_clients::Scope;
 use handover_installer::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::wiring::codex::app_server::{self, TrustRequest, TrustStatus};
-use handover_installer::{Homes, HookPaths, InstallOptions, Scope, Targets};
+use handover_installer::{Homes, HookPaths, InstallOptions, Targets};
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};
 use std::process::Command;

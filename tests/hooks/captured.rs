@@ -5,11 +5,12 @@
 use handover_base::Agent;
 use handover_clients::claude::Claude;
 use handover_clients::codex::Codex;
+use handover_clients::detect;
 use handover_clients::gemini::Gemini;
+use handover_clients::transcript::{Fullness, Usage};
 use handover_clients::Client;
-use handover_hooks::agent::detect;
-use handover_hooks::input::HookInput;
-use handover_hooks::transcript::{self, Fullness, Usage};
+use handover_clients::HookInput;
+use handover_hooks::transcript;
 use std::path::{Path, PathBuf};
 
 fn dir(client: &str) -> PathBuf {

@@ -6,8 +6,8 @@
 
 use crate::support::hook::*;
 use handover_core::context::{DATA_END, DATA_START};
-use handover_core::model::{Content, Handoff, Status};
-use handover_core::record::text::{RECORD_END, RECORD_START};
+use handover_handoff::model::{Content, Handoff, Status};
+use handover_record::text::{RECORD_END, RECORD_START};
 use serde_json::{json, Value};
 use std::fs;
 use std::os::unix::fs::symlink;
@@ -253,10 +253,10 @@ fn pruning_removes_only_our_own_old_session_files() {
 
 fn crafted(repo: &Repo, edit: impl FnOnce(&mut Handoff)) -> Handoff {
     let mut h = Handoff {
-        schema_version: handover_core::model::SCHEMA_VERSION,
+        schema_version: handover_handoff::model::SCHEMA_VERSION,
         id: "h-crafted".into(),
         created_at: "2026-11-22T02:00:00Z".into(),
-        git: handover_core::git::snapshot(repo.path()).unwrap(),
+        git: handover_git::snapshot(repo.path()).unwrap(),
         content: Content {
             goal: "Ship it".into(),
             status: Status {
@@ -269,7 +269,7 @@ fn crafted(repo: &Repo, edit: impl FnOnce(&mut Handoff)) -> Handoff {
     };
     edit(&mut h);
     // A valid checksum: it proves the file intact, not who wrote it.
-    handover_core::store::seal(&mut h);
+    handover_handoff::store::seal(&mut h);
     fs::create_dir_all(repo.path().join(".handover")).unwrap();
     fs::write(
         repo.path().join(".handover/state.json"),

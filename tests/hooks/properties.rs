@@ -4,9 +4,9 @@
 //! hook keeps its contract and the injected context keeps the handoff's text inside the markers.
 
 use crate::support::hook::*;
+use handover_clients::HookInput;
 use handover_core::context::{DATA_END, DATA_START};
-use handover_core::model::{Content, Handoff, Status};
-use handover_hooks::input::HookInput;
+use handover_handoff::model::{Content, Handoff, Status};
 use proptest::prelude::*;
 use serde_json::{json, Value};
 
@@ -111,9 +111,9 @@ proptest! {
     ) {
         let repo = Repo::new();
         let mut h = Handoff {
-            schema_version: handover_core::model::SCHEMA_VERSION,
+            schema_version: handover_handoff::model::SCHEMA_VERSION,
             id: "h".into(),
-            git: handover_core::git::snapshot(repo.path()).unwrap(),
+            git: handover_git::snapshot(repo.path()).unwrap(),
             content: Content {
                 goal,
                 status: Status { in_progress: items.clone(), ..Status::default() },
@@ -123,7 +123,7 @@ proptest! {
             },
             ..Handoff::default()
         };
-        handover_core::store::seal(&mut h);
+        handover_handoff::store::seal(&mut h);
         std::fs::create_dir_all(repo.path().join(".handover")).unwrap();
         std::fs::write(repo.path().join(".handover/state.json"), serde_json::to_vec(&h).unwrap()).unwrap();
         let run = run_hook(
@@ -163,7 +163,7 @@ proptest! {
         message in text(),
         command in text(),
     ) {
-        use handover_core::record::text::{RECORD_END, RECORD_START};
+        use handover_record::text::{RECORD_END, RECORD_START};
         let repo = Repo::new();
         let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
         let record = json!({

@@ -4,7 +4,7 @@
 //! when it is newer), on the transcripts captured from both clients.
 
 use crate::support::hook::*;
-use handover_core::record::SessionRecord;
+use handover_record::SessionRecord;
 use std::path::{Path, PathBuf};
 
 const SID: &str = "0b1c2d3e-1111-2222-3333-444455556666";
@@ -92,7 +92,7 @@ fn next_session_with_home(repo: &Repo, home: &Path) -> Run {
 }
 
 fn record(repo: &Repo) -> SessionRecord {
-    handover_core::record::files::load(&repo.store(), SID).expect("a record for the session")
+    handover_record::files::load(&repo.store(), SID).expect("a record for the session")
 }
 
 #[test]
@@ -442,7 +442,7 @@ fn a_late_session_end_of_an_older_session_does_not_make_it_the_newest() {
     );
     let store = repo.store();
     let now = handover_base::clock::millis(std::time::SystemTime::now());
-    let ranked: Vec<String> = handover_core::record::files::list_own(&store, now)
+    let ranked: Vec<String> = handover_record::files::list_own(&store, now)
         .into_iter()
         .map(|r| r.session_id)
         .collect();
@@ -450,9 +450,9 @@ fn a_late_session_end_of_an_older_session_does_not_make_it_the_newest() {
     let text = next_session(&repo, "claude").context("SessionStart");
     insta::assert_snapshot!("record_of_the_newest_thread", ours(&text));
     // The late end is recorded, but not as activity.
-    let old = handover_core::record::files::load(&store, "old-thread").unwrap();
+    let old = handover_record::files::load(&store, "old-thread").unwrap();
     assert_eq!(old.ended.unwrap().how, "session_end");
-    let new = handover_core::record::files::load(&store, "new-thread").unwrap();
+    let new = handover_record::files::load(&store, "new-thread").unwrap();
     assert!(old.last_activity_ms < new.last_activity_ms);
     // Its end-of-session scan does not take the newer thread's edit.
     assert_eq!(new.files_edited, ["src/new_thread.rs"]);
@@ -526,7 +526,7 @@ fn a_tree_too_slow_to_scan_after_a_turn_is_left_to_the_end() {
     // The record of a session whose last scan took 2 s.
     let mut r = SessionRecord::new(SID, "claude");
     r.scan_ms = Some(2_000);
-    handover_core::record::files::save(&repo.store(), &r).unwrap();
+    handover_record::files::save(&repo.store(), &r).unwrap();
     stop_as(&repo, "claude", SID, &t);
     let r = record(&repo);
     assert_eq!(r.git.unwrap().dirty, None, "no scan after the turn");

@@ -4,7 +4,7 @@
 //! unverified), and it says when handover.md holds edits that are not recorded.
 
 use crate::support::hook::*;
-use handover_core::verify;
+use handover_verify as verify;
 use serde_json::json;
 use std::process::Command;
 

@@ -8,38 +8,44 @@ pub(super) const ROOT: &str = env!("CARGO_MANIFEST_DIR");
 
 /// (package directory, package name, the handover crates it may depend on).
 pub(super) const LAYERS: &[(&str, &str, &[&str])] = &[
-    ("src/base", "handover-base", &[]),
-    ("src/clients", "handover-clients", &["handover-base"]),
-    ("src/redact", "handover-redact", &[]),
+    ("src/crates/base", "handover-base", &[]),
+    ("src/crates/clients", "handover-clients", &["handover-base"]),
+    ("src/crates/redact", "handover-redact", &[]),
     (
-        "src/handoff",
+        "src/crates/handoff",
         "handover-handoff",
         &["handover-base", "handover-redact"],
     ),
     (
-        "src/verify",
-        "handover-verify",
+        "src/crates/git",
+        "handover-git",
         &["handover-base", "handover-handoff"],
     ),
     (
-        "src/record",
+        "src/crates/verify",
+        "handover-verify",
+        &["handover-handoff", "handover-git"],
+    ),
+    (
+        "src/crates/record",
         "handover-record",
         &[
             "handover-base",
             "handover-clients",
             "handover-redact",
             "handover-handoff",
-            "handover-verify",
+            "handover-git",
         ],
     ),
     (
-        "src/core",
+        "src/crates/core",
         "handover-core",
         &[
             "handover-base",
             "handover-clients",
             "handover-redact",
             "handover-handoff",
+            "handover-git",
             "handover-verify",
             "handover-record",
         ],
@@ -52,7 +58,14 @@ pub(super) const LAYERS: &[(&str, &str, &[&str])] = &[
     (
         "hooks",
         "handover-hooks",
-        &["handover-base", "handover-clients", "handover-core"],
+        &[
+            "handover-base",
+            "handover-clients",
+            "handover-handoff",
+            "handover-git",
+            "handover-record",
+            "handover-core",
+        ],
     ),
     (
         ".",
@@ -60,6 +73,10 @@ pub(super) const LAYERS: &[(&str, &str, &[&str])] = &[
         &[
             "handover-base",
             "handover-clients",
+            "handover-handoff",
+            "handover-git",
+            "handover-verify",
+            "handover-record",
             "handover-core",
             "handover-hooks",
             "handover-installer",
@@ -94,6 +111,77 @@ fn dependencies_point_one_way() {
             .collect();
         let allowed: BTreeSet<String> = allowed.iter().map(|s| s.to_string()).collect();
         assert_eq!(ours, allowed, "{name} depends on the wrong handover crates");
+    }
+}
+
+/// The production source files of a package: its crate's modules, and for the CLI package the
+/// hook executables' `main`s in src/bin/.
+fn production_files(dir: &str) -> Vec<PathBuf> {
+    let mut files: Vec<PathBuf> = modules_of(&crate_root(dir)).into_values().collect();
+    if *dir == *"." {
+        let bins = Path::new(ROOT).join("src/bin");
+        for entry in std::fs::read_dir(bins).unwrap() {
+            files.push(entry.unwrap().path());
+        }
+    }
+    files
+}
+
+/// The handover crates a package's production code names (`handover_git::…`, `use
+/// handover_verify as verify`), as package names.
+fn crates_named_in(dir: &str) -> BTreeSet<String> {
+    let crates: BTreeSet<String> = LAYERS
+        .iter()
+        .map(|(_, name, _)| name.replace('-', "_"))
+        .collect();
+    let mut named = BTreeSet::new();
+    for file in production_files(dir) {
+        let code = without_tests(&code_only(&std::fs::read_to_string(&file).unwrap()));
+        let b = code.as_bytes();
+        let mut from = 0;
+        while let Some(at) = code[from..].find("handover_").map(|i| from + i) {
+            let end = at + code[at..].bytes().take_while(|&c| is_ident(c)).count();
+            from = end;
+            let after_path = at > 0 && (is_ident(b[at - 1]) || b[at - 1] == b':');
+            if !after_path && crates.contains(&code[at..end]) {
+                named.insert(code[at..end].replace('_', "-"));
+            }
+        }
+    }
+    named
+}
+
+/// The edges checked above are the real ones: a manifest names exactly the handover crates
+/// its code uses, so no crate reaches a lower one through another's re-export.
+#[test]
+fn manifests_name_the_handover_crates_the_code_uses() {
+    for (dir, name, _) in LAYERS {
+        let declared: BTreeSet<String> = dependencies(&manifest(dir))
+            .into_iter()
+            .filter(|d| d.starts_with("handover"))
+            .collect();
+        assert_eq!(
+            crates_named_in(dir),
+            declared,
+            "{name}: the handover crates its code names differ from its manifest's"
+        );
+    }
+}
+
+/// No crate re-exports another crate or its modules (`pub use handover_x::store;`): callers
+/// name the crate that owns what they use, so the manifests tell who uses what.
+#[test]
+fn no_crate_re_exports_another() {
+    for (dir, name, _) in LAYERS {
+        for file in production_files(dir) {
+            let code = without_tests(&code_only(&std::fs::read_to_string(&file).unwrap()));
+            let flat: String = code.split_whitespace().collect::<Vec<_>>().join(" ");
+            assert!(
+                !flat.contains("pub use handover_") && !flat.contains("pub extern crate"),
+                "{name}: {} re-exports another crate",
+                file.display()
+            );
+        }
     }
 }
 

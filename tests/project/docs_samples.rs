@@ -756,7 +756,7 @@ fn hook(exe: &str, dir: &Path, home: &Path, payload: &str) {
 /// docs/storage.md: every configuration key, from `config::KEYS`.
 fn storage_config_table() -> String {
     let mut t = String::from("| Key | Default | Valid values | Meaning |\n|---|---|---|---|\n");
-    for k in handover_core::config::KEYS {
+    for k in handover_handoff::config::KEYS {
         let default = if k.default.starts_with('(') {
             k.default.to_string()
         } else {
@@ -787,7 +787,7 @@ fn storage_config_errors() -> String {
     let mut lines = Vec::new();
     for case in cases {
         std::fs::write(root.join(".handover/config.toml"), case).unwrap();
-        let e = handover_core::config::load(&root)
+        let e = handover_handoff::config::load(&root)
             .err()
             .unwrap_or_else(|| panic!("{case:?} must be refused"));
         lines.push(
@@ -957,9 +957,9 @@ fn the_config_example_in_storage_md_loads() {
     let after = "Example:\n\n```toml\n";
     let body = &docs[docs.find(after).unwrap() + after.len()..];
     let example = &body[..body.find("```\n").unwrap()];
-    let config = handover_core::config::parse(example, "docs/storage.md")
+    let config = handover_handoff::config::parse(example, "docs/storage.md")
         .unwrap_or_else(|e| panic!("{e:#}"));
-    assert_ne!(config, handover_core::config::Config::default());
+    assert_ne!(config, handover_handoff::config::Config::default());
 }
 
 /// docs/hooks.md: the window by model name, from every client module's table in registry

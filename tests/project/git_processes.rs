@@ -9,7 +9,7 @@ use super::architecture::{code_with_strings, crate_root, modules_of, without_tes
 use std::path::{Path, PathBuf};
 
 /// The one place a git process is started.
-const BUILDER: &str = "src/base/src/git_process.rs";
+const BUILDER: &str = "src/crates/base/src/git_process.rs";
 
 /// Processes production code starts that are not git: (file, the program as written, why).
 const NOT_GIT: &[(&str, &str, &str)] = &[

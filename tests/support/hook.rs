@@ -1,8 +1,8 @@
 //! The hook executables' harness: real git repositories in temp dirs, handoffs stored through
 //! the core API, synthetic transcripts, and running a hook binary with a time limit.
 
-use handover_core::model::{Content, Handoff, Status};
-use handover_core::store::Store;
+use handover_handoff::model::{Content, Handoff, Status};
+use handover_handoff::store::Store;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -90,17 +90,17 @@ impl Repo {
 
     pub fn save(&self, content: Content) -> Handoff {
         let mut h = Handoff {
-            schema_version: handover_core::model::SCHEMA_VERSION,
+            schema_version: handover_handoff::model::SCHEMA_VERSION,
             id: "h-20261122-0001".into(),
             created_at: "2026-11-22T02:00:00Z".into(),
-            git: handover_core::git::snapshot(self.path()).unwrap(),
+            git: handover_git::snapshot(self.path()).unwrap(),
             content,
             ..Handoff::default()
         };
-        handover_core::store::seal(&mut h);
+        handover_handoff::store::seal(&mut h);
         // What `handover write` stores: a handover.md that is anything else reads as edited.
         self.store()
-            .save(&h, &handover_core::markdown::render(&h))
+            .save(&h, &handover_handoff::markdown::render(&h))
             .unwrap();
         h
     }
@@ -359,11 +359,11 @@ pub fn wait_for_record_end(
     root: &Path,
     session_id: &str,
     since_ms: u64,
-) -> Option<handover_core::record::SessionRecord> {
+) -> Option<handover_record::SessionRecord> {
     let store = Store::discover(root);
     let until = Instant::now() + RECORD_END_WAIT;
     loop {
-        let record = handover_core::record::files::load(&store, session_id)?;
+        let record = handover_record::files::load(&store, session_id)?;
         let ended = record
             .ended
             .as_ref()

@@ -130,10 +130,10 @@ fn shell_work_in_a_tui(sb: &Sandbox) -> Tui<'_> {
 }
 
 /// The record of the session that ran `command`, when there is one.
-fn record_that_ran(sb: &Sandbox, command: &str) -> Option<handover_core::record::SessionRecord> {
-    let store = handover_core::store::Store::discover(&sb.project);
+fn record_that_ran(sb: &Sandbox, command: &str) -> Option<handover_record::SessionRecord> {
+    let store = handover_handoff::store::Store::discover(&sb.project);
     let now = handover_base::clock::millis(std::time::SystemTime::now());
-    handover_core::record::files::list_own(&store, now)
+    handover_record::files::list_own(&store, now)
         .into_iter()
         .find(|r| r.commands.iter().any(|c| c.command.contains(command)))
 }
@@ -276,9 +276,9 @@ pub fn codex_left_thread_late_session_end() {
     tui.wait_for("THREAD-B-DONE", 90);
     // The daemon's late SessionEnd of thread A.
     tui.wait_until("the left thread's SessionEnd", 150, || {
-        let store = handover_core::store::Store::discover(&sb.project);
+        let store = handover_handoff::store::Store::discover(&sb.project);
         let now = handover_base::clock::millis(std::time::SystemTime::now());
-        handover_core::record::files::list_own(&store, now)
+        handover_record::files::list_own(&store, now)
             .iter()
             .any(|r| {
                 r.commands.iter().any(|c| c.command.contains("old thread"))

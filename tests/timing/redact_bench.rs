@@ -3,8 +3,9 @@
 //! rule compilation, so only cold caches), and a few-KB session record. Not a pass/fail test;
 //! run with `cargo test -p handover --release --test timing redact_bench -- --ignored --nocapture`.
 
-use handover_core::model::{Content, Evidence, Status};
-use handover_core::redact::{redact, redact_text};
+use handover_handoff::model::{Content, Evidence, Status};
+use handover_handoff::redaction::redact;
+use handover_redact::redact_text;
 use std::time::{Duration, Instant};
 
 const PROSE: &str = include_str!("../redaction_corpus/prose.txt");

@@ -2,8 +2,8 @@
 //! `append_journal`, and `save`. Not a pass/fail test; run with
 //! `cargo test -p handover --release --test timing store_bench -- --ignored --nocapture`.
 
-use handover_core::model::{Content, Handoff, Status, SCHEMA_VERSION};
-use handover_core::store::{self, LoadOutcome, Store};
+use handover_handoff::model::{Content, Handoff, Status, SCHEMA_VERSION};
+use handover_handoff::store::{self, LoadOutcome, Store};
 use serde_json::json;
 use std::time::Instant;
 
@@ -58,8 +58,11 @@ fn store_figures() {
         assert!(matches!(s.load(), LoadOutcome::Loaded(_)));
     });
     per_op("append_journal()", 2000, |i| {
-        s.append_journal(handover_core::store::Event::ContextWatch, json!({ "i": i }))
-            .unwrap()
+        s.append_journal(
+            handover_handoff::store::Event::ContextWatch,
+            json!({ "i": i }),
+        )
+        .unwrap()
     });
     per_op(
         "save() (archive + journal + 2 atomic writes, fsynced)",

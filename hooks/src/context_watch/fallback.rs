@@ -9,7 +9,7 @@ use crate::never_fail::Outcome;
 use crate::session_state::{SessionFile, SessionState};
 use crate::startup;
 use handover_clients::{HookEvent, Response};
-use handover_core::store::Store;
+use handover_handoff::store::Store;
 
 /// What the fallbacks work with: the call, its store, the session's state file, and the event
 /// whose answer carries the context.

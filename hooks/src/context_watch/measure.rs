@@ -9,8 +9,9 @@
 //! appears, cost every tool call about 60 ms inside the real client.
 
 use crate::call::Call;
-use crate::transcript::{self, Fullness, Usage};
+use crate::transcript;
 use crate::window;
+use handover_clients::transcript::{Fullness, Usage};
 use std::path::Path;
 
 /// What the client's records say about the context right now.

@@ -26,7 +26,7 @@ use crate::session_state::{Loaded, SessionFile, SessionState};
 use handover_base::clock::millis;
 use handover_clients::{HookEvent, Response};
 use handover_core::context::{save_progress, save_progress_again, save_progress_first, Pressure};
-use handover_core::store::Store;
+use handover_handoff::store::Store;
 use measure::{Fill, Reading};
 use serde_json::json;
 use thresholds::Decision;
@@ -131,7 +131,7 @@ fn watch(
         Fill::NoUsage => return Ok(Outcome::silent("no usage in the transcript")),
         Fill::NoTranscript => return Ok(Outcome::silent("no transcript")),
     };
-    let config = handover_core::config::load(store.root()).unwrap_or_default();
+    let config = handover_handoff::config::load(store.root()).unwrap_or_default();
     let reading = measure::reading(call, &usage, config.context_window);
     let (remind, insist) = thresholds::for_agent(call, store, &config, reading.window);
     let Some(pressure) = thresholds::pressure(reading.percent, remind, insist) else {
@@ -164,7 +164,7 @@ fn confirm_delivery(call: &Call, file: &SessionFile, st: &mut SessionState) {
     };
     if file.save(st).is_ok() {
         call.journal(
-            handover_core::store::Event::Delivered,
+            handover_handoff::store::Event::Delivered,
             serde_json::json!({
                 "source": d.source,
                 "verdict": d.verdict,
@@ -246,7 +246,7 @@ fn deliver(
         return Outcome::silent(format!("{measured}; state not saved: {e}"));
     }
     let journal = call.journal(
-        handover_core::store::Event::ContextWatch,
+        handover_handoff::store::Event::ContextWatch,
         json!({"action": action, "percent": reading.percent, "used_tokens": reading.used_tokens, "window": reading.window}),
     );
     let mut note = format!("{measured}; {action}");

@@ -7,9 +7,9 @@ use super::Event;
 use crate::call::Call;
 use crate::session_state::SessionState;
 use handover_clients::UserDirs;
-use handover_core::config::Config;
 use handover_core::context::Pressure;
-use handover_core::store::Store;
+use handover_handoff::config::Config;
+use handover_handoff::store::Store;
 
 /// The (remind, insist) thresholds: the configured ones, moved below the client's own
 /// compaction point where that comes early: Gemini CLI's `compressionThreshold` (50 % by

@@ -13,11 +13,12 @@ use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
 use crate::error::EditError;
 use crate::facts::{DroidFacts, Facts, ScopeStatus};
 use crate::file_edit::FileEdit;
-use crate::files::{canonical, read_opt, Homes, Scope};
+use crate::files::{canonical, read_opt, Homes};
 use crate::hooks_doc::Wanted;
 use crate::json_doc::{Map, Value};
 use crate::json_layout::{self, Layout};
 use crate::report::{Change, ChangeKind};
+use handover_clients::Scope;
 use std::path::{Path, PathBuf};
 
 pub struct DroidWiring;

@@ -1,7 +1,7 @@
 //! The `handover status` screen, drawn from the gathered [`StatusReport`] and nothing else.
 
 use super::*;
-use handover_core::sanitize::{quote, token};
+use handover_handoff::sanitize::{quote, token};
 
 impl StatusReport {
     pub(super) fn render(&self) -> String {

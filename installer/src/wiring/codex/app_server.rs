@@ -9,9 +9,9 @@
 
 pub use crate::facts::TrustStatus;
 
-use crate::command::our_exe;
 use crate::files::canonical;
 use crate::json_doc;
+use handover_base::hook_command::our_exe;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -352,8 +352,8 @@ pub fn plugin_hooks(hooks: &[HookInfo]) -> Vec<&HookInfo> {
                 .is_some_and(|id| id.starts_with("handover@"))
                 && h.command.contains("--via plugin")
                 && matches!(
-                    crate::command::recognise(&h.command),
-                    crate::command::Recognised::Mentions(_)
+                    handover_base::hook_command::recognise(&h.command),
+                    handover_base::hook_command::Recognised::Mentions(_)
                 )
         })
         .collect()

@@ -12,10 +12,11 @@ use super::{InstallOptions, Place, Planned, Wiring};
 use crate::error::EditError;
 use crate::facts::{CodexConfigStatus, CodexFacts, Facts, RecordedTrust, ScopeStatus};
 use crate::file_edit::{FileEdit, FileKind};
-use crate::files::{read_opt, Homes, Scope};
+use crate::files::{read_opt, Homes};
 use crate::hooks_doc::{self, Wanted};
 use crate::json_layout;
 use crate::report::{any_effective, Change};
+use handover_clients::Scope;
 use std::path::{Path, PathBuf};
 
 pub struct CodexWiring;

@@ -12,13 +12,13 @@
 //!   file is JSON under `//` comment lines Copilot writes itself: the comments are kept byte for
 //!   byte and the JSON keeps its layout.
 
-use crate::command::{recognise, Recognised};
 use crate::error::EditError;
 use crate::files::canonical;
 use crate::hooks_doc::{Found, Mention, Wanted};
 use crate::json_doc::{Map, Value};
 use crate::json_layout::{self, Layout};
 use crate::report::{any_effective, Change, ChangeKind};
+use handover_base::hook_command::{recognise, Recognised};
 use std::path::{Path, PathBuf};
 
 /// The hooks file version Copilot CLI 1.0.102 reads.

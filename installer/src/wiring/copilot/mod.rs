@@ -7,13 +7,14 @@ use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
 use crate::error::EditError;
 use crate::facts::{CopilotFacts, Facts, ScopeStatus};
 use crate::file_edit::FileEdit;
-use crate::files::{read_opt, Homes, Scope};
+use crate::files::{read_opt, Homes};
 use crate::hooks_doc::{Found, Mention, Wanted};
 use crate::json_doc::Value;
 use crate::report::Change;
 use files::{
     command_with_event, config_path, edit_hooks, find, trust_problem, trust_repo, trusted_by,
 };
+use handover_clients::Scope;
 use std::path::{Path, PathBuf};
 
 pub struct CopilotWiring;

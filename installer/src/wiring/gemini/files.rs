@@ -16,14 +16,15 @@
 pub use crate::facts::FolderTrust;
 
 use crate::error::EditError;
-use crate::files::{canonical, read_opt, Homes, Scope};
+use crate::files::{canonical, read_opt, Homes};
 use crate::json_doc::Value;
 use crate::json_layout::{self, Layout};
 use crate::report::{Change, ChangeKind};
+use handover_clients::Scope;
 use std::path::{Path, PathBuf};
 
 /// The context file Gemini CLI reads when `context.fileName` is not set.
-pub use handover_clients::gemini::DEFAULT_CONTEXT_FILE;
+use handover_clients::gemini::DEFAULT_CONTEXT_FILE;
 
 pub fn settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
     crate::files::hooks_path(handover_base::Agent::Gemini, scope, repo, homes)

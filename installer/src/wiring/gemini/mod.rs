@@ -7,13 +7,14 @@ use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
 use crate::error::EditError;
 use crate::facts::{Facts, GeminiFacts, ScopeStatus};
 use crate::file_edit::FileEdit;
-use crate::files::{read_opt, Homes, Scope};
+use crate::files::{read_opt, Homes};
 use crate::hooks_doc::Wanted;
 use crate::report::Change;
 use files::{
     comment_hint, context_file, folder_trust, trust_problem, trust_repo, trusted_folders_path,
     FolderTrust,
 };
+use handover_clients::Scope;
 use std::path::{Path, PathBuf};
 
 pub struct GeminiWiring;

@@ -1,0 +1,629 @@
+//! One home for each client. Everything handover knows about one AI coding client — the
+//! events it fires and which of our hooks each runs, the hook input it sends, the output it
+//! accepts per event, its transcript format, where it compacts, its config files and hook
+//! entries, how it records trust, its plugin layout — lives in ONE module per client
+//! ([`claude`], [`codex`], [`gemini`], [`qwen`], [`copilot`], [`droid`]) behind the [`Client`] trait. The
+//! hooks, the session record, the installer and the CLI ask [`of`] / [`ALL`] instead of matching on the agent.
+//!
+//! Neutral types the modules speak in: [`HookEvent`] (our view of an event, whatever the
+//! client calls it), [`HookInput`] (the hook's stdin, every field optional), [`Response`]
+//! (what a hook answers, encoded by the client), [`transcript::Fact`] and
+//! [`transcript::Fullness`] (what a transcript line says), [`Scope`] and [`UserDirs`] (where
+//! config files live).
+//!
+//! Generic machinery stays where it is: byte-exact JSON/TOML editing, transactions and backups
+//! in the installer; reading files through the read gate, session state and rendering in the
+//! hooks and the core. They ask the client module for the knowledge.
+//!
+//! Adding a client: docs/design.md, "Adding a client".
+
+pub mod claude;
+pub mod codex;
+pub mod copilot;
+pub mod droid;
+pub mod event;
+pub mod gemini;
+pub mod input;
+pub mod output;
+pub mod places;
+pub mod qwen;
+pub mod transcript;
+
+pub use event::HookEvent;
+use handover_base::{Agent, HookExe};
+pub use input::HookInput;
+pub use output::Response;
+pub use places::{Scope, UserDirs};
+
+use std::ffi::OsString;
+use std::path::{Path, PathBuf};
+use transcript::{Fact, Fullness};
+
+/// Everything handover knows about one client. One implementation per client module; a
+/// zero-sized struct each (`claude::Claude`, ...), reached through [`of`].
+///
+/// Every method answers from the client's own rules, checked against the pinned version named
+/// in the module's doc comment (docs/compatibility.md). Methods with a default are the Claude
+/// Code convention most clients copied; a client that differs overrides them.
+pub trait Client: Sync {
+    // ---- Who ----
+
+    /// The agent this module describes (its `--agent` name is `agent().as_str()`).
+    fn agent(&self) -> Agent;
+
+    /// The name users know it by, for messages and `handover status` ("Claude Code").
+    fn display_name(&self) -> &'static str;
+
+    /// The name of the program users start it with (`claude`, `codex`, ...): found on PATH, it
+    /// is one of the signs that this machine uses the client (the installer's `detect`).
+    fn executable(&self) -> &'static str;
+
+    // ---- Events: which of our hooks runs on which of its events ----
+
+    /// The client's name for `event`; None when the client has no such event (then none of
+    /// our hooks is registered for it).
+    fn event_name(&self, event: HookEvent) -> Option<&'static str>;
+
+    /// Our view of the client's event `name` (the inverse of [`Client::event_name`]).
+    fn hook_event(&self, name: &str) -> Option<HookEvent> {
+        HookEvent::ALL
+            .into_iter()
+            .find(|e| self.event_name(*e) == Some(name))
+    }
+
+    /// The client's event names `exe` is registered on, in install order.
+    fn events(&self, exe: HookExe) -> Vec<&'static str> {
+        HookEvent::ALL
+            .into_iter()
+            .filter(|e| e.exe() == exe)
+            .filter_map(|e| self.event_name(e))
+            .collect()
+    }
+
+    /// The `timeout` written in a hook entry of ours on the client's event `event` (its own
+    /// name), in the client's own unit.
+    fn timeout(&self, event: &str) -> u64;
+
+    // ---- Hook input: telling the client apart when no `--agent` says ----
+
+    /// The payload carries a mark only this client sends (Codex's `turn_id`, an event name of
+    /// its own). Asked first, for every client, before [`Client::owns_transcript`].
+    fn marks_payload(&self, input: &HookInput) -> bool;
+
+    /// `transcript_path` is where this client keeps its transcripts.
+    fn owns_transcript(&self, path: &str) -> bool;
+
+    /// How a user starts a fresh session in its terminal UI, as the save-progress instruction
+    /// names it ("`/clear` in Claude Code").
+    fn fresh_session(&self) -> &'static str;
+
+    // ---- Shell commands: telling the client apart from the environment it gives them ----
+
+    /// Whether `env` (a variable's value by name) is the environment this client gives the
+    /// shell commands its agent runs (the model's `handover ack` or `write`), and how sure that
+    /// sign is; None when nothing in it points at this client. Only the client's own sign:
+    /// which client wins when several match is [`running_the_shell`]'s rule.
+    fn runs_this_shell(&self, _env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
+        None
+    }
+
+    /// The variable holding the session id the client sets for its shell commands (the same id
+    /// its hooks get), when it sets one.
+    fn shell_session_id_var(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The client sets no session id for its shell commands itself, but applies the `export`
+    /// lines a SessionStart hook writes to the file named by the payload's `CLAUDE_ENV_FILE`
+    /// to the environment of the commands that follow: our SessionStart writes
+    /// [`Client::shell_session_id_var`] there, so `handover write` finds its own record.
+    fn takes_session_id_from_hook(&self) -> bool {
+        false
+    }
+
+    // ---- Hook output ----
+
+    /// The bytes a hook prints for `response`, in exactly the form the client accepts for the
+    /// event (some reject unknown keys: only documented fields are ever emitted).
+    fn encode(&self, response: &Response) -> Vec<u8> {
+        output::encode(self, response, false)
+    }
+
+    /// Its compaction hook appends the hook's plain stdout to the summarizer's instructions
+    /// (Claude Code's PreCompact). Elsewhere PreCompact stays silent.
+    fn pre_compact_reads_stdout(&self) -> bool {
+        false
+    }
+
+    /// It shows any Stop block to the user as a failed request (Gemini CLI 0.61.0 adds "This
+    /// request failed" after every AfterAgent block or stop, whatever the hook says): the
+    /// context watch never blocks its Stop and asks once more with the next prompt instead.
+    fn stop_block_looks_like_failure(&self) -> bool {
+        false
+    }
+
+    /// Its PreCompact fires before every model request, not only before a compaction (Gemini
+    /// CLI's PreCompress): only one where [`Client::compaction_due`] says so is a compaction.
+    fn pre_compact_every_request(&self) -> bool {
+        false
+    }
+
+    /// Whether the client compacts before its next request with `used` of `window` tokens in
+    /// its context, by its own settings (`project`, `user_dir` as for
+    /// [`Client::compaction_percent`]); Err says why not, for the debug log.
+    fn compaction_due(
+        &self,
+        _used: u64,
+        _window: u64,
+        _project: Option<&Path>,
+        _user_dir: Option<&Path>,
+    ) -> Result<(), String> {
+        Ok(())
+    }
+
+    /// What a SessionStart opens, as the hooks name it (`startup`, `resume`, `clear`,
+    /// `compact`, ...): the payload's `source`, unless the client's word for it says otherwise.
+    fn session_start_source<'a>(&self, input: &'a HookInput) -> &'a str {
+        input.source.as_deref().unwrap_or("startup")
+    }
+
+    /// A SessionStart from `source` may answer for a session that sends no request after it:
+    /// its delivery is journaled only once the session's next prompt, tool result or Stop shows
+    /// a request went out (the context itself is still given at once).
+    fn journals_start_at_a_request(&self, _source: &str) -> bool {
+        false
+    }
+
+    /// It drops the `additionalContext` of a SessionStart from `source` (the startup context
+    /// then waits for the first prompt).
+    fn drops_session_start_context(&self, _source: &str) -> bool {
+        false
+    }
+
+    // ---- Transcript ----
+
+    /// The facts of one transcript line (none for most lines): requests, edits, commands and
+    /// their ends, the agent's messages, compactions. The session record's only reader.
+    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>);
+
+    /// How full the context is, from the tail of the transcript (`at_file_start`: `tail` is
+    /// the whole file, else its first line may be cut and is skipped). The context watch's
+    /// only reader.
+    fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness>;
+
+    /// The directory the client keeps every session's transcript under (`~/.claude/projects`,
+    /// `$CODEX_HOME/sessions`, ...); None without a home. A transcript path that comes from
+    /// anywhere but the client's own hook input (a session record, which the repository can
+    /// forge) is followed only inside it.
+    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf>;
+
+    /// Whether `transcript` (links resolved, inside [`Client::transcript_dir`] `dir`, links
+    /// resolved too) belongs to a session started in `project` (links resolved): by the folder
+    /// the client files it in (Claude Code, Gemini CLI, Qwen Code, Droid), or by the working
+    /// directory the transcript's first line names where the client files by date or session id
+    /// (Codex, Copilot CLI). `Some(false)` for another directory's session; None when the
+    /// client cannot tell (then any session's transcript in `dir` passes). A session record,
+    /// which the repository can forge, is followed only where this is not `Some(false)`.
+    fn transcript_in_project(
+        &self,
+        _dir: &Path,
+        _transcript: &Path,
+        _project: &Path,
+    ) -> Option<bool> {
+        None
+    }
+
+    /// The failing command a tool-failure hook input reports ([`HookEvent::ToolFailure`]), as
+    /// the session record takes it; None for another tool, or a client without such an event.
+    fn failed_command(&self, _input: &HookInput) -> Option<Fact> {
+        None
+    }
+
+    /// The file [`Client::transcript_fullness`] reads for the session whose transcript is
+    /// `transcript`: the transcript itself, unless the client keeps its usage elsewhere
+    /// (Factory Droid: `<session>.settings.json` beside it).
+    fn usage_file(&self, transcript: &Path) -> PathBuf {
+        transcript.to_path_buf()
+    }
+
+    /// When the newest compaction recorded in the tail of the transcript happened (ms since
+    /// the epoch), for a client that runs no hook when it compacts by itself (Factory Droid):
+    /// the context watch brings the handoff back at the next event after it. None for the
+    /// others, whose PostCompact or SessionStart `compact` does that.
+    fn compacted_at_ms(&self, _tail: &[u8], _at_file_start: bool) -> Option<u64> {
+        None
+    }
+
+    /// Its automatic compaction runs no hook at all (Factory Droid): the watch looks for
+    /// [`Client::compacted_at_ms`] at every event that can carry context. False elsewhere,
+    /// which spares the others that read.
+    fn compacts_silently(&self) -> bool {
+        false
+    }
+
+    // ---- Context window ----
+
+    /// The context windows of the models this client's vendor names, by name prefix, for a
+    /// transcript that does not state its window. First match wins, so longer prefixes come
+    /// first. Windows are the smaller, conservative figure where a model comes in two sizes:
+    /// a reminder that comes early is a nuisance, one that comes after compaction is useless.
+    /// The hooks' lookup (`handover_hooks::window`) asks every client in [`ALL`]'s order.
+    fn model_windows(&self) -> &'static [ModelWindow] {
+        &[]
+    }
+
+    /// A larger variant of its models that the model name marks (Claude Code's `[1m]`), and
+    /// whose window a usage beyond the table's means.
+    fn large_variant(&self) -> Option<LargeVariant> {
+        None
+    }
+
+    /// Why a session of this client may have no end recorded yet although it was quit
+    /// normally, in a few words for the record's "how it ended" (its own words, never a
+    /// record's). None: an end is reported at quit, so a missing one means killed or still open.
+    fn late_end(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The number of tokens a reading of `model` is measured against when the client's own
+    /// settings say where it compacts, in tokens rather than as a share of a window (Factory
+    /// Droid); it then stands for what the transcript would state. `user_dir` as for
+    /// [`Client::compaction_percent`]. None: no such setting.
+    fn compaction_window(&self, _user_dir: Option<&Path>, _model: Option<&str>) -> Option<u64> {
+        None
+    }
+
+    /// Where the client compacts by itself, as a whole percent of `window`, when that comes
+    /// early enough to move our reminders below it; None when it compacts only near the end
+    /// (nothing to move). `project` is the repository root and `user_dir` the client's own
+    /// ([`Client::user_dir`]): the settings layers that can move the point. A hook never fails
+    /// over a settings file: unreadable ones count as unset.
+    fn compaction_percent(
+        &self,
+        project: Option<&Path>,
+        user_dir: Option<&Path>,
+        window: u64,
+    ) -> Option<u8>;
+
+    // ---- Config files and hook entries ----
+
+    /// The environment variable the client moves its user directory with (`CODEX_HOME`, ...),
+    /// if it has one: [`UserDirs`] reads it for [`Client::user_dir`].
+    fn home_var(&self) -> Option<&'static str> {
+        None
+    }
+
+    /// The client's own user directory (`~/.claude`, `$CODEX_HOME` else `~/.codex`, ...);
+    /// None without a home.
+    fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf>;
+
+    /// The file holding the hook entries for `scope` (a client without a local layer uses its
+    /// project file for [`Scope::Local`]). `user_dir` is [`Client::user_dir`].
+    fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf;
+
+    /// Every hooks file the client itself runs hooks from for a session in one of
+    /// `project_dirs`, most specific first (the plugin's "never twice" check reads them).
+    fn hook_layers(&self, project_dirs: &[PathBuf], user_dir: Option<&Path>) -> Vec<PathBuf> {
+        // Most clients: each project directory's file, then the user's. A client with more
+        // layers (Claude Code's local file, Droid's several files) says so itself.
+        let mut files: Vec<PathBuf> = project_dirs
+            .iter()
+            .map(|d| self.hooks_file(Scope::Project, d, d))
+            .collect();
+        files.extend(user_dir.map(|u| self.hooks_file(Scope::User, u, u)));
+        files
+    }
+
+    /// The instruction file it reads from a repository's root by default (`CLAUDE.md`, ...).
+    fn instruction_file(&self) -> &'static str;
+
+    /// Every instruction file it reads from a repository's root and shows its agent whole,
+    /// when that is more than [`Client::instruction_file`] (GitHub Copilot CLI reads AGENTS.md,
+    /// CLAUDE.md, GEMINI.md, ...): the installer then leaves its own file out when the section
+    /// reaches it through another one. Empty: only its own.
+    fn instruction_files_read(&self) -> &'static [&'static str] {
+        &[]
+    }
+
+    /// It runs a command found in several of its hook layers once when the commands are
+    /// identical (Claude Code), so ours in two scopes only run twice when they differ.
+    fn dedups_identical_commands(&self) -> bool {
+        false
+    }
+
+    /// How long after an event the client writes it to its transcript, when it buffers (GitHub
+    /// Copilot CLI flushes events.jsonl once no event came for 100 ms). At the session's end
+    /// the record waits, bounded, for that flush, since no hook runs after it.
+    fn transcript_flush_delay(&self) -> Option<std::time::Duration> {
+        None
+    }
+
+    /// The transcript of the session `input` is about, when the input does not name it (GitHub
+    /// Copilot CLI names it on two events only); None when it cannot be known.
+    fn transcript_of(&self, _input: &HookInput, _dirs: &UserDirs) -> Option<PathBuf> {
+        None
+    }
+
+    /// It also runs the hook entries written for `other` (GitHub Copilot CLI runs Claude
+    /// Code's `.claude/settings.json`), and the hook's environment (`env`) and input show it is
+    /// the one running this hook now. Such an entry stays silent: the client's own entry answers.
+    fn runs_entries_of(
+        &self,
+        _other: Agent,
+        _input: &HookInput,
+        _env: &dyn Fn(&str) -> Option<OsString>,
+    ) -> bool {
+        false
+    }
+
+    // ---- Trust ----
+
+    /// How the client decides whether to run the hooks it finds.
+    fn trust(&self) -> Trust;
+
+    /// Whether the client runs the hooks in `hooks_file` (one of [`Client::hook_layers`]),
+    /// by its trust records under `user_dir`; a hook never fails over them (unreadable counts as
+    /// not trusted where trust is needed).
+    fn runs_hooks_of(&self, _hooks_file: &Path, _user_dir: Option<&Path>) -> bool {
+        true
+    }
+
+    // ---- Plugin ----
+
+    /// Where its handover plugin lives in this repository (`plugin/<dir>`), if it has one.
+    fn plugin_dir(&self) -> Option<&'static str> {
+        None
+    }
+}
+
+/// One row of [`Client::model_windows`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct ModelWindow {
+    /// The model name starts with this (compared in lower case).
+    pub prefix: &'static str,
+    /// Tokens.
+    pub window: u64,
+    /// Where the figure comes from when that is worth saying (docs/hooks.md shows it); empty
+    /// otherwise.
+    pub source: &'static str,
+}
+
+/// See [`Client::large_variant`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct LargeVariant {
+    /// The model name ends with this (compared in lower case).
+    pub suffix: &'static str,
+    /// Tokens.
+    pub window: u64,
+}
+
+/// How a client decides to run the hooks in its files.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Trust {
+    /// It runs every hook in its settings layers (Claude Code).
+    RunsAll,
+    /// Each hook runs only once its hash is recorded in the user's config (Codex:
+    /// [`codex::trust_key`]); recorded through the client's own app-server.
+    PerHook,
+    /// Hooks run only in a folder the user trusted (Gemini CLI's `trustedFolders.json`,
+    /// Copilot CLI's `trustedFolders` in its `config.json`; Factory Droid's `trustedFolders` in
+    /// its user `settings.json`, in its terminal UI only).
+    Folder,
+}
+
+/// How a shell command's environment points at the client running it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShellSign {
+    /// A variable the client sets to name itself (`CLAUDECODE`, `GEMINI_CLI=1`, ...).
+    Named,
+    /// Settings that only this client gives its commands but that do not name it as such
+    /// (Codex's thread id and sandbox variables, Droid's shell executor settings).
+    Indirect,
+}
+
+/// Every client, in the order `handover install` and `status` list them.
+pub const ALL: [&dyn Client; 6] = [
+    &claude::Claude,
+    &codex::Codex,
+    &gemini::Gemini,
+    &qwen::Qwen,
+    &copilot::Copilot,
+    &droid::Droid,
+];
+
+/// The module for `agent`.
+pub fn of(agent: Agent) -> &'static dyn Client {
+    match agent {
+        Agent::Claude => &claude::Claude,
+        Agent::Codex => &codex::Codex,
+        Agent::Gemini => &gemini::Gemini,
+        Agent::Qwen => &qwen::Qwen,
+        Agent::Copilot => &copilot::Copilot,
+        Agent::Droid => &droid::Droid,
+    }
+}
+
+/// The client that really runs a hook entry written for `agent`, when that is another client
+/// (see [`Client::runs_entries_of`]); `input` is the hook's input, `env` its environment.
+pub fn guest_of(
+    agent: Agent,
+    input: &HookInput,
+    env: &dyn Fn(&str) -> Option<OsString>,
+) -> Option<Agent> {
+    ALL.iter()
+        .find(|c| c.agent() != agent && c.runs_entries_of(agent, input, env))
+        .map(|c| c.agent())
+}
+
+/// The client running the shell command whose environment is `env`, if any says so. A
+/// variable that names a client wins over an indirect sign, and among equal signs [`ALL`]'s
+/// order decides: Claude Code, Gemini CLI, Qwen Code, Copilot CLI by name, then Codex, then
+/// Factory Droid. A client started from another one's shell inherits the outer one's
+/// variables, so several may match; this is the precedence `handover write` and `ack` have
+/// always used (a client's own name beats inherited sandbox or shell settings).
+pub fn running_the_shell(env: &dyn Fn(&str) -> Option<OsString>) -> Option<Agent> {
+    let signs: Vec<(Agent, ShellSign)> = ALL
+        .iter()
+        .filter_map(|c| c.runs_this_shell(env).map(|sign| (c.agent(), sign)))
+        .collect();
+    [ShellSign::Named, ShellSign::Indirect]
+        .into_iter()
+        .find_map(|wanted| signs.iter().find(|(_, sign)| *sign == wanted))
+        .map(|(agent, _)| *agent)
+}
+
+/// The client that sent `input` when no `--agent` says: a payload mark first, then where the
+/// transcript is; Claude Code, which marks neither, is the default.
+pub fn detect(input: &HookInput) -> Agent {
+    if let Some(c) = ALL.iter().find(|c| c.marks_payload(input)) {
+        return c.agent();
+    }
+    if let Some(path) = input.transcript_path.as_deref() {
+        if let Some(c) = ALL.iter().find(|c| c.owns_transcript(path)) {
+            return c.agent();
+        }
+    }
+    Agent::Claude
+}
+
+/// The first directory of `transcript` under `dir`, when the transcript lies in one (not
+/// directly in `dir`): the folder a client files one project's sessions in.
+pub(crate) fn folder_under<'a>(dir: &Path, transcript: &'a Path) -> Option<&'a str> {
+    let mut parts = transcript.strip_prefix(dir).ok()?.components();
+    let folder = parts.next()?.as_os_str().to_str()?;
+    parts.next()?;
+    Some(folder)
+}
+
+/// A copy of the captured file `name` (`<client>-<version>/<file>` under
+/// tests/fixtures/clients) in a temporary directory, and its text.
+#[cfg(test)]
+pub(crate) fn fixture_copy(name: &str) -> (tempfile::TempDir, PathBuf, String) {
+    let text = std::fs::read_to_string(
+        Path::new(env!("CARGO_MANIFEST_DIR"))
+            .join("../../../tests/fixtures/clients")
+            .join(name),
+    )
+    .unwrap();
+    let tmp = tempfile::tempdir().unwrap();
+    let path = tmp.path().join(Path::new(name).file_name().unwrap());
+    std::fs::write(&path, &text).unwrap();
+    (tmp, path, text)
+}
+
+/// An environment holding exactly `vars`, for the shell-sign tests of every client module.
+#[cfg(test)]
+pub(crate) fn env_of(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {
+    let vars: Vec<(String, OsString)> = vars
+        .iter()
+        .map(|(k, v)| (k.to_string(), OsString::from(v)))
+        .collect();
+    move |name| vars.iter().find(|(k, _)| k == name).map(|(_, v)| v.clone())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The Droid shell signature (see droid::runs_the_shell_command).
+    const DROID_SHELL: [(&str, &str); 5] = [
+        ("GIT_EDITOR", "true"),
+        ("GIT_SEQUENCE_EDITOR", "true"),
+        ("GCM_INTERACTIVE", "never"),
+        ("GIT_TERMINAL_PROMPT", "0"),
+        ("PATH", "/home/u/.factory/bin:/usr/bin"),
+    ];
+
+    #[test]
+    fn a_shell_with_one_clients_sign_is_that_client() {
+        type Vars = &'static [(&'static str, &'static str)];
+        let cases: [(Vars, Option<Agent>); 8] = [
+            (&[], None),
+            (&[("CLAUDECODE", "1")], Some(Agent::Claude)),
+            (&[("GEMINI_CLI", "1")], Some(Agent::Gemini)),
+            (&[("QWEN_CODE", "1")], Some(Agent::Qwen)),
+            (&[("COPILOT_CLI", "1")], Some(Agent::Copilot)),
+            (&[("CODEX_SANDBOX", "seccomp")], Some(Agent::Codex)),
+            (&DROID_SHELL, Some(Agent::Droid)),
+            (&[("CODEX_HOME", "/x"), ("GEMINI_CLI", "0")], None),
+        ];
+        for (vars, want) in cases {
+            assert_eq!(running_the_shell(&env_of(vars)), want, "{vars:?}");
+        }
+    }
+
+    #[test]
+    fn a_name_beats_an_indirect_sign_and_the_registry_order_breaks_ties() {
+        let both = |a: &[(&'static str, &'static str)], b: &[(&'static str, &'static str)]| {
+            running_the_shell(&env_of(&[a, b].concat()))
+        };
+        let codex = [("CODEX_THREAD_ID", "t-1")];
+        // Codex comes before Gemini, Qwen and Copilot in ALL, yet their names win.
+        assert_eq!(both(&codex, &[("GEMINI_CLI", "1")]), Some(Agent::Gemini));
+        assert_eq!(both(&codex, &[("QWEN_CODE", "1")]), Some(Agent::Qwen));
+        assert_eq!(both(&codex, &[("COPILOT_CLI", "1")]), Some(Agent::Copilot));
+        assert_eq!(
+            both(&DROID_SHELL, &[("COPILOT_CLI", "1")]),
+            Some(Agent::Copilot)
+        );
+        // Two names, two indirect signs: ALL's order.
+        assert_eq!(
+            both(&[("CLAUDECODE", "1")], &[("GEMINI_CLI", "1")]),
+            Some(Agent::Claude)
+        );
+        assert_eq!(
+            both(&[("QWEN_CODE", "1")], &[("COPILOT_CLI", "1")]),
+            Some(Agent::Qwen)
+        );
+        assert_eq!(both(&DROID_SHELL, &codex), Some(Agent::Codex));
+    }
+
+    #[test]
+    fn the_shell_session_id_variables() {
+        let vars: Vec<(Agent, Option<&str>)> = ALL
+            .iter()
+            .map(|c| (c.agent(), c.shell_session_id_var()))
+            .collect();
+        assert_eq!(
+            vars,
+            [
+                (Agent::Claude, Some("CLAUDE_CODE_SESSION_ID")),
+                (Agent::Codex, Some("CODEX_THREAD_ID")),
+                (Agent::Gemini, None),
+                (Agent::Qwen, Some("QWEN_CODE_SESSION_ID")),
+                (Agent::Copilot, Some("COPILOT_AGENT_SESSION_ID")),
+                (Agent::Droid, Some("HANDOVER_DROID_SESSION_ID")),
+            ]
+        );
+    }
+
+    #[test]
+    fn every_agent_has_its_module_and_the_registry_lists_each_once() {
+        for agent in Agent::ALL {
+            assert_eq!(of(agent).agent(), agent);
+        }
+        let listed: Vec<Agent> = ALL.iter().map(|c| c.agent()).collect();
+        assert_eq!(listed, Agent::ALL.to_vec());
+    }
+
+    #[test]
+    fn timeouts_in_each_clients_unit_within_what_it_accepts() {
+        use handover_base::hook_exe::TIMEOUT_SECS;
+        assert_eq!(of(Agent::Claude).timeout("SessionEnd"), TIMEOUT_SECS);
+        assert_eq!(of(Agent::Codex).timeout("Stop"), TIMEOUT_SECS);
+        assert_eq!(of(Agent::Codex).timeout("SessionEnd"), 3);
+        assert_eq!(of(Agent::Gemini).timeout("AfterAgent"), TIMEOUT_SECS * 1000);
+    }
+
+    #[test]
+    fn event_names_round_trip_in_every_client() {
+        for client in ALL {
+            for event in HookEvent::ALL {
+                if let Some(name) = client.event_name(event) {
+                    assert_eq!(client.hook_event(name), Some(event), "{name}");
+                }
+            }
+            assert_eq!(client.hook_event("NoSuchEvent"), None);
+        }
+    }
+}
