@@ -1,22 +1,15 @@
-//! The hook executables' library: one module per job. The executables' `main`s (the root
-//! package's src/bin/) only pick their logic and hand it to `never_fail::run`.
+//! The hook executables' library, in three layers that depend one way: `events` → `state`,
+//! `call`; `call` → `state`.
+//!
+//! - [`call`]: one hook call and its contract — the input read with a cap, which client runs
+//!   it, the repository, the time budget, the debug log, never failing the caller
+//!   (`call::never_fail::run`, which every executable's `main` in the root package's src/bin/
+//!   hands its logic to).
+//! - [`state`]: what a hook knows beyond its input — the per-session state file, how full the
+//!   context is (the transcript's end, the window's size).
+//! - [`events`]: what each event does — the startup context at SessionStart, the save reminder
+//!   of the context watch, the snapshot before a compaction, the session record.
 
-pub mod agent;
-pub mod budget;
 pub mod call;
-pub mod context_watch;
-pub mod debug;
-pub mod detach;
-pub mod input;
-pub mod locate;
-pub mod never_fail;
-pub mod plugin;
-pub mod pre_compact;
-pub mod scan;
-pub mod session_record;
-pub mod session_start;
-pub mod session_state;
-pub mod shell_env;
-pub mod startup;
-pub mod transcript;
-pub mod window;
+pub mod events;
+pub mod state;

@@ -1,7 +1,7 @@
 //! `boot` and `status` read a repository that may be a stranger's (an unpacked tarball: its
 //! `.git` is theirs). `git::preflight` and the object reader refuse what they know to be
 //! hostile (a FIFO, an oversized file, a compressed bomb, a delta loop); this bounds the rest
-//! in time, as the hooks' watchdog does (hooks/src/never_fail.rs): after [`LIMIT`] the command
+//! in time, as the hooks' watchdog does (hooks/src/call/never_fail.rs): after [`LIMIT`] the command
 //! stops with a clear error and exit code 1, instead of hanging.
 
 use std::io::Write;

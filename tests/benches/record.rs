@@ -27,7 +27,7 @@ mod measure;
 
 use handover_clients::HookInput;
 use handover_hooks::call::Call;
-use handover_hooks::session_record::{self, Moment};
+use handover_hooks::events::session_record::{self, Moment};
 use measure::{medians_interleaved, run};
 use std::io::Write;
 use std::path::{Path, PathBuf};

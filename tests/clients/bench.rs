@@ -212,7 +212,7 @@ fn own_times(run: &support::Run) -> Vec<(String, Vec<f64>)> {
             .find_map(|w| w.strip_prefix("event="))
             .unwrap_or("?");
         // Copilot CLI's sessionEnd is finished by a detached copy of the hook after the
-        // client stopped waiting (hooks/src/detach.rs): its time is shown apart.
+        // client stopped waiting (hooks/src/call/detach.rs): its time is shown apart.
         let copy;
         let event = if line.contains("record updated after the client's transcript write") {
             copy = format!("{event} (its detached copy)");

@@ -10,7 +10,7 @@ use handover_clients::gemini::Gemini;
 use handover_clients::transcript::{Fullness, Usage};
 use handover_clients::Client;
 use handover_clients::HookInput;
-use handover_hooks::transcript;
+use handover_hooks::state::transcript;
 use std::path::{Path, PathBuf};
 
 fn dir(client: &str) -> PathBuf {

@@ -14,7 +14,7 @@ const BUILDER: &str = "src/crates/base/src/git_process.rs";
 /// Processes production code starts that are not git: (file, the program as written, why).
 const NOT_GIT: &[(&str, &str, &str)] = &[
     (
-        "hooks/src/detach.rs",
+        "hooks/src/call/detach.rs",
         "&exe",
         "the hook's own executable, finishing a SessionEnd after the client stops waiting",
     ),

@@ -326,7 +326,7 @@ pub fn ours(text: &str) -> String {
     super::snapshot::mask_times(&text.replace(&expected_command(SESSION_START), "{handover}"))
 }
 
-/// A Gemini CLI transcript (see hooks/src/gemini.rs) whose last model reply reports `used`
+/// A Gemini CLI transcript (see src/crates/clients/src/gemini.rs) whose last model reply reports `used`
 /// input tokens of `gemini-2.5-pro`, followed by the bookkeeping line Gemini CLI writes after it.
 pub fn gemini_transcript(dir: &Path, used: u64) -> PathBuf {
     let chats = dir.join(".gemini/tmp/project/chats");
@@ -353,7 +353,7 @@ pub const RECORD_END_WAIT: Duration = Duration::from_secs(3);
 /// repository at `root` says the session ended (`session_end`) in an update made at or after
 /// `since_ms`, and returns it; None when it did not in time, or when the session has no
 /// record at all (its hooks never ran: nothing to wait for). GitHub Copilot CLI's SessionEnd
-/// is finished by a detached copy of the hook after the client exits (hooks/src/detach.rs), so
+/// is finished by a detached copy of the hook after the client exits (hooks/src/call/detach.rs), so
 /// whoever reads that record right after the client exits waits for it here.
 pub fn wait_for_record_end(
     root: &Path,

@@ -54,7 +54,7 @@ pub fn quit_after_a_shell_edit(agent: Agent) {
     }
     if agent == Agent::Copilot {
         // Its SessionEnd is finished by a detached copy of the hook after the client exited
-        // (hooks/src/detach.rs): the record says so within the harness's bounded wait.
+        // (hooks/src/call/detach.rs): the record says so within the harness's bounded wait.
         let until = std::time::Instant::now() + super::hook::RECORD_END_WAIT;
         let ended = loop {
             let ended = record_that_ran(&sb, "codegen").and_then(|r| r.ended);

@@ -277,7 +277,7 @@ impl Sandbox {
                 .next_back(),
         };
         // Copilot CLI's SessionEnd finishes the record in a detached copy of the hook after
-        // the client exited (hooks/src/detach.rs): every test reads the record after it.
+        // the client exited (hooks/src/call/detach.rs): every test reads the record after it.
         if self.agent == Agent::Copilot && !opts.killed {
             if let Some(sid) = &session_id {
                 let finished = super::hook::wait_for_record_end(&self.project, sid, started_ms);

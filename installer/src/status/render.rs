@@ -282,7 +282,7 @@ impl LiveTrust {
 }
 
 impl ClaudeFacts {
-    /// The plugin's hooks stay silent where settings run ours (hooks/src/plugin.rs), so
+    /// The plugin's hooks stay silent where settings run ours (hooks/src/call/plugin.rs), so
     /// nothing runs twice; still, two installs are one too many to keep up to date.
     fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
         let with_ours: Vec<&str> = scopes

@@ -9,8 +9,8 @@
 //! appears, cost every tool call about 60 ms inside the real client.
 
 use crate::call::Call;
-use crate::transcript;
-use crate::window;
+use crate::state::transcript;
+use crate::state::window;
 use handover_clients::transcript::{Fullness, Usage};
 use std::path::Path;
 

@@ -20,9 +20,9 @@ mod fallback;
 mod measure;
 mod thresholds;
 
+use crate::call::never_fail::Outcome;
 use crate::call::Call;
-use crate::never_fail::Outcome;
-use crate::session_state::{Loaded, SessionFile, SessionState};
+use crate::state::session_state::{Loaded, SessionFile, SessionState};
 use handover_base::clock::millis;
 use handover_clients::{HookEvent, Response};
 use handover_core::context::{save_progress, save_progress_again, save_progress_first, Pressure};
@@ -77,14 +77,18 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     // The session's state, read once: the record and the watch both work from it.
     let session = call.session();
     if event == Event::Stop {
-        // The session record; it never waits and never answers (hooks/src/session_record.rs).
+        // The session record; it never waits and never answers (hooks/src/events/session_record.rs).
         let first_seen = session.as_ref().and_then(|(_, l)| l.first_seen_ms());
-        crate::session_record::update(call, crate::session_record::Moment::Turn, first_seen);
+        crate::events::session_record::update(
+            call,
+            crate::events::session_record::Moment::Turn,
+            first_seen,
+        );
     }
     if event == Event::ToolFailure {
         // The failing command, from the input: the client writes it to its transcript later
         // (Qwen Code through a queue), after this session's last Stop if it was the last step.
-        let recorded = crate::session_record::tool_failed(call);
+        let recorded = crate::events::session_record::tool_failed(call);
         return watch(call, event, session).map(|mut o| {
             o.note = format!("{recorded}; {}", o.note);
             o

@@ -5,7 +5,7 @@
 
 use super::Event;
 use crate::call::Call;
-use crate::session_state::SessionState;
+use crate::state::session_state::SessionState;
 use handover_clients::UserDirs;
 use handover_core::context::Pressure;
 use handover_handoff::config::Config;

@@ -21,7 +21,7 @@ const MAX_SETTINGS_BYTES: u64 = 1 << 20;
 
 /// `--via plugin` or `--via=plugin` among the arguments (unknown ones ignored, like `--agent`).
 pub fn via_plugin<I: IntoIterator<Item = String>>(args: I) -> bool {
-    crate::agent::flag_values(args, "--via")
+    crate::call::agent::flag_values(args, "--via")
         .iter()
         .any(|v| v == "plugin")
 }

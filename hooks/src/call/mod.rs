@@ -1,8 +1,17 @@
 //! Everything one hook call works from, gathered once: the agent (and its client module), the input, the repository's
 //! store, the command to print, the time.
 
-use crate::locate;
-use crate::session_state::{self, SessionFile};
+pub mod agent;
+pub mod budget;
+pub mod debug;
+pub mod detach;
+pub mod input;
+pub mod locate;
+pub mod never_fail;
+pub mod plugin;
+pub mod scan;
+
+use crate::state::session_state::{self, SessionFile};
 use handover_base::Agent;
 use handover_clients::Client;
 use handover_clients::HookInput;
@@ -23,12 +32,12 @@ pub struct Call {
     /// None when no directory to work in was found: nothing to say then.
     pub store: Option<Store>,
     pub now_ms: u64,
-    /// When this call's work must be done (crate::budget): every bounded step stops by then,
+    /// When this call's work must be done (crate::call::budget): every bounded step stops by then,
     /// so their limits never add up past the watchdog. `never_fail::run` counts it from the
     /// process's start.
     pub deadline: Instant,
     /// The payload as it came on stdin (capped), for a copy of this hook that finishes its work
-    /// after it answered (crate::detach). Empty unless `never_fail::run` sets it.
+    /// after it answered (crate::call::detach). Empty unless `never_fail::run` sets it.
     pub payload: Arc<Vec<u8>>,
     /// Set in such a copy: when the hook that started it began (its `now_ms`, which the copy
     /// takes as its own).
@@ -63,7 +72,7 @@ impl Call {
             input,
             store,
             now_ms: session_state::now_ms(),
-            deadline: Instant::now() + crate::budget::WORK_BUDGET,
+            deadline: Instant::now() + crate::call::budget::WORK_BUDGET,
             payload: Arc::default(),
             finishing_since_ms: None,
             install_dir: hook_exe.and_then(Path::parent).map(Path::to_path_buf),

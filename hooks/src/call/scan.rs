@@ -6,7 +6,7 @@
 //! running then is abandoned (it ends with the process), and a later asker waits for the same
 //! scan, never starts another.
 
-use crate::budget::Late;
+use crate::call::budget::Late;
 use handover_handoff::model::FileChange;
 use std::path::PathBuf;
 use std::sync::{Arc, Condvar, Mutex};

@@ -5,10 +5,10 @@
 //! session's state, the store and the repository → what to show, decided from it → the text →
 //! remembering it in the session's state → the journal.
 
+use crate::call::never_fail::Outcome;
 use crate::call::Call;
-use crate::never_fail::Outcome;
-use crate::session_state;
-use crate::startup;
+use crate::events::startup;
+use crate::state::session_state;
 use handover_clients::{HookEvent, Response};
 use handover_core::startup::decide::{decide, Decision};
 use handover_core::startup::render::render;
@@ -29,7 +29,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let mut notes = vec![format!("source={source}")];
     // Before anything that may stop early: the agent's own `handover write` needs its session
     // id whether or not there is anything to say now.
-    notes.extend(crate::shell_env::export_session_id(
+    notes.extend(crate::events::shell_env::export_session_id(
         call.client(),
         call.input.env_file.as_deref(),
         call.session_id(),
@@ -59,7 +59,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     // the context goes out here anyway (unjournaled: it may not arrive).
     if source == "resume" {
         let buffered = call.client().transcript_flush_delay().is_some();
-        notes.extend(crate::session_record::resumed(
+        notes.extend(crate::events::session_record::resumed(
             store,
             call.session_id(),
             buffered,
@@ -133,13 +133,13 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
 
 /// Leaves the journal line of `delivery` to the session's next request-bound hook
 /// (`Client::journals_start_at_a_request`): remembered in the session's state, which the
-/// context watch reads ([`crate::context_watch`]). Without a state to keep it in, it is not
+/// context watch reads ([`crate::events::context_watch`]). Without a state to keep it in, it is not
 /// journaled (it may reach nothing).
 fn remember_unconfirmed(
     call: &Call,
     session: &mut Option<(
-        crate::session_state::SessionFile,
-        crate::session_state::Loaded,
+        crate::state::session_state::SessionFile,
+        crate::state::session_state::Loaded,
     )>,
     delivery: &handover_core::startup::render::Delivery,
     source: &str,
@@ -150,7 +150,7 @@ fn remember_unconfirmed(
     if !call.store_usable() {
         return "not journaled: no session state to confirm it in".into();
     }
-    loaded.state.unconfirmed_delivery = Some(crate::session_state::UnconfirmedDelivery {
+    loaded.state.unconfirmed_delivery = Some(crate::state::session_state::UnconfirmedDelivery {
         source: source.to_string(),
         verdict: delivery.verdict_name().to_string(),
         handoff_id: delivery.handoff_id.clone(),

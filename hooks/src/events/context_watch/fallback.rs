@@ -4,10 +4,10 @@
 //! one), and on the first prompt of a session whose SessionStart never came. Each is delivered
 //! once; the state records it before the answer goes out.
 
+use crate::call::never_fail::Outcome;
 use crate::call::Call;
-use crate::never_fail::Outcome;
-use crate::session_state::{SessionFile, SessionState};
-use crate::startup;
+use crate::events::startup;
+use crate::state::session_state::{SessionFile, SessionState};
 use handover_clients::{HookEvent, Response};
 use handover_handoff::store::Store;
 
@@ -34,7 +34,8 @@ fn notice_silent_compaction(call: &Call, st: &mut SessionState) {
     let Some(path) = call.input.transcript_path.as_deref() else {
         return;
     };
-    let Some(at) = crate::transcript::compacted_at(std::path::Path::new(path), client) else {
+    let Some(at) = crate::state::transcript::compacted_at(std::path::Path::new(path), client)
+    else {
         return;
     };
     let known = [

@@ -8,9 +8,9 @@
 //! compression: only a PreCompress that will really compress (handover_clients::gemini) journals the
 //! snapshot, and it also arms that re-injection (Gemini has no SessionStart `compact`).
 
+use crate::call::never_fail::Outcome;
+use crate::call::scan::Scan;
 use crate::call::Call;
-use crate::never_fail::Outcome;
-use crate::scan::Scan;
 use handover_clients::{HookEvent, Response, UserDirs};
 use handover_handoff::model::Handoff;
 use handover_handoff::sanitize::redacted;
@@ -40,8 +40,8 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         Some(HookEvent::PostCompact) => post_compact(call),
         Some(HookEvent::SessionEnd) => {
             let first_seen = call.session().and_then(|(_, l)| l.first_seen_ms());
-            let moment = crate::session_record::Moment::End;
-            Ok(Outcome::silent(crate::session_record::update(
+            let moment = crate::events::session_record::Moment::End;
+            Ok(Outcome::silent(crate::events::session_record::update(
                 call, moment, first_seen,
             )))
         }
@@ -61,7 +61,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
     });
     let session = call.session();
     // One working-tree scan for the record's changed files and the journal's files changed
-    // since the handoff's HEAD (crate::scan), started by whichever asks first.
+    // since the handoff's HEAD (crate::call::scan), started by whichever asks first.
     let handoff_head = handoff
         .as_ref()
         .and_then(|h| h.git.as_ref())
@@ -75,14 +75,20 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
     let worker = call.clone();
     let first_seen = session.as_ref().and_then(|(_, l)| l.first_seen_ms());
     let shared = scan.clone();
-    let record = crate::budget::within(call.deadline, crate::budget::WORK_BUDGET, move || {
-        let moment = crate::session_record::Moment::Compaction;
-        crate::session_record::update_sharing(&worker, moment, first_seen, shared.as_ref())
-    });
+    let record =
+        crate::call::budget::within(call.deadline, crate::call::budget::WORK_BUDGET, move || {
+            let moment = crate::events::session_record::Moment::Compaction;
+            crate::events::session_record::update_sharing(
+                &worker,
+                moment,
+                first_seen,
+                shared.as_ref(),
+            )
+        });
     let mut notes = vec![match record {
         Ok(note) => note,
-        Err(crate::budget::Late::After(ms)) => format!("record: not done within {ms} ms"),
-        Err(crate::budget::Late::Failed) => "record: not updated (internal error)".into(),
+        Err(crate::call::budget::Late::After(ms)) => format!("record: not done within {ms} ms"),
+        Err(crate::call::budget::Late::Failed) => "record: not updated (internal error)".into(),
     }];
     // Journal what the compaction is about to lose, and remember it in the session's state.
     if let Some(store) = &call.store {
@@ -149,7 +155,7 @@ fn snapshot(call: &Call, store: &Store, handoff: Option<&Handoff>, scan: Option<
 
 /// `[{"path", "change"}]`, or a string saying why not (too slow, or git failed).
 fn files_changed_within(scan: &Scan, deadline: Instant) -> Value {
-    let limit = FILES_CHANGED_LIMIT.min(crate::budget::remaining(deadline));
+    let limit = FILES_CHANGED_LIMIT.min(crate::call::budget::remaining(deadline));
     match scan.wait(limit) {
         Ok(Ok(found)) => match &found.changed_since {
             Some(Ok(changes)) => serde_json::to_value(changes).unwrap_or(Value::Null),
@@ -157,8 +163,10 @@ fn files_changed_within(scan: &Scan, deadline: Instant) -> Value {
             None => Value::Null,
         },
         Ok(Err(e)) => Value::String(format!("not computed: {e}")),
-        Err(crate::budget::Late::Failed) => Value::String("not computed: internal error".into()),
-        Err(crate::budget::Late::After(ms)) => {
+        Err(crate::call::budget::Late::Failed) => {
+            Value::String("not computed: internal error".into())
+        }
+        Err(crate::call::budget::Late::After(ms)) => {
             Value::String(format!("not computed: took longer than {ms} ms"))
         }
     }
@@ -182,7 +190,7 @@ fn no_compression_due(call: &Call) -> Option<String> {
     let Some(path) = call.input.transcript_path.as_deref() else {
         return Some("no transcript".into());
     };
-    let usage = match crate::transcript::read(Path::new(path), call.client()) {
+    let usage = match crate::state::transcript::read(Path::new(path), call.client()) {
         Some(handover_clients::transcript::Fullness::Measured(u)) => u,
         Some(handover_clients::transcript::Fullness::JustCompacted) => {
             return Some("just compressed".into())
@@ -194,7 +202,7 @@ fn no_compression_due(call: &Call) -> Option<String> {
         .and_then(|r| handover_handoff::config::load(r).ok())
         .and_then(|c| c.context_window);
     let model = usage.model.as_deref().or(call.input.model.as_deref());
-    let window = crate::window::resolve(usage.window, model, configured, usage.used_tokens);
+    let window = crate::state::window::resolve(usage.window, model, configured, usage.used_tokens);
     let user_dir = call.client().user_dir(&UserDirs::from_env());
     call.client()
         .compaction_due(usage.used_tokens, window, root, user_dir.as_deref())

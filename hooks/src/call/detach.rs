@@ -24,7 +24,7 @@ const MAX_HANDED_ON: usize = 64 * 1024;
 /// The copy's start time from the arguments, when this process is one; never later than `now`
 /// (a hand-written flag cannot date the record in the future).
 pub fn finishing_since(args: impl IntoIterator<Item = String>, now_ms: u64) -> Option<u64> {
-    crate::agent::flag_values(args, FLAG)
+    crate::call::agent::flag_values(args, FLAG)
         .pop()
         .and_then(|v| v.parse::<u64>().ok())
         .map(|ms| ms.min(now_ms))

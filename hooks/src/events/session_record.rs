@@ -14,8 +14,8 @@
 //! few milliseconds after Stop starts; the Stop payload's `last_assistant_message` (Gemini
 //! CLI's `prompt_response`) stands in for it until the next update reads the line.
 
+use crate::call::scan::Scan;
 use crate::call::Call;
-use crate::scan::Scan;
 use handover_base::read_gate::Links;
 use handover_clients::transcript::Fact;
 use handover_handoff::store::Store;
@@ -46,7 +46,7 @@ pub enum Moment {
 /// SessionStart `resume`: a session that had ended runs again, so its record no longer says
 /// how it ended (if this run is killed, no SessionEnd will correct it). Touches only an
 /// existing record; reads nothing else. For a client whose SessionEnd is finished by a copy
-/// of the hook after it answered (`buffered_transcript`, crate::detach), the record is written
+/// of the hook after it answered (`buffered_transcript`, crate::call::detach), the record is written
 /// even when it holds no ending yet: a copy still at work finds it written after its session
 /// ended and leaves it alone, so it cannot mark the resumed session ended.
 pub fn resumed(
@@ -113,7 +113,7 @@ fn written_since(path: &Path, since_ms: u64) -> bool {
 /// SessionEnd of a client that writes its transcript some time after the events: how the
 /// record waits for that write. The client waits for this hook before it exits, so unless the
 /// transcript was already written after the hook began, a detached copy of the hook
-/// (crate::detach) waits and updates the record, and this call answers at once.
+/// (crate::call::detach) waits and updates the record, and this call answers at once.
 /// In that copy, or when no copy could start, the wait is done here.
 enum Flush {
     /// The copy (pid) finishes the record.
@@ -124,7 +124,7 @@ enum Flush {
 
 fn await_flush(call: &Call, path: &Path, delay: Duration) -> Flush {
     if call.finishing_since_ms.is_none() && !written_since(path, call.now_ms) {
-        match crate::detach::finish_later(call) {
+        match crate::call::detach::finish_later(call) {
             Ok(pid) => return Flush::Detached(pid),
             Err(why) => {
                 wait_for_flush(path, delay, call.now_ms, call.deadline);
@@ -483,7 +483,7 @@ fn git_state(
         dirty_total: 0,
     };
     let all = limit.and_then(|limit| {
-        let limit = limit.min(crate::budget::remaining(deadline));
+        let limit = limit.min(crate::call::budget::remaining(deadline));
         let own;
         let scan = match scan {
             Some(shared) => shared,

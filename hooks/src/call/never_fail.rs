@@ -2,11 +2,11 @@
 //! stderr unless debugging, finish within a bounded time, whatever happens inside: a panic, an
 //! error, a hung file system.
 
-use crate::agent;
+use crate::call::agent;
+use crate::call::debug;
+use crate::call::input::{self, MAX_INPUT_BYTES};
+use crate::call::plugin;
 use crate::call::Call;
-use crate::debug;
-use crate::input::{self, MAX_INPUT_BYTES};
-use crate::plugin;
 use handover_base::Agent;
 use handover_clients::HookInput;
 use handover_clients::Response;
@@ -95,13 +95,13 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
         );
         agent = Some(call.agent);
         // The time spent waiting for stdin counts against the watchdog too.
-        call.deadline = started + crate::budget::WORK_BUDGET;
-        // A whole payload only: a copy must not work from a prefix (crate::detach).
+        call.deadline = started + crate::call::budget::WORK_BUDGET;
+        // A whole payload only: a copy must not work from a prefix (crate::call::detach).
         if !truncated {
             call.payload = bytes.clone();
         }
         call.finishing_since_ms =
-            crate::detach::finishing_since(std::env::args().skip(1), call.now_ms);
+            crate::call::detach::finishing_since(std::env::args().skip(1), call.now_ms);
         if let Some(began) = call.finishing_since_ms {
             call.now_ms = began;
         }
@@ -179,7 +179,7 @@ fn one_malloc_arena() {
 #[cfg(not(all(target_os = "linux", target_env = "gnu")))]
 fn one_malloc_arena() {}
 
-/// Never twice (see crate::plugin): the plugin's copy of hook `name` yields to the settings'.
+/// Never twice (see crate::call::plugin): the plugin's copy of hook `name` yields to the settings'.
 fn defer_to_settings(name: &str, call: &Call) -> bool {
     let Some(event) = call.input.hook_event_name.as_deref() else {
         return false;
