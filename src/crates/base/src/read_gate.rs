@@ -158,12 +158,29 @@ pub fn read(path: &Path, links: Links, cap: u64) -> io::Result<Option<Vec<u8>>> 
     let Some(file) = open(path, links)? else {
         return Ok(None);
     };
-    let mut bytes = Vec::new();
-    file.take(cap.saturating_add(1)).read_to_end(&mut bytes)?;
+    let bytes = read_capped(file, cap)?;
     if bytes.len() as u64 > cap {
         return Err(rejected(path, format!("larger than {cap} bytes")));
     }
     Ok(Some(bytes))
+}
+
+/// What [`read_capped`] makes room for before the first read: a usual small file (HEAD, a
+/// ref, a session's state, state.json, handover.md) in one read.
+const FIRST_READ: u64 = 8 * 1024;
+
+/// `file` from where it stands to its end, at most `cap + 1` bytes (the caller tells a file
+/// over `cap` by the length). Behind `take`, `read_to_end` has no size hint: from an empty
+/// buffer it reads 32 bytes first and then doubles, so a 1.2 KB state.json took 8 `read`
+/// calls. With room for [`FIRST_READ`] bytes up front (not zeroed, not touched past what is
+/// read) a small file takes one read and the read that sees its end; a larger one goes on
+/// doubling from there. The one place the files of a hook call are read whole.
+pub fn read_capped(file: impl Read, cap: u64) -> io::Result<Vec<u8>> {
+    let limit = cap.saturating_add(1);
+    let room = usize::try_from(limit.min(FIRST_READ)).unwrap_or(0);
+    let mut bytes = Vec::with_capacity(room);
+    file.take(limit).read_to_end(&mut bytes)?;
+    Ok(bytes)
 }
 
 /// [`read`], as UTF-8 text (anything else is an `InvalidData` error).
@@ -251,5 +268,20 @@ mod tests {
         assert_eq!(rejection(&e).unwrap().what, "larger than 4 bytes");
         fs::write(&p, [0xff, 0xfe]).unwrap();
         assert!(read_to_string(&p, Links::Refuse, 5).is_err());
+    }
+
+    #[test]
+    fn files_around_the_first_read_come_whole_and_never_past_the_cap() {
+        let dir = tempfile::tempdir().unwrap();
+        let p = dir.path().join("f");
+        let first = usize::try_from(FIRST_READ).unwrap();
+        for len in [0, 1, first - 1, first, first + 1, 3 * first + 7] {
+            let bytes: Vec<u8> = (0..len).map(|i| (i % 251) as u8).collect();
+            fs::write(&p, &bytes).unwrap();
+            assert_eq!(read(&p, Links::Refuse, 1 << 20).unwrap().unwrap(), bytes);
+            let file = fs::File::open(&p).unwrap();
+            let capped = read_capped(file, 10).unwrap();
+            assert_eq!(capped, bytes[..len.min(11)], "{len} bytes, cap 10");
+        }
     }
 }

@@ -225,9 +225,7 @@ pub fn read_limited_locked(path: &Path, max: u64) -> io::Result<Option<Vec<u8>>>
 /// The whole of an open file, or an error when it holds more than `max` bytes (at most
 /// `max + 1` are read to tell).
 fn read_open(file: &File, path: &Path, max: u64) -> io::Result<Vec<u8>> {
-    use std::io::Read;
-    let mut bytes = Vec::new();
-    file.take(max + 1).read_to_end(&mut bytes)?;
+    let bytes = handover_base::read_gate::read_capped(file, max)?;
     if bytes.len() as u64 > max {
         return Err(io::Error::new(
             io::ErrorKind::InvalidData,

@@ -12,7 +12,7 @@ use crate::safe_fs::{self, Kind, Refused};
 use anyhow::{bail, Context};
 use serde_json::{json, Value};
 use std::fs::{self, File};
-use std::io::{self, Read};
+use std::io;
 use std::path::{Path, PathBuf};
 use std::sync::OnceLock;
 use std::time::Duration;
@@ -768,10 +768,10 @@ fn read_document(path: &Path) -> Result<Option<(Handoff, Option<String>)>, Strin
         Ok(m) if m.len() > MAX_STATE_BYTES => return Err(too_large(m.len())),
         _ => {}
     }
-    let mut bytes = Vec::new();
-    if let Err(e) = file.take(MAX_STATE_BYTES + 1).read_to_end(&mut bytes) {
-        return Err(format!("cannot be read ({e})"));
-    }
+    let bytes = match handover_base::read_gate::read_capped(&file, MAX_STATE_BYTES) {
+        Ok(bytes) => bytes,
+        Err(e) => return Err(format!("cannot be read ({e})")),
+    };
     if bytes.len() as u64 > MAX_STATE_BYTES {
         return Err(too_large(bytes.len() as u64));
     }
