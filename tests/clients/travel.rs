@@ -9,27 +9,6 @@ use crate::support::{clients, injected_texts, Agent, RunOpts, Sandbox, Trust, HA
 use std::path::Path;
 use std::process::Command;
 
-#[test]
-fn claude_remote_handoff_reaches_session_start() {
-    if clients("claude_remote_handoff_reaches_session_start").is_some() {
-        remote_handoff_reaches_session_start(Agent::Claude);
-    }
-}
-
-#[test]
-fn codex_remote_handoff_reaches_session_start() {
-    if clients("codex_remote_handoff_reaches_session_start").is_some() {
-        remote_handoff_reaches_session_start(Agent::Codex);
-    }
-}
-
-#[test]
-fn gemini_remote_handoff_reaches_session_start() {
-    if clients("gemini_remote_handoff_reaches_session_start").is_some() {
-        remote_handoff_reaches_session_start(Agent::Gemini);
-    }
-}
-
 fn run(program: &Path, dir: &Path, home: &Path, args: &[&str]) -> String {
     let out = Command::new(program)
         .args(args)
@@ -55,7 +34,7 @@ fn run(program: &Path, dir: &Path, home: &Path, args: &[&str]) -> String {
 /// The project gets a bare remote; a second clone ("laptop", its own HOME) writes and pushes a
 /// handoff; the project pulls it and starts a new session: the first model request carries
 /// the goal with a verdict, labelled as coming from the laptop.
-fn remote_handoff_reaches_session_start(agent: Agent) {
+pub(crate) fn remote_handoff_reaches_session_start(agent: Agent) {
     let sb = Sandbox::new(agent, Trust::BypassFlag);
     let git = Path::new("git");
     let remote = sb.root.join("remote.git");
@@ -122,7 +101,6 @@ fn remote_handoff_reaches_session_start(agent: Agent) {
 /// where that work is, and the handoff is not called drifted. Then the laptop pushes with
 /// `--with-changes`, the project applies it (`pull --adopt --apply`): the files are byte-identical
 /// to the laptop's, and the next session's first request gets the handoff fresh, naming the work.
-#[test]
 fn claude_travelled_work_arrives_fresh_and_work_left_behind_is_located() {
     if clients("claude_travelled_work_arrives_fresh_and_work_left_behind_is_located").is_none() {
         return;
@@ -223,4 +201,10 @@ fn claude_travelled_work_arrives_fresh_and_work_left_behind_is_located() {
     }
     let errors = sb.hook_errors(&[&first, &second]);
     assert!(errors.is_empty(), "{errors:?}");
+}
+
+trials! {
+    real: [
+        claude_travelled_work_arrives_fresh_and_work_left_behind_is_located,
+    ],
 }
