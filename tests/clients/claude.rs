@@ -1,7 +1,9 @@
-//! End to end with the real Claude Code (pinned in tests/clients/package.json): a handoff
-//! survives a real restart. The scenarios live in tests/support/scenarios.rs; the harness and
-//! the fake model server in tests/support/. Needs node/npm and root (`unshare -n`); set
-//! HANDOVER_SKIP_E2E=1 to skip them loudly.
+//! End to end with the real Claude Code (pinned in tests/clients/package.json), beyond the
+//! scenarios every client runs (tests/clients/matrix.rs: a handoff survives a real restart, …):
+//! its compaction, its runs from another client's shell and from a moved config directory, and
+//! the fake model server's own script. The harness and the fake model server live in
+//! tests/support/. Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them
+//! ignored.
 use crate::support;
 
 use crate::support::fake_server::Turn;

@@ -4,7 +4,8 @@
 //! has the mechanism, plus what is Copilot's own — a compaction that starts no session (the
 //! handoff comes back with the next tool result), and `.claude/settings.json` hooks that Copilot
 //! runs as well (the context still arrives once).
-//! Needs node/npm and root (`unshare -n`); set HANDOVER_SKIP_E2E=1 to skip them loudly.
+//! Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
+//! The shared scenarios run for it from tests/clients/matrix.rs; this file holds its own tests.
 use crate::support;
 
 use crate::support::fake_server::Turn;

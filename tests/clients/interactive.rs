@@ -5,7 +5,9 @@
 //! save-progress reminder in Copilot CLI and Factory Droid (and the context watch in Gemini
 //! CLI); the session record after a quit, a clear and a SIGKILL following shell edits
 //! (tests/support/interactive_records.rs).
-//! Needs node/npm, tmux and root (`unshare -n`); set HANDOVER_SKIP_E2E=1 to skip them loudly.
+//! The scenarios every client goes through run from tests/clients/matrix.rs; this file holds
+//! them and the clients' own. Needs node/npm, tmux and root (`unshare -n`);
+//! HANDOVER_SKIP_E2E=1 reports them ignored.
 use crate::support;
 
 use crate::support::fake_server::{LoggedRequest, Turn};

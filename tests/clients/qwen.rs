@@ -2,7 +2,8 @@
 //! fake model server's chat-completions wire: the scenarios of tests/support/scenarios.rs and
 //! tests/support/record_scenarios.rs wherever Qwen Code has the mechanism (docs/compatibility.md
 //! says where it differs). Qwen Code has no trust step: its project hooks run as installed.
-//! Needs node/npm and root (`unshare -n`); set HANDOVER_SKIP_E2E=1 to skip them loudly.
+//! Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
+//! The shared scenarios run for it from tests/clients/matrix.rs; this file holds its own tests.
 
 use crate::support::fake_server::Turn;
 use crate::support::{clients, scenarios, Agent, RunOpts, Sandbox, Trust};

@@ -2,7 +2,8 @@
 //! handoff pushed from another machine (`handover push` in a second clone with its own HOME)
 //! and fetched here (`handover pull`) reaches the client's first model request through the
 //! SessionStart hook, verified and labelled as coming from that machine. Harness:
-//! tests/support/. Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1 skips loudly.
+//! tests/support/. Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them
+//! ignored.
 
 use crate::support::fake_server::Turn;
 use crate::support::{clients, injected_texts, Agent, RunOpts, Sandbox, Trust, HANDOFF};
