@@ -1,33 +1,85 @@
 //! Everything that runs a real client (Claude Code, Codex, Gemini CLI, Qwen Code, GitHub Copilot
 //! CLI, Factory Droid; pinned in tests/clients/package.json, installed by tests/clients/ensure.sh):
 //! headless and interactive sessions against the fake model server, inside loopback-only network
-//! namespaces. `HANDOVER_SKIP_E2E=1` skips them all, saying so; otherwise a missing prerequisite
-//! fails. One test binary; where each kind of test goes: tests/README.md.
+//! namespaces. `HANDOVER_SKIP_E2E=1` skips them all, each reported `ignored` with the reason;
+//! otherwise a missing prerequisite fails. One test binary; where each kind of test goes:
+//! tests/README.md.
+//!
+//! Its harness is libtest-mimic (`harness = false` in Cargo.toml), not `#[test]`: the scenarios
+//! shared by the clients are generated from the client registry (tests/clients/matrix.rs), and a
+//! skipped trial must say so. Each file lists its own tests with `trials!`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 mod support;
 
-/// The tests, one file each in tests/clients/.
-mod clients {
-    mod bench;
-    mod claude;
-    mod codex;
-    mod copilot;
-    mod droid;
-    mod fake_server_wire;
-    mod gemini;
-    mod install;
-    mod interactive;
-    mod plugins;
-    mod qwen;
-    mod shared_install;
-    mod travel;
+/// The trials of one file of tests/clients/, named `clients::<file>::<function>` as `#[test]`
+/// named them: `real` ones need the real clients (`ignored`, with the reason, when they are
+/// skipped), `plain` ones always run, `ignored` ones only with `--ignored`.
+macro_rules! trials {
+    ($($kind:ident: [$($test:ident),* $(,)?]),* $(,)?) => {
+        pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+            let module = module_path!()
+                .split_once("::")
+                .map_or(module_path!(), |(_, module)| module);
+            let mut trials = Vec::new();
+            $($(trials.push(crate::clients::matrix::$kind(
+                format!("{module}::{}", stringify!($test)),
+                $test,
+            ));)*)*
+            trials
+        }
+    };
 }
 
-/// Not a test: the fake model server mode of this binary (see support::fake_server), which the
-/// harness starts as `<this binary> fake_server_entry --exact`. Returns at once unless
-/// HANDOVER_FAKE_SERVER is set.
-#[test]
-fn fake_server_entry() {
-    support::fake_server::serve_from_env();
+/// The tests, one file each in tests/clients/.
+mod clients {
+    pub(crate) mod bench;
+    pub(crate) mod claude;
+    pub(crate) mod codex;
+    pub(crate) mod copilot;
+    pub(crate) mod droid;
+    pub(crate) mod fake_server_wire;
+    pub(crate) mod gemini;
+    pub(crate) mod install;
+    pub(crate) mod interactive;
+    pub(crate) mod matrix;
+    pub(crate) mod plugins;
+    pub(crate) mod qwen;
+    pub(crate) mod shared_install;
+    pub(crate) mod travel;
+}
+
+fn main() -> std::process::ExitCode {
+    let mut args = libtest_mimic::Arguments::from_args();
+    // libtest's variable, which libtest-mimic does not read.
+    if args.test_threads.is_none() {
+        args.test_threads = std::env::var("RUST_TEST_THREADS")
+            .ok()
+            .and_then(|n| n.parse().ok());
+    }
+    let mut trials = clients::matrix::trials();
+    for file in [
+        clients::bench::trials,
+        clients::claude::trials,
+        clients::codex::trials,
+        clients::copilot::trials,
+        clients::droid::trials,
+        clients::fake_server_wire::trials,
+        clients::gemini::trials,
+        clients::install::trials,
+        clients::interactive::trials,
+        clients::plugins::trials,
+        clients::qwen::trials,
+        clients::shared_install::trials,
+        clients::travel::trials,
+    ] {
+        trials.extend(file());
+    }
+    // Not a test: the fake model server mode of this binary (see support::fake_server), which
+    // the harness starts as `<this binary> fake_server_entry --exact`. Returns at once unless
+    // HANDOVER_FAKE_SERVER is set.
+    trials.push(clients::matrix::plain("fake_server_entry".into(), || {
+        support::fake_server::serve_from_env();
+    }));
+    libtest_mimic::run(&args, trials).exit_code()
 }

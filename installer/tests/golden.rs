@@ -1,6 +1,7 @@
 //! Byte-exact golden tests of the pure editors over a corpus of realistic files
-//! (tests/fixtures/). Expected outputs live in tests/fixtures/expected/; regenerate them with
-//! `HANDOVER_BLESS=1 cargo test -p handover-installer --test golden` and review the diff.
+//! (tests/fixtures/). The expected outputs are insta snapshots (tests/snapshots/); after an
+//! intended change, `INSTA_UPDATE=always cargo test -p handover-installer --test golden` (or
+//! `cargo insta review`) and review the diff.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use handover_base::Agent;
@@ -20,16 +21,44 @@ fn fixture(name: &str) -> String {
     std::fs::read_to_string(fixtures().join(name)).unwrap()
 }
 
-fn golden(name: &str, actual: &str) {
-    let p = fixtures().join("expected").join(name);
-    if std::env::var_os("HANDOVER_BLESS").is_some() {
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(&p, actual).unwrap();
-        return;
+/// How an edited file's lines end, and whether its last line does: the bytes insta does not
+/// compare (it reads `\r\n` as `\n` and trims the end), pinned here so that the snapshot's
+/// text and this shape together give the file byte for byte.
+#[derive(Debug, PartialEq, Clone, Copy)]
+enum Ends {
+    /// `\n` after every line, the last one included.
+    Lf,
+    /// `\n` between lines, none after the last (Gemini CLI writes its files so).
+    LfNoFinal,
+    /// `\r\n` after every line, the last one included.
+    Crlf,
+    /// `\r\n` between lines, none after the last.
+    CrlfNoFinal,
+}
+
+impl Ends {
+    /// The shape of `text`, or `None` when it has none of these (mixed endings, a blank last
+    /// line, trailing spaces): insta's comparison would hide those, so they fail the test.
+    fn of(text: &str) -> Option<Ends> {
+        let crlf = text.contains("\r\n");
+        let body = text.trim_end();
+        let ending = if crlf { "\r\n" } else { "\n" };
+        let uniform = !crlf || !text.replace("\r\n", "").contains('\n');
+        let ends = match (crlf, text.len() > body.len()) {
+            (false, true) => Ends::Lf,
+            (false, false) => Ends::LfNoFinal,
+            (true, true) => Ends::Crlf,
+            (true, false) => Ends::CrlfNoFinal,
+        };
+        let final_ending = if text.len() > body.len() { ending } else { "" };
+        (uniform && text == format!("{body}{final_ending}")).then_some(ends)
     }
-    let expected = std::fs::read_to_string(&p)
-        .unwrap_or_else(|_| panic!("missing golden file {}", p.display()));
-    assert_eq!(actual, expected, "golden mismatch for {name}");
+}
+
+/// `actual` is the snapshot `name` (its text) with the line endings `ends` (its bytes).
+fn golden(name: &str, ends: Ends, actual: &str) {
+    assert_eq!(Ends::of(actual), Some(ends), "line endings of {name}");
+    insta::assert_snapshot!(name, actual);
 }
 
 fn hooks() -> HookPaths {
@@ -55,10 +84,10 @@ fn json(text: &str) -> serde_json::Value {
 }
 
 /// Install → golden; install again → byte-identical; uninstall → the original.
-fn round_trip(name: &str, agent: Agent, canonical: bool) {
+fn round_trip(name: &str, ends: Ends, agent: Agent, canonical: bool) {
     let original = fixture(name);
     let installed = install(name, &original, agent, true);
-    golden(&format!("{name}.installed"), &installed);
+    golden(&format!("{name}.installed"), ends, &installed);
     assert_eq!(
         install(name, &installed, agent, true),
         installed,
@@ -81,7 +110,7 @@ fn round_trip(name: &str, agent: Agent, canonical: bool) {
 
 #[test]
 fn claude_settings_with_other_tools_hooks_and_every_kind_of_setting() {
-    round_trip("claude-full.json", Agent::Claude, true);
+    round_trip("claude-full.json", Ends::Lf, Agent::Claude, true);
     let installed = install("x", &fixture("claude-full.json"), Agent::Claude, true);
     // Key order of the whole document is unchanged; our groups come after the user's.
     let v = json(&installed);
@@ -114,7 +143,12 @@ fn claude_settings_with_other_tools_hooks_and_every_kind_of_setting() {
 
 #[test]
 fn four_space_indent_crlf_and_no_trailing_newline_are_kept() {
-    round_trip("claude-4space-crlf-nonl.json", Agent::Claude, true);
+    round_trip(
+        "claude-4space-crlf-nonl.json",
+        Ends::CrlfNoFinal,
+        Agent::Claude,
+        true,
+    );
     let installed = install(
         "x",
         &fixture("claude-4space-crlf-nonl.json"),
@@ -131,7 +165,7 @@ fn four_space_indent_crlf_and_no_trailing_newline_are_kept() {
 
 #[test]
 fn compact_file_gets_pretty_printed_and_comes_back_semantically() {
-    round_trip("claude-no-hooks.json", Agent::Claude, false);
+    round_trip("claude-no-hooks.json", Ends::Lf, Agent::Claude, false);
 }
 
 #[test]
@@ -141,7 +175,7 @@ fn older_install_from_another_path_is_updated_in_place_not_duplicated() {
     let (after, changes) =
         edit_hooks_json(Path::new("s.json"), Some(&original), Some(&want)).unwrap();
     let after = after.unwrap();
-    golden("claude-old-install.json.installed", &after);
+    golden("claude-old-install.json.installed", Ends::Lf, &after);
     let v = json(&after);
     // Updated where it was (same group, same position), user's neighbour handler untouched.
     assert_eq!(v["hooks"]["PreCompact"][0]["matcher"], "auto");
@@ -204,16 +238,16 @@ fn paths_with_spaces_and_quotes_are_shell_quoted() {
         Agent::Codex,
     );
     let (after, _) = edit_hooks_json(Path::new("h.json"), None, Some(&want)).unwrap();
-    golden("new-codex-hooks-quoted.json", &after.unwrap());
+    golden("new-codex-hooks-quoted.json", Ends::Lf, &after.unwrap());
 }
 
 #[test]
 fn codex_hooks_json_keeps_other_hooks_and_only_has_hooks_at_the_top() {
-    round_trip("codex-hooks-other.json", Agent::Codex, true);
+    round_trip("codex-hooks-other.json", Ends::Lf, Agent::Codex, true);
     let want = wanted_for(&hooks(), true, Agent::Codex);
     let (created, _) = edit_hooks_json(Path::new("h.json"), None, Some(&want)).unwrap();
     let created = created.unwrap();
-    golden("new-codex-hooks.json", &created);
+    golden("new-codex-hooks.json", Ends::Lf, &created);
     assert_eq!(
         json(&created)
             .as_object()
@@ -273,7 +307,7 @@ fn codex_config_trust_and_feature_flag_keep_comments_and_order() {
     assert_eq!(c1.len(), 1);
     assert_eq!(c2.kind, ChangeKind::Added);
     let out = doc.to_string();
-    golden("codex-config.toml.trusted", &out);
+    golden("codex-config.toml.trusted", Ends::Lf, &out);
     // Again: nothing to do, same bytes.
     let mut again = codex_config::parse(path, &out).unwrap();
     assert!(codex_config::enable_hooks(&mut again).is_empty());
@@ -314,7 +348,11 @@ fn codex_config_new_file_and_deprecated_flag() {
     assert_eq!(flags.codex_hooks, Some(codex_config::Flag::Bool(false)));
     assert!(flags.problem(path).unwrap().contains("codex_hooks = false"));
     codex_config::enable_hooks(&mut doc);
-    golden("codex-config-deprecated.toml.enabled", &doc.to_string());
+    golden(
+        "codex-config-deprecated.toml.enabled",
+        Ends::Lf,
+        &doc.to_string(),
+    );
     assert_eq!(
         codex_config::feature_flags(&doc).codex_hooks,
         None,
@@ -385,7 +423,7 @@ fn instructions_section_in_a_real_agents_md() {
     let original = fixture("AGENTS.md");
     let (with, c) = instructions::install(Some(&original), "AGENTS.md");
     assert_eq!(c.kind, ChangeKind::Added);
-    golden("AGENTS.md.installed", &with);
+    golden("AGENTS.md.installed", Ends::Lf, &with);
     assert_eq!(instructions::install(Some(&with), "AGENTS.md").0, with);
     assert_eq!(
         instructions::uninstall(&with, "AGENTS.md").0.as_deref(),
@@ -403,7 +441,7 @@ fn users_own_commands_are_left_alone_and_prefixed_ones_are_ours() {
     let (after, changes) =
         edit_hooks_json(Path::new("s.json"), Some(&original), Some(&want)).unwrap();
     let after = after.unwrap();
-    golden("claude-user-commands.json.installed", &after);
+    golden("claude-user-commands.json.installed", Ends::Lf, &after);
     let v = json(&after);
     let cmds = |event: &str| -> Vec<String> {
         v["hooks"][event]
@@ -449,7 +487,7 @@ fn users_own_commands_are_left_alone_and_prefixed_ones_are_ours() {
 
     let (removed, changes) = edit_hooks_json(Path::new("s.json"), Some(&after), None).unwrap();
     let removed = removed.expect("the user's commands keep the file");
-    golden("claude-user-commands.json.uninstalled", &removed);
+    golden("claude-user-commands.json.uninstalled", Ends::Lf, &removed);
     assert!(removed.contains("2>>/tmp/handover.log; my-audit-hook"));
     assert!(removed.contains("bash -c 'handover-context-watch --agent claude || true'"));
     assert!(!removed.contains("/opt/handover"));
@@ -468,7 +506,7 @@ fn crlf_codex_config_stays_crlf() {
     codex_config::enable_hooks(&mut doc);
     codex_config::trust_project(&mut doc, Path::new("/home/ana/src/new"), path).unwrap();
     let out = codex_config::render(&doc, &text);
-    golden("codex-config-crlf.toml.trusted", &out);
+    golden("codex-config-crlf.toml.trusted", Ends::Crlf, &out);
     assert!(
         !out.replace("\r\n", "").contains('\n'),
         "every line ends in CRLF"
@@ -534,7 +572,11 @@ fn string_flags_and_profile_features_are_flagged() {
         "{notes:#?}"
     );
     codex_config::enable_hooks(&mut doc);
-    golden("codex-config-flags.toml.enabled", &doc.to_string());
+    golden(
+        "codex-config-flags.toml.enabled",
+        Ends::Lf,
+        &doc.to_string(),
+    );
     assert!(!codex_config::feature_flags(&doc).disabled());
 
     let legacy = codex_config::parse(path, "profile = \"ci\"\n").unwrap();
@@ -547,7 +589,7 @@ fn string_flags_and_profile_features_are_flagged() {
 
 #[test]
 fn gemini_settings_keep_other_hooks_and_settings_with_gemini_events_and_ms_timeouts() {
-    round_trip("gemini-settings.json", Agent::Gemini, true);
+    round_trip("gemini-settings.json", Ends::Lf, Agent::Gemini, true);
     let installed = install("x", &fixture("gemini-settings.json"), Agent::Gemini, true);
     let v = json(&installed);
     // Read in file order (serde_json's own map sorts its keys).
@@ -604,7 +646,7 @@ fn a_new_gemini_settings_file_and_a_switch_from_seconds_to_milliseconds() {
     let want = wanted_for(&hooks(), true, Agent::Gemini);
     let (after, _) = edit_hooks_json(Path::new("settings.json"), None, Some(&want)).unwrap();
     let after = after.unwrap();
-    golden("new-gemini-settings.json", &after);
+    golden("new-gemini-settings.json", Ends::Lf, &after);
     // A hand-written entry with a Claude-style timeout in seconds is corrected in place.
     let seconds = after.replace("10000", "10");
     let (fixed, changes) =
@@ -627,7 +669,11 @@ fn gemini_trusted_folders_get_one_rule_in_the_clients_style() {
     let (after, change) = gemini::trust_repo(path, Some(&original), repo).unwrap();
     assert_eq!(change.kind, ChangeKind::Added);
     let after = after.unwrap();
-    golden("gemini-trustedFolders.json.trusted", &after);
+    golden(
+        "gemini-trustedFolders.json.trusted",
+        Ends::LfNoFinal,
+        &after,
+    );
     assert!(!after.ends_with('\n'), "Gemini CLI writes no final newline");
     let (again, change) = gemini::trust_repo(path, Some(&after), repo).unwrap();
     assert_eq!(change.kind, ChangeKind::Unchanged);
@@ -641,7 +687,7 @@ fn gemini_trusted_folders_get_one_rule_in_the_clients_style() {
 
 #[test]
 fn qwen_settings_keep_other_hooks_and_settings_with_claude_events_and_second_timeouts() {
-    round_trip("qwen-settings.json", Agent::Qwen, true);
+    round_trip("qwen-settings.json", Ends::Lf, Agent::Qwen, true);
     let installed = install("x", &fixture("qwen-settings.json"), Agent::Qwen, true);
     let v = json(&installed);
     // Read in file order (serde_json's own map sorts its keys).
@@ -698,7 +744,7 @@ fn qwen_settings_keep_other_hooks_and_settings_with_claude_events_and_second_tim
 
 #[test]
 fn droid_settings_keep_custom_models_and_hooks_with_claude_events_but_no_post_compact() {
-    round_trip("droid-settings.json", Agent::Droid, true);
+    round_trip("droid-settings.json", Ends::Lf, Agent::Droid, true);
     let installed = install("x", &fixture("droid-settings.json"), Agent::Droid, true);
     // Read in file order (serde_json's own map sorts its keys).
     let doc: handover_installer::json_doc::Value = serde_json::from_str(&installed).unwrap();
@@ -764,7 +810,7 @@ fn a_new_droid_settings_file() {
     let want = wanted_for(&hooks(), true, Agent::Droid);
     let (after, _) = edit_hooks_json(Path::new("settings.json"), None, Some(&want)).unwrap();
     let after = after.unwrap();
-    golden("new-droid-settings.json", &after);
+    golden("new-droid-settings.json", Ends::Lf, &after);
     assert_eq!(
         uninstall("settings.json", &after),
         None,

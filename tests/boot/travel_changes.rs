@@ -3,6 +3,7 @@
 //! remote and two clones with their own HOMEs (the fixtures of `travel.rs`).
 
 use super::travel::{stderr, Machine, World};
+use crate::support::hook::ours;
 use std::fs;
 use std::path::Path;
 
@@ -66,21 +67,7 @@ fn with_changes_the_work_arrives_byte_identical_and_the_handoff_fresh() {
 
     let pushed = a.ok(&["push", "--with-changes"]);
     // What goes is shown, with sizes, before the push line.
-    let sending = pushed
-        .find("The uncommitted work that goes with the handoff")
-        .unwrap();
-    assert!(
-        sending < pushed.find("Pushed the handoff").unwrap(),
-        "{pushed}"
-    );
-    for line in [
-        "modified «README.md» (34 bytes)",
-        "added «plan.md» (19 bytes)",
-        "added «src/main.rs» (26 bytes)",
-        "`handover pull --adopt --apply`",
-    ] {
-        assert!(pushed.contains(line), "{line:?} in {pushed}");
-    }
+    insta::assert_snapshot!("push_with_changes", world.pin(&pushed, &[&a]));
     assert!(!pushed.contains("stay on this machine"), "{pushed}");
     // Nothing of A's checkout was touched: the index byte for byte, the status as it was.
     assert_eq!(index_bytes(&a), index_before);
@@ -98,25 +85,13 @@ fn with_changes_the_work_arrives_byte_identical_and_the_handoff_fresh() {
         stderr(&out)
     );
     let listed = b.ok(&["pull"]);
-    assert!(
-        listed.contains("  deleted «gone.txt» (0 bytes)"),
-        "{listed}"
-    );
-    assert!(
-        listed.contains("  added «src/main.rs» (26 bytes)"),
-        "{listed}"
-    );
+    insta::assert_snapshot!("pull_lists_the_work", world.pin(&listed, &[&a, &b]));
     b.git(&["pull", "-q", "--ff-only"]);
     assert!(b.root.join("gone.txt").exists());
     let boot = b.ok(&["boot"]);
-    assert!(
-        boot.contains("Its uncommitted work travelled with it (5 files): `")
-            && boot.contains(" pull origin --adopt --apply` also puts it into this working tree."),
-        "{boot}"
-    );
+    insta::assert_snapshot!("boot_with_work_that_travelled", world.pin(&boot, &[&a, &b]));
     let out = b.ok(&["pull", "--adopt", "--apply"]);
-    assert!(out.contains("Applied the uncommitted work"), "{out}");
-    assert!(out.contains("deleted «gone.txt»"), "{out}");
+    insta::assert_snapshot!("pull_adopt_apply", world.pin(&out, &[&a, &b]));
     assert!(!b.root.join("gone.txt").exists());
     let index_b = index_bytes(&b);
     for file in ["README.md", "plan.md", "src/main.rs", "run.sh"] {
@@ -130,11 +105,10 @@ fn with_changes_the_work_arrives_byte_identical_and_the_handoff_fresh() {
     assert_eq!(json["reasons"], serde_json::json!([]), "{json}");
     // A new session on B gets it fresh and names the work.
     let text = b.session_start().context("SessionStart");
-    assert!(text.contains("Verdict: fresh"), "{text}");
-    assert!(text.contains("Finish the callback handler"), "{text}");
+    insta::assert_snapshot!("startup_after_apply", world.pin(&ours(&text), &[&a, &b]));
     // Applying again changes nothing and says so.
     let again = b.ok(&["pull", "--adopt", "--apply"]);
-    assert!(again.contains("already so here"), "{again}");
+    insta::assert_snapshot!("pull_adopt_apply_again", world.pin(&again, &[&a, &b]));
 }
 
 #[test]
@@ -151,12 +125,8 @@ fn a_secret_in_the_uncommitted_work_refuses_the_push_and_reaches_no_object() {
     let out = a.handover(&["push", "--with-changes"]);
     assert!(!out.status.success());
     let err = stderr(&out);
-    assert!(
-        err.contains("«config.rs» line 3: the secret scanner finds a secret there"),
-        "{err}"
-    );
-    assert!(err.contains("nothing was pushed"), "{err}");
     assert!(!err.contains(SECRET), "{err}");
+    insta::assert_snapshot!("push_refused_for_a_secret", world.pin(&err, &[&a]));
     // Nothing reached the remote, and no object holding the secret was even written here.
     assert_eq!(world.remote_ref("refs/handover/main"), None);
     assert!(!world.remote_objects().contains(SECRET));
@@ -169,10 +139,9 @@ fn a_secret_in_the_uncommitted_work_refuses_the_push_and_reaches_no_object() {
     a.write("Rotate the deploy key");
     let out = a.handover(&["push", "--with-changes"]);
     assert!(!out.status.success());
-    assert!(
-        stderr(&out).contains("«.env.local»: its name looks like a credential file"),
-        "{}",
-        stderr(&out)
+    insta::assert_snapshot!(
+        "push_refused_for_a_credential_file",
+        world.pin(&stderr(&out), &[&a])
     );
     assert_eq!(world.remote_ref("refs/handover/main"), None);
 
@@ -182,8 +151,8 @@ fn a_secret_in_the_uncommitted_work_refuses_the_push_and_reaches_no_object() {
     fs::write(a.root.join("secret.txt"), format!("{SECRET}\n")).unwrap();
     a.write("Rotate the deploy key");
     let pushed = a.ok(&["push", "--with-changes"]);
-    assert!(pushed.contains("modified «README.md»"), "{pushed}");
     assert!(!pushed.contains("secret.txt"), "{pushed}");
+    insta::assert_snapshot!("push_without_an_ignored_file", world.pin(&pushed, &[&a]));
     assert!(!world.remote_objects().contains(SECRET));
 }
 
@@ -200,10 +169,10 @@ fn apply_keeps_both_sides_when_a_target_file_has_local_changes() {
     fs::write(b.root.join("README.md"), "hello\nfrom the desktop\n").unwrap();
     let out = b.handover(&["pull", "--adopt", "--apply"]);
     assert!(!out.status.success());
-    let err = stderr(&out);
-    assert!(err.contains("nothing was applied"), "{err}");
-    assert!(err.contains("«README.md»"), "{err}");
-    assert!(err.contains("Both sides are kept"), "{err}");
+    insta::assert_snapshot!(
+        "apply_refused_over_local_changes",
+        world.pin(&stderr(&out), &[&a, &b])
+    );
     // Both sides: B's file as it was, A's in the fetched commit; nothing adopted or written.
     assert_eq!(
         fs::read_to_string(b.root.join("README.md")).unwrap(),
@@ -232,11 +201,9 @@ fn apply_keeps_both_sides_when_a_target_file_has_local_changes() {
     b.git(&["commit", "-qm", "desktop work"]);
     let out = b.handover(&["pull", "--adopt", "--apply"]);
     assert!(!out.status.success());
-    let err = stderr(&out);
-    let head = a.git(&["rev-parse", "HEAD"]);
-    assert!(
-        err.contains(&format!("git fetch && git switch --detach {head}")),
-        "{err}"
+    insta::assert_snapshot!(
+        "apply_refused_on_another_head",
+        world.pin(&stderr(&out), &[&a, &b])
     );
     assert!(!b.root.join("notes.md").exists());
 }
@@ -251,10 +218,7 @@ fn without_changes_push_says_what_stays_and_the_arrival_says_where_it_is() {
     fs::write(a.root.join("src/main.rs"), "fn main() {}\n").unwrap();
     a.write("Finish the callback handler");
     let pushed = a.ok(&["push"]);
-    assert!(
-        pushed.contains("2 uncommitted files stay on this machine («README.md», «src/main.rs»): commit and push them, or use --with-changes."),
-        "{pushed}"
-    );
+    insta::assert_snapshot!("push_without_changes", world.pin(&pushed, &[&a]));
 
     b.ok(&["pull"]);
     // status mentions the fetched handoff and how to adopt it.
@@ -273,12 +237,12 @@ fn without_changes_push_says_what_stays_and_the_arrival_says_where_it_is() {
 
     // The session on B is told where the work is, and the handoff is not called drifted.
     let text = b.session_start().context("SessionStart");
-    assert!(
-        text.contains("Verdict: fresh (branch and HEAD match; 2 files listed as uncommitted on «laptop»; not in this checkout)"),
-        "{text}"
-    );
     assert!(!text.contains("committed or reverted"), "{text}");
     assert!(!text.to_lowercase().contains("drifted"), "{text}");
+    insta::assert_snapshot!(
+        "startup_with_the_work_elsewhere",
+        world.pin(&ours(&text), &[&a, &b])
+    );
 
     // Adopted: it remembers where the work is.
     b.ok(&["pull", "--adopt"]);
@@ -293,7 +257,10 @@ fn without_changes_push_says_what_stays_and_the_arrival_says_where_it_is() {
         "{json}"
     );
     let text = b.session_start().context("SessionStart");
-    assert!(text.contains("listed as uncommitted on «laptop»"), "{text}");
+    insta::assert_snapshot!(
+        "startup_adopted_with_the_work_elsewhere",
+        world.pin(&ours(&text), &[&a, &b])
+    );
     // A pull with --apply of a handoff that carried nothing says so and adopts nothing new.
     let out = b.handover(&["pull", "--adopt", "--apply"]);
     assert!(!out.status.success());
@@ -338,14 +305,14 @@ fn the_setting_makes_with_changes_the_default() {
     )
     .unwrap();
     let pushed = a.ok(&["push"]);
-    assert!(
-        pushed.contains("The uncommitted work went with it (1 file)"),
-        "{pushed}"
+    insta::assert_snapshot!(
+        "push_with_changes_by_the_setting",
+        world.pin(&pushed, &[&a])
     );
     let pushed = a.ok(&["push", "--without-changes"]);
-    assert!(
-        pushed.contains("1 uncommitted file stays on this machine"),
-        "{pushed}"
+    insta::assert_snapshot!(
+        "push_without_changes_by_the_flag",
+        world.pin(&pushed, &[&a])
     );
 }
 
@@ -503,14 +470,17 @@ fn the_startup_context_of_a_fetched_handoff_with_work_names_apply() {
     a.ok(&["push", "--with-changes"]);
     b.ok(&["pull"]);
     let startup = b.ok(&["boot", "--startup"]);
-    assert!(
-        startup.contains("pull --adopt --apply` makes it this working tree's handoff and puts the 2 uncommitted files that travelled with it into this checkout."),
-        "{startup}"
+    insta::assert_snapshot!(
+        "fetched_startup_with_work",
+        world.pin(&ours(&startup), &[&a, &b])
     );
 
     a.ok(&["push", "--without-changes", "--force"]);
     b.ok(&["pull"]);
     let startup = b.ok(&["boot", "--startup"]);
     assert!(!startup.contains("--apply"), "{startup}");
-    assert!(startup.contains("pull --adopt` makes it"), "{startup}");
+    insta::assert_snapshot!(
+        "fetched_startup_without_work",
+        world.pin(&ours(&startup), &[&a, &b])
+    );
 }

@@ -56,8 +56,6 @@ impl Way {
     }
 }
 
-#[test]
-#[ignore = "a benchmark of the real clients; run it with --ignored --nocapture (docs/benchmarks.md)"]
 fn hooks_in_the_real_clients() {
     if clients("hooks_in_the_real_clients").is_none() {
         return;
@@ -386,4 +384,9 @@ fn min(v: &[f64]) -> f64 {
 
 fn max(v: &[f64]) -> f64 {
     v.iter().copied().fold(f64::NEG_INFINITY, f64::max)
+}
+
+// A benchmark of the real clients: run it with `--ignored --nocapture` (docs/benchmarks.md).
+trials! {
+    ignored: [hooks_in_the_real_clients],
 }

@@ -1,68 +1,22 @@
-//! End to end with the real Claude Code (pinned in tests/clients/package.json): a handoff
-//! survives a real restart. The scenarios live in tests/support/scenarios.rs; the harness and
-//! the fake model server in tests/support/. Needs node/npm and root (`unshare -n`); set
-//! HANDOVER_SKIP_E2E=1 to skip them loudly.
+//! End to end with the real Claude Code (pinned in tests/clients/package.json), beyond the
+//! scenarios every client runs (tests/clients/matrix.rs: a handoff survives a real restart, …):
+//! its compaction, its runs from another client's shell and from a moved config directory, and
+//! the fake model server's own script. The harness and the fake model server live in
+//! tests/support/. Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them
+//! ignored.
 use crate::support;
 
 use crate::support::fake_server::Turn;
-use crate::support::{
-    clients, count_in, record_scenarios, scenarios, Agent, RunOpts, Sandbox, Trust,
-};
+use crate::support::{clients, count_in, scenarios, Agent, RunOpts, Sandbox, Trust};
 
-#[test]
-fn claude_1_handoff_reaches_next_session() {
-    if clients("claude_1_handoff_reaches_next_session").is_some() {
-        scenarios::handoff_reaches_next_session(Agent::Claude, Trust::BypassFlag);
-    }
-}
-
-#[test]
-fn claude_2_drift_and_stale_are_reported() {
-    if clients("claude_2_drift_and_stale_are_reported").is_some() {
-        scenarios::drift_and_stale_are_reported(Agent::Claude);
-    }
-}
-
-#[test]
-fn claude_3_save_progress_is_asked_once() {
-    if clients("claude_3_save_progress_is_asked_once").is_some() {
-        scenarios::save_progress_is_asked_once(Agent::Claude);
-    }
-}
-
-#[test]
 fn claude_4_compaction_keeps_the_handoff() {
-    if clients("claude_4_compaction_keeps_the_handoff").is_some() {
-        scenarios::compaction_claude();
-    }
-}
-
-#[test]
-fn claude_5_nothing_without_handoff() {
-    if clients("claude_5_nothing_without_handoff").is_some() {
-        scenarios::nothing_without_handoff(Agent::Claude);
-    }
-}
-
-#[test]
-fn claude_6_corrupted_state_is_recovered() {
-    if clients("claude_6_corrupted_state_is_recovered").is_some() {
-        scenarios::corrupted_state_is_recovered(Agent::Claude);
-    }
-}
-
-#[test]
-fn claude_7_stop_is_blocked_once_above_second_threshold() {
-    if clients("claude_7_stop_is_blocked_once_above_second_threshold").is_some() {
-        scenarios::stop_is_blocked_once_above_second_threshold(Agent::Claude);
-    }
+    scenarios::compaction_claude();
 }
 
 /// The fake server itself, without a client (runs even under HANDOVER_SKIP_E2E): scripted turns
 /// in order, a `when` turn only for a matching request, compaction requests answered with the
 /// summary without taking a turn, the event order of both streaming APIs, turns appended while
 /// it runs, and the request log.
-#[test]
 fn fake_server_follows_its_script() {
     use std::io::{Read, Write};
     use support::fake_server::{read_log, serve, Script, Turn};
@@ -186,60 +140,10 @@ fn fake_server_follows_its_script() {
     assert_eq!(logged[0].body["messages"][0]["content"], "hello");
 }
 
-#[test]
-fn claude_8_unfinished_work_reaches_next_session() {
-    if clients("claude_8_unfinished_work_reaches_next_session").is_some() {
-        record_scenarios::unfinished_work_reaches_next_session(Agent::Claude);
-    }
-}
-
-#[test]
-fn claude_9_committed_work_stays_silent() {
-    if clients("claude_9_committed_work_stays_silent").is_some() {
-        record_scenarios::committed_work_stays_silent(Agent::Claude);
-    }
-}
-
-#[test]
-fn claude_10_killed_session_leaves_its_last_turn() {
-    if clients("claude_10_killed_session_leaves_its_last_turn").is_some() {
-        record_scenarios::killed_session_leaves_its_last_turn(Agent::Claude);
-    }
-}
-
-#[test]
-fn claude_11_shell_edits_reach_next_session() {
-    if clients("claude_11_shell_edits_reach_next_session").is_some() {
-        record_scenarios::shell_edits_reach_next_session(Agent::Claude);
-    }
-}
-
-#[test]
-fn claude_12_shell_edits_survive_a_kill() {
-    if clients("claude_12_shell_edits_survive_a_kill").is_some() {
-        record_scenarios::shell_edits_survive_a_kill(Agent::Claude);
-    }
-}
-
-#[test]
-fn claude_record_write_fills_from_the_writers_own_record() {
-    if clients("claude_record_write_fills_from_the_writers_own_record").is_some() {
-        record_scenarios::write_fills_from_the_writers_own_record(Agent::Claude);
-    }
-}
-
-#[test]
-fn claude_13_cleared_session_reaches_next_session() {
-    if clients("claude_13_cleared_session_reaches_next_session").is_some() {
-        record_scenarios::cleared_session_reaches_next_session(Agent::Claude);
-    }
-}
-
 /// A Claude Code session started from a GitHub Copilot CLI shell inherits `COPILOT_CLI=1` (and
 /// `COPILOT_AGENT_SESSION_ID`), the mark Copilot's own runs of `.claude/settings.json` carry.
 /// Claude Code's payloads name its transcript, so our entries know it is Claude Code running
 /// them: the startup context arrives once, and none of them stood aside for Copilot.
-#[test]
 fn claude_started_from_a_copilot_shell_gets_its_context() {
     if clients("claude_started_from_a_copilot_shell_gets_its_context").is_none() {
         return;
@@ -283,7 +187,6 @@ fn claude_started_from_a_copilot_shell_gets_its_context() {
 /// the variable: lines its transcript gained after the record's last update (as Claude Code's
 /// terminal UI writes a turn's end after Stop) reach the next session through the catch-up.
 /// Before, the catch-up looked only under `~/.claude/projects` and left them out.
-#[test]
 fn claude_moved_with_claude_config_dir_gets_the_catch_up() {
     if clients("claude_moved_with_claude_config_dir_gets_the_catch_up").is_none() {
         return;
@@ -348,4 +251,15 @@ fn claude_moved_with_claude_config_dir_gets_the_catch_up() {
         "the catch-up did not read the moved transcript; the hooks injected:\n{text}\n{}",
         next.describe()
     );
+}
+
+trials! {
+    real: [
+        claude_4_compaction_keeps_the_handoff,
+        claude_started_from_a_copilot_shell_gets_its_context,
+        claude_moved_with_claude_config_dir_gets_the_catch_up,
+    ],
+    plain: [
+        fake_server_follows_its_script,
+    ],
 }

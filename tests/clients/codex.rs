@@ -1,94 +1,14 @@
-//! End to end with the real Codex CLI (pinned in tests/clients/package.json): a handoff
-//! survives a real restart. The scenarios live in tests/support/scenarios.rs; the harness and
-//! the fake model server in tests/support/. Needs node/npm and root (`unshare -n`); set
-//! HANDOVER_SKIP_E2E=1 to skip them loudly.
+//! End to end with the real Codex CLI (pinned in tests/clients/package.json), beyond the
+//! scenarios every client runs (tests/clients/matrix.rs: a handoff survives a real restart, …):
+//! its compaction and its configured compaction point. The harness and the fake model server
+//! live in tests/support/. Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports
+//! them ignored.
 use crate::support;
 
-use crate::support::{clients, record_scenarios, scenarios, Agent, Trust};
+use crate::support::{clients, scenarios, Agent, Trust};
 
-/// Uses `handover install --trust` and no bypass flag: the hooks run because they are trusted.
-#[test]
-fn codex_1_handoff_reaches_next_session() {
-    if clients("codex_1_handoff_reaches_next_session").is_some() {
-        scenarios::handoff_reaches_next_session(Agent::Codex, Trust::Installed);
-    }
-}
-
-#[test]
-fn codex_2_drift_and_stale_are_reported() {
-    if clients("codex_2_drift_and_stale_are_reported").is_some() {
-        scenarios::drift_and_stale_are_reported(Agent::Codex);
-    }
-}
-
-#[test]
-fn codex_3_save_progress_is_asked_once() {
-    if clients("codex_3_save_progress_is_asked_once").is_some() {
-        scenarios::save_progress_is_asked_once(Agent::Codex);
-    }
-}
-
-#[test]
 fn codex_4_compaction_keeps_the_handoff() {
-    if clients("codex_4_compaction_keeps_the_handoff").is_some() {
-        scenarios::compaction_codex();
-    }
-}
-
-#[test]
-fn codex_5_nothing_without_handoff() {
-    if clients("codex_5_nothing_without_handoff").is_some() {
-        scenarios::nothing_without_handoff(Agent::Codex);
-    }
-}
-
-#[test]
-fn codex_6_corrupted_state_is_recovered() {
-    if clients("codex_6_corrupted_state_is_recovered").is_some() {
-        scenarios::corrupted_state_is_recovered(Agent::Codex);
-    }
-}
-
-#[test]
-fn codex_7_stop_is_blocked_once_above_second_threshold() {
-    if clients("codex_7_stop_is_blocked_once_above_second_threshold").is_some() {
-        scenarios::stop_is_blocked_once_above_second_threshold(Agent::Codex);
-    }
-}
-
-#[test]
-fn codex_8_unfinished_work_reaches_next_session() {
-    if clients("codex_8_unfinished_work_reaches_next_session").is_some() {
-        record_scenarios::unfinished_work_reaches_next_session(Agent::Codex);
-    }
-}
-
-#[test]
-fn codex_9_committed_work_stays_silent() {
-    if clients("codex_9_committed_work_stays_silent").is_some() {
-        record_scenarios::committed_work_stays_silent(Agent::Codex);
-    }
-}
-
-#[test]
-fn codex_10_killed_session_leaves_its_last_turn() {
-    if clients("codex_10_killed_session_leaves_its_last_turn").is_some() {
-        record_scenarios::killed_session_leaves_its_last_turn(Agent::Codex);
-    }
-}
-
-#[test]
-fn codex_11_shell_edits_reach_next_session() {
-    if clients("codex_11_shell_edits_reach_next_session").is_some() {
-        record_scenarios::shell_edits_reach_next_session(Agent::Codex);
-    }
-}
-
-#[test]
-fn codex_12_shell_edits_survive_a_kill() {
-    if clients("codex_12_shell_edits_survive_a_kill").is_some() {
-        record_scenarios::shell_edits_survive_a_kill(Agent::Codex);
-    }
+    scenarios::compaction_codex();
 }
 
 /// Codex compacts at its configured `model_auto_compact_token_limit`: with
@@ -98,7 +18,6 @@ fn codex_12_shell_edits_survive_a_kill() {
 /// carries the firmer instruction, and Codex has not compacted. (At the first PostToolUse the
 /// rollout states no window yet and the hook takes the table's 272,000; the limit is measured
 /// against the same window, so the order of the two points holds either way.)
-#[test]
 fn codex_reminds_before_its_configured_compaction_point() {
     use support::fake_server::Turn;
     use support::{count_in, RunOpts, Sandbox};
@@ -132,9 +51,9 @@ fn codex_reminds_before_its_configured_compaction_point() {
     );
 }
 
-#[test]
-fn codex_record_write_fills_from_the_writers_own_record() {
-    if clients("codex_record_write_fills_from_the_writers_own_record").is_some() {
-        record_scenarios::write_fills_from_the_writers_own_record(Agent::Codex);
-    }
+trials! {
+    real: [
+        codex_4_compaction_keeps_the_handoff,
+        codex_reminds_before_its_configured_compaction_point,
+    ],
 }

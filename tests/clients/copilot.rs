@@ -4,13 +4,12 @@
 //! has the mechanism, plus what is Copilot's own — a compaction that starts no session (the
 //! handoff comes back with the next tool result), and `.claude/settings.json` hooks that Copilot
 //! runs as well (the context still arrives once).
-//! Needs node/npm and root (`unshare -n`); set HANDOVER_SKIP_E2E=1 to skip them loudly.
+//! Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
+//! The shared scenarios run for it from tests/clients/matrix.rs; this file holds its own tests.
 use crate::support;
 
 use crate::support::fake_server::Turn;
-use crate::support::{
-    clients, count_in, injected, record_scenarios, scenarios, Agent, RunOpts, Sandbox, Trust,
-};
+use crate::support::{clients, count_in, injected, Agent, RunOpts, Sandbox, Trust};
 use serde_json::Value;
 
 const STARTUP: &str = "handover: a previous session left a handoff for this repository.";
@@ -18,34 +17,10 @@ const AFTER_COMPACTION: &str = "handover: the context was just compacted";
 /// The heading of the instruction section install writes (installer/src/instructions.rs).
 const INSTRUCTIONS: &str = "## Handover between sessions";
 
-/// Uses `handover install --copilot --trust` (the folder recorded in `trustedFolders` of
-/// ~/.copilot/config.json): Copilot CLI loads a repository's hooks only in a trusted folder.
-#[test]
-fn copilot_1_handoff_reaches_next_session() {
-    if clients("copilot_1_handoff_reaches_next_session").is_some() {
-        scenarios::handoff_reaches_next_session(Agent::Copilot, Trust::Installed);
-    }
-}
-
-#[test]
-fn copilot_2_drift_and_stale_are_reported() {
-    if clients("copilot_2_drift_and_stale_are_reported").is_some() {
-        scenarios::drift_and_stale_are_reported(Agent::Copilot);
-    }
-}
-
-#[test]
-fn copilot_3_save_progress_is_asked_once() {
-    if clients("copilot_3_save_progress_is_asked_once").is_some() {
-        scenarios::save_progress_is_asked_once(Agent::Copilot);
-    }
-}
-
 /// Copilot CLI compacts in the background from 80 % of the prompt limit, runs preCompact
 /// (`trigger: auto`) and then no hook at all: no postCompact, no sessionStart. The handoff is
 /// back with the first tool result after the compaction began (postToolUse), the earliest
 /// point Copilot allows.
-#[test]
 fn copilot_4_compaction_keeps_the_handoff() {
     if clients("copilot_4_compaction_keeps_the_handoff").is_none() {
         return;
@@ -105,46 +80,10 @@ fn copilot_4_compaction_keeps_the_handoff() {
     assert_eq!(sb.hook_errors(&[&run]), Vec::<String>::new());
 }
 
-#[test]
-fn copilot_5_nothing_without_handoff() {
-    if clients("copilot_5_nothing_without_handoff").is_some() {
-        scenarios::nothing_without_handoff(Agent::Copilot);
-    }
-}
-
-#[test]
-fn copilot_6_corrupted_state_is_recovered() {
-    if clients("copilot_6_corrupted_state_is_recovered").is_some() {
-        scenarios::corrupted_state_is_recovered(Agent::Copilot);
-    }
-}
-
-#[test]
-fn copilot_7_agent_stop_is_blocked_once_above_second_threshold() {
-    if clients("copilot_7_agent_stop_is_blocked_once_above_second_threshold").is_some() {
-        scenarios::stop_is_blocked_once_above_second_threshold(Agent::Copilot);
-    }
-}
-
-#[test]
-fn copilot_8_unfinished_work_reaches_next_session() {
-    if clients("copilot_8_unfinished_work_reaches_next_session").is_some() {
-        record_scenarios::unfinished_work_reaches_next_session(Agent::Copilot);
-    }
-}
-
-#[test]
-fn copilot_9_shell_edits_reach_next_session() {
-    if clients("copilot_9_shell_edits_reach_next_session").is_some() {
-        record_scenarios::shell_edits_reach_next_session(Agent::Copilot);
-    }
-}
-
 /// Copilot CLI also runs the hooks of `.claude/settings.json` (with `COPILOT_CLI=1` in their
 /// environment). With `handover install --claude` and `--copilot` both in the repository, the
 /// startup context still reaches the model once, one delivery is journaled, and the stop is
 /// blocked at most once: the Claude Code entries recognise Copilot and stay silent.
-#[test]
 fn copilot_10_context_once_with_claude_wiring_too() {
     if clients("copilot_10_context_once_with_claude_wiring_too").is_none() {
         return;
@@ -219,7 +158,6 @@ fn copilot_10_context_once_with_claude_wiring_too() {
 /// --copilot` alone runs nothing; `install --copilot --trust` records the folder in
 /// `trustedFolders` of ~/.copilot/config.json (keeping the file's `//` comments and other
 /// keys) and from then on our hooks run, with no bypass.
-#[test]
 fn copilot_11_runs_our_hooks_only_in_a_trusted_folder() {
     use support::install_hooks;
     if clients("copilot_11_runs_our_hooks_only_in_a_trusted_folder").is_none() {
@@ -260,4 +198,12 @@ fn copilot_11_runs_our_hooks_only_in_a_trusted_folder() {
             "after install --trust, no call of our {event} hook:\n{log}"
         );
     }
+}
+
+trials! {
+    real: [
+        copilot_4_compaction_keeps_the_handoff,
+        copilot_10_context_once_with_claude_wiring_too,
+        copilot_11_runs_our_hooks_only_in_a_trusted_folder,
+    ],
 }

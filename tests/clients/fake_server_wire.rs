@@ -160,7 +160,6 @@ fn assemble(body: &str) -> Streamed {
     s
 }
 
-#[test]
 fn streamed_text_turn_then_shell_call_by_the_offered_tool_name() {
     let server = Server::start(
         vec![
@@ -206,7 +205,6 @@ fn streamed_text_turn_then_shell_call_by_the_offered_tool_name() {
     assert!(log.iter().all(|r| !r.compaction));
 }
 
-#[test]
 fn parallel_tool_calls_without_usage_option_and_non_streaming() {
     let server = Server::start(
         vec![
@@ -279,7 +277,6 @@ fn parallel_tool_calls_without_usage_option_and_non_streaming() {
     );
 }
 
-#[test]
 fn compaction_and_side_queries_take_no_turn() {
     let server = Server::start(vec![Turn::text("The scripted turn.")], 4);
     // Qwen Code's compaction request: the history, then its directive as the last user message.
@@ -327,4 +324,12 @@ fn compaction_and_side_queries_take_no_turn() {
         [(None, true), (None, false), (None, false), (Some(0), false)]
     );
     assert!(log[0].path.ends_with("/chat/completions"));
+}
+
+trials! {
+    plain: [
+        streamed_text_turn_then_shell_call_by_the_offered_tool_name,
+        parallel_tool_calls_without_usage_option_and_non_streaming,
+        compaction_and_side_queries_take_no_turn,
+    ],
 }

@@ -105,7 +105,6 @@ fn read_log(log: &Path) -> String {
 /// The settings `handover install` writes make Claude Code run our executables — no matcher, a
 /// path with a space and a quote — on SessionStart (startup), UserPromptSubmit, PostToolUse and
 /// Stop.
-#[test]
 fn claude_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote() {
     if clients("claude_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote").is_none() {
         return;
@@ -135,7 +134,6 @@ fn claude_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote() {
 /// `droid exec` (no trust step): our executables run on SessionStart (startup), PostToolUse
 /// after a command that succeeds, and Stop, from a path with a space and a quote. Under `exec`
 /// Droid fires no UserPromptSubmit (docs/compatibility.md), so none is logged.
-#[test]
 fn droid_exec_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote() {
     if clients("droid_exec_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote").is_none()
     {
@@ -169,7 +167,6 @@ fn droid_exec_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote() {
 
 /// Hooks `handover install` wrote are skipped by `codex exec` (no bypass flag) until trusted;
 /// after `install --trust` the same `codex exec` runs them.
-#[test]
 fn codex_exec_runs_our_hooks_only_after_install_trust() {
     if clients("codex_exec_runs_our_hooks_only_after_install_trust").is_none() {
         return;
@@ -208,7 +205,6 @@ fn codex_exec_runs_our_hooks_only_after_install_trust() {
 /// hook in the same file stays untrusted; a second run changes nothing; uninstall removes our
 /// entries and keeps the user's hook and comment. Through the installer's library API, with the
 /// real Codex wrapped in a loopback-only namespace.
-#[test]
 fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let Some(clients) = clients("install_trust_makes_codex_report_exactly_our_hooks_as_trusted")
     else {
@@ -339,7 +335,6 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
 /// config.toml stays CRLF although Codex rewrites it with LF; and when uninstall removes our
 /// Stop group, the user's Stop hook after it moves up and Codex still reports it trusted (its
 /// trust entry moved with it: the hash does not depend on the place).
-#[test]
 fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_uninstall() {
     let Some(clients) = clients(
         "codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_uninstall",
@@ -483,7 +478,6 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
 /// `install --trust` with no Codex config.toml yet: the file is created by this run (project
 /// trust), then Codex adds the hook trust; nothing of the user's was in it, so nothing is backed
 /// up.
-#[test]
 fn install_trust_does_not_back_up_a_config_it_created() {
     let Some(clients) = clients("install_trust_does_not_back_up_a_config_it_created") else {
         return;
@@ -520,4 +514,15 @@ fn install_trust_does_not_back_up_a_config_it_created() {
         std::fs::read_to_string(&cfg),
         String::from_utf8_lossy(&out)
     );
+}
+
+trials! {
+    real: [
+        claude_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote,
+        droid_exec_runs_the_installed_hooks_from_a_path_with_a_space_and_a_quote,
+        codex_exec_runs_our_hooks_only_after_install_trust,
+        install_trust_makes_codex_report_exactly_our_hooks_as_trusted,
+        codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_uninstall,
+        install_trust_does_not_back_up_a_config_it_created,
+    ],
 }

@@ -5,7 +5,9 @@
 //! save-progress reminder in Copilot CLI and Factory Droid (and the context watch in Gemini
 //! CLI); the session record after a quit, a clear and a SIGKILL following shell edits
 //! (tests/support/interactive_records.rs).
-//! Needs node/npm, tmux and root (`unshare -n`); set HANDOVER_SKIP_E2E=1 to skip them loudly.
+//! The scenarios every client goes through run from tests/clients/matrix.rs; this file holds
+//! them and the clients' own. Needs node/npm, tmux and root (`unshare -n`);
+//! HANDOVER_SKIP_E2E=1 reports them ignored.
 use crate::support;
 
 use crate::support::fake_server::{LoggedRequest, Turn};
@@ -48,7 +50,7 @@ fn delivered_sources(sb: &Sandbox) -> Vec<String> {
 /// command the handoff again (as re-injected context) in the next request; after its clear
 /// command the startup context again. Codex's `/new` asks where to start: Enter takes the
 /// default. Factory Droid's `/compress` asks for a confirmation: Enter confirms.
-fn startup_compaction_clear(agent: Agent) {
+pub(crate) fn startup_compaction_clear(agent: Agent) {
     let sb = Sandbox::new(agent, Trust::Installed);
     sb.write_handoff();
     let tui = sb.tui(Vec::new(), TuiOpts::default());
@@ -128,175 +130,11 @@ fn startup_compaction_clear(agent: Agent) {
     );
 }
 
-#[test]
-fn interactive_claude_startup_compaction_clear() {
-    if clients("interactive_claude_startup_compaction_clear").is_some() {
-        startup_compaction_clear(Agent::Claude);
-    }
-}
-
-#[test]
-fn interactive_codex_startup_compaction_new() {
-    if clients("interactive_codex_startup_compaction_new").is_some() {
-        startup_compaction_clear(Agent::Codex);
-    }
-}
-
-/// Qwen Code's `/compress` runs SessionStart `compact` before the next prompt (unlike its
-/// automatic compaction, docs/hooks.md); `/clear` starts a new session (SessionStart `clear`).
-#[test]
-fn interactive_qwen_startup_compress_clear() {
-    if clients("interactive_qwen_startup_compress_clear").is_some() {
-        startup_compaction_clear(Agent::Qwen);
-    }
-}
-
-/// Gemini CLI drops SessionStart's context after `/clear` and `/compress` has no SessionStart:
-/// the next prompt carries it. The journal counts only deliveries that reached the model.
-#[test]
-fn interactive_gemini_startup_compress_clear() {
-    if clients("interactive_gemini_startup_compress_clear").is_some() {
-        startup_compaction_clear(Agent::Gemini);
-    }
-}
-
-/// Copilot CLI: `/compact` runs preCompact only (no postCompact, no sessionStart after it); the
-/// handoff comes back with the next prompt (userPromptSubmitted). `/clear` starts a new session.
-#[test]
-fn interactive_copilot_startup_compact_clear() {
-    if clients("interactive_copilot_startup_compact_clear").is_some() {
-        startup_compaction_clear(Agent::Copilot);
-    }
-}
-
-/// Factory Droid: `/compress` (its `/compact`) runs PreCompact and starts a new session from the
-/// summary with SessionStart `compact` (unlike its automatic compaction, which runs no hook);
-/// `/new` starts a fresh session (SessionStart `resume`).
-#[test]
-fn interactive_droid_startup_compress_new() {
-    if clients("interactive_droid_startup_compress_new").is_some() {
-        startup_compaction_clear(Agent::Droid);
-    }
-}
-
-#[test]
-fn interactive_claude_quit_after_a_shell_edit() {
-    if clients("interactive_claude_quit_after_a_shell_edit").is_some() {
-        support::interactive_records::quit_after_a_shell_edit(Agent::Claude);
-    }
-}
-
-#[test]
-fn interactive_codex_quit_after_a_shell_edit() {
-    if clients("interactive_codex_quit_after_a_shell_edit").is_some() {
-        support::interactive_records::quit_after_a_shell_edit(Agent::Codex);
-    }
-}
-
-#[test]
-fn interactive_gemini_quit_after_a_shell_edit() {
-    if clients("interactive_gemini_quit_after_a_shell_edit").is_some() {
-        support::interactive_records::quit_after_a_shell_edit(Agent::Gemini);
-    }
-}
-
-#[test]
-fn interactive_claude_clear_after_a_shell_edit() {
-    if clients("interactive_claude_clear_after_a_shell_edit").is_some() {
-        support::interactive_records::clear_after_a_shell_edit(Agent::Claude);
-    }
-}
-
-#[test]
-fn interactive_codex_new_thread_after_a_shell_edit() {
-    if clients("interactive_codex_new_thread_after_a_shell_edit").is_some() {
-        support::interactive_records::clear_after_a_shell_edit(Agent::Codex);
-    }
-}
-
-#[test]
-fn interactive_gemini_clear_after_a_shell_edit() {
-    if clients("interactive_gemini_clear_after_a_shell_edit").is_some() {
-        support::interactive_records::clear_after_a_shell_edit(Agent::Gemini);
-    }
-}
-
-#[test]
-fn interactive_claude_killed_after_a_turn() {
-    if clients("interactive_claude_killed_after_a_turn").is_some() {
-        support::interactive_records::killed_after_a_turn(Agent::Claude);
-    }
-}
-
-#[test]
-fn interactive_gemini_killed_after_a_turn() {
-    if clients("interactive_gemini_killed_after_a_turn").is_some() {
-        support::interactive_records::killed_after_a_turn(Agent::Gemini);
-    }
-}
-
-#[test]
-fn interactive_qwen_quit_after_a_shell_edit() {
-    if clients("interactive_qwen_quit_after_a_shell_edit").is_some() {
-        support::interactive_records::quit_after_a_shell_edit(Agent::Qwen);
-    }
-}
-
-#[test]
-fn interactive_qwen_clear_after_a_shell_edit() {
-    if clients("interactive_qwen_clear_after_a_shell_edit").is_some() {
-        support::interactive_records::clear_after_a_shell_edit(Agent::Qwen);
-    }
-}
-
-#[test]
-fn interactive_qwen_killed_after_a_turn() {
-    if clients("interactive_qwen_killed_after_a_turn").is_some() {
-        support::interactive_records::killed_after_a_turn(Agent::Qwen);
-    }
-}
-
-#[test]
-fn interactive_copilot_quit_after_a_shell_edit() {
-    if clients("interactive_copilot_quit_after_a_shell_edit").is_some() {
-        support::interactive_records::quit_after_a_shell_edit(Agent::Copilot);
-    }
-}
-
-#[test]
-fn interactive_copilot_clear_after_a_shell_edit() {
-    if clients("interactive_copilot_clear_after_a_shell_edit").is_some() {
-        support::interactive_records::clear_after_a_shell_edit(Agent::Copilot);
-    }
-}
-
-#[test]
-fn interactive_copilot_killed_after_a_turn() {
-    if clients("interactive_copilot_killed_after_a_turn").is_some() {
-        support::interactive_records::killed_after_a_turn(Agent::Copilot);
-    }
-}
-
-#[test]
-fn interactive_droid_quit_after_a_shell_edit() {
-    if clients("interactive_droid_quit_after_a_shell_edit").is_some() {
-        support::interactive_records::quit_after_a_shell_edit(Agent::Droid);
-    }
-}
-
-#[test]
-fn interactive_droid_new_session_after_a_shell_edit() {
-    if clients("interactive_droid_new_session_after_a_shell_edit").is_some() {
-        support::interactive_records::clear_after_a_shell_edit(Agent::Droid);
-    }
-}
-
 /// Factory Droid's terminal UI runs no hook in a folder the user has not trusted: it asks
 /// "Trust this folder?" first (`droid exec` has no such gate and runs them anyway). `handover
 /// install --droid` alone writes no trust; `--trust` writes Droid's own entry (`trustedFolders`
 /// in `~/.factory/settings.json`, the file's other keys kept), and the terminal UI then starts
 /// without asking and the handoff reaches the first request.
-#[test]
 fn interactive_droid_runs_our_hooks_only_in_a_trusted_folder() {
     use crate::support::{install_hooks, RunOpts};
     if clients("interactive_droid_runs_our_hooks_only_in_a_trusted_folder").is_none() {
@@ -367,24 +205,13 @@ fn interactive_droid_runs_our_hooks_only_in_a_trusted_folder() {
     assert_carries(&tui, &first, STARTUP, "startup after install --trust");
 }
 
-#[test]
-fn interactive_droid_killed_after_a_turn() {
-    if clients("interactive_droid_killed_after_a_turn").is_some() {
-        support::interactive_records::killed_after_a_turn(Agent::Droid);
-    }
-}
-
-#[test]
 fn interactive_codex_left_thread_late_session_end() {
-    if clients("interactive_codex_left_thread_late_session_end").is_some() {
-        support::interactive_records::codex_left_thread_late_session_end();
-    }
+    support::interactive_records::codex_left_thread_late_session_end();
 }
 
 /// Gemini CLI's interactive `--resume` replaces what SessionStart added with the loaded
 /// history: the first prompt of the resumed session carries the handoff as it is now (written
 /// again between the sessions), and the journal says it was delivered after a resume.
-#[test]
 fn interactive_gemini_resume() {
     if clients("interactive_gemini_resume").is_none() {
         return;
@@ -421,7 +248,6 @@ fn interactive_gemini_resume() {
 /// stop is not blocked (Gemini 0.61.0 shows any AfterAgent block as "This request failed"), and
 /// the user's next prompt carries one short ask to save first: the model saves through its
 /// shell tool, and the screen shows no failure and no block at any point.
-#[test]
 fn interactive_gemini_context_watch() {
     if clients("interactive_gemini_context_watch").is_none() {
         return;
@@ -489,7 +315,7 @@ fn interactive_gemini_context_watch() {
 /// says the watch reminded once.
 ///
 /// [`lateness`]: support::scenarios::lateness
-fn save_progress_reminder(agent: Agent) {
+pub(crate) fn save_progress_reminder(agent: Agent) {
     use support::scenarios::{above_first_threshold, lateness, REMIND};
     let sb = Sandbox::new(agent, Trust::Installed);
     sb.write_handoff();
@@ -542,16 +368,11 @@ fn save_progress_reminder(agent: Agent) {
     assert_eq!(watch, ["reminded"], "{}\n{}", agent.name(), tui.describe());
 }
 
-#[test]
-fn interactive_copilot_save_progress_reminder() {
-    if clients("interactive_copilot_save_progress_reminder").is_some() {
-        save_progress_reminder(Agent::Copilot);
-    }
-}
-
-#[test]
-fn interactive_droid_save_progress_reminder() {
-    if clients("interactive_droid_save_progress_reminder").is_some() {
-        save_progress_reminder(Agent::Droid);
-    }
+trials! {
+    real: [
+        interactive_droid_runs_our_hooks_only_in_a_trusted_folder,
+        interactive_codex_left_thread_late_session_end,
+        interactive_gemini_resume,
+        interactive_gemini_context_watch,
+    ],
 }

@@ -95,7 +95,6 @@ fn claude_plugin_run(sb: &Sandbox) -> support::Run {
     )
 }
 
-#[test]
 fn claude_plugin_dir_delivers_the_startup_context_without_install() {
     if clients("claude_plugin_dir_delivers_the_startup_context_without_install").is_none() {
         return;
@@ -109,7 +108,6 @@ fn claude_plugin_dir_delivers_the_startup_context_without_install() {
 
 /// The plugin root reaches the shell through the environment, never as command text: a plugin
 /// directory whose path holds `$(…)` and backquotes runs neither, and the plugin still works.
-#[test]
 fn claude_plugin_root_with_shell_syntax_runs_none_of_it() {
     if clients("claude_plugin_root_with_shell_syntax_runs_none_of_it").is_none() {
         return;
@@ -138,7 +136,6 @@ fn claude_plugin_root_with_shell_syntax_runs_none_of_it() {
     }
 }
 
-#[test]
 fn claude_plugin_and_project_install_deliver_once() {
     if clients("claude_plugin_and_project_install_deliver_once").is_none() {
         return;
@@ -193,7 +190,6 @@ fn trust_plugin(sb: &Sandbox) -> String {
     run_offline_ok(sb, &sb.bins.handover, &args)
 }
 
-#[test]
 fn codex_runs_the_plugin_from_a_local_marketplace_after_trust() {
     if clients("codex_runs_the_plugin_from_a_local_marketplace_after_trust").is_none() {
         return;
@@ -225,7 +221,6 @@ fn codex_runs_the_plugin_from_a_local_marketplace_after_trust() {
     assert_startup_once(&sb, &after, "the trusted plugin");
 }
 
-#[test]
 fn codex_plugin_and_project_install_deliver_once() {
     if clients("codex_plugin_and_project_install_deliver_once").is_none() {
         return;
@@ -245,7 +240,6 @@ fn codex_plugin_and_project_install_deliver_once() {
 /// `claude plugin marketplace add <copy>` and `claude plugin install handover@handover` (what
 /// `/plugin marketplace add` and `/plugin install` do), offline; then `handover status` sees one
 /// plugin copy, and with a per-repository install reports the double install once.
-#[test]
 fn claude_installs_from_the_marketplace_and_status_sees_one_copy() {
     let Some(c) = clients("claude_installs_from_the_marketplace_and_status_sees_one_copy") else {
         return;
@@ -290,4 +284,15 @@ fn claude_installs_from_the_marketplace_and_status_sees_one_copy() {
         .filter(|p| p.as_str().unwrap().contains("installed twice"))
         .collect();
     assert_eq!(twice.len(), 1, "{s}");
+}
+
+trials! {
+    real: [
+        claude_plugin_dir_delivers_the_startup_context_without_install,
+        claude_plugin_root_with_shell_syntax_runs_none_of_it,
+        claude_plugin_and_project_install_deliver_once,
+        codex_runs_the_plugin_from_a_local_marketplace_after_trust,
+        codex_plugin_and_project_install_deliver_once,
+        claude_installs_from_the_marketplace_and_status_sees_one_copy,
+    ],
 }

@@ -199,17 +199,22 @@ fn two_homes_share_one_repository(agent: Agent, test: &str) {
     assert!(sb.hook_errors(&[&run]).is_empty(), "{}", run.describe());
 }
 
-#[test]
 fn claude_two_homes_share_one_repository() {
     two_homes_share_one_repository(Agent::Claude, "claude_two_homes_share_one_repository");
 }
 
-#[test]
 fn codex_two_homes_share_one_repository() {
     two_homes_share_one_repository(Agent::Codex, "codex_two_homes_share_one_repository");
 }
 
-#[test]
 fn gemini_two_homes_share_one_repository() {
     two_homes_share_one_repository(Agent::Gemini, "gemini_two_homes_share_one_repository");
+}
+
+trials! {
+    real: [
+        claude_two_homes_share_one_repository,
+        codex_two_homes_share_one_repository,
+        gemini_two_homes_share_one_repository,
+    ],
 }

@@ -2,33 +2,13 @@
 //! handoff pushed from another machine (`handover push` in a second clone with its own HOME)
 //! and fetched here (`handover pull`) reaches the client's first model request through the
 //! SessionStart hook, verified and labelled as coming from that machine. Harness:
-//! tests/support/. Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1 skips loudly.
+//! tests/support/. Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them
+//! ignored.
 
 use crate::support::fake_server::Turn;
 use crate::support::{clients, injected_texts, Agent, RunOpts, Sandbox, Trust, HANDOFF};
 use std::path::Path;
 use std::process::Command;
-
-#[test]
-fn claude_remote_handoff_reaches_session_start() {
-    if clients("claude_remote_handoff_reaches_session_start").is_some() {
-        remote_handoff_reaches_session_start(Agent::Claude);
-    }
-}
-
-#[test]
-fn codex_remote_handoff_reaches_session_start() {
-    if clients("codex_remote_handoff_reaches_session_start").is_some() {
-        remote_handoff_reaches_session_start(Agent::Codex);
-    }
-}
-
-#[test]
-fn gemini_remote_handoff_reaches_session_start() {
-    if clients("gemini_remote_handoff_reaches_session_start").is_some() {
-        remote_handoff_reaches_session_start(Agent::Gemini);
-    }
-}
 
 fn run(program: &Path, dir: &Path, home: &Path, args: &[&str]) -> String {
     let out = Command::new(program)
@@ -55,7 +35,7 @@ fn run(program: &Path, dir: &Path, home: &Path, args: &[&str]) -> String {
 /// The project gets a bare remote; a second clone ("laptop", its own HOME) writes and pushes a
 /// handoff; the project pulls it and starts a new session: the first model request carries
 /// the goal with a verdict, labelled as coming from the laptop.
-fn remote_handoff_reaches_session_start(agent: Agent) {
+pub(crate) fn remote_handoff_reaches_session_start(agent: Agent) {
     let sb = Sandbox::new(agent, Trust::BypassFlag);
     let git = Path::new("git");
     let remote = sb.root.join("remote.git");
@@ -122,7 +102,6 @@ fn remote_handoff_reaches_session_start(agent: Agent) {
 /// where that work is, and the handoff is not called drifted. Then the laptop pushes with
 /// `--with-changes`, the project applies it (`pull --adopt --apply`): the files are byte-identical
 /// to the laptop's, and the next session's first request gets the handoff fresh, naming the work.
-#[test]
 fn claude_travelled_work_arrives_fresh_and_work_left_behind_is_located() {
     if clients("claude_travelled_work_arrives_fresh_and_work_left_behind_is_located").is_none() {
         return;
@@ -223,4 +202,10 @@ fn claude_travelled_work_arrives_fresh_and_work_left_behind_is_located() {
     }
     let errors = sb.hook_errors(&[&first, &second]);
     assert!(errors.is_empty(), "{errors:?}");
+}
+
+trials! {
+    real: [
+        claude_travelled_work_arrives_fresh_and_work_left_behind_is_located,
+    ],
 }

@@ -30,6 +30,11 @@ fn session_start(repo: &Path, session: &str) -> Run {
     )
 }
 
+/// A context as a snapshot pins it (`ours`), with the repository's path as `[REPO]`.
+fn pinned(repo: &Path, text: &str) -> String {
+    ours(text).replace(&repo.display().to_string(), "[REPO]")
+}
+
 /// Every hook event we handle, once each: what a session does to a repository.
 fn every_hook(repo: &Path, session: &str) {
     session_start(repo, session);
@@ -111,9 +116,10 @@ fn a_sessions_link_neither_deletes_nor_writes_outside() {
     let run = session_start(repo.path(), "abc");
     victim.assert_untouched("sessions -> victim");
     // Said once, clearly: the agent learns why there is no handoff.
-    let text = run.context("SessionStart");
-    assert!(text.contains("cannot be used safely"), "{text}");
-    assert!(text.contains("sessions is a symbolic link"), "{text}");
+    insta::assert_snapshot!(
+        "sessions_link",
+        pinned(repo.path(), &run.context("SessionStart"))
+    );
     every_hook(repo.path(), "abc");
     victim.assert_untouched("sessions -> victim, every hook");
 }
@@ -298,11 +304,11 @@ fn a_field_cannot_forge_a_verdict_line() {
         .filter(|l| l.starts_with("handover:"))
         .collect();
     assert_eq!(ours.len(), 1, "{text}");
-    assert!(ours[0].contains("Verdict: stale"), "{text}");
     assert_eq!(text.lines().filter(|l| *l == DATA_END).count(), 1, "{text}");
     assert!(!text.contains('\r'), "{text:?}");
-    // The forged text is still there, as data: indented under the item it belongs to.
-    assert!(text.contains(&format!("\n    {forged}")), "{text}");
+    // The one verdict line is stale; the forged text is still there, as data: indented under
+    // the item it belongs to.
+    insta::assert_snapshot!("forged_verdict_lines", pinned(repo.path(), &text));
 
     let t = repo.path().join("t.jsonl");
     fs::write(&t, "").unwrap();
@@ -337,7 +343,7 @@ fn escape_sequences_in_a_crafted_handoff_are_stripped() {
     ] {
         assert!(!text.contains(bad), "{bad:?} in {text:?}");
     }
-    assert!(text.contains("Goal: Ship it txt.exe"), "{text}");
+    insta::assert_snapshot!("escapes_stripped", pinned(repo.path(), &text));
 }
 
 /// A handoff committed to the repository (here: arriving with a clone) is foreign, never "a
@@ -381,10 +387,7 @@ fn a_handoff_recorded_elsewhere_is_foreign() {
         h.git.as_mut().unwrap().root = "/somewhere/else".into()
     });
     let text = session_start(repo.path(), "s").context("SessionStart");
-    insta::assert_snapshot!(
-        "recorded_elsewhere",
-        ours(&text).replace(&repo.path().display().to_string(), "[REPO]")
-    );
+    insta::assert_snapshot!("recorded_elsewhere", pinned(repo.path(), &text));
 }
 
 /// PostCompact: the summary is journaled redacted and bounded; a session id with a token in it
@@ -805,8 +808,8 @@ fn a_future_dated_record_never_outranks_the_real_last_session() {
         r["last_message"] = "the real last session".into();
     });
     let text = session_start(repo.path(), "next").context("SessionStart");
-    assert!(text.contains("the real last session"), "{text}");
     assert!(!text.contains("setup.sh"), "{text}");
+    insta::assert_snapshot!("future_dated_record", pinned(repo.path(), &text));
 }
 
 /// H2: even this working tree's own record speaks only as quoted data: no field (agent, reason,
@@ -825,8 +828,8 @@ fn record_fields_are_quoted_data_never_our_words() {
     // Uncommitted work, so the record counts as unfinished.
     repo.write("src/lib.rs", "pub fn g() {}\n");
     let text = session_start(repo.path(), "next").context("SessionStart");
-    assert!(text.contains(RECORD_START), "{text}");
     only_quoted(&text, "verified these edits");
+    insta::assert_snapshot!("record_fields_quoted", pinned(repo.path(), &text));
     // After a handoff, the "since this handoff" part.
     repo.save_handoff();
     let old = SystemTime::now() - Duration::from_secs(3600);
@@ -837,8 +840,11 @@ fn record_fields_are_quoted_data_never_our_words() {
         .set_modified(old)
         .unwrap();
     let text = session_start(repo.path(), "next2").context("SessionStart");
-    assert!(text.contains("Since this handoff"), "{text}");
     only_quoted(&text, "verified these edits");
+    insta::assert_snapshot!(
+        "record_fields_quoted_since_a_handoff",
+        pinned(repo.path(), &text)
+    );
 }
 
 /// M2: with the store refused (`state.json` a link), a Stop hook writes no record, and

@@ -55,11 +55,16 @@ impl Clients {
     }
 }
 
+/// `HANDOVER_SKIP_E2E=1`: the real clients are not to run.
+pub fn skipped() -> bool {
+    std::env::var(SKIP_ENV).is_ok_and(|v| v == "1")
+}
+
 /// The real clients, installed once per test binary by tests/clients/ensure.sh. None (after a
 /// loud SKIPPED line) only when HANDOVER_SKIP_E2E=1; otherwise a missing prerequisite fails the
 /// test with instructions.
 pub fn clients(test: &str) -> Option<&'static Clients> {
-    if std::env::var(SKIP_ENV).is_ok_and(|v| v == "1") {
+    if skipped() {
         loud(&format!(
             "\n*** SKIPPED: {test}: {SKIP_ENV}=1 is set, the end-to-end tests with the real Claude Code, Codex and Gemini CLI did NOT run ***\n"
         ));
