@@ -505,7 +505,7 @@ fn writing_session_record(
     let ended = record
         .ended
         .as_ref()
-        .is_some_and(|e| e.how == "session_end");
+        .is_some_and(|e| e.how == handover_record::HowEnded::SessionEnd);
     let other_agent = agent.is_some_and(|a| handover_record::untrusted(a, 20) != record.agent);
     if ended || other_agent {
         return None;

@@ -5,7 +5,7 @@
 
 use super::Event;
 use crate::call::Call;
-use crate::state::session_state::SessionState;
+use crate::state::delivery::Epoch;
 use handover_clients::UserDirs;
 use handover_core::context::Pressure;
 use handover_handoff::config::Config;
@@ -72,7 +72,7 @@ pub enum StopAsk {
 pub fn decide(
     event: Event,
     pressure: Pressure,
-    st: &SessionState,
+    st: &Epoch,
     stop_hook_active: bool,
     ask: StopAsk,
 ) -> Decision {
@@ -111,7 +111,7 @@ pub fn decide(
 }
 
 /// Records in the state that `decision` was delivered at `now`.
-pub fn remember(decision: Decision, st: &mut SessionState, now: u64) {
+pub fn remember(decision: Decision, st: &mut Epoch, now: u64) {
     match decision {
         Decision::Quiet(_) => {}
         // The one ask after a turn ended unsaved, whichever way it went out.
@@ -164,7 +164,7 @@ mod tests {
 
     #[test]
     fn each_threshold_speaks_once_and_insisting_spends_the_reminder() {
-        let mut st = SessionState::new("s", 1);
+        let mut st = Epoch::new(1);
         let remind = decide(Event::Tool, Pressure::Remind, &st, false, StopAsk::Block);
         assert_eq!(remind, Decision::Say(Pressure::Remind));
         remember(remind, &mut st, 5);
@@ -177,7 +177,7 @@ mod tests {
         remember(insist, &mut st, 9);
         assert_eq!((st.reminded_ms, st.insisted_ms), (Some(5), Some(9)));
 
-        let mut jumped = SessionState::new("s", 1);
+        let mut jumped = Epoch::new(1);
         remember(Decision::Say(Pressure::Insist), &mut jumped, 3);
         assert_eq!(
             jumped.reminded_ms,
@@ -188,7 +188,7 @@ mod tests {
 
     #[test]
     fn stop_is_blocked_once_above_the_second_threshold_only() {
-        let mut st = SessionState::new("s", 1);
+        let mut st = Epoch::new(1);
         assert!(matches!(
             decide(Event::Stop, Pressure::Remind, &st, false, StopAsk::Block),
             Decision::Quiet(_)
@@ -210,7 +210,7 @@ mod tests {
     #[test]
     fn a_client_that_shows_a_block_as_a_failure_is_asked_again_at_the_next_prompt() {
         let ask = StopAsk::AtNextPrompt;
-        let mut st = SessionState::new("s", 1);
+        let mut st = Epoch::new(1);
         let insist = decide(Event::Tool, Pressure::Insist, &st, false, ask);
         assert_eq!(insist, Decision::Say(Pressure::Insist));
         remember(insist, &mut st, 3);

@@ -37,7 +37,7 @@
 //! - Instruction file: it reads `AGENTS.md` (and `CLAUDE.md`); ours goes to `AGENTS.md`.
 
 use crate::transcript::{self, at, flag, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Scope, ShellSign, Trust, UserDirs};
+use crate::{Agent, Client, HookEvent, HookInput, Scope, ShellSign, StartSource, Trust, UserDirs};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
@@ -134,10 +134,10 @@ impl Client for Droid {
     /// with a new session id and no `message_id`: a session with no message yet, which
     /// resumes nothing. It opens as a `startup`. A true resume (`--fork`, or a session picked
     /// to continue) and the old session reopened by `/compress` name their last message.
-    fn session_start_source<'a>(&self, input: &'a HookInput) -> &'a str {
-        match input.source.as_deref() {
-            Some("resume") if !input.has_message_id => "startup",
-            other => other.unwrap_or("startup"),
+    fn session_start_source(&self, input: &HookInput) -> StartSource {
+        match crate::claude::Claude.session_start_source(input) {
+            StartSource::Resume if !input.has_message_id => StartSource::Startup,
+            source => source,
         }
     }
 
@@ -145,8 +145,8 @@ impl Client for Droid {
     /// `message_id`, like a true resume) only to summarize it: that context reaches no
     /// conversation request, and the next hook of that session is PreCompact. A true resume's
     /// next prompt (terminal UI) or tool result and Stop (`droid exec`) confirm it.
-    fn journals_start_at_a_request(&self, source: &str) -> bool {
-        source == "resume"
+    fn journals_start_at_a_request(&self, source: &StartSource) -> bool {
+        *source == StartSource::Resume
     }
 
     fn usage_file(&self, transcript: &Path) -> PathBuf {
@@ -752,7 +752,7 @@ mod tests {
         let claude = HookInput::parse(br#"{"source":"resume"}"#);
         assert_eq!(
             crate::claude::Claude.session_start_source(&claude),
-            "resume"
+            StartSource::Resume
         );
     }
 
