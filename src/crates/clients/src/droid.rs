@@ -726,11 +726,7 @@ mod tests {
 
     #[test]
     fn new_opens_as_a_startup_and_a_true_resume_stays_one() {
-        let source = |raw: &[u8]| {
-            Droid
-                .session_start_source(&HookInput::parse(raw))
-                .to_string()
-        };
+        let source = |raw: &[u8]| Droid.session_start_source(&HookInput::parse(raw));
         let fixture = |name: &str| {
             std::fs::read(
                 Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -739,15 +735,24 @@ mod tests {
             )
             .unwrap()
         };
-        assert_eq!(source(&fixture("session_start-startup.json")), "startup");
-        assert_eq!(source(&fixture("session_start-new.json")), "startup");
-        assert_eq!(source(&fixture("session_start-resume.json")), "resume");
+        assert_eq!(
+            source(&fixture("session_start-startup.json")),
+            StartSource::Startup
+        );
+        assert_eq!(
+            source(&fixture("session_start-new.json")),
+            StartSource::Startup
+        );
+        assert_eq!(
+            source(&fixture("session_start-resume.json")),
+            StartSource::Resume
+        );
         assert_eq!(
             source(&fixture("session_start-compress-reopen.json")),
-            "resume"
+            StartSource::Resume
         );
-        assert_eq!(source(br#"{"source":"compact"}"#), "compact");
-        assert_eq!(source(b"{}"), "startup");
+        assert_eq!(source(br#"{"source":"compact"}"#), StartSource::Compact);
+        assert_eq!(source(b"{}"), StartSource::Startup);
         // Other clients keep the payload's word.
         let claude = HookInput::parse(br#"{"source":"resume"}"#);
         assert_eq!(
