@@ -177,6 +177,20 @@ pub enum Event {
     },
     /// PostCompact.
     PostCompact,
+    /// The watch said this in the current epoch.
+    Said(Said),
+}
+
+/// What the context watch says once per epoch.
+#[derive(Clone, Copy, Debug, PartialEq)]
+pub enum Said {
+    /// The first threshold's reminder.
+    Reminded,
+    /// The second threshold's firmer one (the reminder is spent with it).
+    Insisted,
+    /// The one ask after a turn ended unsaved: a blocked Stop, or the ask again at the next
+    /// prompt.
+    AskedAtStop,
 }
 
 /// What the caller read before asking.
@@ -391,6 +405,20 @@ pub fn next(state: &Delivery, event: Event, facts: &Facts) -> (Delivery, Action)
             Action::Compacted {
                 armed: !delivered_for_this_compaction,
             }
+        }
+        Event::Said(said) => {
+            let epoch = &mut st.epoch;
+            match said {
+                Said::AskedAtStop => epoch.stop_blocked_ms = Some(now),
+                Said::Insisted => {
+                    epoch.insisted_ms = Some(now);
+                    epoch.reminded_ms.get_or_insert(now);
+                }
+                Said::Reminded => {
+                    epoch.reminded_ms.get_or_insert(now);
+                }
+            }
+            Action::Save { first: false }
         }
     };
     (st, action)
@@ -966,6 +994,51 @@ mod tests {
                 existed(),
                 armed_now(started(Some(20))),
                 compacted(true),
+            ),
+        ]);
+    }
+
+    #[test]
+    fn each_threshold_is_said_once_per_epoch() {
+        let epoch = |reminded, insisted, stop_blocked| Delivery {
+            epoch: Epoch {
+                start_ms: 10,
+                reminded_ms: reminded,
+                insisted_ms: insisted,
+                stop_blocked_ms: stop_blocked,
+            },
+            ..started(Some(20))
+        };
+        let save = Action::Save { first: false };
+        check(vec![
+            (
+                epoch(None, None, None),
+                Event::Said(Said::Reminded),
+                existed(),
+                epoch(Some(NOW), None, None),
+                save.clone(),
+            ),
+            // Past the second threshold, the first one is spent too, but keeps its time.
+            (
+                epoch(None, None, None),
+                Event::Said(Said::Insisted),
+                existed(),
+                epoch(Some(NOW), Some(NOW), None),
+                save.clone(),
+            ),
+            (
+                epoch(Some(5), None, None),
+                Event::Said(Said::Insisted),
+                existed(),
+                epoch(Some(5), Some(NOW), None),
+                save.clone(),
+            ),
+            (
+                epoch(Some(5), Some(6), None),
+                Event::Said(Said::AskedAtStop),
+                existed(),
+                epoch(Some(5), Some(6), Some(NOW)),
+                save,
             ),
         ]);
     }

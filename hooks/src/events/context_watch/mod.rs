@@ -250,7 +250,7 @@ fn deliver(
             return Outcome::silent(format!("{measured}; nothing to say on {event:?}"))
         }
     };
-    thresholds::remember(decision, &mut st.delivery.epoch, call.now_ms);
+    thresholds::remember(decision, &mut st.delivery, call.now_ms);
     st.last_percent = Some(reading.percent);
     if let Err(e) = file.save(&st) {
         return Outcome::silent(format!("{measured}; state not saved: {e}"));
