@@ -37,10 +37,10 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             return Ok(ExitCode::SUCCESS);
         }
     };
-    let session = super::detect_session(args.session.as_deref());
+    let session = handover_clients::caller::session(args.session.as_deref());
     // Ids and names the caller passed are text like any other: no token reaches the journal.
     let session = session.as_deref().map(handover_handoff::sanitize::redacted);
-    let agent = super::detect_agent(None)
+    let agent = handover_clients::caller::agent(None)
         .as_deref()
         .map(handover_handoff::sanitize::redacted);
     store.append_journal(

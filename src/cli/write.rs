@@ -4,10 +4,11 @@
 use super::output::{stdout, warn};
 use super::WriteArgs;
 use anyhow::{bail, Context as _};
+use handover_clients::caller;
 use handover_core::write::{self, Refusal, Request};
 use handover_handoff::model::{Content, Decision, Handoff};
 use handover_handoff::store::Store;
-use handover_handoff::{config, markdown};
+use handover_handoff::{config, json_form, markdown};
 use serde_json::Value;
 use std::io::Read;
 use std::io::Write as _;
@@ -29,20 +30,6 @@ blockers, warnings, important_files [{path, why}], evidence {commands_run, measu
 environment {..}, next_action, priorities [{task, urgency: first|primary|after_primary|if_time_permits}],
 stop_conditions, kind (standard|heavy), plan {work_items, key_interfaces, dependencies, test_strategy}.";
 
-/// Fields the tool fills in: accepted in input (e.g. a state.json fed back) but replaced.
-const TOOL_FIELDS: &[&str] = &[
-    "schema_version",
-    "id",
-    "created_at",
-    "agent",
-    "session_id",
-    "git",
-    "files_changed",
-    "files_changed_omitted",
-    "files_changed_base",
-    "checksum",
-];
-
 pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     let config = config::load(store.root())?;
@@ -52,9 +39,20 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     };
     // Flag mistakes are reported before waiting for the lock.
     apply_flags(&mut Content::default(), args)?;
-    let agent = super::detect_agent(args.agent.as_deref());
-    let session_id = super::detect_session(args.session.as_deref());
-    let recorded = writing_session_record(&store, agent.as_deref(), session_id.as_deref());
+    let agent = caller::agent(args.agent.as_deref());
+    let session_id = caller::session(args.session.as_deref());
+    // The record is found by the session id given, else the one the client set for its shell
+    // (the handoff itself names only a session id the caller gave).
+    let record_session = session_id
+        .clone()
+        .or_else(|| caller::client_session_id(agent.as_deref()));
+    let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
+    let recorded = handover_record::writer::record_of_writer(
+        &store,
+        agent.as_deref(),
+        record_session.as_deref(),
+        now_ms,
+    );
     let request = Request {
         content: input.clone().unwrap_or_default(),
         agent,
@@ -170,18 +168,11 @@ fn read_input(path: &Path) -> anyhow::Result<Content> {
     let markdown_named = path
         .extension()
         .is_some_and(|e| e.eq_ignore_ascii_case("md"));
-    if !markdown_named && looks_like_json(text) {
-        parse_json(text).with_context(|| format!("{name} (read as JSON)"))
+    if !markdown_named && json_form::looks_like_json(text) {
+        json_form::parse(text).with_context(|| format!("{name} (read as JSON)"))
     } else {
         markdown::parse(text).with_context(|| format!("{name} (read as the Markdown form)"))
     }
-}
-
-/// JSON of any shape (an object, but also `null`, an array, a number): those get a JSON error
-/// ("expected a JSON object"), not a confusing Markdown one.
-fn looks_like_json(text: &str) -> bool {
-    let t = text.trim_start();
-    t.starts_with(['{', '[', '"']) || serde_json::from_str::<Value>(t).is_ok()
 }
 
 fn read_capped(reader: impl Read, name: &str) -> anyhow::Result<Vec<u8>> {
@@ -197,147 +188,6 @@ fn read_capped(reader: impl Read, name: &str) -> anyhow::Result<Vec<u8>> {
         );
     }
     Ok(bytes)
-}
-
-/// JSON input: lenient where people naturally differ (numbers and booleans in `environment` and
-/// `evidence.measurements` become text), strict where a typo would silently lose a field.
-pub fn parse_json(text: &str) -> anyhow::Result<Content> {
-    let mut value: Value = serde_json::from_str(text).map_err(|e| {
-        anyhow::anyhow!(
-            "not valid JSON at line {} column {}: {e}",
-            e.line(),
-            e.column()
-        )
-    })?;
-    let Some(obj) = value.as_object_mut() else {
-        bail!("expected a JSON object such as {{\"goal\": \"...\"}}");
-    };
-    for key in TOOL_FIELDS {
-        obj.remove(*key);
-    }
-    stringify_scalars(obj.get_mut("environment"));
-    if let Some(ev) = obj.get_mut("evidence").and_then(Value::as_object_mut) {
-        stringify_scalars(ev.get_mut("measurements"));
-    }
-    let content: Content = serde_json::from_value(value.clone()).map_err(|e| {
-        let at = failing_path(&value, &mut Vec::new())
-            .map(|p| format!("{p}: "))
-            .unwrap_or_default();
-        anyhow::anyhow!("{at}{e} (see docs/format.md or `handover write --help`)")
-    })?;
-    let parsed = serde_json::to_value(&content)?;
-    let mut unknown = Vec::new();
-    unknown_keys(&value, &parsed, "", &mut unknown);
-    if !unknown.is_empty() {
-        bail!(
-            "unknown field(s): {} — check the spelling against docs/format.md (`handover write --help` lists the keys)",
-            unknown.join(", ")
-        );
-    }
-    Ok(content)
-}
-
-/// Where in `value` the handoff does not deserialize, as a field path (`status.in_progress`,
-/// `decisions[1].why`): the deepest part that fails on its own, everything else left out.
-/// serde_json's own error names only the expected type.
-fn failing_path(value: &Value, at: &mut Vec<Step>) -> Option<String> {
-    let children: Vec<(Step, &Value)> = match value {
-        Value::Object(m) => m.iter().map(|(k, v)| (Step::Key(k.clone()), v)).collect(),
-        Value::Array(a) => a
-            .iter()
-            .enumerate()
-            .map(|(i, v)| (Step::Index(i), v))
-            .collect(),
-        _ => Vec::new(),
-    };
-    for (step, child) in children {
-        at.push(step);
-        if serde_json::from_value::<Content>(alone(at, child.clone())).is_err() {
-            // A list or object where something else belongs: the field itself, not its parts.
-            let empty = match child {
-                Value::Object(_) => Some(Value::Object(Default::default())),
-                Value::Array(_) => Some(Value::Array(Vec::new())),
-                _ => None,
-            };
-            let container_wrong =
-                empty.is_some_and(|e| serde_json::from_value::<Content>(alone(at, e)).is_err());
-            let deeper = if container_wrong {
-                None
-            } else {
-                failing_path(child, at)
-            };
-            let here = render_path(at);
-            at.pop();
-            return deeper.or(Some(here));
-        }
-        at.pop();
-    }
-    None
-}
-
-#[derive(Clone)]
-enum Step {
-    Key(String),
-    Index(usize),
-}
-
-/// `leaf` at `path` in an otherwise empty handoff (an index becomes a one-element array).
-fn alone(path: &[Step], leaf: Value) -> Value {
-    path.iter().rev().fold(leaf, |inner, step| match step {
-        Step::Key(k) => Value::Object([(k.clone(), inner)].into_iter().collect()),
-        Step::Index(_) => Value::Array(vec![inner]),
-    })
-}
-
-fn render_path(path: &[Step]) -> String {
-    let mut out = String::new();
-    for step in path {
-        match step {
-            Step::Key(k) if out.is_empty() => out.push_str(k),
-            Step::Key(k) => {
-                out.push('.');
-                out.push_str(k);
-            }
-            Step::Index(i) => out.push_str(&format!("[{i}]")),
-        }
-    }
-    out
-}
-
-fn stringify_scalars(map: Option<&mut Value>) {
-    if let Some(Value::Object(m)) = map {
-        for v in m.values_mut() {
-            if matches!(v, Value::Number(_) | Value::Bool(_)) {
-                *v = Value::String(v.to_string());
-            }
-        }
-    }
-}
-
-/// Keys in the input that did not survive deserialization: misspelled or misplaced fields.
-fn unknown_keys(input: &Value, parsed: &Value, path: &str, out: &mut Vec<String>) {
-    match (input, parsed) {
-        (Value::Object(i), Value::Object(p)) => {
-            for (k, v) in i {
-                let here = if path.is_empty() {
-                    k.clone()
-                } else {
-                    format!("{path}.{k}")
-                };
-                match p.get(k) {
-                    Some(pv) => unknown_keys(v, pv, &here, out),
-                    None if v.is_null() => {}
-                    None => out.push(here),
-                }
-            }
-        }
-        (Value::Array(i), Value::Array(p)) => {
-            for (n, (iv, pv)) in i.iter().zip(p).enumerate() {
-                unknown_keys(iv, pv, &format!("{path}[{n}]"), out);
-            }
-        }
-        _ => {}
-    }
 }
 
 fn apply_flags(c: &mut Content, a: &WriteArgs) -> anyhow::Result<()> {
@@ -484,46 +334,6 @@ fn print_outcome(
         }
     }
     Ok(())
-}
-
-/// The record of the session writing this handoff, identified for sure: by the session id
-/// given (`--session`, `HANDOVER_SESSION_ID`) or set by the client for the commands it runs
-/// (`super::client_session_id`). Without one there is no record: the newest record may be
-/// another agent's. The record must be this working tree's own (record::provenance), of the
-/// same agent when the agent is known, and of a session that has not ended; files it edited
-/// that no longer exist are left out.
-fn writing_session_record(
-    store: &Store,
-    agent: Option<&str>,
-    session_id: Option<&str>,
-) -> Option<handover_record::SessionRecord> {
-    let sid = session_id
-        .map(str::to_string)
-        .or_else(|| super::client_session_id(agent))?;
-    let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
-    let mut record = handover_record::files::load_own(store, &sid, now_ms)?;
-    let ended = record
-        .ended
-        .as_ref()
-        .is_some_and(|e| e.how == handover_record::HowEnded::SessionEnd);
-    let other_agent = agent.is_some_and(|a| handover_record::untrusted(a, 20) != record.agent);
-    if ended || other_agent {
-        return None;
-    }
-    let root = store.root();
-    record.files_edited.retain(|f| still_exists(root, f));
-    Some(record)
-}
-
-/// A repository-relative path that names something in the working tree now (looked at without
-/// following a link). Absolute paths and `..` are never looked at.
-fn still_exists(root: &Path, rel: &str) -> bool {
-    let path = Path::new(rel);
-    !path.is_absolute()
-        && !path
-            .components()
-            .any(|c| matches!(c, std::path::Component::ParentDir))
-        && std::fs::symlink_metadata(root.join(path)).is_ok()
 }
 
 fn summary_json(o: &write::Outcome) -> Value {

@@ -42,6 +42,7 @@ fn generators() -> BTreeMap<&'static str, fn() -> String> {
     g.insert("storage-config-table", storage_config_table);
     g.insert("storage-config-errors", storage_config_errors);
     g.insert("model-windows-table", model_windows_table);
+    g.insert("design-crates", design_crates);
     g
 }
 
@@ -1012,6 +1013,42 @@ fn model_windows_table() -> String {
                 tokens(row.window)
             ));
         }
+    }
+    t
+}
+
+/// docs/design.md's table of the crates: each package of the architecture test's layers, its
+/// folder, the handover crates it uses (the manifest's, which the architecture test holds to
+/// the code), and what it is (the manifest's description).
+fn design_crates() -> String {
+    let root = Path::new(env!("CARGO_MANIFEST_DIR"));
+    let mut t = String::from("| crate | folder | uses | what it is |\n|---|---|---|---|\n");
+    for (dir, name, uses) in super::architecture::LAYERS.iter().rev() {
+        let manifest: toml_edit::DocumentMut =
+            std::fs::read_to_string(root.join(dir).join("Cargo.toml"))
+                .unwrap()
+                .parse()
+                .unwrap();
+        let description = manifest["package"]["description"]
+            .as_str()
+            .unwrap_or_default();
+        let folder = if *dir == "." {
+            "`src/main.rs`, `src/cli/`, `src/bin/`".to_string()
+        } else {
+            format!("`{dir}/`")
+        };
+        let uses: Vec<String> = uses
+            .iter()
+            .map(|u| u.trim_start_matches("handover-").to_string())
+            .collect();
+        let uses = if uses.is_empty() {
+            "—".to_string()
+        } else {
+            uses.join(", ")
+        };
+        t.push_str(&format!(
+            "| `{name}` | {folder} | {uses} | {description} |\n"
+        ));
     }
     t
 }

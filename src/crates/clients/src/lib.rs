@@ -17,6 +17,7 @@
 //!
 //! Adding a client: docs/design.md, "Adding a client".
 
+pub mod caller;
 pub mod claude;
 pub mod codex;
 pub mod copilot;

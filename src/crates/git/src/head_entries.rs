@@ -117,7 +117,7 @@ impl<'r> HeadEntries<'r> {
 
     /// HEAD's entry at `path` (`/`-separated, relative to the top of the working tree). Err:
     /// a tree on the way could not be read.
-    pub fn entry(&self, path: &str) -> Result<Entry, ()> {
+    pub(crate) fn entry(&self, path: &str) -> Result<Entry, ()> {
         if self.commit.is_none() {
             return Ok(None);
         }

@@ -714,48 +714,36 @@ fn delta_result_size(delta: &[u8]) -> Option<u64> {
 /// The base-128 numbers at the start of a delta: the base's size, then the result's.
 fn delta_sizes(delta: &[u8]) -> impl Iterator<Item = u64> + '_ {
     let mut at = 0;
-    std::iter::from_fn(move || {
-        let mut value = 0u64;
-        let mut shift = 0;
-        loop {
-            let byte = *delta.get(at)?;
-            at += 1;
-            if shift > 63 {
-                return None;
-            }
-            value |= u64::from(byte & 0x7f) << shift;
-            shift += 7;
-            if byte & 0x80 == 0 {
-                return Some(value);
-            }
+    std::iter::from_fn(move || delta_size(delta, &mut at))
+}
+
+/// One size at `at` of a delta's header (7 bits a byte, low first, the high bit saying another
+/// byte follows), `at` moved past it; None when it runs off the end or past 64 bits.
+fn delta_size(delta: &[u8], at: &mut usize) -> Option<u64> {
+    let mut value = 0u64;
+    let mut shift = 0;
+    loop {
+        let byte = *delta.get(*at)?;
+        *at += 1;
+        if shift > 63 {
+            return None;
         }
-    })
+        value |= u64::from(byte & 0x7f) << shift;
+        shift += 7;
+        if byte & 0x80 == 0 {
+            return Some(value);
+        }
+    }
 }
 
 /// `base` with `delta` applied: the two sizes, then instructions that copy a span of the base
 /// or insert the bytes that follow them.
 fn apply_delta(base: &[u8], delta: &[u8]) -> Option<Vec<u8>> {
-    fn size(delta: &[u8], at: &mut usize) -> Option<u64> {
-        let mut value = 0u64;
-        let mut shift = 0;
-        loop {
-            let byte = *delta.get(*at)?;
-            *at += 1;
-            if shift > 63 {
-                return None;
-            }
-            value |= u64::from(byte & 0x7f) << shift;
-            shift += 7;
-            if byte & 0x80 == 0 {
-                return Some(value);
-            }
-        }
-    }
     let mut at = 0;
-    if size(delta, &mut at)? != base.len() as u64 {
+    if delta_size(delta, &mut at)? != base.len() as u64 {
         return None;
     }
-    let result_size = size(delta, &mut at)?;
+    let result_size = delta_size(delta, &mut at)?;
     if result_size > MAX_OBJECT_BYTES {
         return None;
     }

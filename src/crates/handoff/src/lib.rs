@@ -1,8 +1,8 @@
 //! handover-handoff: the handoff document and what needs only the document.
 //!
-//! The model ([`model`]), its checks before a write ([`validate`]), its Markdown form
-//! ([`markdown`]), its store on disk ([`store`]: state.json, handover.md, the journal, the
-//! archive, the lock; [`hand_edits`] for a handover.md a person changed), the optional
+//! The model ([`model`]), its checks before a write ([`validate`]), its two input forms
+//! ([`markdown`], [`json_form`]), its store on disk ([`store`]: state.json, handover.md, the
+//! journal, the archive, the lock; [`hand_edits`] for a handover.md a person changed), the optional
 //! `.handover/config.toml` ([`config`]), the rules for touching files under `.handover/`
 //! ([`safe_fs`]) and for text that came from someone else ([`sanitize`]). It stands on
 //! handover-base and handover-redact; git, verification, session records and the texts an
@@ -10,6 +10,7 @@
 
 pub mod config;
 pub mod hand_edits;
+pub mod json_form;
 pub mod markdown;
 pub mod model;
 pub mod os_path;

@@ -23,6 +23,7 @@ pub mod fill;
 pub mod provenance;
 pub mod text;
 pub mod tree;
+pub mod writer;
 
 use serde::{Deserialize, Serialize};
 
