@@ -68,10 +68,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         (Some(_), Some(_)) => Composed::Context,
     };
 
-    // Remember: a resumed session's record runs again; the session's state says what was
-    // delivered, or left to the next prompt or tool result where the client would drop the
-    // context (only that delivery is then journaled). Without a session to remember it in,
-    // the context goes out here anyway (unjournaled: it may not arrive).
+    // Remember: a resumed session's record runs again.
     if source == StartSource::Resume {
         let buffered = call.client().transcript_flush_delay().is_some();
         notes.extend(crate::events::session_record::resumed(
@@ -80,9 +77,12 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
             buffered,
         ));
     }
-    // The start, remembered once: the session's state says what was delivered, or left to
-    // the next prompt, or given but journaled only once a request shows it went out
-    // (`Client::journals_start_at_a_request`: the context watch journals it then).
+    // The start, remembered with one save: the session's state says what was delivered, or
+    // left to the next prompt or tool result where the client would drop the context, or given
+    // but journaled only once a request shows it went out
+    // (`Client::journals_start_at_a_request`: the context watch journals it then). Without a
+    // session to remember it in, the context goes out here anyway (unjournaled: it may not
+    // arrive).
     let first = match st.step(Event::StartComposed(source.clone(), composed), &facts) {
         Action::RememberStart { first, unconfirmed } => {
             if let Some(d) = delivery.as_ref().filter(|_| unconfirmed) {
