@@ -289,7 +289,11 @@ fn record() -> impl Strategy<Value = SessionRecord> {
                 r.commands = commands;
                 r.last_failure = last.clone();
                 r.last_test = last;
-                r.ended = ended.map(|(how, reason, at)| Ending { how, reason, at });
+                r.ended = ended.map(|(how, reason, at)| Ending {
+                    how: handover_record::HowEnded::parse(&how),
+                    reason,
+                    at,
+                });
                 r.git = git.map(|(branch, head, dirty)| GitState {
                     branch: Some(branch),
                     head: Some(head),

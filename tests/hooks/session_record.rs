@@ -451,7 +451,10 @@ fn a_late_session_end_of_an_older_session_does_not_make_it_the_newest() {
     insta::assert_snapshot!("record_of_the_newest_thread", ours(&text));
     // The late end is recorded, but not as activity.
     let old = handover_record::files::load(&store, "old-thread").unwrap();
-    assert_eq!(old.ended.unwrap().how, "session_end");
+    assert_eq!(
+        old.ended.unwrap().how,
+        handover_record::HowEnded::SessionEnd
+    );
     let new = handover_record::files::load(&store, "new-thread").unwrap();
     assert!(old.last_activity_ms < new.last_activity_ms);
     // Its end-of-session scan does not take the newer thread's edit.
@@ -1052,7 +1055,7 @@ fn droids_second_session_end_at_new_keeps_the_clear_reason() {
         v["reason"] = reason.into();
         hook(PRE_COMPACT, "droid", v);
         let ended = record(&repo).ended.expect("ended");
-        assert_eq!(ended.how, "session_end");
+        assert_eq!(ended.how, handover_record::HowEnded::SessionEnd);
         ended.reason
     };
     stop(&repo, "droid", &t);

@@ -367,7 +367,7 @@ pub fn wait_for_record_end(
         let ended = record
             .ended
             .as_ref()
-            .is_some_and(|e| e.how == "session_end");
+            .is_some_and(|e| e.how == handover_record::HowEnded::SessionEnd);
         if ended && record.updated_ms >= since_ms {
             return Some(record);
         }

@@ -58,7 +58,9 @@ pub fn quit_after_a_shell_edit(agent: Agent) {
         let until = std::time::Instant::now() + super::hook::RECORD_END_WAIT;
         let ended = loop {
             let ended = record_that_ran(&sb, "codegen").and_then(|r| r.ended);
-            if ended.as_ref().is_some_and(|e| e.how == "session_end")
+            if ended
+                .as_ref()
+                .is_some_and(|e| e.how == handover_record::HowEnded::SessionEnd)
                 || std::time::Instant::now() >= until
             {
                 break ended;
@@ -66,7 +68,9 @@ pub fn quit_after_a_shell_edit(agent: Agent) {
             std::thread::sleep(std::time::Duration::from_millis(20));
         };
         assert!(
-            ended.as_ref().is_some_and(|e| e.how == "session_end"),
+            ended
+                .as_ref()
+                .is_some_and(|e| e.how == handover_record::HowEnded::SessionEnd),
             "the quit Copilot session's record does not say it ended: {ended:?}"
         );
     }
@@ -75,7 +79,8 @@ pub fn quit_after_a_shell_edit(agent: Agent) {
         assert!(
             ended
                 .as_ref()
-                .is_some_and(|e| e.how == "session_end" && e.reason.as_deref() == Some("exit")),
+                .is_some_and(|e| e.how == handover_record::HowEnded::SessionEnd
+                    && e.reason.as_deref() == Some("exit")),
             "the quit Gemini session's record does not say it ended: {ended:?}"
         );
     }
@@ -164,7 +169,8 @@ pub fn clear_after_a_shell_edit(agent: Agent) {
         assert!(
             ended
                 .as_ref()
-                .is_some_and(|e| e.how == "session_end" && e.reason.as_deref() == Some(reason)),
+                .is_some_and(|e| e.how == handover_record::HowEnded::SessionEnd
+                    && e.reason.as_deref() == Some(reason)),
             "{}: the cleared session's record does not say it ended with {reason:?}: {ended:?}\n{}",
             agent.name(),
             tui.describe()
@@ -282,7 +288,9 @@ pub fn codex_left_thread_late_session_end() {
             .iter()
             .any(|r| {
                 r.commands.iter().any(|c| c.command.contains("old thread"))
-                    && r.ended.as_ref().is_some_and(|e| e.how == "session_end")
+                    && r.ended
+                        .as_ref()
+                        .is_some_and(|e| e.how == handover_record::HowEnded::SessionEnd)
             })
     });
     drop(tui);

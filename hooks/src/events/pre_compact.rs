@@ -11,6 +11,7 @@
 use crate::call::never_fail::Outcome;
 use crate::call::scan::Scan;
 use crate::call::Call;
+use crate::state::delivery::{self, Action};
 use handover_clients::{HookEvent, Response, UserDirs};
 use handover_handoff::model::Handoff;
 use handover_handoff::sanitize::redacted;
@@ -27,8 +28,14 @@ const FILES_CHANGED_LIMIT: Duration = Duration::from_millis(800);
 /// compaction happened and how it began; the summary itself stays in the client's transcript,
 /// and every character journaled is one more that might carry a secret the redactor misses.
 const SUMMARY_MAX_CHARS: usize = 2_000;
-/// Without a PreCompact record, a compact delivery this recent counts as this compaction's.
-const RECENT_DELIVERY_MS: u64 = 120_000;
+/// What the delivery state needs to know of this call.
+fn facts(call: &Call) -> delivery::Facts {
+    delivery::Facts {
+        now: call.now_ms,
+        store_usable: call.store_usable(),
+        ..delivery::Facts::default()
+    }
+}
 
 pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let name = call.input.hook_event_name.as_deref();
@@ -99,19 +106,16 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
     }
     if let Some((file, loaded)) = session.filter(|_| call.store_usable()) {
         let mut st = loaded.state;
-        st.pre_compact_ms = Some(call.now_ms);
         // A client that tells hooks nothing after compacting (no PostCompact, no SessionStart
         // `compact`: GitHub Copilot CLI) gets the handoff back with the next prompt or tool
-        // result.
-        let silent_after = call.client().event_name(HookEvent::PostCompact).is_none();
-        if silent_after {
-            st.reinjection_armed_ms = Some(call.now_ms);
-            notes.push("re-injection armed".into());
-        }
-        // A PreCompact that fires before every request runs this only when the client
+        // result. A PreCompact that fires before every request runs this only when the client
         // compacts now (`pre_compress`): the context starts over.
-        if call.client().pre_compact_every_request() {
-            st.new_epoch(call.now_ms);
+        let event = delivery::Event::PreCompact {
+            silent_after: call.client().event_name(HookEvent::PostCompact).is_none(),
+            every_request: call.client().pre_compact_every_request(),
+        };
+        if let Action::Compacted { armed: true } = st.step(event, &facts(call)) {
+            notes.push("re-injection armed".into());
         }
         if let Err(e) = file.save(&st) {
             notes.push(format!("state not saved: {e}"));
@@ -233,19 +237,10 @@ fn post_compact(call: &Call) -> anyhow::Result<Outcome> {
     }
     if let Some((file, loaded)) = call.session() {
         if call.store_usable() {
-            let now = call.now_ms;
             let mut st = loaded.state;
-            let delivered_for_this_compaction = match (st.compact_delivered_ms, st.pre_compact_ms) {
-                (Some(d), Some(p)) => d >= p,
-                (Some(d), None) => now.saturating_sub(d) <= RECENT_DELIVERY_MS,
-                (None, _) => false,
-            };
-            if delivered_for_this_compaction {
-                notes.push("SessionStart compact already delivered".into());
-            } else {
-                st.reinjection_armed_ms = Some(now);
-                st.new_epoch(now);
-                notes.push("re-injection armed".into());
+            match st.step(delivery::Event::PostCompact, &facts(call)) {
+                Action::Compacted { armed: true } => notes.push("re-injection armed".into()),
+                _ => notes.push("SessionStart compact already delivered".into()),
             }
             if let Err(e) = file.save(&st) {
                 notes.push(format!("state not saved: {e}"));

@@ -21,7 +21,7 @@ use handover_clients::transcript::Fact;
 use handover_handoff::store::Store;
 use handover_record::extract;
 use handover_record::{
-    files, stored_transcript_path, Ending, Fold, GitState, SessionRecord, MAX_DIRTY,
+    files, stored_transcript_path, Ending, Fold, GitState, HowEnded, SessionRecord, MAX_DIRTY,
 };
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -298,14 +298,14 @@ fn try_update(
             if record
                 .ended
                 .as_ref()
-                .is_some_and(|e| e.how == "session_end")
+                .is_some_and(|e| e.how == HowEnded::SessionEnd)
             {
                 record.ended = None;
             }
         }
         Moment::Compaction => {
             record.ended = Some(Ending {
-                how: "compaction".into(),
+                how: HowEnded::Compaction,
                 reason: call.input.trigger.as_deref().map(hook_word),
                 at: now.clone(),
             });
@@ -314,7 +314,7 @@ fn try_update(
             let reason = call.input.reason.as_deref().map(hook_word);
             if !says_less_than_known(&record, reason.as_deref()) {
                 record.ended = Some(Ending {
-                    how: "session_end".into(),
+                    how: HowEnded::SessionEnd,
                     reason,
                     at: now.clone(),
                 });
@@ -414,7 +414,7 @@ fn says_less_than_known(record: &SessionRecord, reason: Option<&str>) -> bool {
     let known = record
         .ended
         .as_ref()
-        .filter(|e| e.how == "session_end")
+        .filter(|e| e.how == HowEnded::SessionEnd)
         .and_then(|e| e.reason.as_deref())
         .is_some_and(|r| r != "other");
     known && matches!(reason, None | Some("other"))

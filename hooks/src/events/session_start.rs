@@ -8,8 +8,9 @@
 use crate::call::never_fail::Outcome;
 use crate::call::Call;
 use crate::events::startup;
-use crate::state::session_state;
-use handover_clients::{HookEvent, Response};
+use crate::state::delivery::{Action, Answer, Composed, Event, Facts, Journal, Saved};
+use crate::state::session_state::{self, SessionState, UnconfirmedDelivery};
+use handover_clients::{HookEvent, Response, StartSource};
 use handover_core::startup::decide::{decide, Decision};
 use handover_core::startup::render::render;
 use handover_core::startup::snapshot::Snapshot;
@@ -25,7 +26,6 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         return Ok(Outcome::silent("no directory"));
     };
     let source = call.client().session_start_source(&call.input);
-    let opens_session = matches!(source, "startup" | "new");
     let mut notes = vec![format!("source={source}")];
     // Before anything that may stop early: the agent's own `handover write` needs its session
     // id whether or not there is anything to say now.
@@ -38,13 +38,23 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     // Snapshot: the session's state first, then the store and the repository. A session that
     // opens after its first prompt already got the context through the fallback reads nothing
     // else: it must not get it twice.
-    let mut session = call.session();
-    let late_duplicate = opens_session
-        && session
-            .as_ref()
-            .is_some_and(|(_, l)| l.state.started_by_fallback());
-    let snapshot =
-        (!late_duplicate).then(|| Snapshot::read(store, source == "compact", call.session_id()));
+    let (file, loaded) = call.session().unzip();
+    let existed = loaded.as_ref().is_some_and(|l| l.existed);
+    let mut st = loaded.map_or_else(SessionState::default, |l| l.state);
+    let facts = Facts {
+        now: call.now_ms,
+        first_seen_ms: st.first_seen_ms,
+        existed,
+        drops_context: call.client().drops_session_start_context(&source),
+        journals_at_request: call.client().journals_start_at_a_request(&source),
+        store_usable: call.store_usable(),
+    };
+    let snapshot = match st.step(Event::StartArrives(source.clone()), &facts) {
+        Action::Compose { after_compaction } => {
+            Some(Snapshot::read(store, after_compaction, call.session_id()))
+        }
+        _ => None,
+    };
     // Decide, then render: how the agent runs handover (it may walk the PATH) is looked up
     // only when there is something to say.
     let decision = snapshot.as_ref().map_or(Decision::Silent, decide);
@@ -52,12 +62,14 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         .as_ref()
         .filter(|_| decision.says_something())
         .and_then(|s| render(s, decision, call.command()));
+    let composed = match (&snapshot, &delivery) {
+        (None, _) => Composed::Skipped,
+        (Some(_), None) => Composed::Nothing,
+        (Some(_), Some(_)) => Composed::Context,
+    };
 
-    // Remember: a resumed session's record runs again; the session's state says what was
-    // delivered, or left to the next prompt or tool result where the client would drop the
-    // context (only that delivery is then journaled). Without a session to remember it in,
-    // the context goes out here anyway (unjournaled: it may not arrive).
-    if source == "resume" {
+    // Remember: a resumed session's record runs again.
+    if source == StartSource::Resume {
         let buffered = call.client().transcript_flush_delay().is_some();
         notes.extend(crate::events::session_record::resumed(
             store,
@@ -65,62 +77,79 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
             buffered,
         ));
     }
-    let defer = delivery.is_some() && call.client().drops_session_start_context(source);
-    let mut saved = None;
-    if let Some((file, loaded)) = session.as_mut() {
-        let st = &mut loaded.state;
-        st.session_started(
-            call.agent.as_str(),
-            source,
-            delivery.is_some(),
-            defer,
-            call.now_ms,
-        );
-        // Remember the session even with nothing to say, so a handoff written later in this
-        // session is never mistaken for one the first prompt should deliver. A repository
-        // where handover was never used gets no `.handover/` from this hook. The session's
-        // first state may race the first-prompt fallback's: the one that lands first delivers.
-        if call.store_usable() {
-            let first = opens_session && !loaded.existed && delivery.is_some() && !defer;
-            let sid = call.session_id().unwrap_or_default();
-            saved = Some(file.save_session_start(st, first, sid, call.now_ms));
-            if source == "startup" {
-                session_state::prune(&store.sessions_dir(), call.now_ms);
+    // The start, remembered with one save: the session's state says what was delivered, or
+    // left to the next prompt or tool result where the client would drop the context, or given
+    // but journaled only once a request shows it went out
+    // (`Client::journals_start_at_a_request`: the context watch journals it then). Without a
+    // session to remember it in, the context goes out here anyway (unjournaled: it may not
+    // arrive).
+    let first = match st.step(Event::StartComposed(source.clone(), composed), &facts) {
+        Action::RememberStart { first, unconfirmed } => {
+            if let Some(d) = delivery.as_ref().filter(|_| unconfirmed) {
+                st.unconfirmed_delivery = Some(UnconfirmedDelivery {
+                    source: source.as_str().to_string(),
+                    verdict: d.verdict_name().to_string(),
+                    handoff_id: d.handoff_id.clone(),
+                    chars: d.text.chars().count() as u64,
+                });
             }
+            first
         }
-    }
-    if let Some(Err(e)) = &saved {
-        notes.push(format!("state not saved: {e}"));
+        _ => false,
+    };
+    st.agent = Some(call.agent.as_str().into());
+    // Remember the session even with nothing to say, so a handoff written later in this
+    // session is never mistaken for one the first prompt should deliver. A repository where
+    // handover was never used gets no `.handover/` from this hook. The session's first state
+    // may race the first-prompt fallback's: the one that lands first delivers.
+    let mut saved = Saved::NotSaved;
+    let mut not_saved = None;
+    if let Some(file) = file.as_ref().filter(|_| call.store_usable()) {
+        let sid = call.session_id().unwrap_or_default();
+        saved = match file.save_session_start(&st, first, sid, call.now_ms) {
+            Ok(true) => Saved::Landed,
+            Ok(false) => Saved::LostRace,
+            Err(e) => {
+                let e = format!("state not saved: {e}");
+                notes.push(e.clone());
+                not_saved = Some(e);
+                Saved::NotSaved
+            }
+        };
+        if source == StartSource::Startup {
+            session_state::prune(&store.sessions_dir(), call.now_ms);
+        }
     }
 
     // Answer, and journal what was delivered.
-    let lost_race = matches!(saved, Some(Ok(false)));
-    let delivery = match delivery {
-        _ if lost_race || late_duplicate => {
+    let answer = st.step(Event::StartSaved(source.clone(), composed, saved), &facts);
+    let (delivery, journal) = match (answer, delivery) {
+        (Action::Answer(Answer::Give(journal)), Some(delivery)) => (delivery, journal),
+        (Action::Answer(Answer::AlreadyDelivered), _) => {
             notes.push("already delivered by the first-prompt fallback".into());
-            None
+            return Ok(Outcome::silent(notes.join(" ")));
         }
-        None => {
-            notes.push("no handoff".into());
-            None
-        }
-        Some(_) if defer && matches!(saved, Some(Ok(true))) => {
+        (Action::Answer(Answer::LeftToNextPrompt), _) => {
             notes.push("left to the next prompt: the client drops this context".into());
-            None
+            return Ok(Outcome::silent(notes.join(" ")));
         }
-        Some(d) => Some(d),
+        _ => {
+            notes.push("no handoff".into());
+            return Ok(Outcome::silent(notes.join(" ")));
+        }
     };
-    let Some(delivery) = delivery else {
-        return Ok(Outcome::silent(notes.join(" ")));
-    };
-    let unconfirmed = !defer && call.client().journals_start_at_a_request(source);
-    if defer {
-        notes.push("not journaled: the client may drop this context".into());
-    } else if unconfirmed {
-        notes.push(remember_unconfirmed(call, &mut session, &delivery, source));
-    } else {
-        notes.extend(startup::record(call, &delivery, source));
-    }
+    notes.extend(match journal {
+        Journal::Never => Some("not journaled: the client may drop this context".into()),
+        // Without a state to keep it in, it is not journaled (it may reach nothing).
+        Journal::AtNextRequest => Some(match (saved, not_saved) {
+            (Saved::Landed, _) => {
+                "journaled at the next request: this session may send none".into()
+            }
+            (_, Some(e)) => format!("not journaled: {e}"),
+            _ => "not journaled: no session state to confirm it in".into(),
+        }),
+        Journal::Now => startup::record(call, &delivery, source.as_str()),
+    });
     notes.push(format!("verdict={}", delivery.verdict_name()));
     Ok(Outcome::new(
         Response::Context {
@@ -129,35 +158,4 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         },
         notes.join(" "),
     ))
-}
-
-/// Leaves the journal line of `delivery` to the session's next request-bound hook
-/// (`Client::journals_start_at_a_request`): remembered in the session's state, which the
-/// context watch reads ([`crate::events::context_watch`]). Without a state to keep it in, it is not
-/// journaled (it may reach nothing).
-fn remember_unconfirmed(
-    call: &Call,
-    session: &mut Option<(
-        crate::state::session_state::SessionFile,
-        crate::state::session_state::Loaded,
-    )>,
-    delivery: &handover_core::startup::render::Delivery,
-    source: &str,
-) -> String {
-    let Some((file, loaded)) = session.as_mut() else {
-        return "not journaled: no session state to confirm it in".into();
-    };
-    if !call.store_usable() {
-        return "not journaled: no session state to confirm it in".into();
-    }
-    loaded.state.unconfirmed_delivery = Some(crate::state::session_state::UnconfirmedDelivery {
-        source: source.to_string(),
-        verdict: delivery.verdict_name().to_string(),
-        handoff_id: delivery.handoff_id.clone(),
-        chars: delivery.text.chars().count() as u64,
-    });
-    match file.save(&loaded.state) {
-        Ok(()) => "journaled at the next request: this session may send none".into(),
-        Err(e) => format!("not journaled: state not saved: {e}"),
-    }
 }

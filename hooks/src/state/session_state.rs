@@ -12,6 +12,8 @@
 //! plain directories, files are never opened through a link, and pruning removes only plain
 //! files of ours (named `*.json`, in our own `sessions/`).
 
+use crate::state::delivery::{self, Action, Delivery, Epoch, Event, Facts, Start};
+use handover_clients::StartSource;
 use handover_handoff::safe_fs::{self, Kind};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -23,36 +25,18 @@ const MAX_STATE_BYTES: u64 = 64 * 1024;
 /// Files older than this are removed at session start, so the directory does not grow forever.
 const KEEP_FOR_MS: u64 = 30 * 24 * 3600 * 1000;
 
+/// One session's state. Stored as [`OnDisk`]: the same fields, names and values as before the
+/// delivery state had a type, so a file written by either reads in the other.
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
-#[serde(default)]
+#[serde(from = "OnDisk", into = "OnDisk")]
 pub struct SessionState {
     pub session_id: String,
     pub agent: Option<String>,
     /// When a hook first saw this session.
     pub first_seen_ms: u64,
-    /// A SessionStart hook ran for this session.
-    pub session_start_seen: bool,
-    /// When the startup context was last delivered, and whether by the first-prompt fallback.
-    pub startup_delivered_ms: Option<u64>,
-    pub startup_via_fallback: bool,
-    /// Last PreCompact, and last delivery of the context after a compaction.
-    pub pre_compact_ms: Option<u64>,
-    pub compact_delivered_ms: Option<u64>,
-    /// PostCompact armed a one-time re-injection that SessionStart `compact` has not delivered.
-    pub reinjection_armed_ms: Option<u64>,
-    /// The newest compaction the watch found in the transcript of a client whose compaction
-    /// runs no hook (Factory Droid), by the transcript's own timestamp: each is acted on once.
-    pub silent_compaction_ms: Option<u64>,
-    /// A SessionStart whose context the client drops (Gemini CLI's `clear`, and its interactive
-    /// `resume`) left the startup context to the next prompt or tool result: the source.
-    pub startup_armed: Option<String>,
-    /// Start of the current context "epoch": first sight of the session, or the last
-    /// compaction. Thresholds are crossed once per epoch; a handoff written after it silences
-    /// the watch.
-    pub epoch_start_ms: u64,
-    pub reminded_ms: Option<u64>,
-    pub insisted_ms: Option<u64>,
-    pub stop_blocked_ms: Option<u64>,
+    /// What the session was given: its startup context, re-injections, the epoch's reminders.
+    /// Changed only through [`crate::state::delivery::next`].
+    pub delivery: Delivery,
     /// Last measured share of the window, for `handover status` and the debug log.
     pub last_percent: Option<u8>,
     /// A startup context a SessionStart answered with but did not journal, because the client
@@ -60,6 +44,88 @@ pub struct SessionState {
     /// reopens the old session with `resume` only to summarize it). The session's next prompt,
     /// tool result or Stop shows a request went out with it, and journals it then.
     pub unconfirmed_delivery: Option<UnconfirmedDelivery>,
+}
+
+/// The session file's form: flat fields, in this order. Times are milliseconds.
+#[derive(Serialize, Deserialize, Default)]
+#[serde(default)]
+struct OnDisk {
+    session_id: String,
+    agent: Option<String>,
+    first_seen_ms: u64,
+    /// A SessionStart hook ran for this session.
+    session_start_seen: bool,
+    /// When the startup context was last delivered, and whether by the first-prompt fallback.
+    startup_delivered_ms: Option<u64>,
+    startup_via_fallback: bool,
+    pre_compact_ms: Option<u64>,
+    compact_delivered_ms: Option<u64>,
+    reinjection_armed_ms: Option<u64>,
+    silent_compaction_ms: Option<u64>,
+    /// The source of a SessionStart that left the startup context to the next prompt.
+    startup_armed: Option<String>,
+    epoch_start_ms: u64,
+    reminded_ms: Option<u64>,
+    insisted_ms: Option<u64>,
+    stop_blocked_ms: Option<u64>,
+    last_percent: Option<u8>,
+    unconfirmed_delivery: Option<UnconfirmedDelivery>,
+}
+
+impl From<OnDisk> for SessionState {
+    fn from(d: OnDisk) -> SessionState {
+        SessionState {
+            session_id: d.session_id,
+            agent: d.agent,
+            first_seen_ms: d.first_seen_ms,
+            delivery: Delivery {
+                start: Start::from_fields(
+                    d.session_start_seen,
+                    d.startup_via_fallback,
+                    d.startup_delivered_ms,
+                ),
+                armed: d.startup_armed.as_deref().map(StartSource::parse),
+                reinjection_armed_ms: d.reinjection_armed_ms,
+                compact_delivered_ms: d.compact_delivered_ms,
+                pre_compact_ms: d.pre_compact_ms,
+                silent_compaction_ms: d.silent_compaction_ms,
+                epoch: Epoch {
+                    start_ms: d.epoch_start_ms,
+                    reminded_ms: d.reminded_ms,
+                    insisted_ms: d.insisted_ms,
+                    stop_blocked_ms: d.stop_blocked_ms,
+                },
+            },
+            last_percent: d.last_percent,
+            unconfirmed_delivery: d.unconfirmed_delivery,
+        }
+    }
+}
+
+impl From<SessionState> for OnDisk {
+    fn from(s: SessionState) -> OnDisk {
+        let d = s.delivery;
+        let (session_start_seen, startup_via_fallback, startup_delivered_ms) = d.start.fields();
+        OnDisk {
+            session_id: s.session_id,
+            agent: s.agent,
+            first_seen_ms: s.first_seen_ms,
+            session_start_seen,
+            startup_delivered_ms,
+            startup_via_fallback,
+            pre_compact_ms: d.pre_compact_ms,
+            compact_delivered_ms: d.compact_delivered_ms,
+            reinjection_armed_ms: d.reinjection_armed_ms,
+            silent_compaction_ms: d.silent_compaction_ms,
+            startup_armed: d.armed.map(|source| source.as_str().to_string()),
+            epoch_start_ms: d.epoch.start_ms,
+            reminded_ms: d.epoch.reminded_ms,
+            insisted_ms: d.epoch.insisted_ms,
+            stop_blocked_ms: d.epoch.stop_blocked_ms,
+            last_percent: s.last_percent,
+            unconfirmed_delivery: s.unconfirmed_delivery,
+        }
+    }
 }
 
 /// What the journal's `delivered` line of an unconfirmed delivery will say.
@@ -79,51 +145,19 @@ impl SessionState {
             // like a secret, see `key`).
             session_id: stored_id(session_id),
             first_seen_ms: now,
-            epoch_start_ms: now,
+            delivery: Delivery {
+                epoch: Epoch::new(now),
+                ..Delivery::default()
+            },
             ..SessionState::default()
         }
     }
 
-    /// A compaction happened: the context starts over, so do the thresholds.
-    pub fn new_epoch(&mut self, now: u64) {
-        self.epoch_start_ms = now;
-        self.reminded_ms = None;
-        self.insisted_ms = None;
-        self.stop_blocked_ms = None;
-    }
-
-    /// The first-prompt fallback delivered the startup context before any SessionStart ran
-    /// (Codex may fire SessionStart late, after the first prompt; Copilot CLI may run its
-    /// sessionStart beside that prompt's hook).
-    pub fn started_by_fallback(&self) -> bool {
-        self.startup_via_fallback && !self.session_start_seen
-    }
-
-    /// SessionStart ran with `source` for `agent`: it delivered the startup context now
-    /// (`delivered`), or left it to the next prompt or tool result (`deferred`: the client
-    /// drops this event's context), or had nothing to say. A `compact` source starts a new
-    /// epoch and answers any re-injection PostCompact armed.
-    pub fn session_started(
-        &mut self,
-        agent: &str,
-        source: &str,
-        delivered: bool,
-        deferred: bool,
-        now: u64,
-    ) {
-        self.agent = Some(agent.into());
-        self.session_start_seen = true;
-        if source == "compact" {
-            self.new_epoch(now);
-            self.reinjection_armed_ms = None;
-            self.compact_delivered_ms = delivered.then_some(now);
-        }
-        if deferred {
-            self.startup_armed = Some(source.to_string());
-        } else if delivered {
-            self.startup_delivered_ms = Some(now);
-            self.startup_via_fallback = false;
-        }
+    /// The delivery state after `event` ([`delivery::next`]), kept; what to do next.
+    pub fn step(&mut self, event: Event, facts: &Facts) -> Action {
+        let (state, action) = delivery::next(&self.delivery, event, facts);
+        self.delivery = state;
+        action
     }
 }
 
@@ -240,7 +274,9 @@ impl SessionFile {
             || self
                 .load(session_id, now)
                 .state
-                .startup_delivered_ms
+                .delivery
+                .start
+                .delivered()
                 .is_some()
         {
             return Ok(saved);
@@ -367,7 +403,7 @@ mod tests {
         assert!(!loaded.existed);
         assert_eq!(loaded.state, SessionState::new("s1", 5));
         let mut st = loaded.state;
-        st.reminded_ms = Some(7);
+        st.delivery.epoch.reminded_ms = Some(7);
         file.save(&st).unwrap();
         assert_eq!(fs::read(sessions.join(".gitignore")).unwrap(), b"*\n");
         let again = file.load("s1", 9);
@@ -385,7 +421,9 @@ mod tests {
         let sessions = dir.path().join(".handover/sessions");
         let file = SessionFile::new(&sessions, "s-1");
         let mut first = SessionState::new("s-1", 10);
-        first.startup_delivered_ms = Some(10);
+        first.delivery.start = Start::Unseen {
+            delivered: Some(10),
+        };
         assert!(file.save_first(&first).unwrap());
         let second = SessionState::new("s-1", 20);
         assert!(!file.save_first(&second).unwrap(), "a second first save");
@@ -436,7 +474,7 @@ mod tests {
         let mut old = SessionState::new("s", 1);
         old.agent = Some("x".repeat(200));
         let mut new = SessionState::new("s", 1);
-        new.reminded_ms = Some(42);
+        new.delivery.epoch.reminded_ms = Some(42);
         let mut bytes = serde_json::to_vec_pretty(&new).unwrap();
         bytes.push(b'\n');
         let old_bytes = serde_json::to_vec_pretty(&old).unwrap();
@@ -475,28 +513,16 @@ mod tests {
     }
 
     #[test]
-    fn new_epoch_clears_thresholds_only() {
-        let mut st = SessionState::new("s", 1);
-        st.reminded_ms = Some(2);
-        st.insisted_ms = Some(3);
-        st.stop_blocked_ms = Some(4);
-        st.startup_delivered_ms = Some(1);
-        st.new_epoch(10);
-        assert_eq!(st.epoch_start_ms, 10);
-        assert_eq!(
-            (st.reminded_ms, st.insisted_ms, st.stop_blocked_ms),
-            (None, None, None)
-        );
-        assert_eq!(st.startup_delivered_ms, Some(1));
-    }
-
-    #[test]
     fn a_session_start_save_yields_only_to_a_first_state_that_delivered() {
         let dir = tempfile::tempdir().unwrap();
         let sessions = dir.path().join(".handover/sessions");
         let file = SessionFile::new(&sessions, "s");
         let mut mine = SessionState::new("s", 10);
-        mine.session_started("claude-code", "startup", true, false, 10);
+        mine.agent = Some("claude-code".into());
+        mine.delivery.start = Start::Started {
+            delivered: Some(10),
+            by_first_prompt: false,
+        };
 
         // The first-prompt fallback's state landed first, without a delivery: overwritten.
         file.save(&SessionState::new("s", 5)).unwrap();
@@ -506,58 +532,106 @@ mod tests {
         // It landed first and delivered: this SessionStart stays silent and writes nothing.
         std::fs::remove_file(file.path()).unwrap();
         let mut theirs = SessionState::new("s", 5);
-        theirs.startup_delivered_ms = Some(5);
-        theirs.startup_via_fallback = true;
+        theirs.delivery.start = Start::ByFirstPrompt { delivered: Some(5) };
         file.save(&theirs).unwrap();
         assert!(!file.save_session_start(&mine, true, "s", 11).unwrap());
         assert_eq!(file.load("s", 12).state, theirs);
-        assert!(theirs.started_by_fallback());
 
         // Not a first state: saved whatever is there.
         assert!(file.save_session_start(&mine, false, "s", 11).unwrap());
         assert_eq!(file.load("s", 12).state, mine);
-        assert!(!mine.started_by_fallback());
     }
 
+    /// A session file as the code before the typed delivery state wrote it, every field set.
+    const OLD_FORM: &str = r#"{
+  "session_id": "s-1",
+  "agent": "gemini",
+  "first_seen_ms": 100,
+  "session_start_seen": true,
+  "startup_delivered_ms": 200,
+  "startup_via_fallback": true,
+  "pre_compact_ms": 300,
+  "compact_delivered_ms": 310,
+  "reinjection_armed_ms": 320,
+  "silent_compaction_ms": 330,
+  "startup_armed": "clear",
+  "epoch_start_ms": 300,
+  "reminded_ms": 400,
+  "insisted_ms": 410,
+  "stop_blocked_ms": 420,
+  "last_percent": 77,
+  "unconfirmed_delivery": {
+    "source": "resume",
+    "verdict": "fresh",
+    "handoff_id": "h-1",
+    "chars": 1234
+  }
+}
+"#;
+
     #[test]
-    fn session_start_records_a_delivery_a_deferral_and_a_compaction() {
-        let mut delivered = SessionState::new("s", 1);
-        delivered.startup_via_fallback = true;
-        delivered.session_started("codex", "startup", true, false, 5);
+    fn a_session_file_of_the_old_form_reads_as_typed_state_and_writes_back_the_same_bytes() {
+        let dir = tempfile::tempdir().unwrap();
+        let file = SessionFile::new(dir.path(), "s-1");
+        fs::write(file.path(), OLD_FORM).unwrap();
+        let loaded = file.load("s-1", 999).state;
         assert_eq!(
-            (
-                delivered.agent.as_deref(),
-                delivered.session_start_seen,
-                delivered.startup_delivered_ms,
-                delivered.startup_via_fallback,
-                delivered.startup_armed.as_deref(),
-            ),
-            (Some("codex"), true, Some(5), false, None)
+            loaded.delivery,
+            Delivery {
+                start: Start::Started {
+                    delivered: Some(200),
+                    by_first_prompt: true,
+                },
+                armed: Some(StartSource::Clear),
+                reinjection_armed_ms: Some(320),
+                compact_delivered_ms: Some(310),
+                pre_compact_ms: Some(300),
+                silent_compaction_ms: Some(330),
+                epoch: Epoch {
+                    start_ms: 300,
+                    reminded_ms: Some(400),
+                    insisted_ms: Some(410),
+                    stop_blocked_ms: Some(420),
+                },
+            }
         );
-
-        let mut deferred = SessionState::new("s", 1);
-        deferred.session_started("gemini", "clear", true, true, 5);
         assert_eq!(
             (
-                deferred.startup_delivered_ms,
-                deferred.startup_armed.as_deref()
+                loaded.agent.as_deref(),
+                loaded.first_seen_ms,
+                loaded.last_percent
             ),
-            (None, Some("clear"))
+            (Some("gemini"), 100, Some(77))
         );
+        file.save(&loaded).unwrap();
+        assert_eq!(fs::read_to_string(file.path()).unwrap(), OLD_FORM);
 
-        let mut compacted = SessionState::new("s", 1);
-        compacted.reinjection_armed_ms = Some(3);
-        compacted.reminded_ms = Some(3);
-        compacted.session_started("claude-code", "compact", false, false, 9);
+        // Every combination of the three fields the start is read from comes back as it was,
+        // an unknown armed source too, and a new file reads in the old struct's fields.
+        for seen in [false, true] {
+            for via_fallback in [false, true] {
+                for delivered in [None, Some(7)] {
+                    let start = Start::from_fields(seen, via_fallback, delivered);
+                    assert_eq!(start.fields(), (seen, via_fallback, delivered));
+                }
+            }
+        }
+        let text = OLD_FORM.replace(r#""clear""#, r#""fork""#);
+        let odd: SessionState = serde_json::from_str(&text).unwrap();
+        assert_eq!(odd.delivery.armed, Some(StartSource::Other("fork".into())));
+        assert_eq!(state_bytes(&odd).unwrap(), text.as_bytes());
+        let fresh = serde_json::to_value(SessionState::new("s", 5)).unwrap();
         assert_eq!(
-            (
-                compacted.epoch_start_ms,
-                compacted.reminded_ms,
-                compacted.reinjection_armed_ms,
-                compacted.compact_delivered_ms,
-                compacted.startup_delivered_ms,
-            ),
-            (9, None, None, None, None)
+            fresh,
+            serde_json::json!({
+                "session_id": "s", "agent": null, "first_seen_ms": 5,
+                "session_start_seen": false, "startup_delivered_ms": null,
+                "startup_via_fallback": false, "pre_compact_ms": null,
+                "compact_delivered_ms": null, "reinjection_armed_ms": null,
+                "silent_compaction_ms": null, "startup_armed": null, "epoch_start_ms": 5,
+                "reminded_ms": null, "insisted_ms": null, "stop_blocked_ms": null,
+                "last_percent": null, "unconfirmed_delivery": null
+            })
         );
     }
 }

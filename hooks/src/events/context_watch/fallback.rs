@@ -7,6 +7,7 @@
 use crate::call::never_fail::Outcome;
 use crate::call::Call;
 use crate::events::startup;
+use crate::state::delivery::{Action, Event, Facts, Owed};
 use crate::state::session_state::{SessionFile, SessionState};
 use handover_clients::{HookEvent, Response};
 use handover_handoff::store::Store;
@@ -22,100 +23,67 @@ pub struct Fallbacks<'a> {
 }
 
 /// A compaction the client ran without any hook (Factory Droid's automatic one, seen as a
-/// `compaction_state` line in its transcript), newer than everything this session already had
-/// from us: a new context epoch, and the re-injection armed for this very call. A compaction
-/// older than the session's first sight or its last delivery (a forked session's inherited
-/// history, one already acted on) changes nothing.
-fn notice_silent_compaction(call: &Call, st: &mut SessionState) {
+/// `compaction_state` line in its transcript): its time, for the delivery state to judge
+/// whether it is newer than everything this session already had from us.
+fn silent_compaction(call: &Call) -> Option<u64> {
     let client = call.client();
     if !client.compacts_silently() {
-        return;
+        return None;
     }
-    let Some(path) = call.input.transcript_path.as_deref() else {
-        return;
-    };
-    let Some(at) = crate::state::transcript::compacted_at(std::path::Path::new(path), client)
-    else {
-        return;
-    };
-    let known = [
-        Some(st.first_seen_ms),
-        st.startup_delivered_ms,
-        st.compact_delivered_ms,
-        st.silent_compaction_ms,
-    ]
-    .into_iter()
-    .flatten()
-    .max()
-    .unwrap_or(0);
-    if at <= known {
-        return;
-    }
-    st.silent_compaction_ms = Some(at);
-    st.new_epoch(call.now_ms);
-    st.reinjection_armed_ms = Some(call.now_ms);
+    let path = call.input.transcript_path.as_deref()?;
+    crate::state::transcript::compacted_at(std::path::Path::new(path), client)
 }
 
-/// Which fallback owes this call the startup context.
-enum Owed {
-    /// A SessionStart with this source left it to this event (the client drops its own).
-    Armed(String),
-    /// A compaction whose SessionStart `compact` never came.
-    Reinjection,
-    /// The first prompt of a session no SessionStart announced.
-    FirstPrompt,
+/// The source the journal line of an owed delivery names.
+fn journal_source(owed: &Owed) -> &str {
+    match owed {
+        Owed::Armed(source) => source.as_str(),
+        Owed::Reinjection => "compact_fallback",
+        Owed::FirstPrompt => "first_prompt_fallback",
+    }
 }
 
-impl Owed {
-    /// The source its journal line names.
-    fn source(&self) -> &str {
-        match self {
-            Owed::Armed(source) => source,
-            Owed::Reinjection => "compact_fallback",
-            Owed::FirstPrompt => "first_prompt_fallback",
-        }
-    }
-
-    /// What the debug log says of the delivery.
-    fn what(&self) -> String {
-        match self {
-            Owed::Armed(source) => format!("startup context after {source}"),
-            Owed::Reinjection => "re-injected after compaction".into(),
-            Owed::FirstPrompt => "startup context on the first prompt".into(),
-        }
-    }
-
-    /// Records in the session's state that it was delivered now.
-    fn delivered(&self, st: &mut SessionState, now: u64) {
-        st.startup_delivered_ms = Some(now);
-        match self {
-            Owed::Armed(_) => {}
-            Owed::Reinjection => st.compact_delivered_ms = Some(now),
-            Owed::FirstPrompt => st.startup_via_fallback = true,
-        }
+/// What the debug log says of the delivery.
+fn what(owed: &Owed) -> String {
+    match owed {
+        Owed::Armed(source) => format!("startup context after {source}"),
+        Owed::Reinjection => "re-injected after compaction".into(),
+        Owed::FirstPrompt => "startup context on the first prompt".into(),
     }
 }
 
 impl Fallbacks<'_> {
-    /// The startup context this event owes, in order: the one a SessionStart left to it (with
-    /// that SessionStart's source), the re-injection after a compaction (PostCompact armed it,
-    /// or [`notice_silent_compaction`] does now), the first prompt's. An armed one is disarmed
-    /// whatever happens. None when nothing is owed or there is nothing to say: the watch goes
-    /// on to measure.
+    fn facts(&self, st: &SessionState) -> Facts {
+        Facts {
+            now: self.call.now_ms,
+            first_seen_ms: st.first_seen_ms,
+            store_usable: self.call.store_usable(),
+            ..Facts::default()
+        }
+    }
+
+    /// The startup context this event owes, in the order the delivery state names them
+    /// ([`Event::Due`]): the one a SessionStart left to it (with that SessionStart's source),
+    /// the re-injection after a compaction (PostCompact armed it, or the transcript shows a
+    /// compaction no hook was told of), the first prompt's. An armed one is disarmed whatever
+    /// happens. None when nothing is owed or there is nothing to say: the watch goes on to
+    /// measure.
     pub fn startup_owed(&self, st: &mut SessionState, first_prompt: bool) -> Option<Outcome> {
-        if let Some(source) = st.startup_armed.take() {
-            if let Some(outcome) = self.deliver(Owed::Armed(source), st) {
+        let compacted_at = silent_compaction(self.call);
+        let mut first_prompt = first_prompt;
+        // Each is owed once: the armed context, the re-injection, the first prompt's.
+        for _ in 0..3 {
+            let due = Event::Due {
+                first_prompt,
+                compacted_at,
+            };
+            let Action::Owe(owed) = st.step(due, &self.facts(st)) else {
+                return None;
+            };
+            first_prompt &= owed != Owed::FirstPrompt;
+            if let Some(outcome) = self.deliver(owed, st) {
                 return Some(outcome);
             }
-        }
-        notice_silent_compaction(self.call, st);
-        if st.reinjection_armed_ms.take().is_some() {
-            if let Some(outcome) = self.deliver(Owed::Reinjection, st) {
-                return Some(outcome);
-            }
-        }
-        if first_prompt {
-            return self.deliver(Owed::FirstPrompt, st);
         }
         None
     }
@@ -130,15 +98,11 @@ impl Fallbacks<'_> {
             Owed::FirstPrompt => (false, None),
         };
         let delivered = startup::compose(call, self.store, after_compaction, own_session);
-        if delivered.is_some() {
-            owed.delivered(st, call.now_ms);
-        }
-        let saved = match owed {
-            // The session is remembered (where handover is in use) even with nothing to
-            // deliver, so that a handoff the session writes itself is never handed back to
-            // it. A SessionStart running beside this call (Copilot CLI after `/clear`) that
-            // saved the session's state first delivers the context itself.
-            Owed::FirstPrompt if delivered.is_some() => match file.save_first(st) {
+        let composed = Event::FallbackComposed(owed.clone(), delivered.is_some());
+        let saved = match (st.step(composed, &self.facts(st)), &owed) {
+            // A SessionStart running beside this call (Copilot CLI after `/clear`) that saved
+            // the session's state first delivers the context itself.
+            (Action::Save { first: true }, _) => match file.save_first(st) {
                 Ok(true) => None,
                 Ok(false) => {
                     return Some(Outcome::silent(
@@ -147,12 +111,10 @@ impl Fallbacks<'_> {
                 }
                 Err(e) => Some(format!("state not saved: {e}")),
             },
-            Owed::FirstPrompt if call.store_usable() => {
+            (Action::Save { .. }, Owed::FirstPrompt) => {
                 file.save(st).err().map(|e| format!("state not saved: {e}"))
             }
-            Owed::FirstPrompt => None,
-            // Unless the disarming is recorded, the context would come back on every call.
-            Owed::Armed(_) | Owed::Reinjection => {
+            (Action::Save { .. }, _) => {
                 if let Err(e) = file.save(st) {
                     let what = match owed {
                         Owed::Reinjection => "re-injection",
@@ -162,10 +124,11 @@ impl Fallbacks<'_> {
                 }
                 None
             }
+            _ => None,
         };
         let d = delivered?;
-        let journal = startup::record(call, &d, owed.source());
-        Some(answer(self.event, d.text, &owed.what(), [saved, journal]))
+        let journal = startup::record(call, &d, journal_source(&owed));
+        Some(answer(self.event, d.text, &what(&owed), [saved, journal]))
     }
 }
 

@@ -141,7 +141,7 @@ fn watch(
     let Some(pressure) = thresholds::pressure(reading.percent, remind, insist) else {
         return Ok(Outcome::silent(reading.describe()));
     };
-    if handoff_written_since(store, st.epoch_start_ms) {
+    if handoff_written_since(store, st.delivery.epoch.start_ms) {
         return Ok(Outcome::silent(format!(
             "{}; handoff written since",
             reading.describe()
@@ -152,7 +152,13 @@ fn watch(
     } else {
         thresholds::StopAsk::Block
     };
-    match thresholds::decide(event, pressure, &st, call.input.stop_hook_active, ask) {
+    match thresholds::decide(
+        event,
+        pressure,
+        &st.delivery.epoch,
+        call.input.stop_hook_active,
+        ask,
+    ) {
         Decision::Quiet(why) => Ok(Outcome::silent(format!("{}; {why}", reading.describe()))),
         decision => Ok(deliver(call, &file, st, event, &reading, decision)),
     }
@@ -191,7 +197,7 @@ fn handoff_written_since(store: &Store, since_ms: u64) -> bool {
 /// instruction (a threshold spoke in this epoch), the full instruction otherwise. The client
 /// adds the reason to the conversation; a second full copy only costs context.
 fn stop_reason(call: &Call, st: &SessionState, percent: u8) -> String {
-    if st.reminded_ms.is_some() || st.insisted_ms.is_some() {
+    if st.delivery.epoch.reminded_ms.is_some() || st.delivery.epoch.insisted_ms.is_some() {
         save_progress_again(percent, call.command())
     } else {
         save_progress(Pressure::Insist, percent, call.command(), call.agent)
@@ -244,7 +250,7 @@ fn deliver(
             return Outcome::silent(format!("{measured}; nothing to say on {event:?}"))
         }
     };
-    thresholds::remember(decision, &mut st, call.now_ms);
+    thresholds::remember(decision, &mut st.delivery, call.now_ms);
     st.last_percent = Some(reading.percent);
     if let Err(e) = file.save(&st) {
         return Outcome::silent(format!("{measured}; state not saved: {e}"));

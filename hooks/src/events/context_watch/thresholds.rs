@@ -5,7 +5,7 @@
 
 use super::Event;
 use crate::call::Call;
-use crate::state::session_state::SessionState;
+use crate::state::delivery::{self, Delivery, Epoch, Facts, Said};
 use handover_clients::UserDirs;
 use handover_core::context::Pressure;
 use handover_handoff::config::Config;
@@ -72,7 +72,7 @@ pub enum StopAsk {
 pub fn decide(
     event: Event,
     pressure: Pressure,
-    st: &SessionState,
+    st: &Epoch,
     stop_hook_active: bool,
     ask: StopAsk,
 ) -> Decision {
@@ -110,20 +110,20 @@ pub fn decide(
     }
 }
 
-/// Records in the state that `decision` was delivered at `now`.
-pub fn remember(decision: Decision, st: &mut SessionState, now: u64) {
-    match decision {
-        Decision::Quiet(_) => {}
+/// Records in the delivery state that `decision` was delivered at `now`.
+pub fn remember(decision: Decision, st: &mut Delivery, now: u64) {
+    let said = match decision {
+        Decision::Quiet(_) => return,
         // The one ask after a turn ended unsaved, whichever way it went out.
-        Decision::BlockStop | Decision::AskAgain => st.stop_blocked_ms = Some(now),
-        Decision::Say(pressure) => {
-            if pressure == Pressure::Insist {
-                st.insisted_ms = Some(now);
-            }
-            // Past the second threshold, the first one is spent too.
-            st.reminded_ms.get_or_insert(now);
-        }
-    }
+        Decision::BlockStop | Decision::AskAgain => Said::AskedAtStop,
+        Decision::Say(Pressure::Insist) => Said::Insisted,
+        Decision::Say(Pressure::Remind) => Said::Reminded,
+    };
+    let facts = Facts {
+        now,
+        ..Facts::default()
+    };
+    *st = delivery::next(st, delivery::Event::Said(said), &facts).0;
 }
 
 #[cfg(test)]
@@ -164,23 +164,44 @@ mod tests {
 
     #[test]
     fn each_threshold_speaks_once_and_insisting_spends_the_reminder() {
-        let mut st = SessionState::new("s", 1);
-        let remind = decide(Event::Tool, Pressure::Remind, &st, false, StopAsk::Block);
+        let mut st = Delivery::default();
+        let remind = decide(
+            Event::Tool,
+            Pressure::Remind,
+            &st.epoch,
+            false,
+            StopAsk::Block,
+        );
         assert_eq!(remind, Decision::Say(Pressure::Remind));
         remember(remind, &mut st, 5);
         assert!(matches!(
-            decide(Event::Prompt, Pressure::Remind, &st, false, StopAsk::Block),
+            decide(
+                Event::Prompt,
+                Pressure::Remind,
+                &st.epoch,
+                false,
+                StopAsk::Block
+            ),
             Decision::Quiet(_)
         ));
-        let insist = decide(Event::Prompt, Pressure::Insist, &st, false, StopAsk::Block);
+        let insist = decide(
+            Event::Prompt,
+            Pressure::Insist,
+            &st.epoch,
+            false,
+            StopAsk::Block,
+        );
         assert_eq!(insist, Decision::Say(Pressure::Insist));
         remember(insist, &mut st, 9);
-        assert_eq!((st.reminded_ms, st.insisted_ms), (Some(5), Some(9)));
+        assert_eq!(
+            (st.epoch.reminded_ms, st.epoch.insisted_ms),
+            (Some(5), Some(9))
+        );
 
-        let mut jumped = SessionState::new("s", 1);
+        let mut jumped = Delivery::default();
         remember(Decision::Say(Pressure::Insist), &mut jumped, 3);
         assert_eq!(
-            jumped.reminded_ms,
+            jumped.epoch.reminded_ms,
             Some(3),
             "no reminder after the firmer one"
         );
@@ -188,21 +209,45 @@ mod tests {
 
     #[test]
     fn stop_is_blocked_once_above_the_second_threshold_only() {
-        let mut st = SessionState::new("s", 1);
+        let mut st = Delivery::default();
         assert!(matches!(
-            decide(Event::Stop, Pressure::Remind, &st, false, StopAsk::Block),
+            decide(
+                Event::Stop,
+                Pressure::Remind,
+                &st.epoch,
+                false,
+                StopAsk::Block
+            ),
             Decision::Quiet(_)
         ));
         assert!(matches!(
-            decide(Event::Stop, Pressure::Insist, &st, true, StopAsk::Block),
+            decide(
+                Event::Stop,
+                Pressure::Insist,
+                &st.epoch,
+                true,
+                StopAsk::Block
+            ),
             Decision::Quiet(_)
         ));
-        let block = decide(Event::Stop, Pressure::Insist, &st, false, StopAsk::Block);
+        let block = decide(
+            Event::Stop,
+            Pressure::Insist,
+            &st.epoch,
+            false,
+            StopAsk::Block,
+        );
         assert_eq!(block, Decision::BlockStop);
         remember(block, &mut st, 4);
-        assert_eq!(st.stop_blocked_ms, Some(4));
+        assert_eq!(st.epoch.stop_blocked_ms, Some(4));
         assert!(matches!(
-            decide(Event::Stop, Pressure::Insist, &st, false, StopAsk::Block),
+            decide(
+                Event::Stop,
+                Pressure::Insist,
+                &st.epoch,
+                false,
+                StopAsk::Block
+            ),
             Decision::Quiet(_)
         ));
     }
@@ -210,25 +255,25 @@ mod tests {
     #[test]
     fn a_client_that_shows_a_block_as_a_failure_is_asked_again_at_the_next_prompt() {
         let ask = StopAsk::AtNextPrompt;
-        let mut st = SessionState::new("s", 1);
-        let insist = decide(Event::Tool, Pressure::Insist, &st, false, ask);
+        let mut st = Delivery::default();
+        let insist = decide(Event::Tool, Pressure::Insist, &st.epoch, false, ask);
         assert_eq!(insist, Decision::Say(Pressure::Insist));
         remember(insist, &mut st, 3);
         assert!(matches!(
-            decide(Event::Stop, Pressure::Insist, &st, false, ask),
+            decide(Event::Stop, Pressure::Insist, &st.epoch, false, ask),
             Decision::Quiet(_)
         ));
         assert!(matches!(
-            decide(Event::Tool, Pressure::Insist, &st, false, ask),
+            decide(Event::Tool, Pressure::Insist, &st.epoch, false, ask),
             Decision::Quiet(_)
         ));
-        let again = decide(Event::Prompt, Pressure::Insist, &st, false, ask);
+        let again = decide(Event::Prompt, Pressure::Insist, &st.epoch, false, ask);
         assert_eq!(again, Decision::AskAgain);
         remember(again, &mut st, 7);
-        assert_eq!(st.stop_blocked_ms, Some(7));
+        assert_eq!(st.epoch.stop_blocked_ms, Some(7));
         assert!(
             matches!(
-                decide(Event::Prompt, Pressure::Insist, &st, false, ask),
+                decide(Event::Prompt, Pressure::Insist, &st.epoch, false, ask),
                 Decision::Quiet(_)
             ),
             "asked again twice"

@@ -37,7 +37,7 @@
 //! - Instruction file: it reads `AGENTS.md` (and `CLAUDE.md`); ours goes to `AGENTS.md`.
 
 use crate::transcript::{self, at, flag, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Scope, ShellSign, Trust, UserDirs};
+use crate::{Agent, Client, HookEvent, HookInput, Scope, ShellSign, StartSource, Trust, UserDirs};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
@@ -134,10 +134,10 @@ impl Client for Droid {
     /// with a new session id and no `message_id`: a session with no message yet, which
     /// resumes nothing. It opens as a `startup`. A true resume (`--fork`, or a session picked
     /// to continue) and the old session reopened by `/compress` name their last message.
-    fn session_start_source<'a>(&self, input: &'a HookInput) -> &'a str {
-        match input.source.as_deref() {
-            Some("resume") if !input.has_message_id => "startup",
-            other => other.unwrap_or("startup"),
+    fn session_start_source(&self, input: &HookInput) -> StartSource {
+        match crate::claude::Claude.session_start_source(input) {
+            StartSource::Resume if !input.has_message_id => StartSource::Startup,
+            source => source,
         }
     }
 
@@ -145,8 +145,8 @@ impl Client for Droid {
     /// `message_id`, like a true resume) only to summarize it: that context reaches no
     /// conversation request, and the next hook of that session is PreCompact. A true resume's
     /// next prompt (terminal UI) or tool result and Stop (`droid exec`) confirm it.
-    fn journals_start_at_a_request(&self, source: &str) -> bool {
-        source == "resume"
+    fn journals_start_at_a_request(&self, source: &StartSource) -> bool {
+        *source == StartSource::Resume
     }
 
     fn usage_file(&self, transcript: &Path) -> PathBuf {
@@ -726,11 +726,7 @@ mod tests {
 
     #[test]
     fn new_opens_as_a_startup_and_a_true_resume_stays_one() {
-        let source = |raw: &[u8]| {
-            Droid
-                .session_start_source(&HookInput::parse(raw))
-                .to_string()
-        };
+        let source = |raw: &[u8]| Droid.session_start_source(&HookInput::parse(raw));
         let fixture = |name: &str| {
             std::fs::read(
                 Path::new(env!("CARGO_MANIFEST_DIR"))
@@ -739,20 +735,29 @@ mod tests {
             )
             .unwrap()
         };
-        assert_eq!(source(&fixture("session_start-startup.json")), "startup");
-        assert_eq!(source(&fixture("session_start-new.json")), "startup");
-        assert_eq!(source(&fixture("session_start-resume.json")), "resume");
+        assert_eq!(
+            source(&fixture("session_start-startup.json")),
+            StartSource::Startup
+        );
+        assert_eq!(
+            source(&fixture("session_start-new.json")),
+            StartSource::Startup
+        );
+        assert_eq!(
+            source(&fixture("session_start-resume.json")),
+            StartSource::Resume
+        );
         assert_eq!(
             source(&fixture("session_start-compress-reopen.json")),
-            "resume"
+            StartSource::Resume
         );
-        assert_eq!(source(br#"{"source":"compact"}"#), "compact");
-        assert_eq!(source(b"{}"), "startup");
+        assert_eq!(source(br#"{"source":"compact"}"#), StartSource::Compact);
+        assert_eq!(source(b"{}"), StartSource::Startup);
         // Other clients keep the payload's word.
         let claude = HookInput::parse(br#"{"source":"resume"}"#);
         assert_eq!(
             crate::claude::Claude.session_start_source(&claude),
-            "resume"
+            StartSource::Resume
         );
     }
 

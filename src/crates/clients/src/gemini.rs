@@ -33,7 +33,8 @@
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
-    Agent, Client, HookEvent, HookInput, ModelWindow, Response, Scope, ShellSign, Trust, UserDirs,
+    Agent, Client, HookEvent, HookInput, ModelWindow, Response, Scope, ShellSign, StartSource,
+    Trust, UserDirs,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -162,8 +163,8 @@ impl Client for Gemini {
     /// Gemini CLI 0.61.0 only shows a `systemMessage` after `/clear`, and an interactive
     /// `--resume` replaces the context with the loaded history. A hook cannot tell an
     /// interactive resume from a headless one, so every resume goes the same way.
-    fn drops_session_start_context(&self, source: &str) -> bool {
-        matches!(source, "clear" | "resume")
+    fn drops_session_start_context(&self, source: &StartSource) -> bool {
+        matches!(source, StartSource::Clear | StartSource::Resume)
     }
 
     fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {

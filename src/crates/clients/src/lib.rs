@@ -30,7 +30,7 @@ pub mod places;
 pub mod qwen;
 pub mod transcript;
 
-pub use event::HookEvent;
+pub use event::{HookEvent, StartSource};
 use handover_base::{Agent, HookExe};
 pub use input::HookInput;
 pub use output::Response;
@@ -164,20 +164,20 @@ pub trait Client: Sync {
 
     /// What a SessionStart opens, as the hooks name it (`startup`, `resume`, `clear`,
     /// `compact`, ...): the payload's `source`, unless the client's word for it says otherwise.
-    fn session_start_source<'a>(&self, input: &'a HookInput) -> &'a str {
-        input.source.as_deref().unwrap_or("startup")
+    fn session_start_source(&self, input: &HookInput) -> StartSource {
+        StartSource::parse(input.source.as_deref().unwrap_or("startup"))
     }
 
     /// A SessionStart from `source` may answer for a session that sends no request after it:
     /// its delivery is journaled only once the session's next prompt, tool result or Stop shows
     /// a request went out (the context itself is still given at once).
-    fn journals_start_at_a_request(&self, _source: &str) -> bool {
+    fn journals_start_at_a_request(&self, _source: &StartSource) -> bool {
         false
     }
 
     /// It drops the `additionalContext` of a SessionStart from `source` (the startup context
     /// then waits for the first prompt).
-    fn drops_session_start_context(&self, _source: &str) -> bool {
+    fn drops_session_start_context(&self, _source: &StartSource) -> bool {
         false
     }
 

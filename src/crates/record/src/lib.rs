@@ -114,13 +114,64 @@ pub struct SessionRecord {
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
 #[serde(default)]
 pub struct Ending {
-    /// `session_end` (SessionEnd came) or `compaction` (PreCompact: the session goes on with a
-    /// new context; replaced by a later ending).
-    pub how: String,
+    pub how: HowEnded,
     /// SessionEnd's `reason` (Claude Code: `clear`, `logout`, `prompt_input_exit`, `other`;
     /// Codex 0.169.0: `other`) or the compaction's trigger.
     pub reason: Option<String>,
     pub at: String,
+}
+
+/// How a session's record last ended: the record's `how`, stored as its word
+/// ([`HowEnded::as_str`], read back by [`HowEnded::parse`]).
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum HowEnded {
+    /// SessionEnd came (`session_end`).
+    SessionEnd,
+    /// PreCompact (`compaction`): the session goes on with a new context; replaced by a later
+    /// ending.
+    Compaction,
+    /// Any other word a record on disk holds (written by hand, or by a later version): kept
+    /// as it is, and read as no SessionEnd.
+    Other(String),
+}
+
+impl HowEnded {
+    /// The record's word, exactly; nothing else turns one into a `HowEnded`.
+    pub fn parse(word: &str) -> HowEnded {
+        match word {
+            "session_end" => HowEnded::SessionEnd,
+            "compaction" => HowEnded::Compaction,
+            other => HowEnded::Other(other.to_string()),
+        }
+    }
+
+    /// The word the record stores.
+    pub fn as_str(&self) -> &str {
+        match self {
+            HowEnded::SessionEnd => "session_end",
+            HowEnded::Compaction => "compaction",
+            HowEnded::Other(word) => word,
+        }
+    }
+}
+
+/// A record without `how` reads as the empty word, as it did when the field was a string.
+impl Default for HowEnded {
+    fn default() -> HowEnded {
+        HowEnded::Other(String::new())
+    }
+}
+
+impl Serialize for HowEnded {
+    fn serialize<S: serde::Serializer>(&self, serializer: S) -> Result<S::Ok, S::Error> {
+        serializer.serialize_str(self.as_str())
+    }
+}
+
+impl<'de> Deserialize<'de> for HowEnded {
+    fn deserialize<D: serde::Deserializer<'de>>(deserializer: D) -> Result<HowEnded, D::Error> {
+        String::deserialize(deserializer).map(|word| HowEnded::parse(&word))
+    }
 }
 
 #[derive(Serialize, Deserialize, Clone, Debug, Default, PartialEq)]
@@ -392,7 +443,10 @@ impl SessionRecord {
         opt(&mut self.last_activity, 40);
         opt(&mut self.last_message, MAX_TEXT_CHARS);
         if let Some(e) = &mut self.ended {
-            line(&mut e.how, 20);
+            // Put back on one line, then read again: a word cleaned into `session_end` is one.
+            let mut how = e.how.as_str().to_string();
+            line(&mut how, 20);
+            e.how = HowEnded::parse(&how);
             line(&mut e.at, 40);
             opt(&mut e.reason, 40);
         }
@@ -642,6 +696,34 @@ fn shorten_line(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn how_a_session_ended_is_stored_as_its_word_and_read_back() {
+        for word in ["session_end", "compaction", "", "exit", "Session_End"] {
+            let ending: Ending =
+                serde_json::from_str(&format!(r#"{{"how":"{word}","at":"t"}}"#)).unwrap();
+            assert_eq!(ending.how.as_str(), word);
+            assert_eq!(
+                serde_json::to_string(&ending).unwrap(),
+                format!(r#"{{"how":"{word}","reason":null,"at":"t"}}"#)
+            );
+        }
+        assert_eq!(HowEnded::parse("session_end"), HowEnded::SessionEnd);
+        assert_eq!(HowEnded::parse("compaction"), HowEnded::Compaction);
+        let missing: Ending = serde_json::from_str("{}").unwrap();
+        assert_eq!(missing.how, HowEnded::Other(String::new()));
+        // A word cleaned on load reads as what it became.
+        let mut r = SessionRecord::new("s", "claude");
+        r.ended = Some(Ending {
+            how: HowEnded::parse("session_end\n"),
+            reason: None,
+            at: "t".into(),
+        });
+        assert_eq!(
+            r.sanitized().ended.map(|e| e.how),
+            Some(HowEnded::SessionEnd)
+        );
+    }
 
     #[test]
     fn lists_stay_bounded_and_count_what_they_dropped() {

@@ -22,7 +22,7 @@ pub fn record_of_writer(
     let ended = record
         .ended
         .as_ref()
-        .is_some_and(|e| e.how == "session_end");
+        .is_some_and(|e| e.how == crate::HowEnded::SessionEnd);
     let other_agent = agent.is_some_and(|a| crate::untrusted(a, 20) != record.agent);
     if ended || other_agent {
         return None;
