@@ -555,7 +555,7 @@ fn verdict_is_the_worst_severity() {
 }
 
 /// Prints figures; asserts only that the two agree. Run with
-/// `cargo test --release -p handover --test boot -- --ignored --nocapture verify::measure`.
+/// `cargo test --release -p handover --test integration -- --ignored --nocapture verify::measure`.
 #[test]
 #[ignore]
 fn measure_quick_vs_full_on_20000_files() {

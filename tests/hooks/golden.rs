@@ -252,7 +252,7 @@ fn snapshot_dir() -> std::path::PathBuf {
 }
 
 fn snapshot_file(case: &str) -> String {
-    format!("hooks__hooks__golden__{case}.snap")
+    format!("integration__hooks__golden__{case}.snap")
 }
 
 #[test]
@@ -388,7 +388,7 @@ fn snapshots_have_no_strays() {
     );
     for entry in std::fs::read_dir(snapshot_dir()).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if name.starts_with("hooks__hooks__golden__") && name.ends_with(".snap") {
+        if name.starts_with("integration__hooks__golden__") && name.ends_with(".snap") {
             assert!(
                 names.contains(&name),
                 "tests/hooks/snapshots/{name} belongs to no case"

@@ -5,7 +5,7 @@
 //! (tests/fixtures/clients/<client>-<version>/, with its paths moved to the test's repository
 //! and a temporary home), run one after the other against one repository, with the transcript
 //! the client captured filled to a given share of its window or marked compacted in between.
-//! The snapshot (tests/hooks/snapshots/hooks__hooks__per_client__<case>.snap) is every call's
+//! The snapshot (tests/hooks/snapshots/integration__hooks__per_client__<case>.snap) is every call's
 //! whole stdout in order, `(nothing)` where the hook printed nothing, then the journal's events;
 //! `{handover}` stands for the command the hooks print and `[TIME]` for the clock.
 
@@ -726,12 +726,12 @@ fn every_event_of_the_other_clients_gives_the_recorded_stdout() {
 fn snapshots_have_no_strays() {
     let names: Vec<String> = cases()
         .iter()
-        .map(|c| format!("hooks__hooks__per_client__{}.snap", c.name))
+        .map(|c| format!("integration__hooks__per_client__{}.snap", c.name))
         .collect();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hooks/snapshots");
     for entry in std::fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if name.starts_with("hooks__hooks__per_client__") && name.ends_with(".snap") {
+        if name.starts_with("integration__hooks__per_client__") && name.ends_with(".snap") {
             assert!(
                 names.contains(&name),
                 "tests/hooks/snapshots/{name} belongs to no case"

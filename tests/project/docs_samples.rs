@@ -2,7 +2,7 @@
 //! `<!-- generated: NAME -->` and `<!-- /generated -->` is what the tool prints (or, for
 //! tables, what the code says), produced here by running the real thing. A change that alters
 //! the output fails this test until the docs are updated:
-//! `HANDOVER_BLESS=1 cargo test -p handover --test project docs_samples` rewrites the blocks (then
+//! `HANDOVER_BLESS=1 cargo test -p handover --test integration docs_samples` rewrites the blocks (then
 //! read the diff before committing it).
 //!
 //! A block is whole lines (a marker at the start of a line) or part of one (a marker inside a
@@ -156,7 +156,7 @@ fn generated_blocks_match_the_tool() {
     }
     assert!(
         bless || stale.is_empty(),
-        "{}\nUpdate the docs: HANDOVER_BLESS=1 cargo test -p handover --test project docs_samples (then review the diff)",
+        "{}\nUpdate the docs: HANDOVER_BLESS=1 cargo test -p handover --test integration docs_samples (then review the diff)",
         stale.join("\n")
     );
 }
