@@ -194,9 +194,19 @@ impl Machine {
     }
 
     pub(crate) fn handover_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        self.handover_with_env(args, stdin, &[])
+    }
+
+    fn handover_with_env(
+        &self,
+        args: &[&str],
+        stdin: Option<&str>,
+        env: &[(&str, &str)],
+    ) -> Output {
         let mut cmd = Command::new(HANDOVER);
         cmd.args(args)
             .current_dir(&self.root)
+            .envs(env.iter().copied())
             .env("HANDOVER_MACHINE", self.name)
             .env_remove("HANDOVER_SESSION_ID")
             .env_remove("HANDOVER_AGENT")
@@ -239,13 +249,32 @@ impl Machine {
     }
 
     pub(crate) fn write(&self, goal: &str) {
-        self.ok(&[
+        self.write_secs_ago(goal, 0);
+    }
+
+    /// [`Machine::write`] with the command's clock `secs` seconds behind (the debug build's
+    /// `HANDOVER_TEST_CLOCK_SHIFT`, handover_base::clock): handoffs dated apart, in order,
+    /// without sleeping until the seconds-resolution `created_at` ticks.
+    pub(crate) fn write_secs_ago(&self, goal: &str, secs: u32) {
+        let args = [
             "write",
             "--goal",
             goal,
             "--next",
             "Quote fields with commas",
-        ]);
+        ];
+        let shift = format!("-{secs}");
+        let out = self.handover_with_env(
+            &args,
+            None,
+            &[(handover_base::clock::TEST_SHIFT_VAR, &shift)],
+        );
+        assert!(
+            out.status.success(),
+            "handover {args:?} on {}: {}",
+            self.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     pub(crate) fn session_start(&self) -> Run {
@@ -359,9 +388,9 @@ fn a_local_handoff_wins_unless_the_fetched_one_is_newer() {
     let world = World::new();
     let a = world.clone("laptop");
     let b = world.clone("desktop");
-    b.write("Older local goal");
-    std::thread::sleep(std::time::Duration::from_millis(1100));
-    a.write("Newer remote goal");
+    // Dated two seconds ago, one second ago and now: each in a second of its own.
+    b.write_secs_ago("Older local goal", 2);
+    a.write_secs_ago("Newer remote goal", 1);
     a.ok(&["push"]);
     b.ok(&["pull"]);
     let text = b.session_start().context("SessionStart");
@@ -375,7 +404,6 @@ fn a_local_handoff_wins_unless_the_fetched_one_is_newer() {
     assert_eq!(json["fetched"]["machine"], "laptop");
     assert_eq!(json["fetched"]["verdict"], "fresh");
 
-    std::thread::sleep(std::time::Duration::from_millis(1100));
     b.write("Newest local goal");
     let text = b.session_start().context("SessionStart");
     insta::assert_snapshot!("newest_local_startup", world.pin(&ours(&text), &[&a, &b]));
