@@ -5,7 +5,7 @@
 //! fails. One test binary; where each kind of test goes: tests/README.md.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use handover_testkit as support;
 
 /// The tests, one file each in tests/clients/.
 mod clients {

@@ -17,7 +17,7 @@
 //!   no history references in its text.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use handover_testkit as support;
 
 /// The tests, one file each in tests/boot/.
 mod boot {

@@ -1,7 +1,9 @@
 //! Handoffs that travel through git (`handover push` / `pull` / `share`), against real git: a
 //! bare repository as the remote and clones with separate HOMEs, as two machines would be.
 
-use crate::support::hook::{ours, payload, run_hook_in, Run, SESSION_START};
+use crate::support::exe::session_start_exe;
+use crate::support::hook::{ours, payload, run_hook_in, Run};
+use crate::support::repo;
 use crate::support::snapshot::{mask_ids, mask_times};
 use handover_handoff::model::Handoff;
 use serde_json::json;
@@ -23,31 +25,18 @@ pub(crate) struct Machine {
     pub(crate) name: &'static str,
 }
 
+/// The environment of a machine's git and handover processes: the tests' git environment
+/// (support::repo::git_env) with the machine's HOME, whose configuration git reads.
 pub(crate) fn git_env(cmd: &mut Command, home: &Path) {
-    cmd.env("HOME", home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env_remove("GIT_CONFIG_GLOBAL")
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
+    repo::git_env(cmd)
+        .env("HOME", home)
+        .env_remove("GIT_CONFIG_GLOBAL");
 }
 
 pub(crate) fn git_in(dir: &Path, home: &Path, args: &[&str]) -> String {
-    let mut cmd = Command::new("git");
-    cmd.arg("-C").arg(dir).args(args);
+    let mut cmd = repo::git_command(dir);
     git_env(&mut cmd, home);
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?} in {}: {}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    repo::git_output(cmd.args(args))
 }
 
 impl World {
@@ -106,11 +95,8 @@ impl World {
 
     /// Every object of the remote, as `git cat-file` prints them.
     pub(crate) fn remote_objects(&self) -> String {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(self.remote())
+        let out = repo::git_command(&self.remote())
             .args(["cat-file", "--batch-all-objects", "--batch"])
-            .env("GIT_CONFIG_NOSYSTEM", "1")
             .output()
             .unwrap();
         assert!(out.status.success());
@@ -151,9 +137,7 @@ impl World {
     }
 
     pub(crate) fn remote_ref(&self, name: &str) -> Option<String> {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(self.remote())
+        let out = repo::git_command(&self.remote())
             .args(["rev-parse", "--verify", "--quiet", name])
             .output()
             .unwrap();
@@ -170,27 +154,9 @@ impl Machine {
 
     /// [`Machine::git`] with `input` on its standard input (`hash-object --stdin`, `mktree`).
     pub(crate) fn git_with_input(&self, args: &[&str], input: &[u8]) -> String {
-        let mut cmd = Command::new("git");
-        cmd.arg("-C")
-            .arg(&self.root)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        let mut cmd = repo::git_command(&self.root);
         git_env(&mut cmd, &self.home);
-        let mut child = cmd.spawn().unwrap();
-        {
-            use std::io::Write;
-            child.stdin.take().unwrap().write_all(input).unwrap();
-        }
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?} in {}: {}",
-            self.root.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
+        repo::git_output_with_input(cmd.args(args), input)
     }
 
     pub(crate) fn handover_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
@@ -280,7 +246,7 @@ impl Machine {
     pub(crate) fn session_start(&self) -> Run {
         let home = self.home.to_str().unwrap().to_string();
         let run = run_hook_in(
-            SESSION_START,
+            session_start_exe(),
             &["--agent", "claude"],
             payload(json!({
                 "hook_event_name": "SessionStart",
@@ -296,8 +262,8 @@ impl Machine {
     }
 
     pub(crate) fn fetched_ref(&self, branch: &str) -> Option<String> {
-        let mut cmd = Command::new("git");
-        cmd.arg("-C").arg(&self.root).args([
+        let mut cmd = repo::git_command(&self.root);
+        cmd.args([
             "rev-parse",
             "--verify",
             "--quiet",

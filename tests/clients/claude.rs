@@ -1,5 +1,5 @@
 //! End to end with the real Claude Code (pinned in tests/clients/package.json): a handoff
-//! survives a real restart. The scenarios live in tests/support/scenarios.rs; the harness and
+//! survives a real restart. The scenarios live in tests/support/src/scenarios.rs; the harness and
 //! the fake model server in tests/support/. Needs node/npm and root (`unshare -n`); set
 //! HANDOVER_SKIP_E2E=1 to skip them loudly.
 use crate::support;
