@@ -10,7 +10,7 @@
 //! skipped trial must say so. Each file lists its own tests with `trials!`.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-mod support;
+use handover_testkit as support;
 
 /// The trials of one file of tests/clients/, named `clients::<file>::<function>` as `#[test]`
 /// named them: `real` ones need the real clients (`ignored`, with the reason, when they are

@@ -3,7 +3,7 @@
 //! RSS (GNU time's `wait4` figure, from a separate run).
 //!
 //! Every hook that runs in a session (SessionStart, the context watch on PostToolUse and Stop,
-//! PreCompact, SessionEnd) in every shape a user meets (tests/benches/shapes.rs: no handoff; a
+//! PreCompact, SessionEnd) in every shape a user meets (tests/support/src/shapes.rs: no handoff; a
 //! handoff on a clean tree; a handoff listing 10 or 100 uncommitted files; the last session's
 //! record with edited files; a handoff and a record together), each in a 10-file and in a
 //! 100,000-file repository. Printed: each case's median wall time, its ratio to the floor, the
@@ -47,10 +47,7 @@
 //! branch's ref in `.git/refs/heads/main`).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-#[path = "shapes.rs"]
-mod shapes;
-
-use shapes::{Fixture, Shape, SESSION};
+use handover_testkit::shapes::{Fixture, Shape, SESSION};
 use std::cell::RefCell;
 use std::io::{Read, Write};
 use std::path::{Path, PathBuf};

@@ -1,29 +1,14 @@
-//! Shared by the benchmarks: interleaved medians, and running a hook executable once.
+//! The session record bench's measuring: interleaved medians, and running a hook executable
+//! once.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
-// Each bench includes this file and uses the part it needs.
-#![allow(dead_code)]
 
 use std::io::Write;
 use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::time::Duration;
 
 /// Runs the cases round-robin, `runs` rounds after one warm-up round, so that the machine's
-/// load changes affect every case alike; returns each case's median.
-pub fn measure_interleaved(runs: usize, cases: &[Box<dyn Fn() + '_>]) -> Vec<Duration> {
-    let timed: Vec<Box<dyn Fn() -> Duration + '_>> = cases
-        .iter()
-        .map(|case| {
-            Box::new(move || {
-                let t = Instant::now();
-                case();
-                t.elapsed()
-            }) as Box<dyn Fn() -> Duration + '_>
-        })
-        .collect();
-    medians_interleaved(runs, &timed)
-}
-
-/// Like `measure_interleaved` for cases that time themselves (and leave their setup out).
+/// load changes affect every case alike; returns each case's median. Each case times itself
+/// (and leaves its setup out).
 pub fn medians_interleaved(runs: usize, cases: &[Box<dyn Fn() -> Duration + '_>]) -> Vec<Duration> {
     for case in cases {
         case(); // warm-up: page cache, dynamic loader

@@ -2,7 +2,7 @@
 
 use crate::support::repo;
 
-use crate::support::repo::Repo;
+use crate::support::repo::TestRepo;
 use crate::support::snapshot::placeholders;
 use serde_json::Value;
 use std::io::Write;
@@ -56,7 +56,7 @@ const SAMPLE: &str = r#"{
 
 #[test]
 fn write_from_json_creates_every_file_and_a_private_guard() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let out = ok(&r.path, &["write", "--from", "-"], Some(SAMPLE));
     insta::assert_snapshot!("write_from_json", placeholders(&r.path, &out));
     let s = state(&r.path);
@@ -82,7 +82,7 @@ fn write_from_json_creates_every_file_and_a_private_guard() {
 
 #[test]
 fn unknown_or_misspelled_fields_are_refused_and_nothing_is_written() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let out = handover(
         &r.path,
         &["write", "--from", "-"],
@@ -97,7 +97,7 @@ fn unknown_or_misspelled_fields_are_refused_and_nothing_is_written() {
 
 #[test]
 fn invalid_json_names_line_and_column() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let out = handover(
         &r.path,
         &["write", "--from", "-"],
@@ -110,7 +110,7 @@ fn invalid_json_names_line_and_column() {
 
 #[test]
 fn missing_goal_is_refused() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let out = handover(&r.path, &["write", "--next", "do it"], None);
     assert_eq!(out.status.code(), Some(1));
     insta::assert_snapshot!(
@@ -121,7 +121,7 @@ fn missing_goal_is_refused() {
 
 #[test]
 fn secrets_are_redacted_before_writing() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let input = r#"{"goal": "deploy", "evidence": {"commands_run": ["curl https://deploy:hunter2secret@example.com/api", "export GITHUB_TOKEN=ghp_Qx7RtLm2ZbN8cWvK4Hd9Js3Fp6Vy1Ge5Ua0T"]}}"#;
     let out = ok(&r.path, &["write", "--from", "-"], Some(input));
     insta::assert_snapshot!("write_redacted", placeholders(&r.path, &out));
@@ -140,7 +140,7 @@ fn secrets_are_redacted_before_writing() {
 
 #[test]
 fn flags_update_the_current_handoff_and_a_new_goal_starts_fresh() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     ok(
         &r.path,
         &[
@@ -185,7 +185,7 @@ fn flags_update_the_current_handoff_and_a_new_goal_starts_fresh() {
 
 #[test]
 fn decision_flag_without_reason_is_refused() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let out = handover(
         &r.path,
         &["write", "--goal", "g", "--decision", "no reason"],
@@ -200,7 +200,7 @@ fn decision_flag_without_reason_is_refused() {
 
 #[test]
 fn hand_edited_markdown_round_trips() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     ok(&r.path, &["write", "--from", "-"], Some(SAMPLE));
     let before = state(&r.path);
     ok(&r.path, &["write", "--from", "handover.md"], None);
@@ -239,7 +239,7 @@ fn hand_edited_markdown_round_trips() {
 
 #[test]
 fn boot_verdicts_follow_the_repository() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     ok(&r.path, &["write", "--from", "-"], Some(SAMPLE));
     let b = boot_json(&r.path);
     assert_eq!(b["verdict"], "fresh", "{b}");
@@ -267,7 +267,7 @@ fn boot_verdicts_follow_the_repository() {
 
 #[test]
 fn boot_without_a_handoff_says_so_in_one_line() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let out = ok(&r.path, &["boot"], None);
     assert_eq!(out.lines().count(), 1, "{out}");
     assert!(out.starts_with("No handoff"), "{out}");
@@ -275,7 +275,7 @@ fn boot_without_a_handoff_says_so_in_one_line() {
 
 #[test]
 fn boot_works_from_a_subdirectory() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     ok(&r.path, &["write", "--goal", "from the top"], None);
     let b = boot_json(&r.path.join("src"));
     assert_eq!(b["handoff"]["goal"], "from the top");
@@ -283,7 +283,7 @@ fn boot_works_from_a_subdirectory() {
 
 #[test]
 fn each_worktree_has_its_own_handoff() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let wt: PathBuf = r.path.join("wt");
     r.add_worktree(&wt, "feature");
     ok(&r.path, &["write", "--goal", "main work"], None);
@@ -307,7 +307,7 @@ fn outside_git_the_verdict_is_unverified() {
 
 #[test]
 fn corrupted_state_is_reported_and_recovered() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     ok(&r.path, &["write", "--goal", "survive corruption"], None);
     let p = r.path.join(".handover/state.json");
     let text = std::fs::read_to_string(&p).unwrap();
@@ -322,7 +322,7 @@ fn corrupted_state_is_reported_and_recovered() {
 
 #[test]
 fn done_archives_and_ack_is_journaled() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     ok(&r.path, &["write", "--goal", "finish me"], None);
     let out = ok(&r.path, &["ack", "--session", "s-9"], None);
     insta::assert_snapshot!("ack", placeholders(&r.path, &out));
@@ -344,7 +344,7 @@ fn done_archives_and_ack_is_journaled() {
 
 #[test]
 fn facts_only_policy_refuses_a_plan() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     std::fs::create_dir_all(r.path.join(".handover")).unwrap();
     std::fs::write(
         r.path.join(".handover/config.toml"),
@@ -462,7 +462,7 @@ fn problems(status: &Value, dir: &Path, home: &Path) -> String {
 
 #[test]
 fn status_calls_a_repository_wired_for_no_agent_a_problem() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let mut seen = String::from("> nothing installed\n");
     let s = status_in(&r.path, home.path());
@@ -518,7 +518,7 @@ fn status_calls_a_repository_wired_for_no_agent_a_problem() {
 /// the default homes are used; absolute values are honoured.
 #[test]
 fn a_relative_codex_home_or_gemini_cli_home_is_ignored_by_install() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let home = home.path();
     let bin_dir = Path::new(BIN)
@@ -603,7 +603,7 @@ fn save_record(dir: &Path, session: &str, agent: &str) -> handover_record::Sessi
 
 #[test]
 fn write_fills_empty_commands_and_files_from_the_session_record() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     // Another agent's record is not this writer's.
     save_record(&r.path, "other-agent-session", "someone-else");
     let out = ok(&r.path, &["write", "--goal", "strip whitespace"], None);
@@ -639,7 +639,7 @@ fn write_fills_empty_commands_and_files_from_the_session_record() {
 
 #[test]
 fn boot_and_status_show_the_session_records() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     save_record(&r.path, "s-rec", "codex");
     let out = ok(&r.path, &["boot"], None);
     insta::assert_snapshot!("boot_records_without_handoff", placeholders(&r.path, &out));

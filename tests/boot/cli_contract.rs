@@ -4,45 +4,24 @@
 
 use crate::support::repo;
 
-use crate::support::repo::{handover_command as command, Repo};
+use crate::support::repo::{handover_in_home as run_in, Run, TestRepo};
 use crate::support::snapshot::placeholders;
 use serde_json::Value;
 use std::path::Path;
-use std::process::Output;
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run_in(dir: &Path, home: &Path, args: &[&str]) -> Run {
-    let out: Output = command(dir, args)
-        .env("HOME", home)
-        .env("CODEX_HOME", home.join(".codex"))
-        .env("CARGO_HOME", home.join(".cargo"))
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
 
 fn json(r: &Run) -> Value {
-    serde_json::from_str(&r.stdout).unwrap_or_else(|e| panic!("{e}: {}", r.stdout))
+    serde_json::from_str(&r.stdout_str()).unwrap_or_else(|e| panic!("{e}: {}", r.stdout_str()))
 }
 
 #[test]
 fn boot_check_exits_with_the_verdict() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let boot = |args: &[&str]| run_in(&r.path, home.path(), args);
     // No handoff.
-    assert_eq!(boot(&["boot", "--check"]).code, 6);
-    assert_eq!(boot(&["boot"]).code, 0, "without --check: 0");
-    assert_eq!(boot(&["boot", "--check", "--startup"]).code, 6);
+    assert_eq!(boot(&["boot", "--check"]).exit_code(), 6);
+    assert_eq!(boot(&["boot"]).exit_code(), 0, "without --check: 0");
+    assert_eq!(boot(&["boot", "--check", "--startup"]).exit_code(), 6);
     run_in(
         &r.path,
         home.path(),
@@ -54,20 +33,25 @@ fn boot_check_exits_with_the_verdict() {
         &["boot", "--check", "--json"],
         &["boot", "--check", "--startup"],
     ] {
-        assert_eq!(boot(args).code, 0, "{args:?}");
+        assert_eq!(boot(args).exit_code(), 0, "{args:?}");
     }
     // Drifted: one commit later.
     r.write("src/more.rs", "pub fn m() {}\n");
     r.commit_all("more");
     let drifted = boot(&["boot", "--check", "--json"]);
-    assert_eq!(json(&drifted)["verdict"], "drifted", "{}", drifted.stdout);
-    assert_eq!(drifted.code, 3);
-    assert_eq!(boot(&["boot"]).code, 0, "without --check: 0");
+    assert_eq!(
+        json(&drifted)["verdict"],
+        "drifted",
+        "{}",
+        drifted.stdout_str()
+    );
+    assert_eq!(drifted.exit_code(), 3);
+    assert_eq!(boot(&["boot"]).exit_code(), 0, "without --check: 0");
     // Stale: on another branch.
     r.git(&["checkout", "-q", "-b", "elsewhere"]);
     let stale = boot(&["boot", "--check", "--json"]);
-    assert_eq!(json(&stale)["verdict"], "stale", "{}", stale.stdout);
-    assert_eq!(stale.code, 4);
+    assert_eq!(json(&stale)["verdict"], "stale", "{}", stale.stdout_str());
+    assert_eq!(stale.exit_code(), 4);
     // Damaged beyond recovery.
     // Damaged beyond recovery: no usable state.json, and no copy to recover from.
     std::fs::write(r.path.join(".handover/state.json"), "{").unwrap();
@@ -75,30 +59,34 @@ fn boot_check_exits_with_the_verdict() {
     std::fs::remove_file(r.path.join(".handover/journal.jsonl")).unwrap();
     let _ = std::fs::remove_dir_all(r.path.join(".handover/archive"));
     let damaged = boot(&["boot", "--check"]);
-    assert_eq!(damaged.code, 7, "{}", damaged.stdout);
+    assert_eq!(damaged.exit_code(), 7, "{}", damaged.stdout_str());
     // Refused: `.handover` is a link.
     std::fs::remove_dir_all(r.path.join(".handover")).unwrap();
     let elsewhere = tempfile::tempdir().unwrap();
     std::os::unix::fs::symlink(elsewhere.path(), r.path.join(".handover")).unwrap();
-    assert_eq!(boot(&["boot", "--check"]).code, 8);
-    assert_eq!(boot(&["boot"]).code, 1, "without --check: 1, as before");
+    assert_eq!(boot(&["boot", "--check"]).exit_code(), 8);
+    assert_eq!(
+        boot(&["boot"]).exit_code(),
+        1,
+        "without --check: 1, as before"
+    );
 }
 
 #[test]
 fn status_check_exits_3_when_something_is_to_fix() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     // Not installed for any agent: a problem.
     let s = run_in(&r.path, home.path(), &["status", "--check"]);
-    assert_eq!(s.code, 3, "{}", s.stdout);
+    assert_eq!(s.exit_code(), 3, "{}", s.stdout_str());
     let home_dir = home.path().display().to_string();
     insta::assert_snapshot!(
         "status_check_with_a_problem",
-        placeholders(&r.path, &s.stdout.replace(&home_dir, "[HOME]"))
+        placeholders(&r.path, &s.stdout_str().replace(&home_dir, "[HOME]"))
     );
-    assert_eq!(run_in(&r.path, home.path(), &["status"]).code, 0);
+    assert_eq!(run_in(&r.path, home.path(), &["status"]).exit_code(), 0);
     let j = run_in(&r.path, home.path(), &["status", "--check", "--json"]);
-    assert_eq!(j.code, 3);
+    assert_eq!(j.exit_code(), 3);
     let v = json(&j);
     assert_eq!(v["version"], 1);
     assert!(!v["problems"].as_array().unwrap().is_empty());
@@ -106,13 +94,19 @@ fn status_check_exits_3_when_something_is_to_fix() {
 
 #[test]
 fn json_shapes_are_versioned_for_every_reporting_command() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let bin = Path::new(env!("CARGO_BIN_EXE_handover")).parent().unwrap();
     let bin = bin.to_string_lossy().into_owned();
     let go = |args: &[&str]| {
         let out = run_in(&r.path, home.path(), args);
-        assert_eq!(out.code, 0, "{args:?}: {}{}", out.stdout, out.stderr);
+        assert_eq!(
+            out.exit_code(),
+            0,
+            "{args:?}: {}{}",
+            out.stdout_str(),
+            out.stderr_str()
+        );
         let v = json(&out);
         assert_eq!(v["version"], 1, "{args:?}: {v}");
         v
@@ -169,7 +163,7 @@ fn json_shapes_are_versioned_for_every_reporting_command() {
 
 #[test]
 fn quiet_prints_nothing_and_keeps_the_exit_code() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     for args in [
         &["--quiet", "write", "--goal", "g", "--next", "n"][..],
@@ -178,21 +172,21 @@ fn quiet_prints_nothing_and_keeps_the_exit_code() {
         &["ack", "--quiet"],
     ] {
         let out = run_in(&r.path, home.path(), args);
-        assert_eq!(out.stdout, "", "{args:?}");
-        assert_eq!(out.code, 0, "{args:?}: {}", out.stderr);
+        assert_eq!(out.stdout_str(), "", "{args:?}");
+        assert_eq!(out.exit_code(), 0, "{args:?}: {}", out.stderr_str());
     }
     let out = run_in(&r.path, home.path(), &["status", "--check", "-q"]);
-    assert_eq!((out.code, out.stdout.as_str()), (3, ""));
+    assert_eq!((out.exit_code(), out.stdout_str().as_str()), (3, ""));
     // Errors still reach stderr.
     let out = run_in(
         &r.path,
         home.path(),
         &["-q", "-C", "/nonexistent/x", "boot"],
     );
-    assert_eq!(out.code, 1);
-    insta::assert_snapshot!("quiet_still_says_errors", out.stderr);
+    assert_eq!(out.exit_code(), 1);
+    insta::assert_snapshot!("quiet_still_says_errors", out.stderr_str());
     let out = run_in(&r.path, home.path(), &["-q", "boot", "--no-such-flag"]);
-    assert_eq!(out.code, 2);
+    assert_eq!(out.exit_code(), 2);
 }
 
 /// docs/cli.md lists every exit code the CLI uses, with the number the code returns.
@@ -222,7 +216,7 @@ fn the_exit_code_table_in_the_docs_matches_the_code() {
 
 /// The subcommands, as `handover --help` lists them (clap's own `help` left out).
 fn subcommands(home: &Path) -> Vec<String> {
-    let help = run_in(Path::new("/"), home, &["--help"]).stdout;
+    let help = run_in(Path::new("/"), home, &["--help"]).stdout_str();
     let list = help.split("Commands:\n").nth(1).unwrap();
     let list = &list[..list.find("\n\n").unwrap()];
     list.lines()
@@ -237,15 +231,15 @@ fn subcommands(home: &Path) -> Vec<String> {
 /// subcommand, with a usage error that says so.
 #[test]
 fn dir_is_offered_and_accepted_only_where_it_does_something() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let dir = r.path.to_str().unwrap();
     let without_dir = ["demo", "completions", "trust-plugin"];
-    let fish = run_in(&r.path, home.path(), &["completions", "fish"]).stdout;
+    let fish = run_in(&r.path, home.path(), &["completions", "fish"]).stdout_str();
     let all = subcommands(home.path());
     assert!(all.len() >= 13, "{all:?}");
     for name in &all {
-        let help = run_in(&r.path, home.path(), &[name, "--help"]).stdout;
+        let help = run_in(&r.path, home.path(), &[name, "--help"]).stdout_str();
         let offered_in_help = help.contains("--dir <DIR>");
         let completed = fish.lines().any(|l| {
             l.contains(&format!("__fish_handover_using_subcommand {name}\""))
@@ -269,16 +263,16 @@ fn dir_is_offered_and_accepted_only_where_it_does_something() {
                 line.extend(["-C", dir]);
             }
             let out = run_in(&r.path, home.path(), &line);
-            assert_eq!(out.code, 2, "{line:?}: {}", out.stderr);
-            refusals.push_str(&format!("> {line:?}\n{}", out.stderr));
-            assert_eq!(out.stdout, "", "{line:?}");
+            assert_eq!(out.exit_code(), 2, "{line:?}: {}", out.stderr_str());
+            refusals.push_str(&format!("> {line:?}\n{}", out.stderr_str()));
+            assert_eq!(out.stdout_str(), "", "{line:?}");
         }
     }
     insta::assert_snapshot!("dir_refused", placeholders(&r.path, &refusals));
     // Where it does something it still works in both places.
     for line in [["-C", dir, "status"], ["status", "-C", dir]] {
         let out = run_in(Path::new("/"), home.path(), &line);
-        assert_eq!(out.code, 0, "{line:?}: {}", out.stderr);
+        assert_eq!(out.exit_code(), 0, "{line:?}: {}", out.stderr_str());
     }
     // Completions no longer need a usable current directory.
     let gone = tempfile::tempdir().unwrap();
@@ -308,7 +302,7 @@ fn dir_is_offered_and_accepted_only_where_it_does_something() {
 /// reason, and nothing is written.
 #[test]
 fn options_that_would_do_nothing_together_are_refused() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     std::fs::write(r.path.join("h.json"), r#"{"goal": "g"}"#).unwrap();
     let mut said = String::new();
@@ -321,8 +315,8 @@ fn options_that_would_do_nothing_together_are_refused() {
         &["install", "--claude", "--enable-codex-hooks"],
     ] {
         let out = run_in(&r.path, home.path(), args);
-        assert_eq!(out.code, 2, "{args:?}: {}", out.stderr);
-        said.push_str(&format!("> {args:?}\n{}", out.stderr));
+        assert_eq!(out.exit_code(), 2, "{args:?}: {}", out.stderr_str());
+        said.push_str(&format!("> {args:?}\n{}", out.stderr_str()));
         assert!(!r.path.join(".claude").exists() && !r.path.join("handover.md").exists());
     }
     // The whole of each refusal, clap's usage lines included.
@@ -335,7 +329,7 @@ fn options_that_would_do_nothing_together_are_refused() {
 #[test]
 fn help_texts_name_every_supported_client() {
     let home = tempfile::tempdir().unwrap();
-    let help = |args: &[&str]| run_in(Path::new("/"), home.path(), args).stdout;
+    let help = |args: &[&str]| run_in(Path::new("/"), home.path(), args).stdout_str();
     let install = help(&["install", "--help"]);
     let uninstall = help(&["uninstall", "--help"]);
     let top = help(&["--help"]);
@@ -403,7 +397,7 @@ fn help_texts_name_every_supported_client() {
 /// nobody saw: it changes nothing and says how to go on.
 #[test]
 fn quiet_share_on_a_terminal_asks_nothing_and_changes_nothing() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let remote = r.sibling("origin.git");
     repo::git(

@@ -3,7 +3,7 @@
 //! config, the agent label, submodules. Real processes on real git repositories.
 
 use crate::support::repo::{
-    git, handover_command as command, handover_ok as ok, handover_run as run, Repo,
+    git, handover_command as command, handover_ok as ok, handover_run as run, TestRepo,
 };
 use crate::support::snapshot::placeholders;
 use serde_json::Value;
@@ -27,8 +27,8 @@ fn said(root: &Path, out: &Output) -> String {
     placeholders(root, &text)
 }
 
-fn with_handoff() -> Repo {
-    let r = Repo::with_commit();
+fn with_handoff() -> TestRepo {
+    let r = TestRepo::with_commit();
     ok(&r.path, &["write", "--goal", "g", "--next", "n"]);
     r
 }
@@ -233,7 +233,7 @@ fn non_utf8_paths_do_not_panic_json_output() {
 
 #[test]
 fn input_is_bounded() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let started = Instant::now();
     // A device (or FIFO) is refused unread by the read gate, naming the way to pipe input.
     let out = run(&r.path, &["write", "--from", "/dev/zero"]);
@@ -285,7 +285,7 @@ fn within(dir: &Path, args: &[&str], limit: Duration) -> Option<Output> {
 
 #[test]
 fn a_fifo_state_json_does_not_hang_write() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     fs::create_dir(r.path.join(".handover")).unwrap();
     let fifo = r.path.join(".handover/state.json");
     assert!(Command::new("mkfifo")
@@ -306,7 +306,7 @@ fn a_fifo_state_json_does_not_hang_write() {
 
 #[test]
 fn a_typo_in_dash_c_creates_nothing() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let out = run(&r.path, &["-C", "sub/typo", "write", "--goal", "g"]);
     assert_eq!(out.status.code(), Some(1));
     insta::assert_snapshot!("dash_c_typo", said(&r.path, &out));
@@ -344,7 +344,7 @@ fn a_bare_repository_is_refused_and_left_alone() {
 
 #[test]
 fn a_handover_file_is_not_a_damaged_handoff() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     fs::write(r.path.join(".handover"), "not our directory\n").unwrap();
     let out = run(&r.path, &["boot"]);
     insta::assert_snapshot!("handover_file_boot", said(&r.path, &out));
@@ -381,7 +381,7 @@ fn an_invalid_config_is_reported_by_boot_and_status() {
 
 #[test]
 fn only_the_variables_codex_sets_label_a_write_as_codex() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let agent = |env: &[(&str, &str)]| {
         let mut c = command(&r.path, &["write", "--fresh", "--goal", "g", "--json"]);
         c.env_remove("HANDOVER_AGENT");
@@ -410,7 +410,7 @@ fn only_the_variables_codex_sets_label_a_write_as_codex() {
 
 #[test]
 fn only_qwen_codes_own_mark_labels_a_write_as_qwen() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let agent = |env: &[(&str, &str)]| {
         let mut c = command(&r.path, &["write", "--fresh", "--goal", "g", "--json"]);
         c.env_remove("HANDOVER_AGENT").env_remove("QWEN_CODE");
@@ -441,7 +441,7 @@ fn only_qwen_codes_own_mark_labels_a_write_as_qwen() {
 
 #[test]
 fn json_of_the_wrong_shape_gets_a_json_error() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let write_stdin = |text: &str| {
         let mut child = command(&r.path, &["write", "--from", "-"])
             .stdin(Stdio::piped())
@@ -468,8 +468,8 @@ fn json_of_the_wrong_shape_gets_a_json_error() {
 
 #[test]
 fn the_first_write_in_a_submodule_leaves_the_superproject_clean() {
-    let inner = Repo::with_commit();
-    let outer = Repo::with_commit();
+    let inner = TestRepo::with_commit();
+    let outer = TestRepo::with_commit();
     git(
         &outer.path,
         &[

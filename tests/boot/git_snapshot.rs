@@ -2,7 +2,7 @@
 //! linked worktrees, unborn), files changed since a commit or the default branch.
 
 use crate::support;
-use crate::support::repo::{commit_all_in, git, write_in, Repo};
+use crate::support::repo::{commit_all_in, git, write_in, TestRepo};
 use handover_git::{files_changed, read_head_files, snapshot};
 use handover_handoff::worktree::find_root;
 use std::path::Path;
@@ -23,7 +23,7 @@ fn pair(p: &str, c: &str) -> (String, String) {
 
 #[test]
 fn find_root_from_top_and_subdirectory() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     assert_eq!(find_root(&repo.path), Some(repo.path.clone()));
     let deep = repo.path.join("src/a/b");
     std::fs::create_dir_all(&deep).unwrap();
@@ -32,7 +32,7 @@ fn find_root_from_top_and_subdirectory() {
 
 #[test]
 fn find_root_from_inside_a_linked_worktree_stops_at_the_worktree() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let wt = repo.sibling("wt");
     repo.add_worktree(&wt, "feature");
     assert!(
@@ -70,7 +70,7 @@ fn find_root_from_a_relative_start() {
         assert_eq!(find_root(Path::new("nope")), None);
         return;
     }
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     std::fs::create_dir_all(repo.path.join("src/deep")).unwrap();
     let out = support::child::rerun(module_path!(), "find_root_from_a_relative_start")
         .current_dir(repo.path.join("src"))
@@ -91,7 +91,7 @@ fn find_root_from_a_relative_start() {
 
 #[test]
 fn snapshot_on_a_branch_with_dirty_and_untracked_files() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("README.md", "changed\n"); // unstaged change
     repo.write("src/lib.rs", "pub fn b() {}\n");
     repo.git(&["add", "src/lib.rs"]); // staged change
@@ -112,7 +112,7 @@ fn snapshot_on_a_branch_with_dirty_and_untracked_files() {
 
 #[test]
 fn snapshot_leaves_out_handovers_own_files() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("handover.md", "# Handoff\n");
     repo.write(".handover/state.json", "{}");
     repo.write(".handover/archive/1.json", "{}");
@@ -128,7 +128,7 @@ fn snapshot_leaves_out_handovers_own_files() {
 
 #[test]
 fn snapshot_of_detached_head() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let first = repo.head();
     repo.write("a.txt", "a\n");
     repo.commit_all("second");
@@ -141,7 +141,7 @@ fn snapshot_of_detached_head() {
 
 #[test]
 fn snapshot_of_unborn_repository() {
-    let repo = Repo::init();
+    let repo = TestRepo::init();
     repo.write("new.txt", "x\n");
     let s = snapshot(&repo.path).unwrap().unwrap();
     assert_eq!(s.branch.as_deref(), Some("main"));
@@ -171,7 +171,7 @@ fn snapshot_outside_git_is_none() {
 
 #[test]
 fn snapshots_of_linked_worktrees_differ() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let wt = repo.sibling("wt-feature");
     repo.add_worktree(&wt, "feature");
     write_in(&wt, "feature.txt", "f\n");
@@ -201,7 +201,7 @@ fn snapshots_of_linked_worktrees_differ() {
 
 #[test]
 fn read_head_files_handles_packed_refs_and_detached() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.git(&["pack-refs", "--all"]);
     assert!(
         !repo.path.join(".git/refs/heads/main").exists(),
@@ -219,7 +219,7 @@ fn read_head_files_handles_packed_refs_and_detached() {
 
 #[test]
 fn snapshot_records_the_upstream() {
-    let origin = Repo::with_commit();
+    let origin = TestRepo::with_commit();
     let clone = origin.sibling("clone");
     git(
         &origin.path,
@@ -237,7 +237,7 @@ fn snapshot_records_the_upstream() {
 
 #[test]
 fn files_changed_since_a_commit_includes_index_worktree_and_untracked() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let base = repo.head();
     repo.write("committed.txt", "c\n");
     repo.git(&["rm", "-q", "README.md"]);
@@ -264,7 +264,7 @@ fn files_changed_since_a_commit_includes_index_worktree_and_untracked() {
 
 #[test]
 fn files_changed_detects_a_rename() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let base = repo.head();
     repo.git(&["mv", "src/lib.rs", "src/core.rs"]);
     let (list, _) = changes(&repo.path, Some(&base));
@@ -273,7 +273,7 @@ fn files_changed_detects_a_rename() {
 
 #[test]
 fn files_changed_on_a_feature_branch_uses_the_merge_base_with_main() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let fork = repo.head();
     repo.git(&["checkout", "-q", "-b", "feature"]);
     repo.write("feature.txt", "f\n");
@@ -301,7 +301,7 @@ fn files_changed_on_a_feature_branch_uses_the_merge_base_with_main() {
 
 #[test]
 fn files_changed_on_the_default_branch_is_against_head() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("b.txt", "b\n");
     let head = repo.commit_all("second");
     repo.write("README.md", "edited\n");
@@ -313,7 +313,7 @@ fn files_changed_on_the_default_branch_is_against_head() {
 #[test]
 fn files_changed_uses_origin_head_when_there_is_a_remote() {
     // The remote's default branch is `trunk`; there is no local main or master.
-    let origin = Repo::init();
+    let origin = TestRepo::init();
     origin.git(&["checkout", "-q", "-b", "trunk"]);
     origin.write("a.txt", "a\n");
     let fork = origin.commit_all("first on trunk");
@@ -341,7 +341,7 @@ fn files_changed_uses_origin_head_when_there_is_a_remote() {
 
 #[test]
 fn files_changed_in_an_unborn_repository_lists_everything_with_no_base() {
-    let repo = Repo::init();
+    let repo = TestRepo::init();
     repo.write("a.txt", "a\n");
     repo.write("b.txt", "b\n");
     repo.git(&["add", "a.txt"]);
@@ -352,7 +352,7 @@ fn files_changed_in_an_unborn_repository_lists_everything_with_no_base() {
 
 #[test]
 fn files_changed_in_a_linked_worktree() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let base = repo.head();
     let wt = repo.sibling("wt");
     repo.add_worktree(&wt, "feature");

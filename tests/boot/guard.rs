@@ -3,22 +3,22 @@
 //! handoff files, idempotent, byte-preserving, reporting tracked handoff files without touching
 //! them, and never written through a link.
 
-use crate::support::repo::Repo;
+use crate::support::repo::TestRepo;
 use handover_core::guard::{ensure, status, with_block, GuardStatus, BEGIN_MARK, END_MARK};
 
 const BLOCK: &str =
     "# >>> handover (private handoff files) >>>\n/handover.md\n/.handover/\n# <<< handover <<<\n";
 
-fn exclude(repo: &Repo) -> std::path::PathBuf {
+fn exclude(repo: &TestRepo) -> std::path::PathBuf {
     repo.path.join(".git/info/exclude")
 }
 
-fn read(repo: &Repo) -> Vec<u8> {
+fn read(repo: &TestRepo) -> Vec<u8> {
     std::fs::read(exclude(repo)).unwrap()
 }
 
 /// `git status --porcelain` over every untracked file, after a handoff's files are there.
-fn status_with_handoff_files(repo: &Repo) -> String {
+fn status_with_handoff_files(repo: &TestRepo) -> String {
     repo.write("handover.md", "x\n");
     repo.write(".handover/state.json", "{}");
     repo.write(".handover/records/r.json", "{}");
@@ -27,7 +27,7 @@ fn status_with_handoff_files(repo: &Repo) -> String {
 
 #[test]
 fn adds_the_block_to_info_exclude_and_git_then_ignores_the_handoff_files() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     assert_eq!(
         status(&repo.path),
         GuardStatus {
@@ -70,7 +70,7 @@ fn nothing_is_written_when_git_already_ignores_the_handoff_files() {
         ("one pattern for both", "*handover*\n"),
     ];
     for (name, gitignore) in cases {
-        let repo = Repo::with_commit();
+        let repo = TestRepo::with_commit();
         repo.write(".gitignore", gitignore);
         repo.commit_all("ignore handoff files");
         let before = std::fs::read(exclude(&repo)).ok();
@@ -84,7 +84,7 @@ fn nothing_is_written_when_git_already_ignores_the_handoff_files() {
 
 #[test]
 fn a_rule_for_one_file_inside_handover_is_not_enough() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write(".gitignore", "handover.md\n.handover/state.json\n");
     repo.commit_all("half ignored");
     let (st, changed) = ensure(&repo.path).unwrap();
@@ -94,7 +94,7 @@ fn a_rule_for_one_file_inside_handover_is_not_enough() {
 
 #[test]
 fn second_ensure_does_not_write() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     ensure(&repo.path).unwrap();
     let path = exclude(&repo);
     let before = std::fs::metadata(&path).unwrap();
@@ -121,7 +121,7 @@ fn appends_keeping_existing_content_byte_for_byte() {
         ("crlf no trailing newline", b"target/\r\n*.log"),
     ];
     for (name, original) in cases {
-        let repo = Repo::with_commit();
+        let repo = TestRepo::with_commit();
         std::fs::write(exclude(&repo), original).unwrap();
         let (_, changed) = ensure(&repo.path).unwrap();
         assert!(changed, "{name}");
@@ -150,7 +150,7 @@ fn appends_keeping_existing_content_byte_for_byte() {
 
 #[test]
 fn a_missing_info_directory_is_created() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     std::fs::remove_dir_all(repo.path.join(".git/info")).unwrap();
     let (st, changed) = ensure(&repo.path).unwrap();
     assert!(changed && st.present);
@@ -175,7 +175,7 @@ fn an_outdated_block_is_replaced_in_place_and_the_rest_kept() {
 
 #[test]
 fn a_begin_mark_without_an_end_is_a_warning_and_nothing_is_written() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let original = format!("keep me\n{BEGIN_MARK}\n/handover.md\n");
     std::fs::write(exclude(&repo), &original).unwrap();
     let (st, changed) = ensure(&repo.path).unwrap();
@@ -192,7 +192,7 @@ fn a_begin_mark_without_an_end_is_a_warning_and_nothing_is_written() {
 
 #[test]
 fn a_gitignore_rule_that_reincludes_a_handoff_file_is_reported() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write(".gitignore", "!/handover.md\n");
     let (st, changed) = ensure(&repo.path).unwrap();
     assert!(changed, "the block is added");
@@ -204,7 +204,7 @@ fn a_gitignore_rule_that_reincludes_a_handoff_file_is_reported() {
 
 #[test]
 fn non_utf8_content_is_preserved() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let original: &[u8] = b"caf\xe9/\n\xff\xfe\n";
     std::fs::write(exclude(&repo), original).unwrap();
     ensure(&repo.path).unwrap();
@@ -215,7 +215,7 @@ fn non_utf8_content_is_preserved() {
 
 #[test]
 fn tracked_handoff_files_are_reported_not_untracked() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("handover.md", "# shared handoff\n");
     repo.write(".handover/state.json", "{}");
     repo.write(".handover/journal.jsonl", "{}\n");
@@ -248,7 +248,7 @@ fn tracked_handoff_files_are_reported_not_untracked() {
 #[test]
 fn works_in_a_linked_worktree_through_the_common_directory() {
     // git reads info/exclude from the common directory only: one block serves every worktree.
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let wt = repo.sibling("wt");
     repo.add_worktree(&wt, "feature");
     let (st, changed) = ensure(&wt).unwrap();
@@ -281,7 +281,7 @@ fn outside_git_nothing_is_written() {
 
 #[test]
 fn a_linked_exclude_file_is_never_written_through() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let real = repo.sibling("dotfiles-exclude");
     std::fs::write(&real, "target/\n").unwrap();
     std::fs::remove_file(exclude(&repo)).ok();
@@ -300,7 +300,7 @@ fn a_linked_exclude_file_is_never_written_through() {
 
 #[test]
 fn a_linked_info_directory_is_never_written_through() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let elsewhere = repo.sibling("elsewhere");
     std::fs::create_dir(&elsewhere).unwrap();
     std::fs::remove_dir_all(repo.path.join(".git/info")).unwrap();

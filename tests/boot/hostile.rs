@@ -3,9 +3,10 @@
 //! checksum, secrets in ids and branch names. Nothing outside the repository is written, the
 //! refusal is said clearly, nothing printed drives a terminal, and no secret reaches the files.
 
+use crate::support::exe::session_start_exe;
 use crate::support::repo;
 
-use crate::support::repo::Repo;
+use crate::support::repo::TestRepo;
 use crate::support::snapshot::placeholders;
 use handover_handoff::model::{Content, Handoff};
 use serde_json::Value;
@@ -53,7 +54,7 @@ fn outside() -> (tempfile::TempDir, PathBuf) {
 #[test]
 fn a_journal_link_is_refused_by_write_ack_and_done() {
     let (_out, rc) = outside();
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.git(&["checkout", "-q", "-b", "x$(touch${IFS}pwned)"]);
     fs::create_dir(repo.path.join(".handover")).unwrap();
     symlink(&rc, repo.path.join(".handover/journal.jsonl")).unwrap();
@@ -71,7 +72,7 @@ fn a_journal_link_is_refused_by_write_ack_and_done() {
 #[test]
 fn a_dangling_lock_link_creates_nothing() {
     let (out_dir, _) = outside();
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     fs::create_dir(repo.path.join(".handover")).unwrap();
     let target = out_dir.path().join("created");
     symlink(&target, repo.path.join(".handover/journal.lock")).unwrap();
@@ -89,7 +90,7 @@ fn a_dangling_lock_link_creates_nothing() {
 fn links_to_the_store_or_handover_md_are_never_written_through() {
     let (out_dir, rc) = outside();
     // handover.md -> a file outside.
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     symlink(&rc, repo.path.join("handover.md")).unwrap();
     let out = write(&repo.path, "Ship it");
     assert!(!out.status.success());
@@ -97,7 +98,7 @@ fn links_to_the_store_or_handover_md_are_never_written_through() {
     assert_eq!(fs::read_to_string(&rc).unwrap(), "# rc\n");
 
     // .handover -> a directory outside.
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     symlink(out_dir.path(), repo.path.join(".handover")).unwrap();
     let out = write(&repo.path, "Ship it");
     assert!(!out.status.success());
@@ -106,14 +107,14 @@ fn links_to_the_store_or_handover_md_are_never_written_through() {
     assert_eq!(names.len(), 1, "something was written outside: {names:?}");
 
     // .gitignore -> a file outside: the guard does not write through it.
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     symlink(&rc, repo.path.join(".gitignore")).unwrap();
     let out = write(&repo.path, "Ship it");
     insta::assert_snapshot!("linked_gitignore", placeholders(&repo.path, &text(&out)));
     assert_eq!(fs::read_to_string(&rc).unwrap(), "# rc\n");
 
     // .git/info/exclude -> a file outside (an unpacked tarball's .git is the stranger's).
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let exclude = repo.path.join(".git/info/exclude");
     fs::remove_file(&exclude).ok();
     symlink(&rc, &exclude).unwrap();
@@ -127,7 +128,7 @@ fn links_to_the_store_or_handover_md_are_never_written_through() {
 #[test]
 fn status_and_boot_name_the_refusal() {
     let (out_dir, _) = outside();
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     fs::create_dir(repo.path.join(".handover")).unwrap();
     symlink(out_dir.path(), repo.path.join(".handover/archive")).unwrap();
     let status = text(&handover(&repo.path, &["status"]));
@@ -144,7 +145,7 @@ fn status_and_boot_name_the_refusal() {
 /// A checksum-valid state.json full of terminal escapes: `boot` and `status` print none.
 #[test]
 fn boot_and_status_print_no_escape_sequences_from_a_crafted_handoff() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let esc = "\u{1b}]0;pwned\u{7}\u{1b}[2J\u{1b}[31m";
     let mut h = Handoff {
         schema_version: handover_handoff::model::SCHEMA_VERSION,
@@ -190,7 +191,7 @@ fn boot_and_status_print_no_escape_sequences_from_a_crafted_handoff() {
 
 #[test]
 fn a_committed_handoff_is_foreign_in_boot_and_status() {
-    let upstream = Repo::with_commit();
+    let upstream = TestRepo::with_commit();
     let out = write(&upstream.path, "Ship it");
     assert!(out.status.success(), "{}", text(&out));
     upstream.git(&["add", "-f", ".handover/state.json"]);
@@ -229,7 +230,7 @@ fn a_committed_handoff_is_foreign_in_boot_and_status() {
 /// state.json or the journal, and the redacted branch still verifies as fresh.
 #[test]
 fn ids_names_and_branches_are_redacted_before_they_are_stored() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.git(&["checkout", "-q", "-b", &format!("fix/{TOKEN}")]);
     let out = handover(
         &repo.path,
@@ -265,7 +266,7 @@ fn ids_names_and_branches_are_redacted_before_they_are_stored() {
 /// output, as before).
 #[test]
 fn control_characters_are_stripped_on_write() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let out = handover(
         &repo.path,
         &[
@@ -293,7 +294,7 @@ fn another_users_store_is_refused() {
         eprintln!("skipped: needs root to give a directory to another user");
         return;
     }
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     assert!(write(&repo.path, "Ship it").status.success());
     std::os::unix::fs::chown(repo.path.join(".handover"), Some(65534), Some(65534)).unwrap();
     let status = text(&handover(&repo.path, &["status"]));
@@ -364,7 +365,7 @@ fn reason_codes(dir: &Path) -> Vec<String> {
 /// longer hash to the blob, yet it came with the repository.
 #[test]
 fn a_committed_handoff_stays_foreign_when_git_converts_line_endings() {
-    let upstream = Repo::with_commit();
+    let upstream = TestRepo::with_commit();
     let out = handover(
         &upstream.path,
         &[
@@ -413,7 +414,7 @@ fn a_committed_handoff_stays_foreign_when_git_converts_line_endings() {
 /// resolved against the current directory always named "here".
 #[test]
 fn a_committed_handoff_stays_foreign_under_autocrlf_and_a_relative_root() {
-    let upstream = Repo::with_commit();
+    let upstream = TestRepo::with_commit();
     let out = handover(
         &upstream.path,
         &[
@@ -455,7 +456,7 @@ fn a_committed_handoff_stays_foreign_under_autocrlf_and_a_relative_root() {
     insta::assert_snapshot!("dot_root_reason", placeholders(&clone, message));
 
     // Not committed at all: `git.root: "."` or no `git` field still does not pass for here.
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     assert!(write(&repo.path, "Ship it").status.success());
     assert!(!reason_codes(&repo.path).contains(&"foreign".to_string()));
     reseal(&repo.path, |h| h.git.as_mut().unwrap().root = ".".into());
@@ -470,7 +471,7 @@ fn a_committed_handoff_stays_foreign_under_autocrlf_and_a_relative_root() {
 #[test]
 fn status_and_install_never_read_a_device_behind_a_settings_or_instruction_link() {
     for device in ["/dev/zero", "/dev/stdin"] {
-        let repo = Repo::with_commit();
+        let repo = TestRepo::with_commit();
         for rel in [
             ".claude/settings.json",
             ".codex/hooks.json",
@@ -561,7 +562,7 @@ fn paths_that_are_not_utf8_survive_the_handoff() {
 /// and from the copy of handover.md kept in the archive; the rest of the edit is kept.
 #[test]
 fn a_secret_redacted_from_handover_md_never_survives_in_the_archive() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     assert!(write(&repo.path, "Ship it").status.success());
     let md = repo.path.join("handover.md");
     let edited = fs::read_to_string(&md)
@@ -593,7 +594,7 @@ fn a_secret_redacted_from_handover_md_never_survives_in_the_archive() {
 #[test]
 fn a_linked_exclude_file_is_left_alone_and_write_warns() {
     let (_out, rc) = outside();
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     symlink(&rc, repo.path.join(".gitignore")).unwrap();
     let exclude = repo.path.join(".git/info/exclude");
     fs::remove_file(&exclude).ok();
@@ -631,7 +632,7 @@ fn the_demo_never_creates_a_missing_temporary_directory() {
 /// command line answers whether the handoff came with the repository.
 #[test]
 fn a_committed_handoff_is_foreign_where_only_the_git_command_line_reads_the_repository() {
-    let upstream = Repo::with_commit();
+    let upstream = TestRepo::with_commit();
     let out = handover(
         &upstream.path,
         &[
@@ -834,7 +835,7 @@ fn a_partial_clones_promisor_remote_is_never_asked_for_a_missing_object() {
     handover(&root, &["status"]);
     step("status");
     let run = crate::support::hook::run_hook_in(
-        crate::support::hook::SESSION_START,
+        session_start_exe(),
         &["--agent", "claude"],
         crate::support::hook::payload(serde_json::json!({
             "session_id": "tarball", "hook_event_name": "SessionStart", "source": "startup",
@@ -922,7 +923,7 @@ fn assert_nothing_imported(dir: &Path, what: &str) {
 /// into the user's own handoff, with or without its session id, and `boot` lists it as foreign.
 #[test]
 fn a_record_shipped_in_a_clone_is_never_imported_or_shown_as_own() {
-    let upstream = Repo::with_commit();
+    let upstream = TestRepo::with_commit();
     plant_record(&upstream.path, "evil", false, |r| {
         r["updated_ms"] = 4_102_444_800_000u64.into(); // 2100-01-01
         r["updated"] = "2100-01-01T00:00:00Z".into();
@@ -972,7 +973,7 @@ fn a_record_shipped_in_a_clone_is_never_imported_or_shown_as_own() {
 /// longer exists; the writer's own record, named by its id, fills the empty fields.
 #[test]
 fn write_imports_only_the_writing_sessions_own_running_record() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     plant_record(&repo.path, "other", true, |r| {
         r["files_edited"] = serde_json::json!(["gone.rs"]);
     });
@@ -1028,7 +1029,7 @@ fn write_imports_only_the_writing_sessions_own_running_record() {
 /// M1: a record whose `git.head` holds multi-byte characters is shown, not a panic.
 #[test]
 fn a_multibyte_head_in_a_record_does_not_crash_boot_or_status() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     plant_record(&repo.path, "s", true, |r| {
         r["git"]["head"] = "ééééééééééééééééééé".into();
     });
@@ -1051,7 +1052,7 @@ fn a_multibyte_head_in_a_record_does_not_crash_boot_or_status() {
 #[test]
 fn a_refused_store_shows_and_imports_no_record() {
     let (_out, rc) = outside();
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     plant_record(&repo.path, "mine", true, |_| {});
     symlink(&rc, repo.path.join(".handover/state.json")).unwrap();
     let status = text(&handover(&repo.path, &["status"]));
@@ -1079,8 +1080,8 @@ fn handover_measured(dir: &Path, args: &[&str], env: &[(&str, &str)]) -> Measure
 }
 
 /// A repository with a handoff, then `sabotage` applied to it.
-fn sabotaged(sabotage: impl FnOnce(&Path)) -> Repo {
-    let repo = Repo::with_commit();
+fn sabotaged(sabotage: impl FnOnce(&Path)) -> TestRepo {
+    let repo = TestRepo::with_commit();
     assert!(write(&repo.path, "Ship it").status.success());
     sabotage(&repo.path);
     repo

@@ -2,29 +2,9 @@
 //! given, a new goal says what it archived, a dry run shows every change, uninstall notes only
 //! what is true, the help names every client. Real processes on real git repositories.
 
-use crate::support::repo::{handover_command as command, Repo};
+use crate::support::repo::{handover_in_home as run_in, TestRepo};
 use crate::support::snapshot::placeholders;
 use std::path::Path;
-
-struct Run {
-    code: i32,
-    stdout: String,
-    stderr: String,
-}
-
-fn run_in(dir: &Path, home: &Path, args: &[&str]) -> Run {
-    let out = command(dir, args)
-        .env("HOME", home)
-        .env("CODEX_HOME", home.join(".codex"))
-        .env("CARGO_HOME", home.join(".cargo"))
-        .output()
-        .unwrap();
-    Run {
-        code: out.status.code().unwrap(),
-        stdout: String::from_utf8(out.stdout).unwrap(),
-        stderr: String::from_utf8(out.stderr).unwrap(),
-    }
-}
 
 /// An install screen as a snapshot pins it: HOME as `[HOME]` and the hooks' directory as
 /// `[BIN]`, then the repository's placeholders (support::snapshot).
@@ -47,7 +27,7 @@ fn screen(root: &Path, home: &Path, text: &str) -> String {
 
 #[test]
 fn a_decision_needs_both_parts_and_reversible_is_shown_only_when_said() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let mut refusals = String::new();
     for bad in [":: why", "  :: why", "no reason"] {
@@ -56,8 +36,8 @@ fn a_decision_needs_both_parts_and_reversible_is_shown_only_when_said() {
             home.path(),
             &["write", "--goal", "g", "--decision", bad],
         );
-        assert_eq!(out.code, 1, "{bad}: {}", out.stdout);
-        refusals.push_str(&format!("> {bad}\n{}", out.stderr));
+        assert_eq!(out.exit_code(), 1, "{bad}: {}", out.stdout_str());
+        refusals.push_str(&format!("> {bad}\n{}", out.stderr_str()));
         assert!(
             !r.path.join("handover.md").exists(),
             "{bad}: nothing written"
@@ -75,7 +55,7 @@ fn a_decision_needs_both_parts_and_reversible_is_shown_only_when_said() {
             "CSV by hand :: two columns",
         ],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.exit_code(), 0, "{}", out.stderr_str());
     let md = std::fs::read_to_string(r.path.join("handover.md")).unwrap();
     assert!(!md.contains("Reversible"), "not said, not shown:\n{md}");
     insta::assert_snapshot!("decision_from_flags_md", placeholders(&r.path, &md));
@@ -87,12 +67,12 @@ fn a_decision_needs_both_parts_and_reversible_is_shown_only_when_said() {
         home.path(),
         &["write", "--from", input.to_str().unwrap()],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.exit_code(), 0, "{}", out.stderr_str());
     let md = std::fs::read_to_string(r.path.join("handover.md")).unwrap();
     insta::assert_snapshot!("decision_reversible_md", placeholders(&r.path, &md));
     // The Markdown form reads back the same.
     let out = run_in(&r.path, home.path(), &["write", "--from", "handover.md"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.exit_code(), 0, "{}", out.stderr_str());
     let decisions = |md: &str| {
         md.split("## Decisions")
             .nth(1)
@@ -106,12 +86,12 @@ fn a_decision_needs_both_parts_and_reversible_is_shown_only_when_said() {
 
 #[test]
 fn a_new_goal_says_where_the_previous_handoff_went() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let w = |args: &[&str]| {
         let out = run_in(&r.path, home.path(), args);
-        assert_eq!(out.code, 0, "{}", out.stderr);
-        out.stdout
+        assert_eq!(out.exit_code(), 0, "{}", out.stderr_str());
+        out.stdout_str()
     };
     let first = w(&["write", "--goal", "first task", "--next", "n"]);
     assert!(!first.contains("goal changed"), "{first}");
@@ -135,7 +115,7 @@ fn a_new_goal_says_where_the_previous_handoff_went() {
 
 #[test]
 fn install_dry_run_shows_the_guard_change_too() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let bin = Path::new(env!("CARGO_BIN_EXE_handover")).parent().unwrap();
     let exclude = r.path.join(".git/info/exclude");
@@ -153,10 +133,10 @@ fn install_dry_run_shows_the_guard_change_too() {
             "--dry-run",
         ],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.exit_code(), 0, "{}", out.stderr_str());
     insta::assert_snapshot!(
         "install_dry_run_shows_the_gitignore_change",
-        screen(&r.path, home.path(), &out.stdout)
+        screen(&r.path, home.path(), &out.stdout_str())
     );
     assert_eq!(std::fs::read_to_string(&exclude).ok(), before);
     // The real run makes exactly that change, and no tracked file.
@@ -172,7 +152,7 @@ fn install_dry_run_shows_the_guard_change_too() {
             bin.to_str().unwrap(),
         ],
     );
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.exit_code(), 0, "{}", out.stderr_str());
     assert!(std::fs::read_to_string(&exclude)
         .unwrap()
         .contains("handover.md"));
@@ -181,18 +161,18 @@ fn install_dry_run_shows_the_guard_change_too() {
 
 #[test]
 fn uninstall_notes_only_trust_that_is_there() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let bin = Path::new(env!("CARGO_BIN_EXE_handover")).parent().unwrap();
     let hooks_dir = bin.to_str().unwrap();
     let install = ["install", "--codex", "--gemini", "--hooks-dir", hooks_dir];
-    assert_eq!(run_in(&r.path, home.path(), &install).code, 0);
+    assert_eq!(run_in(&r.path, home.path(), &install).exit_code(), 0);
     let out = run_in(&r.path, home.path(), &["uninstall", "--codex", "--gemini"]);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.exit_code(), 0, "{}", out.stderr_str());
     assert!(
-        !out.stdout.contains("trust"),
+        !out.stdout_str().contains("trust"),
         "nothing was trusted, nothing to note:\n{}",
-        out.stdout
+        out.stdout_str()
     );
     // Trusted (as `--trust` or the user would record it): both entries are named.
     let root = std::fs::canonicalize(&r.path).unwrap();
@@ -211,11 +191,11 @@ fn uninstall_notes_only_trust_that_is_there() {
         format!("{{\"{}\": \"TRUST_FOLDER\"}}\n", root.display()),
     )
     .unwrap();
-    assert_eq!(run_in(&r.path, home.path(), &install).code, 0);
+    assert_eq!(run_in(&r.path, home.path(), &install).exit_code(), 0);
     let out = run_in(&r.path, home.path(), &["uninstall", "--codex", "--gemini"]);
     insta::assert_snapshot!(
         "uninstall_notes_the_trust_left",
-        screen(&r.path, home.path(), &out.stdout)
+        screen(&r.path, home.path(), &out.stdout_str())
     );
 }
 
@@ -228,9 +208,9 @@ fn the_help_names_every_client() {
         ("uninstall_help", &["uninstall", "--help"]),
     ] {
         let out = run_in(tmp.path(), tmp.path(), args);
-        assert_eq!(out.code, 0);
-        crate::support::snapshot::assert_final_newline(name, &out.stdout);
-        insta::assert_snapshot!(name, out.stdout);
+        assert_eq!(out.exit_code(), 0);
+        crate::support::snapshot::assert_final_newline(name, &out.stdout_str());
+        insta::assert_snapshot!(name, out.stdout_str());
     }
 }
 
@@ -250,24 +230,28 @@ fn install_outside_a_repository_or_in_home_warns() {
         "--dry-run",
     ];
     let out = run_in(&plain, home.path(), &args);
-    assert_eq!(out.code, 0, "{}", out.stderr);
+    assert_eq!(out.exit_code(), 0, "{}", out.stderr_str());
     insta::assert_snapshot!(
         "install_outside_a_repository",
-        screen(&plain, home.path(), &out.stdout)
+        screen(&plain, home.path(), &out.stdout_str())
     );
     let out = run_in(home.path(), home.path(), &args);
     insta::assert_snapshot!(
         "install_in_the_home_directory",
-        screen(home.path(), home.path(), &out.stdout)
+        screen(home.path(), home.path(), &out.stdout_str())
     );
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let out = run_in(&r.path, home.path(), &args);
-    assert!(!out.stdout.contains("warning:"), "{}", out.stdout);
+    assert!(
+        !out.stdout_str().contains("warning:"),
+        "{}",
+        out.stdout_str()
+    );
 }
 
 #[test]
 fn a_json_type_error_names_the_field_path() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let mut said = String::new();
     for (json, path) in [
@@ -292,8 +276,8 @@ fn a_json_type_error_names_the_field_path() {
             home.path(),
             &["write", "--from", input.to_str().unwrap()],
         );
-        assert_eq!(out.code, 1, "{json}");
-        said.push_str(&format!("> {path}\n{}", out.stderr));
+        assert_eq!(out.exit_code(), 1, "{json}");
+        said.push_str(&format!("> {path}\n{}", out.stderr_str()));
         assert!(!r.path.join("handover.md").exists());
     }
     insta::assert_snapshot!("json_type_errors", placeholders(&r.path, &said));

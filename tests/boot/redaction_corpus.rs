@@ -7,7 +7,7 @@
 //! prose line changed, no mangled line, the negative samples changed held where they are, and
 //! no secret surviving a write that reports it redacted.
 //!
-//! `cargo test --test boot redaction_corpus -- --nocapture` shows the figures.
+//! `cargo test --test integration redaction_corpus -- --nocapture` shows the figures.
 
 use handover_core::write::{self, Refusal, Request};
 use handover_handoff::config::Config;

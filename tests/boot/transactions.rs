@@ -4,7 +4,7 @@
 //! Real processes on real git repositories.
 
 use crate::support::repo::{
-    handover_command as command, handover_ok as ok, handover_run as run, Repo,
+    handover_command as command, handover_ok as ok, handover_run as run, TestRepo,
 };
 use crate::support::snapshot::placeholders;
 use serde_json::Value;
@@ -55,7 +55,7 @@ fn snapshot_files(root: &Path) -> Vec<(PathBuf, Vec<u8>)> {
 
 #[test]
 fn concurrent_incremental_writes_keep_every_update() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     ok(&r.path, &["write", "--goal", "Ship it", "--next", "start"]);
     let items: Vec<String> = (0..8).map(|i| format!("item {i}")).collect();
     let children: Vec<_> = items
@@ -124,7 +124,7 @@ fn set_mode(path: &Path, mode: u32) {
 
 #[test]
 fn write_and_done_into_a_read_only_store_change_nothing() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     ok(&r.path, &["write", "--goal", "Ship it", "--next", "start"]);
     let dir = r.path.join(".handover");
     set_mode(&dir, 0o555);
@@ -155,7 +155,7 @@ fn write_and_done_into_a_read_only_store_change_nothing() {
 
 #[test]
 fn a_failed_write_leaves_no_guard_block_and_no_archive() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let exclude = r.path.join(".git/info/exclude");
     let template = fs::read(&exclude).ok();
     // A first handoff without the guard, then a journal that cannot be appended to: the next
@@ -191,7 +191,7 @@ fn a_failed_write_leaves_no_guard_block_and_no_archive() {
 
 #[test]
 fn a_writer_gives_up_on_a_held_lock_with_a_clear_error() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     ok(&r.path, &["write", "--goal", "g", "--next", "n"]);
     let lock = fs::File::open(r.path.join(".handover/lock")).unwrap();
     lock.lock().unwrap();
@@ -208,7 +208,7 @@ fn a_writer_gives_up_on_a_held_lock_with_a_clear_error() {
 
 #[test]
 fn a_users_own_handover_md_is_kept_on_the_first_write() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     r.write("handover.md", "# My own notes\n\nDo not lose me.\n");
     let out = ok(&r.path, &["write", "--goal", "g", "--next", "n"]);
     insta::assert_snapshot!("users_handover_md_kept", placeholders(&r.path, &out));
@@ -244,7 +244,7 @@ fn edit_markdown(root: &Path) {
 
 #[test]
 fn hand_edits_are_reported_and_never_dropped() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     ok(
         &r.path,
         &["write", "--goal", "g", "--next", "start the parser"],
@@ -298,7 +298,7 @@ fn edit_markdown_again(root: &Path) {
 
 #[test]
 fn recording_the_edits_clears_the_notice() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     ok(
         &r.path,
         &["write", "--goal", "g", "--next", "start the parser"],
@@ -312,7 +312,7 @@ fn recording_the_edits_clears_the_notice() {
 
 #[test]
 fn a_huge_untracked_tree_is_counted_not_listed() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     for i in 0..1_500 {
         r.write(&format!("venv/lib/f{i:05}.py"), "x\n");
     }
@@ -341,8 +341,8 @@ fn a_huge_untracked_tree_is_counted_not_listed() {
     assert_eq!(boot["verdict"], "drifted", "{boot}");
 }
 
-fn git_init_with(args: &[&str]) -> Option<Repo> {
-    let r = Repo::init();
+fn git_init_with(args: &[&str]) -> Option<TestRepo> {
+    let r = TestRepo::init();
     // Re-initialise in place with the requested format; skip when this git lacks it.
     fs::remove_dir_all(r.path.join(".git")).unwrap();
     let mut cmd = vec!["init", "-q", "-b", "main"];
@@ -403,7 +403,7 @@ fn reftable_and_sha256_repositories_save_and_verify_as_unverified() {
 
 #[test]
 fn a_begin_mark_without_an_end_mark_is_a_warning_not_a_failure() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let damaged = "target/\n# >>> handover (private handoff files) >>>\n/handover.md\n";
     let exclude = r.path.join(".git/info/exclude");
     fs::write(&exclude, damaged).unwrap();
@@ -416,7 +416,7 @@ fn a_begin_mark_without_an_end_mark_is_a_warning_not_a_failure() {
 
 #[test]
 fn a_reincluded_handover_md_is_not_reported_as_private() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     ok(&r.path, &["write", "--goal", "g", "--next", "n"]);
     assert!(ok(&r.path, &["status"]).contains("private: yes"));
     r.write(".gitignore", "!/handover.md\n");
@@ -429,7 +429,7 @@ fn a_reincluded_handover_md_is_not_reported_as_private() {
 
 #[test]
 fn a_guard_that_cannot_be_written_is_a_warning() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let exclude = r.path.join(".git/info/exclude");
     fs::remove_file(&exclude).ok();
     fs::create_dir(&exclude).unwrap(); // not a file: cannot be read or replaced
@@ -440,7 +440,7 @@ fn a_guard_that_cannot_be_written_is_a_warning() {
 
 #[test]
 fn a_refused_first_write_leaves_nothing_behind() {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let out = run(&r.path, &["write", "--next", "n"]); // no goal: refused by the checks
     assert_eq!(out.status.code(), Some(1));
     insta::assert_snapshot!(

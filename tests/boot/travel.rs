@@ -1,7 +1,9 @@
 //! Handoffs that travel through git (`handover push` / `pull` / `share`), against real git: a
 //! bare repository as the remote and clones with separate HOMEs, as two machines would be.
 
-use crate::support::hook::{ours, payload, run_hook_in, Run, SESSION_START};
+use crate::support::exe::session_start_exe;
+use crate::support::hook::{ours, payload, run_hook_in, Run};
+use crate::support::repo;
 use crate::support::snapshot::{mask_ids, mask_times};
 use handover_handoff::model::Handoff;
 use serde_json::json;
@@ -23,31 +25,18 @@ pub(crate) struct Machine {
     pub(crate) name: &'static str,
 }
 
+/// The environment of a machine's git and handover processes: the tests' git environment
+/// (support::repo::git_env) with the machine's HOME, whose configuration git reads.
 pub(crate) fn git_env(cmd: &mut Command, home: &Path) {
-    cmd.env("HOME", home)
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env_remove("GIT_CONFIG_GLOBAL")
-        .env("GIT_AUTHOR_NAME", "Test")
-        .env("GIT_AUTHOR_EMAIL", "test@example.invalid")
-        .env("GIT_COMMITTER_NAME", "Test")
-        .env("GIT_COMMITTER_EMAIL", "test@example.invalid")
-        .env_remove("GIT_DIR")
-        .env_remove("GIT_WORK_TREE")
-        .env_remove("GIT_INDEX_FILE");
+    repo::git_env(cmd)
+        .env("HOME", home)
+        .env_remove("GIT_CONFIG_GLOBAL");
 }
 
 pub(crate) fn git_in(dir: &Path, home: &Path, args: &[&str]) -> String {
-    let mut cmd = Command::new("git");
-    cmd.arg("-C").arg(dir).args(args);
+    let mut cmd = repo::git_command(dir);
     git_env(&mut cmd, home);
-    let out = cmd.output().unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?} in {}: {}",
-        dir.display(),
-        String::from_utf8_lossy(&out.stderr)
-    );
-    String::from_utf8_lossy(&out.stdout).trim().to_string()
+    repo::git_output(cmd.args(args))
 }
 
 impl World {
@@ -106,11 +95,8 @@ impl World {
 
     /// Every object of the remote, as `git cat-file` prints them.
     pub(crate) fn remote_objects(&self) -> String {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(self.remote())
+        let out = repo::git_command(&self.remote())
             .args(["cat-file", "--batch-all-objects", "--batch"])
-            .env("GIT_CONFIG_NOSYSTEM", "1")
             .output()
             .unwrap();
         assert!(out.status.success());
@@ -151,9 +137,7 @@ impl World {
     }
 
     pub(crate) fn remote_ref(&self, name: &str) -> Option<String> {
-        let out = Command::new("git")
-            .arg("-C")
-            .arg(self.remote())
+        let out = repo::git_command(&self.remote())
             .args(["rev-parse", "--verify", "--quiet", name])
             .output()
             .unwrap();
@@ -170,33 +154,25 @@ impl Machine {
 
     /// [`Machine::git`] with `input` on its standard input (`hash-object --stdin`, `mktree`).
     pub(crate) fn git_with_input(&self, args: &[&str], input: &[u8]) -> String {
-        let mut cmd = Command::new("git");
-        cmd.arg("-C")
-            .arg(&self.root)
-            .args(args)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::piped());
+        let mut cmd = repo::git_command(&self.root);
         git_env(&mut cmd, &self.home);
-        let mut child = cmd.spawn().unwrap();
-        {
-            use std::io::Write;
-            child.stdin.take().unwrap().write_all(input).unwrap();
-        }
-        let out = child.wait_with_output().unwrap();
-        assert!(
-            out.status.success(),
-            "git {args:?} in {}: {}",
-            self.root.display(),
-            String::from_utf8_lossy(&out.stderr)
-        );
-        String::from_utf8_lossy(&out.stdout).trim().to_string()
+        repo::git_output_with_input(cmd.args(args), input)
     }
 
     pub(crate) fn handover_with(&self, args: &[&str], stdin: Option<&str>) -> Output {
+        self.handover_with_env(args, stdin, &[])
+    }
+
+    fn handover_with_env(
+        &self,
+        args: &[&str],
+        stdin: Option<&str>,
+        env: &[(&str, &str)],
+    ) -> Output {
         let mut cmd = Command::new(HANDOVER);
         cmd.args(args)
             .current_dir(&self.root)
+            .envs(env.iter().copied())
             .env("HANDOVER_MACHINE", self.name)
             .env_remove("HANDOVER_SESSION_ID")
             .env_remove("HANDOVER_AGENT")
@@ -239,19 +215,38 @@ impl Machine {
     }
 
     pub(crate) fn write(&self, goal: &str) {
-        self.ok(&[
+        self.write_secs_ago(goal, 0);
+    }
+
+    /// [`Machine::write`] with the command's clock `secs` seconds behind (the debug build's
+    /// `HANDOVER_TEST_CLOCK_SHIFT`, handover_base::clock): handoffs dated apart, in order,
+    /// without sleeping until the seconds-resolution `created_at` ticks.
+    pub(crate) fn write_secs_ago(&self, goal: &str, secs: u32) {
+        let args = [
             "write",
             "--goal",
             goal,
             "--next",
             "Quote fields with commas",
-        ]);
+        ];
+        let shift = format!("-{secs}");
+        let out = self.handover_with_env(
+            &args,
+            None,
+            &[(handover_base::clock::TEST_SHIFT_VAR, &shift)],
+        );
+        assert!(
+            out.status.success(),
+            "handover {args:?} on {}: {}",
+            self.name,
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 
     pub(crate) fn session_start(&self) -> Run {
         let home = self.home.to_str().unwrap().to_string();
         let run = run_hook_in(
-            SESSION_START,
+            session_start_exe(),
             &["--agent", "claude"],
             payload(json!({
                 "hook_event_name": "SessionStart",
@@ -267,8 +262,8 @@ impl Machine {
     }
 
     pub(crate) fn fetched_ref(&self, branch: &str) -> Option<String> {
-        let mut cmd = Command::new("git");
-        cmd.arg("-C").arg(&self.root).args([
+        let mut cmd = repo::git_command(&self.root);
+        cmd.args([
             "rev-parse",
             "--verify",
             "--quiet",
@@ -359,9 +354,9 @@ fn a_local_handoff_wins_unless_the_fetched_one_is_newer() {
     let world = World::new();
     let a = world.clone("laptop");
     let b = world.clone("desktop");
-    b.write("Older local goal");
-    std::thread::sleep(std::time::Duration::from_millis(1100));
-    a.write("Newer remote goal");
+    // Dated two seconds ago, one second ago and now: each in a second of its own.
+    b.write_secs_ago("Older local goal", 2);
+    a.write_secs_ago("Newer remote goal", 1);
     a.ok(&["push"]);
     b.ok(&["pull"]);
     let text = b.session_start().context("SessionStart");
@@ -375,7 +370,6 @@ fn a_local_handoff_wins_unless_the_fetched_one_is_newer() {
     assert_eq!(json["fetched"]["machine"], "laptop");
     assert_eq!(json["fetched"]["verdict"], "fresh");
 
-    std::thread::sleep(std::time::Duration::from_millis(1100));
     b.write("Newest local goal");
     let text = b.session_start().context("SessionStart");
     insta::assert_snapshot!("newest_local_startup", world.pin(&ours(&text), &[&a, &b]));

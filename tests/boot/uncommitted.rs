@@ -3,7 +3,7 @@
 //! from HEAD and the working tree, and differs only where the module says it does (changes that
 //! live in the index alone).
 
-use crate::support::repo::Repo;
+use crate::support::repo::TestRepo;
 use handover_git::head_entries;
 use handover_git::uncommitted::{PathState, PathStates};
 use std::path::Path;
@@ -21,7 +21,7 @@ fn by_status(repo: &git2::Repository, path: &str) -> PathState {
 /// Each path's answer, libgit2's status beside it. Every answer is asked twice: from HEAD's
 /// trees, then by a second call that finds HEAD's entries remembered in the git directory
 /// (`git::head_entries`); both must be the same.
-fn states(repo: &Repo, paths: &[&str]) -> Vec<(String, PathState, PathState)> {
+fn states(repo: &TestRepo, paths: &[&str]) -> Vec<(String, PathState, PathState)> {
     let git = git2::Repository::open(&repo.path).unwrap();
     let _ = std::fs::remove_file(remembered_file(repo));
     let states = PathStates::new(&git).unwrap();
@@ -38,18 +38,18 @@ fn states(repo: &Repo, paths: &[&str]) -> Vec<(String, PathState, PathState)> {
         .collect()
 }
 
-fn remembered_file(repo: &Repo) -> std::path::PathBuf {
+fn remembered_file(repo: &TestRepo) -> std::path::PathBuf {
     repo.path.join(".git").join(head_entries::FILE_NAME)
 }
 
 /// The id of HEAD's top tree (the remembered file's `tree` line).
-fn head_tree(repo: &Repo) -> git2::Oid {
+fn head_tree(repo: &TestRepo) -> git2::Oid {
     let git = git2::Repository::open(&repo.path).unwrap();
     let tree = git.head().unwrap().peel_to_tree().unwrap();
     tree.id()
 }
 
-fn assert_agree(repo: &Repo, expected: &[(&str, PathState)]) {
+fn assert_agree(repo: &TestRepo, expected: &[(&str, PathState)]) {
     let paths: Vec<&str> = expected.iter().map(|(p, _)| *p).collect();
     for ((path, ours, git), (_, want)) in states(repo, &paths).into_iter().zip(expected) {
         assert_eq!(ours, *want, "{path}: per-path answer");
@@ -59,7 +59,7 @@ fn assert_agree(repo: &Repo, expected: &[(&str, PathState)]) {
 
 #[test]
 fn changed_staged_deleted_untracked_ignored_and_clean_paths_agree_with_git_status() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write(".gitignore", "*.log\nbuild/\n");
     repo.write("src/clean.rs", "clean\n");
     repo.write("src/staged.rs", "one\n");
@@ -101,7 +101,7 @@ fn changed_staged_deleted_untracked_ignored_and_clean_paths_agree_with_git_statu
 #[test]
 fn links_and_the_executable_bit_agree_with_git_status() {
     use std::os::unix::fs::{symlink, PermissionsExt};
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("run.sh", "echo hi\n");
     repo.write("keep.sh", "echo keep\n");
     symlink("README.md", repo.path.join("link")).unwrap();
@@ -130,7 +130,7 @@ fn links_and_the_executable_bit_agree_with_git_status() {
 
 #[test]
 fn line_ending_conversion_is_applied_like_git_does() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write(".gitattributes", "*.txt text=auto\n");
     // Checked out with CRLF endings (as on Windows): HEAD's blobs have LF, the working files
     // CRLF, and git sees them unchanged.
@@ -150,7 +150,7 @@ fn line_ending_conversion_is_applied_like_git_does() {
 
 #[test]
 fn an_unborn_head_makes_every_present_unignored_file_uncommitted() {
-    let repo = Repo::init();
+    let repo = TestRepo::init();
     repo.write(".gitignore", "*.tmp\n");
     repo.write("a.rs", "a\n");
     repo.write("b.tmp", "b\n");
@@ -170,7 +170,7 @@ fn an_unborn_head_makes_every_present_unignored_file_uncommitted() {
 #[test]
 fn paths_below_a_link_directories_fifos_and_escapes_are_never_followed_or_opened() {
     use std::os::unix::fs::symlink;
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let outside = repo.sibling("outside");
     std::fs::create_dir_all(&outside).unwrap();
     std::fs::write(outside.join("secret.rs"), "outside\n").unwrap();
@@ -197,7 +197,7 @@ fn paths_below_a_link_directories_fifos_and_escapes_are_never_followed_or_opened
 
 #[test]
 fn index_only_changes_are_the_documented_difference() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     // A staged change whose working copy went back to HEAD's content: git status sees the
     // index; the per-path answer compares the working copy with HEAD, as documented.
     repo.write("README.md", "staged\n");
@@ -210,7 +210,7 @@ fn index_only_changes_are_the_documented_difference() {
 
 #[test]
 fn remembered_entries_are_for_one_commit_and_follow_head() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("src/lib.rs", "pub fn a() { changed }\n");
     repo.write("src/new.rs", "new\n");
     let paths = ["src/lib.rs", "src/new.rs", "README.md"];
@@ -249,7 +249,7 @@ fn remembered_entries_are_for_one_commit_and_follow_head() {
 
 #[test]
 fn a_remembered_file_that_does_not_parse_is_read_past_and_rewritten() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("src/lib.rs", "pub fn a() { changed }\n");
     let file = remembered_file(&repo);
     let (head, tree) = (repo.head(), head_tree(&repo));
@@ -282,7 +282,7 @@ fn a_remembered_file_that_does_not_parse_is_read_past_and_rewritten() {
 #[test]
 fn the_remembered_file_is_never_read_or_written_through_a_link() {
     use std::os::unix::fs::symlink;
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("src/lib.rs", "pub fn a() { changed }\n");
     let outside = repo.sibling("victim");
     // What a forged entry would say: src/lib.rs is HEAD's blob of the changed content.
@@ -316,7 +316,7 @@ fn the_remembered_file_is_never_read_or_written_through_a_link() {
 
 #[test]
 fn a_handoff_write_leaves_head_entries_remembered_for_the_next_start() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("src/lib.rs", "pub fn a() { changed }\n");
     repo.write("src/new.rs", "new\n");
     crate::support::repo::handover_ok(&repo.path, &["write", "--goal", "g", "--next", "n"]);
@@ -331,7 +331,7 @@ fn a_handoff_write_leaves_head_entries_remembered_for_the_next_start() {
 
 #[test]
 fn a_linked_worktree_remembers_in_its_own_git_directory() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let linked = repo.sibling("linked");
     repo.add_worktree(&linked, "side");
     // The linked worktree moves on: src/lib.rs is committed there with other content.
@@ -368,7 +368,7 @@ fn a_linked_worktree_remembers_in_its_own_git_directory() {
 
 #[test]
 fn a_git_directory_that_cannot_take_the_file_changes_no_answer() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("src/lib.rs", "pub fn a() { changed }\n");
     // A directory where the file would be: it can be neither read nor replaced.
     std::fs::create_dir(remembered_file(&repo)).unwrap();

@@ -1,6 +1,6 @@
 //! Verification on real repositories: every verdict and every reason code, full and quick.
 
-use crate::support::repo::{commit_all_in, git, write_in, Repo};
+use crate::support::repo::{commit_all_in, git, write_in, TestRepo};
 use handover_git::{files_changed, snapshot};
 use handover_handoff::model::{FileChange, Handoff, ImportantFile, Reason, Verdict, Verification};
 use handover_verify::{verdict_of, verify, verify_quick};
@@ -64,7 +64,7 @@ fn both(root: &Path, h: &Handoff) -> (Verification, Verification) {
 
 #[test]
 fn fresh_right_after_writing_even_with_uncommitted_work_and_the_handoff_files() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("README.md", "dirty\n");
     repo.write("scratch.txt", "untracked\n");
     let h = handoff_at(&repo.path);
@@ -81,7 +81,7 @@ fn fresh_right_after_writing_even_with_uncommitted_work_and_the_handoff_files() 
 
 #[test]
 fn drifted_by_commits_lists_their_subjects() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let recorded = repo.head();
     let h = handoff_at(&repo.path);
     repo.write("a.txt", "a\n");
@@ -114,7 +114,7 @@ fn drifted_by_commits_lists_their_subjects() {
 
 #[test]
 fn long_commit_lists_are_capped_with_a_count() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let h = handoff_at(&repo.path);
     for i in 0..13 {
         repo.git(&["commit", "-q", "--allow-empty", "-m", &format!("step {i}")]);
@@ -133,7 +133,7 @@ fn long_commit_lists_are_capped_with_a_count() {
 
 #[test]
 fn drifted_by_a_newly_dirty_file_and_a_new_untracked_file() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let h = handoff_at(&repo.path);
     repo.write("README.md", "now dirty\n");
     repo.write("new.txt", "new\n");
@@ -151,7 +151,7 @@ fn drifted_by_a_newly_dirty_file_and_a_new_untracked_file() {
 
 #[test]
 fn drifted_by_a_file_no_longer_dirty() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("README.md", "dirty at handoff\n");
     repo.write("src/lib.rs", "pub fn dirty() {}\n");
     let h = handoff_at(&repo.path);
@@ -172,7 +172,7 @@ fn drifted_by_a_file_no_longer_dirty() {
 
 #[test]
 fn stale_after_switching_branch() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let h = handoff_at(&repo.path);
     repo.git(&["checkout", "-q", "-b", "other"]);
     let (full, quick) = both(&repo.path, &h);
@@ -193,7 +193,7 @@ fn stale_after_switching_branch() {
 
 #[test]
 fn stale_between_detached_and_branch_both_ways() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let head = repo.head();
     let on_main = handoff_at(&repo.path);
     repo.git(&["checkout", "-q", "--detach"]);
@@ -225,7 +225,7 @@ fn stale_between_detached_and_branch_both_ways() {
 
 #[test]
 fn detached_head_moving_forward_is_drift() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.git(&["checkout", "-q", "--detach"]);
     let h = handoff_at(&repo.path);
     repo.git(&["commit", "-q", "--allow-empty", "-m", "experiment"]);
@@ -238,7 +238,7 @@ fn detached_head_moving_forward_is_drift() {
 
 #[test]
 fn stale_after_reset_back_lists_the_lost_commits() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("a.txt", "a\n");
     let second = repo.commit_all("Second commit");
     let h = handoff_at(&repo.path);
@@ -263,7 +263,7 @@ fn stale_after_reset_back_lists_the_lost_commits() {
 
 #[test]
 fn stale_after_history_rewritten_by_amend() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("a.txt", "a\n");
     let before = repo.commit_all("Original subject");
     let h = handoff_at(&repo.path);
@@ -291,7 +291,7 @@ fn stale_after_history_rewritten_by_amend() {
 
 #[test]
 fn stale_after_a_rebase_onto_a_moved_main() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.git(&["checkout", "-q", "-b", "feature"]);
     repo.write("f.txt", "f\n");
     repo.commit_all("Feature work");
@@ -315,7 +315,7 @@ fn stale_after_a_rebase_onto_a_moved_main() {
 
 #[test]
 fn stale_when_the_recorded_head_is_unknown() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let mut h = handoff_at(&repo.path);
     h.git.as_mut().unwrap().head = Some("0123456789abcdef0123456789abcdef01234567".into());
     let (v, quick) = both(&repo.path, &h);
@@ -332,7 +332,7 @@ fn stale_when_the_recorded_head_is_unknown() {
 
 #[test]
 fn stale_when_an_important_file_is_missing() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let mut h = handoff_at(&repo.path);
     h.content.important_files = vec![
         ImportantFile {
@@ -368,7 +368,7 @@ fn stale_when_an_important_file_is_missing() {
 
 #[test]
 fn drifted_when_a_changed_file_is_gone() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     repo.write("draft.txt", "draft\n");
     let h = handoff_at(&repo.path);
     assert!(
@@ -400,7 +400,7 @@ fn drifted_when_a_changed_file_is_gone() {
 
 #[test]
 fn unverified_without_a_snapshot_or_outside_git() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let mut h = handoff_at(&repo.path);
     h.git = None;
     let (v, _) = both(&repo.path, &h);
@@ -425,7 +425,7 @@ fn unverified_without_a_snapshot_or_outside_git() {
 
 #[test]
 fn unverified_when_git_is_unreadable_and_nothing_panics() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let h = handoff_at(&repo.path);
     std::fs::write(repo.path.join(".git/HEAD"), "garbage\n").unwrap();
     let full = verify(&repo.path, &h);
@@ -442,7 +442,7 @@ fn unverified_when_git_is_unreadable_and_nothing_panics() {
 
 #[test]
 fn unverified_part_when_the_index_is_corrupt_quick_unaffected() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let h = handoff_at(&repo.path);
     std::fs::write(repo.path.join(".git/index"), b"DIRC\0\0\0\x09garbage").unwrap();
     let full = verify(&repo.path, &h);
@@ -453,7 +453,7 @@ fn unverified_part_when_the_index_is_corrupt_quick_unaffected() {
 
 #[test]
 fn a_locked_index_does_not_disturb_verification() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let h = handoff_at(&repo.path);
     std::fs::write(repo.path.join(".git/index.lock"), b"").unwrap();
     let (v, q) = both(&repo.path, &h);
@@ -470,7 +470,7 @@ fn a_locked_index_does_not_disturb_verification() {
 
 #[test]
 fn unborn_repository_fresh_then_drifted_by_the_first_commit() {
-    let repo = Repo::init();
+    let repo = TestRepo::init();
     repo.write("a.txt", "a\n");
     let h = handoff_at(&repo.path);
     assert_eq!(h.git.as_ref().unwrap().head, None);
@@ -491,7 +491,7 @@ fn unborn_repository_fresh_then_drifted_by_the_first_commit() {
 
 #[test]
 fn stale_when_head_has_no_commits_any_more() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let h = handoff_at(&repo.path);
     repo.git(&["checkout", "-q", "--orphan", "fresh-start"]);
     let (v, _) = both(&repo.path, &h);
@@ -504,7 +504,7 @@ fn stale_when_head_has_no_commits_any_more() {
 
 #[test]
 fn linked_worktrees_each_verify_their_own_handoff() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let wt = repo.sibling("wt");
     repo.add_worktree(&wt, "feature");
     let wt = wt.canonicalize().unwrap();
@@ -555,12 +555,12 @@ fn verdict_is_the_worst_severity() {
 }
 
 /// Prints figures; asserts only that the two agree. Run with
-/// `cargo test --release -p handover --test boot -- --ignored --nocapture verify::measure`.
+/// `cargo test --release -p handover --test integration -- --ignored --nocapture verify::measure`.
 #[test]
 #[ignore]
 fn measure_quick_vs_full_on_20000_files() {
     use std::time::Instant;
-    let repo = Repo::init();
+    let repo = TestRepo::init();
     for i in 0..20_000 {
         write_in(
             &repo.path,
@@ -598,7 +598,7 @@ fn measure_quick_vs_full_on_20000_files() {
         v
     });
     // The same two checks on a repository of 2 files, HEAD also 1 commit ahead.
-    let small = Repo::with_commit();
+    let small = TestRepo::with_commit();
     let hs = handoff_at(&small.path);
     small.git(&["commit", "-q", "--allow-empty", "-m", "one more"]);
     let small_full = median(&|| verify(&small.path, &hs));
@@ -617,7 +617,7 @@ fn measure_quick_vs_full_on_20000_files() {
 
 #[test]
 fn odd_roots_give_reasons_not_panics() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let h = handoff_at(&repo.path);
     // A root that does not exist.
     let gone = repo.sibling("does-not-exist");
@@ -657,12 +657,12 @@ fn odd_roots_give_reasons_not_panics() {
 /// block, which the other order reported as drift).
 #[test]
 fn the_guard_in_either_order_keeps_the_first_handoff_fresh() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     handover_core::guard::ensure(&repo.path).unwrap();
     let h = handoff_at(&repo.path);
     assert_eq!(verify(&repo.path, &h).verdict, Verdict::Fresh);
 
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let h = handoff_at(&repo.path);
     assert!(handover_core::guard::ensure(&repo.path).unwrap().1);
     let v = verify(&repo.path, &h);
@@ -671,7 +671,7 @@ fn the_guard_in_either_order_keeps_the_first_handoff_fresh() {
 
 #[test]
 fn very_long_histories_are_counted_up_to_a_bound() {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let h = handoff_at(&repo.path);
     // 1,005 empty commits on top of HEAD in one go (fast-import, not 1,005 `git commit`s).
     let head = repo.head();

@@ -176,7 +176,7 @@ fn session(sb: &Sandbox) -> Duration {
     run.client_time.unwrap_or(run.elapsed)
 }
 
-fn session_run(sb: &Sandbox) -> support::Run {
+fn session_run(sb: &Sandbox) -> support::ClientRun {
     let mut turns: Vec<Turn> = (1..=TOOL_CALLS)
         .map(|i| Turn::shell(&format!("echo step {i}")).usage(2_000 + 100 * i as u64))
         .collect();
@@ -201,7 +201,7 @@ fn session_run(sb: &Sandbox) -> support::Run {
 /// Our hooks' own time per call (from their start to their answer, as their debug log states
 /// it: `... -> silent in 3 ms`), by event, from the log of one session. Not timed with the
 /// session: it shows where a hook's time goes, with less noise than whole sessions.
-fn own_times(run: &support::Run) -> Vec<(String, Vec<f64>)> {
+fn own_times(run: &support::ClientRun) -> Vec<(String, Vec<f64>)> {
     let log = std::fs::read_to_string(run.dir.join("hooks.log")).unwrap_or_default();
     let mut by_event: Vec<(String, Vec<f64>)> = Vec::new();
     for line in log.lines() {
@@ -251,7 +251,7 @@ fn bench(
     // One untimed round: the client's first start in a fresh HOME does extra work. Our hooks
     // keep their debug log in it (written to the run's directory), for their own times.
     std::env::remove_var("HANDOVER_HOOK_DEBUG");
-    let warm_up: Vec<support::Run> = sandboxes.iter().map(session_run).collect();
+    let warm_up: Vec<support::ClientRun> = sandboxes.iter().map(session_run).collect();
     std::env::set_var("HANDOVER_HOOK_DEBUG", "0");
     let n = ways.len();
     let mut times: Vec<Vec<f64>> = vec![Vec::new(); n];

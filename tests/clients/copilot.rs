@@ -1,6 +1,6 @@
 //! End to end with the real GitHub Copilot CLI (pinned in tests/clients/package.json), offline
 //! against the fake model server's Messages API (Copilot's `anthropic` provider type): the
-//! shared scenarios of tests/support/scenarios.rs and record_scenarios.rs wherever Copilot CLI
+//! shared scenarios of tests/support/src/scenarios.rs and record_scenarios.rs wherever Copilot CLI
 //! has the mechanism, plus what is Copilot's own — a compaction that starts no session (the
 //! handoff comes back with the next tool result), and `.claude/settings.json` hooks that Copilot
 //! runs as well (the context still arrives once).

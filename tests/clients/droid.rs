@@ -1,9 +1,9 @@
 //! End to end with the real Factory Droid (pinned in tests/clients/package.json): the scenarios
-//! of tests/support/scenarios.rs and record_scenarios.rs wherever Droid has the mechanism
+//! of tests/support/src/scenarios.rs and record_scenarios.rs wherever Droid has the mechanism
 //! (docs/compatibility.md says where it differs), its automatic compaction (which runs no hook:
 //! the handoff comes back at the next tool result), and a handoff carried from Claude Code.
 //! Droid runs headless (`droid exec`) in air-gap mode against the fake server's chat-completions
-//! wire (tests/support/droid.rs). Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1
+//! wire (tests/support/src/droid.rs). Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1
 //! reports them ignored.
 //! The shared scenarios run for it from tests/clients/matrix.rs; this file holds its own tests.
 

@@ -1,5 +1,5 @@
 //! End to end with the real Gemini CLI (pinned in tests/clients/package.json): the scenarios of
-//! tests/support/scenarios.rs wherever Gemini CLI has the mechanism (docs/compatibility.md says
+//! tests/support/src/scenarios.rs wherever Gemini CLI has the mechanism (docs/compatibility.md says
 //! where it differs), plus a handoff written from Claude Code and delivered in Gemini CLI.
 //! Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
 //! The shared scenarios run for it from tests/clients/matrix.rs; this file holds its own tests.

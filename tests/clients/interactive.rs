@@ -1,10 +1,10 @@
 //! End to end with the real clients' terminal UIs, driven through tmux against the fake model
-//! (tests/support/interactive.rs): the handoff reaches the model at startup, after a compaction
+//! (tests/support/src/interactive.rs): the handoff reaches the model at startup, after a compaction
 //! and after a clear in every client, and after an interactive resume in Gemini CLI, whose
 //! interactive clear and resume differ from its headless runs (docs/compatibility.md); the
 //! save-progress reminder in Copilot CLI and Factory Droid (and the context watch in Gemini
 //! CLI); the session record after a quit, a clear and a SIGKILL following shell edits
-//! (tests/support/interactive_records.rs).
+//! (tests/support/src/interactive_records.rs).
 //! The scenarios every client goes through run from tests/clients/matrix.rs; this file holds
 //! them and the clients' own. Needs node/npm, tmux and root (`unshare -n`);
 //! HANDOVER_SKIP_E2E=1 reports them ignored.
@@ -309,7 +309,7 @@ fn interactive_gemini_context_watch() {
 }
 
 /// The save-progress reminder in the terminal UI: tool calls report usage past the first
-/// threshold (tests/support/scenarios.rs, `above_first_threshold`); the instruction reaches the
+/// threshold (tests/support/src/scenarios.rs, `above_first_threshold`); the instruction reaches the
 /// model once, in a tool result of the same turn (at most [`lateness`] requests after the one
 /// following the first high report), and stays in the history as that one copy; the journal
 /// says the watch reminded once.

@@ -65,7 +65,7 @@ fn start_trust(agent: Agent) -> Trust {
 }
 
 const SCENARIOS: &[Scenario] = &[
-    // Headless sessions (tests/support/scenarios.rs).
+    // Headless sessions (tests/support/src/scenarios.rs).
     Scenario {
         name: "handoff_reaches_next_session",
         clients: Clients::Every,
@@ -107,7 +107,7 @@ const SCENARIOS: &[Scenario] = &[
         clients: Clients::Only(&["gemini"]),
         run: scenarios::stop_is_never_blocked,
     },
-    // The session record (tests/support/record_scenarios.rs). Factory Droid under `exec` runs
+    // The session record (tests/support/src/record_scenarios.rs). Factory Droid under `exec` runs
     // PostToolUse only for commands that succeed: the failing test run reaches the record from
     // the transcript; Qwen Code fires no SessionEnd under `-p`.
     Scenario {
@@ -190,7 +190,7 @@ const SCENARIOS: &[Scenario] = &[
 ];
 
 /// The harness's handle on a client of the registry, by its name: `None` for a client the
-/// harness cannot run yet (tests/support/sandbox.rs `Agent`, tests/clients/ensure.sh).
+/// harness cannot run yet (tests/support/src/sandbox.rs `Agent`, tests/clients/ensure.sh).
 fn harness_agent(name: &str) -> Option<Agent> {
     [
         Agent::Claude,
@@ -225,7 +225,7 @@ pub(crate) fn trials() -> Vec<Trial> {
                 None => Trial::test(trial, move || {
                     Err(format!(
                         "the registry's client `{name}` has no harness yet: add it to \
-                         tests/support/sandbox.rs `Agent` and tests/clients/ensure.sh"
+                         tests/support/src/sandbox.rs `Agent` and tests/clients/ensure.sh"
                     )
                     .into())
                 }),

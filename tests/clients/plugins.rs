@@ -66,14 +66,14 @@ fn with_plugin<'a>(sb: &Sandbox, prompt: &'a str, client_args: Vec<String>) -> R
     }
 }
 
-fn startup_count(sb: &Sandbox, run: &support::Run) -> usize {
+fn startup_count(sb: &Sandbox, run: &support::ClientRun) -> usize {
     injected(sb.agent, run.first_request())
         .matches(STARTUP)
         .count()
 }
 
 /// The run's first model request carries the startup context exactly once.
-fn assert_startup_once(sb: &Sandbox, run: &support::Run, what: &str) {
+fn assert_startup_once(sb: &Sandbox, run: &support::ClientRun, what: &str) {
     assert_eq!(
         startup_count(sb, run),
         1,
@@ -82,7 +82,7 @@ fn assert_startup_once(sb: &Sandbox, run: &support::Run, what: &str) {
     );
 }
 
-fn claude_plugin_run(sb: &Sandbox) -> support::Run {
+fn claude_plugin_run(sb: &Sandbox) -> support::ClientRun {
     let market = marketplace_copy(sb);
     let plugin_dir = market.join("plugin").to_string_lossy().into_owned();
     sb.run(

@@ -1,6 +1,6 @@
 //! End to end with the real Qwen Code (pinned in tests/clients/package.json), offline against the
-//! fake model server's chat-completions wire: the scenarios of tests/support/scenarios.rs and
-//! tests/support/record_scenarios.rs wherever Qwen Code has the mechanism (docs/compatibility.md
+//! fake model server's chat-completions wire: the scenarios of tests/support/src/scenarios.rs and
+//! tests/support/src/record_scenarios.rs wherever Qwen Code has the mechanism (docs/compatibility.md
 //! says where it differs). Qwen Code has no trust step: its project hooks run as installed.
 //! Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
 //! The shared scenarios run for it from tests/clients/matrix.rs; this file holds its own tests.

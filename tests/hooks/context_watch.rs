@@ -4,6 +4,7 @@
 //! compaction; and the fallbacks: startup context on the first prompt when SessionStart never
 //! came, the re-injection armed by PostCompact, each delivered once.
 
+use crate::support::exe::{context_watch_exe, pre_compact_exe, session_start_exe};
 use crate::support::hook::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -15,7 +16,7 @@ enum Agent {
 }
 
 struct Session {
-    repo: Repo,
+    repo: TestRepo,
     agent: Agent,
     id: String,
     tdir: tempfile::TempDir,
@@ -24,7 +25,7 @@ struct Session {
 impl Session {
     fn new(agent: Agent) -> Session {
         Session {
-            repo: Repo::new(),
+            repo: TestRepo::pinned(),
             agent,
             id: format!("{agent:?}-session-1"),
             tdir: tempfile::tempdir().unwrap(),
@@ -69,7 +70,7 @@ impl Session {
     fn prompt(&self, percent: u64) -> Run {
         let t = self.fill(percent);
         self.send(
-            CONTEXT_WATCH,
+            context_watch_exe(),
             json!({"hook_event_name": "UserPromptSubmit", "prompt": "go"}),
             &t,
         )
@@ -78,7 +79,7 @@ impl Session {
     fn tool(&self, percent: u64) -> Run {
         let t = self.fill(percent);
         self.send(
-            CONTEXT_WATCH,
+            context_watch_exe(),
             json!({"hook_event_name": "PostToolUse", "tool_name": "Bash", "tool_input": {}, "tool_response": {}}),
             &t,
         )
@@ -87,7 +88,7 @@ impl Session {
     fn stop(&self, percent: u64, active: bool) -> Run {
         let t = self.fill(percent);
         self.send(
-            CONTEXT_WATCH,
+            context_watch_exe(),
             json!({"hook_event_name": "Stop", "stop_hook_active": active, "last_assistant_message": "done"}),
             &t,
         )
@@ -96,7 +97,7 @@ impl Session {
     fn session_start(&self, source: &str) -> Run {
         let t = self.fill(1);
         self.send(
-            SESSION_START,
+            session_start_exe(),
             json!({"hook_event_name": "SessionStart", "source": source}),
             &t,
         )
@@ -105,7 +106,7 @@ impl Session {
     fn compact(&self, event: &str) -> Run {
         let t = self.fill(1);
         self.send(
-            PRE_COMPACT,
+            pre_compact_exe(),
             json!({"hook_event_name": event, "trigger": "auto"}),
             &t,
         )
@@ -239,7 +240,7 @@ impl Session {
     /// Claude Code's PostToolUse for tool call `id`, as it sends it.
     fn claude_tool(&self, id: &str, t: &LiveTranscript) -> Run {
         self.send(
-            CONTEXT_WATCH,
+            context_watch_exe(),
             json!({"hook_event_name": "PostToolUse", "tool_name": "Bash",
                    "tool_input": {"command": "cargo test"}, "tool_use_id": id,
                    "tool_response": {"stdout": "ok", "stderr": "", "interrupted": false}}),
@@ -249,7 +250,7 @@ impl Session {
 
     fn claude_stop(&self, t: &LiveTranscript, active: bool) -> Run {
         self.send(
-            CONTEXT_WATCH,
+            context_watch_exe(),
             json!({"hook_event_name": "Stop", "stop_hook_active": active,
                    "last_assistant_message": "All steps are done."}),
             &t.path,
@@ -349,14 +350,22 @@ fn window_from_the_transcript_then_the_table_then_config() {
     let s = Session::new(Agent::Codex);
     let t = codex_transcript(s.tdir.path(), 150_000, 400_000);
     assert_silent(
-        &s.send(CONTEXT_WATCH, json!({"hook_event_name": "PostToolUse"}), &t),
+        &s.send(
+            context_watch_exe(),
+            json!({"hook_event_name": "PostToolUse"}),
+            &t,
+        ),
         "stated window",
     );
     // Claude states none: the model table gives 200,000, so 150,000 is 75 %.
     let s = Session::new(Agent::Claude);
     let t = claude_transcript(s.tdir.path(), 150_000);
     let text = s
-        .send(CONTEXT_WATCH, json!({"hook_event_name": "PostToolUse"}), &t)
+        .send(
+            context_watch_exe(),
+            json!({"hook_event_name": "PostToolUse"}),
+            &t,
+        )
         .context("PostToolUse");
     insta::assert_snapshot!("remind_75_window_from_model_table", ours(&text));
     // Thresholds from .handover/config.toml.
@@ -380,7 +389,11 @@ fn window_from_the_transcript_then_the_table_then_config() {
     )
     .unwrap();
     let text = s
-        .send(CONTEXT_WATCH, json!({"hook_event_name": "PostToolUse"}), &t)
+        .send(
+            context_watch_exe(),
+            json!({"hook_event_name": "PostToolUse"}),
+            &t,
+        )
         .context("PostToolUse");
     insta::assert_snapshot!("remind_65_configured_window", ours(&text));
 }
@@ -393,12 +406,16 @@ fn a_transcript_just_compacted_or_missing_says_nothing() {
     text.push_str("{\"type\":\"system\",\"subtype\":\"compact_boundary\"}\n");
     std::fs::write(&t, text).unwrap();
     assert_silent(
-        &s.send(CONTEXT_WATCH, json!({"hook_event_name": "PostToolUse"}), &t),
+        &s.send(
+            context_watch_exe(),
+            json!({"hook_event_name": "PostToolUse"}),
+            &t,
+        ),
         "boundary",
     );
     assert_silent(
         &s.send(
-            CONTEXT_WATCH,
+            context_watch_exe(),
             json!({"hook_event_name": "PostToolUse"}),
             Path::new("/nonexistent/t.jsonl"),
         ),
@@ -413,7 +430,7 @@ fn first_prompt_without_session_start_gets_the_startup_context_once() {
         s.repo.save_handoff();
         let t = s.empty_transcript();
         let first = s.send(
-            CONTEXT_WATCH,
+            context_watch_exe(),
             json!({"hook_event_name": "UserPromptSubmit"}),
             &t,
         );
@@ -424,7 +441,7 @@ fn first_prompt_without_session_start_gets_the_startup_context_once() {
         );
         assert_silent(
             &s.send(
-                CONTEXT_WATCH,
+                context_watch_exe(),
                 json!({"hook_event_name": "UserPromptSubmit"}),
                 &t,
             ),
@@ -451,7 +468,7 @@ fn no_fallback_when_session_start_came_or_the_session_is_under_way() {
     let t = s.empty_transcript();
     assert_silent(
         &s.send(
-            CONTEXT_WATCH,
+            context_watch_exe(),
             json!({"hook_event_name": "UserPromptSubmit"}),
             &t,
         ),
@@ -510,13 +527,13 @@ fn deliveries_and_compactions_are_journaled() {
     s.repo.write("src/lib.rs", "pub fn f() {}\n// edited\n");
     let t = s.fill(50);
     let pre = s.send(
-        PRE_COMPACT,
+        pre_compact_exe(),
         json!({"hook_event_name": "PreCompact", "trigger": "manual", "custom_instructions": ""}),
         &t,
     );
     insta::assert_snapshot!("pre_compact_manual_instructions", ours(&pre.stdout_str()));
     s.send(
-        PRE_COMPACT,
+        pre_compact_exe(),
         json!({"hook_event_name": "PostCompact", "trigger": "manual", "compact_summary": "Summary: parser work."}),
         &t,
     );
@@ -550,7 +567,7 @@ fn the_compaction_summary_is_journaled_redacted() {
     let t = s.fill(50);
     let token = format!("{}{}", "ghp_", "R8c2Xq7Lm4Tz9Wb1Ny6Pk3Hd5Vs0Jf2Ga8Q");
     s.send(
-        PRE_COMPACT,
+        pre_compact_exe(),
         json!({"hook_event_name": "PostCompact", "trigger": "auto",
                "compact_summary": format!("Summary: pushed with {token}; DB_PASSWORD=hunter2hunter2.")}),
         &t,
@@ -569,7 +586,7 @@ fn a_repository_without_handover_gets_no_files_from_the_hooks() {
     let t = s.empty_transcript();
     assert_silent(
         &s.send(
-            CONTEXT_WATCH,
+            context_watch_exe(),
             json!({"hook_event_name": "UserPromptSubmit"}),
             &t,
         ),
@@ -598,7 +615,12 @@ fn codex_reminds_before_its_configured_compaction_point() {
             "transcript_path": t.to_str().unwrap(), "model": "gpt-5.5", "turn_id": "turn-1",
             "hook_event_name": "PostToolUse", "tool_name": "Bash",
         });
-        let run = run_hook(CONTEXT_WATCH, &[], payload(input), &[("CODEX_HOME", &home)]);
+        let run = run_hook(
+            context_watch_exe(),
+            &[],
+            payload(input),
+            &[("CODEX_HOME", &home)],
+        );
         run.assert_clean("PostToolUse");
         run
     };
@@ -630,7 +652,7 @@ fn codex_reminds_before_its_configured_compaction_point() {
 /// silent. Here the prompt's fallback is first, as in that run.
 #[test]
 fn copilot_first_prompt_then_session_start_new_delivers_once() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
     let sid = "copilot-cleared-1";
     let run = |bin: &str, event: &str, fields: Value| {
@@ -649,7 +671,7 @@ fn copilot_first_prompt_then_session_start_new_delivers_once() {
         run
     };
     let prompt = run(
-        CONTEXT_WATCH,
+        context_watch_exe(),
         "userPromptSubmitted",
         json!({"prompt": "Start over"}),
     );
@@ -659,7 +681,7 @@ fn copilot_first_prompt_then_session_start_new_delivers_once() {
         .to_string();
     insta::assert_snapshot!("copilot_first_prompt_fallback", ours(&text));
     let start = run(
-        SESSION_START,
+        session_start_exe(),
         "sessionStart",
         json!({"source": "new", "initialPrompt": "Start over"}),
     );

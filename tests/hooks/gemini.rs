@@ -4,6 +4,7 @@
 //! `model.compressionThreshold` the user set), and PreCompress, which Gemini fires before every
 //! request, acting only before a real compression and re-injecting the handoff after it.
 
+use crate::support::exe::{context_watch_exe, pre_compact_exe, session_start_exe};
 use crate::support::hook::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -12,13 +13,13 @@ use std::path::{Path, PathBuf};
 const WINDOW: u64 = 1_048_576;
 
 struct Session {
-    repo: Repo,
+    repo: TestRepo,
     tdir: tempfile::TempDir,
 }
 
 impl Session {
     fn new() -> Session {
-        let repo = Repo::new();
+        let repo = TestRepo::pinned();
         repo.save_handoff();
         Session {
             repo,
@@ -50,7 +51,7 @@ impl Session {
     fn start(&self) -> Run {
         let t = self.fill(10);
         self.send(
-            SESSION_START,
+            session_start_exe(),
             "SessionStart",
             json!({"source": "startup"}),
             &t,
@@ -83,16 +84,31 @@ fn clear_and_resume_deliver_on_the_next_prompt() {
     for source in ["clear", "resume"] {
         let s = Session::new();
         let t = s.fill(10);
-        let run = s.send(SESSION_START, "SessionStart", json!({"source": source}), &t);
+        let run = s.send(
+            session_start_exe(),
+            "SessionStart",
+            json!({"source": source}),
+            &t,
+        );
         assert!(run.stdout.is_empty(), "{source}: {}", run.stdout_str());
         assert!(s.events("delivered").is_empty(), "{source}");
-        let run = s.send(CONTEXT_WATCH, "BeforeAgent", json!({"prompt": "go on"}), &t);
+        let run = s.send(
+            context_watch_exe(),
+            "BeforeAgent",
+            json!({"prompt": "go on"}),
+            &t,
+        );
         let text = run.context("BeforeAgent");
         insta::assert_snapshot!(format!("before_agent_after_{source}"), ours(&text));
         let delivered = s.events("delivered");
         assert_eq!(delivered.len(), 1, "{source}");
         assert_eq!(delivered[0]["source"], source);
-        let run = s.send(CONTEXT_WATCH, "BeforeAgent", json!({"prompt": "more"}), &t);
+        let run = s.send(
+            context_watch_exe(),
+            "BeforeAgent",
+            json!({"prompt": "more"}),
+            &t,
+        );
         assert!(run.stdout.is_empty(), "{source}: {}", run.stdout_str());
         assert_eq!(s.events("delivered").len(), 1, "{source}");
     }
@@ -104,7 +120,7 @@ fn reminders_come_below_geminis_compression_point() {
     s.start();
     // 34 %: below the Gemini reminder threshold (35 %), though Claude's 60 % is far away too.
     let run = s.send(
-        CONTEXT_WATCH,
+        context_watch_exe(),
         "BeforeAgent",
         json!({"prompt": "go on"}),
         &s.fill(340),
@@ -112,35 +128,60 @@ fn reminders_come_below_geminis_compression_point() {
     assert!(run.stdout.is_empty(), "{}", run.stdout_str());
     // 36 %: the reminder, once, as BeforeAgent context.
     let t = s.fill(360);
-    let run = s.send(CONTEXT_WATCH, "AfterTool", json!({"tool_name": "x"}), &t);
+    let run = s.send(
+        context_watch_exe(),
+        "AfterTool",
+        json!({"tool_name": "x"}),
+        &t,
+    );
     let text = run.context("AfterTool");
     insta::assert_snapshot!("remind_36_after_tool", ours(&text));
-    let run = s.send(CONTEXT_WATCH, "AfterTool", json!({"tool_name": "x"}), &t);
+    let run = s.send(
+        context_watch_exe(),
+        "AfterTool",
+        json!({"tool_name": "x"}),
+        &t,
+    );
     assert!(run.stdout.is_empty(), "said twice: {}", run.stdout_str());
     // 46 %: the firmer one; AfterAgent is never blocked (Gemini CLI shows any block as "This
     // request failed"): the next prompt carries one more ask, once.
     let t = s.fill(460);
-    let run = s.send(CONTEXT_WATCH, "BeforeAgent", json!({"prompt": "more"}), &t);
+    let run = s.send(
+        context_watch_exe(),
+        "BeforeAgent",
+        json!({"prompt": "more"}),
+        &t,
+    );
     insta::assert_snapshot!("insist_46_before_agent", ours(&run.context("BeforeAgent")));
     let stop = json!({"prompt": "more", "prompt_response": "done", "stop_hook_active": false});
-    let run = s.send(CONTEXT_WATCH, "AfterAgent", stop.clone(), &t);
+    let run = s.send(context_watch_exe(), "AfterAgent", stop.clone(), &t);
     assert!(
         run.stdout.is_empty(),
         "AfterAgent blocked: {}",
         run.stdout_str()
     );
-    let run = s.send(CONTEXT_WATCH, "BeforeAgent", json!({"prompt": "next"}), &t);
+    let run = s.send(
+        context_watch_exe(),
+        "BeforeAgent",
+        json!({"prompt": "next"}),
+        &t,
+    );
     insta::assert_snapshot!(
         "asked_again_46_before_agent",
         ours(&run.context("BeforeAgent"))
     );
-    let run = s.send(CONTEXT_WATCH, "AfterAgent", stop, &t);
+    let run = s.send(context_watch_exe(), "AfterAgent", stop, &t);
     assert!(
         run.stdout.is_empty(),
         "AfterAgent blocked: {}",
         run.stdout_str()
     );
-    let run = s.send(CONTEXT_WATCH, "BeforeAgent", json!({"prompt": "again"}), &t);
+    let run = s.send(
+        context_watch_exe(),
+        "BeforeAgent",
+        json!({"prompt": "again"}),
+        &t,
+    );
     assert!(run.stdout.is_empty(), "asked twice: {}", run.stdout_str());
     let actions: Vec<String> = s
         .events("context_watch")
@@ -159,14 +200,14 @@ fn a_later_compression_point_in_the_project_settings_moves_the_thresholds_back()
     );
     s.start();
     let run = s.send(
-        CONTEXT_WATCH,
+        context_watch_exe(),
         "BeforeAgent",
         json!({"prompt": "go"}),
         &s.fill(460),
     );
     assert!(run.stdout.is_empty(), "{}", run.stdout_str());
     let run = s.send(
-        CONTEXT_WATCH,
+        context_watch_exe(),
         "BeforeAgent",
         json!({"prompt": "go"}),
         &s.fill(610),
@@ -180,7 +221,7 @@ fn pre_compress_acts_only_before_a_real_compression_and_the_handoff_comes_back_a
     s.start();
     // Gemini CLI fires PreCompress before every request: below its 50 % nothing happens.
     let run = s.send(
-        PRE_COMPACT,
+        pre_compact_exe(),
         "PreCompress",
         json!({"trigger": "auto"}),
         &s.fill(490),
@@ -193,7 +234,12 @@ fn pre_compress_acts_only_before_a_real_compression_and_the_handoff_comes_back_a
     );
     // At 52 % it compresses: the snapshot is journaled, nothing is printed (advisory event).
     let t = s.fill(520);
-    let run = s.send(PRE_COMPACT, "PreCompress", json!({"trigger": "auto"}), &t);
+    let run = s.send(
+        pre_compact_exe(),
+        "PreCompress",
+        json!({"trigger": "auto"}),
+        &t,
+    );
     assert!(run.stdout.is_empty(), "{}", run.stdout_str());
     let snaps = s.events("pre_compact");
     assert_eq!(snaps.len(), 1, "{snaps:?}");
@@ -204,10 +250,20 @@ fn pre_compress_acts_only_before_a_real_compression_and_the_handoff_comes_back_a
     text.push_str("{\"$set\":{\"sessionId\":\"ea3d0851\"}}\n{\"$set\":{\"messages\":[]}}\n");
     std::fs::write(&t, text).unwrap();
     // It tells hooks nothing after compressing: the next hook that can carry context does.
-    let run = s.send(CONTEXT_WATCH, "AfterTool", json!({"tool_name": "x"}), &t);
+    let run = s.send(
+        context_watch_exe(),
+        "AfterTool",
+        json!({"tool_name": "x"}),
+        &t,
+    );
     let text = run.context("AfterTool");
     insta::assert_snapshot!("reinjection_after_compression", ours(&text));
-    let run = s.send(CONTEXT_WATCH, "AfterTool", json!({"tool_name": "x"}), &t);
+    let run = s.send(
+        context_watch_exe(),
+        "AfterTool",
+        json!({"tool_name": "x"}),
+        &t,
+    );
     assert!(
         run.stdout.is_empty(),
         "re-injected twice: {}",
@@ -215,7 +271,7 @@ fn pre_compress_acts_only_before_a_real_compression_and_the_handoff_comes_back_a
     );
     // `/compress` (manual) always compresses.
     let run = s.send(
-        PRE_COMPACT,
+        pre_compact_exe(),
         "PreCompress",
         json!({"trigger": "manual"}),
         &s.fill(100),

@@ -11,6 +11,7 @@
 //! sending in the capture (Codex's `clear` and manual compaction)
 //! use a payload built the same way from the nearest captured one.
 
+use crate::support::exe::{context_watch_exe, pre_compact_exe, session_start_exe};
 use crate::support::hook::*;
 use serde_json::{json, Value};
 use std::path::Path;
@@ -109,7 +110,7 @@ fn cases() -> Vec<Case> {
             let name = format!("{prefix}-session-start-{source}");
             add(
                 name,
-                SESSION_START,
+                session_start_exe(),
                 agent,
                 true,
                 Setup::Handoff,
@@ -121,7 +122,7 @@ fn cases() -> Vec<Case> {
         let name = format!("{prefix}-session-start-no-handoff");
         add(
             name,
-            SESSION_START,
+            session_start_exe(),
             agent,
             true,
             Setup::Nothing,
@@ -132,7 +133,7 @@ fn cases() -> Vec<Case> {
         let name = format!("{prefix}-session-start-drifted");
         add(
             name,
-            SESSION_START,
+            session_start_exe(),
             agent,
             false,
             Setup::Drifted,
@@ -160,7 +161,7 @@ fn cases() -> Vec<Case> {
                 let name = format!("{prefix}-{event}-compact-{trigger}");
                 add(
                     name,
-                    PRE_COMPACT,
+                    pre_compact_exe(),
                     agent,
                     true,
                     Setup::Handoff,
@@ -174,7 +175,7 @@ fn cases() -> Vec<Case> {
         let name = format!("{prefix}-pre-compact-no-handoff");
         add(
             name,
-            PRE_COMPACT,
+            pre_compact_exe(),
             agent,
             false,
             Setup::Nothing,
@@ -192,7 +193,7 @@ fn cases() -> Vec<Case> {
             let name = format!("{prefix}-context-watch-{label}-captured");
             add(
                 name,
-                CONTEXT_WATCH,
+                context_watch_exe(),
                 agent,
                 true,
                 Setup::Handoff,
@@ -229,7 +230,7 @@ fn cases() -> Vec<Case> {
             let name = format!("{prefix}-context-watch-{label}");
             add(
                 name,
-                CONTEXT_WATCH,
+                context_watch_exe(),
                 agent,
                 flag,
                 Setup::Handoff,
@@ -252,14 +253,14 @@ fn snapshot_dir() -> std::path::PathBuf {
 }
 
 fn snapshot_file(case: &str) -> String {
-    format!("hooks__hooks__golden__{case}.snap")
+    format!("integration__hooks__golden__{case}.snap")
 }
 
 #[test]
 fn every_event_and_source_gives_the_recorded_stdout() {
     let cases = cases();
     for case in &cases {
-        let repo = Repo::set_up(case.setup);
+        let repo = TestRepo::set_up(case.setup);
         let tdir = tempfile::tempdir().unwrap();
         // Handoff written "before" the session: the watch's per-session epoch starts now.
         let transcript = match (case.agent, case.transcript) {
@@ -353,7 +354,7 @@ fn session_start_case(agent: &str, stem: &str) -> String {
 #[test]
 fn every_client_gets_the_recorded_startup_context() {
     for (dir, stem, agent) in SESSION_STARTS {
-        let repo = Repo::new();
+        let repo = TestRepo::pinned();
         repo.save_handoff();
         let file = Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/clients")
@@ -366,10 +367,10 @@ fn every_client_gets_the_recorded_startup_context() {
             v["transcript_path"] = json!(repo.path().join("no-transcript.jsonl").to_str().unwrap());
         }
         std::thread::sleep(std::time::Duration::from_millis(5));
-        let run = run_hook(SESSION_START, &["--agent", agent], payload(v), &[]);
+        let run = run_hook(session_start_exe(), &["--agent", agent], payload(v), &[]);
         let name = session_start_case(agent, stem);
         run.assert_clean(&name);
-        let command = expected_command(SESSION_START);
+        let command = expected_command(session_start_exe());
         // Gemini CLI's `resume` answer is nothing (the next prompt carries it: gemini.rs).
         if !run.stdout.is_empty() {
             crate::support::snapshot::assert_final_newline(&name, &run.stdout_str());
@@ -388,7 +389,7 @@ fn snapshots_have_no_strays() {
     );
     for entry in std::fs::read_dir(snapshot_dir()).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if name.starts_with("hooks__hooks__golden__") && name.ends_with(".snap") {
+        if name.starts_with("integration__hooks__golden__") && name.ends_with(".snap") {
             assert!(
                 names.contains(&name),
                 "tests/hooks/snapshots/{name} belongs to no case"

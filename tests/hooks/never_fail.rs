@@ -2,20 +2,26 @@
 //! put in a broken repository, exits 0, prints valid output for its event or nothing, writes
 //! nothing to stderr, and finishes in bounded time (generous bounds: a loaded test machine).
 
+use crate::support::exe::{context_watch_exe, pre_compact_exe, session_start_exe};
 use crate::support::hook::*;
 use serde_json::{json, Value};
 use std::path::Path;
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const ALL: [&str; 3] = [SESSION_START, PRE_COMPACT, CONTEXT_WATCH];
+/// The three hook executables.
+fn all() -> [&'static str; 3] {
+    [session_start_exe(), pre_compact_exe(), context_watch_exe()]
+}
 
 /// A representative event for each executable, so there is something it would like to say.
 fn event_for(bin: &str) -> Value {
-    match bin {
-        SESSION_START => json!({"hook_event_name": "SessionStart", "source": "startup"}),
-        PRE_COMPACT => json!({"hook_event_name": "PreCompact", "trigger": "auto"}),
-        _ => json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"}),
+    if bin == session_start_exe() {
+        json!({"hook_event_name": "SessionStart", "source": "startup"})
+    } else if bin == pre_compact_exe() {
+        json!({"hook_event_name": "PreCompact", "trigger": "auto"})
+    } else {
+        json!({"hook_event_name": "UserPromptSubmit", "prompt": "hi"})
     }
 }
 
@@ -39,7 +45,7 @@ fn assert_contract(what: &str, bin: &str, run: &Run, event: Option<&str>) {
             assert!(!text.is_empty(), "{what}");
         }
         Some("Stop") => assert_eq!(run.json()["decision"], "block", "{what}"),
-        Some("PreCompact") if bin == PRE_COMPACT => {
+        Some("PreCompact") if bin == pre_compact_exe() => {
             // Claude Code's plain-text compaction instructions: must not look like JSON.
             assert!(
                 serde_json::from_slice::<Value>(&run.stdout).is_err(),
@@ -80,7 +86,7 @@ fn garbage_on_stdin_is_silence() {
         ("non-UTF-8", non_utf8),
         ("binary", (0..=255u8).cycle().take(10_000).collect()),
     ];
-    for bin in ALL {
+    for bin in all() {
         for (name, bytes) in &inputs {
             let run = run_hook(bin, &[], bytes.clone(), &[]);
             // No cwd, the process directory is outside any repository: nothing to say, except
@@ -92,14 +98,14 @@ fn garbage_on_stdin_is_silence() {
 
 #[test]
 fn a_100_mb_stdin_is_not_buffered_and_does_not_hang() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
     // A 100 MB pasted prompt: the hook reads a few MiB, cannot parse them, reads past the rest.
-    let mut v = event_for(SESSION_START);
+    let mut v = event_for(session_start_exe());
     v["cwd"] = json!(repo.path().to_str().unwrap());
     v["prompt"] = json!("p".repeat(100 * 1024 * 1024));
     let huge = payload(v);
-    for bin in ALL {
+    for bin in all() {
         let run = run_hook(bin, &["--agent", "claude"], huge.clone(), &[]);
         assert_contract(&format!("{bin} / 100 MB"), bin, &run, Some("SessionStart"));
         assert!(
@@ -108,34 +114,44 @@ fn a_100_mb_stdin_is_not_buffered_and_does_not_hang() {
         );
     }
     // A complete payload followed by 100 MB of whitespace is still that payload.
-    let mut padded = payload_in(SESSION_START, repo.path(), Path::new("/nonexistent"));
+    let mut padded = payload_in(session_start_exe(), repo.path(), Path::new("/nonexistent"));
     padded.extend(std::iter::repeat_n(b' ', 100 * 1024 * 1024));
-    let run = run_hook(SESSION_START, &[], padded, &[]);
-    assert_contract("100 MB padding", SESSION_START, &run, Some("SessionStart"));
+    let run = run_hook(session_start_exe(), &[], padded, &[]);
+    assert_contract(
+        "100 MB padding",
+        session_start_exe(),
+        &run,
+        Some("SessionStart"),
+    );
     insta::assert_snapshot!("fresh_startup", ours(&run.context("SessionStart")));
 }
 
 #[test]
 fn unknown_fields_and_wrong_types_are_ignored() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
-    let mut v = event_for(SESSION_START);
+    let mut v = event_for(session_start_exe());
     v["cwd"] = json!(repo.path().to_str().unwrap());
     v["session_id"] = json!(12345);
     v["future_field"] = json!({"nested": [1, 2, {"x": null}]});
     v["stop_hook_active"] = json!("maybe");
     v["transcript_path"] = json!(null);
-    let run = run_hook(SESSION_START, &[], payload(v), &[]);
-    assert_contract("unknown fields", SESSION_START, &run, Some("SessionStart"));
+    let run = run_hook(session_start_exe(), &[], payload(v), &[]);
+    assert_contract(
+        "unknown fields",
+        session_start_exe(),
+        &run,
+        Some("SessionStart"),
+    );
     insta::assert_snapshot!("fresh_startup", ours(&run.context("SessionStart")));
 }
 
 #[test]
 fn missing_or_nonexistent_cwd_falls_back_then_stays_silent() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
     let project = repo.path().to_str().unwrap();
-    for bin in ALL {
+    for bin in all() {
         let mut v = event_for(bin);
         v["cwd"] = json!("/nonexistent/dir/for/sure");
         let run = run_hook(bin, &["--agent", "codex"], payload(v.clone()), &[]);
@@ -145,10 +161,10 @@ fn missing_or_nonexistent_cwd_falls_back_then_stays_silent() {
         assert_contract(&format!("{bin} / no cwd"), bin, &run, None);
     }
     // $CLAUDE_PROJECT_DIR, then the process directory, are the fallbacks.
-    let mut v = event_for(SESSION_START);
+    let mut v = event_for(session_start_exe());
     v["cwd"] = json!("/nonexistent/dir");
     let run = run_hook(
-        SESSION_START,
+        session_start_exe(),
         &[],
         payload(v.clone()),
         &[("CLAUDE_PROJECT_DIR", project)],
@@ -156,30 +172,30 @@ fn missing_or_nonexistent_cwd_falls_back_then_stays_silent() {
     insta::assert_snapshot!("fresh_startup", ours(&run.context("SessionStart")));
     v.as_object_mut().unwrap().remove("cwd");
     let sub = repo.path().join("src");
-    let run = run_hook_in(SESSION_START, &[], payload(v), &[], Some(&sub));
+    let run = run_hook_in(session_start_exe(), &[], payload(v), &[], Some(&sub));
     insta::assert_snapshot!("fresh_startup", ours(&run.context("SessionStart")));
 }
 
 #[test]
 fn outside_git_and_with_a_locked_index() {
-    let plain = Repo::without_git();
+    let plain = TestRepo::without_git();
     let transcript = claude_transcript(plain.path(), 170_000);
-    for bin in ALL {
+    for bin in all() {
         run_as_claude(&format!("{bin} / no git"), bin, plain.path(), &transcript);
     }
 
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
     std::fs::write(repo.path().join(".git/index.lock"), b"").unwrap();
     let transcript = claude_transcript(repo.path(), 1000);
-    for bin in ALL {
+    for bin in all() {
         let run = run_as_claude(
             &format!("{bin} / index.lock"),
             bin,
             repo.path(),
             &transcript,
         );
-        if bin == SESSION_START {
+        if bin == session_start_exe() {
             insta::assert_snapshot!("fresh_startup", ours(&run.context("SessionStart")));
         }
     }
@@ -202,17 +218,17 @@ fn unreadable_or_unwritable_handover_dir() {
         }),
     ];
     for (name, brk) in breakers {
-        let repo = Repo::new();
+        let repo = TestRepo::pinned();
         let dir = repo.path().join(".handover");
         if name == "sessions dir is a file" {
             repo.save_handoff();
         }
         brk(&dir);
         let transcript = claude_transcript(repo.path(), 150_000);
-        for bin in ALL {
+        for bin in all() {
             let what = format!("{bin} / .handover {name}");
             let run = run_as_claude(&what, bin, repo.path(), &transcript);
-            if bin == CONTEXT_WATCH {
+            if bin == context_watch_exe() {
                 // 75 % with state that cannot be recorded: a reminder would repeat forever.
                 assert!(run.stdout.is_empty(), "{name}: {}", run.stdout_str());
             }
@@ -222,21 +238,21 @@ fn unreadable_or_unwritable_handover_dir() {
 
 #[test]
 fn corrupted_state_json_is_reported_not_fatal() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
     let state = repo.store().state_path();
     let text = std::fs::read_to_string(&state).unwrap();
     std::fs::write(&state, &text[..text.len() / 2]).unwrap();
     let t = claude_transcript(repo.path(), 1000);
     let run = run_hook(
-        SESSION_START,
+        session_start_exe(),
         &[],
-        payload_in(SESSION_START, repo.path(), &t),
+        payload_in(session_start_exe(), repo.path(), &t),
         &[],
     );
     assert_contract(
         "truncated state.json",
-        SESSION_START,
+        session_start_exe(),
         &run,
         Some("SessionStart"),
     );
@@ -248,14 +264,14 @@ fn corrupted_state_json_is_reported_not_fatal() {
     std::fs::remove_file(repo.store().journal_path()).unwrap();
     std::fs::write(&state, b"{\"schema_version\": 1, \"goal\": ").unwrap();
     let run = run_hook(
-        SESSION_START,
+        session_start_exe(),
         &[],
-        payload_in(SESSION_START, repo.path(), &t),
+        payload_in(session_start_exe(), repo.path(), &t),
         &[],
     );
     assert_contract(
         "garbage state.json",
-        SESSION_START,
+        session_start_exe(),
         &run,
         Some("SessionStart"),
     );
@@ -267,14 +283,14 @@ fn corrupted_state_json_is_reported_not_fatal() {
     std::fs::write(sessions.join("sess-1.json"), b"\x00\x01garbage").unwrap();
     let t = claude_transcript(repo.path(), 170_000);
     let run = run_hook(
-        CONTEXT_WATCH,
+        context_watch_exe(),
         &[],
-        payload_in(CONTEXT_WATCH, repo.path(), &t),
+        payload_in(context_watch_exe(), repo.path(), &t),
         &[],
     );
     assert_contract(
         "garbage session state",
-        CONTEXT_WATCH,
+        context_watch_exe(),
         &run,
         Some("UserPromptSubmit"),
     );
@@ -293,14 +309,14 @@ fn mkfifo(path: &Path) {
 fn a_fifo_transcript_is_never_opened() {
     // A FIFO nobody writes to: opening it would block until the watchdog ends the hook and
     // its answer is lost. It is not a transcript: the hook answers in its usual time.
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let fifo = repo.path().join("transcript.jsonl");
     mkfifo(&fifo);
-    let mut v = event_for(CONTEXT_WATCH);
+    let mut v = event_for(context_watch_exe());
     v["session_id"] = json!("s");
     v["cwd"] = json!(repo.path().to_str().unwrap());
     v["transcript_path"] = json!(fifo.to_str().unwrap());
-    let run = run_hook(CONTEXT_WATCH, &[], payload(v), &[]);
+    let run = run_hook(context_watch_exe(), &[], payload(v), &[]);
     run.assert_clean("FIFO transcript");
     assert!(run.stdout.is_empty());
     assert!(
@@ -312,15 +328,15 @@ fn a_fifo_transcript_is_never_opened() {
 
 #[test]
 fn a_fifo_debug_log_does_not_hang_the_hook() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
     let log = repo.path().join("hooks.log");
     mkfifo(&log);
     let t = claude_transcript(repo.path(), 1000);
     let run = run_hook(
-        SESSION_START,
+        session_start_exe(),
         &[],
-        payload_in(SESSION_START, repo.path(), &t),
+        payload_in(session_start_exe(), repo.path(), &t),
         &[("HANDOVER_HOOK_DEBUG", log.to_str().unwrap())],
     );
     run.assert_clean("FIFO debug log");
@@ -336,7 +352,7 @@ fn a_fifo_debug_log_does_not_hang_the_hook() {
 fn a_stdin_left_open_does_not_hang_the_hook() {
     let neutral = tempfile::tempdir().unwrap();
     let start = Instant::now();
-    let mut child = Command::new(SESSION_START)
+    let mut child = Command::new(session_start_exe())
         .current_dir(neutral.path())
         .env_remove("HANDOVER_HOOK_DEBUG")
         .stdin(Stdio::piped())
@@ -364,12 +380,12 @@ fn a_stdin_left_open_does_not_hang_the_hook() {
 
 #[test]
 fn debug_log_only_when_asked_one_line_per_call() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
     let t = claude_transcript(repo.path(), 1000);
-    let p = payload_in(SESSION_START, repo.path(), &t);
+    let p = payload_in(session_start_exe(), repo.path(), &t);
     let run = run_hook(
-        SESSION_START,
+        session_start_exe(),
         &[],
         p.clone(),
         &[("HANDOVER_HOOK_DEBUG", "1")],
@@ -386,7 +402,7 @@ fn debug_log_only_when_asked_one_line_per_call() {
 
     let log = repo.path().join("hooks.log");
     let run = run_hook(
-        SESSION_START,
+        session_start_exe(),
         &[],
         b"not json".to_vec(),
         &[("HANDOVER_HOOK_DEBUG", log.to_str().unwrap())],
@@ -404,23 +420,25 @@ fn bad_arguments_never_exit_non_zero() {
         vec!["--help"],
         vec!["--version", "-x", "positional"],
     ] {
-        for bin in ALL {
+        for bin in all() {
             let run = run_hook(bin, &args, b"{}".to_vec(), &[]);
             run.assert_clean(&format!("{bin} {args:?}"));
-            assert!(run.stdout.is_empty() || bin == PRE_COMPACT);
+            assert!(run.stdout.is_empty() || bin == pre_compact_exe());
         }
     }
 }
 
 /// Gemini CLI's events, one per (executable, event) pair the installer registers.
-const GEMINI: [(&str, &str); 6] = [
-    (SESSION_START, "SessionStart"),
-    (PRE_COMPACT, "PreCompress"),
-    (PRE_COMPACT, "SessionEnd"),
-    (CONTEXT_WATCH, "BeforeAgent"),
-    (CONTEXT_WATCH, "AfterTool"),
-    (CONTEXT_WATCH, "AfterAgent"),
-];
+fn gemini() -> [(&'static str, &'static str); 6] {
+    [
+        (session_start_exe(), "SessionStart"),
+        (pre_compact_exe(), "PreCompress"),
+        (pre_compact_exe(), "SessionEnd"),
+        (context_watch_exe(), "BeforeAgent"),
+        (context_watch_exe(), "AfterTool"),
+        (context_watch_exe(), "AfterAgent"),
+    ]
+}
 
 /// The contract in Gemini CLI's form: context only where Gemini takes it, never a block (its
 /// terminal UI shows any AfterAgent block as a failed request), never anything on PreCompress
@@ -480,7 +498,7 @@ fn the_corpus_as_gemini() {
         ("non-UTF-8", non_utf8),
         ("binary", (0..=255u8).cycle().take(10_000).collect()),
     ];
-    for (bin, event) in GEMINI {
+    for (bin, event) in gemini() {
         for (name, bytes) in &garbage {
             let run = run_hook(bin, &["--agent", "gemini"], bytes.clone(), &[]);
             assert_gemini_contract(&format!("{event} / {name}"), event, &run);
@@ -491,7 +509,7 @@ fn the_corpus_as_gemini() {
     // Repositories in every broken state, with a transcript at 46 % (past the Gemini reminder
     // thresholds) and one at 60 % (past Gemini's compression point): every hook has a reason
     // to speak and to write.
-    type Breaker = fn(&Repo);
+    type Breaker = fn(&TestRepo);
     let states: [(&str, Breaker); 7] = [
         ("healthy", |r| {
             r.save_handoff();
@@ -527,13 +545,13 @@ fn the_corpus_as_gemini() {
     for (name, brk) in states {
         for used in [482_000, 630_000] {
             let repo = if name == "no git" {
-                Repo::without_git()
+                TestRepo::without_git()
             } else {
-                Repo::new()
+                TestRepo::pinned()
             };
             brk(&repo);
             let transcript = gemini_transcript(repo.path(), used);
-            for (bin, event) in GEMINI {
+            for (bin, event) in gemini() {
                 let v = gemini_payload(event, Some(repo.path()), Some(&transcript));
                 let run = run_hook(bin, &["--agent", "gemini"], payload(v), &[]);
                 assert_gemini_contract(&format!("{event} / {name} / {used}"), event, &run);
@@ -542,7 +560,7 @@ fn the_corpus_as_gemini() {
     }
 
     // No cwd, a cwd that does not exist, a transcript that is garbage or a FIFO nobody writes.
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
     let garbage_transcript = repo.path().join("garbage.jsonl");
     std::fs::write(
@@ -550,7 +568,7 @@ fn the_corpus_as_gemini() {
         b"\x00\x01{\"tokens\": [\n{\"$set\": 5}\n",
     )
     .unwrap();
-    for (bin, event) in GEMINI {
+    for (bin, event) in gemini() {
         for (what, v) in [
             ("no cwd", gemini_payload(event, None, None)),
             (

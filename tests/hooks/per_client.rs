@@ -5,10 +5,11 @@
 //! (tests/fixtures/clients/<client>-<version>/, with its paths moved to the test's repository
 //! and a temporary home), run one after the other against one repository, with the transcript
 //! the client captured filled to a given share of its window or marked compacted in between.
-//! The snapshot (tests/hooks/snapshots/hooks__hooks__per_client__<case>.snap) is every call's
+//! The snapshot (tests/hooks/snapshots/integration__hooks__per_client__<case>.snap) is every call's
 //! whole stdout in order, `(nothing)` where the hook printed nothing, then the journal's events;
 //! `{handover}` stands for the command the hooks print and `[TIME]` for the clock.
 
+use crate::support::exe::{context_watch_exe, pre_compact_exe, session_start_exe};
 use crate::support::hook::*;
 use serde_json::{json, Value};
 use std::path::{Path, PathBuf};
@@ -312,12 +313,16 @@ fn common_cases(client: &'static Client, m: &Moments, remind: u64, insist: u64) 
 fn claude_named() -> Moments {
     let plain = |exe, event, fixture| call(exe, event, fixture, json!({}));
     Moments {
-        start: plain(SESSION_START, "SessionStart", "session_start-startup"),
-        prompt: plain(CONTEXT_WATCH, "UserPromptSubmit", "user_prompt_submit"),
-        tool: plain(CONTEXT_WATCH, "PostToolUse", "post_tool_use"),
-        stop: plain(CONTEXT_WATCH, "Stop", "stop"),
-        compact: plain(PRE_COMPACT, "PreCompact", "pre_compact-auto"),
-        end: Some(plain(PRE_COMPACT, "SessionEnd", "session_end-other")),
+        start: plain(session_start_exe(), "SessionStart", "session_start-startup"),
+        prompt: plain(
+            context_watch_exe(),
+            "UserPromptSubmit",
+            "user_prompt_submit",
+        ),
+        tool: plain(context_watch_exe(), "PostToolUse", "post_tool_use"),
+        stop: plain(context_watch_exe(), "Stop", "stop"),
+        compact: plain(pre_compact_exe(), "PreCompact", "pre_compact-auto"),
+        end: Some(plain(pre_compact_exe(), "SessionEnd", "session_end-other")),
     }
 }
 
@@ -347,16 +352,31 @@ fn gemini_cases() -> Vec<Case> {
     let c = &GEMINI;
     let m = Moments {
         start: call(
-            SESSION_START,
+            session_start_exe(),
             "SessionStart",
             "session_start-startup",
             json!({}),
         ),
-        prompt: call(CONTEXT_WATCH, "BeforeAgent", "before_agent", json!({})),
-        tool: call(CONTEXT_WATCH, "AfterTool", "after_tool", json!({})),
-        stop: call(CONTEXT_WATCH, "AfterAgent", "after_agent", json!({})),
-        compact: call(PRE_COMPACT, "PreCompress", "pre_compress-auto", json!({})),
-        end: Some(call(PRE_COMPACT, "SessionEnd", "session_end", json!({}))),
+        prompt: call(
+            context_watch_exe(),
+            "BeforeAgent",
+            "before_agent",
+            json!({}),
+        ),
+        tool: call(context_watch_exe(), "AfterTool", "after_tool", json!({})),
+        stop: call(context_watch_exe(), "AfterAgent", "after_agent", json!({})),
+        compact: call(
+            pre_compact_exe(),
+            "PreCompress",
+            "pre_compress-auto",
+            json!({}),
+        ),
+        end: Some(call(
+            pre_compact_exe(),
+            "SessionEnd",
+            "session_end",
+            json!({}),
+        )),
     };
     // Compression at 50 % by default: remind at 35 %, insist at 45 %.
     let mut cases = common_cases(c, &m, 36, 46);
@@ -403,7 +423,7 @@ fn qwen_cases() -> Vec<Case> {
     };
     // The captured failure is of another session: moved into this one.
     let failure = call(
-        CONTEXT_WATCH,
+        context_watch_exe(),
         "PostToolUseFailure",
         "post_tool_use_failure",
         json!({
@@ -411,7 +431,12 @@ fn qwen_cases() -> Vec<Case> {
             "transcript_path": "/tmp/FIXTURE/home/qwen/.qwen/projects/-tmp-FIXTURE-project/chats/b816995a-9626-4b96-ac9f-c09ae265ae41.jsonl",
         }),
     );
-    let post_compact = call(PRE_COMPACT, "PostCompact", "post_compact-auto", json!({}));
+    let post_compact = call(
+        pre_compact_exe(),
+        "PostCompact",
+        "post_compact-auto",
+        json!({}),
+    );
     // Compaction at 85 % of its window: remind at 60 %, insist at 75 %.
     let mut cases = common_cases(c, &m, 61, 76);
     cases.extend([
@@ -457,7 +482,7 @@ fn qwen_cases() -> Vec<Case> {
                 Step::Compacted,
                 post_compact.step(),
                 call(
-                    SESSION_START,
+                    session_start_exe(),
                     "SessionStart",
                     "session_start-compact",
                     json!({}),
@@ -475,22 +500,32 @@ fn copilot_cases() -> Vec<Case> {
     let c = &COPILOT;
     let m = Moments {
         start: call(
-            SESSION_START,
+            session_start_exe(),
             "sessionStart",
             "session_start-new",
             json!({}),
         ),
         prompt: call(
-            CONTEXT_WATCH,
+            context_watch_exe(),
             "userPromptSubmitted",
             "user_prompt_submitted",
             json!({}),
         ),
-        tool: call(CONTEXT_WATCH, "postToolUse", "post_tool_use", json!({})),
-        stop: call(CONTEXT_WATCH, "agentStop", "agent_stop", json!({})),
-        compact: call(PRE_COMPACT, "preCompact", "pre_compact-auto", json!({})),
+        tool: call(
+            context_watch_exe(),
+            "postToolUse",
+            "post_tool_use",
+            json!({}),
+        ),
+        stop: call(context_watch_exe(), "agentStop", "agent_stop", json!({})),
+        compact: call(
+            pre_compact_exe(),
+            "preCompact",
+            "pre_compact-auto",
+            json!({}),
+        ),
         end: Some(call(
-            PRE_COMPACT,
+            pre_compact_exe(),
             "sessionEnd",
             "session_end-complete",
             json!({}),
@@ -527,7 +562,7 @@ fn copilot_cases() -> Vec<Case> {
                 m.tool.step(),
                 m.prompt.step(),
                 call(
-                    SESSION_START,
+                    session_start_exe(),
                     "sessionStart",
                     "session_start-resume",
                     json!({}),
@@ -545,14 +580,14 @@ fn droid_cases() -> Vec<Case> {
         // Not captured (`droid exec` sends none): its Stop payload with the event and prompt
         // Claude Code's form gives it.
         prompt: call(
-            CONTEXT_WATCH,
+            context_watch_exe(),
             "UserPromptSubmit",
             "stop",
             json!({"hook_event_name": "UserPromptSubmit", "prompt": "go on"}),
         ),
         // Only `/compress` runs PreCompact (its trigger says `auto`); not captured either.
         compact: call(
-            PRE_COMPACT,
+            pre_compact_exe(),
             "PreCompact",
             "stop",
             json!({"hook_event_name": "PreCompact", "trigger": "auto", "custom_instructions": ""}),
@@ -562,7 +597,7 @@ fn droid_cases() -> Vec<Case> {
     // Measured against its compaction limit: remind at 60 %, insist at 75 %.
     let mut cases = common_cases(c, &m, 61, 76);
     let resume = call(
-        SESSION_START,
+        session_start_exe(),
         "SessionStart",
         "session_start-resume",
         json!({}),
@@ -635,7 +670,7 @@ fn checked_stdout(label: &str, run: &Run) -> String {
 }
 
 /// The journal's events in order, each with the fields that tell it apart.
-fn journal(repo: &Repo) -> String {
+fn journal(repo: &TestRepo) -> String {
     let mut out = String::new();
     for e in repo.journal_events() {
         let event = e["event"].as_str().unwrap_or("?").to_string();
@@ -653,7 +688,7 @@ fn journal(repo: &Repo) -> String {
 
 fn run_case(case: &Case) -> String {
     let client = case.client;
-    let repo = Repo::set_up(case.setup);
+    let repo = TestRepo::set_up(case.setup);
     // The client's own files (settings, transcripts) under a home of the test's: the user's
     // real settings (a compaction point of theirs) never move the thresholds here.
     let tdir = tempfile::tempdir().unwrap();
@@ -726,12 +761,12 @@ fn every_event_of_the_other_clients_gives_the_recorded_stdout() {
 fn snapshots_have_no_strays() {
     let names: Vec<String> = cases()
         .iter()
-        .map(|c| format!("hooks__hooks__per_client__{}.snap", c.name))
+        .map(|c| format!("integration__hooks__per_client__{}.snap", c.name))
         .collect();
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/hooks/snapshots");
     for entry in std::fs::read_dir(dir).unwrap() {
         let name = entry.unwrap().file_name().to_string_lossy().into_owned();
-        if name.starts_with("hooks__hooks__per_client__") && name.ends_with(".snap") {
+        if name.starts_with("integration__hooks__per_client__") && name.ends_with(".snap") {
             assert!(
                 names.contains(&name),
                 "tests/hooks/snapshots/{name} belongs to no case"

@@ -3,6 +3,7 @@
 //! fields of the wrong type count as absent; and whatever a checksum-valid handoff holds, the
 //! hook keeps its contract and the injected context keeps the handoff's text inside the markers.
 
+use crate::support::exe::session_start_exe;
 use crate::support::hook::*;
 use handover_clients::HookInput;
 use handover_core::context::{DATA_END, DATA_START};
@@ -109,7 +110,7 @@ proptest! {
         items in prop::collection::vec(text(), 0..3),
         next in text(),
     ) {
-        let repo = Repo::new();
+        let repo = TestRepo::pinned();
         let mut h = Handoff {
             schema_version: handover_handoff::model::SCHEMA_VERSION,
             id: "h".into(),
@@ -127,7 +128,7 @@ proptest! {
         std::fs::create_dir_all(repo.path().join(".handover")).unwrap();
         std::fs::write(repo.path().join(".handover/state.json"), serde_json::to_vec(&h).unwrap()).unwrap();
         let run = run_hook(
-            SESSION_START,
+            session_start_exe(),
             &["--agent", "claude"],
             payload(json!({"session_id": "s", "cwd": repo.path().to_str().unwrap(),
                            "hook_event_name": "SessionStart", "source": "startup"})),
@@ -164,7 +165,7 @@ proptest! {
         command in text(),
     ) {
         use handover_record::text::{RECORD_END, RECORD_START};
-        let repo = Repo::new();
+        let repo = TestRepo::pinned();
         let now_ms = std::time::SystemTime::now().duration_since(std::time::UNIX_EPOCH).unwrap().as_millis() as u64;
         let record = json!({
             "version": 1, "session_id": "old", "agent": agent, "updated": at, "updated_ms": now_ms - 1000,
@@ -178,7 +179,7 @@ proptest! {
         std::fs::create_dir_all(&dir).unwrap();
         std::fs::write(dir.join("old.json"), serde_json::to_vec(&record).unwrap()).unwrap();
         let run = run_hook(
-            SESSION_START,
+            session_start_exe(),
             &["--agent", "claude"],
             payload(json!({"session_id": "new", "cwd": repo.path().to_str().unwrap(),
                            "hook_event_name": "SessionStart", "source": "startup"})),

@@ -2,6 +2,7 @@
 //! worktree (each has its own handoff), with a configured budget; and sessions that share a
 //! repository without sharing state.
 
+use crate::support::exe::{context_watch_exe, session_start_exe};
 use crate::support::hook::*;
 use serde_json::json;
 use std::path::Path;
@@ -12,7 +13,7 @@ fn session_start(cwd: &Path, session: &str) -> Run {
 
 fn session_start_with(cwd: &Path, session: &str, env: &[(&str, &str)]) -> Run {
     let run = run_hook(
-        SESSION_START,
+        session_start_exe(),
         &["--agent", "claude"],
         payload(json!({
             "session_id": session,
@@ -30,14 +31,14 @@ fn session_start_with(cwd: &Path, session: &str, env: &[(&str, &str)]) -> Run {
 /// it as plain `handover`: a context cut to a budget must not depend on how long the checkout's
 /// path is (the absolute command counts against the budget).
 fn path_with_the_hooks_dir() -> String {
-    let dir = Path::new(SESSION_START).parent().unwrap();
+    let dir = Path::new(session_start_exe()).parent().unwrap();
     let rest = std::env::var("PATH").unwrap_or_default();
     format!("{}:{rest}", dir.display())
 }
 
 #[test]
 fn from_a_subdirectory_the_repository_handoff_is_found() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
     let text = session_start(&repo.path().join("src"), "s").context("SessionStart");
     insta::assert_snapshot!("fresh_startup", ours(&text));
@@ -45,7 +46,7 @@ fn from_a_subdirectory_the_repository_handoff_is_found() {
 
 #[test]
 fn each_worktree_has_its_own_handoff() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
     let wt = repo.path().join("wt-feature");
     repo.git(&[
@@ -58,7 +59,7 @@ fn each_worktree_has_its_own_handoff() {
     ]);
     // The main worktree's handoff is not the linked worktree's.
     assert!(session_start(&wt, "a").stdout.is_empty());
-    let linked = Repo::at(&wt);
+    let linked = TestRepo::at(&wt);
     let mut content = handoff_content();
     content.goal = "Finish the feature branch".into();
     linked.save(content);
@@ -70,7 +71,7 @@ fn each_worktree_has_its_own_handoff() {
 
 #[test]
 fn the_configured_budget_bounds_the_startup_context() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let mut content = handoff_content();
     content.status.in_progress = (1..=30)
         .map(|i| format!("Work item number {i} with a description long enough to matter"))
@@ -99,13 +100,13 @@ fn the_configured_budget_bounds_the_startup_context() {
 
 #[test]
 fn sessions_in_one_repository_keep_separate_state() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
     let tdir = tempfile::tempdir().unwrap();
     let t = claude_transcript(tdir.path(), 130_000);
     let prompt = |session: &str| {
         let run = run_hook(
-            CONTEXT_WATCH,
+            context_watch_exe(),
             &[],
             payload(json!({
                 "session_id": session,

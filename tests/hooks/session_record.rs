@@ -3,6 +3,7 @@
 //! session's SessionStart shows it (alone when the work looks unfinished, after the handoff
 //! when it is newer), on the transcripts captured from both clients.
 
+use crate::support::exe::{context_watch_exe, pre_compact_exe, session_start_exe};
 use crate::support::hook::*;
 use handover_record::SessionRecord;
 use std::path::{Path, PathBuf};
@@ -10,7 +11,7 @@ use std::path::{Path, PathBuf};
 const SID: &str = "0b1c2d3e-1111-2222-3333-444455556666";
 
 /// The captured tool-call transcript of `client`, its project path replaced by `repo`'s.
-fn transcript(repo: &Repo, client: &str) -> PathBuf {
+fn transcript(repo: &TestRepo, client: &str) -> PathBuf {
     let (rel, name) = match client {
         "claude" => ("claude-2.1.330/transcript-tools.jsonl", "t.jsonl"),
         _ => ("codex-0.169.0/rollout-tools.jsonl", "rollout-x.jsonl"),
@@ -37,7 +38,7 @@ fn transcript(repo: &Repo, client: &str) -> PathBuf {
 }
 
 /// What the captured sessions did to the working tree.
-fn do_the_work(repo: &Repo) {
+fn do_the_work(repo: &TestRepo) {
     repo.write("src/parse.py", "def parse(s):\n    return s.strip()\n");
     repo.write("run_tests.sh", "#!/bin/sh\nexit 1\n");
 }
@@ -48,9 +49,9 @@ fn hook(bin: &str, client: &str, v: serde_json::Value) -> Run {
     run
 }
 
-fn stop(repo: &Repo, client: &str, t: &Path) -> Run {
+fn stop(repo: &TestRepo, client: &str, t: &Path) -> Run {
     hook(
-        CONTEXT_WATCH,
+        context_watch_exe(),
         client,
         serde_json::json!({"session_id": SID, "transcript_path": t, "cwd": repo.path(),
             "hook_event_name": "Stop", "stop_hook_active": false,
@@ -58,18 +59,18 @@ fn stop(repo: &Repo, client: &str, t: &Path) -> Run {
     )
 }
 
-fn session_end(repo: &Repo, client: &str, t: &Path) -> Run {
+fn session_end(repo: &TestRepo, client: &str, t: &Path) -> Run {
     hook(
-        PRE_COMPACT,
+        pre_compact_exe(),
         client,
         serde_json::json!({"session_id": SID, "transcript_path": t, "cwd": repo.path(),
             "hook_event_name": "SessionEnd", "reason": "other"}),
     )
 }
 
-fn next_session(repo: &Repo, client: &str) -> Run {
+fn next_session(repo: &TestRepo, client: &str) -> Run {
     hook(
-        SESSION_START,
+        session_start_exe(),
         client,
         serde_json::json!({"session_id": "next-session", "cwd": repo.path(),
             "hook_event_name": "SessionStart", "source": "startup"}),
@@ -77,28 +78,28 @@ fn next_session(repo: &Repo, client: &str) -> Run {
 }
 
 /// [`next_session`] of Claude Code with `HOME` set to `home`.
-fn next_session_with_home(repo: &Repo, home: &Path) -> Run {
+fn next_session_with_home(repo: &TestRepo, home: &Path) -> Run {
     let v = serde_json::json!({"session_id": "next-session", "cwd": repo.path(),
         "hook_event_name": "SessionStart", "source": "startup"});
     let home = home.to_string_lossy();
     let run = run_hook(
-        SESSION_START,
+        session_start_exe(),
         &["--agent", "claude"],
         payload(v),
         &[("HOME", &home)],
     );
-    run.assert_clean(SESSION_START);
+    run.assert_clean(session_start_exe());
     run
 }
 
-fn record(repo: &Repo) -> SessionRecord {
+fn record(repo: &TestRepo) -> SessionRecord {
     handover_record::files::load(&repo.store(), SID).expect("a record for the session")
 }
 
 #[test]
 fn an_unfinished_session_without_handoff_is_shown_to_the_next_one() {
     for client in ["claude", "codex"] {
-        let repo = Repo::new();
+        let repo = TestRepo::pinned();
         let t = transcript(&repo, client);
         do_the_work(&repo);
         let run = stop(&repo, client, &t);
@@ -145,7 +146,7 @@ fn an_unfinished_session_without_handoff_is_shown_to_the_next_one() {
 
 #[test]
 fn a_session_that_committed_its_work_and_passed_leaves_the_next_one_silent() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let dir = repo.path().join("../t-clean");
     std::fs::create_dir_all(&dir).unwrap();
     let t = dir.join("t.jsonl");
@@ -181,7 +182,7 @@ fn a_session_that_committed_its_work_and_passed_leaves_the_next_one_silent() {
 
 #[test]
 fn after_a_handoff_the_newer_record_is_added_and_a_handoff_written_last_is_not_repeated() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
     std::thread::sleep(std::time::Duration::from_millis(20));
     let t = transcript(&repo, "codex");
@@ -211,7 +212,7 @@ fn after_a_handoff_the_newer_record_is_added_and_a_handoff_written_last_is_not_r
 
 #[test]
 fn updates_read_only_what_was_appended() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let t = transcript(&repo, "claude");
     stop(&repo, "claude", &t);
     let first = record(&repo);
@@ -245,10 +246,10 @@ fn updates_read_only_what_was_appended() {
 
 #[test]
 fn pre_compact_marks_the_compaction_and_a_later_turn_keeps_it() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let t = transcript(&repo, "claude");
     hook(
-        PRE_COMPACT,
+        pre_compact_exe(),
         "claude",
         serde_json::json!({"session_id": SID, "transcript_path": t, "cwd": repo.path(),
             "hook_event_name": "PreCompact", "trigger": "auto"}),
@@ -264,13 +265,13 @@ fn pre_compact_marks_the_compaction_and_a_later_turn_keeps_it() {
 
 #[test]
 fn nothing_is_recorded_outside_a_git_repository_or_without_a_session() {
-    let repo = Repo::without_git();
+    let repo = TestRepo::without_git();
     let t = transcript(&repo, "claude");
     stop(&repo, "claude", &t);
     assert!(!repo.path().join(".handover").exists());
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     hook(
-        CONTEXT_WATCH,
+        context_watch_exe(),
         "claude",
         serde_json::json!({"transcript_path": t, "cwd": repo.path(), "hook_event_name": "Stop"}),
     );
@@ -278,7 +279,7 @@ fn nothing_is_recorded_outside_a_git_repository_or_without_a_session() {
 }
 
 /// A Claude Code transcript of `lines` (JSON values), beside the repository.
-fn transcript_of(repo: &Repo, name: &str, lines: &[serde_json::Value]) -> PathBuf {
+fn transcript_of(repo: &TestRepo, name: &str, lines: &[serde_json::Value]) -> PathBuf {
     let dir = repo.path().join("..").join(format!(
         "{}-t-{name}",
         repo.path().file_name().unwrap().to_string_lossy()
@@ -314,9 +315,9 @@ fn set_mtime(path: &Path, t: std::time::SystemTime) {
         .unwrap();
 }
 
-fn stop_as(repo: &Repo, client: &str, sid: &str, t: &Path) -> Run {
+fn stop_as(repo: &TestRepo, client: &str, sid: &str, t: &Path) -> Run {
     hook(
-        CONTEXT_WATCH,
+        context_watch_exe(),
         client,
         serde_json::json!({"session_id": sid, "transcript_path": t, "cwd": repo.path(),
             "hook_event_name": if client == "gemini" { "AfterAgent" } else { "Stop" },
@@ -326,7 +327,7 @@ fn stop_as(repo: &Repo, client: &str, sid: &str, t: &Path) -> Run {
 
 #[test]
 fn files_changed_through_the_shell_count_and_files_dirty_before_the_session_do_not() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     // Dirty before the session began, and untouched by it.
     repo.write("src/lib.rs", "pub fn user_edit() {}\n");
     let before = std::time::SystemTime::now() - std::time::Duration::from_secs(600);
@@ -394,7 +395,7 @@ fn a_failure_fixed_later_leaves_a_clean_session_silent_and_one_left_behind_does_
             true,
         ),
     ] {
-        let repo = Repo::new();
+        let repo = TestRepo::pinned();
         let t = transcript_of(&repo, "fixed", &shell_session(started, &commands));
         stop_as(&repo, "claude", SID, &t);
         let run = next_session(&repo, "claude");
@@ -409,7 +410,7 @@ fn a_failure_fixed_later_leaves_a_clean_session_silent_and_one_left_behind_does_
 
 #[test]
 fn a_late_session_end_of_an_older_session_does_not_make_it_the_newest() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let old = transcript_of(
         &repo,
         "old",
@@ -435,7 +436,7 @@ fn a_late_session_end_of_an_older_session_does_not_make_it_the_newest() {
     // The thread left first ends a minute later (Codex's app-server; the transcripts here
     // are Claude Code's format, the ranking is the same for every client).
     hook(
-        PRE_COMPACT,
+        pre_compact_exe(),
         "claude",
         serde_json::json!({"session_id": "old-thread", "transcript_path": old, "cwd": repo.path(),
             "hook_event_name": "SessionEnd", "reason": "other"}),
@@ -466,7 +467,7 @@ fn a_late_session_end_of_an_older_session_does_not_make_it_the_newest() {
 /// AfterAgent; a reply written twice (before and after its tool calls completed) counts once.
 #[test]
 fn gemini_sessions_are_recorded_from_their_transcript() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let fixture = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/clients/gemini-0.61.0/transcript-tools.jsonl"),
@@ -505,7 +506,7 @@ fn gemini_sessions_are_recorded_from_their_transcript() {
     assert_eq!(record(&repo).commands_total, once);
     // Gemini CLI's SessionEnd (`/quit`, Ctrl-C, the end of `-p`) says how it ended.
     hook(
-        PRE_COMPACT,
+        pre_compact_exe(),
         "gemini",
         serde_json::json!({"session_id": SID, "transcript_path": t, "cwd": repo.path(),
             "hook_event_name": "SessionEnd", "reason": "exit"}),
@@ -516,7 +517,7 @@ fn gemini_sessions_are_recorded_from_their_transcript() {
 
 #[test]
 fn a_tree_too_slow_to_scan_after_a_turn_is_left_to_the_end() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let t = transcript_of(
         &repo,
         "slow",
@@ -547,7 +548,7 @@ fn a_tree_too_slow_to_scan_after_a_turn_is_left_to_the_end() {
 /// like one in a subdirectory: dated by the top directory, which the removal changed.
 #[test]
 fn a_file_removed_at_the_top_of_the_tree_is_attributed() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.write("OLD_NOTES.md", "obsolete\n");
     repo.commit("notes");
     let started = handover_base::clock::format_rfc3339(
@@ -568,7 +569,7 @@ fn a_file_removed_at_the_top_of_the_tree_is_attributed() {
 /// what the transcript gained since the record's last update (record::catch_up).
 #[test]
 fn lines_written_after_the_last_stop_reach_the_next_session() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let started = handover_base::clock::format_rfc3339(
         handover_base::clock::millis(std::time::SystemTime::now()) / 1000 - 60,
     );
@@ -622,7 +623,7 @@ fn lines_written_after_the_last_stop_reach_the_next_session() {
 /// input, under the call's id, so the transcript's own line for it, read later, adds nothing.
 #[test]
 fn a_qwen_failure_reaches_the_record_from_its_hook_before_the_transcript_has_it() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let fixtures = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clients/qwen-0.24.4");
     let text = std::fs::read_to_string(fixtures.join("transcript-tools.jsonl"))
         .unwrap()
@@ -648,7 +649,7 @@ fn a_qwen_failure_reaches_the_record_from_its_hook_before_the_transcript_has_it(
     failure["session_id"] = SID.into();
     failure["cwd"] = repo.path().to_string_lossy().into_owned().into();
     failure["transcript_path"] = t.to_string_lossy().into_owned().into();
-    let run = hook(CONTEXT_WATCH, "qwen", failure);
+    let run = hook(context_watch_exe(), "qwen", failure);
     assert!(
         run.stdout.is_empty(),
         "{}",
@@ -690,7 +691,7 @@ fn a_qwen_failure_reaches_the_record_from_its_hook_before_the_transcript_has_it(
 
 /// GitHub Copilot CLI's captured tool-call transcript in `repo`'s place, holding only its first
 /// `kept` lines (what the client had written when a hook began); returns it and the rest.
-fn copilot_transcript_cut(repo: &Repo, kept: usize) -> (PathBuf, String) {
+fn copilot_transcript_cut(repo: &TestRepo, kept: usize) -> (PathBuf, String) {
     let text = std::fs::read_to_string(
         Path::new(env!("CARGO_MANIFEST_DIR"))
             .join("tests/fixtures/clients/copilot-1.0.102/events-tools.jsonl"),
@@ -733,14 +734,14 @@ fn now_ms() -> u64 {
 /// copy outlived the hook and waited for them; the hook's own answer is empty, as before.
 #[test]
 fn copilot_session_end_answers_at_once_and_a_detached_copy_finishes_after_the_write() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     do_the_work(&repo);
     // Cut before the turn that runs the failing tests.
     let (t, rest) = copilot_transcript_cut(&repo, 41);
     let log = t.with_file_name("hooks.log");
     // The turn before: agentStop (Copilot runs it before sessionEnd) starts the record.
     copilot_hook(
-        CONTEXT_WATCH,
+        context_watch_exe(),
         "agentStop",
         serde_json::json!({"sessionId": SID, "cwd": repo.path(), "transcriptPath": t,
             "stopReason": "end_turn"}),
@@ -748,7 +749,7 @@ fn copilot_session_end_answers_at_once_and_a_detached_copy_finishes_after_the_wr
     );
     let began = now_ms();
     let run = copilot_hook(
-        PRE_COMPACT,
+        pre_compact_exe(),
         "sessionEnd",
         serde_json::json!({"sessionId": SID, "timestamp": began, "cwd": repo.path(),
             "reason": "complete", "transcriptPath": t}),
@@ -802,7 +803,7 @@ fn copilot_session_end_answers_at_once_and_a_detached_copy_finishes_after_the_wr
 /// session is not marked ended.
 #[test]
 fn copilot_session_resumed_while_its_end_is_finished_stays_open() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     do_the_work(&repo);
     let (t, rest) = copilot_transcript_cut(&repo, 41);
     let log = t.with_file_name("hooks.log");
@@ -815,20 +816,20 @@ fn copilot_session_resumed_while_its_end_is_finished_stays_open() {
         v
     };
     copilot_hook(
-        CONTEXT_WATCH,
+        context_watch_exe(),
         "agentStop",
         with(serde_json::json!({"stopReason": "end_turn"})),
         &log,
     );
     assert!(record(&repo).ended.is_none());
     copilot_hook(
-        PRE_COMPACT,
+        pre_compact_exe(),
         "sessionEnd",
         with(serde_json::json!({"reason": "complete"})),
         &log,
     );
     let run = copilot_hook(
-        SESSION_START,
+        session_start_exe(),
         "sessionStart",
         with(serde_json::json!({"source": "resume"})),
         &log,
@@ -863,7 +864,7 @@ fn copilot_session_resumed_while_its_end_is_finished_stays_open() {
 /// the exported id (a person's shell, or a Droid before this) it fills nothing.
 #[test]
 fn a_write_from_droids_shell_finds_its_record_by_the_id_its_session_start_exported() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let fixtures =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clients/droid-0.225.2");
     let t = transcript_of_fixture(&repo, &fixtures.join("transcript-tools.jsonl"), "droid");
@@ -877,7 +878,7 @@ fn a_write_from_droids_shell_finds_its_record_by_the_id_its_session_start_export
     start["cwd"] = repo.path().to_string_lossy().into_owned().into();
     start["transcript_path"] = t.to_string_lossy().into_owned().into();
     start["CLAUDE_ENV_FILE"] = env_file.to_string_lossy().into_owned().into();
-    hook(SESSION_START, "droid", start);
+    hook(session_start_exe(), "droid", start);
     let exported = std::fs::read_to_string(&env_file).unwrap();
     assert_eq!(
         exported,
@@ -968,7 +969,7 @@ fn a_write_from_droids_shell_finds_its_record_by_the_id_its_session_start_export
 }
 
 /// `fixture` with its project path replaced by `repo`'s, beside the repository.
-fn transcript_of_fixture(repo: &Repo, fixture: &Path, client: &str) -> PathBuf {
+fn transcript_of_fixture(repo: &TestRepo, fixture: &Path, client: &str) -> PathBuf {
     let text = std::fs::read_to_string(fixture)
         .unwrap()
         .replace("/tmp/FIXTURE/project", &repo.path().to_string_lossy());
@@ -988,7 +989,7 @@ fn transcript_of_fixture(repo: &Repo, fixture: &Path, client: &str) -> PathBuf {
 /// does not count it again.
 #[test]
 fn a_claude_failure_reaches_the_record_from_its_hook_and_counts_once() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let fixtures =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clients/claude-2.1.330");
     let t = transcript(&repo, "claude");
@@ -1008,7 +1009,7 @@ fn a_claude_failure_reaches_the_record_from_its_hook_and_counts_once() {
     failure["session_id"] = SID.into();
     failure["cwd"] = repo.path().to_string_lossy().into_owned().into();
     failure["transcript_path"] = t.to_string_lossy().into_owned().into();
-    let run = hook(CONTEXT_WATCH, "claude", failure);
+    let run = hook(context_watch_exe(), "claude", failure);
     assert!(run.stdout.is_empty(), "{}", run.stdout_str());
     let r = record(&repo);
     assert_eq!(
@@ -1039,7 +1040,7 @@ fn a_claude_failure_reaches_the_record_from_its_hook_and_counts_once() {
 /// over, and its next end says its own reason, `other` included.
 #[test]
 fn droids_second_session_end_at_new_keeps_the_clear_reason() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let fixtures =
         Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/fixtures/clients/droid-0.225.2");
     let t = transcript_of_fixture(&repo, &fixtures.join("transcript-tools.jsonl"), "droid");
@@ -1053,7 +1054,7 @@ fn droids_second_session_end_at_new_keeps_the_clear_reason() {
         v["cwd"] = repo.path().to_string_lossy().into_owned().into();
         v["transcript_path"] = t.to_string_lossy().into_owned().into();
         v["reason"] = reason.into();
-        hook(PRE_COMPACT, "droid", v);
+        hook(pre_compact_exe(), "droid", v);
         let ended = record(&repo).ended.expect("ended");
         assert_eq!(ended.how, handover_record::HowEnded::SessionEnd);
         ended.reason

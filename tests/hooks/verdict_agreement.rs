@@ -3,14 +3,15 @@
 //! reverted: drifted; a repository git refuses to read because another user owns it:
 //! unverified), and it says when handover.md holds edits that are not recorded.
 
+use crate::support::exe::session_start_exe;
 use crate::support::hook::*;
 use handover_verify as verify;
 use serde_json::json;
 use std::process::Command;
 
-fn session_start_context(repo: &Repo) -> String {
+fn session_start_context(repo: &TestRepo) -> String {
     let run = run_hook(
-        SESSION_START,
+        session_start_exe(),
         &["--agent", "claude"],
         payload(json!({
             "session_id": "s1",
@@ -26,7 +27,7 @@ fn session_start_context(repo: &Repo) -> String {
 
 #[test]
 fn reverted_uncommitted_work_is_drift_for_the_hook_too() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.write("src/lib.rs", "pub fn f() { todo!() }\n");
     let h = repo.save_handoff();
     assert_eq!(h.git.as_ref().unwrap().dirty, ["src/lib.rs"]);
@@ -40,7 +41,7 @@ fn reverted_uncommitted_work_is_drift_for_the_hook_too() {
 
 #[test]
 fn a_repository_owned_by_another_user_is_unverified_for_the_hook_too() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     let h = repo.save_handoff();
     let root = Command::new("id").arg("-u").output().unwrap();
     if String::from_utf8_lossy(&root.stdout).trim() != "0" {
@@ -79,7 +80,7 @@ fn a_repository_owned_by_another_user_is_unverified_for_the_hook_too() {
 
 #[test]
 fn the_hook_says_when_handover_md_holds_unrecorded_edits() {
-    let repo = Repo::new();
+    let repo = TestRepo::pinned();
     repo.save_handoff();
     assert!(!session_start_context(&repo).contains("handover.md was edited"));
     let md = repo.path().join("handover.md");

@@ -4,7 +4,7 @@
 //! `cargo insta review`: tests/README.md), with the run's own paths, handoff id and times, and
 //! commits replaced by placeholders: `[REPO]`, `[HOME]`, `[BIN]`, `[ID]`, `[TIME]`, `[commit N]`.
 
-use crate::support::repo::Repo;
+use crate::support::repo::TestRepo;
 use crate::support::snapshot::placeholders;
 use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
@@ -13,14 +13,14 @@ use std::process::{Command, Stdio};
 /// apart from PATH (the hook executables' directory first, so that the screens show them found),
 /// HOME and the agent label.
 struct Screens {
-    repo: Repo,
+    repo: TestRepo,
     home: tempfile::TempDir,
 }
 
 impl Screens {
     fn new() -> Screens {
         Screens {
-            repo: Repo::with_commit(),
+            repo: TestRepo::with_commit(),
             home: tempfile::tempdir().unwrap(),
         }
     }

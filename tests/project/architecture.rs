@@ -114,6 +114,87 @@ fn dependencies_point_one_way() {
     }
 }
 
+/// Names of every dependency a manifest gives its built code: normal and build dependencies,
+/// target-specific ones included (not dev-dependencies).
+fn built_dependencies(doc: &toml_edit::DocumentMut) -> BTreeSet<String> {
+    let names = |item: Option<&toml_edit::Item>| -> Vec<String> {
+        item.and_then(|d| d.as_table_like())
+            .map(|t| t.iter().map(|(k, _)| k.to_string()).collect())
+            .unwrap_or_default()
+    };
+    let mut all: BTreeSet<String> = BTreeSet::new();
+    for kind in ["dependencies", "build-dependencies"] {
+        all.extend(names(doc.get(kind)));
+        if let Some(targets) = doc.get("target").and_then(|t| t.as_table_like()) {
+            for (_, target) in targets.iter() {
+                all.extend(names(target.get(kind)));
+            }
+        }
+    }
+    all
+}
+
+/// The tests' harness (tests/support, handover-testkit) is dev-only: never published, a
+/// dev-dependency of the `handover` package, and no production crate builds with it. Every
+/// other workspace member is a production crate with its place in [`LAYERS`].
+#[test]
+fn the_testkit_is_dev_only() {
+    const TESTKIT: &str = "tests/support";
+    let root = manifest(".");
+    let members: BTreeSet<String> = root["workspace"]["members"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .map(|m| m.as_str().unwrap().to_string())
+        .collect();
+    assert!(members.contains(TESTKIT), "{members:?}");
+    let layered: BTreeSet<String> = LAYERS.iter().map(|(dir, _, _)| dir.to_string()).collect();
+    let production: BTreeSet<String> = members.into_iter().filter(|m| m != TESTKIT).collect();
+    assert_eq!(production, layered, "workspace members against LAYERS");
+
+    let kit = manifest(TESTKIT);
+    assert_eq!(kit["package"]["name"].as_str(), Some("handover-testkit"));
+    assert_eq!(
+        kit["package"]["publish"].as_bool(),
+        Some(false),
+        "never published"
+    );
+    for (dir, name, _) in LAYERS {
+        assert!(
+            !built_dependencies(&manifest(dir)).contains("handover-testkit"),
+            "{name} builds with the test harness: it belongs in [dev-dependencies]"
+        );
+    }
+    assert!(
+        root["dev-dependencies"]
+            .as_table_like()
+            .is_some_and(|t| t.contains_key("handover-testkit")),
+        "the handover package's tests use the harness as a dev-dependency"
+    );
+}
+
+/// [`built_dependencies`] on a manifest whose answer is known: a dependency in any built table
+/// counts, a dev-dependency does not.
+#[test]
+fn built_dependencies_are_every_table_but_dev() {
+    let doc: toml_edit::DocumentMut = r#"
+[dependencies]
+a = "1"
+[build-dependencies]
+b = "1"
+[dev-dependencies]
+dev = "1"
+[target.'cfg(unix)'.dependencies]
+c = "1"
+[target.'cfg(unix)'.dev-dependencies]
+dev2 = "1"
+"#
+    .parse()
+    .unwrap();
+    let expected: BTreeSet<String> = ["a", "b", "c"].iter().map(|s| s.to_string()).collect();
+    assert_eq!(built_dependencies(&doc), expected);
+}
+
 /// The production source files of a package: its crate's modules, and for the CLI package the
 /// hook executables' `main`s in src/bin/.
 fn production_files(dir: &str) -> Vec<PathBuf> {

@@ -96,11 +96,11 @@ fn design_docs_name_only_test_targets_that_exist() {
 /// The readers above, on text whose answer is known.
 #[test]
 fn the_doc_readers_find_paths_and_targets_as_written() {
-    let text = "see `src/crates/git/src/lib.rs` and `cargo test --test boot x`, \
+    let text = "see `src/crates/git/src/lib.rs` and `cargo test --test integration x`, \
                 `src/crates/<crate>/` and `tests/{a,b}.rs` are patterns, `hooks/src/call/`.\n";
     assert_eq!(
         paths_in(text),
         ["src/crates/git/src/lib.rs", "hooks/src/call/"]
     );
-    assert_eq!(test_flags_in(text), ["boot"]);
+    assert_eq!(test_flags_in(text), ["integration"]);
 }

@@ -2,7 +2,7 @@
 //! `<!-- generated: NAME -->` and `<!-- /generated -->` is what the tool prints (or, for
 //! tables, what the code says), produced here by running the real thing. A change that alters
 //! the output fails this test until the docs are updated:
-//! `HANDOVER_BLESS=1 cargo test -p handover --test project docs_samples` rewrites the blocks (then
+//! `HANDOVER_BLESS=1 cargo test -p handover --test integration docs_samples` rewrites the blocks (then
 //! read the diff before committing it).
 //!
 //! A block is whole lines (a marker at the start of a line) or part of one (a marker inside a
@@ -14,7 +14,7 @@
 
 use crate::support::repo;
 
-use crate::support::repo::{git, Repo};
+use crate::support::repo::{git, TestRepo};
 use handover_base::{Agent, HookExe};
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
@@ -157,7 +157,7 @@ fn generated_blocks_match_the_tool() {
     }
     assert!(
         bless || stale.is_empty(),
-        "{}\nUpdate the docs: HANDOVER_BLESS=1 cargo test -p handover --test project docs_samples (then review the diff)",
+        "{}\nUpdate the docs: HANDOVER_BLESS=1 cargo test -p handover --test integration docs_samples (then review the diff)",
         stale.join("\n")
     );
 }
@@ -242,7 +242,7 @@ fn handover_output(
 
 /// README: the startup context after the README's own `write`, one commit later.
 fn readme_startup_context() -> String {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let written = r.head();
     handover(
@@ -385,7 +385,7 @@ fn install_synopsis() -> String {
 /// docs/install.md: the hooks install writes, as they are in `.claude/settings.json` (the
 /// launcher shown by name: its text is in the section below).
 fn install_hooks_json() -> String {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     handover(&r.path, home.path(), &["install", "--claude"], None);
     let settings = std::fs::read_to_string(r.path.join(".claude/settings.json")).unwrap();
@@ -406,13 +406,13 @@ fn install_hooks_json() -> String {
 /// A repository and a HOME in which `handover install --all` ran (every client, the project
 /// scope, no `--trust`), with what install printed.
 struct Installed {
-    repo: Repo,
+    repo: TestRepo,
     home: tempfile::TempDir,
     printed: String,
 }
 
 fn installed() -> Installed {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let printed = handover(&repo.path, home.path(), &["install", "--all"], None);
     Installed {
@@ -441,7 +441,7 @@ impl Installed {
 /// with only Claude Code (its `~/.claude`; no other client's folder, and a PATH without the
 /// other clients' programs whatever this machine has).
 fn install_output() -> String {
-    let repo = Repo::with_commit();
+    let repo = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     std::fs::create_dir(home.path().join(".claude")).unwrap();
     let mut cmd = repo::handover_command(&repo.path, &["install"]);
@@ -581,7 +581,7 @@ fn format_markdown_errors() -> String {
         "# Handoff\n\n## Goal\n\nShip the importer\n\n## Completed\n\n- parser\nwrote tests\n",
         "# Handoff\n\n## Goal\n\nShip the importer\n\n## Decisions\n\n### use serde\n- Because: derive\n",
     ];
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let mut lines = Vec::new();
     for case in cases {
@@ -607,7 +607,7 @@ fn format_markdown_errors() -> String {
 /// branch `resume` with one file modified; the machine's values (commit ids, the working
 /// tree's path, the time, the id) replaced by fixed ones.
 fn format_handover_md() -> String {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     handover_core::guard::ensure(&r.path).unwrap();
     r.write("src/checkpoint.rs", "pub struct Checkpoint;\n");
@@ -655,7 +655,7 @@ fn json_example_in(doc: &str, after: &str) -> String {
 /// executables. Times are relative to now (a record from the future would be foreign) and
 /// shown as fixed ones.
 fn readme_session_record() -> String {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let root = std::fs::canonicalize(&r.path).unwrap();
     let now = handover_base::clock::unix_now().0;
@@ -782,7 +782,7 @@ fn storage_config_errors() -> String {
         "[polcy]\nfacts_only = true\n",
         "facts_only = true\n",
     ];
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let root = std::fs::canonicalize(&r.path).unwrap();
     std::fs::create_dir_all(root.join(".handover")).unwrap();
     let mut lines = Vec::new();
@@ -805,7 +805,7 @@ fn storage_config_errors() -> String {
 /// commit shown as `a1b2c3d`, naming `src/lib.rs` as important, with `draft.txt` uncommitted;
 /// a later HEAD is shown as `b2c3d4e`.
 fn verify_reason(code: &str) -> String {
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     r.write("notes.md", "one\n");
     r.commit_all("Notes");
@@ -890,7 +890,7 @@ fn every_json_key_is_documented_in_cli_md() {
             .unwrap_or(rest.len())]
             .to_string()
     };
-    let r = Repo::with_commit();
+    let r = TestRepo::with_commit();
     let home = tempfile::tempdir().unwrap();
     let mut runs: Vec<(&str, Vec<&str>)> = vec![
         ("install", vec!["install", "--claude", "--json"]),

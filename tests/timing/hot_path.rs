@@ -7,10 +7,7 @@
 //! docs/benchmarks.md). The big repository has its 100,000 files in the commit and the index
 //! but not on disk (`Fixture::build_sparse`): built in seconds, removed at once.
 
-#[path = "../benches/shapes.rs"]
-mod shapes;
-
-use shapes::{Fixture, Shape, SESSION};
+use handover_testkit::shapes::{Fixture, Shape, SESSION};
 use std::io::Write;
 use std::path::Path;
 use std::process::{Command, Stdio};

@@ -22,11 +22,48 @@ pub fn millis(t: SystemTime) -> u64 {
         .unwrap_or(0)
 }
 
+/// Now, as seconds and nanoseconds since the epoch: the clock every stamp above reads (moved by
+/// [`TEST_SHIFT_VAR`] in a debug build).
 pub fn unix_now() -> (u64, u32) {
     let d = SystemTime::now()
         .duration_since(UNIX_EPOCH)
         .unwrap_or_default();
-    (d.as_secs(), d.subsec_nanos())
+    (
+        d.as_secs().saturating_add_signed(test_shift_secs()),
+        d.subsec_nanos(),
+    )
+}
+
+/// `HANDOVER_TEST_CLOCK_SHIFT=<seconds>` (signed: `-2` is two seconds ago) moves [`unix_now`],
+/// and so every stamp of this module (a handoff's `created_at`, an archive's name, the
+/// journal's times), by that many seconds: a test dates two handoffs a second apart without
+/// sleeping until the seconds-resolution stamp ticks. Read only by debug builds (the tests'):
+/// a release build, what a user installs, never looks at it. Safe even where it is read: an
+/// environment variable comes from whoever starts the process (the user, their client), never
+/// from a repository's content, and the shift is bounded by [`MAX_TEST_SHIFT_SECS`].
+pub const TEST_SHIFT_VAR: &str = "HANDOVER_TEST_CLOCK_SHIFT";
+
+/// The largest shift [`TEST_SHIFT_VAR`] is taken for, either way: a test needs seconds.
+pub const MAX_TEST_SHIFT_SECS: i64 = 3600;
+
+#[cfg(debug_assertions)]
+fn test_shift_secs() -> i64 {
+    test_shift_of(std::env::var(TEST_SHIFT_VAR).ok().as_deref())
+}
+
+#[cfg(not(debug_assertions))]
+fn test_shift_secs() -> i64 {
+    0
+}
+
+/// The shift a value of [`TEST_SHIFT_VAR`] asks for: 0 unless it is a whole number of seconds
+/// within [`MAX_TEST_SHIFT_SECS`].
+#[cfg(any(debug_assertions, test))]
+fn test_shift_of(value: Option<&str>) -> i64 {
+    value
+        .and_then(|v| v.trim().parse::<i64>().ok())
+        .filter(|s| s.abs() <= MAX_TEST_SHIFT_SECS)
+        .unwrap_or(0)
 }
 
 /// Seconds since the epoch as a file-name-safe stamp to the second: `20261122T021500Z`.
@@ -140,5 +177,16 @@ mod tests {
         );
         assert_eq!(parse_rfc3339_ms("2026-11-22T02:28:27+01:00"), None);
         assert_eq!(parse_rfc3339_ms("yesterday"), None);
+    }
+
+    #[test]
+    fn the_test_shift_is_whole_seconds_within_its_bound() {
+        assert_eq!(test_shift_of(None), 0);
+        assert_eq!(test_shift_of(Some("-2")), -2);
+        assert_eq!(test_shift_of(Some(" 3 ")), 3);
+        assert_eq!(test_shift_of(Some("3600")), 3600);
+        assert_eq!(test_shift_of(Some("-3601")), 0, "past the bound");
+        assert_eq!(test_shift_of(Some("1.5")), 0);
+        assert_eq!(test_shift_of(Some("soon")), 0);
     }
 }

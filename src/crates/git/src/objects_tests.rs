@@ -540,7 +540,7 @@ fn every_object_of_a_given_repository_reads_as_libgit2_reads_it() {
 /// The hostile objects the integration tests use (a compressed bomb, a delta loop), built the
 /// same way here.
 #[cfg(unix)]
-#[path = "../../../../tests/support/hostile_git.rs"]
+#[path = "../../../../tests/support/src/hostile_git.rs"]
 #[allow(dead_code)]
 mod hostile_git;
 

@@ -1,4 +1,4 @@
-//! The session record in the clients' terminal UIs (tests/support/interactive.rs drives them):
+//! The session record in the clients' terminal UIs (interactive.rs drives them):
 //! a session that edited through the shell and failed a command leaves the next session its
 //! files and its last failure however it ended — quit (interactive Codex sends no SessionEnd
 //! at quit), cleared (`/clear`, Codex `/new`), or SIGKILLed right after a turn; a Codex thread

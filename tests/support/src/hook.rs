@@ -1,6 +1,7 @@
 //! The hook executables' harness: real git repositories in temp dirs, handoffs stored through
 //! the core API, synthetic transcripts, and running a hook binary with a time limit.
 
+use crate::exe::session_start_exe;
 use handover_handoff::model::{Content, Handoff, Status};
 use handover_handoff::store::Store;
 use std::io::{Read, Write};
@@ -8,79 +9,13 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-pub const SESSION_START: &str = env!("CARGO_BIN_EXE_handover-session-start");
-pub const PRE_COMPACT: &str = env!("CARGO_BIN_EXE_handover-pre-compact");
-pub const CONTEXT_WATCH: &str = env!("CARGO_BIN_EXE_handover-context-watch");
+pub use crate::repo::{Run, TestRepo};
 
-/// A git repository in a temp dir, with commits at fixed dates so commit ids are the same on
-/// every run (snapshots may name them).
-pub struct Repo {
-    _dir: Option<tempfile::TempDir>,
-    root: PathBuf,
-}
-
-impl Repo {
-    pub fn new() -> Repo {
-        let repo = Repo::without_git();
-        repo.git(&["init", "-q", "-b", "main"]);
-        repo.write("README.md", "hello\n");
-        repo.write("src/lib.rs", "pub fn f() {}\n");
-        repo.commit("initial commit");
-        repo
-    }
-
-    /// An existing directory (e.g. a linked worktree inside another Repo), not removed on drop.
-    pub fn at(path: &Path) -> Repo {
-        Repo {
-            _dir: None,
-            root: path.to_path_buf(),
-        }
-    }
-
-    /// A temp dir that is not a git repository.
-    pub fn without_git() -> Repo {
-        let dir = tempfile::tempdir().unwrap();
-        Repo {
-            root: dir.path().to_path_buf(),
-            _dir: Some(dir),
-        }
-    }
-
-    pub fn path(&self) -> &Path {
-        &self.root
-    }
-
+/// What the hook tests need of a repository besides git: its store, a handoff saved through
+/// the core API, the journal.
+impl TestRepo {
     pub fn store(&self) -> Store {
         Store::at(self.path())
-    }
-
-    pub fn write(&self, rel: &str, text: &str) {
-        let p = self.path().join(rel);
-        std::fs::create_dir_all(p.parent().unwrap()).unwrap();
-        std::fs::write(p, text).unwrap();
-    }
-
-    pub fn git(&self, args: &[&str]) -> String {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(self.path())
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .env("GIT_AUTHOR_NAME", "Test")
-            .env("GIT_AUTHOR_EMAIL", "test@example.com")
-            .env("GIT_COMMITTER_NAME", "Test")
-            .env("GIT_COMMITTER_EMAIL", "test@example.com")
-            .env("GIT_AUTHOR_DATE", "2026-11-01T10:00:00Z")
-            .env("GIT_COMMITTER_DATE", "2026-11-01T10:00:00Z")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "git {args:?}: {out:?}");
-        String::from_utf8(out.stdout).unwrap()
-    }
-
-    pub fn commit(&self, message: &str) {
-        self.git(&["add", "-A", "--", ".", ":!handover.md", ":!.handover"]);
-        self.git(&["commit", "-q", "-m", message]);
     }
 
     /// Stores `handoff_content()` as the current handoff, through the core store.
@@ -129,10 +64,10 @@ pub enum Setup {
     Drifted,
 }
 
-impl Repo {
-    /// A new repository as `setup` says.
-    pub fn set_up(setup: Setup) -> Repo {
-        let repo = Repo::new();
+impl TestRepo {
+    /// A new [`TestRepo::pinned`] repository as `setup` says.
+    pub fn set_up(setup: Setup) -> TestRepo {
+        let repo = TestRepo::pinned();
         if setup != Setup::Nothing {
             repo.save_handoff();
         }
@@ -161,18 +96,8 @@ pub fn handoff_content() -> Content {
     }
 }
 
-pub struct Run {
-    pub code: Option<i32>,
-    pub stdout: Vec<u8>,
-    pub stderr: Vec<u8>,
-    pub elapsed: Duration,
-}
-
+/// What the hook tests check of a hook's run.
 impl Run {
-    pub fn stdout_str(&self) -> String {
-        String::from_utf8(self.stdout.clone()).unwrap()
-    }
-
     /// The hook contract: exit 0, nothing on stderr.
     pub fn assert_clean(&self, what: &str) {
         assert_eq!(self.code, Some(0), "{what}: exit code");
@@ -323,7 +248,7 @@ pub fn expected_command(hook_bin: &str) -> String {
 /// (`2026-11-23T10:00:01Z`, fractions too) as `[TIME]`: the hooks stamp what they record with
 /// the clock.
 pub fn ours(text: &str) -> String {
-    super::snapshot::mask_times(&text.replace(&expected_command(SESSION_START), "{handover}"))
+    crate::snapshot::mask_times(&text.replace(&expected_command(session_start_exe()), "{handover}"))
 }
 
 /// A Gemini CLI transcript (see src/crates/clients/src/gemini.rs) whose last model reply reports `used`

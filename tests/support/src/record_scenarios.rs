@@ -102,7 +102,7 @@ fn kill_my_client(sb: &Sandbox) -> String {
 }
 
 /// Session 1: edits two files, runs the failing tests, ends without a handoff.
-fn unfinished_session(sb: &Sandbox) -> Run {
+fn unfinished_session(sb: &Sandbox) -> ClientRun {
     let mut turns = vec![
         write_files(sb),
         Turn::shell("sh run_tests.sh").usage(3_200),
@@ -125,7 +125,7 @@ fn unfinished_session(sb: &Sandbox) -> Run {
     run
 }
 
-pub fn next_session(sb: &Sandbox) -> Run {
+pub fn next_session(sb: &Sandbox) -> ClientRun {
     sb.run(
         vec![Turn::text("Looking at it.").usage(2_000)],
         RunOpts::prompt("Continue."),
@@ -336,7 +336,7 @@ pub fn shell_only_turns_for(sb: &Sandbox) -> Vec<Turn> {
     turns
 }
 
-fn shell_only_session(sb: &Sandbox) -> Run {
+fn shell_only_session(sb: &Sandbox) -> ClientRun {
     prepare_untouched(sb);
     let mut turns = shell_only_turns_for(sb);
     turns.push(

@@ -206,7 +206,7 @@ pub fn compaction_keeps_the_handoff() {
 pub fn shell_commands_get_the_session_id() {
     use super::fake_server::Turn;
     let sb = Sandbox::new(Agent::Droid, Trust::Installed);
-    let seen = |run: &Run| {
+    let seen = |run: &ClientRun| {
         let text = std::fs::read_to_string(sb.project.join("sid.txt"))
             .unwrap_or_else(|e| panic!("the shell command did not run ({e}):\n{}", run.describe()));
         assert_eq!(text, run.session_id(), "{}", run.describe());

@@ -31,7 +31,7 @@ impl Sandbox {
     }
 
     /// Runs one client session against a fake server following `turns`.
-    pub fn run(&self, turns: Vec<Turn>, opts: RunOpts) -> Run {
+    pub fn run(&self, turns: Vec<Turn>, opts: RunOpts) -> ClientRun {
         let Some(clients) = clients("run") else {
             panic!("clients() must be checked before running a session");
         };
@@ -291,7 +291,7 @@ impl Sandbox {
                 );
             }
         }
-        let run = Run {
+        let run = ClientRun {
             agent: self.agent,
             status: out.status.code(),
             stdout,
@@ -432,8 +432,9 @@ impl<'a> RunOpts<'a> {
     }
 }
 
-/// One finished client run.
-pub struct Run {
+/// One finished client run: the client's session against the fake server (its requests,
+/// its session id), beside what the process printed.
+pub struct ClientRun {
     pub agent: Agent,
     pub status: Option<i32>,
     pub stdout: String,
@@ -447,7 +448,7 @@ pub struct Run {
     pub dir: PathBuf,
 }
 
-impl Run {
+impl ClientRun {
     /// The conversation requests (not compaction, not side requests), in order.
     pub fn conversation(&self) -> Vec<&LoggedRequest> {
         self.requests
@@ -458,7 +459,7 @@ impl Run {
             .collect()
     }
 
-    /// The conversation requests after `compaction` (one of [`Run::compaction_requests`]).
+    /// The conversation requests after `compaction` (one of [`ClientRun::compaction_requests`]).
     pub fn conversation_after(&self, compaction: &LoggedRequest) -> Vec<&LoggedRequest> {
         self.conversation()
             .into_iter()

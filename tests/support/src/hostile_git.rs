@@ -25,6 +25,9 @@ pub fn sparse(path: &Path, len: u64) {
     std::fs::File::create(path).unwrap().set_len(len).unwrap();
 }
 
+/// git with `stdin`. Not the harness's `repo::git_command`: this file is also compiled into
+/// handover-git's unit tests (src/crates/git/src/objects_tests.rs), which cannot use the
+/// harness (it depends on handover-git), so it stands alone.
 fn git(dir: &Path, args: &[&str], stdin: &[u8]) -> String {
     use std::io::Write;
     let mut child = Command::new("git")

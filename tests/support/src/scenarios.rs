@@ -58,7 +58,7 @@ pub fn lateness(agent: Agent) -> usize {
 
 /// The index of the first request carrying `needle` in `counts` (per request), checked to be
 /// `due` or at most [`lateness`] requests later.
-fn first_arrival(agent: Agent, counts: &[usize], due: usize, what: &str, run: &Run) -> usize {
+fn first_arrival(agent: Agent, counts: &[usize], due: usize, what: &str, run: &ClientRun) -> usize {
     let first = counts.iter().position(|c| *c > 0);
     match first {
         Some(i) if i >= due && i <= due + lateness(agent) => i,
@@ -82,7 +82,7 @@ fn tail(s: &str, n: usize) -> &str {
     &s[start..]
 }
 
-fn assert_no_hook_errors(sb: &Sandbox, runs: &[&Run]) {
+fn assert_no_hook_errors(sb: &Sandbox, runs: &[&ClientRun]) {
     let errors = sb.hook_errors(runs);
     assert!(
         errors.is_empty(),
@@ -380,7 +380,7 @@ pub fn save_progress_is_asked_once(agent: Agent) {
 
 /// A first session whose model saves the handoff through the shell tool and stops: the
 /// history the compaction scenarios then resume.
-fn handoff_saved_in_a_short_session(sb: &Sandbox) -> Run {
+fn handoff_saved_in_a_short_session(sb: &Sandbox) -> ClientRun {
     let write = sb.write_command(&HANDOFF);
     sb.run(
         vec![
@@ -497,10 +497,10 @@ pub fn compaction_codex() {
 /// `default_usage`. `word` is what the client calls it (compaction, compression).
 pub fn big_step_resumed(
     sb: &Sandbox,
-    s1: &Run,
+    s1: &ClientRun,
     (big, usage, default_usage): (u64, u64, u64),
     word: &str,
-) -> Run {
+) -> ClientRun {
     sb.run(
         vec![
             Turn::shell("echo a big step").usage(big),

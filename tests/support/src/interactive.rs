@@ -520,14 +520,6 @@ impl Tui<'_> {
         }
     }
 
-    /// Waits until the server has logged at least `n` conversation requests; returns them all.
-    pub fn wait_requests(&self, n: usize, secs: u64) -> Vec<LoggedRequest> {
-        self.wait_until(&format!("{n} model requests"), secs, || {
-            self.conversation().len() >= n
-        });
-        self.requests()
-    }
-
     /// Appends turns to the fake server's plan: they answer the next requests (after any turn
     /// still unused). Returns the index of the first one (see [`Tui::answered_by`]).
     pub fn add_turns(&self, turns: Vec<Turn>) -> usize {
@@ -646,17 +638,6 @@ impl Tui<'_> {
             self.sb.agent.name()
         );
         pids
-    }
-
-    /// The PIDs of Codex's background `app-server` daemons started in this sandbox.
-    pub fn codex_daemons(&self) -> Vec<u32> {
-        sandbox_pids(&self.sb.home)
-            .into_iter()
-            .filter(|pid| {
-                std::fs::read(format!("/proc/{pid}/cmdline"))
-                    .is_ok_and(|c| String::from_utf8_lossy(&c).contains("app-server"))
-            })
-            .collect()
     }
 
     /// What a failing wait prints: the screen, the requests' count and the hook calls.

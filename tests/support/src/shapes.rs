@@ -1,4 +1,5 @@
-//! The repositories and handoff shapes the hook benchmark (and the CI guard, tests/timing/hot_path.rs)
+//! The repositories and handoff shapes the hook benchmark (tests/benches/hooks.rs) and the CI
+//! guard (tests/timing/hot_path.rs)
 //! run the hooks against: a git repository of any number of committed files, and in it, one
 //! at a time, each shape a user meets (no handoff; a handoff on a clean tree; a handoff listing
 //! 10 or 100 uncommitted files; the last session's record with edited files; a handoff and a
@@ -7,15 +8,11 @@
 //! One repository per size holds every shape: a shape's `.handover/` and `handover.md` wait in
 //! a stash beside the repository and are moved in (renames) before a run and out after it,
 //! and the files it lists as uncommitted are changed or created before and put back after.
-#![allow(clippy::unwrap_used, clippy::expect_used)]
-// Each user includes this file and uses the part it needs.
-#![allow(dead_code)]
 
 use handover_handoff::model::{Content, GitSnapshot, Handoff, ImportantFile, Status};
 use handover_handoff::store::Store;
 use handover_record::{files as records, SessionRecord};
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
 
 /// The session the hooks run as; the record of the session before it is `RECORD_SESSION`.
 pub const SESSION: &str = "bench-session";
@@ -93,50 +90,20 @@ pub struct Fixture {
     files: usize,
 }
 
-/// Runs git with a fixed identity and no user configuration, and never a background
-/// `git gc --auto` (it would pack the repository while the first rounds run: every round must
-/// see the same repository).
+/// Runs git as the tests do (crate::repo::git_command), and never a background `git gc
+/// --auto` (it would pack the repository while the first rounds run: every round must see the
+/// same repository).
 pub fn git(dir: &Path, args: &[&str]) {
-    let st = Command::new("git")
-        .args(["-c", "gc.auto=0"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Bench")
-        .env("GIT_AUTHOR_EMAIL", "bench@example.com")
-        .env("GIT_COMMITTER_NAME", "Bench")
-        .env("GIT_COMMITTER_EMAIL", "bench@example.com")
-        .stdout(Stdio::null())
-        .status()
-        .expect("git");
-    assert!(st.success(), "git {args:?}");
+    git_out(dir, args, &[], b"");
 }
 
 /// [`git`] with `stdin` and `env`, returning what it printed (trimmed).
 fn git_out(dir: &Path, args: &[&str], env: &[(&str, &Path)], stdin: &[u8]) -> String {
-    let mut child = Command::new("git")
-        .args(["-c", "gc.auto=0"])
+    let mut cmd = crate::repo::git_command(dir);
+    cmd.args(["-c", "gc.auto=0"])
         .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .env("GIT_AUTHOR_NAME", "Bench")
-        .env("GIT_AUTHOR_EMAIL", "bench@example.com")
-        .env("GIT_COMMITTER_NAME", "Bench")
-        .env("GIT_COMMITTER_EMAIL", "bench@example.com")
-        .envs(env.iter().copied())
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .spawn()
-        .expect("git");
-    std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), stdin).expect("stdin");
-    let out = child.wait_with_output().expect("git");
-    assert!(out.status.success(), "git {args:?}");
-    String::from_utf8(out.stdout)
-        .expect("utf-8")
-        .trim()
-        .to_string()
+        .envs(env.iter().copied());
+    crate::repo::git_output_with_input(&mut cmd, stdin)
 }
 
 /// The path of committed file `i`: 100 files per directory.
@@ -201,16 +168,7 @@ impl Fixture {
                 .as_bytes(),
             );
         }
-        let mut child = Command::new("git")
-            .args(["fast-import", "--quiet"])
-            .current_dir(&root)
-            .stdin(Stdio::piped())
-            .stdout(Stdio::null())
-            .spawn()
-            .expect("git fast-import");
-        std::io::Write::write_all(&mut child.stdin.take().expect("stdin"), &stream)
-            .expect("stream");
-        assert!(child.wait().expect("fast-import").success());
+        git_out(&root, &["fast-import", "--quiet"], &[], &stream);
         git(&root, &["read-tree", "HEAD"]);
         // The file every handoff names as important.
         std::fs::create_dir_all(root.join("src/d0000")).expect("mkdir");

@@ -6,7 +6,8 @@ use std::sync::OnceLock;
 
 /// Set to 1 to skip the real-client tests (printed loudly; they never pass silently).
 pub const SKIP_ENV: &str = "HANDOVER_SKIP_E2E";
-const WORKSPACE: &str = env!("CARGO_MANIFEST_DIR");
+/// The workspace's top: this crate is tests/support/ in it.
+const WORKSPACE: &str = concat!(env!("CARGO_MANIFEST_DIR"), "/../..");
 
 /// Writes to the real stderr, past the test harness's output capture: the client versions and a
 /// skip must show in every test run, not only in failures.
@@ -147,7 +148,10 @@ fn install_clients() -> Result<Clients, String> {
             .env("XDG_CACHE_HOME", version_home.path().join(".cache"))
             .env("XDG_DATA_HOME", version_home.path().join(".local/share"))
             .env("XDG_STATE_HOME", version_home.path().join(".local/state"))
-            .env("COPILOT_CACHE_HOME", super::run::copilot_cache(&copilot))
+            .env(
+                "COPILOT_CACHE_HOME",
+                super::client_run::copilot_cache(&copilot),
+            )
             .env_remove("CODEX_HOME")
             .env_remove("CLAUDE_CONFIG_DIR")
             .env_remove("GEMINI_CLI_HOME")
@@ -202,7 +206,7 @@ pub struct Bins {
 }
 
 pub fn bins() -> Bins {
-    let handover = PathBuf::from(env!("CARGO_BIN_EXE_handover"));
+    let handover = PathBuf::from(crate::exe::handover_exe());
     let dir = handover.parent().map(Path::to_path_buf).unwrap_or_default();
     let beside = |name: &str| {
         let p = dir.join(name);

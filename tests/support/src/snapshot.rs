@@ -9,7 +9,7 @@ use std::path::Path;
 /// `handover` executable under test (which the texts name in commands such as `… ack`) as
 /// `[BIN]`: its path is the checkout's, different in every clone.
 pub fn placeholders(root: &Path, text: &str) -> String {
-    let bin = Path::new(env!("CARGO_BIN_EXE_handover"));
+    let bin = Path::new(crate::exe::handover_exe());
     let mut text = text.replace(&root.display().to_string(), "[REPO]");
     if let Ok(canonical) = bin.canonicalize() {
         text = text.replace(&canonical.display().to_string(), "[BIN]");

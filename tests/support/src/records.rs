@@ -7,7 +7,7 @@ impl Sandbox {
     /// Hook errors the client recorded anywhere in this sandbox: Claude Code's transcripts
     /// (`hook_non_blocking_error` / `hook_blocking_error` attachments, non-empty `hookErrors`),
     /// Codex's output (`hook: <Event> Failed`, warnings about a hook's `timeout`) of the given runs.
-    pub fn hook_errors(&self, runs: &[&Run]) -> Vec<String> {
+    pub fn hook_errors(&self, runs: &[&ClientRun]) -> Vec<String> {
         let mut errors = Vec::new();
         match self.agent {
             Agent::Claude => {
