@@ -35,10 +35,12 @@ fn paths_in(text: &str) -> Vec<String> {
     out
 }
 
-/// The integration test targets: tests/<name>.rs.
+/// The integration test targets of the workspace: `tests/<name>.rs` of the root package and of
+/// the installer (the crates under src/crates/ have unit tests only).
 fn test_targets() -> Vec<String> {
-    std::fs::read_dir(Path::new(ROOT).join("tests"))
-        .unwrap()
+    ["tests", "installer/tests"]
+        .iter()
+        .flat_map(|dir| std::fs::read_dir(Path::new(ROOT).join(dir)).unwrap())
         .filter_map(|e| {
             let path = e.unwrap().path();
             (path.extension()? == "rs").then(|| path.file_stem()?.to_str().map(str::to_string))?
