@@ -13,16 +13,16 @@
 
 mod render;
 
-pub use crate::facts::{
+use crate::edit::hooks_doc::Found;
+use crate::edit::json_layout;
+use crate::files::{hooks_path, read_opt, Homes, Scope, Targets};
+use crate::locate::{at_run_time, is_executable, HookPaths};
+use crate::wiring::codex::app_server::TrustStatus;
+pub use crate::wiring::facts::{
     AgentStatus, ClaudeFacts, CodexConfigStatus, CodexFacts, CopilotFacts, DroidFacts, Facts,
     GeminiFacts, HooksFile, InstructionsFile, ListedHook, LiveScope, LiveTrust, RecordedTrust,
     Report, ScopeStatus,
 };
-use crate::files::{hooks_path, read_opt, Homes, Scope, Targets};
-use crate::hooks_doc::Found;
-use crate::json_layout;
-use crate::locate::{at_run_time, is_executable, HookPaths};
-use crate::wiring::codex::app_server::TrustStatus;
 use crate::wiring::{self, Place};
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_base::Agent;
@@ -197,7 +197,7 @@ pub fn status(
         .collect();
     let all = Targets::all();
     let (files, instructions_error) =
-        match crate::instructions::instruction_targets(repo, homes, all) {
+        match crate::plan::instruction_files::instruction_targets(repo, homes, all) {
             Ok((files, _)) => (files, None),
             Err(e) => {
                 // The clients whose configured file could be found.
@@ -206,9 +206,10 @@ pub fn status(
                         .configured_instruction_file(repo, homes)
                         .is_none_or(|r| r.is_ok())
                 }));
-                let files = crate::instructions::instruction_targets(repo, homes, readable)
-                    .map(|(f, _)| f)
-                    .unwrap_or_default();
+                let files =
+                    crate::plan::instruction_files::instruction_targets(repo, homes, readable)
+                        .map(|(f, _)| f)
+                        .unwrap_or_default();
                 (files, Some(e.to_string()))
             }
         };
@@ -218,7 +219,7 @@ pub fn status(
             present: read_opt(&path)
                 .ok()
                 .flatten()
-                .is_some_and(|t| crate::instructions::is_present(&t)),
+                .is_some_and(|t| crate::edit::instructions::is_present(&t)),
             name: path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())

@@ -22,17 +22,18 @@ mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod droid;
+pub mod facts;
 pub mod gemini;
 mod qwen;
 
+use crate::edit::file_edit::FileEdit;
+use crate::edit::hooks_doc::{self, Found, Mention, Wanted};
+use crate::edit::json_doc::Value;
 use crate::error::EditError;
-use crate::facts::{Facts, ScopeStatus};
-use crate::file_edit::FileEdit;
 use crate::files::{Homes, Scope, Targets};
-use crate::hooks_doc::{self, Found, Mention, Wanted};
-use crate::json_doc::Value;
 use crate::locate::HookPaths;
 use crate::report::Change;
+use crate::wiring::facts::{Facts, ScopeStatus};
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_base::Agent;
 use std::path::{Path, PathBuf};
@@ -107,7 +108,7 @@ pub trait Wiring: Sync {
         before: Option<&str>,
         want: Option<&[Wanted]>,
     ) -> Result<(Option<String>, Vec<Change>), EditError> {
-        crate::hooks_file::edit_hooks_json(path, before, want)
+        crate::edit::hooks_file::edit_hooks_json(path, before, want)
     }
 
     /// Our handlers and the user's commands that run ours, in the parsed hooks file.
@@ -176,7 +177,7 @@ fn folder_trust_edit(
 ) -> FileEdit {
     FileEdit::new(
         path,
-        crate::file_edit::FileKind::FolderTrust,
+        crate::edit::file_edit::FileKind::FolderTrust,
         before,
         after,
         vec![change],

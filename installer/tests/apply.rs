@@ -4,8 +4,8 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use handover_base::Agent;
-use handover_installer::backup::Backups;
-use handover_installer::flow::{self, InstallRequest, UninstallRequest};
+use handover_installer::apply::backup::Backups;
+use handover_installer::plan::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::status::status;
 use handover_installer::{locate, Homes, HookPaths, InstallOptions, Scope, Targets};
 use std::collections::BTreeMap;

@@ -4,12 +4,13 @@
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 use handover_base::Agent;
-use handover_installer::hooks_file::edit_hooks_json;
+use handover_installer::edit::hooks_file::edit_hooks_json;
+use handover_installer::edit::instructions;
 use handover_installer::plan::wanted_for;
 use handover_installer::report::ChangeKind;
 use handover_installer::wiring::codex::config as codex_config;
 use handover_installer::wiring::gemini::files as gemini;
-use handover_installer::{instructions, HookPaths};
+use handover_installer::HookPaths;
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
@@ -86,7 +87,7 @@ fn claude_settings_with_other_tools_hooks_and_every_kind_of_setting() {
     // Key order of the whole document is unchanged; our groups come after the user's.
     let v = json(&installed);
     // Read in file order (serde_json's own map sorts its keys).
-    let doc: handover_installer::json_doc::Value = serde_json::from_str(&installed).unwrap();
+    let doc: handover_installer::edit::json_doc::Value = serde_json::from_str(&installed).unwrap();
     let keys: Vec<_> = doc.as_object().unwrap().keys().cloned().collect();
     assert_eq!(
         keys,
@@ -551,7 +552,7 @@ fn gemini_settings_keep_other_hooks_and_settings_with_gemini_events_and_ms_timeo
     let installed = install("x", &fixture("gemini-settings.json"), Agent::Gemini, true);
     let v = json(&installed);
     // Read in file order (serde_json's own map sorts its keys).
-    let doc: handover_installer::json_doc::Value = serde_json::from_str(&installed).unwrap();
+    let doc: handover_installer::edit::json_doc::Value = serde_json::from_str(&installed).unwrap();
     let keys: Vec<_> = doc.as_object().unwrap().keys().cloned().collect();
     assert_eq!(
         keys,
@@ -645,7 +646,7 @@ fn qwen_settings_keep_other_hooks_and_settings_with_claude_events_and_second_tim
     let installed = install("x", &fixture("qwen-settings.json"), Agent::Qwen, true);
     let v = json(&installed);
     // Read in file order (serde_json's own map sorts its keys).
-    let doc: handover_installer::json_doc::Value = serde_json::from_str(&installed).unwrap();
+    let doc: handover_installer::edit::json_doc::Value = serde_json::from_str(&installed).unwrap();
     let keys: Vec<_> = doc.as_object().unwrap().keys().cloned().collect();
     assert_eq!(
         keys,
@@ -701,7 +702,7 @@ fn droid_settings_keep_custom_models_and_hooks_with_claude_events_but_no_post_co
     round_trip("droid-settings.json", Agent::Droid, true);
     let installed = install("x", &fixture("droid-settings.json"), Agent::Droid, true);
     // Read in file order (serde_json's own map sorts its keys).
-    let doc: handover_installer::json_doc::Value = serde_json::from_str(&installed).unwrap();
+    let doc: handover_installer::edit::json_doc::Value = serde_json::from_str(&installed).unwrap();
     let keys: Vec<_> = doc.as_object().unwrap().keys().cloned().collect();
     assert_eq!(
         keys,

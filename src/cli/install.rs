@@ -1,14 +1,14 @@
 //! `handover install` / `handover uninstall`, and the installer part of `handover status`.
 //! A thin adapter: arguments and environment (HOME, CODEX_HOME, PATH, the running binary's
-//! directory) in, the installer library (handover_installer::flow) does the work, plus the
+//! directory) in, the installer library (handover_installer::plan::flow) does the work, plus the
 //! core's guard (the exclude block that keeps handoff files private).
 
 use handover_base::{Agent, HookExe};
 use handover_clients::{Client, Trust};
-use handover_installer::detect::{detect, Detected, Sign};
-use handover_installer::flow::{self, InstallRequest, UninstallRequest};
+use handover_installer::apply::manifest;
 use handover_installer::locate::at_run_time;
-use handover_installer::manifest;
+use handover_installer::plan::detect::{detect, Detected, Sign};
+use handover_installer::plan::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::wiring::codex::app_server::find_codex;
 use handover_installer::{locate, Homes, InstallOptions, Scope, Targets};
 
@@ -32,7 +32,7 @@ fn targets(s: &Selection) -> Targets {
 }
 
 /// The clients an install is for: the ones named, every one (`--all`), or, with neither, the
-/// ones this machine uses and the ones already wired here (handover_installer::detect).
+/// ones this machine uses and the ones already wired here (handover_installer::plan::detect).
 enum Chosen {
     Named(Targets),
     Detected(Detected),
@@ -475,7 +475,7 @@ fn gitignore_dry_run(repo: &Path) -> Option<String> {
     let after = handover_core::guard::with_block(before.as_deref().unwrap_or_default()).ok()?;
     let before = before.map(|b| String::from_utf8_lossy(&b).into_owned());
     let after = String::from_utf8_lossy(&after).into_owned();
-    Some(handover_installer::diff::unified(
+    Some(handover_installer::edit::diff::unified(
         &handover_core::guard::label(repo),
         before.as_deref(),
         Some(&after),
@@ -627,7 +627,7 @@ pub fn run_uninstall_with(
 }
 
 /// Adds the guard's change (its file before this install, and now) to the repository's
-/// install record (handover_installer::manifest), for uninstall. A file that is not UTF-8 is
+/// install record (handover_installer::apply::manifest), for uninstall. A file that is not UTF-8 is
 /// not recorded (uninstall then leaves its block, as it says).
 fn record_guard_change(
     repo: &Path,

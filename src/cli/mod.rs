@@ -166,7 +166,7 @@ impl clap::ValueEnum for ScopeArg {
 #[derive(Args, Debug, Clone, Default)]
 pub struct Selection {
     /// `--claude`, `--codex`, ...: one switch per client. None named: install wires the
-    /// clients this machine uses (handover_installer::detect), uninstall every client.
+    /// clients this machine uses (handover_installer::plan::detect), uninstall every client.
     #[command(flatten)]
     pub clients: ClientFlags,
     /// Every client (without a client switch, install wires only the clients found on this

@@ -10,7 +10,7 @@
 
 use crate::support::fake_server::Turn;
 use crate::support::{clients, install_hooks, shell_quote, Agent, RunOpts, Sandbox, Trust};
-use handover_installer::flow::{self, InstallRequest, UninstallRequest};
+use handover_installer::plan::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::wiring::codex::app_server::{self, TrustRequest, TrustStatus};
 use handover_installer::{Homes, HookPaths, InstallOptions, Scope, Targets};
 use std::os::unix::fs::PermissionsExt;
@@ -330,7 +330,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let cfg = std::fs::read_to_string(codex_home.join("config.toml")).expect("read config");
     assert!(!cfg.contains("hooks.json:"), "{cfg}");
     assert!(cfg.starts_with(config), "{cfg}");
-    // The project trust install added (recorded: installer/src/manifest.rs) goes too.
+    // The project trust install added (recorded: installer/src/apply/manifest.rs) goes too.
     assert!(!cfg.contains("trust_level"), "{cfg}");
 }
 

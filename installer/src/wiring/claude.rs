@@ -2,10 +2,10 @@
 //! copies `handover status` reports.
 
 use super::{Place, Wiring};
-use crate::facts::{ClaudeFacts, Facts, ScopeStatus};
+use crate::edit::hooks_doc;
+use crate::edit::json_layout;
 use crate::files::read_opt;
-use crate::hooks_doc;
-use crate::json_layout;
+use crate::wiring::facts::{ClaudeFacts, Facts, ScopeStatus};
 use std::path::{Path, PathBuf};
 
 pub struct ClaudeWiring;

@@ -10,14 +10,14 @@
 //! with comments is refused with that reason, nothing written.
 
 use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
+use crate::edit::file_edit::FileEdit;
+use crate::edit::hooks_doc::Wanted;
+use crate::edit::json_doc::{Map, Value};
+use crate::edit::json_layout::{self, Layout};
 use crate::error::EditError;
-use crate::facts::{DroidFacts, Facts, ScopeStatus};
-use crate::file_edit::FileEdit;
 use crate::files::{canonical, read_opt, Homes, Scope};
-use crate::hooks_doc::Wanted;
-use crate::json_doc::{Map, Value};
-use crate::json_layout::{self, Layout};
 use crate::report::{Change, ChangeKind};
+use crate::wiring::facts::{DroidFacts, Facts, ScopeStatus};
 use std::path::{Path, PathBuf};
 
 pub struct DroidWiring;

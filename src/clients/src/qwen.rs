@@ -647,7 +647,7 @@ mod tests {
 
     #[test]
     fn its_instruction_file_is_the_one_codex_reads() {
-        // The installer writes one AGENTS.md section for both (installer/src/instructions.rs).
+        // The installer writes one AGENTS.md section for both (installer/src/edit/instructions.rs).
         assert_eq!(
             Qwen.instruction_file(),
             crate::codex::Codex.instruction_file()

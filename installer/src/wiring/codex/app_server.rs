@@ -7,11 +7,11 @@
 //! → `hooks/list` again to verify. Everything is bounded by one deadline; the server is killed
 //! when we are done or out of time.
 
-pub use crate::facts::TrustStatus;
+pub use crate::wiring::facts::TrustStatus;
 
-use crate::command::our_exe;
+use crate::edit::command::our_exe;
+use crate::edit::json_doc;
 use crate::files::canonical;
-use crate::json_doc;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -352,8 +352,8 @@ pub fn plugin_hooks(hooks: &[HookInfo]) -> Vec<&HookInfo> {
                 .is_some_and(|id| id.starts_with("handover@"))
                 && h.command.contains("--via plugin")
                 && matches!(
-                    crate::command::recognise(&h.command),
-                    crate::command::Recognised::Mentions(_)
+                    crate::edit::command::recognise(&h.command),
+                    crate::edit::command::Recognised::Mentions(_)
                 )
         })
         .collect()

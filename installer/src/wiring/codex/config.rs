@@ -4,7 +4,7 @@
 //! We never write `codex_hooks` (the deprecated name). The feature flag is only reported unless
 //! the user passes the explicit flag; trust only with `--trust`.
 
-pub use crate::facts::{FeatureFlags, Flag};
+pub use crate::wiring::facts::{FeatureFlags, Flag};
 
 use crate::error::EditError;
 use crate::report::{Change, ChangeKind};

@@ -9,13 +9,13 @@ pub mod config;
 pub mod trust;
 
 use super::{InstallOptions, Place, Planned, Wiring};
+use crate::edit::file_edit::{FileEdit, FileKind};
+use crate::edit::hooks_doc::{self, Wanted};
+use crate::edit::json_layout;
 use crate::error::EditError;
-use crate::facts::{CodexConfigStatus, CodexFacts, Facts, RecordedTrust, ScopeStatus};
-use crate::file_edit::{FileEdit, FileKind};
 use crate::files::{read_opt, Homes, Scope};
-use crate::hooks_doc::{self, Wanted};
-use crate::json_layout;
 use crate::report::{any_effective, Change};
+use crate::wiring::facts::{CodexConfigStatus, CodexFacts, Facts, RecordedTrust, ScopeStatus};
 use std::path::{Path, PathBuf};
 
 pub struct CodexWiring;
@@ -152,7 +152,7 @@ fn codex_config_edit(
 fn trust_moves(
     hooks_json: &Path,
     before: Option<&str>,
-    edit: impl FnOnce(&mut crate::json_doc::Value) -> Result<Vec<Change>, EditError>,
+    edit: impl FnOnce(&mut crate::edit::json_doc::Value) -> Result<Vec<Change>, EditError>,
 ) -> Result<Vec<(String, Option<String>)>, EditError> {
     let Some(text) = before else {
         return Ok(Vec::new());

@@ -4,11 +4,11 @@
 
 use super::app_server::{self, TrustOutcome, TrustRequest, TrustStatus};
 use super::config;
-use crate::backup::{self, Backups};
-use crate::file_edit::FileEdit;
+use crate::apply::backup::{self, Backups};
+use crate::apply::preflight::{self, Access};
+use crate::edit::file_edit::FileEdit;
 use crate::files::{self, Homes, Scope};
 use crate::locate::is_executable;
-use crate::preflight::{self, Access};
 use crate::report::Outcome;
 use crate::wiring::InstallOptions;
 use handover_base::Agent;

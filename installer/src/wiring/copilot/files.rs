@@ -12,12 +12,12 @@
 //!   file is JSON under `//` comment lines Copilot writes itself: the comments are kept byte for
 //!   byte and the JSON keeps its layout.
 
-use crate::command::{recognise, Recognised};
+use crate::edit::command::{recognise, Recognised};
+use crate::edit::hooks_doc::{Found, Mention, Wanted};
+use crate::edit::json_doc::{Map, Value};
+use crate::edit::json_layout::{self, Layout};
 use crate::error::EditError;
 use crate::files::canonical;
-use crate::hooks_doc::{Found, Mention, Wanted};
-use crate::json_doc::{Map, Value};
-use crate::json_layout::{self, Layout};
 use crate::report::{any_effective, Change, ChangeKind};
 use std::path::{Path, PathBuf};
 

@@ -4,13 +4,13 @@
 pub mod files;
 
 use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
+use crate::edit::file_edit::FileEdit;
+use crate::edit::hooks_doc::{Found, Mention, Wanted};
+use crate::edit::json_doc::Value;
 use crate::error::EditError;
-use crate::facts::{CopilotFacts, Facts, ScopeStatus};
-use crate::file_edit::FileEdit;
 use crate::files::{read_opt, Homes, Scope};
-use crate::hooks_doc::{Found, Mention, Wanted};
-use crate::json_doc::Value;
 use crate::report::Change;
+use crate::wiring::facts::{CopilotFacts, Facts, ScopeStatus};
 use files::{
     command_with_event, config_path, edit_hooks, find, trust_problem, trust_repo, trusted_by,
 };

@@ -13,12 +13,12 @@
 //!
 //! `~/.gemini` is `$GEMINI_CLI_HOME/.gemini` when that variable is set (the client's rule).
 
-pub use crate::facts::FolderTrust;
+pub use crate::wiring::facts::FolderTrust;
 
+use crate::edit::json_doc::Value;
+use crate::edit::json_layout::{self, Layout};
 use crate::error::EditError;
 use crate::files::{canonical, read_opt, Homes, Scope};
-use crate::json_doc::Value;
-use crate::json_layout::{self, Layout};
 use crate::report::{Change, ChangeKind};
 use std::path::{Path, PathBuf};
 

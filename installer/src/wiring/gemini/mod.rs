@@ -4,12 +4,12 @@
 pub mod files;
 
 use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
+use crate::edit::file_edit::FileEdit;
+use crate::edit::hooks_doc::Wanted;
 use crate::error::EditError;
-use crate::facts::{Facts, GeminiFacts, ScopeStatus};
-use crate::file_edit::FileEdit;
 use crate::files::{read_opt, Homes, Scope};
-use crate::hooks_doc::Wanted;
 use crate::report::Change;
+use crate::wiring::facts::{Facts, GeminiFacts, ScopeStatus};
 use files::{
     comment_hint, context_file, folder_trust, trust_problem, trust_repo, trusted_folders_path,
     FolderTrust,
@@ -26,7 +26,7 @@ impl Wiring for GeminiWiring {
         before: Option<&str>,
         want: Option<&[Wanted]>,
     ) -> Result<(Option<String>, Vec<Change>), EditError> {
-        crate::hooks_file::edit_hooks_json(path, before, want)
+        crate::edit::hooks_file::edit_hooks_json(path, before, want)
             .map_err(|e| comment_hint(e, before.unwrap_or("")))
     }
 

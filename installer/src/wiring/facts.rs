@@ -7,8 +7,8 @@
 
 mod json;
 
+use crate::edit::hooks_doc::{Found, Mention};
 use crate::files::Scope;
-use crate::hooks_doc::{Found, Mention};
 use handover_base::hook_exe::HookExe;
 use handover_base::Agent;
 use json::{

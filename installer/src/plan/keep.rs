@@ -3,10 +3,10 @@
 //! own bytes given back on uninstall, and files that are never deleted (those that were there
 //! before install, and symlinks).
 
-use crate::backup::{self, Backups};
-use crate::file_edit::{FileEdit, FileKind};
-use crate::instructions;
-use crate::json_layout::{self, Layout};
+use crate::apply::backup::{self, Backups};
+use crate::edit::file_edit::{FileEdit, FileKind};
+use crate::edit::instructions;
+use crate::edit::json_layout::{self, Layout};
 use crate::report::{Change, ChangeKind};
 use crate::wiring;
 use crate::wiring::codex::config;
@@ -92,7 +92,7 @@ fn emptied(e: &FileEdit) -> String {
     match e.kind {
         FileKind::Instructions => String::new(),
         _ => json_layout::render(
-            &crate::json_doc::Value::Object(Default::default()),
+            &crate::edit::json_doc::Value::Object(Default::default()),
             &Layout::detect(e.before.as_deref().unwrap_or("")),
         ),
     }

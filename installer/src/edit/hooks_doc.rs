@@ -6,9 +6,9 @@
 //! command runs; everything else (other tools' handlers on the same events, unknown keys, key
 //! order) is left exactly as it was.
 
-use crate::command::{recognise, Recognised};
+use crate::edit::command::{recognise, Recognised};
+use crate::edit::json_doc::{Map, Value};
 use crate::error::EditError;
-use crate::json_doc::{Map, Value};
 use crate::report::{Change, ChangeKind};
 use handover_base::hook_exe::HookExe;
 use handover_base::Agent;
@@ -148,7 +148,7 @@ fn hooks_object<'a>(
     file: &Path,
     create: bool,
 ) -> Result<Option<&'a mut Map>, EditError> {
-    let top = crate::json_layout::top_object(file, doc)?;
+    let top = crate::edit::json_layout::top_object(file, doc)?;
     if !top.contains_key("hooks") {
         if !create {
             return Ok(None);

@@ -4,9 +4,9 @@
 //! `preflight` has checked every target before this runs; this covers what no check can
 //! foresee (a full disk, a file changed under us).
 
-use crate::backup::Backups;
+use crate::apply::backup::Backups;
+use crate::edit::file_edit::{FileEdit, FileKind};
 use crate::error::EditError;
-use crate::file_edit::{FileEdit, FileKind};
 use std::fs;
 use std::io;
 use std::os::unix::fs::PermissionsExt;

@@ -74,7 +74,7 @@ pub fn used_here(client: &dyn Client, homes: &Homes, path_var: Option<&OsStr>) -
 pub fn wired(agent: Agent, file: &Path) -> bool {
     match read_opt(file) {
         Ok(None) => false,
-        Ok(Some(text)) => match crate::json_layout::parse(file, &text) {
+        Ok(Some(text)) => match crate::edit::json_layout::parse(file, &text) {
             Ok(doc) => {
                 let (ours, mentions) = crate::wiring::of(agent).find(&doc);
                 !ours.is_empty() || !mentions.is_empty()

@@ -9,7 +9,7 @@
 //! clone controls nothing of it; a file that does not parse counts as empty (uninstall then
 //! leaves those things in place, as before this record existed, and says so).
 
-use crate::backup::Backups;
+use crate::apply::backup::Backups;
 use crate::files::{read_opt, Homes, Targets};
 use handover_base::Agent;
 use serde::{Deserialize, Serialize};
