@@ -4,7 +4,7 @@
 use crate::input::HookInput;
 use crate::locate;
 use crate::session_state::{self, SessionFile};
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_clients::Client;
 use handover_core::safe_fs::Refused;
 use handover_core::safe_fs::{self, Kind};
@@ -53,6 +53,7 @@ impl Call {
         if input.transcript_path.is_none() {
             // A client that names its transcript on some events only (GitHub Copilot CLI).
             input.transcript_path = handover_clients::of(agent)
+                .behaviour
                 .transcript_of(&input, &handover_clients::UserDirs::from_env())
                 .map(|p| p.to_string_lossy().into_owned());
         }
@@ -72,7 +73,7 @@ impl Call {
     }
 
     /// What handover knows about the client that runs this hook.
-    pub fn client(&self) -> &'static dyn Client {
+    pub fn client(&self) -> &'static Client {
         handover_clients::of(self.agent)
     }
 

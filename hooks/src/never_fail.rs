@@ -7,7 +7,7 @@ use crate::call::Call;
 use crate::debug;
 use crate::input::{self, HookInput, MAX_INPUT_BYTES};
 use crate::plugin;
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_clients::Response;
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
@@ -111,7 +111,7 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
             // that client's own entry answers, so each moment is answered once.
             Ok(Outcome::silent(format!(
                 "run by {}: its own entry answers",
-                handover_clients::of(host).display_name()
+                handover_clients::of(host).display_name
             )))
         } else if plugin::via_plugin(std::env::args().skip(1)) && defer_to_settings(name, &call) {
             Ok(Outcome::silent(

@@ -33,7 +33,7 @@ const RECENT_DELIVERY_MS: u64 = 120_000;
 pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let name = call.input.hook_event_name.as_deref();
     match name.and_then(|n| call.client().hook_event(n)) {
-        Some(HookEvent::PreCompact) if call.client().pre_compact_every_request() => {
+        Some(HookEvent::PreCompact) if call.client().pre_compact_every_request => {
             pre_compress(call)
         }
         Some(HookEvent::PreCompact) => pre_compact(call),
@@ -104,7 +104,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
         }
         // A PreCompact that fires before every request runs this only when the client
         // compacts now (`pre_compress`): the context starts over.
-        if call.client().pre_compact_every_request() {
+        if call.client().pre_compact_every_request {
             st.new_epoch(call.now_ms);
         }
         if let Err(e) = file.save(&st) {
@@ -113,7 +113,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
     }
     // The answer: Codex accepts no context from PreCompact; Gemini CLI's PreCompress is
     // advisory.
-    let response = if call.client().pre_compact_reads_stdout() {
+    let response = if call.client().pre_compact_reads_stdout {
         Response::Plain(handover_core::context::compaction_instructions(
             handoff.as_ref(),
             call.command(),
@@ -195,6 +195,7 @@ fn no_compression_due(call: &Call) -> Option<String> {
     let window = crate::window::resolve(usage.window, model, configured, usage.used_tokens);
     let user_dir = call.client().user_dir(&UserDirs::from_env());
     call.client()
+        .behaviour
         .compaction_due(usage.used_tokens, window, root, user_dir.as_deref())
         .err()
 }

@@ -140,7 +140,7 @@ fn await_flush(call: &Call, path: &Path, delay: Duration) -> Flush {
 /// line for it will carry (read later, it does not count twice). Reads nothing else: no
 /// transcript, no working tree. Returns a few words for the debug log; never fails.
 pub fn tool_failed(call: &Call) -> String {
-    let Some(fact) = call.client().failed_command(&call.input) else {
+    let Some(fact) = call.client().behaviour.failed_command(&call.input) else {
         return "record: not a failing command".into();
     };
     let Some(store) = &call.store else {
@@ -204,7 +204,7 @@ fn try_update(
     if let (Moment::End, Some(path), Some(delay)) = (
         moment,
         call.input.transcript_path.as_deref(),
-        call.client().transcript_flush_delay(),
+        call.client().transcript_flush_delay,
     ) {
         match await_flush(call, Path::new(path), delay) {
             Flush::Detached(pid) => {

@@ -24,7 +24,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let Some(store) = &call.store else {
         return Ok(Outcome::silent("no directory"));
     };
-    let source = call.client().session_start_source(&call.input);
+    let source = call.client().behaviour.session_start_source(&call.input);
     let opens_session = matches!(source, "startup" | "new");
     let mut notes = vec![format!("source={source}")];
     // Before anything that may stop early: the agent's own `handover write` needs its session
@@ -58,14 +58,14 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     // context (only that delivery is then journaled). Without a session to remember it in,
     // the context goes out here anyway (unjournaled: it may not arrive).
     if source == "resume" {
-        let buffered = call.client().transcript_flush_delay().is_some();
+        let buffered = call.client().transcript_flush_delay.is_some();
         notes.extend(crate::session_record::resumed(
             store,
             call.session_id(),
             buffered,
         ));
     }
-    let defer = delivery.is_some() && call.client().drops_session_start_context(source);
+    let defer = delivery.is_some() && call.client().behaviour.drops_session_start_context(source);
     let mut saved = None;
     if let Some((file, loaded)) = session.as_mut() {
         let st = &mut loaded.state;
@@ -113,7 +113,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let Some(delivery) = delivery else {
         return Ok(Outcome::silent(notes.join(" ")));
     };
-    let unconfirmed = !defer && call.client().journals_start_at_a_request(source);
+    let unconfirmed = !defer && call.client().behaviour.journals_start_at_a_request(source);
     if defer {
         notes.push("not journaled: the client may drop this context".into());
     } else if unconfirmed {
@@ -132,7 +132,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
 }
 
 /// Leaves the journal line of `delivery` to the session's next request-bound hook
-/// (`Client::journals_start_at_a_request`): remembered in the session's state, which the
+/// (`Behaviour::journals_start_at_a_request`): remembered in the session's state, which the
 /// context watch reads ([`crate::context_watch`]). Without a state to keep it in, it is not
 /// journaled (it may reach nothing).
 fn remember_unconfirmed(

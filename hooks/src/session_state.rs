@@ -56,7 +56,7 @@ pub struct SessionState {
     /// Last measured share of the window, for `handover status` and the debug log.
     pub last_percent: Option<u8>,
     /// A startup context a SessionStart answered with but did not journal, because the client
-    /// may send it nowhere (`Client::journals_start_at_a_request`: Factory Droid's `/compress`
+    /// may send it nowhere (`Behaviour::journals_start_at_a_request`: Factory Droid's `/compress`
     /// reopens the old session with `resume` only to summarize it). The session's next prompt,
     /// tool result or Stop shows a request went out with it, and journals it then.
     pub unconfirmed_delivery: Option<UnconfirmedDelivery>,

@@ -25,7 +25,7 @@ pub use crate::wiring::facts::{
 };
 use crate::wiring::{self, Place};
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
-use handover_base::Agent;
+use handover_clients::Agent;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
 
@@ -275,7 +275,7 @@ impl Report {
             let hooks_json = &s.file.path;
             let req = crate::wiring::codex::app_server::TrustRequest {
                 codex_bin: bin.to_path_buf(),
-                codex_home: homes.user_dir(&handover_clients::codex::Codex),
+                codex_home: homes.user_dir(&handover_clients::codex::CLIENT),
                 home: homes.home.clone(),
                 project: repo.to_path_buf(),
                 hooks_json: hooks_json.clone(),

@@ -35,7 +35,7 @@ use crate::locate::HookPaths;
 use crate::report::Change;
 use crate::wiring::facts::{Facts, ScopeStatus};
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
-use handover_base::Agent;
+use handover_clients::Agent;
 use std::path::{Path, PathBuf};
 
 /// What an install is asked to do (`plan::InstallOptions`): here, below the plan, because a

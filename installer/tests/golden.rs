@@ -3,7 +3,7 @@
 //! `HANDOVER_BLESS=1 cargo test -p handover-installer --test golden` and review the diff.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_installer::edit::hooks_file::edit_hooks_json;
 use handover_installer::edit::instructions;
 use handover_installer::plan::wanted_for;

@@ -3,7 +3,8 @@
 //! directory) in, the installer library (handover_installer::plan::flow) does the work, plus the
 //! core's guard (the exclude block that keeps handoff files private).
 
-use handover_base::{Agent, HookExe};
+use handover_base::HookExe;
+use handover_clients::Agent;
 use handover_clients::{Client, Trust};
 use handover_installer::apply::manifest;
 use handover_installer::locate::at_run_time;
@@ -99,14 +100,14 @@ fn detected_line(d: &Detected, repo: &Path, homes: &Homes) -> Option<String> {
         .map(|(a, sign)| {
             format!(
                 "{} ({})",
-                handover_clients::of(*a).display_name(),
+                handover_clients::of(*a).display_name,
                 shown_sign(sign, repo, homes)
             )
         })
         .collect();
     let names: Vec<&str> = others
         .iter()
-        .map(|a| handover_clients::of(*a).display_name())
+        .map(|a| handover_clients::of(*a).display_name)
         .collect();
     let flags: Vec<String> = others.iter().map(|a| format!("--{}", a.as_str())).collect();
     Some(format!(
@@ -129,10 +130,7 @@ fn nothing_found(homes: &Homes) -> String {
             Err(_) => d.display().to_string(),
         })
         .collect();
-    let programs: Vec<&str> = handover_clients::ALL
-        .iter()
-        .map(|c| c.executable())
-        .collect();
+    let programs: Vec<&str> = handover_clients::ALL.iter().map(|c| c.executable).collect();
     let flags: Vec<String> = Agent::ALL
         .into_iter()
         .map(|a| format!("--{}", a.as_str()))
@@ -357,10 +355,10 @@ pub fn run_install_with(
 /// The clients that run hooks only where they are trusted (Codex's hook trust, the trusted
 /// folders of Gemini CLI, GitHub Copilot CLI and Factory Droid); the others have no trust to
 /// record.
-fn with_trust() -> Vec<&'static dyn Client> {
+fn with_trust() -> Vec<&'static Client> {
     handover_clients::ALL
         .into_iter()
-        .filter(|c| c.trust() != Trust::RunsAll)
+        .filter(|c| c.trust != Trust::RunsAll)
         .collect()
 }
 
@@ -368,11 +366,11 @@ fn with_trust() -> Vec<&'static dyn Client> {
 /// not refused, since the user named no client, but said.
 fn trust_without_a_trust_client(args: &InstallArgs, chosen: &Chosen) -> Option<String> {
     let t = chosen.targets();
-    let none = !with_trust().iter().any(|c| t.contains(c.agent()));
+    let none = !with_trust().iter().any(|c| t.contains(c.agent));
     (args.trust && none && matches!(chosen, Chosen::Detected(_))).then(|| {
         let names: Vec<&str> = t
             .iter()
-            .map(|a| handover_clients::of(a).display_name())
+            .map(|a| handover_clients::of(a).display_name)
             .collect();
         let (verb, it) = if names.len() == 1 {
             ("runs", "it finds")
@@ -408,11 +406,11 @@ fn option_without_its_client(args: &InstallArgs, chosen: &Chosen) -> Option<Stri
     }
     let with_trust = with_trust();
     let named = matches!(chosen, Chosen::Named(_));
-    if named && args.trust && !with_trust.iter().any(|c| t.contains(c.agent())) {
-        let names: Vec<&str> = with_trust.iter().map(|c| c.display_name()).collect();
+    if named && args.trust && !with_trust.iter().any(|c| t.contains(c.agent)) {
+        let names: Vec<&str> = with_trust.iter().map(|c| c.display_name).collect();
         let flags: Vec<String> = with_trust
             .iter()
-            .map(|c| format!("--{}", c.agent().as_str()))
+            .map(|c| format!("--{}", c.agent.as_str()))
             .collect();
         return Some(format!(
             "--trust is for {} (the clients that run hooks only where they are trusted), and this install leaves them out: add {}, or leave --trust out",

@@ -60,7 +60,7 @@ fn codex_project(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf, Homes) {
     let repo = root.join(name);
     let homes = Homes::under(&root.join("home"));
     std::fs::create_dir_all(repo.join(".codex")).expect("create the project");
-    std::fs::create_dir_all(homes.user_dir(&handover_clients::codex::Codex))
+    std::fs::create_dir_all(homes.user_dir(&handover_clients::codex::CLIENT))
         .expect("create CODEX_HOME");
     assert!(Command::new("git")
         .args(["init", "-q"])
@@ -82,7 +82,7 @@ fn codex_trust_install(
         repo: repo.to_path_buf(),
         homes: homes.clone(),
         options: InstallOptions {
-            targets: Targets::of([handover_base::Agent::Codex]),
+            targets: Targets::of([handover_clients::Agent::Codex]),
             scope: Scope::Project,
             watch: true,
             enable_codex_hooks: false,
@@ -216,7 +216,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let (_tmp, root, repo, homes) = codex_project("my project");
     let (home, codex_home) = (
         homes.home.clone(),
-        homes.user_dir(&handover_clients::codex::Codex).clone(),
+        homes.user_dir(&handover_clients::codex::CLIENT).clone(),
     );
     // Someone else's hook already in the project file, and a user config with a comment.
     std::fs::write(
@@ -317,7 +317,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let un = UninstallRequest {
         repo: repo.clone(),
         homes,
-        targets: Targets::of([handover_base::Agent::Codex]),
+        targets: Targets::of([handover_clients::Agent::Codex]),
         scope: Scope::Project,
         dry_run: false,
     };
@@ -348,7 +348,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
     let (_tmp, root, repo, homes) = codex_project("proj");
     let (home, codex_home) = (
         homes.home.clone(),
-        homes.user_dir(&handover_clients::codex::Codex).clone(),
+        homes.user_dir(&handover_clients::codex::CLIENT).clone(),
     );
     let bin_dir = root.join("bin");
     std::fs::create_dir_all(&bin_dir).expect("create the hooks dir");
@@ -377,7 +377,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
     )
     .expect("write config");
     let codex_bin: PathBuf = clients.netless(&root, "codex-netless", &clients.codex);
-    let codex_only = Targets::of([handover_base::Agent::Codex]);
+    let codex_only = Targets::of([handover_clients::Agent::Codex]);
     let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);
     let mut out = Vec::new();
     let outcome = flow::install(&req, &mut out).expect("install --trust");
@@ -506,7 +506,7 @@ fn install_trust_does_not_back_up_a_config_it_created() {
     let un = UninstallRequest {
         repo: repo.clone(),
         homes: homes.clone(),
-        targets: Targets::of([handover_base::Agent::Codex]),
+        targets: Targets::of([handover_clients::Agent::Codex]),
         scope: Scope::Project,
         dry_run: false,
     };

@@ -143,7 +143,7 @@ fn watch(
             reading.describe()
         )));
     }
-    let ask = if call.client().stop_block_looks_like_failure() {
+    let ask = if call.client().stop_block_looks_like_failure {
         thresholds::StopAsk::AtNextPrompt
     } else {
         thresholds::StopAsk::Block
@@ -155,7 +155,7 @@ fn watch(
 }
 
 /// A SessionStart's context left unjournaled until a request went out
-/// (`Client::journals_start_at_a_request`): this prompt, tool result or Stop of the same
+/// (`Behaviour::journals_start_at_a_request`): this prompt, tool result or Stop of the same
 /// session shows one did. Journaled once: the state forgets it first (a state that cannot be
 /// saved journals nothing, rather than the same delivery on every call).
 fn confirm_delivery(call: &Call, file: &SessionFile, st: &mut SessionState) {

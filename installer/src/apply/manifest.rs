@@ -11,7 +11,7 @@
 
 use crate::apply::backup::Backups;
 use crate::files::{read_opt, Homes, Targets};
-use handover_base::Agent;
+use handover_clients::Agent;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

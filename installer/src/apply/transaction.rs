@@ -216,7 +216,7 @@ mod tests {
     fn edit(path: PathBuf, before: Option<&str>, after: Option<&str>) -> FileEdit {
         let mut e = FileEdit::new(
             path,
-            FileKind::Hooks(handover_base::Agent::Claude),
+            FileKind::Hooks(handover_clients::Agent::Claude),
             before.map(String::from),
             after.map(String::from),
             Vec::new(),

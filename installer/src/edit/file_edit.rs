@@ -2,7 +2,7 @@
 //! all-or-nothing write (transaction) work on.
 
 use crate::report::Change;
-use handover_base::Agent;
+use handover_clients::Agent;
 use std::path::PathBuf;
 
 /// What a file is, for the rules that keep the user's part of it (keep.rs).

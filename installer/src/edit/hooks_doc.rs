@@ -11,7 +11,7 @@ use crate::edit::json_doc::{Map, Value};
 use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
 use handover_base::hook_exe::HookExe;
-use handover_base::Agent;
+use handover_clients::Agent;
 use std::path::Path;
 
 /// One handler we want: this executable on this event, running this command, with this

@@ -35,7 +35,7 @@ pub fn instruction_targets(
     for agent in targets.iter() {
         match wiring::of(agent).configured_instruction_file(repo, homes) {
             Some(file) => configured.push(file?),
-            None => fixed.push(repo.join(handover_clients::of(agent).instruction_file())),
+            None => fixed.push(repo.join(handover_clients::of(agent).instruction_file)),
         }
     }
     let shared = repo.join(SHARED);
@@ -70,7 +70,7 @@ pub fn uninstall_targets(
 ) -> Result<Vec<PathBuf>, EditError> {
     let (mut files, _) = instruction_targets(repo, homes, targets)?;
     for agent in targets.iter() {
-        for name in handover_clients::of(agent).instruction_files_read() {
+        for name in handover_clients::of(agent).instruction_files_read {
             let f = repo.join(name);
             let listed = files.iter().any(|x| *x == f || same_file(x, &f));
             if !listed && fs::read_to_string(&f).is_ok_and(|text| is_present(&text)) {
@@ -90,12 +90,12 @@ pub fn readers(
     homes: &Homes,
     clients: Targets,
     file: &Path,
-) -> Result<Vec<handover_base::Agent>, EditError> {
+) -> Result<Vec<handover_clients::Agent>, EditError> {
     let same = |a: &Path, b: &Path| a == b || same_file(a, b);
     let mut readers = Vec::new();
     for agent in clients.iter() {
         let (own, _) = instruction_targets(repo, homes, Targets::of([agent]))?;
-        let also = handover_clients::of(agent).instruction_files_read();
+        let also = handover_clients::of(agent).instruction_files_read;
         if own.iter().any(|f| same(f, file)) || also.iter().any(|n| same(&repo.join(n), file)) {
             readers.push(agent);
         }
@@ -117,12 +117,12 @@ pub fn drop_files_seen_elsewhere(
 ) -> Result<(), EditError> {
     for agent in targets.iter() {
         let client = handover_clients::of(agent);
-        let reads = client.instruction_files_read();
+        let reads = client.instruction_files_read;
         if reads.is_empty() {
             continue;
         }
         let (others, _) = instruction_targets(repo, homes, targets.without(agent))?;
-        drop_if_seen_elsewhere(repo, client.instruction_file(), reads, &others, files);
+        drop_if_seen_elsewhere(repo, client.instruction_file, reads, &others, files);
     }
     Ok(())
 }
@@ -160,7 +160,7 @@ mod tests {
 
     #[test]
     fn instruction_files_shared_first_each_once_configured_last() {
-        use handover_base::Agent;
+        use handover_clients::Agent;
         let tmp = tempfile::tempdir().unwrap();
         let repo = tmp.path();
         let homes = Homes::under(&repo.join("home"));

@@ -24,7 +24,7 @@ use crate::plan::keep::{keep_links, mark_backups, note_old_backups, restore_user
 pub use crate::wiring::InstallOptions;
 use crate::wiring::{self, Place, Planned};
 use handover_base::hook_exe::{command_for, HookExe};
-use handover_base::Agent;
+use handover_clients::Agent;
 use std::path::{Path, PathBuf};
 
 #[derive(Clone, Debug)]
@@ -101,7 +101,7 @@ fn no_local_scope_note(agent: Agent, at: Place<'_>) -> Option<String> {
     (hooks_path(agent, Scope::Local, at.repo, at.homes) == project).then(|| {
         format!(
             "{} has no local scope; its hooks go to the project's {}.",
-            handover_clients::of(agent).display_name(),
+            handover_clients::of(agent).display_name,
             display_path(at.repo, &project)
         )
     })
@@ -227,7 +227,7 @@ fn kept_sections_note(kept: &[(String, Vec<Agent>)]) -> Option<String> {
         .map(|(file, readers)| {
             let names: Vec<&str> = readers
                 .iter()
-                .map(|a| handover_clients::of(*a).display_name())
+                .map(|a| handover_clients::of(*a).display_name)
                 .collect();
             format!("{file} (read by {})", names.join(", "))
         })

@@ -413,7 +413,7 @@ fn several_scopes_problem(agent: Agent, scopes: &[ScopeStatus]) -> Option<String
     if with_ours.len() < 2 {
         return None;
     }
-    let identical = handover_clients::of(agent).dedups_identical_commands() && {
+    let identical = handover_clients::of(agent).dedups_identical_commands && {
         let cmds = |s: &ScopeStatus| {
             let mut c: Vec<_> = s
                 .file

@@ -25,7 +25,7 @@ pub struct DroidWiring;
 /// Droid's user settings, where it records the folders the user trusts.
 pub fn user_settings_path(homes: &Homes) -> PathBuf {
     homes
-        .user_dir(handover_clients::of(handover_base::Agent::Droid))
+        .user_dir(handover_clients::of(handover_clients::Agent::Droid))
         .join("settings.json")
 }
 

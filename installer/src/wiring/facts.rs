@@ -10,7 +10,7 @@ mod json;
 use crate::edit::hooks_doc::{Found, Mention};
 use crate::files::Scope;
 use handover_base::hook_exe::HookExe;
-use handover_base::Agent;
+use handover_clients::Agent;
 use json::{
     by_scope, count, display_path, display_paths, exe_names, folder_trust, instructions_map,
     live_by_scope, ok_only, ok_value, on_off, own_commands, plugin_ids,

@@ -68,7 +68,7 @@ impl Wiring for QwenWiring {
 mod tests {
     use super::*;
     use crate::edit::hooks_doc;
-    use handover_base::Agent;
+    use handover_clients::Agent;
 
     fn wanted() -> Vec<Wanted> {
         hooks_doc::wanted_by(

@@ -50,7 +50,7 @@ fn catch_up(
     dirs: &UserDirs,
     after_check: impl FnOnce(),
 ) -> SessionRecord {
-    let Some(agent) = handover_base::Agent::from_name(&record.agent) else {
+    let Some(agent) = handover_clients::Agent::from_name(&record.agent) else {
         return record;
     };
     let client = handover_clients::of(agent);
@@ -122,7 +122,7 @@ fn catch_up(
 /// as a plain relative path that resolves inside `root`: a forged one can name no folder but
 /// one of this working tree's own.
 fn own_transcript(
-    client: &dyn Client,
+    client: &Client,
     path: &Path,
     root: &Path,
     started_in: &str,
@@ -136,11 +136,15 @@ fn own_transcript(
     // The clients name the folder after their working directory as the system gives it, links
     // resolved.
     let project = std::fs::canonicalize(root).ok()?;
-    match client.transcript_in_project(&dir, &path, &project) {
+    match client
+        .behaviour
+        .transcript_in_project(&dir, &path, &project)
+    {
         Some(true) | None => Some(path),
         Some(false) => {
             let below = subdirectory(&project, started_in)?;
-            (client.transcript_in_project(&dir, &path, &below) == Some(true)).then_some(path)
+            (client.behaviour.transcript_in_project(&dir, &path, &below) == Some(true))
+                .then_some(path)
         }
     }
 }
@@ -476,7 +480,7 @@ mod tests {
         let outside = tmp.path().join("rollout-y.jsonl");
         std::fs::copy(&own, &outside).unwrap();
         let dirs = UserDirs::under(&home);
-        let codex = handover_clients::of(handover_base::Agent::Codex);
+        let codex = handover_clients::of(handover_clients::Agent::Codex);
         assert_eq!(
             own_transcript(codex, &own, &root, "", &dirs),
             Some(std::fs::canonicalize(&own).unwrap())

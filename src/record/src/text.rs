@@ -51,8 +51,8 @@ fn quote_or(text: Option<&str>, missing: &str) -> String {
 pub fn ending(r: &SessionRecord) -> String {
     let last = quote(&last_active(r));
     let no_end = || {
-        let late = handover_base::Agent::from_name(&r.agent)
-            .and_then(|agent| handover_clients::of(agent).late_end());
+        let late = handover_clients::Agent::from_name(&r.agent)
+            .and_then(|agent| handover_clients::of(agent).late_end);
         match late {
             Some(why) => format!("no end recorded yet ({why})"),
             None => "no end recorded (quit, killed or still open)".to_string(),

@@ -419,8 +419,7 @@ fn trust_selected(
 
 /// Finds `codex` on a PATH value.
 pub fn find_codex(path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
-    use handover_clients::Client;
-    crate::locate::on_path(handover_clients::codex::Codex.executable(), path_var)
+    crate::locate::on_path(handover_clients::codex::CLIENT.executable, path_var)
 }
 
 /// The steps a user takes by hand when we do not trust for them.

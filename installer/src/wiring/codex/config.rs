@@ -15,7 +15,7 @@ use toml_edit::{DocumentMut, Item, Table};
 /// The user's Codex config: `config.toml` in the Codex home (`$CODEX_HOME`, else `~/.codex`).
 pub fn config_path(homes: &crate::files::Homes) -> PathBuf {
     homes
-        .user_dir(&handover_clients::codex::Codex)
+        .user_dir(&handover_clients::codex::CLIENT)
         .join("config.toml")
 }
 

@@ -51,7 +51,7 @@ impl Wiring for CodexWiring {
         }
         plan.notes.extend(config::profile_notes(
             &doc,
-            &homes.user_dir(&handover_clients::codex::Codex),
+            &homes.user_dir(&handover_clients::codex::CLIENT),
         ));
         if opts.trust && opts.scope != Scope::User {
             let trusted = config::trust_project(&mut doc, at.repo, &cfg_path)?;
@@ -211,7 +211,7 @@ fn config_status(
         project_trust: config::project_trust(&doc, repo),
         profile_notes: config::profile_notes(
             &doc,
-            &homes.user_dir(&handover_clients::codex::Codex),
+            &homes.user_dir(&handover_clients::codex::CLIENT),
         ),
         file: cfg_path,
         project: repo.to_path_buf(),

@@ -11,7 +11,7 @@ use crate::files::{self, Homes, Scope};
 use crate::locate::is_executable;
 use crate::report::Outcome;
 use crate::wiring::InstallOptions;
-use handover_base::Agent;
+use handover_clients::Agent;
 use std::io::Write;
 use std::path::{Path, PathBuf};
 use std::time::Duration;
@@ -112,7 +112,7 @@ pub fn trust_step(
     }
     let tr = TrustRequest {
         codex_bin: bin.to_path_buf(),
-        codex_home: req.homes.user_dir(&handover_clients::codex::Codex),
+        codex_home: req.homes.user_dir(&handover_clients::codex::CLIENT),
         home: req.homes.home.clone(),
         project: req.repo.to_path_buf(),
         hooks_json: hooks_json.clone(),
@@ -233,7 +233,7 @@ pub fn trust_plugin(req: &PluginTrustRequest, out: &mut dyn Write) -> Outcome {
     }
     let tr = TrustRequest {
         codex_bin: req.codex_bin.clone(),
-        codex_home: req.homes.user_dir(&handover_clients::codex::Codex),
+        codex_home: req.homes.user_dir(&handover_clients::codex::CLIENT),
         home: req.homes.home.clone(),
         project: req.cwd.clone(),
         hooks_json: PathBuf::new(),

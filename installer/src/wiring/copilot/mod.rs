@@ -20,7 +20,7 @@ pub struct CopilotWiring;
 
 /// Copilot CLI's config.json under the homes' Copilot user directory.
 fn config_in(homes: &Homes) -> PathBuf {
-    config_path(&homes.user_dir(handover_clients::of(handover_base::Agent::Copilot)))
+    config_path(&homes.user_dir(handover_clients::of(handover_clients::Agent::Copilot)))
 }
 
 impl Wiring for CopilotWiring {

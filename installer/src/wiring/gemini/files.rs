@@ -26,12 +26,12 @@ use std::path::{Path, PathBuf};
 pub use handover_clients::gemini::DEFAULT_CONTEXT_FILE;
 
 pub fn settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
-    crate::files::hooks_path(handover_base::Agent::Gemini, scope, repo, homes)
+    crate::files::hooks_path(handover_clients::Agent::Gemini, scope, repo, homes)
 }
 
 pub fn trusted_folders_path(homes: &Homes) -> PathBuf {
     handover_clients::gemini::trusted_folders_file(
-        &homes.user_dir(&handover_clients::gemini::Gemini),
+        &homes.user_dir(&handover_clients::gemini::CLIENT),
     )
 }
 
