@@ -25,6 +25,7 @@ pub mod droid;
 pub mod facts;
 pub mod gemini;
 mod qwen;
+pub mod trusted_folders;
 
 use crate::edit::file_edit::FileEdit;
 use crate::edit::hooks_doc::{self, Found, Mention, Wanted};
@@ -167,68 +168,6 @@ pub trait Wiring: Sync {
     fn status_facts(&self, _at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
         None
     }
-}
-
-/// The planned edit of a client's trusted-folders record that adds the repository (`--trust`).
-fn folder_trust_edit(
-    path: PathBuf,
-    before: Option<String>,
-    (after, change): (Option<String>, Change),
-) -> FileEdit {
-    FileEdit::new(
-        path,
-        crate::edit::file_edit::FileKind::FolderTrust,
-        before,
-        after,
-        vec![change],
-        None,
-    )
-}
-
-/// Uninstall's edit of a client's trusted-folders file at `path` (one that exists), made by the
-/// client's `untrust` editor, when `untrust` is asked for; none when nothing changes.
-fn folder_untrust_edit(
-    path: PathBuf,
-    untrust: bool,
-    editor: impl FnOnce(&Path, &str) -> Result<(Option<String>, Change), EditError>,
-) -> Result<Planned, EditError> {
-    let mut plan = Planned::default();
-    if !untrust {
-        return Ok(plan);
-    }
-    let Some(before) = crate::files::read_opt(&path)? else {
-        return Ok(plan);
-    };
-    let (after, change) = editor(&path, &before)?;
-    if change.kind != crate::report::ChangeKind::Unchanged {
-        plan.edits
-            .push(folder_trust_edit(path, Some(before), (after, change)));
-    }
-    Ok(plan)
-}
-
-/// A client's reading of its own trusted-folders file: the entry of `text` (the file at `path`)
-/// that covers `repo`, if any.
-type TrustedBy = fn(&Path, &str, &Path) -> Result<Option<String>, EditError>;
-
-/// The `trustedFolders` entry that covers `repo` in the file at `path` (GitHub Copilot CLI's
-/// config, Factory Droid's user settings), read with the client's own `trusted_by`; a missing
-/// file has none. For `handover status` and for what uninstall leaves in place.
-fn trusted_folder(
-    path: &Path,
-    repo: &Path,
-    trusted_by: TrustedBy,
-) -> Result<Option<String>, EditError> {
-    let text = crate::files::read_opt(path)?;
-    trusted_by(path, text.as_deref().unwrap_or(""), repo)
-}
-
-/// What uninstall says of a client's trust entry that still covers the repository (`entry`,
-/// where it is): left as it is, since it may predate handover.
-fn still_trusts(client: &str, entry: &str) -> Vec<String> {
-    vec![format!(
-        "{client} still trusts this folder ({entry}); that entry is left as it is (it may predate handover): remove it by hand if you want."
-    )]
 }
 
 /// A client whose only file is its hooks file in the shared shape.

@@ -625,17 +625,22 @@ fn gemini_trusted_folders_get_one_rule_in_the_clients_style() {
     let path = Path::new("/home/ada/.gemini/trustedFolders.json");
     let original = fixture("gemini-trustedFolders.json");
     let repo = Path::new("/srv/nonexistent/repo");
-    let (after, change) = gemini::trust_repo(path, Some(&original), repo).unwrap();
+    let (after, change) = gemini::TRUSTED_FOLDERS
+        .trust_repo(path, Some(&original), repo, "")
+        .unwrap();
     assert_eq!(change.kind, ChangeKind::Added);
     let after = after.unwrap();
     golden("gemini-trustedFolders.json.trusted", &after);
     assert!(!after.ends_with('\n'), "Gemini CLI writes no final newline");
-    let (again, change) = gemini::trust_repo(path, Some(&after), repo).unwrap();
+    let (again, change) = gemini::TRUSTED_FOLDERS
+        .trust_repo(path, Some(&after), repo, "")
+        .unwrap();
     assert_eq!(change.kind, ChangeKind::Unchanged);
     assert_eq!(again.as_deref(), Some(after.as_str()));
     // A repository under a TRUST_PARENT rule's parent is trusted already: nothing to write.
-    let (same, change) =
-        gemini::trust_repo(path, Some(&original), Path::new("/home/ada/projects/x")).unwrap();
+    let (same, change) = gemini::TRUSTED_FOLDERS
+        .trust_repo(path, Some(&original), Path::new("/home/ada/projects/x"), "")
+        .unwrap();
     assert_eq!(change.kind, ChangeKind::Unchanged);
     assert_eq!(same.as_deref(), Some(original.as_str()));
 }

@@ -3,25 +3,18 @@
 
 pub mod files;
 
-use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
+use super::{InstallOptions, Place, Planned, Wiring};
 use crate::edit::file_edit::FileEdit;
 use crate::edit::hooks_doc::{Found, Mention, Wanted};
 use crate::edit::json_doc::Value;
 use crate::error::EditError;
-use crate::files::{read_opt, Homes, Scope};
+use crate::files::Scope;
 use crate::report::Change;
 use crate::wiring::facts::{CopilotFacts, Facts, ScopeStatus};
-use files::{
-    command_with_event, config_path, edit_hooks, find, trust_problem, trust_repo, trusted_by,
-};
-use std::path::{Path, PathBuf};
+use files::{command_with_event, config_in, edit_hooks, find, trust_problem, TRUSTED_FOLDERS};
+use std::path::Path;
 
 pub struct CopilotWiring;
-
-/// Copilot CLI's config.json under the homes' Copilot user directory.
-fn config_in(homes: &Homes) -> PathBuf {
-    config_path(&homes.user_dir(handover_clients::of(handover_clients::Agent::Copilot)))
-}
 
 impl Wiring for CopilotWiring {
     fn edit_hooks(
@@ -55,19 +48,14 @@ impl Wiring for CopilotWiring {
         if opts.scope == Scope::User {
             return Ok(plan);
         }
-        let repo = at.repo;
-        let config = config_in(at.homes);
-        let before = read_opt(&config)?;
-        if trusted_by(&config, before.as_deref().unwrap_or(""), repo)?.is_some() {
+        if TRUSTED_FOLDERS.folder_now(at.homes, at.repo)?.is_some() {
             return Ok(plan);
         }
         if opts.trust {
-            let added = trust_repo(&config, before.as_deref(), repo)?;
-            plan.trusts = added.1.kind == crate::report::ChangeKind::Added;
-            plan.edits.push(folder_trust_edit(config, before, added));
-        } else {
-            plan.problems.push(trust_problem(repo, &config));
+            return TRUSTED_FOLDERS.plan_trust(at.homes, at.repo);
         }
+        plan.problems
+            .push(trust_problem(at.repo, &config_in(at.homes)));
         Ok(plan)
     }
 
@@ -78,28 +66,18 @@ impl Wiring for CopilotWiring {
         _hooks: &FileEdit,
         untrust: bool,
     ) -> Result<Planned, EditError> {
-        super::folder_untrust_edit(config_in(at.homes), untrust, |path, text| {
-            files::untrust_repo(path, text, at.repo)
-        })
+        TRUSTED_FOLDERS.plan_untrust(at.homes, at.repo, untrust)
     }
 
     fn left_in_place(&self, at: Place<'_>) -> Vec<String> {
-        if at.scope == Scope::User {
-            return Vec::new();
-        }
-        let config = config_in(at.homes);
-        match super::trusted_folder(&config, at.repo, trusted_by) {
-            Ok(Some(folder)) => super::still_trusts(
-                "GitHub Copilot CLI",
-                &format!("{folder} in trustedFolders of {}", config.display()),
-            ),
-            _ => Vec::new(),
-        }
+        TRUSTED_FOLDERS.left_in_place(at)
     }
 
     fn status_facts(&self, at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
         let config = config_in(at.homes);
-        let folder = super::trusted_folder(&config, at.repo, trusted_by).map_err(|e| e.to_string());
+        let folder = TRUSTED_FOLDERS
+            .folder_now(at.homes, at.repo)
+            .map_err(|e| e.to_string());
         Some(Facts::Copilot(CopilotFacts {
             folder,
             trust_problem: trust_problem(at.repo, &config),

@@ -3,16 +3,15 @@
 
 pub mod files;
 
-use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
+use super::{InstallOptions, Place, Planned, Wiring};
 use crate::edit::file_edit::FileEdit;
 use crate::edit::hooks_doc::Wanted;
 use crate::error::EditError;
-use crate::files::{read_opt, Homes, Scope};
+use crate::files::{Homes, Scope};
 use crate::report::Change;
 use crate::wiring::facts::{Facts, GeminiFacts, ScopeStatus};
 use files::{
-    comment_hint, context_file, folder_trust, trust_problem, trust_repo, trusted_folders_path,
-    FolderTrust,
+    comment_hint, context_file, folder_trust, trust_problem, FolderTrust, TRUSTED_FOLDERS,
 };
 use std::path::{Path, PathBuf};
 
@@ -46,11 +45,7 @@ impl Wiring for GeminiWiring {
             return Ok(plan);
         }
         if opts.trust && matches!(trust, FolderTrust::Unknown) {
-            let path = trusted_folders_path(homes);
-            let before = read_opt(&path)?;
-            let added = trust_repo(&path, before.as_deref(), repo)?;
-            plan.trusts = added.1.kind == crate::report::ChangeKind::Added;
-            plan.edits.push(folder_trust_edit(path, before, added));
+            return TRUSTED_FOLDERS.plan_trust(homes, repo);
         } else if let Some(problem) = trust_problem(repo, homes, &trust, opts.scope) {
             plan.problems.push(problem);
         }
@@ -64,9 +59,7 @@ impl Wiring for GeminiWiring {
         _hooks: &FileEdit,
         untrust: bool,
     ) -> Result<Planned, EditError> {
-        super::folder_untrust_edit(trusted_folders_path(at.homes), untrust, |path, text| {
-            files::untrust_repo(path, text, at.repo)
-        })
+        TRUSTED_FOLDERS.plan_untrust(at.homes, at.repo, untrust)
     }
 
     /// `context.fileName`, else GEMINI.md.
@@ -82,11 +75,9 @@ impl Wiring for GeminiWiring {
         if at.scope == Scope::User {
             return Vec::new();
         }
+        // Nothing when the user turned folder trust off: no rule then counts.
         match folder_trust(at.repo, at.homes) {
-            Ok(FolderTrust::Trusted(rule)) => super::still_trusts(
-                "Gemini CLI",
-                &format!("{rule} in {}", trusted_folders_path(at.homes).display()),
-            ),
+            Ok(FolderTrust::Trusted(_)) => TRUSTED_FOLDERS.left_in_place(at),
             _ => Vec::new(),
         }
     }
