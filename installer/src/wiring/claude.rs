@@ -59,3 +59,26 @@ fn plugin_copies(home: &Path) -> Vec<PathBuf> {
     }
     out
 }
+
+// ---- What `handover status` says of it ----
+
+impl ClaudeFacts {
+    /// The plugin's hooks stay silent where settings run ours (hooks/src/plugin.rs), so
+    /// nothing runs twice; still, two installs are one too many to keep up to date.
+    pub(crate) fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        let with_ours: Vec<&str> = scopes
+            .iter()
+            .filter(|s| !s.file.ours.is_empty())
+            .map(|s| s.scope.as_str())
+            .collect();
+        if !with_ours.is_empty() {
+            for p in &self.plugins {
+                out.push(format!(
+                    "claude: handover is installed twice, as a plugin ({}) and in settings ({}); each event is still answered once (the plugin's hooks defer to the settings ones), but keep one: `/plugin uninstall handover` in Claude Code, or `handover uninstall --claude --scope <scope>`",
+                    p.display(),
+                    with_ours.join(", ")
+                ));
+            }
+        }
+    }
+}

@@ -101,6 +101,26 @@ fn iso_now() -> String {
     format!("{}.{:03}Z", whole.trim_end_matches('Z'), nanos / 1_000_000)
 }
 
+// ---- What `handover status` says of it ----
+
+impl DroidFacts {
+    pub(crate) fn lines(&self, out: &mut Vec<String>) {
+        TRUSTED_FOLDERS.status_line(
+            &self.folder,
+            " (its terminal UI asks before it runs the hooks; `handover install --droid --trust` answers ahead)",
+            out,
+        );
+    }
+
+    /// Not trusting the folder is no problem: Droid's terminal UI asks, and `droid exec` runs
+    /// the hooks anyway. A settings file that cannot be read is.
+    pub(crate) fn problems(&self, out: &mut Vec<String>) {
+        if let Err(e) = &self.folder {
+            out.push(e.clone());
+        }
+    }
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -1,9 +1,10 @@
 //! What `handover status` knows about the installation, as data: per client its hooks file at
-//! each scope and the facts only it has (Codex's config and hook trust, the folder trust of
-//! Gemini CLI and GitHub Copilot CLI, Claude Code's plugin copies), and the instruction files.
-//! status.rs gathers them, status/render.rs draws them, and `handover status --json`
+//! each scope and the facts only it has ([`Facts`], one variant per client that has some),
+//! and the instruction files. status.rs gathers them, status/render.rs draws the generic part,
+//! each client's wiring draws its own facts (their `lines` and `problems` are in the client's
+//! folder or file under wiring/; [`Facts`] only dispatches), and `handover status --json`
 //! serialises them (the helpers for fields whose JSON shape differs are in `json`), so the
-//! three cannot disagree.
+//! three cannot disagree. The shapes are here, below the client modules that fill them.
 
 mod json;
 
@@ -231,6 +232,70 @@ pub struct InstructionsFile {
     pub name: String,
     /// The handover section is in it.
     pub present: bool,
+}
+
+// ---- Each client's own lines and problems, drawn by its wiring (the `impl`s are in its
+// folder or file under wiring/) ----
+
+impl Facts {
+    /// The client's own lines, after its files'.
+    pub(crate) fn lines(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        match self {
+            Facts::Claude(_) => {}
+            Facts::Codex(c) => {
+                if let Ok(cfg) = &c.config {
+                    cfg.lines(scopes, out);
+                }
+            }
+            Facts::Gemini(g) => g.lines(out),
+            Facts::Copilot(c) => c.lines(out),
+            Facts::Droid(d) => d.lines(out),
+        }
+    }
+
+    /// Lines shown after the instruction files: what Codex itself said (`--check-trust`).
+    pub(crate) fn late_lines(&self, out: &mut Vec<String>) {
+        if let Facts::Codex(CodexFacts {
+            live_trust: Some(live),
+            ..
+        }) = self
+        {
+            live.lines(out);
+        }
+    }
+
+    /// The client's own problems, after its files'.
+    pub(crate) fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        match self {
+            Facts::Claude(c) => c.problems(scopes, out),
+            Facts::Codex(c) => match &c.config {
+                Ok(cfg) => cfg.problems(scopes, out),
+                Err(e) => out.push(e.clone()),
+            },
+            Facts::Gemini(g) => g.problems(scopes, out),
+            Facts::Copilot(c) => c.problems(scopes, out),
+            Facts::Droid(d) => d.problems(out),
+        }
+    }
+
+    pub(crate) fn late_problems(&self, out: &mut Vec<String>) {
+        if let Facts::Codex(CodexFacts {
+            live_trust: Some(live),
+            ..
+        }) = self
+        {
+            live.problems(out);
+        }
+    }
+
+    /// A handover plugin of the client's own runs our hooks.
+    pub(crate) fn has_plugin(&self) -> bool {
+        match self {
+            Facts::Claude(c) => !c.plugins.is_empty(),
+            Facts::Codex(c) => c.config.as_ref().is_ok_and(|c| !c.plugins.is_empty()),
+            Facts::Gemini(_) | Facts::Copilot(_) | Facts::Droid(_) => false,
+        }
+    }
 }
 
 impl HooksFile {

@@ -425,3 +425,23 @@ fn edit(
         None,
     )
 }
+
+impl TrustedFolders {
+    /// `handover status`'s line for the entry that covers the repository, when the file could
+    /// be read: "<agent>: folder trusted (<folder>)", or "<agent>: folder not trusted" and what
+    /// that means for the client (`untrusted_means`).
+    pub(crate) fn status_line(
+        &self,
+        folder: &Result<Option<String>, String>,
+        untrusted_means: &str,
+        out: &mut Vec<String>,
+    ) {
+        let client = self.agent.as_str();
+        if let Ok(folder) = folder {
+            out.push(match folder {
+                Some(f) => format!("{client}: folder trusted ({f})"),
+                None => format!("{client}: folder not trusted{untrusted_means}"),
+            });
+        }
+    }
+}

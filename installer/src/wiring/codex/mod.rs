@@ -6,6 +6,7 @@
 
 pub mod app_server;
 pub mod config;
+pub mod status;
 pub mod trust;
 
 use super::{InstallOptions, Place, Planned, Wiring};

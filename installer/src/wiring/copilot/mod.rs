@@ -84,3 +84,24 @@ impl Wiring for CopilotWiring {
         }))
     }
 }
+
+// ---- What `handover status` says of it ----
+
+impl CopilotFacts {
+    pub(crate) fn lines(&self, out: &mut Vec<String>) {
+        TRUSTED_FOLDERS.status_line(&self.folder, "", out);
+    }
+
+    /// Copilot CLI loads no repository hooks in a folder the user has not trusted: said when
+    /// ours are installed in the repository.
+    pub(crate) fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        let in_repo = scopes
+            .iter()
+            .any(|s| s.scope == Scope::Project && !s.file.ours.is_empty());
+        match &self.folder {
+            Err(e) => out.push(e.clone()),
+            Ok(None) if in_repo => out.push(self.trust_problem.clone()),
+            Ok(_) => {}
+        }
+    }
+}

@@ -105,3 +105,34 @@ impl Wiring for GeminiWiring {
         }))
     }
 }
+
+// ---- What `handover status` says of it ----
+
+impl GeminiFacts {
+    /// In the words of the other clients' trust lines (`TrustedFolders::status_line`).
+    pub(crate) fn lines(&self, out: &mut Vec<String>) {
+        if let Ok(trust) = &self.folder_trust {
+            out.push(match trust {
+                FolderTrust::Trusted(rule) => format!("gemini: folder trusted ({rule})"),
+                FolderTrust::Distrusted(rule) => {
+                    format!("gemini: folder distrusted ({rule}: DO_NOT_TRUST)")
+                }
+                FolderTrust::Unknown => "gemini: folder not trusted".into(),
+                FolderTrust::Off => {
+                    "gemini: folder trust is off (Gemini CLI runs hooks in every folder)".into()
+                }
+            });
+        }
+    }
+
+    /// Gemini CLI runs no hooks in a folder it does not trust: said when ours are installed.
+    pub(crate) fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        match &self.folder_trust {
+            Err(e) => out.push(e.clone()),
+            Ok(_) if scopes.iter().any(|s| !s.file.ours.is_empty()) => {
+                out.extend(self.trust_problem.iter().cloned());
+            }
+            Ok(_) => {}
+        }
+    }
+}
