@@ -155,8 +155,7 @@ pub fn tool_failed(call: &Call) -> String {
     if handover_core::git::find_root(store.root()).is_none() {
         return "record: not a git repository".into();
     }
-    let mut record =
-        files::load(store, sid).unwrap_or_else(|| SessionRecord::new(sid, call.agent.as_str()));
+    let mut record = files::load(store, sid).unwrap_or_else(|| SessionRecord::new(sid, call.agent));
     if fact.is_work() {
         record.work_since_handoff = true;
     }
@@ -215,7 +214,7 @@ fn try_update(
             Flush::Waited(why) => flush_note = why.map(|w| format!(" (waited here: {w})")),
         }
     }
-    let agent = call.agent.as_str();
+    let agent = call.agent;
     let mut record = files::load(store, sid).unwrap_or_else(|| SessionRecord::new(sid, agent));
 
     let mut read_note = String::from("no transcript");

@@ -69,13 +69,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let mut saved = None;
     if let Some((file, loaded)) = session.as_mut() {
         let st = &mut loaded.state;
-        st.session_started(
-            call.agent.as_str(),
-            source,
-            delivery.is_some(),
-            defer,
-            call.now_ms,
-        );
+        st.session_started(call.agent, source, delivery.is_some(), defer, call.now_ms);
         // Remember the session even with nothing to say, so a handoff written later in this
         // session is never mistaken for one the first prompt should deliver. A repository
         // where handover was never used gets no `.handover/` from this hook. The session's

@@ -12,6 +12,7 @@
 //! plain directories, files are never opened through a link, and pruning removes only plain
 //! files of ours (named `*.json`, in our own `sessions/`).
 
+use handover_clients::{Agent, AgentName};
 use handover_core::safe_fs::{self, Kind};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -27,7 +28,8 @@ const KEEP_FOR_MS: u64 = 30 * 24 * 3600 * 1000;
 #[serde(default)]
 pub struct SessionState {
     pub session_id: String,
-    pub agent: Option<String>,
+    /// The client whose session this is (written as its `--agent` name).
+    pub agent: Option<AgentName>,
     /// When a hook first saw this session.
     pub first_seen_ms: u64,
     /// A SessionStart hook ran for this session.
@@ -105,13 +107,13 @@ impl SessionState {
     /// epoch and answers any re-injection PostCompact armed.
     pub fn session_started(
         &mut self,
-        agent: &str,
+        agent: Agent,
         source: &str,
         delivered: bool,
         deferred: bool,
         now: u64,
     ) {
-        self.agent = Some(agent.into());
+        self.agent = Some(AgentName::Known(agent));
         self.session_start_seen = true;
         if source == "compact" {
             self.new_epoch(now);
@@ -434,7 +436,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = SessionFile::new(dir.path(), "s");
         let mut old = SessionState::new("s", 1);
-        old.agent = Some("x".repeat(200));
+        old.agent = Some("x".repeat(200).into());
         let mut new = SessionState::new("s", 1);
         new.reminded_ms = Some(42);
         let mut bytes = serde_json::to_vec_pretty(&new).unwrap();
@@ -496,7 +498,7 @@ mod tests {
         let sessions = dir.path().join(".handover/sessions");
         let file = SessionFile::new(&sessions, "s");
         let mut mine = SessionState::new("s", 10);
-        mine.session_started("claude-code", "startup", true, false, 10);
+        mine.session_started(Agent::Claude, "startup", true, false, 10);
 
         // The first-prompt fallback's state landed first, without a delivery: overwritten.
         file.save(&SessionState::new("s", 5)).unwrap();
@@ -523,10 +525,10 @@ mod tests {
     fn session_start_records_a_delivery_a_deferral_and_a_compaction() {
         let mut delivered = SessionState::new("s", 1);
         delivered.startup_via_fallback = true;
-        delivered.session_started("codex", "startup", true, false, 5);
+        delivered.session_started(Agent::Codex, "startup", true, false, 5);
         assert_eq!(
             (
-                delivered.agent.as_deref(),
+                delivered.agent.as_ref().map(AgentName::as_str),
                 delivered.session_start_seen,
                 delivered.startup_delivered_ms,
                 delivered.startup_via_fallback,
@@ -536,7 +538,7 @@ mod tests {
         );
 
         let mut deferred = SessionState::new("s", 1);
-        deferred.session_started("gemini", "clear", true, true, 5);
+        deferred.session_started(Agent::Gemini, "clear", true, true, 5);
         assert_eq!(
             (
                 deferred.startup_delivered_ms,
@@ -548,7 +550,7 @@ mod tests {
         let mut compacted = SessionState::new("s", 1);
         compacted.reinjection_armed_ms = Some(3);
         compacted.reminded_ms = Some(3);
-        compacted.session_started("claude-code", "compact", false, false, 9);
+        compacted.session_started(Agent::Claude, "compact", false, false, 9);
         assert_eq!(
             (
                 compacted.epoch_start_ms,

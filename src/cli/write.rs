@@ -507,7 +507,7 @@ fn writing_session_record(
         .as_ref()
         .is_some_and(|e| e.how == "session_end");
     let other_agent =
-        agent.is_some_and(|a| handover_core::record::untrusted(a, 20) != record.agent);
+        agent.is_some_and(|a| record.agent != handover_core::record::untrusted(a, 20).as_str());
     if ended || other_agent {
         return None;
     }

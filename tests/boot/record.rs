@@ -18,7 +18,7 @@ fn fixture(rel: &str) -> PathBuf {
 const ROOT: &str = "/tmp/FIXTURE/project";
 
 fn record_of(path: &Path, format: &Client) -> SessionRecord {
-    let mut r = SessionRecord::new("s", "x");
+    let mut r = SessionRecord::new("s", format.agent);
     let u = extract::read_from(path, 0, format, Some(Path::new(ROOT))).unwrap();
     assert_eq!(u.offset, std::fs::metadata(path).unwrap().len());
     for f in u.facts {
@@ -140,7 +140,7 @@ fn incremental_updates_equal_one_read() {
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         let mut file = std::fs::File::create(&path).unwrap();
-        let mut r = SessionRecord::new("s", "x");
+        let mut r = SessionRecord::new("s", format.agent);
         let mut written = 0;
         for cut in [1, 777, 5_000, 20_011, 60_000, 61_234, whole.len()] {
             let cut = cut.min(whole.len());

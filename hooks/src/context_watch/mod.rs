@@ -108,7 +108,7 @@ fn watch(
         return Ok(Outcome::silent("no session id"));
     };
     let mut st = loaded.state;
-    st.agent = Some(call.agent.as_str().into());
+    st.agent = Some(call.agent.into());
     confirm_delivery(call, &file, &mut st);
     let fill = measure::fill(call);
 

@@ -20,6 +20,7 @@
 //!
 //! Adding a client: docs/design.md, "Adding a client".
 
+pub mod agent_name;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
@@ -32,6 +33,7 @@ pub mod places;
 pub mod qwen;
 pub mod transcript;
 
+pub use agent_name::AgentName;
 pub use event::HookEvent;
 pub use handover_base::HookExe;
 pub use input::HookInput;
