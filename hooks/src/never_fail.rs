@@ -88,7 +88,7 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
         let mut call = Call::new(
             agent::from_args(std::env::args().skip(1)),
             input,
-            std::env::var("CLAUDE_PROJECT_DIR").ok().as_deref(),
+            handover_clients::project_dir(&|var| std::env::var_os(var)).as_deref(),
             std::env::current_dir().ok().as_deref(),
             exe.as_deref(),
         );
@@ -128,7 +128,7 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
         (head, outcome)
     });
 
-    let bytes = handover_clients::of(agent.unwrap_or(Agent::Claude)).encode(&response);
+    let bytes = handover_clients::of(agent.unwrap_or(Agent::DEFAULT)).encode(&response);
     if let Ok(_guard) = OUTPUT.lock() {
         let mut out = std::io::stdout().lock();
         // A closed pipe is the client's business; nothing to do about it here.

@@ -41,7 +41,7 @@ impl Layers {
     pub fn from_env(input_cwd: Option<&str>, store_root: Option<&Path>) -> Layers {
         let mut project_dirs: Vec<PathBuf> = Vec::new();
         let candidates = [
-            std::env::var("CLAUDE_PROJECT_DIR").ok().map(PathBuf::from),
+            handover_clients::project_dir(&|var| std::env::var_os(var)).map(PathBuf::from),
             input_cwd.map(PathBuf::from),
             store_root.map(Path::to_path_buf),
         ];

@@ -20,6 +20,17 @@ fn same_file(a: &Path, b: &Path) -> bool {
 /// link to it counts as it.
 const SHARED: &str = "AGENTS.md";
 
+/// The instruction files the clients read by default, the shared one first, each once.
+pub fn default_names() -> Vec<&'static str> {
+    let mut names = vec![SHARED];
+    for client in handover_clients::ALL {
+        if !names.contains(&client.instruction_file) {
+            names.push(client.instruction_file);
+        }
+    }
+    names
+}
+
 /// The instructions files to edit for these targets: each client's fixed file
 /// (`Client::instruction_file`), AGENTS.md first and a file linked to another listed one only
 /// once (only AGENTS.md when CLAUDE.md is a link to it); then the files the clients' own

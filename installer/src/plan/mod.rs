@@ -145,7 +145,8 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         }
     } else {
         plan.notes.push(format!(
-            "AGENTS.md / CLAUDE.md / GEMINI.md are shared project files: the {} scope leaves them alone (install with --scope project to add the handover section).",
+            "{} are shared project files: the {} scope leaves them alone (install with --scope project to add the handover section).",
+            instruction_files::default_names().join(" / "),
             opts.scope.as_str()
         ));
     }

@@ -49,6 +49,7 @@ pub static CLIENT: Client = Client {
     // (read from the 2.1.330 binary).
     shell_session_id_var: Some("CLAUDE_CODE_SESSION_ID"),
     takes_session_id_from_hook: false,
+    project_dir_var: Some("CLAUDE_PROJECT_DIR"),
     pre_compact_reads_stdout: true,
     stop_block_looks_like_failure: false,
     pre_compact_every_request: false,

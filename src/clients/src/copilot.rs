@@ -73,6 +73,7 @@ pub static CLIENT: Client = Client {
     },
     shell_session_id_var: Some("COPILOT_AGENT_SESSION_ID"),
     takes_session_id_from_hook: false,
+    project_dir_var: None,
     pre_compact_reads_stdout: false,
     stop_block_looks_like_failure: false,
     pre_compact_every_request: false,

@@ -71,6 +71,7 @@ pub static CLIENT: Client = Client {
     // or `/compress`, sets it again): our SessionStart writes the session id there.
     shell_session_id_var: Some("HANDOVER_DROID_SESSION_ID"),
     takes_session_id_from_hook: true,
+    project_dir_var: None,
     pre_compact_reads_stdout: false,
     stop_block_looks_like_failure: false,
     pre_compact_every_request: false,

@@ -66,6 +66,7 @@ pub static CLIENT: Client = Client {
     },
     shell_session_id_var: None,
     takes_session_id_from_hook: false,
+    project_dir_var: None,
     pre_compact_reads_stdout: false,
     // Its terminal UI follows every AfterAgent block (and `continue: false`) with "This
     // request failed. Press F12 for diagnostics…" unless the user set `ui.errorVerbosity` to

@@ -85,6 +85,9 @@ pub struct Client {
     /// to the environment of the commands that follow: our SessionStart writes
     /// [`Client::shell_session_id_var`] there, so `handover write` finds its own record.
     pub takes_session_id_from_hook: bool,
+    /// The variable naming the project directory in the environment it gives its hooks
+    /// (Claude Code's `CLAUDE_PROJECT_DIR`): see [`project_dir`].
+    pub project_dir_var: Option<&'static str>,
 
     // ---- Compaction points ----
     /// Its compaction hook appends the hook's plain stdout to the summarizer's instructions
@@ -521,10 +524,14 @@ pub enum ShellSign {
 }
 
 /// The one list of clients: each line names the [`Agent`] variant and the module whose
-/// `CLIENT` declares it. `Agent`, `Agent::ALL`, [`ALL`] and [`of`] are all made from it, in
-/// the order `handover install` and `status` list the clients.
+/// `CLIENT` declares it. `Agent`, `Agent::ALL`, `Agent::DEFAULT`, [`ALL`] and [`of`] are all
+/// made from it, in the order `handover install` and `status` list the clients; the line marked
+/// `default` is the client whose conventions the others copied.
 macro_rules! registry {
-    ($($variant:ident => $module:ident),+ $(,)?) => {
+    (default $dv:ident => $dm:ident, $($variant:ident => $module:ident),+ $(,)?) => {
+        registry!(@ $dv, $dv => $dm, $($variant => $module),+);
+    };
+    (@ $default:ident, $($variant:ident => $module:ident),+) => {
         /// A client handover works with: its `--agent` name (what the installer writes and the
         /// hook executables read back, what records and session state keep) is its
         /// declaration's `name`.
@@ -535,6 +542,10 @@ macro_rules! registry {
 
         impl Agent {
             pub const ALL: [Agent; COUNT] = [$(Agent::$variant),+];
+
+            /// The client a hook input that carries no client's mark is taken for, and whose
+            /// output form a hook uses when it cannot tell the client.
+            pub const DEFAULT: Agent = Agent::$default;
         }
 
         const COUNT: usize = [$(Agent::$variant),+].len();
@@ -552,7 +563,7 @@ macro_rules! registry {
 }
 
 registry! {
-    Claude => claude,
+    default Claude => claude,
     Codex => codex,
     Gemini => gemini,
     Qwen => qwen,
@@ -611,8 +622,18 @@ pub fn running_the_shell(env: &dyn Fn(&str) -> Option<OsString>) -> Option<Agent
         .map(|(agent, _)| *agent)
 }
 
+/// The project directory a hook's environment (`env`) names through a client's
+/// [`Client::project_dir_var`], the first set in [`ALL`]'s order. Every client's variable is
+/// read, whichever client runs the hook: one that runs another client's entries (GitHub Copilot
+/// CLI) may set the other's.
+pub fn project_dir(env: &dyn Fn(&str) -> Option<OsString>) -> Option<String> {
+    ALL.iter()
+        .filter_map(|c| c.project_dir_var)
+        .find_map(|var| env(var).and_then(|v| v.into_string().ok()))
+}
+
 /// The client that sent `input` when no `--agent` says: a payload mark first, then where the
-/// transcript is; Claude Code, which marks neither, is the default.
+/// transcript is; else [`Agent::DEFAULT`] (Claude Code, which marks neither).
 pub fn detect(input: &HookInput) -> Agent {
     if let Some(c) = ALL.iter().find(|c| c.behaviour.marks_payload(input)) {
         return c.agent;
@@ -622,7 +643,7 @@ pub fn detect(input: &HookInput) -> Agent {
             return c.agent;
         }
     }
-    Agent::Claude
+    Agent::DEFAULT
 }
 
 /// The first directory of `transcript` under `dir`, when the transcript lies in one (not

@@ -63,6 +63,7 @@ pub static CLIENT: Client = Client {
     // `session_id`) for its shell commands.
     shell_session_id_var: Some("QWEN_CODE_SESSION_ID"),
     takes_session_id_from_hook: false,
+    project_dir_var: None,
     // Its PreCompact appends the hook's context to the summarizer's instructions.
     pre_compact_reads_stdout: true,
     stop_block_looks_like_failure: false,
