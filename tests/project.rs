@@ -8,6 +8,7 @@ mod support;
 /// The tests, one file each in tests/project/.
 mod project {
     mod architecture;
+    mod client_homes;
     mod docs_samples;
     mod git_processes;
     mod history;

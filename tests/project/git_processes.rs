@@ -27,7 +27,7 @@ const NOT_GIT: &[(&str, &str, &str)] = &[
 
 /// Every production source file: the modules each crate root declares (test modules and
 /// `#[cfg(test)]` items left out), and the executables' mains.
-fn production_files() -> Vec<PathBuf> {
+pub(super) fn production_files() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = LAYERS
         .iter()
         .flat_map(|(dir, _, _)| modules_of(&crate_root(dir)).into_values())
@@ -41,7 +41,7 @@ fn production_files() -> Vec<PathBuf> {
 }
 
 /// `#[cfg(all(test, unix))]` and the like as `#[cfg(test)]`, which `without_tests` removes.
-fn test_attributes_plain(code: &str) -> String {
+pub(super) fn test_attributes_plain(code: &str) -> String {
     let mut out = String::with_capacity(code.len());
     let mut rest = code;
     while let Some(at) = rest.find("#[cfg(") {
