@@ -112,18 +112,18 @@ impl ScopeArg {
             |c: &handover_clients::Client| file(c, Scope::Local) != file(c, Scope::Project);
         match self {
             ScopeArg::Project => {
-                let files: Vec<String> = ALL.iter().map(|c| file(*c, Scope::Project)).collect();
+                let files: Vec<String> = ALL.iter().map(|c| file(c, Scope::Project)).collect();
                 format!("{} in the repository (shared)", listed(&files, "and"))
             }
             ScopeArg::Local => {
                 let files: Vec<String> = ALL
                     .iter()
-                    .filter(|c| has_local(**c))
-                    .map(|c| file(*c, Scope::Local))
+                    .filter(|c| has_local(c))
+                    .map(|c| file(c, Scope::Local))
                     .collect();
                 let without: Vec<String> = ALL
                     .iter()
-                    .filter(|c| !has_local(**c))
+                    .filter(|c| !has_local(c))
                     .map(|c| c.display_name.to_string())
                     .collect();
                 format!(
@@ -133,7 +133,7 @@ impl ScopeArg {
                 )
             }
             ScopeArg::User => {
-                let files: Vec<String> = ALL.iter().map(|c| file(*c, Scope::User)).collect();
+                let files: Vec<String> = ALL.iter().map(|c| file(c, Scope::User)).collect();
                 let vars: Vec<String> = ALL
                     .iter()
                     .filter_map(|c| c.home_var())
