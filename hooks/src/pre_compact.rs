@@ -33,7 +33,7 @@ const RECENT_DELIVERY_MS: u64 = 120_000;
 pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let name = call.input.hook_event_name.as_deref();
     match name.and_then(|n| call.client().hook_event(n)) {
-        Some(HookEvent::PreCompact) if call.client().pre_compact_every_request => {
+        Some(HookEvent::PreCompact) if call.client().quirks.pre_compact_every_request => {
             pre_compress(call)
         }
         Some(HookEvent::PreCompact) => pre_compact(call),
@@ -104,7 +104,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
         }
         // A PreCompact that fires before every request runs this only when the client
         // compacts now (`pre_compress`): the context starts over.
-        if call.client().pre_compact_every_request {
+        if call.client().quirks.pre_compact_every_request {
             st.new_epoch(call.now_ms);
         }
         if let Err(e) = file.save(&st) {
@@ -113,7 +113,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
     }
     // The answer: Codex accepts no context from PreCompact; Gemini CLI's PreCompress is
     // advisory.
-    let response = if call.client().pre_compact_reads_stdout {
+    let response = if call.client().quirks.pre_compact_reads_stdout {
         Response::Plain(handover_core::context::compaction_instructions(
             handoff.as_ref(),
             call.command(),

@@ -1,5 +1,5 @@
 //! The session id for the agent's own shell commands, where the client gives them none but
-//! applies what a SessionStart hook exports (Factory Droid: `Client::takes_session_id_from_hook`).
+//! applies what a SessionStart hook exports (Factory Droid: `Quirks::takes_session_id_from_hook`).
 //! `handover write`, run by the agent, then finds the writer's own record by that id.
 //!
 //! The file is the one the client named in this payload (`CLAUDE_ENV_FILE`); the client reads it
@@ -19,7 +19,7 @@ pub fn export_session_id(
     env_file: Option<&str>,
     session_id: Option<&str>,
 ) -> Option<String> {
-    if !client.takes_session_id_from_hook {
+    if !client.quirks.takes_session_id_from_hook {
         return None;
     }
     let var = client.shell_session_id_var?;

@@ -239,7 +239,8 @@ impl Report {
     /// handover plugin.
     pub fn wired_anywhere(&self) -> bool {
         self.agents.iter().any(|a| {
-            a.scopes.iter().any(|s| s.installed) || a.facts.as_ref().is_some_and(Facts::has_plugin)
+            a.scopes.iter().any(|s| s.installed)
+                || a.facts.as_ref().is_some_and(|f| f.own().has_plugin())
         })
     }
 }

@@ -604,7 +604,7 @@ pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
 
 /// The session id the detected agent's client sets for the commands it runs
 /// (`Client::shell_session_id_var`: Claude Code, Codex, Qwen Code and Copilot CLI set one;
-/// Factory Droid's is the one our SessionStart exports, `Client::takes_session_id_from_hook`).
+/// Factory Droid's is the one our SessionStart exports, `Quirks::takes_session_id_from_hook`).
 /// Only the detected agent's own variable counts: another client's leftover says nothing about
 /// who runs this. `agent` is compared with each agent's exact `--agent` name (`Agent::as_str`).
 pub fn client_session_id(agent: Option<&str>) -> Option<String> {

@@ -38,11 +38,6 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
         "GitHub Copilot CLI runs Claude Code's hook entries and reads CLAUDE.md and GEMINI.md",
     ),
     (
-        "src/clients/src/qwen.rs",
-        &["claude"],
-        "Qwen Code uses Claude Code's event names",
-    ),
-    (
         "src/clients/src/input.rs",
         &["claude"],
         "the hook input's `CLAUDE_ENV_FILE` key, which Droid sends under Claude Code's name",

@@ -28,7 +28,7 @@ pub struct Fallbacks<'a> {
 /// history, one already acted on) changes nothing.
 fn notice_silent_compaction(call: &Call, st: &mut SessionState) {
     let client = call.client();
-    if !client.compacts_silently {
+    if !client.quirks.compacts_silently {
         return;
     }
     let Some(path) = call.input.transcript_path.as_deref() else {

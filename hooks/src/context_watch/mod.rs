@@ -143,7 +143,7 @@ fn watch(
             reading.describe()
         )));
     }
-    let ask = if call.client().stop_block_looks_like_failure {
+    let ask = if call.client().quirks.stop_block_looks_like_failure {
         thresholds::StopAsk::AtNextPrompt
     } else {
         thresholds::StopAsk::Block
@@ -196,7 +196,7 @@ fn stop_reason(call: &Call, st: &SessionState, percent: u8) -> String {
 
 /// What the user sees of a Stop block, where the client shows one as a warning line (the client
 /// module's encoding drops it elsewhere). Gemini CLI would add "This request failed" to any
-/// block: its Stop is never blocked (`Client::stop_block_looks_like_failure`).
+/// block: its Stop is never blocked (`Quirks::stop_block_looks_like_failure`).
 const BLOCK_NOTICE: &str =
     "handover: the context is nearly full; the agent was asked to save its progress before it stops.";
 

@@ -68,7 +68,7 @@ pub enum StopAsk {
     /// Block the Stop once: the model goes on and saves before the turn ends.
     Block,
     /// Never block the Stop (the client shows any block as a failed request,
-    /// `Client::stop_block_looks_like_failure`): ask once more with the next prompt instead.
+    /// `Quirks::stop_block_looks_like_failure`): ask once more with the next prompt instead.
     AtNextPrompt,
 }
 

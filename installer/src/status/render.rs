@@ -110,7 +110,7 @@ impl Report {
                 s.lines(&mut out);
             }
             if let Some(f) = &a.facts {
-                f.lines(&a.scopes, &mut out);
+                f.own().lines(&a.scopes, &mut out);
             }
         }
         for i in &self.instructions {
@@ -121,7 +121,7 @@ impl Report {
             ));
         }
         for f in self.agents.iter().filter_map(|a| a.facts.as_ref()) {
-            f.late_lines(&mut out);
+            f.own().late_lines(&mut out);
         }
         out
     }
@@ -135,25 +135,25 @@ impl Report {
             }
             out.extend(several_scopes_problem(a.agent, &a.scopes));
             if let Some(f) = &a.facts {
-                f.problems(&a.scopes, &mut out);
+                f.own().problems(&a.scopes, &mut out);
             }
         }
         out.extend(self.instructions_error.iter().cloned());
         for f in self.agents.iter().filter_map(|a| a.facts.as_ref()) {
-            f.late_problems(&mut out);
+            f.own().late_problems(&mut out);
         }
         out
     }
 }
 
 /// The same hook from two layers runs twice (a client may run identical commands once:
-/// `Client::dedups_identical_commands`).
+/// `Quirks::dedups_identical_commands`).
 fn several_scopes_problem(agent: Agent, scopes: &[ScopeStatus]) -> Option<String> {
     let with_ours: Vec<_> = scopes.iter().filter(|s| !s.file.ours.is_empty()).collect();
     if with_ours.len() < 2 {
         return None;
     }
-    let identical = handover_clients::of(agent).dedups_identical_commands && {
+    let identical = handover_clients::of(agent).quirks.dedups_identical_commands && {
         let cmds = |s: &ScopeStatus| {
             let mut c: Vec<_> = s
                 .file

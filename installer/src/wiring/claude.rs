@@ -5,7 +5,7 @@ use super::{Place, Wiring};
 use crate::edit::hooks_doc;
 use crate::edit::json_layout;
 use crate::files::read_opt;
-use crate::wiring::facts::{ClaudeFacts, Facts, ScopeStatus};
+use crate::wiring::facts::{ClaudeFacts, Facts, OwnFacts, ScopeStatus};
 use std::path::{Path, PathBuf};
 
 pub struct ClaudeWiring;
@@ -62,10 +62,10 @@ fn plugin_copies(home: &Path) -> Vec<PathBuf> {
 
 // ---- What `handover status` says of it ----
 
-impl ClaudeFacts {
+impl OwnFacts for ClaudeFacts {
     /// The plugin's hooks stay silent where settings run ours (hooks/src/plugin.rs), so
     /// nothing runs twice; still, two installs are one too many to keep up to date.
-    pub(crate) fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
         let with_ours: Vec<&str> = scopes
             .iter()
             .filter(|s| !s.file.ours.is_empty())
@@ -80,5 +80,9 @@ impl ClaudeFacts {
                 ));
             }
         }
+    }
+
+    fn has_plugin(&self) -> bool {
+        !self.plugins.is_empty()
     }
 }

@@ -15,7 +15,7 @@ use crate::edit::file_edit::FileEdit;
 use crate::edit::hooks_doc::Wanted;
 use crate::error::EditError;
 use crate::files::{canonical, Homes, Scope};
-use crate::wiring::facts::{DroidFacts, Facts, ScopeStatus};
+use crate::wiring::facts::{DroidFacts, Facts, OwnFacts, ScopeStatus};
 use std::path::PathBuf;
 
 pub struct DroidWiring;
@@ -103,8 +103,8 @@ fn iso_now() -> String {
 
 // ---- What `handover status` says of it ----
 
-impl DroidFacts {
-    pub(crate) fn lines(&self, out: &mut Vec<String>) {
+impl OwnFacts for DroidFacts {
+    fn lines(&self, _scopes: &[ScopeStatus], out: &mut Vec<String>) {
         TRUSTED_FOLDERS.status_line(
             &self.folder,
             " (its terminal UI asks before it runs the hooks; `handover install --droid --trust` answers ahead)",
@@ -114,7 +114,7 @@ impl DroidFacts {
 
     /// Not trusting the folder is no problem: Droid's terminal UI asks, and `droid exec` runs
     /// the hooks anyway. A settings file that cannot be read is.
-    pub(crate) fn problems(&self, out: &mut Vec<String>) {
+    fn problems(&self, _scopes: &[ScopeStatus], out: &mut Vec<String>) {
         if let Err(e) = &self.folder {
             out.push(e.clone());
         }

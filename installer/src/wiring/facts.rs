@@ -234,66 +234,34 @@ pub struct InstructionsFile {
     pub present: bool,
 }
 
-// ---- Each client's own lines and problems, drawn by its wiring (the `impl`s are in its
-// folder or file under wiring/) ----
+// ---- Each client's own lines and problems ----
+
+/// What a client says of its own facts in `handover status`: implemented beside its wiring,
+/// reached through [`Facts::own`].
+pub trait OwnFacts {
+    /// Lines after its files'.
+    fn lines(&self, _scopes: &[ScopeStatus], _out: &mut Vec<String>) {}
+    /// Lines after the instruction files: what the client itself was asked.
+    fn late_lines(&self, _out: &mut Vec<String>) {}
+    /// Problems after its files'.
+    fn problems(&self, _scopes: &[ScopeStatus], _out: &mut Vec<String>) {}
+    /// Problems after the instruction files.
+    fn late_problems(&self, _out: &mut Vec<String>) {}
+    /// A handover plugin of the client's own runs our hooks.
+    fn has_plugin(&self) -> bool {
+        false
+    }
+}
 
 impl Facts {
-    /// The client's own lines, after its files'.
-    pub(crate) fn lines(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+    /// The client's own facts, to draw.
+    pub fn own(&self) -> &dyn OwnFacts {
         match self {
-            Facts::Claude(_) => {}
-            Facts::Codex(c) => {
-                if let Ok(cfg) = &c.config {
-                    cfg.lines(scopes, out);
-                }
-            }
-            Facts::Gemini(g) => g.lines(out),
-            Facts::Copilot(c) => c.lines(out),
-            Facts::Droid(d) => d.lines(out),
-        }
-    }
-
-    /// Lines shown after the instruction files: what Codex itself said (`--check-trust`).
-    pub(crate) fn late_lines(&self, out: &mut Vec<String>) {
-        if let Facts::Codex(CodexFacts {
-            live_trust: Some(live),
-            ..
-        }) = self
-        {
-            live.lines(out);
-        }
-    }
-
-    /// The client's own problems, after its files'.
-    pub(crate) fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
-        match self {
-            Facts::Claude(c) => c.problems(scopes, out),
-            Facts::Codex(c) => match &c.config {
-                Ok(cfg) => cfg.problems(scopes, out),
-                Err(e) => out.push(e.clone()),
-            },
-            Facts::Gemini(g) => g.problems(scopes, out),
-            Facts::Copilot(c) => c.problems(scopes, out),
-            Facts::Droid(d) => d.problems(out),
-        }
-    }
-
-    pub(crate) fn late_problems(&self, out: &mut Vec<String>) {
-        if let Facts::Codex(CodexFacts {
-            live_trust: Some(live),
-            ..
-        }) = self
-        {
-            live.problems(out);
-        }
-    }
-
-    /// A handover plugin of the client's own runs our hooks.
-    pub(crate) fn has_plugin(&self) -> bool {
-        match self {
-            Facts::Claude(c) => !c.plugins.is_empty(),
-            Facts::Codex(c) => c.config.as_ref().is_ok_and(|c| !c.plugins.is_empty()),
-            Facts::Gemini(_) | Facts::Copilot(_) | Facts::Droid(_) => false,
+            Facts::Claude(f) => f,
+            Facts::Codex(f) => f,
+            Facts::Gemini(f) => f,
+            Facts::Copilot(f) => f,
+            Facts::Droid(f) => f,
         }
     }
 }

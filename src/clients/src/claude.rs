@@ -25,8 +25,8 @@ use crate::transcript::{
     self, at, command_end_id, flag, relative, request, str_of, Fact, Fullness, Usage,
 };
 use crate::{
-    Agent, Behaviour, Client, Home, HookEvent, HookFiles, HookInput, LargeVariant, ModelWindow,
-    MovedBy, ShellSign, Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Home, HookFiles, HookInput, LargeVariant, ModelWindow,
+    MovedBy, Quirks, ShellSign, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -40,20 +40,20 @@ pub static CLIENT: Client = Client {
     display_name: "Claude Code",
     executable: "claude",
     fresh_session: "`/clear` in Claude Code",
-    events: &EVENTS,
-    timeout: Timeout {
-        every: TIMEOUT_SECS,
-        except: &[],
-    },
+    // The common names, PostToolUseFailure too (2.1.330 runs it under `-p`, captured): a
+    // failing command reaches the record from the hook input, before the transcript's line for
+    // it, which Claude Code may write after the turn's Stop.
+    events: EventNames::common_without(&[]),
+    timeout: Timeout::every(TIMEOUT_SECS),
     // Claude Code sets `CLAUDECODE=1` and `CLAUDE_CODE_SESSION_ID` for the commands it runs
     // (read from the 2.1.330 binary).
     shell_session_id_var: Some("CLAUDE_CODE_SESSION_ID"),
-    takes_session_id_from_hook: false,
     project_dir_var: Some("CLAUDE_PROJECT_DIR"),
-    pre_compact_reads_stdout: true,
-    stop_block_looks_like_failure: false,
-    pre_compact_every_request: false,
-    compacts_silently: false,
+    quirks: Quirks {
+        pre_compact_reads_stdout: true,
+        dedups_identical_commands: true,
+        ..Quirks::NONE
+    },
     model_windows: &[
         // Claude Code 2.1.330 reports a 1,000,000-token window for its default model,
         // `claude-opus-5-5` (the `modelUsage` of `claude -p --output-format json`).
@@ -91,25 +91,10 @@ pub static CLIENT: Client = Client {
     },
     instruction_file: "CLAUDE.md",
     instruction_files_read: &[],
-    dedups_identical_commands: true,
     trust: Trust::RunsAll,
     plugin_dir: Some("plugin/claude"),
     behaviour: &Claude,
 };
-
-/// Our events by Claude Code's names; PostToolUseFailure (2.1.330 runs it under `-p` too,
-/// captured): a failing command reaches the record from the hook input, before the
-/// transcript's line for it, which Claude Code may write after the turn's Stop.
-pub const EVENTS: [(HookEvent, &str); 8] = [
-    (HookEvent::SessionStart, "SessionStart"),
-    (HookEvent::PreCompact, "PreCompact"),
-    (HookEvent::PostCompact, "PostCompact"),
-    (HookEvent::SessionEnd, "SessionEnd"),
-    (HookEvent::Prompt, "UserPromptSubmit"),
-    (HookEvent::Tool, "PostToolUse"),
-    (HookEvent::ToolFailure, "PostToolUseFailure"),
-    (HookEvent::Stop, "Stop"),
-];
 
 pub struct Claude;
 
@@ -348,7 +333,7 @@ fn usage(v: &Value) -> Option<Usage> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::UserDirs;
+    use crate::{HookEvent, UserDirs};
     use std::path::PathBuf;
 
     #[test]

@@ -26,8 +26,8 @@
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
-    Agent, Behaviour, Client, Home, HookEvent, HookFiles, HookInput, ModelWindow, MovedBy,
-    ShellSign, Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, ModelWindow,
+    MovedBy, Quirks, ShellSign, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -42,26 +42,14 @@ pub static CLIENT: Client = Client {
     executable: "codex",
     fresh_session: "`/new` in Codex",
     // Claude Code's names, without PostToolUseFailure (0.169.0 has none).
-    events: &[
-        (HookEvent::SessionStart, "SessionStart"),
-        (HookEvent::PreCompact, "PreCompact"),
-        (HookEvent::PostCompact, "PostCompact"),
-        (HookEvent::SessionEnd, "SessionEnd"),
-        (HookEvent::Prompt, "UserPromptSubmit"),
-        (HookEvent::Tool, "PostToolUse"),
-        (HookEvent::Stop, "Stop"),
-    ],
+    events: EventNames::common_without(&[HookEvent::ToolFailure]),
     timeout: Timeout {
         every: TIMEOUT_SECS,
         except: &[(HookEvent::SessionEnd, SESSION_END_TIMEOUT_SECS)],
     },
     shell_session_id_var: Some("CODEX_THREAD_ID"),
-    takes_session_id_from_hook: false,
     project_dir_var: None,
-    pre_compact_reads_stdout: false,
-    stop_block_looks_like_failure: false,
-    pre_compact_every_request: false,
-    compacts_silently: false,
+    quirks: Quirks::NONE,
     model_windows: &[
         window("gpt-5", 272_000),
         window("gpt-4.1", 1_047_576),
@@ -90,7 +78,6 @@ pub static CLIENT: Client = Client {
     },
     instruction_file: "AGENTS.md",
     instruction_files_read: &[],
-    dedups_identical_commands: false,
     trust: Trust::PerHook,
     plugin_dir: Some("plugin/codex"),
     behaviour: &Codex,

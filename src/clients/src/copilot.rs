@@ -41,8 +41,8 @@
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
-    Agent, Behaviour, Client, Home, HookEvent, HookFiles, HookInput, MovedBy, Response, ShellSign,
-    Timeout, Trust, UserDirs,
+    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, MovedBy, Quirks,
+    Response, ShellSign, Timeout, Trust, UserDirs,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -58,26 +58,19 @@ pub static CLIENT: Client = Client {
     fresh_session: "`/clear` in GitHub Copilot CLI",
     // No postCompact: the handoff comes back through the next prompt or tool result after a
     // preCompact (the hooks arm that).
-    events: &[
+    events: EventNames::own(&[
         (HookEvent::SessionStart, "sessionStart"),
         (HookEvent::PreCompact, "preCompact"),
         (HookEvent::SessionEnd, "sessionEnd"),
         (HookEvent::Prompt, "userPromptSubmitted"),
         (HookEvent::Tool, "postToolUse"),
         (HookEvent::Stop, "agentStop"),
-    ],
+    ]),
     // `timeoutSec`, in seconds.
-    timeout: Timeout {
-        every: TIMEOUT_SECS,
-        except: &[],
-    },
+    timeout: Timeout::every(TIMEOUT_SECS),
     shell_session_id_var: Some("COPILOT_AGENT_SESSION_ID"),
-    takes_session_id_from_hook: false,
     project_dir_var: None,
-    pre_compact_reads_stdout: false,
-    stop_block_looks_like_failure: false,
-    pre_compact_every_request: false,
-    compacts_silently: false,
+    quirks: Quirks::NONE,
     model_windows: &[],
     large_variant: None,
     // `$COPILOT_HOME/session-state/<session>/events.jsonl`.
@@ -100,7 +93,6 @@ pub static CLIENT: Client = Client {
     },
     instruction_file: "AGENTS.md",
     instruction_files_read: &INSTRUCTION_FILES,
-    dedups_identical_commands: false,
     trust: Trust::Folder,
     plugin_dir: None,
     behaviour: &Copilot,

@@ -38,7 +38,8 @@
 
 use crate::transcript::{self, at, flag, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
-    Agent, Behaviour, Client, Home, HookEvent, HookFiles, HookInput, ShellSign, Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, Quirks, ShellSign,
+    Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -53,29 +54,19 @@ pub static CLIENT: Client = Client {
     executable: "droid",
     fresh_session: "`/new` in Factory Droid",
     // Claude Code's names, without PostCompact and PostToolUseFailure (Droid has neither).
-    events: &[
-        (HookEvent::SessionStart, "SessionStart"),
-        (HookEvent::PreCompact, "PreCompact"),
-        (HookEvent::SessionEnd, "SessionEnd"),
-        (HookEvent::Prompt, "UserPromptSubmit"),
-        (HookEvent::Tool, "PostToolUse"),
-        (HookEvent::Stop, "Stop"),
-    ],
-    timeout: Timeout {
-        every: TIMEOUT_SECS,
-        except: &[],
-    },
+    events: EventNames::common_without(&[HookEvent::PostCompact, HookEvent::ToolFailure]),
+    timeout: Timeout::every(TIMEOUT_SECS),
     // Droid gives its commands no session id, but its SessionStart applies `export NAME=value`
     // lines written to the payload's `CLAUDE_ENV_FILE` to the environment of the session's
     // later commands (0.225.2: `applySessionStartHookResults`; a later SessionStart, of `/new`
     // or `/compress`, sets it again): our SessionStart writes the session id there.
     shell_session_id_var: Some("HANDOVER_DROID_SESSION_ID"),
-    takes_session_id_from_hook: true,
     project_dir_var: None,
-    pre_compact_reads_stdout: false,
-    stop_block_looks_like_failure: false,
-    pre_compact_every_request: false,
-    compacts_silently: true,
+    quirks: Quirks {
+        compacts_silently: true,
+        takes_session_id_from_hook: true,
+        ..Quirks::NONE
+    },
     model_windows: &[],
     large_variant: None,
     // `~/.factory/sessions/<cwd>/<session>.jsonl`.
@@ -98,7 +89,6 @@ pub static CLIENT: Client = Client {
     // Its terminal UI's folder trust; `droid exec` runs every hook.
     trust: Trust::Folder,
     instruction_files_read: &[],
-    dedups_identical_commands: false,
     plugin_dir: None,
     behaviour: &Droid,
 };
@@ -144,7 +134,7 @@ impl Behaviour for Droid {
 
     /// Droid names itself nowhere in its shell commands' environment; its shell executor's
     /// own settings give it away ([`runs_the_shell_command`]). Its session id comes from our
-    /// own SessionStart ([`Client::takes_session_id_from_hook`]).
+    /// own SessionStart ([`Quirks::takes_session_id_from_hook`]).
     fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
         runs_the_shell_command(env).then_some(ShellSign::Indirect)
     }
@@ -603,7 +593,7 @@ mod tests {
             .collect::<Vec<_>>()
             .join("\n");
         assert_eq!(Droid.compacted_at_ms(before.as_bytes(), true), None);
-        assert!(crate::droid::CLIENT.compacts_silently);
+        assert!(crate::droid::CLIENT.quirks.compacts_silently);
     }
 
     #[test]
@@ -795,6 +785,6 @@ mod tests {
             crate::droid::CLIENT.shell_session_id_var,
             Some("HANDOVER_DROID_SESSION_ID")
         );
-        assert!(crate::droid::CLIENT.takes_session_id_from_hook);
+        assert!(crate::droid::CLIENT.quirks.takes_session_id_from_hook);
     }
 }

@@ -41,6 +41,19 @@ impl HookEvent {
     ];
 
     /// The executable that serves this moment.
+    /// The names Claude Code gave these moments, which most clients copied (a declaration
+    /// takes them through [`crate::EventNames::common_without`]).
+    pub const COMMON_NAMES: [(HookEvent, &'static str); 8] = [
+        (HookEvent::SessionStart, "SessionStart"),
+        (HookEvent::PreCompact, "PreCompact"),
+        (HookEvent::PostCompact, "PostCompact"),
+        (HookEvent::SessionEnd, "SessionEnd"),
+        (HookEvent::Prompt, "UserPromptSubmit"),
+        (HookEvent::Tool, "PostToolUse"),
+        (HookEvent::ToolFailure, "PostToolUseFailure"),
+        (HookEvent::Stop, "Stop"),
+    ];
+
     pub fn exe(self) -> HookExe {
         match self {
             HookEvent::SessionStart => HookExe::SessionStart,

@@ -33,8 +33,8 @@
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
-    Agent, Behaviour, Client, Home, HookEvent, HookFiles, HookInput, ModelWindow, MovedBy,
-    Response, ShellSign, Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, ModelWindow,
+    MovedBy, Quirks, Response, ShellSign, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -52,29 +52,26 @@ pub static CLIENT: Client = Client {
     // request); AfterAgent is its Stop; SessionEnd has Claude Code's name (reason `exit` at
     // `/quit`, Ctrl-C and the end of `-p`, `clear` at `/clear`, in 0.61.0). No PostCompact, no
     // tool failure event.
-    events: &[
+    events: EventNames::own(&[
         (HookEvent::SessionStart, "SessionStart"),
         (HookEvent::PreCompact, "PreCompress"),
         (HookEvent::SessionEnd, "SessionEnd"),
         (HookEvent::Prompt, "BeforeAgent"),
         (HookEvent::Tool, "AfterTool"),
         (HookEvent::Stop, "AfterAgent"),
-    ],
-    timeout: Timeout {
-        every: TIMEOUT_MS,
-        except: &[],
-    },
+    ]),
+    timeout: Timeout::every(TIMEOUT_MS),
     shell_session_id_var: None,
-    takes_session_id_from_hook: false,
     project_dir_var: None,
-    pre_compact_reads_stdout: false,
+    quirks: Quirks {
+        stop_block_looks_like_failure: true,
+        pre_compact_every_request: true,
+        ..Quirks::NONE
+    },
     // Its terminal UI follows every AfterAgent block (and `continue: false`) with "This
     // request failed. Press F12 for diagnostics…" unless the user set `ui.errorVerbosity` to
     // `full`; a `systemMessage` only changes the warning line above it (0.61.0's
     // `handleAgentExecutionBlockedEvent`). No AfterAgent answer continues the turn without it.
-    stop_block_looks_like_failure: true,
-    pre_compact_every_request: true,
-    compacts_silently: false,
     // Gemini CLI 0.61.0's own table (`tokenLimit` in its core): Gemma 4 models 256,000, every
     // other model 1,048,576; it compresses at a fraction of this.
     model_windows: &[
@@ -106,7 +103,6 @@ pub static CLIENT: Client = Client {
     },
     instruction_file: DEFAULT_CONTEXT_FILE,
     instruction_files_read: &[],
-    dedups_identical_commands: false,
     trust: Trust::Folder,
     plugin_dir: None,
     behaviour: &Gemini,

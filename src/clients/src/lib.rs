@@ -70,9 +70,9 @@ pub struct Client {
     pub fresh_session: &'static str,
 
     // ---- Events: which of our hooks runs on which of its events ----
-    /// The client's name for each of our events it has (an event it lacks is left out, and
-    /// none of our hooks is registered for it).
-    pub events: &'static [(HookEvent, &'static str)],
+    /// The client's name for each of our events it has (none of our hooks is registered for
+    /// an event it lacks).
+    pub events: EventNames,
     /// The `timeout` written in a hook entry of ours, in the client's own unit.
     pub timeout: Timeout,
 
@@ -80,29 +80,13 @@ pub struct Client {
     /// The variable holding the session id the client sets for its shell commands (the same
     /// id its hooks get), when it sets one.
     pub shell_session_id_var: Option<&'static str>,
-    /// The client sets no session id for its shell commands itself, but applies the `export`
-    /// lines a SessionStart hook writes to the file named by the payload's `CLAUDE_ENV_FILE`
-    /// to the environment of the commands that follow: our SessionStart writes
-    /// [`Client::shell_session_id_var`] there, so `handover write` finds its own record.
-    pub takes_session_id_from_hook: bool,
     /// The variable naming the project directory in the environment it gives its hooks
     /// (Claude Code's `CLAUDE_PROJECT_DIR`): see [`project_dir`].
     pub project_dir_var: Option<&'static str>,
 
-    // ---- Compaction points ----
-    /// Its compaction hook appends the hook's plain stdout to the summarizer's instructions
-    /// (Claude Code's PreCompact). Elsewhere PreCompact stays silent.
-    pub pre_compact_reads_stdout: bool,
-    /// It shows any Stop block to the user as a failed request: the context watch never
-    /// blocks its Stop and asks once more with the next prompt instead.
-    pub stop_block_looks_like_failure: bool,
-    /// Its PreCompact fires before every model request, not only before a compaction: only
-    /// one where [`Behaviour::compaction_due`] says so is a compaction.
-    pub pre_compact_every_request: bool,
-    /// Its automatic compaction runs no hook at all: the watch looks for
-    /// [`Behaviour::compacted_at_ms`] at every event that can carry context. False elsewhere,
-    /// which spares the others that read.
-    pub compacts_silently: bool,
+    // ---- Where it differs around its hooks ----
+    /// What it does that most clients do not (`Quirks::NONE`: none of it).
+    pub quirks: Quirks,
 
     // ---- Context windows ----
     /// The context windows of the models this client's vendor names, by name prefix, for a
@@ -138,9 +122,6 @@ pub struct Client {
     /// when that is more than [`Client::instruction_file`]: the installer then leaves its own
     /// file out when the section reaches it through another one. Empty: only its own.
     pub instruction_files_read: &'static [&'static str],
-    /// It runs a command found in several of its hook layers once when the commands are
-    /// identical, so ours in two scopes only run twice when they differ.
-    pub dedups_identical_commands: bool,
 
     // ---- Trust and plugin ----
     /// How the client decides whether to run the hooks it finds.
@@ -266,7 +247,7 @@ pub trait Behaviour: Sync {
 
     /// When the newest compaction recorded in the tail of the transcript happened (ms since
     /// the epoch), for a client that runs no hook when it compacts by itself
-    /// ([`Client::compacts_silently`]): the context watch brings the handoff back at the next
+    /// ([`Quirks::compacts_silently`]): the context watch brings the handoff back at the next
     /// event after it. None for the others, whose PostCompact or SessionStart `compact` does that.
     fn compacted_at_ms(&self, _tail: &[u8], _at_file_start: bool) -> Option<u64> {
         None
@@ -317,6 +298,68 @@ pub trait Behaviour: Sync {
     }
 }
 
+/// A client's names for our events: [`Client::event_name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventNames {
+    /// Our events by the client's names.
+    pub names: &'static [(HookEvent, &'static str)],
+    /// Events among `names` that it does not have.
+    pub lacks: &'static [HookEvent],
+}
+
+impl EventNames {
+    /// The common names ([`HookEvent::COMMON_NAMES`]), without the events it lacks.
+    pub const fn common_without(lacks: &'static [HookEvent]) -> EventNames {
+        EventNames {
+            names: &HookEvent::COMMON_NAMES,
+            lacks,
+        }
+    }
+
+    /// Names of its own, one for each event it has.
+    pub const fn own(names: &'static [(HookEvent, &'static str)]) -> EventNames {
+        EventNames { names, lacks: &[] }
+    }
+}
+
+/// How a client's hooks behave where clients differ: [`Client::quirks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quirks {
+    /// Its compaction hook appends the hook's plain stdout to the summarizer's instructions
+    /// (Claude Code's PreCompact). Elsewhere PreCompact stays silent.
+    pub pre_compact_reads_stdout: bool,
+    /// It shows any Stop block to the user as a failed request: the context watch never
+    /// blocks its Stop and asks once more with the next prompt instead.
+    pub stop_block_looks_like_failure: bool,
+    /// Its PreCompact fires before every model request, not only before a compaction: only
+    /// one where [`Behaviour::compaction_due`] says so is a compaction.
+    pub pre_compact_every_request: bool,
+    /// Its automatic compaction runs no hook at all: the watch looks for
+    /// [`Behaviour::compacted_at_ms`] at every event that can carry context. False elsewhere,
+    /// which spares the others that read.
+    pub compacts_silently: bool,
+    /// It sets no session id for its shell commands itself, but applies the `export` lines a
+    /// SessionStart hook writes to the file named by the payload's `CLAUDE_ENV_FILE` to the
+    /// environment of the commands that follow: our SessionStart writes
+    /// [`Client::shell_session_id_var`] there, so `handover write` finds its own record.
+    pub takes_session_id_from_hook: bool,
+    /// It runs a command found in several of its hook layers once when the commands are
+    /// identical, so ours in two scopes only run twice when they differ.
+    pub dedups_identical_commands: bool,
+}
+
+impl Quirks {
+    /// None of them.
+    pub const NONE: Quirks = Quirks {
+        pre_compact_reads_stdout: false,
+        stop_block_looks_like_failure: false,
+        pre_compact_every_request: false,
+        compacts_silently: false,
+        takes_session_id_from_hook: false,
+        dedups_identical_commands: false,
+    };
+}
+
 /// See [`Client::timeout`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct Timeout {
@@ -324,6 +367,16 @@ pub struct Timeout {
     pub every: u64,
     /// ...but these.
     pub except: &'static [(HookEvent, u64)],
+}
+
+impl Timeout {
+    /// The same for every event.
+    pub const fn every(timeout: u64) -> Timeout {
+        Timeout {
+            every: timeout,
+            except: &[],
+        }
+    }
 }
 
 /// A client's user directory: `~/<dir>`, unless a variable moves it.
@@ -365,7 +418,11 @@ pub struct HookFiles {
 impl Client {
     /// The client's name for `event`; None when the client has no such event.
     pub fn event_name(&self, event: HookEvent) -> Option<&'static str> {
+        if self.events.lacks.contains(&event) {
+            return None;
+        }
         self.events
+            .names
             .iter()
             .find(|(e, _)| *e == event)
             .map(|(_, name)| *name)
@@ -374,8 +431,9 @@ impl Client {
     /// Our view of the client's event `name` (the inverse of [`Client::event_name`]).
     pub fn hook_event(&self, name: &str) -> Option<HookEvent> {
         self.events
+            .names
             .iter()
-            .find(|(_, n)| *n == name)
+            .find(|(e, n)| *n == name && !self.events.lacks.contains(e))
             .map(|(event, _)| *event)
     }
 

@@ -36,8 +36,8 @@ use crate::transcript::{
     self, at, command_end_id, relative, request, str_of, Fact, Fullness, Usage,
 };
 use crate::{
-    Agent, Behaviour, Client, Home, HookEvent, HookFiles, HookInput, MovedBy, Response, ShellSign,
-    Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, MovedBy, Quirks,
+    Response, ShellSign, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -53,22 +53,18 @@ pub static CLIENT: Client = Client {
     fresh_session: "`/clear` in Qwen Code",
     // Claude Code's names for every moment, and PostToolUseFailure: a failing tool fires it
     // INSTEAD of PostToolUse, before the failure is in the transcript (written through a queue).
-    events: &crate::claude::EVENTS,
+    events: EventNames::common_without(&[]),
     // Seconds (Qwen Code reads 1,000 and more as legacy milliseconds; ours is far below).
-    timeout: Timeout {
-        every: TIMEOUT_SECS,
-        except: &[],
-    },
+    timeout: Timeout::every(TIMEOUT_SECS),
     // Qwen Code 0.24.4 sets `QWEN_CODE=1` and `QWEN_CODE_SESSION_ID` (the hooks'
     // `session_id`) for its shell commands.
     shell_session_id_var: Some("QWEN_CODE_SESSION_ID"),
-    takes_session_id_from_hook: false,
     project_dir_var: None,
+    quirks: Quirks {
+        pre_compact_reads_stdout: true,
+        ..Quirks::NONE
+    },
     // Its PreCompact appends the hook's context to the summarizer's instructions.
-    pre_compact_reads_stdout: true,
-    stop_block_looks_like_failure: false,
-    pre_compact_every_request: false,
-    compacts_silently: false,
     model_windows: &[],
     large_variant: None,
     // `~/.qwen/projects/<cwd>/chats/<session>.jsonl`.
@@ -87,7 +83,6 @@ pub static CLIENT: Client = Client {
     },
     instruction_file: INSTRUCTION_FILE,
     instruction_files_read: &[],
-    dedups_identical_commands: false,
     trust: Trust::RunsAll,
     plugin_dir: None,
     behaviour: &Qwen,

@@ -5,13 +5,46 @@
 use super::app_server::{list_hooks, ours, TrustRequest};
 use crate::files::{Homes, Scope};
 use crate::wiring::facts::{
-    CodexConfigStatus, Facts, ListedHook, LiveScope, LiveTrust, Report, ScopeStatus, TrustStatus,
+    CodexConfigStatus, CodexFacts, Facts, ListedHook, LiveScope, LiveTrust, OwnFacts, Report,
+    ScopeStatus, TrustStatus,
 };
 use handover_clients::Agent;
 use std::path::Path;
 
+impl OwnFacts for CodexFacts {
+    fn lines(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        if let Ok(cfg) = &self.config {
+            cfg.lines(scopes, out);
+        }
+    }
+
+    /// What Codex itself said (`--check-trust`).
+    fn late_lines(&self, out: &mut Vec<String>) {
+        if let Some(live) = &self.live_trust {
+            live.lines(out);
+        }
+    }
+
+    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        match &self.config {
+            Ok(cfg) => cfg.problems(scopes, out),
+            Err(e) => out.push(e.clone()),
+        }
+    }
+
+    fn late_problems(&self, out: &mut Vec<String>) {
+        if let Some(live) = &self.live_trust {
+            live.problems(out);
+        }
+    }
+
+    fn has_plugin(&self) -> bool {
+        self.config.as_ref().is_ok_and(|c| !c.plugins.is_empty())
+    }
+}
+
 impl CodexConfigStatus {
-    pub(crate) fn lines(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+    fn lines(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
         let any_installed = scopes.iter().any(|s| !s.file.ours.is_empty());
         if self.flags.disabled() {
             out.push("codex: hooks feature OFF".into());
@@ -39,7 +72,7 @@ impl CodexConfigStatus {
         }
     }
 
-    pub(crate) fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
         let any_installed = scopes.iter().any(|s| !s.file.ours.is_empty());
         if let Some(p) = self.flags.problem(&self.file).filter(|_| any_installed) {
             out.push(p);
@@ -78,7 +111,7 @@ impl CodexConfigStatus {
 }
 
 impl LiveTrust {
-    pub(crate) fn lines(&self, out: &mut Vec<String>) {
+    fn lines(&self, out: &mut Vec<String>) {
         if !self.checked {
             out.push("codex hook trust: not checked (`codex` not on PATH)".into());
             return;
@@ -99,7 +132,7 @@ impl LiveTrust {
         }
     }
 
-    pub(crate) fn problems(&self, out: &mut Vec<String>) {
+    fn problems(&self, out: &mut Vec<String>) {
         for s in &self.scopes {
             let Ok(hooks) = &s.hooks else { continue };
             let trusted = trusted(hooks);

@@ -10,7 +10,7 @@ use crate::edit::json_doc::Value;
 use crate::error::EditError;
 use crate::files::Scope;
 use crate::report::Change;
-use crate::wiring::facts::{CopilotFacts, Facts, ScopeStatus};
+use crate::wiring::facts::{CopilotFacts, Facts, OwnFacts, ScopeStatus};
 use files::{command_with_event, config_in, edit_hooks, find, trust_problem, TRUSTED_FOLDERS};
 use std::path::Path;
 
@@ -87,14 +87,14 @@ impl Wiring for CopilotWiring {
 
 // ---- What `handover status` says of it ----
 
-impl CopilotFacts {
-    pub(crate) fn lines(&self, out: &mut Vec<String>) {
+impl OwnFacts for CopilotFacts {
+    fn lines(&self, _scopes: &[ScopeStatus], out: &mut Vec<String>) {
         TRUSTED_FOLDERS.status_line(&self.folder, "", out);
     }
 
     /// Copilot CLI loads no repository hooks in a folder the user has not trusted: said when
     /// ours are installed in the repository.
-    pub(crate) fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
         let in_repo = scopes
             .iter()
             .any(|s| s.scope == Scope::Project && !s.file.ours.is_empty());

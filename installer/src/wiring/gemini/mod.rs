@@ -9,7 +9,7 @@ use crate::edit::hooks_doc::Wanted;
 use crate::error::EditError;
 use crate::files::{Homes, Scope};
 use crate::report::Change;
-use crate::wiring::facts::{Facts, GeminiFacts, ScopeStatus};
+use crate::wiring::facts::{Facts, GeminiFacts, OwnFacts, ScopeStatus};
 use files::{
     comment_hint, context_file, folder_trust, trust_problem, FolderTrust, TRUSTED_FOLDERS,
 };
@@ -108,9 +108,9 @@ impl Wiring for GeminiWiring {
 
 // ---- What `handover status` says of it ----
 
-impl GeminiFacts {
+impl OwnFacts for GeminiFacts {
     /// In the words of the other clients' trust lines (`TrustedFolders::status_line`).
-    pub(crate) fn lines(&self, out: &mut Vec<String>) {
+    fn lines(&self, _scopes: &[ScopeStatus], out: &mut Vec<String>) {
         if let Ok(trust) = &self.folder_trust {
             out.push(match trust {
                 FolderTrust::Trusted(rule) => format!("gemini: folder trusted ({rule})"),
@@ -126,7 +126,7 @@ impl GeminiFacts {
     }
 
     /// Gemini CLI runs no hooks in a folder it does not trust: said when ours are installed.
-    pub(crate) fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
         match &self.folder_trust {
             Err(e) => out.push(e.clone()),
             Ok(_) if scopes.iter().any(|s| !s.file.ours.is_empty()) => {
