@@ -6,8 +6,7 @@
 //! outside those homes that names it, unless the place is listed below with why. Adding a
 //! client is then its module, an optional wiring folder and fixtures (docs/design.md).
 
-use super::architecture::{code_with_strings, without_tests, ROOT};
-use super::git_processes::{production_files, test_attributes_plain};
+use super::git_processes::production_code;
 use std::collections::BTreeMap;
 
 /// Every client of the registry, in an entry of [`ALLOWED`].
@@ -95,14 +94,7 @@ fn home_of(client: &str, rel: &str) -> bool {
 /// that name it.
 fn names_outside_homes() -> BTreeMap<(String, String), Vec<String>> {
     let mut found: BTreeMap<(String, String), Vec<String>> = BTreeMap::new();
-    for file in production_files() {
-        let src = std::fs::read_to_string(&file).unwrap();
-        let code = without_tests(&test_attributes_plain(&code_with_strings(&src)));
-        let rel = file
-            .strip_prefix(ROOT)
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+    for (rel, code) in production_code() {
         for client in handover_clients::ALL {
             if home_of(client.name, &rel) {
                 continue;

@@ -27,7 +27,7 @@ const NOT_GIT: &[(&str, &str, &str)] = &[
 
 /// Every production source file: the modules each crate root declares (test modules and
 /// `#[cfg(test)]` items left out), and the executables' mains.
-pub(super) fn production_files() -> Vec<PathBuf> {
+fn production_files() -> Vec<PathBuf> {
     let mut files: Vec<PathBuf> = LAYERS
         .iter()
         .flat_map(|(dir, _, _)| modules_of(&crate_root(dir)).into_values())
@@ -40,8 +40,26 @@ pub(super) fn production_files() -> Vec<PathBuf> {
     files
 }
 
+/// Every production source file (its path from the workspace root) and its code: string
+/// literals kept, comments and tests left out.
+pub(super) fn production_code() -> Vec<(String, String)> {
+    production_files()
+        .into_iter()
+        .map(|file| {
+            let src = std::fs::read_to_string(&file).unwrap();
+            let code = without_tests(&test_attributes_plain(&code_with_strings(&src)));
+            let rel = file
+                .strip_prefix(ROOT)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (rel, code)
+        })
+        .collect()
+}
+
 /// `#[cfg(all(test, unix))]` and the like as `#[cfg(test)]`, which `without_tests` removes.
-pub(super) fn test_attributes_plain(code: &str) -> String {
+fn test_attributes_plain(code: &str) -> String {
     let mut out = String::with_capacity(code.len());
     let mut rest = code;
     while let Some(at) = rest.find("#[cfg(") {
@@ -90,14 +108,7 @@ fn spawns(code: &str) -> Vec<String> {
 fn every_git_process_is_started_by_the_one_builder() {
     let mut found = Vec::new();
     let mut problems = Vec::new();
-    for file in production_files() {
-        let src = std::fs::read_to_string(&file).unwrap();
-        let code = without_tests(&test_attributes_plain(&code_with_strings(&src)));
-        let rel = file
-            .strip_prefix(ROOT)
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+    for (rel, code) in production_code() {
         // `use std::process::Command as X` would hide a spawn from the scan below.
         if code.contains("Command as ") {
             problems.push(format!(
