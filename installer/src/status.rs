@@ -16,9 +16,8 @@ use crate::edit::hooks_doc::Found;
 use crate::edit::json_layout;
 use crate::files::{hooks_path, read_opt, Homes, Scope, Targets};
 use crate::locate::{at_run_time, is_executable, HookPaths};
-pub use crate::wiring::facts::{
-    AgentStatus, Facts, HooksFile, InstructionsFile, Report, ScopeStatus,
-};
+pub use crate::wiring::facts::{AgentStatus, HooksFile, InstructionsFile, Report, ScopeStatus};
+pub use crate::wiring::Facts;
 use crate::wiring::{self, Place};
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_clients::Agent;

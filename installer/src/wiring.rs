@@ -18,7 +18,7 @@
 //! trust) are shapes in facts.rs, read and spelled by the `impl` blocks here, so that facts
 //! stays below this module.
 
-mod claude;
+pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod droid;
@@ -34,9 +34,10 @@ use crate::error::EditError;
 use crate::files::{Homes, Scope, Targets};
 use crate::locate::HookPaths;
 use crate::report::Change;
-use crate::wiring::facts::{Facts, ScopeStatus};
+use crate::wiring::facts::{OwnFacts, ScopeStatus};
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_clients::Agent;
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// What an install is asked to do (`plan::InstallOptions`): here, below the plan, because a
@@ -167,6 +168,32 @@ pub trait Wiring: Sync {
     /// files, read; a client may add to them, as Codex adds the recorded hook trust).
     fn status_facts(&self, _at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
         None
+    }
+}
+
+/// What a client has beyond its hooks files, for `handover status` (`--json` serialises it
+/// untagged, in the agent's entry): each client's own shape, filled and drawn beside its
+/// wiring.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Facts {
+    Claude(claude::ClaudeFacts),
+    Codex(codex::status::CodexFacts),
+    Gemini(gemini::GeminiFacts),
+    Copilot(copilot::CopilotFacts),
+    Droid(droid::DroidFacts),
+}
+
+impl Facts {
+    /// The client's own facts, to draw.
+    pub fn own(&self) -> &dyn OwnFacts {
+        match self {
+            Facts::Claude(f) => f,
+            Facts::Codex(f) => f,
+            Facts::Gemini(f) => f,
+            Facts::Copilot(f) => f,
+            Facts::Droid(f) => f,
+        }
     }
 }
 

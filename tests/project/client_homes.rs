@@ -23,13 +23,8 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
     (
         "installer/src/wiring.rs",
         &[EVERY],
-        "the wiring registry: each client's wiring module and its line in `wiring::of`",
-    ),
-    (
-        "installer/src/wiring/facts.rs",
-        &["claude", "codex", "gemini", "copilot", "droid"],
-        "status --json: the closed enum of the clients' own facts (serde's untagged shape), below \
-         the wiring modules that fill and draw them",
+        "the wiring registry: each client's wiring module, its line in `wiring::of`, and its \
+         variant of `Facts` (status --json's closed, untagged enum of the clients' own facts)",
     ),
     (
         "src/clients/src/copilot.rs",

@@ -5,7 +5,9 @@ use super::{Place, Wiring};
 use crate::edit::hooks_doc;
 use crate::edit::json_layout;
 use crate::files::read_opt;
-use crate::wiring::facts::{ClaudeFacts, Facts, OwnFacts, ScopeStatus};
+use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::Facts;
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 pub struct ClaudeWiring;
@@ -85,4 +87,13 @@ impl OwnFacts for ClaudeFacts {
     fn has_plugin(&self) -> bool {
         !self.plugins.is_empty()
     }
+}
+
+// ---- What `handover status` knows of it ----
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ClaudeFacts {
+    /// Plugin hook files under `~/.claude/plugins` that also run our executables.
+    #[serde(serialize_with = "crate::wiring::facts::json::display_paths")]
+    pub plugins: Vec<PathBuf>,
 }

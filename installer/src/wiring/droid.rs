@@ -15,7 +15,9 @@ use crate::edit::file_edit::FileEdit;
 use crate::edit::hooks_doc::Wanted;
 use crate::error::EditError;
 use crate::files::{canonical, Homes, Scope};
-use crate::wiring::facts::{DroidFacts, Facts, OwnFacts, ScopeStatus};
+use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::Facts;
+use serde::Serialize;
 use std::path::PathBuf;
 
 pub struct DroidWiring;
@@ -119,6 +121,21 @@ impl OwnFacts for DroidFacts {
             out.push(e.clone());
         }
     }
+}
+
+// ---- What `handover status` knows of it ----
+
+#[derive(Clone, Debug, Serialize)]
+pub struct DroidFacts {
+    /// The `trustedFolders` entry of the user settings that covers the repository (Factory
+    /// Droid's terminal UI runs no hook in a folder the user has not trusted; it asks first),
+    /// or why it could not be read (then it is not serialised).
+    #[serde(
+        skip_serializing_if = "Result::is_err",
+        rename = "trusted_folder",
+        serialize_with = "crate::wiring::facts::json::ok_value"
+    )]
+    pub folder: Result<Option<String>, String>,
 }
 
 #[cfg(test)]

@@ -1,21 +1,18 @@
 //! What `handover status` knows about the installation, as data: per client its hooks file at
-//! each scope and the facts only it has ([`Facts`], one variant per client that has some),
-//! and the instruction files. status.rs gathers them, status/render.rs draws the generic part,
-//! each client's wiring draws its own facts (their `lines` and `problems` are in the client's
-//! folder or file under wiring/; [`Facts`] only dispatches), and `handover status --json`
-//! serialises them (the helpers for fields whose JSON shape differs are in `json`), so the
-//! three cannot disagree. The shapes are here, below the client modules that fill them.
+//! each scope and the facts only it has (`wiring::Facts`: each client's own shape, in its
+//! folder, drawn through [`OwnFacts`]), and the instruction files. status.rs gathers them,
+//! status/render.rs draws the generic part, each client's wiring its own, and
+//! `handover status --json` serialises them (the helpers for fields whose JSON shape differs
+//! are in `json`), so the three cannot disagree. Nothing here knows a client.
 
-mod json;
+pub(crate) mod json;
 
 use crate::edit::hooks_doc::{Found, Mention};
 use crate::files::Scope;
+use crate::wiring::Facts;
 use handover_base::hook_exe::HookExe;
 use handover_clients::Agent;
-use json::{
-    by_scope, count, display_path, display_paths, exe_names, folder_trust, instructions_map,
-    live_by_scope, ok_only, ok_value, on_off, own_commands, plugin_ids,
-};
+use json::{by_scope, count, display_path, exe_names, instructions_map, own_commands};
 use serde::ser::SerializeMap;
 use serde::{Serialize, Serializer};
 use std::path::PathBuf;
@@ -59,77 +56,6 @@ pub struct AgentStatus {
     pub scopes: Vec<ScopeStatus>,
     #[serde(flatten)]
     pub facts: Option<Facts>,
-}
-
-/// What a client has beyond its hooks files (wiring.rs gathers it).
-#[derive(Clone, Debug, Serialize)]
-#[serde(untagged)]
-pub enum Facts {
-    Claude(ClaudeFacts),
-    Codex(CodexFacts),
-    Gemini(GeminiFacts),
-    Copilot(CopilotFacts),
-    Droid(DroidFacts),
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct ClaudeFacts {
-    /// Plugin hook files under `~/.claude/plugins` that also run our executables.
-    #[serde(serialize_with = "display_paths")]
-    pub plugins: Vec<PathBuf>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct CodexFacts {
-    /// The user's config.toml, or why it cannot be read (then nothing of it is serialised).
-    #[serde(flatten, serialize_with = "ok_only")]
-    pub config: Result<CodexConfigStatus, String>,
-    /// What Codex itself reported (`--check-trust`), when it was asked.
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub live_trust: Option<LiveTrust>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct GeminiFacts {
-    /// Whether Gemini CLI trusts the repository (it runs no hooks in an untrusted folder), or
-    /// why that could not be read (then it is not serialised).
-    #[serde(
-        skip_serializing_if = "Result::is_err",
-        serialize_with = "folder_trust"
-    )]
-    pub folder_trust: Result<FolderTrust, String>,
-    /// What the user must do for Gemini CLI to run the hooks, when it will not yet.
-    #[serde(skip)]
-    pub trust_problem: Option<String>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct CopilotFacts {
-    /// The `trustedFolders` entry that covers the repository (GitHub Copilot CLI loads no
-    /// repository hooks in a folder the user has not trusted), or why it could not be read
-    /// (then it is not serialised).
-    #[serde(
-        skip_serializing_if = "Result::is_err",
-        rename = "trusted_folder",
-        serialize_with = "ok_value"
-    )]
-    pub folder: Result<Option<String>, String>,
-    /// What the user must do for Copilot CLI to run the repository's hooks.
-    #[serde(skip)]
-    pub trust_problem: String,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct DroidFacts {
-    /// The `trustedFolders` entry of the user settings that covers the repository (Factory
-    /// Droid's terminal UI runs no hook in a folder the user has not trusted; it asks first),
-    /// or why it could not be read (then it is not serialised).
-    #[serde(
-        skip_serializing_if = "Result::is_err",
-        rename = "trusted_folder",
-        serialize_with = "ok_value"
-    )]
-    pub folder: Result<Option<String>, String>,
 }
 
 /// One settings or hooks file of an agent, at one scope.
@@ -182,51 +108,6 @@ pub struct RecordedTrust {
     pub hash_checked: bool,
 }
 
-/// The parts of Codex's user config.toml that decide whether our hooks run.
-#[derive(Clone, Debug, Serialize)]
-pub struct CodexConfigStatus {
-    #[serde(skip)]
-    pub file: PathBuf,
-    /// The project directory `project_trust` is about.
-    #[serde(skip)]
-    pub project: PathBuf,
-    /// Enabled handover plugins (`<plugin>@<marketplace>`), and whether any of their hooks has
-    /// a trust entry; serialised as the ids.
-    #[serde(serialize_with = "plugin_ids")]
-    pub plugins: Vec<(String, bool)>,
-    /// `[features]` as set; serialised as `"on"` or `"off"`.
-    #[serde(rename = "hooks_feature", serialize_with = "on_off")]
-    pub flags: FeatureFlags,
-    /// The project's `trust_level`, if any.
-    pub project_trust: Option<String>,
-    /// Profiles that turn hooks off (shown when hooks of ours are installed).
-    #[serde(skip)]
-    pub profile_notes: Vec<String>,
-}
-
-/// What `codex app-server` reported about our hooks, per scope that has some.
-#[derive(Clone, Debug, Serialize)]
-pub struct LiveTrust {
-    /// Serialised under their scope names; a scope Codex could not be asked about is left out.
-    #[serde(flatten, serialize_with = "live_by_scope")]
-    pub scopes: Vec<LiveScope>,
-    /// False when there was no `codex` to ask.
-    pub checked: bool,
-}
-
-#[derive(Clone, Debug)]
-pub struct LiveScope {
-    pub scope: Scope,
-    /// Our hooks as Codex lists them, or why it could not be asked.
-    pub hooks: Result<Vec<ListedHook>, String>,
-}
-
-#[derive(Clone, Debug, Serialize)]
-pub struct ListedHook {
-    pub key: String,
-    pub trust: TrustStatus,
-}
-
 #[derive(Clone, Debug)]
 pub struct InstructionsFile {
     pub name: String,
@@ -250,19 +131,6 @@ pub trait OwnFacts {
     /// A handover plugin of the client's own runs our hooks.
     fn has_plugin(&self) -> bool {
         false
-    }
-}
-
-impl Facts {
-    /// The client's own facts, to draw.
-    pub fn own(&self) -> &dyn OwnFacts {
-        match self {
-            Facts::Claude(f) => f,
-            Facts::Codex(f) => f,
-            Facts::Gemini(f) => f,
-            Facts::Copilot(f) => f,
-            Facts::Droid(f) => f,
-        }
     }
 }
 
@@ -305,67 +173,4 @@ impl HooksFile {
         }
         seen
     }
-}
-
-impl CodexConfigStatus {
-    pub(crate) fn project_trusted(&self) -> bool {
-        self.project_trust.as_deref() == Some("trusted")
-    }
-}
-
-// ---- What a client's own files or server say, as values ----
-//
-// Only the shapes are here, so that these facts sit below the client modules that produce
-// them; their readers and spellings (`impl` blocks) are in each client's home under wiring/.
-
-/// One feature setting as written.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum Flag {
-    Bool(bool),
-    /// Not a boolean (`hooks = "false"`): Codex 0.169.0 rejects the whole config.toml for it
-    /// ("invalid type: string, expected a boolean") and runs with defaults, so no project and
-    /// no hook is trusted. The text is the value as written.
-    Invalid(String),
-}
-
-/// What the user set for the hooks feature, if anything.
-#[derive(Clone, Debug, Default, PartialEq, Eq)]
-pub struct FeatureFlags {
-    /// `[features] hooks = ...`
-    pub hooks: Option<Flag>,
-    /// `[features] codex_hooks = ...` (deprecated name).
-    pub codex_hooks: Option<Flag>,
-    /// A top-level `profile = "..."`: Codex 0.169.0 refuses it ("legacy `profile` config is no
-    /// longer supported") and ignores the whole file.
-    pub legacy_profile: Option<String>,
-}
-
-/// What Codex says about one hook: `trustStatus` in `hooks/list` (Codex 0.169.0). Read
-/// leniently: a value this version does not know is kept as [`TrustStatus::Other`], never an
-/// error, and never counts as trusted.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum TrustStatus {
-    /// Trusted with the hash it has now: Codex runs it.
-    Trusted,
-    /// Never approved: Codex skips it.
-    Untrusted,
-    /// Approved once, changed since (the recorded hash no longer matches): Codex skips it.
-    Modified,
-    /// Set by managed (administrator) configuration.
-    Managed,
-    /// Anything else, as Codex wrote it (empty when the field was missing).
-    Other(String),
-}
-
-/// How Gemini CLI will treat the repository.
-#[derive(Clone, Debug, PartialEq, Eq)]
-pub enum FolderTrust {
-    /// `security.folderTrust.enabled` is false in the user's settings: every folder is trusted.
-    Off,
-    /// A rule trusts it (the rule's path).
-    Trusted(String),
-    /// A rule distrusts it (the rule's path).
-    Distrusted(String),
-    /// No rule: Gemini CLI asks in an interactive session and runs no hooks until trusted.
-    Unknown,
 }

@@ -7,8 +7,6 @@
 //! → `hooks/list` again to verify. Everything is bounded by one deadline; the server is killed
 //! when we are done or out of time.
 
-pub use crate::wiring::facts::TrustStatus;
-
 use crate::edit::command::our_exe;
 use crate::edit::json_doc;
 use crate::files::canonical;
@@ -449,6 +447,23 @@ pub fn manual_steps(codex_config: &Path, project: Option<&Path>, hooks_json: &Pa
         codex_config.display()
     ));
     s
+}
+
+/// What Codex says about one hook: `trustStatus` in `hooks/list` (Codex 0.169.0). Read
+/// leniently: a value this version does not know is kept as [`TrustStatus::Other`], never an
+/// error, and never counts as trusted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TrustStatus {
+    /// Trusted with the hash it has now: Codex runs it.
+    Trusted,
+    /// Never approved: Codex skips it.
+    Untrusted,
+    /// Approved once, changed since (the recorded hash no longer matches): Codex skips it.
+    Modified,
+    /// Set by managed (administrator) configuration.
+    Managed,
+    /// Anything else, as Codex wrote it (empty when the field was missing).
+    Other(String),
 }
 
 #[cfg(test)]

@@ -16,7 +16,9 @@ use crate::edit::json_layout;
 use crate::error::EditError;
 use crate::files::{read_opt, Homes, Scope};
 use crate::report::{any_effective, Change};
-use crate::wiring::facts::{CodexConfigStatus, CodexFacts, Facts, RecordedTrust, ScopeStatus};
+use crate::wiring::facts::{RecordedTrust, ScopeStatus};
+use crate::wiring::Facts;
+use status::{CodexConfigStatus, CodexFacts};
 use std::path::{Path, PathBuf};
 
 pub struct CodexWiring;

@@ -2,14 +2,92 @@
 //! plugins, project and hook trust, as recorded), and what Codex itself reports of our hooks
 //! when asked (`--check-trust`).
 
+use super::app_server::TrustStatus;
 use super::app_server::{list_hooks, ours, TrustRequest};
+use super::config::FeatureFlags;
 use crate::files::{Homes, Scope};
-use crate::wiring::facts::{
-    CodexConfigStatus, CodexFacts, Facts, ListedHook, LiveScope, LiveTrust, OwnFacts, Report,
-    ScopeStatus, TrustStatus,
-};
+use crate::wiring::facts::{OwnFacts, Report, ScopeStatus};
+use crate::wiring::Facts;
 use handover_clients::Agent;
-use std::path::Path;
+use serde::{Serialize, Serializer};
+use std::path::{Path, PathBuf};
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CodexFacts {
+    /// The user's config.toml, or why it cannot be read (then nothing of it is serialised).
+    #[serde(flatten, serialize_with = "crate::wiring::facts::json::ok_only")]
+    pub config: Result<CodexConfigStatus, String>,
+    /// What Codex itself reported (`--check-trust`), when it was asked.
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub live_trust: Option<LiveTrust>,
+}
+
+/// The parts of Codex's user config.toml that decide whether our hooks run.
+#[derive(Clone, Debug, Serialize)]
+pub struct CodexConfigStatus {
+    #[serde(skip)]
+    pub file: PathBuf,
+    /// The project directory `project_trust` is about.
+    #[serde(skip)]
+    pub project: PathBuf,
+    /// Enabled handover plugins (`<plugin>@<marketplace>`), and whether any of their hooks has
+    /// a trust entry; serialised as the ids.
+    #[serde(serialize_with = "plugin_ids")]
+    pub plugins: Vec<(String, bool)>,
+    /// `[features]` as set; serialised as `"on"` or `"off"`.
+    #[serde(rename = "hooks_feature", serialize_with = "on_off")]
+    pub flags: FeatureFlags,
+    /// The project's `trust_level`, if any.
+    pub project_trust: Option<String>,
+    /// Profiles that turn hooks off (shown when hooks of ours are installed).
+    #[serde(skip)]
+    pub profile_notes: Vec<String>,
+}
+
+impl CodexConfigStatus {
+    pub(crate) fn project_trusted(&self) -> bool {
+        self.project_trust.as_deref() == Some("trusted")
+    }
+}
+
+/// What `codex app-server` reported about our hooks, per scope that has some.
+#[derive(Clone, Debug, Serialize)]
+pub struct LiveTrust {
+    /// Serialised under their scope names; a scope Codex could not be asked about is left out.
+    #[serde(flatten, serialize_with = "live_by_scope")]
+    pub scopes: Vec<LiveScope>,
+    /// False when there was no `codex` to ask.
+    pub checked: bool,
+}
+
+#[derive(Clone, Debug)]
+pub struct LiveScope {
+    pub scope: Scope,
+    /// Our hooks as Codex lists them, or why it could not be asked.
+    pub hooks: Result<Vec<ListedHook>, String>,
+}
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ListedHook {
+    pub key: String,
+    pub trust: TrustStatus,
+}
+
+fn live_by_scope<S: Serializer>(scopes: &[LiveScope], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_map(
+        scopes
+            .iter()
+            .filter_map(|x| Some((x.scope.as_str(), x.hooks.as_ref().ok()?))),
+    )
+}
+
+fn on_off<S: Serializer>(flags: &FeatureFlags, s: S) -> Result<S::Ok, S::Error> {
+    s.serialize_str(if flags.disabled() { "off" } else { "on" })
+}
+
+fn plugin_ids<S: Serializer>(plugins: &[(String, bool)], s: S) -> Result<S::Ok, S::Error> {
+    s.collect_seq(plugins.iter().map(|(id, _)| id))
+}
 
 impl OwnFacts for CodexFacts {
     fn lines(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {

@@ -10,8 +10,10 @@ use crate::edit::json_doc::Value;
 use crate::error::EditError;
 use crate::files::Scope;
 use crate::report::Change;
-use crate::wiring::facts::{CopilotFacts, Facts, OwnFacts, ScopeStatus};
+use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::Facts;
 use files::{command_with_event, config_in, edit_hooks, find, trust_problem, TRUSTED_FOLDERS};
+use serde::Serialize;
 use std::path::Path;
 
 pub struct CopilotWiring;
@@ -104,4 +106,22 @@ impl OwnFacts for CopilotFacts {
             Ok(_) => {}
         }
     }
+}
+
+// ---- What `handover status` knows of it ----
+
+#[derive(Clone, Debug, Serialize)]
+pub struct CopilotFacts {
+    /// The `trustedFolders` entry that covers the repository (GitHub Copilot CLI loads no
+    /// repository hooks in a folder the user has not trusted), or why it could not be read
+    /// (then it is not serialised).
+    #[serde(
+        skip_serializing_if = "Result::is_err",
+        rename = "trusted_folder",
+        serialize_with = "crate::wiring::facts::json::ok_value"
+    )]
+    pub folder: Result<Option<String>, String>,
+    /// What the user must do for Copilot CLI to run the repository's hooks.
+    #[serde(skip)]
+    pub trust_problem: String,
 }

@@ -13,8 +13,6 @@
 //!
 //! `~/.gemini` is `$GEMINI_CLI_HOME/.gemini` when that variable is set (the client's rule).
 
-pub use crate::wiring::facts::FolderTrust;
-
 use crate::edit::json_doc::Value;
 use crate::edit::json_layout;
 use crate::error::EditError;
@@ -169,6 +167,19 @@ pub fn trust_problem(
             path.display()
         )),
     }
+}
+
+/// How Gemini CLI will treat the repository.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FolderTrust {
+    /// `security.folderTrust.enabled` is false in the user's settings: every folder is trusted.
+    Off,
+    /// A rule trusts it (the rule's path).
+    Trusted(String),
+    /// A rule distrusts it (the rule's path).
+    Distrusted(String),
+    /// No rule: Gemini CLI asks in an interactive session and runs no hooks until trusted.
+    Unknown,
 }
 
 #[cfg(test)]

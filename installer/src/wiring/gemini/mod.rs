@@ -9,10 +9,12 @@ use crate::edit::hooks_doc::Wanted;
 use crate::error::EditError;
 use crate::files::{Homes, Scope};
 use crate::report::Change;
-use crate::wiring::facts::{Facts, GeminiFacts, OwnFacts, ScopeStatus};
+use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::Facts;
 use files::{
     comment_hint, context_file, folder_trust, trust_problem, FolderTrust, TRUSTED_FOLDERS,
 };
+use serde::{Serialize, Serializer};
 use std::path::{Path, PathBuf};
 
 pub struct GeminiWiring;
@@ -135,4 +137,22 @@ impl OwnFacts for GeminiFacts {
             Ok(_) => {}
         }
     }
+}
+
+// ---- What `handover status` knows of it ----
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GeminiFacts {
+    /// Whether Gemini CLI trusts the repository (it runs no hooks in an untrusted folder), or
+    /// why that could not be read (then it is not serialised).
+    #[serde(skip_serializing_if = "Result::is_err", serialize_with = "trust_word")]
+    pub folder_trust: Result<FolderTrust, String>,
+    /// What the user must do for Gemini CLI to run the hooks, when it will not yet.
+    #[serde(skip)]
+    pub trust_problem: Option<String>,
+}
+
+/// The trust as a word in `--json` (`trusted`, `unknown`, ...).
+fn trust_word<S: Serializer>(t: &Result<FolderTrust, String>, s: S) -> Result<S::Ok, S::Error> {
+    t.as_ref().ok().map(FolderTrust::as_str).serialize(s)
 }
