@@ -147,6 +147,13 @@ pub trait Wiring: Sync {
         Ok(Planned::default())
     }
 
+    /// The user's part of the client's own configuration file (`FileKind::Config`), for
+    /// comparing two versions: everything but ours, in a canonical form; None when it does not
+    /// parse, or the client has no such file.
+    fn config_user_part(&self, _path: &Path, _text: &str) -> Option<String> {
+        None
+    }
+
     /// The instruction file the client reads, when its user can configure which one it is
     /// (then with a note when the configured name was not usable); None: the client module's
     /// fixed [`handover_clients::Client::instruction_file`].

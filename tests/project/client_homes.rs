@@ -53,16 +53,6 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
         &["codex"],
         "Codex's step after the files are written: trusting our hooks through `codex app-server`",
     ),
-    (
-        "installer/src/plan/keep.rs",
-        &["codex"],
-        "the user's part of Codex's config.toml, the one TOML file an install edits",
-    ),
-    (
-        "installer/src/edit/file_edit.rs",
-        &["codex"],
-        "`FileKind::CodexConfig`, that TOML file's kind",
-    ),
 ];
 
 /// The words that name `client` in code, in lower case: its `--agent` name (also in its

@@ -18,12 +18,18 @@ use crate::files::{read_opt, Homes, Scope};
 use crate::report::{any_effective, Change};
 use crate::wiring::facts::{RecordedTrust, ScopeStatus};
 use crate::wiring::Facts;
+use handover_clients::Agent;
 use status::{CodexConfigStatus, CodexFacts};
 use std::path::{Path, PathBuf};
 
 pub struct CodexWiring;
 
 impl Wiring for CodexWiring {
+    /// Everything of config.toml but ours there (project trust, hook trust).
+    fn config_user_part(&self, path: &Path, text: &str) -> Option<String> {
+        config::user_part(path, text)
+    }
+
     /// config.toml: the hooks feature turned back on (only with `--enable-codex-hooks`, else
     /// reported), the project trusted (`--trust`), and the trust entries of handlers the
     /// hooks.json edit moved kept in step.
@@ -143,7 +149,7 @@ fn codex_config_edit(
     };
     Some(FileEdit::new(
         path,
-        FileKind::CodexConfig,
+        FileKind::Config(Agent::Codex),
         before,
         after,
         changes,
