@@ -35,6 +35,7 @@ use crate::files::{Homes, Scope, Targets};
 use crate::locate::HookPaths;
 use crate::report::Change;
 use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::trusted_folders::TrustedFolders;
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
 use handover_clients::Agent;
 use serde::Serialize;
@@ -136,15 +137,24 @@ pub trait Wiring: Sync {
         Ok(Planned::default())
     }
 
+    /// The client's record of the folders it trusts to run hooks in, when it keeps one: the
+    /// default uninstall step and what uninstall leaves in place read it.
+    fn trusted_folders(&self) -> Option<&'static TrustedFolders> {
+        None
+    }
+
     /// Uninstall's edits beyond the hooks file (`hooks` is its planned edit). `untrust`: install
     /// added the repository to the client's trust record (manifest.rs): take that entry out.
     fn plan_uninstall(
         &self,
-        _at: Place<'_>,
+        at: Place<'_>,
         _hooks: &FileEdit,
-        _untrust: bool,
+        untrust: bool,
     ) -> Result<Planned, EditError> {
-        Ok(Planned::default())
+        match self.trusted_folders() {
+            Some(folders) => folders.plan_untrust(at.homes, at.repo, untrust),
+            None => Ok(Planned::default()),
+        }
     }
 
     /// The user's part of the client's own configuration file (`FileKind::Config`), for
@@ -167,8 +177,10 @@ pub trait Wiring: Sync {
 
     /// What uninstall leaves in place on purpose and says so (trust entries that may predate
     /// handover).
-    fn left_in_place(&self, _at: Place<'_>) -> Vec<String> {
-        Vec::new()
+    fn left_in_place(&self, at: Place<'_>) -> Vec<String> {
+        self.trusted_folders()
+            .map(|folders| folders.left_in_place(at))
+            .unwrap_or_default()
     }
 
     /// The client's facts beyond its hooks files, for `handover status` (`scopes` are its

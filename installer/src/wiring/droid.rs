@@ -42,6 +42,10 @@ pub fn user_settings_path(homes: &Homes) -> PathBuf {
 }
 
 impl Wiring for DroidWiring {
+    fn trusted_folders(&self) -> Option<&'static TrustedFolders> {
+        Some(&TRUSTED_FOLDERS)
+    }
+
     /// For a repository with `--trust`: the folder trusted in the user settings (Droid's own
     /// answer to its question, given ahead). Without `--trust` nothing: `droid exec` runs the
     /// hooks anyway, and the terminal UI asks the user itself. User-scope hooks run wherever
@@ -88,10 +92,6 @@ impl Wiring for DroidWiring {
             .folder_now(at.homes, at.repo)
             .map_err(|e| e.to_string());
         Some(Facts::Droid(DroidFacts { folder }))
-    }
-
-    fn left_in_place(&self, at: Place<'_>) -> Vec<String> {
-        TRUSTED_FOLDERS.left_in_place(at)
     }
 }
 

@@ -3,6 +3,7 @@
 
 pub mod files;
 
+use super::trusted_folders::TrustedFolders;
 use super::{InstallOptions, Place, Planned, Wiring};
 use crate::edit::file_edit::FileEdit;
 use crate::edit::hooks_doc::{Found, Mention, Wanted};
@@ -19,6 +20,10 @@ use std::path::Path;
 pub struct CopilotWiring;
 
 impl Wiring for CopilotWiring {
+    fn trusted_folders(&self) -> Option<&'static TrustedFolders> {
+        Some(&TRUSTED_FOLDERS)
+    }
+
     fn edit_hooks(
         &self,
         path: &Path,
@@ -59,20 +64,6 @@ impl Wiring for CopilotWiring {
         plan.problems
             .push(trust_problem(at.repo, &config_in(at.homes)));
         Ok(plan)
-    }
-
-    /// The entry `--trust` added, when install recorded it.
-    fn plan_uninstall(
-        &self,
-        at: Place<'_>,
-        _hooks: &FileEdit,
-        untrust: bool,
-    ) -> Result<Planned, EditError> {
-        TRUSTED_FOLDERS.plan_untrust(at.homes, at.repo, untrust)
-    }
-
-    fn left_in_place(&self, at: Place<'_>) -> Vec<String> {
-        TRUSTED_FOLDERS.left_in_place(at)
     }
 
     fn status_facts(&self, at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {

@@ -3,6 +3,7 @@
 
 pub mod files;
 
+use super::trusted_folders::TrustedFolders;
 use super::{InstallOptions, Place, Planned, Wiring};
 use crate::edit::file_edit::FileEdit;
 use crate::edit::hooks_doc::Wanted;
@@ -20,6 +21,10 @@ use std::path::{Path, PathBuf};
 pub struct GeminiWiring;
 
 impl Wiring for GeminiWiring {
+    fn trusted_folders(&self) -> Option<&'static TrustedFolders> {
+        Some(&TRUSTED_FOLDERS)
+    }
+
     /// The shared shape; a parse error says why it may have failed: comments.
     fn edit_hooks(
         &self,
@@ -52,16 +57,6 @@ impl Wiring for GeminiWiring {
             plan.problems.push(problem);
         }
         Ok(plan)
-    }
-
-    /// The rule `--trust` added, when install recorded it.
-    fn plan_uninstall(
-        &self,
-        at: Place<'_>,
-        _hooks: &FileEdit,
-        untrust: bool,
-    ) -> Result<Planned, EditError> {
-        TRUSTED_FOLDERS.plan_untrust(at.homes, at.repo, untrust)
     }
 
     /// `context.fileName`, else GEMINI.md.
