@@ -18,7 +18,7 @@
 //! - [`apply`]: writing the edits (preflight, backups, transaction, manifest);
 //! - [`edit`]: the pure editors of other programs' files;
 //! - the vocabulary every layer shares, at the root: [`error`], [`report`], [`files`]
-//!   (which files, under which homes), [`locate`] (where our executables are).
+//!   (which files, under which homes), [`mod@locate`] (where our executables are).
 
 pub mod apply;
 pub mod edit;

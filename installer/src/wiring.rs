@@ -6,17 +6,18 @@
 //! shared `hooks` shape edited by hooks_doc), the "no local scope" note, the instruction file
 //! the client module names, and status per scope. A client whose only file is its hooks file in
 //! the shared shape needs nothing here: [`Plain`] is its wiring. A client with
-//! unusual files has a [`Wiring`] implementation in wiring/<client>.rs, or wiring/<client>/
+//! unusual files has a [`Wiring`] implementation in `wiring/<client>.rs`, or `wiring/<client>/`
 //! with its editors beside it (Codex: config.toml in codex/config.rs, hook trust through
 //! codex/app_server.rs and its step after the files are written in codex/trust.rs, which
-//! flow calls; Gemini CLI: trusted folders and its configurable context file in
-//! gemini/files.rs; GitHub Copilot CLI: its own hooks shape and trusted folders in
-//! copilot/files.rs; Factory Droid: trusted folders in its user settings, droid.rs; Qwen Code:
-//! its settings version, qwen.rs; Claude Code:
-//! the plugin copies status reports), and one line in [`of`].
-//! The values these modules report to `status` (Codex's feature flags and hook trust, folder
-//! trust) are shapes in facts.rs, read and spelled by the `impl` blocks here, so that facts
-//! stays below this module.
+//! flow calls, its status in codex/status.rs; Gemini CLI: its configurable context file in
+//! gemini/files.rs; GitHub Copilot CLI: its own hooks shape in copilot/files.rs; Qwen Code:
+//! its settings version, qwen.rs; Claude Code: the plugin copies status reports), and one line
+//! in [`of`]. Gemini CLI, GitHub Copilot CLI and Factory Droid declare their trusted folders
+//! ([`trusted_folders::TrustedFolders`], one editor for the three).
+//!
+//! What a client reports to `status` is its own shape, in its folder, and one variant of
+//! [`Facts`] here; it draws its lines and problems itself ([`facts::OwnFacts`]). The generic
+//! shapes (a hooks file per scope, the report) are in facts.rs, which knows no client.
 
 pub mod claude;
 pub mod codex;
