@@ -9,7 +9,7 @@
 //! key of the file kept, its layout kept. Droid reads the file as JSON with comments; a file
 //! with comments is refused with that reason, nothing written.
 
-use super::trusted_folders::{Form, TrustedFolders};
+use super::trusted_folders::{FolderStatus, Form, TrustedFolders};
 use super::{InstallOptions, Place, Planned, Wiring};
 use crate::edit::file_edit::FileEdit;
 use crate::edit::hooks_doc::Wanted;
@@ -88,10 +88,9 @@ impl Wiring for DroidWiring {
     }
 
     fn status_facts(&self, at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
-        let folder = TRUSTED_FOLDERS
-            .folder_now(at.homes, at.repo)
-            .map_err(|e| e.to_string());
-        Some(Facts::Droid(DroidFacts { folder }))
+        Some(Facts::Droid(DroidFacts {
+            trusted: TRUSTED_FOLDERS.status(at.homes, at.repo),
+        }))
     }
 }
 
@@ -108,7 +107,7 @@ fn iso_now() -> String {
 impl OwnFacts for DroidFacts {
     fn lines(&self, _scopes: &[ScopeStatus], out: &mut Vec<String>) {
         TRUSTED_FOLDERS.status_line(
-            &self.folder,
+            &self.trusted.folder,
             " (its terminal UI asks before it runs the hooks; `handover install --droid --trust` answers ahead)",
             out,
         );
@@ -117,7 +116,7 @@ impl OwnFacts for DroidFacts {
     /// Not trusting the folder is no problem: Droid's terminal UI asks, and `droid exec` runs
     /// the hooks anyway. A settings file that cannot be read is.
     fn problems(&self, _scopes: &[ScopeStatus], out: &mut Vec<String>) {
-        if let Err(e) = &self.folder {
+        if let Err(e) = &self.trusted.folder {
             out.push(e.clone());
         }
     }
@@ -125,17 +124,13 @@ impl OwnFacts for DroidFacts {
 
 // ---- What `handover status` knows of it ----
 
+/// Factory Droid's terminal UI runs no hook in a folder the user has not trusted; it asks
+/// first.
 #[derive(Clone, Debug, Serialize)]
 pub struct DroidFacts {
-    /// The `trustedFolders` entry of the user settings that covers the repository (Factory
-    /// Droid's terminal UI runs no hook in a folder the user has not trusted; it asks first),
-    /// or why it could not be read (then it is not serialised).
-    #[serde(
-        skip_serializing_if = "Result::is_err",
-        rename = "trusted_folder",
-        serialize_with = "crate::wiring::facts::json::ok_value"
-    )]
-    pub folder: Result<Option<String>, String>,
+    /// The `trustedFolders` entry of the user settings that covers the repository.
+    #[serde(flatten)]
+    pub trusted: FolderStatus,
 }
 
 #[cfg(test)]

@@ -13,6 +13,7 @@ use crate::error::EditError;
 use crate::files::{canonical, read_opt, Homes, Scope};
 use crate::report::{Change, ChangeKind};
 use handover_clients::Agent;
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// One client's record of the folders it trusts.
@@ -407,6 +408,27 @@ impl TrustedFolders {
             "{} still trusts this folder ({entry}); that entry is left as it is (it may predate handover): remove it by hand if you want.",
             self.display_name()
         )]
+    }
+}
+
+/// What `handover status` knows of a client's trusted folders: the entry that covers the
+/// repository, or why the file could not be read (then it is not serialised).
+#[derive(Clone, Debug, Serialize)]
+pub struct FolderStatus {
+    #[serde(
+        skip_serializing_if = "Result::is_err",
+        rename = "trusted_folder",
+        serialize_with = "crate::wiring::facts::json::ok_value"
+    )]
+    pub folder: Result<Option<String>, String>,
+}
+
+impl TrustedFolders {
+    /// The entry that covers `repo` now, for `handover status`.
+    pub fn status(&self, homes: &Homes, repo: &Path) -> FolderStatus {
+        FolderStatus {
+            folder: self.folder_now(homes, repo).map_err(|e| e.to_string()),
+        }
     }
 }
 

@@ -3,7 +3,7 @@
 
 pub mod files;
 
-use super::trusted_folders::TrustedFolders;
+use super::trusted_folders::{FolderStatus, TrustedFolders};
 use super::{InstallOptions, Place, Planned, Wiring};
 use crate::edit::file_edit::FileEdit;
 use crate::edit::hooks_doc::{Found, Mention, Wanted};
@@ -68,11 +68,8 @@ impl Wiring for CopilotWiring {
 
     fn status_facts(&self, at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
         let config = config_in(at.homes);
-        let folder = TRUSTED_FOLDERS
-            .folder_now(at.homes, at.repo)
-            .map_err(|e| e.to_string());
         Some(Facts::Copilot(CopilotFacts {
-            folder,
+            trusted: TRUSTED_FOLDERS.status(at.homes, at.repo),
             trust_problem: trust_problem(at.repo, &config),
         }))
     }
@@ -82,7 +79,7 @@ impl Wiring for CopilotWiring {
 
 impl OwnFacts for CopilotFacts {
     fn lines(&self, _scopes: &[ScopeStatus], out: &mut Vec<String>) {
-        TRUSTED_FOLDERS.status_line(&self.folder, "", out);
+        TRUSTED_FOLDERS.status_line(&self.trusted.folder, "", out);
     }
 
     /// Copilot CLI loads no repository hooks in a folder the user has not trusted: said when
@@ -91,7 +88,7 @@ impl OwnFacts for CopilotFacts {
         let in_repo = scopes
             .iter()
             .any(|s| s.scope == Scope::Project && !s.file.ours.is_empty());
-        match &self.folder {
+        match &self.trusted.folder {
             Err(e) => out.push(e.clone()),
             Ok(None) if in_repo => out.push(self.trust_problem.clone()),
             Ok(_) => {}
@@ -101,17 +98,12 @@ impl OwnFacts for CopilotFacts {
 
 // ---- What `handover status` knows of it ----
 
+/// GitHub Copilot CLI loads no repository hooks in a folder the user has not trusted.
 #[derive(Clone, Debug, Serialize)]
 pub struct CopilotFacts {
-    /// The `trustedFolders` entry that covers the repository (GitHub Copilot CLI loads no
-    /// repository hooks in a folder the user has not trusted), or why it could not be read
-    /// (then it is not serialised).
-    #[serde(
-        skip_serializing_if = "Result::is_err",
-        rename = "trusted_folder",
-        serialize_with = "crate::wiring::facts::json::ok_value"
-    )]
-    pub folder: Result<Option<String>, String>,
+    /// The `trustedFolders` entry that covers the repository.
+    #[serde(flatten)]
+    pub trusted: FolderStatus,
     /// What the user must do for Copilot CLI to run the repository's hooks.
     #[serde(skip)]
     pub trust_problem: String,
