@@ -40,9 +40,7 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let session = super::detect_session(args.session.as_deref());
     // Ids and names the caller passed are text like any other: no token reaches the journal.
     let session = session.as_deref().map(handover_core::sanitize::redacted);
-    let agent = super::detect_agent(None)
-        .as_deref()
-        .map(handover_core::sanitize::redacted);
+    let agent = super::detect_agent(None).map(|a| handover_core::sanitize::redacted(a.as_str()));
     store.append_journal(
         Event::Ack,
         json!({"handoff_id": handoff.id, "session_id": session, "agent": agent}),

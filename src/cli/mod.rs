@@ -588,18 +588,19 @@ fn check_dir(dir: &Path) -> anyhow::Result<()> {
 
 /// The agent writing or acknowledging, when the caller didn't say: HANDOVER_AGENT, else what
 /// the client's environment gives away.
-pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
+pub fn detect_agent(explicit: Option<&str>) -> Option<handover_clients::AgentName> {
     if let Some(a) = explicit {
-        return Some(a.to_string());
+        return Some(handover_clients::AgentName::parse(a));
     }
     if let Ok(a) = std::env::var("HANDOVER_AGENT") {
         if !a.is_empty() {
-            return Some(a);
+            return Some(handover_clients::AgentName::parse(&a));
         }
     }
     // Each client module says what it sets for the shell commands it runs; the precedence
     // when several match (a client's own name first) is handover_clients::running_the_shell's.
-    handover_clients::running_the_shell(&|name| std::env::var_os(name)).map(|a| a.to_string())
+    handover_clients::running_the_shell(&|name| std::env::var_os(name))
+        .map(handover_clients::AgentName::Known)
 }
 
 /// The session id the detected agent's client sets for the commands it runs
@@ -607,12 +608,11 @@ pub fn detect_agent(explicit: Option<&str>) -> Option<String> {
 /// Factory Droid's is the one our SessionStart exports, `Quirks::takes_session_id_from_hook`).
 /// Only the detected agent's own variable counts: another client's leftover says nothing about
 /// who runs this. `agent` is compared with each agent's exact `--agent` name (`Agent::as_str`).
-pub fn client_session_id(agent: Option<&str>) -> Option<String> {
-    let agent = agent?;
-    let variable = handover_clients::ALL
-        .iter()
-        .find(|c| c.agent.as_str() == agent)?
-        .shell_session_id_var?;
+pub fn client_session_id(agent: Option<&handover_clients::AgentName>) -> Option<String> {
+    let handover_clients::AgentName::Known(agent) = agent? else {
+        return None;
+    };
+    let variable = handover_clients::of(*agent).shell_session_id_var?;
     std::env::var(variable).ok().filter(|s| !s.is_empty())
 }
 

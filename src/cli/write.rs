@@ -54,10 +54,10 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     apply_flags(&mut Content::default(), args)?;
     let agent = super::detect_agent(args.agent.as_deref());
     let session_id = super::detect_session(args.session.as_deref());
-    let recorded = writing_session_record(&store, agent.as_deref(), session_id.as_deref());
+    let recorded = writing_session_record(&store, agent.as_ref(), session_id.as_deref());
     let request = Request {
         content: input.clone().unwrap_or_default(),
-        agent,
+        agent: agent.map(|a| a.to_string()),
         session_id,
         shared: args.shared,
         recorded,
@@ -494,7 +494,7 @@ fn print_outcome(
 /// that no longer exist are left out.
 fn writing_session_record(
     store: &Store,
-    agent: Option<&str>,
+    agent: Option<&handover_clients::AgentName>,
     session_id: Option<&str>,
 ) -> Option<handover_core::record::SessionRecord> {
     let sid = session_id
@@ -506,8 +506,8 @@ fn writing_session_record(
         .ended
         .as_ref()
         .is_some_and(|e| e.how == "session_end");
-    let other_agent =
-        agent.is_some_and(|a| record.agent != handover_core::record::untrusted(a, 20).as_str());
+    let other_agent = agent
+        .is_some_and(|a| record.agent != handover_core::record::untrusted(a.as_str(), 20).as_str());
     if ended || other_agent {
         return None;
     }
