@@ -159,7 +159,7 @@ impl Behaviour for Claude {
         None
     }
 
-    /// The folder is named after the session's working directory ([`project_folder_matches`]).
+    /// The folder is named after the session's working directory (`project_folder_matches`).
     fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
         let folder = crate::folder_under(dir, transcript);
         Some(folder.is_some_and(|f| project_folder_matches(f, project)))
