@@ -6,6 +6,7 @@
 //! outside those homes that names it, unless the place is listed below with why. Adding a
 //! client is then its module, an optional wiring folder and fixtures (docs/design.md).
 
+use super::architecture::LAYERS;
 use super::git_processes::production_code;
 use std::collections::BTreeMap;
 
@@ -13,10 +14,11 @@ use std::collections::BTreeMap;
 const EVERY: &str = "*";
 
 /// The places outside a client's home that may name it: (file, the clients it names there,
-/// why). Keep it short: a new line here is a rule that did not find its client's home.
+/// why); `<clients>` is handover-clients' folder. Keep it short: a new line here is a rule
+/// that did not find its client's home.
 const ALLOWED: &[(&str, &[&str], &str)] = &[
     (
-        "src/clients/src/lib.rs",
+        "<clients>/src/lib.rs",
         &[EVERY],
         "the registry: each client's `pub mod` line and its line in `registry!`",
     ),
@@ -27,12 +29,12 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
          variant of `Facts` (status --json's closed, untagged enum of the clients' own facts)",
     ),
     (
-        "src/clients/src/copilot.rs",
+        "<clients>/src/copilot.rs",
         &["claude", "gemini"],
         "GitHub Copilot CLI runs Claude Code's hook entries and reads CLAUDE.md and GEMINI.md",
     ),
     (
-        "src/clients/src/input.rs",
+        "<clients>/src/input.rs",
         &["claude"],
         "the hook input's `CLAUDE_ENV_FILE` key, which Droid sends under Claude Code's name",
     ),
@@ -70,7 +72,7 @@ fn words(client: &handover_clients::Client) -> Vec<String> {
 
 /// Whether `rel` is `client`'s home.
 fn home_of(client: &str, rel: &str) -> bool {
-    rel == format!("src/clients/src/{client}.rs")
+    rel == format!("{}/src/{client}.rs", clients_dir())
         || rel == format!("installer/src/wiring/{client}.rs")
         || rel.starts_with(&format!("installer/src/wiring/{client}/"))
 }
@@ -99,10 +101,24 @@ fn names_outside_homes() -> BTreeMap<(String, String), Vec<String>> {
     found
 }
 
-fn allowed(rel: &str, client: &str) -> bool {
-    ALLOWED
+/// handover-clients' folder, as the workspace's layers name it.
+fn clients_dir() -> &'static str {
+    LAYERS
         .iter()
-        .any(|(f, clients, _)| *f == rel && clients.iter().any(|c| *c == EVERY || *c == client))
+        .find(|(_, name, _)| *name == "handover-clients")
+        .map(|(dir, _, _)| *dir)
+        .unwrap()
+}
+
+/// An [`ALLOWED`] path from the workspace root.
+fn resolved(path: &str) -> String {
+    path.replace("<clients>", clients_dir())
+}
+
+fn allowed(rel: &str, client: &str) -> bool {
+    ALLOWED.iter().any(|(f, clients, _)| {
+        resolved(f) == rel && clients.iter().any(|c| *c == EVERY || *c == client)
+    })
 }
 
 #[test]
@@ -117,7 +133,7 @@ fn a_client_is_named_only_in_its_home() {
         .collect();
     assert!(
         stray.is_empty(),
-        "a client named outside its home (src/clients/src/<client>.rs, \
+        "a client named outside its home (<clients crate>/src/<client>.rs, \
          installer/src/wiring/<client>[.rs|/]): move the rule into the client's declaration, \
          behaviour or wiring, or list the place in ALLOWED with why:\n  {}",
         stray.join("\n  ")
@@ -128,7 +144,7 @@ fn a_client_is_named_only_in_its_home() {
         let named: Vec<&str> = handover_clients::ALL
             .iter()
             .map(|c| c.name)
-            .filter(|c| found.contains_key(&(rel.to_string(), c.to_string())))
+            .filter(|c| found.contains_key(&(resolved(rel), c.to_string())))
             .collect();
         let want: Vec<&str> = if clients.contains(&EVERY) {
             handover_clients::ALL.iter().map(|c| c.name).collect()
