@@ -68,6 +68,7 @@ mod install {
 /// The tests, one file each in tests/project/.
 mod project {
     mod architecture;
+    mod client_homes;
     mod docs_paths;
     mod docs_samples;
     mod git_processes;

@@ -2,7 +2,7 @@
 //! directories they live under, how they are read, and how their paths are shown.
 
 use crate::error::EditError;
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_clients::{Client, UserDirs};
 use std::io;
 use std::path::{Path, PathBuf};
@@ -124,7 +124,7 @@ impl Homes {
 impl Homes {
     /// `client`'s own user directory under these homes (`~/.claude`, the Codex home, ...), by
     /// the client module's rule.
-    pub fn user_dir(&self, client: &dyn Client) -> PathBuf {
+    pub fn user_dir(&self, client: &Client) -> PathBuf {
         client
             .user_dir(&self.dirs)
             .unwrap_or_else(|| self.home.clone())

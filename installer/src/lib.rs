@@ -7,28 +7,27 @@
 //!
 //! Pure editors (text in → text out + a report of what changed) with reading, atomic writing,
 //! backups and the Codex JSON-RPC client at the edges. See docs/install.md.
+//!
+//! The folders are layers, and every dependency between them points down this list:
+//!
+//! - [`status`]: what `handover status` reports (it asks the plan which instruction files an
+//!   install would edit, and each client's wiring for its facts);
+//! - [`plan`]: what a run changes (`plan`, `detect`, `keep`, `instruction_files`) and the whole
+//!   run (`flow`);
+//! - [`wiring`]: what one client needs beyond the generic steps, and the facts it reports;
+//! - [`apply`]: writing the edits (preflight, backups, transaction, manifest);
+//! - [`edit`]: the pure editors of other programs' files;
+//! - the vocabulary every layer shares, at the root: [`error`], [`report`], [`files`]
+//!   (which files, under which homes), [`mod@locate`] (where our executables are).
 
-pub mod backup;
-pub mod detect;
-pub mod diff;
+pub mod apply;
+pub mod edit;
 pub mod error;
-pub mod facts;
-pub mod file_edit;
 pub mod files;
-pub mod flow;
-pub mod hooks_doc;
-pub mod hooks_file;
-pub mod instructions;
-pub mod json_doc;
-pub mod json_layout;
-pub mod keep;
 pub mod locate;
-pub mod manifest;
 pub mod plan;
-pub mod preflight;
 pub mod report;
 pub mod status;
-pub mod transaction;
 pub mod wiring;
 
 pub use error::EditError;

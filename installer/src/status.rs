@@ -1,31 +1,26 @@
 //! `handover status`, installer part: per agent and scope, whether our hooks are installed, up
-//! to date, duplicated; each client's own facts (Codex's feature flag, project trust and hook
-//! trust; the folder trust of Gemini CLI and Copilot CLI; Claude Code's plugin copies); and
-//! what to do.
-//! Read-only and cheap: no process is started (hook trust is read from the config; the hashes
-//! are only verified by `install --trust`, which asks Codex itself).
+//! to date, duplicated; each client's own facts (from its wiring); and what to do.
+//! Read-only and cheap: no process is started (a client that can be asked itself is asked only
+//! on request, by its wiring).
 //!
-//! This module gathers the facts (facts.rs), once, into a [`Report`], iterating the clients:
-//! every client's hooks files by the generic rules, its own facts from its wiring
-//! (wiring.rs). `render` turns them into the screen lines ([`Report::lines`]) and the problems
-//! with their fixes ([`Report::problems`]), and `handover status --json` serialises them (its
-//! "agents" field), so the three cannot disagree.
+//! This module gathers the facts (wiring/facts.rs), once, into a [`Report`], iterating the
+//! clients: every client's hooks files by the generic rules, its own facts from its wiring
+//! (`Wiring::status_facts`, with their lines and problems beside it). `render` turns them into
+//! the screen lines ([`Report::lines`]) and the problems with their fixes
+//! ([`Report::problems`]), and `handover status --json` serialises them (its "agents" field), so
+//! the three cannot disagree.
 
 mod render;
 
-pub use crate::facts::{
-    AgentStatus, ClaudeFacts, CodexConfigStatus, CodexFacts, CopilotFacts, DroidFacts, Facts,
-    GeminiFacts, HooksFile, InstructionsFile, ListedHook, LiveScope, LiveTrust, RecordedTrust,
-    Report, ScopeStatus,
-};
+use crate::edit::hooks_doc::Found;
+use crate::edit::json_layout;
 use crate::files::{hooks_path, read_opt, Homes, Targets};
-use crate::hooks_doc::Found;
-use crate::json_layout;
 use crate::locate::{at_run_time, is_executable, HookPaths};
-use crate::wiring::codex::app_server::TrustStatus;
+pub use crate::wiring::facts::{AgentStatus, HooksFile, InstructionsFile, Report, ScopeStatus};
+pub use crate::wiring::Facts;
 use crate::wiring::{self, Place};
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_clients::Scope;
 use std::ffi::OsStr;
 use std::path::{Path, PathBuf};
@@ -198,7 +193,7 @@ pub fn status(
         .collect();
     let all = Targets::all();
     let (files, instructions_error) =
-        match crate::instructions::instruction_targets(repo, homes, all) {
+        match crate::plan::instruction_files::instruction_targets(repo, homes, all) {
             Ok((files, _)) => (files, None),
             Err(e) => {
                 // The clients whose configured file could be found.
@@ -207,9 +202,10 @@ pub fn status(
                         .configured_instruction_file(repo, homes)
                         .is_none_or(|r| r.is_ok())
                 }));
-                let files = crate::instructions::instruction_targets(repo, homes, readable)
-                    .map(|(f, _)| f)
-                    .unwrap_or_default();
+                let files =
+                    crate::plan::instruction_files::instruction_targets(repo, homes, readable)
+                        .map(|(f, _)| f)
+                        .unwrap_or_default();
                 (files, Some(e.to_string()))
             }
         };
@@ -219,7 +215,7 @@ pub fn status(
             present: read_opt(&path)
                 .ok()
                 .flatten()
-                .is_some_and(|t| crate::instructions::is_present(&t)),
+                .is_some_and(|t| crate::edit::instructions::is_present(&t)),
             name: path
                 .file_name()
                 .map(|n| n.to_string_lossy().into_owned())
@@ -243,73 +239,8 @@ impl Report {
     /// handover plugin.
     pub fn wired_anywhere(&self) -> bool {
         self.agents.iter().any(|a| {
-            a.scopes.iter().any(|s| s.installed) || a.facts.as_ref().is_some_and(Facts::has_plugin)
+            a.scopes.iter().any(|s| s.installed)
+                || a.facts.as_ref().is_some_and(|f| f.own().has_plugin())
         })
-    }
-
-    /// Asks Codex itself (`codex app-server`, `hooks/list`, bounded by `timeout`) whether our
-    /// hooks are trusted, for each Codex scope with hooks of ours. Costs a process start (about a
-    /// second), so it is opt-in; on any failure the report says "not checked" and why.
-    pub fn check_live_codex_trust(
-        &mut self,
-        repo: &Path,
-        homes: &Homes,
-        codex_bin: Option<&Path>,
-        timeout: std::time::Duration,
-    ) {
-        let Some(codex) = self.agents.iter_mut().find(|a| a.agent == Agent::Codex) else {
-            return;
-        };
-        let Some(Facts::Codex(facts)) = &mut codex.facts else {
-            return;
-        };
-        let Some(bin) = codex_bin else {
-            facts.live_trust = Some(LiveTrust {
-                scopes: Vec::new(),
-                checked: false,
-            });
-            return;
-        };
-        let mut scopes = Vec::new();
-        for s in codex.scopes.iter().filter(|s| !s.file.ours.is_empty()) {
-            let hooks_json = &s.file.path;
-            let req = crate::wiring::codex::app_server::TrustRequest {
-                codex_bin: bin.to_path_buf(),
-                codex_home: homes.user_dir(&handover_clients::codex::Codex),
-                home: homes.home.clone(),
-                project: repo.to_path_buf(),
-                hooks_json: hooks_json.clone(),
-                commands: Vec::new(),
-                timeout,
-            };
-            let hooks = crate::wiring::codex::app_server::list_hooks(&req).map(|listed| {
-                crate::wiring::codex::app_server::ours(&listed, hooks_json)
-                    .into_iter()
-                    .map(|h| ListedHook {
-                        key: h.key.clone(),
-                        trust: h.trust_status.clone(),
-                    })
-                    .collect()
-            });
-            scopes.push(LiveScope {
-                scope: s.scope,
-                hooks,
-            });
-        }
-        facts.live_trust = Some(LiveTrust {
-            scopes,
-            checked: true,
-        });
-    }
-}
-
-impl Facts {
-    /// A handover plugin of the client's own runs our hooks.
-    fn has_plugin(&self) -> bool {
-        match self {
-            Facts::Claude(c) => !c.plugins.is_empty(),
-            Facts::Codex(c) => c.config.as_ref().is_ok_and(|c| !c.plugins.is_empty()),
-            Facts::Gemini(_) | Facts::Copilot(_) | Facts::Droid(_) => false,
-        }
     }
 }

@@ -6,36 +6,41 @@
 //! shared `hooks` shape edited by hooks_doc), the "no local scope" note, the instruction file
 //! the client module names, and status per scope. A client whose only file is its hooks file in
 //! the shared shape needs nothing here: [`Plain`] is its wiring. A client with
-//! unusual files has a [`Wiring`] implementation in wiring/<client>.rs, or wiring/<client>/
+//! unusual files has a [`Wiring`] implementation in `wiring/<client>.rs`, or `wiring/<client>/`
 //! with its editors beside it (Codex: config.toml in codex/config.rs, hook trust through
 //! codex/app_server.rs and its step after the files are written in codex/trust.rs, which
-//! flow calls; Gemini CLI: trusted folders and its configurable context file in
-//! gemini/files.rs; GitHub Copilot CLI: its own hooks shape and trusted folders in
-//! copilot/files.rs; Factory Droid: trusted folders in its user settings, droid.rs; Qwen Code:
-//! its settings version, qwen.rs; Claude Code:
-//! the plugin copies status reports), and one line in [`of`].
-//! The values these modules report to `status` (Codex's feature flags and hook trust, folder
-//! trust) are shapes in facts.rs, read and spelled by the `impl` blocks here, so that facts
-//! stays below this module.
+//! flow calls, its status in codex/status.rs; Gemini CLI: its configurable context file in
+//! gemini/files.rs; GitHub Copilot CLI: its own hooks shape in copilot/files.rs; Qwen Code:
+//! its settings version, qwen.rs; Claude Code: the plugin copies status reports), and one line
+//! in [`of`]. Gemini CLI, GitHub Copilot CLI and Factory Droid declare their trusted folders
+//! ([`trusted_folders::TrustedFolders`], one editor for the three).
+//!
+//! What a client reports to `status` is its own shape, in its folder, and one variant of
+//! [`Facts`] here; it draws its lines and problems itself ([`facts::OwnFacts`]). The generic
+//! shapes (a hooks file per scope, the report) are in facts.rs, which knows no client.
 
-mod claude;
+pub mod claude;
 pub mod codex;
 pub mod copilot;
 pub mod droid;
+pub mod facts;
 pub mod gemini;
 mod qwen;
+pub mod trusted_folders;
 
+use crate::edit::file_edit::FileEdit;
+use crate::edit::hooks_doc::{self, Found, Mention, Wanted};
+use crate::edit::json_doc::Value;
 use crate::error::EditError;
-use crate::facts::{Facts, ScopeStatus};
-use crate::file_edit::FileEdit;
 use crate::files::{Homes, Targets};
-use crate::hooks_doc::{self, Found, Mention, Wanted};
-use crate::json_doc::Value;
 use crate::locate::HookPaths;
 use crate::report::Change;
+use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::trusted_folders::TrustedFolders;
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_clients::Scope;
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 /// What an install is asked to do (`plan::InstallOptions`): here, below the plan, because a
@@ -108,7 +113,7 @@ pub trait Wiring: Sync {
         before: Option<&str>,
         want: Option<&[Wanted]>,
     ) -> Result<(Option<String>, Vec<Change>), EditError> {
-        crate::hooks_file::edit_hooks_json(path, before, want)
+        crate::edit::hooks_file::edit_hooks_json(path, before, want)
     }
 
     /// Our handlers and the user's commands that run ours, in the parsed hooks file.
@@ -134,15 +139,31 @@ pub trait Wiring: Sync {
         Ok(Planned::default())
     }
 
+    /// The client's record of the folders it trusts to run hooks in, when it keeps one: the
+    /// default uninstall step and what uninstall leaves in place read it.
+    fn trusted_folders(&self) -> Option<&'static TrustedFolders> {
+        None
+    }
+
     /// Uninstall's edits beyond the hooks file (`hooks` is its planned edit). `untrust`: install
     /// added the repository to the client's trust record (manifest.rs): take that entry out.
     fn plan_uninstall(
         &self,
-        _at: Place<'_>,
+        at: Place<'_>,
         _hooks: &FileEdit,
-        _untrust: bool,
+        untrust: bool,
     ) -> Result<Planned, EditError> {
-        Ok(Planned::default())
+        match self.trusted_folders() {
+            Some(folders) => folders.plan_untrust(at.homes, at.repo, untrust),
+            None => Ok(Planned::default()),
+        }
+    }
+
+    /// The user's part of the client's own configuration file (`FileKind::Config`), for
+    /// comparing two versions: everything but ours, in a canonical form; None when it does not
+    /// parse, or the client has no such file.
+    fn config_user_part(&self, _path: &Path, _text: &str) -> Option<String> {
+        None
     }
 
     /// The instruction file the client reads, when its user can configure which one it is
@@ -158,8 +179,10 @@ pub trait Wiring: Sync {
 
     /// What uninstall leaves in place on purpose and says so (trust entries that may predate
     /// handover).
-    fn left_in_place(&self, _at: Place<'_>) -> Vec<String> {
-        Vec::new()
+    fn left_in_place(&self, at: Place<'_>) -> Vec<String> {
+        self.trusted_folders()
+            .map(|folders| folders.left_in_place(at))
+            .unwrap_or_default()
     }
 
     /// The client's facts beyond its hooks files, for `handover status` (`scopes` are its
@@ -169,66 +192,30 @@ pub trait Wiring: Sync {
     }
 }
 
-/// The planned edit of a client's trusted-folders record that adds the repository (`--trust`).
-fn folder_trust_edit(
-    path: PathBuf,
-    before: Option<String>,
-    (after, change): (Option<String>, Change),
-) -> FileEdit {
-    FileEdit::new(
-        path,
-        crate::file_edit::FileKind::FolderTrust,
-        before,
-        after,
-        vec![change],
-        None,
-    )
+/// What a client has beyond its hooks files, for `handover status` (`--json` serialises it
+/// untagged, in the agent's entry): each client's own shape, filled and drawn beside its
+/// wiring.
+#[derive(Clone, Debug, Serialize)]
+#[serde(untagged)]
+pub enum Facts {
+    Claude(claude::ClaudeFacts),
+    Codex(codex::status::CodexFacts),
+    Gemini(gemini::GeminiFacts),
+    Copilot(copilot::CopilotFacts),
+    Droid(droid::DroidFacts),
 }
 
-/// Uninstall's edit of a client's trusted-folders file at `path` (one that exists), made by the
-/// client's `untrust` editor, when `untrust` is asked for; none when nothing changes.
-fn folder_untrust_edit(
-    path: PathBuf,
-    untrust: bool,
-    editor: impl FnOnce(&Path, &str) -> Result<(Option<String>, Change), EditError>,
-) -> Result<Planned, EditError> {
-    let mut plan = Planned::default();
-    if !untrust {
-        return Ok(plan);
+impl Facts {
+    /// The client's own facts, to draw.
+    pub fn own(&self) -> &dyn OwnFacts {
+        match self {
+            Facts::Claude(f) => f,
+            Facts::Codex(f) => f,
+            Facts::Gemini(f) => f,
+            Facts::Copilot(f) => f,
+            Facts::Droid(f) => f,
+        }
     }
-    let Some(before) = crate::files::read_opt(&path)? else {
-        return Ok(plan);
-    };
-    let (after, change) = editor(&path, &before)?;
-    if change.kind != crate::report::ChangeKind::Unchanged {
-        plan.edits
-            .push(folder_trust_edit(path, Some(before), (after, change)));
-    }
-    Ok(plan)
-}
-
-/// A client's reading of its own trusted-folders file: the entry of `text` (the file at `path`)
-/// that covers `repo`, if any.
-type TrustedBy = fn(&Path, &str, &Path) -> Result<Option<String>, EditError>;
-
-/// The `trustedFolders` entry that covers `repo` in the file at `path` (GitHub Copilot CLI's
-/// config, Factory Droid's user settings), read with the client's own `trusted_by`; a missing
-/// file has none. For `handover status` and for what uninstall leaves in place.
-fn trusted_folder(
-    path: &Path,
-    repo: &Path,
-    trusted_by: TrustedBy,
-) -> Result<Option<String>, EditError> {
-    let text = crate::files::read_opt(path)?;
-    trusted_by(path, text.as_deref().unwrap_or(""), repo)
-}
-
-/// What uninstall says of a client's trust entry that still covers the repository (`entry`,
-/// where it is): left as it is, since it may predate handover.
-fn still_trusts(client: &str, entry: &str) -> Vec<String> {
-    vec![format!(
-        "{client} still trusts this folder ({entry}); that entry is left as it is (it may predate handover): remove it by hand if you want."
-    )]
 }
 
 /// A client whose only file is its hooks file in the shared shape.

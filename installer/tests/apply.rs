@@ -3,10 +3,10 @@
 //! HOME / CODEX_HOME is injected; the real ~ is never touched).
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_clients::Scope;
-use handover_installer::backup::Backups;
-use handover_installer::flow::{self, InstallRequest, UninstallRequest};
+use handover_installer::apply::backup::Backups;
+use handover_installer::plan::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::status::status;
 use handover_installer::{locate, Homes, HookPaths, InstallOptions, Targets};
 use std::collections::BTreeMap;
@@ -251,7 +251,7 @@ fn dry_run_prints_diffs_and_changes_nothing() {
 #[test]
 fn a_malformed_file_stops_everything_before_any_write() {
     let e = env();
-    fs::create_dir_all(e.homes.user_dir(&handover_clients::codex::Codex)).unwrap();
+    fs::create_dir_all(e.homes.user_dir(&handover_clients::codex::CLIENT)).unwrap();
     fs::write(
         handover_installer::wiring::codex::config::config_path(&e.homes),
         fixture("codex-config-malformed.toml"),
@@ -336,7 +336,7 @@ fn symlinked_settings_are_written_through_and_claude_md_link_is_left_alone() {
 #[test]
 fn local_scope_and_codex_feature_flag() {
     let e = env();
-    fs::create_dir_all(e.homes.user_dir(&handover_clients::codex::Codex)).unwrap();
+    fs::create_dir_all(e.homes.user_dir(&handover_clients::codex::CLIENT)).unwrap();
     fs::write(
         handover_installer::wiring::codex::config::config_path(&e.homes),
         fixture("codex-config.toml"),
@@ -843,7 +843,7 @@ fn uninstall_moves_the_trust_of_a_users_hook_that_moved_up() {
     )
     .unwrap();
     let key = |event: &str, group: usize| format!("{}:{event}:{group}:0", hooks_json.display());
-    fs::create_dir_all(e.homes.user_dir(&handover_clients::codex::Codex)).unwrap();
+    fs::create_dir_all(e.homes.user_dir(&handover_clients::codex::CLIENT)).unwrap();
     let config = format!(
         "model = \"gpt-5\"\n\n[hooks.state.\"{}\"]\ntrusted_hash = \"sha256:ours\"\n\n[hooks.state.\"{}\"]\ntrusted_hash = \"sha256:user\"\n",
         key("stop", 0),
@@ -936,7 +936,7 @@ fn gemini_install_trust_status_and_uninstall() {
     // The user's context file is CONTEXT.md (Gemini's `context.fileName`), already written.
     let user_settings = e
         .homes
-        .user_dir(&handover_clients::gemini::Gemini)
+        .user_dir(&handover_clients::gemini::CLIENT)
         .join("settings.json");
     fs::create_dir_all(user_settings.parent().unwrap()).unwrap();
     fs::write(
@@ -978,7 +978,7 @@ fn gemini_install_trust_status_and_uninstall() {
     );
     let trusted_folders = e
         .homes
-        .user_dir(&handover_clients::gemini::Gemini)
+        .user_dir(&handover_clients::gemini::CLIENT)
         .join("trustedFolders.json");
     assert!(!trusted_folders.exists(), "trust written without --trust");
     let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
@@ -1060,7 +1060,7 @@ fn droid_install_trust_and_uninstall() {
     let droid = Targets::of([Agent::Droid]);
     let settings = e
         .homes
-        .user_dir(&handover_clients::droid::Droid)
+        .user_dir(&handover_clients::droid::CLIENT)
         .join("settings.json");
     fs::create_dir_all(settings.parent().unwrap()).unwrap();
     let mine = "{\n    \"customModels\": [\n        {\n            \"model\": \"m\",\n            \"displayName\": \"Mine\"\n        }\n    ],\n    \"compactionTokenLimit\": 20000\n}\n";
@@ -1175,7 +1175,7 @@ fn droid_install_trust_and_uninstall() {
     let e = env();
     let settings = e
         .homes
-        .user_dir(&handover_clients::droid::Droid)
+        .user_dir(&handover_clients::droid::CLIENT)
         .join("settings.json");
     fs::create_dir_all(settings.parent().unwrap()).unwrap();
     fs::write(&settings, "{\n  // my models\n  \"customModels\": []\n}\n").unwrap();

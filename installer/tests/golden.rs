@@ -4,13 +4,14 @@
 //! `cargo insta review`) and review the diff.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
-use handover_base::Agent;
-use handover_installer::hooks_file::edit_hooks_json;
+use handover_clients::Agent;
+use handover_installer::edit::hooks_file::edit_hooks_json;
+use handover_installer::edit::instructions;
 use handover_installer::plan::wanted_for;
 use handover_installer::report::ChangeKind;
 use handover_installer::wiring::codex::config as codex_config;
 use handover_installer::wiring::gemini::files as gemini;
-use handover_installer::{instructions, HookPaths};
+use handover_installer::HookPaths;
 use std::path::{Path, PathBuf};
 
 fn fixtures() -> PathBuf {
@@ -115,7 +116,7 @@ fn claude_settings_with_other_tools_hooks_and_every_kind_of_setting() {
     // Key order of the whole document is unchanged; our groups come after the user's.
     let v = json(&installed);
     // Read in file order (serde_json's own map sorts its keys).
-    let doc: handover_installer::json_doc::Value = serde_json::from_str(&installed).unwrap();
+    let doc: handover_installer::edit::json_doc::Value = serde_json::from_str(&installed).unwrap();
     let keys: Vec<_> = doc.as_object().unwrap().keys().cloned().collect();
     assert_eq!(
         keys,
@@ -593,7 +594,7 @@ fn gemini_settings_keep_other_hooks_and_settings_with_gemini_events_and_ms_timeo
     let installed = install("x", &fixture("gemini-settings.json"), Agent::Gemini, true);
     let v = json(&installed);
     // Read in file order (serde_json's own map sorts its keys).
-    let doc: handover_installer::json_doc::Value = serde_json::from_str(&installed).unwrap();
+    let doc: handover_installer::edit::json_doc::Value = serde_json::from_str(&installed).unwrap();
     let keys: Vec<_> = doc.as_object().unwrap().keys().cloned().collect();
     assert_eq!(
         keys,
@@ -666,7 +667,9 @@ fn gemini_trusted_folders_get_one_rule_in_the_clients_style() {
     let path = Path::new("/home/ada/.gemini/trustedFolders.json");
     let original = fixture("gemini-trustedFolders.json");
     let repo = Path::new("/srv/nonexistent/repo");
-    let (after, change) = gemini::trust_repo(path, Some(&original), repo).unwrap();
+    let (after, change) = gemini::TRUSTED_FOLDERS
+        .trust_repo(path, Some(&original), repo, "")
+        .unwrap();
     assert_eq!(change.kind, ChangeKind::Added);
     let after = after.unwrap();
     golden(
@@ -675,12 +678,15 @@ fn gemini_trusted_folders_get_one_rule_in_the_clients_style() {
         &after,
     );
     assert!(!after.ends_with('\n'), "Gemini CLI writes no final newline");
-    let (again, change) = gemini::trust_repo(path, Some(&after), repo).unwrap();
+    let (again, change) = gemini::TRUSTED_FOLDERS
+        .trust_repo(path, Some(&after), repo, "")
+        .unwrap();
     assert_eq!(change.kind, ChangeKind::Unchanged);
     assert_eq!(again.as_deref(), Some(after.as_str()));
     // A repository under a TRUST_PARENT rule's parent is trusted already: nothing to write.
-    let (same, change) =
-        gemini::trust_repo(path, Some(&original), Path::new("/home/ada/projects/x")).unwrap();
+    let (same, change) = gemini::TRUSTED_FOLDERS
+        .trust_repo(path, Some(&original), Path::new("/home/ada/projects/x"), "")
+        .unwrap();
     assert_eq!(change.kind, ChangeKind::Unchanged);
     assert_eq!(same.as_deref(), Some(original.as_str()));
 }
@@ -691,7 +697,7 @@ fn qwen_settings_keep_other_hooks_and_settings_with_claude_events_and_second_tim
     let installed = install("x", &fixture("qwen-settings.json"), Agent::Qwen, true);
     let v = json(&installed);
     // Read in file order (serde_json's own map sorts its keys).
-    let doc: handover_installer::json_doc::Value = serde_json::from_str(&installed).unwrap();
+    let doc: handover_installer::edit::json_doc::Value = serde_json::from_str(&installed).unwrap();
     let keys: Vec<_> = doc.as_object().unwrap().keys().cloned().collect();
     assert_eq!(
         keys,
@@ -747,7 +753,7 @@ fn droid_settings_keep_custom_models_and_hooks_with_claude_events_but_no_post_co
     round_trip("droid-settings.json", Ends::Lf, Agent::Droid, true);
     let installed = install("x", &fixture("droid-settings.json"), Agent::Droid, true);
     // Read in file order (serde_json's own map sorts its keys).
-    let doc: handover_installer::json_doc::Value = serde_json::from_str(&installed).unwrap();
+    let doc: handover_installer::edit::json_doc::Value = serde_json::from_str(&installed).unwrap();
     let keys: Vec<_> = doc.as_object().unwrap().keys().cloned().collect();
     assert_eq!(
         keys,

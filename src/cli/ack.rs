@@ -41,8 +41,7 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     // Ids and names the caller passed are text like any other: no token reaches the journal.
     let session = session.as_deref().map(handover_handoff::sanitize::redacted);
     let agent = handover_clients::caller::agent(None)
-        .as_deref()
-        .map(handover_handoff::sanitize::redacted);
+        .map(|a| handover_handoff::sanitize::redacted(a.as_str()));
     store.append_journal(
         Event::Ack,
         json!({"handoff_id": handoff.id, "session_id": session, "agent": agent}),

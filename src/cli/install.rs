@@ -1,15 +1,15 @@
 //! `handover install` / `handover uninstall`, and the installer part of `handover status`.
 //! A thin adapter: arguments and environment (HOME, CODEX_HOME, PATH, the running binary's
-//! directory) in, the installer library (handover_installer::flow) does the work, plus the
+//! directory) in, the installer library (handover_installer::plan::flow) does the work, plus the
 //! core's guard (the exclude block that keeps handoff files private).
 
-use handover_base::{Agent, HookExe};
-use handover_clients::Scope;
-use handover_clients::{Client, Trust};
-use handover_installer::detect::{detect, Detected, Sign};
-use handover_installer::flow::{self, InstallRequest, UninstallRequest};
+use handover_base::HookExe;
+use handover_clients::Agent;
+use handover_clients::{Client, Scope, Trust};
+use handover_installer::apply::manifest;
 use handover_installer::locate::at_run_time;
-use handover_installer::manifest;
+use handover_installer::plan::detect::{detect, Detected, Sign};
+use handover_installer::plan::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::wiring::codex::app_server::find_codex;
 use handover_installer::{locate, Homes, InstallOptions, Targets};
 
@@ -33,7 +33,7 @@ fn targets(s: &Selection) -> Targets {
 }
 
 /// The clients an install is for: the ones named, every one (`--all`), or, with neither, the
-/// ones this machine uses and the ones already wired here (handover_installer::detect).
+/// ones this machine uses and the ones already wired here (handover_installer::plan::detect).
 enum Chosen {
     Named(Targets),
     Detected(Detected),
@@ -100,14 +100,14 @@ fn detected_line(d: &Detected, repo: &Path, homes: &Homes) -> Option<String> {
         .map(|(a, sign)| {
             format!(
                 "{} ({})",
-                handover_clients::of(*a).display_name(),
+                handover_clients::of(*a).display_name,
                 shown_sign(sign, repo, homes)
             )
         })
         .collect();
     let names: Vec<&str> = others
         .iter()
-        .map(|a| handover_clients::of(*a).display_name())
+        .map(|a| handover_clients::of(*a).display_name)
         .collect();
     let flags: Vec<String> = others.iter().map(|a| format!("--{}", a.as_str())).collect();
     Some(format!(
@@ -130,10 +130,7 @@ fn nothing_found(homes: &Homes) -> String {
             Err(_) => d.display().to_string(),
         })
         .collect();
-    let programs: Vec<&str> = handover_clients::ALL
-        .iter()
-        .map(|c| c.executable())
-        .collect();
+    let programs: Vec<&str> = handover_clients::ALL.iter().map(|c| c.executable).collect();
     let flags: Vec<String> = Agent::ALL
         .into_iter()
         .map(|a| format!("--{}", a.as_str()))
@@ -358,10 +355,10 @@ pub fn run_install_with(
 /// The clients that run hooks only where they are trusted (Codex's hook trust, the trusted
 /// folders of Gemini CLI, GitHub Copilot CLI and Factory Droid); the others have no trust to
 /// record.
-fn with_trust() -> Vec<&'static dyn Client> {
+fn with_trust() -> Vec<&'static Client> {
     handover_clients::ALL
         .into_iter()
-        .filter(|c| c.trust() != Trust::RunsAll)
+        .filter(|c| c.trust != Trust::RunsAll)
         .collect()
 }
 
@@ -369,11 +366,11 @@ fn with_trust() -> Vec<&'static dyn Client> {
 /// not refused, since the user named no client, but said.
 fn trust_without_a_trust_client(args: &InstallArgs, chosen: &Chosen) -> Option<String> {
     let t = chosen.targets();
-    let none = !with_trust().iter().any(|c| t.contains(c.agent()));
+    let none = !with_trust().iter().any(|c| t.contains(c.agent));
     (args.trust && none && matches!(chosen, Chosen::Detected(_))).then(|| {
         let names: Vec<&str> = t
             .iter()
-            .map(|a| handover_clients::of(a).display_name())
+            .map(|a| handover_clients::of(a).display_name)
             .collect();
         let (verb, it) = if names.len() == 1 {
             ("runs", "it finds")
@@ -409,11 +406,11 @@ fn option_without_its_client(args: &InstallArgs, chosen: &Chosen) -> Option<Stri
     }
     let with_trust = with_trust();
     let named = matches!(chosen, Chosen::Named(_));
-    if named && args.trust && !with_trust.iter().any(|c| t.contains(c.agent())) {
-        let names: Vec<&str> = with_trust.iter().map(|c| c.display_name()).collect();
+    if named && args.trust && !with_trust.iter().any(|c| t.contains(c.agent)) {
+        let names: Vec<&str> = with_trust.iter().map(|c| c.display_name).collect();
         let flags: Vec<String> = with_trust
             .iter()
-            .map(|c| format!("--{}", c.agent().as_str()))
+            .map(|c| format!("--{}", c.agent.as_str()))
             .collect();
         return Some(format!(
             "--trust is for {} (the clients that run hooks only where they are trusted), and this install leaves them out: add {}, or leave --trust out",
@@ -476,7 +473,7 @@ fn gitignore_dry_run(repo: &Path) -> Option<String> {
     let after = handover_core::guard::with_block(before.as_deref().unwrap_or_default()).ok()?;
     let before = before.map(|b| String::from_utf8_lossy(&b).into_owned());
     let after = String::from_utf8_lossy(&after).into_owned();
-    Some(handover_installer::diff::unified(
+    Some(handover_installer::edit::diff::unified(
         &handover_core::guard::label(repo),
         before.as_deref(),
         Some(&after),
@@ -628,7 +625,7 @@ pub fn run_uninstall_with(
 }
 
 /// Adds the guard's change (its file before this install, and now) to the repository's
-/// install record (handover_installer::manifest), for uninstall. A file that is not UTF-8 is
+/// install record (handover_installer::apply::manifest), for uninstall. A file that is not UTF-8 is
 /// not recorded (uninstall then leaves its block, as it says).
 fn record_guard_change(
     repo: &Path,

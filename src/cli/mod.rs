@@ -102,29 +102,29 @@ impl ScopeArg {
         use handover_clients::{Scope, ALL};
         use std::path::Path;
         let user_dirs = handover_clients::UserDirs::under(Path::new("~"));
-        let file = |c: &dyn handover_clients::Client, scope: Scope| {
+        let file = |c: &handover_clients::Client, scope: Scope| {
             let user_dir = c.user_dir(&user_dirs).unwrap_or_default();
             c.hooks_file(scope, Path::new(""), &user_dir)
                 .display()
                 .to_string()
         };
         let has_local =
-            |c: &dyn handover_clients::Client| file(c, Scope::Local) != file(c, Scope::Project);
+            |c: &handover_clients::Client| file(c, Scope::Local) != file(c, Scope::Project);
         match self {
             ScopeArg::Project => {
-                let files: Vec<String> = ALL.iter().map(|c| file(*c, Scope::Project)).collect();
+                let files: Vec<String> = ALL.iter().map(|c| file(c, Scope::Project)).collect();
                 format!("{} in the repository (shared)", listed(&files, "and"))
             }
             ScopeArg::Local => {
                 let files: Vec<String> = ALL
                     .iter()
-                    .filter(|c| has_local(**c))
-                    .map(|c| file(*c, Scope::Local))
+                    .filter(|c| has_local(c))
+                    .map(|c| file(c, Scope::Local))
                     .collect();
                 let without: Vec<String> = ALL
                     .iter()
-                    .filter(|c| !has_local(**c))
-                    .map(|c| c.display_name().to_string())
+                    .filter(|c| !has_local(c))
+                    .map(|c| c.display_name.to_string())
                     .collect();
                 format!(
                     "{} (private; {} have none and use project)",
@@ -133,7 +133,7 @@ impl ScopeArg {
                 )
             }
             ScopeArg::User => {
-                let files: Vec<String> = ALL.iter().map(|c| file(*c, Scope::User)).collect();
+                let files: Vec<String> = ALL.iter().map(|c| file(c, Scope::User)).collect();
                 let vars: Vec<String> = ALL
                     .iter()
                     .filter_map(|c| c.home_var())
@@ -166,7 +166,7 @@ impl clap::ValueEnum for ScopeArg {
 #[derive(Args, Debug, Clone, Default)]
 pub struct Selection {
     /// `--claude`, `--codex`, ...: one switch per client. None named: install wires the
-    /// clients this machine uses (handover_installer::detect), uninstall every client.
+    /// clients this machine uses (handover_installer::plan::detect), uninstall every client.
     #[command(flatten)]
     pub clients: ClientFlags,
     /// Every client (without a client switch, install wires only the clients found on this
@@ -228,13 +228,13 @@ pub struct UninstallArgs {
 /// Code"), so a new client gets its switch without an edit here. Holds the clients named, in
 /// registry order. `--all` (in [`Selection`]) excludes them.
 #[derive(Debug, Clone, Default)]
-pub struct ClientFlags(pub Vec<handover_base::Agent>);
+pub struct ClientFlags(pub Vec<handover_clients::Agent>);
 
 impl clap::FromArgMatches for ClientFlags {
     fn from_arg_matches(m: &clap::ArgMatches) -> Result<Self, clap::Error> {
         let named = handover_clients::ALL
             .into_iter()
-            .map(|c| c.agent())
+            .map(|c| c.agent)
             .filter(|a| m.get_flag(a.as_str()))
             .collect();
         Ok(ClientFlags(named))
@@ -250,11 +250,11 @@ impl Args for ClientFlags {
     fn augment_args(cmd: clap::Command) -> clap::Command {
         handover_clients::ALL.into_iter().fold(cmd, |cmd, c| {
             cmd.arg(
-                clap::Arg::new(c.agent().as_str())
-                    .long(c.agent().as_str())
+                clap::Arg::new(c.agent.as_str())
+                    .long(c.agent.as_str())
                     .action(clap::ArgAction::SetTrue)
                     .conflicts_with("all")
-                    .help(c.display_name()),
+                    .help(c.display_name),
             )
         })
     }
@@ -349,7 +349,7 @@ fn install_about() -> String {
 pub(crate) fn every_client(last_word: &str) -> String {
     let names: Vec<&str> = handover_clients::ALL
         .iter()
-        .map(|c| c.display_name())
+        .map(|c| c.display_name)
         .collect();
     listed(&names, last_word)
 }
@@ -368,7 +368,7 @@ fn listed(items: &[impl AsRef<str>], last_word: &str) -> String {
 
 /// `write --agent`'s help: the agents handover supports, by the names the hooks use.
 fn agent_help() -> String {
-    let names: Vec<&str> = handover_base::Agent::ALL
+    let names: Vec<&str> = handover_clients::Agent::ALL
         .iter()
         .map(|a| a.as_str())
         .collect();

@@ -167,7 +167,7 @@ impl RecordSummary {
             foreign: listed.foreign,
             ending: handover_record::text::ending(&r),
             session_id: r.session_id,
-            agent: r.agent,
+            agent: r.agent.to_string(),
             updated: r.updated,
             ended: r.ended,
             files_edited: r.files_edited,

@@ -45,17 +45,17 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     // (the handoff itself names only a session id the caller gave).
     let record_session = session_id
         .clone()
-        .or_else(|| caller::client_session_id(agent.as_deref()));
+        .or_else(|| caller::client_session_id(agent.as_ref()));
     let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
     let recorded = handover_record::writer::record_of_writer(
         &store,
-        agent.as_deref(),
+        agent.as_ref(),
         record_session.as_deref(),
         now_ms,
     );
     let request = Request {
         content: input.clone().unwrap_or_default(),
-        agent,
+        agent: agent.map(|a| a.to_string()),
         session_id,
         shared: args.shared,
         recorded,

@@ -296,7 +296,13 @@ fn update(repo: &Path, sid: &str, t: &Path, moment: Moment, event: &str) {
     let input = HookInput::from_value(&serde_json::json!({
         "session_id": sid, "transcript_path": t, "cwd": repo, "hook_event_name": event,
     }));
-    let call = Call::new(Some(handover_base::Agent::Claude), input, None, None, None);
+    let call = Call::new(
+        Some(handover_clients::Agent::Claude),
+        input,
+        None,
+        None,
+        None,
+    );
     let first_seen = call
         .session()
         .and_then(|(_, loaded)| loaded.first_seen_ms());

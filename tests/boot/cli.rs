@@ -588,7 +588,9 @@ fn completions_come_from_the_cli_definition_for_each_shell() {
 fn save_record(dir: &Path, session: &str, agent: &str) -> handover_record::SessionRecord {
     use handover_clients::transcript::Fact;
     use handover_record::SessionRecord;
-    let mut r = SessionRecord::new(session, agent);
+    let mut r = SessionRecord::new(session, handover_clients::Agent::Claude);
+    // Any name, as a record on disk may hold it.
+    r.agent = agent.into();
     r.apply(Fact::Request("make the parser strip whitespace".into()));
     r.apply(Fact::Edited("src/parse.py".into()));
     r.apply(Fact::CommandRan {

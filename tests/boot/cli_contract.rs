@@ -345,7 +345,7 @@ fn help_texts_name_every_supported_client() {
         .find(|l| l.trim_start().starts_with("--agent <AGENT>"))
         .unwrap()
         .to_string();
-    for agent in handover_base::Agent::ALL {
+    for agent in handover_clients::Agent::ALL {
         assert!(
             agent_line.contains(&format!(" {}", agent.as_str())),
             "`write --help` does not name {agent}: {agent_line}"
@@ -360,7 +360,7 @@ fn help_texts_name_every_supported_client() {
         let name = described.split(" (").next().unwrap();
         assert_eq!(
             name,
-            handover_clients::of(agent).display_name(),
+            handover_clients::of(agent).display_name,
             "{switch}'s help names its client differently"
         );
         for (what, text) in [

@@ -2,7 +2,7 @@
 //! (tests/boot/snapshots/, reviewed with `cargo insta review`: tests/README.md), properties for
 //! the budget.
 
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_core::context::{self, Pressure, Startup};
 use handover_handoff::model::*;
 

@@ -277,9 +277,9 @@ fn record() -> impl Strategy<Value = SessionRecord> {
                 (requests, files, message),
                 (commands, last, ended, git),
             )| {
-                let mut r = SessionRecord::new("s", "claude");
+                let mut r = SessionRecord::new("s", handover_clients::Agent::Claude);
                 r.session_id = id;
-                r.agent = agent;
+                r.agent = agent.into();
                 r.updated = updated;
                 r.last_activity = Some(activity);
                 r.requests = requests;
@@ -411,7 +411,7 @@ proptest! {
         let key = handover_record::files::key(&id);
         prop_assert!(!key.is_empty() && key.chars().all(|c| c.is_ascii_alphanumeric() || c == '-' || c == '_'), "{key:?}");
         prop_assert!(!key.contains("ghp_"), "{key}");
-        let r = SessionRecord::new(&id, "claude");
+        let r = SessionRecord::new(&id, handover_clients::Agent::Claude);
         prop_assert!(!r.session_id.contains(token), "{}", r.session_id);
     }
 }

@@ -2,10 +2,8 @@
 //! (tests/fixtures/clients, README there): edits, parallel calls, a failing test run, a passing
 //! command, a multi-line command; read at once and in arbitrary appended pieces.
 
-use handover_clients::claude::Claude;
-use handover_clients::codex::Codex;
-use handover_clients::gemini::Gemini;
 use handover_clients::Client;
+use handover_clients::{claude, codex, gemini};
 use handover_record::extract;
 use handover_record::{SessionRecord, MAX_COMMANDS};
 use std::io::Write;
@@ -19,8 +17,8 @@ fn fixture(rel: &str) -> PathBuf {
 
 const ROOT: &str = "/tmp/FIXTURE/project";
 
-fn record_of(path: &Path, format: &dyn Client) -> SessionRecord {
-    let mut r = SessionRecord::new("s", "x");
+fn record_of(path: &Path, format: &Client) -> SessionRecord {
+    let mut r = SessionRecord::new("s", format.agent);
     let u = extract::read_from(path, 0, format, Some(Path::new(ROOT))).unwrap();
     assert_eq!(u.offset, std::fs::metadata(path).unwrap().len());
     for f in u.facts {
@@ -52,7 +50,10 @@ fn expected_commands(first: &str) -> Vec<(String, String, Option<i64>)> {
 
 #[test]
 fn claude_code_tool_calls() {
-    let r = record_of(&fixture("claude-2.1.330/transcript-tools.jsonl"), &Claude);
+    let r = record_of(
+        &fixture("claude-2.1.330/transcript-tools.jsonl"),
+        &claude::CLIENT,
+    );
     assert_eq!(
         r.requests,
         ["make the parser strip whitespace and run the tests"]
@@ -78,7 +79,10 @@ fn claude_code_tool_calls() {
 
 #[test]
 fn codex_tool_calls() {
-    let r = record_of(&fixture("codex-0.169.0/rollout-tools.jsonl"), &Codex);
+    let r = record_of(
+        &fixture("codex-0.169.0/rollout-tools.jsonl"),
+        &codex::CLIENT,
+    );
     assert_eq!(
         r.requests,
         ["make the parser strip whitespace and run the tests"]
@@ -97,7 +101,7 @@ fn codex_tool_calls() {
 
 #[test]
 fn the_first_fixtures_compactions_and_slash_commands() {
-    let r = record_of(&fixture("claude-2.1.330/transcript.jsonl"), &Claude);
+    let r = record_of(&fixture("claude-2.1.330/transcript.jsonl"), &claude::CLIENT);
     // `/compact` and the compaction summary are the client's, not requests.
     assert_eq!(
         r.requests,
@@ -112,7 +116,7 @@ fn the_first_fixtures_compactions_and_slash_commands() {
             Some(0)
         )]
     );
-    let x = record_of(&fixture("codex-0.169.0/rollout.jsonl"), &Codex);
+    let x = record_of(&fixture("codex-0.169.0/rollout.jsonl"), &codex::CLIENT);
     assert_eq!(x.requests, ["run the greeting command", "anything left?"]);
     assert_eq!(x.compactions, 1);
     assert_eq!(
@@ -127,19 +131,16 @@ fn the_first_fixtures_compactions_and_slash_commands() {
 #[test]
 fn incremental_updates_equal_one_read() {
     for (rel, format) in [
-        (
-            "claude-2.1.330/transcript-tools.jsonl",
-            &Claude as &dyn Client,
-        ),
-        ("codex-0.169.0/rollout-tools.jsonl", &Codex),
-        ("claude-2.1.330/transcript.jsonl", &Claude),
+        ("claude-2.1.330/transcript-tools.jsonl", &claude::CLIENT),
+        ("codex-0.169.0/rollout-tools.jsonl", &codex::CLIENT),
+        ("claude-2.1.330/transcript.jsonl", &claude::CLIENT),
     ] {
         let whole = std::fs::read(fixture(rel)).unwrap();
         let once = record_of(&fixture(rel), format);
         let dir = tempfile::tempdir().unwrap();
         let path = dir.path().join("t.jsonl");
         let mut file = std::fs::File::create(&path).unwrap();
-        let mut r = SessionRecord::new("s", "x");
+        let mut r = SessionRecord::new("s", format.agent);
         let mut written = 0;
         for cut in [1, 777, 5_000, 20_011, 60_000, 61_234, whole.len()] {
             let cut = cut.min(whole.len());
@@ -172,7 +173,7 @@ fn a_long_session_keeps_a_small_record() {
         f.write_all(&one).unwrap();
     }
     drop(f);
-    let r = record_of(&path, &Codex);
+    let r = record_of(&path, &codex::CLIENT);
     assert_eq!(r.commands.len(), MAX_COMMANDS);
     assert_eq!(r.commands_total, 800);
     assert_eq!(r.requests_total, 200);
@@ -182,7 +183,10 @@ fn a_long_session_keeps_a_small_record() {
 
 #[test]
 fn gemini_cli_tool_calls() {
-    let r = record_of(&fixture("gemini-0.61.0/transcript-tools.jsonl"), &Gemini);
+    let r = record_of(
+        &fixture("gemini-0.61.0/transcript-tools.jsonl"),
+        &gemini::CLIENT,
+    );
     assert_eq!(
         r.requests,
         ["make the parser strip whitespace and run the tests"],
@@ -215,7 +219,7 @@ fn gemini_cli_tool_calls() {
         .starts_with("2026-11-25T13:04"));
     // The first fixture's resumes and compression rewrite the history ($set messages): no
     // message is read twice from them.
-    let r = record_of(&fixture("gemini-0.61.0/transcript.jsonl"), &Gemini);
+    let r = record_of(&fixture("gemini-0.61.0/transcript.jsonl"), &gemini::CLIENT);
     assert_eq!(
         r.requests,
         [

@@ -14,7 +14,7 @@ use serde_json::Value;
 
 const STARTUP: &str = "handover: a previous session left a handoff for this repository.";
 const AFTER_COMPACTION: &str = "handover: the context was just compacted";
-/// The heading of the instruction section install writes (installer/src/instructions.rs).
+/// The heading of the instruction section install writes (installer/src/edit/instructions.rs).
 const INSTRUCTIONS: &str = "## Handover between sessions";
 
 /// Copilot CLI compacts in the background from 80 % of the prompt limit, runs preCompact

@@ -11,7 +11,7 @@
 use crate::support::fake_server::Turn;
 use crate::support::{clients, install_hooks, shell_quote, Agent, RunOpts, Sandbox, Trust};
 use handover_clients::Scope;
-use handover_installer::flow::{self, InstallRequest, UninstallRequest};
+use handover_installer::plan::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::wiring::codex::app_server::{self, TrustRequest, TrustStatus};
 use handover_installer::{Homes, HookPaths, InstallOptions, Targets};
 use std::os::unix::fs::PermissionsExt;
@@ -61,7 +61,7 @@ fn codex_project(name: &str) -> (tempfile::TempDir, PathBuf, PathBuf, Homes) {
     let repo = root.join(name);
     let homes = Homes::under(&root.join("home"));
     std::fs::create_dir_all(repo.join(".codex")).expect("create the project");
-    std::fs::create_dir_all(homes.user_dir(&handover_clients::codex::Codex))
+    std::fs::create_dir_all(homes.user_dir(&handover_clients::codex::CLIENT))
         .expect("create CODEX_HOME");
     assert!(Command::new("git")
         .args(["init", "-q"])
@@ -83,7 +83,7 @@ fn codex_trust_install(
         repo: repo.to_path_buf(),
         homes: homes.clone(),
         options: InstallOptions {
-            targets: Targets::of([handover_base::Agent::Codex]),
+            targets: Targets::of([handover_clients::Agent::Codex]),
             scope: Scope::Project,
             watch: true,
             enable_codex_hooks: false,
@@ -213,7 +213,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let (_tmp, root, repo, homes) = codex_project("my project");
     let (home, codex_home) = (
         homes.home.clone(),
-        homes.user_dir(&handover_clients::codex::Codex).clone(),
+        homes.user_dir(&handover_clients::codex::CLIENT).clone(),
     );
     // Someone else's hook already in the project file, and a user config with a comment.
     std::fs::write(
@@ -314,7 +314,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let un = UninstallRequest {
         repo: repo.clone(),
         homes,
-        targets: Targets::of([handover_base::Agent::Codex]),
+        targets: Targets::of([handover_clients::Agent::Codex]),
         scope: Scope::Project,
         dry_run: false,
     };
@@ -327,7 +327,7 @@ fn install_trust_makes_codex_report_exactly_our_hooks_as_trusted() {
     let cfg = std::fs::read_to_string(codex_home.join("config.toml")).expect("read config");
     assert!(!cfg.contains("hooks.json:"), "{cfg}");
     assert!(cfg.starts_with(config), "{cfg}");
-    // The project trust install added (recorded: installer/src/manifest.rs) goes too.
+    // The project trust install added (recorded: installer/src/apply/manifest.rs) goes too.
     assert!(!cfg.contains("trust_level"), "{cfg}");
 }
 
@@ -344,7 +344,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
     let (_tmp, root, repo, homes) = codex_project("proj");
     let (home, codex_home) = (
         homes.home.clone(),
-        homes.user_dir(&handover_clients::codex::Codex).clone(),
+        homes.user_dir(&handover_clients::codex::CLIENT).clone(),
     );
     let bin_dir = root.join("bin");
     std::fs::create_dir_all(&bin_dir).expect("create the hooks dir");
@@ -373,7 +373,7 @@ fn codex_keeps_a_moved_users_hook_trusted_and_a_crlf_config_after_install_and_un
     )
     .expect("write config");
     let codex_bin: PathBuf = clients.netless(&root, "codex-netless", &clients.codex);
-    let codex_only = Targets::of([handover_base::Agent::Codex]);
+    let codex_only = Targets::of([handover_clients::Agent::Codex]);
     let req = codex_trust_install(&repo, &homes, &bin_dir, &codex_bin);
     let mut out = Vec::new();
     let outcome = flow::install(&req, &mut out).expect("install --trust");
@@ -501,7 +501,7 @@ fn install_trust_does_not_back_up_a_config_it_created() {
     let un = UninstallRequest {
         repo: repo.clone(),
         homes: homes.clone(),
-        targets: Targets::of([handover_base::Agent::Codex]),
+        targets: Targets::of([handover_clients::Agent::Codex]),
         scope: Scope::Project,
         dry_run: false,
     };

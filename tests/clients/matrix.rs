@@ -208,7 +208,7 @@ fn harness_agent(name: &str) -> Option<Agent> {
 pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
     for client in handover_clients::ALL {
-        let name = client.agent().as_str();
+        let name = client.agent.as_str();
         for scenario in SCENARIOS {
             let runs = match scenario.clients {
                 Clients::Every => true,

@@ -2,14 +2,10 @@
 //! Code 2.1.330, Codex 0.169.0 and Gemini CLI 0.61.0): agent detection on every payload, and the fullness read
 //! from the real transcripts, whole and cut at the compaction.
 
-use handover_base::Agent;
-use handover_clients::claude::Claude;
-use handover_clients::codex::Codex;
-use handover_clients::detect;
-use handover_clients::gemini::Gemini;
 use handover_clients::transcript::{Fullness, Usage};
-use handover_clients::Client;
+use handover_clients::Agent;
 use handover_clients::HookInput;
+use handover_clients::{claude, codex, detect, gemini};
 use handover_hooks::state::transcript;
 use std::path::{Path, PathBuf};
 
@@ -52,7 +48,7 @@ fn claude_transcript_last_main_chain_usage_and_the_compaction() {
     let path = dir("claude-2.1.330").join("transcript.jsonl");
     // The session ended after one exchange past the compaction: 3,000 input tokens.
     assert_eq!(
-        transcript::read(&path, &Claude),
+        transcript::read(&path, &claude::CLIENT),
         Some(Fullness::Measured(Usage {
             used_tokens: 3000,
             window: None,
@@ -67,7 +63,9 @@ fn claude_transcript_last_main_chain_usage_and_the_compaction() {
         .unwrap();
     let head: Vec<&str> = text.lines().take(cut + 1).collect();
     assert_eq!(
-        Claude.transcript_fullness(head.join("\n").as_bytes(), true),
+        claude::CLIENT
+            .behaviour
+            .transcript_fullness(head.join("\n").as_bytes(), true),
         Some(Fullness::JustCompacted)
     );
     // Cut before the compaction: the last usage before it (7,000).
@@ -76,7 +74,10 @@ fn claude_transcript_last_main_chain_usage_and_the_compaction() {
         .position(|l| l.contains("compact_boundary"))
         .unwrap();
     let before: Vec<&str> = text.lines().take(boundary).collect();
-    match Claude.transcript_fullness(before.join("\n").as_bytes(), true) {
+    match claude::CLIENT
+        .behaviour
+        .transcript_fullness(before.join("\n").as_bytes(), true)
+    {
         Some(Fullness::Measured(u)) => assert_eq!(u.used_tokens, 7000),
         other => panic!("{other:?}"),
     }
@@ -85,7 +86,7 @@ fn claude_transcript_last_main_chain_usage_and_the_compaction() {
 #[test]
 fn codex_rollout_last_token_count_and_the_compaction() {
     let path = dir("codex-0.169.0").join("rollout.jsonl");
-    match transcript::read(&path, &Codex) {
+    match transcript::read(&path, &codex::CLIENT) {
         Some(Fullness::Measured(u)) => {
             assert_eq!(u.used_tokens, 2510);
             assert_eq!(u.window, Some(258_400));
@@ -99,13 +100,18 @@ fn codex_rollout_last_token_count_and_the_compaction() {
         .unwrap();
     let head: Vec<&str> = text.lines().take(compacted + 1).collect();
     assert_eq!(
-        Codex.transcript_fullness(head.join("\n").as_bytes(), true),
+        codex::CLIENT
+            .behaviour
+            .transcript_fullness(head.join("\n").as_bytes(), true),
         Some(Fullness::JustCompacted)
     );
     // Before it: the last token_count of the pre-compaction run (30,010 twice, then 1,210 for
     // the summarizing request, per the fixtures' README), of a 95,000-token window.
     let before: Vec<&str> = text.lines().take(compacted).collect();
-    match Codex.transcript_fullness(before.join("\n").as_bytes(), true) {
+    match codex::CLIENT
+        .behaviour
+        .transcript_fullness(before.join("\n").as_bytes(), true)
+    {
         Some(Fullness::Measured(u)) => {
             assert_eq!(u.used_tokens, 1210);
             assert_eq!(u.window, Some(95_000));
@@ -119,7 +125,7 @@ fn gemini_transcript_last_reply_and_the_compression() {
     let path = dir("gemini-0.61.0").join("transcript.jsonl");
     // The third run's answer after the automatic compression: 5,000 input tokens.
     assert_eq!(
-        transcript::read(&path, &Gemini),
+        transcript::read(&path, &gemini::CLIENT),
         Some(Fullness::Measured(Usage {
             used_tokens: 5000,
             window: None,
@@ -141,14 +147,18 @@ fn gemini_transcript_last_reply_and_the_compression() {
             .unwrap();
     let cut = lines[..=rewrite].join("\n");
     assert_eq!(
-        Gemini.transcript_fullness(cut.as_bytes(), true),
+        gemini::CLIENT
+            .behaviour
+            .transcript_fullness(cut.as_bytes(), true),
         Some(Fullness::JustCompacted)
     );
     // Just before the rewrite: the 600,000 of gemini-2.5-pro's 1,048,576, past the 50 %
     // point where Gemini CLI compresses.
     let before = lines[..rewrite].join("\n");
     assert_eq!(
-        Gemini.transcript_fullness(before.as_bytes(), true),
+        gemini::CLIENT
+            .behaviour
+            .transcript_fullness(before.as_bytes(), true),
         Some(Fullness::Measured(Usage {
             used_tokens: 600_000,
             window: None,

@@ -528,7 +528,7 @@ fn a_tree_too_slow_to_scan_after_a_turn_is_left_to_the_end() {
     );
     repo.write("made.txt", "x");
     // The record of a session whose last scan took 2 s.
-    let mut r = SessionRecord::new(SID, "claude");
+    let mut r = SessionRecord::new(SID, handover_clients::Agent::Claude);
     r.scan_ms = Some(2_000);
     handover_record::files::save(&repo.store(), &r).unwrap();
     stop_as(&repo, "claude", SID, &t);

@@ -3,7 +3,7 @@
 //! fails open. The real clients loading it: tests/clients/plugins.rs.
 
 use handover_base::hook_exe::HookExe;
-use handover_base::Agent;
+use handover_clients::Agent;
 use serde_json::Value;
 use std::os::unix::fs::PermissionsExt;
 use std::path::{Path, PathBuf};

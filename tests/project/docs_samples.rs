@@ -15,7 +15,8 @@
 use crate::support::repo;
 
 use crate::support::repo::{git, TestRepo};
-use handover_base::{Agent, HookExe};
+use handover_base::HookExe;
+use handover_clients::Agent;
 use std::collections::BTreeMap;
 use std::path::{Path, PathBuf};
 
@@ -471,7 +472,7 @@ fn path_without_clients() -> String {
         .filter(|d| {
             handover_clients::ALL
                 .iter()
-                .all(|c| !d.join(c.executable()).exists())
+                .all(|c| !d.join(c.executable).exists())
         })
         .collect();
     std::env::join_paths(kept)
@@ -979,7 +980,7 @@ fn model_windows_table() -> String {
     };
     let mut t = String::from("| Model name starts with | Window (tokens) |\n|---|---|\n");
     for client in handover_clients::ALL {
-        if let Some(v) = client.large_variant() {
+        if let Some(v) = client.large_variant {
             t.push_str(&format!(
                 "| any name ending in `{}` | {} |\n",
                 v.suffix,
@@ -988,7 +989,7 @@ fn model_windows_table() -> String {
         }
     }
     for client in handover_clients::ALL {
-        let rows = client.model_windows();
+        let rows = client.model_windows;
         let mut i = 0;
         while i < rows.len() {
             let row = rows[i];

@@ -40,6 +40,24 @@ fn production_files() -> Vec<PathBuf> {
     files
 }
 
+/// Every production source file (its path from the workspace root) and its code: string
+/// literals kept, comments and tests left out.
+pub(super) fn production_code() -> Vec<(String, String)> {
+    production_files()
+        .into_iter()
+        .map(|file| {
+            let src = std::fs::read_to_string(&file).unwrap();
+            let code = without_tests(&test_attributes_plain(&code_with_strings(&src)));
+            let rel = file
+                .strip_prefix(ROOT)
+                .unwrap()
+                .to_string_lossy()
+                .into_owned();
+            (rel, code)
+        })
+        .collect()
+}
+
 /// `#[cfg(all(test, unix))]` and the like as `#[cfg(test)]`, which `without_tests` removes.
 fn test_attributes_plain(code: &str) -> String {
     let mut out = String::with_capacity(code.len());
@@ -90,14 +108,7 @@ fn spawns(code: &str) -> Vec<String> {
 fn every_git_process_is_started_by_the_one_builder() {
     let mut found = Vec::new();
     let mut problems = Vec::new();
-    for file in production_files() {
-        let src = std::fs::read_to_string(&file).unwrap();
-        let code = without_tests(&test_attributes_plain(&code_with_strings(&src)));
-        let rel = file
-            .strip_prefix(ROOT)
-            .unwrap()
-            .to_string_lossy()
-            .into_owned();
+    for (rel, code) in production_code() {
         // `use std::process::Command as X` would hide a spawn from the scan below.
         if code.contains("Command as ") {
             problems.push(format!(

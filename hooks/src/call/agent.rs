@@ -1,6 +1,6 @@
 //! Which client runs the hook: from `--agent` (the installer passes it), else from the input.
 
-use handover_base::Agent;
+use handover_clients::Agent;
 
 /// `--agent NAME` or `--agent=NAME`, parsed by hand: an argument parser's usage error exits 2,
 /// which a client reads as "block". Unknown arguments and unknown names are ignored; the last

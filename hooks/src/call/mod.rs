@@ -12,7 +12,7 @@ pub mod plugin;
 pub mod scan;
 
 use crate::state::session_state::{self, SessionFile};
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_clients::Client;
 use handover_clients::HookInput;
 use handover_handoff::safe_fs::Refused;
@@ -62,6 +62,7 @@ impl Call {
         if input.transcript_path.is_none() {
             // A client that names its transcript on some events only (GitHub Copilot CLI).
             input.transcript_path = handover_clients::of(agent)
+                .behaviour
                 .transcript_of(&input, &handover_clients::UserDirs::from_env())
                 .map(|p| p.to_string_lossy().into_owned());
         }
@@ -81,7 +82,7 @@ impl Call {
     }
 
     /// What handover knows about the client that runs this hook.
-    pub fn client(&self) -> &'static dyn Client {
+    pub fn client(&self) -> &'static Client {
         handover_clients::of(self.agent)
     }
 

@@ -7,7 +7,7 @@ use crate::call::debug;
 use crate::call::input::{self, MAX_INPUT_BYTES};
 use crate::call::plugin;
 use crate::call::Call;
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_clients::HookInput;
 use handover_clients::Response;
 use std::io::Write;
@@ -89,7 +89,7 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
         let mut call = Call::new(
             agent::from_args(std::env::args().skip(1)),
             input,
-            std::env::var("CLAUDE_PROJECT_DIR").ok().as_deref(),
+            handover_clients::project_dir(&|var| std::env::var_os(var)).as_deref(),
             std::env::current_dir().ok().as_deref(),
             exe.as_deref(),
         );
@@ -112,7 +112,7 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
             // that client's own entry answers, so each moment is answered once.
             Ok(Outcome::silent(format!(
                 "run by {}: its own entry answers",
-                handover_clients::of(host).display_name()
+                handover_clients::of(host).display_name
             )))
         } else if plugin::via_plugin(std::env::args().skip(1)) && defer_to_settings(name, &call) {
             Ok(Outcome::silent(
@@ -129,7 +129,7 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
         (head, outcome)
     });
 
-    let bytes = handover_clients::of(agent.unwrap_or(Agent::Claude)).encode(&response);
+    let bytes = handover_clients::of(agent.unwrap_or(Agent::DEFAULT)).encode(&response);
     if let Ok(_guard) = OUTPUT.lock() {
         let mut out = std::io::stdout().lock();
         // A closed pipe is the client's business; nothing to do about it here.

@@ -5,13 +5,13 @@
 //!
 //! Decided at run time from the files the client itself reads, because either install can come
 //! or go at any moment. Which files those are, and whether the client runs a file's hooks at
-//! all, is the client module's knowledge (`Client::hook_layers`, `Client::runs_hooks_of`):
+//! all, is the client module's knowledge (`Client::hook_layers`, `Behaviour::runs_hooks_of`):
 //! Claude Code runs every hook in its settings layers (project, local, user); Codex runs a
 //! `hooks.json` hook only once it was trusted, so a layer whose hooks were never trusted does
 //! not count (otherwise the plugin would defer to a hook that never answers).
 
 use handover_base::hook_command::our_exe;
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_clients::UserDirs;
 use serde_json::Value;
 use std::path::{Path, PathBuf};
@@ -41,7 +41,7 @@ impl Layers {
     pub fn from_env(input_cwd: Option<&str>, store_root: Option<&Path>) -> Layers {
         let mut project_dirs: Vec<PathBuf> = Vec::new();
         let candidates = [
-            std::env::var("CLAUDE_PROJECT_DIR").ok().map(PathBuf::from),
+            handover_clients::project_dir(&|var| std::env::var_os(var)).map(PathBuf::from),
             input_cwd.map(PathBuf::from),
             store_root.map(Path::to_path_buf),
         ];
@@ -61,14 +61,14 @@ impl Layers {
     /// client without a handover plugin has nothing to defer to.
     pub fn settings_also_run(&self, agent: Agent, exe: &str, event: &str) -> bool {
         let client = handover_clients::of(agent);
-        if client.plugin_dir().is_none() {
+        if client.plugin_dir.is_none() {
             return false;
         }
         let user_dir = client.user_dir(&self.dirs);
         client
             .hook_layers(&self.project_dirs, user_dir.as_deref())
             .iter()
-            .any(|f| client.runs_hooks_of(f, user_dir.as_deref()) && runs(f, exe, event))
+            .any(|f| client.behaviour.runs_hooks_of(f, user_dir.as_deref()) && runs(f, exe, event))
     }
 }
 

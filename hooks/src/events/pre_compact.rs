@@ -40,7 +40,7 @@ fn facts(call: &Call) -> delivery::Facts {
 pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let name = call.input.hook_event_name.as_deref();
     match name.and_then(|n| call.client().hook_event(n)) {
-        Some(HookEvent::PreCompact) if call.client().pre_compact_every_request() => {
+        Some(HookEvent::PreCompact) if call.client().quirks.pre_compact_every_request => {
             pre_compress(call)
         }
         Some(HookEvent::PreCompact) => pre_compact(call),
@@ -112,7 +112,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
         // compacts now (`pre_compress`): the context starts over.
         let event = delivery::Event::PreCompact {
             silent_after: call.client().event_name(HookEvent::PostCompact).is_none(),
-            every_request: call.client().pre_compact_every_request(),
+            every_request: call.client().quirks.pre_compact_every_request,
         };
         if let Action::Compacted { armed: true } = st.step(event, &facts(call)) {
             notes.push("re-injection armed".into());
@@ -123,7 +123,7 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
     }
     // The answer: Codex accepts no context from PreCompact; Gemini CLI's PreCompress is
     // advisory.
-    let response = if call.client().pre_compact_reads_stdout() {
+    let response = if call.client().quirks.pre_compact_reads_stdout {
         Response::Plain(handover_core::context::compaction_instructions(
             handoff.as_ref(),
             call.command(),
@@ -209,6 +209,7 @@ fn no_compression_due(call: &Call) -> Option<String> {
     let window = crate::state::window::resolve(usage.window, model, configured, usage.used_tokens);
     let user_dir = call.client().user_dir(&UserDirs::from_env());
     call.client()
+        .behaviour
         .compaction_due(usage.used_tokens, window, root, user_dir.as_deref())
         .err()
 }

@@ -141,7 +141,7 @@ fn await_flush(call: &Call, path: &Path, delay: Duration) -> Flush {
 /// line for it will carry (read later, it does not count twice). Reads nothing else: no
 /// transcript, no working tree. Returns a few words for the debug log; never fails.
 pub fn tool_failed(call: &Call) -> String {
-    let Some(fact) = call.client().failed_command(&call.input) else {
+    let Some(fact) = call.client().behaviour.failed_command(&call.input) else {
         return "record: not a failing command".into();
     };
     let Some(store) = &call.store else {
@@ -156,8 +156,7 @@ pub fn tool_failed(call: &Call) -> String {
     if handover_handoff::worktree::find_root(store.root()).is_none() {
         return "record: not a git repository".into();
     }
-    let mut record =
-        files::load(store, sid).unwrap_or_else(|| SessionRecord::new(sid, call.agent.as_str()));
+    let mut record = files::load(store, sid).unwrap_or_else(|| SessionRecord::new(sid, call.agent));
     if fact.is_work() {
         record.work_since_handoff = true;
     }
@@ -205,7 +204,7 @@ fn try_update(
     if let (Moment::End, Some(path), Some(delay)) = (
         moment,
         call.input.transcript_path.as_deref(),
-        call.client().transcript_flush_delay(),
+        call.client().transcript_flush_delay,
     ) {
         match await_flush(call, Path::new(path), delay) {
             Flush::Detached(pid) => {
@@ -216,7 +215,7 @@ fn try_update(
             Flush::Waited(why) => flush_note = why.map(|w| format!(" (waited here: {w})")),
         }
     }
-    let agent = call.agent.as_str();
+    let agent = call.agent;
     let mut record = files::load(store, sid).unwrap_or_else(|| SessionRecord::new(sid, agent));
 
     let mut read_note = String::from("no transcript");

@@ -25,7 +25,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     let Some(store) = &call.store else {
         return Ok(Outcome::silent("no directory"));
     };
-    let source = call.client().session_start_source(&call.input);
+    let source = call.client().behaviour.session_start_source(&call.input);
     let mut notes = vec![format!("source={source}")];
     // Before anything that may stop early: the agent's own `handover write` needs its session
     // id whether or not there is anything to say now.
@@ -45,8 +45,8 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
         now: call.now_ms,
         first_seen_ms: st.first_seen_ms,
         existed,
-        drops_context: call.client().drops_session_start_context(&source),
-        journals_at_request: call.client().journals_start_at_a_request(&source),
+        drops_context: call.client().behaviour.drops_session_start_context(&source),
+        journals_at_request: call.client().behaviour.journals_start_at_a_request(&source),
         store_usable: call.store_usable(),
     };
     let snapshot = match st.step(Event::StartArrives(source.clone()), &facts) {
@@ -70,7 +70,7 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
 
     // Remember: a resumed session's record runs again.
     if source == StartSource::Resume {
-        let buffered = call.client().transcript_flush_delay().is_some();
+        let buffered = call.client().transcript_flush_delay.is_some();
         notes.extend(crate::events::session_record::resumed(
             store,
             call.session_id(),

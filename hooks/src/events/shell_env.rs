@@ -1,5 +1,5 @@
 //! The session id for the agent's own shell commands, where the client gives them none but
-//! applies what a SessionStart hook exports (Factory Droid: `Client::takes_session_id_from_hook`).
+//! applies what a SessionStart hook exports (Factory Droid: `Quirks::takes_session_id_from_hook`).
 //! `handover write`, run by the agent, then finds the writer's own record by that id.
 //!
 //! The file is the one the client named in this payload (`CLAUDE_ENV_FILE`); the client reads it
@@ -15,14 +15,14 @@ use std::path::Path;
 /// Appends `export <var>=<session id>` to `env_file`. A note for the debug log: what was done,
 /// or why not (None when the client takes no session id this way).
 pub fn export_session_id(
-    client: &dyn Client,
+    client: &Client,
     env_file: Option<&str>,
     session_id: Option<&str>,
 ) -> Option<String> {
-    if !client.takes_session_id_from_hook() {
+    if !client.quirks.takes_session_id_from_hook {
         return None;
     }
-    let var = client.shell_session_id_var()?;
+    let var = client.shell_session_id_var?;
     let file = env_file.map(Path::new).filter(|p| p.is_absolute());
     let Some(file) = file else {
         return Some("no env file: session id not exported".into());
@@ -74,14 +74,14 @@ const OPEN_FLAGS: i32 = 0;
 #[cfg(test)]
 mod tests {
     use super::*;
-    use handover_clients::{claude::Claude, droid::Droid};
+    use handover_clients::{claude, droid};
 
     #[test]
     fn droid_gets_one_export_line_appended() {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("droid-env-s1-x.sh");
         std::fs::write(&file, "export MINE=1\n").unwrap();
-        let note = export_session_id(&Droid, file.to_str(), Some("52b2a7eb-84ec-4e60"));
+        let note = export_session_id(&droid::CLIENT, file.to_str(), Some("52b2a7eb-84ec-4e60"));
         assert_eq!(note.as_deref(), Some("exported HANDOVER_DROID_SESSION_ID"));
         assert_eq!(
             std::fs::read_to_string(&file).unwrap(),
@@ -89,7 +89,7 @@ mod tests {
         );
         // A fresh file is created (the client only names it).
         let fresh = dir.path().join("fresh.sh");
-        export_session_id(&Droid, fresh.to_str(), Some("s2"));
+        export_session_id(&droid::CLIENT, fresh.to_str(), Some("s2"));
         assert_eq!(
             std::fs::read_to_string(&fresh).unwrap(),
             "export HANDOVER_DROID_SESSION_ID=s2\n"
@@ -101,7 +101,10 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = dir.path().join("env.sh");
         // Claude Code sets its own variable for its commands.
-        assert_eq!(export_session_id(&Claude, file.to_str(), Some("s1")), None);
+        assert_eq!(
+            export_session_id(&claude::CLIENT, file.to_str(), Some("s1")),
+            None
+        );
         assert!(!file.exists());
         for sid in [
             "a b",
@@ -111,25 +114,27 @@ mod tests {
             "a\nexport PATH=/tmp",
             "",
         ] {
-            let note = export_session_id(&Droid, file.to_str(), Some(sid)).unwrap();
+            let note = export_session_id(&droid::CLIENT, file.to_str(), Some(sid)).unwrap();
             assert!(note.contains("not a plain token"), "{sid:?}: {note}");
         }
         assert!(!file.exists());
-        assert!(export_session_id(&Droid, Some("env.sh"), Some("s1"))
-            .unwrap()
-            .contains("no env file"));
+        assert!(
+            export_session_id(&droid::CLIENT, Some("env.sh"), Some("s1"))
+                .unwrap()
+                .contains("no env file")
+        );
         assert!(!Path::new("env.sh").exists());
         // A link at the name is not followed: its target stays as it was.
         let target = dir.path().join("target");
         std::fs::write(&target, "keep\n").unwrap();
         let link = dir.path().join("link.sh");
         std::os::unix::fs::symlink(&target, &link).unwrap();
-        let note = export_session_id(&Droid, link.to_str(), Some("s1")).unwrap();
+        let note = export_session_id(&droid::CLIENT, link.to_str(), Some("s1")).unwrap();
         assert!(note.starts_with("session id not exported"), "{note}");
         assert_eq!(std::fs::read_to_string(&target).unwrap(), "keep\n");
         // A missing directory is not created.
         let deep = dir.path().join("no/such/dir/env.sh");
-        export_session_id(&Droid, deep.to_str(), Some("s1"));
+        export_session_id(&droid::CLIENT, deep.to_str(), Some("s1"));
         assert!(!dir.path().join("no").exists());
     }
 }

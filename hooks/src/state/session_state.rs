@@ -13,7 +13,7 @@
 //! files of ours (named `*.json`, in our own `sessions/`).
 
 use crate::state::delivery::{self, Action, Delivery, Epoch, Event, Facts, Start};
-use handover_clients::StartSource;
+use handover_clients::{AgentName, StartSource};
 use handover_handoff::safe_fs::{self, Kind};
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
@@ -31,7 +31,8 @@ const KEEP_FOR_MS: u64 = 30 * 24 * 3600 * 1000;
 #[serde(from = "OnDisk", into = "OnDisk")]
 pub struct SessionState {
     pub session_id: String,
-    pub agent: Option<String>,
+    /// The client whose session this is (written as its `--agent` name).
+    pub agent: Option<AgentName>,
     /// When a hook first saw this session.
     pub first_seen_ms: u64,
     /// What the session was given: its startup context, re-injections, the epoch's reminders.
@@ -40,7 +41,7 @@ pub struct SessionState {
     /// Last measured share of the window, for `handover status` and the debug log.
     pub last_percent: Option<u8>,
     /// A startup context a SessionStart answered with but did not journal, because the client
-    /// may send it nowhere (`Client::journals_start_at_a_request`: Factory Droid's `/compress`
+    /// may send it nowhere (`Behaviour::journals_start_at_a_request`: Factory Droid's `/compress`
     /// reopens the old session with `resume` only to summarize it). The session's next prompt,
     /// tool result or Stop shows a request went out with it, and journals it then.
     pub unconfirmed_delivery: Option<UnconfirmedDelivery>,
@@ -51,7 +52,7 @@ pub struct SessionState {
 #[serde(default)]
 struct OnDisk {
     session_id: String,
-    agent: Option<String>,
+    agent: Option<AgentName>,
     first_seen_ms: u64,
     /// A SessionStart hook ran for this session.
     session_start_seen: bool,
@@ -472,7 +473,7 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let file = SessionFile::new(dir.path(), "s");
         let mut old = SessionState::new("s", 1);
-        old.agent = Some("x".repeat(200));
+        old.agent = Some("x".repeat(200).into());
         let mut new = SessionState::new("s", 1);
         new.delivery.epoch.reminded_ms = Some(42);
         let mut bytes = serde_json::to_vec_pretty(&new).unwrap();
@@ -597,7 +598,7 @@ mod tests {
         );
         assert_eq!(
             (
-                loaded.agent.as_deref(),
+                loaded.agent.as_ref().map(AgentName::as_str),
                 loaded.first_seen_ms,
                 loaded.last_percent
             ),

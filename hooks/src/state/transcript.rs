@@ -1,6 +1,6 @@
 //! How full the context is, read from the END of the client's transcript: the cost depends on
 //! the size of the last lines, never on the size of the file. What the lines mean is the
-//! client module's business (`handover_clients::Client::transcript_fullness`; the formats are
+//! client module's business (`handover_clients::Behaviour::transcript_fullness`; the formats are
 //! described there, e.g. handover_clients::claude).
 //!
 //! Claude Code 2.1.330 appends a turn's lines 10-50 ms AFTER it starts the hooks for that turn
@@ -17,11 +17,11 @@ use std::path::Path;
 const WINDOWS: [u64; 3] = [256 * 1024, 2 * 1024 * 1024, 8 * 1024 * 1024];
 
 /// How full the context is by `client`'s transcript at `path`: growing tail windows, the
-/// client's own reader (`Client::transcript_fullness`) deciding. None when the file cannot be
+/// client's own reader (`Behaviour::transcript_fullness`) deciding. None when the file cannot be
 /// read or holds no usage record in its last 8 MiB. A client that keeps its usage beside the
-/// transcript (`Client::usage_file`: Factory Droid's `<session>.settings.json`) is read there.
-pub fn read(path: &Path, client: &dyn Client) -> Option<Fullness> {
-    let mut file = open_regular(&client.usage_file(path))?;
+/// transcript (`Behaviour::usage_file`: Factory Droid's `<session>.settings.json`) is read there.
+pub fn read(path: &Path, client: &Client) -> Option<Fullness> {
+    let mut file = open_regular(&client.behaviour.usage_file(path))?;
     let len = file.metadata().ok()?.len();
     let mut buf = Vec::new();
     for window in WINDOWS {
@@ -29,7 +29,7 @@ pub fn read(path: &Path, client: &dyn Client) -> Option<Fullness> {
         file.seek(SeekFrom::Start(start)).ok()?;
         buf.clear();
         file.by_ref().take(len - start).read_to_end(&mut buf).ok()?;
-        if let Some(found) = client.transcript_fullness(&buf, start == 0) {
+        if let Some(found) = client.behaviour.transcript_fullness(&buf, start == 0) {
             return Some(found);
         }
         if start == 0 {
@@ -40,17 +40,17 @@ pub fn read(path: &Path, client: &dyn Client) -> Option<Fullness> {
 }
 
 /// When the newest compaction in the last 256 KiB of `client`'s transcript at `path` happened
-/// (`Client::compacted_at_ms`), for a client whose own compaction runs no hook. Only the first
+/// (`Behaviour::compacted_at_ms`), for a client whose own compaction runs no hook. Only the first
 /// tail window: this is read at every tool call, and a compaction further back is older than
 /// the events since.
-pub fn compacted_at(path: &Path, client: &dyn Client) -> Option<u64> {
+pub fn compacted_at(path: &Path, client: &Client) -> Option<u64> {
     let mut file = open_regular(path)?;
     let len = file.metadata().ok()?.len();
     let start = len.saturating_sub(WINDOWS[0]);
     file.seek(SeekFrom::Start(start)).ok()?;
     let mut buf = Vec::new();
     file.take(len - start).read_to_end(&mut buf).ok()?;
-    client.compacted_at_ms(&buf, start == 0)
+    client.behaviour.compacted_at_ms(&buf, start == 0)
 }
 
 /// The transcript, when it is a regular file, through the read gate: opened non-blocking and
@@ -64,7 +64,7 @@ fn open_regular(path: &Path) -> Option<File> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use handover_clients::claude::Claude;
+    use handover_clients::claude::CLIENT as CLAUDE;
     use handover_clients::transcript::Usage;
     use std::io::Write;
 
@@ -85,20 +85,26 @@ mod tests {
         writeln!(f, r#"{{"type":"user","message":{{"content":"{big}"}}}}"#).unwrap();
         drop(f);
         assert_eq!(
-            read(&path, &Claude),
+            read(&path, &CLAUDE),
             Some(Fullness::Measured(Usage {
                 used_tokens: 70_017,
                 window: None,
                 model: Some("claude-sonnet-4-5".into()),
             }))
         );
-        assert_eq!(read(&dir.path().join("missing.jsonl"), &Claude), None);
+        assert_eq!(read(&dir.path().join("missing.jsonl"), &CLAUDE), None);
     }
 
     #[test]
     fn a_cut_first_line_in_a_mid_file_window_is_not_trusted() {
         let cut = format!("{}\n{{\"type\":\"user\"}}\n", claude_assistant(1, 2));
-        assert_eq!(Claude.transcript_fullness(cut.as_bytes(), false), None);
-        assert!(Claude.transcript_fullness(cut.as_bytes(), true).is_some());
+        assert_eq!(
+            CLAUDE.behaviour.transcript_fullness(cut.as_bytes(), false),
+            None
+        );
+        assert!(CLAUDE
+            .behaviour
+            .transcript_fullness(cut.as_bytes(), true)
+            .is_some());
     }
 }

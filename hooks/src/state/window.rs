@@ -14,13 +14,13 @@ pub fn from_model(model: &str) -> Option<u64> {
     let m = model.trim().to_ascii_lowercase();
     if let Some(v) = ALL
         .iter()
-        .filter_map(|c| c.large_variant())
+        .filter_map(|c| c.large_variant)
         .find(|v| m.ends_with(v.suffix))
     {
         return Some(v.window);
     }
     ALL.iter()
-        .flat_map(|c| c.model_windows())
+        .flat_map(|c| c.model_windows)
         .find(|w| m.starts_with(w.prefix))
         .map(|w| w.window)
 }
@@ -43,7 +43,7 @@ pub fn resolve(
     // More tokens in use than the table allows: the session runs a larger variant of the model
     // (Claude's 1M window). Measure against that rather than report over 100 %.
     ALL.iter()
-        .filter_map(|c| c.large_variant())
+        .filter_map(|c| c.large_variant)
         .map(|v| v.window)
         .filter(|w| used <= *w)
         .min()

@@ -2,10 +2,12 @@
 //! copies `handover status` reports.
 
 use super::{Place, Wiring};
-use crate::facts::{ClaudeFacts, Facts, ScopeStatus};
+use crate::edit::hooks_doc;
+use crate::edit::json_layout;
 use crate::files::read_opt;
-use crate::hooks_doc;
-use crate::json_layout;
+use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::Facts;
+use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 pub struct ClaudeWiring;
@@ -58,4 +60,40 @@ fn plugin_copies(home: &Path) -> Vec<PathBuf> {
         }
     }
     out
+}
+
+// ---- What `handover status` says of it ----
+
+impl OwnFacts for ClaudeFacts {
+    /// The plugin's hooks stay silent where settings run ours (hooks/src/plugin.rs), so
+    /// nothing runs twice; still, two installs are one too many to keep up to date.
+    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        let with_ours: Vec<&str> = scopes
+            .iter()
+            .filter(|s| !s.file.ours.is_empty())
+            .map(|s| s.scope.as_str())
+            .collect();
+        if !with_ours.is_empty() {
+            for p in &self.plugins {
+                out.push(format!(
+                    "claude: handover is installed twice, as a plugin ({}) and in settings ({}); each event is still answered once (the plugin's hooks defer to the settings ones), but keep one: `/plugin uninstall handover` in Claude Code, or `handover uninstall --claude --scope <scope>`",
+                    p.display(),
+                    with_ours.join(", ")
+                ));
+            }
+        }
+    }
+
+    fn has_plugin(&self) -> bool {
+        !self.plugins.is_empty()
+    }
+}
+
+// ---- What `handover status` knows of it ----
+
+#[derive(Clone, Debug, Serialize)]
+pub struct ClaudeFacts {
+    /// Plugin hook files under `~/.claude/plugins` that also run our executables.
+    #[serde(serialize_with = "crate::wiring::facts::json::display_paths")]
+    pub plugins: Vec<PathBuf>,
 }

@@ -9,28 +9,44 @@
 //! key of the file kept, its layout kept. Droid reads the file as JSON with comments; a file
 //! with comments is refused with that reason, nothing written.
 
-use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
+use super::trusted_folders::{FolderStatus, Form, TrustedFolders};
+use super::{InstallOptions, Place, Planned, Wiring};
+use crate::edit::file_edit::FileEdit;
+use crate::edit::hooks_doc::Wanted;
 use crate::error::EditError;
-use crate::facts::{DroidFacts, Facts, ScopeStatus};
-use crate::file_edit::FileEdit;
-use crate::files::{canonical, read_opt, Homes};
-use crate::hooks_doc::Wanted;
-use crate::json_doc::{Map, Value};
-use crate::json_layout::{self, Layout};
-use crate::report::{Change, ChangeKind};
+use crate::files::{canonical, Homes};
+use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::Facts;
 use handover_clients::Scope;
-use std::path::{Path, PathBuf};
+use serde::Serialize;
+use std::path::PathBuf;
 
 pub struct DroidWiring;
+
+/// Droid's folder trust: an object under `trustedFolders` in its user settings, each folder
+/// stamped with the time it was trusted. Droid reads the file as JSON with comments; a file with
+/// comments is refused with that reason, nothing written.
+pub static TRUSTED_FOLDERS: TrustedFolders = TrustedFolders {
+    agent: handover_clients::Agent::Droid,
+    path: user_settings_path,
+    form: Form::Stamped { now: iso_now },
+    comments_hint: Some(" (if the file has comments: Factory Droid allows them, handover cannot keep them; remove them, or answer Droid's \"Trust this folder?\" in its terminal UI instead of --trust)"),
+    wrong_shape: "\"trustedFolders\" is not an object; fix it by hand (Factory Droid keeps {\"<folder>\": {\"trustedAt\": \"<time>\"}} there), then run the command again",
+    new_file_newline: true,
+};
 
 /// Droid's user settings, where it records the folders the user trusts.
 pub fn user_settings_path(homes: &Homes) -> PathBuf {
     homes
-        .user_dir(handover_clients::of(handover_base::Agent::Droid))
+        .user_dir(handover_clients::of(handover_clients::Agent::Droid))
         .join("settings.json")
 }
 
 impl Wiring for DroidWiring {
+    fn trusted_folders(&self) -> Option<&'static TrustedFolders> {
+        Some(&TRUSTED_FOLDERS)
+    }
+
     /// For a repository with `--trust`: the folder trusted in the user settings (Droid's own
     /// answer to its question, given ahead). Without `--trust` nothing: `droid exec` runs the
     /// hooks anyway, and the terminal UI asks the user itself. User-scope hooks run wherever
@@ -56,11 +72,7 @@ impl Wiring for DroidWiring {
             ));
             return Ok(plan);
         }
-        let before = read_opt(&path)?;
-        let added = trust_repo(&path, before.as_deref(), at.repo, &iso_now())?;
-        plan.trusts = added.1.kind == ChangeKind::Added;
-        plan.edits.push(folder_trust_edit(path, before, added));
-        Ok(plan)
+        TRUSTED_FOLDERS.plan_trust(at.homes, at.repo)
     }
 
     /// The entry `--trust` added, when install recorded it (not where the user settings are
@@ -73,29 +85,13 @@ impl Wiring for DroidWiring {
     ) -> Result<Planned, EditError> {
         let path = user_settings_path(at.homes);
         let untrust = untrust && canonical(&path) != canonical(&hooks.path);
-        super::folder_untrust_edit(path, untrust, |path, text| {
-            untrust_repo(path, text, at.repo)
-        })
+        TRUSTED_FOLDERS.plan_untrust(at.homes, at.repo, untrust)
     }
 
     fn status_facts(&self, at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
-        let path = user_settings_path(at.homes);
-        let folder = super::trusted_folder(&path, at.repo, trusted_by).map_err(|e| e.to_string());
-        Some(Facts::Droid(DroidFacts { folder }))
-    }
-
-    fn left_in_place(&self, at: Place<'_>) -> Vec<String> {
-        if at.scope == Scope::User {
-            return Vec::new();
-        }
-        let path = user_settings_path(at.homes);
-        match super::trusted_folder(&path, at.repo, trusted_by) {
-            Ok(Some(folder)) => super::still_trusts(
-                "Factory Droid",
-                &format!("{folder} in trustedFolders of {}", path.display()),
-            ),
-            _ => Vec::new(),
-        }
+        Some(Facts::Droid(DroidFacts {
+            trusted: TRUSTED_FOLDERS.status(at.homes, at.repo),
+        }))
     }
 }
 
@@ -107,110 +103,42 @@ fn iso_now() -> String {
     format!("{}.{:03}Z", whole.trim_end_matches('Z'), nanos / 1_000_000)
 }
 
-/// The settings as JSON (an empty file is an empty object), with why a parse may have failed.
-fn parse(path: &Path, text: &str) -> Result<Value, EditError> {
-    json_layout::parse(path, text).map_err(|mut e| {
-        if text.contains("//") || text.contains("/*") {
-            e.message.push_str(
-                " (if the file has comments: Factory Droid allows them, handover cannot keep them; remove them, or answer Droid's \"Trust this folder?\" in its terminal UI instead of --trust)",
-            );
+// ---- What `handover status` says of it ----
+
+impl OwnFacts for DroidFacts {
+    fn lines(&self, _scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        TRUSTED_FOLDERS.status_line(
+            &self.trusted.folder,
+            " (its terminal UI asks before it runs the hooks; `handover install --droid --trust` answers ahead)",
+            out,
+        );
+    }
+
+    /// Not trusting the folder is no problem: Droid's terminal UI asks, and `droid exec` runs
+    /// the hooks anyway. A settings file that cannot be read is.
+    fn problems(&self, _scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        if let Err(e) = &self.trusted.folder {
+            out.push(e.clone());
         }
-        e
-    })
+    }
 }
 
-/// The `trustedFolders` key that covers `repo` (the folder itself or one above it), if any.
-pub fn trusted_by(path: &Path, text: &str, repo: &Path) -> Result<Option<String>, EditError> {
-    let doc = parse(path, text)?;
-    let repo = canonical(repo);
-    let covering = doc
-        .get("trustedFolders")
-        .and_then(Value::as_object)
-        .into_iter()
-        .flat_map(Map::keys)
-        .find(|folder| !folder.is_empty() && repo.starts_with(canonical(Path::new(folder))))
-        .cloned();
-    Ok(covering)
-}
+// ---- What `handover status` knows of it ----
 
-/// The user settings with `repo` in `trustedFolders` (`"<repo>": {"trustedAt": trusted_at}`),
-/// every other key and the file's layout kept (a new file: two spaces, a trailing newline).
-/// Unchanged when a listed folder already covers the repository.
-pub fn trust_repo(
-    path: &Path,
-    before: Option<&str>,
-    repo: &Path,
-    trusted_at: &str,
-) -> Result<(Option<String>, Change), EditError> {
-    let folder = canonical(repo).to_string_lossy().into_owned();
-    let what = format!("trust {folder} (trustedFolders)");
-    let text = before.unwrap_or("");
-    if trusted_by(path, text, repo)?.is_some() {
-        return Ok((
-            before.map(str::to_string),
-            Change::new(ChangeKind::Unchanged, what),
-        ));
-    }
-    let mut doc = parse(path, text)?;
-    let top = json_layout::top_object(path, &mut doc)?;
-    let folders = top.get_or_insert_with("trustedFolders", || Value::Object(Map::new()));
-    let Some(folders) = folders.as_object_mut() else {
-        return Err(EditError::new(
-            path,
-            "\"trustedFolders\" is not an object; fix it by hand (Factory Droid keeps {\"<folder>\": {\"trustedAt\": \"<time>\"}} there), then run the command again",
-        ));
-    };
-    folders.insert(
-        folder,
-        Value::object([("trustedAt", Value::String(trusted_at.to_string()))]),
-    );
-    let layout = if text.trim().is_empty() {
-        Layout::default()
-    } else {
-        Layout::detect(text)
-    };
-    Ok((
-        Some(json_layout::render(&doc, &layout)),
-        Change::new(ChangeKind::Added, what),
-    ))
-}
-
-/// The user settings without the `trustedFolders` entry `--trust` added for `repo` (uninstall,
-/// when install recorded that it added it: manifest.rs); an object left empty goes with it.
-/// Every other key and the layout kept; unchanged when the entry is gone.
-pub fn untrust_repo(
-    path: &Path,
-    text: &str,
-    repo: &Path,
-) -> Result<(Option<String>, Change), EditError> {
-    let folder = canonical(repo).to_string_lossy().into_owned();
-    let what = format!("trust {folder} (trustedFolders, added by handover install --trust)");
-    let mut doc = parse(path, text)?;
-    let top = json_layout::top_object(path, &mut doc)?;
-    let Some(folders) = top.get_mut("trustedFolders").and_then(Value::as_object_mut) else {
-        return Ok((
-            Some(text.to_string()),
-            Change::new(ChangeKind::Unchanged, what),
-        ));
-    };
-    if folders.remove(&folder).is_none() {
-        return Ok((
-            Some(text.to_string()),
-            Change::new(ChangeKind::Unchanged, what),
-        ));
-    }
-    if folders.is_empty() {
-        top.remove("trustedFolders");
-    }
-    Ok((
-        Some(json_layout::render(&doc, &Layout::detect(text))),
-        Change::new(ChangeKind::Removed, what),
-    ))
+/// Factory Droid's terminal UI runs no hook in a folder the user has not trusted; it asks
+/// first.
+#[derive(Clone, Debug, Serialize)]
+pub struct DroidFacts {
+    /// The `trustedFolders` entry of the user settings that covers the repository.
+    #[serde(flatten)]
+    pub trusted: FolderStatus,
 }
 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::ChangeKind;
+    use std::path::Path;
 
     const AT: &str = "2026-11-28T06:50:00.123Z";
 
@@ -219,14 +147,16 @@ mod tests {
         let p = Path::new("/h/.factory/settings.json");
         let repo = Path::new("/nonexistent/repo");
         let before = "{\n    \"customModels\": [\n        {\n            \"model\": \"m\"\n        }\n    ],\n    \"trustedFolders\": {\n        \"/nonexistent/other\": {\n            \"trustedAt\": \"2026-01-01T00:00:00.000Z\"\n        }\n    },\n    \"zeta\": true\n}\n";
-        let (after, change) = trust_repo(p, Some(before), repo, AT).unwrap();
+        let (after, change) = TRUSTED_FOLDERS
+            .trust_repo(p, Some(before), repo, AT)
+            .unwrap();
         assert_eq!(change.kind, ChangeKind::Added);
         assert_eq!(
             after.unwrap(),
             "{\n    \"customModels\": [\n        {\n            \"model\": \"m\"\n        }\n    ],\n    \"trustedFolders\": {\n        \"/nonexistent/other\": {\n            \"trustedAt\": \"2026-01-01T00:00:00.000Z\"\n        },\n        \"/nonexistent/repo\": {\n            \"trustedAt\": \"2026-11-28T06:50:00.123Z\"\n        }\n    },\n    \"zeta\": true\n}\n"
         );
         // A new file: only the entry.
-        let (after, _) = trust_repo(p, None, repo, AT).unwrap();
+        let (after, _) = TRUSTED_FOLDERS.trust_repo(p, None, repo, AT).unwrap();
         assert_eq!(
             after.unwrap(),
             "{\n  \"trustedFolders\": {\n    \"/nonexistent/repo\": {\n      \"trustedAt\": \"2026-11-28T06:50:00.123Z\"\n    }\n  }\n}\n"
@@ -237,18 +167,23 @@ mod tests {
     fn a_folder_above_the_repository_already_trusts_it() {
         let p = Path::new("/h/.factory/settings.json");
         let before = "{\"trustedFolders\": {\"/nonexistent/\": {\"trustedAt\": \"x\"}}}";
-        let (after, change) =
-            trust_repo(p, Some(before), Path::new("/nonexistent/repo"), AT).unwrap();
+        let (after, change) = TRUSTED_FOLDERS
+            .trust_repo(p, Some(before), Path::new("/nonexistent/repo"), AT)
+            .unwrap();
         assert_eq!(change.kind, ChangeKind::Unchanged);
         assert_eq!(after.as_deref(), Some(before), "byte for byte");
         assert_eq!(
-            trusted_by(p, before, Path::new("/nonexistent/repo")).unwrap(),
+            TRUSTED_FOLDERS
+                .trusted_by(p, before, Path::new("/nonexistent/repo"))
+                .unwrap(),
             Some("/nonexistent/".into())
         );
         // A sibling with the same start does not count.
         let sibling = "{\"trustedFolders\": {\"/nonexistent/rep\": {\"trustedAt\": \"x\"}}}";
         assert_eq!(
-            trusted_by(p, sibling, Path::new("/nonexistent/repo")).unwrap(),
+            TRUSTED_FOLDERS
+                .trusted_by(p, sibling, Path::new("/nonexistent/repo"))
+                .unwrap(),
             None
         );
     }
@@ -257,11 +192,17 @@ mod tests {
     fn comments_or_a_strange_shape_are_refused_with_the_reason() {
         let p = Path::new("/h/.factory/settings.json");
         let repo = Path::new("/nonexistent/repo");
-        let e = trust_repo(p, Some("{\n  // mine\n  \"a\": 1\n}\n"), repo, AT).unwrap_err();
+        let e = TRUSTED_FOLDERS
+            .trust_repo(p, Some("{\n  // mine\n  \"a\": 1\n}\n"), repo, AT)
+            .unwrap_err();
         assert!(e.message.contains("comments"), "{}", e.message);
-        let e = trust_repo(p, Some("{\"trustedFolders\": [\"/x\"]}"), repo, AT).unwrap_err();
+        let e = TRUSTED_FOLDERS
+            .trust_repo(p, Some("{\"trustedFolders\": [\"/x\"]}"), repo, AT)
+            .unwrap_err();
         assert!(e.message.contains("is not an object"), "{}", e.message);
-        let e = trust_repo(p, Some("[1]"), repo, AT).unwrap_err();
+        let e = TRUSTED_FOLDERS
+            .trust_repo(p, Some("[1]"), repo, AT)
+            .unwrap_err();
         assert_eq!(e.file, p);
     }
 

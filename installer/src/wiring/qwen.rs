@@ -12,10 +12,10 @@
 //! keep.rs).
 
 use super::Wiring;
+use crate::edit::hooks_doc::Wanted;
+use crate::edit::json_doc::{Number, Value};
+use crate::edit::json_layout::{self, Layout};
 use crate::error::EditError;
-use crate::hooks_doc::Wanted;
-use crate::json_doc::{Number, Value};
-use crate::json_layout::{self, Layout};
 use crate::report::Change;
 use handover_clients::qwen::{SETTINGS_VERSION, SETTINGS_VERSION_KEY};
 use std::path::Path;
@@ -29,7 +29,7 @@ impl Wiring for QwenWiring {
         before: Option<&str>,
         want: Option<&[Wanted]>,
     ) -> Result<(Option<String>, Vec<Change>), EditError> {
-        let (after, changes) = crate::hooks_file::edit_hooks_json(path, before, want)?;
+        let (after, changes) = crate::edit::hooks_file::edit_hooks_json(path, before, want)?;
         let Some(text) = after else {
             return Ok((None, changes));
         };
@@ -67,8 +67,8 @@ impl Wiring for QwenWiring {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::hooks_doc;
-    use handover_base::Agent;
+    use crate::edit::hooks_doc;
+    use handover_clients::Agent;
 
     fn wanted() -> Vec<Wanted> {
         hooks_doc::wanted_by(

@@ -4,7 +4,7 @@
 use super::Environment;
 use crate::cli::{ClientFlags, InstallArgs, ScopeArg, Selection, UninstallArgs};
 use clap::Parser;
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_core::guard::GuardStatus;
 use std::cell::RefCell;
 use std::path::{Path, PathBuf};
@@ -135,7 +135,7 @@ fn install_uses_the_binary_dir_calls_the_guard_and_uninstall_undoes_it() {
     // The shared file names no path of this machine: the portable command.
     let portable = handover_base::hook_exe::portable_command(
         handover_base::HookExe::SessionStart,
-        handover_base::Agent::Claude,
+        handover_clients::Agent::Claude,
     );
     assert!(
         settings.contains(&serde_json::to_string(&portable).unwrap()),
@@ -363,7 +363,7 @@ fn gemini_flag_installs_for_gemini_only_and_trust_writes_its_trusted_folders() {
     assert!(!repo.join(".claude").exists() && !repo.join(".codex").exists());
     let trusted = std::fs::read_to_string(
         env.homes
-            .user_dir(&handover_clients::gemini::Gemini)
+            .user_dir(&handover_clients::gemini::CLIENT)
             .join("trustedFolders.json"),
     )
     .unwrap();

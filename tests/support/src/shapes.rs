@@ -370,7 +370,7 @@ impl Fixture {
             save_handoff(&self.root, Some(self.snapshot(shape)));
         }
         if shape.record() {
-            let mut record = SessionRecord::new(RECORD_SESSION, "claude");
+            let mut record = SessionRecord::new(RECORD_SESSION, handover_clients::Agent::Claude);
             let (changed, new) = self.split(shape);
             record.files_edited = (0..changed)
                 .map(|i| tracked(self.changed_index(i)))

@@ -27,7 +27,7 @@ pub struct Fallbacks<'a> {
 /// whether it is newer than everything this session already had from us.
 fn silent_compaction(call: &Call) -> Option<u64> {
     let client = call.client();
-    if !client.compacts_silently() {
+    if !client.quirks.compacts_silently {
         return None;
     }
     let path = call.input.transcript_path.as_deref()?;

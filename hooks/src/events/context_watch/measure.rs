@@ -1,7 +1,7 @@
 //! How full the context is, from what the client has ALREADY written: one read, never a wait.
 //!
 //! Each client keeps its own record of the usage its model reported; its handover_clients
-//! module reads it (`Client::transcript_fullness`). Codex writes its usage record before it
+//! module reads it (`Behaviour::transcript_fullness`). Codex writes its usage record before it
 //! runs PostToolUse and Gemini CLI its reply before the next hook, so their figure is current. Claude Code may start
 //! PostToolUse and Stop hooks before it appends the response that triggered them, so there the
 //! figure can be the previous response's: one request late. docs/hooks.md ("When the
@@ -62,7 +62,7 @@ impl Reading {
     }
 }
 
-/// The window: where the client's settings say it compacts (`Client::compaction_window`),
+/// The window: where the client's settings say it compacts (`Behaviour::compaction_window`),
 /// else what the transcript states, else the model's (the transcript's, else the input's),
 /// else the configured one (window.rs).
 pub fn reading(call: &Call, usage: &Usage, configured_window: Option<u64>) -> Reading {
@@ -70,6 +70,7 @@ pub fn reading(call: &Call, usage: &Usage, configured_window: Option<u64>) -> Re
     let client = call.client();
     let user_dir = client.user_dir(&handover_clients::UserDirs::from_env());
     let stated = client
+        .behaviour
         .compaction_window(user_dir.as_deref(), model)
         .or(usage.window);
     let window = window::resolve(stated, model, configured_window, usage.used_tokens);

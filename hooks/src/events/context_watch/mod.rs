@@ -112,7 +112,7 @@ fn watch(
         return Ok(Outcome::silent("no session id"));
     };
     let mut st = loaded.state;
-    st.agent = Some(call.agent.as_str().into());
+    st.agent = Some(call.agent.into());
     confirm_delivery(call, &file, &mut st);
     let fill = measure::fill(call);
 
@@ -147,7 +147,7 @@ fn watch(
             reading.describe()
         )));
     }
-    let ask = if call.client().stop_block_looks_like_failure() {
+    let ask = if call.client().quirks.stop_block_looks_like_failure {
         thresholds::StopAsk::AtNextPrompt
     } else {
         thresholds::StopAsk::Block
@@ -165,7 +165,7 @@ fn watch(
 }
 
 /// A SessionStart's context left unjournaled until a request went out
-/// (`Client::journals_start_at_a_request`): this prompt, tool result or Stop of the same
+/// (`Behaviour::journals_start_at_a_request`): this prompt, tool result or Stop of the same
 /// session shows one did. Journaled once: the state forgets it first (a state that cannot be
 /// saved journals nothing, rather than the same delivery on every call).
 fn confirm_delivery(call: &Call, file: &SessionFile, st: &mut SessionState) {
@@ -206,7 +206,7 @@ fn stop_reason(call: &Call, st: &SessionState, percent: u8) -> String {
 
 /// What the user sees of a Stop block, where the client shows one as a warning line (the client
 /// module's encoding drops it elsewhere). Gemini CLI would add "This request failed" to any
-/// block: its Stop is never blocked (`Client::stop_block_looks_like_failure`).
+/// block: its Stop is never blocked (`Quirks::stop_block_looks_like_failure`).
 const BLOCK_NOTICE: &str =
     "handover: the context is nearly full; the agent was asked to save its progress before it stops.";
 

@@ -19,7 +19,10 @@ pub fn for_agent(call: &Call, store: &Store, config: &Config, window: u64) -> (u
     let (remind, insist) = (config.remind_percent, config.insist_percent);
     let client = call.client();
     let user_dir = client.user_dir(&UserDirs::from_env());
-    match client.compaction_percent(Some(store.root()), user_dir.as_deref(), window) {
+    match client
+        .behaviour
+        .compaction_percent(Some(store.root()), user_dir.as_deref(), window)
+    {
         Some(point) => below_compaction_point(remind, insist, point),
         None => (remind, insist),
     }
@@ -65,7 +68,7 @@ pub enum StopAsk {
     /// Block the Stop once: the model goes on and saves before the turn ends.
     Block,
     /// Never block the Stop (the client shows any block as a failed request,
-    /// `Client::stop_block_looks_like_failure`): ask once more with the next prompt instead.
+    /// `Quirks::stop_block_looks_like_failure`): ask once more with the next prompt instead.
     AtNextPrompt,
 }
 

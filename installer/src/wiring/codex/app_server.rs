@@ -7,11 +7,9 @@
 //! → `hooks/list` again to verify. Everything is bounded by one deadline; the server is killed
 //! when we are done or out of time.
 
-pub use crate::facts::TrustStatus;
-
+use crate::edit::command::our_exe;
+use crate::edit::json_doc;
 use crate::files::canonical;
-use crate::json_doc;
-use handover_base::hook_command::our_exe;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -352,8 +350,8 @@ pub fn plugin_hooks(hooks: &[HookInfo]) -> Vec<&HookInfo> {
                 .is_some_and(|id| id.starts_with("handover@"))
                 && h.command.contains("--via plugin")
                 && matches!(
-                    handover_base::hook_command::recognise(&h.command),
-                    handover_base::hook_command::Recognised::Mentions(_)
+                    crate::edit::command::recognise(&h.command),
+                    crate::edit::command::Recognised::Mentions(_)
                 )
         })
         .collect()
@@ -419,8 +417,7 @@ fn trust_selected(
 
 /// Finds `codex` on a PATH value.
 pub fn find_codex(path_var: Option<&std::ffi::OsStr>) -> Option<PathBuf> {
-    use handover_clients::Client;
-    crate::locate::on_path(handover_clients::codex::Codex.executable(), path_var)
+    crate::locate::on_path(handover_clients::codex::CLIENT.executable, path_var)
 }
 
 /// The steps a user takes by hand when we do not trust for them.
@@ -450,6 +447,23 @@ pub fn manual_steps(codex_config: &Path, project: Option<&Path>, hooks_json: &Pa
         codex_config.display()
     ));
     s
+}
+
+/// What Codex says about one hook: `trustStatus` in `hooks/list` (Codex 0.169.0). Read
+/// leniently: a value this version does not know is kept as [`TrustStatus::Other`], never an
+/// error, and never counts as trusted.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum TrustStatus {
+    /// Trusted with the hash it has now: Codex runs it.
+    Trusted,
+    /// Never approved: Codex skips it.
+    Untrusted,
+    /// Approved once, changed since (the recorded hash no longer matches): Codex skips it.
+    Modified,
+    /// Set by managed (administrator) configuration.
+    Managed,
+    /// Anything else, as Codex wrote it (empty when the field was missing).
+    Other(String),
 }
 
 #[cfg(test)]

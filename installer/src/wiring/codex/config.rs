@@ -4,8 +4,6 @@
 //! We never write `codex_hooks` (the deprecated name). The feature flag is only reported unless
 //! the user passes the explicit flag; trust only with `--trust`.
 
-pub use crate::facts::{FeatureFlags, Flag};
-
 use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
 use handover_base::text::line_column as line_col;
@@ -15,7 +13,7 @@ use toml_edit::{DocumentMut, Item, Table};
 /// The user's Codex config: `config.toml` in the Codex home (`$CODEX_HOME`, else `~/.codex`).
 pub fn config_path(homes: &crate::files::Homes) -> PathBuf {
     homes
-        .user_dir(&handover_clients::codex::Codex)
+        .user_dir(&handover_clients::codex::CLIENT)
         .join("config.toml")
 }
 
@@ -514,6 +512,28 @@ pub fn user_part(path: &Path, text: &str) -> Option<String> {
             .collect::<Vec<_>>()
             .join(" "),
     )
+}
+
+/// One feature setting as written.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum Flag {
+    Bool(bool),
+    /// Not a boolean (`hooks = "false"`): Codex 0.169.0 rejects the whole config.toml for it
+    /// ("invalid type: string, expected a boolean") and runs with defaults, so no project and
+    /// no hook is trusted. The text is the value as written.
+    Invalid(String),
+}
+
+/// What the user set for the hooks feature, if anything.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct FeatureFlags {
+    /// `[features] hooks = ...`
+    pub hooks: Option<Flag>,
+    /// `[features] codex_hooks = ...` (deprecated name).
+    pub codex_hooks: Option<Flag>,
+    /// A top-level `profile = "..."`: Codex 0.169.0 refuses it ("legacy `profile` config is no
+    /// longer supported") and ignores the whole file.
+    pub legacy_profile: Option<String>,
 }
 
 #[cfg(test)]

@@ -6,22 +6,31 @@
 
 pub mod app_server;
 pub mod config;
+pub mod status;
 pub mod trust;
 
 use super::{InstallOptions, Place, Planned, Wiring};
+use crate::edit::file_edit::{FileEdit, FileKind};
+use crate::edit::hooks_doc::{self, Wanted};
+use crate::edit::json_layout;
 use crate::error::EditError;
-use crate::facts::{CodexConfigStatus, CodexFacts, Facts, RecordedTrust, ScopeStatus};
-use crate::file_edit::{FileEdit, FileKind};
 use crate::files::{read_opt, Homes};
-use crate::hooks_doc::{self, Wanted};
-use crate::json_layout;
 use crate::report::{any_effective, Change};
+use crate::wiring::facts::{RecordedTrust, ScopeStatus};
+use crate::wiring::Facts;
+use handover_clients::Agent;
 use handover_clients::Scope;
+use status::{CodexConfigStatus, CodexFacts};
 use std::path::{Path, PathBuf};
 
 pub struct CodexWiring;
 
 impl Wiring for CodexWiring {
+    /// Everything of config.toml but ours there (project trust, hook trust).
+    fn config_user_part(&self, path: &Path, text: &str) -> Option<String> {
+        config::user_part(path, text)
+    }
+
     /// config.toml: the hooks feature turned back on (only with `--enable-codex-hooks`, else
     /// reported), the project trusted (`--trust`), and the trust entries of handlers the
     /// hooks.json edit moved kept in step.
@@ -52,7 +61,7 @@ impl Wiring for CodexWiring {
         }
         plan.notes.extend(config::profile_notes(
             &doc,
-            &homes.user_dir(&handover_clients::codex::Codex),
+            &homes.user_dir(&handover_clients::codex::CLIENT),
         ));
         if opts.trust && opts.scope != Scope::User {
             let trusted = config::trust_project(&mut doc, at.repo, &cfg_path)?;
@@ -141,7 +150,7 @@ fn codex_config_edit(
     };
     Some(FileEdit::new(
         path,
-        FileKind::CodexConfig,
+        FileKind::Config(Agent::Codex),
         before,
         after,
         changes,
@@ -153,7 +162,7 @@ fn codex_config_edit(
 fn trust_moves(
     hooks_json: &Path,
     before: Option<&str>,
-    edit: impl FnOnce(&mut crate::json_doc::Value) -> Result<Vec<Change>, EditError>,
+    edit: impl FnOnce(&mut crate::edit::json_doc::Value) -> Result<Vec<Change>, EditError>,
 ) -> Result<Vec<(String, Option<String>)>, EditError> {
     let Some(text) = before else {
         return Ok(Vec::new());
@@ -212,7 +221,7 @@ fn config_status(
         project_trust: config::project_trust(&doc, repo),
         profile_notes: config::profile_notes(
             &doc,
-            &homes.user_dir(&handover_clients::codex::Codex),
+            &homes.user_dir(&handover_clients::codex::CLIENT),
         ),
         file: cfg_path,
         project: repo.to_path_buf(),

@@ -4,14 +4,14 @@
 
 use super::app_server::{self, TrustOutcome, TrustRequest, TrustStatus};
 use super::config;
-use crate::backup::{self, Backups};
-use crate::file_edit::FileEdit;
+use crate::apply::backup::{self, Backups};
+use crate::apply::preflight::{self, Access};
+use crate::edit::file_edit::FileEdit;
 use crate::files::{self, Homes};
 use crate::locate::is_executable;
-use crate::preflight::{self, Access};
 use crate::report::Outcome;
 use crate::wiring::InstallOptions;
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_clients::Scope;
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -113,7 +113,7 @@ pub fn trust_step(
     }
     let tr = TrustRequest {
         codex_bin: bin.to_path_buf(),
-        codex_home: req.homes.user_dir(&handover_clients::codex::Codex),
+        codex_home: req.homes.user_dir(&handover_clients::codex::CLIENT),
         home: req.homes.home.clone(),
         project: req.repo.to_path_buf(),
         hooks_json: hooks_json.clone(),
@@ -234,7 +234,7 @@ pub fn trust_plugin(req: &PluginTrustRequest, out: &mut dyn Write) -> Outcome {
     }
     let tr = TrustRequest {
         codex_bin: req.codex_bin.clone(),
-        codex_home: req.homes.user_dir(&handover_clients::codex::Codex),
+        codex_home: req.homes.user_dir(&handover_clients::codex::CLIENT),
         home: req.homes.home.clone(),
         project: req.cwd.clone(),
         hooks_json: PathBuf::new(),

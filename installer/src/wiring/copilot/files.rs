@@ -12,13 +12,14 @@
 //!   file is JSON under `//` comment lines Copilot writes itself: the comments are kept byte for
 //!   byte and the JSON keeps its layout.
 
+use crate::edit::command::{recognise, Recognised};
+use crate::edit::hooks_doc::{Found, Mention, Wanted};
+use crate::edit::json_doc::{Map, Value};
+use crate::edit::json_layout::{self, Layout};
 use crate::error::EditError;
-use crate::files::canonical;
-use crate::hooks_doc::{Found, Mention, Wanted};
-use crate::json_doc::{Map, Value};
-use crate::json_layout::{self, Layout};
+use crate::files::Homes;
 use crate::report::{any_effective, Change, ChangeKind};
-use handover_base::hook_command::{recognise, Recognised};
+use crate::wiring::trusted_folders::{Form, TrustedFolders};
 use std::path::{Path, PathBuf};
 
 /// The hooks file version Copilot CLI 1.0.102 reads.
@@ -300,120 +301,20 @@ pub fn config_path(user_dir: &Path) -> PathBuf {
     user_dir.join("config.json")
 }
 
-/// The `//` comment lines (and blank lines) Copilot writes above the JSON, and the JSON.
-fn split_comments(text: &str) -> (&str, &str) {
-    let mut at = 0;
-    for line in text.split_inclusive('\n') {
-        let t = line.trim();
-        if !(t.is_empty() || t.starts_with("//")) {
-            break;
-        }
-        at += line.len();
-    }
-    text.split_at(at)
-}
+/// Copilot CLI's folder trust: a list under `trustedFolders` in its config.json, below the
+/// `//` comment lines it writes itself (kept byte for byte).
+pub static TRUSTED_FOLDERS: TrustedFolders = TrustedFolders {
+    agent: handover_clients::Agent::Copilot,
+    path: config_in,
+    form: Form::List,
+    comments_hint: None,
+    wrong_shape: "\"trustedFolders\" is not a list; fix it by hand (GitHub Copilot CLI keeps a list of paths there), then run the command again",
+    new_file_newline: true,
+};
 
-/// The `trustedFolders` entry that covers `repo` (the folder itself or one above it), if any.
-pub fn trusted_by(path: &Path, text: &str, repo: &Path) -> Result<Option<String>, EditError> {
-    let (_, body) = split_comments(text);
-    if body.trim().is_empty() {
-        return Ok(None);
-    }
-    let doc = json_layout::parse(path, body)?;
-    let repo = canonical(repo);
-    Ok(doc
-        .get("trustedFolders")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-        .filter_map(Value::as_str)
-        .find(|f| repo.starts_with(canonical(Path::new(f))))
-        .map(str::to_string))
-}
-
-/// config.json with `repo` in `trustedFolders`: the comment lines kept byte for byte, the JSON's
-/// layout kept, the folder appended (the list created when missing). Unchanged when a listed
-/// folder already covers the repository.
-pub fn trust_repo(
-    path: &Path,
-    before: Option<&str>,
-    repo: &Path,
-) -> Result<(Option<String>, Change), EditError> {
-    let folder = canonical(repo).to_string_lossy().into_owned();
-    let what = format!("trust {folder} (trustedFolders)");
-    let text = before.unwrap_or("");
-    if trusted_by(path, text, repo)?.is_some() {
-        return Ok((
-            before.map(str::to_string),
-            Change::new(ChangeKind::Unchanged, what),
-        ));
-    }
-    let (comments, body) = split_comments(text);
-    let mut doc = if body.trim().is_empty() {
-        Value::Object(Map::new())
-    } else {
-        json_layout::parse(path, body)?
-    };
-    let top = json_layout::top_object(path, &mut doc)?;
-    let list = top.get_or_insert_with("trustedFolders", || Value::Array(Vec::new()));
-    let Some(list) = list.as_array_mut() else {
-        return Err(EditError::new(
-            path,
-            "\"trustedFolders\" is not a list; fix it by hand (GitHub Copilot CLI keeps a list of paths there), then run the command again",
-        ));
-    };
-    list.push(Value::from(folder));
-    let layout = if body.trim().is_empty() {
-        Layout::default()
-    } else {
-        Layout::detect(body)
-    };
-    Ok((
-        Some(format!("{comments}{}", json_layout::render(&doc, &layout))),
-        Change::new(ChangeKind::Added, what),
-    ))
-}
-
-/// config.json without the `trustedFolders` entry `--trust` added for `repo` (uninstall, when
-/// install recorded that it added it: manifest.rs); a list left empty goes with it. Comments
-/// at the top and the layout kept; unchanged when the entry is gone.
-pub fn untrust_repo(
-    path: &Path,
-    text: &str,
-    repo: &Path,
-) -> Result<(Option<String>, Change), EditError> {
-    let folder = canonical(repo).to_string_lossy().into_owned();
-    let what = format!("trust {folder} (trustedFolders, added by handover install --trust)");
-    let unchanged = || {
-        Ok((
-            Some(text.to_string()),
-            Change::new(ChangeKind::Unchanged, what.clone()),
-        ))
-    };
-    let (comments, body) = split_comments(text);
-    if body.trim().is_empty() {
-        return unchanged();
-    }
-    let mut doc = json_layout::parse(path, body)?;
-    let top = json_layout::top_object(path, &mut doc)?;
-    let Some(list) = top.get_mut("trustedFolders").and_then(Value::as_array_mut) else {
-        return unchanged();
-    };
-    let had = list.len();
-    list.retain(|v| v.as_str() != Some(folder.as_str()));
-    if list.len() == had {
-        return unchanged();
-    }
-    if list.is_empty() {
-        top.remove("trustedFolders");
-    }
-    Ok((
-        Some(format!(
-            "{comments}{}",
-            json_layout::render(&doc, &Layout::detect(body))
-        )),
-        Change::new(ChangeKind::Removed, what),
-    ))
+/// Copilot CLI's config.json under the homes' Copilot user directory.
+pub fn config_in(homes: &Homes) -> PathBuf {
+    config_path(&homes.user_dir(&handover_clients::copilot::CLIENT))
 }
 
 /// What the user must do for Copilot CLI to load the repository's hooks, when it will not yet.
@@ -544,7 +445,9 @@ mod tests {
         let p = Path::new("/h/.copilot/config.json");
         let before = "// User settings belong in settings.json.\n// This file is managed automatically.\n{\n    \"firstLaunchAt\": \"2026-11-25T15:51:11.822Z\"\n}\n";
         let repo = Path::new("/nonexistent/repo");
-        let (after, change) = trust_repo(p, Some(before), repo).unwrap();
+        let (after, change) = TRUSTED_FOLDERS
+            .trust_repo(p, Some(before), repo, "")
+            .unwrap();
         assert_eq!(change.kind, ChangeKind::Added);
         assert_eq!(
             after.as_deref(),
@@ -552,24 +455,31 @@ mod tests {
         );
         let after = after.unwrap();
         assert_eq!(
-            trusted_by(p, &after, Path::new("/nonexistent/repo/sub"))
+            TRUSTED_FOLDERS
+                .trusted_by(p, &after, Path::new("/nonexistent/repo/sub"))
                 .unwrap()
                 .as_deref(),
             Some("/nonexistent/repo")
         );
-        let (again, change) = trust_repo(p, Some(&after), repo).unwrap();
+        let (again, change) = TRUSTED_FOLDERS
+            .trust_repo(p, Some(&after), repo, "")
+            .unwrap();
         assert_eq!(change.kind, ChangeKind::Unchanged);
         assert_eq!(again.as_deref(), Some(after.as_str()));
         assert_eq!(
-            trusted_by(p, &after, Path::new("/nonexistent/repository")).unwrap(),
+            TRUSTED_FOLDERS
+                .trusted_by(p, &after, Path::new("/nonexistent/repository"))
+                .unwrap(),
             None
         );
-        let (new, _) = trust_repo(p, None, repo).unwrap();
+        let (new, _) = TRUSTED_FOLDERS.trust_repo(p, None, repo, "").unwrap();
         assert_eq!(
             new.as_deref(),
             Some("{\n  \"trustedFolders\": [\n    \"/nonexistent/repo\"\n  ]\n}\n")
         );
-        let e = trust_repo(p, Some("{\"trustedFolders\": \"/x\"}"), repo).unwrap_err();
+        let e = TRUSTED_FOLDERS
+            .trust_repo(p, Some("{\"trustedFolders\": \"/x\"}"), repo, "")
+            .unwrap_err();
         assert!(e.to_string().contains("not a list"), "{e}");
     }
 
@@ -580,17 +490,21 @@ mod tests {
         let p = Path::new("/h/.copilot/config.json");
         let repo = Path::new("/nonexistent/repo");
         let before = "// User settings belong in settings.json.\n{\n    \"firstLaunchAt\": \"2026-11-25T15:51:11.822Z\"\n}\n";
-        let (after, _) = trust_repo(p, Some(before), repo).unwrap();
-        let (back, change) = untrust_repo(p, &after.unwrap(), repo).unwrap();
+        let (after, _) = TRUSTED_FOLDERS
+            .trust_repo(p, Some(before), repo, "")
+            .unwrap();
+        let (back, change) = TRUSTED_FOLDERS
+            .untrust_repo(p, &after.unwrap(), repo)
+            .unwrap();
         assert_eq!(change.kind, ChangeKind::Removed);
         assert_eq!(back.as_deref(), Some(before));
         let two = "{\n  \"trustedFolders\": [\n    \"/mine\",\n    \"/nonexistent/repo\"\n  ]\n}\n";
-        let (one, _) = untrust_repo(p, two, repo).unwrap();
+        let (one, _) = TRUSTED_FOLDERS.untrust_repo(p, two, repo).unwrap();
         assert_eq!(
             one.as_deref(),
             Some("{\n  \"trustedFolders\": [\n    \"/mine\"\n  ]\n}\n")
         );
-        let (same, change) = untrust_repo(p, before, repo).unwrap();
+        let (same, change) = TRUSTED_FOLDERS.untrust_repo(p, before, repo).unwrap();
         assert_eq!(
             (same.as_deref(), change.kind),
             (Some(before), ChangeKind::Unchanged)

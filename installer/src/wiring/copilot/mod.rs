@@ -3,28 +3,27 @@
 
 pub mod files;
 
-use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
+use super::trusted_folders::{FolderStatus, TrustedFolders};
+use super::{InstallOptions, Place, Planned, Wiring};
+use crate::edit::file_edit::FileEdit;
+use crate::edit::hooks_doc::{Found, Mention, Wanted};
+use crate::edit::json_doc::Value;
 use crate::error::EditError;
-use crate::facts::{CopilotFacts, Facts, ScopeStatus};
-use crate::file_edit::FileEdit;
-use crate::files::{read_opt, Homes};
-use crate::hooks_doc::{Found, Mention, Wanted};
-use crate::json_doc::Value;
 use crate::report::Change;
-use files::{
-    command_with_event, config_path, edit_hooks, find, trust_problem, trust_repo, trusted_by,
-};
+use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::Facts;
+use files::{command_with_event, config_in, edit_hooks, find, trust_problem, TRUSTED_FOLDERS};
 use handover_clients::Scope;
-use std::path::{Path, PathBuf};
+use serde::Serialize;
+use std::path::Path;
 
 pub struct CopilotWiring;
 
-/// Copilot CLI's config.json under the homes' Copilot user directory.
-fn config_in(homes: &Homes) -> PathBuf {
-    config_path(&homes.user_dir(handover_clients::of(handover_base::Agent::Copilot)))
-}
-
 impl Wiring for CopilotWiring {
+    fn trusted_folders(&self) -> Option<&'static TrustedFolders> {
+        Some(&TRUSTED_FOLDERS)
+    }
+
     fn edit_hooks(
         &self,
         path: &Path,
@@ -56,54 +55,56 @@ impl Wiring for CopilotWiring {
         if opts.scope == Scope::User {
             return Ok(plan);
         }
-        let repo = at.repo;
-        let config = config_in(at.homes);
-        let before = read_opt(&config)?;
-        if trusted_by(&config, before.as_deref().unwrap_or(""), repo)?.is_some() {
+        if TRUSTED_FOLDERS.folder_now(at.homes, at.repo)?.is_some() {
             return Ok(plan);
         }
         if opts.trust {
-            let added = trust_repo(&config, before.as_deref(), repo)?;
-            plan.trusts = added.1.kind == crate::report::ChangeKind::Added;
-            plan.edits.push(folder_trust_edit(config, before, added));
-        } else {
-            plan.problems.push(trust_problem(repo, &config));
+            return TRUSTED_FOLDERS.plan_trust(at.homes, at.repo);
         }
+        plan.problems
+            .push(trust_problem(at.repo, &config_in(at.homes)));
         Ok(plan)
-    }
-
-    /// The entry `--trust` added, when install recorded it.
-    fn plan_uninstall(
-        &self,
-        at: Place<'_>,
-        _hooks: &FileEdit,
-        untrust: bool,
-    ) -> Result<Planned, EditError> {
-        super::folder_untrust_edit(config_in(at.homes), untrust, |path, text| {
-            files::untrust_repo(path, text, at.repo)
-        })
-    }
-
-    fn left_in_place(&self, at: Place<'_>) -> Vec<String> {
-        if at.scope == Scope::User {
-            return Vec::new();
-        }
-        let config = config_in(at.homes);
-        match super::trusted_folder(&config, at.repo, trusted_by) {
-            Ok(Some(folder)) => super::still_trusts(
-                "GitHub Copilot CLI",
-                &format!("{folder} in trustedFolders of {}", config.display()),
-            ),
-            _ => Vec::new(),
-        }
     }
 
     fn status_facts(&self, at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
         let config = config_in(at.homes);
-        let folder = super::trusted_folder(&config, at.repo, trusted_by).map_err(|e| e.to_string());
         Some(Facts::Copilot(CopilotFacts {
-            folder,
+            trusted: TRUSTED_FOLDERS.status(at.homes, at.repo),
             trust_problem: trust_problem(at.repo, &config),
         }))
     }
+}
+
+// ---- What `handover status` says of it ----
+
+impl OwnFacts for CopilotFacts {
+    fn lines(&self, _scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        TRUSTED_FOLDERS.status_line(&self.trusted.folder, "", out);
+    }
+
+    /// Copilot CLI loads no repository hooks in a folder the user has not trusted: said when
+    /// ours are installed in the repository.
+    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        let in_repo = scopes
+            .iter()
+            .any(|s| s.scope == Scope::Project && !s.file.ours.is_empty());
+        match &self.trusted.folder {
+            Err(e) => out.push(e.clone()),
+            Ok(None) if in_repo => out.push(self.trust_problem.clone()),
+            Ok(_) => {}
+        }
+    }
+}
+
+// ---- What `handover status` knows of it ----
+
+/// GitHub Copilot CLI loads no repository hooks in a folder the user has not trusted.
+#[derive(Clone, Debug, Serialize)]
+pub struct CopilotFacts {
+    /// The `trustedFolders` entry that covers the repository.
+    #[serde(flatten)]
+    pub trusted: FolderStatus,
+    /// What the user must do for Copilot CLI to run the repository's hooks.
+    #[serde(skip)]
+    pub trust_problem: String,
 }

@@ -13,26 +13,36 @@
 //!
 //! `~/.gemini` is `$GEMINI_CLI_HOME/.gemini` when that variable is set (the client's rule).
 
-pub use crate::facts::FolderTrust;
-
+use crate::edit::json_doc::Value;
+use crate::edit::json_layout;
 use crate::error::EditError;
-use crate::files::{canonical, read_opt, Homes};
-use crate::json_doc::Value;
-use crate::json_layout::{self, Layout};
-use crate::report::{Change, ChangeKind};
+use crate::files::{read_opt, Homes};
+use crate::wiring::trusted_folders::{Covering, Form, TrustedFolders};
 use handover_clients::Scope;
 use std::path::{Path, PathBuf};
 
 /// The context file Gemini CLI reads when `context.fileName` is not set.
-use handover_clients::gemini::DEFAULT_CONTEXT_FILE;
+pub use handover_clients::gemini::DEFAULT_CONTEXT_FILE;
 
 pub fn settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
-    crate::files::hooks_path(handover_base::Agent::Gemini, scope, repo, homes)
+    crate::files::hooks_path(handover_clients::Agent::Gemini, scope, repo, homes)
 }
+
+/// Gemini CLI's trusted folders: rules in their own file (with `--trust` we add the repository
+/// the way Gemini CLI does), a new file without a trailing newline.
+pub static TRUSTED_FOLDERS: TrustedFolders = TrustedFolders {
+    agent: handover_clients::Agent::Gemini,
+    path: trusted_folders_path,
+    form: Form::Rules,
+    comments_hint: None,
+    wrong_shape:
+        "the top level is not a JSON object; fix the file by hand, then run the command again",
+    new_file_newline: false,
+};
 
 pub fn trusted_folders_path(homes: &Homes) -> PathBuf {
     handover_clients::gemini::trusted_folders_file(
-        &homes.user_dir(&handover_clients::gemini::Gemini),
+        &homes.user_dir(&handover_clients::gemini::CLIENT),
     )
 }
 
@@ -123,122 +133,11 @@ pub fn folder_trust(repo: &Path, homes: &Homes) -> Result<FolderTrust, EditError
     if enabled == Some(false) {
         return Ok(FolderTrust::Off);
     }
-    let path = trusted_folders_path(homes);
-    let Some(text) = read_opt(&path)? else {
-        return Ok(FolderTrust::Unknown);
-    };
-    let doc = json_layout::parse(&path, &text)?;
-    Ok(trust_of(&doc, repo))
-}
-
-fn trust_of(doc: &Value, repo: &Path) -> FolderTrust {
-    let Some(rules) = doc.as_object() else {
-        return FolderTrust::Unknown;
-    };
-    let repo = canonical(repo);
-    let mut best: Option<(&str, &str)> = None;
-    for (rule, level) in rules.iter() {
-        let Some(level) = level.as_str() else {
-            continue;
-        };
-        let folder = if level == "TRUST_PARENT" {
-            Path::new(rule).parent().map(Path::to_path_buf)
-        } else {
-            Some(PathBuf::from(rule))
-        };
-        let Some(folder) = folder else { continue };
-        if repo.starts_with(canonical(&folder)) && best.is_none_or(|(r, _)| rule.len() > r.len()) {
-            best = Some((rule, level));
-        }
-    }
-    match best {
-        Some((rule, "TRUST_FOLDER" | "TRUST_PARENT")) => FolderTrust::Trusted(rule.to_string()),
-        Some((rule, "DO_NOT_TRUST")) => FolderTrust::Distrusted(rule.to_string()),
-        _ => FolderTrust::Unknown,
-    }
-}
-
-/// trustedFolders.json with `repo` trusted (`"<repo>": "TRUST_FOLDER"`), text in, text out:
-/// the file's own layout kept, a new file in the client's (two spaces, no trailing newline).
-/// Unchanged when a rule already trusts the repository; an error when one distrusts it (the
-/// user said no there; we do not overrule that).
-pub fn trust_repo(
-    path: &Path,
-    before: Option<&str>,
-    repo: &Path,
-) -> Result<(Option<String>, Change), EditError> {
-    let what = format!("trust {} (TRUST_FOLDER)", repo.display());
-    let mut doc = match before {
-        Some(text) => json_layout::parse(path, text)?,
-        None => Value::Object(Default::default()),
-    };
-    match trust_of(&doc, repo) {
-        FolderTrust::Trusted(_) | FolderTrust::Off => {
-            return Ok((
-                before.map(str::to_string),
-                Change::new(ChangeKind::Unchanged, what),
-            ))
-        }
-        FolderTrust::Distrusted(rule) => {
-            return Err(EditError::new(
-                path,
-                format!("the rule {rule:?} says DO_NOT_TRUST for this repository; handover does not overrule it. Change it in Gemini CLI (or in this file), then run again"),
-            ))
-        }
-        FolderTrust::Unknown => {}
-    }
-    let rules = json_layout::top_object(path, &mut doc)?;
-    rules.insert(
-        canonical(repo).to_string_lossy().into_owned(),
-        Value::String("TRUST_FOLDER".into()),
-    );
-    let layout = match before {
-        Some(text) if !text.trim().is_empty() => Layout::detect(text),
-        _ => Layout {
-            trailing_newline: false,
-            ..Layout::default()
-        },
-    };
-    Ok((
-        Some(json_layout::render(&doc, &layout)),
-        Change::new(ChangeKind::Added, what),
-    ))
-}
-
-/// trustedFolders.json without the rule `--trust` added for `repo` (uninstall, when install
-/// recorded that it added it: manifest.rs), the file's layout kept. Unchanged when the rule is
-/// gone; left alone, and said, when the rule for the repository now says something else.
-pub fn untrust_repo(
-    path: &Path,
-    text: &str,
-    repo: &Path,
-) -> Result<(Option<String>, Change), EditError> {
-    let key = canonical(repo).to_string_lossy().into_owned();
-    let what = format!("trust {key} (TRUST_FOLDER, added by handover install --trust)");
-    let mut doc = json_layout::parse(path, text)?;
-    let rules = json_layout::top_object(path, &mut doc)?;
-    match rules.get(&key).map(Value::as_str) {
-        None => Ok((
-            Some(text.to_string()),
-            Change::new(ChangeKind::Unchanged, what),
-        )),
-        Some(Some("TRUST_FOLDER")) => {
-            rules.remove(&key);
-            Ok((
-                Some(json_layout::render(&doc, &Layout::detect(text))),
-                Change::new(ChangeKind::Removed, what),
-            ))
-        }
-        Some(_) => Ok((
-            Some(text.to_string()),
-            Change::new(
-                ChangeKind::Kept,
-                format!(
-                    "the rule for {key}: install added it as TRUST_FOLDER and it was changed since"
-                ),
-            ),
-        )),
-    }
+    Ok(match TRUSTED_FOLDERS.covering_now(homes, repo)? {
+        Some(Covering::Trusted(rule)) => FolderTrust::Trusted(rule),
+        Some(Covering::Distrusted(rule)) => FolderTrust::Distrusted(rule),
+        None => FolderTrust::Unknown,
+    })
 }
 
 /// What the user must do for Gemini CLI to run the hooks, when it will not yet. `scope` is
@@ -271,31 +170,51 @@ pub fn trust_problem(
     }
 }
 
+/// How Gemini CLI will treat the repository.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub enum FolderTrust {
+    /// `security.folderTrust.enabled` is false in the user's settings: every folder is trusted.
+    Off,
+    /// A rule trusts it (the rule's path).
+    Trusted(String),
+    /// A rule distrusts it (the rule's path).
+    Distrusted(String),
+    /// No rule: Gemini CLI asks in an interactive session and runs no hooks until trusted.
+    Unknown,
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::report::ChangeKind;
 
     #[test]
     fn trust_rules_longest_match_and_parent() {
-        let doc: Value = serde_json::from_str(
-            r#"{"/w": "TRUST_FOLDER", "/w/secret": "DO_NOT_TRUST", "/p/marker": "TRUST_PARENT"}"#,
-        )
-        .unwrap();
+        let doc =
+            r#"{"/w": "TRUST_FOLDER", "/w/secret": "DO_NOT_TRUST", "/p/marker": "TRUST_PARENT"}"#;
+        let trust_of = |doc: &str, repo: &Path| match TRUSTED_FOLDERS
+            .covering(Path::new("/h/t.json"), doc, repo)
+            .unwrap()
+        {
+            Some(Covering::Trusted(rule)) => FolderTrust::Trusted(rule),
+            Some(Covering::Distrusted(rule)) => FolderTrust::Distrusted(rule),
+            None => FolderTrust::Unknown,
+        };
         assert_eq!(
-            trust_of(&doc, Path::new("/w/repo")),
+            trust_of(doc, Path::new("/w/repo")),
             FolderTrust::Trusted("/w".into())
         );
         assert_eq!(
-            trust_of(&doc, Path::new("/w/secret/repo")),
+            trust_of(doc, Path::new("/w/secret/repo")),
             FolderTrust::Distrusted("/w/secret".into())
         );
         assert_eq!(
-            trust_of(&doc, Path::new("/p/other")),
+            trust_of(doc, Path::new("/p/other")),
             FolderTrust::Trusted("/p/marker".into())
         );
-        assert_eq!(trust_of(&doc, Path::new("/x")), FolderTrust::Unknown);
+        assert_eq!(trust_of(doc, Path::new("/x")), FolderTrust::Unknown);
         assert_eq!(
-            trust_of(&doc, Path::new("/wx")),
+            trust_of(doc, Path::new("/wx")),
             FolderTrust::Unknown,
             "a path prefix is not a parent folder"
         );
@@ -304,23 +223,35 @@ mod tests {
     #[test]
     fn trusting_adds_one_rule_in_the_clients_style_and_is_idempotent() {
         let p = Path::new("/h/.gemini/trustedFolders.json");
-        let (new, c) = trust_repo(p, None, Path::new("/nonexistent/repo")).unwrap();
+        let (new, c) = TRUSTED_FOLDERS
+            .trust_repo(p, None, Path::new("/nonexistent/repo"), "")
+            .unwrap();
         assert_eq!(c.kind, ChangeKind::Added);
         let new = new.unwrap();
         assert_eq!(new, "{\n  \"/nonexistent/repo\": \"TRUST_FOLDER\"\n}");
-        let (again, c) = trust_repo(p, Some(&new), Path::new("/nonexistent/repo")).unwrap();
+        let (again, c) = TRUSTED_FOLDERS
+            .trust_repo(p, Some(&new), Path::new("/nonexistent/repo"), "")
+            .unwrap();
         assert_eq!(c.kind, ChangeKind::Unchanged);
         assert_eq!(again.as_deref(), Some(new.as_str()));
         let other = "{\n    \"/a\": \"DO_NOT_TRUST\"\n}\n";
-        let (added, _) = trust_repo(p, Some(other), Path::new("/nonexistent/repo")).unwrap();
+        let (added, _) = TRUSTED_FOLDERS
+            .trust_repo(p, Some(other), Path::new("/nonexistent/repo"), "")
+            .unwrap();
         assert_eq!(
             added.unwrap(),
             "{\n    \"/a\": \"DO_NOT_TRUST\",\n    \"/nonexistent/repo\": \"TRUST_FOLDER\"\n}\n"
         );
-        let e = trust_repo(p, Some(other), Path::new("/a/b")).unwrap_err();
+        let e = TRUSTED_FOLDERS
+            .trust_repo(p, Some(other), Path::new("/a/b"), "")
+            .unwrap_err();
         assert!(e.to_string().contains("DO_NOT_TRUST"), "{e}");
-        assert!(trust_repo(p, Some("{oops"), Path::new("/r")).is_err());
-        assert!(trust_repo(p, Some("[1]"), Path::new("/r")).is_err());
+        assert!(TRUSTED_FOLDERS
+            .trust_repo(p, Some("{oops"), Path::new("/r"), "")
+            .is_err());
+        assert!(TRUSTED_FOLDERS
+            .trust_repo(p, Some("[1]"), Path::new("/r"), "")
+            .is_err());
     }
 
     #[test]

@@ -3,23 +3,29 @@
 
 pub mod files;
 
-use super::{folder_trust_edit, InstallOptions, Place, Planned, Wiring};
+use super::trusted_folders::TrustedFolders;
+use super::{InstallOptions, Place, Planned, Wiring};
+use crate::edit::file_edit::FileEdit;
+use crate::edit::hooks_doc::Wanted;
 use crate::error::EditError;
-use crate::facts::{Facts, GeminiFacts, ScopeStatus};
-use crate::file_edit::FileEdit;
-use crate::files::{read_opt, Homes};
-use crate::hooks_doc::Wanted;
+use crate::files::Homes;
 use crate::report::Change;
+use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::Facts;
 use files::{
-    comment_hint, context_file, folder_trust, trust_problem, trust_repo, trusted_folders_path,
-    FolderTrust,
+    comment_hint, context_file, folder_trust, trust_problem, FolderTrust, TRUSTED_FOLDERS,
 };
 use handover_clients::Scope;
+use serde::{Serialize, Serializer};
 use std::path::{Path, PathBuf};
 
 pub struct GeminiWiring;
 
 impl Wiring for GeminiWiring {
+    fn trusted_folders(&self) -> Option<&'static TrustedFolders> {
+        Some(&TRUSTED_FOLDERS)
+    }
+
     /// The shared shape; a parse error says why it may have failed: comments.
     fn edit_hooks(
         &self,
@@ -27,7 +33,7 @@ impl Wiring for GeminiWiring {
         before: Option<&str>,
         want: Option<&[Wanted]>,
     ) -> Result<(Option<String>, Vec<Change>), EditError> {
-        crate::hooks_file::edit_hooks_json(path, before, want)
+        crate::edit::hooks_file::edit_hooks_json(path, before, want)
             .map_err(|e| comment_hint(e, before.unwrap_or("")))
     }
 
@@ -47,27 +53,11 @@ impl Wiring for GeminiWiring {
             return Ok(plan);
         }
         if opts.trust && matches!(trust, FolderTrust::Unknown) {
-            let path = trusted_folders_path(homes);
-            let before = read_opt(&path)?;
-            let added = trust_repo(&path, before.as_deref(), repo)?;
-            plan.trusts = added.1.kind == crate::report::ChangeKind::Added;
-            plan.edits.push(folder_trust_edit(path, before, added));
+            return TRUSTED_FOLDERS.plan_trust(homes, repo);
         } else if let Some(problem) = trust_problem(repo, homes, &trust, opts.scope) {
             plan.problems.push(problem);
         }
         Ok(plan)
-    }
-
-    /// The rule `--trust` added, when install recorded it.
-    fn plan_uninstall(
-        &self,
-        at: Place<'_>,
-        _hooks: &FileEdit,
-        untrust: bool,
-    ) -> Result<Planned, EditError> {
-        super::folder_untrust_edit(trusted_folders_path(at.homes), untrust, |path, text| {
-            files::untrust_repo(path, text, at.repo)
-        })
     }
 
     /// `context.fileName`, else GEMINI.md.
@@ -83,11 +73,9 @@ impl Wiring for GeminiWiring {
         if at.scope == Scope::User {
             return Vec::new();
         }
+        // Nothing when the user turned folder trust off: no rule then counts.
         match folder_trust(at.repo, at.homes) {
-            Ok(FolderTrust::Trusted(rule)) => super::still_trusts(
-                "Gemini CLI",
-                &format!("{rule} in {}", trusted_folders_path(at.homes).display()),
-            ),
+            Ok(FolderTrust::Trusted(_)) => TRUSTED_FOLDERS.left_in_place(at),
             _ => Vec::new(),
         }
     }
@@ -114,4 +102,53 @@ impl Wiring for GeminiWiring {
             folder_trust,
         }))
     }
+}
+
+// ---- What `handover status` says of it ----
+
+impl OwnFacts for GeminiFacts {
+    /// In the words of the other clients' trust lines (`TrustedFolders::status_line`).
+    fn lines(&self, _scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        if let Ok(trust) = &self.folder_trust {
+            out.push(match trust {
+                FolderTrust::Trusted(rule) => format!("gemini: folder trusted ({rule})"),
+                FolderTrust::Distrusted(rule) => {
+                    format!("gemini: folder distrusted ({rule}: DO_NOT_TRUST)")
+                }
+                FolderTrust::Unknown => "gemini: folder not trusted".into(),
+                FolderTrust::Off => {
+                    "gemini: folder trust is off (Gemini CLI runs hooks in every folder)".into()
+                }
+            });
+        }
+    }
+
+    /// Gemini CLI runs no hooks in a folder it does not trust: said when ours are installed.
+    fn problems(&self, scopes: &[ScopeStatus], out: &mut Vec<String>) {
+        match &self.folder_trust {
+            Err(e) => out.push(e.clone()),
+            Ok(_) if scopes.iter().any(|s| !s.file.ours.is_empty()) => {
+                out.extend(self.trust_problem.iter().cloned());
+            }
+            Ok(_) => {}
+        }
+    }
+}
+
+// ---- What `handover status` knows of it ----
+
+#[derive(Clone, Debug, Serialize)]
+pub struct GeminiFacts {
+    /// Whether Gemini CLI trusts the repository (it runs no hooks in an untrusted folder), or
+    /// why that could not be read (then it is not serialised).
+    #[serde(skip_serializing_if = "Result::is_err", serialize_with = "trust_word")]
+    pub folder_trust: Result<FolderTrust, String>,
+    /// What the user must do for Gemini CLI to run the hooks, when it will not yet.
+    #[serde(skip)]
+    pub trust_problem: Option<String>,
+}
+
+/// The trust as a word in `--json` (`trusted`, `unknown`, ...).
+fn trust_word<S: Serializer>(t: &Result<FolderTrust, String>, s: S) -> Result<S::Ok, S::Error> {
+    t.as_ref().ok().map(FolderTrust::as_str).serialize(s)
 }

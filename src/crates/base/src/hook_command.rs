@@ -252,7 +252,6 @@ fn mentioned_exe(command: &str) -> Option<HookExe> {
 mod tests {
     use super::*;
     use crate::hook_exe::{command_for, portable_command};
-    use crate::Agent;
     use std::path::Path;
 
     #[test]
@@ -262,7 +261,7 @@ mod tests {
             "/it's/handover-pre-compact",
             "/a/$HOME/\"q\"/handover-pre-compact",
         ] {
-            let cmd = command_for(Path::new(p), Agent::Codex);
+            let cmd = command_for(Path::new(p), "codex");
             let Recognised::Ours(o) = recognise(&cmd) else {
                 panic!("{cmd} not recognised")
             };
@@ -282,7 +281,7 @@ mod tests {
     #[test]
     fn the_portable_command_reads_back_with_its_prefix() {
         for exe in HookExe::ALL {
-            let cmd = portable_command(exe, Agent::Gemini);
+            let cmd = portable_command(exe, "gemini");
             for prefix in ["", "HANDOVER_HOOK_DEBUG=/tmp/l ", "exec "] {
                 let full = format!("{prefix}{cmd}");
                 let Recognised::Ours(o) = recognise(&full) else {
@@ -307,7 +306,7 @@ mod tests {
     fn an_event_flag_after_the_agent_reads_back() {
         let cmd = format!(
             "{} --event postToolUse",
-            command_for(Path::new("/b/handover-context-watch"), Agent::Copilot)
+            command_for(Path::new("/b/handover-context-watch"), "copilot")
         );
         let Recognised::Ours(o) = recognise(&cmd) else {
             panic!("{cmd} not recognised")
@@ -339,7 +338,7 @@ mod tests {
     /// user's command: never rewritten, never taken for ours.
     #[test]
     fn a_changed_launcher_is_not_ours() {
-        let cmd = portable_command(HookExe::SessionStart, Agent::Claude);
+        let cmd = portable_command(HookExe::SessionStart, "claude");
         for changed in [
             cmd.replacen("exit 0", "exit 1", 1),
             cmd.replacen("sh -c", "bash -c", 1),
@@ -379,7 +378,7 @@ mod tests {
         let run = |exe: HookExe, path: &std::ffi::OsStr, cargo: &Path| {
             let out = std::process::Command::new("sh")
                 .arg("-c")
-                .arg(portable_command(exe, Agent::Codex))
+                .arg(portable_command(exe, "codex"))
                 .env("PATH", path)
                 .env("CARGO_HOME", cargo)
                 .output()

@@ -4,8 +4,8 @@
 //! Both clients run a hook's `command` through a shell, so the absolute path is POSIX
 //! single-quoted when it holds anything but plainly safe characters.
 
-use crate::agent::Agent;
 use crate::shell::shell_quote;
+use std::fmt::Display;
 use std::path::Path;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
@@ -78,24 +78,17 @@ pub const EARLIER_LAUNCHERS: [&str; 1] = [concat!(
     "\\\"}\"; exit 0"
 )];
 
-/// The command a client runs for `exe`, the same on every machine: no path of the machine
+/// The command a client runs for `exe` (`agent`: its `--agent` name, the client registry's
+/// `Agent` or the name itself), the same on every machine: no path of the machine
 /// that installed it, so a committed settings file works for every teammate (and does
 /// nothing, without an error, for one who has not installed handover).
-pub fn portable_command(exe: HookExe, agent: Agent) -> String {
-    format!(
-        "sh -c '{LAUNCHER}' {} --agent {}",
-        exe.file_name(),
-        agent.as_str()
-    )
+pub fn portable_command(exe: HookExe, agent: impl Display) -> String {
+    format!("sh -c '{LAUNCHER}' {} --agent {agent}", exe.file_name())
 }
 
 /// The command line a client runs for the hook executable at `path`.
-pub fn command_for(path: &Path, agent: Agent) -> String {
-    format!(
-        "{} --agent {}",
-        shell_quote(&path.to_string_lossy()),
-        agent.as_str()
-    )
+pub fn command_for(path: &Path, agent: impl Display) -> String {
+    format!("{} --agent {agent}", shell_quote(&path.to_string_lossy()))
 }
 
 #[cfg(test)]
@@ -121,7 +114,7 @@ mod tests {
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
         let out = std::process::Command::new("sh")
             .arg("-c")
-            .arg(command_for(&exe, Agent::Claude))
+            .arg(command_for(&exe, "claude"))
             .output()
             .unwrap();
         assert_eq!(String::from_utf8_lossy(&out.stdout), "ran --agent claude\n");

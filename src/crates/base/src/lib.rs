@@ -1,7 +1,6 @@
 //! handover-base: the ground floor every other handover crate stands on.
 //!
-//! - the agent contract: which agents ([`agent`]), which hook executables run on which events
-//!   ([`hook_exe`]), which hook commands are ours ([`hook_command`]), how a path is quoted for the shell that runs it ([`shell`]) and how an agent
+//! - the hook contract: which hook executables run on which events ([`hook_exe`]), which hook commands are ours ([`hook_command`]), how a path is quoted for the shell that runs it ([`shell`]) and how an agent
 //!   is told to run handover itself ([`handover_command`]);
 //! - [`atomic`] file replacement and the [`clock`], which the core and the installer both need;
 //! - [`text`]: positions for error messages, shortening at a word boundary;
@@ -12,7 +11,6 @@
 //! Standard library only (and libc's open flags on Unix): nothing here may pull a dependency
 //! into the hook executables.
 
-pub mod agent;
 pub mod atomic;
 pub mod clock;
 pub mod git_process;
@@ -23,5 +21,4 @@ pub mod read_gate;
 pub mod shell;
 pub mod text;
 
-pub use agent::Agent;
 pub use hook_exe::HookExe;

@@ -25,13 +25,76 @@ use crate::transcript::{
     self, at, command_end_id, flag, relative, request, str_of, Fact, Fullness, Usage,
 };
 use crate::{
-    Agent, Client, HookEvent, HookInput, LargeVariant, ModelWindow, Scope, ShellSign, Trust,
-    UserDirs,
+    Agent, Behaviour, Client, EventNames, Home, HookFiles, HookInput, LargeVariant, ModelWindow,
+    MovedBy, Quirks, ShellSign, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+pub static CLIENT: Client = Client {
+    agent: Agent::Claude,
+    name: "claude",
+    aliases: &["claude-code"],
+    display_name: "Claude Code",
+    executable: "claude",
+    fresh_session: "`/clear` in Claude Code",
+    // The common names, PostToolUseFailure too (2.1.330 runs it under `-p`, captured): a
+    // failing command reaches the record from the hook input, before the transcript's line for
+    // it, which Claude Code may write after the turn's Stop.
+    events: EventNames::common_without(&[]),
+    timeout: Timeout::every(TIMEOUT_SECS),
+    // Claude Code sets `CLAUDECODE=1` and `CLAUDE_CODE_SESSION_ID` for the commands it runs
+    // (read from the 2.1.330 binary).
+    shell_session_id_var: Some("CLAUDE_CODE_SESSION_ID"),
+    project_dir_var: Some("CLAUDE_PROJECT_DIR"),
+    quirks: Quirks {
+        pre_compact_reads_stdout: true,
+        dedups_identical_commands: true,
+        ..Quirks::NONE
+    },
+    model_windows: &[
+        // Claude Code 2.1.330 reports a 1,000,000-token window for its default model,
+        // `claude-opus-5-5` (the `modelUsage` of `claude -p --output-format json`).
+        ModelWindow {
+            prefix: "claude-opus-5",
+            window: 1_000_000,
+            source: "Claude Code 2.1.330 reports it for its default model `claude-opus-5-5`",
+        },
+        ModelWindow {
+            prefix: "claude-",
+            window: 200_000,
+            source: "",
+        },
+    ],
+    // Claude Code marks its 1M-token variants with a `[1m]` suffix on the model name.
+    large_variant: Some(LargeVariant {
+        suffix: "[1m]",
+        window: 1_000_000,
+    }),
+    // `~/.claude/projects/<project folder>/<session>.jsonl`.
+    transcripts: "projects",
+    late_end: None,
+    transcript_flush_delay: None,
+    // `$CLAUDE_CONFIG_DIR` when it is an absolute path, else `~/.claude`. Claude Code takes a
+    // relative value from its own working directory, which is not ours to guess.
+    home: Home {
+        dir: ".claude",
+        moved_by: Some(MovedBy::AbsoluteDir(HOME_VAR)),
+    },
+    hook_files: HookFiles {
+        project: ".claude/settings.json",
+        local: Some(".claude/settings.local.json"),
+        user: "settings.json",
+        also_read: &[],
+    },
+    instruction_file: "CLAUDE.md",
+    instruction_files_read: &[],
+    trust: Trust::RunsAll,
+    plugin_dir: Some("plugin/claude"),
+    behaviour: &Claude,
+};
 
 pub struct Claude;
 
@@ -64,70 +127,17 @@ fn project_folder_matches(folder: &str, project: &Path) -> bool {
         })
 }
 
-impl Client for Claude {
-    fn agent(&self) -> Agent {
-        Agent::Claude
-    }
-
-    fn display_name(&self) -> &'static str {
-        "Claude Code"
-    }
-
-    fn executable(&self) -> &'static str {
-        "claude"
-    }
-
-    fn fresh_session(&self) -> &'static str {
-        "`/clear` in Claude Code"
-    }
-
-    /// PostToolUseFailure (2.1.330 runs it under `-p` too, captured): a failing command
-    /// reaches the record from the hook input, before the transcript's line for it, which
-    /// Claude Code may write after the turn's Stop.
-    fn event_name(&self, event: HookEvent) -> Option<&'static str> {
-        Some(match event {
-            HookEvent::ToolFailure => "PostToolUseFailure",
-            HookEvent::SessionStart => "SessionStart",
-            HookEvent::PreCompact => "PreCompact",
-            HookEvent::PostCompact => "PostCompact",
-            HookEvent::SessionEnd => "SessionEnd",
-            HookEvent::Prompt => "UserPromptSubmit",
-            HookEvent::Tool => "PostToolUse",
-            HookEvent::Stop => "Stop",
-        })
-    }
-
-    fn timeout(&self, _event: &str) -> u64 {
-        TIMEOUT_SECS
-    }
-
+impl Behaviour for Claude {
     /// PostToolUseFailure of `Bash`: the command and the "Exit code N" its error text starts
     /// with, under the call's id (`tool_use_id`), so the transcript's own line for it counts once.
     fn failed_command(&self, input: &HookInput) -> Option<Fact> {
         transcript::failed_shell_command(input, "Bash", exit_code_of)
     }
 
-    /// Claude Code marks nothing: it is what is left when no other client's mark is there.
-    fn marks_payload(&self, _input: &HookInput) -> bool {
-        false
-    }
-
-    fn owns_transcript(&self, _path: &str) -> bool {
-        false
-    }
-
     /// Claude Code sets `CLAUDECODE=1` for the commands it runs (any value counts), and
     /// `CLAUDE_CODE_SESSION_ID` beside it (read from the 2.1.330 binary).
     fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
         env("CLAUDECODE").map(|_| ShellSign::Named)
-    }
-
-    fn shell_session_id_var(&self) -> Option<&'static str> {
-        Some("CLAUDE_CODE_SESSION_ID")
-    }
-
-    fn pre_compact_reads_stdout(&self) -> bool {
-        true
     }
 
     fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
@@ -149,89 +159,10 @@ impl Client for Claude {
         None
     }
 
-    fn home_var(&self) -> Option<&'static str> {
-        Some(HOME_VAR)
-    }
-
-    /// `$CLAUDE_CONFIG_DIR` when it is an absolute path, else `~/.claude`. Claude Code takes
-    /// a relative value from its own working directory, which is not ours to guess.
-    fn model_windows(&self) -> &'static [ModelWindow] {
-        &[
-            // Claude Code 2.1.330 reports a 1,000,000-token window for its default model,
-            // `claude-opus-5-5` (the `modelUsage` of `claude -p --output-format json`).
-            ModelWindow {
-                prefix: "claude-opus-5",
-                window: 1_000_000,
-                source: "Claude Code 2.1.330 reports it for its default model `claude-opus-5-5`",
-            },
-            ModelWindow {
-                prefix: "claude-",
-                window: 200_000,
-                source: "",
-            },
-        ]
-    }
-
-    /// Claude Code marks its 1M-token variants with a `[1m]` suffix on the model name.
-    fn large_variant(&self) -> Option<LargeVariant> {
-        Some(LargeVariant {
-            suffix: "[1m]",
-            window: 1_000_000,
-        })
-    }
-
-    fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        match dirs.var(HOME_VAR).filter(|d| d.is_absolute()) {
-            Some(moved) => Some(moved.to_path_buf()),
-            None => dirs.home.as_ref().map(|h| h.join(".claude")),
-        }
-    }
-
-    /// `~/.claude/projects/<cwd>/<session>.jsonl`.
-    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        self.user_dir(dirs).map(|d| d.join("projects"))
-    }
-
-    /// The folder is named after the session's working directory ([`project_folder_matches`]).
+    /// The folder is named after the session's working directory (`project_folder_matches`).
     fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
         let folder = crate::folder_under(dir, transcript);
         Some(folder.is_some_and(|f| project_folder_matches(f, project)))
-    }
-
-    fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
-        match scope {
-            Scope::Project => repo.join(".claude").join("settings.json"),
-            Scope::Local => repo.join(".claude").join("settings.local.json"),
-            Scope::User => user_dir.join("settings.json"),
-        }
-    }
-
-    fn hook_layers(&self, project_dirs: &[PathBuf], user_dir: Option<&Path>) -> Vec<PathBuf> {
-        let mut files = Vec::new();
-        for dir in project_dirs {
-            files.push(self.hooks_file(Scope::Project, dir, dir));
-            files.push(self.hooks_file(Scope::Local, dir, dir));
-        }
-        if let Some(user) = user_dir {
-            files.push(self.hooks_file(Scope::User, user, user));
-        }
-        files
-    }
-
-    fn instruction_file(&self) -> &'static str {
-        "CLAUDE.md"
-    }
-
-    fn trust(&self) -> Trust {
-        Trust::RunsAll
-    }
-
-    fn dedups_identical_commands(&self) -> bool {
-        true
-    }
-
-    fn plugin_dir(&self) -> Option<&'static str> {
-        Some("plugin/claude")
     }
 }
 
@@ -402,25 +333,30 @@ fn usage(v: &Value) -> Option<Usage> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{HookEvent, UserDirs};
+    use std::path::PathBuf;
 
     #[test]
     fn claude_config_dir_moves_the_user_directory_when_absolute() {
         let home = UserDirs::under(Path::new("/h"));
-        assert_eq!(Claude.user_dir(&home), Some(PathBuf::from("/h/.claude")));
+        assert_eq!(
+            crate::claude::CLIENT.user_dir(&home),
+            Some(PathBuf::from("/h/.claude"))
+        );
         let moved = home
             .clone()
             .with_var(HOME_VAR, Path::new("/elsewhere/claude"));
         assert_eq!(
-            Claude.user_dir(&moved),
+            crate::claude::CLIENT.user_dir(&moved),
             Some(PathBuf::from("/elsewhere/claude"))
         );
         assert_eq!(
-            Claude.transcript_dir(&moved),
+            crate::claude::CLIENT.transcript_dir(&moved),
             Some(PathBuf::from("/elsewhere/claude/projects"))
         );
         let relative = home.with_var(HOME_VAR, Path::new("claude"));
         assert_eq!(
-            Claude.user_dir(&relative),
+            crate::claude::CLIENT.user_dir(&relative),
             Some(PathBuf::from("/h/.claude"))
         );
     }
@@ -578,7 +514,7 @@ mod tests {
         );
         let input = HookInput::parse(raw);
         assert_eq!(
-            Claude.hook_event(input.hook_event_name.as_deref().unwrap_or("")),
+            crate::claude::CLIENT.hook_event(input.hook_event_name.as_deref().unwrap_or("")),
             Some(HookEvent::ToolFailure)
         );
         assert_eq!(
@@ -613,7 +549,7 @@ mod tests {
             None
         );
         assert_eq!(
-            Claude.shell_session_id_var(),
+            crate::claude::CLIENT.shell_session_id_var,
             Some("CLAUDE_CODE_SESSION_ID")
         );
     }

@@ -25,11 +25,71 @@
 //! - Instruction file `AGENTS.md`; plugin in `plugin/codex`.
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, ModelWindow, Scope, ShellSign, Trust, UserDirs};
+use crate::{
+    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, ModelWindow,
+    MovedBy, Quirks, ShellSign, Timeout, Trust,
+};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+pub static CLIENT: Client = Client {
+    agent: Agent::Codex,
+    name: "codex",
+    aliases: &[],
+    display_name: "Codex",
+    executable: "codex",
+    fresh_session: "`/new` in Codex",
+    // Claude Code's names, without PostToolUseFailure (0.169.0 has none).
+    events: EventNames::common_without(&[HookEvent::ToolFailure]),
+    timeout: Timeout {
+        every: TIMEOUT_SECS,
+        except: &[(HookEvent::SessionEnd, SESSION_END_TIMEOUT_SECS)],
+    },
+    shell_session_id_var: Some("CODEX_THREAD_ID"),
+    project_dir_var: None,
+    quirks: Quirks::NONE,
+    model_windows: &[
+        window("gpt-5", 272_000),
+        window("gpt-4.1", 1_047_576),
+        window("gpt-4o", 128_000),
+        window("o3", 200_000),
+        window("o4-mini", 200_000),
+        window("codex-mini", 200_000),
+    ],
+    large_variant: None,
+    // `$CODEX_HOME/sessions/<yyyy>/<mm>/<dd>/rollout-*.jsonl`.
+    transcripts: "sessions",
+    // Interactive Codex runs no hook at `/exit` or Ctrl-C: its background `app-server`
+    // reports the thread's SessionEnd about a minute after it is left (the record then gets
+    // its end). `codex exec` reports its end at once.
+    late_end: Some("Codex reports the end of an interactive session about a minute after it is quit or left; a killed one never reports it"),
+    transcript_flush_delay: None,
+    home: Home {
+        dir: ".codex",
+        moved_by: Some(MovedBy::Dir(HOME_VAR)),
+    },
+    hook_files: HookFiles {
+        project: ".codex/hooks.json",
+        local: None,
+        user: "hooks.json",
+        also_read: &[],
+    },
+    instruction_file: "AGENTS.md",
+    instruction_files_read: &[],
+    trust: Trust::PerHook,
+    plugin_dir: Some("plugin/codex"),
+    behaviour: &Codex,
+};
+
+const fn window(prefix: &'static str, window: u64) -> ModelWindow {
+    ModelWindow {
+        prefix,
+        window,
+        source: "",
+    }
+}
 
 pub struct Codex;
 
@@ -49,38 +109,7 @@ const CONFIG_MAX_BYTES: u64 = 1 << 20;
 
 const LIMIT_KEY: &str = "model_auto_compact_token_limit";
 
-impl Client for Codex {
-    fn agent(&self) -> Agent {
-        Agent::Codex
-    }
-
-    fn display_name(&self) -> &'static str {
-        "Codex"
-    }
-
-    fn executable(&self) -> &'static str {
-        "codex"
-    }
-
-    fn fresh_session(&self) -> &'static str {
-        "`/new` in Codex"
-    }
-
-    /// Claude Code's names, without PostToolUseFailure (0.169.0 has none).
-    fn event_name(&self, event: HookEvent) -> Option<&'static str> {
-        match event {
-            HookEvent::ToolFailure => None,
-            other => crate::claude::Claude.event_name(other),
-        }
-    }
-
-    fn timeout(&self, event: &str) -> u64 {
-        match self.hook_event(event) {
-            Some(HookEvent::SessionEnd) => SESSION_END_TIMEOUT_SECS,
-            _ => TIMEOUT_SECS,
-        }
-    }
-
+impl Behaviour for Codex {
     /// Codex marks turn-scoped events with `turn_id`; Claude Code never does.
     fn marks_payload(&self, input: &HookInput) -> bool {
         input.has_turn_id
@@ -109,10 +138,6 @@ impl Client for Codex {
             .then_some(ShellSign::Indirect)
     }
 
-    fn shell_session_id_var(&self) -> Option<&'static str> {
-        Some("CODEX_THREAD_ID")
-    }
-
     fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
         const MARKERS: [&str; 3] = ["item_completed", "apply_patch", "\"compacted\""];
         if let Some(v) = transcript::parse_marked(line, &MARKERS) {
@@ -122,13 +147,6 @@ impl Client for Codex {
 
     fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
         transcript::newest_usage(tail, at_file_start, fullness_of_line)
-    }
-
-    /// Interactive Codex runs no hook at `/exit` or Ctrl-C: its background `app-server`
-    /// reports the thread's SessionEnd about a minute after it is left (the record then gets
-    /// its end). `codex exec` reports its end at once.
-    fn late_end(&self) -> Option<&'static str> {
-        Some("Codex reports the end of an interactive session about a minute after it is quit or left; a killed one never reports it")
     }
 
     fn compaction_percent(
@@ -141,38 +159,6 @@ impl Client for Codex {
             auto_compact_limit(project, user_dir),
             window,
         ))
-    }
-
-    fn model_windows(&self) -> &'static [ModelWindow] {
-        const fn w(prefix: &'static str, window: u64) -> ModelWindow {
-            ModelWindow {
-                prefix,
-                window,
-                source: "",
-            }
-        }
-        const TABLE: &[ModelWindow] = &[
-            w("gpt-5", 272_000),
-            w("gpt-4.1", 1_047_576),
-            w("gpt-4o", 128_000),
-            w("o3", 200_000),
-            w("o4-mini", 200_000),
-            w("codex-mini", 200_000),
-        ];
-        TABLE
-    }
-
-    fn home_var(&self) -> Option<&'static str> {
-        Some(HOME_VAR)
-    }
-
-    fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        dirs.var_else_home(HOME_VAR, ".codex")
-    }
-
-    /// `$CODEX_HOME/sessions/<yyyy>/<mm>/<dd>/rollout-*.jsonl`.
-    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        self.user_dir(dirs).map(|d| d.join("sessions"))
     }
 
     /// Codex 0.169.0 files rollouts by date, not by project; the rollout's first line, its
@@ -191,31 +177,12 @@ impl Client for Codex {
         ))
     }
 
-    fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
-        match scope {
-            Scope::Project | Scope::Local => repo.join(".codex").join("hooks.json"),
-            Scope::User => user_dir.join("hooks.json"),
-        }
-    }
-
-    fn instruction_file(&self) -> &'static str {
-        "AGENTS.md"
-    }
-
-    fn trust(&self) -> Trust {
-        Trust::PerHook
-    }
-
     /// Only a file some of whose hooks were trusted runs anything.
     fn runs_hooks_of(&self, hooks_file: &Path, user_dir: Option<&Path>) -> bool {
         let config = user_dir
             .and_then(|u| read_small(&config_file(u)))
             .unwrap_or_default();
         trusts_any_hook_of(&config, hooks_file)
-    }
-
-    fn plugin_dir(&self) -> Option<&'static str> {
-        Some("plugin/codex")
     }
 }
 
@@ -711,6 +678,9 @@ mod tests {
         }
         let own = env_of(&[("CODEX_HOME", "/home/u/.codex"), ("CODEX_API_KEY", "k")]);
         assert_eq!(Codex.runs_this_shell(&own), None);
-        assert_eq!(Codex.shell_session_id_var(), Some("CODEX_THREAD_ID"));
+        assert_eq!(
+            crate::codex::CLIENT.shell_session_id_var,
+            Some("CODEX_THREAD_ID")
+        );
     }
 }

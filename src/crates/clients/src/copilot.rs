@@ -40,11 +40,63 @@
 //!   `AGENTS.md` unless another of them has it. No plugin of ours.
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, ShellSign, Trust, UserDirs};
+use crate::{
+    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, MovedBy, Quirks,
+    Response, ShellSign, Timeout, Trust, UserDirs,
+};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+pub static CLIENT: Client = Client {
+    agent: Agent::Copilot,
+    name: "copilot",
+    aliases: &["copilot-cli"],
+    display_name: "GitHub Copilot CLI",
+    executable: "copilot",
+    fresh_session: "`/clear` in GitHub Copilot CLI",
+    // No postCompact: the handoff comes back through the next prompt or tool result after a
+    // preCompact (the hooks arm that).
+    events: EventNames::own(&[
+        (HookEvent::SessionStart, "sessionStart"),
+        (HookEvent::PreCompact, "preCompact"),
+        (HookEvent::SessionEnd, "sessionEnd"),
+        (HookEvent::Prompt, "userPromptSubmitted"),
+        (HookEvent::Tool, "postToolUse"),
+        (HookEvent::Stop, "agentStop"),
+    ]),
+    // `timeoutSec`, in seconds.
+    timeout: Timeout::every(TIMEOUT_SECS),
+    shell_session_id_var: Some("COPILOT_AGENT_SESSION_ID"),
+    project_dir_var: None,
+    quirks: Quirks::NONE,
+    model_windows: &[],
+    large_variant: None,
+    // `$COPILOT_HOME/session-state/<session>/events.jsonl`.
+    transcripts: "session-state",
+    late_end: None,
+    // `COPILOT_SESSIONFS_FLUSH_DEBOUNCE_MS`, default 100: events are written once none came
+    // for that long.
+    transcript_flush_delay: Some(std::time::Duration::from_millis(FLUSH_DEBOUNCE_MS)),
+    home: Home {
+        dir: ".copilot",
+        moved_by: Some(MovedBy::Dir(HOME_VAR)),
+    },
+    // A file of ours in the hooks directory (`HOOKS_FILE_NAME`): Copilot reads every `*.json`
+    // there.
+    hook_files: HookFiles {
+        project: ".github/hooks/handover.json",
+        local: None,
+        user: "hooks/handover.json",
+        also_read: &[],
+    },
+    instruction_file: "AGENTS.md",
+    instruction_files_read: &INSTRUCTION_FILES,
+    trust: Trust::Folder,
+    plugin_dir: None,
+    behaviour: &Copilot,
+};
 
 pub struct Copilot;
 
@@ -64,43 +116,7 @@ pub const FLUSH_DEBOUNCE_MS: u64 = 100;
 /// (`backgroundCompactionThreshold`).
 pub const COMPACTION_PERCENT: u8 = 80;
 
-impl Client for Copilot {
-    fn agent(&self) -> Agent {
-        Agent::Copilot
-    }
-
-    fn fresh_session(&self) -> &'static str {
-        "`/clear` in GitHub Copilot CLI"
-    }
-
-    fn display_name(&self) -> &'static str {
-        "GitHub Copilot CLI"
-    }
-
-    fn executable(&self) -> &'static str {
-        "copilot"
-    }
-
-    /// No postCompact: the handoff comes back through the next prompt or tool result after a
-    /// preCompact (the hooks arm that).
-    fn event_name(&self, event: HookEvent) -> Option<&'static str> {
-        match event {
-            HookEvent::SessionStart => Some("sessionStart"),
-            HookEvent::PreCompact => Some("preCompact"),
-            HookEvent::PostCompact => None,
-            HookEvent::SessionEnd => Some("sessionEnd"),
-            HookEvent::Prompt => Some("userPromptSubmitted"),
-            HookEvent::Tool => Some("postToolUse"),
-            HookEvent::ToolFailure => None,
-            HookEvent::Stop => Some("agentStop"),
-        }
-    }
-
-    /// `timeoutSec`, in seconds.
-    fn timeout(&self, _event: &str) -> u64 {
-        TIMEOUT_SECS
-    }
-
+impl Behaviour for Copilot {
     /// Its payloads name the session `sessionId`; no other client does.
     fn marks_payload(&self, input: &HookInput) -> bool {
         input.camel_case
@@ -118,12 +134,8 @@ impl Client for Copilot {
             .then_some(ShellSign::Named)
     }
 
-    fn shell_session_id_var(&self) -> Option<&'static str> {
-        Some("COPILOT_AGENT_SESSION_ID")
-    }
-
-    fn encode(&self, response: &Response) -> Vec<u8> {
-        encode(response)
+    fn own_output(&self, response: &Response) -> Option<Vec<u8>> {
+        Some(encode(response))
     }
 
     fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
@@ -147,19 +159,6 @@ impl Client for Copilot {
         Some(COMPACTION_PERCENT)
     }
 
-    fn home_var(&self) -> Option<&'static str> {
-        Some(HOME_VAR)
-    }
-
-    fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        dirs.var_else_home(HOME_VAR, ".copilot")
-    }
-
-    /// `$COPILOT_HOME/session-state/<session>/events.jsonl`.
-    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        self.user_dir(dirs).map(|d| d.join("session-state"))
-    }
-
     /// Copilot CLI 1.0.102 files sessions by id, not by project; the first event,
     /// `session.start`, names the session's working directory (`data.context.cwd`).
     fn transcript_in_project(
@@ -176,32 +175,8 @@ impl Client for Copilot {
         ))
     }
 
-    /// A file of ours in the hooks directory: Copilot reads every `*.json` there.
-    fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
-        match scope {
-            Scope::Project | Scope::Local => {
-                repo.join(".github").join("hooks").join(HOOKS_FILE_NAME)
-            }
-            Scope::User => user_dir.join("hooks").join(HOOKS_FILE_NAME),
-        }
-    }
-
-    fn instruction_file(&self) -> &'static str {
-        "AGENTS.md"
-    }
-
-    fn instruction_files_read(&self) -> &'static [&'static str] {
-        &INSTRUCTION_FILES
-    }
-
-    /// `COPILOT_SESSIONFS_FLUSH_DEBOUNCE_MS`, default 100: events are written once none came
-    /// for that long.
-    fn transcript_flush_delay(&self) -> Option<std::time::Duration> {
-        Some(std::time::Duration::from_millis(FLUSH_DEBOUNCE_MS))
-    }
-
     fn transcript_of(&self, input: &HookInput, dirs: &UserDirs) -> Option<PathBuf> {
-        transcript_path(&self.user_dir(dirs)?, input.session_id.as_deref()?)
+        transcript_path(&CLIENT.user_dir(dirs)?, input.session_id.as_deref()?)
     }
 
     /// It runs `.claude/settings.json` too, with `COPILOT_CLI=1` in the hook's environment and
@@ -213,10 +188,6 @@ impl Client for Copilot {
         env: &dyn Fn(&str) -> Option<std::ffi::OsString>,
     ) -> bool {
         other == Agent::Claude && runs_the_hook(env) && claude_form_of_its_own(input)
-    }
-
-    fn trust(&self) -> Trust {
-        Trust::Folder
     }
 }
 
@@ -452,6 +423,8 @@ fn completed(data: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Scope, UserDirs};
+    use std::path::PathBuf;
 
     /// The captured session ran in `/tmp/FIXTURE/project`: its `session.start` says so.
     #[test]
@@ -560,21 +533,23 @@ mod tests {
     #[test]
     fn only_a_top_level_additional_context_and_the_stop_block() {
         assert_eq!(
-            Copilot.encode(&Response::Context {
+            crate::copilot::CLIENT.encode(&Response::Context {
                 event: HookEvent::Tool,
                 text: "a \"b\"\nc".into()
             }),
             b"{\"additionalContext\":\"a \\\"b\\\"\\nc\"}\n"
         );
         assert_eq!(
-            Copilot.encode(&Response::Block {
+            crate::copilot::CLIENT.encode(&Response::Block {
                 reason: "save".into(),
                 notice: Some("saving".into())
             }),
             b"{\"decision\":\"block\",\"reason\":\"save\"}\n"
         );
-        assert!(Copilot.encode(&Response::Plain("keep".into())).is_empty());
-        assert!(Copilot.encode(&Response::Silent).is_empty());
+        assert!(crate::copilot::CLIENT
+            .encode(&Response::Plain("keep".into()))
+            .is_empty());
+        assert!(crate::copilot::CLIENT.encode(&Response::Silent).is_empty());
     }
 
     #[test]
@@ -681,9 +656,9 @@ mod tests {
     fn files_live_under_github_hooks_and_its_home() {
         let repo = Path::new("/r");
         let dirs = UserDirs::under(Path::new("/home/u"));
-        let user = Copilot.user_dir(&dirs).unwrap_or_default();
+        let user = crate::copilot::CLIENT.user_dir(&dirs).unwrap_or_default();
         assert_eq!(user, Path::new("/home/u/.copilot"));
-        let moved = Copilot
+        let moved = CLIENT
             .user_dir(&dirs.clone().with_var(HOME_VAR, Path::new("/elsewhere")))
             .unwrap_or_default();
         assert_eq!(moved, Path::new("/elsewhere"));
@@ -698,11 +673,11 @@ mod tests {
             ))
         );
         assert_eq!(
-            Copilot.hooks_file(Scope::Project, repo, &user),
+            crate::copilot::CLIENT.hooks_file(Scope::Project, repo, &user),
             Path::new("/r/.github/hooks/handover.json")
         );
         assert_eq!(
-            Copilot.hooks_file(Scope::User, repo, &user),
+            crate::copilot::CLIENT.hooks_file(Scope::User, repo, &user),
             Path::new("/home/u/.copilot/hooks/handover.json")
         );
         assert_eq!(
@@ -710,7 +685,10 @@ mod tests {
             Path::new("/home/u/.copilot/config.json")
         );
         assert_eq!(Copilot.compaction_percent(None, None, 168_000), Some(80));
-        assert_eq!(Copilot.event_name(HookEvent::PostCompact), None);
+        assert_eq!(
+            crate::copilot::CLIENT.event_name(HookEvent::PostCompact),
+            None
+        );
     }
 
     #[test]
@@ -729,7 +707,7 @@ mod tests {
             None
         );
         assert_eq!(
-            Copilot.shell_session_id_var(),
+            crate::copilot::CLIENT.shell_session_id_var,
             Some("COPILOT_AGENT_SESSION_ID")
         );
     }

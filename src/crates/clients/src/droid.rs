@@ -17,7 +17,7 @@
 //!   which Droid never compares with its limit: [`compaction_point`]) Droid summarizes the
 //!   history right after the tool calls' PostToolUse. That automatic path runs NO hook (only a
 //!   manual `/compact` runs PreCompact), and no SessionStart follows: the transcript's
-//!   `compaction_state` line is the only sign ([`Client::compacted_at_ms`]); the handoff comes
+//!   `compaction_state` line is the only sign ([`Behaviour::compacted_at_ms`]); the handoff comes
 //!   back at the next tool result.
 //! - Transcript `~/.factory/sessions/<cwd with / as ->/<session>.jsonl`: `{"type": "message",
 //!   "timestamp", "message": {"role", "content": [...]}}` lines with Claude-style content items
@@ -25,7 +25,7 @@
 //!   `tool_result` with `is_error` and "[Process exited with code N]"); hook runs are messages
 //!   with `hookEventName`; a `compaction_state` line per compaction. It records NO usage: the
 //!   last request's is `lastCallTokenUsage` in `<session>.settings.json` beside it, written
-//!   before PostToolUse runs ([`Client::usage_file`]).
+//!   before PostToolUse runs ([`Behaviour::usage_file`]).
 //! - Hooks in `<repo>/.factory/settings.json` (project) and `~/.factory/settings.json` (user),
 //!   also `hooks.json` files beside them (which win per event); it does not read `.claude/`.
 //!   No trust step for `droid exec`; the terminal UI asks once per folder and runs no hook
@@ -37,11 +37,61 @@
 //! - Instruction file: it reads `AGENTS.md` (and `CLAUDE.md`); ours goes to `AGENTS.md`.
 
 use crate::transcript::{self, at, flag, relative, request, str_of, Fact, Fullness, Usage};
-use crate::{Agent, Client, HookEvent, HookInput, Scope, ShellSign, StartSource, Trust, UserDirs};
+use crate::{
+    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, Quirks, ShellSign,
+    StartSource, Timeout, Trust,
+};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+pub static CLIENT: Client = Client {
+    agent: Agent::Droid,
+    name: "droid",
+    aliases: &["factory-droid"],
+    display_name: "Factory Droid",
+    executable: "droid",
+    fresh_session: "`/new` in Factory Droid",
+    // Claude Code's names, without PostCompact and PostToolUseFailure (Droid has neither).
+    events: EventNames::common_without(&[HookEvent::PostCompact, HookEvent::ToolFailure]),
+    timeout: Timeout::every(TIMEOUT_SECS),
+    // Droid gives its commands no session id, but its SessionStart applies `export NAME=value`
+    // lines written to the payload's `CLAUDE_ENV_FILE` to the environment of the session's
+    // later commands (0.225.2: `applySessionStartHookResults`; a later SessionStart, of `/new`
+    // or `/compress`, sets it again): our SessionStart writes the session id there.
+    shell_session_id_var: Some("HANDOVER_DROID_SESSION_ID"),
+    project_dir_var: None,
+    quirks: Quirks {
+        compacts_silently: true,
+        takes_session_id_from_hook: true,
+        ..Quirks::NONE
+    },
+    model_windows: &[],
+    large_variant: None,
+    // `~/.factory/sessions/<cwd>/<session>.jsonl`.
+    transcripts: "sessions",
+    late_end: None,
+    transcript_flush_delay: None,
+    home: Home {
+        dir: ".factory",
+        moved_by: None,
+    },
+    // Each settings directory's `hooks.json` (or its older `hooks/hooks.json`) beside its
+    // `settings.json`: Droid reads both.
+    hook_files: HookFiles {
+        project: ".factory/settings.json",
+        local: None,
+        user: "settings.json",
+        also_read: &["hooks.json", "hooks/hooks.json"],
+    },
+    instruction_file: "AGENTS.md",
+    // Its terminal UI's folder trust; `droid exec` runs every hook.
+    trust: Trust::Folder,
+    instruction_files_read: &[],
+    plugin_dir: None,
+    behaviour: &Droid,
+};
 
 pub struct Droid;
 
@@ -72,35 +122,7 @@ fn project_key(project: &Path) -> Option<String> {
 /// custom model): the context watch measures against it, as Droid does.
 pub const DEFAULT_COMPACTION_LIMIT: u64 = 250_000;
 
-impl Client for Droid {
-    fn agent(&self) -> Agent {
-        Agent::Droid
-    }
-
-    fn display_name(&self) -> &'static str {
-        "Factory Droid"
-    }
-
-    fn executable(&self) -> &'static str {
-        "droid"
-    }
-
-    fn fresh_session(&self) -> &'static str {
-        "`/new` in Factory Droid"
-    }
-
-    /// Claude Code's names, without PostCompact and PostToolUseFailure (Droid has neither).
-    fn event_name(&self, event: HookEvent) -> Option<&'static str> {
-        match event {
-            HookEvent::PostCompact | HookEvent::ToolFailure => None,
-            other => crate::claude::Claude.event_name(other),
-        }
-    }
-
-    fn timeout(&self, _event: &str) -> u64 {
-        TIMEOUT_SECS
-    }
-
+impl Behaviour for Droid {
     /// Droid names its transcripts; its payloads carry nothing Claude Code's lack.
     fn marks_payload(&self, _input: &HookInput) -> bool {
         false
@@ -112,21 +134,9 @@ impl Client for Droid {
 
     /// Droid names itself nowhere in its shell commands' environment; its shell executor's
     /// own settings give it away ([`runs_the_shell_command`]). Its session id comes from our
-    /// own SessionStart ([`Client::takes_session_id_from_hook`]).
+    /// own SessionStart ([`Quirks::takes_session_id_from_hook`]).
     fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
         runs_the_shell_command(env).then_some(ShellSign::Indirect)
-    }
-
-    /// Droid gives its commands no session id, but its SessionStart applies `export NAME=value`
-    /// lines written to the payload's `CLAUDE_ENV_FILE` to the environment of the session's
-    /// later commands (0.225.2: `applySessionStartHookResults`; a later SessionStart, of `/new`
-    /// or `/compress`, sets it again): our SessionStart writes the session id there.
-    fn shell_session_id_var(&self) -> Option<&'static str> {
-        Some("HANDOVER_DROID_SESSION_ID")
-    }
-
-    fn takes_session_id_from_hook(&self) -> bool {
-        true
     }
 
     /// Droid 0.225.2 loads the session `/new` creates in the terminal UI as it loads a resumed
@@ -153,10 +163,6 @@ impl Client for Droid {
         transcript.with_extension("settings.json")
     }
 
-    fn compacts_silently(&self) -> bool {
-        true
-    }
-
     fn compacted_at_ms(&self, tail: &[u8], at_file_start: bool) -> Option<u64> {
         transcript::lines_newest_first(tail, at_file_start)
             .into_iter()
@@ -175,7 +181,7 @@ impl Client for Droid {
         }
     }
 
-    /// `tail` is the session's `<id>.settings.json` ([`Client::usage_file`]), read whole.
+    /// `tail` is the session's `<id>.settings.json` ([`Behaviour::usage_file`]), read whole.
     fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
         if !at_file_start {
             return None;
@@ -196,7 +202,7 @@ impl Client for Droid {
     }
 
     /// Droid compacts at a token limit, not a share of a window: the watch measures against
-    /// that limit ([`Client::compaction_window`]), so there is no earlier point to move to.
+    /// that limit ([`Behaviour::compaction_window`]), so there is no earlier point to move to.
     fn compaction_percent(&self, _: Option<&Path>, _: Option<&Path>, _: u64) -> Option<u8> {
         None
     }
@@ -206,52 +212,11 @@ impl Client for Droid {
         compaction_point(user_dir?, model)
     }
 
-    fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        dirs.home.as_ref().map(|h| h.join(".factory"))
-    }
-
-    /// `~/.factory/sessions/<cwd>/<session>.jsonl`.
-    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        self.user_dir(dirs).map(|d| d.join("sessions"))
-    }
-
     /// Droid 0.225.2 names the folder `-` and the session's working directory (links
     /// resolved) with its slashes made `-`, every other character kept.
     fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
         let folder = crate::folder_under(dir, transcript);
         Some(folder.is_some_and(|f| Some(f) == project_key(project).as_deref()))
-    }
-
-    fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
-        match scope {
-            Scope::Project | Scope::Local => repo.join(".factory").join("settings.json"),
-            Scope::User => user_dir.join("settings.json"),
-        }
-    }
-
-    /// Each settings directory's `hooks.json` (or its older `hooks/hooks.json`) beside its
-    /// `settings.json`: Droid reads both.
-    fn hook_layers(&self, project_dirs: &[PathBuf], user_dir: Option<&Path>) -> Vec<PathBuf> {
-        let mut dirs: Vec<PathBuf> = project_dirs.iter().map(|d| d.join(".factory")).collect();
-        dirs.extend(user_dir.map(Path::to_path_buf));
-        dirs.iter()
-            .flat_map(|d| {
-                [
-                    d.join("settings.json"),
-                    d.join("hooks.json"),
-                    d.join("hooks").join("hooks.json"),
-                ]
-            })
-            .collect()
-    }
-
-    fn instruction_file(&self) -> &'static str {
-        "AGENTS.md"
-    }
-
-    /// Its terminal UI's folder trust; `droid exec` runs every hook.
-    fn trust(&self) -> Trust {
-        Trust::Folder
     }
 }
 
@@ -447,6 +412,8 @@ pub fn runs_the_shell_command(env: &dyn Fn(&str) -> Option<OsString>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Scope, UserDirs};
+    use std::path::PathBuf;
 
     #[test]
     fn a_transcript_belongs_to_the_project_its_folder_names() {
@@ -626,7 +593,7 @@ mod tests {
             .collect::<Vec<_>>()
             .join("\n");
         assert_eq!(Droid.compacted_at_ms(before.as_bytes(), true), None);
-        assert!(Droid.compacts_silently());
+        assert!(crate::droid::CLIENT.quirks.compacts_silently);
     }
 
     #[test]
@@ -766,19 +733,19 @@ mod tests {
         let repo = Path::new("/r");
         let user = Path::new("/h/.factory");
         assert_eq!(
-            Droid.hooks_file(Scope::Project, repo, user),
+            crate::droid::CLIENT.hooks_file(Scope::Project, repo, user),
             PathBuf::from("/r/.factory/settings.json")
         );
         assert_eq!(
-            Droid.hooks_file(Scope::Local, repo, user),
+            crate::droid::CLIENT.hooks_file(Scope::Local, repo, user),
             PathBuf::from("/r/.factory/settings.json")
         );
         assert_eq!(
-            Droid.hooks_file(Scope::User, repo, user),
+            crate::droid::CLIENT.hooks_file(Scope::User, repo, user),
             PathBuf::from("/h/.factory/settings.json")
         );
         assert_eq!(
-            Droid.hook_layers(&[repo.to_path_buf()], Some(user)),
+            crate::droid::CLIENT.hook_layers(&[repo.to_path_buf()], Some(user)),
             [
                 "/r/.factory/settings.json",
                 "/r/.factory/hooks.json",
@@ -790,12 +757,18 @@ mod tests {
             .map(PathBuf::from)
         );
         assert_eq!(
-            Droid.user_dir(&UserDirs::under(Path::new("/h"))),
+            crate::droid::CLIENT.user_dir(&UserDirs::under(Path::new("/h"))),
             Some(PathBuf::from("/h/.factory"))
         );
-        assert_eq!(Droid.event_name(HookEvent::PostCompact), None);
-        assert_eq!(Droid.event_name(HookEvent::Tool), Some("PostToolUse"));
-        assert_eq!(Droid.timeout("Stop"), TIMEOUT_SECS);
+        assert_eq!(
+            crate::droid::CLIENT.event_name(HookEvent::PostCompact),
+            None
+        );
+        assert_eq!(
+            crate::droid::CLIENT.event_name(HookEvent::Tool),
+            Some("PostToolUse")
+        );
+        assert_eq!(crate::droid::CLIENT.timeout("Stop"), TIMEOUT_SECS);
         let payload =
             include_bytes!("../../../../tests/fixtures/clients/droid-0.225.2/post_tool_use.json");
         assert_eq!(crate::detect(&HookInput::parse(payload)), Agent::Droid);
@@ -814,9 +787,9 @@ mod tests {
         );
         assert_eq!(Droid.runs_this_shell(&droid_shell(&[("PATH", None)])), None);
         assert_eq!(
-            Droid.shell_session_id_var(),
+            crate::droid::CLIENT.shell_session_id_var,
             Some("HANDOVER_DROID_SESSION_ID")
         );
-        assert!(Droid.takes_session_id_from_hook());
+        assert!(crate::droid::CLIENT.quirks.takes_session_id_from_hook);
     }
 }

@@ -40,6 +40,19 @@ impl HookEvent {
         HookEvent::Stop,
     ];
 
+    /// The names Claude Code gave these moments, which most clients copied (a declaration
+    /// takes them through [`crate::EventNames::common_without`]).
+    pub const COMMON_NAMES: [(HookEvent, &'static str); 8] = [
+        (HookEvent::SessionStart, "SessionStart"),
+        (HookEvent::PreCompact, "PreCompact"),
+        (HookEvent::PostCompact, "PostCompact"),
+        (HookEvent::SessionEnd, "SessionEnd"),
+        (HookEvent::Prompt, "UserPromptSubmit"),
+        (HookEvent::Tool, "PostToolUse"),
+        (HookEvent::ToolFailure, "PostToolUseFailure"),
+        (HookEvent::Stop, "Stop"),
+    ];
+
     /// The executable that serves this moment.
     pub fn exe(self) -> HookExe {
         match self {

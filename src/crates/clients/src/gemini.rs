@@ -33,13 +33,80 @@
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
-    Agent, Client, HookEvent, HookInput, ModelWindow, Response, Scope, ShellSign, StartSource,
-    Trust, UserDirs,
+    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, ModelWindow,
+    MovedBy, Quirks, Response, ShellSign, StartSource, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
+
+pub static CLIENT: Client = Client {
+    agent: Agent::Gemini,
+    name: "gemini",
+    aliases: &["gemini-cli"],
+    display_name: "Gemini CLI",
+    executable: "gemini",
+    fresh_session: "`/clear` in Gemini CLI",
+    // PreCompress is its only compaction event (advisory, and fired before every model
+    // request); AfterAgent is its Stop; SessionEnd has Claude Code's name (reason `exit` at
+    // `/quit`, Ctrl-C and the end of `-p`, `clear` at `/clear`, in 0.61.0). No PostCompact, no
+    // tool failure event.
+    events: EventNames::own(&[
+        (HookEvent::SessionStart, "SessionStart"),
+        (HookEvent::PreCompact, "PreCompress"),
+        (HookEvent::SessionEnd, "SessionEnd"),
+        (HookEvent::Prompt, "BeforeAgent"),
+        (HookEvent::Tool, "AfterTool"),
+        (HookEvent::Stop, "AfterAgent"),
+    ]),
+    timeout: Timeout::every(TIMEOUT_MS),
+    shell_session_id_var: None,
+    project_dir_var: None,
+    quirks: Quirks {
+        stop_block_looks_like_failure: true,
+        pre_compact_every_request: true,
+        ..Quirks::NONE
+    },
+    // Its terminal UI follows every AfterAgent block (and `continue: false`) with "This
+    // request failed. Press F12 for diagnostics…" unless the user set `ui.errorVerbosity` to
+    // `full`; a `systemMessage` only changes the warning line above it (0.61.0's
+    // `handleAgentExecutionBlockedEvent`). No AfterAgent answer continues the turn without it.
+    // Gemini CLI 0.61.0's own table (`tokenLimit` in its core): Gemma 4 models 256,000, every
+    // other model 1,048,576; it compresses at a fraction of this.
+    model_windows: &[
+        ModelWindow {
+            prefix: "gemma-4",
+            window: 256_000,
+            source: "Gemini CLI 0.61.0's own `tokenLimit`",
+        },
+        ModelWindow {
+            prefix: "gemini-",
+            window: 1_048_576,
+            source: "Gemini CLI 0.61.0's own `tokenLimit`, for every Gemini model",
+        },
+    ],
+    large_variant: None,
+    // `~/.gemini/tmp/<project>/chats/session-*.jsonl`.
+    transcripts: "tmp",
+    late_end: None,
+    transcript_flush_delay: None,
+    home: Home {
+        dir: ".gemini",
+        moved_by: Some(MovedBy::Home(HOME_VAR)),
+    },
+    hook_files: HookFiles {
+        project: ".gemini/settings.json",
+        local: None,
+        user: "settings.json",
+        also_read: &[],
+    },
+    instruction_file: DEFAULT_CONTEXT_FILE,
+    instruction_files_read: &[],
+    trust: Trust::Folder,
+    plugin_dir: None,
+    behaviour: &Gemini,
+};
 
 pub struct Gemini;
 
@@ -70,43 +137,7 @@ const OWN_EVENTS: [&str; 7] = [
     "AfterModel",
 ];
 
-impl Client for Gemini {
-    fn agent(&self) -> Agent {
-        Agent::Gemini
-    }
-
-    fn display_name(&self) -> &'static str {
-        "Gemini CLI"
-    }
-
-    fn executable(&self) -> &'static str {
-        "gemini"
-    }
-
-    fn fresh_session(&self) -> &'static str {
-        "`/clear` in Gemini CLI"
-    }
-
-    /// PreCompress is its only compaction event (advisory, and fired before every model
-    /// request); AfterAgent is its Stop; SessionEnd has Claude Code's name (reason `exit` at
-    /// `/quit`, Ctrl-C and the end of `-p`, `clear` at `/clear`, in 0.61.0).
-    fn event_name(&self, event: HookEvent) -> Option<&'static str> {
-        match event {
-            HookEvent::SessionStart => Some("SessionStart"),
-            HookEvent::PreCompact => Some("PreCompress"),
-            HookEvent::SessionEnd => Some("SessionEnd"),
-            HookEvent::PostCompact => None,
-            HookEvent::Prompt => Some("BeforeAgent"),
-            HookEvent::Tool => Some("AfterTool"),
-            HookEvent::ToolFailure => None,
-            HookEvent::Stop => Some("AfterAgent"),
-        }
-    }
-
-    fn timeout(&self, _event: &str) -> u64 {
-        TIMEOUT_MS
-    }
-
+impl Behaviour for Gemini {
     fn marks_payload(&self, input: &HookInput) -> bool {
         input
             .hook_event_name
@@ -126,20 +157,8 @@ impl Client for Gemini {
     }
 
     /// A block's notice goes out as `systemMessage`.
-    fn encode(&self, response: &Response) -> Vec<u8> {
-        crate::output::encode(self, response, true)
-    }
-
-    /// Its terminal UI follows every AfterAgent block (and `continue: false`) with "This
-    /// request failed. Press F12 for diagnostics…" unless the user set `ui.errorVerbosity` to
-    /// `full`; a `systemMessage` only changes the warning line above it (0.61.0's
-    /// `handleAgentExecutionBlockedEvent`). No AfterAgent answer continues the turn without it.
-    fn stop_block_looks_like_failure(&self) -> bool {
-        true
-    }
-
-    fn pre_compact_every_request(&self) -> bool {
-        true
+    fn own_output(&self, response: &Response) -> Option<Vec<u8>> {
+        Some(crate::output::encode(&CLIENT, response, true))
     }
 
     /// It compresses when the last prompt's tokens reach its threshold × the window.
@@ -187,38 +206,6 @@ impl Client for Gemini {
         Some(compress_percent(compression_threshold(project, user_dir)))
     }
 
-    /// Gemini CLI 0.61.0's own table (`tokenLimit` in its core): Gemma 4 models 256,000, every
-    /// other model 1,048,576; it compresses at a fraction of this.
-    fn model_windows(&self) -> &'static [ModelWindow] {
-        &[
-            ModelWindow {
-                prefix: "gemma-4",
-                window: 256_000,
-                source: "Gemini CLI 0.61.0's own `tokenLimit`",
-            },
-            ModelWindow {
-                prefix: "gemini-",
-                window: 1_048_576,
-                source: "Gemini CLI 0.61.0's own `tokenLimit`, for every Gemini model",
-            },
-        ]
-    }
-
-    fn home_var(&self) -> Option<&'static str> {
-        Some(HOME_VAR)
-    }
-
-    fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        dirs.var(HOME_VAR)
-            .or(dirs.home.as_deref())
-            .map(|h| h.join(".gemini"))
-    }
-
-    /// `~/.gemini/tmp/<project>/chats/session-*.jsonl`.
-    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        self.user_dir(dirs).map(|d| d.join("tmp"))
-    }
-
     /// Gemini CLI 0.61.0 files a session under `tmp/<slug>/chats/`, one slug per working
     /// directory, and writes that directory into `tmp/<slug>/.project_root` (its own check
     /// that a slug is the project's).
@@ -233,21 +220,6 @@ impl Client for Gemini {
             4096,
         );
         Some(matches!(marker, Ok(Some(root)) if Path::new(root.trim()) == project))
-    }
-
-    fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
-        match scope {
-            Scope::Project | Scope::Local => repo.join(".gemini").join("settings.json"),
-            Scope::User => user_dir.join("settings.json"),
-        }
-    }
-
-    fn instruction_file(&self) -> &'static str {
-        DEFAULT_CONTEXT_FILE
-    }
-
-    fn trust(&self) -> Trust {
-        Trust::Folder
     }
 }
 
@@ -607,6 +579,6 @@ mod tests {
             None
         );
         assert_eq!(Gemini.runs_this_shell(&env_of(&[])), None);
-        assert_eq!(Gemini.shell_session_id_var(), None);
+        assert_eq!(crate::gemini::CLIENT.shell_session_id_var, None);
     }
 }

@@ -2,8 +2,11 @@
 //! events it fires and which of our hooks each runs, the hook input it sends, the output it
 //! accepts per event, its transcript format, where it compacts, its config files and hook
 //! entries, how it records trust, its plugin layout — lives in ONE module per client
-//! ([`claude`], [`codex`], [`gemini`], [`qwen`], [`copilot`], [`droid`]) behind the [`Client`] trait. The
-//! hooks, the session record, the installer and the CLI ask [`of`] / [`ALL`] instead of matching on the agent.
+//! ([`claude`], [`codex`], [`gemini`], [`qwen`], [`copilot`], [`droid`]): a declaration of data
+//! (`pub static CLIENT: Client`) and a small [`Behaviour`] for what data cannot say. The
+//! registry below lists them once; [`Agent`], [`ALL`] and [`of`] are made from it.
+//! The hooks, the session record, the installer and the CLI ask [`of`] / [`ALL`] instead of
+//! matching on the agent.
 //!
 //! Neutral types the modules speak in: [`HookEvent`] (our view of an event, whatever the
 //! client calls it), [`HookInput`] (the hook's stdin, every field optional), [`Response`]
@@ -17,6 +20,7 @@
 //!
 //! Adding a client: docs/design.md, "Adding a client".
 
+pub mod agent_name;
 pub mod caller;
 pub mod claude;
 pub mod codex;
@@ -30,8 +34,9 @@ pub mod places;
 pub mod qwen;
 pub mod transcript;
 
+pub use agent_name::AgentName;
 pub use event::{HookEvent, StartSource};
-use handover_base::{Agent, HookExe};
+use handover_base::HookExe;
 pub use input::HookInput;
 pub use output::Response;
 pub use places::{Scope, UserDirs};
@@ -40,65 +45,112 @@ use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use transcript::{Fact, Fullness};
 
-/// Everything handover knows about one client. One implementation per client module; a
-/// zero-sized struct each (`claude::Claude`, ...), reached through [`of`].
+/// Everything handover knows about one client, as data: one `pub static CLIENT` in each client
+/// module, reached through [`of`] and [`ALL`]. What really differs between clients beyond data
+/// (reading their payloads, shells and transcripts, their compaction rules, their own output
+/// form) is its [`Behaviour`].
 ///
-/// Every method answers from the client's own rules, checked against the pinned version named
-/// in the module's doc comment (docs/compatibility.md). Methods with a default are the Claude
-/// Code convention most clients copied; a client that differs overrides them.
-pub trait Client: Sync {
+/// Every value is the client's own rule, checked against the pinned version named in the
+/// module's doc comment (docs/compatibility.md).
+pub struct Client {
     // ---- Who ----
-
-    /// The agent this module describes (its `--agent` name is `agent().as_str()`).
-    fn agent(&self) -> Agent;
-
+    /// The agent this declaration describes.
+    pub agent: Agent,
+    /// Its `--agent` name, which the installer writes and the hook executables read back, and
+    /// which records and session state keep (`claude`, `codex`, ...).
+    pub name: &'static str,
+    /// Other spellings `--agent` accepts (`claude-code`; `_` for `-` is accepted too).
+    pub aliases: &'static [&'static str],
     /// The name users know it by, for messages and `handover status` ("Claude Code").
-    fn display_name(&self) -> &'static str;
-
+    pub display_name: &'static str,
     /// The name of the program users start it with (`claude`, `codex`, ...): found on PATH, it
     /// is one of the signs that this machine uses the client (the installer's `detect`).
-    fn executable(&self) -> &'static str;
-
-    // ---- Events: which of our hooks runs on which of its events ----
-
-    /// The client's name for `event`; None when the client has no such event (then none of
-    /// our hooks is registered for it).
-    fn event_name(&self, event: HookEvent) -> Option<&'static str>;
-
-    /// Our view of the client's event `name` (the inverse of [`Client::event_name`]).
-    fn hook_event(&self, name: &str) -> Option<HookEvent> {
-        HookEvent::ALL
-            .into_iter()
-            .find(|e| self.event_name(*e) == Some(name))
-    }
-
-    /// The client's event names `exe` is registered on, in install order.
-    fn events(&self, exe: HookExe) -> Vec<&'static str> {
-        HookEvent::ALL
-            .into_iter()
-            .filter(|e| e.exe() == exe)
-            .filter_map(|e| self.event_name(e))
-            .collect()
-    }
-
-    /// The `timeout` written in a hook entry of ours on the client's event `event` (its own
-    /// name), in the client's own unit.
-    fn timeout(&self, event: &str) -> u64;
-
-    // ---- Hook input: telling the client apart when no `--agent` says ----
-
-    /// The payload carries a mark only this client sends (Codex's `turn_id`, an event name of
-    /// its own). Asked first, for every client, before [`Client::owns_transcript`].
-    fn marks_payload(&self, input: &HookInput) -> bool;
-
-    /// `transcript_path` is where this client keeps its transcripts.
-    fn owns_transcript(&self, path: &str) -> bool;
-
+    pub executable: &'static str,
     /// How a user starts a fresh session in its terminal UI, as the save-progress instruction
     /// names it ("`/clear` in Claude Code").
-    fn fresh_session(&self) -> &'static str;
+    pub fresh_session: &'static str,
 
-    // ---- Shell commands: telling the client apart from the environment it gives them ----
+    // ---- Events: which of our hooks runs on which of its events ----
+    /// The client's name for each of our events it has (none of our hooks is registered for
+    /// an event it lacks).
+    pub events: EventNames,
+    /// The `timeout` written in a hook entry of ours, in the client's own unit.
+    pub timeout: Timeout,
+
+    // ---- Shell commands ----
+    /// The variable holding the session id the client sets for its shell commands (the same
+    /// id its hooks get), when it sets one.
+    pub shell_session_id_var: Option<&'static str>,
+    /// The variable naming the project directory in the environment it gives its hooks
+    /// (Claude Code's `CLAUDE_PROJECT_DIR`): see [`project_dir`].
+    pub project_dir_var: Option<&'static str>,
+
+    // ---- Where it differs around its hooks ----
+    /// What it does that most clients do not (`Quirks::NONE`: none of it).
+    pub quirks: Quirks,
+
+    // ---- Context windows ----
+    /// The context windows of the models this client's vendor names, by name prefix, for a
+    /// transcript that does not state its window. First match wins, so longer prefixes come
+    /// first. Windows are the smaller, conservative figure where a model comes in two sizes:
+    /// a reminder that comes early is a nuisance, one that comes after compaction is useless.
+    /// The hooks' lookup (`handover_hooks::window`) asks every client in [`ALL`]'s order.
+    pub model_windows: &'static [ModelWindow],
+    /// A larger variant of its models that the model name marks (Claude Code's `[1m]`), and
+    /// whose window a usage beyond the table's means.
+    pub large_variant: Option<LargeVariant>,
+
+    // ---- Transcript ----
+    /// The directory under its user directory that holds every session's transcript
+    /// (`projects`, `sessions`, ...): [`Client::transcript_dir`].
+    pub transcripts: &'static str,
+    /// Why a session of this client may have no end recorded yet although it was quit
+    /// normally, in a few words for the record's "how it ended" (its own words, never a
+    /// record's). None: an end is reported at quit, so a missing one means killed or still open.
+    pub late_end: Option<&'static str>,
+    /// How long after an event the client writes it to its transcript, when it buffers: at
+    /// the session's end the record waits, bounded, for that flush, since no hook runs after it.
+    pub transcript_flush_delay: Option<std::time::Duration>,
+
+    // ---- Files ----
+    /// Its user directory and the variable that moves it: [`Client::user_dir`].
+    pub home: Home,
+    /// Where its hook entries are: [`Client::hooks_file`], [`Client::hook_layers`].
+    pub hook_files: HookFiles,
+    /// The instruction file it reads from a repository's root by default (`CLAUDE.md`, ...).
+    pub instruction_file: &'static str,
+    /// Every instruction file it reads from a repository's root and shows its agent whole,
+    /// when that is more than [`Client::instruction_file`]: the installer then leaves its own
+    /// file out when the section reaches it through another one. Empty: only its own.
+    pub instruction_files_read: &'static [&'static str],
+
+    // ---- Trust and plugin ----
+    /// How the client decides whether to run the hooks it finds.
+    pub trust: Trust,
+    /// Where its handover plugin lives in this repository (`plugin/<dir>`), if it has one.
+    pub plugin_dir: Option<&'static str>,
+
+    /// What it does that data cannot say.
+    pub behaviour: &'static dyn Behaviour,
+}
+
+/// What differs between clients beyond their data: reading their payloads, shell environments
+/// and transcripts, their compaction rules, their own output form. One implementation per
+/// client module (a zero-sized struct each); the defaults are the Claude Code convention most
+/// clients copied, and a client that differs overrides them.
+pub trait Behaviour: Sync {
+    // ---- Hook input and shells: telling the client apart ----
+
+    /// The payload carries a mark only this client sends (Codex's `turn_id`, an event name of
+    /// its own). Asked first, for every client, before [`Behaviour::owns_transcript`].
+    fn marks_payload(&self, _input: &HookInput) -> bool {
+        false
+    }
+
+    /// `transcript_path` is where this client keeps its transcripts.
+    fn owns_transcript(&self, _path: &str) -> bool {
+        false
+    }
 
     /// Whether `env` (a variable's value by name) is the environment this client gives the
     /// shell commands its agent runs (the model's `handover ack` or `write`), and how sure that
@@ -108,59 +160,27 @@ pub trait Client: Sync {
         None
     }
 
-    /// The variable holding the session id the client sets for its shell commands (the same id
-    /// its hooks get), when it sets one.
-    fn shell_session_id_var(&self) -> Option<&'static str> {
-        None
-    }
-
-    /// The client sets no session id for its shell commands itself, but applies the `export`
-    /// lines a SessionStart hook writes to the file named by the payload's `CLAUDE_ENV_FILE`
-    /// to the environment of the commands that follow: our SessionStart writes
-    /// [`Client::shell_session_id_var`] there, so `handover write` finds its own record.
-    fn takes_session_id_from_hook(&self) -> bool {
+    /// It also runs the hook entries written for `other` (GitHub Copilot CLI runs Claude
+    /// Code's `.claude/settings.json`), and the hook's environment (`env`) and input show it is
+    /// the one running this hook now. Such an entry stays silent: the client's own entry answers.
+    fn runs_entries_of(
+        &self,
+        _other: Agent,
+        _input: &HookInput,
+        _env: &dyn Fn(&str) -> Option<OsString>,
+    ) -> bool {
         false
     }
 
     // ---- Hook output ----
 
-    /// The bytes a hook prints for `response`, in exactly the form the client accepts for the
-    /// event (some reject unknown keys: only documented fields are ever emitted).
-    fn encode(&self, response: &Response) -> Vec<u8> {
-        output::encode(self, response, false)
+    /// Its own form of `response`, when it is not the common one ([`output::encode`], Claude
+    /// Code's form): see [`Client::encode`].
+    fn own_output(&self, _response: &Response) -> Option<Vec<u8>> {
+        None
     }
 
-    /// Its compaction hook appends the hook's plain stdout to the summarizer's instructions
-    /// (Claude Code's PreCompact). Elsewhere PreCompact stays silent.
-    fn pre_compact_reads_stdout(&self) -> bool {
-        false
-    }
-
-    /// It shows any Stop block to the user as a failed request (Gemini CLI 0.61.0 adds "This
-    /// request failed" after every AfterAgent block or stop, whatever the hook says): the
-    /// context watch never blocks its Stop and asks once more with the next prompt instead.
-    fn stop_block_looks_like_failure(&self) -> bool {
-        false
-    }
-
-    /// Its PreCompact fires before every model request, not only before a compaction (Gemini
-    /// CLI's PreCompress): only one where [`Client::compaction_due`] says so is a compaction.
-    fn pre_compact_every_request(&self) -> bool {
-        false
-    }
-
-    /// Whether the client compacts before its next request with `used` of `window` tokens in
-    /// its context, by its own settings (`project`, `user_dir` as for
-    /// [`Client::compaction_percent`]); Err says why not, for the debug log.
-    fn compaction_due(
-        &self,
-        _used: u64,
-        _window: u64,
-        _project: Option<&Path>,
-        _user_dir: Option<&Path>,
-    ) -> Result<(), String> {
-        Ok(())
-    }
+    // ---- SessionStart ----
 
     /// What a SessionStart opens, as the hooks name it (`startup`, `resume`, `clear`,
     /// `compact`, ...): the payload's `source`, unless the client's word for it says otherwise.
@@ -192,12 +212,6 @@ pub trait Client: Sync {
     /// only reader.
     fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness>;
 
-    /// The directory the client keeps every session's transcript under (`~/.claude/projects`,
-    /// `$CODEX_HOME/sessions`, ...); None without a home. A transcript path that comes from
-    /// anywhere but the client's own hook input (a session record, which the repository can
-    /// forge) is followed only inside it.
-    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf>;
-
     /// Whether `transcript` (links resolved, inside [`Client::transcript_dir`] `dir`, links
     /// resolved too) belongs to a session started in `project` (links resolved): by the folder
     /// the client files it in (Claude Code, Gemini CLI, Qwen Code, Droid), or by the working
@@ -214,62 +228,51 @@ pub trait Client: Sync {
         None
     }
 
+    /// The transcript of the session `input` is about, when the input does not name it (GitHub
+    /// Copilot CLI names it on two events only); None when it cannot be known.
+    fn transcript_of(&self, _input: &HookInput, _dirs: &UserDirs) -> Option<PathBuf> {
+        None
+    }
+
     /// The failing command a tool-failure hook input reports ([`HookEvent::ToolFailure`]), as
     /// the session record takes it; None for another tool, or a client without such an event.
     fn failed_command(&self, _input: &HookInput) -> Option<Fact> {
         None
     }
 
-    /// The file [`Client::transcript_fullness`] reads for the session whose transcript is
-    /// `transcript`: the transcript itself, unless the client keeps its usage elsewhere
-    /// (Factory Droid: `<session>.settings.json` beside it).
+    /// The file [`Behaviour::transcript_fullness`] reads for the session whose transcript is
+    /// `transcript`: the transcript itself, unless the client keeps its usage elsewhere.
     fn usage_file(&self, transcript: &Path) -> PathBuf {
         transcript.to_path_buf()
     }
 
     /// When the newest compaction recorded in the tail of the transcript happened (ms since
-    /// the epoch), for a client that runs no hook when it compacts by itself (Factory Droid):
-    /// the context watch brings the handoff back at the next event after it. None for the
-    /// others, whose PostCompact or SessionStart `compact` does that.
+    /// the epoch), for a client that runs no hook when it compacts by itself
+    /// ([`Quirks::compacts_silently`]): the context watch brings the handoff back at the next
+    /// event after it. None for the others, whose PostCompact or SessionStart `compact` does that.
     fn compacted_at_ms(&self, _tail: &[u8], _at_file_start: bool) -> Option<u64> {
         None
     }
 
-    /// Its automatic compaction runs no hook at all (Factory Droid): the watch looks for
-    /// [`Client::compacted_at_ms`] at every event that can carry context. False elsewhere,
-    /// which spares the others that read.
-    fn compacts_silently(&self) -> bool {
-        false
-    }
+    // ---- Compaction point ----
 
-    // ---- Context window ----
-
-    /// The context windows of the models this client's vendor names, by name prefix, for a
-    /// transcript that does not state its window. First match wins, so longer prefixes come
-    /// first. Windows are the smaller, conservative figure where a model comes in two sizes:
-    /// a reminder that comes early is a nuisance, one that comes after compaction is useless.
-    /// The hooks' lookup (`handover_hooks::window`) asks every client in [`ALL`]'s order.
-    fn model_windows(&self) -> &'static [ModelWindow] {
-        &[]
-    }
-
-    /// A larger variant of its models that the model name marks (Claude Code's `[1m]`), and
-    /// whose window a usage beyond the table's means.
-    fn large_variant(&self) -> Option<LargeVariant> {
-        None
-    }
-
-    /// Why a session of this client may have no end recorded yet although it was quit
-    /// normally, in a few words for the record's "how it ended" (its own words, never a
-    /// record's). None: an end is reported at quit, so a missing one means killed or still open.
-    fn late_end(&self) -> Option<&'static str> {
-        None
+    /// Whether the client compacts before its next request with `used` of `window` tokens in
+    /// its context, by its own settings (`project`, `user_dir` as for
+    /// [`Behaviour::compaction_percent`]); Err says why not, for the debug log.
+    fn compaction_due(
+        &self,
+        _used: u64,
+        _window: u64,
+        _project: Option<&Path>,
+        _user_dir: Option<&Path>,
+    ) -> Result<(), String> {
+        Ok(())
     }
 
     /// The number of tokens a reading of `model` is measured against when the client's own
-    /// settings say where it compacts, in tokens rather than as a share of a window (Factory
-    /// Droid); it then stands for what the transcript would state. `user_dir` as for
-    /// [`Client::compaction_percent`]. None: no such setting.
+    /// settings say where it compacts, in tokens rather than as a share of a window; it then
+    /// stands for what the transcript would state. `user_dir` as for
+    /// [`Behaviour::compaction_percent`]. None: no such setting.
     fn compaction_window(&self, _user_dir: Option<&Path>, _model: Option<&str>) -> Option<u64> {
         None
     }
@@ -286,81 +289,7 @@ pub trait Client: Sync {
         window: u64,
     ) -> Option<u8>;
 
-    // ---- Config files and hook entries ----
-
-    /// The environment variable the client moves its user directory with (`CODEX_HOME`, ...),
-    /// if it has one: [`UserDirs`] reads it for [`Client::user_dir`].
-    fn home_var(&self) -> Option<&'static str> {
-        None
-    }
-
-    /// The client's own user directory (`~/.claude`, `$CODEX_HOME` else `~/.codex`, ...);
-    /// None without a home.
-    fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf>;
-
-    /// The file holding the hook entries for `scope` (a client without a local layer uses its
-    /// project file for [`Scope::Local`]). `user_dir` is [`Client::user_dir`].
-    fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf;
-
-    /// Every hooks file the client itself runs hooks from for a session in one of
-    /// `project_dirs`, most specific first (the plugin's "never twice" check reads them).
-    fn hook_layers(&self, project_dirs: &[PathBuf], user_dir: Option<&Path>) -> Vec<PathBuf> {
-        // Most clients: each project directory's file, then the user's. A client with more
-        // layers (Claude Code's local file, Droid's several files) says so itself.
-        let mut files: Vec<PathBuf> = project_dirs
-            .iter()
-            .map(|d| self.hooks_file(Scope::Project, d, d))
-            .collect();
-        files.extend(user_dir.map(|u| self.hooks_file(Scope::User, u, u)));
-        files
-    }
-
-    /// The instruction file it reads from a repository's root by default (`CLAUDE.md`, ...).
-    fn instruction_file(&self) -> &'static str;
-
-    /// Every instruction file it reads from a repository's root and shows its agent whole,
-    /// when that is more than [`Client::instruction_file`] (GitHub Copilot CLI reads AGENTS.md,
-    /// CLAUDE.md, GEMINI.md, ...): the installer then leaves its own file out when the section
-    /// reaches it through another one. Empty: only its own.
-    fn instruction_files_read(&self) -> &'static [&'static str] {
-        &[]
-    }
-
-    /// It runs a command found in several of its hook layers once when the commands are
-    /// identical (Claude Code), so ours in two scopes only run twice when they differ.
-    fn dedups_identical_commands(&self) -> bool {
-        false
-    }
-
-    /// How long after an event the client writes it to its transcript, when it buffers (GitHub
-    /// Copilot CLI flushes events.jsonl once no event came for 100 ms). At the session's end
-    /// the record waits, bounded, for that flush, since no hook runs after it.
-    fn transcript_flush_delay(&self) -> Option<std::time::Duration> {
-        None
-    }
-
-    /// The transcript of the session `input` is about, when the input does not name it (GitHub
-    /// Copilot CLI names it on two events only); None when it cannot be known.
-    fn transcript_of(&self, _input: &HookInput, _dirs: &UserDirs) -> Option<PathBuf> {
-        None
-    }
-
-    /// It also runs the hook entries written for `other` (GitHub Copilot CLI runs Claude
-    /// Code's `.claude/settings.json`), and the hook's environment (`env`) and input show it is
-    /// the one running this hook now. Such an entry stays silent: the client's own entry answers.
-    fn runs_entries_of(
-        &self,
-        _other: Agent,
-        _input: &HookInput,
-        _env: &dyn Fn(&str) -> Option<OsString>,
-    ) -> bool {
-        false
-    }
-
     // ---- Trust ----
-
-    /// How the client decides whether to run the hooks it finds.
-    fn trust(&self) -> Trust;
 
     /// Whether the client runs the hooks in `hooks_file` (one of [`Client::hook_layers`]),
     /// by its trust records under `user_dir`; a hook never fails over them (unreadable counts as
@@ -368,13 +297,244 @@ pub trait Client: Sync {
     fn runs_hooks_of(&self, _hooks_file: &Path, _user_dir: Option<&Path>) -> bool {
         true
     }
+}
 
-    // ---- Plugin ----
+/// A client's names for our events: [`Client::event_name`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct EventNames {
+    /// Our events by the client's names.
+    pub names: &'static [(HookEvent, &'static str)],
+    /// Events among `names` that it does not have.
+    pub lacks: &'static [HookEvent],
+}
 
-    /// Where its handover plugin lives in this repository (`plugin/<dir>`), if it has one.
-    fn plugin_dir(&self) -> Option<&'static str> {
-        None
+impl EventNames {
+    /// The common names ([`HookEvent::COMMON_NAMES`]), without the events it lacks.
+    pub const fn common_without(lacks: &'static [HookEvent]) -> EventNames {
+        EventNames {
+            names: &HookEvent::COMMON_NAMES,
+            lacks,
+        }
     }
+
+    /// Names of its own, one for each event it has.
+    pub const fn own(names: &'static [(HookEvent, &'static str)]) -> EventNames {
+        EventNames { names, lacks: &[] }
+    }
+}
+
+/// How a client's hooks behave where clients differ: [`Client::quirks`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Quirks {
+    /// Its compaction hook appends the hook's plain stdout to the summarizer's instructions
+    /// (Claude Code's PreCompact). Elsewhere PreCompact stays silent.
+    pub pre_compact_reads_stdout: bool,
+    /// It shows any Stop block to the user as a failed request: the context watch never
+    /// blocks its Stop and asks once more with the next prompt instead.
+    pub stop_block_looks_like_failure: bool,
+    /// Its PreCompact fires before every model request, not only before a compaction: only
+    /// one where [`Behaviour::compaction_due`] says so is a compaction.
+    pub pre_compact_every_request: bool,
+    /// Its automatic compaction runs no hook at all: the watch looks for
+    /// [`Behaviour::compacted_at_ms`] at every event that can carry context. False elsewhere,
+    /// which spares the others that read.
+    pub compacts_silently: bool,
+    /// It sets no session id for its shell commands itself, but applies the `export` lines a
+    /// SessionStart hook writes to the file named by the payload's `CLAUDE_ENV_FILE` to the
+    /// environment of the commands that follow: our SessionStart writes
+    /// [`Client::shell_session_id_var`] there, so `handover write` finds its own record.
+    pub takes_session_id_from_hook: bool,
+    /// It runs a command found in several of its hook layers once when the commands are
+    /// identical, so ours in two scopes only run twice when they differ.
+    pub dedups_identical_commands: bool,
+}
+
+impl Quirks {
+    /// None of them.
+    pub const NONE: Quirks = Quirks {
+        pre_compact_reads_stdout: false,
+        stop_block_looks_like_failure: false,
+        pre_compact_every_request: false,
+        compacts_silently: false,
+        takes_session_id_from_hook: false,
+        dedups_identical_commands: false,
+    };
+}
+
+/// See [`Client::timeout`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Timeout {
+    /// For every event, in the client's unit (seconds, or milliseconds for Gemini CLI)...
+    pub every: u64,
+    /// ...but these.
+    pub except: &'static [(HookEvent, u64)],
+}
+
+impl Timeout {
+    /// The same for every event.
+    pub const fn every(timeout: u64) -> Timeout {
+        Timeout {
+            every: timeout,
+            except: &[],
+        }
+    }
+}
+
+/// A client's user directory: `~/<dir>`, unless a variable moves it.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct Home {
+    /// Its name in the home directory (`.claude`).
+    pub dir: &'static str,
+    /// The environment variable that moves it, and how.
+    pub moved_by: Option<MovedBy>,
+}
+
+/// How a variable moves a client's user directory.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum MovedBy {
+    /// The variable names the user directory itself (`CODEX_HOME`).
+    Dir(&'static str),
+    /// The same, only when its value is an absolute path (a client that takes a relative value
+    /// from its own working directory, which is not ours to guess).
+    AbsoluteDir(&'static str),
+    /// The variable stands for the home directory the user directory is in.
+    Home(&'static str),
+}
+
+/// Where a client's hook entries are. Paths are `/`-separated, each part joined on its own.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct HookFiles {
+    /// The project file, under the repository's root.
+    pub project: &'static str,
+    /// The local (uncommitted) file under the repository's root, where the client has that
+    /// layer; without it, the project file serves [`Scope::Local`].
+    pub local: Option<&'static str>,
+    /// The user file, under its user directory.
+    pub user: &'static str,
+    /// Other files it runs hooks from beside each project and user file (in the same
+    /// directory), most specific first; we never write them.
+    pub also_read: &'static [&'static str],
+}
+
+impl Client {
+    /// The client's name for `event`; None when the client has no such event.
+    pub fn event_name(&self, event: HookEvent) -> Option<&'static str> {
+        if self.events.lacks.contains(&event) {
+            return None;
+        }
+        self.events
+            .names
+            .iter()
+            .find(|(e, _)| *e == event)
+            .map(|(_, name)| *name)
+    }
+
+    /// Our view of the client's event `name` (the inverse of [`Client::event_name`]).
+    pub fn hook_event(&self, name: &str) -> Option<HookEvent> {
+        self.events
+            .names
+            .iter()
+            .find(|(e, n)| *n == name && !self.events.lacks.contains(e))
+            .map(|(event, _)| *event)
+    }
+
+    /// The client's event names `exe` is registered on, in install order.
+    pub fn events(&self, exe: HookExe) -> Vec<&'static str> {
+        HookEvent::ALL
+            .into_iter()
+            .filter(|e| e.exe() == exe)
+            .filter_map(|e| self.event_name(e))
+            .collect()
+    }
+
+    /// The `timeout` written in a hook entry of ours on the client's event `event` (its own
+    /// name), in the client's own unit.
+    pub fn timeout(&self, event: &str) -> u64 {
+        let ours = self.hook_event(event);
+        self.timeout
+            .except
+            .iter()
+            .find(|(e, _)| Some(*e) == ours)
+            .map_or(self.timeout.every, |(_, t)| *t)
+    }
+
+    /// The bytes a hook prints for `response`, in exactly the form the client accepts for the
+    /// event (some reject unknown keys: only documented fields are ever emitted).
+    pub fn encode(&self, response: &Response) -> Vec<u8> {
+        self.behaviour
+            .own_output(response)
+            .unwrap_or_else(|| output::encode(self, response, false))
+    }
+
+    /// The environment variable the client moves its user directory with, if it has one:
+    /// [`UserDirs`] reads it for [`Client::user_dir`].
+    pub fn home_var(&self) -> Option<&'static str> {
+        self.home.moved_by.map(|m| match m {
+            MovedBy::Dir(var) | MovedBy::AbsoluteDir(var) | MovedBy::Home(var) => var,
+        })
+    }
+
+    /// The client's own user directory (`~/.claude`, `$CODEX_HOME` else `~/.codex`, ...);
+    /// None without a home.
+    pub fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
+        let in_home = |home: &Path| home.join(self.home.dir);
+        match self.home.moved_by {
+            None => dirs.home.as_deref().map(in_home),
+            Some(MovedBy::Dir(var)) => dirs.var_else_home(var, self.home.dir),
+            Some(MovedBy::AbsoluteDir(var)) => match dirs.var(var).filter(|d| d.is_absolute()) {
+                Some(moved) => Some(moved.to_path_buf()),
+                None => dirs.home.as_deref().map(in_home),
+            },
+            Some(MovedBy::Home(var)) => dirs.var(var).or(dirs.home.as_deref()).map(in_home),
+        }
+    }
+
+    /// The directory the client keeps every session's transcript under (`~/.claude/projects`,
+    /// `$CODEX_HOME/sessions`, ...); None without a home. A transcript path that comes from
+    /// anywhere but the client's own hook input (a session record, which the repository can
+    /// forge) is followed only inside it.
+    pub fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
+        self.user_dir(dirs).map(|d| d.join(self.transcripts))
+    }
+
+    /// The file holding the hook entries for `scope` (a client without a local layer uses its
+    /// project file for [`Scope::Local`]). `user_dir` is [`Client::user_dir`].
+    pub fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
+        let files = &self.hook_files;
+        match scope {
+            Scope::Project => joined(repo, files.project),
+            Scope::Local => joined(repo, files.local.unwrap_or(files.project)),
+            Scope::User => joined(user_dir, files.user),
+        }
+    }
+
+    /// Every hooks file the client itself runs hooks from for a session in one of
+    /// `project_dirs`, most specific first (the plugin's "never twice" check reads them): each
+    /// project directory's file, its local file and the others beside it, then the user's.
+    pub fn hook_layers(&self, project_dirs: &[PathBuf], user_dir: Option<&Path>) -> Vec<PathBuf> {
+        let beside = |file: PathBuf| -> Vec<PathBuf> {
+            let dir = file.parent().map(Path::to_path_buf).unwrap_or_default();
+            let others = self.hook_files.also_read.iter().map(|f| joined(&dir, f));
+            std::iter::once(file).chain(others).collect()
+        };
+        let mut files = Vec::new();
+        for dir in project_dirs {
+            files.extend(beside(self.hooks_file(Scope::Project, dir, dir)));
+            if self.hook_files.local.is_some() {
+                files.push(self.hooks_file(Scope::Local, dir, dir));
+            }
+        }
+        if let Some(user) = user_dir {
+            files.extend(beside(self.hooks_file(Scope::User, user, user)));
+        }
+        files
+    }
+}
+
+/// `base` with the `/`-separated `path` joined part by part.
+fn joined(base: &Path, path: &str) -> PathBuf {
+    path.split('/')
+        .fold(base.to_path_buf(), |p, part| p.join(part))
 }
 
 /// One row of [`Client::model_windows`].
@@ -422,38 +582,86 @@ pub enum ShellSign {
     Indirect,
 }
 
-/// Every client, in the order `handover install` and `status` list them.
-pub const ALL: [&dyn Client; 6] = [
-    &claude::Claude,
-    &codex::Codex,
-    &gemini::Gemini,
-    &qwen::Qwen,
-    &copilot::Copilot,
-    &droid::Droid,
-];
+/// The one list of clients: each line names the [`Agent`] variant and the module whose
+/// `CLIENT` declares it. `Agent`, `Agent::ALL`, `Agent::DEFAULT`, [`ALL`] and [`of`] are all
+/// made from it, in the order `handover install` and `status` list the clients; the line marked
+/// `default` is the client whose conventions the others copied.
+macro_rules! registry {
+    (default $dv:ident => $dm:ident, $($variant:ident => $module:ident),+ $(,)?) => {
+        registry!(@ $dv, $dv => $dm, $($variant => $module),+);
+    };
+    (@ $default:ident, $($variant:ident => $module:ident),+) => {
+        /// A client handover works with: its `--agent` name (what the installer writes and the
+        /// hook executables read back, what records and session state keep) is its
+        /// declaration's `name`.
+        #[derive(Clone, Copy, Debug, PartialEq, Eq, Hash, PartialOrd, Ord)]
+        pub enum Agent {
+            $($variant),+
+        }
 
-/// The module for `agent`.
-pub fn of(agent: Agent) -> &'static dyn Client {
-    match agent {
-        Agent::Claude => &claude::Claude,
-        Agent::Codex => &codex::Codex,
-        Agent::Gemini => &gemini::Gemini,
-        Agent::Qwen => &qwen::Qwen,
-        Agent::Copilot => &copilot::Copilot,
-        Agent::Droid => &droid::Droid,
+        impl Agent {
+            pub const ALL: [Agent; COUNT] = [$(Agent::$variant),+];
+
+            /// The client a hook input that carries no client's mark is taken for, and whose
+            /// output form a hook uses when it cannot tell the client.
+            pub const DEFAULT: Agent = Agent::$default;
+        }
+
+        const COUNT: usize = [$(Agent::$variant),+].len();
+
+        /// Every client, in the order `handover install` and `status` list them.
+        pub static ALL: [&Client; COUNT] = [$(&$module::CLIENT),+];
+
+        /// The declaration of `agent`.
+        pub fn of(agent: Agent) -> &'static Client {
+            match agent {
+                $(Agent::$variant => &$module::CLIENT),+
+            }
+        }
+    };
+}
+
+registry! {
+    default Claude => claude,
+    Codex => codex,
+    Gemini => gemini,
+    Qwen => qwen,
+    Copilot => copilot,
+    Droid => droid,
+}
+
+impl Agent {
+    /// Its `--agent` name (`claude`, `codex`, ...).
+    pub fn as_str(self) -> &'static str {
+        of(self).name
+    }
+
+    /// The `--agent` value, leniently: case and spacing ignored, a declaration's aliases
+    /// (`claude-code`, `gemini-cli`, ...) accepted with `-` or `_`.
+    pub fn from_name(name: &str) -> Option<Agent> {
+        let wanted = name.trim().to_ascii_lowercase().replace('_', "-");
+        ALL.iter()
+            .find(|c| c.name == wanted || c.aliases.contains(&wanted.as_str()))
+            .map(|c| c.agent)
+    }
+}
+
+impl std::fmt::Display for Agent {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        f.write_str(self.as_str())
     }
 }
 
 /// The client that really runs a hook entry written for `agent`, when that is another client
-/// (see [`Client::runs_entries_of`]); `input` is the hook's input, `env` its environment.
+/// (see [`Behaviour::runs_entries_of`]); `input` is the hook's input, `env` its environment.
 pub fn guest_of(
     agent: Agent,
     input: &HookInput,
     env: &dyn Fn(&str) -> Option<OsString>,
 ) -> Option<Agent> {
     ALL.iter()
-        .find(|c| c.agent() != agent && c.runs_entries_of(agent, input, env))
-        .map(|c| c.agent())
+        .find(|c| c.agent != agent && c.behaviour.runs_entries_of(agent, input, env))
+        .map(|c| c.agent)
 }
 
 /// The client running the shell command whose environment is `env`, if any says so. A
@@ -465,7 +673,7 @@ pub fn guest_of(
 pub fn running_the_shell(env: &dyn Fn(&str) -> Option<OsString>) -> Option<Agent> {
     let signs: Vec<(Agent, ShellSign)> = ALL
         .iter()
-        .filter_map(|c| c.runs_this_shell(env).map(|sign| (c.agent(), sign)))
+        .filter_map(|c| c.behaviour.runs_this_shell(env).map(|sign| (c.agent, sign)))
         .collect();
     [ShellSign::Named, ShellSign::Indirect]
         .into_iter()
@@ -473,18 +681,28 @@ pub fn running_the_shell(env: &dyn Fn(&str) -> Option<OsString>) -> Option<Agent
         .map(|(agent, _)| *agent)
 }
 
+/// The project directory a hook's environment (`env`) names through a client's
+/// [`Client::project_dir_var`], the first set in [`ALL`]'s order. Every client's variable is
+/// read, whichever client runs the hook: one that runs another client's entries (GitHub Copilot
+/// CLI) may set the other's.
+pub fn project_dir(env: &dyn Fn(&str) -> Option<OsString>) -> Option<String> {
+    ALL.iter()
+        .filter_map(|c| c.project_dir_var)
+        .find_map(|var| env(var).and_then(|v| v.into_string().ok()))
+}
+
 /// The client that sent `input` when no `--agent` says: a payload mark first, then where the
-/// transcript is; Claude Code, which marks neither, is the default.
+/// transcript is; else [`Agent::DEFAULT`] (Claude Code, which marks neither).
 pub fn detect(input: &HookInput) -> Agent {
-    if let Some(c) = ALL.iter().find(|c| c.marks_payload(input)) {
-        return c.agent();
+    if let Some(c) = ALL.iter().find(|c| c.behaviour.marks_payload(input)) {
+        return c.agent;
     }
     if let Some(path) = input.transcript_path.as_deref() {
-        if let Some(c) = ALL.iter().find(|c| c.owns_transcript(path)) {
-            return c.agent();
+        if let Some(c) = ALL.iter().find(|c| c.behaviour.owns_transcript(path)) {
+            return c.agent;
         }
     }
-    Agent::Claude
+    Agent::DEFAULT
 }
 
 /// The first directory of `transcript` under `dir`, when the transcript lies in one (not
@@ -583,7 +801,7 @@ mod tests {
     fn the_shell_session_id_variables() {
         let vars: Vec<(Agent, Option<&str>)> = ALL
             .iter()
-            .map(|c| (c.agent(), c.shell_session_id_var()))
+            .map(|c| (c.agent, c.shell_session_id_var))
             .collect();
         assert_eq!(
             vars,
@@ -599,11 +817,27 @@ mod tests {
     }
 
     #[test]
+    fn names_round_trip_and_lenient_forms_are_accepted() {
+        for agent in Agent::ALL {
+            assert_eq!(Agent::from_name(agent.as_str()), Some(agent));
+        }
+        assert_eq!(Agent::from_name(" Claude-Code "), Some(Agent::Claude));
+        assert_eq!(Agent::from_name("claude_code"), Some(Agent::Claude));
+        assert_eq!(Agent::from_name("CODEX"), Some(Agent::Codex));
+        assert_eq!(Agent::from_name("gemini-cli"), Some(Agent::Gemini));
+        assert_eq!(Agent::from_name("Factory-Droid"), Some(Agent::Droid));
+        assert_eq!(Agent::from_name("Copilot-CLI"), Some(Agent::Copilot));
+        assert_eq!(Agent::from_name("qwen_code"), Some(Agent::Qwen));
+        assert_eq!(Agent::from_name("vim"), None);
+        assert_eq!(Agent::from_name("codex-cli"), None);
+    }
+
+    #[test]
     fn every_agent_has_its_module_and_the_registry_lists_each_once() {
         for agent in Agent::ALL {
-            assert_eq!(of(agent).agent(), agent);
+            assert_eq!(of(agent).agent, agent);
         }
-        let listed: Vec<Agent> = ALL.iter().map(|c| c.agent()).collect();
+        let listed: Vec<Agent> = ALL.iter().map(|c| c.agent).collect();
         assert_eq!(listed, Agent::ALL.to_vec());
     }
 

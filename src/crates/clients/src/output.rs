@@ -1,6 +1,6 @@
 //! What a hook answers, neutrally ([`Response`]), and the JSON most clients accept for it
-//! ([`encode`], Claude Code's form). A client that wants another form overrides
-//! [`crate::Client::encode`]. Some clients reject unknown keys and half-JSON, so only the
+//! ([`encode`], Claude Code's form). A client that wants another form gives it in
+//! [`crate::Behaviour::own_output`]. Some clients reject unknown keys and half-JSON, so only the
 //! documented fields are ever emitted.
 
 use crate::{Client, HookEvent};
@@ -40,7 +40,7 @@ impl Response {
 /// Claude Code's form of `response`, with `client`'s event names; `with_notice` keeps a
 /// block's notice as `systemMessage`. Written by hand so the key order is fixed whatever
 /// serde_json's features are. A context for an event the client does not have prints nothing.
-pub fn encode<C: Client + ?Sized>(client: &C, response: &Response, with_notice: bool) -> Vec<u8> {
+pub fn encode(client: &Client, response: &Response, with_notice: bool) -> Vec<u8> {
     let line = match response {
         Response::Silent => return Vec::new(),
         Response::Plain(text) => return format!("{text}\n").into_bytes(),
@@ -74,20 +74,19 @@ pub fn quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{claude::Claude, codex::Codex, gemini::Gemini};
 
     #[test]
     fn encodes_each_form_exactly() {
-        assert!(Claude.encode(&Response::Silent).is_empty());
+        assert!(crate::claude::CLIENT.encode(&Response::Silent).is_empty());
         assert_eq!(
-            Claude.encode(&Response::Context {
+            crate::claude::CLIENT.encode(&Response::Context {
                 event: HookEvent::Prompt,
                 text: "a \"quoted\"\nline".into()
             }),
             b"{\"hookSpecificOutput\":{\"hookEventName\":\"UserPromptSubmit\",\"additionalContext\":\"a \\\"quoted\\\"\\nline\"}}\n"
         );
         assert_eq!(
-            Gemini.encode(&Response::Context {
+            crate::gemini::CLIENT.encode(&Response::Context {
                 event: HookEvent::Tool,
                 text: "t".into()
             }),
@@ -98,19 +97,22 @@ mod tests {
             notice: Some("saving".into()),
         };
         assert_eq!(
-            Gemini.encode(&block),
+            crate::gemini::CLIENT.encode(&block),
             b"{\"decision\":\"block\",\"reason\":\"save\",\"systemMessage\":\"saving\"}\n"
         );
         // Codex rejects keys it does not expect; Claude Code shows no notice.
-        for client in [&Codex as &dyn Client, &Claude] {
+        for client in [&crate::codex::CLIENT, &crate::claude::CLIENT] {
             assert_eq!(
                 client.encode(&block),
                 b"{\"decision\":\"block\",\"reason\":\"save\"}\n"
             );
         }
-        assert_eq!(Claude.encode(&Response::Plain("keep".into())), b"keep\n");
+        assert_eq!(
+            crate::claude::CLIENT.encode(&Response::Plain("keep".into())),
+            b"keep\n"
+        );
         // Gemini CLI has no PostCompact: nothing rather than a name it does not know.
-        assert!(Gemini
+        assert!(crate::gemini::CLIENT
             .encode(&Response::Context {
                 event: HookEvent::PostCompact,
                 text: "x".into()

@@ -35,11 +35,58 @@
 use crate::transcript::{
     self, at, command_end_id, relative, request, str_of, Fact, Fullness, Usage,
 };
-use crate::{Agent, Client, HookEvent, HookInput, Response, Scope, ShellSign, Trust, UserDirs};
+use crate::{
+    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, MovedBy, Quirks,
+    Response, ShellSign, Timeout, Trust,
+};
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
 use std::ffi::OsString;
-use std::path::{Path, PathBuf};
+use std::path::Path;
+
+pub static CLIENT: Client = Client {
+    agent: Agent::Qwen,
+    name: "qwen",
+    aliases: &["qwen-code"],
+    display_name: "Qwen Code",
+    executable: "qwen",
+    fresh_session: "`/clear` in Qwen Code",
+    // Claude Code's names for every moment, and PostToolUseFailure: a failing tool fires it
+    // INSTEAD of PostToolUse, before the failure is in the transcript (written through a queue).
+    events: EventNames::common_without(&[]),
+    // Seconds (Qwen Code reads 1,000 and more as legacy milliseconds; ours is far below).
+    timeout: Timeout::every(TIMEOUT_SECS),
+    // Qwen Code 0.24.4 sets `QWEN_CODE=1` and `QWEN_CODE_SESSION_ID` (the hooks'
+    // `session_id`) for its shell commands.
+    shell_session_id_var: Some("QWEN_CODE_SESSION_ID"),
+    project_dir_var: None,
+    quirks: Quirks {
+        pre_compact_reads_stdout: true,
+        ..Quirks::NONE
+    },
+    // Its PreCompact appends the hook's context to the summarizer's instructions.
+    model_windows: &[],
+    large_variant: None,
+    // `~/.qwen/projects/<cwd>/chats/<session>.jsonl`.
+    transcripts: "projects",
+    late_end: None,
+    transcript_flush_delay: None,
+    home: Home {
+        dir: ".qwen",
+        moved_by: Some(MovedBy::Dir(HOME_VAR)),
+    },
+    hook_files: HookFiles {
+        project: ".qwen/settings.json",
+        local: None,
+        user: "settings.json",
+        also_read: &[],
+    },
+    instruction_file: INSTRUCTION_FILE,
+    instruction_files_read: &[],
+    trust: Trust::RunsAll,
+    plugin_dir: None,
+    behaviour: &Qwen,
+};
 
 pub struct Qwen;
 
@@ -64,42 +111,9 @@ pub const SETTINGS_VERSION: u64 = 4;
 /// default (its `memory-constants`), and `AGENTS.md` is the one Codex reads too.
 pub const INSTRUCTION_FILE: &str = "AGENTS.md";
 
-impl Client for Qwen {
-    fn agent(&self) -> Agent {
-        Agent::Qwen
-    }
-
-    fn fresh_session(&self) -> &'static str {
-        "`/clear` in Qwen Code"
-    }
-
-    fn display_name(&self) -> &'static str {
-        "Qwen Code"
-    }
-
-    fn executable(&self) -> &'static str {
-        "qwen"
-    }
-
-    /// Claude Code's names for every moment, and PostToolUseFailure: a failing tool fires it
-    /// INSTEAD of PostToolUse, before the failure is in the transcript (written through a queue).
-    fn event_name(&self, event: HookEvent) -> Option<&'static str> {
-        match event {
-            HookEvent::ToolFailure => Some("PostToolUseFailure"),
-            other => crate::claude::Claude.event_name(other),
-        }
-    }
-
-    /// Seconds (Qwen Code reads 1,000 and more as legacy milliseconds; ours is far below).
-    fn timeout(&self, _event: &str) -> u64 {
-        TIMEOUT_SECS
-    }
-
-    /// Its payloads are Claude Code's: only the transcript's place tells them apart.
-    fn marks_payload(&self, _input: &HookInput) -> bool {
-        false
-    }
-
+impl Behaviour for Qwen {
+    // Its payloads are Claude Code's (no mark of its own): only the transcript's place tells
+    // them apart.
     /// `~/.qwen/projects/<project>/chats/<id>.jsonl` (or the same under `$QWEN_HOME`).
     fn owns_transcript(&self, path: &str) -> bool {
         path.contains("/.qwen/projects/")
@@ -114,28 +128,19 @@ impl Client for Qwen {
             .then_some(ShellSign::Named)
     }
 
-    fn shell_session_id_var(&self) -> Option<&'static str> {
-        Some("QWEN_CODE_SESSION_ID")
-    }
-
     /// PreCompact's text goes out as `additionalContext`: Qwen Code ignores plain stdout there.
-    fn encode(&self, response: &Response) -> Vec<u8> {
-        match response {
-            Response::Plain(text) => crate::output::encode(
-                self,
-                &Response::Context {
-                    event: HookEvent::PreCompact,
-                    text: text.clone(),
-                },
-                false,
-            ),
-            other => crate::output::encode(self, other, false),
-        }
-    }
-
-    /// Its PreCompact appends the hook's context to the summarizer's instructions.
-    fn pre_compact_reads_stdout(&self) -> bool {
-        true
+    fn own_output(&self, response: &Response) -> Option<Vec<u8>> {
+        let Response::Plain(text) = response else {
+            return None;
+        };
+        Some(crate::output::encode(
+            &CLIENT,
+            &Response::Context {
+                event: HookEvent::PreCompact,
+                text: text.clone(),
+            },
+            false,
+        ))
     }
 
     fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
@@ -173,39 +178,11 @@ impl Client for Qwen {
         ))
     }
 
-    fn home_var(&self) -> Option<&'static str> {
-        Some(HOME_VAR)
-    }
-
-    fn user_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        dirs.var_else_home(HOME_VAR, ".qwen")
-    }
-
-    /// `~/.qwen/projects/<cwd>/chats/<session>.jsonl`.
-    fn transcript_dir(&self, dirs: &UserDirs) -> Option<PathBuf> {
-        self.user_dir(dirs).map(|d| d.join("projects"))
-    }
-
     /// Qwen Code 0.24.4 names the folder after the session's working directory, every
     /// character but an ASCII letter or digit made `-` (its `sanitizeCwd`).
     fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
         let folder = crate::folder_under(dir, transcript);
         Some(folder.is_some_and(|f| Some(f) == crate::places::dashed(project).as_deref()))
-    }
-
-    fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
-        match scope {
-            Scope::Project | Scope::Local => repo.join(".qwen").join("settings.json"),
-            Scope::User => user_dir.join("settings.json"),
-        }
-    }
-
-    fn instruction_file(&self) -> &'static str {
-        INSTRUCTION_FILE
-    }
-
-    fn trust(&self) -> Trust {
-        Trust::RunsAll
     }
 }
 
@@ -412,6 +389,8 @@ fn exit_code_of(text: &str) -> Option<i64> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{Scope, UserDirs};
+    use std::path::PathBuf;
 
     #[test]
     fn a_transcript_belongs_to_the_project_its_folder_names() {
@@ -493,7 +472,7 @@ mod tests {
     fn a_failing_shell_call_from_its_hook_and_from_the_transcript_counts_once() {
         let input = HookInput::parse(&fixture("post_tool_use_failure.json"));
         assert_eq!(
-            Qwen.hook_event(input.hook_event_name.as_deref().unwrap_or("")),
+            crate::qwen::CLIENT.hook_event(input.hook_event_name.as_deref().unwrap_or("")),
             Some(HookEvent::ToolFailure)
         );
         let from_hook = Qwen.failed_command(&input);
@@ -608,18 +587,18 @@ mod tests {
     #[test]
     fn pre_compact_text_goes_out_as_additional_context() {
         assert_eq!(
-            Qwen.encode(&Response::Plain("keep the goal".into())),
+            crate::qwen::CLIENT.encode(&Response::Plain("keep the goal".into())),
             b"{\"hookSpecificOutput\":{\"hookEventName\":\"PreCompact\",\"additionalContext\":\"keep the goal\"}}\n"
         );
         assert_eq!(
-            Qwen.encode(&Response::Context {
+            crate::qwen::CLIENT.encode(&Response::Context {
                 event: HookEvent::Tool,
                 text: "t".into()
             }),
             b"{\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":\"t\"}}\n"
         );
         assert_eq!(
-            Qwen.encode(&Response::Block {
+            crate::qwen::CLIENT.encode(&Response::Block {
                 reason: "save".into(),
                 notice: Some("n".into())
             }),
@@ -647,30 +626,36 @@ mod tests {
 
     #[test]
     fn its_instruction_file_is_the_one_codex_reads() {
-        // The installer writes one AGENTS.md section for both (installer/src/instructions.rs).
+        // The installer writes one AGENTS.md section for both (installer/src/edit/instructions.rs).
         assert_eq!(
-            Qwen.instruction_file(),
-            crate::codex::Codex.instruction_file()
+            crate::qwen::CLIENT.instruction_file,
+            crate::codex::CLIENT.instruction_file
         );
     }
 
     #[test]
     fn homes_and_hook_files() {
         let dirs = UserDirs::under(Path::new("/h"));
-        assert_eq!(Qwen.user_dir(&dirs), Some(PathBuf::from("/h/.qwen")));
+        assert_eq!(
+            crate::qwen::CLIENT.user_dir(&dirs),
+            Some(PathBuf::from("/h/.qwen"))
+        );
         let moved = UserDirs::from_lookup(|n| match n {
             "HOME" => Some("/h".into()),
             HOME_VAR => Some("/q".into()),
             _ => None,
         });
-        assert_eq!(Qwen.user_dir(&moved), Some(PathBuf::from("/q")));
+        assert_eq!(
+            crate::qwen::CLIENT.user_dir(&moved),
+            Some(PathBuf::from("/q"))
+        );
         let repo = Path::new("/r");
         assert_eq!(
-            Qwen.hooks_file(Scope::Local, repo, Path::new("/h/.qwen")),
+            crate::qwen::CLIENT.hooks_file(Scope::Local, repo, Path::new("/h/.qwen")),
             PathBuf::from("/r/.qwen/settings.json")
         );
         assert_eq!(
-            Qwen.hooks_file(Scope::User, repo, Path::new("/h/.qwen")),
+            crate::qwen::CLIENT.hooks_file(Scope::User, repo, Path::new("/h/.qwen")),
             PathBuf::from("/h/.qwen/settings.json")
         );
     }
@@ -687,6 +672,9 @@ mod tests {
             Qwen.runs_this_shell(&env_of(&[("QWEN_CODE_SESSION_ID", "s")])),
             None
         );
-        assert_eq!(Qwen.shell_session_id_var(), Some("QWEN_CODE_SESSION_ID"));
+        assert_eq!(
+            crate::qwen::CLIENT.shell_session_id_var,
+            Some("QWEN_CODE_SESSION_ID")
+        );
     }
 }

@@ -1,6 +1,6 @@
 //! What a transcript line says, in words that belong to no client: [`Fact`]s for the session
 //! record, [`Fullness`] for the context watch. Each client module reads its own format into
-//! these ([`crate::Client::transcript_facts`], [`crate::Client::transcript_fullness`]); the
+//! these ([`crate::Behaviour::transcript_facts`], [`crate::Behaviour::transcript_fullness`]); the
 //! incremental file reading (core's record extraction) and the tail windows (the hooks'
 //! transcript reader) are generic and live with their callers.
 //!

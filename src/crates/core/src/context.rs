@@ -13,7 +13,7 @@
 //! rule for that, `sanitize::quote`; an id or a time of the shape handover writes is shown as
 //! is (`sanitize::token`).
 
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_handoff::model::{
     Assumption, Decision, Evidence, Handoff, ImportantFile, Verdict, Verification,
 };
@@ -377,7 +377,7 @@ pub fn save_progress_first(percent_used: u8, command: &str) -> String {
 /// How a user starts a fresh session in `agent`'s terminal UI (the one that picks up the
 /// handoff): the client module knows.
 fn fresh_session(agent: Agent) -> &'static str {
-    handover_clients::of(agent).fresh_session()
+    handover_clients::of(agent).fresh_session
 }
 
 /// Claude Code's PreCompact hook prints this; Claude Code appends it to the summarizer's prompt.

@@ -52,7 +52,8 @@ mod tests {
     /// A record last active at `active_ms`, with work the handoff may not know about
     /// (`work`), and `uncommitted` files left.
     fn last(active_ms: u64, work: bool, uncommitted: &[&str]) -> LastSession {
-        let mut record = SessionRecord::new("s1", "claude-code");
+        let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
+        record.agent = "claude-code".into();
         record.last_activity_ms = active_ms;
         record.work_since_handoff = work;
         LastSession {

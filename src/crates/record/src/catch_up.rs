@@ -50,7 +50,7 @@ fn catch_up(
     dirs: &UserDirs,
     after_check: impl FnOnce(),
 ) -> SessionRecord {
-    let Some(agent) = handover_base::Agent::from_name(&record.agent) else {
+    let Some(agent) = record.agent.agent() else {
         return record;
     };
     let client = handover_clients::of(agent);
@@ -122,7 +122,7 @@ fn catch_up(
 /// as a plain relative path that resolves inside `root`: a forged one can name no folder but
 /// one of this working tree's own.
 fn own_transcript(
-    client: &dyn Client,
+    client: &Client,
     path: &Path,
     root: &Path,
     started_in: &str,
@@ -136,11 +136,15 @@ fn own_transcript(
     // The clients name the folder after their working directory as the system gives it, links
     // resolved.
     let project = std::fs::canonicalize(root).ok()?;
-    match client.transcript_in_project(&dir, &path, &project) {
+    match client
+        .behaviour
+        .transcript_in_project(&dir, &path, &project)
+    {
         Some(true) | None => Some(path),
         Some(false) => {
             let below = subdirectory(&project, started_in)?;
-            (client.transcript_in_project(&dir, &path, &below) == Some(true)).then_some(path)
+            (client.behaviour.transcript_in_project(&dir, &path, &below) == Some(true))
+                .then_some(path)
         }
     }
 }
@@ -240,7 +244,7 @@ mod tests {
             claude_line("user", serde_json::json!("fix the parser")),
         )
         .unwrap();
-        let mut record = SessionRecord::new("s1", "claude");
+        let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
         record.transcript.path = transcript.to_string_lossy().into_owned();
         record.transcript.offset = std::fs::metadata(&transcript).unwrap().len();
         // Nothing appended: the record comes back as it was, and nothing is written.
@@ -299,7 +303,7 @@ mod tests {
     #[test]
     fn a_path_that_is_not_a_transcript_or_a_huge_growth_is_left_alone() {
         let (tmp, store) = repo();
-        let mut record = SessionRecord::new("s1", "claude");
+        let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
         for path in ["relative.jsonl", "/dev/zero", "/etc/passwd"] {
             record.transcript.path = path.into();
             assert_eq!(transcript_grew(&store, record.clone(), 1), record, "{path}");
@@ -334,7 +338,7 @@ mod tests {
         assert!(dotdot.exists(), "{}", dotdot.display());
         let now = handover_base::clock::millis(std::time::SystemTime::now());
         for path in [&outside, &link, &dotdot] {
-            let mut record = SessionRecord::new("s1", "claude");
+            let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
             record.transcript.path = path.to_string_lossy().into_owned();
             assert_eq!(
                 transcript_grew_in(&store, record.clone(), now, &dirs),
@@ -346,7 +350,7 @@ mod tests {
         assert!(files::load(&store, "s1").is_none(), "nothing saved");
         // The same lines in the client's own directory are read (the check above is the place,
         // not the content).
-        let mut record = SessionRecord::new("s1", "claude");
+        let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
         record.transcript.path = inside.to_string_lossy().into_owned();
         let read = transcript_grew_in(&store, record, now, &dirs);
         assert_eq!(
@@ -354,7 +358,7 @@ mod tests {
             Some("cat secrets")
         );
         // Another client's directory is not this client's.
-        let mut record = SessionRecord::new("s1", "codex");
+        let mut record = SessionRecord::new("s1", handover_clients::Agent::Codex);
         record.transcript.path = inside.to_string_lossy().into_owned();
         assert_eq!(
             transcript_grew_in(&store, record.clone(), now, &dirs),
@@ -383,7 +387,7 @@ mod tests {
             std::fs::write(path, secret_lines()).unwrap();
         }
         for path in [&other, &sub, &loose] {
-            let mut record = SessionRecord::new("s1", "claude");
+            let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
             record.transcript.path = path.to_string_lossy().into_owned();
             assert_eq!(
                 transcript_grew_in(&store, record.clone(), now(), &dirs),
@@ -393,7 +397,7 @@ mod tests {
             );
         }
         assert!(files::load(&store, "s1").is_none(), "nothing saved");
-        let mut record = SessionRecord::new("s1", "claude");
+        let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
         record.transcript.path = own.to_string_lossy().into_owned();
         let read = transcript_grew_in(&store, record, now(), &dirs);
         assert_eq!(
@@ -424,7 +428,7 @@ mod tests {
             std::fs::write(path, secret_lines()).unwrap();
         }
         let record_of = |path: &Path, started_in: &str| {
-            let mut record = SessionRecord::new("s1", "claude");
+            let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
             record.transcript.path = path.to_string_lossy().into_owned();
             record.transcript.started_in = started_in.into();
             record
@@ -476,7 +480,7 @@ mod tests {
         let outside = tmp.path().join("rollout-y.jsonl");
         std::fs::copy(&own, &outside).unwrap();
         let dirs = UserDirs::under(&home);
-        let codex = handover_clients::of(handover_base::Agent::Codex);
+        let codex = handover_clients::of(handover_clients::Agent::Codex);
         assert_eq!(
             own_transcript(codex, &own, &root, "", &dirs),
             Some(std::fs::canonicalize(&own).unwrap())
@@ -500,7 +504,7 @@ mod tests {
         std::fs::write(&outside, secret_lines()).unwrap();
         let link = tmp.path().join("repo/link.jsonl");
         std::os::unix::fs::symlink(&own, &link).unwrap();
-        let mut record = SessionRecord::new("s1", "claude");
+        let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
         record.transcript.path = link.to_string_lossy().into_owned();
         let swap = || {
             std::fs::remove_file(&link).unwrap();
@@ -531,7 +535,7 @@ mod tests {
             _ => None,
         });
         let record_of = |path: &Path| {
-            let mut record = SessionRecord::new("s1", "claude");
+            let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
             record.transcript.path = path.to_string_lossy().into_owned();
             record
         };

@@ -3,7 +3,7 @@
 //! one, never on the size of the file. Both formats are internal to their clients: unknown,
 //! broken and partial lines are skipped.
 //!
-//! Each client's format is read by its own module (`handover_clients::Client::transcript_facts`,
+//! Each client's format is read by its own module (`handover_clients::Behaviour::transcript_facts`,
 //! e.g. handover_clients::claude): this file only knows lines and offsets.
 
 use super::Fact;
@@ -32,7 +32,7 @@ pub struct Update {
 pub fn read_from(
     path: &Path,
     offset: u64,
-    client: &dyn Client,
+    client: &Client,
     root: Option<&Path>,
 ) -> std::io::Result<Update> {
     // The client names the file, so a link is followed to a regular file.
@@ -44,7 +44,7 @@ pub fn read_from_with(
     path: &Path,
     links: Links,
     offset: u64,
-    client: &dyn Client,
+    client: &Client,
     root: Option<&Path>,
 ) -> std::io::Result<Update> {
     let opened = open(path, links, offset)?;
@@ -112,7 +112,7 @@ impl Opened {
     /// after the last complete line.
     pub fn read_each(
         self,
-        client: &dyn Client,
+        client: &Client,
         root: Option<&Path>,
         mut on_fact: impl FnMut(Fact),
     ) -> std::io::Result<Update> {
@@ -143,7 +143,9 @@ impl Opened {
                 update.skipped += n as u64;
                 continue;
             }
-            client.transcript_facts(&line[..n - 1], root, &mut facts);
+            client
+                .behaviour
+                .transcript_facts(&line[..n - 1], root, &mut facts);
             facts.drain(..).for_each(&mut on_fact);
         }
         update.offset = start + read;
@@ -176,7 +178,7 @@ mod tests {
         // Half of the second line: not read yet.
         f.write_all(&second.as_bytes()[..10]).unwrap();
         f.flush().unwrap();
-        let u = read_from(&path, 0, &handover_clients::claude::Claude, None).unwrap();
+        let u = read_from(&path, 0, &handover_clients::claude::CLIENT, None).unwrap();
         assert_eq!(u.offset, first.len() as u64);
         assert_eq!(
             u.facts,
@@ -187,19 +189,19 @@ mod tests {
         );
         f.write_all(&second.as_bytes()[10..]).unwrap();
         f.flush().unwrap();
-        let u = read_from(&path, u.offset, &handover_clients::claude::Claude, None).unwrap();
+        let u = read_from(&path, u.offset, &handover_clients::claude::CLIENT, None).unwrap();
         assert_eq!(u.offset, (first.len() + second.len()) as u64);
         assert_eq!(
             u.facts,
             vec![Fact::At("T2".into()), Fact::Request("and test it".into())]
         );
         // Nothing new: nothing read.
-        let again = read_from(&path, u.offset, &handover_clients::claude::Claude, None).unwrap();
+        let again = read_from(&path, u.offset, &handover_clients::claude::CLIENT, None).unwrap();
         assert!(again.facts.is_empty());
         assert_eq!(again.offset, u.offset);
         // A replaced (shorter) file is read from its start.
         std::fs::write(&path, &first).unwrap();
-        let r = read_from(&path, u.offset, &handover_clients::claude::Claude, None).unwrap();
+        let r = read_from(&path, u.offset, &handover_clients::claude::CLIENT, None).unwrap();
         assert!(r.restarted);
         assert_eq!(r.offset, first.len() as u64);
     }

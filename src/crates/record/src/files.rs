@@ -327,7 +327,7 @@ mod tests {
     use std::fs;
 
     fn record(id: &str, updated_ms: u64) -> SessionRecord {
-        let mut r = SessionRecord::new(id, "claude");
+        let mut r = SessionRecord::new(id, handover_clients::Agent::Claude);
         r.apply(super::super::Fact::Request("work on the parser".into()));
         r.updated_ms = updated_ms;
         r
@@ -340,7 +340,7 @@ mod tests {
         let t = now();
         save(&store, &record("worked", t - 100)).unwrap();
         // Newer, and nothing asked or done in it (the session a clear opened, ended at once).
-        let mut empty = SessionRecord::new("empty", "claude");
+        let mut empty = SessionRecord::new("empty", handover_clients::Agent::Claude);
         empty.updated_ms = t - 10;
         empty.last_activity_ms = t - 10;
         save(&store, &empty).unwrap();

@@ -57,7 +57,7 @@ mod tests {
 
     #[test]
     fn fills_only_what_the_writer_left_empty() {
-        let mut r = SessionRecord::new("s", "codex");
+        let mut r = SessionRecord::new("s", handover_clients::Agent::Codex);
         r.apply(Fact::Edited("src/parse.py".into()));
         r.apply(Fact::CommandRan {
             command: "sh run_tests.sh".into(),
@@ -77,6 +77,10 @@ mod tests {
         written.evidence.commands_run = vec!["cargo test".into()];
         assert_eq!(fill(&mut written, &r), ["important_files"]);
         assert_eq!(written.evidence.commands_run, ["cargo test"]);
-        assert!(fill(&mut Content::default(), &SessionRecord::new("e", "claude")).is_empty());
+        assert!(fill(
+            &mut Content::default(),
+            &SessionRecord::new("e", handover_clients::Agent::Claude)
+        )
+        .is_empty());
     }
 }

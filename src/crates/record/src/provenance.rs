@@ -162,7 +162,7 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let repo = LazyRepo::new(tmp.path());
         let judge = Judge::in_repo(&repo, 1_000_000);
-        let mut r = SessionRecord::new("s", "claude");
+        let mut r = SessionRecord::new("s", handover_clients::Agent::Claude);
         r.made_by = MADE_BY.into();
         r.working_tree = working_tree_stamp(tmp.path());
         r.updated_ms = 1_000_000;
@@ -185,7 +185,7 @@ mod tests {
 
     #[test]
     fn rank_never_exceeds_the_file_time() {
-        let mut r = SessionRecord::new("s", "claude");
+        let mut r = SessionRecord::new("s", handover_clients::Agent::Claude);
         r.updated_ms = u64::MAX;
         assert_eq!(rank(&r, 5), 5);
         r.updated_ms = 3;

@@ -48,8 +48,10 @@ fn quote_or(text: Option<&str>, missing: &str) -> String {
 pub fn ending(r: &SessionRecord) -> String {
     let last = quote(&last_active(r));
     let no_end = || {
-        let late = handover_base::Agent::from_name(&r.agent)
-            .and_then(|agent| handover_clients::of(agent).late_end());
+        let late = r
+            .agent
+            .agent()
+            .and_then(|agent| handover_clients::of(agent).late_end);
         match late {
             Some(why) => format!("no end recorded yet ({why})"),
             None => "no end recorded (quit, killed or still open)".to_string(),
@@ -120,7 +122,7 @@ fn files(list: &[String], total: u64, max_chars: usize) -> String {
 fn fact_lines(r: &SessionRecord, now: &Now) -> Vec<String> {
     let mut lines = vec![
         format!("- How it ended: {}", ending(r)),
-        format!("- Agent: {}", quote(&r.agent)),
+        format!("- Agent: {}", quote(r.agent.as_str())),
     ];
     if let Some(f) = &r.last_failure {
         lines.push(format!("- Last failing command: {}", command_fact(f)));
@@ -225,7 +227,7 @@ pub fn report(r: &SessionRecord) -> String {
         format!(
             "Session {} (agent {}), started {}, updated {}",
             quote(&r.session_id),
-            quote(&r.agent),
+            quote(r.agent.as_str()),
             quote_or(r.started.as_deref(), "unknown"),
             quote(&r.updated)
         ),
@@ -310,7 +312,7 @@ mod tests {
     use crate::{Ending, Fact};
 
     fn sample() -> SessionRecord {
-        let mut r = SessionRecord::new("s1", "claude");
+        let mut r = SessionRecord::new("s1", handover_clients::Agent::Claude);
         r.apply(Fact::At("2026-11-23T10:00:00Z".into()));
         r.apply(Fact::Request("make the parser strip whitespace".into()));
         r.apply(Fact::Edited("src/parse.py".into()));
@@ -427,7 +429,7 @@ mod tests {
             "ended at «2026-11-23T10:06:00Z» (SessionEnd, reason «other»); last activity «2026-11-23T10:05:00Z»"
         );
         // Unfinished: a failure left behind, even with nothing uncommitted and no test run.
-        let mut r = SessionRecord::new("s", "gemini");
+        let mut r = SessionRecord::new("s", handover_clients::Agent::Gemini);
         r.apply(Fact::CommandRan {
             command: "./gen.sh".into(),
             exit_code: Some(2),

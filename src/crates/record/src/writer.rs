@@ -14,7 +14,7 @@ use std::path::Path;
 /// exist are left out.
 pub fn record_of_writer(
     store: &Store,
-    agent: Option<&str>,
+    agent: Option<&handover_clients::AgentName>,
     session_id: Option<&str>,
     now_ms: u64,
 ) -> Option<SessionRecord> {
@@ -23,7 +23,8 @@ pub fn record_of_writer(
         .ended
         .as_ref()
         .is_some_and(|e| e.how == crate::HowEnded::SessionEnd);
-    let other_agent = agent.is_some_and(|a| crate::untrusted(a, 20) != record.agent);
+    let other_agent =
+        agent.is_some_and(|a| record.agent != crate::untrusted(a.as_str(), 20).as_str());
     if ended || other_agent {
         return None;
     }

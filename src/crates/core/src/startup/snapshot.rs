@@ -221,7 +221,7 @@ mod tests {
         git(tmp.path(), &["commit", "-q", "-m", "one"]);
         std::fs::write(tmp.path().join("a.rs"), "fn a() { edited }\n").unwrap();
         let store = Store::at(tmp.path());
-        let mut record = SessionRecord::new("before", "claude");
+        let mut record = SessionRecord::new("before", handover_clients::Agent::Claude);
         record.apply(handover_clients::transcript::Fact::Request(
             "fix the parser".into(),
         ));

@@ -5,8 +5,8 @@
 //! in that canonical form (what Claude Code itself writes) comes back byte for byte; anything else
 //! (a compact one-liner, aligned arrays) comes back semantically equal.
 
+use crate::edit::json_doc::{Map, Value};
 use crate::error::EditError;
-use crate::json_doc::{Map, Value};
 use serde::Serialize;
 use std::path::Path;
 

@@ -11,7 +11,7 @@
 
 use crate::files::{hooks_path, read_opt, Homes, Targets};
 use crate::locate::on_path;
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_clients::Client;
 use handover_clients::Scope;
 use std::ffi::OsStr;
@@ -53,21 +53,21 @@ pub fn detect(repo: &Path, homes: &Homes, scope: Scope, path_var: Option<&OsStr>
         .into_iter()
         .filter_map(|c| {
             let sign = used_here(c, homes, path_var).or_else(|| {
-                let file = hooks_path(c.agent(), scope, repo, homes);
-                wired(c.agent(), &file).then_some(Sign::Wired(file))
+                let file = hooks_path(c.agent, scope, repo, homes);
+                wired(c.agent, &file).then_some(Sign::Wired(file))
             })?;
-            Some((c.agent(), sign))
+            Some((c.agent, sign))
         })
         .collect();
     Detected { chosen }
 }
 
 /// The sign that this machine uses `client`: its user directory, else its program on PATH.
-pub fn used_here(client: &dyn Client, homes: &Homes, path_var: Option<&OsStr>) -> Option<Sign> {
+pub fn used_here(client: &Client, homes: &Homes, path_var: Option<&OsStr>) -> Option<Sign> {
     if let Some(dir) = client.user_dir(&homes.dirs).filter(|d| d.is_dir()) {
         return Some(Sign::UserDir(dir));
     }
-    on_path(client.executable(), path_var).map(Sign::OnPath)
+    on_path(client.executable, path_var).map(Sign::OnPath)
 }
 
 /// Whether `file` (a hooks file of `agent`) has a hook of ours, or a command of the user's
@@ -75,7 +75,7 @@ pub fn used_here(client: &dyn Client, homes: &Homes, path_var: Option<&OsStr>) -
 pub fn wired(agent: Agent, file: &Path) -> bool {
     match read_opt(file) {
         Ok(None) => false,
-        Ok(Some(text)) => match crate::json_layout::parse(file, &text) {
+        Ok(Some(text)) => match crate::edit::json_layout::parse(file, &text) {
             Ok(doc) => {
                 let (ours, mentions) = crate::wiring::of(agent).find(&doc);
                 !ours.is_empty() || !mentions.is_empty()

@@ -7,10 +7,10 @@ pub use crate::report::Outcome;
 use crate::wiring::codex::trust::{self, TrustStep};
 pub use crate::wiring::codex::trust::{trust_plugin, PluginTrustRequest};
 
+use crate::apply::manifest;
+use crate::apply::preflight::{self, Access};
 use crate::files::{self, Homes, Targets};
-use crate::manifest;
 use crate::plan::{self, FileEdit, InstallOptions, Plan};
-use crate::preflight::{self, Access};
 use crate::report::ChangeKind;
 use crate::wiring::{self, Place};
 use handover_clients::Scope;
@@ -113,7 +113,7 @@ fn show_or_apply(
         let _ = writeln!(out, "dry run: nothing was written.");
         return Ok(());
     }
-    let applied = plan.apply(&crate::backup::stamp())?;
+    let applied = plan.apply(&crate::apply::backup::stamp())?;
     print_edits(repo, plan, false, out);
     for b in &applied.backups {
         let _ = writeln!(out, "backup: {}", b.display());

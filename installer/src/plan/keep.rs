@@ -3,13 +3,12 @@
 //! own bytes given back on uninstall, and files that are never deleted (those that were there
 //! before install, and symlinks).
 
-use crate::backup::{self, Backups};
-use crate::file_edit::{FileEdit, FileKind};
-use crate::instructions;
-use crate::json_layout::{self, Layout};
+use crate::apply::backup::{self, Backups};
+use crate::edit::file_edit::{FileEdit, FileKind};
+use crate::edit::instructions;
+use crate::edit::json_layout::{self, Layout};
 use crate::report::{Change, ChangeKind};
 use crate::wiring;
-use crate::wiring::codex::config;
 use std::fs;
 use std::path::Path;
 
@@ -32,7 +31,7 @@ pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
         ),
         // Ours there: the one rule for the repository, which the user consented to and keeps.
         FileKind::FolderTrust => Some(text.to_string()),
-        FileKind::CodexConfig => config::user_part(path, text),
+        FileKind::Config(agent) => wiring::of(agent).config_user_part(path, text),
     }
 }
 
@@ -78,7 +77,7 @@ pub(crate) fn mark_backups(edits: &mut [FileEdit], backups: &Backups) {
                 Ok((None, _))
             ),
             FileKind::Instructions => instructions::uninstall(before, "").0.is_some(),
-            FileKind::CodexConfig => true,
+            FileKind::Config(_) => true,
             // Deleted only when emptied of our entry (delete_emptied_trust_files): nothing of
             // the user's to keep then.
             FileKind::FolderTrust => e.after.is_some(),
@@ -92,7 +91,7 @@ fn emptied(e: &FileEdit) -> String {
     match e.kind {
         FileKind::Instructions => String::new(),
         _ => json_layout::render(
-            &crate::json_doc::Value::Object(Default::default()),
+            &crate::edit::json_doc::Value::Object(Default::default()),
             &Layout::detect(e.before.as_deref().unwrap_or("")),
         ),
     }
@@ -107,7 +106,7 @@ fn emptied(e: &FileEdit) -> String {
 /// Not for Codex's config.toml: its backup predates trust entries the user wants to keep.
 pub(crate) fn restore_users_bytes(edits: &mut [FileEdit], backups: &Backups) {
     for e in edits {
-        if matches!(e.kind, FileKind::CodexConfig | FileKind::FolderTrust)
+        if matches!(e.kind, FileKind::Config(_) | FileKind::FolderTrust)
             || e.before.is_none()
             || !e.changed()
         {
@@ -160,7 +159,7 @@ pub(crate) fn delete_emptied_user_files(edits: &mut [FileEdit], backups: &Backup
         let emptied = match e.kind {
             FileKind::FolderTrust => json_layout::parse(&e.path, text)
                 .is_ok_and(|v| v.as_object().is_some_and(|m| m.is_empty())),
-            FileKind::CodexConfig => text.trim().is_empty(),
+            FileKind::Config(_) => text.trim().is_empty(),
             FileKind::Hooks(_) | FileKind::Instructions => false,
         };
         if emptied && e.changed() && backups.latest(&e.path).is_none() {

@@ -2,7 +2,7 @@
 //! all-or-nothing write (transaction) work on.
 
 use crate::report::Change;
-use handover_base::Agent;
+use handover_clients::Agent;
 use std::path::PathBuf;
 
 /// What a file is, for the rules that keep the user's part of it (keep.rs).
@@ -10,8 +10,9 @@ use std::path::PathBuf;
 pub enum FileKind {
     /// The client's hooks file (its wiring's editor: the shared `hooks` shape, or its own).
     Hooks(Agent),
-    /// Codex's user config.toml.
-    CodexConfig,
+    /// A client's own configuration file beyond its hooks (Codex's user config.toml): its
+    /// wiring says what of it is the user's (`Wiring::config_user_part`).
+    Config(Agent),
     /// A client's record of the folders the user trusts (Gemini CLI's trustedFolders.json,
     /// GitHub Copilot CLI's config.json): ours there is the one rule the user consented to.
     FolderTrust,

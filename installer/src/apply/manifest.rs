@@ -9,9 +9,9 @@
 //! clone controls nothing of it; a file that does not parse counts as empty (uninstall then
 //! leaves those things in place, as before this record existed, and says so).
 
-use crate::backup::Backups;
+use crate::apply::backup::Backups;
 use crate::files::{read_opt, Homes, Targets};
-use handover_base::Agent;
+use handover_clients::Agent;
 use serde::{Deserialize, Serialize};
 use std::path::{Path, PathBuf};
 

@@ -5,21 +5,26 @@
 //! All files are read and every edit is computed first; one unparseable file, read-only file or
 //! unwritable directory stops the whole run before anything is written.
 
-use crate::backup::Backups;
-use crate::diff;
+pub mod detect;
+pub mod flow;
+pub mod instruction_files;
+pub mod keep;
+
+use crate::apply::backup::Backups;
+use crate::apply::preflight::{self, Access};
+use crate::apply::transaction::{self, Applied};
+use crate::edit::diff;
+pub use crate::edit::file_edit::{FileEdit, FileKind};
+use crate::edit::hooks_doc::{self, Wanted};
+use crate::edit::instructions;
 use crate::error::EditError;
-pub use crate::file_edit::{FileEdit, FileKind};
 use crate::files::{confine_for, display_path, hooks_path, read_opt, Homes, Targets};
-use crate::hooks_doc::{self, Wanted};
-use crate::instructions;
-use crate::keep::{keep_links, mark_backups, note_old_backups, restore_users_bytes};
 use crate::locate::HookPaths;
-use crate::preflight::{self, Access};
-use crate::transaction::{self, Applied};
+use crate::plan::keep::{keep_links, mark_backups, note_old_backups, restore_users_bytes};
 pub use crate::wiring::InstallOptions;
 use crate::wiring::{self, Place, Planned};
 use handover_base::hook_exe::{command_for, HookExe};
-use handover_base::Agent;
+use handover_clients::Agent;
 use handover_clients::Scope;
 use std::path::{Path, PathBuf};
 
@@ -97,7 +102,7 @@ fn no_local_scope_note(agent: Agent, at: Place<'_>) -> Option<String> {
     (hooks_path(agent, Scope::Local, at.repo, at.homes) == project).then(|| {
         format!(
             "{} has no local scope; its hooks go to the project's {}.",
-            handover_clients::of(agent).display_name(),
+            handover_clients::of(agent).display_name,
             display_path(at.repo, &project)
         )
     })
@@ -121,8 +126,8 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
     }
     if opts.scope == Scope::Project {
         let (mut files, note) =
-            crate::instructions::instruction_targets(repo, homes, opts.targets)?;
-        instructions::drop_files_seen_elsewhere(repo, homes, opts.targets, &mut files)?;
+            crate::plan::instruction_files::instruction_targets(repo, homes, opts.targets)?;
+        instruction_files::drop_files_seen_elsewhere(repo, homes, opts.targets, &mut files)?;
         plan.notes.extend(note);
         for path in files {
             let before = read_opt(&path)?;
@@ -141,7 +146,8 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         }
     } else {
         plan.notes.push(format!(
-            "AGENTS.md / CLAUDE.md / GEMINI.md are shared project files: the {} scope leaves them alone (install with --scope project to add the handover section).",
+            "{} are shared project files: the {} scope leaves them alone (install with --scope project to add the handover section).",
+            instruction_files::default_names().join(" / "),
             opts.scope.as_str()
         ));
     }
@@ -169,11 +175,11 @@ pub fn plan_uninstall(
         plan.add(agent, own?);
     }
     if scope == Scope::Project {
-        let files = instructions::uninstall_targets(repo, homes, targets)?;
+        let files = instruction_files::uninstall_targets(repo, homes, targets)?;
         let staying = installed_besides(targets, repo, homes);
         let mut kept = Vec::new();
         for path in files {
-            let readers = instructions::readers(repo, homes, staying, &path)?;
+            let readers = instruction_files::readers(repo, homes, staying, &path)?;
             if !readers.is_empty() {
                 if read_opt(&path)?.is_some_and(|text| instructions::is_present(&text)) {
                     kept.push((display_path(repo, &path), readers));
@@ -196,7 +202,7 @@ pub fn plan_uninstall(
         plan.notes.extend(kept_sections_note(&kept));
     }
     restore_users_bytes(&mut plan.edits, &plan.backups);
-    crate::keep::delete_emptied_user_files(&mut plan.edits, &plan.backups);
+    crate::plan::keep::delete_emptied_user_files(&mut plan.edits, &plan.backups);
     mark_backups(&mut plan.edits, &plan.backups);
     keep_links(&mut plan.edits);
     Ok(plan)
@@ -208,7 +214,7 @@ pub fn plan_uninstall(
 pub fn installed_besides(targets: Targets, repo: &Path, homes: &Homes) -> Targets {
     Targets::of(Agent::ALL.into_iter().filter(|a| {
         !targets.contains(*a)
-            && crate::detect::wired(*a, &hooks_path(*a, Scope::Project, repo, homes))
+            && crate::plan::detect::wired(*a, &hooks_path(*a, Scope::Project, repo, homes))
     }))
 }
 
@@ -223,7 +229,7 @@ fn kept_sections_note(kept: &[(String, Vec<Agent>)]) -> Option<String> {
         .map(|(file, readers)| {
             let names: Vec<&str> = readers
                 .iter()
-                .map(|a| handover_clients::of(*a).display_name())
+                .map(|a| handover_clients::of(*a).display_name)
                 .collect();
             format!("{file} (read by {})", names.join(", "))
         })

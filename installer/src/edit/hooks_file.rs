@@ -1,10 +1,10 @@
 //! One hooks JSON file (Claude Code settings, Codex hooks.json) as text: parsed keeping its
 //! layout, edited by hooks_doc, rendered back. Unchanged content comes back byte-identical.
 
+use crate::edit::hooks_doc::{self, Wanted};
+use crate::edit::json_doc::{Map, Value};
+use crate::edit::json_layout::{self, Layout};
 use crate::error::EditError;
-use crate::hooks_doc::{self, Wanted};
-use crate::json_doc::{Map, Value};
-use crate::json_layout::{self, Layout};
 use crate::report::{any_effective, Change};
 use std::path::Path;
 

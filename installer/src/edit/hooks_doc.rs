@@ -6,12 +6,12 @@
 //! command runs; everything else (other tools' handlers on the same events, unknown keys, key
 //! order) is left exactly as it was.
 
+use crate::edit::command::{recognise, Recognised};
+use crate::edit::json_doc::{Map, Value};
 use crate::error::EditError;
-use crate::json_doc::{Map, Value};
 use crate::report::{Change, ChangeKind};
-use handover_base::hook_command::{recognise, Recognised};
 use handover_base::hook_exe::HookExe;
-use handover_base::Agent;
+use handover_clients::Agent;
 use std::path::Path;
 
 /// One handler we want: this executable on this event, running this command, with this
@@ -148,7 +148,7 @@ fn hooks_object<'a>(
     file: &Path,
     create: bool,
 ) -> Result<Option<&'a mut Map>, EditError> {
-    let top = crate::json_layout::top_object(file, doc)?;
+    let top = crate::edit::json_layout::top_object(file, doc)?;
     if !top.contains_key("hooks") {
         if !create {
             return Ok(None);

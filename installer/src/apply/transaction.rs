@@ -4,9 +4,9 @@
 //! `preflight` has checked every target before this runs; this covers what no check can
 //! foresee (a full disk, a file changed under us).
 
-use crate::backup::Backups;
+use crate::apply::backup::Backups;
+use crate::edit::file_edit::{FileEdit, FileKind};
 use crate::error::EditError;
-use crate::file_edit::{FileEdit, FileKind};
 use std::fs;
 use std::io;
 use std::os::unix::fs::PermissionsExt;
@@ -216,7 +216,7 @@ mod tests {
     fn edit(path: PathBuf, before: Option<&str>, after: Option<&str>) -> FileEdit {
         let mut e = FileEdit::new(
             path,
-            FileKind::Hooks(handover_base::Agent::Claude),
+            FileKind::Hooks(handover_clients::Agent::Claude),
             before.map(String::from),
             after.map(String::from),
             Vec::new(),
