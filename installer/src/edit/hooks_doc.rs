@@ -6,10 +6,10 @@
 //! command runs; everything else (other tools' handlers on the same events, unknown keys, key
 //! order) is left exactly as it was.
 
-use crate::edit::command::{recognise, Recognised};
 use crate::edit::json_doc::{Map, Value};
 use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
+use handover_base::hook_command::{recognise, Recognised};
 use handover_base::hook_exe::HookExe;
 use handover_clients::Agent;
 use std::path::Path;

@@ -7,9 +7,9 @@
 //! → `hooks/list` again to verify. Everything is bounded by one deadline; the server is killed
 //! when we are done or out of time.
 
-use crate::edit::command::our_exe;
 use crate::edit::json_doc;
 use crate::files::canonical;
+use handover_base::hook_command::our_exe;
 use serde_json::{json, Value};
 use std::io::{BufRead, BufReader, Write};
 use std::path::{Path, PathBuf};
@@ -350,8 +350,8 @@ pub fn plugin_hooks(hooks: &[HookInfo]) -> Vec<&HookInfo> {
                 .is_some_and(|id| id.starts_with("handover@"))
                 && h.command.contains("--via plugin")
                 && matches!(
-                    crate::edit::command::recognise(&h.command),
-                    crate::edit::command::Recognised::Mentions(_)
+                    handover_base::hook_command::recognise(&h.command),
+                    handover_base::hook_command::Recognised::Mentions(_)
                 )
         })
         .collect()

@@ -12,7 +12,6 @@
 //!   file is JSON under `//` comment lines Copilot writes itself: the comments are kept byte for
 //!   byte and the JSON keeps its layout.
 
-use crate::edit::command::{recognise, Recognised};
 use crate::edit::hooks_doc::{Found, Mention, Wanted};
 use crate::edit::json_doc::{Map, Value};
 use crate::edit::json_layout::{self, Layout};
@@ -20,6 +19,7 @@ use crate::error::EditError;
 use crate::files::Homes;
 use crate::report::{any_effective, Change, ChangeKind};
 use crate::wiring::trusted_folders::{Form, TrustedFolders};
+use handover_base::hook_command::{recognise, Recognised};
 use std::path::{Path, PathBuf};
 
 /// The hooks file version Copilot CLI 1.0.102 reads.

@@ -22,7 +22,7 @@ use handover_clients::Scope;
 use std::path::{Path, PathBuf};
 
 /// The context file Gemini CLI reads when `context.fileName` is not set.
-pub use handover_clients::gemini::DEFAULT_CONTEXT_FILE;
+use handover_clients::gemini::DEFAULT_CONTEXT_FILE;
 
 pub fn settings_path(scope: Scope, repo: &Path, homes: &Homes) -> PathBuf {
     crate::files::hooks_path(handover_clients::Agent::Gemini, scope, repo, homes)

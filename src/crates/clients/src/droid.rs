@@ -145,7 +145,7 @@ impl Behaviour for Droid {
     /// resumes nothing. It opens as a `startup`. A true resume (`--fork`, or a session picked
     /// to continue) and the old session reopened by `/compress` name their last message.
     fn session_start_source(&self, input: &HookInput) -> StartSource {
-        match crate::claude::Claude.session_start_source(input) {
+        match StartSource::parse(input.source.as_deref().unwrap_or("startup")) {
             StartSource::Resume if !input.has_message_id => StartSource::Startup,
             source => source,
         }
