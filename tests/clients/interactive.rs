@@ -121,13 +121,18 @@ pub(crate) fn startup_compaction_clear(agent: Agent) {
         // with no `message_id`: it opens as a `startup`.
         Agent::Droid => &["startup", "compact", "startup"],
     };
-    assert_eq!(
-        delivered_sources(&sb),
-        expected,
-        "{}\n{}",
-        agent.name(),
-        tui.describe()
-    );
+    let mut delivered = delivered_sources(&sb);
+    // Copilot CLI runs a new session's sessionStart beside the hook of its first prompt, so
+    // after `/clear` either may land first; the one that does delivers, the other stays silent
+    // (seen both ways under load). Exactly one delivery for that moment is the point.
+    if agent == Agent::Copilot
+        && delivered
+            .get(2)
+            .is_some_and(|s| s == "first_prompt_fallback")
+    {
+        delivered[2] = "new".into();
+    }
+    assert_eq!(delivered, expected, "{}\n{}", agent.name(), tui.describe());
 }
 
 /// Factory Droid's terminal UI runs no hook in a folder the user has not trusted: it asks
