@@ -30,11 +30,11 @@ pub mod trusted_folders;
 
 use crate::edit::file_edit::FileEdit;
 use crate::edit::hooks_doc::{self, Found, Mention, Wanted};
+use crate::edit::hooks_file::HooksEdit;
 use crate::edit::json_doc::Value;
 use crate::error::EditError;
 use crate::files::{Homes, Targets};
 use crate::locate::HookPaths;
-use crate::report::Change;
 use crate::wiring::facts::{OwnFacts, ScopeStatus};
 use crate::wiring::trusted_folders::TrustedFolders;
 use handover_base::hook_exe::{command_for, portable_command, HookExe};
@@ -107,12 +107,7 @@ pub struct Place<'a> {
 pub trait Wiring: Sync {
     /// Edits the client's hooks file `path` (its text `before`, None when absent): install
     /// `want`, or take ours out with None. Default: the shared `hooks` shape.
-    fn edit_hooks(
-        &self,
-        path: &Path,
-        before: Option<&str>,
-        want: Option<&[Wanted]>,
-    ) -> Result<(Option<String>, Vec<Change>), EditError> {
+    fn edit_hooks(&self, path: &Path, before: Option<&str>, want: Option<&[Wanted]>) -> HooksEdit {
         crate::edit::hooks_file::edit_hooks_json(path, before, want)
     }
 

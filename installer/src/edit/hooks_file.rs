@@ -8,6 +8,9 @@ use crate::error::EditError;
 use crate::report::{any_effective, Change};
 use std::path::Path;
 
+/// A hooks file edited: its new text (None: the file goes away) and what changed in it.
+pub type HooksEdit = Result<(Option<String>, Vec<Change>), EditError>;
+
 enum JsonOp<'a> {
     Install(&'a [Wanted]),
     Uninstall,
@@ -15,11 +18,7 @@ enum JsonOp<'a> {
 
 /// One hooks JSON file (Claude settings or Codex hooks.json): text in, text out.
 /// Unchanged content comes back byte-identical; changed content keeps the file's layout.
-pub fn edit_hooks_json(
-    path: &Path,
-    before: Option<&str>,
-    want: Option<&[Wanted]>,
-) -> Result<(Option<String>, Vec<Change>), EditError> {
+pub fn edit_hooks_json(path: &Path, before: Option<&str>, want: Option<&[Wanted]>) -> HooksEdit {
     let op = match want {
         Some(w) => JsonOp::Install(w),
         None => JsonOp::Uninstall,

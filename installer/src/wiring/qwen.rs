@@ -13,22 +13,16 @@
 
 use super::Wiring;
 use crate::edit::hooks_doc::Wanted;
+use crate::edit::hooks_file::HooksEdit;
 use crate::edit::json_doc::{Number, Value};
 use crate::edit::json_layout::{self, Layout};
-use crate::error::EditError;
-use crate::report::Change;
 use handover_clients::qwen::{SETTINGS_VERSION, SETTINGS_VERSION_KEY};
 use std::path::Path;
 
 pub struct QwenWiring;
 
 impl Wiring for QwenWiring {
-    fn edit_hooks(
-        &self,
-        path: &Path,
-        before: Option<&str>,
-        want: Option<&[Wanted]>,
-    ) -> Result<(Option<String>, Vec<Change>), EditError> {
+    fn edit_hooks(&self, path: &Path, before: Option<&str>, want: Option<&[Wanted]>) -> HooksEdit {
         let (after, changes) = crate::edit::hooks_file::edit_hooks_json(path, before, want)?;
         let Some(text) = after else {
             return Ok((None, changes));

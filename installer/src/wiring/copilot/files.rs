@@ -13,6 +13,7 @@
 //!   byte and the JSON keeps its layout.
 
 use crate::edit::hooks_doc::{Found, Mention, Wanted};
+use crate::edit::hooks_file::HooksEdit;
 use crate::edit::json_doc::{Map, Value};
 use crate::edit::json_layout::{self, Layout};
 use crate::error::EditError;
@@ -64,11 +65,7 @@ enum Action {
 /// Installs `want` (or uninstalls, with None) in Copilot's hooks file `path` holding `before`.
 /// Unchanged content comes back byte-identical; a file holding nothing but our hooks is removed
 /// by an uninstall, as it was before the install created it.
-pub fn edit_hooks(
-    path: &Path,
-    before: Option<&str>,
-    want: Option<&[Wanted]>,
-) -> Result<(Option<String>, Vec<Change>), EditError> {
+pub fn edit_hooks(path: &Path, before: Option<&str>, want: Option<&[Wanted]>) -> HooksEdit {
     let mut doc = match before {
         Some(text) => json_layout::parse(path, text)?,
         None if want.is_none() => return Ok((None, Vec::new())),

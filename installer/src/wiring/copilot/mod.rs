@@ -7,9 +7,9 @@ use super::trusted_folders::{FolderStatus, TrustedFolders};
 use super::{InstallOptions, Place, Planned, Wiring};
 use crate::edit::file_edit::FileEdit;
 use crate::edit::hooks_doc::{Found, Mention, Wanted};
+use crate::edit::hooks_file::HooksEdit;
 use crate::edit::json_doc::Value;
 use crate::error::EditError;
-use crate::report::Change;
 use crate::wiring::facts::{OwnFacts, ScopeStatus};
 use crate::wiring::Facts;
 use files::{command_with_event, config_in, edit_hooks, find, trust_problem, TRUSTED_FOLDERS};
@@ -24,12 +24,7 @@ impl Wiring for CopilotWiring {
         Some(&TRUSTED_FOLDERS)
     }
 
-    fn edit_hooks(
-        &self,
-        path: &Path,
-        before: Option<&str>,
-        want: Option<&[Wanted]>,
-    ) -> Result<(Option<String>, Vec<Change>), EditError> {
+    fn edit_hooks(&self, path: &Path, before: Option<&str>, want: Option<&[Wanted]>) -> HooksEdit {
         edit_hooks(path, before, want)
     }
 

@@ -7,9 +7,9 @@ use super::trusted_folders::TrustedFolders;
 use super::{InstallOptions, Place, Planned, Wiring};
 use crate::edit::file_edit::FileEdit;
 use crate::edit::hooks_doc::Wanted;
+use crate::edit::hooks_file::HooksEdit;
 use crate::error::EditError;
 use crate::files::Homes;
-use crate::report::Change;
 use crate::wiring::facts::{OwnFacts, ScopeStatus};
 use crate::wiring::Facts;
 use files::{
@@ -27,12 +27,7 @@ impl Wiring for GeminiWiring {
     }
 
     /// The shared shape; a parse error says why it may have failed: comments.
-    fn edit_hooks(
-        &self,
-        path: &Path,
-        before: Option<&str>,
-        want: Option<&[Wanted]>,
-    ) -> Result<(Option<String>, Vec<Change>), EditError> {
+    fn edit_hooks(&self, path: &Path, before: Option<&str>, want: Option<&[Wanted]>) -> HooksEdit {
         crate::edit::hooks_file::edit_hooks_json(path, before, want)
             .map_err(|e| comment_hint(e, before.unwrap_or("")))
     }
