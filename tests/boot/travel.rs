@@ -163,19 +163,27 @@ impl Machine {
         self.handover_with_env(args, stdin, &[])
     }
 
+    /// `handover ARGS` as this machine runs it: in its clone, under its name and HOME, with no
+    /// session or agent of the caller's leaking in.
+    fn command(&self, args: &[&str]) -> Command {
+        let mut cmd = Command::new(HANDOVER);
+        cmd.args(args)
+            .current_dir(&self.root)
+            .env("HANDOVER_MACHINE", self.name)
+            .env_remove("HANDOVER_SESSION_ID")
+            .env_remove("HANDOVER_AGENT");
+        git_env(&mut cmd, &self.home);
+        cmd
+    }
+
     fn handover_with_env(
         &self,
         args: &[&str],
         stdin: Option<&str>,
         env: &[(&str, &str)],
     ) -> Output {
-        let mut cmd = Command::new(HANDOVER);
-        cmd.args(args)
-            .current_dir(&self.root)
-            .envs(env.iter().copied())
-            .env("HANDOVER_MACHINE", self.name)
-            .env_remove("HANDOVER_SESSION_ID")
-            .env_remove("HANDOVER_AGENT")
+        let mut cmd = self.command(args);
+        cmd.envs(env.iter().copied())
             .stdin(if stdin.is_some() {
                 Stdio::piped()
             } else {
@@ -183,7 +191,6 @@ impl Machine {
             })
             .stdout(Stdio::piped())
             .stderr(Stdio::piped());
-        git_env(&mut cmd, &self.home);
         let mut child = cmd.spawn().unwrap();
         if let Some(text) = stdin {
             use std::io::Write;
@@ -779,25 +786,19 @@ fn a_compressed_bomb_on_the_remote_is_refused_by_pull_from_its_header() {
         "origin",
         "+refs/handover/*:refs/handover-remote/origin/*",
     ]);
-    let mut cmd = Command::new(HANDOVER);
-    cmd.arg("pull")
-        .current_dir(&b.root)
-        .env("HANDOVER_MACHINE", b.name)
-        .env_remove("HANDOVER_SESSION_ID")
-        .env_remove("HANDOVER_AGENT");
-    git_env(&mut cmd, &b.home);
-    let run = measure(cmd, b"", std::time::Duration::from_secs(60));
+    let run = measure(
+        b.command(&["pull"]),
+        b"",
+        std::time::Duration::from_secs(60),
+    );
     run.assert_bounded("pull of a bomb", 10, 1024);
     let said = run.text();
     assert!(said.contains("too big to verify"), "{said}");
-    let mut cmd = Command::new(HANDOVER);
-    cmd.arg("boot")
-        .current_dir(&b.root)
-        .env("HANDOVER_MACHINE", b.name)
-        .env_remove("HANDOVER_SESSION_ID")
-        .env_remove("HANDOVER_AGENT");
-    git_env(&mut cmd, &b.home);
-    let run = measure(cmd, b"", std::time::Duration::from_secs(60));
+    let run = measure(
+        b.command(&["boot"]),
+        b"",
+        std::time::Duration::from_secs(60),
+    );
     run.assert_bounded("boot beside a fetched bomb", 10, 200);
     // Not a readable handoff: nothing fetched is offered.
     let said = run.text();
