@@ -50,6 +50,7 @@ pub(super) const LAYERS: &[(&str, &str, &[&str])] = &[
             "handover-record",
         ],
     ),
+    ("src/crates/recall", "handover-recall", &[]),
     (
         "installer",
         "handover-installer",
