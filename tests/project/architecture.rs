@@ -50,7 +50,17 @@ pub(super) const LAYERS: &[(&str, &str, &[&str])] = &[
             "handover-record",
         ],
     ),
-    ("src/crates/recall", "handover-recall", &[]),
+    (
+        "src/crates/recall",
+        "handover-recall",
+        &[
+            "handover-base",
+            "handover-handoff",
+            "handover-git",
+            "handover-record",
+            "handover-core",
+        ],
+    ),
     (
         "installer",
         "handover-installer",
