@@ -89,6 +89,7 @@ pub(super) const LAYERS: &[(&str, &str, &[&str])] = &[
             "handover-verify",
             "handover-record",
             "handover-core",
+            "handover-recall",
             "handover-hooks",
             "handover-installer",
         ],
