@@ -607,3 +607,36 @@ fn a_hostile_store_is_bounded_labelled_and_never_a_panic() {
         "{shown}"
     );
 }
+
+#[test]
+fn a_handoff_that_came_with_the_repository_is_labelled_not_written_here() {
+    let repo = TestRepo::with_commit();
+    at(
+        &repo,
+        20,
+        "claude",
+        &["write", "--goal", "Committed by someone"],
+    );
+    at(&repo, 10, "claude", &["write", "--goal", "Ours"]);
+    // A clone that ships its archive: the file is in HEAD.
+    repo.git(&["add", "-f", ".handover/archive"]);
+    repo.git(&["commit", "-qm", "ship the archive"]);
+    let lines = json_lines(&handover_ok(repo.path(), &["log", "--json"]));
+    let shipped = lines
+        .iter()
+        .find(|l| l["goal"] == "Committed by someone")
+        .unwrap();
+    assert_eq!(shipped["written_here"], false, "{shipped}");
+    assert_eq!(
+        shipped["foreign"][0],
+        "git has it in the current commit (it came with the repository)"
+    );
+    let ours = lines.iter().find(|l| l["goal"] == "Ours").unwrap();
+    assert_eq!(ours["written_here"], true, "{ours}");
+    let text = handover_ok(repo.path(), &["log"]);
+    assert!(
+        text.lines().any(|l| l.contains("«Committed by someone»")
+            && l.ends_with("[archived handoff, not written here (git has it in the current commit (it came with the repository))]")),
+        "{text}"
+    );
+}

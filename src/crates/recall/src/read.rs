@@ -70,6 +70,7 @@ pub fn read(store: &Store, now_ms: u64) -> History {
         here: canonical(store.root()),
         now_ms,
         seen: HashSet::new(),
+        store_in_head: std::cell::OnceCell::new(),
         history,
     };
     reader.current();
@@ -93,6 +94,8 @@ struct Reader<'s> {
     here: PathBuf,
     now_ms: u64,
     seen: HashSet<String>,
+    /// HEAD has `.handover/` (see [`Reader::in_head`]); asked once.
+    store_in_head: std::cell::OnceCell<bool>,
     history: History,
 }
 
@@ -271,16 +274,24 @@ impl Reader<'_> {
             }
             None => {}
         }
-        if why.is_empty() {
-            if let Ok(Some(repo)) = self.repo.get() {
-                if InHead::new(repo, self.store.root()).has(rel) {
-                    why.push(
-                        "git has it in the current commit (it came with the repository)".into(),
-                    );
-                }
-            }
+        if why.is_empty() && self.in_head(rel) {
+            why.push("git has it in the current commit (it came with the repository)".into());
         }
         why
+    }
+
+    /// `rel` is in HEAD's tree (a clone brought it). Asked file by file only when HEAD has
+    /// `.handover/` at all: for the usual store (never committed) one look answers for the
+    /// whole archive.
+    fn in_head(&self, rel: &Path) -> bool {
+        let Ok(Some(repo)) = self.repo.get() else {
+            return false;
+        };
+        let root = self.store.root();
+        let store_committed = *self
+            .store_in_head
+            .get_or_init(|| InHead::new(repo, root).has(Path::new(".handover")));
+        store_committed && InHead::new(repo, root).has(rel)
     }
 
     /// `bound_ms`: the latest the handoff can have been written (its file's time, its journal
