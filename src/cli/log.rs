@@ -38,20 +38,40 @@ pub fn run(args: &LogArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         agent: args.agent.clone(),
         limit: args.limit,
     };
-    let entries = timeline::timeline(&history, &filter);
-    let mut out = stdout();
-    for entry in &entries {
-        if args.json {
-            writeln!(out, "{}", json_line(entry))?;
-        } else {
-            writeln!(out, "{}", text_line(entry, now_ms))?;
-        }
-    }
-    if entries.is_empty() && !args.json {
-        writeln!(out, "{}", scope.nothing())?;
-    }
+    write!(
+        stdout(),
+        "{}",
+        render(&history, &filter, &scope, args.json, now_ms)
+    )?;
     skipped(&history);
     Ok(ExitCode::SUCCESS)
+}
+
+/// The whole of `log`'s output: one line per entry (text, or JSON with `as_json`), and for
+/// people a sentence when nothing matched (JSON then prints nothing).
+pub fn render(
+    history: &History,
+    filter: &Filter,
+    scope: &Scope,
+    as_json: bool,
+    now_ms: u64,
+) -> String {
+    let entries = timeline::timeline(history, filter);
+    let mut out = String::new();
+    for entry in &entries {
+        let line = if as_json {
+            json_line(entry).to_string()
+        } else {
+            text_line(entry, now_ms)
+        };
+        out.push_str(&line);
+        out.push('\n');
+    }
+    if entries.is_empty() && !as_json {
+        out.push_str(&scope.nothing());
+        out.push('\n');
+    }
+    out
 }
 
 /// Now, by the clock every stamp of handover reads (so a test's shifted clock agrees).
@@ -123,7 +143,7 @@ pub fn text_line(e: &Entry, now_ms: u64) -> String {
         "{:<14} {:<9} {id}  {}",
         when::relative(e.time_ms, now_ms),
         e.what.word(),
-        about(e)
+        about(e, now_ms)
     );
     if let Some(item) = e.item.filter(|i| !i.written_here) {
         line.push_str(&format!(" [{}]", item.label()));
@@ -131,7 +151,7 @@ pub fn text_line(e: &Entry, now_ms: u64) -> String {
     line
 }
 
-fn about(e: &Entry) -> String {
+fn about(e: &Entry, now_ms: u64) -> String {
     let goal = || {
         e.item
             .and_then(|i| i.field("goal"))
@@ -165,7 +185,7 @@ fn about(e: &Entry) -> String {
         ),
         What::Done => format!("finished {}", goal().unwrap_or_else(|| "a handoff".into())),
         What::Recorded => match e.item.map(|i| &i.doc) {
-            Some(Doc::Record(r)) => record_line(r),
+            Some(Doc::Record(r)) => record_line(r, now_ms),
             _ => String::new(),
         },
         What::Pushed { remote } => format!("to remote {}", remote_name(remote.as_deref())),
@@ -195,11 +215,14 @@ fn kind(item: Option<&Item>) -> &'static str {
 
 /// A session in a few words: the client, how it ended, the files it edited, the last failing
 /// command left behind.
-fn record_line(r: &handover_record::SessionRecord) -> String {
+fn record_line(r: &handover_record::SessionRecord, now_ms: u64) -> String {
     use handover_record::HowEnded;
     let ended = match &r.ended {
         Some(e) if e.how == HowEnded::SessionEnd => format!(
-            "ended ({})",
+            "ended {}({})",
+            handover_base::clock::parse_rfc3339_ms(&e.at)
+                .map(|at| format!("{} ", when::relative(at, now_ms)))
+                .unwrap_or_default(),
             e.reason.as_deref().map_or("no reason given".into(), shown)
         ),
         Some(e) if e.how == HowEnded::Compaction => "compacted, no end recorded".to_string(),
@@ -246,7 +269,7 @@ fn record_line(r: &handover_record::SessionRecord) -> String {
 pub fn json_line(e: &Entry) -> Value {
     let mut out = json!({
         "version": JSON_VERSION,
-        "time": when::rfc3339(e.time_ms),
+        "time": (e.time_ms > 0).then(|| when::rfc3339(e.time_ms)),
         "event": e.what.word(),
         "id": e.id(),
         "branch": e.branch,

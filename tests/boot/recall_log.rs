@@ -386,7 +386,7 @@ fn a_session_recorded_by_the_hooks_is_logged_and_shown() {
     let first = text.lines().next().unwrap();
     assert!(
         first.contains("recorded")
-            && first.contains("«claude» session, ended («prompt_input_exit»)")
+            && first.contains("«claude» session, ended just now («prompt_input_exit»)")
             && first.contains("edited 2 files")
             && first.contains("last failing command"),
         "{first}"
