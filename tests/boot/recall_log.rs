@@ -500,6 +500,8 @@ fn a_hostile_store_is_bounded_labelled_and_never_a_panic() {
             .unwrap()
             .success());
         fs::write(dir.join("bytes.json"), b"{\"goal\": \"\xff\xfe\"}").unwrap();
+        // A name that is an escape sequence.
+        fs::write(dir.join("\u{1b}]0;pwned\u{7}name.json"), "{").unwrap();
     }
     // Escape sequences and forged fields in a checksum-valid handoff: an id and a date that
     // pretend, text that imitates our lines.
@@ -560,6 +562,7 @@ fn a_hostile_store_is_bounded_labelled_and_never_a_panic() {
         ("archive/link.json", "a symbolic link"),
         ("archive/fifo.json", "a FIFO"),
         ("archive/bytes.json", "not valid JSON"),
+        ("archive/name.json", "not valid JSON"),
     ] {
         assert!(
             said.lines().any(|l| l.contains(name) && l.contains(what)),

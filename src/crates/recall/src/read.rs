@@ -108,10 +108,12 @@ struct Reader<'s> {
 }
 
 impl Reader<'_> {
+    /// A file name is the repository's text too (it may hold an escape sequence): both parts
+    /// are put on one line without controls here, once.
     fn problem(&mut self, place: impl Into<String>, what: impl Into<String>) {
         self.history.problems.push(Problem {
-            place: place.into(),
-            what: what.into(),
+            place: sanitize::one_line(&place.into()),
+            what: sanitize::one_line(&what.into()),
         });
     }
 
