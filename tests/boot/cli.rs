@@ -433,6 +433,13 @@ fn archive_keep_removes_the_oldest_handoffs_and_only_files_handover_wrote() {
     ok(&r.path, &["done"], None);
     assert_eq!(handoffs(&r).len(), 2);
     assert_eq!(counts(&r)["archived"]["main"], 2);
+    // A store without the counts (an older handover's, or the file lost): the next write that
+    // archives counts the archive once.
+    ok(&r.path, &["write", "--goal", "task 6"], None);
+    std::fs::remove_file(r.path.join(".handover/history.json")).unwrap();
+    ok(&r.path, &["write", "--goal", "task 7"], None);
+    assert_eq!(handoffs(&r).len(), 2);
+    assert_eq!(counts(&r)["archived"]["main"], 2);
 }
 
 #[test]

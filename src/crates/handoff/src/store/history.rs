@@ -169,17 +169,21 @@ impl Store {
         let retention = crate::config::load(&self.root)
             .map(|c| c.archive_retention)
             .unwrap_or_default();
-        if archived.is_none() && retention == Retention::default() {
+        let expire = retention != Retention::default();
+        if archived.is_none() && !expire {
             return; // nothing archived, nothing to expire: the counts stand
         }
         let dir = self.archive_dir();
-        let all = entries(&dir);
-        let now = handover_base::clock::unix_now().0;
+        // The archive is listed only to expire or to count it once: a write with the default
+        // settings and the counts in place costs one small read and one small write here.
         let mut pruned = Vec::new();
-        for e in expired(&all, retention, now) {
-            let branch = if e.handoff { branch_of(&e.path) } else { None };
-            if matches!(safe_fs::remove_file(&e.path), Ok(true)) && e.handoff {
-                pruned.push(branch);
+        if expire {
+            let now = handover_base::clock::unix_now().0;
+            for e in expired(&entries(&dir), retention, now) {
+                let branch = if e.handoff { branch_of(&e.path) } else { None };
+                if matches!(safe_fs::remove_file(&e.path), Ok(true)) && e.handoff {
+                    pruned.push(branch);
+                }
             }
         }
         let path = self.history_path();
