@@ -346,16 +346,34 @@ fn handoff_health(store: &Store) -> (HandoffHealth, Option<handover_handoff::mod
 }
 
 /// How many times this handoff was delivered by a hook and acknowledged with `handover ack`.
+///
+/// Read from the journal's end backwards, down to the line that wrote this handoff: every id is
+/// new when it is written, so nothing about it is older, and the history before it (every
+/// earlier handoff, each `write` line a whole state) is not read. Only lines that name the id
+/// are parsed.
 fn deliveries(store: &Store, handoff_id: &str) -> (usize, usize) {
-    let mut delivered = 0;
-    let mut acked = 0;
-    for e in store.journal() {
+    let (mut delivered, mut acked) = (0, 0);
+    // The id as the journal writes it, a JSON string.
+    let Ok(needle) = serde_json::to_vec(handoff_id) else {
+        return (0, 0);
+    };
+    store.journal_newest_first(|line| {
+        if !line.windows(needle.len()).any(|w| w == needle.as_slice()) {
+            return true;
+        }
+        let Ok(e) = serde_json::from_slice::<Value>(line) else {
+            return true;
+        };
         let for_this = e.get("handoff_id").and_then(Value::as_str) == Some(handoff_id);
         match Event::of(&e) {
             Some(Event::Delivered) if for_this => delivered += 1,
             Some(Event::Ack) if for_this => acked += 1,
+            Some(Event::Write) if e.get("id").and_then(Value::as_str) == Some(handoff_id) => {
+                return false
+            }
             _ => {}
         }
-    }
+        true
+    });
     (delivered, acked)
 }

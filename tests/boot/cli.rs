@@ -342,6 +342,171 @@ fn done_archives_and_ack_is_journaled() {
     assert_eq!(events, ["write", "ack", "done"]);
 }
 
+/// `status` counts the current handoff's deliveries and acknowledgements from the journal's end
+/// back to the line that wrote it, and reads nothing older: the earlier handoffs' lines are
+/// not counted, and a line that names the current id but stands before its write (which only
+/// a hand-edited journal has) is not reached.
+#[test]
+fn status_counts_acks_since_the_handoff_was_written() {
+    let r = TestRepo::with_commit();
+    ok(&r.path, &["write", "--goal", "the first task"], None);
+    ok(&r.path, &["ack", "--session", "s-1"], None);
+    ok(&r.path, &["ack", "--session", "s-2"], None);
+    ok(&r.path, &["write", "--goal", "the second task"], None);
+    ok(&r.path, &["ack", "--session", "s-3"], None);
+    let id = state(&r.path)["id"].as_str().unwrap().to_string();
+    let acks = |r: &TestRepo| -> Value {
+        let status: Value =
+            serde_json::from_str(&ok(&r.path, &["status", "--json"], None)).unwrap();
+        status["handoff"]["acks"].clone()
+    };
+    assert_eq!(acks(&r), 1);
+    // An acknowledgement of the current id put before its write line: not read any more.
+    let path = r.path.join(".handover/journal.jsonl");
+    let journal = std::fs::read_to_string(&path).unwrap();
+    let forged =
+        format!("{{\"ts\":\"2026-01-01T00:00:00Z\",\"event\":\"ack\",\"handoff_id\":\"{id}\"}}\n");
+    std::fs::write(&path, format!("{forged}{journal}")).unwrap();
+    assert_eq!(acks(&r), 1);
+}
+
+/// `archive.keep` at write time: the oldest handoffs go, with the handover.md copy kept beside
+/// one; what handover did not name is never touched; history.json counts what is left.
+#[test]
+fn archive_keep_removes_the_oldest_handoffs_and_only_files_handover_wrote() {
+    let r = TestRepo::with_commit();
+    ok(&r.path, &["write", "--goal", "task 0"], None);
+    let archive = r.path.join(".handover/archive");
+    std::fs::create_dir_all(&archive).unwrap();
+    // Not ours: a note, a name of our shape that is a link, a name that is not a stamp.
+    std::fs::write(archive.join("notes.txt"), "mine").unwrap();
+    std::fs::write(archive.join("2026-old.json"), "{}").unwrap();
+    std::os::unix::fs::symlink(
+        r.path.join("README.md"),
+        archive.join("20000101T000000.000000000Z.json"),
+    )
+    .unwrap();
+    for n in 1..=4 {
+        ok(&r.path, &["write", "--goal", &format!("task {n}")], None);
+    }
+    let handoffs = |r: &TestRepo| -> Vec<String> {
+        let mut v: Vec<String> = std::fs::read_dir(r.path.join(".handover/archive"))
+            .unwrap()
+            .flatten()
+            .map(|e| e.file_name().to_string_lossy().into_owned())
+            .filter(|n| n.ends_with(".json") && n.contains('T') && !n.starts_with("2000"))
+            .collect();
+        v.sort();
+        v
+    };
+    assert_eq!(handoffs(&r).len(), 4, "default: every handoff kept");
+    let counts = |r: &TestRepo| -> Value {
+        serde_json::from_str(
+            &std::fs::read_to_string(r.path.join(".handover/history.json")).unwrap(),
+        )
+        .unwrap()
+    };
+    assert_eq!(counts(&r)["archived"]["main"], 4);
+
+    std::fs::write(
+        r.path.join(".handover/config.toml"),
+        "[archive]\nkeep = 2\n",
+    )
+    .unwrap();
+    let before = handoffs(&r);
+    ok(&r.path, &["write", "--goal", "task 5"], None);
+    let after = handoffs(&r);
+    assert_eq!(after.len(), 2, "{after:?}");
+    assert_eq!(after[0], before[3], "the newest kept, the oldest gone");
+    assert_eq!(counts(&r)["archived"]["main"], 2);
+    for name in [
+        "notes.txt",
+        "2026-old.json",
+        "20000101T000000.000000000Z.json",
+    ] {
+        assert!(
+            std::fs::symlink_metadata(archive.join(name)).is_ok(),
+            "{name} is not handover's to remove"
+        );
+    }
+    // `done` archives the last one and keeps to the setting too.
+    ok(&r.path, &["done"], None);
+    assert_eq!(handoffs(&r).len(), 2);
+    assert_eq!(counts(&r)["archived"]["main"], 2);
+    // A store without the counts (an older handover's, or the file lost): the next write that
+    // archives counts the archive once.
+    ok(&r.path, &["write", "--goal", "task 6"], None);
+    std::fs::remove_file(r.path.join(".handover/history.json")).unwrap();
+    ok(&r.path, &["write", "--goal", "task 7"], None);
+    assert_eq!(handoffs(&r).len(), 2);
+    assert_eq!(counts(&r)["archived"]["main"], 2);
+}
+
+#[test]
+fn a_bad_archive_setting_stops_the_write_naming_the_key_and_the_fix() {
+    let r = TestRepo::with_commit();
+    std::fs::create_dir_all(r.path.join(".handover")).unwrap();
+    std::fs::write(
+        r.path.join(".handover/config.toml"),
+        "[archive]\nkeep = 0\n",
+    )
+    .unwrap();
+    let out = handover(&r.path, &["write", "--goal", "g"], None);
+    assert_eq!(out.status.code(), Some(1));
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(
+        err.contains(
+            "line 2: `archive.keep` is 0 (integer); expected an integer from 1 to 1000000"
+        ),
+        "{err}"
+    );
+    assert!(!r.path.join(".handover/state.json").exists());
+}
+
+/// The startup context names the history of the handoff's branch (one line, counted at write
+/// time), not on a first handoff, not for another branch's history, within the budget.
+#[test]
+fn the_startup_context_says_how_many_earlier_handoffs_the_branch_has() {
+    let r = TestRepo::with_commit();
+    let startup = |r: &TestRepo| ok(&r.path, &["boot", "--startup"], None);
+    ok(&r.path, &["write", "--goal", "first"], None);
+    assert!(!startup(&r).contains("earlier handoff"), "{}", startup(&r));
+    ok(&r.path, &["write", "--goal", "second"], None);
+    assert!(
+        startup(&r).contains("\n1 earlier handoff on this branch: `")
+            && startup(&r).contains(" log` lists it."),
+        "{}",
+        startup(&r)
+    );
+    ok(&r.path, &["done"], None);
+    ok(&r.path, &["write", "--goal", "third"], None);
+    assert!(
+        startup(&r).contains("\n2 earlier handoffs on this branch"),
+        "{}",
+        startup(&r)
+    );
+    // The hook says the same (its journal line aside).
+    r.git(&["checkout", "-q", "-b", "other"]);
+    ok(&r.path, &["write", "--goal", "elsewhere"], None);
+    assert!(!startup(&r).contains("earlier handoff"), "{}", startup(&r));
+    r.git(&["checkout", "-q", "main"]);
+    ok(&r.path, &["write", "--goal", "back on main"], None);
+    assert!(
+        startup(&r).contains("\n3 earlier handoffs on this branch"),
+        "{}",
+        startup(&r)
+    );
+    // A tight budget: the handoff's text first, the line only where it fits.
+    std::fs::write(
+        r.path.join(".handover/config.toml"),
+        "[startup]\nbudget_chars = 300\n",
+    )
+    .unwrap();
+    let text = startup(&r);
+    assert!(!text.contains("earlier handoff"), "{text}");
+    assert!(text.trim_end().chars().count() <= 300, "{text}");
+}
+
 #[test]
 fn facts_only_policy_refuses_a_plan() {
     let r = TestRepo::with_commit();

@@ -310,6 +310,15 @@ fn join(blocks: &[Block]) -> String {
 /// Shortening is plain text work, shared with the session records below this crate.
 use handover_base::text::shorten;
 
+/// The startup context's pointer to the history, when the archive holds `n` earlier handoffs
+/// of the handoff's branch.
+pub fn earlier_handoffs(n: u64, command: &str) -> String {
+    match n {
+        1 => format!("1 earlier handoff on this branch: `{command} log` lists it."),
+        n => format!("{n} earlier handoffs on this branch: `{command} log` lists them."),
+    }
+}
+
 /// When state.json is damaged and nothing intact could be recovered.
 pub fn unrecoverable_context(problem: &str, command: &str) -> String {
     format!(

@@ -72,6 +72,7 @@ mod tests {
             show_record: show,
             budget_chars: 2_000,
             after_compaction: false,
+            earlier: 0,
         }
     }
 
@@ -165,6 +166,34 @@ mod tests {
         let decision = decide(&silent);
         assert!(!decision.says_something());
         assert!(render(&silent, decision, "handover").is_none());
+
+        let mut with_history = snapshot(Found::Local(verified()), None, ShowRecord::Never);
+        with_history.earlier = 3;
+        let d = render(&with_history, decide(&with_history), "handover").unwrap();
+        assert!(
+            d.text
+                .ends_with("\n3 earlier handoffs on this branch: `handover log` lists them."),
+            "{}",
+            d.text
+        );
+        with_history.earlier = 1;
+        let d = render(&with_history, decide(&with_history), "handover").unwrap();
+        assert!(
+            d.text
+                .ends_with("\n1 earlier handoff on this branch: `handover log` lists it."),
+            "{}",
+            d.text
+        );
+        // Only where it fits: the handoff's own text comes first.
+        let fitted = render(&s, decide(&s), "handover")
+            .unwrap()
+            .text
+            .chars()
+            .count();
+        with_history.budget_chars = fitted + 10;
+        let d = render(&with_history, decide(&with_history), "handover").unwrap();
+        assert!(!d.text.contains("earlier handoff"), "{}", d.text);
+        assert!(d.text.chars().count() <= with_history.budget_chars);
 
         let damaged = snapshot(Found::Unrecoverable("x".into()), None, ShowRecord::Never);
         let d = render(&damaged, decide(&damaged), "handover").unwrap();

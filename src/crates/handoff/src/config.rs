@@ -18,6 +18,9 @@
 //! keep = 20
 //! [travel]
 //! with_changes = false
+//! [archive]
+//! # keep = 200
+//! # max_age_days = 90
 //! ```
 
 use anyhow::bail;
@@ -47,6 +50,8 @@ pub struct Config {
     pub records_keep: usize,
     /// `handover push` carries the uncommitted work as if `--with-changes` were given.
     pub travel_with_changes: bool,
+    /// How long `.handover/archive/` keeps handoffs (default: all).
+    pub archive_retention: Retention,
 }
 
 impl Default for Config {
@@ -62,6 +67,7 @@ impl Default for Config {
             records_startup: ShowRecord::Unfinished,
             records_keep: 20,
             travel_with_changes: false,
+            archive_retention: Retention::default(),
         }
     }
 }
@@ -144,6 +150,20 @@ pub const KEYS: &[KeyDoc] = &[
         valid: "true or false",
         meaning: "`handover push` also carries the uncommitted work, as with `--with-changes` (files that look like \
                   credentials or hold a secret refuse the push; `--without-changes` overrides this for one push).",
+    },
+    KeyDoc {
+        key: "archive.keep",
+        default: "(unset)",
+        valid: "an integer from 1 to 1000000",
+        meaning: "How many archived handoffs (newest first) .handover/archive/ keeps; older ones are removed when a \
+                  handoff is written or finished. Unset: all.",
+    },
+    KeyDoc {
+        key: "archive.max_age_days",
+        default: "(unset)",
+        valid: "an integer from 1 to 36500 (days)",
+        meaning: "Archived handoffs older than this many days are removed when a handoff is written or finished. \
+                  Unset: kept whatever their age.",
     },
 ];
 
@@ -267,6 +287,10 @@ pub fn parse(text: &str, file: &str) -> anyhow::Result<Config> {
                 "travel.with_changes" => {
                     config.travel_with_changes = value.as_bool().ok_or_else(bad)?
                 }
+                "archive.keep" => config.archive_retention.keep = Some(int(1, 1_000_000)? as usize),
+                "archive.max_age_days" => {
+                    config.archive_retention.max_age_days = Some(int(1, 36_500)? as u32)
+                }
                 _ => {
                     bail!("{file}{at}: `{full}` is documented but not handled (a bug in handover)")
                 }
@@ -309,6 +333,16 @@ fn describe_found(item: &Item) -> String {
 fn at_line(text: &str, span: Option<std::ops::Range<usize>>) -> String {
     span.map(|s| format!(", line {}", line_column(text, s.start).0))
         .unwrap_or_default()
+}
+
+/// How long the archive keeps handoffs (`archive.keep`, `archive.max_age_days`); both unset:
+/// everything, for ever.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct Retention {
+    /// The newest this many handoffs are kept.
+    pub keep: Option<usize>,
+    /// Handoffs archived more than this many days ago are removed.
+    pub max_age_days: Option<u32>,
 }
 
 /// When the startup context shows the last session's record (`records.startup`).
@@ -374,7 +408,8 @@ mod tests {
                     [context_watch]\nremind_percent = 50\ninsist_percent = 80\ncontext_window = 400000\n\
                     [budget]\nstandard_tokens = 1500\nheavy_tokens = 6000\n\
                     [records]\nstartup = \"never\"\nkeep = 5\n\
-                    [travel]\nwith_changes = true\n";
+                    [travel]\nwith_changes = true\n\
+                    [archive]\nkeep = 200\nmax_age_days = 90\n";
         let c = parse(text, "f").unwrap();
         assert_eq!(
             c,
@@ -389,6 +424,10 @@ mod tests {
                 records_startup: ShowRecord::Never,
                 records_keep: 5,
                 travel_with_changes: true,
+                archive_retention: Retention {
+                    keep: Some(200),
+                    max_age_days: Some(90),
+                },
             }
         );
     }
@@ -401,6 +440,36 @@ mod tests {
                 && e.contains("\"always\", \"unfinished\" or \"never\""),
             "{e}"
         );
+    }
+
+    #[test]
+    fn a_wrong_archive_retention_names_the_key_and_what_is_accepted() {
+        for (text, key, valid) in [
+            (
+                "[archive]\nkeep = 0\n",
+                "`archive.keep` is 0 (integer)",
+                "from 1 to 1000000",
+            ),
+            (
+                "[archive]\nkeep = \"all\"\n",
+                "`archive.keep` is \"all\" (string)",
+                "from 1 to 1000000",
+            ),
+            (
+                "[archive]\nmax_age_days = -3\n",
+                "`archive.max_age_days` is -3",
+                "from 1 to 36500 (days)",
+            ),
+            (
+                "[archive]\nmax_days = 3\n",
+                "unknown key `archive.max_days`",
+                "keep, max_age_days",
+            ),
+        ] {
+            let e = err(text);
+            assert!(e.contains(key) && e.contains(valid), "{text}: {e}");
+            assert!(e.contains("line 2"), "{e}");
+        }
     }
 
     #[test]
@@ -436,7 +505,7 @@ mod tests {
         assert_eq!(parse(&sample_toml(), "f").unwrap(), Config::default());
         assert_eq!(
             KEYS.len(),
-            10,
+            12,
             "a new Config field needs a KeyDoc and a match arm in parse"
         );
     }

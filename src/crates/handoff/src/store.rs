@@ -4,6 +4,7 @@
 //! intact journal entry or archive when state.json is damaged.
 
 mod canonical;
+mod history;
 mod journal;
 mod staged;
 
@@ -39,8 +40,9 @@ const MAX_ARCHIVE_ENTRIES: usize = 10_000;
 /// What each entry of `.handover/` must be when it exists. Anything else there (a link, a
 /// FIFO, a directory where a file belongs) makes the whole store refused: a cloned repository
 /// chooses what is in its `.handover/`.
-const LAYOUT: [(&str, Kind); 8] = [
+const LAYOUT: [(&str, Kind); 9] = [
     ("state.json", Kind::File),
+    ("history.json", Kind::File),
     ("journal.jsonl", Kind::File),
     ("journal.lock", Kind::File),
     ("lock", Kind::File),
@@ -236,6 +238,7 @@ impl Transaction<'_> {
         staged_markdown
             .commit()
             .with_context(|| format!("cannot write {}", markdown_path.display()))?;
+        store.after_archiving(archived.as_deref());
         Ok(SaveReport {
             archived,
             kept_markdown,
@@ -300,6 +303,7 @@ impl Transaction<'_> {
             return Err(e);
         }
         undo.disarm();
+        store.after_archiving(Some(&archived));
         // Past the commit point: what is left are our own temporary names, swept by the next
         // writer if removing them fails now.
         let _ = fs::remove_file(&state_aside);
@@ -501,6 +505,13 @@ impl Store {
         journal::read(&self.journal_path())
     }
 
+    /// Journal lines newest first, unparsed, until `visit` answers false: for a reader that
+    /// needs only the recent end of the journal (its cost is what it reads, not the journal's
+    /// length). Within the newest [`MAX_JOURNAL_READ`] bytes, as [`Store::journal`].
+    pub fn journal_newest_first(&self, visit: impl FnMut(&[u8]) -> bool) {
+        journal::newest_first(&self.journal_path(), MAX_JOURNAL_READ, visit);
+    }
+
     /// The task is finished: see [`Transaction::finish`]. None (changing nothing) when there is
     /// no handoff.
     pub fn finish(&self) -> anyhow::Result<Option<Finished>> {
@@ -636,8 +647,9 @@ impl Store {
     /// Removes temporary files left by writers killed mid-write. Only called under the lock,
     /// and every writer of these names holds the lock, so none of them is in use.
     fn sweep_temp_files(&self) {
-        let places: [(PathBuf, &str); 3] = [
+        let places: [(PathBuf, &str); 4] = [
             (self.dir(), ".state.json.tmp."),
+            (self.dir(), ".history.json.tmp."),
             (self.archive_dir(), "."),
             (self.root.clone(), ".handover.md.tmp."),
         ];

@@ -63,6 +63,14 @@ pub fn render(s: &Snapshot, decision: Decision, command: &str) -> Option<Deliver
                 .budget_chars
                 .saturating_sub(since.as_ref().map_or(0, |t| t.chars().count() + 1));
             let mut delivery = handoff_text(found, s.after_compaction, budget, command)?;
+            if matches!(found, Found::Local(_)) && s.earlier > 0 {
+                // Where it fits: the handoff's own text is never trimmed to make room for it.
+                let line = context::earlier_handoffs(s.earlier, command);
+                if delivery.text.chars().count() + 1 + line.chars().count() <= budget {
+                    delivery.text.push('\n');
+                    delivery.text.push_str(&line);
+                }
+            }
             if let Some(text) = since {
                 delivery.text.push('\n');
                 delivery.text.push_str(&text);

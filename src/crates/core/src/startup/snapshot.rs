@@ -25,6 +25,9 @@ pub struct Snapshot {
     pub budget_chars: usize,
     /// The context was just compacted: the session continues.
     pub after_compaction: bool,
+    /// How many earlier handoffs of the local handoff's branch the archive holds, as counted
+    /// when they were written (`Store::archived_on`: one small file, the archive never listed).
+    pub earlier: u64,
 }
 
 /// The handoff a start found, as it will be shown.
@@ -108,9 +111,19 @@ impl Snapshot {
                 now: uncommitted_now(&repo, &record),
                 record,
             });
+        let earlier = match &handoff {
+            Found::Local(v) => v
+                .handoff
+                .git
+                .as_ref()
+                .and_then(|g| g.branch.as_deref())
+                .map_or(0, |branch| store.archived_on(branch)),
+            _ => 0,
+        };
         Snapshot {
             handoff,
             handoff_written_ms,
+            earlier,
             last,
             show_record: config.records_startup,
             budget_chars: config.startup_budget_chars,

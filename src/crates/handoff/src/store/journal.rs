@@ -215,6 +215,55 @@ pub fn newest_write<T>(path: &Path, accept: impl Fn(&Value) -> Option<T>) -> Opt
         .find_map(|event| accept(&event))
 }
 
+/// How much of the journal [`newest_first`] reads at a time, from the end backwards.
+const BACKWARD_CHUNK: u64 = 64 * 1024;
+
+/// The journal's lines newest first, read backwards from its end in chunks, within its newest
+/// `max` bytes (a line cut by that bound is not given), until `visit` answers false: a reader
+/// that needs only what happened since some event reads only that far, however long the
+/// journal grew. Empty lines are skipped; a torn last line is given as it is (its parse fails).
+/// Missing or unreadable journal: nothing is visited.
+pub fn newest_first(path: &Path, max: u64, mut visit: impl FnMut(&[u8]) -> bool) {
+    // Never through a link, never blocking on a FIFO: readers must never hang.
+    let Ok(Some(file)) = crate::safe_fs::open_read(path) else {
+        return;
+    };
+    let len = file.metadata().map(|m| m.len()).unwrap_or(0);
+    let floor = len.saturating_sub(max);
+    let mut end = len;
+    // The start of the line the previous chunk began in the middle of.
+    let mut pending: Vec<u8> = Vec::new();
+    while end > floor {
+        let start = end.saturating_sub(BACKWARD_CHUNK).max(floor);
+        let mut chunk = vec![0u8; (end - start) as usize];
+        if file.read_exact_at(&mut chunk, start).is_err() {
+            return;
+        }
+        chunk.extend_from_slice(&pending);
+        end = start;
+        // Every line after the chunk's first newline is whole; what comes before it waits for
+        // the next chunk, unless this is the beginning of the file.
+        let first_newline = chunk.iter().position(|b| *b == b'\n');
+        let whole_from = match first_newline {
+            Some(i) => i + 1,
+            None if start == 0 => 0,
+            None => {
+                pending = chunk;
+                continue;
+            }
+        };
+        for line in chunk[whole_from..].split(|b| *b == b'\n').rev() {
+            if !line.is_empty() && !visit(line) {
+                return;
+            }
+        }
+        pending = chunk[..whole_from.saturating_sub(1)].to_vec();
+        if start == 0 && first_newline.is_some() && !pending.is_empty() && !visit(&pending) {
+            return;
+        }
+    }
+}
+
 /// The journal's newest `max` bytes, and whether they start in the middle of a line.
 fn newest_bytes(path: &Path, max: u64) -> Option<(Vec<u8>, bool)> {
     // Never through a link, never blocking on a FIFO: readers must never hang.
@@ -243,5 +292,78 @@ mod tests {
             Event::of(&serde_json::json!({"event": "from_the_future"})),
             None
         );
+    }
+
+    fn newest_first_all(path: &Path, max: u64) -> Vec<Vec<u8>> {
+        let mut lines = Vec::new();
+        newest_first(path, max, |line| {
+            lines.push(line.to_vec());
+            true
+        });
+        lines
+    }
+
+    /// What `read` gives, newest first and unparsed, for comparison.
+    fn read_raw(path: &Path, max: u64) -> Vec<Vec<u8>> {
+        let Some((bytes, skip_partial_first)) = newest_bytes(path, max) else {
+            return Vec::new();
+        };
+        let mut lines: Vec<Vec<u8>> = bytes
+            .split(|b| *b == b'\n')
+            .filter(|l| !l.is_empty())
+            .map(<[u8]>::to_vec)
+            .collect();
+        if skip_partial_first && !bytes.starts_with(b"\n") && !lines.is_empty() {
+            lines.remove(0);
+        }
+        lines.reverse();
+        lines
+    }
+
+    #[test]
+    fn newest_first_gives_the_lines_read_gives_in_reverse() {
+        let dir = tempfile::tempdir().unwrap();
+        let path = dir.path().join("journal.jsonl");
+        assert!(
+            newest_first_all(&path, u64::MAX).is_empty(),
+            "missing journal"
+        );
+        // Lines shorter and longer than a chunk, a torn last line, an empty line.
+        let mut text = Vec::new();
+        for i in 0..300usize {
+            let len = if i % 37 == 0 { 150_000 } else { i * 7 };
+            text.extend_from_slice(
+                format!("{{\"n\":{i},\"pad\":\"{}\"}}\n", "x".repeat(len)).as_bytes(),
+            );
+            if i == 5 {
+                text.push(b'\n');
+            }
+        }
+        text.extend_from_slice(b"{\"torn");
+        std::fs::write(&path, &text).unwrap();
+        let len = text.len() as u64;
+        for max in [
+            u64::MAX,
+            len,
+            len - 1,
+            1,
+            10,
+            65_536,
+            65_537,
+            200_000,
+            len / 2,
+        ] {
+            assert_eq!(
+                newest_first_all(&path, max),
+                read_raw(&path, max),
+                "max {max}"
+            );
+        }
+        let mut seen = 0;
+        newest_first(&path, u64::MAX, |_| {
+            seen += 1;
+            seen < 3
+        });
+        assert_eq!(seen, 3, "stops when told");
     }
 }
