@@ -1,4 +1,5 @@
-//! Claude Code (checked against 2.1.330, see docs/compatibility.md).
+//! Claude Code (checked against 2.1.332; its payloads were captured from 2.1.330, see
+//! docs/compatibility.md).
 //!
 //! - Events: SessionStart (`startup`, `resume`, `clear`, `compact`), PreCompact, PostCompact,
 //!   SessionEnd, UserPromptSubmit, PostToolUse, PostToolUseFailure, Stop. Hook `timeout` in

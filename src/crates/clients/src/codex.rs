@@ -1,4 +1,5 @@
-//! OpenAI Codex (checked against 0.169.0, see docs/compatibility.md).
+//! OpenAI Codex (checked against 0.171.0; its payloads were captured from 0.169.0, see
+//! docs/compatibility.md).
 //!
 //! - Events: the same names as Claude Code; turn-scoped events carry `turn_id`. Hook `timeout`
 //!   in seconds; SessionEnd at most 3 (a larger value is clamped, with a warning at every
