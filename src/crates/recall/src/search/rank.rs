@@ -82,7 +82,7 @@ pub struct Match {
 
 /// Occurrences kept per term and document: enough to rank, bounded for a hostile document
 /// (a megabyte of one letter).
-const MAX_OCCURRENCES: usize = 64;
+const MAX_OCCURRENCES: usize = 16;
 /// Candidates examined per term and document (a key match whose accents or phrase do not fit
 /// is examined and dropped).
 const MAX_CANDIDATES: usize = 4_096;
