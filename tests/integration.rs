@@ -31,6 +31,7 @@ mod boot {
     mod markdown;
     mod no_surprises;
     mod properties;
+    mod recall_log;
     mod record;
     mod redact;
     mod redaction_corpus;
