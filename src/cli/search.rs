@@ -430,3 +430,50 @@ fn plural(n: usize, word: &str) -> String {
         format!("{n} {word}s")
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn in_names_a_field_or_the_unique_start_of_one() {
+        let cases: &[(&[&str], Result<&[&str], &str>)] = &[
+            (&[], Ok(&[])),
+            (&["decisions"], Ok(&["decisions"])),
+            (&["DEC"], Ok(&["decisions"])),
+            (&["request", "command"], Ok(&["request", "command"])),
+            (&["files"], Ok(&["files"])),
+            (&["goal", "goal"], Ok(&["goal"])),
+            (&["nosuch"], Err("no such field")),
+            (&["p"], Err("which one? pending, priorities, plan")),
+            (&[""], Err("no such field")),
+        ];
+        for (wanted, want) in cases {
+            let wanted: Vec<String> = wanted.iter().map(|s| s.to_string()).collect();
+            match (selected_fields(&wanted), want) {
+                (Ok(got), Ok(want)) => assert_eq!(got, *want, "{wanted:?}"),
+                (Err(got), Err(want)) => assert!(got.0.contains(want), "{wanted:?}: {got}"),
+                (got, want) => panic!("{wanted:?}: {got:?} against {want:?}"),
+            }
+        }
+    }
+
+    #[test]
+    fn every_field_the_reader_names_has_its_weight() {
+        use handover_recall::item::names::*;
+        let weights =
+            |names: &[&str]| -> Vec<Weight> { names.iter().map(|n| weight_of(n)).collect() };
+        assert_eq!(
+            weights(&[GOAL, DECISIONS, WARNINGS, BLOCKERS]),
+            [Weight::Key; 4]
+        );
+        assert_eq!(
+            weights(&[EVIDENCE, FILES, FILES_EDITED, COMMAND, ENVIRONMENT]),
+            [Weight::Evidence; 5]
+        );
+        assert_eq!(
+            weights(&[NARRATIVE, REQUEST, LAST_MESSAGE, NEXT_ACTION]),
+            [Weight::Context; 4]
+        );
+    }
+}
