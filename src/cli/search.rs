@@ -437,7 +437,9 @@ mod tests {
 
     #[test]
     fn in_names_a_field_or_the_unique_start_of_one() {
-        let cases: &[(&[&str], Result<&[&str], &str>)] = &[
+        // (--in values, the fields selected or a part of the error)
+        type Case<'a> = (&'a [&'a str], Result<&'a [&'a str], &'a str>);
+        let cases: &[Case] = &[
             (&[], Ok(&[])),
             (&["decisions"], Ok(&["decisions"])),
             (&["DEC"], Ok(&["decisions"])),
