@@ -13,7 +13,8 @@
 //! - `grep -rlF <word>` and `grep -rliF <word>` over `.handover/` (the archive, the records,
 //!   the journal), and `grep -rlF <phrase>`;
 //!
-//! and prints each median and its ratio to `grep -rlF` of the same word.
+//! and prints each median and its ratio to `grep -rlF` of the same word. `RECALL_BENCH_KEEP=1`
+//! keeps the store and prints where it is.
 #![allow(clippy::unwrap_used, clippy::expect_used)]
 
 #[path = "measure.rs"]
@@ -45,6 +46,13 @@ fn main() {
     let runs = number("RECALL_BENCH_RUNS", 11);
     let tmp = tempfile::tempdir().expect("temp dir");
     let repo = tmp.path().join("repo");
+    // RECALL_BENCH_KEEP=1: the store stays, to look into (its path on stderr).
+    let _tmp = if std::env::var("RECALL_BENCH_KEEP").is_ok_and(|v| v == "1") {
+        eprintln!("keeping {}", repo.display());
+        Err(tmp.keep())
+    } else {
+        Ok(tmp)
+    };
     make_repo(&repo);
     let start = Instant::now();
     build_store(&repo, handoffs, records);
