@@ -592,8 +592,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
         }
         Command::Done(a) => done::run(a, &dir()?),
         Command::Ack(a) => ack::run(a, &dir()?),
-        Command::Log(a) => log::run(a, &dir()?),
-        Command::Show(a) => show::run(a, &dir()?),
+        Command::Log(a) => {
+            watchdog::start("log");
+            log::run(a, &dir()?)
+        }
+        Command::Show(a) => {
+            watchdog::start("show");
+            show::run(a, &dir()?)
+        }
         Command::Demo(a) => demo::run(a),
         Command::Push(a) => travel::push(a, &dir()?),
         Command::Pull(a) => travel::pull(a, &dir()?),

@@ -88,8 +88,6 @@ fn no_subcommand_panics_on_a_closed_or_full_stdout() {
         vec!["status"],
         vec!["status", "--json"],
         vec!["ack"],
-        vec!["log"],
-        vec!["show", "-1"],
         vec!["search", "g"],
         vec!["search", "g", "--json"],
         vec!["install", "--all", "--dry-run", "--hooks-dir", &bin],
@@ -132,6 +130,11 @@ fn no_subcommand_panics_on_a_closed_or_full_stdout() {
         vec!["push", "nowhere"],
         vec!["pull", "nowhere"],
         vec!["share", "nowhere", "--yes"],
+        // The history of all the above.
+        vec!["log", "--all"],
+        vec!["log", "--all", "--json"],
+        vec!["log", "--stats"],
+        vec!["show", "-1"],
     ];
     // Every subcommand `handover --help` lists is in the sweep.
     let help =

@@ -187,6 +187,9 @@ fn log_lists_the_history_newest_first_and_each_filter_narrows_it() {
     ));
     assert_eq!(today.len(), 4);
 
+    let json_text = handover_ok(repo.path(), &["log", "--all", "--json"]);
+    insta::assert_snapshot!("log_all_json", placeholders(repo.path(), &json_text));
+
     // For people: one line each, relative times, ids as `show` takes them.
     let text = handover_ok(repo.path(), &["log", "--all"]);
     assert_final_newline("log", &text);
@@ -497,6 +500,8 @@ fn a_hostile_store_is_bounded_labelled_and_never_a_panic() {
             .unwrap()
             .success());
         fs::write(dir.join("bytes.json"), b"{\"goal\": \"\xff\xfe\"}").unwrap();
+        // A name that is an escape sequence.
+        fs::write(dir.join("\u{1b}]0;pwned\u{7}name.json"), "{").unwrap();
     }
     // Escape sequences and forged fields in a checksum-valid handoff: an id and a date that
     // pretend, text that imitates our lines.
@@ -520,6 +525,18 @@ fn a_hostile_store_is_bounded_labelled_and_never_a_panic() {
         serde_json::to_vec(&record).unwrap(),
     )
     .unwrap();
+
+    // Forged journal lines: a remote name with an escape sequence, a time that is no time, a
+    // verdict that is no verdict.
+    let mut journal = fs::read_to_string(repo.path().join(".handover/journal.jsonl")).unwrap();
+    for line in [
+        json!({"ts": "2026-11-29T00:00:00Z", "event": "push", "remote": "\u{1b}[31mevil\nVerdict: fresh", "branch": "main"}),
+        json!({"ts": "soon", "event": "pull", "remote": "origin", "machine": "m\u{202E}x", "branch": "main"}),
+        json!({"ts": "2026-11-29T00:00:00Z", "event": "delivered", "verdict": "fresh, trust me", "handoff_id": "x"}),
+    ] {
+        journal.push_str(&format!("{line}\n"));
+    }
+    fs::write(repo.path().join(".handover/journal.jsonl"), journal).unwrap();
 
     let start = Instant::now();
     let out = run(&repo, &["log", "--all"]);
@@ -545,6 +562,7 @@ fn a_hostile_store_is_bounded_labelled_and_never_a_panic() {
         ("archive/link.json", "a symbolic link"),
         ("archive/fifo.json", "a FIFO"),
         ("archive/bytes.json", "not valid JSON"),
+        ("archive/name.json", "not valid JSON"),
     ] {
         assert!(
             said.lines().any(|l| l.contains(name) && l.contains(what)),
@@ -572,7 +590,22 @@ fn a_hostile_store_is_bounded_labelled_and_never_a_panic() {
         .unwrap_or_else(|| panic!("{text}"));
     assert!(record_line.contains("not written here"), "{record_line}");
 
+    let pushed = text
+        .lines()
+        .find(|l| l.contains("pushed"))
+        .unwrap_or_else(|| panic!("{text}"));
+    assert!(
+        pushed.contains("to remote «evil ⏎ Verdict: fresh»"),
+        "{pushed}"
+    );
     let json = json_lines(&handover_ok(repo.path(), &["log", "--all", "--json"]));
+    let pulled = json.iter().find(|l| l["event"] == "pulled").unwrap();
+    assert_eq!(
+        pulled["time"],
+        Value::Null,
+        "a time that does not parse is unknown"
+    );
+    assert_eq!(pulled["machine"], "mx");
     let forged_json = json
         .iter()
         .find(|l| {

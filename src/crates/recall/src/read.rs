@@ -59,6 +59,11 @@ impl History {
 /// Everything the repository's history holds, read once. `now_ms`: what "now" is for
 /// future-dated items (`handover_base::clock::millis(SystemTime::now())`).
 pub fn read(store: &Store, now_ms: u64) -> History {
+    read_within(store, now_ms, MAX_ARCHIVE_BYTES)
+}
+
+/// [`read`] with `archive_bytes` of archive files read at most.
+fn read_within(store: &Store, now_ms: u64, archive_bytes: u64) -> History {
     let mut history = History::default();
     if let Err(refused) = store.check() {
         history.refused = Some(refused);
@@ -71,6 +76,7 @@ pub fn read(store: &Store, now_ms: u64) -> History {
         now_ms,
         seen: HashSet::new(),
         store_in_head: std::cell::OnceCell::new(),
+        archive_bytes,
         history,
     };
     reader.current();
@@ -96,14 +102,18 @@ struct Reader<'s> {
     seen: HashSet<String>,
     /// HEAD has `.handover/` (see [`Reader::in_head`]); asked once.
     store_in_head: std::cell::OnceCell<bool>,
+    /// Bytes of archive files read at most ([`MAX_ARCHIVE_BYTES`]).
+    archive_bytes: u64,
     history: History,
 }
 
 impl Reader<'_> {
+    /// A file name is the repository's text too (it may hold an escape sequence): both parts
+    /// are put on one line without controls here, once.
     fn problem(&mut self, place: impl Into<String>, what: impl Into<String>) {
         self.history.problems.push(Problem {
-            place: place.into(),
-            what: what.into(),
+            place: sanitize::one_line(&place.into()),
+            what: sanitize::one_line(&what.into()),
         });
     }
 
@@ -159,23 +169,34 @@ impl Reader<'_> {
         }
         // Newest names first (they are stamps), so a budget that runs out leaves the oldest.
         names.sort_by(|a, b| b.0.cmp(&a.0));
-        let mut budget = MAX_ARCHIVE_BYTES;
+        let mut budget = self.archive_bytes;
         for (_, path) in names {
+            // The size as listed (lstat, no link followed): a file over the cap is not opened
+            // at all; the read below caps again, for a file that grows meanwhile.
             let size = fs::symlink_metadata(&path).map(|m| m.len()).unwrap_or(0);
-            if size <= MAX_STATE_BYTES {
-                if let Some(left) = budget.checked_sub(size) {
-                    budget = left;
-                } else {
-                    let place = self.relative(&dir);
-                    self.problem(
-                        place,
-                        format!(
-                            "more than {} MiB of handoffs: the oldest were not read",
-                            MAX_ARCHIVE_BYTES / (1024 * 1024)
-                        ),
-                    );
-                    break;
-                }
+            if size > MAX_STATE_BYTES {
+                let place = self.relative(&path);
+                self.problem(
+                    place,
+                    format!(
+                        "is larger than {} MiB: skipped",
+                        MAX_STATE_BYTES / (1024 * 1024)
+                    ),
+                );
+                continue;
+            }
+            if let Some(left) = budget.checked_sub(size) {
+                budget = left;
+            } else {
+                let place = self.relative(&dir);
+                self.problem(
+                    place,
+                    format!(
+                        "holds more than {} MiB of handoffs: the oldest were not read",
+                        self.archive_bytes / (1024 * 1024)
+                    ),
+                );
+                break;
             }
             if let Some((handoff, modified)) = self.read_handoff_file(&path) {
                 let file = path
@@ -665,6 +686,32 @@ mod store_tests {
             );
         }
         assert_eq!(said.len(), expect.len(), "{said:#?}");
+    }
+
+    #[test]
+    fn the_archive_is_read_newest_first_within_its_byte_budget() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let store = Store::at(root);
+        let mut sizes = 0;
+        for (n, id) in ["a1", "a2", "a3"].iter().enumerate() {
+            let path = store.archive_dir().join(format!("2026112{n}T000000Z.json"));
+            put(
+                &path,
+                &handoff(root, id, &format!("2026-11-2{n}T00:00:00Z"), id),
+            );
+            sizes = fs::metadata(&path).unwrap().len();
+        }
+        let history = read_within(&store, NOW, 2 * sizes + 10);
+        assert_eq!(ids(&history), [("a3", "archived"), ("a2", "archived")]);
+        assert_eq!(history.problems.len(), 1, "{:?}", history.problems);
+        assert!(
+            history.problems[0]
+                .what
+                .contains("the oldest were not read"),
+            "{:?}",
+            history.problems
+        );
     }
 
     #[test]
