@@ -25,6 +25,7 @@ pub mod copilot;
 pub mod droid;
 pub mod facts;
 pub mod gemini;
+pub mod mcp;
 mod qwen;
 pub mod trusted_folders;
 
@@ -62,6 +63,9 @@ pub struct InstallOptions {
     /// Write the portable command (hook_exe::portable_command: the same on every machine, the
     /// executable found at run time) instead of `hooks`' absolute paths.
     pub portable: bool,
+    /// `--mcp`: register `handover mcp`, run by this command, in each client's MCP
+    /// configuration (wiring/mcp.rs).
+    pub mcp: Option<crate::edit::mcp_entry::McpCommand>,
 }
 
 impl InstallOptions {

@@ -73,6 +73,7 @@ fn req(e: &Env, targets: Targets, scope: Scope) -> InstallRequest {
             trust: false,
             hooks: HookPaths::in_dir(&e.bin),
             portable: false,
+            mcp: None,
         },
         dry_run: false,
         codex_bin: None,

@@ -265,6 +265,7 @@ pub fn run_install_with(
             trust: args.trust,
             hooks: hooks.clone(),
             portable,
+            mcp: mcp_command(args, &env.cwd)?,
         },
         dry_run: args.selection.dry_run,
         codex_bin,
@@ -478,6 +479,29 @@ fn gitignore_dry_run(repo: &Path) -> Option<String> {
         before.as_deref(),
         Some(&after),
     ))
+}
+
+/// What the clients run for `--mcp`: like the hooks, the portable launcher that finds
+/// `handover` at run time, or with `--hooks-dir` the `handover` in that directory.
+fn mcp_command(
+    args: &InstallArgs,
+    cwd: &Path,
+) -> anyhow::Result<Option<handover_installer::edit::mcp_entry::McpCommand>> {
+    use handover_installer::edit::mcp_entry::McpCommand;
+    if !args.mcp {
+        return Ok(None);
+    }
+    let Some(dir) = &args.hooks_dir else {
+        return Ok(Some(McpCommand::portable()));
+    };
+    let handover = absolute(dir, cwd).join("handover");
+    if !handover_installer::locate::is_executable(&handover) {
+        anyhow::bail!(
+            "--mcp with --hooks-dir {}: no `handover` executable there for the clients to run as their MCP server; nothing was written. Install it beside the hook executables (`cargo install --locked --path <handover checkout> --root <dir>`), or leave out --hooks-dir",
+            dir.display()
+        );
+    }
+    Ok(Some(McpCommand::at(&handover)))
 }
 
 fn absolute(dir: &Path, cwd: &Path) -> PathBuf {

@@ -202,6 +202,10 @@ pub struct InstallArgs {
     /// The `codex` executable for --trust (default: `codex` on PATH).
     #[arg(long, value_name = "PATH", requires = "trust")]
     pub codex_bin: Option<PathBuf>,
+    /// Also register `handover mcp` (the MCP server for agents) in each client's MCP
+    /// configuration (docs/install.md).
+    #[arg(long)]
+    pub mcp: bool,
     /// Print the result as one JSON object instead of the report (docs/cli.md).
     #[arg(long)]
     pub json: bool,

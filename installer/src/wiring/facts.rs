@@ -56,6 +56,13 @@ pub struct AgentStatus {
     pub scopes: Vec<ScopeStatus>,
     #[serde(flatten)]
     pub facts: Option<Facts>,
+    /// Where `handover install --mcp` registered the MCP server (wiring/mcp.rs), by scope;
+    /// left out of `--json` when it is nowhere.
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "json::mcp_by_scope"
+    )]
+    pub mcp: Vec<(Scope, crate::wiring::mcp::McpStatus)>,
 }
 
 /// One settings or hooks file of an agent, at one scope.

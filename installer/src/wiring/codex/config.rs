@@ -498,11 +498,12 @@ pub fn move_trust_entries(
 }
 
 /// The user's part of a config.toml, for comparing two versions: everything but ours there —
-/// project trust and hook trust (Codex writes the latter too) — in a canonical form; None when
-/// it does not parse.
+/// project trust and hook trust (Codex writes the latter too), the MCP server of `--mcp` — in a
+/// canonical form; None when it does not parse.
 pub fn user_part(path: &Path, text: &str) -> Option<String> {
     let mut doc = parse(path, text).ok()?;
     doc.as_table_mut().remove("projects");
+    crate::edit::mcp_entry::uninstall_toml(&mut doc);
     if let Some(h) = doc.get_mut("hooks").and_then(Item::as_table_like_mut) {
         h.remove("state");
     }
