@@ -235,7 +235,7 @@ pub fn plan_install(
             },
         )?;
     }
-    notes.extend(needs(agent, scope).map(|n| format!("{name}: {n}.")));
+    notes.extend(needs(agent, scope).map(|n| format!("{n}.")));
     Ok(())
 }
 
