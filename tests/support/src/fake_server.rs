@@ -124,6 +124,47 @@ impl ToolCall {
             input,
         }
     }
+
+    /// A call of the tool the request offers whose name ends with `suffix`, by the name the
+    /// client gives it (an MCP server's tools are prefixed: Claude Code's
+    /// `mcp__handover__handover_save`; each client has its own rule): resolved per request
+    /// from its tool list ([`OFFERED`] marks it until then).
+    pub fn offered(suffix: &str, input: Value) -> ToolCall {
+        ToolCall::new(&format!("{OFFERED}{suffix}"), input)
+    }
+}
+
+/// The prefix of a tool call's name that [`ToolCall::offered`] resolves against the request.
+const OFFERED: &str = "offered-tool-ending-with:";
+
+/// Every tool name a request offers, whatever its wire (`tools[].name` of the Messages and
+/// Responses APIs and their namespaces, `functionDeclarations[].name` of Gemini's,
+/// `tools[].function.name` of Chat Completions).
+pub fn offered_tool_names(body: &Value) -> Vec<String> {
+    fn walk(v: &Value, out: &mut Vec<String>, depth: usize) {
+        if depth > 8 {
+            return;
+        }
+        match v {
+            Value::Object(m) => {
+                if let Some(name) = m.get("name").and_then(Value::as_str) {
+                    out.push(name.to_string());
+                }
+                for (k, child) in m {
+                    if k != "name" && (child.is_object() || child.is_array()) {
+                        walk(child, out, depth + 1);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|c| walk(c, out, depth + 1)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(tools) = body.get("tools") {
+        walk(tools, &mut out, 0);
+    }
+    out
 }
 
 impl Turn {
@@ -144,6 +185,21 @@ impl Turn {
         }
         calls.extend(self.tools.iter().cloned());
         calls
+    }
+
+    /// This turn with every [`ToolCall::offered`] name replaced by the offered tool's name in
+    /// `body` (left as it is when the request offers none: the client then reports an unknown
+    /// tool, which the test sees).
+    fn with_offered_names(mut self, body: &Value) -> Turn {
+        let names = offered_tool_names(body);
+        for call in &mut self.tools {
+            if let Some(suffix) = call.name.strip_prefix(OFFERED) {
+                if let Some(name) = names.iter().find(|n| n.ends_with(suffix)) {
+                    call.name = name.clone();
+                }
+            }
+        }
+        self
     }
 
     pub fn text(text: &str) -> Turn {
@@ -471,6 +527,7 @@ fn respond(
     let usage = turn.usage.unwrap_or(st.script.default_usage);
     drop(st);
     let body = &entry.body;
+    let turn = turn.with_offered_names(body);
     if path.contains("count_tokens") {
         return (
             "200 OK",
