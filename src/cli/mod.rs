@@ -12,6 +12,7 @@ mod demo;
 mod done;
 mod exit;
 mod install;
+mod mcp;
 pub mod output;
 mod parse;
 mod status;
@@ -68,6 +69,9 @@ pub enum Command {
     Install(InstallArgs),
     /// Take out exactly what `handover install` put in.
     Uninstall(UninstallArgs),
+    /// Serve handover's tools to an agent over MCP (stdin/stdout): what a client's MCP
+    /// configuration runs.
+    Mcp(McpArgs),
     /// Codex: trust the hooks of the handover plugin (after `codex plugin add handover@...`):
     /// exactly those, at their current hashes, through `codex app-server` (your consent).
     TrustPlugin(TrustPluginArgs),
@@ -483,6 +487,9 @@ pub struct ShareArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct McpArgs {}
+
+#[derive(Args, Debug)]
 pub struct DemoArgs {
     /// Keep the temporary repository and print its path, instead of deleting it.
     #[arg(long)]
@@ -539,6 +546,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             install::run_uninstall(a, handover_handoff::store::Store::discover(&dir()?).root())
         }
         Command::TrustPlugin(a) => install::run_trust_plugin(a),
+        Command::Mcp(_) => mcp::run(&dir()?),
         Command::Completions(a) => {
             // Generated into memory first: clap_complete panics when its writer fails.
             let mut script = Vec::new();

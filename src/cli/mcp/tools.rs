@@ -1,0 +1,142 @@
+//! The tools of `handover mcp`: their names, short descriptions (every model request carries
+//! them) and input schemas, and each call handed to the command it mirrors.
+
+use super::super::{ack, boot, output, watchdog, write};
+use super::schema;
+use rmcp::model::{JsonObject, Tool as ToolDef};
+use serde_json::{json, Value};
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Tool {
+    Status,
+    Save,
+    Ack,
+}
+
+impl Tool {
+    const ALL: [Tool; 3] = [Tool::Status, Tool::Save, Tool::Ack];
+
+    fn name(self) -> &'static str {
+        match self {
+            Tool::Status => "handover_status",
+            Tool::Save => "handover_save",
+            Tool::Ack => "handover_ack",
+        }
+    }
+
+    /// One sentence: the model reads it on every request.
+    fn description(self) -> &'static str {
+        match self {
+            Tool::Status => {
+                "The current handoff, verified against the repository (as `handover boot`)."
+            }
+            Tool::Save => {
+                "Save the state of unfinished work for the next session. Only goal is required."
+            }
+            Tool::Ack => "Record that this session received the handoff (as `handover ack`).",
+        }
+    }
+
+    fn input_schema(self) -> JsonObject {
+        match self {
+            Tool::Status => object_schema(json!({})),
+            Tool::Save => schema::save_input(),
+            Tool::Ack => object_schema(json!({
+                "session_id": {"type": "string", "description": "This session's id, when known."}
+            })),
+        }
+    }
+
+    pub fn named(name: &str) -> Option<Tool> {
+        Tool::ALL.into_iter().find(|t| t.name() == name)
+    }
+}
+
+/// Every tool, as `tools/list` shows it.
+pub fn list() -> Vec<ToolDef> {
+    Tool::ALL
+        .into_iter()
+        .map(|t| ToolDef::new(t.name(), t.description(), Arc::new(t.input_schema())))
+        .collect()
+}
+
+pub fn names() -> Vec<&'static str> {
+    Tool::ALL.into_iter().map(Tool::name).collect()
+}
+
+/// `{"type": "object", "properties": …}`.
+fn object_schema(properties: Value) -> JsonObject {
+    let mut schema = JsonObject::new();
+    schema.insert("type".into(), json!("object"));
+    schema.insert("properties".into(), properties);
+    schema
+}
+
+/// One call: Ok with the text the command prints, Err with why it failed (a tool error the
+/// model reads: the field and the fix). The work runs on a blocking thread, bounded by the
+/// commands' time limit (a hostile repository cannot hang the server).
+pub async fn call(
+    tool: Tool,
+    dir: PathBuf,
+    arguments: Option<JsonObject>,
+) -> Result<String, String> {
+    let work = tokio::task::spawn_blocking(move || run(tool, &dir, arguments.unwrap_or_default()));
+    let joined = match watchdog::limit() {
+        Some(limit) => match tokio::time::timeout(limit, work).await {
+            Ok(joined) => joined,
+            Err(_) => return Err(watchdog::too_long(tool.name(), limit)),
+        },
+        None => work.await,
+    };
+    match joined {
+        Ok(Ok(text)) => Ok(text),
+        Ok(Err(e)) => Err(error_text(&e)),
+        Err(e) => Err(format!("handover: {} failed: {e}", tool.name())),
+    }
+}
+
+fn run(tool: Tool, dir: &Path, arguments: JsonObject) -> anyhow::Result<String> {
+    match tool {
+        Tool::Status => {
+            let (text, code) = boot::report_text(dir)?;
+            // `boot` exits 1 on a refused store: its report is then the error.
+            if code == std::process::ExitCode::SUCCESS {
+                Ok(text.trim_end().to_string())
+            } else {
+                anyhow::bail!("{}", text.trim_end())
+            }
+        }
+        Tool::Save => {
+            // The JSON input form, exactly as `handover write --from -` reads it.
+            let text = serde_json::to_string(&Value::Object(arguments))?;
+            write::from_json(dir, &text)
+        }
+        Tool::Ack => {
+            let session = match arguments.get("session_id") {
+                None | Some(Value::Null) => None,
+                Some(Value::String(s)) => Some(s.as_str()),
+                Some(other) => anyhow::bail!(
+                    "session_id: expected a string, got {other}: pass the session's id as text, or leave it out"
+                ),
+            };
+            Ok(ack::acknowledge(dir, session)?.0)
+        }
+    }
+}
+
+/// An error as the CLI says it on stderr (`handover: …`, then the hint for a permission
+/// problem).
+fn error_text(e: &anyhow::Error) -> String {
+    let text = format!("{e:#}");
+    let text = if text.starts_with("handover:") {
+        text
+    } else {
+        format!("handover: {text}")
+    };
+    match output::permission_hint(e) {
+        Some(hint) => format!("{text}\nhint: {hint}"),
+        None => text,
+    }
+}
