@@ -181,6 +181,13 @@ const SCENARIOS: &[Scenario] = &[
         clients: Clients::Only(&["copilot", "droid"]),
         run: super::interactive::save_progress_reminder,
     },
+    // The MCP server registered by `handover install --mcp` (tests/clients/mcp.rs): Qwen Code
+    // asks the user to approve a project's server first, which a headless run cannot.
+    Scenario {
+        name: "mcp_save_reaches_next_session",
+        clients: Clients::Except(&["qwen"]),
+        run: super::mcp::save_reaches_next_session,
+    },
     // A handoff pushed from another machine (tests/clients/travel.rs).
     Scenario {
         name: "travel_remote_handoff_reaches_session_start",
