@@ -31,15 +31,24 @@ fn sandbox(agent: Agent) -> Sandbox {
     sb
 }
 
-/// What the model does before it can call an MCP tool: Claude Code 2.1.330 lists MCP tools
-/// as deferred (their names in the system prompt, "Use ToolSearch with query
-/// \"select:<name>\" to load tool schemas before calling them"), so its model loads the tool
-/// first; the other clients offer it at once.
+/// What the model does before it can call an MCP tool. Claude Code 2.1.330 and Factory Droid
+/// 0.225.2 list MCP tools as deferred (their names in a system reminder; "Use ToolSearch with
+/// query \"select:<name>\" to load tool schemas before calling them"), Codex 0.169.0 as a
+/// deferred namespace `mcp__handover` that its client-side `tool_search` loads: the model
+/// loads the tool first. Gemini CLI and Copilot CLI offer it at once.
 fn load_save_tool(agent: Agent) -> Vec<Turn> {
-    match agent {
-        Agent::Claude => vec![Turn::tools(vec![ToolCall::new(
+    let select = |name: &str| {
+        vec![Turn::tools(vec![ToolCall::new(
             "ToolSearch",
-            json!({"query": "select:mcp__handover__handover_save", "max_results": 5}),
+            json!({"query": format!("select:{name}")}),
+        )])]
+    };
+    match agent {
+        Agent::Claude => select("mcp__handover__handover_save"),
+        Agent::Droid => select("handover___handover_save"),
+        Agent::Codex => vec![Turn::tools(vec![ToolCall::new(
+            "tool_search",
+            json!({"query": "handover_save", "limit": 8}),
         )])],
         _ => Vec::new(),
     }

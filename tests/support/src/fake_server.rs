@@ -138,34 +138,62 @@ impl ToolCall {
 const OFFERED: &str = "offered-tool-ending-with:";
 
 /// Every tool name a request offers, whatever its wire (`tools[].name` of the Messages and
-/// Responses APIs and their namespaces, `functionDeclarations[].name` of Gemini's,
-/// `tools[].function.name` of Chat Completions).
+/// Responses APIs, `functionDeclarations[].name` of Gemini's, `tools[].function.name` of Chat
+/// Completions). A tool inside a Responses API namespace (Codex's MCP tools, loaded by its
+/// `tool_search` and returned in a `tool_search_output` input item) is named
+/// `<namespace>::<name>`, as [`responses_sse`] calls it.
 pub fn offered_tool_names(body: &Value) -> Vec<String> {
-    fn walk(v: &Value, out: &mut Vec<String>, depth: usize) {
+    fn walk(v: &Value, ns: Option<&str>, out: &mut Vec<String>, depth: usize) {
         if depth > 8 {
             return;
         }
         match v {
             Value::Object(m) => {
-                if let Some(name) = m.get("name").and_then(Value::as_str) {
-                    out.push(name.to_string());
+                let name = m.get("name").and_then(Value::as_str);
+                let namespace = m.get("type").and_then(Value::as_str) == Some("namespace");
+                match (name, namespace) {
+                    (Some(n), true) => {
+                        if let Some(tools) = m.get("tools") {
+                            walk(tools, Some(n), out, depth + 1);
+                        }
+                        return;
+                    }
+                    (Some(n), false) => out.push(match ns {
+                        Some(ns) => format!("{ns}{NAMESPACED}{n}"),
+                        None => n.to_string(),
+                    }),
+                    _ => {}
                 }
                 for (k, child) in m {
                     if k != "name" && (child.is_object() || child.is_array()) {
-                        walk(child, out, depth + 1);
+                        walk(child, ns, out, depth + 1);
                     }
                 }
             }
-            Value::Array(a) => a.iter().for_each(|c| walk(c, out, depth + 1)),
+            Value::Array(a) => a.iter().for_each(|c| walk(c, ns, out, depth + 1)),
             _ => {}
         }
     }
     let mut out = Vec::new();
     if let Some(tools) = body.get("tools") {
-        walk(tools, &mut out, 0);
+        walk(tools, None, &mut out, 0);
+    }
+    let loaded = body
+        .get("input")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|i| i.get("type").and_then(Value::as_str) == Some("tool_search_output"));
+    for item in loaded {
+        if let Some(tools) = item.get("tools") {
+            walk(tools, None, &mut out, 0);
+        }
     }
     out
 }
+
+/// Between a Responses API namespace and a tool's name in [`offered_tool_names`].
+const NAMESPACED: &str = "::";
 
 impl Turn {
     /// Every tool call of this answer: the `shell` command first (Claude Code's `Bash`,
@@ -843,9 +871,24 @@ fn responses_sse(turn: &Turn, usage: u64, n: usize) -> String {
                 Value::String(text) => json!({"type": "custom_tool_call",
                     "id": format!("ctc_fake_{n}_{i}"), "call_id": call_id(n, i),
                     "name": c.name, "input": text}),
-                args => json!({"type": "function_call",
-                    "id": if i == 0 { format!("fc_fake_{n}") } else { format!("fc_fake_{n}_{i}") },
-                    "call_id": call_id(n, i), "name": c.name, "arguments": args.to_string()}),
+                // Codex's client-side tool discovery (a `tool_search` tool in the request).
+                args if c.name == "tool_search" => json!({"type": "tool_search_call",
+                    "id": format!("tsc_fake_{n}_{i}"), "call_id": call_id(n, i),
+                    "execution": "client", "status": "completed", "arguments": args}),
+                args => {
+                    let id = if i == 0 {
+                        format!("fc_fake_{n}")
+                    } else {
+                        format!("fc_fake_{n}_{i}")
+                    };
+                    let mut item = json!({"type": "function_call", "id": id,
+                        "call_id": call_id(n, i), "name": c.name, "arguments": args.to_string()});
+                    if let Some((ns, name)) = c.name.split_once(NAMESPACED) {
+                        item["namespace"] = json!(ns);
+                        item["name"] = json!(name);
+                    }
+                    item
+                }
             })
             .collect()
     };
