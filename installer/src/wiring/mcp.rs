@@ -25,6 +25,7 @@ use crate::error::EditError;
 use crate::files::{confine_for, read_opt, Homes};
 use crate::report::{any_effective, Change};
 use crate::wiring::codex::config as codex_config;
+use crate::wiring::facts::McpStatus;
 use handover_clients::{Agent, Scope};
 use std::path::{Path, PathBuf};
 
@@ -328,19 +329,6 @@ pub fn strip_reporting(path: &Path, toml: bool, text: &str) -> (String, Vec<Chan
         Ok((Some(after), changes)) => (after, changes),
         _ => (text.to_string(), Vec::new()),
     }
-}
-
-/// The server as `handover status` reports it: registered in `agent`'s file at `scope`, and
-/// (Claude Code's project scope) approved.
-#[derive(Clone, Debug, PartialEq, serde::Serialize)]
-pub struct McpStatus {
-    #[serde(serialize_with = "crate::wiring::facts::json::display_path")]
-    pub file: PathBuf,
-    pub command: String,
-    pub args: Vec<String>,
-    /// Claude Code's project scope: `enabledMcpjsonServers` names it (None elsewhere).
-    #[serde(skip_serializing_if = "Option::is_none")]
-    pub approved: Option<bool>,
 }
 
 /// Where the server is registered for `agent`, scope by scope (project, then user; local is

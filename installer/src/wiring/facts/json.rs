@@ -10,7 +10,7 @@ pub(crate) fn by_scope<S: Serializer>(scopes: &[ScopeStatus], s: S) -> Result<S:
 }
 
 pub(crate) fn mcp_by_scope<S: Serializer>(
-    found: &[(Scope, crate::wiring::mcp::McpStatus)],
+    found: &[(Scope, McpStatus)],
     s: S,
 ) -> Result<S::Ok, S::Error> {
     s.collect_map(found.iter().map(|(scope, m)| (scope.as_str(), m)))
