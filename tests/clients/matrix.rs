@@ -181,11 +181,10 @@ const SCENARIOS: &[Scenario] = &[
         clients: Clients::Only(&["copilot", "droid"]),
         run: super::interactive::save_progress_reminder,
     },
-    // The MCP server registered by `handover install --mcp` (tests/clients/mcp.rs): Qwen Code
-    // asks the user to approve a project's server first, which a headless run cannot.
+    // The MCP server registered by `handover install --mcp` (tests/clients/mcp.rs).
     Scenario {
         name: "mcp_save_reaches_next_session",
-        clients: Clients::Except(&["qwen"]),
+        clients: Clients::Every,
         run: super::mcp::save_reaches_next_session,
     },
     // A handoff pushed from another machine (tests/clients/travel.rs).

@@ -7,7 +7,7 @@
 //! | Claude Code | `.mcp.json`, approved by `enabledMcpjsonServers` in `.claude/settings.json` | `~/.claude.json` |
 //! | Codex | `.codex/config.toml` (read in a trusted project only) | `$CODEX_HOME/config.toml` |
 //! | Gemini CLI | `.gemini/settings.json` (in a trusted folder only) | `~/.gemini/settings.json` |
-//! | Qwen Code | `.qwen/settings.json` (Qwen asks to approve it) | `~/.qwen/settings.json` |
+//! | Qwen Code | `.qwen/settings.json` (its terminal UI asks to approve it) | `~/.qwen/settings.json` |
 //! | GitHub Copilot CLI | `.github/mcp.json` (in a trusted folder only) | `~/.copilot/mcp-config.json` |
 //! | Factory Droid | `.factory/mcp.json` | `~/.factory/mcp.json` |
 //!
@@ -110,7 +110,7 @@ fn needs(agent: Agent, scope: Scope) -> Option<&'static str> {
             "GitHub Copilot CLI reads .github/mcp.json only in a folder it trusts (--trust)",
         ),
         (Agent::Qwen, _) => Some(
-            "Qwen Code asks you to approve a project's MCP server before it starts it (answer in its terminal UI, `/mcp`)",
+            "Qwen Code lists a project's MCP server as pending approval until you approve it (`/mcp` in its terminal UI; `qwen -p --yolo` starts it without asking)",
         ),
         _ => None,
     }
