@@ -343,3 +343,63 @@ fn malformed_input_is_answered_and_the_server_goes_on() {
     assert!(!is_error, "{text}");
     server.finish();
 }
+
+/// A `.handover` that handover refuses (here a link to another directory): every tool says
+/// so as a tool error, handover_status in boot's words, and nothing is written through it.
+#[test]
+fn a_refused_store_is_a_tool_error() {
+    let r = TestRepo::with_commit();
+    let elsewhere = r.sibling("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, r.path.join(".handover")).unwrap();
+    let mut server = Server::start(&r.path);
+    let (status_error, status) = server.call("handover_status", json!({}));
+    let (save_error, save) = server.call("handover_save", handoff());
+    let (ack_error, ack) = server.call("handover_ack", json!({}));
+    server.finish();
+    assert!(
+        status_error && save_error && ack_error,
+        "{status}\n{save}\n{ack}"
+    );
+    let boot = crate::support::repo::handover_run(&r.path, &["boot"]);
+    assert_eq!(boot.status.code(), Some(1));
+    assert_eq!(status, String::from_utf8_lossy(&boot.stdout).trim_end());
+    insta::assert_snapshot!(
+        "refused_store",
+        placeholders(&r.path, &[status, save, ack].join("\n---\n"))
+    );
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(!r.path.join("handover.md").exists());
+}
+
+/// A client that stops reading: the server's writes fail, it does not panic, and it ends when
+/// its input does.
+#[test]
+fn a_client_that_stops_reading_ends_nothing_badly() {
+    let r = TestRepo::with_commit();
+    let mut child = handover_command(&r.path, &["mcp"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    let init =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params()});
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    // The server may already have gone when a line is written: that is its answer too.
+    let _ = writeln!(stdin, "{init}\n{list}");
+    drop(stdin);
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(started.elapsed() < ANSWER, "handover mcp did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        out.status.code().is_some_and(|c| c != 101),
+        "{:?}: {err}",
+        out.status
+    );
+}
