@@ -257,13 +257,18 @@ fn a_refused_save_is_a_tool_error_that_names_the_field() {
     assert!(is_error, "{unknown}");
     let (is_error, no_goal) = server.call("handover_save", json!({"next_action": "x"}));
     assert!(is_error, "{no_goal}");
+    // Over `write --from`'s cap (4 MiB), within the transport's (16 MiB).
+    let huge = "x".repeat(5 * 1024 * 1024);
+    let (is_error, too_large) =
+        server.call("handover_save", json!({"goal": "g", "narrative": huge}));
+    assert!(is_error, "{too_large}");
     server.finish();
     assert!(wrong_type.contains("status.completed"), "{wrong_type}");
     assert!(unknown.contains("blockerz"), "{unknown}");
     assert!(no_goal.contains("`goal` is missing"), "{no_goal}");
     insta::assert_snapshot!(
         "refused_save",
-        [wrong_type, unknown, no_goal].join("\n---\n")
+        [wrong_type, unknown, no_goal, too_large].join("\n---\n")
     );
     assert!(!r.path.join(".handover").exists(), "a refused save wrote");
 }
