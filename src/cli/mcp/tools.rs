@@ -114,14 +114,22 @@ fn run(tool: Tool, dir: &Path, arguments: JsonObject) -> anyhow::Result<String> 
             write::from_json(dir, &text)
         }
         Tool::Ack => {
-            let session = match arguments.get("session_id") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(s.as_str()),
-                Some(other) => anyhow::bail!(
-                    "session_id: expected a string, got {other}: pass the session's id as text, or leave it out"
-                ),
-            };
+            let session = text_argument(&arguments, "session_id")?;
             Ok(ack::acknowledge(dir, session)?.0)
+        }
+    }
+}
+
+/// An optional text argument: None when left out (or null), an error naming it when it is
+/// not text.
+fn text_argument<'a>(arguments: &'a JsonObject, name: &str) -> anyhow::Result<Option<&'a str>> {
+    match arguments.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => {
+            anyhow::bail!(
+                "{name}: expected a string, got {other}: pass it as text, or leave it out"
+            )
         }
     }
 }
