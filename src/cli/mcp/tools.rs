@@ -33,7 +33,7 @@ impl Tool {
                 "The current handoff, verified against the repository (as `handover boot`)."
             }
             Tool::Save => {
-                "Save the state of unfinished work for the next session. Only goal is required."
+                "Save the state of unfinished work for the next session; replaces the current handoff."
             }
             Tool::Ack => "Record that this session received the handoff (as `handover ack`).",
         }
