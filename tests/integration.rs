@@ -32,6 +32,7 @@ mod boot {
     mod mcp;
     mod no_surprises;
     mod properties;
+    mod recall_log;
     mod record;
     mod redact;
     mod redaction_corpus;

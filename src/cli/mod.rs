@@ -12,9 +12,11 @@ mod demo;
 mod done;
 mod exit;
 mod install;
+mod log;
 mod mcp;
 pub mod output;
 mod parse;
+mod show;
 mod status;
 mod travel;
 mod watchdog;
@@ -61,6 +63,12 @@ pub enum Command {
     /// Make a plain `git fetch` / `git pull` bring the remote's handoffs too (shows the
     /// config change first); `--off` undoes it.
     Share(ShareArgs),
+    /// The repository's history, newest first: handoffs written and finished, sessions
+    /// recorded, pushes, pulls, handoffs fetched from other machines.
+    Log(LogArgs),
+    /// One past handoff (its Markdown form, with the verdict then and now) or session record
+    /// in full, by its id from `handover log` or as -N (the N-th newest).
+    Show(ShowArgs),
     /// A two-minute tour in a temporary repository; needs no agent.
     Demo(DemoArgs),
     // "Wire the hooks into <every client> for this repository (once; safe to repeat)": the
@@ -486,6 +494,43 @@ pub struct ShareArgs {
 pub struct McpArgs {}
 
 #[derive(Args, Debug)]
+pub struct LogArgs {
+    /// Only this branch (default: the current one).
+    #[arg(long, value_name = "BRANCH", conflicts_with = "all")]
+    pub branch: Option<String>,
+    /// Every branch.
+    #[arg(long)]
+    pub all: bool,
+    /// Only what happened since then: `2 days`, `3h`, `yesterday`, `2026-11-20`, an RFC 3339 time.
+    #[arg(long, value_name = "WHEN", value_parser = log::parse_moment)]
+    pub since: Option<u64>,
+    /// Only what happened until then (the same forms as --since).
+    #[arg(long, value_name = "WHEN", value_parser = log::parse_moment)]
+    pub until: Option<u64>,
+    /// Only what this agent did (its --agent name: claude, codex, ...).
+    #[arg(long, value_name = "AGENT")]
+    pub agent: Option<String>,
+    /// At most this many lines (the newest).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// One JSON object per line (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+    /// The store's size on disk by part (archive, journal, records, sessions, current) instead.
+    #[arg(long, conflicts_with_all = ["branch", "all", "since", "until", "agent", "limit"])]
+    pub stats: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(allow_negative_numbers = true)]
+pub struct ShowArgs {
+    /// A handoff's or session record's id from `handover log` (a unique prefix will do), or
+    /// -N: the N-th newest handoff or record in `handover log` (-1 is the newest).
+    #[arg(value_name = "ID | -N")]
+    pub which: String,
+}
+
+#[derive(Args, Debug)]
 pub struct DemoArgs {
     /// Keep the temporary repository and print its path, instead of deleting it.
     #[arg(long)]
@@ -531,6 +576,14 @@ pub fn run() -> anyhow::Result<ExitCode> {
         }
         Command::Done(a) => done::run(a, &dir()?),
         Command::Ack(a) => ack::run(a, &dir()?),
+        Command::Log(a) => {
+            watchdog::start("log");
+            log::run(a, &dir()?)
+        }
+        Command::Show(a) => {
+            watchdog::start("show");
+            show::run(a, &dir()?)
+        }
         Command::Demo(a) => demo::run(a),
         Command::Push(a) => travel::push(a, &dir()?),
         Command::Pull(a) => travel::pull(a, &dir()?),
