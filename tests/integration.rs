@@ -33,6 +33,7 @@ mod boot {
     mod no_surprises;
     mod properties;
     mod recall_log;
+    mod recall_search;
     mod record;
     mod redact;
     mod redaction_corpus;

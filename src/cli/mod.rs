@@ -16,6 +16,7 @@ mod log;
 mod mcp;
 pub mod output;
 mod parse;
+pub mod search;
 mod show;
 mod status;
 mod travel;
@@ -69,6 +70,9 @@ pub enum Command {
     /// One past handoff (its Markdown form, with the verdict then and now) or session record
     /// in full, by its id from `handover log` or as -N (the N-th newest).
     Show(ShowArgs),
+    /// Search every handoff (current, archived, fetched) and session record of this
+    /// repository: all the words, or "a phrase"; best hits first.
+    Search(SearchArgs),
     /// A two-minute tour in a temporary repository; needs no agent.
     Demo(DemoArgs),
     // "Wire the hooks into <every client> for this repository (once; safe to repeat)": the
@@ -531,6 +535,25 @@ pub struct ShowArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// What to find: words (every one must match), "a phrase" (an argument with a space in it
+    /// is one), case and accents as docs/cli.md says.
+    #[arg(required = true, value_name = "QUERY")]
+    pub query: Vec<String>,
+    /// Only in this field (repeatable; a unique beginning is enough): goal, decisions,
+    /// warnings, blockers, narrative, request, command, evidence, ... (docs/cli.md).
+    #[arg(long = "in", value_name = "FIELD")]
+    pub fields: Vec<String>,
+    /// Show at most N hits.
+    #[arg(long, value_name = "N", default_value_t = search::DEFAULT_LIMIT,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub limit: usize,
+    /// Print one JSON object per hit (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
 pub struct DemoArgs {
     /// Keep the temporary repository and print its path, instead of deleting it.
     #[arg(long)]
@@ -588,6 +611,10 @@ pub fn run() -> anyhow::Result<ExitCode> {
         Command::Push(a) => travel::push(a, &dir()?),
         Command::Pull(a) => travel::pull(a, &dir()?),
         Command::Share(a) => travel::share(a, &dir()?),
+        Command::Search(a) => {
+            watchdog::start("search");
+            search::run(a, &dir()?)
+        }
         Command::Install(a) => {
             install::run_install(a, handover_handoff::store::Store::discover(&dir()?).root())
         }

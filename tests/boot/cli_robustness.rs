@@ -88,6 +88,10 @@ fn no_subcommand_panics_on_a_closed_or_full_stdout() {
         vec!["status"],
         vec!["status", "--json"],
         vec!["ack"],
+        vec!["log"],
+        vec!["show", "-1"],
+        vec!["search", "g"],
+        vec!["search", "g", "--json"],
         vec!["install", "--all", "--dry-run", "--hooks-dir", &bin],
         vec![
             "install",
