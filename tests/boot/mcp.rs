@@ -155,7 +155,16 @@ fn initialize_names_the_server_and_its_tools() {
     let list = server.request("tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["handover_status", "handover_save", "handover_ack"]);
+    assert_eq!(
+        names,
+        [
+            "handover_status",
+            "handover_save",
+            "handover_ack",
+            "handover_search",
+            "handover_show"
+        ]
+    );
     for tool in tools {
         let description = tool["description"].as_str().unwrap();
         // Every model request carries them: one short sentence each.
@@ -406,5 +415,73 @@ fn a_client_that_stops_reading_ends_nothing_badly() {
         out.status.code().is_some_and(|c| c != 101),
         "{:?}: {err}",
         out.status
+    );
+}
+
+/// handover_search and handover_show answer what `handover search` and `handover show` print,
+/// over a history of two handoffs (the first archived by the second); their argument errors
+/// are tool errors naming the argument.
+#[test]
+fn search_and_show_answer_as_the_commands_print() {
+    let r = TestRepo::with_commit();
+    let mut server = Server::start(&r.path);
+    let (is_error, text) = server.call("handover_save", handoff());
+    assert!(!is_error, "{text}");
+    let (is_error, text) = server.call(
+        "handover_save",
+        json!({"goal": "Document the server", "decisions": [{"what": "One page in docs/cli.md", "why": "the tools mirror commands"}]}),
+    );
+    assert!(!is_error, "{text}");
+
+    let (is_error, found) = server.call("handover_search", json!({"query": "rmcp"}));
+    assert!(!is_error, "{found}");
+    assert_eq!(found, handover_ok(&r.path, &["search", "rmcp"]).trim_end());
+    assert!(found.contains("⟦rmcp⟧"), "{found}");
+    let (is_error, phrase) = server.call(
+        "handover_search",
+        json!({"query": "\"the tools mirror\"", "in": ["decisions"], "limit": 1}),
+    );
+    assert!(!is_error, "{phrase}");
+    assert_eq!(
+        phrase,
+        handover_ok(
+            &r.path,
+            &[
+                "search",
+                "the tools mirror",
+                "--in",
+                "decisions",
+                "--limit",
+                "1"
+            ]
+        )
+        .trim_end()
+    );
+
+    for which in ["-1", "-2"] {
+        let (is_error, shown) = server.call("handover_show", json!({"id": which}));
+        assert!(!is_error, "{shown}");
+        assert_eq!(shown, handover_ok(&r.path, &["show", which]).trim_end());
+    }
+    let (_, newest) = server.call("handover_show", json!({"id": "-1"}));
+    assert!(newest.contains("Document the server"), "{newest}");
+    let (_, archived) = server.call("handover_show", json!({"id": "-2"}));
+    assert!(archived.contains("Ship the MCP server"), "{archived}");
+
+    let errors = [
+        server.call("handover_search", json!({})),
+        server.call("handover_search", json!({"query": "x", "in": ["nofield"]})),
+        server.call("handover_search", json!({"query": "x", "limit": 0})),
+        server.call("handover_show", json!({})),
+        server.call("handover_show", json!({"id": "-9"})),
+    ];
+    server.finish();
+    for (is_error, text) in &errors {
+        assert!(is_error, "{text}");
+    }
+    let texts: Vec<String> = errors.into_iter().map(|(_, t)| t).collect();
+    insta::assert_snapshot!(
+        "search_show_errors",
+        placeholders(&r.path, &texts.join("\n---\n"))
     );
 }
