@@ -32,6 +32,8 @@ mod boot {
     mod mcp;
     mod no_surprises;
     mod properties;
+    mod recall_log;
+    mod recall_search;
     mod record;
     mod redact;
     mod redaction_corpus;

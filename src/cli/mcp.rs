@@ -3,7 +3,7 @@
 //!
 //! The protocol is rmcp's (the official Rust SDK); this module only says which tools there are
 //! and hands each call to the code of the command it mirrors (`boot`, `write --from -`,
-//! `ack`), so an answer reads exactly as the command's output. rmcp and its runtime are linked
+//! `ack`, `search`, `show`), so an answer reads exactly as the command's output. rmcp and its runtime are linked
 //! into this binary alone: the hook executables never start a runtime
 //! (tests/project/architecture.rs checks the built binaries).
 

@@ -12,9 +12,12 @@ mod demo;
 mod done;
 mod exit;
 mod install;
+mod log;
 mod mcp;
 pub mod output;
 mod parse;
+pub mod search;
+mod show;
 mod status;
 mod travel;
 mod watchdog;
@@ -61,6 +64,15 @@ pub enum Command {
     /// Make a plain `git fetch` / `git pull` bring the remote's handoffs too (shows the
     /// config change first); `--off` undoes it.
     Share(ShareArgs),
+    /// The repository's history, newest first: handoffs written and finished, sessions
+    /// recorded, pushes, pulls, handoffs fetched from other machines.
+    Log(LogArgs),
+    /// One past handoff (its Markdown form, with the verdict then and now) or session record
+    /// in full, by its id from `handover log` or as -N (the N-th newest).
+    Show(ShowArgs),
+    /// Search every handoff (current, archived, fetched) and session record of this
+    /// repository: all the words, or "a phrase"; best hits first.
+    Search(SearchArgs),
     /// A two-minute tour in a temporary repository; needs no agent.
     Demo(DemoArgs),
     // "Wire the hooks into <every client> for this repository (once; safe to repeat)": the
@@ -490,6 +502,62 @@ pub struct ShareArgs {
 pub struct McpArgs {}
 
 #[derive(Args, Debug)]
+pub struct LogArgs {
+    /// Only this branch (default: the current one).
+    #[arg(long, value_name = "BRANCH", conflicts_with = "all")]
+    pub branch: Option<String>,
+    /// Every branch.
+    #[arg(long)]
+    pub all: bool,
+    /// Only what happened since then: `2 days`, `3h`, `yesterday`, `2026-11-20`, an RFC 3339 time.
+    #[arg(long, value_name = "WHEN", value_parser = log::parse_moment)]
+    pub since: Option<u64>,
+    /// Only what happened until then (the same forms as --since).
+    #[arg(long, value_name = "WHEN", value_parser = log::parse_moment)]
+    pub until: Option<u64>,
+    /// Only what this agent did (its --agent name: claude, codex, ...).
+    #[arg(long, value_name = "AGENT")]
+    pub agent: Option<String>,
+    /// At most this many lines (the newest).
+    #[arg(long, value_name = "N")]
+    pub limit: Option<usize>,
+    /// One JSON object per line (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+    /// The store's size on disk by part (archive, journal, records, sessions, current) instead.
+    #[arg(long, conflicts_with_all = ["branch", "all", "since", "until", "agent", "limit"])]
+    pub stats: bool,
+}
+
+#[derive(Args, Debug)]
+#[command(allow_negative_numbers = true)]
+pub struct ShowArgs {
+    /// A handoff's or session record's id from `handover log` (a unique prefix will do), or
+    /// -N: the N-th newest handoff or record in `handover log` (-1 is the newest).
+    #[arg(value_name = "ID | -N")]
+    pub which: String,
+}
+
+#[derive(Args, Debug)]
+pub struct SearchArgs {
+    /// What to find: words (every one must match), "a phrase" (an argument with a space in it
+    /// is one), case and accents as docs/cli.md says.
+    #[arg(required = true, value_name = "QUERY")]
+    pub query: Vec<String>,
+    /// Only in this field (repeatable; a unique beginning is enough): goal, decisions,
+    /// warnings, blockers, narrative, request, command, evidence, ... (docs/cli.md).
+    #[arg(long = "in", value_name = "FIELD")]
+    pub fields: Vec<String>,
+    /// Show at most N hits.
+    #[arg(long, value_name = "N", default_value_t = search::DEFAULT_LIMIT,
+          value_parser = clap::builder::RangedU64ValueParser::<usize>::new().range(1..))]
+    pub limit: usize,
+    /// Print one JSON object per hit (docs/cli.md).
+    #[arg(long)]
+    pub json: bool,
+}
+
+#[derive(Args, Debug)]
 pub struct DemoArgs {
     /// Keep the temporary repository and print its path, instead of deleting it.
     #[arg(long)]
@@ -535,10 +603,22 @@ pub fn run() -> anyhow::Result<ExitCode> {
         }
         Command::Done(a) => done::run(a, &dir()?),
         Command::Ack(a) => ack::run(a, &dir()?),
+        Command::Log(a) => {
+            watchdog::start("log");
+            log::run(a, &dir()?)
+        }
+        Command::Show(a) => {
+            watchdog::start("show");
+            show::run(a, &dir()?)
+        }
         Command::Demo(a) => demo::run(a),
         Command::Push(a) => travel::push(a, &dir()?),
         Command::Pull(a) => travel::pull(a, &dir()?),
         Command::Share(a) => travel::share(a, &dir()?),
+        Command::Search(a) => {
+            watchdog::start("search");
+            search::run(a, &dir()?)
+        }
         Command::Install(a) => {
             install::run_install(a, handover_handoff::store::Store::discover(&dir()?).root())
         }

@@ -14,7 +14,7 @@ pub const LIMIT: Duration = Duration::from_secs(10);
 /// that its scan takes longer.
 const LIMIT_VAR: &str = "HANDOVER_TIME_LIMIT";
 
-/// Starts the watchdog of `command` (`boot`, `status`): a thread that ends the process with
+/// Starts the watchdog of `command` (`boot`, `status`, `log`, `show`): a thread that ends the process with
 /// an error once the limit has passed. Nothing happens if no thread can be started.
 pub fn start(command: &'static str) {
     let Some(limit) = limit() else {

@@ -69,6 +69,10 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
 /// Err: why nothing was written, a field error naming the field and the fix.
 pub fn from_json(dir: &Path, text: &str) -> anyhow::Result<String> {
     let store = Store::discover(dir);
+    // The cap of `--from`: an MCP message may be far larger (16 MiB).
+    if text.len() as u64 > MAX_INPUT_BYTES {
+        return Err(too_large("the handoff"));
+    }
     let config = config::load(store.root())?;
     let content = json_form::parse(text)?;
     let args = WriteArgs::default();
@@ -181,10 +185,7 @@ fn read_input(path: &Path) -> anyhow::Result<Content> {
                 "cannot read {name}: no such file; check the path (use `--from -` for standard input)"
             ),
             Err(e) => match handover_base::read_gate::rejection(&e) {
-                Some(r) if r.what.starts_with("larger") => bail!(
-                    "{name} is larger than {} MiB, not read: a handoff is a few KB of pointers, not contents",
-                    MAX_INPUT_BYTES / (1024 * 1024)
-                ),
+                Some(r) if r.what.starts_with("larger") => return Err(too_large(&name)),
                 Some(_) => bail!("{e}: name a regular file (or `--from -` for standard input)"),
                 None => {
                     return Err(e).with_context(|| {
@@ -220,12 +221,17 @@ fn read_capped(reader: impl Read, name: &str) -> anyhow::Result<Vec<u8>> {
         .read_to_end(&mut bytes)
         .with_context(|| format!("cannot read {name}"))?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        bail!(
-            "{name} is larger than {} MiB, not read: a handoff is a few KB of pointers, not contents",
-            MAX_INPUT_BYTES / (1024 * 1024)
-        );
+        return Err(too_large(name));
     }
     Ok(bytes)
+}
+
+/// Input over [`MAX_INPUT_BYTES`], named.
+fn too_large(name: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{name} is larger than {} MiB, not read: a handoff is a few KB of pointers, not contents",
+        MAX_INPUT_BYTES / (1024 * 1024)
+    )
 }
 
 fn apply_flags(c: &mut Content, a: &WriteArgs) -> anyhow::Result<()> {

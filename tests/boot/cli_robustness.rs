@@ -88,6 +88,10 @@ fn no_subcommand_panics_on_a_closed_or_full_stdout() {
         vec!["status"],
         vec!["status", "--json"],
         vec!["ack"],
+        vec!["log"],
+        vec!["show", "-1"],
+        vec!["search", "g"],
+        vec!["search", "g", "--json"],
         vec!["install", "--all", "--dry-run", "--hooks-dir", &bin],
         vec![
             "install",
@@ -128,6 +132,11 @@ fn no_subcommand_panics_on_a_closed_or_full_stdout() {
         vec!["push", "nowhere"],
         vec!["pull", "nowhere"],
         vec!["share", "nowhere", "--yes"],
+        // The history of all the above.
+        vec!["log", "--all"],
+        vec!["log", "--all", "--json"],
+        vec!["log", "--stats"],
+        vec!["show", "-1"],
         // No client (standard input at its end): no session, so nothing on stdout
         // (tests/boot/mcp.rs speaks to it).
         vec!["mcp"],

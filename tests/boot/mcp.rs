@@ -155,7 +155,16 @@ fn initialize_names_the_server_and_its_tools() {
     let list = server.request("tools/list", json!({}));
     let tools = list["result"]["tools"].as_array().unwrap();
     let names: Vec<&str> = tools.iter().map(|t| t["name"].as_str().unwrap()).collect();
-    assert_eq!(names, ["handover_status", "handover_save", "handover_ack"]);
+    assert_eq!(
+        names,
+        [
+            "handover_status",
+            "handover_save",
+            "handover_ack",
+            "handover_search",
+            "handover_show"
+        ]
+    );
     for tool in tools {
         let description = tool["description"].as_str().unwrap();
         // Every model request carries them: one short sentence each.
@@ -257,13 +266,18 @@ fn a_refused_save_is_a_tool_error_that_names_the_field() {
     assert!(is_error, "{unknown}");
     let (is_error, no_goal) = server.call("handover_save", json!({"next_action": "x"}));
     assert!(is_error, "{no_goal}");
+    // Over `write --from`'s cap (4 MiB), within the transport's (16 MiB).
+    let huge = "x".repeat(5 * 1024 * 1024);
+    let (is_error, too_large) =
+        server.call("handover_save", json!({"goal": "g", "narrative": huge}));
+    assert!(is_error, "{too_large}");
     server.finish();
     assert!(wrong_type.contains("status.completed"), "{wrong_type}");
     assert!(unknown.contains("blockerz"), "{unknown}");
     assert!(no_goal.contains("`goal` is missing"), "{no_goal}");
     insta::assert_snapshot!(
         "refused_save",
-        [wrong_type, unknown, no_goal].join("\n---\n")
+        [wrong_type, unknown, no_goal, too_large].join("\n---\n")
     );
     assert!(!r.path.join(".handover").exists(), "a refused save wrote");
 }
@@ -342,4 +356,132 @@ fn malformed_input_is_answered_and_the_server_goes_on() {
     let (is_error, text) = server.call("handover_status", json!({}));
     assert!(!is_error, "{text}");
     server.finish();
+}
+
+/// A `.handover` that handover refuses (here a link to another directory): every tool says
+/// so as a tool error, handover_status in boot's words, and nothing is written through it.
+#[test]
+fn a_refused_store_is_a_tool_error() {
+    let r = TestRepo::with_commit();
+    let elsewhere = r.sibling("elsewhere");
+    std::fs::create_dir(&elsewhere).unwrap();
+    std::os::unix::fs::symlink(&elsewhere, r.path.join(".handover")).unwrap();
+    let mut server = Server::start(&r.path);
+    let (status_error, status) = server.call("handover_status", json!({}));
+    let (save_error, save) = server.call("handover_save", handoff());
+    let (ack_error, ack) = server.call("handover_ack", json!({}));
+    server.finish();
+    assert!(
+        status_error && save_error && ack_error,
+        "{status}\n{save}\n{ack}"
+    );
+    let boot = crate::support::repo::handover_run(&r.path, &["boot"]);
+    assert_eq!(boot.status.code(), Some(1));
+    assert_eq!(status, String::from_utf8_lossy(&boot.stdout).trim_end());
+    insta::assert_snapshot!(
+        "refused_store",
+        placeholders(&r.path, &[status, save, ack].join("\n---\n"))
+    );
+    assert_eq!(std::fs::read_dir(&elsewhere).unwrap().count(), 0);
+    assert!(!r.path.join("handover.md").exists());
+}
+
+/// A client that stops reading: the server's writes fail, it does not panic, and it ends when
+/// its input does.
+#[test]
+fn a_client_that_stops_reading_ends_nothing_badly() {
+    let r = TestRepo::with_commit();
+    let mut child = handover_command(&r.path, &["mcp"])
+        .stdin(Stdio::piped())
+        .spawn()
+        .unwrap();
+    drop(child.stdout.take());
+    let mut stdin = child.stdin.take().unwrap();
+    let init =
+        json!({"jsonrpc": "2.0", "id": 1, "method": "initialize", "params": initialize_params()});
+    let list = json!({"jsonrpc": "2.0", "id": 2, "method": "tools/list"});
+    // The server may already have gone when a line is written: that is its answer too.
+    let _ = writeln!(stdin, "{init}\n{list}");
+    drop(stdin);
+    let started = std::time::Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        assert!(started.elapsed() < ANSWER, "handover mcp did not end");
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let out = child.wait_with_output().unwrap();
+    let err = String::from_utf8_lossy(&out.stderr);
+    assert!(!err.contains("panicked"), "{err}");
+    assert!(
+        out.status.code().is_some_and(|c| c != 101),
+        "{:?}: {err}",
+        out.status
+    );
+}
+
+/// handover_search and handover_show answer what `handover search` and `handover show` print,
+/// over a history of two handoffs (the first archived by the second); their argument errors
+/// are tool errors naming the argument.
+#[test]
+fn search_and_show_answer_as_the_commands_print() {
+    let r = TestRepo::with_commit();
+    let mut server = Server::start(&r.path);
+    let (is_error, text) = server.call("handover_save", handoff());
+    assert!(!is_error, "{text}");
+    let (is_error, text) = server.call(
+        "handover_save",
+        json!({"goal": "Document the server", "decisions": [{"what": "One page in docs/cli.md", "why": "the tools mirror commands"}]}),
+    );
+    assert!(!is_error, "{text}");
+
+    let (is_error, found) = server.call("handover_search", json!({"query": "rmcp"}));
+    assert!(!is_error, "{found}");
+    assert_eq!(found, handover_ok(&r.path, &["search", "rmcp"]).trim_end());
+    assert!(found.contains("⟦rmcp⟧"), "{found}");
+    let (is_error, phrase) = server.call(
+        "handover_search",
+        json!({"query": "\"the tools mirror\"", "in": ["decisions"], "limit": 1}),
+    );
+    assert!(!is_error, "{phrase}");
+    assert_eq!(
+        phrase,
+        handover_ok(
+            &r.path,
+            &[
+                "search",
+                "the tools mirror",
+                "--in",
+                "decisions",
+                "--limit",
+                "1"
+            ]
+        )
+        .trim_end()
+    );
+
+    for which in ["-1", "-2"] {
+        let (is_error, shown) = server.call("handover_show", json!({"id": which}));
+        assert!(!is_error, "{shown}");
+        assert_eq!(shown, handover_ok(&r.path, &["show", which]).trim_end());
+    }
+    let (_, newest) = server.call("handover_show", json!({"id": "-1"}));
+    assert!(newest.contains("Document the server"), "{newest}");
+    let (_, archived) = server.call("handover_show", json!({"id": "-2"}));
+    assert!(archived.contains("Ship the MCP server"), "{archived}");
+
+    let errors = [
+        server.call("handover_search", json!({})),
+        server.call("handover_search", json!({"query": "x", "in": ["nofield"]})),
+        server.call("handover_search", json!({"query": "x", "limit": 0})),
+        server.call("handover_show", json!({})),
+        server.call("handover_show", json!({"id": "-9"})),
+    ];
+    server.finish();
+    for (is_error, text) in &errors {
+        assert!(is_error, "{text}");
+    }
+    let texts: Vec<String> = errors.into_iter().map(|(_, t)| t).collect();
+    insta::assert_snapshot!(
+        "search_show_errors",
+        placeholders(&r.path, &texts.join("\n---\n"))
+    );
 }

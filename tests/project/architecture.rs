@@ -50,7 +50,17 @@ pub(super) const LAYERS: &[(&str, &str, &[&str])] = &[
             "handover-record",
         ],
     ),
-    ("src/crates/recall", "handover-recall", &[]),
+    (
+        "src/crates/recall",
+        "handover-recall",
+        &[
+            "handover-base",
+            "handover-handoff",
+            "handover-git",
+            "handover-record",
+            "handover-core",
+        ],
+    ),
     (
         "installer",
         "handover-installer",
@@ -79,6 +89,7 @@ pub(super) const LAYERS: &[(&str, &str, &[&str])] = &[
             "handover-verify",
             "handover-record",
             "handover-core",
+            "handover-recall",
             "handover-hooks",
             "handover-installer",
         ],

@@ -899,6 +899,8 @@ fn every_json_key_is_documented_in_cli_md() {
             "write",
             vec!["write", "--goal", "g", "--next", "n", "--json"],
         ),
+        // One hit: one object.
+        ("search", vec!["search", "g", "--json"]),
         ("boot", vec!["boot", "--json"]),
         ("status", vec!["status", "--json"]),
         ("ack", vec!["ack", "--json"]),

@@ -1,7 +1,7 @@
 //! The tools of `handover mcp`: their names, short descriptions (every model request carries
 //! them) and input schemas, and each call handed to the command it mirrors.
 
-use super::super::{ack, boot, output, watchdog, write};
+use super::super::{ack, boot, output, search, show, watchdog, write};
 use super::schema;
 use rmcp::model::{JsonObject, Tool as ToolDef};
 use serde_json::{json, Value};
@@ -13,16 +13,26 @@ pub enum Tool {
     Status,
     Save,
     Ack,
+    Search,
+    Show,
 }
 
 impl Tool {
-    const ALL: [Tool; 3] = [Tool::Status, Tool::Save, Tool::Ack];
+    const ALL: [Tool; 5] = [
+        Tool::Status,
+        Tool::Save,
+        Tool::Ack,
+        Tool::Search,
+        Tool::Show,
+    ];
 
     fn name(self) -> &'static str {
         match self {
             Tool::Status => "handover_status",
             Tool::Save => "handover_save",
             Tool::Ack => "handover_ack",
+            Tool::Search => "handover_search",
+            Tool::Show => "handover_show",
         }
     }
 
@@ -33,9 +43,11 @@ impl Tool {
                 "The current handoff, verified against the repository (as `handover boot`)."
             }
             Tool::Save => {
-                "Save the state of unfinished work for the next session. Only goal is required."
+                "Save the state of unfinished work for the next session; replaces the current handoff."
             }
             Tool::Ack => "Record that this session received the handoff (as `handover ack`).",
+            Tool::Search => "Search every past handoff and session record of this repository.",
+            Tool::Show => "One past handoff or session record in full, by its id (or -N).",
         }
     }
 
@@ -46,6 +58,20 @@ impl Tool {
             Tool::Ack => object_schema(json!({
                 "session_id": {"type": "string", "description": "This session's id, when known."}
             })),
+            Tool::Search => required(
+                object_schema(json!({
+                    "query": {"type": "string", "description": "Words (all must match) and \"quoted phrases\"."},
+                    "in": {"type": "array", "items": {"type": "string"}, "description": "Only these fields: goal, decisions, warnings, blockers, narrative, request, command, evidence, ..."},
+                    "limit": {"type": "integer", "minimum": 1, "description": "At most this many hits (default 20)."}
+                })),
+                "query",
+            ),
+            Tool::Show => required(
+                object_schema(json!({
+                    "id": {"type": "string", "description": "An id from handover_search or `handover log` (a unique start will do), or -N: the N-th newest."}
+                })),
+                "id",
+            ),
         }
     }
 
@@ -71,6 +97,12 @@ fn object_schema(properties: Value) -> JsonObject {
     let mut schema = JsonObject::new();
     schema.insert("type".into(), json!("object"));
     schema.insert("properties".into(), properties);
+    schema
+}
+
+/// `schema` with its one required property.
+fn required(mut schema: JsonObject, name: &str) -> JsonObject {
+    schema.insert("required".into(), json!([name]));
     schema
 }
 
@@ -114,14 +146,71 @@ fn run(tool: Tool, dir: &Path, arguments: JsonObject) -> anyhow::Result<String> 
             write::from_json(dir, &text)
         }
         Tool::Ack => {
-            let session = match arguments.get("session_id") {
-                None | Some(Value::Null) => None,
-                Some(Value::String(s)) => Some(s.as_str()),
-                Some(other) => anyhow::bail!(
-                    "session_id: expected a string, got {other}: pass the session's id as text, or leave it out"
-                ),
-            };
+            let session = text_argument(&arguments, "session_id")?;
             Ok(ack::acknowledge(dir, session)?.0)
+        }
+        Tool::Search => {
+            let query = required_text(&arguments, "query")?;
+            let fields = texts_argument(&arguments, "in")?;
+            let limit = match arguments.get("limit") {
+                None | Some(Value::Null) => search::DEFAULT_LIMIT,
+                Some(n) => n
+                    .as_u64()
+                    .filter(|n| *n >= 1)
+                    .and_then(|n| usize::try_from(n).ok())
+                    .ok_or_else(|| {
+                        anyhow::anyhow!("limit: expected a whole number of at least 1, got {n}")
+                    })?,
+            };
+            let request = search::Request {
+                query,
+                fields: &fields,
+                limit,
+                json: false,
+            };
+            // What `search` prints on stdout; what it skipped is its stderr's (not an answer).
+            let (rendered, _history) = search::rendered(dir, &request)?;
+            Ok(rendered.text.trim_end().to_string())
+        }
+        Tool::Show => {
+            let id = required_text(&arguments, "id")?;
+            let store = handover_handoff::store::Store::discover(dir);
+            Ok(show::text(&store, id)?.trim_end().to_string())
+        }
+    }
+}
+
+/// A text argument that must be given.
+fn required_text<'a>(arguments: &'a JsonObject, name: &str) -> anyhow::Result<&'a str> {
+    text_argument(arguments, name)?
+        .ok_or_else(|| anyhow::anyhow!("{name} is missing: it is required (a string)"))
+}
+
+/// An optional list of texts: empty when left out, an error naming it otherwise.
+fn texts_argument(arguments: &JsonObject, name: &str) -> anyhow::Result<Vec<String>> {
+    match arguments.get(name) {
+        None | Some(Value::Null) => Ok(Vec::new()),
+        Some(Value::Array(items)) => items
+            .iter()
+            .map(|item| match item {
+                Value::String(s) => Ok(s.clone()),
+                other => anyhow::bail!("{name}: expected strings, got {other}"),
+            })
+            .collect(),
+        Some(other) => anyhow::bail!("{name}: expected a list of strings, got {other}"),
+    }
+}
+
+/// An optional text argument: None when left out (or null), an error naming it when it is
+/// not text.
+fn text_argument<'a>(arguments: &'a JsonObject, name: &str) -> anyhow::Result<Option<&'a str>> {
+    match arguments.get(name) {
+        None | Some(Value::Null) => Ok(None),
+        Some(Value::String(s)) => Ok(Some(s)),
+        Some(other) => {
+            anyhow::bail!(
+                "{name}: expected a string, got {other}: pass it as text, or leave it out"
+            )
         }
     }
 }

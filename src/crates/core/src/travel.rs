@@ -19,12 +19,12 @@ use anyhow::{anyhow, bail, Context};
 use handover_base::shell::shell_quote;
 use handover_handoff::model::Handoff;
 use handover_handoff::redaction;
-use handover_handoff::sanitize::quote;
-use handover_handoff::store::{self, LoadOutcome, Store};
+use handover_handoff::sanitize::{quote, redacted};
+use handover_handoff::store::{self, Event, LoadOutcome, Store};
 use handover_record::{files as records, SessionRecord};
 use handover_redact::Redaction;
 use package::{Fetched, Origin, Outgoing};
-use serde_json::Value;
+use serde_json::{json, Value};
 use std::path::Path;
 
 pub use package::Fetched as FetchedHandoff;
@@ -339,6 +339,12 @@ pub fn push(
         .into());
     }
     command::run(root, &["update-ref", &seen_ref, &commit], None)?;
+    // The timeline's line (`handover log`); the push happened whether or not it is written.
+    let _ = store.append_journal(
+        Event::Push,
+        json!({"handoff_id": handoff.id, "remote": remote, "branch": redacted(&branch),
+               "commit": commit, "with_changes": manifest.is_some()}),
+    );
     let head_not_on_remote = handoff
         .git
         .as_ref()
@@ -600,6 +606,13 @@ pub fn pull(
         }
         adopted = Some(adopt_fetched(store, f, applied.is_some())?);
     }
+    journal_pull(
+        store,
+        &remote,
+        branch.as_deref(),
+        fetched.as_ref(),
+        adopted.is_some(),
+    );
     Ok(Pulled {
         remote,
         branch,
@@ -607,6 +620,37 @@ pub fn pull(
         adopted,
         applied,
     })
+}
+
+/// The timeline's line for a pull (`handover log`): which handoff came from where, and whether
+/// it was adopted. Only into a store that exists already (a pull into a clone where handover
+/// never wrote anything leaves no files behind); best effort, the pull happened either way.
+fn journal_pull(
+    store: &Store,
+    remote: &str,
+    branch: Option<&str>,
+    fetched: Option<&Result<Fetched, String>>,
+    adopted: bool,
+) {
+    if !matches!(
+        handover_handoff::safe_fs::kind(&store.journal_path()),
+        Ok(handover_handoff::safe_fs::Kind::File)
+    ) {
+        return;
+    }
+    let (id, machine) = match fetched {
+        // Untrusted text from the fetched commit, redacted like every other journal string.
+        Some(Ok(f)) => (
+            Some(redacted(&f.handoff.id)),
+            Some(redacted(&f.origin.machine)),
+        ),
+        _ => (None, None),
+    };
+    let _ = store.append_journal(
+        Event::Pull,
+        json!({"remote": remote, "branch": branch.map(redacted), "handoff_id": id,
+               "machine": machine, "adopted": adopted}),
+    );
 }
 
 /// Makes a fetched handoff the local one: redacted (it is untrusted input), its recorded root

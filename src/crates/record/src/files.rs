@@ -205,7 +205,16 @@ fn ranked(store: &Store) -> Vec<(SessionRecord, PathBuf, u64)> {
     let mut list: Vec<(SessionRecord, PathBuf, u64)> = entries(&dir(&store.dir()))
         .into_iter()
         .filter_map(|(path, modified)| {
-            let record = read(&path)?;
+            let mut record = read(&path)?;
+            // The key it is filed under, so a reader can name the record (`handover show`)
+            // and a save writes the file it came from.
+            if let Some(stem) = path
+                .file_stem()
+                .and_then(|s| s.to_str())
+                .filter(|s| is_key(s))
+            {
+                record.file_key = stem.to_string();
+            }
             let rel = path.strip_prefix(store.root()).ok()?.to_path_buf();
             Some((record, rel, handover_base::clock::millis(modified)))
         })

@@ -115,6 +115,118 @@ fn scan_packed(common: &Path, mut visit: impl FnMut(&str, &str) -> bool) -> bool
     false
 }
 
+/// At most this many fetched handoff refs are read by [`everything`] (one per remote and
+/// branch: a clone has a few).
+const MAX_FETCHED_REFS: usize = 1000;
+/// How deep a branch name's folders under a remote's are followed (`feature/a/b`).
+const MAX_BRANCH_DEPTH: usize = 8;
+
+/// `(remote, branch, commit id)` of every fetched handoff ref, for every branch, by file
+/// reads only (loose refs override packed ones of the same name); names that fail the
+/// branch or remote check are left out. At most [`MAX_FETCHED_REFS`], sorted.
+pub fn all_refs(root: &Path) -> Vec<(String, String, String)> {
+    let Some(common) = handover_git::common_dir_files(root) else {
+        return Vec::new();
+    };
+    let mut found: Vec<(String, String, String)> = Vec::new();
+    scan_packed(&common, |id, rest| {
+        if let Some((remote, branch)) = rest.split_once('/') {
+            if names::check_remote(remote).is_ok()
+                && names::check_branch(branch).is_ok()
+                && handover_git::looks_like_object_id(id)
+            {
+                found.push((remote.to_string(), branch.to_string(), id.to_string()));
+            }
+        }
+        found.len() >= MAX_FETCHED_REFS
+    });
+    let loose_dir = common.join(FETCHED_PREFIX);
+    if let Ok(remotes) = fs::read_dir(&loose_dir) {
+        for entry in remotes.flatten().take(MAX_REMOTES) {
+            let remote = entry.file_name().to_string_lossy().into_owned();
+            if names::check_remote(&remote).is_err() {
+                continue;
+            }
+            let mut loose = Vec::new();
+            loose_branches(&loose_dir.join(&remote), "", 0, &mut loose);
+            for (branch, id) in loose {
+                found.retain(|(r, b, _)| !(*r == remote && *b == branch));
+                found.push((remote.clone(), branch, id));
+            }
+        }
+    }
+    found.sort();
+    found.truncate(MAX_FETCHED_REFS);
+    found
+}
+
+/// The loose refs under one remote's folder: `(branch, id)`, following plain directories only
+/// (a link is never followed), at most [`MAX_BRANCH_DEPTH`] deep and [`MAX_FETCHED_REFS`] in all.
+fn loose_branches(dir: &Path, prefix: &str, depth: usize, out: &mut Vec<(String, String)>) {
+    let Ok(entries) = fs::read_dir(dir) else {
+        return;
+    };
+    for entry in entries.flatten().take(MAX_FETCHED_REFS) {
+        if out.len() >= MAX_FETCHED_REFS {
+            return;
+        }
+        let name = entry.file_name().to_string_lossy().into_owned();
+        let branch = if prefix.is_empty() {
+            name
+        } else {
+            format!("{prefix}/{name}")
+        };
+        // DirEntry::file_type does not follow links.
+        match entry.file_type() {
+            Ok(t) if t.is_dir() && depth < MAX_BRANCH_DEPTH => {
+                loose_branches(&entry.path(), &branch, depth + 1, out);
+            }
+            Ok(t) if t.is_file() && names::check_branch(&branch).is_ok() => {
+                if let Some(id) = read_loose(&entry.path()) {
+                    out.push((branch, id));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// Every fetched handoff of every branch, read (untrusted) from its commit: Ok, or the remote,
+/// the branch and what is wrong with it. Empty when nothing was fetched, without opening the
+/// repository.
+pub fn everything(root: &Path) -> Vec<Result<Fetched, (String, String, String)>> {
+    let refs = all_refs(root);
+    if refs.is_empty() {
+        return Vec::new();
+    }
+    let repo = match handover_git::open(root) {
+        Ok(Some(r)) => r,
+        failed => {
+            let why = match failed {
+                Err(e) => format!("{e:#}"),
+                Ok(_) => "no repository found".to_string(),
+            };
+            return refs
+                .into_iter()
+                .map(|(remote, branch, _)| {
+                    Err((
+                        remote,
+                        branch,
+                        format!("cannot open the repository ({why})"),
+                    ))
+                })
+                .collect();
+        }
+    };
+    refs.into_iter()
+        .map(|(remote, branch, id)| {
+            let oid = git2::Oid::from_str(&id)
+                .map_err(|e| (remote.clone(), branch.clone(), e.message().to_string()))?;
+            package::read(&repo, oid, &remote, &branch).map_err(|e| (remote, branch, e))
+        })
+        .collect()
+}
+
 /// Every fetched handoff for `branch`, read (untrusted) from its commit: Ok, or the remote and
 /// what is wrong with it. Empty when there is none, without opening the repository.
 pub fn all_for(root: &Path, branch: &str) -> Vec<Result<Fetched, (String, String)>> {

@@ -83,10 +83,14 @@ pub enum Event {
     PostCompact,
     /// The context watch reminded the agent to save (or blocked a Stop).
     ContextWatch,
+    /// `handover push` published the handoff to a remote.
+    Push,
+    /// `handover pull` fetched a remote's handoffs (and with `--adopt`, made one the local one).
+    Pull,
 }
 
 impl Event {
-    const ALL: [Event; 7] = [
+    const ALL: [Event; 9] = [
         Event::Write,
         Event::Done,
         Event::Ack,
@@ -94,6 +98,8 @@ impl Event {
         Event::PreCompact,
         Event::PostCompact,
         Event::ContextWatch,
+        Event::Push,
+        Event::Pull,
     ];
 
     pub fn as_str(self) -> &'static str {
@@ -105,6 +111,8 @@ impl Event {
             Event::PreCompact => "pre_compact",
             Event::PostCompact => "post_compact",
             Event::ContextWatch => "context_watch",
+            Event::Push => "push",
+            Event::Pull => "pull",
         }
     }
 

@@ -1,0 +1,744 @@
+//! The one reader of the history: the current handoff, the archive, handoffs only the journal
+//! still holds, session records, fetched handoffs (and the records that travelled with them),
+//! and the journal's events. Bounded and hostile-safe: everything under `.handover/` goes
+//! through the store's rules (`Store::check`, `safe_fs`: no link followed, plain files only,
+//! size-capped reads), fetched ones through travel's reader (`handover_core::travel::fetched`),
+//! records through `handover_record::files` with their provenance; what cannot be used is
+//! skipped and said in [`History::problems`], never a panic.
+
+use crate::item::{handoff_fields, record_fields, Doc, Field, Item, Origin};
+use crate::journal::Logged;
+use handover_git::provenance::InHead;
+use handover_git::LazyRepo;
+use handover_handoff::model::Handoff;
+use handover_handoff::safe_fs::{self, Refused};
+use handover_handoff::sanitize;
+use handover_handoff::store::{self, Event, Store, MAX_STATE_BYTES};
+use std::collections::HashSet;
+use std::fs;
+use std::path::{Path, PathBuf};
+use std::time::UNIX_EPOCH;
+
+/// Entries of the archive directory looked at, whatever it holds.
+pub const MAX_ARCHIVE_ENTRIES: usize = 20_000;
+/// Bytes of archive files read in all: 10,000 handoffs of a few KB each are a few tens of MiB;
+/// a hostile archive of thousands of 4 MiB files stops here, and says so.
+pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
+/// How far past now (or past its file's time) an item's date may be before it counts as
+/// claimed rather than known.
+const FUTURE_SKEW_MS: u64 = 5 * 60 * 1000;
+
+/// What the history holds.
+#[derive(Debug, Default)]
+pub struct History {
+    /// Every handoff and record, newest first; each id once.
+    pub items: Vec<Item>,
+    /// The journal's lines, oldest first (at most its newest 64 MiB).
+    pub events: Vec<Logged>,
+    /// What was skipped or cut, and why: each names the place, in our words.
+    pub problems: Vec<Problem>,
+    /// `.handover/` is refused (a link, another user's, ...): nothing in it was read.
+    pub refused: Option<Refused>,
+}
+
+/// Something in the history that was not used.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Problem {
+    /// Where: a path relative to the working tree, or a fetched ref's remote and branch.
+    pub place: String,
+    pub what: String,
+}
+
+impl History {
+    /// The item with exactly this id.
+    pub fn item(&self, id: &str) -> Option<&Item> {
+        self.items.iter().find(|i| i.id == id)
+    }
+}
+
+/// Everything the repository's history holds, read once. `now_ms`: what "now" is for
+/// future-dated items (`handover_base::clock::millis(SystemTime::now())`).
+pub fn read(store: &Store, now_ms: u64) -> History {
+    read_within(store, now_ms, MAX_ARCHIVE_BYTES)
+}
+
+/// [`read`] with `archive_bytes` of archive files read at most.
+fn read_within(store: &Store, now_ms: u64, archive_bytes: u64) -> History {
+    let mut history = History::default();
+    if let Err(refused) = store.check() {
+        history.refused = Some(refused);
+        return history;
+    }
+    let mut reader = Reader {
+        store,
+        repo: LazyRepo::new(store.root()),
+        here: canonical(store.root()),
+        now_ms,
+        seen: HashSet::new(),
+        store_in_head: std::cell::OnceCell::new(),
+        archive_bytes,
+        history,
+    };
+    reader.current();
+    reader.archive();
+    let journal = store.journal();
+    reader.journal_only(&journal);
+    reader.history.events = journal.iter().map(Logged::of).collect();
+    reader.records();
+    reader.fetched();
+    let mut history = reader.history;
+    // Newest first; ties by id, so the order never depends on the directory's.
+    history
+        .items
+        .sort_by(|a, b| b.time_ms.cmp(&a.time_ms).then_with(|| b.id.cmp(&a.id)));
+    history
+}
+
+struct Reader<'s> {
+    store: &'s Store,
+    repo: LazyRepo<'s>,
+    here: PathBuf,
+    now_ms: u64,
+    seen: HashSet<String>,
+    /// HEAD has `.handover/` (see [`Reader::in_head`]); asked once.
+    store_in_head: std::cell::OnceCell<bool>,
+    /// Bytes of archive files read at most ([`MAX_ARCHIVE_BYTES`]).
+    archive_bytes: u64,
+    history: History,
+}
+
+impl Reader<'_> {
+    /// A file name is the repository's text too (it may hold an escape sequence): both parts
+    /// are put on one line without controls here, once.
+    fn problem(&mut self, place: impl Into<String>, what: impl Into<String>) {
+        self.history.problems.push(Problem {
+            place: sanitize::one_line(&place.into()),
+            what: sanitize::one_line(&what.into()),
+        });
+    }
+
+    fn relative(&self, path: &Path) -> String {
+        path.strip_prefix(self.store.root())
+            .unwrap_or(path)
+            .to_string_lossy()
+            .into_owned()
+    }
+
+    fn current(&mut self) {
+        let path = self.store.state_path();
+        if let Some((handoff, modified)) = self.read_handoff_file(&path) {
+            self.add_local(handoff, Origin::Current, &path, modified);
+        }
+    }
+
+    /// Every `*.json` of the archive (kept handover.md copies and temporary files are not
+    /// handoffs); anything that is not a plain file is skipped and said.
+    fn archive(&mut self) {
+        let dir = self.store.archive_dir();
+        match safe_fs::expect(&dir, safe_fs::Kind::Dir) {
+            Ok(true) => {}
+            Ok(false) => return,
+            Err(refused) => {
+                let place = self.relative(&dir);
+                self.problem(place, format!("is {}: not read", refused.what));
+                return;
+            }
+        }
+        let Ok(entries) = fs::read_dir(&dir) else {
+            return;
+        };
+        let mut names: Vec<(String, PathBuf)> = Vec::new();
+        let mut more = false;
+        for (n, entry) in entries.flatten().enumerate() {
+            if n >= MAX_ARCHIVE_ENTRIES {
+                more = true;
+                break;
+            }
+            let name = entry.file_name().to_string_lossy().into_owned();
+            if name.starts_with('.') || !name.ends_with(".json") {
+                continue;
+            }
+            names.push((name, entry.path()));
+        }
+        if more {
+            let place = self.relative(&dir);
+            self.problem(
+                place,
+                format!("holds more than {MAX_ARCHIVE_ENTRIES} entries: the rest were not read"),
+            );
+        }
+        // Newest names first (they are stamps), so a budget that runs out leaves the oldest.
+        names.sort_by(|a, b| b.0.cmp(&a.0));
+        let mut budget = self.archive_bytes;
+        for (_, path) in names {
+            // The size as listed (lstat, no link followed): a file over the cap is not opened
+            // at all; the read below caps again, for a file that grows meanwhile.
+            let size = fs::symlink_metadata(&path).map(|m| m.len()).unwrap_or(0);
+            if size > MAX_STATE_BYTES {
+                let place = self.relative(&path);
+                self.problem(
+                    place,
+                    format!(
+                        "is larger than {} MiB: skipped",
+                        MAX_STATE_BYTES / (1024 * 1024)
+                    ),
+                );
+                continue;
+            }
+            if let Some(left) = budget.checked_sub(size) {
+                budget = left;
+            } else {
+                let place = self.relative(&dir);
+                self.problem(
+                    place,
+                    format!(
+                        "holds more than {} MiB of handoffs: the oldest were not read",
+                        self.archive_bytes / (1024 * 1024)
+                    ),
+                );
+                break;
+            }
+            if let Some((handoff, modified)) = self.read_handoff_file(&path) {
+                let file = path
+                    .file_name()
+                    .map(|n| n.to_string_lossy().into_owned())
+                    .unwrap_or_default();
+                self.add_local(handoff, Origin::Archived { file }, &path, modified);
+            }
+        }
+    }
+
+    /// A stored handoff file: a plain file (never through a link, never a FIFO), at most
+    /// `MAX_STATE_BYTES`, intact and of the handoff's shape (`store::parse_untrusted`: the
+    /// checks of state.json on load, controls stripped). Anything else is a problem.
+    fn read_handoff_file(&mut self, path: &Path) -> Option<(Handoff, u64)> {
+        let place = self.relative(path);
+        let bytes = match safe_fs::read_limited(path, MAX_STATE_BYTES) {
+            Ok(Some(bytes)) => bytes,
+            Ok(None) => return None,
+            Err(e) => {
+                let what = match safe_fs::refused(&e) {
+                    Some(r) => format!("is {}: skipped", r.what),
+                    None if e.kind() == std::io::ErrorKind::InvalidData => format!(
+                        "is larger than {} MiB: skipped",
+                        MAX_STATE_BYTES / (1024 * 1024)
+                    ),
+                    None => format!("cannot be read ({e}): skipped"),
+                };
+                self.problem(place, what);
+                return None;
+            }
+        };
+        match store::parse_untrusted(&bytes) {
+            Ok((handoff, _)) => Some((handoff, modified_ms(path))),
+            Err(why) => {
+                self.problem(place, format!("{why}: skipped"));
+                None
+            }
+        }
+    }
+
+    /// Handoffs the journal's `write` lines hold whose files are gone (archived and since
+    /// removed), checked like a file (checksum, shape, controls).
+    fn journal_only(&mut self, journal: &[serde_json::Value]) {
+        for line in journal {
+            if Event::of(line) != Some(Event::Write) {
+                continue;
+            }
+            let Some(value) = line.get("handoff") else {
+                continue;
+            };
+            let id = value.get("id").and_then(serde_json::Value::as_str);
+            if id.is_none_or(|id| self.seen.contains(id)) {
+                continue;
+            }
+            let Ok(bytes) = serde_json::to_vec(value) else {
+                continue;
+            };
+            match store::parse_untrusted(&bytes) {
+                Ok((handoff, _)) => {
+                    let ts = Logged::of(line).time_ms;
+                    self.add_handoff(handoff, Origin::Journal, ts, None);
+                }
+                Err(why) => {
+                    let place = self.relative(&self.store.journal_path());
+                    self.problem(place, format!("a `write` line's handoff is {why}: skipped"));
+                }
+            }
+        }
+    }
+
+    /// A handoff from this store's files: written here when it records this working tree, was
+    /// not adopted from another machine, and git does not have the file (a clone's).
+    fn add_local(&mut self, handoff: Handoff, origin: Origin, path: &Path, modified: u64) {
+        let rel = PathBuf::from(self.relative(path));
+        let foreign = self.local_foreign(&handoff, &rel);
+        self.add_handoff(handoff, origin, modified, Some(foreign));
+    }
+
+    fn local_foreign(&self, handoff: &Handoff, rel: &Path) -> Vec<String> {
+        let mut why = Vec::new();
+        match &handoff.git {
+            Some(g) => {
+                if canonical(&g.root_path()) != self.here {
+                    why.push("it was recorded in another working tree".to_string());
+                }
+                if let Some(machine) = &g.uncommitted_on {
+                    why.push(format!(
+                        "it was adopted from {}",
+                        sanitize::quote_within(machine, 80)
+                    ));
+                }
+            }
+            None if self.repo.get().ok().flatten().is_some() => {
+                why.push("it records no working tree".to_string());
+            }
+            None => {}
+        }
+        if why.is_empty() && self.in_head(rel) {
+            why.push("git has it in the current commit (it came with the repository)".into());
+        }
+        why
+    }
+
+    /// `rel` is in HEAD's tree (a clone brought it). Asked file by file only when HEAD has
+    /// `.handover/` at all: for the usual store (never committed) one look answers for the
+    /// whole archive.
+    fn in_head(&self, rel: &Path) -> bool {
+        let Ok(Some(repo)) = self.repo.get() else {
+            return false;
+        };
+        let root = self.store.root();
+        let store_committed = *self
+            .store_in_head
+            .get_or_init(|| InHead::new(repo, root).has(Path::new(".handover")));
+        store_committed && InHead::new(repo, root).has(rel)
+    }
+
+    /// `bound_ms`: the latest the handoff can have been written (its file's time, its journal
+    /// line's); `foreign`: None for the journal (judged like the rest of this store by its
+    /// recorded root alone).
+    fn add_handoff(
+        &mut self,
+        handoff: Handoff,
+        origin: Origin,
+        bound_ms: u64,
+        foreign: Option<Vec<String>>,
+    ) {
+        if !self.seen.insert(handoff.id.clone()) {
+            return;
+        }
+        let foreign = foreign.unwrap_or_else(|| match &handoff.git {
+            Some(g) if canonical(&g.root_path()) == self.here && g.uncommitted_on.is_none() => {
+                Vec::new()
+            }
+            _ => vec!["it was not recorded in this working tree".to_string()],
+        });
+        let (time_ms, claimed_time) = bounded_time(&handoff.created_at, bound_ms, self.now_ms);
+        let fields = handoff_fields(&handoff);
+        let written_here = foreign.is_empty();
+        self.history.items.push(Item {
+            id: handoff.id.clone(),
+            origin,
+            written_here,
+            foreign,
+            time_ms,
+            claimed_time,
+            branch: handoff.git.as_ref().and_then(|g| g.branch.clone()),
+            agent: handoff.agent.clone(),
+            fields: redacted_unless(written_here, fields),
+            doc: Doc::Handoff(Box::new(handoff)),
+        });
+    }
+
+    /// The session records (`handover_record::files`: plain files, size-capped, sanitized,
+    /// judged for provenance). A record is dated by its last activity, never later than its
+    /// file's time.
+    fn records(&mut self) {
+        for listed in handover_record::files::judged(self.store, self.now_ms) {
+            let r = listed.record;
+            let id = if r.file_key.is_empty() {
+                handover_record::files::key(&r.session_id)
+            } else {
+                r.file_key.clone()
+            };
+            if !self.seen.insert(id.clone()) {
+                continue;
+            }
+            let written_here = listed.foreign.is_empty();
+            let fields = redacted_unless(written_here, record_fields(&r));
+            let claimed = (r.activity_ms() > listed.rank.saturating_add(FUTURE_SKEW_MS))
+                .then(|| handover_base::clock::format_rfc3339(r.activity_ms() / 1000));
+            self.history.items.push(Item {
+                origin: Origin::Record {
+                    file: format!("{id}.json"),
+                },
+                id,
+                written_here,
+                foreign: listed
+                    .foreign
+                    .iter()
+                    .map(|f| f.describe().to_string())
+                    .collect(),
+                time_ms: listed.rank,
+                claimed_time: claimed,
+                branch: r.git.as_ref().and_then(|g| g.branch.clone()),
+                agent: Some(r.agent.as_str().to_string()).filter(|a| !a.is_empty()),
+                fields,
+                doc: Doc::Record(Box::new(r)),
+            });
+        }
+    }
+
+    /// Handoffs fetched from remotes (every branch), and the records that travelled with them:
+    /// never written here. A fetched handoff that is also a local one (adopted) is listed once,
+    /// as the local one.
+    fn fetched(&mut self) {
+        let root = self.store.root().to_path_buf();
+        for fetched in handover_core::travel::fetched::everything(&root) {
+            let f = match fetched {
+                Ok(f) => f,
+                Err((remote, branch, why)) => {
+                    self.problem(
+                        format!(
+                            "the handoff fetched from remote {} for branch {}",
+                            sanitize::quote(&remote),
+                            sanitize::quote(&branch)
+                        ),
+                        format!("{}: skipped", sanitize::one_line(&why)),
+                    );
+                    continue;
+                }
+            };
+            let origin = Origin::Fetched {
+                remote: f.remote.clone(),
+                machine: f.origin.machine.clone(),
+                pushed_at: f.origin.pushed_at.clone(),
+                commit: f.commit.clone(),
+            };
+            let pushed_ms = handover_base::clock::parse_rfc3339_ms(&f.origin.pushed_at)
+                .unwrap_or(self.now_ms)
+                .min(self.now_ms.saturating_add(FUTURE_SKEW_MS));
+            let from = format!(
+                "it was fetched from another machine ({})",
+                sanitize::quote_within(&f.origin.machine_or_unnamed(), 80)
+            );
+            if let Some(record) = f.record.clone() {
+                let id = format!(
+                    "{}@{}",
+                    handover_record::files::key(&record.session_id),
+                    f.remote
+                );
+                if self.seen.insert(id.clone()) {
+                    let activity = record.activity_ms();
+                    let bound = pushed_ms.min(self.now_ms.saturating_add(FUTURE_SKEW_MS));
+                    self.history.items.push(Item {
+                        id,
+                        origin: origin.clone(),
+                        written_here: false,
+                        foreign: vec![from.clone()],
+                        time_ms: activity.min(bound),
+                        claimed_time: (activity > bound.saturating_add(FUTURE_SKEW_MS))
+                            .then(|| handover_base::clock::format_rfc3339(activity / 1000)),
+                        branch: Some(f.branch.clone()),
+                        agent: Some(record.agent.as_str().to_string()).filter(|a| !a.is_empty()),
+                        fields: redacted_unless(false, record_fields(&record)),
+                        doc: Doc::Record(Box::new(record)),
+                    });
+                }
+            }
+            let mut handoff = f.handoff;
+            // The ref's branch is the one it travels for (checked); the document's own is the
+            // other machine's word.
+            if let Some(g) = &mut handoff.git {
+                g.branch.get_or_insert_with(|| f.branch.clone());
+            }
+            self.add_handoff(handoff, origin, pushed_ms, Some(vec![from]));
+        }
+    }
+}
+
+/// Text not written here is redacted again before anything sees it (search matches on what
+/// can be shown): a fetched handoff was redacted by the other machine's handover, a clone's by
+/// whoever wrote it.
+fn redacted_unless(written_here: bool, fields: Vec<Field>) -> Vec<Field> {
+    if written_here {
+        return fields;
+    }
+    fields
+        .into_iter()
+        .map(|f| Field {
+            text: sanitize::redacted(&f.text),
+            ..f
+        })
+        .collect()
+}
+
+/// The time an item is listed at: what it claims, never later than `bound_ms` (when it can
+/// have been written at the latest) nor the near future; and what it claimed, when that was
+/// later by more than the skew or did not parse.
+fn bounded_time(claimed: &str, bound_ms: u64, now_ms: u64) -> (u64, Option<String>) {
+    let bound = if bound_ms == 0 {
+        now_ms
+    } else {
+        bound_ms.min(now_ms.saturating_add(FUTURE_SKEW_MS))
+    };
+    match handover_base::clock::parse_rfc3339_ms(claimed) {
+        Some(ms) if ms <= bound.saturating_add(FUTURE_SKEW_MS) => (ms.min(bound), None),
+        _ => (bound, Some(claimed.to_string())),
+    }
+}
+
+fn modified_ms(path: &Path) -> u64 {
+    fs::symlink_metadata(path)
+        .and_then(|m| m.modified())
+        .map(handover_base::clock::millis)
+        .unwrap_or_else(|_| handover_base::clock::millis(UNIX_EPOCH))
+}
+
+fn canonical(path: &Path) -> PathBuf {
+    fs::canonicalize(path).unwrap_or_else(|_| path.to_path_buf())
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_future_or_unparsed_date_is_claimed_not_known() {
+        let now = 2_000_000_000_000;
+        assert_eq!(
+            bounded_time("2001-09-09T01:46:40Z", now, now),
+            (1_000_000_000_000, None)
+        );
+        let (t, claimed) = bounded_time("2099-01-01T00:00:00Z", now - 5, now);
+        assert_eq!(
+            (t, claimed.as_deref()),
+            (now - 5, Some("2099-01-01T00:00:00Z"))
+        );
+        let (t, claimed) = bounded_time("yesterday", 42, now);
+        assert_eq!((t, claimed.as_deref()), (42, Some("yesterday")));
+    }
+}
+
+#[cfg(test)]
+mod store_tests {
+    use super::*;
+    use handover_handoff::model::GitSnapshot;
+    use handover_record::SessionRecord;
+    use std::os::unix::fs::symlink;
+
+    const NOW: u64 = 1_795_939_200_000; // 2026-11-29T08:00:00Z
+
+    fn handoff(root: &Path, id: &str, created: &str, goal: &str) -> Handoff {
+        let mut h = Handoff {
+            schema_version: 1,
+            id: id.into(),
+            created_at: created.into(),
+            agent: Some("codex".into()),
+            git: Some(GitSnapshot {
+                root: root.to_string_lossy().into_owned(),
+                branch: Some("main".into()),
+                ..Default::default()
+            }),
+            ..Default::default()
+        };
+        h.content.goal = goal.into();
+        h.content.warnings = vec!["the token format changed".into()];
+        store::seal(&mut h);
+        h
+    }
+
+    fn put(path: &Path, h: &Handoff) {
+        fs::create_dir_all(path.parent().unwrap()).unwrap();
+        fs::write(path, serde_json::to_vec_pretty(h).unwrap()).unwrap();
+    }
+
+    fn ids(history: &History) -> Vec<(&str, &str)> {
+        history
+            .items
+            .iter()
+            .map(|i| (i.id.as_str(), i.origin.as_str()))
+            .collect()
+    }
+
+    #[test]
+    fn every_handoff_and_record_newest_first_each_once() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let store = Store::at(root);
+        put(
+            &store.state_path(),
+            &handoff(root, "h3", "2026-11-29T07:00:00Z", "third"),
+        );
+        let archive = store.archive_dir();
+        put(
+            &archive.join("20261128T000000.000000000Z.json"),
+            &handoff(root, "h2", "2026-11-28T00:00:00Z", "second"),
+        );
+        // The same id again (a copy): listed once.
+        put(
+            &archive.join("20261128T000000.000000001Z.json"),
+            &handoff(root, "h2", "2026-11-28T00:00:00Z", "second"),
+        );
+        let only_in_journal = handoff(root, "h1", "2026-11-27T00:00:00Z", "first");
+        let line = serde_json::json!({"ts": "2026-11-27T00:00:01Z", "event": "write",
+            "id": "h1", "handoff": only_in_journal});
+        fs::write(store.journal_path(), format!("{line}\n{{torn\n")).unwrap();
+        let mut own = SessionRecord::new("sess-1", handover_clients_agent());
+        own.requests = vec!["fix the login bug".into()];
+        // The record's file is dated now: so is the reader's "now".
+        let now = handover_base::clock::millis(std::time::SystemTime::now());
+        own.last_activity_ms = now - 1000;
+        handover_record::files::save(&store, &own).unwrap();
+
+        let history = read(&store, now);
+        assert!(history.problems.is_empty(), "{:?}", history.problems);
+        assert_eq!(
+            ids(&history),
+            [
+                ("sess-1", "record"),
+                ("h3", "current"),
+                ("h2", "archived"),
+                ("h1", "journal")
+            ]
+        );
+        assert!(history.items.iter().all(|i| i.written_here), "{history:?}");
+        let h3 = history.item("h3").unwrap();
+        assert_eq!(h3.field("goal"), Some("third"));
+        assert_eq!(h3.field("warnings"), Some("the token format changed"));
+        assert_eq!(
+            (h3.branch.as_deref(), h3.agent.as_deref()),
+            (Some("main"), Some("codex"))
+        );
+        assert_eq!(
+            history.item("sess-1").unwrap().field("request"),
+            Some("fix the login bug")
+        );
+        assert_eq!(history.events.len(), 1, "the torn line is skipped");
+    }
+
+    fn handover_clients_agent() -> handover_clients::Agent {
+        handover_clients::Agent::Claude
+    }
+
+    #[test]
+    fn a_hostile_archive_is_skipped_and_said_never_followed_or_waited_on() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let store = Store::at(root);
+        let archive = store.archive_dir();
+        fs::create_dir_all(&archive).unwrap();
+        let outside = tmp.path().join("secret.json");
+        put(
+            &outside,
+            &handoff(root, "secret", "2026-11-28T00:00:00Z", "secret"),
+        );
+        symlink(&outside, archive.join("1-link.json")).unwrap();
+        let fifo = archive.join("2-fifo.json");
+        assert!(std::process::Command::new("mkfifo")
+            .arg(&fifo)
+            .status()
+            .unwrap()
+            .success());
+        // Sparse: 5 MiB that take no space.
+        fs::File::create(archive.join("3-huge.json"))
+            .unwrap()
+            .set_len(5 * 1024 * 1024)
+            .unwrap();
+        fs::write(archive.join("4-utf8.json"), b"{\"goal\": \"\xff\xfe\"}").unwrap();
+        let mut forged = handoff(root, "forged", "2026-11-28T00:00:00Z", "forged");
+        forged.content.goal = "changed after sealing".into();
+        put(&archive.join("5-forged.json"), &forged);
+        let mut escapes = handoff(
+            root,
+            "esc",
+            "2099-01-01T00:00:00Z",
+            "a\u{1b}]0;title\u{7}b\u{1b}[2Jc\u{202E}d",
+        );
+        escapes.id = "esc".into();
+        store::seal(&mut escapes);
+        put(&archive.join("6-escapes.json"), &escapes);
+        fs::write(archive.join("20261128T000000Z.md"), "kept markdown").unwrap();
+
+        let history = read(&store, NOW);
+        assert_eq!(ids(&history), [("esc", "archived")]);
+        let esc = &history.items[0];
+        assert_eq!(esc.field("goal"), Some("abcd"));
+        assert_eq!(esc.claimed_time.as_deref(), Some("2099-01-01T00:00:00Z"));
+        assert!(esc.time_ms <= NOW + FUTURE_SKEW_MS);
+        let said: Vec<String> = history
+            .problems
+            .iter()
+            .map(|p| format!("{}: {}", p.place, p.what))
+            .collect();
+        let expect = [
+            ("1-link.json", "a symbolic link"),
+            ("2-fifo.json", "FIFO"),
+            ("3-huge.json", "larger than 4 MiB"),
+            ("4-utf8.json", "not valid JSON"),
+            ("5-forged.json", "checksum mismatch"),
+        ];
+        for (file, what) in expect {
+            assert!(
+                said.iter().any(|s| s.contains(file) && s.contains(what)),
+                "{file}: {said:#?}"
+            );
+        }
+        assert_eq!(said.len(), expect.len(), "{said:#?}");
+    }
+
+    #[test]
+    fn the_archive_is_read_newest_first_within_its_byte_budget() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let store = Store::at(root);
+        let mut sizes = 0;
+        for (n, id) in ["a1", "a2", "a3"].iter().enumerate() {
+            let path = store.archive_dir().join(format!("2026112{n}T000000Z.json"));
+            put(
+                &path,
+                &handoff(root, id, &format!("2026-11-2{n}T00:00:00Z"), id),
+            );
+            sizes = fs::metadata(&path).unwrap().len();
+        }
+        let history = read_within(&store, NOW, 2 * sizes + 10);
+        assert_eq!(ids(&history), [("a3", "archived"), ("a2", "archived")]);
+        assert_eq!(history.problems.len(), 1, "{:?}", history.problems);
+        assert!(
+            history.problems[0]
+                .what
+                .contains("the oldest were not read"),
+            "{:?}",
+            history.problems
+        );
+    }
+
+    #[test]
+    fn a_handoff_from_another_working_tree_and_a_refused_store_are_labelled() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::at(tmp.path());
+        put(
+            &store.state_path(),
+            &handoff(Path::new("/elsewhere"), "h1", "2026-11-28T00:00:00Z", "g"),
+        );
+        let history = read(&store, NOW);
+        let item = &history.items[0];
+        assert!(!item.written_here);
+        assert!(
+            item.label()
+                .contains("not written here (it was recorded in another working tree)"),
+            "{}",
+            item.label()
+        );
+
+        let linked = tempfile::tempdir().unwrap();
+        symlink(
+            tmp.path().join(".handover"),
+            linked.path().join(".handover"),
+        )
+        .unwrap();
+        let history = read(&Store::at(linked.path()), NOW);
+        assert!(history.refused.is_some() && history.items.is_empty());
+    }
+}
