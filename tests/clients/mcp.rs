@@ -35,9 +35,9 @@ fn sandbox(agent: Agent) -> Sandbox {
 /// 0.225.2 list MCP tools as deferred (their names in a system reminder; "Use ToolSearch with
 /// query \"select:<name>\" to load tool schemas before calling them"), Codex 0.169.0 as a
 /// deferred namespace `mcp__handover` that its client-side `tool_search` loads, Qwen Code
-/// 0.24.4 by name, to review with `tool_search` and call through `tool_call` ([`save_call`]):
+/// 0.24.4 by name, to review with `tool_search` and call through `tool_call` ([`call`]):
 /// the model loads the tool first. Gemini CLI and Copilot CLI offer it at once.
-fn load_save_tool(agent: Agent) -> Vec<Turn> {
+fn load_tool(agent: Agent, tool: &str) -> Vec<Turn> {
     let select = |name: &str| {
         vec![Turn::tools(vec![ToolCall::new(
             "ToolSearch",
@@ -45,46 +45,48 @@ fn load_save_tool(agent: Agent) -> Vec<Turn> {
         )])]
     };
     match agent {
-        Agent::Claude => select("mcp__handover__handover_save"),
-        Agent::Droid => select("handover___handover_save"),
+        Agent::Claude => select(&format!("mcp__handover__{tool}")),
+        Agent::Droid => select(&format!("handover___{tool}")),
         Agent::Codex => vec![Turn::tools(vec![ToolCall::new(
             "tool_search",
-            json!({"query": "handover_save", "limit": 8}),
+            json!({"query": tool, "limit": 8}),
         )])],
         Agent::Qwen => vec![Turn::tools(vec![ToolCall::new(
             "tool_search",
-            json!({"query": "select:mcp__handover__handover_save"}),
+            json!({"query": format!("select:mcp__handover__{tool}")}),
         )])],
         _ => Vec::new(),
     }
 }
 
-/// The model's call of `handover_save` with `arguments`: by the name the client offers, or
-/// (Qwen Code, whose deferred tools stay hidden) through its `tool_call`.
-fn save_call(agent: Agent, arguments: serde_json::Value) -> ToolCall {
+/// The model's call of our `tool` with `arguments`: by the name the client offers, or (Qwen
+/// Code, whose deferred tools stay hidden) through its `tool_call`.
+fn call(agent: Agent, tool: &str, arguments: serde_json::Value) -> ToolCall {
     match agent {
         Agent::Qwen => ToolCall::new(
             "tool_call",
-            json!({"name": "mcp__handover__handover_save", "arguments": arguments}),
+            json!({"name": format!("mcp__handover__{tool}"), "arguments": arguments}),
         ),
-        _ => ToolCall::offered("handover_save", arguments),
+        _ => ToolCall::offered(tool, arguments),
     }
 }
 
 /// Session 1's model calls `handover_save` twice: first with a misspelt key, which the server
 /// refuses (the error must reach the model, naming the field), then right. Session 2 gets
-/// the handoff in its startup context.
+/// the handoff in its startup context, and its model's `handover_search` finds it.
 pub fn save_reaches_next_session(agent: Agent) {
     let sb = sandbox(agent);
-    let mut turns = load_save_tool(agent);
+    let mut turns = load_tool(agent, "handover_save");
     let k = turns.len();
     turns.extend([
-        Turn::tools(vec![save_call(
+        Turn::tools(vec![call(
             agent,
+            "handover_save",
             json!({"goal": GOAL, "blockerz": ["none"]}),
         )]),
-        Turn::tools(vec![save_call(
+        Turn::tools(vec![call(
             agent,
+            "handover_save",
             json!({
                 "goal": GOAL,
                 "next_action": NEXT,
@@ -173,14 +175,33 @@ pub fn save_reaches_next_session(agent: Agent) {
         s1.describe()
     );
 
-    let s2 = sb.run(
-        vec![Turn::text("I have read the handoff.")],
-        RunOpts::prompt("Continue the task."),
-    );
+    let mut turns = load_tool(agent, "handover_search");
+    let k = turns.len();
+    turns.extend([
+        Turn::tools(vec![call(
+            agent,
+            "handover_search",
+            json!({"query": "commas"}),
+        )]),
+        Turn::text("I have read the handoff."),
+    ]);
+    let s2 = sb.run(turns, RunOpts::prompt("Continue the task."));
     let startup = s2.first_request().body_text();
     assert!(
         startup.contains(&format!("Goal: {GOAL}")) && startup.contains(NEXT),
         "{}: the next session's first request lacks the saved handoff:\n{}",
+        agent.name(),
+        s2.describe()
+    );
+    // The hit came back to the model: where it is (the current handoff), the line matched.
+    let found = s2
+        .conversation()
+        .get(k + 1)
+        .map(|r| r.body_text())
+        .unwrap_or_default();
+    assert!(
+        found.contains("best first") && found.contains("current handoff"),
+        "{}: handover_search's hit did not reach the model:\n{}",
         agent.name(),
         s2.describe()
     );
@@ -194,7 +215,7 @@ fn interactive_claude_mcp_save_reaches_after_clear() {
     let sb = sandbox(Agent::Claude);
     let tui = sb.tui(Vec::new(), TuiOpts::default());
     let prompt = "Save the CSV work through the handover tool";
-    let mut turns = load_save_tool(Agent::Claude);
+    let mut turns = load_tool(Agent::Claude, "handover_save");
     turns.extend([
         Turn::tools(vec![ToolCall::offered(
             "handover_save",
