@@ -184,6 +184,12 @@ pub trait Wiring: Sync {
             .unwrap_or_default()
     }
 
+    /// Where the client reads its MCP servers at `at.scope`, for `install --mcp` (mcp.rs); None
+    /// where it has no file install can write.
+    fn mcp_file(&self, _at: Place<'_>) -> Option<mcp::McpFile> {
+        None
+    }
+
     /// The client's facts beyond its hooks files, for `handover status` (`scopes` are its
     /// files, read; a client may add to them, as Codex adds the recorded hook trust).
     fn status_facts(&self, _at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {

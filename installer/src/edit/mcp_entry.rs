@@ -29,8 +29,8 @@ pub const JSON_SERVERS: &str = "mcpServers";
 /// The TOML table of the servers in Codex's config.toml.
 pub const TOML_SERVERS: &str = "mcp_servers";
 
-/// Claude Code's list of the project servers (`.mcp.json`) the user approved.
-pub const CLAUDE_APPROVALS: &str = "enabledMcpjsonServers";
+/// Claude Code's list of the project servers (`.mcp.json`) the user approved, in its settings.
+pub const PROJECT_APPROVALS: &str = "enabledMcpjsonServers";
 
 /// What a client runs for the server: a program and its arguments (no shell in between).
 #[derive(Clone, Debug, PartialEq, Eq)]
@@ -195,13 +195,13 @@ pub fn find_json(doc: &Value) -> Option<McpCommand> {
 /// Claude Code: `"handover"` in the project settings' `enabledMcpjsonServers` (the list created
 /// when missing).
 pub fn approve(doc: &mut Map) -> Change {
-    let what = format!("{CLAUDE_APPROVALS}: {SERVER}");
-    let list = doc.get_or_insert_with(CLAUDE_APPROVALS, || Value::Array(Vec::new()));
+    let what = format!("{PROJECT_APPROVALS}: {SERVER}");
+    let list = doc.get_or_insert_with(PROJECT_APPROVALS, || Value::Array(Vec::new()));
     let Some(list) = list.as_array_mut() else {
         return Change::new(
             ChangeKind::Kept,
             format!(
-                "{CLAUDE_APPROVALS}: not a list, so the server was not approved; fix it by hand"
+                "{PROJECT_APPROVALS}: not a list, so the server was not approved; fix it by hand"
             ),
         );
     };
@@ -214,24 +214,24 @@ pub fn approve(doc: &mut Map) -> Change {
 
 /// Uninstall: `"handover"` out of `enabledMcpjsonServers`, and the list when that emptied it.
 pub fn unapprove(doc: &mut Map) -> Option<Change> {
-    let list = doc.get_mut(CLAUDE_APPROVALS)?.as_array_mut()?;
+    let list = doc.get_mut(PROJECT_APPROVALS)?.as_array_mut()?;
     let before = list.len();
     list.retain(|v| v.as_str() != Some(SERVER));
     if list.len() == before {
         return None;
     }
     if list.is_empty() {
-        doc.remove(CLAUDE_APPROVALS);
+        doc.remove(PROJECT_APPROVALS);
     }
     Some(Change::new(
         ChangeKind::Removed,
-        format!("{CLAUDE_APPROVALS}: {SERVER}"),
+        format!("{PROJECT_APPROVALS}: {SERVER}"),
     ))
 }
 
 /// Whether Claude Code's project settings approve the server.
 pub fn approved(doc: &Value) -> bool {
-    doc.get(CLAUDE_APPROVALS)
+    doc.get(PROJECT_APPROVALS)
         .and_then(Value::as_array)
         .is_some_and(|l| l.iter().any(|v| v.as_str() == Some(SERVER)))
 }

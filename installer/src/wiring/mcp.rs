@@ -2,14 +2,8 @@
 //! register `handover mcp` there (and take it out on uninstall). Checked against the pinned
 //! clients (docs/install.md):
 //!
-//! | client | project scope | user scope |
-//! |---|---|---|
-//! | Claude Code | `.mcp.json`, approved by `enabledMcpjsonServers` in `.claude/settings.json` | `~/.claude.json` |
-//! | Codex | `.codex/config.toml` (read in a trusted project only) | `$CODEX_HOME/config.toml` |
-//! | Gemini CLI | `.gemini/settings.json` (in a trusted folder only) | `~/.gemini/settings.json` |
-//! | Qwen Code | `.qwen/settings.json` (its terminal UI asks to approve it) | `~/.qwen/settings.json` |
-//! | GitHub Copilot CLI | `.github/mcp.json` (in a trusted folder only) | `~/.copilot/mcp-config.json` |
-//! | Factory Droid | `.factory/mcp.json` | `~/.factory/mcp.json` |
+//! Each client's wiring says which file holds its servers at a scope (`Wiring::mcp_file`: the
+//! table is in docs/install.md); this module edits it.
 //!
 //! Several of these files are also a hooks file (Gemini CLI's and Qwen Code's settings, Claude
 //! Code's project settings for the approval) or Codex's user config.toml: the entry is then
@@ -21,11 +15,12 @@ use crate::edit::file_edit::{FileEdit, FileKind};
 use crate::edit::json_doc::Value;
 use crate::edit::json_layout::{self, Layout};
 use crate::edit::mcp_entry::{self, McpCommand};
+use crate::edit::toml_doc;
 use crate::error::EditError;
 use crate::files::{confine_for, read_opt, Homes};
 use crate::report::{any_effective, Change};
-use crate::wiring::codex::config as codex_config;
 use crate::wiring::facts::McpStatus;
+use crate::wiring::{self, Place};
 use handover_clients::{Agent, Scope};
 use std::path::{Path, PathBuf};
 
@@ -39,7 +34,7 @@ pub enum Shape {
     Toml,
 }
 
-/// One client's MCP file at one scope.
+/// One client's MCP file at one scope (each client's wiring says where: `Wiring::mcp_file`).
 #[derive(Clone, Debug, PartialEq)]
 pub struct McpFile {
     pub path: PathBuf,
@@ -47,73 +42,32 @@ pub struct McpFile {
     /// The file where the client records its approval of the server, when it must be
     /// approved and install can give it (Claude Code's project settings).
     pub approval: Option<PathBuf>,
+    /// What else the client needs before it starts the server, said once by install.
+    pub needs: Option<&'static str>,
 }
 
-/// Where `agent` reads its MCP servers at `scope`; None where it has no such file (Claude
-/// Code's local scope lives in `~/.claude.json`, which it rewrites while it runs).
-pub fn file(agent: Agent, scope: Scope, repo: &Path, homes: &Homes) -> Option<McpFile> {
-    let client = handover_clients::of(agent);
-    let user = homes.user_dir(client);
-    let json = Shape::Json { stdio_type: false };
-    let (path, shape, approval) = match (agent, scope) {
-        (Agent::Claude, Scope::Project) => (
-            repo.join(".mcp.json"),
-            Shape::Json { stdio_type: true },
-            Some(crate::files::hooks_path(agent, Scope::Project, repo, homes)),
-        ),
-        (Agent::Claude, Scope::Local) => return None,
-        // `~/.claude.json` beside `~/.claude`, or inside `$CLAUDE_CONFIG_DIR` when that moves it.
-        (Agent::Claude, Scope::User) => {
-            let dir = if user == homes.home.join(".claude") {
-                homes.home.clone()
-            } else {
-                user
-            };
-            (
-                dir.join(".claude.json"),
-                Shape::Json { stdio_type: true },
-                None,
-            )
+impl McpFile {
+    /// `mcpServers` in a JSON file, nothing else needed.
+    pub fn json(path: PathBuf) -> McpFile {
+        McpFile {
+            path,
+            shape: Shape::Json { stdio_type: false },
+            approval: None,
+            needs: None,
         }
-        (Agent::Codex, Scope::User) => (codex_config::config_path(homes), Shape::Toml, None),
-        (Agent::Codex, _) => (repo.join(".codex").join("config.toml"), Shape::Toml, None),
-        // Their settings files: the hooks file of each scope.
-        (Agent::Gemini | Agent::Qwen, _) => (
-            crate::files::hooks_path(agent, scope, repo, homes),
-            json,
-            None,
-        ),
-        (Agent::Copilot, Scope::User) => (user.join("mcp-config.json"), json, None),
-        (Agent::Copilot, _) => (repo.join(".github").join("mcp.json"), json, None),
-        (Agent::Droid, Scope::User) => (user.join("mcp.json"), json, None),
-        (Agent::Droid, _) => (repo.join(".factory").join("mcp.json"), json, None),
-    };
-    Some(McpFile {
-        path,
-        shape,
-        approval,
-    })
-}
-
-/// What a client needs beyond the file before it starts a project server, said once by
-/// install (None: nothing).
-fn needs(agent: Agent, scope: Scope) -> Option<&'static str> {
-    match (agent, scope) {
-        (_, Scope::User) => None,
-        (Agent::Codex, _) => Some(
-            "Codex reads .codex/config.toml only in a project it trusts (--trust records that)",
-        ),
-        (Agent::Gemini, _) => {
-            Some("Gemini CLI starts no MCP server in a folder it does not trust (--trust)")
-        }
-        (Agent::Copilot, _) => Some(
-            "GitHub Copilot CLI reads .github/mcp.json only in a folder it trusts (--trust)",
-        ),
-        (Agent::Qwen, _) => Some(
-            "Qwen Code lists a project's MCP server as pending approval until you approve it (`/mcp` in its terminal UI; `qwen -p --yolo` starts it without asking)",
-        ),
-        _ => None,
     }
+
+    /// With what else the client needs (None: nothing).
+    pub fn needing(mut self, needs: Option<&'static str>) -> McpFile {
+        self.needs = needs;
+        self
+    }
+}
+
+/// Where `agent` reads its MCP servers at `scope`, by its wiring; None where it has no file
+/// install can write.
+pub fn file(agent: Agent, scope: Scope, repo: &Path, homes: &Homes) -> Option<McpFile> {
+    wiring::of(agent).mcp_file(Place { repo, homes, scope })
 }
 
 /// The text of a file with `edit` applied to its parsed form, in its own layout; `text` itself
@@ -136,15 +90,12 @@ fn edited(
             Ok((Some(json_layout::render(&doc, &layout)), changes))
         }
         Shape::Toml => {
-            let mut doc = codex_config::parse(path, text.unwrap_or(""))?;
+            let mut doc = toml_doc::parse(path, text.unwrap_or(""))?;
             let changes = edit(Doc::Toml(&mut doc));
             if !any_effective(&changes) {
                 return Ok((text.map(String::from), changes));
             }
-            Ok((
-                Some(codex_config::render(&doc, text.unwrap_or(""))),
-                changes,
-            ))
+            Ok((Some(toml_doc::render(&doc, text.unwrap_or(""))), changes))
         }
     }
 }
@@ -236,7 +187,7 @@ pub fn plan_install(
             },
         )?;
     }
-    notes.extend(needs(agent, scope).map(|n| format!("{n}.")));
+    notes.extend(mcp.needs.map(|n| format!("{n}.")));
     Ok(())
 }
 
@@ -299,7 +250,7 @@ pub fn holds_nothing_else(path: &Path, text: &str) -> bool {
 pub fn user_part(path: &Path, text: &str) -> Option<String> {
     let rest = strip(path, is_toml(path), text);
     if is_toml(path) {
-        let doc = codex_config::parse(path, &rest).ok()?;
+        let doc = toml_doc::parse(path, &rest).ok()?;
         Some(
             doc.to_string()
                 .split_whitespace()
@@ -346,7 +297,7 @@ pub fn status(agent: Agent, repo: &Path, homes: &Homes) -> Vec<(Scope, McpStatus
             Shape::Json { .. } => json_layout::parse(&mcp.path, &text)
                 .ok()
                 .and_then(|d| mcp_entry::find_json(&d)),
-            Shape::Toml => codex_config::parse(&mcp.path, &text)
+            Shape::Toml => toml_doc::parse(&mcp.path, &text)
                 .ok()
                 .and_then(|d| mcp_entry::find_toml(&d)),
         };
