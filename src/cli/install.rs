@@ -815,7 +815,8 @@ pub enum AgentsStatus {
 
 impl AgentsStatus {
     /// The repository's files that hold handover's wiring: project hooks files with our hooks,
-    /// instruction files with the section (for "not committed yet").
+    /// the project MCP files `install --mcp` registered the server in, instruction files with
+    /// the section (for "not committed yet").
     pub fn wiring_files(&self, root: &Path) -> Vec<PathBuf> {
         let AgentsStatus::Checked(r) = self else {
             return Vec::new();
@@ -826,12 +827,22 @@ impl AgentsStatus {
             .flat_map(|a| &a.scopes)
             .filter(|s| s.scope == Scope::Project && !s.file.ours.is_empty())
             .map(|s| s.file.path.clone());
+        let mcp = r
+            .agents
+            .iter()
+            .flat_map(|a| &a.mcp)
+            .filter(|(scope, _)| *scope == Scope::Project)
+            .map(|(_, m)| m.file.clone());
         let sections = r
             .instructions
             .iter()
             .filter(|i| i.present)
             .map(|i| root.join(&i.name));
-        hooks.chain(sections).collect()
+        let mut files: Vec<PathBuf> = hooks.chain(mcp).chain(sections).collect();
+        // Gemini CLI's and Qwen Code's MCP file is their hooks file.
+        let mut seen = std::collections::HashSet::new();
+        files.retain(|f| seen.insert(f.clone()));
+        files
     }
 
     pub fn lines(&self) -> Vec<String> {

@@ -75,9 +75,14 @@ impl McpCommand {
         }
     }
 
-    /// How the change is named in the report.
+    /// How the change is named in the report: the launcher by what it runs.
     fn shown(&self, at: &str) -> String {
-        format!("{at} → {} {}", self.command, self.args.join(" "))
+        match self.args.as_slice() {
+            [c, _, program, arg] if self.command == "sh" && c == "-c" => {
+                format!("{at} → {program} {arg} (found at run time)")
+            }
+            args => format!("{at} → {} {}", self.command, args.join(" ")),
+        }
     }
 }
 
