@@ -43,6 +43,7 @@ mod clients {
     pub(crate) mod install;
     pub(crate) mod interactive;
     pub(crate) mod matrix;
+    pub(crate) mod mcp;
     pub(crate) mod plugins;
     pub(crate) mod qwen;
     pub(crate) mod shared_install;
@@ -68,6 +69,7 @@ fn main() -> std::process::ExitCode {
         clients::gemini::trials,
         clients::install::trials,
         clients::interactive::trials,
+        clients::mcp::trials,
         clients::plugins::trials,
         clients::qwen::trials,
         clients::shared_install::trials,

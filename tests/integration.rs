@@ -29,6 +29,7 @@ mod boot {
     mod guard;
     mod hostile;
     mod markdown;
+    mod mcp;
     mod no_surprises;
     mod properties;
     mod recall_log;

@@ -188,6 +188,7 @@ pub fn status(
                 agent,
                 scopes,
                 facts,
+                mcp: wiring::mcp::status(agent, repo, homes),
             }
         })
         .collect();

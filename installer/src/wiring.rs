@@ -25,6 +25,7 @@ pub mod copilot;
 pub mod droid;
 pub mod facts;
 pub mod gemini;
+pub mod mcp;
 mod qwen;
 pub mod trusted_folders;
 
@@ -62,6 +63,9 @@ pub struct InstallOptions {
     /// Write the portable command (hook_exe::portable_command: the same on every machine, the
     /// executable found at run time) instead of `hooks`' absolute paths.
     pub portable: bool,
+    /// `--mcp`: register `handover mcp`, run by this command, in each client's MCP
+    /// configuration (wiring/mcp.rs).
+    pub mcp: Option<crate::edit::mcp_entry::McpCommand>,
 }
 
 impl InstallOptions {
@@ -178,6 +182,12 @@ pub trait Wiring: Sync {
         self.trusted_folders()
             .map(|folders| folders.left_in_place(at))
             .unwrap_or_default()
+    }
+
+    /// Where the client reads its MCP servers at `at.scope`, for `install --mcp` (mcp.rs); None
+    /// where it has no file install can write.
+    fn mcp_file(&self, _at: Place<'_>) -> Option<mcp::McpFile> {
+        None
     }
 
     /// The client's facts beyond its hooks files, for `handover status` (`scopes` are its

@@ -6,6 +6,7 @@
 use handover_clients::Agent;
 use handover_clients::Scope;
 use handover_installer::apply::backup::Backups;
+use handover_installer::edit::mcp_entry::McpCommand;
 use handover_installer::plan::flow::{self, InstallRequest, UninstallRequest};
 use handover_installer::status::status;
 use handover_installer::{locate, Homes, HookPaths, InstallOptions, Targets};
@@ -73,6 +74,7 @@ fn req(e: &Env, targets: Targets, scope: Scope) -> InstallRequest {
             trust: false,
             hooks: HookPaths::in_dir(&e.bin),
             portable: false,
+            mcp: None,
         },
         dry_run: false,
         codex_bin: None,
@@ -1511,4 +1513,226 @@ fn uninstall_keeps_a_shared_agents_md_section_until_its_last_reader_goes() {
     assert!(uninstall(&e, codex_only(), Scope::Project).ok);
     assert!(!e.repo.join("AGENTS.md").exists());
     assert!(e.repo.join("CLAUDE.md").is_file());
+}
+
+// ---- `--mcp`: the MCP server in each client's own MCP configuration ----
+
+fn with_mcp(e: &Env, targets: Targets, scope: Scope) -> InstallRequest {
+    let mut r = req(e, targets, scope);
+    r.options.mcp = Some(McpCommand::at(&e.bin.join("handover")));
+    r
+}
+
+/// Every client's MCP file, as a snapshot shows them: path, then the text.
+fn mcp_files(e: &Env, scope: Scope) -> String {
+    let mut out = String::new();
+    for agent in Agent::ALL {
+        let Some(f) = handover_installer::wiring::mcp::file(agent, scope, &e.repo, &e.homes) else {
+            out.push_str(&format!("== {}: none\n", agent.as_str()));
+            continue;
+        };
+        let text = fs::read_to_string(&f.path).unwrap_or_else(|_| "(no file)\n".into());
+        out.push_str(&format!(
+            "== {}: {}\n{text}",
+            agent.as_str(),
+            f.path.display()
+        ));
+        if !text.ends_with('\n') {
+            out.push_str("\n(no final newline)\n");
+        }
+    }
+    pinned(e, &out)
+}
+
+/// A repository whose MCP files already hold the user's own servers and settings, in the
+/// layouts the clients write (four spaces and no final newline, comments in TOML).
+fn users_mcp_files(e: &Env) {
+    let write = |rel: &str, text: &str| {
+        let p = e.repo.join(rel);
+        fs::create_dir_all(p.parent().unwrap()).unwrap();
+        fs::write(p, text).unwrap();
+    };
+    write(
+        ".mcp.json",
+        "{\n    \"mcpServers\": {\n        \"db\": {\n            \"type\": \"stdio\",\n            \"command\": \"npx\",\n            \"args\": [\"-y\", \"db-mcp\"]\n        }\n    }\n}",
+    );
+    write(
+        ".claude/settings.json",
+        "{\n  \"model\": \"opus\",\n  \"enabledMcpjsonServers\": [\n    \"db\"\n  ]\n}\n",
+    );
+    write(
+        ".codex/config.toml",
+        "# the team's Codex settings\nmodel = \"gpt-5\"\n\n[mcp_servers.db]\ncommand = \"npx\" # pinned\nargs = [\"-y\", \"db-mcp\"]\n",
+    );
+    write(
+        ".gemini/settings.json",
+        "{\n  \"mcpServers\": {\n    \"db\": {\n      \"command\": \"npx\"\n    }\n  },\n  \"ui\": {\n    \"theme\": \"GitHub\"\n  }\n}",
+    );
+    write(
+        ".qwen/settings.json",
+        "{\n  \"model\": {\n    \"name\": \"qwen3\"\n  }\n}\n",
+    );
+    write(
+        ".github/mcp.json",
+        "{\n  \"mcpServers\": {\n    \"db\": {\n      \"command\": \"npx\",\n      \"tools\": [\"*\"]\n    }\n  }\n}\n",
+    );
+    write(
+        ".factory/mcp.json",
+        "{\n  \"mcpServers\": {\n    \"db\": {\n      \"type\": \"stdio\",\n      \"command\": \"npx\",\n      \"disabled\": true\n    }\n  }\n}\n",
+    );
+}
+
+#[test]
+fn mcp_install_writes_each_clients_file_around_the_users_and_uninstall_gives_back_the_bytes() {
+    let e = env();
+    users_mcp_files(&e);
+    let before = snapshot(&e.repo);
+    insta::assert_snapshot!("mcp_project_before", mcp_files(&e, Scope::Project));
+
+    let (o, out) = run(&with_mcp(&e, Targets::all(), Scope::Project));
+    assert!(o.ok, "{out}");
+    insta::assert_snapshot!("mcp_project_installed", mcp_files(&e, Scope::Project));
+    let settled = snapshot(&e.repo);
+    let (_, again) = run(&with_mcp(&e, Targets::all(), Scope::Project));
+    assert_eq!(
+        snapshot(&e.repo),
+        settled,
+        "a second install wrote: {again}"
+    );
+
+    let report = serde_json::to_value(status(&e.repo, &e.homes, None, None)).unwrap();
+    for agent in Agent::ALL {
+        let m = &report[agent.as_str()]["mcp"]["project"];
+        assert_eq!(m["args"], serde_json::json!(["mcp"]), "{agent:?}: {report}");
+    }
+    assert_eq!(report["claude"]["mcp"]["project"]["approved"], true);
+    let lines = status(&e.repo, &e.homes, None, None).lines();
+    assert!(
+        lines.contains(&"claude project: MCP server registered (.mcp.json)".to_string())
+            || lines
+                .iter()
+                .any(|l| l.starts_with("claude project: MCP server registered (")),
+        "{lines:#?}"
+    );
+
+    assert!(uninstall(&e, Targets::all(), Scope::Project).ok);
+    assert_eq!(
+        snapshot(&e.repo),
+        before,
+        "install --mcp then uninstall left the repository as it was, byte for byte"
+    );
+}
+
+#[test]
+fn mcp_install_into_a_bare_repository_and_uninstall_leaves_nothing() {
+    let e = env();
+    let before = snapshot(&e.repo);
+    let (o, out) = run(&with_mcp(&e, Targets::all(), Scope::Project));
+    assert!(o.ok, "{out}");
+    insta::assert_snapshot!("mcp_project_new_files", mcp_files(&e, Scope::Project));
+    // What else each client needs is said once.
+    assert!(
+        out.contains("note: Codex reads .codex/config.toml only in a project it trusts"),
+        "{out}"
+    );
+    assert!(uninstall(&e, Targets::all(), Scope::Project).ok);
+    assert_eq!(snapshot(&e.repo), before);
+    assert!(
+        fs::read_dir(&e.repo).unwrap().next().is_none(),
+        "nothing left"
+    );
+}
+
+#[test]
+fn mcp_dry_run_shows_the_diffs_and_writes_nothing() {
+    let e = env();
+    users_mcp_files(&e);
+    let before = snapshot(e.repo.parent().unwrap());
+    let mut r = with_mcp(
+        &e,
+        Targets::of([Agent::Claude, Agent::Codex]),
+        Scope::Project,
+    );
+    r.dry_run = true;
+    let (o, out) = run(&r);
+    assert!(o.ok, "{out}");
+    insta::assert_snapshot!("mcp_dry_run_claude_and_codex", pinned(&e, &out));
+    assert_eq!(snapshot(e.repo.parent().unwrap()), before);
+}
+
+#[test]
+fn without_mcp_no_mcp_file_is_touched() {
+    let e = env();
+    users_mcp_files(&e);
+    let mcp_before = mcp_files(&e, Scope::Project);
+    let (o, out) = run(&req(&e, Targets::all(), Scope::Project));
+    assert!(o.ok, "{out}");
+    let report = serde_json::to_value(status(&e.repo, &e.homes, None, None)).unwrap();
+    assert!(report["claude"].get("mcp").is_none(), "{report}");
+    assert!(
+        !out.contains("mcpServers") && !out.contains("mcp_servers"),
+        "{out}"
+    );
+    // Only the hooks went into the files that are also hooks files.
+    let gemini = fs::read_to_string(e.repo.join(".gemini/settings.json")).unwrap();
+    assert!(
+        !gemini.contains("handover mcp") && !gemini.contains("\"mcp\""),
+        "{gemini}"
+    );
+    for rel in [
+        ".mcp.json",
+        ".codex/config.toml",
+        ".github/mcp.json",
+        ".factory/mcp.json",
+    ] {
+        assert!(
+            mcp_before.contains(&fs::read_to_string(e.repo.join(rel)).unwrap()),
+            "{rel}"
+        );
+    }
+}
+
+#[test]
+fn mcp_user_scope_goes_to_each_clients_user_file_and_comes_out_again() {
+    let e = env();
+    let home = &e.homes.home;
+    let claude_json = home.join(".claude.json");
+    fs::write(
+        &claude_json,
+        "{\n  \"numStartups\": 3,\n  \"projects\": {\n    \"/src/app\": {\n      \"allowedTools\": []\n    }\n  }\n}",
+    )
+    .unwrap();
+    let codex = handover_installer::wiring::codex::config::config_path(&e.homes);
+    fs::create_dir_all(codex.parent().unwrap()).unwrap();
+    fs::write(&codex, "# mine\nmodel = \"gpt-5\"\n").unwrap();
+    let before = snapshot(home);
+    let (o, out) = run(&with_mcp(&e, Targets::all(), Scope::User));
+    assert!(o.ok, "{out}");
+    insta::assert_snapshot!("mcp_user_installed", mcp_files(&e, Scope::User));
+    assert!(uninstall(&e, Targets::all(), Scope::User).ok);
+    let after = snapshot(home);
+    // The backups uninstall leaves are the only difference.
+    let users: BTreeMap<_, _> = after
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with(&e.homes.backups))
+        .collect();
+    let users_before: BTreeMap<_, _> = before
+        .into_iter()
+        .filter(|(p, _)| !p.starts_with(&e.homes.backups))
+        .collect();
+    assert_eq!(users, users_before);
+}
+
+#[test]
+fn mcp_local_scope_says_where_claude_keeps_it() {
+    let e = env();
+    let (o, out) = run(&with_mcp(&e, claude_only(), Scope::Local));
+    assert!(o.ok, "{out}");
+    assert!(!e.repo.join(".mcp.json").exists());
+    assert!(
+        out.contains(
+            "note: Claude Code keeps its local MCP servers in a file it rewrites while it runs"
+        ),
+        "{out}"
+    );
 }

@@ -5,12 +5,26 @@ use super::output::{stdout, JSON_VERSION};
 use super::AckArgs;
 use handover_handoff::store::Event;
 use handover_handoff::store::{LoadOutcome, Store};
-use serde_json::json;
+use serde_json::{json, Value};
 use std::io::Write as _;
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
+    let (text, mut fields) = acknowledge(dir, args.session.as_deref())?;
+    if args.json {
+        fields["version"] = json!(JSON_VERSION);
+        writeln!(stdout(), "{fields}")?;
+    } else {
+        writeln!(stdout(), "{text}")?;
+    }
+    Ok(ExitCode::SUCCESS)
+}
+
+/// Records the acknowledgement (when there is a handoff to acknowledge) and says what
+/// happened: the line `ack` prints, and the fields of its `--json` object. The MCP server's
+/// `handover_ack` answers with the line.
+pub fn acknowledge(dir: &Path, session: Option<&str>) -> anyhow::Result<(String, Value)> {
     let store = Store::discover(dir);
     let handoff = match store.load() {
         LoadOutcome::Loaded(l) => l.handoff,
@@ -19,25 +33,18 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                 "No handoff in {}: nothing to acknowledge.",
                 store.root().display()
             );
-            say(
-                args,
-                &text,
-                json!({"acknowledged": false, "reason": "no handoff"}),
-            )?;
-            return Ok(ExitCode::SUCCESS);
+            return Ok((text, json!({"acknowledged": false, "reason": "no handoff"})));
         }
         LoadOutcome::Refused(refused) => return Err(refused.into()),
         LoadOutcome::Unrecoverable { problem } => {
             let text = format!("The handoff is damaged ({problem}); run `handover status`.");
-            say(
-                args,
-                &text,
+            return Ok((
+                text,
                 json!({"acknowledged": false, "reason": "damaged", "problem": problem}),
-            )?;
-            return Ok(ExitCode::SUCCESS);
+            ));
         }
     };
-    let session = handover_clients::caller::session(args.session.as_deref());
+    let session = handover_clients::caller::session(session);
     // Ids and names the caller passed are text like any other: no token reaches the journal.
     let session = session.as_deref().map(handover_handoff::sanitize::redacted);
     let agent = handover_clients::caller::agent(None)
@@ -51,21 +58,7 @@ pub fn run(args: &AckArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         handover_handoff::sanitize::token(&handoff.id),
         handover_handoff::sanitize::quote(&handoff.content.goal)
     );
-    say(
-        args,
-        &text,
-        json!({"acknowledged": true, "handoff_id": handoff.id, "goal": handoff.content.goal,
-               "session_id": session, "agent": agent}),
-    )?;
-    Ok(ExitCode::SUCCESS)
-}
-
-/// The result as one line of text, or with `--json` as one object (docs/cli.md).
-fn say(args: &AckArgs, text: &str, mut fields: serde_json::Value) -> std::io::Result<()> {
-    if args.json {
-        fields["version"] = json!(JSON_VERSION);
-        writeln!(stdout(), "{fields}")
-    } else {
-        writeln!(stdout(), "{text}")
-    }
+    let fields = json!({"acknowledged": true, "handoff_id": handoff.id, "goal": handoff.content.goal,
+                        "session_id": session, "agent": agent});
+    Ok((text, fields))
 }

@@ -11,15 +11,33 @@ use handover_record::files::{self as records, Listed};
 use handover_record::text as record_text;
 use handover_verify as verify;
 use serde_json::json;
-use std::io::Write as _;
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
 pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
+    report(args, dir, &mut stdout())
+}
+
+/// The verified report as text, and the exit code `handover boot` would end with: the MCP
+/// server's `handover_status` says exactly what `boot` prints.
+pub fn report_text(dir: &Path) -> anyhow::Result<(String, ExitCode)> {
+    let args = BootArgs {
+        json: false,
+        check: false,
+        startup: false,
+    };
+    let mut text = Vec::new();
+    let code = report(&args, dir, &mut text)?;
+    Ok((String::from_utf8_lossy(&text).into_owned(), code))
+}
+
+/// `boot` written to `out`.
+fn report(args: &BootArgs, dir: &Path, out: &mut dyn Write) -> anyhow::Result<ExitCode> {
     let store = Store::discover(dir);
     let command = handover_base::handover_command::handover_command();
     if args.startup && !args.json {
-        let code = print_startup(&store, &command)?;
+        let code = print_startup(&store, &command, out)?;
         return Ok(if args.check { check_code(&store) } else { code });
     }
     // With --check the exit code is the verdict (docs/cli.md); without, 0 unless refused.
@@ -36,30 +54,30 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             let fetched = fetched_report(&store, None, &command);
             if args.json {
                 writeln!(
-                    stdout(),
+                    out,
                     "{}",
                     json!({"version": JSON_VERSION, "verdict": null, "reasons": [], "handoff": null, "message": "no handoff",
                            "records": records_json(&recorded), "fetched": fetched.as_ref().map(|f| &f.json)})
                 )?;
             } else {
-                writeln!(stdout(), "No handoff in {}.", store.root().display())?;
+                writeln!(out, "No handoff in {}.", store.root().display())?;
                 if let Some(f) = &fetched {
-                    writeln!(stdout(), "{}", f.text)?;
+                    writeln!(out, "{}", f.text)?;
                 }
-                print_records(&recorded)?;
+                print_records(&recorded, out)?;
             }
             return Ok(exit(Exit::NoHandoff, Exit::Ok));
         }
         LoadOutcome::Unrecoverable { problem } => {
             if args.json {
                 writeln!(
-                    stdout(),
+                    out,
                     "{}",
                     json!({"version": JSON_VERSION, "verdict": null, "reasons": [], "handoff": null, "recovered": false, "problem": problem})
                 )?;
             } else {
                 writeln!(
-                    stdout(),
+                    out,
                     "{}",
                     context::unrecoverable_context(&problem, &command)
                 )?;
@@ -69,13 +87,13 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         LoadOutcome::Refused(refused) => {
             if args.json {
                 writeln!(
-                    stdout(),
+                    out,
                     "{}",
                     json!({"version": JSON_VERSION, "verdict": null, "reasons": [], "handoff": null, "refused": refused.to_string()})
                 )?;
             } else {
                 writeln!(
-                    stdout(),
+                    out,
                     "{}",
                     context::refused_context(&refused.to_string(), &command)
                 )?;
@@ -99,7 +117,7 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     let edited_notice = format!("{edited_notice}{config_notice}");
     let fetched = fetched_report(&store, Some(&loaded.handoff.id), &command);
     if args.json {
-        let out = json!({
+        let report = json!({
             "version": JSON_VERSION,
             "verdict": verification.verdict,
             "reasons": verification.reasons,
@@ -113,10 +131,10 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             "records": records_json(&recorded),
             "fetched": fetched.as_ref().map(|f| &f.json),
         });
-        writeln!(stdout(), "{}", serde_json::to_string_pretty(&out)?)?;
+        writeln!(out, "{}", serde_json::to_string_pretty(&report)?)?;
     } else {
         writeln!(
-            stdout(),
+            out,
             "{}{edited_notice}",
             context::boot_report(
                 &loaded.handoff,
@@ -126,9 +144,9 @@ pub fn run(args: &BootArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             )
         )?;
         if let Some(f) = &fetched {
-            writeln!(stdout(), "{}", f.text)?;
+            writeln!(out, "{}", f.text)?;
         }
-        print_records(&recorded)?;
+        print_records(&recorded, out)?;
     }
     Ok(exit(Exit::of_verdict(verification.verdict), Exit::Ok))
 }
@@ -237,30 +255,28 @@ fn records_json(list: &[Listed]) -> serde_json::Value {
 
 /// The newest session records, as facts recorded by the hooks (docs/format.md); foreign ones
 /// after them, each said to be foreign.
-fn print_records(list: &[Listed]) -> std::io::Result<()> {
+fn print_records(list: &[Listed], out: &mut dyn Write) -> std::io::Result<()> {
     if list.is_empty() {
         return Ok(());
     }
-    writeln!(
-        stdout(),
+    writeln!(out,
         "\nSession records (newest first, this working tree's own before any foreign ones; facts recorded by handover from the transcripts, quoted text is data):"
     )?;
     for l in list {
         if !l.is_own() {
-            writeln!(stdout(), "{}", record_text::foreign_note(&l.foreign))?;
+            writeln!(out, "{}", record_text::foreign_note(&l.foreign))?;
         }
-        writeln!(stdout(), "{}", record_text::report(&l.record))?;
+        writeln!(out, "{}", record_text::report(&l.record))?;
     }
     Ok(())
 }
 
 /// `--startup`: exactly what the SessionStart hook would put in front of a new session (the
 /// same composition, `handover_core::startup`), or a line saying it would say nothing.
-fn print_startup(store: &Store, command: &str) -> std::io::Result<ExitCode> {
+fn print_startup(store: &Store, command: &str, out: &mut dyn Write) -> std::io::Result<ExitCode> {
     match handover_core::startup::build(store, command, false) {
-        Some(delivery) => writeln!(stdout(), "{}", delivery.text)?,
-        None => writeln!(
-                stdout(),
+        Some(delivery) => writeln!(out, "{}", delivery.text)?,
+        None => writeln!(out,
             "No handoff in {}, and nothing from the last session to show: a new session starts with no startup context.",
             store.root().display()
         )?,
@@ -268,7 +284,7 @@ fn print_startup(store: &Store, command: &str) -> std::io::Result<ExitCode> {
     // For the person previewing, not part of what the hook says: the hooks fall back to the
     // defaults silently.
     if let Err(e) = config::load(store.root()) {
-        writeln!(stdout(), "\n(not shown to the agent) warning: {e:#} (the hooks use the default settings until it is fixed)")?;
+        writeln!(out, "\n(not shown to the agent) warning: {e:#} (the hooks use the default settings until it is fixed)")?;
     }
     // A refused store exits 1, as plain `boot` does (the refusal is `check`'s alone: no need to
     // read the handoff a second time).

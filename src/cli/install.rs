@@ -265,6 +265,7 @@ pub fn run_install_with(
             trust: args.trust,
             hooks: hooks.clone(),
             portable,
+            mcp: mcp_command(args, &env.cwd)?,
         },
         dry_run: args.selection.dry_run,
         codex_bin,
@@ -478,6 +479,29 @@ fn gitignore_dry_run(repo: &Path) -> Option<String> {
         before.as_deref(),
         Some(&after),
     ))
+}
+
+/// What the clients run for `--mcp`: like the hooks, the portable launcher that finds
+/// `handover` at run time, or with `--hooks-dir` the `handover` in that directory.
+fn mcp_command(
+    args: &InstallArgs,
+    cwd: &Path,
+) -> anyhow::Result<Option<handover_installer::edit::mcp_entry::McpCommand>> {
+    use handover_installer::edit::mcp_entry::McpCommand;
+    if !args.mcp {
+        return Ok(None);
+    }
+    let Some(dir) = &args.hooks_dir else {
+        return Ok(Some(McpCommand::portable()));
+    };
+    let handover = absolute(dir, cwd).join("handover");
+    if !handover_installer::locate::is_executable(&handover) {
+        anyhow::bail!(
+            "--mcp with --hooks-dir {}: no `handover` executable there for the clients to run as their MCP server; nothing was written. Install it beside the hook executables (`cargo install --locked --path <handover checkout> --root <dir>`), or leave out --hooks-dir",
+            dir.display()
+        );
+    }
+    Ok(Some(McpCommand::at(&handover)))
 }
 
 fn absolute(dir: &Path, cwd: &Path) -> PathBuf {
@@ -791,7 +815,8 @@ pub enum AgentsStatus {
 
 impl AgentsStatus {
     /// The repository's files that hold handover's wiring: project hooks files with our hooks,
-    /// instruction files with the section (for "not committed yet").
+    /// the project MCP files `install --mcp` registered the server in, instruction files with
+    /// the section (for "not committed yet").
     pub fn wiring_files(&self, root: &Path) -> Vec<PathBuf> {
         let AgentsStatus::Checked(r) = self else {
             return Vec::new();
@@ -802,12 +827,22 @@ impl AgentsStatus {
             .flat_map(|a| &a.scopes)
             .filter(|s| s.scope == Scope::Project && !s.file.ours.is_empty())
             .map(|s| s.file.path.clone());
+        let mcp = r
+            .agents
+            .iter()
+            .flat_map(|a| &a.mcp)
+            .filter(|(scope, _)| *scope == Scope::Project)
+            .map(|(_, m)| m.file.clone());
         let sections = r
             .instructions
             .iter()
             .filter(|i| i.present)
             .map(|i| root.join(&i.name));
-        hooks.chain(sections).collect()
+        let mut files: Vec<PathBuf> = hooks.chain(mcp).chain(sections).collect();
+        // Gemini CLI's and Qwen Code's MCP file is their hooks file.
+        let mut seen = std::collections::HashSet::new();
+        files.retain(|f| seen.insert(f.clone()));
+        files
     }
 
     pub fn lines(&self) -> Vec<String> {

@@ -13,6 +13,7 @@ mod done;
 mod exit;
 mod install;
 mod log;
+mod mcp;
 pub mod output;
 mod parse;
 pub mod search;
@@ -80,6 +81,9 @@ pub enum Command {
     Install(InstallArgs),
     /// Take out exactly what `handover install` put in.
     Uninstall(UninstallArgs),
+    /// Serve handover's tools to an agent over MCP (stdin/stdout): what a client's MCP
+    /// configuration runs.
+    Mcp(McpArgs),
     /// Codex: trust the hooks of the handover plugin (after `codex plugin add handover@...`):
     /// exactly those, at their current hashes, through `codex app-server` (your consent).
     TrustPlugin(TrustPluginArgs),
@@ -214,6 +218,10 @@ pub struct InstallArgs {
     /// The `codex` executable for --trust (default: `codex` on PATH).
     #[arg(long, value_name = "PATH", requires = "trust")]
     pub codex_bin: Option<PathBuf>,
+    /// Also register `handover mcp` (the MCP server for agents) in each client's MCP
+    /// configuration (docs/install.md).
+    #[arg(long)]
+    pub mcp: bool,
     /// Print the result as one JSON object instead of the report (docs/cli.md).
     #[arg(long)]
     pub json: bool,
@@ -491,6 +499,9 @@ pub struct ShareArgs {
 }
 
 #[derive(Args, Debug)]
+pub struct McpArgs {}
+
+#[derive(Args, Debug)]
 pub struct LogArgs {
     /// Only this branch (default: the current one).
     #[arg(long, value_name = "BRANCH", conflicts_with = "all")]
@@ -615,6 +626,7 @@ pub fn run() -> anyhow::Result<ExitCode> {
             install::run_uninstall(a, handover_handoff::store::Store::discover(&dir()?).root())
         }
         Command::TrustPlugin(a) => install::run_trust_plugin(a),
+        Command::Mcp(_) => mcp::run(&dir()?),
         Command::Completions(a) => {
             // Generated into memory first: clap_complete panics when its writer fails.
             let mut script = Vec::new();

@@ -8,10 +8,11 @@ use handover_clients::caller;
 use handover_core::write::{self, Refusal, Request};
 use handover_handoff::model::{Content, Decision, Handoff};
 use handover_handoff::store::Store;
+use handover_handoff::validate::Findings;
 use handover_handoff::{config, json_form, markdown};
 use serde_json::Value;
 use std::io::Read;
-use std::io::Write as _;
+use std::io::Write;
 use std::path::Path;
 use std::process::ExitCode;
 
@@ -39,6 +40,64 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     };
     // Flag mistakes are reported before waiting for the lock.
     apply_flags(&mut Content::default(), args)?;
+    let (result, previous_goal) = perform(args, &store, &config, input);
+    match result {
+        Ok(outcome) => {
+            if args.json {
+                writeln!(
+                    stdout(),
+                    "{}",
+                    serde_json::to_string_pretty(&summary_json(&outcome))?
+                )?;
+            } else {
+                print_outcome(&mut stdout(), &outcome, &store, previous_goal.as_deref())?;
+            }
+            Ok(ExitCode::SUCCESS)
+        }
+        Err(Refusal::Invalid(findings, redactions)) => {
+            for line in refusal_lines(&findings, redactions.len()) {
+                warn(format_args!("{line}"));
+            }
+            Ok(ExitCode::from(1))
+        }
+        Err(Refusal::Failed(e)) => Err(e.context("the handoff was not written")),
+    }
+}
+
+/// The MCP server's `handover_save`: the JSON input form (`json_form`, as `write --from -`
+/// reads it), written by the same path with the same redaction. Ok: what `write` prints;
+/// Err: why nothing was written, a field error naming the field and the fix.
+pub fn from_json(dir: &Path, text: &str) -> anyhow::Result<String> {
+    let store = Store::discover(dir);
+    // The cap of `--from`: an MCP message may be far larger (16 MiB).
+    if text.len() as u64 > MAX_INPUT_BYTES {
+        return Err(too_large("the handoff"));
+    }
+    let config = config::load(store.root())?;
+    let content = json_form::parse(text)?;
+    let args = WriteArgs::default();
+    let (result, previous_goal) = perform(&args, &store, &config, Some(content));
+    match result {
+        Ok(outcome) => {
+            let mut text = Vec::new();
+            print_outcome(&mut text, &outcome, &store, previous_goal.as_deref())?;
+            Ok(String::from_utf8_lossy(&text).trim_end().to_string())
+        }
+        Err(Refusal::Invalid(findings, redactions)) => {
+            bail!("{}", refusal_lines(&findings, redactions.len()).join("\n"))
+        }
+        Err(Refusal::Failed(e)) => Err(e.context("the handoff was not written")),
+    }
+}
+
+/// One write: `input` (the --from content, if any) with the flags applied, under the store's
+/// lock. Also returns the goal of the handoff it replaced (the build sees it under the lock).
+fn perform(
+    args: &WriteArgs,
+    store: &Store,
+    config: &config::Config,
+    input: Option<Content>,
+) -> (Result<write::Outcome, Refusal>, Option<String>) {
     let agent = caller::agent(args.agent.as_deref());
     let session_id = caller::session(args.session.as_deref());
     // The record is found by the session id given, else the one the client set for its shell
@@ -48,7 +107,7 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         .or_else(|| caller::client_session_id(agent.as_ref()));
     let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
     let recorded = handover_record::writer::record_of_writer(
-        &store,
+        store,
         agent.as_ref(),
         record_session.as_deref(),
         now_ms,
@@ -60,7 +119,6 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         shared: args.shared,
         recorded,
     };
-    // The goal of the handoff this write replaces (the build sees it under the lock).
     let previous_goal = std::cell::RefCell::new(None::<String>);
     let build = |current: Option<&Handoff>, given: Content| {
         *previous_goal.borrow_mut() = current.map(|h| h.content.goal.clone());
@@ -68,39 +126,23 @@ pub fn run(args: &WriteArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         apply_flags(&mut content, args)?;
         Ok(content)
     };
-    match write::update(&store, request, &config, build) {
-        Ok(outcome) => {
-            if args.json {
-                writeln!(
-                    stdout(),
-                    "{}",
-                    serde_json::to_string_pretty(&summary_json(&outcome))?
-                )?;
-            } else {
-                print_outcome(&outcome, &store, previous_goal.borrow().as_deref())?;
-            }
-            Ok(ExitCode::SUCCESS)
-        }
-        Err(Refusal::Invalid(findings, redactions)) => {
-            warn(format_args!(
-                "handover: the handoff was not written (nothing changed on disk):"
-            ));
-            for e in &findings.errors {
-                warn(format_args!("  error: {e}"));
-            }
-            for w in &findings.warnings {
-                warn(format_args!("  warning: {w}"));
-            }
-            if !redactions.is_empty() {
-                warn(format_args!(
-                    "  ({} secret(s) would have been redacted.)",
-                    redactions.len()
-                ));
-            }
-            Ok(ExitCode::from(1))
-        }
-        Err(Refusal::Failed(e)) => Err(e.context("the handoff was not written")),
+    let result = write::update(store, request, config, build);
+    (result, previous_goal.into_inner())
+}
+
+/// Why the content was refused, one line each: the errors (each names its field and the fix),
+/// the warnings, and how many secrets would have been redacted.
+fn refusal_lines(findings: &Findings, redactions: usize) -> Vec<String> {
+    let mut lines =
+        vec!["handover: the handoff was not written (nothing changed on disk):".to_string()];
+    lines.extend(findings.errors.iter().map(|e| format!("  error: {e}")));
+    lines.extend(findings.warnings.iter().map(|w| format!("  warning: {w}")));
+    if redactions > 0 {
+        lines.push(format!(
+            "  ({redactions} secret(s) would have been redacted.)"
+        ));
     }
+    lines
 }
 
 /// What the flags apply to: the --from input; else an empty handoff with --fresh or a new goal;
@@ -143,10 +185,7 @@ fn read_input(path: &Path) -> anyhow::Result<Content> {
                 "cannot read {name}: no such file; check the path (use `--from -` for standard input)"
             ),
             Err(e) => match handover_base::read_gate::rejection(&e) {
-                Some(r) if r.what.starts_with("larger") => bail!(
-                    "{name} is larger than {} MiB, not read: a handoff is a few KB of pointers, not contents",
-                    MAX_INPUT_BYTES / (1024 * 1024)
-                ),
+                Some(r) if r.what.starts_with("larger") => return Err(too_large(&name)),
                 Some(_) => bail!("{e}: name a regular file (or `--from -` for standard input)"),
                 None => {
                     return Err(e).with_context(|| {
@@ -182,12 +221,17 @@ fn read_capped(reader: impl Read, name: &str) -> anyhow::Result<Vec<u8>> {
         .read_to_end(&mut bytes)
         .with_context(|| format!("cannot read {name}"))?;
     if bytes.len() as u64 > MAX_INPUT_BYTES {
-        bail!(
-            "{name} is larger than {} MiB, not read: a handoff is a few KB of pointers, not contents",
-            MAX_INPUT_BYTES / (1024 * 1024)
-        );
+        return Err(too_large(name));
     }
     Ok(bytes)
+}
+
+/// Input over [`MAX_INPUT_BYTES`], named.
+fn too_large(name: &str) -> anyhow::Error {
+    anyhow::anyhow!(
+        "{name} is larger than {} MiB, not read: a handoff is a few KB of pointers, not contents",
+        MAX_INPUT_BYTES / (1024 * 1024)
+    )
 }
 
 fn apply_flags(c: &mut Content, a: &WriteArgs) -> anyhow::Result<()> {
@@ -241,13 +285,14 @@ fn extend_unique(list: &mut Vec<String>, items: &[String]) {
 }
 
 fn print_outcome(
+    out: &mut dyn Write,
     o: &write::Outcome,
     store: &Store,
     previous_goal: Option<&str>,
 ) -> std::io::Result<()> {
     let h = &o.handoff;
     writeln!(
-        stdout(),
+        out,
         "Wrote handoff {} ({}, ~{} of {} tokens): handover.md and .handover/state.json in {}",
         h.id,
         h.content.kind.as_str(),
@@ -259,8 +304,7 @@ fn print_outcome(
     // task's handoff is no longer the current one.
     if let (Some(archived), Some(before)) = (&o.archived, previous_goal) {
         if before != o.handoff.content.goal {
-            writeln!(
-                stdout(),
+            writeln!(out,
                 "The goal changed: the handoff for {} was archived to {} (the journal keeps the history).",
                 handover_handoff::sanitize::quote(before),
                 archived.display()
@@ -269,7 +313,7 @@ fn print_outcome(
     }
     if let Some(g) = &h.git {
         writeln!(
-            stdout(),
+            out,
             "Recorded branch {} at {}; {} file(s) changed since {}.",
             g.branch.as_deref().unwrap_or("(detached)"),
             g.head.as_deref().map(short).unwrap_or("(no commits)"),
@@ -281,13 +325,12 @@ fn print_outcome(
         )?;
     } else {
         writeln!(
-            stdout(),
+            out,
             "Not in a git repository: the next session cannot verify this handoff against git."
         )?;
     }
     if !o.filled_from_record.is_empty() {
-        writeln!(
-                stdout(),
+        writeln!(out,
             "Filled {} from this session's record (marked \"{}\"): facts the hooks recorded from the transcript.",
             o.filled_from_record.join(" and "),
             handover_record::fill::MARK
@@ -300,34 +343,31 @@ fn print_outcome(
             .map(|r| format!("{} ({})", r.field, r.kind))
             .collect();
         writeln!(
-            stdout(),
+            out,
             "Redacted {} secret(s): {}.",
             o.redactions.len(),
             places.join(", ")
         )?;
     }
     if let Some(kept) = &o.kept_markdown {
-        writeln!(
-                stdout(),
+        writeln!(out,
             "handover.md held words no handoff recorded (hand edits, or a file of yours): kept a copy at {} (`handover write --from {}` records them).",
             kept.display(),
             kept.display()
         )?;
     }
     for w in &o.findings.warnings {
-        writeln!(stdout(), "warning: {w}")?;
+        writeln!(out, "warning: {w}")?;
     }
     if let Some((guard, changed)) = &o.guard {
         if *changed {
-            writeln!(
-                stdout(),
+            writeln!(out,
                 "Added handover.md and .handover/ to {} (handoffs are private, no tracked file changes; --shared skips this).",
                 handover_core::guard::label(store.root())
             )?;
         }
         if !guard.tracked.is_empty() {
-            writeln!(
-                stdout(),
+            writeln!(out,
                 "warning: git already tracks {}; they stay tracked (run `git rm --cached` on them to make them private).",
                 guard.tracked.join(", ")
             )?;

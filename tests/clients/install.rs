@@ -90,6 +90,7 @@ fn codex_trust_install(
             trust: true,
             hooks: HookPaths::in_dir(bin_dir),
             portable: false,
+            mcp: None,
         },
         dry_run: false,
         codex_bin: Some(codex_bin.to_path_buf()),

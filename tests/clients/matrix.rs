@@ -181,6 +181,12 @@ const SCENARIOS: &[Scenario] = &[
         clients: Clients::Only(&["copilot", "droid"]),
         run: super::interactive::save_progress_reminder,
     },
+    // The MCP server registered by `handover install --mcp` (tests/clients/mcp.rs).
+    Scenario {
+        name: "mcp_save_reaches_next_session",
+        clients: Clients::Every,
+        run: super::mcp::save_reaches_next_session,
+    },
     // A handoff pushed from another machine (tests/clients/travel.rs).
     Scenario {
         name: "travel_remote_handoff_reaches_session_start",

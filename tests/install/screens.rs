@@ -198,6 +198,24 @@ fn install_then_uninstall_leaves_the_repository_as_it_was() {
     }
 }
 
+/// `install --all --mcp`: the report names each client's MCP file, `status` lists the server
+/// per client and counts the MCP files among those to commit, and uninstall leaves the
+/// repository as it was.
+#[test]
+fn install_mcp_status_and_uninstall() {
+    let s = Screens::new();
+    let before = files_of(&s.repo.path);
+    insta::assert_snapshot!("install_mcp", s.run(&["install", "--all", "--mcp"]));
+    let status = s.run(&["status"]);
+    insta::assert_snapshot!("status_installed_mcp", status);
+    assert!(
+        status.contains(".mcp.json, ") && status.contains(".github/mcp.json"),
+        "{status}"
+    );
+    s.run(&["uninstall"]);
+    assert_eq!(files_of(&s.repo.path), before);
+}
+
 /// A line the user added to `.git/info/exclude` after install stays, and uninstall says so; a
 /// handoff written meanwhile keeps the block (git would show it otherwise), said too.
 #[test]

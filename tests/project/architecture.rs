@@ -285,6 +285,14 @@ fn heavy_or_edge_dependencies_stay_where_they_belong() {
     for (dir, name, _) in LAYERS {
         let deps = dependencies(&manifest(dir));
         assert_eq!(deps.contains("clap"), *name == "handover", "clap in {name}");
+        // The MCP server's SDK and its async runtime: the CLI's alone (`handover mcp`).
+        for cli_only in ["rmcp", "tokio"] {
+            assert_eq!(
+                deps.contains(cli_only),
+                *name == "handover",
+                "{cli_only} in {name}"
+            );
+        }
         assert_eq!(
             deps.contains("dirs"),
             *name == "handover-installer",
@@ -326,15 +334,17 @@ fn links(exe: &str, krate: &str) -> bool {
     String::from_utf8_lossy(&std::fs::read(exe).unwrap()).contains(krate)
 }
 
+/// What the CLI links and a hook executable must not: clap, the installer, and the MCP
+/// server's SDK with its async runtime (no runtime starts on a hook's path).
+const CLI_ONLY: [&str; 4] = ["clap_builder", "handover_installer", "rmcp", "tokio"];
+
 #[test]
-fn hook_executables_link_neither_clap_nor_the_installer() {
+fn hook_executables_link_nothing_that_is_the_clis_alone() {
     let cli = env!("CARGO_BIN_EXE_handover");
-    // The control: the scan does find both in the CLI, which uses them.
-    assert!(
-        links(cli, "clap_builder"),
-        "symbol scan found no clap in the CLI"
-    );
-    assert!(links(cli, "handover_installer"));
+    // The control: the scan does find each in the CLI, which uses them.
+    for krate in CLI_ONLY {
+        assert!(links(cli, krate), "symbol scan found no {krate} in the CLI");
+    }
     for exe in [
         env!("CARGO_BIN_EXE_handover-session-start"),
         env!("CARGO_BIN_EXE_handover-pre-compact"),
@@ -344,11 +354,9 @@ fn hook_executables_link_neither_clap_nor_the_installer() {
             links(exe, "handover_hooks"),
             "{exe}: scan found no hook code"
         );
-        assert!(!links(exe, "clap_builder"), "{exe} links clap");
-        assert!(
-            !links(exe, "handover_installer"),
-            "{exe} links the installer"
-        );
+        for krate in CLI_ONLY {
+            assert!(!links(exe, krate), "{exe} links {krate}");
+        }
     }
 }
 

@@ -18,6 +18,10 @@ pub enum FileKind {
     FolderTrust,
     /// AGENTS.md, CLAUDE.md, GEMINI.md: the handover section.
     Instructions,
+    /// A client's MCP configuration that is not also its hooks or config file (Claude Code's
+    /// `.mcp.json`, Codex's project `.codex/config.toml`, ...): ours there is the `handover`
+    /// server (wiring/mcp.rs).
+    Mcp(Agent),
 }
 
 /// One file's planned edit. `None` = the file does not exist / is to be deleted.

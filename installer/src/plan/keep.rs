@@ -9,6 +9,7 @@ use crate::edit::instructions;
 use crate::edit::json_layout::{self, Layout};
 use crate::report::{Change, ChangeKind};
 use crate::wiring;
+use crate::wiring::mcp;
 use std::fs;
 use std::path::Path;
 
@@ -17,7 +18,8 @@ use std::path::Path;
 pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
     match kind {
         FileKind::Hooks(agent) => {
-            let (rest, _) = wiring::of(agent).edit_hooks(path, Some(text), None).ok()?;
+            let text = mcp::strip(path, false, text);
+            let (rest, _) = wiring::of(agent).edit_hooks(path, Some(&text), None).ok()?;
             let doc = json_layout::parse(path, rest.as_deref().unwrap_or("")).ok()?;
             Some(doc.to_string())
         }
@@ -32,6 +34,7 @@ pub fn user_part(kind: FileKind, path: &Path, text: &str) -> Option<String> {
         // Ours there: the one rule for the repository, which the user consented to and keeps.
         FileKind::FolderTrust => Some(text.to_string()),
         FileKind::Config(agent) => wiring::of(agent).config_user_part(path, text),
+        FileKind::Mcp(_) => mcp::user_part(path, text),
     }
 }
 
@@ -73,9 +76,14 @@ pub(crate) fn mark_backups(edits: &mut [FileEdit], backups: &Backups) {
         };
         e.backup = match e.kind {
             FileKind::Hooks(agent) => !matches!(
-                wiring::of(agent).edit_hooks(&e.path, Some(before), None),
+                wiring::of(agent).edit_hooks(
+                    &e.path,
+                    Some(&mcp::strip(&e.path, false, before)),
+                    None
+                ),
                 Ok((None, _))
             ),
+            FileKind::Mcp(_) => !mcp::holds_nothing_else(&e.path, before),
             FileKind::Instructions => instructions::uninstall(before, "").0.is_some(),
             FileKind::Config(_) => true,
             // Deleted only when emptied of our entry (delete_emptied_trust_files): nothing of
@@ -90,6 +98,7 @@ pub(crate) fn mark_backups(edits: &mut [FileEdit], backups: &Backups) {
 fn emptied(e: &FileEdit) -> String {
     match e.kind {
         FileKind::Instructions => String::new(),
+        FileKind::Mcp(_) if mcp::is_toml(&e.path) => String::new(),
         _ => json_layout::render(
             &crate::edit::json_doc::Value::Object(Default::default()),
             &Layout::detect(e.before.as_deref().unwrap_or("")),
@@ -160,6 +169,7 @@ pub(crate) fn delete_emptied_user_files(edits: &mut [FileEdit], backups: &Backup
             FileKind::FolderTrust => json_layout::parse(&e.path, text)
                 .is_ok_and(|v| v.as_object().is_some_and(|m| m.is_empty())),
             FileKind::Config(_) => text.trim().is_empty(),
+            FileKind::Mcp(_) => mcp::holds_nothing_else(&e.path, text),
             FileKind::Hooks(_) | FileKind::Instructions => false,
         };
         if emptied && e.changed() && backups.latest(&e.path).is_none() {

@@ -22,7 +22,7 @@ use crate::files::{confine_for, display_path, hooks_path, read_opt, Homes, Targe
 use crate::locate::HookPaths;
 use crate::plan::keep::{keep_links, mark_backups, note_old_backups, restore_users_bytes};
 pub use crate::wiring::InstallOptions;
-use crate::wiring::{self, Place, Planned};
+use crate::wiring::{self, mcp, Place, Planned};
 use handover_base::hook_exe::{command_for, HookExe};
 use handover_clients::Agent;
 use handover_clients::Scope;
@@ -60,7 +60,17 @@ fn hooks_file_edit(
     confine: Option<PathBuf>,
 ) -> Result<FileEdit, EditError> {
     let before = read_opt(&path)?;
-    let (after, changes) = wiring::of(agent).edit_hooks(&path, before.as_deref(), want)?;
+    // Uninstall: the MCP server's entry (and Claude Code's approval of it) out first, so that
+    // a file left with nothing else goes as the hooks' rules say (wiring/mcp.rs).
+    let (base, mut changes) = match (&before, want) {
+        (Some(text), None) => {
+            let (rest, changes) = mcp::strip_reporting(&path, false, text);
+            (Some(rest), changes)
+        }
+        _ => (before.clone(), Vec::new()),
+    };
+    let (after, hook_changes) = wiring::of(agent).edit_hooks(&path, base.as_deref(), want)?;
+    changes.splice(0..0, hook_changes);
     Ok(FileEdit::new(
         path,
         FileKind::Hooks(agent),
@@ -124,6 +134,20 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         plan.edits.push(edit);
         plan.add(agent, own?);
     }
+    // `--mcp`: after every client's own edits, as its MCP file may be one of them.
+    if let Some(cmd) = &opts.mcp {
+        for agent in opts.targets.iter() {
+            mcp::plan_install(
+                &mut plan.edits,
+                &mut plan.notes,
+                agent,
+                opts.scope,
+                repo,
+                homes,
+                cmd,
+            )?;
+        }
+    }
     if opts.scope == Scope::Project {
         let (mut files, note) =
             crate::plan::instruction_files::instruction_targets(repo, homes, opts.targets)?;
@@ -173,6 +197,9 @@ pub fn plan_uninstall(
         let own = wiring::of(agent).plan_uninstall(at, &edit, untrust.contains(agent));
         plan.edits.push(edit);
         plan.add(agent, own?);
+    }
+    for agent in targets.iter() {
+        mcp::plan_uninstall(&mut plan.edits, agent, scope, repo, homes)?;
     }
     if scope == Scope::Project {
         let files = instruction_files::uninstall_targets(repo, homes, targets)?;

@@ -112,6 +112,18 @@ impl Report {
             if let Some(f) = &a.facts {
                 f.own().lines(&a.scopes, &mut out);
             }
+            for (scope, m) in &a.mcp {
+                let approval = match m.approved {
+                    Some(false) => " (not approved: `enabledMcpjsonServers` in the project settings does not name it; `handover install --mcp` adds it)",
+                    _ => "",
+                };
+                out.push(format!(
+                    "{} {}: MCP server registered ({}){approval}",
+                    a.agent.as_str(),
+                    scope.as_str(),
+                    m.file.display()
+                ));
+            }
         }
         for i in &self.instructions {
             out.push(format!(

@@ -4,15 +4,46 @@
 use super::{Place, Wiring};
 use crate::edit::hooks_doc;
 use crate::edit::json_layout;
+use crate::files::hooks_path;
 use crate::files::read_opt;
 use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::mcp::{McpFile, Shape};
 use crate::wiring::Facts;
+use handover_clients::{Agent, Scope};
 use serde::Serialize;
 use std::path::{Path, PathBuf};
 
 pub struct ClaudeWiring;
 
 impl Wiring for ClaudeWiring {
+    /// The project's `.mcp.json`, approved in the project settings (without
+    /// `enabledMcpjsonServers` naming it Claude Code 2.1.330 keeps it "Pending approval"); the
+    /// user's `~/.claude.json` (inside `$CLAUDE_CONFIG_DIR` when that moves it). Its local scope
+    /// lives in `~/.claude.json` too, which it rewrites while it runs: none.
+    fn mcp_file(&self, at: Place<'_>) -> Option<McpFile> {
+        let stdio = Shape::Json { stdio_type: true };
+        match at.scope {
+            Scope::Project => Some(McpFile {
+                shape: stdio,
+                approval: Some(hooks_path(Agent::Claude, Scope::Project, at.repo, at.homes)),
+                ..McpFile::json(at.repo.join(".mcp.json"))
+            }),
+            Scope::Local => None,
+            Scope::User => {
+                let user = at.homes.user_dir(handover_clients::of(Agent::Claude));
+                let dir = if user == at.homes.home.join(".claude") {
+                    at.homes.home.clone()
+                } else {
+                    user
+                };
+                Some(McpFile {
+                    shape: stdio,
+                    ..McpFile::json(dir.join(".claude.json"))
+                })
+            }
+        }
+    }
+
     fn status_facts(&self, at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {
         Some(Facts::Claude(ClaudeFacts {
             plugins: plugin_copies(&at.homes.home),

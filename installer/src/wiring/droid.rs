@@ -16,6 +16,7 @@ use crate::edit::hooks_doc::Wanted;
 use crate::error::EditError;
 use crate::files::{canonical, Homes};
 use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::mcp::McpFile;
 use crate::wiring::Facts;
 use handover_clients::Scope;
 use serde::Serialize;
@@ -43,6 +44,17 @@ pub fn user_settings_path(homes: &Homes) -> PathBuf {
 }
 
 impl Wiring for DroidWiring {
+    /// `mcp.json` in the project's `.factory/` or the user's.
+    fn mcp_file(&self, at: Place<'_>) -> Option<McpFile> {
+        let dir = match at.scope {
+            Scope::User => at
+                .homes
+                .user_dir(handover_clients::of(handover_clients::Agent::Droid)),
+            Scope::Project | Scope::Local => at.repo.join(".factory"),
+        };
+        Some(McpFile::json(dir.join("mcp.json")))
+    }
+
     fn trusted_folders(&self) -> Option<&'static TrustedFolders> {
         Some(&TRUSTED_FOLDERS)
     }

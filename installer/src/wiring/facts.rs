@@ -56,6 +56,26 @@ pub struct AgentStatus {
     pub scopes: Vec<ScopeStatus>,
     #[serde(flatten)]
     pub facts: Option<Facts>,
+    /// Where `handover install --mcp` registered the MCP server (wiring/mcp.rs), by scope;
+    /// left out of `--json` when it is nowhere.
+    #[serde(
+        skip_serializing_if = "Vec::is_empty",
+        serialize_with = "json::mcp_by_scope"
+    )]
+    pub mcp: Vec<(Scope, McpStatus)>,
+}
+
+/// The MCP server of `install --mcp` as `handover status` reports it (wiring/mcp.rs finds it):
+/// registered in a client's file at one scope, and (Claude Code's project scope) approved.
+#[derive(Clone, Debug, PartialEq, Serialize)]
+pub struct McpStatus {
+    #[serde(serialize_with = "display_path")]
+    pub file: PathBuf,
+    pub command: String,
+    pub args: Vec<String>,
+    /// Claude Code's project scope: `enabledMcpjsonServers` names it (None elsewhere).
+    #[serde(skip_serializing_if = "Option::is_none")]
+    pub approved: Option<bool>,
 }
 
 /// One settings or hooks file of an agent, at one scope.

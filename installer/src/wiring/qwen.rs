@@ -11,7 +11,8 @@
 //! the repository as it was (a file that existed before install comes back from its backup,
 //! keep.rs).
 
-use super::Wiring;
+use super::mcp::McpFile;
+use super::{Place, Wiring};
 use crate::edit::hooks_doc::Wanted;
 use crate::edit::hooks_file::HooksEdit;
 use crate::edit::json_doc::{Number, Value};
@@ -22,6 +23,16 @@ use std::path::Path;
 pub struct QwenWiring;
 
 impl Wiring for QwenWiring {
+    /// `mcpServers` in its settings file, the hooks' file of each scope.
+    fn mcp_file(&self, at: Place<'_>) -> Option<McpFile> {
+        let path =
+            crate::files::hooks_path(handover_clients::Agent::Qwen, at.scope, at.repo, at.homes);
+        let needs = (at.scope != handover_clients::Scope::User).then_some(
+            "Qwen Code lists a project's MCP server as pending approval until you approve it (`/mcp` in its terminal UI; `qwen -p --yolo` starts it without asking)",
+        );
+        Some(McpFile::json(path).needing(needs))
+    }
+
     fn edit_hooks(&self, path: &Path, before: Option<&str>, want: Option<&[Wanted]>) -> HooksEdit {
         let (after, changes) = crate::edit::hooks_file::edit_hooks_json(path, before, want)?;
         let Some(text) = after else {

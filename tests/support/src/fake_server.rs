@@ -124,7 +124,76 @@ impl ToolCall {
             input,
         }
     }
+
+    /// A call of the tool the request offers whose name ends with `suffix`, by the name the
+    /// client gives it (an MCP server's tools are prefixed: Claude Code's
+    /// `mcp__handover__handover_save`; each client has its own rule): resolved per request
+    /// from its tool list ([`OFFERED`] marks it until then).
+    pub fn offered(suffix: &str, input: Value) -> ToolCall {
+        ToolCall::new(&format!("{OFFERED}{suffix}"), input)
+    }
 }
+
+/// The prefix of a tool call's name that [`ToolCall::offered`] resolves against the request.
+const OFFERED: &str = "offered-tool-ending-with:";
+
+/// Every tool name a request offers, whatever its wire (`tools[].name` of the Messages and
+/// Responses APIs, `functionDeclarations[].name` of Gemini's, `tools[].function.name` of Chat
+/// Completions). A tool inside a Responses API namespace (Codex's MCP tools, loaded by its
+/// `tool_search` and returned in a `tool_search_output` input item) is named
+/// `<namespace>::<name>`, as [`responses_sse`] calls it.
+pub fn offered_tool_names(body: &Value) -> Vec<String> {
+    fn walk(v: &Value, ns: Option<&str>, out: &mut Vec<String>, depth: usize) {
+        if depth > 8 {
+            return;
+        }
+        match v {
+            Value::Object(m) => {
+                let name = m.get("name").and_then(Value::as_str);
+                let namespace = m.get("type").and_then(Value::as_str) == Some("namespace");
+                match (name, namespace) {
+                    (Some(n), true) => {
+                        if let Some(tools) = m.get("tools") {
+                            walk(tools, Some(n), out, depth + 1);
+                        }
+                        return;
+                    }
+                    (Some(n), false) => out.push(match ns {
+                        Some(ns) => format!("{ns}{NAMESPACED}{n}"),
+                        None => n.to_string(),
+                    }),
+                    _ => {}
+                }
+                for (k, child) in m {
+                    if k != "name" && (child.is_object() || child.is_array()) {
+                        walk(child, ns, out, depth + 1);
+                    }
+                }
+            }
+            Value::Array(a) => a.iter().for_each(|c| walk(c, ns, out, depth + 1)),
+            _ => {}
+        }
+    }
+    let mut out = Vec::new();
+    if let Some(tools) = body.get("tools") {
+        walk(tools, None, &mut out, 0);
+    }
+    let loaded = body
+        .get("input")
+        .and_then(Value::as_array)
+        .into_iter()
+        .flatten()
+        .filter(|i| i.get("type").and_then(Value::as_str) == Some("tool_search_output"));
+    for item in loaded {
+        if let Some(tools) = item.get("tools") {
+            walk(tools, None, &mut out, 0);
+        }
+    }
+    out
+}
+
+/// Between a Responses API namespace and a tool's name in [`offered_tool_names`].
+const NAMESPACED: &str = "::";
 
 impl Turn {
     /// Every tool call of this answer: the `shell` command first (Claude Code's `Bash`,
@@ -144,6 +213,21 @@ impl Turn {
         }
         calls.extend(self.tools.iter().cloned());
         calls
+    }
+
+    /// This turn with every [`ToolCall::offered`] name replaced by the offered tool's name in
+    /// `body` (left as it is when the request offers none: the client then reports an unknown
+    /// tool, which the test sees).
+    fn with_offered_names(mut self, body: &Value) -> Turn {
+        let names = offered_tool_names(body);
+        for call in &mut self.tools {
+            if let Some(suffix) = call.name.strip_prefix(OFFERED) {
+                if let Some(name) = names.iter().find(|n| n.ends_with(suffix)) {
+                    call.name = name.clone();
+                }
+            }
+        }
+        self
     }
 
     pub fn text(text: &str) -> Turn {
@@ -471,6 +555,7 @@ fn respond(
     let usage = turn.usage.unwrap_or(st.script.default_usage);
     drop(st);
     let body = &entry.body;
+    let turn = turn.with_offered_names(body);
     if path.contains("count_tokens") {
         return (
             "200 OK",
@@ -786,9 +871,24 @@ fn responses_sse(turn: &Turn, usage: u64, n: usize) -> String {
                 Value::String(text) => json!({"type": "custom_tool_call",
                     "id": format!("ctc_fake_{n}_{i}"), "call_id": call_id(n, i),
                     "name": c.name, "input": text}),
-                args => json!({"type": "function_call",
-                    "id": if i == 0 { format!("fc_fake_{n}") } else { format!("fc_fake_{n}_{i}") },
-                    "call_id": call_id(n, i), "name": c.name, "arguments": args.to_string()}),
+                // Codex's client-side tool discovery (a `tool_search` tool in the request).
+                args if c.name == "tool_search" => json!({"type": "tool_search_call",
+                    "id": format!("tsc_fake_{n}_{i}"), "call_id": call_id(n, i),
+                    "execution": "client", "status": "completed", "arguments": args}),
+                args => {
+                    let id = if i == 0 {
+                        format!("fc_fake_{n}")
+                    } else {
+                        format!("fc_fake_{n}_{i}")
+                    };
+                    let mut item = json!({"type": "function_call", "id": id,
+                        "call_id": call_id(n, i), "name": c.name, "arguments": args.to_string()});
+                    if let Some((ns, name)) = c.name.split_once(NAMESPACED) {
+                        item["namespace"] = json!(ns);
+                        item["name"] = json!(name);
+                    }
+                    item
+                }
             })
             .collect()
     };

@@ -18,8 +18,14 @@ pub fn wire_hooks(sb: &Sandbox) {
 /// project, plus `--trust` (Codex, Gemini CLI, Copilot CLI, Factory Droid) when `trust` is set:
 /// for tests that choose the hook executables or run the trust step later than the install.
 pub fn install_hooks(sb: &Sandbox, hooks_dir: &Path, trust: bool) {
+    install_hooks_with(sb, hooks_dir, trust, &[]);
+}
+
+/// [`install_hooks`] with more of install's options (`--mcp`).
+pub fn install_hooks_with(sb: &Sandbox, hooks_dir: &Path, trust: bool, more: &[&str]) {
     let clients = clients("install_hooks").expect("clients checked before building a sandbox");
     let mut args: Vec<String> = ["install", "--scope", "project"].map(String::from).to_vec();
+    args.extend(more.iter().map(|a| a.to_string()));
     args.push(format!("--{}", sb.agent.name()));
     args.push("--hooks-dir".into());
     args.push(hooks_dir.to_string_lossy().into_owned());

@@ -6,7 +6,6 @@
 
 use crate::error::EditError;
 use crate::report::{Change, ChangeKind};
-use handover_base::text::line_column as line_col;
 use std::path::{Path, PathBuf};
 use toml_edit::{DocumentMut, Item, Table};
 
@@ -17,45 +16,7 @@ pub fn config_path(homes: &crate::files::Homes) -> PathBuf {
         .join("config.toml")
 }
 
-pub fn parse(file: &Path, text: &str) -> Result<DocumentMut, EditError> {
-    text.parse::<DocumentMut>().map_err(|e| {
-        let (line, col) = e.span().map(|s| line_col(text, s.start)).unwrap_or((1, 1));
-        EditError::at(
-            file,
-            line,
-            col,
-            format!(
-                "not valid TOML ({}); fix the file, then run the command again",
-                e.message().trim()
-            ),
-        )
-    })
-}
-
-/// The edited document as text, in the original's line endings: a file written with CRLF only
-/// stays CRLF (toml_edit writes what it adds with LF). A file that mixes both is left mixed.
-pub fn render(doc: &DocumentMut, original: &str) -> String {
-    in_endings_of(original, doc.to_string())
-}
-
-/// `text` with CRLF line endings when `original` used CRLF only; else `text` unchanged. Also
-/// for the file Codex rewrote in the trust step (Codex 0.169.0 writes it back with LF).
-pub fn in_endings_of(original: &str, text: String) -> String {
-    let crlf_only = original.contains("\r\n") && !original.replace("\r\n", "").contains('\n');
-    if !crlf_only {
-        return text;
-    }
-    let mut out = String::with_capacity(text.len() + text.len() / 16);
-    let mut prev = '\0';
-    for c in text.chars() {
-        if c == '\n' && prev != '\r' {
-            out.push('\r');
-        }
-        out.push(c);
-        prev = c;
-    }
-    out
-}
+pub use crate::edit::toml_doc::{in_endings_of, parse, render};
 
 fn flag(item: &Item) -> Flag {
     match item.as_bool() {
@@ -498,11 +459,12 @@ pub fn move_trust_entries(
 }
 
 /// The user's part of a config.toml, for comparing two versions: everything but ours there —
-/// project trust and hook trust (Codex writes the latter too) — in a canonical form; None when
-/// it does not parse.
+/// project trust and hook trust (Codex writes the latter too), the MCP server of `--mcp` — in a
+/// canonical form; None when it does not parse.
 pub fn user_part(path: &Path, text: &str) -> Option<String> {
     let mut doc = parse(path, text).ok()?;
     doc.as_table_mut().remove("projects");
+    crate::edit::mcp_entry::uninstall_toml(&mut doc);
     if let Some(h) = doc.get_mut("hooks").and_then(Item::as_table_like_mut) {
         h.remove("state");
     }

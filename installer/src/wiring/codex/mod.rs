@@ -17,6 +17,7 @@ use crate::error::EditError;
 use crate::files::{read_opt, Homes};
 use crate::report::{any_effective, Change};
 use crate::wiring::facts::{RecordedTrust, ScopeStatus};
+use crate::wiring::mcp::{McpFile, Shape};
 use crate::wiring::Facts;
 use handover_clients::Agent;
 use handover_clients::Scope;
@@ -26,6 +27,25 @@ use std::path::{Path, PathBuf};
 pub struct CodexWiring;
 
 impl Wiring for CodexWiring {
+    /// `[mcp_servers]` in the project's `.codex/config.toml`, which Codex 0.169.0 reads only
+    /// in a trusted project, or in the user's config.toml.
+    fn mcp_file(&self, at: Place<'_>) -> Option<McpFile> {
+        let (path, needs) = match at.scope {
+            Scope::User => (config::config_path(at.homes), None),
+            Scope::Project | Scope::Local => (
+                at.repo.join(".codex").join("config.toml"),
+                Some("Codex reads .codex/config.toml only in a project it trusts (--trust records that)"),
+            ),
+        };
+        Some(
+            McpFile {
+                shape: Shape::Toml,
+                ..McpFile::json(path)
+            }
+            .needing(needs),
+        )
+    }
+
     /// Everything of config.toml but ours there (project trust, hook trust).
     fn config_user_part(&self, path: &Path, text: &str) -> Option<String> {
         config::user_part(path, text)

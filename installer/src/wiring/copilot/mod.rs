@@ -11,8 +11,10 @@ use crate::edit::hooks_file::HooksEdit;
 use crate::edit::json_doc::Value;
 use crate::error::EditError;
 use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::mcp::McpFile;
 use crate::wiring::Facts;
 use files::{command_with_event, config_in, edit_hooks, find, trust_problem, TRUSTED_FOLDERS};
+use handover_clients::Agent;
 use handover_clients::Scope;
 use serde::Serialize;
 use std::path::Path;
@@ -20,6 +22,24 @@ use std::path::Path;
 pub struct CopilotWiring;
 
 impl Wiring for CopilotWiring {
+    /// The workspace's `.github/mcp.json` (GitHub Copilot CLI 1.0.102 also reads `.mcp.json`;
+    /// it loads neither in a folder it does not trust), or the user's `mcp-config.json`.
+    fn mcp_file(&self, at: Place<'_>) -> Option<McpFile> {
+        Some(match at.scope {
+            Scope::User => McpFile::json(
+                at.homes
+                    .user_dir(handover_clients::of(Agent::Copilot))
+                    .join("mcp-config.json"),
+            ),
+            Scope::Project | Scope::Local => McpFile::json(
+                at.repo.join(".github").join("mcp.json"),
+            )
+            .needing(Some(
+                "GitHub Copilot CLI reads .github/mcp.json only in a folder it trusts (--trust)",
+            )),
+        })
+    }
+
     fn trusted_folders(&self) -> Option<&'static TrustedFolders> {
         Some(&TRUSTED_FOLDERS)
     }

@@ -9,6 +9,13 @@ pub(crate) fn by_scope<S: Serializer>(scopes: &[ScopeStatus], s: S) -> Result<S:
     s.collect_map(scopes.iter().map(|x| (x.scope.as_str(), x)))
 }
 
+pub(crate) fn mcp_by_scope<S: Serializer>(
+    found: &[(Scope, McpStatus)],
+    s: S,
+) -> Result<S::Ok, S::Error> {
+    s.collect_map(found.iter().map(|(scope, m)| (scope.as_str(), m)))
+}
+
 pub(crate) fn instructions_map<S: Serializer>(
     files: &[InstructionsFile],
     s: S,

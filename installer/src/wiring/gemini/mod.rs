@@ -11,6 +11,7 @@ use crate::edit::hooks_file::HooksEdit;
 use crate::error::EditError;
 use crate::files::Homes;
 use crate::wiring::facts::{OwnFacts, ScopeStatus};
+use crate::wiring::mcp::McpFile;
 use crate::wiring::Facts;
 use files::{
     comment_hint, context_file, folder_trust, trust_problem, FolderTrust, TRUSTED_FOLDERS,
@@ -22,6 +23,16 @@ use std::path::{Path, PathBuf};
 pub struct GeminiWiring;
 
 impl Wiring for GeminiWiring {
+    /// `mcpServers` in its settings file, the hooks' file of each scope; Gemini CLI starts no
+    /// server in a folder it does not trust.
+    fn mcp_file(&self, at: Place<'_>) -> Option<McpFile> {
+        let path =
+            crate::files::hooks_path(handover_clients::Agent::Gemini, at.scope, at.repo, at.homes);
+        let needs = (at.scope != Scope::User)
+            .then_some("Gemini CLI starts no MCP server in a folder it does not trust (--trust)");
+        Some(McpFile::json(path).needing(needs))
+    }
+
     fn trusted_folders(&self) -> Option<&'static TrustedFolders> {
         Some(&TRUSTED_FOLDERS)
     }
