@@ -815,6 +815,7 @@ mod tests {
                 (Agent::Qwen, Some("QWEN_CODE_SESSION_ID")),
                 (Agent::Copilot, Some("COPILOT_AGENT_SESSION_ID")),
                 (Agent::Droid, Some("HANDOVER_DROID_SESSION_ID")),
+                (Agent::OpenCode, Some("HANDOVER_OPENCODE_SESSION_ID")),
             ]
         );
     }

@@ -322,27 +322,29 @@ mod tests {
     fn the_record_reads_prompts_edits_commands_and_the_agents_text() {
         let facts = facts_of("transcript-tools.jsonl");
         let work: Vec<&Fact> = facts.iter().filter(|f| !matches!(f, Fact::At(_))).collect();
+        let ran = |id: &str, command: &str, exit_code| Fact::Once {
+            id: format!("end:{id}"),
+            fact: Box::new(Fact::CommandRan {
+                command: command.into(),
+                exit_code: Some(exit_code),
+            }),
+        };
         assert_eq!(
             work,
             [
-                &Fact::Request("write the notes and run the tests".into()),
-                &Fact::Once {
-                    id: "end:call_1".into(),
-                    fact: Box::new(Fact::CommandRan {
-                        command: "printf 'written by the shell\\n' > notes.txt".into(),
-                        exit_code: Some(0)
-                    })
-                },
+                // `opencode run` quotes its message.
+                &Fact::Request("\"write the notes and run the tests\"".into()),
+                &ran(
+                    "call_1795942603669977282",
+                    "printf 'written by the shell\\n' > notes.txt",
+                    0
+                ),
                 &Fact::Edited("src/parse.py".into()),
-                &Fact::Once {
-                    id: "end:call_3".into(),
-                    fact: Box::new(Fact::CommandRan {
-                        command: "sh run_tests.sh".into(),
-                        exit_code: Some(1)
-                    })
-                },
+                &ran("call_1795942607112752623", "sh run_tests.sh", 1),
                 &Fact::AgentMessage("The tests still fail.".into()),
+                // Not the summarizer's text: the plugin leaves it out.
                 &Fact::Compacted,
+                &Fact::AgentMessage("Resumed after the compaction.".into()),
             ]
         );
         assert!(matches!(facts.first(), Some(Fact::At(t)) if t.starts_with("2026-11-29T")));
@@ -351,21 +353,60 @@ mod tests {
     #[test]
     fn fullness_is_the_newest_usage_against_the_compaction_point() {
         let whole = fixture("transcript-tools.jsonl");
+        // After the compaction: its first reply's 1,010 tokens.
         assert_eq!(
             OpenCode.transcript_fullness(&whole, true),
-            Some(Fullness::JustCompacted)
-        );
-        let text = String::from_utf8_lossy(&whole).into_owned();
-        let before = text
-            .find("\"compacted\"")
-            .map_or(0, |i| text[..i].rfind('\n').unwrap_or(0));
-        assert_eq!(
-            OpenCode.transcript_fullness(&text.as_bytes()[..before], true),
             Some(Fullness::Measured(Usage {
-                used_tokens: 5_010,
+                used_tokens: 1_010,
                 window: Some(7_000),
                 model: Some("m".into()),
             }))
+        );
+        let text = String::from_utf8_lossy(&whole).into_owned();
+        let after = |needle: &str| {
+            let i = text.find(needle).unwrap_or(0);
+            i + text[i..].find('\n').unwrap_or(0) + 1
+        };
+        // Cut right after the compaction line: just compacted.
+        assert_eq!(
+            OpenCode.transcript_fullness(&text.as_bytes()[..after("\"compacted\"")], true),
+            Some(Fullness::JustCompacted)
+        );
+        // Cut before it: the 7,510 tokens that reached the compaction point (7,000 of 8,000).
+        let before = text.find("{\"type\":\"compacted\"").unwrap_or(0);
+        assert_eq!(
+            OpenCode.transcript_fullness(&text.as_bytes()[..before], true),
+            Some(Fullness::Measured(Usage {
+                used_tokens: 7_510,
+                window: Some(7_000),
+                model: Some("m".into()),
+            }))
+        );
+    }
+
+    #[test]
+    fn captured_payloads_name_the_event_and_the_transcript() {
+        for (name, event) in [
+            ("session_start-startup.json", HookEvent::SessionStart),
+            ("session_start-compact.json", HookEvent::SessionStart),
+            ("post_compact.json", HookEvent::PostCompact),
+            ("pre_compact.json", HookEvent::PreCompact),
+            ("post_tool_use.json", HookEvent::Tool),
+            ("stop.json", HookEvent::Stop),
+            ("session_end-exit.json", HookEvent::SessionEnd),
+        ] {
+            let input = HookInput::parse(&fixture(name));
+            assert_eq!(
+                CLIENT.hook_event(input.hook_event_name.as_deref().unwrap_or("")),
+                Some(event),
+                "{name}"
+            );
+            assert_eq!(crate::detect(&input), Agent::OpenCode, "{name}");
+        }
+        let compact = HookInput::parse(&fixture("session_start-compact.json"));
+        assert_eq!(
+            CLIENT.behaviour.session_start_source(&compact),
+            crate::StartSource::Compact
         );
     }
 

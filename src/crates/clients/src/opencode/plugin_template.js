@@ -15,7 +15,7 @@ const sessions = new Map();
 
 function session(id) {
   if (!sessions.has(id)) {
-    sessions.set(id, { created: false, started: false, compacted: false, ended: false, texts: [], model: null });
+    sessions.set(id, { created: false, started: false, compacting: false, compacted: false, ended: false, texts: [] });
   }
   return sessions.get(id);
 }
@@ -76,18 +76,19 @@ export const HandoverPlugin = async (ctx) => {
       if (!id) return;
       if (event.type === "session.created") session(id).created = true;
       else if (event.type === "session.compacted") {
-        session(id).compacted = true;
+        Object.assign(session(id), { compacted: true, compacting: false });
         note(id, { type: "compacted" });
       } else if (event.type === "session.idle") {
         const s = session(id);
         if (s.started) keep(s, await run("Stop", id, {}));
       } else if (event.type === "session.deleted") await end(id, "deleted");
       else if (event.type === "message.updated") {
+        // An agent's step is done (OpenCode sends it twice): its usage.
         const m = p.info || {};
         const s = session(id);
-        if (m.role === "assistant" && m.finish && !m.summary && m.tokens) {
-          note(id, { type: "usage", tokens: m.tokens, model: m.modelID, limit: s.limit });
-        }
+        if (m.role !== "assistant" || !m.finish || m.summary || !m.tokens || s.step === m.id) return;
+        s.step = m.id;
+        note(id, { type: "usage", tokens: m.tokens, model: m.modelID, limit: s.limit });
       }
     },
     "experimental.chat.system.transform": async (input, output) => {
@@ -102,11 +103,18 @@ export const HandoverPlugin = async (ctx) => {
       if (!s.started) {
         s.started = true;
         keep(s, await run("SessionStart", id, { source: s.created ? "startup" : "resume", model: s.model }));
-      }
-      if (s.compacted) {
+      } else if (s.compacted) {
+        // The summary replaced the conversation, and our texts with it.
         s.compacted = false;
         s.texts = [];
+        s.toolRan = null;
         keep(s, await run("PostCompact", id, { model: s.model }));
+        keep(s, await run("SessionStart", id, { source: "compact", model: s.model }));
+      } else if (s.toolRan) {
+        // After the step's tools ran: the watch, whose answer must reach this request.
+        const { tool, call } = s.toolRan;
+        s.toolRan = null;
+        keep(s, await run("PostToolUse", id, { tool_name: tool, tool_call_id: call }));
       }
       output.system.push(...s.texts);
     },
@@ -123,12 +131,14 @@ export const HandoverPlugin = async (ctx) => {
       const exit = output && output.metadata ? output.metadata.exit : undefined;
       note(id, { type: "tool", tool: input.tool, callID: input.callID, args: { filePath: args.filePath, command: args.command }, exit });
       const s = session(id);
-      if (s.started) keep(s, await run("PostToolUse", id, { tool_name: input.tool, tool_call_id: input.callID, tool_input: { command: args.command } }));
+      s.toolRan = { tool: input.tool, call: input.callID };
     },
     "experimental.text.complete": async (input, output) => {
-      note(input.sessionID, { type: "text", text: output.text });
+      // Not the summarizer's text.
+      if (!session(input.sessionID).compacting) note(input.sessionID, { type: "text", text: output.text });
     },
     "experimental.session.compacting": async (input, output) => {
+      session(input.sessionID).compacting = true;
       const text = await run("PreCompact", input.sessionID, {});
       if (text) output.context.push(text);
     },
