@@ -829,7 +829,7 @@ fn a_new_droid_settings_file() {
 /// writes it as handover does; uninstall removes the file.
 #[test]
 fn a_new_opencode_plugin() {
-    use handover_installer::wiring::{self, Wiring};
+    use handover_installer::wiring;
     let opencode = wiring::of(Agent::OpenCode);
     let p = Path::new(".opencode/plugin/handover.js");
     let want = wanted_for(&hooks(), true, Agent::OpenCode);

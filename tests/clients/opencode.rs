@@ -20,6 +20,8 @@ const REMIND: &str = "Save your progress now";
 const COMPACTION_INSTRUCTIONS: &str =
     "A handover handoff exists for this task. The summary must keep:";
 const GOAL: &str = "Ship the CSV exporter";
+/// The `.gitignore` OpenCode 1.18.33 writes into a config folder it installs its SDK into.
+const OPENCODE_GITIGNORE: &str = "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore";
 /// OpenCode's own requests (not the agent's): they offer no tools.
 const TITLE: &str = "You are a title generator";
 
@@ -86,10 +88,16 @@ impl OpenCodeBox {
     /// `context` and `output`: the fake model's limits in OpenCode's config (its compaction
     /// point is `context - output`).
     fn new(clients: &Clients, context: u64, output: u64) -> OpenCodeBox {
+        // HANDOVER_E2E_KEEP=1 keeps it for inspection, as the shared sandbox does.
+        let keep = std::env::var("HANDOVER_E2E_KEEP").is_ok_and(|v| v == "1");
         let tmp = tempfile::Builder::new()
             .prefix("e2e-opencode-")
+            .keep(keep)
             .tempdir()
             .unwrap();
+        if keep {
+            eprintln!("e2e: keeping {}", tmp.path().display());
+        }
         let root = tmp.path().canonicalize().unwrap();
         let project = root.join("project");
         let home = root.join("home");
@@ -142,6 +150,14 @@ impl OpenCodeBox {
         for dir in [b.project.join(".opencode"), b.home.join(".config/opencode")] {
             copy_sdk(&clients.opencode_sdk, &dir);
         }
+        // OpenCode's first start writes a `.gitignore` for them in `.opencode/`; kept out of git
+        // from the start, so a handoff written before it does not list them as uncommitted work.
+        let exclude = b.project.join(".git/info/exclude");
+        let mut text = std::fs::read_to_string(&exclude).unwrap_or_default();
+        for name in OPENCODE_GITIGNORE.lines() {
+            text.push_str(&format!(".opencode/{name}\n"));
+        }
+        std::fs::write(&exclude, text).unwrap();
         b
     }
 

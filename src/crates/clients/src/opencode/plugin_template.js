@@ -44,9 +44,15 @@ async function run(event, id, payload) {
       try {
         const input = JSON.stringify({ session_id: id, transcript_path: transcript(id), cwd: directory, hook_event_name: event, ...payload });
         const child = Bun.spawn(["sh", "-c", hook.command], { cwd: directory, stdin: new Blob([input]), stdout: "pipe", stderr: "ignore" });
-        const timer = setTimeout(() => child.kill(9), (hook.timeout || 10) * 1000);
-        const out = (await new Response(child.stdout).text()).trim();
-        await child.exited;
+        // At the timeout: stop waiting (a process it started may still hold the pipe) and kill it.
+        let timer;
+        const late = new Promise((resolve) => {
+          timer = setTimeout(() => {
+            try { child.kill(9); } catch {}
+            resolve("");
+          }, (hook.timeout || 10) * 1000);
+        });
+        const out = (await Promise.race([new Response(child.stdout).text(), late])).trim();
         clearTimeout(timer);
         if (out) text += (text ? "\n" : "") + out;
       } catch {}
