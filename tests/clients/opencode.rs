@@ -21,7 +21,8 @@ const COMPACTION_INSTRUCTIONS: &str =
     "A handover handoff exists for this task. The summary must keep:";
 const GOAL: &str = "Ship the CSV exporter";
 /// The `.gitignore` OpenCode 1.18.33 writes into a config folder it installs its SDK into.
-const OPENCODE_GITIGNORE: &str = "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore";
+const OPENCODE_GITIGNORE: &str =
+    "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore";
 /// OpenCode's own requests (not the agent's): they offer no tools.
 const TITLE: &str = "You are a title generator";
 
