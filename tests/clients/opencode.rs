@@ -93,7 +93,7 @@ impl OpenCodeBox {
         let keep = std::env::var("HANDOVER_E2E_KEEP").is_ok_and(|v| v == "1");
         let tmp = tempfile::Builder::new()
             .prefix("e2e-opencode-")
-            .keep(keep)
+            .disable_cleanup(keep)
             .tempdir()
             .unwrap();
         if keep {
