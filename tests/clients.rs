@@ -1,5 +1,5 @@
 //! Everything that runs a real client (Claude Code, Codex, Gemini CLI, Qwen Code, GitHub Copilot
-//! CLI, Factory Droid; pinned in tests/clients/package.json, installed by tests/clients/ensure.sh):
+//! CLI, Factory Droid, OpenCode; pinned in tests/clients/package.json, installed by tests/clients/ensure.sh):
 //! headless and interactive sessions against the fake model server, inside loopback-only network
 //! namespaces. `HANDOVER_SKIP_E2E=1` skips them all, each reported `ignored` with the reason;
 //! otherwise a missing prerequisite fails. One test binary; where each kind of test goes:
@@ -44,6 +44,7 @@ mod clients {
     pub(crate) mod interactive;
     pub(crate) mod matrix;
     pub(crate) mod mcp;
+    pub(crate) mod opencode;
     pub(crate) mod plugins;
     pub(crate) mod qwen;
     pub(crate) mod shared_install;
@@ -70,6 +71,7 @@ fn main() -> std::process::ExitCode {
         clients::install::trials,
         clients::interactive::trials,
         clients::mcp::trials,
+        clients::opencode::trials,
         clients::plugins::trials,
         clients::qwen::trials,
         clients::shared_install::trials,

@@ -13,7 +13,6 @@
 mod render;
 
 use crate::edit::hooks_doc::Found;
-use crate::edit::json_layout;
 use crate::files::{hooks_path, read_opt, Homes, Targets};
 use crate::locate::{at_run_time, is_executable, HookPaths};
 pub use crate::wiring::facts::{AgentStatus, HooksFile, InstructionsFile, Report, ScopeStatus};
@@ -54,7 +53,8 @@ fn read_hooks_file(agent: Agent, path: PathBuf) -> HooksFile {
         Ok(None) => (false, Ok(None)),
         Ok(Some(text)) => (
             true,
-            json_layout::parse(&path, &text)
+            wiring::of(agent)
+                .read_hooks_doc(&path, &text)
                 .map(Some)
                 .map_err(|e| e.to_string()),
         ),

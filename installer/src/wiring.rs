@@ -11,7 +11,8 @@
 //! codex/app_server.rs and its step after the files are written in codex/trust.rs, which
 //! flow calls, its status in codex/status.rs; Gemini CLI: its configurable context file in
 //! gemini/files.rs; GitHub Copilot CLI: its own hooks shape in copilot/files.rs; Qwen Code:
-//! its settings version, qwen.rs; Claude Code: the plugin copies status reports), and one line
+//! its settings version, qwen.rs; OpenCode: its plugin, which carries the entries, opencode.rs;
+//! Claude Code: the plugin copies status reports), and one line
 //! in [`of`]. Gemini CLI, GitHub Copilot CLI and Factory Droid declare their trusted folders
 //! ([`trusted_folders::TrustedFolders`], one editor for the three).
 //!
@@ -26,6 +27,7 @@ pub mod droid;
 pub mod facts;
 pub mod gemini;
 pub mod mcp;
+mod opencode;
 mod qwen;
 pub mod trusted_folders;
 
@@ -113,6 +115,12 @@ pub trait Wiring: Sync {
     /// `want`, or take ours out with None. Default: the shared `hooks` shape.
     fn edit_hooks(&self, path: &Path, before: Option<&str>, want: Option<&[Wanted]>) -> HooksEdit {
         crate::edit::hooks_file::edit_hooks_json(path, before, want)
+    }
+
+    /// The hooks document in the client's hooks file `text` (at `path`), as status reads it.
+    /// Default: the file itself, parsed.
+    fn read_hooks_doc(&self, path: &Path, text: &str) -> Result<Value, EditError> {
+        crate::edit::json_layout::parse(path, text)
     }
 
     /// Our handlers and the user's commands that run ours, in the parsed hooks file.
@@ -237,5 +245,6 @@ pub fn of(agent: Agent) -> &'static dyn Wiring {
         Agent::Copilot => &copilot::CopilotWiring,
         Agent::Droid => &droid::DroidWiring,
         Agent::Qwen => &qwen::QwenWiring,
+        Agent::OpenCode => &opencode::OpenCodeWiring,
     }
 }

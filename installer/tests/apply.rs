@@ -1736,3 +1736,94 @@ fn mcp_local_scope_says_where_claude_keeps_it() {
         "{out}"
     );
 }
+
+/// OpenCode: the plugin is written and read back by status; a dry run writes nothing; the user
+/// scope writes under `~/.config/opencode/plugin/`; uninstall leaves the repository as it was,
+/// byte for byte.
+#[test]
+fn opencode_dry_run_install_status_user_scope_and_uninstall() {
+    let e = env();
+    let opencode = Targets::of([Agent::OpenCode]);
+    let plugin = e.repo.join(".opencode/plugin/handover.js");
+    let before = snapshot(e.repo.parent().unwrap());
+
+    let mut dry = req(&e, opencode, Scope::Project);
+    dry.dry_run = true;
+    let (o, out) = run(&dry);
+    assert!(o.ok, "{out}");
+    assert!(out.contains(".opencode/plugin/handover.js"), "{out}");
+    assert_eq!(
+        snapshot(e.repo.parent().unwrap()),
+        before,
+        "a dry run wrote something"
+    );
+
+    let repo_before = snapshot(&e.repo);
+    let (o, out) = run(&req(&e, opencode, Scope::Project));
+    assert!(o.ok && o.problems.is_empty(), "{out}\n{:?}", o.problems);
+    let written = fs::read_to_string(&plugin).unwrap();
+    assert!(
+        written.contains("--agent opencode") && written.contains("export const HandoverPlugin")
+    );
+    assert!(e.repo.join("AGENTS.md").is_file());
+    let s = opencode_status(&e);
+    assert_eq!(s["opencode"]["project"]["installed"], true, "{s}");
+    assert_eq!(s["opencode"]["project"]["up_to_date"], true, "{s}");
+    assert_eq!(
+        s["opencode"]["project"]["error"],
+        serde_json::Value::Null,
+        "{s}"
+    );
+
+    // The user scope: the user's plugin folder, nothing in the repository.
+    let repo_now = snapshot(&e.repo);
+    assert!(run(&req(&e, opencode, Scope::User)).0.ok);
+    let user_plugin = e.homes.home.join(".config/opencode/plugin/handover.js");
+    assert!(fs::read_to_string(&user_plugin)
+        .unwrap()
+        .contains("--agent opencode"));
+    assert_eq!(snapshot(&e.repo), repo_now);
+    assert_eq!(opencode_status(&e)["opencode"]["user"]["installed"], true);
+
+    assert!(uninstall(&e, opencode, Scope::Project).ok);
+    assert_eq!(snapshot(&e.repo), repo_before);
+    assert!(!e.repo.join(".opencode").exists());
+    assert!(uninstall(&e, opencode, Scope::User).ok);
+    assert!(!user_plugin.exists());
+}
+
+/// A plugin changed by hand shows in status (its checksum is what handover writes, or it is a
+/// problem); install writes it as handover does again.
+#[test]
+fn opencode_changed_plugin_shows_in_status_and_install_writes_it_again() {
+    let e = env();
+    let opencode = Targets::of([Agent::OpenCode]);
+    let plugin = e.repo.join(".opencode/plugin/handover.js");
+    assert!(run(&req(&e, opencode, Scope::Project)).0.ok);
+    let written = fs::read_to_string(&plugin).unwrap();
+    fs::write(
+        &plugin,
+        written.replace("(hook.timeout || 10)", "(hook.timeout || 1)"),
+    )
+    .unwrap();
+    let s = opencode_status(&e);
+    assert_eq!(s["opencode"]["project"]["installed"], false, "{s}");
+    let error = s["opencode"]["project"]["error"].as_str().unwrap_or("");
+    assert!(error.contains("changed since handover wrote it"), "{s}");
+    assert!(run(&req(&e, opencode, Scope::Project)).0.ok);
+    assert_eq!(fs::read_to_string(&plugin).unwrap(), written);
+    assert_eq!(
+        opencode_status(&e)["opencode"]["project"]["up_to_date"],
+        true
+    );
+}
+
+fn opencode_status(e: &Env) -> serde_json::Value {
+    serde_json::to_value(status(
+        &e.repo,
+        &e.homes,
+        Some(&HookPaths::in_dir(&e.bin)),
+        None,
+    ))
+    .unwrap()
+}

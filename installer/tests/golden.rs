@@ -823,3 +823,25 @@ fn a_new_droid_settings_file() {
         "nothing of the user's: the file goes"
     );
 }
+
+/// OpenCode's plugin: the template with our entries (the executables at their paths, as a
+/// local install writes them); the same bytes again; a changed copy shows in status and install
+/// writes it as handover does; uninstall removes the file.
+#[test]
+fn a_new_opencode_plugin() {
+    use handover_installer::wiring;
+    let opencode = wiring::of(Agent::OpenCode);
+    let p = Path::new(".opencode/plugin/handover.js");
+    let want = wanted_for(&hooks(), true, Agent::OpenCode);
+    let (after, _) = opencode.edit_hooks(p, None, Some(&want)).unwrap();
+    let after = after.unwrap();
+    golden("new-opencode-plugin.js", Ends::Lf, &after);
+    let (again, _) = opencode.edit_hooks(p, Some(&after), Some(&want)).unwrap();
+    assert_eq!(again.as_deref(), Some(after.as_str()));
+    let changed = after.replace("timeout || 10", "timeout || 100");
+    assert!(opencode.read_hooks_doc(p, &changed).is_err());
+    let (fixed, _) = opencode.edit_hooks(p, Some(&changed), Some(&want)).unwrap();
+    assert_eq!(fixed.as_deref(), Some(after.as_str()));
+    let (gone, _) = opencode.edit_hooks(p, Some(&after), None).unwrap();
+    assert_eq!(gone, None, "nothing of the user's: the file goes");
+}

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned real clients (package.json beside this file) into <workspace>/target/clients,
 # once; later runs reuse them. Prints one `<client>=<abs path>` line per client: claude, codex,
-# gemini, qwen, copilot, droid.
+# gemini, qwen, copilot, droid, opencode (and opencode_sdk).
 # Exit 3 with a message on stderr when node/npm are missing or the install fails.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -15,9 +15,15 @@ copilot=$dest/node_modules/.bin/copilot
 # Factory's wrapper package pins a platform package version the registry lacks, so the platform
 # package itself is pinned and its binary run directly.
 droid=$dest/node_modules/@factory/cli-linux-x64/bin/droid
+# OpenCode's platform binary, run directly (its wrapper is a node script that finds it).
+opencode=$dest/node_modules/opencode-linux-x64/bin/opencode
+# The plugin SDK OpenCode installs into each of its config folders once a plugin is there,
+# with no timeout offline: installed here once, copied into a test's folders beforehand.
+opencode_sdk=$dest/opencode-sdk
 stamp=$dest/.installed-$(sha256sum "$here/package.json" | cut -c1-16)
 installed() { [ -f "$stamp" ] && [ -x "$claude" ] && [ -x "$codex" ] && [ -x "$gemini" ] \
-  && [ -x "$qwen" ] && [ -x "$copilot" ] && [ -x "$droid" ]; }
+  && [ -x "$qwen" ] && [ -x "$copilot" ] && [ -x "$droid" ] \
+  && [ -x "$opencode" ] && [ -f "$opencode_sdk/package-lock.json" ]; }
 if ! installed; then
   mkdir -p "$dest"
   # One installer at a time (two test runs at once must not interleave two npm installs).
@@ -40,6 +46,13 @@ if ! installed; then
     echo "ensure.sh: npm install of the pinned clients failed (see above)." >&2
     exit 3
   fi
+  # Its own package.json, or npm installs into the clients' folder above it.
+  if ! (mkdir -p "$opencode_sdk" && cd "$opencode_sdk" \
+    && { [ -f package.json ] || echo '{"private": true}' > package.json; } \
+    && npm install --cache "$dest/.npm-cache" --no-audit --no-fund --loglevel=error @opencode-ai/plugin@1.18.33 >&2); then
+    echo "ensure.sh: npm install of OpenCode's plugin SDK failed (see above)." >&2
+    exit 3
+  fi
   if [ ! -x "$claude" ]; then
     # npm may skip Claude Code's postinstall; the platform package carries the binary.
     found=$(find "$dest/node_modules/@anthropic-ai" -maxdepth 3 -type f -name claude -perm -u+x 2>/dev/null | head -n 1)
@@ -53,3 +66,5 @@ echo "gemini=$gemini"
 echo "qwen=$qwen"
 echo "copilot=$copilot"
 echo "droid=$droid"
+echo "opencode=$opencode"
+echo "opencode_sdk=$opencode_sdk"

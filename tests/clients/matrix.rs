@@ -1,6 +1,7 @@
 //! The real-client matrix: every scenario shared by the clients, run for every client of the
 //! registry (`handover_clients::ALL`) it applies to, one trial each, named
-//! `clients::<client>::<scenario>`. A client added to the registry appears here by itself: in
+//! `clients::<client>::<scenario>`. A client added to the registry appears here by itself (unless
+//! [`OWN_FILE_ONLY`] names it): in
 //! every scenario that is not limited to named clients, and as a failing trial until the
 //! harness knows how to run it (`harness_agent`).
 //!
@@ -210,11 +211,22 @@ fn harness_agent(name: &str) -> Option<Agent> {
     .find(|agent| agent.name() == name)
 }
 
+/// Clients whose scenarios run from their own file instead of this matrix, with why: they
+/// reach handover through a plugin rather than hook files, which the shared sandbox
+/// (tests/support/src/sandbox.rs) does not set up yet.
+const OWN_FILE_ONLY: &[(&str, &str)] = &[(
+    "opencode",
+    "tests/clients/opencode.rs: startup, compaction, record and a stuck handover, headless",
+)];
+
 /// Every (client × scenario) trial, clients in the registry's order.
 pub(crate) fn trials() -> Vec<Trial> {
     let mut trials = Vec::new();
     for client in handover_clients::ALL {
         let name = client.agent.as_str();
+        if OWN_FILE_ONLY.iter().any(|(own, _)| *own == name) {
+            continue;
+        }
         for scenario in SCENARIOS {
             let runs = match scenario.clients {
                 Clients::Every => true,

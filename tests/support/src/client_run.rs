@@ -369,7 +369,7 @@ fn client_time(script: &Path) -> Option<Duration> {
 
 /// Runs in the namespace: loopback up, the fake server (this test binary in server mode) in the
 /// background, wait for its port file, the client under `timeout`, then stop the server.
-const NAMESPACE_WRAPPER: &str = r#"
+pub const NAMESPACE_WRAPPER: &str = r#"
 ip link set lo up || { echo "e2e: cannot bring loopback up" >&2; exit 90; }
 HANDOVER_FAKE_SERVER="$E2E_SCRIPT" "$E2E_SERVER" fake_server_entry --exact --nocapture -q >"$E2E_SCRIPT.server.out" 2>&1 &
 spid=$!

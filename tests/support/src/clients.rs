@@ -25,12 +25,17 @@ pub struct Clients {
     pub qwen: PathBuf,
     pub copilot: PathBuf,
     pub droid: PathBuf,
+    pub opencode: PathBuf,
+    /// OpenCode's plugin SDK, installed once (ensure.sh): a test copies it into OpenCode's
+    /// config folders, which it would otherwise install into at start and hang offline.
+    pub opencode_sdk: PathBuf,
     pub claude_version: String,
     pub codex_version: String,
     pub gemini_version: String,
     pub qwen_version: String,
     pub copilot_version: String,
     pub droid_version: String,
+    pub opencode_version: String,
     /// `unshare` flags that give a loopback-only network namespace here: `-n` as root, else
     /// `-rn` (a user namespace mapping the caller to root) where the kernel allows it.
     pub unshare: &'static [&'static str],
@@ -109,6 +114,8 @@ fn install_clients() -> Result<Clients, String> {
     let qwen = find("qwen")?;
     let copilot = find("copilot")?;
     let droid = find("droid")?;
+    let opencode = find("opencode")?;
+    let opencode_sdk = find("opencode_sdk")?;
     // Namespaces need root or user namespaces; fail with the reason rather than mid-test.
     let mut unshare: Option<&'static [&'static str]> = None;
     let mut ns_errors = String::new();
@@ -170,16 +177,19 @@ fn install_clients() -> Result<Clients, String> {
         qwen_version: version(&qwen)?,
         copilot_version: version(&copilot)?,
         droid_version: version(&droid)?,
+        opencode_version: version(&opencode)?,
         claude,
         codex,
         gemini,
         qwen,
         copilot,
         droid,
+        opencode,
+        opencode_sdk,
         unshare,
     };
     loud(&format!(
-        "e2e clients: Claude Code {} ({}), Codex {} ({}), Gemini CLI {} ({}), Qwen Code {} ({}), Copilot CLI {} ({}), Factory Droid {} ({})",
+        "e2e clients: Claude Code {} ({}), Codex {} ({}), Gemini CLI {} ({}), Qwen Code {} ({}), Copilot CLI {} ({}), Factory Droid {} ({}), OpenCode {} ({})",
         clients.claude_version,
         clients.claude.display(),
         clients.codex_version,
@@ -191,7 +201,9 @@ fn install_clients() -> Result<Clients, String> {
         clients.copilot_version,
         clients.copilot.display(),
         clients.droid_version,
-        clients.droid.display()
+        clients.droid.display(),
+        clients.opencode_version,
+        clients.opencode.display()
     ));
     Ok(clients)
 }

@@ -2,7 +2,8 @@
 //! events it fires and which of our hooks each runs, the hook input it sends, the output it
 //! accepts per event, its transcript format, where it compacts, its config files and hook
 //! entries, how it records trust, its plugin layout — lives in ONE module per client
-//! ([`claude`], [`codex`], [`gemini`], [`qwen`], [`copilot`], [`droid`]): a declaration of data
+//! ([`claude`], [`codex`], [`gemini`], [`qwen`], [`copilot`], [`droid`], [`opencode`]): a
+//! declaration of data
 //! (`pub static CLIENT: Client`) and a small [`Behaviour`] for what data cannot say. The
 //! registry below lists them once; [`Agent`], [`ALL`] and [`of`] are made from it.
 //! The hooks, the session record, the installer and the CLI ask [`of`] / [`ALL`] instead of
@@ -29,6 +30,7 @@ pub mod droid;
 pub mod event;
 pub mod gemini;
 pub mod input;
+pub mod opencode;
 pub mod output;
 pub mod places;
 pub mod qwen;
@@ -628,6 +630,7 @@ registry! {
     Qwen => qwen,
     Copilot => copilot,
     Droid => droid,
+    OpenCode => opencode,
 }
 
 impl Agent {
@@ -812,6 +815,7 @@ mod tests {
                 (Agent::Qwen, Some("QWEN_CODE_SESSION_ID")),
                 (Agent::Copilot, Some("COPILOT_AGENT_SESSION_ID")),
                 (Agent::Droid, Some("HANDOVER_DROID_SESSION_ID")),
+                (Agent::OpenCode, Some("HANDOVER_OPENCODE_SESSION_ID")),
             ]
         );
     }

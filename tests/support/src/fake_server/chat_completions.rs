@@ -23,9 +23,11 @@ pub(super) fn is_request(path: &str) -> bool {
 /// 0.24.4 ends it with "First, reason in your <analysis> block. Then, produce the
 /// <state_snapshot> XML." (its cache-sharing variant offers the tools too, so tools can not tell).
 /// Factory Droid 0.225.2 asks "Please summarize the following conversation:" (no tools offered).
+/// OpenCode 1.18.33 gives its summarizer "Here is the conversation so far:" and the conversation.
 const COMPACTION_MARKERS: &[&str] = &[
     "produce the <state_snapshot> XML",
     "Please summarize the following conversation:",
+    "Here is the conversation so far:\n\n<conversation>",
 ];
 
 /// Whether the request asks the model to summarise the conversation for a compaction.

@@ -1,0 +1,161 @@
+//! OpenCode's "hooks file" is our plugin (`.opencode/plugin/handover.js`, or
+//! `~/.config/opencode/plugin/handover.js` for the user): one plain-JS module, the client
+//! module's template with our hook entries in the shared `hooks` shape put in its `HOOKS`
+//! constant. The entries are edited as in any hooks file (hooks_doc); the file around them is
+//! always the template, so the plugin is exactly what this version of handover writes or it is
+//! reported changed (`read_hooks_doc`: status shows the problem, install writes it again).
+//! Uninstall removes the file once no entry is left.
+
+use super::Wiring;
+use crate::edit::hooks_doc::{self, Wanted};
+use crate::edit::hooks_file::HooksEdit;
+use crate::edit::json_doc::{Map, Value};
+use crate::edit::json_layout::{self, Layout};
+use crate::error::EditError;
+use handover_clients::opencode::PLUGIN_TEMPLATE;
+use std::path::Path;
+
+pub struct OpenCodeWiring;
+
+/// Where the template takes the entries.
+const SLOT: &str = "__HOOKS__";
+
+impl Wiring for OpenCodeWiring {
+    fn edit_hooks(&self, path: &Path, before: Option<&str>, want: Option<&[Wanted]>) -> HooksEdit {
+        let mut doc = match before {
+            None if want.is_none() => return Ok((None, Vec::new())),
+            None => Value::Object(Map::new()),
+            Some(text) => entries_of(path, text)?,
+        };
+        let changes = match want {
+            Some(w) => hooks_doc::install(&mut doc, w, path)?,
+            None => hooks_doc::uninstall(&mut doc, path)?,
+        };
+        let emptied = doc.as_object().is_some_and(|m| m.is_empty());
+        if want.is_none() && emptied {
+            return Ok((None, changes));
+        }
+        Ok((Some(plugin_text(&doc)), changes))
+    }
+
+    /// The entries, from a plugin that is exactly what handover writes for them.
+    fn read_hooks_doc(&self, path: &Path, text: &str) -> Result<Value, EditError> {
+        let doc = entries_of(path, text)?;
+        if plugin_text(&doc) != text {
+            return Err(EditError::new(
+                path,
+                "this plugin was changed since handover wrote it; run `handover install` again \
+                 to write it as handover does (or `handover uninstall` to remove it)",
+            ));
+        }
+        Ok(doc)
+    }
+}
+
+/// The plugin for the entries `doc`.
+pub fn plugin_text(doc: &Value) -> String {
+    let json = json_layout::render(doc, &Layout::default());
+    PLUGIN_TEMPLATE.replacen(SLOT, json.trim_end(), 1)
+}
+
+/// The entries in a plugin handover wrote: the JSON between the template's text before and
+/// after its slot. Any other file at the plugin's place is refused, never overwritten.
+fn entries_of(path: &Path, text: &str) -> Result<Value, EditError> {
+    let not_ours = || {
+        EditError::new(
+            path,
+            "this is not the plugin handover writes; move it away (or rename it) and run the \
+             command again",
+        )
+    };
+    let (head, tail) = PLUGIN_TEMPLATE.split_once(SLOT).ok_or_else(not_ours)?;
+    // The first line after the slot ends the JSON (`;` and a newline in the template).
+    let end = tail.lines().next().unwrap_or("");
+    let json = text
+        .strip_prefix(head)
+        .and_then(|rest| rest.find(&format!("}}{end}\n")).map(|i| &rest[..=i]))
+        .ok_or_else(not_ours)?;
+    json_layout::parse(path, json)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use handover_base::hook_exe::HookExe;
+    use handover_clients::Agent;
+
+    fn wanted(prefix: &str) -> Vec<Wanted> {
+        hooks_doc::wanted_by(
+            Agent::OpenCode,
+            &HookExe::ALL.map(|e| (e, format!("{prefix}/{} --agent opencode", e.file_name()))),
+        )
+    }
+
+    const P: &str = ".opencode/plugin/handover.js";
+
+    #[test]
+    fn install_writes_the_template_with_our_entries_and_reads_them_back() {
+        let p = Path::new(P);
+        let (text, changes) = OpenCodeWiring
+            .edit_hooks(p, None, Some(&wanted("/b")))
+            .unwrap();
+        let text = text.unwrap();
+        assert!(!changes.is_empty());
+        assert!(text.contains("\"SessionStart\""), "{text}");
+        assert!(text.contains("/b/handover-session-start --agent opencode"));
+        assert!(!text.contains(SLOT));
+        let doc = OpenCodeWiring.read_hooks_doc(p, &text).unwrap();
+        let (ours, _) = hooks_doc::find(&doc);
+        assert_eq!(ours.len(), wanted("/b").len());
+        // Again: the same bytes.
+        let (again, _) = OpenCodeWiring
+            .edit_hooks(p, Some(&text), Some(&wanted("/b")))
+            .unwrap();
+        assert_eq!(again.as_deref(), Some(text.as_str()));
+        // Moved executables: the entries follow.
+        let (moved, _) = OpenCodeWiring
+            .edit_hooks(p, Some(&text), Some(&wanted("/c")))
+            .unwrap();
+        let moved = moved.unwrap();
+        assert!(moved.contains("/c/handover-session-start") && !moved.contains("/b/"));
+        // Uninstall: the file goes.
+        let (gone, changes) = OpenCodeWiring.edit_hooks(p, Some(&text), None).unwrap();
+        assert_eq!(gone, None);
+        assert!(!changes.is_empty());
+        assert_eq!(
+            OpenCodeWiring.edit_hooks(p, None, None).unwrap(),
+            (None, Vec::new())
+        );
+    }
+
+    #[test]
+    fn a_changed_plugin_shows_and_another_file_is_refused() {
+        let p = Path::new(P);
+        let (text, _) = OpenCodeWiring
+            .edit_hooks(p, None, Some(&wanted("/b")))
+            .unwrap();
+        let text = text.unwrap();
+        let tampered = text.replace("if (s.started) keep", "keep");
+        assert_ne!(tampered, text);
+        let err = OpenCodeWiring.read_hooks_doc(p, &tampered).unwrap_err();
+        assert!(
+            err.message.contains("changed since handover wrote it"),
+            "{err}"
+        );
+        // Install writes it as handover does again.
+        let (fixed, _) = OpenCodeWiring
+            .edit_hooks(p, Some(&tampered), Some(&wanted("/b")))
+            .unwrap();
+        assert_eq!(fixed.as_deref(), Some(text.as_str()));
+        // A user's own plugin of that name is never overwritten.
+        let own = "export const Mine = async () => ({});\n";
+        let err = OpenCodeWiring
+            .edit_hooks(p, Some(own), Some(&wanted("/b")))
+            .unwrap_err();
+        assert!(
+            err.message.contains("not the plugin handover writes"),
+            "{err}"
+        );
+        assert!(OpenCodeWiring.read_hooks_doc(p, own).is_err());
+    }
+}

@@ -1,0 +1,556 @@
+//! End to end with the real OpenCode (pinned in tests/clients/package.json), offline against the
+//! fake model server's chat-completions wire (its `@ai-sdk/openai-compatible` provider, which
+//! ships inside the binary), headless (`opencode run`). OpenCode runs no hook files: handover
+//! reaches it through the plugin `handover install --opencode` writes (docs/hooks.md). Each
+//! moment is counted in the fake model's request log: a text the plugin adds is in every agent
+//! request from its moment on, once, and never in OpenCode's own title or summary requests.
+//!
+//! OpenCode is not in the shared matrix yet (tests/clients/matrix.rs): its scenarios are here.
+//! Needs node/npm and root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
+
+use crate::support::fake_server::{self, LoggedRequest, Script, Turn};
+use crate::support::{bins, clients, Bins, Clients, NAMESPACE_WRAPPER, PORT};
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+
+const STARTUP: &str = "handover: a previous session left a handoff for this repository.";
+const AFTER_COMPACTION: &str = "handover: the context was just compacted";
+const REMIND: &str = "Save your progress now";
+/// What handover's PreCompact adds to the summarizer's instructions when a handoff exists.
+const COMPACTION_INSTRUCTIONS: &str =
+    "A handover handoff exists for this task. The summary must keep:";
+const GOAL: &str = "Ship the CSV exporter";
+/// The `.gitignore` OpenCode 1.18.33 writes into a config folder it installs its SDK into.
+const OPENCODE_GITIGNORE: &str =
+    "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore";
+/// OpenCode's own requests (not the agent's): they offer no tools.
+const TITLE: &str = "You are a title generator";
+
+/// A project with one commit on `main`, a home, OpenCode's provider config pointing at the fake
+/// server, the plugin installed and OpenCode's plugin SDK in both of its config folders.
+struct OpenCodeBox {
+    _tmp: tempfile::TempDir,
+    project: PathBuf,
+    home: PathBuf,
+    root: PathBuf,
+    bins: Bins,
+    runs: std::cell::Cell<usize>,
+}
+
+struct Run {
+    dir: PathBuf,
+    status: Option<i32>,
+    stdout: String,
+    stderr: String,
+    requests: Vec<LoggedRequest>,
+}
+
+impl Run {
+    fn hooks_log(&self) -> String {
+        std::fs::read_to_string(self.dir.join("hooks.log")).unwrap_or_default()
+    }
+
+    /// The requests of the agent (those that offer tools), in order.
+    fn agent_requests(&self) -> Vec<&LoggedRequest> {
+        self.requests
+            .iter()
+            .filter(|r| r.body.get("tools").is_some())
+            .collect()
+    }
+
+    /// How often `needle` is in each agent request.
+    fn counts(&self, needle: &str) -> Vec<usize> {
+        self.agent_requests()
+            .iter()
+            .map(|r| r.body_text().matches(needle).count())
+            .collect()
+    }
+
+    fn describe(&self) -> String {
+        format!(
+            "status {:?}\n--- stdout (tail)\n{}\n--- stderr (tail)\n{}\n--- hooks.log\n{}",
+            self.status,
+            tail(&self.stdout, 1500),
+            tail(&self.stderr, 1500),
+            self.hooks_log()
+        )
+    }
+}
+
+fn tail(s: &str, n: usize) -> &str {
+    let start = s.len().saturating_sub(n);
+    let start = (start..=s.len())
+        .find(|i| s.is_char_boundary(*i))
+        .unwrap_or(s.len());
+    &s[start..]
+}
+
+impl OpenCodeBox {
+    /// `context` and `output`: the fake model's limits in OpenCode's config (its compaction
+    /// point is `context - output`).
+    fn new(clients: &Clients, context: u64, output: u64) -> OpenCodeBox {
+        // HANDOVER_E2E_KEEP=1 keeps it for inspection, as the shared sandbox does.
+        let keep = std::env::var("HANDOVER_E2E_KEEP").is_ok_and(|v| v == "1");
+        let tmp = tempfile::Builder::new()
+            .prefix("e2e-opencode-")
+            .disable_cleanup(keep)
+            .tempdir()
+            .unwrap();
+        if keep {
+            eprintln!("e2e: keeping {}", tmp.path().display());
+        }
+        let root = tmp.path().canonicalize().unwrap();
+        let project = root.join("project");
+        let home = root.join("home");
+        std::fs::create_dir_all(&project).unwrap();
+        std::fs::create_dir_all(home.join(".config/opencode")).unwrap();
+        let b = OpenCodeBox {
+            _tmp: tmp,
+            project,
+            home,
+            root,
+            bins: bins(),
+            runs: std::cell::Cell::new(0),
+        };
+        b.git(&["init", "-q", "-b", "main"]);
+        b.git(&["config", "user.name", "E2E Test"]);
+        b.git(&["config", "user.email", "e2e@example.invalid"]);
+        let config = serde_json::json!({
+            "$schema": "https://opencode.ai/config.json",
+            "provider": {"fake": {
+                "npm": "@ai-sdk/openai-compatible",
+                "name": "Fake",
+                "options": {"baseURL": format!("http://127.0.0.1:{PORT}/v1"), "apiKey": "sk-e2e-fake"},
+                "models": {"m": {"name": "M", "limit": {"context": context, "output": output}}}
+            }},
+            "model": "fake/m"
+        });
+        std::fs::write(b.project.join("opencode.json"), config.to_string()).unwrap();
+        b.commit_file(
+            "src/report.rs",
+            "pub fn report() {}\n",
+            "Start the report command",
+        );
+        let hooks_dir = b.bins.session_start.parent().unwrap().to_path_buf();
+        let out = b.handover(&[
+            "install",
+            "--scope",
+            "project",
+            "--opencode",
+            "--hooks-dir",
+            &hooks_dir.to_string_lossy(),
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        b.git(&["add", "-A"]);
+        b.git(&["commit", "-q", "-m", "Wire handover for OpenCode"]);
+        // Offline, OpenCode would hang installing its plugin SDK into both folders.
+        for dir in [b.project.join(".opencode"), b.home.join(".config/opencode")] {
+            copy_sdk(&clients.opencode_sdk, &dir);
+        }
+        // OpenCode's first start writes a `.gitignore` for them in `.opencode/`; kept out of git
+        // from the start, so a handoff written before it does not list them as uncommitted work.
+        let exclude = b.project.join(".git/info/exclude");
+        let mut text = std::fs::read_to_string(&exclude).unwrap_or_default();
+        for name in OPENCODE_GITIGNORE.lines() {
+            text.push_str(&format!(".opencode/{name}\n"));
+        }
+        std::fs::write(&exclude, text).unwrap();
+        b
+    }
+
+    fn git(&self, args: &[&str]) -> String {
+        let out = Command::new("git")
+            .args(args)
+            .current_dir(&self.project)
+            .env("GIT_CONFIG_NOSYSTEM", "1")
+            .env("HOME", &self.home)
+            .output()
+            .unwrap();
+        assert!(
+            out.status.success(),
+            "git {args:?}: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+        String::from_utf8_lossy(&out.stdout).into_owned()
+    }
+
+    fn commit_file(&self, rel: &str, content: &str, message: &str) {
+        let path = self.project.join(rel);
+        std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+        std::fs::write(&path, content).unwrap();
+        self.git(&["add", rel]);
+        self.git(&["commit", "-q", "-m", message]);
+    }
+
+    fn handover(&self, args: &[&str]) -> std::process::Output {
+        Command::new(&self.bins.handover)
+            .args(args)
+            .current_dir(&self.project)
+            .env("HOME", &self.home)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    }
+
+    fn write_handoff(&self) {
+        let out = self.handover(&[
+            "write",
+            "--goal",
+            GOAL,
+            "--next",
+            "Write the CSV writer tests",
+            "--agent",
+            "opencode",
+        ]);
+        assert!(
+            out.status.success(),
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+
+    /// One `opencode run` in a fresh loopback-only namespace with the fake server.
+    fn run(&self, clients: &Clients, turns: Vec<Turn>, prompt: &str) -> Run {
+        self.run_with(clients, turns, prompt, &[])
+    }
+
+    fn run_with(
+        &self,
+        clients: &Clients,
+        turns: Vec<Turn>,
+        prompt: &str,
+        path_first: &[&Path],
+    ) -> Run {
+        self.runs.set(self.runs.get() + 1);
+        let dir = self.root.join(format!("run-{}", self.runs.get()));
+        std::fs::create_dir_all(&dir).unwrap();
+        let script_path = dir.join("script.json");
+        let log = dir.join("requests.jsonl");
+        let script = Script {
+            turns,
+            default_text: "OK.".to_string(),
+            summary: Script::default_summary_text(),
+            default_usage: 1_000,
+            log: log.clone(),
+            max_requests: 40,
+            idle_timeout_secs: 150,
+            more_turns: None,
+            answer_delay_ms: 0,
+        };
+        std::fs::write(&script_path, serde_json::to_string(&script).unwrap()).unwrap();
+        let mut path: Vec<PathBuf> = path_first.iter().map(|p| p.to_path_buf()).collect();
+        path.extend(std::env::split_paths(
+            &std::env::var_os("PATH").unwrap_or_default(),
+        ));
+        let path = std::env::join_paths(path).unwrap();
+        let home = |rel: &str| self.home.join(rel);
+        let out = Command::new("timeout")
+            .args(["-k", "5", "150", "unshare"])
+            .args(clients.unshare)
+            .args(["sh", "-c", NAMESPACE_WRAPPER, "e2e-netns"])
+            .arg(&clients.opencode)
+            .args(["run", "--model", "fake/m", "--format", "json", "--dir"])
+            .arg(&self.project)
+            .arg(prompt)
+            .current_dir(&self.project)
+            .env_clear()
+            .env("PATH", path)
+            .env("LANG", "C.UTF-8")
+            .env("TERM", "dumb")
+            .env("HOME", &self.home)
+            .env("XDG_CONFIG_HOME", home(".config"))
+            .env("XDG_DATA_HOME", home(".local/share"))
+            .env("XDG_CACHE_HOME", home(".cache"))
+            .env("XDG_STATE_HOME", home(".local/state"))
+            // `opencode run` takes its directory from $PWD, not the process's.
+            .env("PWD", &self.project)
+            .env("OPENCODE_DISABLE_AUTOUPDATE", "1")
+            .env("OPENCODE_DISABLE_MODELS_FETCH", "1")
+            .env("HANDOVER_HOOK_DEBUG", dir.join("hooks.log"))
+            .env("E2E_SERVER", std::env::current_exe().unwrap())
+            .env("E2E_SCRIPT", &script_path)
+            .env("E2E_TIMEOUT", "120")
+            .env("HANDOVER_FAKE_PORT", PORT.to_string())
+            .stdin(Stdio::null())
+            .output()
+            .unwrap();
+        Run {
+            dir,
+            status: out.status.code(),
+            stdout: String::from_utf8_lossy(&out.stdout).into_owned(),
+            stderr: String::from_utf8_lossy(&out.stderr).into_owned(),
+            requests: fake_server::read_log(&log),
+        }
+    }
+
+    /// The session record the run left, parsed.
+    fn record(&self) -> serde_json::Value {
+        let dir = self.project.join(".handover/records");
+        let path = std::fs::read_dir(&dir)
+            .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
+            .flatten()
+            .map(|e| e.path())
+            .find(|p| p.extension().is_some_and(|e| e == "json"))
+            .expect("a record");
+        serde_json::from_str(&std::fs::read_to_string(path).unwrap()).unwrap()
+    }
+}
+
+/// OpenCode's plugin SDK, installed once beside the clients, into one of its config folders:
+/// hard links where the file system allows, else a copy.
+fn copy_sdk(sdk: &Path, dir: &Path) {
+    std::fs::create_dir_all(dir).unwrap();
+    for name in ["node_modules", "package.json", "package-lock.json"] {
+        let from = sdk.join(name);
+        let linked = Command::new("cp")
+            .arg("-al")
+            .arg(&from)
+            .arg(dir)
+            .status()
+            .is_ok_and(|s| s.success());
+        if !linked {
+            let copied = Command::new("cp").arg("-a").arg(&from).arg(dir).status();
+            assert!(copied.is_ok_and(|s| s.success()), "copy {}", from.display());
+        }
+    }
+}
+
+fn assert_ran(run: &Run) {
+    assert_eq!(
+        run.status,
+        Some(0),
+        "opencode run failed:\n{}",
+        run.describe()
+    );
+    assert!(
+        !run.agent_requests().is_empty(),
+        "no agent request:\n{}",
+        run.describe()
+    );
+}
+
+/// The startup context is in every agent request of a session, once, and never in the title
+/// request; its verdict follows the repository (fresh, drifted, stale).
+fn opencode_startup_fresh_drifted_stale() {
+    let Some(c) = clients("opencode_startup_fresh_drifted_stale") else {
+        return;
+    };
+    let b = OpenCodeBox::new(c, 200_000, 32_000);
+    b.write_handoff();
+    let fresh = b.run(
+        c,
+        vec![Turn::shell("true"), Turn::text("Noted.")],
+        "Continue.",
+    );
+    assert_ran(&fresh);
+    assert_eq!(fresh.counts(STARTUP), [1, 1], "{}", fresh.describe());
+    let text = fresh.agent_requests()[0].body_text();
+    let at = text.find(STARTUP).unwrap_or(0);
+    assert!(
+        text.contains("Verdict: fresh"),
+        "{}",
+        &text[at..(at + 1500).min(text.len())]
+    );
+    let title = fresh
+        .requests
+        .iter()
+        .find(|r| r.body_text().contains(TITLE))
+        .expect("OpenCode's title request");
+    assert!(
+        !title.body_text().contains(STARTUP),
+        "the title request got the startup context"
+    );
+    assert!(fresh
+        .hooks_log()
+        .contains("event=SessionStart source=startup"));
+
+    b.commit_file("src/csv.rs", "pub fn csv() {}\n", "Add the CSV writer");
+    let drifted = b.run(c, vec![Turn::text("Noted.")], "Continue.");
+    assert_ran(&drifted);
+    assert_eq!(drifted.counts(STARTUP), [1], "{}", drifted.describe());
+    let text = drifted.agent_requests()[0].body_text();
+    assert!(text.contains("Verdict: drifted") && text.contains("HEAD moved 1 commit ahead"));
+
+    b.git(&["checkout", "-q", "-b", "experiment"]);
+    let stale = b.run(c, vec![Turn::text("Noted.")], "Continue.");
+    assert_ran(&stale);
+    let text = stale.agent_requests()[0].body_text();
+    assert!(
+        text.contains("Verdict: stale") && text.contains("experiment"),
+        "{}",
+        stale.describe()
+    );
+}
+
+/// Nothing to say without a handoff: no text of ours in any request.
+fn opencode_nothing_without_handoff() {
+    let Some(c) = clients("opencode_nothing_without_handoff") else {
+        return;
+    };
+    let b = OpenCodeBox::new(c, 200_000, 32_000);
+    let run = b.run(
+        c,
+        vec![Turn::shell("true"), Turn::text("Noted.")],
+        "Continue.",
+    );
+    assert_ran(&run);
+    for r in &run.requests {
+        let text = r.body_text();
+        assert!(
+            !text.contains("handover: "),
+            "a text of ours without a handoff:\n{text}"
+        );
+    }
+}
+
+/// Automatic compaction at OpenCode's own point (the model's context less its output limit,
+/// 7,000 of 8,000 here): the reminder once before it, our instructions in the summarizer's
+/// request, the handoff back once in the first request after it and not before.
+fn opencode_compaction_reminder_and_handoff_back() {
+    let Some(c) = clients("opencode_compaction_reminder_and_handoff_back") else {
+        return;
+    };
+    let b = OpenCodeBox::new(c, 8_000, 1_000);
+    b.write_handoff();
+    let run = b.run(
+        c,
+        vec![
+            Turn::shell("true").usage(3_000),
+            Turn::shell("true").usage(5_000),
+            Turn::text("The tests still fail.").usage(7_500),
+            Turn::text("Resumed."),
+        ],
+        "Run the tests.",
+    );
+    assert_ran(&run);
+    // Agent requests: 3,000 → 5,000 (71 %: the reminder is due) → 7,500 (compaction) → after.
+    let remind = run.counts(REMIND);
+    assert_eq!(remind, [0, 0, 1, 0], "{}", run.describe());
+    let summarizer: Vec<&LoggedRequest> = run
+        .requests
+        .iter()
+        .filter(|r| r.body_text().contains("Here is the conversation so far:"))
+        .collect();
+    assert_eq!(summarizer.len(), 1, "{}", run.describe());
+    assert_eq!(
+        summarizer[0]
+            .body_text()
+            .matches(COMPACTION_INSTRUCTIONS)
+            .count(),
+        1,
+        "our instructions are not in the summarizer's request:\n{}",
+        run.describe()
+    );
+    assert_eq!(
+        run.counts(AFTER_COMPACTION),
+        [0, 0, 0, 1],
+        "{}",
+        run.describe()
+    );
+    assert_eq!(run.counts(STARTUP), [1, 1, 1, 0], "{}", run.describe());
+    let log = run.hooks_log();
+    assert_eq!(log.matches("event=PreCompact").count(), 1, "{log}");
+    assert_eq!(log.matches("source=compact").count(), 1, "{log}");
+}
+
+/// The record: a shell edit, the failing test, the agent's last words and the session's end;
+/// the plugin names the session for the shell commands.
+fn opencode_record_shell_edit_and_end() {
+    let Some(c) = clients("opencode_record_shell_edit_and_end") else {
+        return;
+    };
+    let b = OpenCodeBox::new(c, 200_000, 32_000);
+    let run = b.run(
+        c,
+        vec![
+            Turn::shell("printf 'written by the shell\\n' > notes.txt"),
+            Turn::shell("echo \"$HANDOVER_OPENCODE_SESSION_ID\" > session.txt"),
+            Turn::shell("sh -c 'echo 1 failed; exit 1'"),
+            Turn::text("The test still fails."),
+        ],
+        "Write the notes and run the tests.",
+    );
+    assert_ran(&run);
+    let record = b.record();
+    let text = record.to_string();
+    let edited = record["files_edited"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(edited.iter().any(|f| f == "notes.txt"), "{text}");
+    let failed: Vec<&serde_json::Value> = record["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["command"].as_str().unwrap_or("").contains("exit 1"))
+        .collect();
+    assert_eq!(failed.len(), 1, "{text}");
+    assert_eq!(failed[0]["exit_code"], 1, "{text}");
+    assert_eq!(record["last_message"], "The test still fails.", "{text}");
+    assert_eq!(record["ended"]["how"], "session_end", "{text}");
+    let session = std::fs::read_to_string(b.project.join("session.txt")).unwrap_or_default();
+    assert_eq!(
+        session.trim(),
+        record["session_id"].as_str().unwrap_or("-"),
+        "the shell did not get the session's id"
+    );
+}
+
+/// handover missing or stuck never blocks OpenCode: hook executables that hang are stopped at
+/// the entry's timeout, and the session answers.
+fn opencode_never_blocked_by_a_stuck_handover() {
+    let Some(c) = clients("opencode_never_blocked_by_a_stuck_handover") else {
+        return;
+    };
+    let b = OpenCodeBox::new(c, 200_000, 32_000);
+    b.write_handoff();
+    // The same install, with executables that never answer.
+    let stuck = b.root.join("stuck");
+    std::fs::create_dir_all(&stuck).unwrap();
+    for name in [
+        "handover-session-start",
+        "handover-pre-compact",
+        "handover-context-watch",
+    ] {
+        let path = stuck.join(name);
+        std::fs::write(&path, "#!/bin/sh\nexec sleep 600\n").unwrap();
+        use std::os::unix::fs::PermissionsExt;
+        std::fs::set_permissions(&path, std::fs::Permissions::from_mode(0o755)).unwrap();
+    }
+    let plugin = b.project.join(".opencode/plugin/handover.js");
+    let text = std::fs::read_to_string(&plugin).unwrap();
+    let hooks_dir = b
+        .bins
+        .session_start
+        .parent()
+        .unwrap()
+        .to_string_lossy()
+        .into_owned();
+    std::fs::write(&plugin, text.replace(&hooks_dir, &stuck.to_string_lossy())).unwrap();
+    let started = std::time::Instant::now();
+    let run = b.run(c, vec![Turn::text("Still here.")], "Continue.");
+    assert_ran(&run);
+    assert!(run.stdout.contains("Still here."), "{}", run.describe());
+    assert!(
+        started.elapsed() < std::time::Duration::from_secs(120),
+        "{:?}",
+        started.elapsed()
+    );
+    for r in &run.requests {
+        assert!(!r.body_text().contains("handover: "));
+    }
+}
+
+trials! {
+    real: [
+        opencode_startup_fresh_drifted_stale,
+        opencode_nothing_without_handoff,
+        opencode_compaction_reminder_and_handoff_back,
+        opencode_record_shell_edit_and_end,
+        opencode_never_blocked_by_a_stuck_handover,
+    ],
+}
