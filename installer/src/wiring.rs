@@ -198,6 +198,12 @@ pub trait Wiring: Sync {
         None
     }
 
+    /// Why `install --mcp` registered nothing at `scope` when [`Wiring::mcp_file`] has no file
+    /// there: said to the user, after the client's name.
+    fn no_mcp_file_because(&self, _scope: Scope) -> &'static str {
+        "is not registered by install --mcp yet: add `handover mcp` to its MCP servers by hand (docs/install.md, \"--mcp\")"
+    }
+
     /// The client's facts beyond its hooks files, for `handover status` (`scopes` are its
     /// files, read; a client may add to them, as Codex adds the recorded hook trust).
     fn status_facts(&self, _at: Place<'_>, _scopes: &mut [ScopeStatus]) -> Option<Facts> {

@@ -1603,7 +1603,20 @@ fn mcp_install_writes_each_clients_file_around_the_users_and_uninstall_gives_bac
     let report = serde_json::to_value(status(&e.repo, &e.homes, None, None)).unwrap();
     for agent in Agent::ALL {
         let m = &report[agent.as_str()]["mcp"]["project"];
-        assert_eq!(m["args"], serde_json::json!(["mcp"]), "{agent:?}: {report}");
+        if handover_installer::wiring::mcp::file(agent, Scope::Project, &e.repo, &e.homes).is_some()
+        {
+            assert_eq!(m["args"], serde_json::json!(["mcp"]), "{agent:?}: {report}");
+        } else {
+            // A client install --mcp does not register yet says so, and gets nothing.
+            assert!(m.is_null(), "{agent:?}: {report}");
+            let name = handover_clients::of(agent).display_name;
+            assert!(
+                out.contains(&format!(
+                    "note: {name} is not registered by install --mcp yet"
+                )),
+                "{out}"
+            );
+        }
     }
     assert_eq!(report["claude"]["mcp"]["project"]["approved"], true);
     let lines = status(&e.repo, &e.homes, None, None).lines();

@@ -20,6 +20,12 @@ impl Wiring for ClaudeWiring {
     /// `enabledMcpjsonServers` naming it Claude Code 2.1.330 keeps it "Pending approval"); the
     /// user's `~/.claude.json` (inside `$CLAUDE_CONFIG_DIR` when that moves it). Its local scope
     /// lives in `~/.claude.json` too, which it rewrites while it runs: none.
+    /// Only the local scope has no file: `~/.claude.json`, which Claude Code rewrites while it
+    /// runs.
+    fn no_mcp_file_because(&self, _scope: Scope) -> &'static str {
+        "keeps its local MCP servers in a file it rewrites while it runs; the server was not registered (install with --scope project or --scope user)"
+    }
+
     fn mcp_file(&self, at: Place<'_>) -> Option<McpFile> {
         let stdio = Shape::Json { stdio_type: true };
         match at.scope {

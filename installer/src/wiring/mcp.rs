@@ -153,10 +153,8 @@ pub fn plan_install(
 ) -> Result<(), EditError> {
     let name = handover_clients::of(agent).display_name;
     let Some(mcp) = file(agent, scope, repo, homes) else {
-        notes.push(format!(
-            "{name} keeps its {} MCP servers in a file it rewrites while it runs; the server was not registered (install with --scope project or --scope user)",
-            scope.as_str()
-        ));
+        let because = wiring::of(agent).no_mcp_file_because(scope);
+        notes.push(format!("{name} {because}"));
         return Ok(());
     };
     let confine = confine_for(scope, repo);
