@@ -1096,8 +1096,8 @@ fn opencode_plugin_cost() {
         for (k, v) in extra.as_object().unwrap() {
             payload[k] = v.clone();
         }
-        let mut ms = Vec::new();
-        for _ in 0..21 {
+        // Interleaved with a do-nothing hook on the same payload (the floor any hook pays).
+        let time = |command: &str| {
             let started = Instant::now();
             let mut child = Command::new("sh")
                 .args(["-c", command])
@@ -1115,15 +1115,22 @@ fn opencode_plugin_cost() {
                 .unwrap()
                 .write_all(payload.to_string().as_bytes());
             child.wait().unwrap();
-            ms.push(started.elapsed().as_secs_f64() * 1000.0);
+            started.elapsed().as_secs_f64() * 1000.0
+        };
+        let (mut ours, mut floor, mut beyond) = (Vec::new(), Vec::new(), Vec::new());
+        for _ in 0..31 {
+            let (o, f) = (time(command), time("cat >/dev/null"));
+            ours.push(o);
+            floor.push(f);
+            beyond.push(o - f);
         }
-        let mut sorted = ms.clone();
-        sorted.sort_by(f64::total_cmp);
         eprintln!(
-            "bench opencode: {event}: median {:.1} ms (min {:.1}, max {:.1}) of 21, sh -c and the hook",
-            med(&ms),
-            sorted[0],
-            sorted[sorted.len() - 1]
+            "bench opencode: {event}: median {:.1} ms (min {:.1}), a do-nothing hook {:.1} ms (min {:.1}); beyond it {:.1} ms (median of 31 pairs)",
+            med(&ours),
+            ours.iter().copied().fold(f64::INFINITY, f64::min),
+            med(&floor),
+            floor.iter().copied().fold(f64::INFINITY, f64::min),
+            med(&beyond)
         );
     }
 }
