@@ -1068,7 +1068,7 @@ fn opencode_plugin_cost() {
         .unwrap()
         .to_string_lossy()
         .into_owned();
-    let events: [(&str, serde_json::Value); 6] = [
+    let events: [(&str, serde_json::Value); 7] = [
         (
             "SessionStart",
             serde_json::json!({"source": "startup", "model": "m"}),
@@ -1082,6 +1082,7 @@ fn opencode_plugin_cost() {
             serde_json::json!({"prompt": "Continue."}),
         ),
         ("PreCompact", serde_json::json!({})),
+        ("PostCompact", serde_json::json!({"model": "m"})),
         ("Stop", serde_json::json!({})),
         ("SessionEnd", serde_json::json!({"reason": "exit"})),
     ];
