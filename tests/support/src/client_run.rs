@@ -352,7 +352,7 @@ pub fn copilot_cache(copilot: &Path) -> PathBuf {
 }
 
 /// `path` without the directories that hold `handover-session-start`.
-fn without_handover(path: &str) -> String {
+pub fn without_handover(path: &str) -> String {
     path.split(':')
         .filter(|d| !Path::new(d).join("handover-session-start").exists())
         .collect::<Vec<_>>()
@@ -360,7 +360,7 @@ fn without_handover(path: &str) -> String {
 }
 
 /// The client's run time recorded by [`NAMESPACE_WRAPPER`]: two nanosecond clock readings.
-fn client_time(script: &Path) -> Option<Duration> {
+pub fn client_time(script: &Path) -> Option<Duration> {
     let text = std::fs::read_to_string(script.with_extension("json.time")).ok()?;
     let mut ns = text.split_whitespace().map(|n| n.parse::<u64>().ok());
     let (t0, t1) = (ns.next()??, ns.next()??);

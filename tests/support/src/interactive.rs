@@ -423,7 +423,9 @@ const CLAUDE_KEY: &str = "sk-ant-e2e-fake-interactive-key-0123456789";
 
 /// Runs in the namespace: loopback up, the fake server in the background (its PID in
 /// `<script>.pid`), wait for its port, then a private tmux server with the client in its pane.
-const LAUNCHER: &str = r#"
+/// Its inputs: `E2E_SERVER`, `E2E_SCRIPT`, `E2E_SOCKET`, `E2E_TMUX_CONF`, `E2E_PANE`, `E2E_SIZE`
+/// (`<columns>x<rows>`); tests/clients/opencode.rs starts its plugin client with it too.
+pub const LAUNCHER: &str = r#"
 ip link set lo up || { echo "e2e: cannot bring loopback up" >&2; exit 90; }
 HANDOVER_FAKE_SERVER="$E2E_SCRIPT" "$E2E_SERVER" fake_server_entry --exact --nocapture -q >"$E2E_SCRIPT.server.out" 2>&1 </dev/null &
 echo $! >"$E2E_SCRIPT.pid"

@@ -54,11 +54,24 @@ async function run(event, id, payload) {
         });
         const out = (await Promise.race([new Response(child.stdout).text(), late])).trim();
         clearTimeout(timer);
-        if (out) text += (text ? "\n" : "") + out;
+        const said = answer(out);
+        if (said) text += (text ? "\n" : "") + said;
       } catch {}
     }
   }
   return text;
+}
+
+// Our executables answer OpenCode in plain text. The one JSON line is the portable launcher's
+// when handover is not installed, `{"systemMessage": ...}` (a note other clients show the
+// user): its text, not the JSON.
+function answer(out) {
+  if (!out.startsWith("{")) return out;
+  try {
+    return String(JSON.parse(out).systemMessage || "");
+  } catch {
+    return "";
+  }
 }
 
 function keep(s, text) {
