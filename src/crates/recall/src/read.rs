@@ -355,7 +355,12 @@ impl Reader<'_> {
     /// judged for provenance). A record is dated by its last activity, never later than its
     /// file's time.
     fn records(&mut self) {
-        for listed in handover_record::files::judged(self.store, self.now_ms) {
+        let judged = handover_record::files::judged_all(self.store, self.now_ms);
+        if let Some(cut) = judged.cut {
+            let place = self.relative(&handover_record::files::dir(&self.store.dir()));
+            self.problem(place, cut);
+        }
+        for listed in judged.listed {
             let r = listed.record;
             let id = if r.file_key.is_empty() {
                 handover_record::files::key(&r.session_id)

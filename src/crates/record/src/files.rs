@@ -21,8 +21,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A record is a few KB; anything larger than this is not one of ours.
 const MAX_FILE_BYTES: u64 = 256 * 1024;
-/// At most this many directory entries are looked at.
+/// At most this many directory entries are looked at by the hooks (which must stay flat
+/// whatever the directory holds).
 const MAX_ENTRIES: usize = 1000;
+/// A reader of the whole history ([`judged_all`]: `handover log`, `search`) lists every record
+/// `records.keep` lets exist and far more, within these bounds; past either, the newest are
+/// read and the cut is said.
+pub const HISTORY_MAX_ENTRIES: usize = 20_000;
+pub const HISTORY_MAX_BYTES: u64 = 256 * 1024 * 1024;
 
 /// `.handover/records` of a store directory (`.handover`).
 pub fn dir(store_dir: &Path) -> PathBuf {
@@ -182,9 +188,17 @@ impl Listed {
 /// Every readable record with its provenance: this working tree's own first, newest first,
 /// then the foreign ones. Empty when the store is refused.
 pub fn judged(store: &Store, now_ms: u64) -> Vec<Listed> {
+    judge_all(store, now_ms, ranked(store))
+}
+
+fn judge_all(
+    store: &Store,
+    now_ms: u64,
+    ranked: Vec<(SessionRecord, PathBuf, u64)>,
+) -> Vec<Listed> {
     let repo = LazyRepo::new(store.root());
     let judge = Judge::in_repo(&repo, now_ms);
-    let mut listed: Vec<Listed> = ranked(store)
+    let mut listed: Vec<Listed> = ranked
         .into_iter()
         .map(|(record, rel, modified)| Listed {
             foreign: judge.foreign(&rel, &record, modified),
@@ -196,13 +210,77 @@ pub fn judged(store: &Store, now_ms: u64) -> Vec<Listed> {
     listed
 }
 
+/// Every record of the directory with its provenance, as [`judged`] lists them, for a reader
+/// of the whole history: within [`HISTORY_MAX_ENTRIES`] directory entries and
+/// [`HISTORY_MAX_BYTES`] of files (the newest files first), not the hooks' bound.
+pub fn judged_all(store: &Store, now_ms: u64) -> Judged {
+    judged_within(store, now_ms, HISTORY_MAX_ENTRIES, HISTORY_MAX_BYTES)
+}
+
+/// What [`judged_all`] found.
+#[derive(Clone, Debug, Default)]
+pub struct Judged {
+    pub listed: Vec<Listed>,
+    /// What was not read, in our words (`holds more than …: the oldest were not read`); None
+    /// when every file was looked at.
+    pub cut: Option<String>,
+}
+
+fn judged_within(store: &Store, now_ms: u64, max_entries: usize, max_bytes: u64) -> Judged {
+    if store.check().is_err() {
+        return Judged::default();
+    }
+    let records_dir = dir(&store.dir());
+    if check_dirs(&records_dir).is_err() {
+        return Judged::default();
+    }
+    let (files, more) = safe_fs::plain_files_within(&records_dir, max_entries);
+    let mut cut =
+        more.then(|| format!("holds more than {max_entries} entries: the rest were not read"));
+    let mut files: Vec<(PathBuf, SystemTime, u64)> = files
+        .into_iter()
+        .filter(|(path, _)| path.extension().and_then(|x| x.to_str()) == Some("json"))
+        .map(|(path, meta)| (path, meta.modified().unwrap_or(UNIX_EPOCH), meta.len()))
+        .collect();
+    // Newest files first, so a budget that runs out leaves the oldest.
+    files.sort_by_key(|(_, modified, _)| std::cmp::Reverse(*modified));
+    let mut budget = max_bytes;
+    let mut within = Vec::with_capacity(files.len());
+    for (path, modified, size) in files {
+        // A file over the per-record cap costs nothing: it is not read (`read` refuses it).
+        if size <= MAX_FILE_BYTES {
+            let Some(left) = budget.checked_sub(size) else {
+                cut = Some(format!(
+                    "holds more than {} MiB of records: the oldest were not read",
+                    max_bytes / (1024 * 1024)
+                ));
+                break;
+            };
+            budget = left;
+        }
+        within.push((path, modified));
+    }
+    Judged {
+        listed: judge_all(store, now_ms, ranked_of(store, within)),
+        cut,
+    }
+}
+
 /// Every readable record with its path (relative to the working tree) and file time, newest
 /// rank first, not judged yet. Empty when the store is refused.
 fn ranked(store: &Store) -> Vec<(SessionRecord, PathBuf, u64)> {
     if store.check().is_err() {
         return Vec::new();
     }
-    let mut list: Vec<(SessionRecord, PathBuf, u64)> = entries(&dir(&store.dir()))
+    ranked_of(store, entries(&dir(&store.dir())))
+}
+
+/// The records of these files, as [`ranked`] lists them.
+fn ranked_of(
+    store: &Store,
+    files: Vec<(PathBuf, SystemTime)>,
+) -> Vec<(SessionRecord, PathBuf, u64)> {
+    let mut list: Vec<(SessionRecord, PathBuf, u64)> = files
         .into_iter()
         .filter_map(|(path, modified)| {
             let mut record = read(&path)?;
@@ -441,6 +519,45 @@ mod tests {
         fs::copy(path_for(&dir, "ok"), path_for(&dir, "other")).unwrap();
         assert_eq!(load(&store, "other"), None);
         assert_eq!(judged(&store, now()).len(), 2);
+    }
+
+    #[test]
+    fn the_history_reads_every_record_and_says_a_bound_that_is_reached() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::at(tmp.path());
+        for (i, id) in ["a", "b", "c"].iter().enumerate() {
+            std::thread::sleep(std::time::Duration::from_millis(15));
+            save(&store, &record(id, 10 + i as u64)).unwrap();
+        }
+        let all = judged_all(&store, now());
+        assert_eq!((all.listed.len(), all.cut), (3, None));
+        // Four entries (three records and the `.gitignore`), three looked at.
+        let cut = judged_within(&store, now(), 3, HISTORY_MAX_BYTES);
+        assert!(
+            cut.cut
+                .as_deref()
+                .is_some_and(|c| c.contains("more than 3 entries")),
+            "{:?}",
+            cut.cut
+        );
+        // A byte budget of two records: the newest two are read, the oldest is not.
+        let size = fs::metadata(path_for(&dir(&store.dir()), "a"))
+            .unwrap()
+            .len();
+        let cut = judged_within(&store, now(), 100, 2 * size + 1);
+        let ids: Vec<&str> = cut
+            .listed
+            .iter()
+            .map(|l| l.record.session_id.as_str())
+            .collect();
+        assert_eq!(ids, ["c", "b"]);
+        assert!(
+            cut.cut
+                .as_deref()
+                .is_some_and(|c| c.contains("the oldest were not read")),
+            "{:?}",
+            cut.cut
+        );
     }
 
     #[test]
