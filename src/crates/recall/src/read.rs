@@ -39,6 +39,9 @@ pub struct History {
     pub problems: Vec<Problem>,
     /// `.handover/` is refused (a link, another user's, ...): nothing in it was read.
     pub refused: Option<Refused>,
+    /// Archived handoffs and session records not parsed because [`read_candidates`]' test
+    /// said they cannot matter (each file counted once; 0 for [`read`]).
+    pub unread: usize,
 }
 
 /// Something in the history that was not used.
@@ -59,11 +62,25 @@ impl History {
 /// Everything the repository's history holds, read once. `now_ms`: what "now" is for
 /// future-dated items (`handover_base::clock::millis(SystemTime::now())`).
 pub fn read(store: &Store, now_ms: u64) -> History {
-    read_within(store, now_ms, MAX_ARCHIVE_BYTES)
+    read_within(store, now_ms, MAX_ARCHIVE_BYTES, &|_| true)
 }
 
-/// [`read`] with `archive_bytes` of archive files read at most.
-fn read_within(store: &Store, now_ms: u64, archive_bytes: u64) -> History {
+/// [`read`], going further than the bytes only for the archived handoffs and session records
+/// that `may_hold` accepts (search's [`crate::search::Prefilter`]: only a file that could hold
+/// a hit is worth parsing, checking and labelling); the others are counted in
+/// [`History::unread`] and are neither listed nor checked. The current handoff, the journal
+/// and fetched handoffs are read whole.
+pub fn read_candidates(store: &Store, now_ms: u64, may_hold: &dyn Fn(&[u8]) -> bool) -> History {
+    read_within(store, now_ms, MAX_ARCHIVE_BYTES, may_hold)
+}
+
+/// [`read_candidates`] with `archive_bytes` of archive files read at most.
+fn read_within(
+    store: &Store,
+    now_ms: u64,
+    archive_bytes: u64,
+    may_hold: &dyn Fn(&[u8]) -> bool,
+) -> History {
     let mut history = History::default();
     if let Err(refused) = store.check() {
         history.refused = Some(refused);
@@ -77,6 +94,7 @@ fn read_within(store: &Store, now_ms: u64, archive_bytes: u64) -> History {
         seen: HashSet::new(),
         store_in_head: std::cell::OnceCell::new(),
         archive_bytes,
+        may_hold,
         history,
     };
     reader.current();
@@ -104,6 +122,8 @@ struct Reader<'s> {
     store_in_head: std::cell::OnceCell<bool>,
     /// Bytes of archive files read at most ([`MAX_ARCHIVE_BYTES`]).
     archive_bytes: u64,
+    /// Whether an archived handoff's or a record's bytes are worth parsing.
+    may_hold: &'s dyn Fn(&[u8]) -> bool,
     history: History,
 }
 
@@ -126,7 +146,7 @@ impl Reader<'_> {
 
     fn current(&mut self) {
         let path = self.store.state_path();
-        if let Some((handoff, modified)) = self.read_handoff_file(&path) {
+        if let Some((handoff, modified)) = self.read_handoff_file(&path, false) {
             self.add_local(handoff, Origin::Current, &path, modified);
         }
     }
@@ -198,7 +218,7 @@ impl Reader<'_> {
                 );
                 break;
             }
-            if let Some((handoff, modified)) = self.read_handoff_file(&path) {
+            if let Some((handoff, modified)) = self.read_handoff_file(&path, true) {
                 let file = path
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
@@ -211,7 +231,8 @@ impl Reader<'_> {
     /// A stored handoff file: a plain file (never through a link, never a FIFO), at most
     /// `MAX_STATE_BYTES`, intact and of the handoff's shape (`store::parse_untrusted`: the
     /// checks of state.json on load, controls stripped). Anything else is a problem.
-    fn read_handoff_file(&mut self, path: &Path) -> Option<(Handoff, u64)> {
+    /// `candidate_only`: a file [`Reader::may_hold`] refuses is counted unread, not parsed.
+    fn read_handoff_file(&mut self, path: &Path, candidate_only: bool) -> Option<(Handoff, u64)> {
         let place = self.relative(path);
         let bytes = match safe_fs::read_limited(path, MAX_STATE_BYTES) {
             Ok(Some(bytes)) => bytes,
@@ -229,6 +250,17 @@ impl Reader<'_> {
                 return None;
             }
         };
+        if candidate_only && !(self.may_hold)(&bytes) {
+            // Its id still counts as seen, so a copy of it (in the journal, in the archive) is
+            // not listed in its place; a file whose id cannot even be read goes the full way,
+            // and is said as before.
+            if let Ok(Identified { id }) = serde_json::from_slice::<Identified>(&bytes) {
+                if self.seen.insert(id) {
+                    self.history.unread += 1;
+                }
+                return None;
+            }
+        }
         match store::parse_untrusted(&bytes) {
             Ok((handoff, _)) => Some((handoff, modified_ms(path))),
             Err(why) => {
@@ -355,7 +387,12 @@ impl Reader<'_> {
     /// judged for provenance). A record is dated by its last activity, never later than its
     /// file's time.
     fn records(&mut self) {
-        let judged = handover_record::files::judged_all(self.store, self.now_ms);
+        let judged = handover_record::files::judged_all(self.store, self.now_ms, self.may_hold);
+        for id in judged.unread {
+            if self.seen.insert(id) {
+                self.history.unread += 1;
+            }
+        }
         if let Some(cut) = judged.cut {
             let place = self.relative(&handover_record::files::dir(&self.store.dir()));
             self.problem(place, cut);
@@ -461,6 +498,12 @@ impl Reader<'_> {
             self.add_handoff(handoff, origin, pushed_ms, Some(vec![from]));
         }
     }
+}
+
+/// The id of a stored handoff, read without the rest of it.
+#[derive(serde::Deserialize)]
+struct Identified {
+    id: String,
 }
 
 /// Text not written here is redacted again before anything sees it (search matches on what
@@ -627,6 +670,161 @@ mod store_tests {
         handover_clients::Agent::Claude
     }
 
+    /// The ids the query matches in the history, as search's first pass finds them.
+    fn matched(history: &History, query: &crate::search::Query) -> Vec<String> {
+        use crate::search::{Document, Field as SearchField, Matcher, Weight};
+        let mut matcher = Matcher::new(query);
+        let mut ids: Vec<String> = history
+            .items
+            .iter()
+            .filter(|item| {
+                let doc = Document {
+                    fields: item
+                        .fields
+                        .iter()
+                        .map(|f| SearchField {
+                            name: f.name,
+                            weight: Weight::Context,
+                            text: &f.text,
+                        })
+                        .collect(),
+                    time: 0,
+                };
+                matcher.find(&doc).is_some()
+            })
+            .map(|item| item.id.clone())
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    #[test]
+    fn the_prefiltered_read_finds_what_the_full_read_finds() {
+        use handover_handoff::model::Decision;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let store = Store::at(root);
+        let archive = store.archive_dir();
+        let mut n = 0;
+        let mut archived = |h: &mut Handoff| {
+            store::seal(h);
+            n += 1;
+            put(&archive.join(format!("202611{n:02}T000000Z.json")), h);
+        };
+        // Plain ASCII, each with some of the words searched for.
+        for (i, goal) in [
+            "Replace the Tokenizer",
+            "Speed up the parser",
+            "The token format changed",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let mut h = handoff(root, &format!("plain{i}"), "2026-11-20T00:00:00Z", goal);
+            archived(&mut h);
+        }
+        // Accents (an unaccented word finds them), an escape (a line break), a control.
+        let mut h = handoff(
+            root,
+            "accents",
+            "2026-11-21T00:00:00Z",
+            "Été: TOKENIZER à refaire",
+        );
+        archived(&mut h);
+        let mut h = handoff(root, "escape", "2026-11-21T00:00:00Z", "token\nformat");
+        h.content.narrative = Some("the token\nformat moved\tto tok\u{7}enizer".into());
+        archived(&mut h);
+        // Our own words around the stored text: alternatives, exit codes.
+        let mut h = handoff(root, "decided", "2026-11-22T00:00:00Z", "Sessions");
+        h.content.decisions = vec![Decision {
+            what: "Use JWT".into(),
+            why: "simpler to verify".into(),
+            alternatives: vec!["opaque tokens".into()],
+            ..Decision::default()
+        }];
+        archived(&mut h);
+        // Written in another working tree, with a secret in plain text: redacted as it is read,
+        // so its marker's words are in what search sees but not in the file.
+        let mut h = handoff(
+            Path::new("/elsewhere"),
+            "foreign",
+            "2026-11-23T00:00:00Z",
+            "Deploy with ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeU",
+        );
+        archived(&mut h);
+        // Records: one saved as the hooks save them, one planted with a secret.
+        let mut r = handover_record::SessionRecord::new("sess-a", handover_clients_agent());
+        r.requests = vec!["make the parser strip whitespace".into()];
+        r.commands = vec![handover_record::Command {
+            command: "cargo test".into(),
+            status: "failed".into(),
+            exit_code: Some(101),
+            test: true,
+        }];
+        r.last_activity_ms = NOW - 5000;
+        handover_record::files::save(&store, &r).unwrap();
+        r.session_id = "sess-b".into();
+        r.requests = vec!["rotate ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeU".into()];
+        fs::write(
+            handover_record::files::dir(&store.dir()).join("sess-b.json"),
+            serde_json::to_vec(&r).unwrap(),
+        )
+        .unwrap();
+
+        // The journal's copy of an archived handoff, and a copy of another's file: each listed
+        // (and counted) once either way.
+        let copy = handoff(
+            root,
+            "plain0",
+            "2026-11-20T00:00:00Z",
+            "Replace the Tokenizer",
+        );
+        let line = serde_json::json!({"ts": "2026-11-20T00:00:01Z", "event": "write",
+            "id": "plain0", "handoff": copy});
+        fs::write(store.journal_path(), format!("{line}\n")).unwrap();
+        fs::copy(
+            archive.join("20261102T000000Z.json"),
+            archive.join("20261130T000000Z.json"),
+        )
+        .unwrap();
+
+        let full = read(&store, NOW);
+        assert_eq!(full.unread, 0);
+        let mut skipped_some = false;
+        for q in [
+            "tokenizer",
+            "TOKENIZER",
+            "ete",
+            "été",
+            "\"token format\"",
+            "token format",
+            "alternatives",
+            "opaque",
+            "exit",
+            "\"exit 101\"",
+            "failed",
+            "github",
+            "token",
+            "redacted",
+            "parser whitespace",
+            "jwt verify",
+            "nowhere-to-be-found",
+            "enizer",
+        ] {
+            let query = crate::search::Query::parse(q).unwrap();
+            let prefilter = crate::search::Prefilter::of(&query);
+            let candidates = read_candidates(&store, NOW, &|b| prefilter.may_match(b));
+            assert_eq!(matched(&candidates, &query), matched(&full, &query), "{q}");
+            assert_eq!(
+                candidates.items.len() + candidates.unread,
+                full.items.len(),
+                "{q}"
+            );
+            skipped_some |= candidates.unread > 0;
+        }
+        assert!(skipped_some, "the prefilter never skipped a file");
+    }
+
     #[test]
     fn a_hostile_archive_is_skipped_and_said_never_followed_or_waited_on() {
         let tmp = tempfile::tempdir().unwrap();
@@ -707,7 +905,7 @@ mod store_tests {
             );
             sizes = fs::metadata(&path).unwrap().len();
         }
-        let history = read_within(&store, NOW, 2 * sizes + 10);
+        let history = read_within(&store, NOW, 2 * sizes + 10, &|_| true);
         assert_eq!(ids(&history), [("a3", "archived"), ("a2", "archived")]);
         assert_eq!(history.problems.len(), 1, "{:?}", history.problems);
         assert!(

@@ -114,10 +114,18 @@ pub fn load_own(store: &Store, session_id: &str, now_ms: u64) -> Option<SessionR
 }
 
 fn read(path: &Path) -> Option<SessionRecord> {
+    parse(&read_bytes(path)?)
+}
+
+/// A record file's bytes: its directories checked, the file plain and within the size cap.
+fn read_bytes(path: &Path) -> Option<Vec<u8>> {
     let dir = path.parent()?;
     check_dirs(dir).ok()?;
-    let bytes = safe_fs::read_limited(path, MAX_FILE_BYTES).ok()??;
-    serde_json::from_slice::<SessionRecord>(&bytes)
+    safe_fs::read_limited(path, MAX_FILE_BYTES).ok()?
+}
+
+fn parse(bytes: &[u8]) -> Option<SessionRecord> {
+    serde_json::from_slice::<SessionRecord>(bytes)
         .ok()
         .map(SessionRecord::sanitized)
 }
@@ -212,9 +220,17 @@ fn judge_all(
 
 /// Every record of the directory with its provenance, as [`judged`] lists them, for a reader
 /// of the whole history: within [`HISTORY_MAX_ENTRIES`] directory entries and
-/// [`HISTORY_MAX_BYTES`] of files (the newest files first), not the hooks' bound.
-pub fn judged_all(store: &Store, now_ms: u64) -> Judged {
-    judged_within(store, now_ms, HISTORY_MAX_ENTRIES, HISTORY_MAX_BYTES)
+/// [`HISTORY_MAX_BYTES`] of files (the newest files first), not the hooks' bound. Only the
+/// files whose bytes `may_hold` accepts are parsed and judged (a search skips those that cannot
+/// hold a hit); the others are counted in [`Judged::unread`].
+pub fn judged_all(store: &Store, now_ms: u64, may_hold: &dyn Fn(&[u8]) -> bool) -> Judged {
+    judged_within(
+        store,
+        now_ms,
+        HISTORY_MAX_ENTRIES,
+        HISTORY_MAX_BYTES,
+        may_hold,
+    )
 }
 
 /// What [`judged_all`] found.
@@ -224,9 +240,17 @@ pub struct Judged {
     /// What was not read, in our words (`holds more than …: the oldest were not read`); None
     /// when every file was looked at.
     pub cut: Option<String>,
+    /// The ids (file keys) of the files `may_hold` refused: not parsed.
+    pub unread: Vec<String>,
 }
 
-fn judged_within(store: &Store, now_ms: u64, max_entries: usize, max_bytes: u64) -> Judged {
+fn judged_within(
+    store: &Store,
+    now_ms: u64,
+    max_entries: usize,
+    max_bytes: u64,
+    may_hold: &dyn Fn(&[u8]) -> bool,
+) -> Judged {
     if store.check().is_err() {
         return Judged::default();
     }
@@ -260,9 +284,19 @@ fn judged_within(store: &Store, now_ms: u64, max_entries: usize, max_bytes: u64)
         }
         within.push((path, modified));
     }
+    let mut unread = Vec::new();
+    let ranked = ranked_of(store, within, &mut |key, bytes| {
+        // A file whose name is not a key is named by its content: parsed.
+        let skip = key.is_some() && !may_hold(bytes);
+        if let (true, Some(key)) = (skip, key) {
+            unread.push(key.to_string());
+        }
+        !skip
+    });
     Judged {
-        listed: judge_all(store, now_ms, ranked_of(store, within)),
+        listed: judge_all(store, now_ms, ranked),
         cut,
+        unread,
     }
 }
 
@@ -272,25 +306,31 @@ fn ranked(store: &Store) -> Vec<(SessionRecord, PathBuf, u64)> {
     if store.check().is_err() {
         return Vec::new();
     }
-    ranked_of(store, entries(&dir(&store.dir())))
+    ranked_of(store, entries(&dir(&store.dir())), &mut |_, _| true)
 }
 
 /// The records of these files, as [`ranked`] lists them.
+/// `parse`: whether a file (its key, when its name is one, and its bytes) is worth parsing.
 fn ranked_of(
     store: &Store,
     files: Vec<(PathBuf, SystemTime)>,
+    parse_it: &mut dyn FnMut(Option<&str>, &[u8]) -> bool,
 ) -> Vec<(SessionRecord, PathBuf, u64)> {
     let mut list: Vec<(SessionRecord, PathBuf, u64)> = files
         .into_iter()
         .filter_map(|(path, modified)| {
-            let mut record = read(&path)?;
             // The key it is filed under, so a reader can name the record (`handover show`)
             // and a save writes the file it came from.
-            if let Some(stem) = path
+            let stem = path
                 .file_stem()
                 .and_then(|s| s.to_str())
-                .filter(|s| is_key(s))
-            {
+                .filter(|s| is_key(s));
+            let bytes = read_bytes(&path)?;
+            if !parse_it(stem, &bytes) {
+                return None;
+            }
+            let mut record = parse(&bytes)?;
+            if let Some(stem) = stem {
                 record.file_key = stem.to_string();
             }
             let rel = path.strip_prefix(store.root()).ok()?.to_path_buf();
@@ -529,10 +569,10 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(15));
             save(&store, &record(id, 10 + i as u64)).unwrap();
         }
-        let all = judged_all(&store, now());
+        let all = judged_all(&store, now(), &|_| true);
         assert_eq!((all.listed.len(), all.cut), (3, None));
         // Four entries (three records and the `.gitignore`), three looked at.
-        let cut = judged_within(&store, now(), 3, HISTORY_MAX_BYTES);
+        let cut = judged_within(&store, now(), 3, HISTORY_MAX_BYTES, &|_| true);
         assert!(
             cut.cut
                 .as_deref()
@@ -544,7 +584,7 @@ mod tests {
         let size = fs::metadata(path_for(&dir(&store.dir()), "a"))
             .unwrap()
             .len();
-        let cut = judged_within(&store, now(), 100, 2 * size + 1);
+        let cut = judged_within(&store, now(), 100, 2 * size + 1, &|_| true);
         let ids: Vec<&str> = cut
             .listed
             .iter()
