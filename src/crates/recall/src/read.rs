@@ -28,6 +28,10 @@ pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
 /// claimed rather than known.
 const FUTURE_SKEW_MS: u64 = 5 * 60 * 1000;
 
+/// Whether a stored file's bytes are worth parsing ([`read_candidates`]); asked on several
+/// threads at once.
+pub type MayHold<'a> = dyn Fn(&[u8]) -> bool + Sync + 'a;
+
 /// What the history holds.
 #[derive(Debug, Default)]
 pub struct History {
@@ -70,17 +74,12 @@ pub fn read(store: &Store, now_ms: u64) -> History {
 /// a hit is worth parsing, checking and labelling); the others are counted in
 /// [`History::unread`] and are neither listed nor checked. The current handoff, the journal
 /// and fetched handoffs are read whole.
-pub fn read_candidates(store: &Store, now_ms: u64, may_hold: &dyn Fn(&[u8]) -> bool) -> History {
+pub fn read_candidates(store: &Store, now_ms: u64, may_hold: &MayHold<'_>) -> History {
     read_within(store, now_ms, MAX_ARCHIVE_BYTES, may_hold)
 }
 
 /// [`read_candidates`] with `archive_bytes` of archive files read at most.
-fn read_within(
-    store: &Store,
-    now_ms: u64,
-    archive_bytes: u64,
-    may_hold: &dyn Fn(&[u8]) -> bool,
-) -> History {
+fn read_within(store: &Store, now_ms: u64, archive_bytes: u64, may_hold: &MayHold<'_>) -> History {
     let mut history = History::default();
     if let Err(refused) = store.check() {
         history.refused = Some(refused);
@@ -90,6 +89,7 @@ fn read_within(
         store,
         repo: LazyRepo::new(store.root()),
         here: canonical(store.root()),
+        roots_here: std::cell::RefCell::new(std::collections::HashMap::new()),
         now_ms,
         seen: HashSet::new(),
         store_in_head: std::cell::OnceCell::new(),
@@ -116,6 +116,9 @@ struct Reader<'s> {
     store: &'s Store,
     repo: LazyRepo<'s>,
     here: PathBuf,
+    /// Whether a recorded root is this working tree, by the root as recorded: thousands of
+    /// handoffs name the same few roots, and resolving one costs a system call per component.
+    roots_here: std::cell::RefCell<std::collections::HashMap<RecordedRoot, bool>>,
     now_ms: u64,
     seen: HashSet<String>,
     /// HEAD has `.handover/` (see [`Reader::in_head`]); asked once.
@@ -123,7 +126,7 @@ struct Reader<'s> {
     /// Bytes of archive files read at most ([`MAX_ARCHIVE_BYTES`]).
     archive_bytes: u64,
     /// Whether an archived handoff's or a record's bytes are worth parsing.
-    may_hold: &'s dyn Fn(&[u8]) -> bool,
+    may_hold: &'s MayHold<'s>,
     history: History,
 }
 
@@ -146,7 +149,8 @@ impl Reader<'_> {
 
     fn current(&mut self) {
         let path = self.store.state_path();
-        if let Some((handoff, modified)) = self.read_handoff_file(&path, false) {
+        let loaded = load(&path, None);
+        if let Some((handoff, modified)) = self.take(&path, loaded) {
             self.add_local(handoff, Origin::Current, &path, modified);
         }
     }
@@ -190,6 +194,7 @@ impl Reader<'_> {
         // Newest names first (they are stamps), so a budget that runs out leaves the oldest.
         names.sort_by(|a, b| b.0.cmp(&a.0));
         let mut budget = self.archive_bytes;
+        let mut within = Vec::with_capacity(names.len());
         for (_, path) in names {
             // The size as listed (lstat, no link followed): a file over the cap is not opened
             // at all; the read below caps again, for a file that grows meanwhile.
@@ -218,55 +223,42 @@ impl Reader<'_> {
                 );
                 break;
             }
-            if let Some((handoff, modified)) = self.read_handoff_file(&path, true) {
+            within.push(path);
+        }
+        // Read and parsed on every core (the most of `log`'s time), then taken in order.
+        let may_hold = self.may_hold;
+        let loaded = handover_base::parallel::map(&within, |path| load(path, Some(may_hold)));
+        for (path, loaded) in within.iter().zip(loaded) {
+            if let Some((handoff, modified)) = self.take(path, loaded) {
                 let file = path
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                self.add_local(handoff, Origin::Archived { file }, &path, modified);
+                self.add_local(handoff, Origin::Archived { file }, path, modified);
             }
         }
     }
 
-    /// A stored handoff file: a plain file (never through a link, never a FIFO), at most
-    /// `MAX_STATE_BYTES`, intact and of the handoff's shape (`store::parse_untrusted`: the
-    /// checks of state.json on load, controls stripped). Anything else is a problem.
-    /// `candidate_only`: a file [`Reader::may_hold`] refuses is counted unread, not parsed.
-    fn read_handoff_file(&mut self, path: &Path, candidate_only: bool) -> Option<(Handoff, u64)> {
-        let place = self.relative(path);
-        let bytes = match safe_fs::read_limited(path, MAX_STATE_BYTES) {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => return None,
-            Err(e) => {
-                let what = match safe_fs::refused(&e) {
-                    Some(r) => format!("is {}: skipped", r.what),
-                    None if e.kind() == std::io::ErrorKind::InvalidData => format!(
-                        "is larger than {} MiB: skipped",
-                        MAX_STATE_BYTES / (1024 * 1024)
-                    ),
-                    None => format!("cannot be read ({e}): skipped"),
-                };
+    /// A stored handoff file as [`load`] read it: the handoff, or nothing (said in
+    /// [`History::problems`] when it is a problem; counted in [`History::unread`] when
+    /// [`Reader::may_hold`] refused it).
+    fn take(&mut self, path: &Path, loaded: Loaded) -> Option<(Handoff, u64)> {
+        match loaded {
+            Loaded::Nothing => None,
+            Loaded::Problem(what) => {
+                let place = self.relative(path);
                 self.problem(place, what);
-                return None;
+                None
             }
-        };
-        if candidate_only && !(self.may_hold)(&bytes) {
             // Its id still counts as seen, so a copy of it (in the journal, in the archive) is
-            // not listed in its place; a file whose id cannot even be read goes the full way,
-            // and is said as before.
-            if let Ok(Identified { id }) = serde_json::from_slice::<Identified>(&bytes) {
+            // not listed in its place.
+            Loaded::Unread(id) => {
                 if self.seen.insert(id) {
                     self.history.unread += 1;
                 }
-                return None;
-            }
-        }
-        match store::parse_untrusted(&bytes) {
-            Ok((handoff, _)) => Some((handoff, modified_ms(path))),
-            Err(why) => {
-                self.problem(place, format!("{why}: skipped"));
                 None
             }
+            Loaded::Handoff(handoff, modified) => Some((*handoff, modified)),
         }
     }
 
@@ -312,7 +304,7 @@ impl Reader<'_> {
         let mut why = Vec::new();
         match &handoff.git {
             Some(g) => {
-                if canonical(&g.root_path()) != self.here {
+                if !self.is_here(g) {
                     why.push("it was recorded in another working tree".to_string());
                 }
                 if let Some(machine) = &g.uncommitted_on {
@@ -331,6 +323,15 @@ impl Reader<'_> {
             why.push("git has it in the current commit (it came with the repository)".into());
         }
         why
+    }
+
+    /// The working tree a handoff recorded is this one (its path resolved, links followed).
+    fn is_here(&self, git: &handover_handoff::model::GitSnapshot) -> bool {
+        *self
+            .roots_here
+            .borrow_mut()
+            .entry((git.root.clone(), git.root_bytes.clone()))
+            .or_insert_with(|| canonical(&git.root_path()) == self.here)
     }
 
     /// `rel` is in HEAD's tree (a clone brought it). Asked file by file only when HEAD has
@@ -361,9 +362,7 @@ impl Reader<'_> {
             return;
         }
         let foreign = foreign.unwrap_or_else(|| match &handoff.git {
-            Some(g) if canonical(&g.root_path()) == self.here && g.uncommitted_on.is_none() => {
-                Vec::new()
-            }
+            Some(g) if self.is_here(g) && g.uncommitted_on.is_none() => Vec::new(),
             _ => vec!["it was not recorded in this working tree".to_string()],
         });
         let (time_ms, claimed_time) = bounded_time(&handoff.created_at, bound_ms, self.now_ms);
@@ -499,6 +498,52 @@ impl Reader<'_> {
         }
     }
 }
+
+/// What reading one stored handoff file gave, before anything is recorded: files are read on
+/// several threads, then taken in order ([`Reader::take`]).
+enum Loaded {
+    /// Gone meanwhile.
+    Nothing,
+    /// Not used, and why (a problem to say).
+    Problem(String),
+    /// Not parsed (`may_hold` refused its bytes): its id.
+    Unread(String),
+    Handoff(Box<Handoff>, u64),
+}
+
+/// A stored handoff file: a plain file (never through a link, never a FIFO), at most
+/// `MAX_STATE_BYTES`, intact and of the handoff's shape (`store::parse_untrusted`: the checks
+/// of state.json on load, controls stripped). `may_hold`: a file it refuses is not parsed
+/// (its id alone is read; a file whose id cannot even be read goes the full way, and is said
+/// as before).
+fn load(path: &Path, may_hold: Option<&MayHold<'_>>) -> Loaded {
+    let bytes = match safe_fs::read_limited(path, MAX_STATE_BYTES) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Loaded::Nothing,
+        Err(e) => {
+            return Loaded::Problem(match safe_fs::refused(&e) {
+                Some(r) => format!("is {}: skipped", r.what),
+                None if e.kind() == std::io::ErrorKind::InvalidData => format!(
+                    "is larger than {} MiB: skipped",
+                    MAX_STATE_BYTES / (1024 * 1024)
+                ),
+                None => format!("cannot be read ({e}): skipped"),
+            })
+        }
+    };
+    if may_hold.is_some_and(|may_hold| !may_hold(&bytes)) {
+        if let Ok(Identified { id }) = serde_json::from_slice::<Identified>(&bytes) {
+            return Loaded::Unread(id);
+        }
+    }
+    match store::parse_untrusted(&bytes) {
+        Ok((handoff, _)) => Loaded::Handoff(Box::new(handoff), modified_ms(path)),
+        Err(why) => Loaded::Problem(format!("{why}: skipped")),
+    }
+}
+
+/// A working tree's path as a handoff records it (`GitSnapshot::root`, `root_bytes`).
+type RecordedRoot = (String, Option<String>);
 
 /// The id of a stored handoff, read without the rest of it.
 #[derive(serde::Deserialize)]

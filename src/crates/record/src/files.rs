@@ -223,7 +223,7 @@ fn judge_all(
 /// [`HISTORY_MAX_BYTES`] of files (the newest files first), not the hooks' bound. Only the
 /// files whose bytes `may_hold` accepts are parsed and judged (a search skips those that cannot
 /// hold a hit); the others are counted in [`Judged::unread`].
-pub fn judged_all(store: &Store, now_ms: u64, may_hold: &dyn Fn(&[u8]) -> bool) -> Judged {
+pub fn judged_all(store: &Store, now_ms: u64, may_hold: &(dyn Fn(&[u8]) -> bool + Sync)) -> Judged {
     judged_within(
         store,
         now_ms,
@@ -249,7 +249,7 @@ fn judged_within(
     now_ms: u64,
     max_entries: usize,
     max_bytes: u64,
-    may_hold: &dyn Fn(&[u8]) -> bool,
+    may_hold: &(dyn Fn(&[u8]) -> bool + Sync),
 ) -> Judged {
     if store.check().is_err() {
         return Judged::default();
@@ -284,15 +284,26 @@ fn judged_within(
         }
         within.push((path, modified));
     }
-    let mut unread = Vec::new();
-    let ranked = ranked_of(store, within, &mut |key, bytes| {
+    // Read and parsed on every core (thousands of files), then ranked as the hooks rank them.
+    let loaded = handover_base::parallel::map(&within, |(path, modified)| {
+        let stem = stem_key(path);
+        let bytes = read_bytes(path)?;
         // A file whose name is not a key is named by its content: parsed.
-        let skip = key.is_some() && !may_hold(bytes);
-        if let (true, Some(key)) = (skip, key) {
-            unread.push(key.to_string());
+        if let Some(stem) = stem.filter(|_| !may_hold(&bytes)) {
+            return Some(Err(stem.to_string()));
         }
-        !skip
+        let record = parse(&bytes)?;
+        Some(Ok((record, path.clone(), *modified)))
     });
+    let mut unread = Vec::new();
+    let mut parsed = Vec::new();
+    for one in loaded.into_iter().flatten() {
+        match one {
+            Ok(record) => parsed.push(record),
+            Err(key) => unread.push(key),
+        }
+    }
+    let ranked = ranked_parsed(store, parsed);
     Judged {
         listed: judge_all(store, now_ms, ranked),
         cut,
@@ -306,31 +317,32 @@ fn ranked(store: &Store) -> Vec<(SessionRecord, PathBuf, u64)> {
     if store.check().is_err() {
         return Vec::new();
     }
-    ranked_of(store, entries(&dir(&store.dir())), &mut |_, _| true)
+    let parsed = entries(&dir(&store.dir()))
+        .into_iter()
+        .filter_map(|(path, modified)| Some((read(&path)?, path, modified)))
+        .collect();
+    ranked_parsed(store, parsed)
+}
+
+/// The key a file is filed under (its name without `.json`), when its name is one.
+fn stem_key(path: &Path) -> Option<&str> {
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| is_key(s))
 }
 
 /// The records of these files, as [`ranked`] lists them.
-/// `parse`: whether a file (its key, when its name is one, and its bytes) is worth parsing.
-fn ranked_of(
+/// Parsed records with their files, as [`ranked`] lists them.
+fn ranked_parsed(
     store: &Store,
-    files: Vec<(PathBuf, SystemTime)>,
-    parse_it: &mut dyn FnMut(Option<&str>, &[u8]) -> bool,
+    parsed: Vec<(SessionRecord, PathBuf, SystemTime)>,
 ) -> Vec<(SessionRecord, PathBuf, u64)> {
-    let mut list: Vec<(SessionRecord, PathBuf, u64)> = files
+    let mut list: Vec<(SessionRecord, PathBuf, u64)> = parsed
         .into_iter()
-        .filter_map(|(path, modified)| {
+        .filter_map(|(mut record, path, modified)| {
             // The key it is filed under, so a reader can name the record (`handover show`)
             // and a save writes the file it came from.
-            let stem = path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .filter(|s| is_key(s));
-            let bytes = read_bytes(&path)?;
-            if !parse_it(stem, &bytes) {
-                return None;
-            }
-            let mut record = parse(&bytes)?;
-            if let Some(stem) = stem {
+            if let Some(stem) = stem_key(&path) {
                 record.file_key = stem.to_string();
             }
             let rel = path.strip_prefix(store.root()).ok()?.to_path_buf();
