@@ -833,6 +833,15 @@ mod store_tests {
         )
         .unwrap();
 
+        // Records with the escapes and symbols a skipped file may hold, and a combining accent
+        // (which folds away, joining letters): the one found by its folded word.
+        r.session_id = "sess-c".into();
+        r.requests = vec!["wc -l \"lexer.rs\"\nthen the parser — done…".into()];
+        handover_record::files::save(&store, &r).unwrap();
+        r.session_id = "sess-d".into();
+        r.requests = vec!["rename the to\u{301}kenizer".into()];
+        handover_record::files::save(&store, &r).unwrap();
+
         let full = read(&store, NOW);
         assert_eq!(full.unread, 0);
         let mut skipped_some = false;
@@ -855,6 +864,9 @@ mod store_tests {
             "jwt verify",
             "nowhere-to-be-found",
             "enizer",
+            "lexer",
+            "\"lexer rs\"",
+            "done",
         ] {
             let query = crate::search::Query::parse(q).unwrap();
             let prefilter = crate::search::Prefilter::of(&query);

@@ -5,16 +5,26 @@
 //! full way (parsed, checked, redacted, matched exactly as before). Same hits either way.
 //!
 //! Why a skipped file cannot match: a term matches when each of its words' keys (lowercase,
-//! accents off) is found in a field's key. For a file of plain ASCII without a backslash, every
-//! field is a JSON string of the file as written (no `\u` escapes, no controls to strip, nothing
-//! to fold but case), or our own text around them (`" — "`, `"(alternatives: "`, `"(exit "`),
+//! accents off) is found in a field's key. For a file of plain ASCII (and the few [`SYMBOLS`]),
+//! whose only escapes are `\"`, `\\` and `\/`, every field is a JSON string of the file as
+//! written but for those escapes, which stand for characters that are no letter or digit (no
+//! `\u` escapes, no controls to strip, nothing to fold but case), or our own text around them (`" — "`, `"(alternatives: "`, `"(exit "`),
 //! or a redaction marker put in at read (`[REDACTED:github_token]`). So each ASCII letter-and-
 //! digit run of a word's key is in the file's lowercased bytes, unless it could come from our
-//! own text or a marker: such a run is not used to skip. Any other file (a byte past ASCII, a
-//! backslash, DEL) is a candidate: folding, escapes and control stripping can make its text.
+//! own text or a marker: such a run is not used to skip. Any other file (another escape,
+//! another character past ASCII, DEL) is a candidate: folding, escapes and control stripping can
+//! make its text.
 
 use super::query::Query;
 use memchr::memmem::Finder;
+
+/// Characters past ASCII that a file may hold and still be skipped: symbols handover writes
+/// itself (`⏎` for a line break in a record, `…` where text was cut) and common punctuation.
+/// Each folds to itself (no letter or digit) and no sanitizing removes it
+/// (`tests::the_symbols_make_no_word_and_stay`).
+const SYMBOLS: &[char] = &[
+    '⏎', '—', '–', '…', '«', '»', '“', '”', '‘', '’', '·', '→', '•',
+];
 
 /// Words our own text puts into a field (`handover_recall::item`'s fields): a run found in one
 /// of them may come from us, not the file.
@@ -149,12 +159,47 @@ impl Prefilter {
         if self.needles.is_empty() {
             return true;
         }
-        if bytes.iter().any(|&b| b >= 0x7f || b == b'\\') {
+        if !plain(bytes) {
             return true;
         }
         let lower = bytes.to_ascii_lowercase();
         self.needles.iter().all(|n| n.find(&lower).is_some())
     }
+}
+
+/// ASCII but DEL, the [`SYMBOLS`], and no escape but `\"`, `\\`, `\/`.
+fn plain(bytes: &[u8]) -> bool {
+    let mut at = 0;
+    while let Some(&b) = bytes.get(at) {
+        match b {
+            b'\\' => {
+                if !matches!(bytes.get(at + 1), Some(b'"' | b'\\' | b'/')) {
+                    return false;
+                }
+                at += 2;
+            }
+            0x7f => return false,
+            0..=0x7e => at += 1,
+            _ => {
+                let len = match b {
+                    0xc0..=0xdf => 2,
+                    0xe0..=0xef => 3,
+                    0xf0..=0xf7 => 4,
+                    _ => return false,
+                };
+                let symbol = bytes
+                    .get(at..at + len)
+                    .and_then(|c| std::str::from_utf8(c).ok())
+                    .and_then(|c| c.chars().next())
+                    .is_some_and(|c| SYMBOLS.contains(&c));
+                if !symbol {
+                    return false;
+                }
+                at += len;
+            }
+        }
+    }
+    true
 }
 
 #[cfg(test)]
@@ -171,14 +216,41 @@ mod tests {
         assert!(!may("tokenizer", r#"{"goal": "Replace the parser"}"#));
         assert!(!may("tokenizer parser", r#"{"goal": "the parser"}"#));
         assert!(!may("\"token format\"", r#"{"goal": "the date formula"}"#));
-        // An escape, a byte past ASCII, DEL: parsed, whatever the words.
+        // The escapes and symbols that make no word: skipped.
+        assert!(!may(
+            "tokenizer",
+            r#"{"command": "wc -l \"$f\" ⏎ done — \\n…"}"#
+        ));
+        assert!(may(
+            "tokenizer",
+            r#"{"command": "wc -l \"tokenizer\" ⏎ done"}"#
+        ));
+        // Another escape, another byte past ASCII, DEL: parsed, whatever the words.
         assert!(may("tokenizer", r#"{"goal": "tok\u0065nizer"}"#));
+        assert!(may("tokenizer", r#"{"goal": "tok\benizer"}"#));
+        assert!(may("tokenizer", "{\"goal\": \"to\u{301}kenizer\"}"));
+        assert!(may("tokenizer", "{\"goal\": \"tok\u{200b}enizer\"}"));
         assert!(may("ete", r#"{"goal": "été"}"#));
         assert!(may("tokenizer", "{\"goal\": \"x\u{7f}\"}"));
         // Words our text or a redaction marker can hold never skip a file.
         assert!(may("exit", r#"{"command": "make"}"#));
         assert!(may("token", r#"{"request": "ghp_secret"}"#));
         assert!(may("redacted", "{}"));
+    }
+
+    #[test]
+    fn the_symbols_make_no_word_and_stay() {
+        for c in SYMBOLS {
+            let text = c.to_string();
+            assert!(!c.is_ascii() && !c.is_alphanumeric(), "{c}");
+            assert_eq!(super::super::fold::key_of(&text), text, "{c}");
+            assert_eq!(
+                handover_handoff::sanitize::strip_controls(&text),
+                text,
+                "{c}"
+            );
+            assert_eq!(handover_handoff::sanitize::one_line(&text), text, "{c}");
+        }
     }
 
     /// Every kind the redactor can name in a marker is a string literal of its sources; each
