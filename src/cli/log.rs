@@ -82,7 +82,11 @@ pub fn now_ms() -> u64 {
 
 /// The history, or the refusal of `.handover/` as the error (exit 1), naming the fix.
 pub fn read_history(store: &Store, now_ms: u64) -> anyhow::Result<History> {
-    let history = read::read(store, now_ms);
+    refused_or(read::read(store, now_ms))
+}
+
+/// The history, or the refusal of `.handover/` as the error.
+pub fn refused_or(history: History) -> anyhow::Result<History> {
     if let Some(refused) = history.refused {
         return Err(anyhow::anyhow!(refused));
     }

@@ -8,7 +8,7 @@
 //! another machine, a record or handoff that came with the repository) says so in its label.
 //! [`rendered`] gives the whole output as a string, for the MCP server.
 
-use super::log::{now_ms, read_history, skipped};
+use super::log::{now_ms, refused_or, skipped};
 use super::output::{stdout, JSON_VERSION};
 use super::SearchArgs;
 use handover_handoff::sanitize::{one_line, quote_within, redacted, token};
@@ -16,7 +16,7 @@ use handover_handoff::store::Store;
 use handover_recall::item::{names, Item};
 use handover_recall::read::History;
 use handover_recall::search::{
-    best_first, snippet, Document, Field, Match, Matcher, Query, Weight,
+    best_first, snippet, Document, Field, Match, Matcher, Prefilter, Query, Weight,
 };
 use handover_recall::when;
 use serde_json::json;
@@ -147,8 +147,15 @@ pub fn rendered(dir: &Path, request: &Request) -> anyhow::Result<(Rendered, Hist
     let fields = selected_fields(request.fields)?;
     let store = Store::discover(dir);
     let now_ms = now_ms();
-    let history = read_history(&store, now_ms)?;
-    let out = render(&history.items, &query, request, &fields, now_ms);
+    // Only the files that could hold a hit are parsed (same hits as reading them all); the
+    // rest still count among the documents searched.
+    let prefilter = Prefilter::of(&query);
+    let history = refused_or(handover_recall::read::read_candidates(
+        &store,
+        now_ms,
+        &|bytes| prefilter.may_match(bytes),
+    ))?;
+    let out = render(&history, &query, request, &fields, now_ms);
     Ok((out, history))
 }
 
@@ -227,12 +234,13 @@ struct Hit<'a> {
 }
 
 fn render(
-    items: &[Item],
+    history: &History,
     query: &Query,
     request: &Request,
     only: &[&str],
     now_ms: u64,
 ) -> Rendered {
+    let items = &history.items;
     let mut matcher = Matcher::new(query);
     // Ranked on the text as stored (redacted when it was written, or when it was read if it
     // was not written here), without a copy of each field.
@@ -258,7 +266,7 @@ fn render(
         }
     }
     hits.sort_by_key(|h| std::cmp::Reverse(h.found.rank));
-    let total = items.len();
+    let total = items.len() + history.unread;
     let text = if request.json {
         hits.iter()
             .enumerate()

@@ -554,3 +554,66 @@ fn only_file(dir: &Path) -> PathBuf {
         .unwrap()
         .path()
 }
+
+/// More records than the hooks ever look at (they read at most 1,000 directory entries, to
+/// stay flat): `search` and `log --all` read them all, so the oldest is found and listed.
+#[test]
+fn every_record_is_searched_and_listed_past_the_hooks_bound() {
+    const COPIES: usize = 1_100;
+    let repo = TestRepo::with_commit();
+    record_session(&repo, "sess-oldest", "rename the quarterly ledger export");
+    let records = repo.path().join(".handover/records");
+    let oldest: Value =
+        serde_json::from_slice(&std::fs::read(records.join("sess-oldest.json")).unwrap()).unwrap();
+    let activity = oldest["last_activity_ms"].as_u64().unwrap();
+    // Copies as the Stop hook writes them, each a later session that asked something else.
+    for n in 0..COPIES {
+        let mut copy = oldest.clone();
+        let sid = format!("sess-{n:04}");
+        copy["session_id"] = json!(sid);
+        copy["requests"] = json!([format!("tidy module {n} of the parser")]);
+        copy["last_activity_ms"] = json!(activity + 1000 * (n as u64 + 1));
+        copy["updated_ms"] = copy["last_activity_ms"].clone();
+        std::fs::write(
+            records.join(format!("{sid}.json")),
+            serde_json::to_vec_pretty(&copy).unwrap(),
+        )
+        .unwrap();
+    }
+
+    let found = hits(repo.path(), &["ledger"]);
+    assert_eq!(found.len(), 1, "{found:#?}");
+    assert_eq!(found[0]["request"], "rename the quarterly ledger export");
+    let text = search_ok(repo.path(), &["ledger"]);
+    assert!(
+        text.contains(&format!("in {} handoffs and session records", COPIES + 1)),
+        "{text}"
+    );
+
+    let out = handover_command(repo.path(), &["log", "--all", "--json"])
+        .output()
+        .unwrap();
+    assert!(
+        out.status.success(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+    let ids: Vec<String> = String::from_utf8(out.stdout)
+        .unwrap()
+        .lines()
+        .map(|l| serde_json::from_str::<Value>(l).unwrap())
+        .filter(|v| v["origin"] == "record")
+        .map(|v| v["id"].as_str().unwrap_or_default().to_string())
+        .collect();
+    assert_eq!(ids.len(), COPIES + 1);
+    assert_eq!(
+        ids.last().map(String::as_str),
+        Some("sess-oldest"),
+        "listed last, the oldest"
+    );
+    assert!(
+        out.stderr.is_empty(),
+        "{}",
+        String::from_utf8_lossy(&out.stderr)
+    );
+}

@@ -331,21 +331,29 @@ pub fn remove_file(path: &Path) -> io::Result<bool> {
 /// The plain files directly in `dir` (a plain directory): links, directories and anything else
 /// are skipped. At most `limit` entries are looked at. A missing or refused `dir` gives none.
 pub fn plain_files(dir: &Path, limit: usize) -> Vec<(PathBuf, fs::Metadata)> {
+    plain_files_within(dir, limit).0
+}
+
+/// [`plain_files`], and whether `dir` held more than `limit` entries (the rest not looked at),
+/// for a reader that must say what it did not read.
+pub fn plain_files_within(dir: &Path, limit: usize) -> (Vec<(PathBuf, fs::Metadata)>, bool) {
     if !matches!(expect(dir, Kind::Dir), Ok(true)) {
-        return Vec::new();
+        return (Vec::new(), false);
     }
     let Ok(entries) = fs::read_dir(dir) else {
-        return Vec::new();
+        return (Vec::new(), false);
     };
-    entries
-        .flatten()
+    let mut entries = entries.flatten();
+    let files = entries
+        .by_ref()
         .take(limit)
         .filter_map(|entry| {
             // DirEntry::metadata does not follow links.
             let meta = entry.metadata().ok()?;
             meta.is_file().then(|| (entry.path(), meta))
         })
-        .collect()
+        .collect();
+    (files, entries.next().is_some())
 }
 
 /// The `Refused` behind an error, if that is what it is.

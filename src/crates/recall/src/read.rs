@@ -28,6 +28,10 @@ pub const MAX_ARCHIVE_BYTES: u64 = 256 * 1024 * 1024;
 /// claimed rather than known.
 const FUTURE_SKEW_MS: u64 = 5 * 60 * 1000;
 
+/// Whether a stored file's bytes are worth parsing ([`read_candidates`]); asked on several
+/// threads at once.
+pub type MayHold<'a> = dyn Fn(&[u8]) -> bool + Sync + 'a;
+
 /// What the history holds.
 #[derive(Debug, Default)]
 pub struct History {
@@ -39,6 +43,9 @@ pub struct History {
     pub problems: Vec<Problem>,
     /// `.handover/` is refused (a link, another user's, ...): nothing in it was read.
     pub refused: Option<Refused>,
+    /// Archived handoffs and session records not parsed because [`read_candidates`]' test
+    /// said they cannot matter (each file counted once; 0 for [`read`]).
+    pub unread: usize,
 }
 
 /// Something in the history that was not used.
@@ -59,11 +66,20 @@ impl History {
 /// Everything the repository's history holds, read once. `now_ms`: what "now" is for
 /// future-dated items (`handover_base::clock::millis(SystemTime::now())`).
 pub fn read(store: &Store, now_ms: u64) -> History {
-    read_within(store, now_ms, MAX_ARCHIVE_BYTES)
+    read_within(store, now_ms, MAX_ARCHIVE_BYTES, &|_| true)
 }
 
-/// [`read`] with `archive_bytes` of archive files read at most.
-fn read_within(store: &Store, now_ms: u64, archive_bytes: u64) -> History {
+/// [`read`], going further than the bytes only for the archived handoffs and session records
+/// that `may_hold` accepts (search's [`crate::search::Prefilter`]: only a file that could hold
+/// a hit is worth parsing, checking and labelling); the others are counted in
+/// [`History::unread`] and are neither listed nor checked. The current handoff, the journal
+/// and fetched handoffs are read whole.
+pub fn read_candidates(store: &Store, now_ms: u64, may_hold: &MayHold<'_>) -> History {
+    read_within(store, now_ms, MAX_ARCHIVE_BYTES, may_hold)
+}
+
+/// [`read_candidates`] with `archive_bytes` of archive files read at most.
+fn read_within(store: &Store, now_ms: u64, archive_bytes: u64, may_hold: &MayHold<'_>) -> History {
     let mut history = History::default();
     if let Err(refused) = store.check() {
         history.refused = Some(refused);
@@ -73,10 +89,12 @@ fn read_within(store: &Store, now_ms: u64, archive_bytes: u64) -> History {
         store,
         repo: LazyRepo::new(store.root()),
         here: canonical(store.root()),
+        roots_here: std::cell::RefCell::new(std::collections::HashMap::new()),
         now_ms,
         seen: HashSet::new(),
         store_in_head: std::cell::OnceCell::new(),
         archive_bytes,
+        may_hold,
         history,
     };
     reader.current();
@@ -98,12 +116,17 @@ struct Reader<'s> {
     store: &'s Store,
     repo: LazyRepo<'s>,
     here: PathBuf,
+    /// Whether a recorded root is this working tree, by the root as recorded: thousands of
+    /// handoffs name the same few roots, and resolving one costs a system call per component.
+    roots_here: std::cell::RefCell<std::collections::HashMap<RecordedRoot, bool>>,
     now_ms: u64,
     seen: HashSet<String>,
     /// HEAD has `.handover/` (see [`Reader::in_head`]); asked once.
     store_in_head: std::cell::OnceCell<bool>,
     /// Bytes of archive files read at most ([`MAX_ARCHIVE_BYTES`]).
     archive_bytes: u64,
+    /// Whether an archived handoff's or a record's bytes are worth parsing.
+    may_hold: &'s MayHold<'s>,
     history: History,
 }
 
@@ -126,7 +149,8 @@ impl Reader<'_> {
 
     fn current(&mut self) {
         let path = self.store.state_path();
-        if let Some((handoff, modified)) = self.read_handoff_file(&path) {
+        let loaded = load(&path, None);
+        if let Some((handoff, modified)) = self.take(&path, loaded) {
             self.add_local(handoff, Origin::Current, &path, modified);
         }
     }
@@ -170,6 +194,7 @@ impl Reader<'_> {
         // Newest names first (they are stamps), so a budget that runs out leaves the oldest.
         names.sort_by(|a, b| b.0.cmp(&a.0));
         let mut budget = self.archive_bytes;
+        let mut within = Vec::with_capacity(names.len());
         for (_, path) in names {
             // The size as listed (lstat, no link followed): a file over the cap is not opened
             // at all; the read below caps again, for a file that grows meanwhile.
@@ -198,43 +223,42 @@ impl Reader<'_> {
                 );
                 break;
             }
-            if let Some((handoff, modified)) = self.read_handoff_file(&path) {
+            within.push(path);
+        }
+        // Read and parsed on every core (the most of `log`'s time), then taken in order.
+        let may_hold = self.may_hold;
+        let loaded = handover_base::parallel::map(&within, |path| load(path, Some(may_hold)));
+        for (path, loaded) in within.iter().zip(loaded) {
+            if let Some((handoff, modified)) = self.take(path, loaded) {
                 let file = path
                     .file_name()
                     .map(|n| n.to_string_lossy().into_owned())
                     .unwrap_or_default();
-                self.add_local(handoff, Origin::Archived { file }, &path, modified);
+                self.add_local(handoff, Origin::Archived { file }, path, modified);
             }
         }
     }
 
-    /// A stored handoff file: a plain file (never through a link, never a FIFO), at most
-    /// `MAX_STATE_BYTES`, intact and of the handoff's shape (`store::parse_untrusted`: the
-    /// checks of state.json on load, controls stripped). Anything else is a problem.
-    fn read_handoff_file(&mut self, path: &Path) -> Option<(Handoff, u64)> {
-        let place = self.relative(path);
-        let bytes = match safe_fs::read_limited(path, MAX_STATE_BYTES) {
-            Ok(Some(bytes)) => bytes,
-            Ok(None) => return None,
-            Err(e) => {
-                let what = match safe_fs::refused(&e) {
-                    Some(r) => format!("is {}: skipped", r.what),
-                    None if e.kind() == std::io::ErrorKind::InvalidData => format!(
-                        "is larger than {} MiB: skipped",
-                        MAX_STATE_BYTES / (1024 * 1024)
-                    ),
-                    None => format!("cannot be read ({e}): skipped"),
-                };
+    /// A stored handoff file as [`load`] read it: the handoff, or nothing (said in
+    /// [`History::problems`] when it is a problem; counted in [`History::unread`] when
+    /// [`Reader::may_hold`] refused it).
+    fn take(&mut self, path: &Path, loaded: Loaded) -> Option<(Handoff, u64)> {
+        match loaded {
+            Loaded::Nothing => None,
+            Loaded::Problem(what) => {
+                let place = self.relative(path);
                 self.problem(place, what);
-                return None;
-            }
-        };
-        match store::parse_untrusted(&bytes) {
-            Ok((handoff, _)) => Some((handoff, modified_ms(path))),
-            Err(why) => {
-                self.problem(place, format!("{why}: skipped"));
                 None
             }
+            // Its id still counts as seen, so a copy of it (in the journal, in the archive) is
+            // not listed in its place.
+            Loaded::Unread(id) => {
+                if self.seen.insert(id) {
+                    self.history.unread += 1;
+                }
+                None
+            }
+            Loaded::Handoff(handoff, modified) => Some((*handoff, modified)),
         }
     }
 
@@ -280,7 +304,7 @@ impl Reader<'_> {
         let mut why = Vec::new();
         match &handoff.git {
             Some(g) => {
-                if canonical(&g.root_path()) != self.here {
+                if !self.is_here(g) {
                     why.push("it was recorded in another working tree".to_string());
                 }
                 if let Some(machine) = &g.uncommitted_on {
@@ -299,6 +323,15 @@ impl Reader<'_> {
             why.push("git has it in the current commit (it came with the repository)".into());
         }
         why
+    }
+
+    /// The working tree a handoff recorded is this one (its path resolved, links followed).
+    fn is_here(&self, git: &handover_handoff::model::GitSnapshot) -> bool {
+        *self
+            .roots_here
+            .borrow_mut()
+            .entry((git.root.clone(), git.root_bytes.clone()))
+            .or_insert_with(|| canonical(&git.root_path()) == self.here)
     }
 
     /// `rel` is in HEAD's tree (a clone brought it). Asked file by file only when HEAD has
@@ -329,9 +362,7 @@ impl Reader<'_> {
             return;
         }
         let foreign = foreign.unwrap_or_else(|| match &handoff.git {
-            Some(g) if canonical(&g.root_path()) == self.here && g.uncommitted_on.is_none() => {
-                Vec::new()
-            }
+            Some(g) if self.is_here(g) && g.uncommitted_on.is_none() => Vec::new(),
             _ => vec!["it was not recorded in this working tree".to_string()],
         });
         let (time_ms, claimed_time) = bounded_time(&handoff.created_at, bound_ms, self.now_ms);
@@ -355,7 +386,17 @@ impl Reader<'_> {
     /// judged for provenance). A record is dated by its last activity, never later than its
     /// file's time.
     fn records(&mut self) {
-        for listed in handover_record::files::judged(self.store, self.now_ms) {
+        let judged = handover_record::files::judged_all(self.store, self.now_ms, self.may_hold);
+        for id in judged.unread {
+            if self.seen.insert(id) {
+                self.history.unread += 1;
+            }
+        }
+        if let Some(cut) = judged.cut {
+            let place = self.relative(&handover_record::files::dir(&self.store.dir()));
+            self.problem(place, cut);
+        }
+        for listed in judged.listed {
             let r = listed.record;
             let id = if r.file_key.is_empty() {
                 handover_record::files::key(&r.session_id)
@@ -456,6 +497,58 @@ impl Reader<'_> {
             self.add_handoff(handoff, origin, pushed_ms, Some(vec![from]));
         }
     }
+}
+
+/// What reading one stored handoff file gave, before anything is recorded: files are read on
+/// several threads, then taken in order ([`Reader::take`]).
+enum Loaded {
+    /// Gone meanwhile.
+    Nothing,
+    /// Not used, and why (a problem to say).
+    Problem(String),
+    /// Not parsed (`may_hold` refused its bytes): its id.
+    Unread(String),
+    Handoff(Box<Handoff>, u64),
+}
+
+/// A stored handoff file: a plain file (never through a link, never a FIFO), at most
+/// `MAX_STATE_BYTES`, intact and of the handoff's shape (`store::parse_untrusted`: the checks
+/// of state.json on load, controls stripped). `may_hold`: a file it refuses is not parsed
+/// (its id alone is read; a file whose id cannot even be read goes the full way, and is said
+/// as before).
+fn load(path: &Path, may_hold: Option<&MayHold<'_>>) -> Loaded {
+    let bytes = match safe_fs::read_limited(path, MAX_STATE_BYTES) {
+        Ok(Some(bytes)) => bytes,
+        Ok(None) => return Loaded::Nothing,
+        Err(e) => {
+            return Loaded::Problem(match safe_fs::refused(&e) {
+                Some(r) => format!("is {}: skipped", r.what),
+                None if e.kind() == std::io::ErrorKind::InvalidData => format!(
+                    "is larger than {} MiB: skipped",
+                    MAX_STATE_BYTES / (1024 * 1024)
+                ),
+                None => format!("cannot be read ({e}): skipped"),
+            })
+        }
+    };
+    if may_hold.is_some_and(|may_hold| !may_hold(&bytes)) {
+        if let Ok(Identified { id }) = serde_json::from_slice::<Identified>(&bytes) {
+            return Loaded::Unread(id);
+        }
+    }
+    match store::parse_untrusted(&bytes) {
+        Ok((handoff, _)) => Loaded::Handoff(Box::new(handoff), modified_ms(path)),
+        Err(why) => Loaded::Problem(format!("{why}: skipped")),
+    }
+}
+
+/// A working tree's path as a handoff records it (`GitSnapshot::root`, `root_bytes`).
+type RecordedRoot = (String, Option<String>);
+
+/// The id of a stored handoff, read without the rest of it.
+#[derive(serde::Deserialize)]
+struct Identified {
+    id: String,
 }
 
 /// Text not written here is redacted again before anything sees it (search matches on what
@@ -622,6 +715,173 @@ mod store_tests {
         handover_clients::Agent::Claude
     }
 
+    /// The ids the query matches in the history, as search's first pass finds them.
+    fn matched(history: &History, query: &crate::search::Query) -> Vec<String> {
+        use crate::search::{Document, Field as SearchField, Matcher, Weight};
+        let mut matcher = Matcher::new(query);
+        let mut ids: Vec<String> = history
+            .items
+            .iter()
+            .filter(|item| {
+                let doc = Document {
+                    fields: item
+                        .fields
+                        .iter()
+                        .map(|f| SearchField {
+                            name: f.name,
+                            weight: Weight::Context,
+                            text: &f.text,
+                        })
+                        .collect(),
+                    time: 0,
+                };
+                matcher.find(&doc).is_some()
+            })
+            .map(|item| item.id.clone())
+            .collect();
+        ids.sort();
+        ids
+    }
+
+    #[test]
+    fn the_prefiltered_read_finds_what_the_full_read_finds() {
+        use handover_handoff::model::Decision;
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let store = Store::at(root);
+        let archive = store.archive_dir();
+        let mut n = 0;
+        let mut archived = |h: &mut Handoff| {
+            store::seal(h);
+            n += 1;
+            put(&archive.join(format!("202611{n:02}T000000Z.json")), h);
+        };
+        // Plain ASCII, each with some of the words searched for.
+        for (i, goal) in [
+            "Replace the Tokenizer",
+            "Speed up the parser",
+            "The token format changed",
+        ]
+        .iter()
+        .enumerate()
+        {
+            let mut h = handoff(root, &format!("plain{i}"), "2026-11-20T00:00:00Z", goal);
+            archived(&mut h);
+        }
+        // Accents (an unaccented word finds them), an escape (a line break), a control.
+        let mut h = handoff(
+            root,
+            "accents",
+            "2026-11-21T00:00:00Z",
+            "Été: TOKENIZER à refaire",
+        );
+        archived(&mut h);
+        let mut h = handoff(root, "escape", "2026-11-21T00:00:00Z", "token\nformat");
+        h.content.narrative = Some("the token\nformat moved\tto tok\u{7}enizer".into());
+        archived(&mut h);
+        // Our own words around the stored text: alternatives, exit codes.
+        let mut h = handoff(root, "decided", "2026-11-22T00:00:00Z", "Sessions");
+        h.content.decisions = vec![Decision {
+            what: "Use JWT".into(),
+            why: "simpler to verify".into(),
+            alternatives: vec!["opaque tokens".into()],
+            ..Decision::default()
+        }];
+        archived(&mut h);
+        // Written in another working tree, with a secret in plain text: redacted as it is read,
+        // so its marker's words are in what search sees but not in the file.
+        let mut h = handoff(
+            Path::new("/elsewhere"),
+            "foreign",
+            "2026-11-23T00:00:00Z",
+            "Deploy with ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeU",
+        );
+        archived(&mut h);
+        // Records: one saved as the hooks save them, one planted with a secret.
+        let mut r = handover_record::SessionRecord::new("sess-a", handover_clients_agent());
+        r.requests = vec!["make the parser strip whitespace".into()];
+        r.commands = vec![handover_record::Command {
+            command: "cargo test".into(),
+            status: "failed".into(),
+            exit_code: Some(101),
+            test: true,
+        }];
+        r.last_activity_ms = NOW - 5000;
+        handover_record::files::save(&store, &r).unwrap();
+        r.session_id = "sess-b".into();
+        r.requests = vec!["rotate ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeU".into()];
+        fs::write(
+            handover_record::files::dir(&store.dir()).join("sess-b.json"),
+            serde_json::to_vec(&r).unwrap(),
+        )
+        .unwrap();
+
+        // The journal's copy of an archived handoff, and a copy of another's file: each listed
+        // (and counted) once either way.
+        let copy = handoff(
+            root,
+            "plain0",
+            "2026-11-20T00:00:00Z",
+            "Replace the Tokenizer",
+        );
+        let line = serde_json::json!({"ts": "2026-11-20T00:00:01Z", "event": "write",
+            "id": "plain0", "handoff": copy});
+        fs::write(store.journal_path(), format!("{line}\n")).unwrap();
+        fs::copy(
+            archive.join("20261102T000000Z.json"),
+            archive.join("20261130T000000Z.json"),
+        )
+        .unwrap();
+
+        // Records with the escapes and symbols a skipped file may hold, and a combining accent
+        // (which folds away, joining letters): the one found by its folded word.
+        r.session_id = "sess-c".into();
+        r.requests = vec!["wc -l \"lexer.rs\"\nthen the parser — done…".into()];
+        handover_record::files::save(&store, &r).unwrap();
+        r.session_id = "sess-d".into();
+        r.requests = vec!["rename the to\u{301}kenizer".into()];
+        handover_record::files::save(&store, &r).unwrap();
+
+        let full = read(&store, NOW);
+        assert_eq!(full.unread, 0);
+        let mut skipped_some = false;
+        for q in [
+            "tokenizer",
+            "TOKENIZER",
+            "ete",
+            "été",
+            "\"token format\"",
+            "token format",
+            "alternatives",
+            "opaque",
+            "exit",
+            "\"exit 101\"",
+            "failed",
+            "github",
+            "token",
+            "redacted",
+            "parser whitespace",
+            "jwt verify",
+            "nowhere-to-be-found",
+            "enizer",
+            "lexer",
+            "\"lexer rs\"",
+            "done",
+        ] {
+            let query = crate::search::Query::parse(q).unwrap();
+            let prefilter = crate::search::Prefilter::of(&query);
+            let candidates = read_candidates(&store, NOW, &|b| prefilter.may_match(b));
+            assert_eq!(matched(&candidates, &query), matched(&full, &query), "{q}");
+            assert_eq!(
+                candidates.items.len() + candidates.unread,
+                full.items.len(),
+                "{q}"
+            );
+            skipped_some |= candidates.unread > 0;
+        }
+        assert!(skipped_some, "the prefilter never skipped a file");
+    }
+
     #[test]
     fn a_hostile_archive_is_skipped_and_said_never_followed_or_waited_on() {
         let tmp = tempfile::tempdir().unwrap();
@@ -702,7 +962,7 @@ mod store_tests {
             );
             sizes = fs::metadata(&path).unwrap().len();
         }
-        let history = read_within(&store, NOW, 2 * sizes + 10);
+        let history = read_within(&store, NOW, 2 * sizes + 10, &|_| true);
         assert_eq!(ids(&history), [("a3", "archived"), ("a2", "archived")]);
         assert_eq!(history.problems.len(), 1, "{:?}", history.problems);
         assert!(

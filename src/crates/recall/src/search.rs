@@ -16,10 +16,12 @@
 
 mod accents;
 mod fold;
+mod prefilter;
 mod query;
 mod rank;
 mod snippet;
 
+pub use self::prefilter::Prefilter;
 pub use self::query::{Query, QueryError, Term, MAX_QUERY_CHARS, MAX_TERMS};
 pub use self::rank::{best_first, Document, Field, Match, Matcher, Rank, Weight};
 pub use self::snippet::{snippet, Snippet, MARK_CLOSE, MARK_OPEN};

@@ -21,8 +21,14 @@ use std::time::{SystemTime, UNIX_EPOCH};
 
 /// A record is a few KB; anything larger than this is not one of ours.
 const MAX_FILE_BYTES: u64 = 256 * 1024;
-/// At most this many directory entries are looked at.
+/// At most this many directory entries are looked at by the hooks (which must stay flat
+/// whatever the directory holds).
 const MAX_ENTRIES: usize = 1000;
+/// A reader of the whole history ([`judged_all`]: `handover log`, `search`) lists every record
+/// `records.keep` lets exist and far more, within these bounds; past either, the newest are
+/// read and the cut is said.
+pub const HISTORY_MAX_ENTRIES: usize = 20_000;
+pub const HISTORY_MAX_BYTES: u64 = 256 * 1024 * 1024;
 
 /// `.handover/records` of a store directory (`.handover`).
 pub fn dir(store_dir: &Path) -> PathBuf {
@@ -108,10 +114,18 @@ pub fn load_own(store: &Store, session_id: &str, now_ms: u64) -> Option<SessionR
 }
 
 fn read(path: &Path) -> Option<SessionRecord> {
+    parse(&read_bytes(path)?)
+}
+
+/// A record file's bytes: its directories checked, the file plain and within the size cap.
+fn read_bytes(path: &Path) -> Option<Vec<u8>> {
     let dir = path.parent()?;
     check_dirs(dir).ok()?;
-    let bytes = safe_fs::read_limited(path, MAX_FILE_BYTES).ok()??;
-    serde_json::from_slice::<SessionRecord>(&bytes)
+    safe_fs::read_limited(path, MAX_FILE_BYTES).ok()?
+}
+
+fn parse(bytes: &[u8]) -> Option<SessionRecord> {
+    serde_json::from_slice::<SessionRecord>(bytes)
         .ok()
         .map(SessionRecord::sanitized)
 }
@@ -182,9 +196,17 @@ impl Listed {
 /// Every readable record with its provenance: this working tree's own first, newest first,
 /// then the foreign ones. Empty when the store is refused.
 pub fn judged(store: &Store, now_ms: u64) -> Vec<Listed> {
+    judge_all(store, now_ms, ranked(store))
+}
+
+fn judge_all(
+    store: &Store,
+    now_ms: u64,
+    ranked: Vec<(SessionRecord, PathBuf, u64)>,
+) -> Vec<Listed> {
     let repo = LazyRepo::new(store.root());
     let judge = Judge::in_repo(&repo, now_ms);
-    let mut listed: Vec<Listed> = ranked(store)
+    let mut listed: Vec<Listed> = ranked
         .into_iter()
         .map(|(record, rel, modified)| Listed {
             foreign: judge.foreign(&rel, &record, modified),
@@ -196,23 +218,131 @@ pub fn judged(store: &Store, now_ms: u64) -> Vec<Listed> {
     listed
 }
 
+/// Every record of the directory with its provenance, as [`judged`] lists them, for a reader
+/// of the whole history: within [`HISTORY_MAX_ENTRIES`] directory entries and
+/// [`HISTORY_MAX_BYTES`] of files (the newest files first), not the hooks' bound. Only the
+/// files whose bytes `may_hold` accepts are parsed and judged (a search skips those that cannot
+/// hold a hit); the others are counted in [`Judged::unread`].
+pub fn judged_all(store: &Store, now_ms: u64, may_hold: &(dyn Fn(&[u8]) -> bool + Sync)) -> Judged {
+    judged_within(
+        store,
+        now_ms,
+        HISTORY_MAX_ENTRIES,
+        HISTORY_MAX_BYTES,
+        may_hold,
+    )
+}
+
+/// What [`judged_all`] found.
+#[derive(Clone, Debug, Default)]
+pub struct Judged {
+    pub listed: Vec<Listed>,
+    /// What was not read, in our words (`holds more than …: the oldest were not read`); None
+    /// when every file was looked at.
+    pub cut: Option<String>,
+    /// The ids (file keys) of the files `may_hold` refused: not parsed.
+    pub unread: Vec<String>,
+}
+
+fn judged_within(
+    store: &Store,
+    now_ms: u64,
+    max_entries: usize,
+    max_bytes: u64,
+    may_hold: &(dyn Fn(&[u8]) -> bool + Sync),
+) -> Judged {
+    if store.check().is_err() {
+        return Judged::default();
+    }
+    let records_dir = dir(&store.dir());
+    if check_dirs(&records_dir).is_err() {
+        return Judged::default();
+    }
+    let (files, more) = safe_fs::plain_files_within(&records_dir, max_entries);
+    let mut cut =
+        more.then(|| format!("holds more than {max_entries} entries: the rest were not read"));
+    let mut files: Vec<(PathBuf, SystemTime, u64)> = files
+        .into_iter()
+        .filter(|(path, _)| path.extension().and_then(|x| x.to_str()) == Some("json"))
+        .map(|(path, meta)| (path, meta.modified().unwrap_or(UNIX_EPOCH), meta.len()))
+        .collect();
+    // Newest files first, so a budget that runs out leaves the oldest.
+    files.sort_by_key(|(_, modified, _)| std::cmp::Reverse(*modified));
+    let mut budget = max_bytes;
+    let mut within = Vec::with_capacity(files.len());
+    for (path, modified, size) in files {
+        // A file over the per-record cap costs nothing: it is not read (`read` refuses it).
+        if size <= MAX_FILE_BYTES {
+            let Some(left) = budget.checked_sub(size) else {
+                cut = Some(format!(
+                    "holds more than {} MiB of records: the oldest were not read",
+                    max_bytes / (1024 * 1024)
+                ));
+                break;
+            };
+            budget = left;
+        }
+        within.push((path, modified));
+    }
+    // Read and parsed on every core (thousands of files), then ranked as the hooks rank them.
+    let loaded = handover_base::parallel::map(&within, |(path, modified)| {
+        let stem = stem_key(path);
+        let bytes = read_bytes(path)?;
+        // A file whose name is not a key is named by its content: parsed.
+        if let Some(stem) = stem.filter(|_| !may_hold(&bytes)) {
+            return Some(Err(stem.to_string()));
+        }
+        let record = parse(&bytes)?;
+        Some(Ok((record, path.clone(), *modified)))
+    });
+    let mut unread = Vec::new();
+    let mut parsed = Vec::new();
+    for one in loaded.into_iter().flatten() {
+        match one {
+            Ok(record) => parsed.push(record),
+            Err(key) => unread.push(key),
+        }
+    }
+    let ranked = ranked_parsed(store, parsed);
+    Judged {
+        listed: judge_all(store, now_ms, ranked),
+        cut,
+        unread,
+    }
+}
+
 /// Every readable record with its path (relative to the working tree) and file time, newest
 /// rank first, not judged yet. Empty when the store is refused.
 fn ranked(store: &Store) -> Vec<(SessionRecord, PathBuf, u64)> {
     if store.check().is_err() {
         return Vec::new();
     }
-    let mut list: Vec<(SessionRecord, PathBuf, u64)> = entries(&dir(&store.dir()))
+    let parsed = entries(&dir(&store.dir()))
         .into_iter()
-        .filter_map(|(path, modified)| {
-            let mut record = read(&path)?;
+        .filter_map(|(path, modified)| Some((read(&path)?, path, modified)))
+        .collect();
+    ranked_parsed(store, parsed)
+}
+
+/// The key a file is filed under (its name without `.json`), when its name is one.
+fn stem_key(path: &Path) -> Option<&str> {
+    path.file_stem()
+        .and_then(|s| s.to_str())
+        .filter(|s| is_key(s))
+}
+
+/// The records of these files, as [`ranked`] lists them.
+/// Parsed records with their files, as [`ranked`] lists them.
+fn ranked_parsed(
+    store: &Store,
+    parsed: Vec<(SessionRecord, PathBuf, SystemTime)>,
+) -> Vec<(SessionRecord, PathBuf, u64)> {
+    let mut list: Vec<(SessionRecord, PathBuf, u64)> = parsed
+        .into_iter()
+        .filter_map(|(mut record, path, modified)| {
             // The key it is filed under, so a reader can name the record (`handover show`)
             // and a save writes the file it came from.
-            if let Some(stem) = path
-                .file_stem()
-                .and_then(|s| s.to_str())
-                .filter(|s| is_key(s))
-            {
+            if let Some(stem) = stem_key(&path) {
                 record.file_key = stem.to_string();
             }
             let rel = path.strip_prefix(store.root()).ok()?.to_path_buf();
@@ -441,6 +571,45 @@ mod tests {
         fs::copy(path_for(&dir, "ok"), path_for(&dir, "other")).unwrap();
         assert_eq!(load(&store, "other"), None);
         assert_eq!(judged(&store, now()).len(), 2);
+    }
+
+    #[test]
+    fn the_history_reads_every_record_and_says_a_bound_that_is_reached() {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::at(tmp.path());
+        for (i, id) in ["a", "b", "c"].iter().enumerate() {
+            std::thread::sleep(std::time::Duration::from_millis(15));
+            save(&store, &record(id, 10 + i as u64)).unwrap();
+        }
+        let all = judged_all(&store, now(), &|_| true);
+        assert_eq!((all.listed.len(), all.cut), (3, None));
+        // Four entries (three records and the `.gitignore`), three looked at.
+        let cut = judged_within(&store, now(), 3, HISTORY_MAX_BYTES, &|_| true);
+        assert!(
+            cut.cut
+                .as_deref()
+                .is_some_and(|c| c.contains("more than 3 entries")),
+            "{:?}",
+            cut.cut
+        );
+        // A byte budget of two records: the newest two are read, the oldest is not.
+        let size = fs::metadata(path_for(&dir(&store.dir()), "a"))
+            .unwrap()
+            .len();
+        let cut = judged_within(&store, now(), 100, 2 * size + 1, &|_| true);
+        let ids: Vec<&str> = cut
+            .listed
+            .iter()
+            .map(|l| l.record.session_id.as_str())
+            .collect();
+        assert_eq!(ids, ["c", "b"]);
+        assert!(
+            cut.cut
+                .as_deref()
+                .is_some_and(|c| c.contains("the oldest were not read")),
+            "{:?}",
+            cut.cut
+        );
     }
 
     #[test]
