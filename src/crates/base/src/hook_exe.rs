@@ -112,11 +112,29 @@ mod tests {
         std::fs::write(&exe, "#!/bin/sh\necho \"ran $*\"\n").unwrap();
         use std::os::unix::fs::PermissionsExt;
         std::fs::set_permissions(&exe, std::fs::Permissions::from_mode(0o755)).unwrap();
-        let out = std::process::Command::new("sh")
-            .arg("-c")
-            .arg(command_for(&exe, "claude"))
-            .output()
-            .unwrap();
-        assert_eq!(String::from_utf8_lossy(&out.stdout), "ran --agent claude\n");
+        // Another test thread that forks while the script is still open for writing holds it
+        // open in its child until that child's exec: running the script then fails with "Text
+        // file busy" for a moment. A few bounded tries tell that race from a wrong command.
+        let mut out = None;
+        for _ in 0..20 {
+            let run = std::process::Command::new("sh")
+                .arg("-c")
+                .arg(command_for(&exe, "claude"))
+                .output()
+                .unwrap();
+            let busy = String::from_utf8_lossy(&run.stderr).contains("busy");
+            out = Some(run);
+            if !busy {
+                break;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        let out = out.unwrap();
+        assert_eq!(
+            String::from_utf8_lossy(&out.stdout),
+            "ran --agent claude\n",
+            "{}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
