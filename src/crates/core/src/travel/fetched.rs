@@ -195,10 +195,32 @@ fn loose_branches(dir: &Path, prefix: &str, depth: usize, out: &mut Vec<(String,
 /// the branch and what is wrong with it. Empty when nothing was fetched, without opening the
 /// repository.
 pub fn everything(root: &Path) -> Vec<Result<Fetched, (String, String, String)>> {
-    let refs = all_refs(root);
+    read_refs(root, all_refs(root))
+}
+
+/// Every fetched handoff for `branch`, read (untrusted) from its commit: Ok, or the remote and
+/// what is wrong with it. Empty when there is none, without opening the repository.
+pub fn all_for(root: &Path, branch: &str) -> Vec<Result<Fetched, (String, String)>> {
+    let refs = refs_for(root, branch)
+        .into_iter()
+        .map(|(remote, id)| (remote, branch.to_string(), id))
+        .collect();
+    read_refs(root, refs)
+        .into_iter()
+        .map(|read| read.map_err(|(remote, _, why)| (remote, why)))
+        .collect()
+}
+
+/// The handoffs the refs `(remote, branch, commit id)` point at, read (untrusted): Ok, or the
+/// remote, the branch and what is wrong. The repository is opened only when there is a ref.
+fn read_refs(
+    root: &Path,
+    refs: Vec<(String, String, String)>,
+) -> Vec<Result<Fetched, (String, String, String)>> {
     if refs.is_empty() {
         return Vec::new();
     }
+    // Through git::open: its files under .git are looked at before libgit2 reads them.
     let repo = match handover_git::open(root) {
         Ok(Some(r)) => r,
         failed => {
@@ -223,36 +245,6 @@ pub fn everything(root: &Path) -> Vec<Result<Fetched, (String, String, String)>>
             let oid = git2::Oid::from_str(&id)
                 .map_err(|e| (remote.clone(), branch.clone(), e.message().to_string()))?;
             package::read(&repo, oid, &remote, &branch).map_err(|e| (remote, branch, e))
-        })
-        .collect()
-}
-
-/// Every fetched handoff for `branch`, read (untrusted) from its commit: Ok, or the remote and
-/// what is wrong with it. Empty when there is none, without opening the repository.
-pub fn all_for(root: &Path, branch: &str) -> Vec<Result<Fetched, (String, String)>> {
-    let refs = refs_for(root, branch);
-    if refs.is_empty() {
-        return Vec::new();
-    }
-    // Through git::open: its files under .git are looked at before libgit2 reads them.
-    let repo = match handover_git::open(root) {
-        Ok(Some(r)) => r,
-        failed => {
-            let why = match failed {
-                Err(e) => format!("{e:#}"),
-                Ok(_) => "no repository found".to_string(),
-            };
-            return refs
-                .into_iter()
-                .map(|(remote, _)| Err((remote, format!("cannot open the repository ({why})"))))
-                .collect();
-        }
-    };
-    refs.into_iter()
-        .map(|(remote, id)| {
-            let oid =
-                git2::Oid::from_str(&id).map_err(|e| (remote.clone(), e.message().to_string()))?;
-            package::read(&repo, oid, &remote, branch).map_err(|e| (remote, e))
         })
         .collect()
 }
