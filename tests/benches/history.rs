@@ -218,21 +218,7 @@ fn size(path: &Path) -> u64 {
 
 fn timed(mut cmd: Command, stdin: &[u8]) -> Duration {
     let started = Instant::now();
-    let out = {
-        use std::io::Write;
-        use std::process::Stdio;
-        let mut child = cmd
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
-            .stderr(Stdio::null())
-            .env_remove("HANDOVER_HOOK_DEBUG")
-            .spawn()
-            .expect("spawn");
-        let mut input = child.stdin.take().expect("stdin");
-        let _ = input.write_all(stdin);
-        drop(input);
-        child.wait_with_output().expect("wait")
-    };
+    let out = measure::output(&mut cmd, stdin);
     let wall = started.elapsed();
     assert!(out.status.success(), "{cmd:?}: {out:?}");
     wall

@@ -32,8 +32,15 @@ pub fn medians_interleaved(runs: usize, cases: &[Box<dyn Fn() -> Duration + '_>]
 }
 
 pub fn run(bin: &str, args: &[&str], stdin: &[u8]) -> String {
-    let mut child = Command::new(bin)
-        .args(args)
+    let out = output(Command::new(bin).args(args), stdin);
+    assert!(out.status.success());
+    String::from_utf8_lossy(&out.stdout).into_owned()
+}
+
+/// Runs `cmd` once with `stdin` as its input, its stderr dropped and the hooks' debug log off;
+/// its exit status and stdout.
+pub fn output(cmd: &mut Command, stdin: &[u8]) -> std::process::Output {
+    let mut child = cmd
         .stdin(Stdio::piped())
         .stdout(Stdio::piped())
         .stderr(Stdio::null())
@@ -43,7 +50,5 @@ pub fn run(bin: &str, args: &[&str], stdin: &[u8]) -> String {
     let mut input = child.stdin.take().expect("stdin");
     let _ = input.write_all(stdin);
     drop(input);
-    let out = child.wait_with_output().expect("wait");
-    assert!(out.status.success());
-    String::from_utf8_lossy(&out.stdout).into_owned()
+    child.wait_with_output().expect("wait")
 }
