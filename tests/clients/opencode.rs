@@ -1117,9 +1117,11 @@ fn opencode_tui_automatic_compaction() {
 /// every hook a do-nothing process (`cat`: what starting any process from the plugin costs);
 /// no plugin. The plugins run with a timing wrapper around each of their hooks and each
 /// `run` (the time OpenCode waits on the plugin per moment, measured inside the client: with no
-/// plugin it waits nothing there). Then each hook command timed directly in the same project,
-/// through `sh -c` and from its `argv`, beside a do-nothing process. A benchmark, not a test: it
-/// asserts only that the sessions ran. Figures: docs/benchmarks.md.
+/// plugin it waits nothing there; inside the client's busy event loop these times include its
+/// own work in between). Then each hook command timed directly in the same project, through
+/// `sh -c` and from its `argv`, beside a do-nothing process: once spawned from this test, once
+/// with `Bun.spawn` as the plugin does in OpenCode's own runtime (its binary as Bun). A
+/// benchmark, not a test: it asserts only that the sessions ran. Figures: docs/benchmarks.md.
 ///
 ///     HANDOVER_OPENCODE_BENCH_HOOKS=<release build dir> cargo test --test clients \
 ///         opencode_plugin_cost -- --ignored --nocapture
@@ -1276,6 +1278,7 @@ fn opencode_plugin_cost() {
         .unwrap()
         .to_string_lossy()
         .into_owned();
+    let mut cases = Vec::new();
     let events: [(&str, serde_json::Value); 7] = [
         (
             "SessionStart",
@@ -1340,8 +1343,71 @@ fn opencode_plugin_cost() {
             med(&direct),
             med(&floor)
         );
+        cases.push(serde_json::json!({
+            "event": event, "input": payload.to_string(), "cwd": b.project,
+            "ways": {"sh -c": ["sh", "-c", command], "argv": argv, "do-nothing": ["cat"]},
+        }));
+    }
+    // The same three ways as the plugin starts them (`Bun.spawn`, the payload from a Blob, the
+    // output read through a Response), in OpenCode's own runtime: its binary run as Bun
+    // (`BUN_BE_BUN=1`), outside its event loop.
+    let cases_path = b.root.join("bench-cases.json");
+    std::fs::write(&cases_path, serde_json::Value::from(cases).to_string()).unwrap();
+    let script = b.root.join("bench-spawn.mjs");
+    std::fs::write(&script, BUN_SPAWN_BENCH).unwrap();
+    let out = Command::new(&c.opencode)
+        .arg(&script)
+        .arg(&cases_path)
+        .env("BUN_BE_BUN", "1")
+        .env("HOME", &b.home)
+        .current_dir(&b.project)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let ms = |way: &str| {
+            let t: Vec<f64> = v["t"][way]
+                .as_array()
+                .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
+                .unwrap_or_default();
+            med(&t)
+        };
+        eprintln!(
+            "bench opencode: Bun.spawn: {}: sh -c {:.1} ms, argv {:.1} ms, a do-nothing process {:.1} ms (medians of 31)",
+            v["event"].as_str().unwrap_or("?"),
+            ms("sh -c"),
+            ms("argv"),
+            ms("do-nothing")
+        );
+    }
+    if !out.status.success() {
+        eprintln!(
+            "bench opencode: Bun.spawn: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
     }
 }
+
+/// Times each way of each case (`[{event, input, cwd, ways: {name: argv}}]` in the file named
+/// by its argument) 31 times, interleaved, as the plugin starts a hook; one JSON line per case.
+const BUN_SPAWN_BENCH: &str = r#"import fs from "node:fs";
+const cases = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+for (const c of cases) {
+  const t = {};
+  for (let i = 0; i < 31; i++) {
+    for (const [name, argv] of Object.entries(c.ways)) {
+      const t0 = performance.now();
+      const child = Bun.spawn(argv, { cwd: c.cwd, stdin: new Blob([c.input]), stdout: "pipe", stderr: "ignore" });
+      await new Response(child.stdout).text();
+      (t[name] ||= []).push(performance.now() - t0);
+    }
+  }
+  console.log(JSON.stringify({ event: c.event, t }));
+}
+"#;
 
 /// `plugin` with a wrapper that appends to `times` how long each of its hooks and each `run`
 /// (one moment's executable) took, `{"what": ..., "ms": ...}` a line.
