@@ -483,21 +483,55 @@ impl OpenCodeTui<'_> {
     /// Plans `answer` for the request that carries `prompt`, types the prompt and waits for the
     /// answer; returns the agent request it answered.
     fn exchange(&self, prompt: &str, answer: &str) -> LoggedRequest {
-        let turn = self.planned.get();
-        self.planned.set(turn + 1);
-        let line = serde_json::to_string(&Turn::text(answer).when(prompt)).unwrap();
+        let turn = self.add_turns(vec![Turn::text(answer).when(prompt)]);
+        self.send(prompt);
+        self.wait_for(answer, 90);
+        self.answered_by(turn)
+    }
+
+    /// Appends turns to the fake server's plan (they answer the next agent requests, after any
+    /// turn still unused); returns the index of the first.
+    fn add_turns(&self, turns: Vec<Turn>) -> usize {
+        let first = self.planned.get();
+        self.planned.set(first + turns.len());
+        let text: String = turns
+            .iter()
+            .map(|t| format!("{}\n", serde_json::to_string(t).unwrap()))
+            .collect();
         use std::io::Write;
         let mut f = std::fs::OpenOptions::new()
             .append(true)
             .open(&self.more_turns)
             .unwrap();
-        writeln!(f, "{line}").unwrap();
-        self.send(prompt);
-        self.wait_for(answer, 90);
+        f.write_all(text.as_bytes()).unwrap();
+        first
+    }
+
+    /// The request the plan's turn `turn` answered.
+    fn answered_by(&self, turn: usize) -> LoggedRequest {
         self.requests()
             .into_iter()
             .find(|r| r.turn == Some(turn))
             .unwrap_or_else(|| panic!("no request took turn {turn}\n{}", self.describe()))
+    }
+
+    /// SIGKILLs OpenCode (every process of the sandbox whose executable is `opencode`); returns
+    /// the PIDs killed.
+    fn kill_opencode(&self) -> Vec<u32> {
+        let pids: Vec<u32> = sandbox_pids(&self.b.home)
+            .into_iter()
+            .filter(|pid| {
+                std::fs::read_link(format!("/proc/{pid}/exe"))
+                    .is_ok_and(|exe| exe.file_name().is_some_and(|n| n == "opencode"))
+            })
+            .collect();
+        for pid in &pids {
+            let _ = Command::new("kill")
+                .args(["-KILL", &pid.to_string()])
+                .status();
+        }
+        eprintln!("e2e tui opencode: SIGKILLed OpenCode ({pids:?})");
+        pids
     }
 
     fn requests(&self) -> Vec<LoggedRequest> {
@@ -934,10 +968,159 @@ fn opencode_tui_startup_compact_new_exit() {
     );
 }
 
-/// What the plugin costs in the real client: the same `opencode run` session (a prompt, three
-/// shell steps, an answer) with the plugin installed and with no plugin at all, interleaved
-/// round by round, the client's own run timed inside the namespace; then each hook command as
-/// the plugin runs it (`sh -c`, the payload on stdin) timed directly in the same project. A
+/// Quit, then killed, each after a shell edit and a failing command. `opencode run` ends its
+/// session (SessionEnd `exit`): the next session, in the terminal UI, is told the file, the
+/// failure and that end in its first agent request. That session does the same work, its turn
+/// ends (`session.idle`: Stop writes the record), and OpenCode is SIGKILLed (no `dispose`, no
+/// SessionEnd): the session after it is told its file, its failure, and that no end was
+/// recorded.
+fn opencode_quit_and_kill_after_a_shell_edit() {
+    let Some(c) = clients("opencode_quit_and_kill_after_a_shell_edit") else {
+        return;
+    };
+    let b = OpenCodeBox::new(c, 200_000, 32_000);
+    const OPENING: &str = "handover: no handoff was written";
+    let told = |text: &str, needles: &[&str]| {
+        assert_eq!(text.matches(OPENING).count(), 1, "{text}");
+        let ours = &text[text.find(OPENING).unwrap_or(0)..];
+        for needle in needles {
+            assert!(ours.contains(needle), "no {needle:?} in\n{ours}");
+        }
+    };
+    let quit = b.run(
+        c,
+        vec![
+            Turn::shell("printf 'written by the shell\\n' > notes.txt"),
+            Turn::shell("sh -c 'echo 1 failed; exit 1'"),
+            Turn::text("The test still fails."),
+        ],
+        "Write the notes and run the tests.",
+    );
+    assert_ran(&quit);
+
+    {
+        let tui = b.tui(c);
+        const PROMPT: &str = "Write the next notes";
+        let first = tui.add_turns(vec![
+            Turn::shell("printf 'then killed\\n' > killed.txt").when(PROMPT),
+            Turn::shell("sh -c 'echo 2 failed; exit 2'"),
+            Turn::text("KILLED-TURN-DONE"),
+        ]);
+        tui.send(PROMPT);
+        tui.wait_for("KILLED-TURN-DONE", 90);
+        let text = tui.answered_by(first).body_text();
+        told(
+            &text,
+            &[
+                "notes.txt",
+                "«sh -c 'echo 1 failed; exit 1'» (failed, exit 1)",
+                "(SessionEnd, reason «exit»)",
+            ],
+        );
+        // The turn's end wrote the record (Stop on `session.idle`); then the kill.
+        tui.wait_until("the turn's record", 30, || {
+            records_text(&b).contains("killed.txt")
+        });
+        let killed = tui.kill_opencode();
+        assert!(!killed.is_empty(), "no OpenCode process to kill");
+        tui.wait_until("OpenCode to exit", 30, || tui.exited().is_some());
+        let log = tui.hooks_log();
+        assert_eq!(log.matches("event=SessionEnd").count(), 0, "{log}");
+    }
+
+    let next = b.run(c, vec![Turn::text("Looking at it.")], "Continue.");
+    assert_ran(&next);
+    let text = next.agent_requests()[0].body_text();
+    told(
+        &text,
+        &[
+            "killed.txt",
+            "«sh -c 'echo 2 failed; exit 2'» (failed, exit 2)",
+            "idle since then; no end recorded",
+        ],
+    );
+    assert!(!text.contains("(SessionEnd, reason"), "{text}");
+}
+
+/// Every session record's text (to wait for an update without parsing).
+fn records_text(b: &OpenCodeBox) -> String {
+    std::fs::read_dir(b.project.join(".handover/records"))
+        .map(|d| {
+            d.flatten()
+                .filter_map(|e| std::fs::read_to_string(e.path()).ok())
+                .collect::<Vec<_>>()
+                .join("\n")
+        })
+        .unwrap_or_default()
+}
+
+/// Automatic compaction in the terminal UI, at OpenCode's own point (a model with
+/// `limit.context` 8,000 and `limit.output` 1,000: 7,000): one prompt whose steps report 3,000,
+/// 5,000 and 7,500 tokens. OpenCode compacts by itself (one summarizer request, our
+/// instructions in it once), continues, and the first agent request after the compaction
+/// carries the handoff back once; none before it does, and the hooks ran PreCompact and
+/// SessionStart `compact` once each.
+fn opencode_tui_automatic_compaction() {
+    let Some(c) = clients("opencode_tui_automatic_compaction") else {
+        return;
+    };
+    let b = OpenCodeBox::new(c, 8_000, 1_000);
+    b.write_handoff();
+    let tui = b.tui(c);
+    const PROMPT: &str = "Run the tests until they pass";
+    tui.add_turns(vec![
+        Turn::shell("true").usage(3_000).when(PROMPT),
+        Turn::shell("true").usage(5_000),
+        Turn::text("BEFORE-COMPACTION").usage(7_500),
+        Turn::text("AFTER-COMPACTION"),
+    ]);
+    tui.send(PROMPT);
+    tui.wait_for("AFTER-COMPACTION", 150);
+    tui.settle(10);
+    let agent = tui.agent_requests();
+    let count = |needle: &str| -> Vec<usize> {
+        agent
+            .iter()
+            .map(|r| r.body_text().matches(needle).count())
+            .collect()
+    };
+    assert_eq!(count(AFTER_COMPACTION), [0, 0, 0, 1], "{}", tui.describe());
+    assert_eq!(count(STARTUP), [1, 1, 1, 0], "{}", tui.describe());
+    assert_eq!(count(REMIND), [0, 0, 1, 0], "{}", tui.describe());
+    assert!(agent[3].body_text().contains(GOAL), "{}", tui.describe());
+    let summaries: Vec<LoggedRequest> = tui
+        .requests()
+        .into_iter()
+        .filter(|r| r.body_text().contains("Here is the conversation so far:"))
+        .collect();
+    assert_eq!(summaries.len(), 1, "{}", tui.describe());
+    assert_eq!(
+        summaries[0]
+            .body_text()
+            .matches(COMPACTION_INSTRUCTIONS)
+            .count(),
+        1,
+        "{}",
+        tui.describe()
+    );
+    let log = tui.hooks_log();
+    assert_eq!(log.matches("event=PreCompact").count(), 1, "{log}");
+    assert_eq!(log.matches("source=compact").count(), 1, "{log}");
+    assert_eq!(log.matches("event=PostCompact").count(), 1, "{log}");
+}
+
+/// What the plugin costs in the real client. One `opencode run` session (a prompt, three shell
+/// steps whose usage reaches OpenCode's compaction point at the third, the automatic
+/// compaction, an answer) four ways, interleaved round by round after a warm-up round: our
+/// plugin as install writes it (each executable started from its `argv`); the same plugin with
+/// the `argv`s left out (each through `sh -c <command>`, as before they existed); the plugin with
+/// every hook a do-nothing process (`cat`: what starting any process from the plugin costs);
+/// no plugin. The plugins run with a timing wrapper around each of their hooks and each
+/// `run` (the time OpenCode waits on the plugin per moment, measured inside the client: with no
+/// plugin it waits nothing there; inside the client's busy event loop these times include its
+/// own work in between). Then each hook command timed directly in the same project, through
+/// `sh -c` and from its `argv`, beside a do-nothing process: once spawned from this test, once
+/// with `Bun.spawn` as the plugin does in OpenCode's own runtime (its binary as Bun). A
 /// benchmark, not a test: it asserts only that the sessions ran. Figures: docs/benchmarks.md.
 ///
 ///     HANDOVER_OPENCODE_BENCH_HOOKS=<release build dir> cargo test --test clients \
@@ -949,12 +1132,11 @@ fn opencode_plugin_cost() {
     let Some(c) = clients("opencode_plugin_cost") else {
         return;
     };
-    const STEPS: usize = 3;
     let rounds: usize = std::env::var("HANDOVER_OPENCODE_BENCH_ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(4);
-    let b = OpenCodeBox::new(c, 200_000, 32_000);
+    let b = OpenCodeBox::new(c, 8_000, 1_000);
     let hooks = std::env::var_os("HANDOVER_OPENCODE_BENCH_HOOKS")
         .map(PathBuf::from)
         .unwrap_or_else(|| b.bins.session_start.parent().unwrap().to_path_buf());
@@ -974,50 +1156,78 @@ fn opencode_plugin_cost() {
     b.write_handoff();
     let plugin_path = b.project.join(".opencode/plugin/handover.js");
     let plugin = std::fs::read_to_string(&plugin_path).unwrap();
-    let session = || {
-        let mut turns: Vec<Turn> = (0..STEPS)
-            .map(|i| Turn::shell(&format!("echo step {i}")))
-            .collect();
-        turns.push(Turn::text("Done."));
-        turns
+    let (head, rest) = plugin.split_once("const HOOKS = ").unwrap();
+    let (json, tail) = rest.split_once(";\n").unwrap();
+    let hooks_json: serde_json::Value = serde_json::from_str(json).unwrap();
+    // The plugin with its HOOKS changed by `edit` on each handler, and the timing wrapper.
+    let times_path = b.root.join("bench-times.jsonl");
+    let variant = |edit: &dyn Fn(&mut serde_json::Map<String, serde_json::Value>)| {
+        let mut doc = hooks_json.clone();
+        for groups in doc["hooks"].as_object_mut().unwrap().values_mut() {
+            for group in groups.as_array_mut().unwrap() {
+                for h in group["hooks"].as_array_mut().unwrap() {
+                    edit(h.as_object_mut().unwrap());
+                }
+            }
+        }
+        timed(&format!("{head}const HOOKS = {doc};\n{tail}"), &times_path)
     };
-    // The ways, measured round-robin (the order turns each round): our plugin; a plugin that
-    // does nothing (what OpenCode's loading of any plugin costs); no plugin at all.
-    const WAYS: [&str; 3] = ["plugin", "empty plugin", "none"];
-    let empty = "export const HandoverPlugin = async () => ({});\n";
-    let mut times: [Vec<f64>; 3] = [Vec::new(), Vec::new(), Vec::new()];
-    let mut hook_ms: std::collections::BTreeMap<String, Vec<f64>> = Default::default();
-    // One warm-up round, not counted.
+    let ways: [(&str, Option<String>); 4] = [
+        ("argv (install's)", Some(variant(&|_| {}))),
+        (
+            "sh -c (no argv)",
+            Some(variant(&|h| {
+                h.remove("argv");
+            })),
+        ),
+        (
+            "do-nothing hooks",
+            Some(variant(&|h| {
+                h.insert("argv".into(), serde_json::json!(["cat"]));
+            })),
+        ),
+        ("no plugin", None),
+    ];
+    let session = || {
+        vec![
+            Turn::shell("echo step 1").usage(3_000),
+            Turn::shell("echo step 2").usage(5_000),
+            Turn::shell("echo step 3").usage(7_500),
+            Turn::text("Done."),
+        ]
+    };
+    let mut session_ms: Vec<Vec<f64>> = vec![Vec::new(); ways.len()];
+    // (way, "hook <name>" or "run <event>") → the times of the round's calls.
+    let mut waits: std::collections::BTreeMap<(usize, String), Vec<f64>> = Default::default();
     for round in 0..=rounds {
-        for i in 0..WAYS.len() {
-            let way = (round + i) % WAYS.len();
-            match way {
-                0 => std::fs::write(&plugin_path, &plugin).unwrap(),
-                1 => std::fs::write(&plugin_path, empty).unwrap(),
-                _ => {
+        for i in 0..ways.len() {
+            let way = (round + i) % ways.len();
+            match &ways[way].1 {
+                Some(text) => std::fs::write(&plugin_path, text).unwrap(),
+                None => {
                     let _ = std::fs::remove_file(&plugin_path);
                 }
             }
+            let _ = std::fs::remove_file(&times_path);
             let run = b.run(c, session(), "Run the steps.");
             assert_ran(&run);
-            assert_eq!(run.agent_requests().len(), STEPS + 1, "{}", run.describe());
             let ms = run.time.unwrap_or_default().as_secs_f64() * 1000.0;
-            eprintln!("bench opencode: round {round} {} {ms:.0} ms", WAYS[way]);
+            eprintln!(
+                "bench opencode: round {round} {} {ms:.0} ms, {} agent requests",
+                ways[way].0,
+                run.agent_requests().len()
+            );
             if round == 0 {
                 continue;
             }
-            times[way].push(ms);
-            // The hooks' own time per event, from their debug log ("... in N ms").
-            for line in run.hooks_log().lines() {
-                let event = line
-                    .split_whitespace()
-                    .find_map(|w| w.strip_prefix("event="));
-                let took = line
-                    .rsplit_once(" in ")
-                    .and_then(|(_, t)| t.trim().strip_suffix(" ms"))
-                    .and_then(|t| t.parse::<f64>().ok());
-                if let (Some(event), Some(took)) = (event, took) {
-                    hook_ms.entry(event.to_string()).or_default().push(took);
+            session_ms[way].push(ms);
+            let lines = std::fs::read_to_string(&times_path).unwrap_or_default();
+            for line in lines.lines() {
+                let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+                    continue;
+                };
+                if let (Some(what), Some(ms)) = (v["what"].as_str(), v["ms"].as_f64()) {
+                    waits.entry((way, what.to_string())).or_default().push(ms);
                 }
             }
         }
@@ -1028,34 +1238,34 @@ fn opencode_plugin_cost() {
         v.sort_by(f64::total_cmp);
         v.get(v.len() / 2).copied().unwrap_or(f64::NAN)
     };
-    for (way, t) in WAYS.iter().zip(&times) {
+    for ((way, _), t) in ways.iter().zip(&session_ms) {
         eprintln!(
             "bench opencode: {way}: session median {:.0} ms of {t:.0?}",
             med(t)
         );
     }
-    let (ours, none) = (med(&times[0]), med(&times[2]));
-    eprintln!(
-        "bench opencode: the plugin adds {:.0} ms a session against none ({:.0} ms against the empty plugin), {:.0} ms per tool step",
-        ours - none,
-        ours - med(&times[1]),
-        (ours - none) / STEPS as f64
-    );
-    for (event, ms) in &hook_ms {
+    let whats: std::collections::BTreeSet<&String> = waits.keys().map(|(_, w)| w).collect();
+    for what in whats {
+        let cells: Vec<String> = (0..ways.len() - 1)
+            .map(|way| match waits.get(&(way, what.clone())) {
+                Some(ms) => format!(
+                    "{}: median {:.1} ms (min {:.1}, n {})",
+                    ways[way].0,
+                    med(ms),
+                    ms.iter().copied().fold(f64::INFINITY, f64::min),
+                    ms.len()
+                ),
+                None => format!("{}: -", ways[way].0),
+            })
+            .collect();
         eprintln!(
-            "bench opencode: debug log: {event}: median {:.0} ms of {} calls (max {:.0})",
-            med(ms),
-            ms.len(),
-            ms.iter().copied().fold(0.0, f64::max)
+            "bench opencode: in the client: {what}: {}",
+            cells.join("; ")
         );
     }
 
-    // Each hook command as the plugin runs it, on a payload like the plugin's, in this project.
-    let hooks_json = plugin
-        .split_once("const HOOKS = ")
-        .and_then(|(_, rest)| rest.split_once(";\n"))
-        .and_then(|(json, _)| serde_json::from_str::<serde_json::Value>(json).ok())
-        .expect("the plugin's HOOKS");
+    // Each hook command, through `sh -c` and from its argv, beside a do-nothing process, on a
+    // payload like the plugin's, in this project.
     let sessions = b.home.join(".config/opencode/handover-sessions");
     let transcript = std::fs::read_dir(&sessions)
         .unwrap()
@@ -1068,6 +1278,7 @@ fn opencode_plugin_cost() {
         .unwrap()
         .to_string_lossy()
         .into_owned();
+    let mut cases = Vec::new();
     let events: [(&str, serde_json::Value); 7] = [
         (
             "SessionStart",
@@ -1087,9 +1298,12 @@ fn opencode_plugin_cost() {
         ("SessionEnd", serde_json::json!({"reason": "exit"})),
     ];
     for (event, extra) in events {
-        let Some(command) = hooks_json["hooks"][event][0]["hooks"][0]["command"].as_str() else {
+        let handler = &hooks_json["hooks"][event][0]["hooks"][0];
+        let (Some(command), Some(argv)) = (handler["command"].as_str(), handler["argv"].as_array())
+        else {
             continue;
         };
+        let argv: Vec<&str> = argv.iter().filter_map(|w| w.as_str()).collect();
         let mut payload = serde_json::json!({
             "session_id": id, "transcript_path": transcript, "cwd": b.project,
             "hook_event_name": event,
@@ -1097,11 +1311,10 @@ fn opencode_plugin_cost() {
         for (k, v) in extra.as_object().unwrap() {
             payload[k] = v.clone();
         }
-        // Interleaved with a do-nothing hook on the same payload (the floor any hook pays).
-        let time = |command: &str| {
+        let time = |argv: &[&str]| {
             let started = Instant::now();
-            let mut child = Command::new("sh")
-                .args(["-c", command])
+            let mut child = Command::new(argv[0])
+                .args(&argv[1..])
                 .current_dir(&b.project)
                 .env("HOME", &b.home)
                 .stdin(Stdio::piped())
@@ -1118,22 +1331,119 @@ fn opencode_plugin_cost() {
             child.wait().unwrap();
             started.elapsed().as_secs_f64() * 1000.0
         };
-        let (mut ours, mut floor, mut beyond) = (Vec::new(), Vec::new(), Vec::new());
+        let (mut shell, mut direct, mut floor) = (Vec::new(), Vec::new(), Vec::new());
         for _ in 0..31 {
-            let (o, f) = (time(command), time("cat >/dev/null"));
-            ours.push(o);
-            floor.push(f);
-            beyond.push(o - f);
+            shell.push(time(&["sh", "-c", command]));
+            direct.push(time(&argv));
+            floor.push(time(&["cat"]));
         }
         eprintln!(
-            "bench opencode: {event}: median {:.1} ms (min {:.1}), a do-nothing hook {:.1} ms (min {:.1}); beyond it {:.1} ms (median of 31 pairs)",
-            med(&ours),
-            ours.iter().copied().fold(f64::INFINITY, f64::min),
-            med(&floor),
-            floor.iter().copied().fold(f64::INFINITY, f64::min),
-            med(&beyond)
+            "bench opencode: direct: {event}: sh -c {:.1} ms, argv {:.1} ms, a do-nothing process {:.1} ms (medians of 31)",
+            med(&shell),
+            med(&direct),
+            med(&floor)
+        );
+        cases.push(serde_json::json!({
+            "event": event, "input": payload.to_string(), "cwd": b.project,
+            "ways": {"sh -c": ["sh", "-c", command], "argv": argv, "do-nothing": ["cat"]},
+        }));
+    }
+    // The same three ways as the plugin starts them (`Bun.spawn`, the payload from a Blob, the
+    // output read through a Response), in OpenCode's own runtime: its binary run as Bun
+    // (`BUN_BE_BUN=1`), outside its event loop.
+    let cases_path = b.root.join("bench-cases.json");
+    std::fs::write(&cases_path, serde_json::Value::from(cases).to_string()).unwrap();
+    let script = b.root.join("bench-spawn.mjs");
+    std::fs::write(&script, BUN_SPAWN_BENCH).unwrap();
+    let out = Command::new(&c.opencode)
+        .arg(&script)
+        .arg(&cases_path)
+        .env("BUN_BE_BUN", "1")
+        .env("HOME", &b.home)
+        .current_dir(&b.project)
+        .stdin(Stdio::null())
+        .output()
+        .unwrap();
+    for line in String::from_utf8_lossy(&out.stdout).lines() {
+        let Ok(v) = serde_json::from_str::<serde_json::Value>(line) else {
+            continue;
+        };
+        let ms = |way: &str| {
+            let t: Vec<f64> = v["t"][way]
+                .as_array()
+                .map(|a| a.iter().filter_map(|x| x.as_f64()).collect())
+                .unwrap_or_default();
+            med(&t)
+        };
+        eprintln!(
+            "bench opencode: Bun.spawn: {}: sh -c {:.1} ms, argv {:.1} ms, a do-nothing process {:.1} ms (medians of 31)",
+            v["event"].as_str().unwrap_or("?"),
+            ms("sh -c"),
+            ms("argv"),
+            ms("do-nothing")
         );
     }
+    if !out.status.success() {
+        eprintln!(
+            "bench opencode: Bun.spawn: {}",
+            String::from_utf8_lossy(&out.stderr)
+        );
+    }
+}
+
+/// Times each way of each case (`[{event, input, cwd, ways: {name: argv}}]` in the file named
+/// by its argument) 31 times, interleaved, as the plugin starts a hook; one JSON line per case.
+const BUN_SPAWN_BENCH: &str = r#"import fs from "node:fs";
+const cases = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
+for (const c of cases) {
+  const t = {};
+  for (let i = 0; i < 31; i++) {
+    for (const [name, argv] of Object.entries(c.ways)) {
+      const t0 = performance.now();
+      const child = Bun.spawn(argv, { cwd: c.cwd, stdin: new Blob([c.input]), stdout: "pipe", stderr: "ignore" });
+      await new Response(child.stdout).text();
+      (t[name] ||= []).push(performance.now() - t0);
+    }
+  }
+  console.log(JSON.stringify({ event: c.event, t }));
+}
+"#;
+
+/// `plugin` with a wrapper that appends to `times` how long each of its hooks and each `run`
+/// (one moment's executable) took, `{"what": ..., "ms": ...}` a line.
+fn timed(plugin: &str, times: &Path) -> String {
+    let times = serde_json::Value::from(times.to_string_lossy().into_owned());
+    let text = plugin
+        .replacen(
+            "async function run(event, id, payload) {",
+            "async function run(event, id, payload) {\n  const t0 = performance.now();\n  const text = await runUntimed(event, id, payload);\n  benchTime(`run ${event}`, t0);\n  return text;\n}\nasync function runUntimed(event, id, payload) {",
+            1,
+        )
+        .replacen(
+            "export const HandoverPlugin = async (ctx) => {",
+            "const HandoverPluginUntimed = async (ctx) => {",
+            1,
+        );
+    assert!(text.contains("runUntimed") && text.contains("HandoverPluginUntimed"));
+    format!(
+        "{text}
+function benchTime(what, t0) {{
+  const ms = performance.now() - t0;
+  fs.appendFileSync({times}, JSON.stringify({{ what, ms }}) + \"\\n\");
+}}
+export const HandoverPlugin = async (ctx) => {{
+  const hooks = await HandoverPluginUntimed(ctx);
+  for (const [name, hook] of Object.entries(hooks)) {{
+    hooks[name] = async (input, output) => {{
+      const t0 = performance.now();
+      await hook(input, output);
+      benchTime(name === \"event\" ? `event ${{input.event.type}}` : `hook ${{name}}`, t0);
+    }};
+  }}
+  return hooks;
+}};
+"
+    )
 }
 
 trials! {
@@ -1145,6 +1455,8 @@ trials! {
         opencode_never_blocked_by_a_stuck_handover,
         opencode_not_installed_passes_the_launchers_text,
         opencode_tui_startup_compact_new_exit,
+        opencode_quit_and_kill_after_a_shell_edit,
+        opencode_tui_automatic_compaction,
     ],
     ignored: [opencode_plugin_cost],
 }

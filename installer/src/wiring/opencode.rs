@@ -5,6 +5,13 @@
 //! always the template, so the plugin is exactly what this version of handover writes or it is
 //! reported changed (`read_hooks_doc`: status shows the problem, install writes it again).
 //! Uninstall removes the file once no entry is left.
+//!
+//! Each entry of ours also gets an `argv`: the same command as a list of words, so that the
+//! plugin starts the executable itself instead of a shell that starts it (a shell per hook was
+//! most of what a hook cost OpenCode beyond the executable's own work, docs/benchmarks.md). It is
+//! derived from `command` every time the plugin is written, never read: an entry the form of
+//! which is not exactly what install writes (a user's prefix, an older launcher) has none, and
+//! the plugin runs its `command` through `sh -c` as before.
 
 use super::Wiring;
 use crate::edit::hooks_doc::{self, Wanted};
@@ -12,6 +19,8 @@ use crate::edit::hooks_file::HooksEdit;
 use crate::edit::json_doc::{Map, Value};
 use crate::edit::json_layout::{self, Layout};
 use crate::error::EditError;
+use handover_base::hook_command::{recognise, Recognised};
+use handover_base::hook_exe::{command_for, portable_command, LAUNCHER};
 use handover_clients::opencode::PLUGIN_TEMPLATE;
 use std::path::Path;
 
@@ -52,10 +61,66 @@ impl Wiring for OpenCodeWiring {
     }
 }
 
-/// The plugin for the entries `doc`.
+/// The plugin for the entries `doc`, each of ours with its `argv`.
 pub fn plugin_text(doc: &Value) -> String {
-    let json = json_layout::render(doc, &Layout::default());
+    let mut doc = doc.clone();
+    with_argv(&mut doc);
+    let json = json_layout::render(&doc, &Layout::default());
     PLUGIN_TEMPLATE.replacen(SLOT, json.trim_end(), 1)
+}
+
+/// Sets (or removes) every handler's `argv` after its `command`, from the command alone.
+fn with_argv(doc: &mut Value) {
+    let Some(events) = doc.get_mut("hooks").and_then(Value::as_object_mut) else {
+        return;
+    };
+    for (_, groups) in events.iter_mut() {
+        for group in groups.as_array_mut().into_iter().flatten() {
+            let handlers = group.get_mut("hooks").and_then(Value::as_array_mut);
+            for handler in handlers.into_iter().flatten() {
+                let Some(h) = handler.as_object_mut() else {
+                    continue;
+                };
+                let argv = h.get("command").and_then(Value::as_str).and_then(argv_of);
+                h.remove("argv");
+                if let Some(words) = argv {
+                    let words = words.into_iter().map(Value::from).collect();
+                    // Right after `command`: keys are kept in the order they were added.
+                    let mut entries: Vec<(String, Value)> =
+                        h.iter().map(|(k, v)| (k.clone(), v.clone())).collect();
+                    let at = entries
+                        .iter()
+                        .position(|(k, _)| k == "command")
+                        .map_or(0, |i| i + 1);
+                    entries.insert(at, ("argv".into(), Value::Array(words)));
+                    *handler = Value::object(entries);
+                }
+            }
+        }
+    }
+}
+
+/// The words `sh -c` would run for `command`, when it is exactly one of the two forms install
+/// writes ([`command_for`], [`portable_command`], for OpenCode); None otherwise.
+fn argv_of(command: &str) -> Option<Vec<String>> {
+    let Recognised::Ours(ours) = recognise(command) else {
+        return None;
+    };
+    let agent = ours.agent.as_deref()?;
+    if !ours.is_plain() || ours.event.is_some() {
+        return None;
+    }
+    let flags = ["--agent".to_string(), agent.to_string()];
+    if ours.portable {
+        let name = ours.exe.file_name();
+        (command == portable_command(ours.exe, agent)).then(|| {
+            let head = ["sh", "-c", LAUNCHER, name].map(String::from);
+            head.into_iter().chain(flags).collect()
+        })
+    } else {
+        (command == command_for(Path::new(&ours.program), agent))
+            .then(|| std::iter::once(ours.program.clone()).chain(flags).collect())
+    }
 }
 
 /// The entries in a plugin handover wrote: the JSON between the template's text before and
@@ -125,6 +190,78 @@ mod tests {
         assert_eq!(
             OpenCodeWiring.edit_hooks(p, None, None).unwrap(),
             (None, Vec::new())
+        );
+    }
+
+    #[test]
+    fn each_command_of_ours_gets_the_words_sh_would_run() {
+        let path = "/it's a \"dir\"/handover-pre-compact";
+        let plain = command_for(Path::new(path), "opencode");
+        assert_eq!(
+            argv_of(&plain),
+            Some(vec![path.into(), "--agent".into(), "opencode".into()])
+        );
+        let portable = portable_command(HookExe::PreCompact, "opencode");
+        assert_eq!(
+            argv_of(&portable),
+            Some(
+                [
+                    "sh",
+                    "-c",
+                    LAUNCHER,
+                    "handover-pre-compact",
+                    "--agent",
+                    "opencode"
+                ]
+                .map(String::from)
+                .to_vec()
+            )
+        );
+        // Anything but exactly what install writes runs through `sh -c` as it is.
+        for other in [
+            format!("HANDOVER_HOOK_DEBUG=/tmp/x {plain}"),
+            format!("exec {plain}"),
+            format!("{plain} --event PreCompact"),
+            "/b/handover-pre-compact  --agent opencode".to_string(),
+            "/b/handover-pre-compact".to_string(),
+            "my-wrapper /b/handover-pre-compact --agent opencode".to_string(),
+        ] {
+            assert_eq!(argv_of(&other), None, "{other}");
+        }
+    }
+
+    #[test]
+    fn the_plugin_carries_the_words_and_a_prefixed_entry_keeps_only_its_command() {
+        let p = Path::new(P);
+        let (text, _) = OpenCodeWiring
+            .edit_hooks(p, None, Some(&wanted("/b")))
+            .unwrap();
+        let text = text.unwrap();
+        let doc = OpenCodeWiring.read_hooks_doc(p, &text).unwrap();
+        let start = &doc.pointer("/hooks/SessionStart/0/hooks/0").unwrap();
+        let words: Vec<&str> = start
+            .get("argv")
+            .and_then(Value::as_array)
+            .unwrap()
+            .iter()
+            .filter_map(Value::as_str)
+            .collect();
+        assert_eq!(words, ["/b/handover-session-start", "--agent", "opencode"]);
+        // A user's prefix, kept by install: no words, the command through a shell.
+        let prefixed = text.replace(
+            "\"command\": \"/b/handover-session-start",
+            "\"command\": \"HANDOVER_HOOK_DEBUG=/tmp/log /b/handover-session-start",
+        );
+        let (again, _) = OpenCodeWiring
+            .edit_hooks(p, Some(&prefixed), Some(&wanted("/b")))
+            .unwrap();
+        let again = again.unwrap();
+        let doc = OpenCodeWiring.read_hooks_doc(p, &again).unwrap();
+        let start = doc.pointer("/hooks/SessionStart/0/hooks/0").unwrap();
+        assert!(start.get("argv").is_none(), "{again}");
+        assert!(
+            again.contains("HANDOVER_HOOK_DEBUG=/tmp/log /b/handover-session-start"),
+            "{again}"
         );
     }
 

@@ -43,7 +43,8 @@ async function run(event, id, payload) {
     for (const hook of group.hooks || []) {
       try {
         const input = JSON.stringify({ session_id: id, transcript_path: transcript(id), cwd: directory, hook_event_name: event, ...payload });
-        const child = Bun.spawn(["sh", "-c", hook.command], { cwd: directory, stdin: new Blob([input]), stdout: "pipe", stderr: "ignore" });
+        // The executable itself when install wrote its words (`argv`): no shell to start first.
+        const child = Bun.spawn(hook.argv || ["sh", "-c", hook.command], { cwd: directory, stdin: new Blob([input]), stdout: "pipe", stderr: "ignore" });
         // At the timeout: stop waiting (a process it started may still hold the pipe) and kill it.
         let timer;
         const late = new Promise((resolve) => {
