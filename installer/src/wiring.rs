@@ -124,7 +124,7 @@ pub trait Wiring: Sync {
     }
 
     /// Our handlers and the user's commands that run ours, in the parsed hooks file.
-    fn find(&self, doc: &Value) -> (Vec<Found>, Vec<Mention>) {
+    fn find_ours(&self, doc: &Value) -> (Vec<Found>, Vec<Mention>) {
         hooks_doc::find(doc)
     }
 

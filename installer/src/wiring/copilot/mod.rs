@@ -48,7 +48,7 @@ impl Wiring for CopilotWiring {
         edit_hooks(path, before, want)
     }
 
-    fn find(&self, doc: &Value) -> (Vec<Found>, Vec<Mention>) {
+    fn find_ours(&self, doc: &Value) -> (Vec<Found>, Vec<Mention>) {
         find(doc)
     }
 
