@@ -60,7 +60,7 @@ fn read_hooks_file(agent: Agent, path: PathBuf) -> HooksFile {
         ),
     };
     let ((ours, mentions), error) = match parsed {
-        Ok(Some(doc)) => (wiring::of(agent).find(&doc), None),
+        Ok(Some(doc)) => (wiring::of(agent).find_ours(&doc), None),
         Ok(None) => (Default::default(), None),
         Err(e) => (Default::default(), Some(e)),
     };

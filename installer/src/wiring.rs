@@ -108,6 +108,28 @@ pub struct Place<'a> {
     pub scope: Scope,
 }
 
+/// One client's install as the generic steps planned it, for its own steps after them.
+#[derive(Clone, Copy)]
+pub struct Install<'a> {
+    pub at: Place<'a>,
+    pub opts: &'a InstallOptions,
+    /// The hooks file's planned edit.
+    pub hooks: &'a FileEdit,
+    /// The handlers that edit installs.
+    pub want: &'a [Wanted],
+}
+
+/// One client's uninstall as the generic steps planned it, for its own steps after them.
+#[derive(Clone, Copy)]
+pub struct Uninstall<'a> {
+    pub at: Place<'a>,
+    /// The hooks file's planned edit.
+    pub hooks: &'a FileEdit,
+    /// Install added the repository to the client's trust record (manifest.rs): take that
+    /// entry out.
+    pub untrust: bool,
+}
+
 /// One client's installer steps that are not the generic ones. Every method has the plain
 /// client's answer as its default.
 pub trait Wiring: Sync {
@@ -124,7 +146,7 @@ pub trait Wiring: Sync {
     }
 
     /// Our handlers and the user's commands that run ours, in the parsed hooks file.
-    fn find(&self, doc: &Value) -> (Vec<Found>, Vec<Mention>) {
+    fn find_ours(&self, doc: &Value) -> (Vec<Found>, Vec<Mention>) {
         hooks_doc::find(doc)
     }
 
@@ -134,15 +156,8 @@ pub trait Wiring: Sync {
         command
     }
 
-    /// Install's edits beyond the hooks file, planned after it (`hooks` is that file's
-    /// planned edit, `want` the handlers it installs): config flags, trust.
-    fn plan_install(
-        &self,
-        _at: Place<'_>,
-        _opts: &InstallOptions,
-        _hooks: &FileEdit,
-        _want: &[Wanted],
-    ) -> Result<Planned, EditError> {
+    /// Install's edits beyond the hooks file, planned after it: config flags, trust.
+    fn plan_install(&self, _install: Install<'_>) -> Result<Planned, EditError> {
         Ok(Planned::default())
     }
 
@@ -152,14 +167,9 @@ pub trait Wiring: Sync {
         None
     }
 
-    /// Uninstall's edits beyond the hooks file (`hooks` is its planned edit). `untrust`: install
-    /// added the repository to the client's trust record (manifest.rs): take that entry out.
-    fn plan_uninstall(
-        &self,
-        at: Place<'_>,
-        _hooks: &FileEdit,
-        untrust: bool,
-    ) -> Result<Planned, EditError> {
+    /// Uninstall's edits beyond the hooks file.
+    fn plan_uninstall(&self, uninstall: Uninstall<'_>) -> Result<Planned, EditError> {
+        let Uninstall { at, untrust, .. } = uninstall;
         match self.trusted_folders() {
             Some(folders) => folders.plan_untrust(at.homes, at.repo, untrust),
             None => Ok(Planned::default()),

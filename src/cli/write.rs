@@ -98,6 +98,16 @@ fn perform(
     config: &config::Config,
     input: Option<Content>,
 ) -> (Result<write::Outcome, Refusal>, Option<String>) {
+    // What the flags make of the content, built under the lock from the current handoff.
+    let from_input = input.is_some();
+    let previous_goal = std::cell::RefCell::new(None::<String>);
+    let build = |current: Option<&Handoff>, given: Content| {
+        *previous_goal.borrow_mut() = current.map(|h| h.content.goal.clone());
+        let mut content = base_content(args, from_input, current, given);
+        apply_flags(&mut content, args)?;
+        Ok(content)
+    };
+    // Who writes it, and the record of their session.
     let agent = caller::agent(args.agent.as_deref());
     let session_id = caller::session(args.session.as_deref());
     // The record is found by the session id given, else the one the client set for its shell
@@ -113,18 +123,11 @@ fn perform(
         now_ms,
     );
     let request = Request {
-        content: input.clone().unwrap_or_default(),
+        content: input.unwrap_or_default(),
         agent: agent.map(|a| a.to_string()),
         session_id,
         shared: args.shared,
         recorded,
-    };
-    let previous_goal = std::cell::RefCell::new(None::<String>);
-    let build = |current: Option<&Handoff>, given: Content| {
-        *previous_goal.borrow_mut() = current.map(|h| h.content.goal.clone());
-        let mut content = base_content(args, input.is_some(), current, given);
-        apply_flags(&mut content, args)?;
-        Ok(content)
     };
     let result = write::update(store, request, config, build);
     (result, previous_goal.into_inner())

@@ -477,6 +477,28 @@ fn journal_events_carry_ts_event_and_fields() {
         .all(|e| e["ts"].as_str().is_some_and(|t| t.len() == 20)));
 }
 
+/// Whoever appends an event (a hook, `ack`, a push or a pull), a secret in any of its strings,
+/// however deep, is redacted as the line is made; ids, commits and the field names stay.
+#[test]
+fn every_string_of_an_appended_event_is_redacted() {
+    let (_dir, store) = temp_store();
+    let token = "ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeU";
+    let commit = "0123456789abcdef0123456789abcdef01234567";
+    store
+        .append_journal(
+            Event::Push,
+            json!({"remote": token, "branch": format!("fix/{token}"),
+                   "commit": commit, "nested": {"list": [format!("ran {token}"), 3]}}),
+        )
+        .unwrap();
+    let line = fs::read_to_string(store.journal_path()).unwrap();
+    assert!(!line.contains(token), "{line}");
+    let event = &store.journal()[0];
+    assert_eq!(event["commit"], commit);
+    assert_eq!(event["nested"]["list"][1], 3);
+    assert!(event["branch"].as_str().unwrap().starts_with("fix/"));
+}
+
 #[test]
 fn a_torn_journal_line_is_skipped_and_does_not_swallow_the_next_event() {
     let (_dir, store) = temp_store();

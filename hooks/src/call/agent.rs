@@ -28,25 +28,30 @@ pub fn flag_values<I: IntoIterator<Item = String>>(args: I, flag: &str) -> Vec<S
     values
 }
 
+/// Arguments as a process gets them, for the tests of the flags read with [`flag_values`].
+#[cfg(test)]
+pub(crate) fn args_of(v: &[&str]) -> Vec<String> {
+    v.iter().map(|s| s.to_string()).collect()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
     use handover_clients::{detect, HookInput};
 
-    fn args(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
-    }
-
     #[test]
     fn agent_flag_in_both_forms_unknown_args_ignored() {
-        assert_eq!(from_args(args(&["--agent", "codex"])), Some(Agent::Codex));
         assert_eq!(
-            from_args(args(&["-x", "--agent=claude", "more"])),
+            from_args(args_of(&["--agent", "codex"])),
+            Some(Agent::Codex)
+        );
+        assert_eq!(
+            from_args(args_of(&["-x", "--agent=claude", "more"])),
             Some(Agent::Claude)
         );
-        assert_eq!(from_args(args(&["--agent", "vim"])), None);
-        assert_eq!(from_args(args(&["--agent"])), None);
-        assert_eq!(from_args(args(&["--help"])), None);
+        assert_eq!(from_args(args_of(&["--agent", "vim"])), None);
+        assert_eq!(from_args(args_of(&["--agent"])), None);
+        assert_eq!(from_args(args_of(&["--help"])), None);
     }
 
     #[test]
@@ -89,6 +94,9 @@ mod tests {
             let bytes = std::fs::read(&path).unwrap();
             assert_eq!(detect(&HookInput::parse(&bytes)), Agent::Gemini, "{file}");
         }
-        assert_eq!(from_args(args(&["--agent", "gemini"])), Some(Agent::Gemini));
+        assert_eq!(
+            from_args(args_of(&["--agent", "gemini"])),
+            Some(Agent::Gemini)
+        );
     }
 }

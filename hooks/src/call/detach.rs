@@ -77,22 +77,25 @@ pub fn finish_later(_call: &Call) -> Result<u32, String> {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
-    }
+    use crate::call::agent::args_of;
 
     #[test]
     fn only_the_copy_has_a_start_time_and_never_a_future_one() {
-        assert_eq!(finishing_since(args(&["--agent", "copilot"]), 10), None);
+        assert_eq!(finishing_since(args_of(&["--agent", "copilot"]), 10), None);
         assert_eq!(
-            finishing_since(args(&["--agent", "copilot", "--finish-session-end=7"]), 10),
+            finishing_since(
+                args_of(&["--agent", "copilot", "--finish-session-end=7"]),
+                10
+            ),
             Some(7)
         );
         assert_eq!(
-            finishing_since(args(&["--finish-session-end=99"]), 10),
+            finishing_since(args_of(&["--finish-session-end=99"]), 10),
             Some(10)
         );
-        assert_eq!(finishing_since(args(&["--finish-session-end=x"]), 10), None);
+        assert_eq!(
+            finishing_since(args_of(&["--finish-session-end=x"]), 10),
+            None
+        );
     }
 }

@@ -17,7 +17,6 @@ use handover_clients::Client;
 use handover_clients::HookInput;
 use handover_handoff::safe_fs::Refused;
 use handover_handoff::safe_fs::{self, Kind};
-use handover_handoff::sanitize::redacted;
 use handover_handoff::store::Event;
 use handover_handoff::store::Store;
 use std::cell::OnceCell;
@@ -139,28 +138,10 @@ impl Call {
                 obj.insert("session_id".into(), sid.into());
             }
         }
-        // Every text in an event comes from the client's input (a trigger, a transcript path,
-        // a session id) or from the repository (a branch): all of it is redacted here, in one
-        // place, so no field can be forgotten.
-        redact_strings(&mut fields);
+        // The store redacts every string of the event as it appends it.
         store
             .append_journal(event, fields)
             .err()
             .map(|e| format!("journal: {e}"))
-    }
-}
-
-/// Redacts every string in a JSON value (object keys are ours and left as they are).
-fn redact_strings(value: &mut serde_json::Value) {
-    match value {
-        serde_json::Value::String(text) => {
-            let clean = redacted(text);
-            if clean != *text {
-                *text = clean;
-            }
-        }
-        serde_json::Value::Array(items) => items.iter_mut().for_each(redact_strings),
-        serde_json::Value::Object(map) => map.values_mut().for_each(redact_strings),
-        _ => {}
     }
 }

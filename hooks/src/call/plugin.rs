@@ -108,18 +108,17 @@ fn runs(path: &Path, exe: &str, event: &str) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn args(v: &[&str]) -> Vec<String> {
-        v.iter().map(|s| s.to_string()).collect()
-    }
+    use crate::call::agent::args_of;
 
     #[test]
     fn via_plugin_in_both_forms_and_nothing_else() {
-        assert!(via_plugin(args(&["--agent", "claude", "--via", "plugin"])));
-        assert!(via_plugin(args(&["--via=plugin", "x"])));
-        assert!(!via_plugin(args(&["--via"])));
-        assert!(!via_plugin(args(&["--via", "settings"])));
-        assert!(!via_plugin(args(&["plugin"])));
+        assert!(via_plugin(args_of(&[
+            "--agent", "claude", "--via", "plugin"
+        ])));
+        assert!(via_plugin(args_of(&["--via=plugin", "x"])));
+        assert!(!via_plugin(args_of(&["--via"])));
+        assert!(!via_plugin(args_of(&["--via", "settings"])));
+        assert!(!via_plugin(args_of(&["plugin"])));
     }
 
     fn write(path: &Path, text: &str) {

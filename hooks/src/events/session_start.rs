@@ -58,10 +58,11 @@ pub fn run(call: &Call) -> anyhow::Result<Outcome> {
     // Decide, then render: how the agent runs handover (it may walk the PATH) is looked up
     // only when there is something to say.
     let decision = snapshot.as_ref().map_or(Decision::Silent, decide);
+    let command = decision.says_something().then(|| call.command());
     let delivery = snapshot
         .as_ref()
-        .filter(|_| decision.says_something())
-        .and_then(|s| render(s, decision, call.command()));
+        .zip(command)
+        .and_then(|(s, command)| render(s, decision, command));
     let composed = match (&snapshot, &delivery) {
         (None, _) => Composed::Skipped,
         (Some(_), None) => Composed::Nothing,

@@ -23,7 +23,8 @@ pub fn compose(
         // Nothing to say: how the agent runs handover (a walk of the PATH) is not looked up.
         return None;
     }
-    render(&snapshot, decision, call.command())
+    let command = call.command();
+    render(&snapshot, decision, command)
 }
 
 /// Journals one delivery: which session got which handoff, how, and with what verdict. The

@@ -77,7 +77,7 @@ pub fn wired(agent: Agent, file: &Path) -> bool {
         Ok(None) => false,
         Ok(Some(text)) => match crate::edit::json_layout::parse(file, &text) {
             Ok(doc) => {
-                let (ours, mentions) = crate::wiring::of(agent).find(&doc);
+                let (ours, mentions) = crate::wiring::of(agent).find_ours(&doc);
                 !ours.is_empty() || !mentions.is_empty()
             }
             Err(_) => true,

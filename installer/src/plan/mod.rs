@@ -22,7 +22,7 @@ use crate::files::{confine_for, display_path, hooks_path, read_opt, Homes, Targe
 use crate::locate::HookPaths;
 use crate::plan::keep::{keep_links, mark_backups, note_old_backups, restore_users_bytes};
 pub use crate::wiring::InstallOptions;
-use crate::wiring::{self, mcp, Place, Planned};
+use crate::wiring::{self, mcp, Install, Place, Planned, Uninstall};
 use handover_base::hook_exe::{command_for, HookExe};
 use handover_clients::Agent;
 use handover_clients::Scope;
@@ -130,7 +130,12 @@ pub fn plan_install(repo: &Path, homes: &Homes, opts: &InstallOptions) -> Result
         let want = opts.wanted(agent);
         let path = hooks_path(agent, opts.scope, repo, homes);
         let edit = hooks_file_edit(agent, path, Some(&want), confine_for(opts.scope, repo))?;
-        let own = wiring::of(agent).plan_install(at, opts, &edit, &want);
+        let own = wiring::of(agent).plan_install(Install {
+            at,
+            opts,
+            hooks: &edit,
+            want: &want,
+        });
         plan.edits.push(edit);
         plan.add(agent, own?);
     }
@@ -194,7 +199,11 @@ pub fn plan_uninstall(
     for agent in targets.iter() {
         let path = hooks_path(agent, scope, repo, homes);
         let edit = hooks_file_edit(agent, path, None, confine_for(scope, repo))?;
-        let own = wiring::of(agent).plan_uninstall(at, &edit, untrust.contains(agent));
+        let own = wiring::of(agent).plan_uninstall(Uninstall {
+            at,
+            hooks: &edit,
+            untrust: untrust.contains(agent),
+        });
         plan.edits.push(edit);
         plan.add(agent, own?);
     }

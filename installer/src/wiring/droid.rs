@@ -10,9 +10,7 @@
 //! with comments is refused with that reason, nothing written.
 
 use super::trusted_folders::{FolderStatus, Form, TrustedFolders};
-use super::{InstallOptions, Place, Planned, Wiring};
-use crate::edit::file_edit::FileEdit;
-use crate::edit::hooks_doc::Wanted;
+use super::{Install, Place, Planned, Uninstall, Wiring};
 use crate::error::EditError;
 use crate::files::{canonical, Homes};
 use crate::wiring::facts::{OwnFacts, ScopeStatus};
@@ -63,13 +61,10 @@ impl Wiring for DroidWiring {
     /// answer to its question, given ahead). Without `--trust` nothing: `droid exec` runs the
     /// hooks anyway, and the terminal UI asks the user itself. User-scope hooks run wherever
     /// the user trusted a folder; there is no one folder to trust for them.
-    fn plan_install(
-        &self,
-        at: Place<'_>,
-        opts: &InstallOptions,
-        hooks: &FileEdit,
-        _want: &[Wanted],
-    ) -> Result<Planned, EditError> {
+    fn plan_install(&self, install: Install<'_>) -> Result<Planned, EditError> {
+        let Install {
+            at, opts, hooks, ..
+        } = install;
         let mut plan = Planned::default();
         if !opts.trust || opts.scope == Scope::User {
             return Ok(plan);
@@ -89,12 +84,8 @@ impl Wiring for DroidWiring {
 
     /// The entry `--trust` added, when install recorded it (not where the user settings are
     /// the repository's own, as install then wrote none).
-    fn plan_uninstall(
-        &self,
-        at: Place<'_>,
-        hooks: &FileEdit,
-        untrust: bool,
-    ) -> Result<Planned, EditError> {
+    fn plan_uninstall(&self, uninstall: Uninstall<'_>) -> Result<Planned, EditError> {
+        let Uninstall { at, hooks, untrust } = uninstall;
         let path = user_settings_path(at.homes);
         let untrust = untrust && canonical(&path) != canonical(&hooks.path);
         TRUSTED_FOLDERS.plan_untrust(at.homes, at.repo, untrust)

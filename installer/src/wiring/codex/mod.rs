@@ -9,9 +9,9 @@ pub mod config;
 pub mod status;
 pub mod trust;
 
-use super::{InstallOptions, Place, Planned, Wiring};
+use super::{Install, Place, Planned, Uninstall, Wiring};
 use crate::edit::file_edit::{FileEdit, FileKind};
-use crate::edit::hooks_doc::{self, Wanted};
+use crate::edit::hooks_doc;
 use crate::edit::json_layout;
 use crate::error::EditError;
 use crate::files::{read_opt, Homes};
@@ -54,13 +54,13 @@ impl Wiring for CodexWiring {
     /// config.toml: the hooks feature turned back on (only with `--enable-codex-hooks`, else
     /// reported), the project trusted (`--trust`), and the trust entries of handlers the
     /// hooks.json edit moved kept in step.
-    fn plan_install(
-        &self,
-        at: Place<'_>,
-        opts: &InstallOptions,
-        hooks: &FileEdit,
-        want: &[Wanted],
-    ) -> Result<Planned, EditError> {
+    fn plan_install(&self, install: Install<'_>) -> Result<Planned, EditError> {
+        let Install {
+            at,
+            opts,
+            hooks,
+            want,
+        } = install;
         let mut plan = Planned::default();
         let path = &hooks.path;
         let moved = trust_moves(path, hooks.before.as_deref(), |doc| {
@@ -98,12 +98,8 @@ impl Wiring for CodexWiring {
     /// handlers that moved up (keys are positional: see docs); the feature flags
     /// `--enable-codex-hooks` turned on go back to what they were.
     /// ... and the project's trust, when install recorded that it added it.
-    fn plan_uninstall(
-        &self,
-        at: Place<'_>,
-        hooks: &FileEdit,
-        untrust: bool,
-    ) -> Result<Planned, EditError> {
+    fn plan_uninstall(&self, uninstall: Uninstall<'_>) -> Result<Planned, EditError> {
+        let Uninstall { at, hooks, untrust } = uninstall;
         let mut plan = Planned::default();
         let path = &hooks.path;
         let moved = trust_moves(path, hooks.before.as_deref(), |doc| {

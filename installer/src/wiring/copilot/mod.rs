@@ -4,8 +4,7 @@
 pub mod files;
 
 use super::trusted_folders::{FolderStatus, TrustedFolders};
-use super::{InstallOptions, Place, Planned, Wiring};
-use crate::edit::file_edit::FileEdit;
+use super::{Install, Place, Planned, Wiring};
 use crate::edit::hooks_doc::{Found, Mention, Wanted};
 use crate::edit::hooks_file::HooksEdit;
 use crate::edit::json_doc::Value;
@@ -48,7 +47,7 @@ impl Wiring for CopilotWiring {
         edit_hooks(path, before, want)
     }
 
-    fn find(&self, doc: &Value) -> (Vec<Found>, Vec<Mention>) {
+    fn find_ours(&self, doc: &Value) -> (Vec<Found>, Vec<Mention>) {
         find(doc)
     }
 
@@ -59,13 +58,8 @@ impl Wiring for CopilotWiring {
     /// For a repository, folder trust: written with `--trust`, else a problem saying what to
     /// do (Copilot loads no repository hooks in a folder the user has not trusted; user hooks
     /// run everywhere).
-    fn plan_install(
-        &self,
-        at: Place<'_>,
-        opts: &InstallOptions,
-        _hooks: &FileEdit,
-        _want: &[Wanted],
-    ) -> Result<Planned, EditError> {
+    fn plan_install(&self, install: Install<'_>) -> Result<Planned, EditError> {
+        let Install { at, opts, .. } = install;
         let mut plan = Planned::default();
         if opts.scope == Scope::User {
             return Ok(plan);

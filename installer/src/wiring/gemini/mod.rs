@@ -4,8 +4,7 @@
 pub mod files;
 
 use super::trusted_folders::TrustedFolders;
-use super::{InstallOptions, Place, Planned, Wiring};
-use crate::edit::file_edit::FileEdit;
+use super::{Install, Place, Planned, Wiring};
 use crate::edit::hooks_doc::Wanted;
 use crate::edit::hooks_file::HooksEdit;
 use crate::error::EditError;
@@ -45,13 +44,8 @@ impl Wiring for GeminiWiring {
 
     /// Folder trust: written with `--trust`, else a problem saying what to do (Gemini runs no
     /// hooks in an untrusted folder).
-    fn plan_install(
-        &self,
-        at: Place<'_>,
-        opts: &InstallOptions,
-        _hooks: &FileEdit,
-        _want: &[Wanted],
-    ) -> Result<Planned, EditError> {
+    fn plan_install(&self, install: Install<'_>) -> Result<Planned, EditError> {
+        let Install { at, opts, .. } = install;
         let mut plan = Planned::default();
         let (repo, homes) = (at.repo, at.homes);
         let trust = folder_trust(repo, homes)?;

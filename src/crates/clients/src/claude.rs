@@ -22,9 +22,7 @@
 //!   private), `~/.claude/settings.json` (user); every hook in them runs, no trust step.
 //! - Instruction file `CLAUDE.md`; plugin in `plugin/claude` (`$CLAUDE_PLUGIN_ROOT`).
 
-use crate::transcript::{
-    self, at, command_end_id, flag, relative, request, str_of, Fact, Fullness, Usage,
-};
+use crate::transcript::{self, at, command_end_id, flag, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Home, HookFiles, HookInput, LargeVariant, ModelWindow,
     MovedBy, Quirks, ShellSign, Timeout, Trust,
@@ -132,7 +130,7 @@ impl Behaviour for Claude {
     /// PostToolUseFailure of `Bash`: the command and the "Exit code N" its error text starts
     /// with, under the call's id (`tool_use_id`), so the transcript's own line for it counts once.
     fn failed_command(&self, input: &HookInput) -> Option<Fact> {
-        transcript::failed_shell_command(input, "Bash", exit_code_of)
+        transcript::failed_shell_command(input, TOOLS.shell, exit_code_of)
     }
 
     /// Claude Code sets `CLAUDECODE=1` for the commands it runs (any value counts), and
@@ -192,76 +190,36 @@ fn facts(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
     at(v, out);
     let content = message.get("content");
     if kind == "user" {
-        if let Some(text) = content.and_then(Value::as_str) {
-            request(text, out);
-        }
-        for item in content.and_then(Value::as_array).into_iter().flatten() {
-            match str_of(item, "type") {
-                Some("text") => request(str_of(item, "text").unwrap_or(""), out),
-                Some("tool_result") => {
-                    let Some(id) = str_of(item, "tool_use_id") else {
-                        continue;
-                    };
-                    let failed = flag(item, "is_error");
-                    // Once per call: PostToolUseFailure may have brought this end first.
-                    out.push(Fact::Once {
-                        id: command_end_id(id),
-                        fact: Box::new(Fact::CommandResult {
-                            id: id.to_string(),
-                            failed,
-                            exit_code: if failed {
-                                exit_code_of(&result_text(item))
-                            } else {
-                                Some(0)
-                            },
-                        }),
-                    });
-                }
-                _ => {}
+        transcript::user_content(content, out, |id, failed, item| {
+            // Once per call: PostToolUseFailure may have brought this end first.
+            Fact::Once {
+                id: command_end_id(id),
+                fact: Box::new(Fact::CommandResult {
+                    id: id.to_string(),
+                    failed,
+                    exit_code: if failed {
+                        exit_code_of(&result_text(item))
+                    } else {
+                        Some(0)
+                    },
+                }),
             }
-        }
-        return;
-    }
-    let mut last_text = None;
-    for item in content.and_then(Value::as_array).into_iter().flatten() {
-        match str_of(item, "type") {
-            Some("text") => {
-                last_text = str_of(item, "text").filter(|t| !t.trim().is_empty());
-            }
-            Some("tool_use") => tool_use(item, root, out),
-            _ => {}
-        }
-    }
-    if let Some(t) = last_text {
-        out.push(Fact::AgentMessage(t.to_string()));
+        });
+    } else {
+        transcript::assistant_content(content, &TOOLS, root, out);
     }
 }
 
 /// An edit tool names its file; `Bash` its command (its result comes in a later user line).
-fn tool_use(item: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
-    let input = item.get("input").unwrap_or(&Value::Null);
-    match str_of(item, "name").unwrap_or("") {
-        "Write" | "Edit" | "MultiEdit" => {
-            if let Some(p) = str_of(input, "file_path") {
-                out.push(Fact::Edited(relative(p, root)));
-            }
-        }
-        "NotebookEdit" => {
-            if let Some(p) = str_of(input, "notebook_path") {
-                out.push(Fact::Edited(relative(p, root)));
-            }
-        }
-        "Bash" => {
-            if let (Some(id), Some(cmd)) = (str_of(item, "id"), str_of(input, "command")) {
-                out.push(Fact::CommandCalled {
-                    id: id.to_string(),
-                    command: cmd.to_string(),
-                });
-            }
-        }
-        _ => {}
-    }
-}
+const TOOLS: Tools = Tools {
+    edits: &[
+        ("Write", "file_path"),
+        ("Edit", "file_path"),
+        ("MultiEdit", "file_path"),
+        ("NotebookEdit", "notebook_path"),
+    ],
+    shell: "Bash",
+};
 
 /// The text of a tool result: a string, or the `text` of its items.
 fn result_text(item: &Value) -> String {

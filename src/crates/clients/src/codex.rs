@@ -485,15 +485,11 @@ mod tests {
     /// The captured rollout ran in `/tmp/FIXTURE/project`: its `session_meta` says so.
     #[test]
     fn a_rollout_belongs_to_the_project_its_session_meta_names() {
-        let (tmp, t, fixture) = crate::fixture_copy("codex-0.169.0/rollout.jsonl");
-        let of = |project: &str| Codex.transcript_in_project(tmp.path(), &t, Path::new(project));
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
-        assert_eq!(of("/tmp/FIXTURE/other"), Some(false));
-        // No header line (or one that never ends): no one's.
-        std::fs::write(&t, &fixture[fixture.find('\n').unwrap() + 1..]).unwrap();
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(false));
-        std::fs::write(&t, fixture.lines().next().unwrap()).unwrap();
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(false));
+        crate::assert_first_line_names_the_project(
+            &Codex,
+            "codex-0.169.0/rollout.jsonl",
+            "/tmp/FIXTURE/other",
+        );
     }
 
     fn measured(used: u64, window: Option<u64>) -> Option<Fullness> {

@@ -429,12 +429,11 @@ mod tests {
     /// The captured session ran in `/tmp/FIXTURE/project`: its `session.start` says so.
     #[test]
     fn events_belong_to_the_project_their_session_start_names() {
-        let (tmp, t, fixture) = crate::fixture_copy("copilot-1.0.102/events.jsonl");
-        let of = |project: &str| Copilot.transcript_in_project(tmp.path(), &t, Path::new(project));
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
-        assert_eq!(of("/tmp/FIXTURE/project/sub"), Some(false));
-        std::fs::write(&t, &fixture[fixture.find('\n').unwrap() + 1..]).unwrap();
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(false));
+        crate::assert_first_line_names_the_project(
+            &Copilot,
+            "copilot-1.0.102/events.jsonl",
+            "/tmp/FIXTURE/project/sub",
+        );
     }
 
     const EVENTS: &str =

@@ -36,7 +36,7 @@
 //!   `CLAUDE_PROJECT_DIR`, plus every input field as a variable (`session_id`, ...).
 //! - Instruction file: it reads `AGENTS.md` (and `CLAUDE.md`); ours goes to `AGENTS.md`.
 
-use crate::transcript::{self, at, flag, relative, request, str_of, Fact, Fullness, Usage};
+use crate::transcript::{self, at, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, Quirks, ShellSign,
     StartSource, Timeout, Trust,
@@ -293,7 +293,7 @@ fn facts(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
             let content = message.get("content");
             match str_of(message, "role") {
                 Some("user") => user(content, out),
-                Some("assistant") => assistant(content, root, out),
+                Some("assistant") => transcript::assistant_content(content, &TOOLS, root, out),
                 _ => {}
             }
         }
@@ -301,72 +301,29 @@ fn facts(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
     }
 }
 
-fn items(content: Option<&Value>) -> impl Iterator<Item = &Value> {
-    content.and_then(Value::as_array).into_iter().flatten()
-}
-
 fn user(content: Option<&Value>, out: &mut Vec<Fact>) {
-    if let Some(text) = content.and_then(Value::as_str) {
-        request(text, out);
-    }
-    for item in items(content) {
-        match str_of(item, "type") {
-            Some("text") => request(str_of(item, "text").unwrap_or(""), out),
-            Some("tool_result") => {
-                let Some(id) = str_of(item, "tool_use_id") else {
-                    continue;
-                };
-                let failed = flag(item, "is_error");
-                out.push(Fact::CommandResult {
-                    id: id.to_string(),
-                    failed,
-                    exit_code: if failed {
-                        exit_code_of(str_of(item, "content").unwrap_or(""))
-                    } else {
-                        Some(0)
-                    },
-                });
-            }
-            _ => {}
-        }
-    }
-}
-
-fn assistant(content: Option<&Value>, root: Option<&Path>, out: &mut Vec<Fact>) {
-    let mut last_text = None;
-    for item in items(content) {
-        match str_of(item, "type") {
-            Some("text") => last_text = str_of(item, "text").filter(|t| !t.trim().is_empty()),
-            Some("tool_use") => tool_use(item, root, out),
-            _ => {}
-        }
-    }
-    if let Some(t) = last_text {
-        out.push(Fact::AgentMessage(t.to_string()));
-    }
+    transcript::user_content(content, out, |id, failed, item| Fact::CommandResult {
+        id: id.to_string(),
+        failed,
+        exit_code: if failed {
+            exit_code_of(str_of(item, "content").unwrap_or(""))
+        } else {
+            Some(0)
+        },
+    });
 }
 
 /// `Execute` runs a command (its result comes in a later user line); `Create`, `Edit` and
 /// `ApplyPatch` name the file they change.
-fn tool_use(item: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
-    let input = item.get("input").unwrap_or(&Value::Null);
-    match str_of(item, "name").unwrap_or("") {
-        "Create" | "Edit" | "MultiEdit" | "ApplyPatch" => {
-            if let Some(p) = str_of(input, "file_path") {
-                out.push(Fact::Edited(relative(p, root)));
-            }
-        }
-        "Execute" => {
-            if let (Some(id), Some(cmd)) = (str_of(item, "id"), str_of(input, "command")) {
-                out.push(Fact::CommandCalled {
-                    id: id.to_string(),
-                    command: cmd.to_string(),
-                });
-            }
-        }
-        _ => {}
-    }
-}
+const TOOLS: Tools = Tools {
+    edits: &[
+        ("Create", "file_path"),
+        ("Edit", "file_path"),
+        ("MultiEdit", "file_path"),
+        ("ApplyPatch", "file_path"),
+    ],
+    shell: "Execute",
+};
 
 /// Droid ends a command's result with "[Process exited with code N]" (a failure also starts
 /// with "Error: Command failed (exit code: N)").

@@ -733,6 +733,26 @@ pub(crate) fn fixture_copy(name: &str) -> (tempfile::TempDir, PathBuf, String) {
     (tmp, path, text)
 }
 
+/// For a client whose transcript names its project in its first line
+/// (`transcript::header_names_dir`): the captured `fixture` ran in `/tmp/FIXTURE/project`, so it
+/// belongs there and not to `other`; without that line (gone, or one that never ends) it is no
+/// one's.
+#[cfg(test)]
+pub(crate) fn assert_first_line_names_the_project(
+    client: &dyn Behaviour,
+    fixture: &str,
+    other: &str,
+) {
+    let (tmp, t, text) = fixture_copy(fixture);
+    let of = |project: &str| client.transcript_in_project(tmp.path(), &t, Path::new(project));
+    assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
+    assert_eq!(of(other), Some(false));
+    std::fs::write(&t, &text[text.find('\n').unwrap() + 1..]).unwrap();
+    assert_eq!(of("/tmp/FIXTURE/project"), Some(false));
+    std::fs::write(&t, text.lines().next().unwrap()).unwrap();
+    assert_eq!(of("/tmp/FIXTURE/project"), Some(false));
+}
+
 /// An environment holding exactly `vars`, for the shell-sign tests of every client module.
 #[cfg(test)]
 pub(crate) fn env_of(vars: &[(&str, &str)]) -> impl Fn(&str) -> Option<OsString> {

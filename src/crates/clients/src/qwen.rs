@@ -32,9 +32,7 @@
 //!   changes that); ours is `AGENTS.md`, shared with Codex, so an install adds no file of its
 //!   own. No plugin.
 
-use crate::transcript::{
-    self, at, command_end_id, relative, request, str_of, Fact, Fullness, Usage,
-};
+use crate::transcript::{self, at, command_end_id, request, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, MovedBy, Quirks,
     Response, ShellSign, Timeout, Trust,
@@ -163,7 +161,7 @@ impl Behaviour for Qwen {
     /// text, under the call's id, so the transcript's own line for it (read later) does not
     /// count it twice ([`transcript::command_end_id`]).
     fn failed_command(&self, input: &HookInput) -> Option<Fact> {
-        transcript::failed_shell_command(input, "run_shell_command", exit_code_of)
+        transcript::failed_shell_command(input, TOOLS.shell, exit_code_of)
     }
 
     fn compaction_percent(
@@ -290,7 +288,13 @@ fn facts(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
             let mut last_text = None;
             for part in parts {
                 if let Some(call) = part.get("functionCall") {
-                    function_call(call, root, out);
+                    TOOLS.call(
+                        str_of(call, "name").unwrap_or(""),
+                        str_of(call, "id"),
+                        call.get("args").unwrap_or(&Value::Null),
+                        root,
+                        out,
+                    );
                 } else if part.get("thought").and_then(Value::as_bool) != Some(true) {
                     if let Some(t) = str_of(part, "text").filter(|t| !t.trim().is_empty()) {
                         last_text = Some(t);
@@ -324,35 +328,19 @@ fn user_text(text: &str, out: &mut Vec<Fact>) {
 }
 
 /// An edit tool names its file; the shell tool its command (its end comes in a `tool_result`).
-fn function_call(call: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
-    let args = call.get("args").unwrap_or(&Value::Null);
-    match str_of(call, "name").unwrap_or("") {
-        "write_file" | "edit" => {
-            if let Some(p) = str_of(args, "file_path") {
-                out.push(Fact::Edited(relative(p, root)));
-            }
-        }
-        "notebook_edit" => {
-            if let Some(p) = str_of(args, "notebook_path") {
-                out.push(Fact::Edited(relative(p, root)));
-            }
-        }
-        "run_shell_command" => {
-            if let (Some(id), Some(command)) = (str_of(call, "id"), str_of(args, "command")) {
-                out.push(Fact::CommandCalled {
-                    id: id.to_string(),
-                    command: command.to_string(),
-                });
-            }
-        }
-        _ => {}
-    }
-}
+const TOOLS: Tools = Tools {
+    edits: &[
+        ("write_file", "file_path"),
+        ("edit", "file_path"),
+        ("notebook_edit", "notebook_path"),
+    ],
+    shell: "run_shell_command",
+};
 
 /// The end of a shell command: the line's `toolCallResult.status`, and the `Exit Code: N` its
 /// output (or error) text ends with.
 fn shell_result(line: &Value, response: &Value, out: &mut Vec<Fact>) {
-    if str_of(response, "name") != Some("run_shell_command") {
+    if str_of(response, "name") != Some(TOOLS.shell) {
         return;
     }
     let Some(id) =

@@ -235,6 +235,90 @@ pub(crate) fn request(text: &str, out: &mut Vec<Fact>) {
     out.push(Fact::Request(text.to_string()));
 }
 
+/// The tools of a client's transcript that the session record counts: those that edit a file,
+/// each with the key of its input that names the file, and the one that runs a shell command.
+pub(crate) struct Tools {
+    pub edits: &'static [(&'static str, &'static str)],
+    pub shell: &'static str,
+}
+
+impl Tools {
+    /// One tool call: an edit tool names its file; the shell tool its command, under the call's
+    /// `id` (its end comes in a later line). Any other tool says nothing.
+    pub(crate) fn call(
+        &self,
+        name: &str,
+        id: Option<&str>,
+        input: &Value,
+        root: Option<&Path>,
+        out: &mut Vec<Fact>,
+    ) {
+        if name == self.shell {
+            if let (Some(id), Some(command)) = (id, str_of(input, "command")) {
+                out.push(Fact::CommandCalled {
+                    id: id.to_string(),
+                    command: command.to_string(),
+                });
+            }
+        } else if let Some((_, key)) = self.edits.iter().find(|(tool, _)| *tool == name) {
+            if let Some(p) = str_of(input, key) {
+                out.push(Fact::Edited(relative(p, root)));
+            }
+        }
+    }
+}
+
+/// A user message's `content` in the Messages shape (Claude Code, Factory Droid): a text or a
+/// list of items; its texts are requests, and each `tool_result` becomes the fact `result`
+/// makes of it (the call's id, whether it failed, the item).
+pub(crate) fn user_content(
+    content: Option<&Value>,
+    out: &mut Vec<Fact>,
+    result: impl Fn(&str, bool, &Value) -> Fact,
+) {
+    if let Some(text) = content.and_then(Value::as_str) {
+        request(text, out);
+    }
+    for item in content.and_then(Value::as_array).into_iter().flatten() {
+        match str_of(item, "type") {
+            Some("text") => request(str_of(item, "text").unwrap_or(""), out),
+            Some("tool_result") => {
+                if let Some(id) = str_of(item, "tool_use_id") {
+                    out.push(result(id, flag(item, "is_error"), item));
+                }
+            }
+            _ => {}
+        }
+    }
+}
+
+/// An assistant message's `content` in the Messages shape: its `tool_use` items, then its last
+/// words (the last text that is not blank).
+pub(crate) fn assistant_content(
+    content: Option<&Value>,
+    tools: &Tools,
+    root: Option<&Path>,
+    out: &mut Vec<Fact>,
+) {
+    let mut last_text = None;
+    for item in content.and_then(Value::as_array).into_iter().flatten() {
+        match str_of(item, "type") {
+            Some("text") => last_text = str_of(item, "text").filter(|t| !t.trim().is_empty()),
+            Some("tool_use") => tools.call(
+                str_of(item, "name").unwrap_or(""),
+                str_of(item, "id"),
+                item.get("input").unwrap_or(&Value::Null),
+                root,
+                out,
+            ),
+            _ => {}
+        }
+    }
+    if let Some(t) = last_text {
+        out.push(Fact::AgentMessage(t.to_string()));
+    }
+}
+
 /// A path inside the repository relative to it; any other path as it was.
 pub fn relative(path: &str, root: Option<&Path>) -> String {
     if let Some(root) = root {

@@ -77,6 +77,18 @@ impl Block {
             dropped: 0,
         }
     }
+    /// One field of the handoff on a line after its label, dropped at `drop_rank`.
+    fn labelled(label: &str, text: &str, drop_rank: u8) -> Block {
+        Block {
+            header: None,
+            items: vec![format!(
+                "{label}: {}",
+                data(&shorten(text, ITEM_MAX_CHARS), CONTINUATION)
+            )],
+            drop_rank: Some(drop_rank),
+            dropped: 0,
+        }
+    }
     fn list(header: &str, items: &[String], drop_rank: u8) -> Block {
         Block {
             header: Some(header.to_string()),
@@ -136,28 +148,20 @@ fn startup_text(s: &Startup, fetched_from: Option<(&str, usize)>) -> String {
         data(&shorten(&c.goal, ITEM_MAX_CHARS), CONTINUATION)
     )));
     if let Some(spec) = c.spec_ref.as_deref().filter(|s| !s.trim().is_empty()) {
-        blocks.push(Block {
-            header: None,
-            items: vec![format!(
-                "Spec (the source of truth where it and this handoff disagree): {}",
-                data(&shorten(spec, ITEM_MAX_CHARS), CONTINUATION)
-            )],
-            drop_rank: Some(4),
-            dropped: 0,
-        });
+        blocks.push(Block::labelled(
+            "Spec (the source of truth where it and this handoff disagree)",
+            spec,
+            4,
+        ));
     }
     blocks.push(Block::list("In progress:", &c.status.in_progress, 0));
     blocks.push(Block::list("Blockers:", &c.blockers, 1));
     if let Some(next) = c.next_action.as_deref().filter(|s| !s.trim().is_empty()) {
-        blocks.push(Block {
-            header: None,
-            items: vec![format!(
-                "Proposed next action (the previous session's proposal: check it against the spec first): {}",
-                data(&shorten(next, ITEM_MAX_CHARS), CONTINUATION)
-            )],
-            drop_rank: Some(2),
-            dropped: 0,
-        });
+        blocks.push(Block::labelled(
+            "Proposed next action (the previous session's proposal: check it against the spec first)",
+            next,
+            2,
+        ));
     }
     blocks.push(Block::list(
         "Stop and ask the user if:",

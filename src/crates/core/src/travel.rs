@@ -221,7 +221,7 @@ pub fn push(
     // A handoff records its branch redacted (`write`): compared with the current branch
     // redacted the same way, as verification compares them.
     if let Some(recorded) = handoff.git.as_ref().and_then(|g| g.branch.as_deref()) {
-        if recorded != handover_handoff::sanitize::redacted(&branch) {
+        if recorded != redacted(&branch) {
             return Err(anyhow!(
                 "the handoff was recorded on branch {}, but HEAD is on {}: handoffs travel per branch, so check out the branch \
                  the handoff was recorded on and push from there, or write a handoff for {} first (`handover write`)",
@@ -339,10 +339,11 @@ pub fn push(
         .into());
     }
     command::run(root, &["update-ref", &seen_ref, &commit], None)?;
-    // The timeline's line (`handover log`); the push happened whether or not it is written.
+    // The timeline's line (`handover log`, redacted by the store); the push happened whether
+    // or not it is written.
     let _ = store.append_journal(
         Event::Push,
-        json!({"handoff_id": handoff.id, "remote": remote, "branch": redacted(&branch),
+        json!({"handoff_id": handoff.id, "remote": remote, "branch": branch,
                "commit": commit, "with_changes": manifest.is_some()}),
     );
     let head_not_on_remote = handoff
@@ -638,17 +639,14 @@ fn journal_pull(
     ) {
         return;
     }
+    // Untrusted text from the fetched commit: the store redacts it like every journal string.
     let (id, machine) = match fetched {
-        // Untrusted text from the fetched commit, redacted like every other journal string.
-        Some(Ok(f)) => (
-            Some(redacted(&f.handoff.id)),
-            Some(redacted(&f.origin.machine)),
-        ),
+        Some(Ok(f)) => (Some(&f.handoff.id), Some(&f.origin.machine)),
         _ => (None, None),
     };
     let _ = store.append_journal(
         Event::Pull,
-        json!({"remote": remote, "branch": branch.map(redacted), "handoff_id": id,
+        json!({"remote": remote, "branch": branch, "handoff_id": id,
                "machine": machine, "adopted": adopted}),
     );
 }

@@ -17,6 +17,13 @@ pub(crate) mod cli;
 pub mod head;
 pub mod head_entries;
 pub mod history;
+/// The hostile `.git` contents the integration tests write (FIFOs, bombs, a delta loop), for the
+/// unit tests here too.
+#[cfg(test)]
+#[cfg(unix)]
+#[path = "../../../../tests/support/src/hostile_git.rs"]
+#[allow(dead_code)]
+mod hostile_git;
 pub mod objects;
 pub(crate) mod parsed;
 pub mod preflight;

@@ -540,9 +540,7 @@ fn every_object_of_a_given_repository_reads_as_libgit2_reads_it() {
 /// The hostile objects the integration tests use (a compressed bomb, a delta loop), built the
 /// same way here.
 #[cfg(unix)]
-#[path = "../../../../tests/support/src/hostile_git.rs"]
-#[allow(dead_code)]
-mod hostile_git;
+use crate::hostile_git;
 
 /// A commit of 256 MiB of zeros (about 260 KB on disk), loose or packed: too big to verify,
 /// told from its header: nothing of it is inflated (libgit2, asked before, inflated it whole).

@@ -26,7 +26,7 @@
 //! the rest. A file swapped after this look is not caught: a tarball does not change while it
 //! is read.
 
-use handover_base::read_gate::{self, Links};
+use handover_base::read_gate::{self, Links, Rejected};
 use std::fmt;
 use std::fs::File;
 use std::path::{Path, PathBuf};
@@ -57,13 +57,19 @@ const MAX_CONFIG_FILES: usize = 32;
 /// How many times HEAD may point to another symbolic ref.
 const MAX_SYMREF_DEPTH: u32 = 5;
 
-/// A file under `.git` that libgit2 would read and that handover does not let it read.
+/// A file under `.git` that libgit2 would read and that handover does not let it read: the
+/// read gate's refusal (its `what`: "a FIFO, socket or device, not a regular file", "too big:
+/// 300 MiB, over the 64 KiB cap"), said as what stops verification.
 #[derive(Clone, Debug, PartialEq, Eq)]
-pub struct Unreadable {
-    pub path: PathBuf,
-    /// "a FIFO, socket or device, not a regular file", "too big: 300 MiB, over the 64 KiB
-    /// cap".
-    pub what: String,
+pub struct Unreadable(pub Rejected);
+
+impl Unreadable {
+    fn at(path: &Path, what: impl Into<String>) -> Unreadable {
+        Unreadable(Rejected {
+            path: path.to_path_buf(),
+            what: what.into(),
+        })
+    }
 }
 
 impl fmt::Display for Unreadable {
@@ -71,8 +77,8 @@ impl fmt::Display for Unreadable {
         write!(
             f,
             "cannot verify: {} is {}, which handover does not let git read; a real repository has no such file: remove it or restore it from a good copy",
-            self.path.display(),
-            self.what
+            self.0.path.display(),
+            self.0.what
         )
     }
 }
@@ -179,10 +185,10 @@ fn look(path: &Path, cap: u64) -> Result<(), Unreadable> {
         return Ok(());
     }
     if !meta.is_file() {
-        return Err(Unreadable {
-            path: path.to_path_buf(),
-            what: "a FIFO, socket or device, not a regular file".into(),
-        });
+        return Err(Unreadable::at(
+            path,
+            "a FIFO, socket or device, not a regular file",
+        ));
     }
     within(path, meta.len(), cap)
 }
@@ -190,14 +196,14 @@ fn look(path: &Path, cap: u64) -> Result<(), Unreadable> {
 /// `len` bytes at `path` are within `cap`.
 fn within(path: &Path, len: u64, cap: u64) -> Result<(), Unreadable> {
     if len > cap {
-        return Err(Unreadable {
-            path: path.to_path_buf(),
-            what: format!(
+        return Err(Unreadable::at(
+            path,
+            format!(
                 "too big: {}, over the {} cap",
                 size_text(len),
                 size_text(cap)
             ),
-        });
+        ));
     }
     Ok(())
 }
@@ -206,16 +212,12 @@ fn within(path: &Path, len: u64, cap: u64) -> Result<(), Unreadable> {
 /// descriptor) when it is a regular file; None when nothing (or a directory) is there.
 /// Anything else that stands there is [`Unreadable`].
 fn file(path: &Path) -> Result<Option<File>, Unreadable> {
-    let refuse = |what: String| Unreadable {
-        path: path.to_path_buf(),
-        what,
-    };
     let file = match read_gate::open(path, Links::Follow) {
         Ok(Some(f)) => f,
         Ok(None) => return Ok(None),
         Err(e) => match read_gate::rejection(&e) {
             Some(r) if r.what.starts_with("a directory") => return Ok(None),
-            Some(r) => return Err(refuse(r.what.clone())),
+            Some(r) => return Err(Unreadable(r.clone())),
             // Not readable for another reason (permissions): libgit2 reports it itself.
             None => return Ok(None),
         },
@@ -264,12 +266,10 @@ fn config(path: &Path, seen: &mut usize, depth: u32) -> Result<(), Unreadable> {
         if section == "core" {
             look(&named, CONFIG_CAP)?;
         } else if depth >= 10 || *seen >= MAX_CONFIG_FILES {
-            return Err(Unreadable {
-                path: path.to_path_buf(),
-                what: format!(
-                    "a config whose includes go deeper than handover follows ({MAX_CONFIG_FILES} files)"
-                ),
-            });
+            return Err(Unreadable::at(
+                path,
+                format!("a config whose includes go deeper than handover follows ({MAX_CONFIG_FILES} files)"),
+            ));
         } else {
             config(&named, seen, depth + 1)?;
         }
@@ -403,10 +403,10 @@ pub(crate) fn object_dirs(
                 continue;
             }
             if dirs.len() == MAX_OBJECT_DIRS {
-                return Err(Unreadable {
-                    path: alternates,
-                    what: format!("a chain of more than {MAX_OBJECT_DIRS} object directories"),
-                });
+                return Err(Unreadable::at(
+                    &alternates,
+                    format!("a chain of more than {MAX_OBJECT_DIRS} object directories"),
+                ));
             }
             let next = expand(line, &dir);
             if !dirs.contains(&next) {
@@ -425,10 +425,10 @@ fn pack_files(dir: &Path) -> Result<(), Unreadable> {
     };
     for (n, entry) in entries.flatten().enumerate() {
         if n == MAX_PACK_FILES {
-            return Err(Unreadable {
-                path: dir.to_path_buf(),
-                what: format!("a pack directory of more than {MAX_PACK_FILES} files"),
-            });
+            return Err(Unreadable::at(
+                dir,
+                format!("a pack directory of more than {MAX_PACK_FILES} files"),
+            ));
         }
         let is_plain = entry.file_type().is_ok_and(|t| t.is_file() || t.is_dir());
         if !is_plain {
@@ -443,15 +443,8 @@ fn pack_files(dir: &Path) -> Result<(), Unreadable> {
 #[cfg(unix)]
 mod tests {
     use super::*;
+    use crate::hostile_git::mkfifo;
     use std::fs;
-
-    fn mkfifo(path: &Path) {
-        let made = std::process::Command::new("mkfifo")
-            .arg(path)
-            .status()
-            .unwrap();
-        assert!(made.success());
-    }
 
     fn repo() -> tempfile::TempDir {
         let dir = tempfile::tempdir().unwrap();
@@ -501,8 +494,8 @@ mod tests {
             let _ = fs::remove_file(git.join(name));
             mkfifo(&git.join(name));
             let refused = check(dir.path()).unwrap_err();
-            assert_eq!(refused.path, git.join(name), "{name}");
-            assert!(refused.what.contains("FIFO"), "{name}: {refused}");
+            assert_eq!(refused.0.path, git.join(name), "{name}");
+            assert!(refused.0.what.contains("FIFO"), "{name}: {refused}");
         }
     }
 
@@ -518,8 +511,8 @@ mod tests {
             let path = dir.path().join(".git").join(name);
             fs::File::create(&path).unwrap().set_len(len).unwrap();
             let refused = check(dir.path()).unwrap_err();
-            assert_eq!(refused.path, path);
-            assert!(refused.what.starts_with("too big: "), "{refused}");
+            assert_eq!(refused.0.path, path);
+            assert!(refused.0.what.starts_with("too big: "), "{refused}");
             assert!(refused.to_string().contains("cannot verify"), "{refused}");
         }
     }

@@ -490,10 +490,14 @@ impl Store {
     }
 
     /// Appends one event line `{"ts": ..., "event": <event>, ...fields}` to the journal.
-    /// `fields` must be a JSON object (or null). Waits at most [`HOOK_LOCK_WAIT`] for the
+    /// `fields` must be a JSON object (or null); every string in it is redacted here, in one
+    /// place, so no field can be forgotten: an event's texts come from a client's input (a
+    /// trigger, a transcript path, a session id), from the repository (a branch, a remote) or
+    /// from a fetched handoff. Waits at most [`HOOK_LOCK_WAIT`] for the
     /// journal lock (held by others only for the moment of an append), then gives up with an error: hooks call this and must never hang. Creates `.handover/`
     /// if needed, so call it only where a handoff is expected.
-    pub fn append_journal(&self, event: Event, fields: serde_json::Value) -> anyhow::Result<()> {
+    pub fn append_journal(&self, event: Event, mut fields: Value) -> anyhow::Result<()> {
+        journal::redact_strings(&mut fields);
         let line = journal::event_line(event, fields)?;
         self.prepare(None)?;
         self.append_line(&line, Some(HOOK_LOCK_WAIT), false)

@@ -13,7 +13,7 @@ use super::package::{self, Fetched};
 use handover_handoff::model::Handoff;
 use std::fs;
 use std::io::{BufRead, BufReader, Read};
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The most of `packed-refs` read when looking for fetched handoffs. git writes it sorted,
 /// and our names sort before `refs/heads/`, so the scan normally stops after a few lines.
@@ -33,24 +33,35 @@ pub fn refs_for(root: &Path, branch: &str) -> Vec<(String, String)> {
     let Some(common) = handover_git::common_dir_files(root) else {
         return Vec::new();
     };
-    let mut found = packed(&common, branch);
-    let loose_dir = common.join(FETCHED_PREFIX);
-    if let Ok(remotes) = fs::read_dir(&loose_dir) {
-        for entry in remotes.flatten().take(MAX_REMOTES) {
-            let remote = entry.file_name().to_string_lossy().into_owned();
-            if names::check_remote(&remote).is_err() {
-                continue;
-            }
-            let Some(id) = read_loose(&loose_dir.join(&remote).join(branch)) else {
-                continue;
-            };
-            // A loose ref overrides a packed one of the same name.
-            found.retain(|(r, _)| *r != remote);
-            found.push((remote, id));
-        }
+    let mut found: Vec<(String, String)> = packed(&common, |b| b == branch)
+        .into_iter()
+        .map(|(remote, _, id)| (remote, id))
+        .collect();
+    for (remote, dir) in loose_remotes(&common) {
+        let Some(id) = read_loose(&dir.join(branch)) else {
+            continue;
+        };
+        // A loose ref overrides a packed one of the same name.
+        found.retain(|(r, _)| *r != remote);
+        found.push((remote, id));
     }
     found.sort();
     found
+}
+
+/// The folders of the remotes whose handoffs were fetched as loose refs, with their names: at
+/// most [`MAX_REMOTES`], each name passing `names::check_remote`.
+fn loose_remotes(common: &Path) -> impl Iterator<Item = (String, PathBuf)> {
+    let loose_dir = common.join(FETCHED_PREFIX);
+    fs::read_dir(&loose_dir)
+        .into_iter()
+        .flat_map(|remotes| remotes.flatten().take(MAX_REMOTES))
+        .map(|entry| entry.file_name().to_string_lossy().into_owned())
+        .filter(|remote| names::check_remote(remote).is_ok())
+        .map(move |remote| {
+            let dir = loose_dir.join(&remote);
+            (remote, dir)
+        })
 }
 
 fn read_loose(path: &Path) -> Option<String> {
@@ -67,20 +78,22 @@ fn packed_has_any(common: &Path) -> bool {
     scan_packed(common, |_, _| true)
 }
 
-/// Entries `refs/handover-remote/<remote>/<branch>` of packed-refs, whose remote name passes
-/// the same check as a loose ref's folder (`names::check_remote`).
-fn packed(common: &Path, branch: &str) -> Vec<(String, String)> {
+/// Entries `refs/handover-remote/<remote>/<branch>` of packed-refs as `(remote, branch, id)`,
+/// for the branches `wanted` takes, whose names pass the same checks as a loose ref's
+/// (`names::check_remote`, `names::check_branch`): at most [`MAX_FETCHED_REFS`].
+fn packed(common: &Path, wanted: impl Fn(&str) -> bool) -> Vec<(String, String, String)> {
     let mut found = Vec::new();
     scan_packed(common, |id, rest| {
-        if let Some((remote, b)) = rest.split_once('/') {
-            if b == branch
+        if let Some((remote, branch)) = rest.split_once('/') {
+            if wanted(branch)
                 && names::check_remote(remote).is_ok()
+                && names::check_branch(branch).is_ok()
                 && handover_git::looks_like_object_id(id)
             {
-                found.push((remote.to_string(), id.to_string()));
+                found.push((remote.to_string(), branch.to_string(), id.to_string()));
             }
         }
-        false
+        found.len() >= MAX_FETCHED_REFS
     });
     found
 }
@@ -128,31 +141,13 @@ pub fn all_refs(root: &Path) -> Vec<(String, String, String)> {
     let Some(common) = handover_git::common_dir_files(root) else {
         return Vec::new();
     };
-    let mut found: Vec<(String, String, String)> = Vec::new();
-    scan_packed(&common, |id, rest| {
-        if let Some((remote, branch)) = rest.split_once('/') {
-            if names::check_remote(remote).is_ok()
-                && names::check_branch(branch).is_ok()
-                && handover_git::looks_like_object_id(id)
-            {
-                found.push((remote.to_string(), branch.to_string(), id.to_string()));
-            }
-        }
-        found.len() >= MAX_FETCHED_REFS
-    });
-    let loose_dir = common.join(FETCHED_PREFIX);
-    if let Ok(remotes) = fs::read_dir(&loose_dir) {
-        for entry in remotes.flatten().take(MAX_REMOTES) {
-            let remote = entry.file_name().to_string_lossy().into_owned();
-            if names::check_remote(&remote).is_err() {
-                continue;
-            }
-            let mut loose = Vec::new();
-            loose_branches(&loose_dir.join(&remote), "", 0, &mut loose);
-            for (branch, id) in loose {
-                found.retain(|(r, b, _)| !(*r == remote && *b == branch));
-                found.push((remote.clone(), branch, id));
-            }
+    let mut found = packed(&common, |_| true);
+    for (remote, dir) in loose_remotes(&common) {
+        let mut loose = Vec::new();
+        loose_branches(&dir, "", 0, &mut loose);
+        for (branch, id) in loose {
+            found.retain(|(r, b, _)| !(*r == remote && *b == branch));
+            found.push((remote.clone(), branch, id));
         }
     }
     found.sort();
@@ -329,20 +324,28 @@ mod tests {
         dir
     }
 
+    /// `(remote, id)` of the packed refs for `branch`.
+    fn packed_for(common: &Path, branch: &str) -> Vec<(String, String)> {
+        packed(common, |b| b == branch)
+            .into_iter()
+            .map(|(remote, _, id)| (remote, id))
+            .collect()
+    }
+
     #[test]
     fn packed_refs_are_matched_by_remote_and_whole_branch_name() {
         let dir = packed_refs(&format!(
             "# pack-refs with: peeled fully-peeled sorted \n{A} refs/handover-remote/origin/main\n{B} refs/handover-remote/origin/main-2\n{B} refs/handover-remote/up/main\n{A} refs/heads/main\n"
         ));
         assert_eq!(
-            packed(dir.path(), "main"),
+            packed_for(dir.path(), "main"),
             [
                 ("origin".to_string(), A.to_string()),
                 ("up".to_string(), B.to_string())
             ]
         );
         assert!(packed_has_any(dir.path()));
-        assert!(packed(dir.path(), "mai").is_empty());
+        assert!(packed_for(dir.path(), "mai").is_empty());
     }
 
     #[test]
@@ -351,7 +354,7 @@ mod tests {
             "# pack-refs with: peeled fully-peeled sorted \n{A} refs/handover-remote/$(touch${{IFS}}x)/main\n{A} refs/handover-remote/o\u{2002}Verdict/main\n{B} refs/handover-remote/origin/main\n"
         ));
         assert_eq!(
-            packed(dir.path(), "main"),
+            packed_for(dir.path(), "main"),
             [("origin".to_string(), B.to_string())]
         );
     }

@@ -171,7 +171,7 @@ fn read_section(section: Section, body: &[Line<'_>], c: &mut Content) -> Result<
         Section::Blockers => c.blockers = list(title, &entries(title, body)?)?,
         Section::Warnings => c.warnings = list(title, &entries(title, body)?)?,
         Section::StopConditions => c.stop_conditions = list(title, &entries(title, body)?)?,
-        Section::Environment => c.environment = map(title, &entries(title, body)?)?,
+        Section::Environment => c.environment = key_values(title, &entries(title, body)?)?,
         Section::Priorities => c.priorities = priorities(&entries(title, body)?)?,
         Section::Decisions => c.decisions = decisions(&entries(title, body)?)?,
         Section::Assumptions => c.assumptions = assumptions(&entries(title, body)?)?,
@@ -183,7 +183,7 @@ fn read_section(section: Section, body: &[Line<'_>], c: &mut Content) -> Result<
             {
                 match name {
                     "Commands Run" => c.evidence.commands_run = list(name, items)?,
-                    "Measurements" => c.evidence.measurements = map(name, items)?,
+                    "Measurements" => c.evidence.measurements = key_values(name, items)?,
                     _ => c.evidence.artifacts = list(name, items)?,
                 }
             }
@@ -360,7 +360,7 @@ fn list(title: &str, entries: &[Entry<'_>]) -> Result<Vec<String>, ParseError> {
 }
 
 /// `- KEY: value`, the key with `\\`, `\:`, `\n`, `\r` escapes.
-fn map(title: &str, entries: &[Entry<'_>]) -> Result<BTreeMap<String, String>, ParseError> {
+fn key_values(title: &str, entries: &[Entry<'_>]) -> Result<BTreeMap<String, String>, ParseError> {
     no_headings(title, entries)?;
     let mut out = BTreeMap::new();
     let mut lines: BTreeMap<String, usize> = BTreeMap::new();

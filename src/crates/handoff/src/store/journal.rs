@@ -151,6 +151,21 @@ pub fn event_line(event: Event, fields: Value) -> anyhow::Result<Vec<u8>> {
     Ok(line)
 }
 
+/// Redacts every string in an event's fields (object keys are ours and left as they are).
+pub fn redact_strings(value: &mut Value) {
+    match value {
+        Value::String(text) => {
+            let clean = crate::sanitize::redacted(text);
+            if clean != *text {
+                *text = clean;
+            }
+        }
+        Value::Array(items) => items.iter_mut().for_each(redact_strings),
+        Value::Object(map) => map.values_mut().for_each(redact_strings),
+        _ => {}
+    }
+}
+
 /// Appends `line` (ending in a newline) and returns the file, so the caller can fsync it
 /// after letting go of the journal lock. The caller holds the journal lock.
 pub fn append(path: &Path, line: &[u8]) -> io::Result<File> {
