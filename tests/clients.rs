@@ -1,5 +1,5 @@
 //! Everything that runs a real client (Claude Code, Codex, Gemini CLI, Qwen Code, GitHub Copilot
-//! CLI, Factory Droid, OpenCode; pinned in tests/clients/package.json, installed by tests/clients/ensure.sh):
+//! CLI, Factory Droid, OpenCode, Kilo Code; pinned in tests/clients/package.json, installed by tests/clients/ensure.sh):
 //! headless and interactive sessions against the fake model server, inside loopback-only network
 //! namespaces. `HANDOVER_SKIP_E2E=1` skips them all, each reported `ignored` with the reason;
 //! otherwise a missing prerequisite fails. One test binary; where each kind of test goes:
@@ -42,6 +42,7 @@ mod clients {
     pub(crate) mod gemini;
     pub(crate) mod install;
     pub(crate) mod interactive;
+    pub(crate) mod kilo;
     pub(crate) mod matrix;
     pub(crate) mod mcp;
     pub(crate) mod opencode;
@@ -70,6 +71,7 @@ fn main() -> std::process::ExitCode {
         clients::gemini::trials,
         clients::install::trials,
         clients::interactive::trials,
+        clients::kilo::trials,
         clients::mcp::trials,
         clients::opencode::trials,
         clients::plugins::trials,

@@ -11,7 +11,8 @@
 //! codex/app_server.rs and its step after the files are written in codex/trust.rs, which
 //! flow calls, its status in codex/status.rs; Gemini CLI: its configurable context file in
 //! gemini/files.rs; GitHub Copilot CLI: its own hooks shape in copilot/files.rs; Qwen Code:
-//! its settings version, qwen.rs; OpenCode: its plugin, which carries the entries, opencode.rs;
+//! its settings version, qwen.rs; OpenCode: its plugin, which carries the entries, opencode.rs,
+//! which Kilo Code runs too;
 //! Claude Code: the plugin copies status reports), and one line
 //! in [`of`]. Gemini CLI, GitHub Copilot CLI and Factory Droid declare their trusted folders
 //! ([`trusted_folders::TrustedFolders`], one editor for the three).
@@ -261,6 +262,13 @@ pub fn of(agent: Agent) -> &'static dyn Wiring {
         Agent::Copilot => &copilot::CopilotWiring,
         Agent::Droid => &droid::DroidWiring,
         Agent::Qwen => &qwen::QwenWiring,
-        Agent::OpenCode => &opencode::OpenCodeWiring,
+        Agent::OpenCode => &OPENCODE,
+        Agent::Kilo => &KILO,
     }
 }
+
+/// OpenCode's plugin, and the same plugin with Kilo Code's places (its fork runs it unchanged).
+static OPENCODE: opencode::OpenCodeWiring =
+    opencode::OpenCodeWiring::of(&handover_clients::opencode::CLIENT);
+static KILO: opencode::OpenCodeWiring =
+    opencode::OpenCodeWiring::of(&handover_clients::kilo::CLIENT);

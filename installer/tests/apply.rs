@@ -1755,16 +1755,50 @@ fn mcp_local_scope_says_where_claude_keeps_it() {
 /// byte for byte.
 #[test]
 fn opencode_dry_run_install_status_user_scope_and_uninstall() {
+    plugin_dry_run_install_status_user_scope_and_uninstall(
+        Agent::OpenCode,
+        ".opencode",
+        ".config/opencode",
+    );
+}
+
+/// Kilo Code: the same plugin in its own folders (`.kilo/plugin/`, `~/.config/kilo/plugin/`),
+/// beside OpenCode's without touching it.
+#[test]
+fn kilo_dry_run_install_status_user_scope_and_uninstall() {
+    plugin_dry_run_install_status_user_scope_and_uninstall(Agent::Kilo, ".kilo", ".config/kilo");
     let e = env();
-    let opencode = Targets::of([Agent::OpenCode]);
-    let plugin = e.repo.join(".opencode/plugin/handover.js");
+    let both = Targets::of([Agent::OpenCode, Agent::Kilo]);
+    assert!(run(&req(&e, both, Scope::Project)).0.ok);
+    let kilo = fs::read_to_string(e.repo.join(".kilo/plugin/handover.js")).unwrap();
+    let opencode = fs::read_to_string(e.repo.join(".opencode/plugin/handover.js")).unwrap();
+    assert!(kilo.contains("--agent kilo") && !kilo.contains("--agent opencode"));
+    assert!(kilo.contains("/.config/kilo/handover-sessions"), "{kilo}");
+    assert!(opencode.contains("--agent opencode") && !opencode.contains("--agent kilo"));
+    let s = plugin_status(&e);
+    assert_eq!(s["kilo"]["project"]["up_to_date"], true, "{s}");
+    assert_eq!(s["opencode"]["project"]["up_to_date"], true, "{s}");
+}
+
+/// `agent`'s plugin: in `project_dir/plugin/` of the repository and `user_dir/plugin/` of the
+/// home.
+fn plugin_dry_run_install_status_user_scope_and_uninstall(
+    agent: Agent,
+    project_dir: &str,
+    user_dir: &str,
+) {
+    let e = env();
+    let name = agent.as_str();
+    let targets = Targets::of([agent]);
+    let rel = format!("{project_dir}/plugin/handover.js");
+    let plugin = e.repo.join(&rel);
     let before = snapshot(e.repo.parent().unwrap());
 
-    let mut dry = req(&e, opencode, Scope::Project);
+    let mut dry = req(&e, targets, Scope::Project);
     dry.dry_run = true;
     let (o, out) = run(&dry);
     assert!(o.ok, "{out}");
-    assert!(out.contains(".opencode/plugin/handover.js"), "{out}");
+    assert!(out.contains(&rel), "{out}");
     assert_eq!(
         snapshot(e.repo.parent().unwrap()),
         before,
@@ -1772,36 +1806,33 @@ fn opencode_dry_run_install_status_user_scope_and_uninstall() {
     );
 
     let repo_before = snapshot(&e.repo);
-    let (o, out) = run(&req(&e, opencode, Scope::Project));
+    let (o, out) = run(&req(&e, targets, Scope::Project));
     assert!(o.ok && o.problems.is_empty(), "{out}\n{:?}", o.problems);
     let written = fs::read_to_string(&plugin).unwrap();
     assert!(
-        written.contains("--agent opencode") && written.contains("export const HandoverPlugin")
+        written.contains(&format!("--agent {name}"))
+            && written.contains("export const HandoverPlugin")
     );
     assert!(e.repo.join("AGENTS.md").is_file());
-    let s = opencode_status(&e);
-    assert_eq!(s["opencode"]["project"]["installed"], true, "{s}");
-    assert_eq!(s["opencode"]["project"]["up_to_date"], true, "{s}");
-    assert_eq!(
-        s["opencode"]["project"]["error"],
-        serde_json::Value::Null,
-        "{s}"
-    );
+    let s = plugin_status(&e);
+    assert_eq!(s[name]["project"]["installed"], true, "{s}");
+    assert_eq!(s[name]["project"]["up_to_date"], true, "{s}");
+    assert_eq!(s[name]["project"]["error"], serde_json::Value::Null, "{s}");
 
     // The user scope: the user's plugin folder, nothing in the repository.
     let repo_now = snapshot(&e.repo);
-    assert!(run(&req(&e, opencode, Scope::User)).0.ok);
-    let user_plugin = e.homes.home.join(".config/opencode/plugin/handover.js");
+    assert!(run(&req(&e, targets, Scope::User)).0.ok);
+    let user_plugin = e.homes.home.join(user_dir).join("plugin/handover.js");
     assert!(fs::read_to_string(&user_plugin)
         .unwrap()
-        .contains("--agent opencode"));
+        .contains(&format!("--agent {name}")));
     assert_eq!(snapshot(&e.repo), repo_now);
-    assert_eq!(opencode_status(&e)["opencode"]["user"]["installed"], true);
+    assert_eq!(plugin_status(&e)[name]["user"]["installed"], true);
 
-    assert!(uninstall(&e, opencode, Scope::Project).ok);
+    assert!(uninstall(&e, targets, Scope::Project).ok);
     assert_eq!(snapshot(&e.repo), repo_before);
-    assert!(!e.repo.join(".opencode").exists());
-    assert!(uninstall(&e, opencode, Scope::User).ok);
+    assert!(!e.repo.join(project_dir).exists());
+    assert!(uninstall(&e, targets, Scope::User).ok);
     assert!(!user_plugin.exists());
 }
 
@@ -1809,29 +1840,36 @@ fn opencode_dry_run_install_status_user_scope_and_uninstall() {
 /// problem); install writes it as handover does again.
 #[test]
 fn opencode_changed_plugin_shows_in_status_and_install_writes_it_again() {
+    changed_plugin_shows_in_status_and_install_writes_it_again(Agent::OpenCode, ".opencode");
+}
+
+#[test]
+fn kilo_changed_plugin_shows_in_status_and_install_writes_it_again() {
+    changed_plugin_shows_in_status_and_install_writes_it_again(Agent::Kilo, ".kilo");
+}
+
+fn changed_plugin_shows_in_status_and_install_writes_it_again(agent: Agent, project_dir: &str) {
     let e = env();
-    let opencode = Targets::of([Agent::OpenCode]);
-    let plugin = e.repo.join(".opencode/plugin/handover.js");
-    assert!(run(&req(&e, opencode, Scope::Project)).0.ok);
+    let name = agent.as_str();
+    let targets = Targets::of([agent]);
+    let plugin = e.repo.join(project_dir).join("plugin/handover.js");
+    assert!(run(&req(&e, targets, Scope::Project)).0.ok);
     let written = fs::read_to_string(&plugin).unwrap();
     fs::write(
         &plugin,
         written.replace("(hook.timeout || 10)", "(hook.timeout || 1)"),
     )
     .unwrap();
-    let s = opencode_status(&e);
-    assert_eq!(s["opencode"]["project"]["installed"], false, "{s}");
-    let error = s["opencode"]["project"]["error"].as_str().unwrap_or("");
+    let s = plugin_status(&e);
+    assert_eq!(s[name]["project"]["installed"], false, "{s}");
+    let error = s[name]["project"]["error"].as_str().unwrap_or("");
     assert!(error.contains("changed since handover wrote it"), "{s}");
-    assert!(run(&req(&e, opencode, Scope::Project)).0.ok);
+    assert!(run(&req(&e, targets, Scope::Project)).0.ok);
     assert_eq!(fs::read_to_string(&plugin).unwrap(), written);
-    assert_eq!(
-        opencode_status(&e)["opencode"]["project"]["up_to_date"],
-        true
-    );
+    assert_eq!(plugin_status(&e)[name]["project"]["up_to_date"], true);
 }
 
-fn opencode_status(e: &Env) -> serde_json::Value {
+fn plugin_status(e: &Env) -> serde_json::Value {
     serde_json::to_value(status(
         &e.repo,
         &e.homes,

@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Installs the pinned real clients (package.json beside this file) into <workspace>/target/clients,
 # once; later runs reuse them. Prints one `<client>=<abs path>` line per client: claude, codex,
-# gemini, qwen, copilot, droid, opencode (and opencode_sdk).
+# gemini, qwen, copilot, droid, opencode (and opencode_sdk), kilo.
 # Exit 3 with a message on stderr when node/npm are missing or the install fails.
 set -euo pipefail
 here=$(cd "$(dirname "$0")" && pwd)
@@ -20,10 +20,13 @@ opencode=$dest/node_modules/opencode-linux-x64/bin/opencode
 # The plugin SDK OpenCode installs into each of its config folders once a plugin is there,
 # with no timeout offline: installed here once, copied into a test's folders beforehand.
 opencode_sdk=$dest/opencode-sdk
+# Kilo Code's platform binary, run directly: its wrapper `@kilocode/cli` pins platform packages
+# the registry lacks.
+kilo=$dest/node_modules/@kilocode/cli-linux-x64/bin/kilo
 stamp=$dest/.installed-$(sha256sum "$here/package.json" | cut -c1-16)
 installed() { [ -f "$stamp" ] && [ -x "$claude" ] && [ -x "$codex" ] && [ -x "$gemini" ] \
   && [ -x "$qwen" ] && [ -x "$copilot" ] && [ -x "$droid" ] \
-  && [ -x "$opencode" ] && [ -f "$opencode_sdk/package-lock.json" ]; }
+  && [ -x "$opencode" ] && [ -f "$opencode_sdk/package-lock.json" ] && [ -x "$kilo" ]; }
 if ! installed; then
   mkdir -p "$dest"
   # One installer at a time (two test runs at once must not interleave two npm installs).
@@ -68,3 +71,4 @@ echo "copilot=$copilot"
 echo "droid=$droid"
 echo "opencode=$opencode"
 echo "opencode_sdk=$opencode_sdk"
+echo "kilo=$kilo"

@@ -214,10 +214,16 @@ fn harness_agent(name: &str) -> Option<Agent> {
 /// Clients whose scenarios run from their own file instead of this matrix, with why: they
 /// reach handover through a plugin rather than hook files, which the shared sandbox
 /// (tests/support/src/sandbox.rs) does not set up yet.
-const OWN_FILE_ONLY: &[(&str, &str)] = &[(
-    "opencode",
-    "tests/clients/opencode.rs: startup, compaction, record and a stuck handover, headless",
-)];
+const OWN_FILE_ONLY: &[(&str, &str)] = &[
+    (
+        "opencode",
+        "tests/clients/opencode.rs: startup, compaction, record and a stuck handover, headless",
+    ),
+    (
+        "kilo",
+        "tests/clients/kilo.rs: OpenCode's plugin in Kilo Code, headless and in the terminal UI",
+    ),
+];
 
 /// Every (client × scenario) trial, clients in the registry's order.
 pub(crate) fn trials() -> Vec<Trial> {

@@ -21,47 +21,92 @@ use std::path::{Path, PathBuf};
 use std::process::{Command, Stdio};
 use std::time::{Duration, Instant};
 
-const STARTUP: &str = "handover: a previous session left a handoff for this repository.";
-const AFTER_COMPACTION: &str = "handover: the context was just compacted";
-const REMIND: &str = "Save your progress now";
+pub(crate) const STARTUP: &str = "handover: a previous session left a handoff for this repository.";
+pub(crate) const AFTER_COMPACTION: &str = "handover: the context was just compacted";
+pub(crate) const REMIND: &str = "Save your progress now";
 /// What handover's PreCompact adds to the summarizer's instructions when a handoff exists.
-const COMPACTION_INSTRUCTIONS: &str =
+pub(crate) const COMPACTION_INSTRUCTIONS: &str =
     "A handover handoff exists for this task. The summary must keep:";
-const GOAL: &str = "Ship the CSV exporter";
+pub(crate) const GOAL: &str = "Ship the CSV exporter";
 /// The `.gitignore` OpenCode 1.18.33 writes into a config folder it installs its SDK into.
 const OPENCODE_GITIGNORE: &str =
     "node_modules\npackage.json\npackage-lock.json\nbun.lock\n.gitignore";
 /// OpenCode's own requests (not the agent's): they offer no tools.
 const TITLE: &str = "You are a title generator";
 
-/// A project with one commit on `main`, a home, OpenCode's provider config pointing at the fake
-/// server, the plugin installed and OpenCode's plugin SDK in both of its config folders.
-struct OpenCodeBox {
+/// What differs for this harness between the clients that run our OpenCode plugin (OpenCode,
+/// and Kilo Code in tests/clients/kilo.rs).
+pub(crate) struct Host {
+    /// Its `--agent` name, also `handover install`'s flag.
+    pub name: &'static str,
+    pub display_name: &'static str,
+    /// Its binary among the pinned clients.
+    pub binary: fn(&Clients) -> &Path,
+    /// The project's folder for its plugins and config (`.opencode`), and the user's under the
+    /// home (`.config/opencode`).
+    pub project_dir: &'static str,
+    pub user_dir: &'static str,
+    /// Its config file in the project, which names the fake server's provider.
+    pub config_file: &'static str,
+    /// More arguments for its `run`.
+    pub run_args: &'static [&'static str],
+    /// Its switches for an offline run.
+    pub env: &'static [(&'static str, &'static str)],
+    /// Puts its plugin SDK (or what stands for it) into one of its config folders, which it
+    /// would otherwise install at start and wait for offline.
+    pub plugin_sdk: fn(&Clients, &Path),
+    /// What its first start writes into the project's folder, kept out of git.
+    pub ignored: &'static str,
+    /// What its terminal UI shows once it waits for input.
+    pub tui_ready: &'static str,
+}
+
+pub(crate) static OPENCODE: Host = Host {
+    name: "opencode",
+    display_name: "OpenCode",
+    binary: |c| &c.opencode,
+    project_dir: ".opencode",
+    user_dir: ".config/opencode",
+    config_file: "opencode.json",
+    run_args: &[],
+    env: &[
+        ("OPENCODE_DISABLE_AUTOUPDATE", "1"),
+        ("OPENCODE_DISABLE_MODELS_FETCH", "1"),
+    ],
+    plugin_sdk: |c, dir| copy_sdk(&c.opencode_sdk, dir),
+    ignored: OPENCODE_GITIGNORE,
+    tui_ready: TUI_READY,
+};
+
+/// A project with one commit on `main`, a home, the client's provider config pointing at the
+/// fake server, the plugin installed and the client's plugin SDK in both of its config folders.
+pub(crate) struct OpenCodeBox {
     _tmp: tempfile::TempDir,
-    project: PathBuf,
-    home: PathBuf,
+    pub host: &'static Host,
+    pub project: PathBuf,
+    pub home: PathBuf,
     root: PathBuf,
-    bins: Bins,
+    pub bins: Bins,
     runs: std::cell::Cell<usize>,
 }
 
-struct Run {
+pub(crate) struct Run {
     dir: PathBuf,
     /// The client's own run, timed inside the namespace.
-    time: Option<Duration>,
-    status: Option<i32>,
-    stdout: String,
+    pub time: Option<Duration>,
+    pub status: Option<i32>,
+    pub stdout: String,
     stderr: String,
-    requests: Vec<LoggedRequest>,
+    pub requests: Vec<LoggedRequest>,
 }
 
 impl Run {
-    fn hooks_log(&self) -> String {
+    pub fn hooks_log(&self) -> String {
         std::fs::read_to_string(self.dir.join("hooks.log")).unwrap_or_default()
     }
 
     /// The requests of the agent (those that offer tools), in order.
-    fn agent_requests(&self) -> Vec<&LoggedRequest> {
+    pub fn agent_requests(&self) -> Vec<&LoggedRequest> {
         self.requests
             .iter()
             .filter(|r| r.body.get("tools").is_some())
@@ -69,14 +114,14 @@ impl Run {
     }
 
     /// How often `needle` is in each agent request.
-    fn counts(&self, needle: &str) -> Vec<usize> {
+    pub fn counts(&self, needle: &str) -> Vec<usize> {
         self.agent_requests()
             .iter()
             .map(|r| r.body_text().matches(needle).count())
             .collect()
     }
 
-    fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         format!(
             "status {:?}\n--- stdout (tail)\n{}\n--- stderr (tail)\n{}\n--- hooks.log\n{}",
             self.status,
@@ -99,10 +144,15 @@ impl OpenCodeBox {
     /// `context` and `output`: the fake model's limits in OpenCode's config (its compaction
     /// point is `context - output`).
     fn new(clients: &Clients, context: u64, output: u64) -> OpenCodeBox {
+        OpenCodeBox::of(&OPENCODE, clients, context, output)
+    }
+
+    /// [`OpenCodeBox::new`] for `host`.
+    pub fn of(host: &'static Host, clients: &Clients, context: u64, output: u64) -> OpenCodeBox {
         // HANDOVER_E2E_KEEP=1 keeps it for inspection, as the shared sandbox does.
         let keep = std::env::var("HANDOVER_E2E_KEEP").is_ok_and(|v| v == "1");
         let tmp = tempfile::Builder::new()
-            .prefix("e2e-opencode-")
+            .prefix(&format!("e2e-{}-", host.name))
             .disable_cleanup(keep)
             .tempdir()
             .unwrap();
@@ -113,9 +163,10 @@ impl OpenCodeBox {
         let project = root.join("project");
         let home = root.join("home");
         std::fs::create_dir_all(&project).unwrap();
-        std::fs::create_dir_all(home.join(".config/opencode")).unwrap();
+        std::fs::create_dir_all(home.join(host.user_dir)).unwrap();
         let b = OpenCodeBox {
             _tmp: tmp,
+            host,
             project,
             home,
             root,
@@ -135,7 +186,7 @@ impl OpenCodeBox {
             }},
             "model": "fake/m"
         });
-        std::fs::write(b.project.join("opencode.json"), config.to_string()).unwrap();
+        std::fs::write(b.project.join(host.config_file), config.to_string()).unwrap();
         b.commit_file(
             "src/report.rs",
             "pub fn report() {}\n",
@@ -146,7 +197,7 @@ impl OpenCodeBox {
             "install",
             "--scope",
             "project",
-            "--opencode",
+            &format!("--{}", host.name),
             "--hooks-dir",
             &hooks_dir.to_string_lossy(),
         ]);
@@ -156,17 +207,22 @@ impl OpenCodeBox {
             String::from_utf8_lossy(&out.stderr)
         );
         b.git(&["add", "-A"]);
-        b.git(&["commit", "-q", "-m", "Wire handover for OpenCode"]);
+        b.git(&[
+            "commit",
+            "-q",
+            "-m",
+            &format!("Wire handover for {}", host.display_name),
+        ]);
         // Offline, OpenCode would hang installing its plugin SDK into both folders.
-        for dir in [b.project.join(".opencode"), b.home.join(".config/opencode")] {
-            copy_sdk(&clients.opencode_sdk, &dir);
+        for dir in [b.project.join(host.project_dir), b.home.join(host.user_dir)] {
+            (host.plugin_sdk)(clients, &dir);
         }
         // OpenCode's first start writes a `.gitignore` for them in `.opencode/`; kept out of git
         // from the start, so a handoff written before it does not list them as uncommitted work.
         let exclude = b.project.join(".git/info/exclude");
         let mut text = std::fs::read_to_string(&exclude).unwrap_or_default();
-        for name in OPENCODE_GITIGNORE.lines() {
-            text.push_str(&format!(".opencode/{name}\n"));
+        for name in host.ignored.lines() {
+            text.push_str(&format!("{}/{name}\n", host.project_dir));
         }
         std::fs::write(&exclude, text).unwrap();
         b
@@ -188,7 +244,7 @@ impl OpenCodeBox {
         String::from_utf8_lossy(&out.stdout).into_owned()
     }
 
-    fn commit_file(&self, rel: &str, content: &str, message: &str) {
+    pub fn commit_file(&self, rel: &str, content: &str, message: &str) {
         let path = self.project.join(rel);
         std::fs::create_dir_all(path.parent().unwrap()).unwrap();
         std::fs::write(&path, content).unwrap();
@@ -206,7 +262,7 @@ impl OpenCodeBox {
             .unwrap()
     }
 
-    fn write_handoff(&self) {
+    pub fn write_handoff(&self) {
         let out = self.handover(&[
             "write",
             "--goal",
@@ -214,7 +270,7 @@ impl OpenCodeBox {
             "--next",
             "Write the CSV writer tests",
             "--agent",
-            "opencode",
+            self.host.name,
         ]);
         assert!(
             out.status.success(),
@@ -224,7 +280,7 @@ impl OpenCodeBox {
     }
 
     /// One `opencode run` in a fresh loopback-only namespace with the fake server.
-    fn run(&self, clients: &Clients, turns: Vec<Turn>, prompt: &str) -> Run {
+    pub fn run(&self, clients: &Clients, turns: Vec<Turn>, prompt: &str) -> Run {
         let path = std::env::var_os("PATH").unwrap_or_default();
         self.run_with(clients, turns, prompt, &path)
     }
@@ -258,9 +314,10 @@ impl OpenCodeBox {
             .args(["-k", "5", "150", "unshare"])
             .args(clients.unshare)
             .args(["sh", "-c", NAMESPACE_WRAPPER, "e2e-netns"])
-            .arg(&clients.opencode)
+            .arg((self.host.binary)(clients))
             .args(["run", "--model", "fake/m", "--format", "json", "--dir"])
             .arg(&self.project)
+            .args(self.host.run_args)
             .arg(prompt)
             .current_dir(&self.project)
             .env_clear()
@@ -288,7 +345,7 @@ impl OpenCodeBox {
     /// fetch, the hooks' debug log in `dir`.
     fn env(&self, dir: &Path) -> Vec<(&'static str, PathBuf)> {
         let home = |rel: &str| self.home.join(rel);
-        vec![
+        let mut env = vec![
             ("LANG", "C.UTF-8".into()),
             ("HOME", self.home.clone()),
             ("XDG_CONFIG_HOME", home(".config")),
@@ -297,14 +354,14 @@ impl OpenCodeBox {
             ("XDG_STATE_HOME", home(".local/state")),
             // `opencode run` takes its directory from $PWD, not the process's.
             ("PWD", self.project.clone()),
-            ("OPENCODE_DISABLE_AUTOUPDATE", "1".into()),
-            ("OPENCODE_DISABLE_MODELS_FETCH", "1".into()),
             ("HANDOVER_HOOK_DEBUG", dir.join("hooks.log")),
-        ]
+        ];
+        env.extend(self.host.env.iter().map(|(k, v)| (*k, PathBuf::from(v))));
+        env
     }
 
     /// The session record the run left, parsed.
-    fn record(&self) -> serde_json::Value {
+    pub fn record(&self) -> serde_json::Value {
         let dir = self.project.join(".handover/records");
         let path = std::fs::read_dir(&dir)
             .unwrap_or_else(|e| panic!("{}: {e}", dir.display()))
@@ -319,7 +376,7 @@ impl OpenCodeBox {
 /// OpenCode's terminal UI in a private tmux server, inside a loopback-only namespace with one
 /// fake server for the whole session (the shared launcher). Dropping it ends the tmux server, the
 /// fake server and any process left with the sandbox's HOME, each by PID.
-struct OpenCodeTui<'a> {
+pub(crate) struct OpenCodeTui<'a> {
     b: &'a OpenCodeBox,
     dir: PathBuf,
     socket: PathBuf,
@@ -334,7 +391,7 @@ struct OpenCodeTui<'a> {
 const TUI_READY: &str = "ctrl+p";
 
 impl OpenCodeBox {
-    fn tui(&self, clients: &Clients) -> OpenCodeTui<'_> {
+    pub fn tui(&self, clients: &Clients) -> OpenCodeTui<'_> {
         self.runs.set(self.runs.get() + 1);
         let dir = self.root.join(format!("run-{}", self.runs.get()));
         std::fs::create_dir_all(&dir).unwrap();
@@ -365,7 +422,7 @@ impl OpenCodeBox {
             "cd {} && . {} && exec timeout --foreground -k 5 {TUI_TIMEOUT_SECS} {} --model fake/m",
             shell_quote(&self.project.to_string_lossy()),
             shell_quote(&env_file.to_string_lossy()),
-            shell_quote(&clients.opencode.to_string_lossy()),
+            shell_quote(&(self.host.binary)(clients).to_string_lossy()),
         );
         let conf = dir.join("tmux.conf");
         std::fs::write(
@@ -410,10 +467,11 @@ impl OpenCodeBox {
         };
         assert!(
             out.status.success(),
-            "could not start OpenCode's terminal UI: {}",
+            "could not start {}'s terminal UI: {}",
+            self.host.display_name,
             String::from_utf8_lossy(&out.stderr)
         );
-        tui.wait_for(TUI_READY, 90);
+        tui.wait_for(self.host.tui_ready, 90);
         tui.settle(10);
         tui
     }
@@ -441,34 +499,35 @@ impl OpenCodeTui<'_> {
 
     /// Types `text`, waits (bounded) until the screen shows it, then presses Enter after a
     /// pause (text and Enter arriving together are taken for a paste).
-    fn send(&self, text: &str) {
-        eprintln!("e2e tui opencode: > {text}");
+    pub fn send(&self, text: &str) {
+        eprintln!("e2e tui {}: > {text}", self.b.host.name);
         self.tmux(&["send-keys", "-t", "tui", "-l", text]);
         self.wait_for(text, 10);
         std::thread::sleep(Duration::from_millis(400));
         self.key("Enter");
     }
 
-    fn wait_until(&self, what: &str, secs: u64, mut done: impl FnMut() -> bool) {
+    pub fn wait_until(&self, what: &str, secs: u64, mut done: impl FnMut() -> bool) {
         let deadline = Instant::now() + Duration::from_secs(secs);
         while !done() {
             assert!(
                 Instant::now() < deadline,
-                "e2e tui opencode: waited {secs} s for {what}\n{}",
+                "e2e tui {}: waited {secs} s for {what}\n{}",
+                self.b.host.name,
                 self.describe()
             );
             std::thread::sleep(Duration::from_millis(200));
         }
     }
 
-    fn wait_for(&self, needle: &str, secs: u64) {
+    pub fn wait_for(&self, needle: &str, secs: u64) {
         self.wait_until(&format!("{needle:?} on the screen"), secs, || {
             self.screen().contains(needle)
         });
     }
 
     /// Waits until the screen stays the same for a second (at most `secs`).
-    fn settle(&self, secs: u64) {
+    pub fn settle(&self, secs: u64) {
         let deadline = Instant::now() + Duration::from_secs(secs);
         let mut last = self.screen();
         let mut same = 0;
@@ -482,7 +541,7 @@ impl OpenCodeTui<'_> {
 
     /// Plans `answer` for the request that carries `prompt`, types the prompt and waits for the
     /// answer; returns the agent request it answered.
-    fn exchange(&self, prompt: &str, answer: &str) -> LoggedRequest {
+    pub fn exchange(&self, prompt: &str, answer: &str) -> LoggedRequest {
         let turn = self.add_turns(vec![Turn::text(answer).when(prompt)]);
         self.send(prompt);
         self.wait_for(answer, 90);
@@ -534,24 +593,24 @@ impl OpenCodeTui<'_> {
         pids
     }
 
-    fn requests(&self) -> Vec<LoggedRequest> {
+    pub fn requests(&self) -> Vec<LoggedRequest> {
         fake_server::read_log(&self.log)
     }
 
     /// The agent's requests (those that offer tools), in order.
-    fn agent_requests(&self) -> Vec<LoggedRequest> {
+    pub fn agent_requests(&self) -> Vec<LoggedRequest> {
         self.requests()
             .into_iter()
             .filter(|r| r.body.get("tools").is_some())
             .collect()
     }
 
-    fn hooks_log(&self) -> String {
+    pub fn hooks_log(&self) -> String {
         std::fs::read_to_string(self.dir.join("hooks.log")).unwrap_or_default()
     }
 
     /// The client's exit status once its pane is dead.
-    fn exited(&self) -> Option<i32> {
+    pub fn exited(&self) -> Option<i32> {
         let out = self.tmux(&[
             "display-message",
             "-p",
@@ -564,7 +623,7 @@ impl OpenCodeTui<'_> {
         (words.next() == Some("1")).then(|| words.next().and_then(|s| s.parse().ok()).unwrap_or(-1))
     }
 
-    fn describe(&self) -> String {
+    pub fn describe(&self) -> String {
         format!(
             "run dir {} after {:.1} s, {} requests\n--- screen\n{}\n--- hooks.log\n{}",
             self.dir.display(),
@@ -588,7 +647,8 @@ impl Drop for OpenCodeTui<'_> {
                 .status();
         }
         eprintln!(
-            "e2e tui opencode: ended after {:.1} s ({} requests)",
+            "e2e tui {}: ended after {:.1} s ({} requests)",
+            self.b.host.name,
             self.started.elapsed().as_secs_f64(),
             self.requests().len()
         );
@@ -614,11 +674,11 @@ fn copy_sdk(sdk: &Path, dir: &Path) {
     }
 }
 
-fn assert_ran(run: &Run) {
+pub(crate) fn assert_ran(run: &Run) {
     assert_eq!(
         run.status,
         Some(0),
-        "opencode run failed:\n{}",
+        "the client's run failed:\n{}",
         run.describe()
     );
     assert!(

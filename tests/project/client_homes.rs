@@ -34,6 +34,12 @@ const ALLOWED: &[(&str, &[&str], &str)] = &[
         "GitHub Copilot CLI runs Claude Code's hook entries and reads CLAUDE.md and GEMINI.md",
     ),
     (
+        "<clients>/src/kilo.rs",
+        &["opencode"],
+        "Kilo Code is OpenCode's fork and runs its plugin: its declaration and behaviour are \
+         OpenCode's with its own places",
+    ),
+    (
         "<clients>/src/input.rs",
         &["claude"],
         "the hook input's `CLAUDE_ENV_FILE` key, which Droid sends under Claude Code's name",

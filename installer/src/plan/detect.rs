@@ -129,7 +129,13 @@ mod tests {
         );
         assert_eq!(
             found.others().iter().collect::<Vec<_>>(),
-            [Agent::Codex, Agent::Qwen, Agent::Copilot, Agent::OpenCode]
+            [
+                Agent::Codex,
+                Agent::Qwen,
+                Agent::Copilot,
+                Agent::OpenCode,
+                Agent::Kilo
+            ]
         );
         // At the user scope the repository's files do not count.
         let user = detect(&repo, &homes, Scope::User, None);

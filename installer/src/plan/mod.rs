@@ -346,6 +346,7 @@ mod tests {
             (Agent::Copilot, Some("GitHub Copilot CLI has no local scope; its hooks go to the project's .github/hooks/handover.json.")),
             (Agent::Droid, Some("Factory Droid has no local scope; its hooks go to the project's .factory/settings.json.")),
             (Agent::OpenCode, Some("OpenCode has no local scope; its hooks go to the project's .opencode/plugin/handover.js.")),
+            (Agent::Kilo, Some("Kilo Code has no local scope; its hooks go to the project's .kilo/plugin/handover.js.")),
         ]
         .map(|(a, n)| (a, n.map(String::from)));
         assert_eq!(notes, expected);

@@ -696,7 +696,7 @@ fn a_bare_install_wires_the_clients_found_and_names_the_others() {
     assert!(
         last.starts_with("clients: Claude Code (~/.claude) and Qwen Code (")
             && last.ends_with(
-                "left out, not found on this machine: Codex, Gemini CLI, GitHub Copilot CLI, Factory Droid and OpenCode. Add --codex, --gemini, --copilot, --droid or --opencode to wire one too, or --all for every client"
+                "left out, not found on this machine: Codex, Gemini CLI, GitHub Copilot CLI, Factory Droid, OpenCode and Kilo Code. Add --codex, --gemini, --copilot, --droid, --opencode or --kilo to wire one too, or --all for every client"
             ),
         "{out}"
     );

@@ -29,6 +29,8 @@ pub struct Clients {
     /// OpenCode's plugin SDK, installed once (ensure.sh): a test copies it into OpenCode's
     /// config folders, which it would otherwise install into at start and hang offline.
     pub opencode_sdk: PathBuf,
+    /// Kilo Code's CLI (the binary of its platform package).
+    pub kilo: PathBuf,
     pub claude_version: String,
     pub codex_version: String,
     pub gemini_version: String,
@@ -36,6 +38,7 @@ pub struct Clients {
     pub copilot_version: String,
     pub droid_version: String,
     pub opencode_version: String,
+    pub kilo_version: String,
     /// `unshare` flags that give a loopback-only network namespace here: `-n` as root, else
     /// `-rn` (a user namespace mapping the caller to root) where the kernel allows it.
     pub unshare: &'static [&'static str],
@@ -116,6 +119,7 @@ fn install_clients() -> Result<Clients, String> {
     let droid = find("droid")?;
     let opencode = find("opencode")?;
     let opencode_sdk = find("opencode_sdk")?;
+    let kilo = find("kilo")?;
     // Namespaces need root or user namespaces; fail with the reason rather than mid-test.
     let mut unshare: Option<&'static [&'static str]> = None;
     let mut ns_errors = String::new();
@@ -178,6 +182,7 @@ fn install_clients() -> Result<Clients, String> {
         copilot_version: version(&copilot)?,
         droid_version: version(&droid)?,
         opencode_version: version(&opencode)?,
+        kilo_version: version(&kilo)?,
         claude,
         codex,
         gemini,
@@ -186,10 +191,11 @@ fn install_clients() -> Result<Clients, String> {
         droid,
         opencode,
         opencode_sdk,
+        kilo,
         unshare,
     };
     loud(&format!(
-        "e2e clients: Claude Code {} ({}), Codex {} ({}), Gemini CLI {} ({}), Qwen Code {} ({}), Copilot CLI {} ({}), Factory Droid {} ({}), OpenCode {} ({})",
+        "e2e clients: Claude Code {} ({}), Codex {} ({}), Gemini CLI {} ({}), Qwen Code {} ({}), Copilot CLI {} ({}), Factory Droid {} ({}), OpenCode {} ({}), Kilo Code {} ({})",
         clients.claude_version,
         clients.claude.display(),
         clients.codex_version,
@@ -203,7 +209,9 @@ fn install_clients() -> Result<Clients, String> {
         clients.droid_version,
         clients.droid.display(),
         clients.opencode_version,
-        clients.opencode.display()
+        clients.opencode.display(),
+        clients.kilo_version,
+        clients.kilo.display()
     ));
     Ok(clients)
 }

@@ -2,7 +2,8 @@
 //! events it fires and which of our hooks each runs, the hook input it sends, the output it
 //! accepts per event, its transcript format, where it compacts, its config files and hook
 //! entries, how it records trust, its plugin layout — lives in ONE module per client
-//! ([`claude`], [`codex`], [`gemini`], [`qwen`], [`copilot`], [`droid`], [`opencode`]): a
+//! ([`claude`], [`codex`], [`gemini`], [`qwen`], [`copilot`], [`droid`], [`opencode`],
+//! [`kilo`]): a
 //! declaration of data
 //! (`pub static CLIENT: Client`) and a small [`Behaviour`] for what data cannot say. The
 //! registry below lists them once; [`Agent`], [`ALL`] and [`of`] are made from it.
@@ -30,6 +31,7 @@ pub mod droid;
 pub mod event;
 pub mod gemini;
 pub mod input;
+pub mod kilo;
 pub mod opencode;
 pub mod output;
 pub mod places;
@@ -631,6 +633,7 @@ registry! {
     Copilot => copilot,
     Droid => droid,
     OpenCode => opencode,
+    Kilo => kilo,
 }
 
 impl Agent {
@@ -836,6 +839,7 @@ mod tests {
                 (Agent::Copilot, Some("COPILOT_AGENT_SESSION_ID")),
                 (Agent::Droid, Some("HANDOVER_DROID_SESSION_ID")),
                 (Agent::OpenCode, Some("HANDOVER_OPENCODE_SESSION_ID")),
+                (Agent::Kilo, Some("HANDOVER_KILO_SESSION_ID")),
             ]
         );
     }

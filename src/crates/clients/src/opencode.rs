@@ -80,10 +80,24 @@ pub static CLIENT: Client = Client {
     instruction_files_read: &[],
     trust: Trust::RunsAll,
     plugin_dir: None,
-    behaviour: &OpenCode,
+    behaviour: &OPENCODE,
 };
 
-pub struct OpenCode;
+/// OpenCode's behaviour, and that of a fork that runs its plugin (Kilo Code): they differ only
+/// in the user directory the plugin keeps its session files in and the variable it sets for the
+/// shell commands, which the installer writes into the plugin from the client's declaration
+/// (`home.dir`, `shell_session_id_var`).
+pub struct OpenCode {
+    /// The last folder of the client's user directory (`opencode` for `~/.config/opencode`).
+    pub home_folder: &'static str,
+    /// [`Client::shell_session_id_var`].
+    pub session_var: &'static str,
+}
+
+static OPENCODE: OpenCode = OpenCode {
+    home_folder: "opencode",
+    session_var: SESSION_VAR,
+};
 
 /// Our plugin under the user directory (`~/.config/opencode`); the project's is
 /// `.opencode/<this>`.
@@ -96,7 +110,9 @@ pub const TRANSCRIPTS: &str = "handover-sessions";
 /// session's id, as its hooks get it.
 pub const SESSION_VAR: &str = "HANDOVER_OPENCODE_SESSION_ID";
 
-/// The plugin's source, with `__HOOKS__` where the installer puts our hook entries.
+/// The plugin's source, with `__HOOKS__` where the installer puts our hook entries, and
+/// `__HOME__` and `__SESSION_VAR__` where it puts the client's user directory (under the home)
+/// and its [`Client::shell_session_id_var`].
 pub const PLUGIN_TEMPLATE: &str = include_str!("opencode/plugin_template.js");
 
 /// What OpenCode 1.18.33 keeps for the summary when `compaction.reserved` is unset, at most.
@@ -107,11 +123,11 @@ const OUTPUT_TOKEN_MAX: u64 = 32_000;
 impl Behaviour for OpenCode {
     /// `~/.config/opencode/handover-sessions/<session>.jsonl`.
     fn owns_transcript(&self, path: &str) -> bool {
-        path.contains(&format!("/opencode/{TRANSCRIPTS}/"))
+        path.contains(&format!("/{}/{TRANSCRIPTS}/", self.home_folder))
     }
 
     fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
-        env(SESSION_VAR)
+        env(self.session_var)
             .is_some_and(|v| !v.is_empty())
             .then_some(ShellSign::Named)
     }
@@ -281,7 +297,7 @@ mod tests {
     fn facts_of(name: &str) -> Vec<Fact> {
         let mut out = Vec::new();
         for line in fixture(name).split(|b| *b == b'\n') {
-            OpenCode.transcript_facts(line, Some(Path::new("/tmp/FIXTURE/project")), &mut out);
+            OPENCODE.transcript_facts(line, Some(Path::new("/tmp/FIXTURE/project")), &mut out);
         }
         out
     }
@@ -355,7 +371,7 @@ mod tests {
         let whole = fixture("transcript-tools.jsonl");
         // After the compaction: its first reply's 1,010 tokens.
         assert_eq!(
-            OpenCode.transcript_fullness(&whole, true),
+            OPENCODE.transcript_fullness(&whole, true),
             Some(Fullness::Measured(Usage {
                 used_tokens: 1_010,
                 window: Some(7_000),
@@ -369,13 +385,13 @@ mod tests {
         };
         // Cut right after the compaction line: just compacted.
         assert_eq!(
-            OpenCode.transcript_fullness(&text.as_bytes()[..after("\"compacted\"")], true),
+            OPENCODE.transcript_fullness(&text.as_bytes()[..after("\"compacted\"")], true),
             Some(Fullness::JustCompacted)
         );
         // Cut before it: the 7,510 tokens that reached the compaction point (7,000 of 8,000).
         let before = text.find("{\"type\":\"compacted\"").unwrap_or(0);
         assert_eq!(
-            OpenCode.transcript_fullness(&text.as_bytes()[..before], true),
+            OPENCODE.transcript_fullness(&text.as_bytes()[..before], true),
             Some(Fullness::Measured(Usage {
                 used_tokens: 7_510,
                 window: Some(7_000),
@@ -429,7 +445,7 @@ mod tests {
             br#"{"session_id":"ses_1","transcript_path":"/h/.config/opencode/handover-sessions/ses_1.jsonl"}"#,
         );
         assert_eq!(crate::detect(&input), Agent::OpenCode);
-        assert!(!OpenCode.owns_transcript("/home/u/.claude/projects/-r/s.jsonl"));
+        assert!(!OPENCODE.owns_transcript("/home/u/.claude/projects/-r/s.jsonl"));
         let dirs = UserDirs::under(Path::new("/h"));
         assert_eq!(
             CLIENT.transcript_dir(&dirs),
@@ -448,11 +464,11 @@ mod tests {
         );
         std::fs::write(&t, line).unwrap_or_default();
         assert_eq!(
-            OpenCode.transcript_in_project(&project, &t, &project),
+            OPENCODE.transcript_in_project(&project, &t, &project),
             Some(true)
         );
         assert_eq!(
-            OpenCode.transcript_in_project(&project, &t, Path::new("/elsewhere")),
+            OPENCODE.transcript_in_project(&project, &t, Path::new("/elsewhere")),
             Some(false)
         );
     }
@@ -479,15 +495,18 @@ mod tests {
     fn its_shell_is_named_by_the_plugins_session_variable() {
         use crate::env_of;
         assert_eq!(
-            OpenCode.runs_this_shell(&env_of(&[(SESSION_VAR, "ses_1")])),
+            OPENCODE.runs_this_shell(&env_of(&[(SESSION_VAR, "ses_1")])),
             Some(ShellSign::Named)
         );
-        assert_eq!(OpenCode.runs_this_shell(&env_of(&[])), None);
+        assert_eq!(OPENCODE.runs_this_shell(&env_of(&[])), None);
     }
 
     #[test]
     fn the_template_has_one_place_for_the_hooks_and_no_import() {
         assert_eq!(PLUGIN_TEMPLATE.matches("__HOOKS__").count(), 1);
+        // And one for each place that differs between the clients that run it.
+        assert_eq!(PLUGIN_TEMPLATE.matches("__HOME__").count(), 1);
+        assert_eq!(PLUGIN_TEMPLATE.matches("__SESSION_VAR__").count(), 1);
         // No package to install: only the runtime's own `node:` modules.
         assert!(!PLUGIN_TEMPLATE.contains("import "));
         for (i, _) in PLUGIN_TEMPLATE.match_indices("require(") {

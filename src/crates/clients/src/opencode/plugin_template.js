@@ -6,7 +6,7 @@ const HOOKS = __HOOKS__;
 
 const fs = require("node:fs");
 // Each session's payloads, which the executables read as its transcript.
-const SESSIONS = `${process.env.HOME || ""}/.config/opencode/handover-sessions`;
+const SESSIONS = `${process.env.HOME || ""}/__HOME__/handover-sessions`;
 // OpenCode's own requests, which run the same transform as the agent's: not a moment.
 const OWN_REQUESTS = ["You are a title generator", "You are a context summarization agent"];
 
@@ -163,7 +163,7 @@ export const HandoverPlugin = async (ctx) => {
       if (text) output.context.push(text);
     },
     "shell.env": async (input, output) => {
-      if (input.sessionID) output.env.HANDOVER_OPENCODE_SESSION_ID = input.sessionID;
+      if (input.sessionID) output.env.__SESSION_VAR__ = input.sessionID;
     },
     dispose: async () => {
       for (const id of sessions.keys()) await end(id, "exit");

@@ -1,0 +1,245 @@
+//! End to end with the real Kilo Code CLI (pinned in tests/clients/package.json), offline against
+//! the fake model server's chat-completions wire: OpenCode's plugin as `handover install --kilo`
+//! writes it into `.kilo/plugin/`, run by OpenCode's harness (tests/clients/opencode.rs) with
+//! Kilo Code's places. Each moment is counted in the fake model's request log.
+//!
+//! A Kilo Code run costs about 10 s of CPU (against about 4 s for OpenCode's), so the set is
+//! small: startup fresh and drifted with the record of a shell edit, the automatic compaction,
+//! and the terminal UI's startup and `/compact`. docs/compatibility.md says what the offline
+//! setup switches off. Needs node/npm, tmux and root (`unshare -n`); HANDOVER_SKIP_E2E=1
+//! reports them ignored.
+
+use crate::clients::opencode::{
+    assert_ran, Host, OpenCodeBox, AFTER_COMPACTION, COMPACTION_INSTRUCTIONS, GOAL, REMIND, STARTUP,
+};
+use crate::support::clients;
+use crate::support::fake_server::{LoggedRequest, Turn};
+use std::path::Path;
+
+/// Kilo Code 7.7.9's places and offline switches.
+static KILO: Host = Host {
+    name: "kilo",
+    display_name: "Kilo Code",
+    binary: |c| &c.kilo,
+    project_dir: ".kilo",
+    user_dir: ".config/kilo",
+    config_file: "kilo.json",
+    // No permission prompt headless.
+    run_args: &["--auto"],
+    env: &[
+        ("KILO_DISABLE_AUTOUPDATE", "1"),
+        ("KILO_DISABLE_MODELS_FETCH", "1"),
+        ("KILO_TELEMETRY_LEVEL", "off"),
+        // What its own end-to-end harness sets: no background daemon, none of its bundled
+        // plugins (provider logins).
+        ("KILO_NO_DAEMON", "1"),
+        ("KILO_DISABLE_DEFAULT_PLUGINS", "1"),
+    ],
+    plugin_sdk: no_sdk_install,
+    ignored: KILO_GITIGNORE,
+    tui_ready: TUI_READY,
+};
+
+/// The `.gitignore` Kilo Code 7.7.9 writes into a config folder.
+const KILO_GITIGNORE: &str = "node_modules\npackage.json\npackage-lock.json\npnpm-lock.yaml\nbun.lock\nyarn.lock\n.gitignore\nagent-manager.json";
+
+/// What Kilo Code's terminal UI shows once it waits for input.
+const TUI_READY: &str = "ctrl+p";
+
+/// `@kilocode/plugin` on the registry stops below the binary's version, so it cannot be put in
+/// beforehand as OpenCode's is; an empty `node_modules/` beside a lock file that lists it is
+/// taken for an install (the version is not compared), and Kilo Code skips its own.
+fn no_sdk_install(_: &crate::support::Clients, dir: &Path) {
+    std::fs::create_dir_all(dir.join("node_modules")).unwrap();
+    let lock = serde_json::json!({
+        "name": "kilo", "lockfileVersion": 3, "requires": true,
+        "packages": {
+            "": {"dependencies": {"@kilocode/plugin": "*"}},
+            "node_modules/@kilocode/plugin": {"version": "7.7.9"}
+        }
+    });
+    std::fs::write(dir.join("package-lock.json"), lock.to_string()).unwrap();
+}
+
+/// The startup context in every agent request of a session, once (fresh, then drifted after a
+/// commit); the shell commands get the session's id; the session record holds a file written by
+/// the shell, the failing command, the agent's last words and the end (Kilo Code's `run` ends
+/// the session when it disposes the plugin), under Kilo Code's name.
+fn kilo_startup_fresh_drifted_and_record() {
+    let Some(c) = clients("kilo_startup_fresh_drifted_and_record") else {
+        return;
+    };
+    let b = OpenCodeBox::of(&KILO, c, 200_000, 32_000);
+    b.write_handoff();
+    let fresh = b.run(
+        c,
+        vec![
+            Turn::shell("printf 'written by the shell\\n' > notes.txt"),
+            Turn::shell("echo \"$HANDOVER_KILO_SESSION_ID\" > session.txt"),
+            Turn::shell("sh -c 'echo 1 failed; exit 1'"),
+            Turn::text("The test still fails."),
+        ],
+        "Write the notes and run the tests.",
+    );
+    assert_ran(&fresh);
+    eprintln!("e2e kilo: a run took {:?}", fresh.time);
+    assert_eq!(fresh.counts(STARTUP), [1, 1, 1, 1], "{}", fresh.describe());
+    let first = fresh.agent_requests()[0].body_text();
+    assert!(first.contains("Verdict: fresh"), "{}", fresh.describe());
+    // It reads AGENTS.md, where install put the handover section.
+    assert!(first.contains("<!-- handover:begin -->"), "{first}");
+    assert!(fresh
+        .hooks_log()
+        .contains("event=SessionStart source=startup"));
+
+    let record = b.record();
+    let text = record.to_string();
+    assert_eq!(record["agent"], "kilo", "{text}");
+    let edited = record["files_edited"]
+        .as_array()
+        .cloned()
+        .unwrap_or_default();
+    assert!(edited.iter().any(|f| f == "notes.txt"), "{text}");
+    let failed: Vec<&serde_json::Value> = record["commands"]
+        .as_array()
+        .unwrap()
+        .iter()
+        .filter(|c| c["command"].as_str().unwrap_or("").contains("exit 1"))
+        .collect();
+    assert_eq!(failed.len(), 1, "{text}");
+    assert_eq!(failed[0]["exit_code"], 1, "{text}");
+    assert_eq!(record["last_message"], "The test still fails.", "{text}");
+    assert_eq!(record["ended"]["how"], "session_end", "{text}");
+    let session = std::fs::read_to_string(b.project.join("session.txt")).unwrap_or_default();
+    assert_eq!(
+        session.trim(),
+        record["session_id"].as_str().unwrap_or("-"),
+        "the shell did not get the session's id"
+    );
+
+    b.commit_file("src/csv.rs", "pub fn csv() {}\n", "Add the CSV writer");
+    let drifted = b.run(c, vec![Turn::text("Noted.")], "Continue.");
+    assert_ran(&drifted);
+    eprintln!("e2e kilo: a run took {:?}", drifted.time);
+    assert_eq!(drifted.counts(STARTUP), [1], "{}", drifted.describe());
+    let text = drifted.agent_requests()[0].body_text();
+    assert!(
+        text.contains("Verdict: drifted") && text.contains("HEAD moved"),
+        "{}",
+        drifted.describe()
+    );
+}
+
+/// Automatic compaction at Kilo Code's point (OpenCode's rule: the context less the output
+/// limit, 7,000 of 8,000 here), after a step that calls a tool: the reminder once before it, our
+/// instructions in the summarizer's request once, the handoff back once in the first request
+/// after it.
+fn kilo_compaction_reminder_and_handoff_back() {
+    let Some(c) = clients("kilo_compaction_reminder_and_handoff_back") else {
+        return;
+    };
+    let b = OpenCodeBox::of(&KILO, c, 8_000, 1_000);
+    b.write_handoff();
+    let run = b.run(
+        c,
+        vec![
+            Turn::shell("true").usage(3_000),
+            Turn::shell("true").usage(5_000),
+            // Unlike OpenCode, Kilo Code checks the point only before another step of the
+            // same prompt: the step that reaches it calls a tool.
+            Turn::shell("true").usage(7_500),
+            Turn::text("Resumed."),
+        ],
+        "Run the tests.",
+    );
+    assert_ran(&run);
+    eprintln!("e2e kilo: a run took {:?}", run.time);
+    assert_eq!(run.counts(REMIND), [0, 0, 1, 0], "{}", run.describe());
+    let summarizer: Vec<&LoggedRequest> = run
+        .requests
+        .iter()
+        .filter(|r| r.body_text().contains("Here is the conversation so far:"))
+        .collect();
+    assert_eq!(summarizer.len(), 1, "{}", run.describe());
+    assert_eq!(
+        summarizer[0]
+            .body_text()
+            .matches(COMPACTION_INSTRUCTIONS)
+            .count(),
+        1,
+        "{}",
+        run.describe()
+    );
+    assert_eq!(
+        run.counts(AFTER_COMPACTION),
+        [0, 0, 0, 1],
+        "{}",
+        run.describe()
+    );
+    assert_eq!(run.counts(STARTUP), [1, 1, 1, 0], "{}", run.describe());
+    let log = run.hooks_log();
+    assert_eq!(log.matches("event=PreCompact").count(), 1, "{log}");
+    assert_eq!(log.matches("source=compact").count(), 1, "{log}");
+}
+
+/// The terminal UI: the startup context in the first agent request, once; `/compact` puts our
+/// instructions into the summarizer's request and the next prompt's request carries the handoff
+/// back once, without the startup context.
+fn kilo_tui_startup_and_compact() {
+    let Some(c) = clients("kilo_tui_startup_and_compact") else {
+        return;
+    };
+    let b = OpenCodeBox::of(&KILO, c, 200_000, 32_000);
+    b.write_handoff();
+    let tui = b.tui(c);
+    let count = |r: &LoggedRequest, needle: &str| r.body_text().matches(needle).count();
+
+    let first = tui.exchange("Continue the work", "FIRST-ANSWER");
+    assert_eq!(
+        (count(&first, STARTUP), count(&first, AFTER_COMPACTION)),
+        (1, 0),
+        "startup\n{}",
+        tui.describe()
+    );
+    assert_eq!(tui.agent_requests().len(), 1, "{}", tui.describe());
+
+    let summarizer = |tui: &crate::clients::opencode::OpenCodeTui| {
+        tui.requests()
+            .into_iter()
+            .filter(|r| r.body_text().contains("Here is the conversation so far:"))
+            .collect::<Vec<_>>()
+    };
+    tui.send("/compact");
+    tui.wait_until("the summarizer's request", 90, || {
+        !summarizer(&tui).is_empty()
+    });
+    tui.settle(10);
+    let summaries = summarizer(&tui);
+    assert_eq!(summaries.len(), 1, "{}", tui.describe());
+    assert_eq!(
+        count(&summaries[0], COMPACTION_INSTRUCTIONS),
+        1,
+        "{}",
+        tui.describe()
+    );
+    let after = tui.exchange("Carry on after compacting", "SECOND-ANSWER");
+    assert_eq!(
+        (count(&after, AFTER_COMPACTION), count(&after, STARTUP)),
+        (1, 0),
+        "after /compact\n{}",
+        tui.describe()
+    );
+    assert!(after.body_text().contains(GOAL), "{}", tui.describe());
+    assert_eq!(tui.agent_requests().len(), 2, "{}", tui.describe());
+    let log = tui.hooks_log();
+    assert_eq!(log.matches("source=startup").count(), 1, "{log}");
+    assert_eq!(log.matches("source=compact").count(), 1, "{log}");
+}
+
+trials! {
+    real: [
+        kilo_startup_fresh_drifted_and_record,
+        kilo_compaction_reminder_and_handoff_back,
+        kilo_tui_startup_and_compact,
+    ],
+}
