@@ -19,6 +19,7 @@ pub mod head_entries;
 pub mod history;
 pub mod objects;
 pub(crate) mod parsed;
+pub mod plain;
 pub mod preflight;
 pub mod provenance;
 #[cfg(test)]
@@ -230,6 +231,10 @@ pub fn open(path: &Path) -> anyhow::Result<Option<Repository>> {
 pub struct LazyRepo<'a> {
     root: &'a Path,
     repo: std::cell::OnceCell<Result<Option<Repository>, String>>,
+    /// The layout read without libgit2 ([`plain`]), read once; None inside: not plain.
+    plain: std::cell::OnceCell<Option<plain::Plain>>,
+    /// Whether [`LazyRepo::plain`] may answer (off only to compare with libgit2's answers).
+    plain_allowed: bool,
 }
 
 impl<'a> LazyRepo<'a> {
@@ -237,11 +242,40 @@ impl<'a> LazyRepo<'a> {
         LazyRepo {
             root,
             repo: std::cell::OnceCell::new(),
+            plain: std::cell::OnceCell::new(),
+            plain_allowed: true,
         }
+    }
+
+    /// A repository every question of which goes to libgit2, never to the plain layout's
+    /// readers: what the verdict tests compare the plain answers with.
+    pub fn libgit2_only(root: &'a Path) -> Self {
+        LazyRepo {
+            plain_allowed: false,
+            ..LazyRepo::new(root)
+        }
+    }
+
+    /// The repository at the root read without libgit2, when its layout is plain enough
+    /// ([`plain::read`]); None: ask [`LazyRepo::get`].
+    pub fn plain(&self) -> Option<&plain::Plain> {
+        if !self.plain_allowed {
+            return None;
+        }
+        self.plain.get_or_init(|| plain::read(self.root)).as_ref()
     }
 
     pub fn root(&self) -> &'a Path {
         self.root
+    }
+
+    /// None when the layout is plain ([`LazyRepo::plain`]: libgit2 is not asked now), else
+    /// [`LazyRepo::get`]'s answer.
+    pub fn get_unless_plain(&self) -> Option<Result<Option<&Repository>, String>> {
+        match self.plain() {
+            Some(_) => None,
+            None => Some(self.get()),
+        }
     }
 
     /// The repository, Ok(None) when `root` is in none, Err with git's message when it cannot
@@ -260,6 +294,24 @@ impl<'a> LazyRepo<'a> {
         }) {
             Ok(found) => Ok(found.as_ref()),
             Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+/// A repository already open, or one [`LazyRepo`] opens the first time something asks: what
+/// a reader that needs libgit2 only now and then (`head_entries`, `uncommitted`) holds.
+#[derive(Clone, Copy)]
+pub enum RepoRef<'r> {
+    Open(&'r Repository),
+    Lazy(&'r LazyRepo<'r>),
+}
+
+impl<'r> RepoRef<'r> {
+    /// The repository, opened now if it was not; None when it cannot be.
+    pub fn get(self) -> Option<&'r Repository> {
+        match self {
+            RepoRef::Open(repo) => Some(repo),
+            RepoRef::Lazy(lazy) => lazy.get().ok().flatten(),
         }
     }
 }
