@@ -16,9 +16,9 @@
 //! libgit2 as before, which then judges it. So every answer given from a plain layout is one
 //! libgit2 would give the same (the verdict tests compare the two over many shapes).
 //!
-//! Every file is read through the read gate, bounded, and with links followed only while they
-//! stay inside the working tree (`Links::Within`): a link out of the tree is refused, and the
-//! layout is then not plain.
+//! Every file is read through the read gate, bounded, and with no link followed on the way
+//! (`read_in`): a link anywhere in `.git` that these reads meet makes the layout not plain,
+//! and libgit2 judges it as before.
 
 use crate::HeadInfo;
 use git2::Oid;
@@ -60,24 +60,14 @@ pub fn read(root: &Path) -> Option<Plain> {
     if !is_dir("objects") || !is_dir("refs") || !absent("commondir") || !absent("reftable") {
         return None;
     }
-    let read = |path: &Path, cap: u64| -> Result<Option<String>, ()> {
-        match read_gate::read_to_string(path, Links::Within(root), cap) {
-            Ok(text) => Ok(text),
-            Err(e) if e.kind() == std::io::ErrorKind::NotFound => Ok(None),
-            Err(_) => Err(()),
-        }
-    };
-    if !ordinary_config(
-        &read(&git_dir.join("config"), CONFIG)
-            .ok()?
-            .unwrap_or_default(),
-    ) {
+    let read = |rel: &str, cap: u64| read_in(&git_dir, rel, cap);
+    if !ordinary_config(&read("config", CONFIG).ok()?.unwrap_or_default()) {
         return None;
     }
     // What libgit2 would be refused (a FIFO, an oversized file anywhere it reads) is refused
     // here too: such a repository's verdict says so, whichever way it is read.
     crate::preflight::check(root).ok()?;
-    let head_text = read(&git_dir.join("HEAD"), SMALL).ok()??;
+    let head_text = read("HEAD", SMALL).ok()??;
     let head_line = one_line(&head_text)?;
     if let Some(id) = commit_id(head_line) {
         return Some(Plain {
@@ -95,9 +85,9 @@ pub fn read(root: &Path) -> Option<Plain> {
     if !ordinary_branch(branch) {
         return None;
     }
-    let id = match read(&git_dir.join(refname), SMALL).ok()? {
+    let id = match read(refname, SMALL).ok()? {
         Some(text) => Some(commit_id(one_line(&text)?)?),
-        None => match read(&git_dir.join("packed-refs"), PACKED_REFS).ok()? {
+        None => match read("packed-refs", PACKED_REFS).ok()? {
             Some(packed) => packed_ref(&packed, refname)?,
             None => None,
         },
@@ -111,6 +101,27 @@ pub fn read(root: &Path) -> Option<Plain> {
         },
         head_id: id,
     })
+}
+
+/// The file `rel` (`/`-separated) under the git directory, through the read gate, bounded by
+/// `cap`, following no link: not in its last component (`O_NOFOLLOW`), and not in a directory
+/// on the way, each of which must be a plain directory (`.git` itself was checked to be one).
+/// Ok(None): it, or a directory on the way, does not exist. Err: anything else stands there.
+fn read_in(git_dir: &Path, rel: &str, cap: u64) -> Result<Option<String>, ()> {
+    let mut at = git_dir.to_path_buf();
+    let mut parts = rel.split('/').peekable();
+    while let Some(part) = parts.next() {
+        at.push(part);
+        if parts.peek().is_none() {
+            break;
+        }
+        match std::fs::symlink_metadata(&at) {
+            Ok(meta) if meta.file_type().is_dir() => {}
+            Err(e) if e.kind() == std::io::ErrorKind::NotFound => return Ok(None),
+            _ => return Err(()),
+        }
+    }
+    read_gate::read_to_string(&at, Links::Refuse, cap).map_err(|_| ())
 }
 
 /// The text without its one line break; None when it is not exactly one line.

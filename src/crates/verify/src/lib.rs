@@ -218,6 +218,11 @@ fn same_directory(recorded: &Path, here: &Path) -> bool {
     if !recorded.is_absolute() {
         return false;
     }
+    // The same text names the same directory (what canonicalizing both would tell, without a
+    // `readlink` per component of each: the usual case, a handoff checked where it was written).
+    if recorded == here {
+        return true;
+    }
     match (std::fs::canonicalize(recorded), std::fs::canonicalize(here)) {
         (Ok(a), Ok(b)) => a == b,
         _ => recorded == here,
