@@ -213,8 +213,14 @@ pub fn opens_on_this_thread() -> usize {
 /// [`preflight::Unreadable`] inside, and libgit2 is not asked at all. Every repository
 /// handover opens with libgit2 is opened here.
 pub fn open(path: &Path) -> anyhow::Result<Option<Repository>> {
-    OPENS.with(|opens| opens.set(opens.get() + 1));
     preflight::check(path)?;
+    discover(path)
+}
+
+/// [`open`] after its preflight: only where that same look at `path` has just passed (a plain
+/// layout, [`plain::read`], runs it), so that a repository is not looked at twice.
+fn discover(path: &Path) -> anyhow::Result<Option<Repository>> {
+    OPENS.with(|opens| opens.set(opens.get() + 1));
     match Repository::discover(path) {
         Ok(repo) => Ok(Some(repo)),
         Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
@@ -290,7 +296,13 @@ impl<'a> LazyRepo<'a> {
             // these reads only compare the working tree with them. Process-wide, and only ever
             // switched off: this is the read-only side (verification, session start).
             git2::opts::strict_hash_verification(false);
-            open(root).map_err(|e| e.to_string())
+            // A plain layout passed the preflight when it was read, moments ago.
+            let preflighted = matches!(self.plain.get(), Some(Some(_)));
+            if preflighted {
+                discover(root).map_err(|e| e.to_string())
+            } else {
+                open(root).map_err(|e| e.to_string())
+            }
         }) {
             Ok(found) => Ok(found.as_ref()),
             Err(e) => Err(e.clone()),
