@@ -34,6 +34,7 @@
 
 use super::objects::Objects;
 use super::parsed::{TreeEntries, MODE_TREE};
+use crate::{LazyRepo, RepoRef};
 use git2::{ErrorCode, Oid, Repository, Tree};
 use std::borrow::Cow;
 use std::cell::{Cell, OnceCell, RefCell};
@@ -65,7 +66,13 @@ pub type Entry = Option<(Oid, i32)>;
 /// for an earlier one whose unchanged directories carry over), and what this call looked up in
 /// HEAD's trees (each tree read at most once per call).
 pub struct HeadEntries<'r> {
-    repo: &'r Repository,
+    /// The repository, for what the object reader leaves to libgit2; opened only then when
+    /// HEAD was read from a plain layout (`crate::plain`).
+    repo: RepoRef<'r>,
+    /// The git directory: where the remembered entries live.
+    git_dir: PathBuf,
+    /// Its common directory: where the objects are.
+    common_dir: PathBuf,
     /// HEAD's commit; None when HEAD has no commit yet (nothing is in HEAD).
     commit: Option<Oid>,
     /// The id of HEAD's top tree, read from the commit when first needed.
@@ -99,9 +106,41 @@ impl<'r> HeadEntries<'r> {
             Err(e) if matches!(e.code(), ErrorCode::UnbornBranch | ErrorCode::NotFound) => None,
             Err(_) => return None,
         };
-        let remembered = commit.and_then(|commit| Remembered::read(&file_path(repo), commit));
-        Some(HeadEntries {
+        Some(HeadEntries::at(
+            RepoRef::Open(repo),
+            repo.path().to_path_buf(),
+            repo.commondir().to_path_buf(),
+            commit,
+        ))
+    }
+
+    /// HEAD's entries in the repository `lazy` stands for: from its plain layout's files when
+    /// it has one (libgit2 opened only for what the object reader leaves to it), else as
+    /// [`HeadEntries::new`] in the repository opened.
+    pub fn of(lazy: &'r LazyRepo<'r>) -> Option<HeadEntries<'r>> {
+        match lazy.plain() {
+            Some(plain) => Some(HeadEntries::at(
+                RepoRef::Lazy(lazy),
+                plain.git_dir.clone(),
+                plain.git_dir.clone(),
+                plain.head_id,
+            )),
+            None => HeadEntries::new(lazy.get().ok().flatten()?),
+        }
+    }
+
+    fn at(
+        repo: RepoRef<'r>,
+        git_dir: PathBuf,
+        common_dir: PathBuf,
+        commit: Option<Oid>,
+    ) -> HeadEntries<'r> {
+        let remembered =
+            commit.and_then(|commit| Remembered::read(&git_dir.join(FILE_NAME), commit));
+        HeadEntries {
             repo,
+            git_dir,
+            common_dir,
             commit,
             top_id: OnceCell::new(),
             top: OnceCell::new(),
@@ -112,7 +151,7 @@ impl<'r> HeadEntries<'r> {
             looked_up: RefCell::new(HashMap::new()),
             written: Cell::new(0),
             trees_read: Cell::new(0),
-        })
+        }
     }
 
     /// HEAD's entry at `path` (`/`-separated, relative to the top of the working tree). Err:
@@ -192,7 +231,11 @@ impl<'r> HeadEntries<'r> {
             text.push_str(&line);
             text.push('\n');
         }
-        let _ = handover_handoff::safe_fs::replace(&file_path(self.repo), text.as_bytes(), false);
+        let _ = handover_handoff::safe_fs::replace(
+            &self.git_dir.join(FILE_NAME),
+            text.as_bytes(),
+            false,
+        );
     }
 
     /// The bytes of the trees this call keeps.
@@ -269,6 +312,8 @@ impl<'r> HeadEntries<'r> {
                 Some(Ok(None)) | None => {}
             }
             self.repo
+                .get()
+                .ok_or(())?
                 .find_object(commit, None)
                 .and_then(|o| o.peel_to_commit())
                 .map(|c| c.tree_id())
@@ -340,13 +385,16 @@ impl<'r> HeadEntries<'r> {
             Some(Err(_)) => return Err(()),
             Some(Ok(None)) | None => {}
         }
-        self.repo.find_tree(id).map(Dir::Git).map_err(|_| ())
+        let repo = self.repo.get().ok_or(())?;
+        repo.find_tree(id).map(Dir::Git).map_err(|_| ())
     }
 
     /// The object database this call reads HEAD's trees from, opened on first use; shared
     /// with the verdict's HEAD check. None: a layout left to libgit2.
     pub fn objects(&self) -> Option<&Objects> {
-        self.objects.get_or_init(|| Objects::of(self.repo)).as_ref()
+        self.objects
+            .get_or_init(|| Objects::in_common_dir(&self.common_dir))
+            .as_ref()
     }
 }
 

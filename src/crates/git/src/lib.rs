@@ -26,6 +26,7 @@ pub mod history;
 mod hostile_git;
 pub mod objects;
 pub(crate) mod parsed;
+pub mod plain;
 pub mod preflight;
 pub mod provenance;
 #[cfg(test)]
@@ -219,8 +220,14 @@ pub fn opens_on_this_thread() -> usize {
 /// [`preflight::Unreadable`] inside, and libgit2 is not asked at all. Every repository
 /// handover opens with libgit2 is opened here.
 pub fn open(path: &Path) -> anyhow::Result<Option<Repository>> {
-    OPENS.with(|opens| opens.set(opens.get() + 1));
     preflight::check(path)?;
+    discover(path)
+}
+
+/// [`open`] after its preflight: only where that same look at `path` has just passed (a plain
+/// layout, [`plain::read`], runs it), so that a repository is not looked at twice.
+fn discover(path: &Path) -> anyhow::Result<Option<Repository>> {
+    OPENS.with(|opens| opens.set(opens.get() + 1));
     match Repository::discover(path) {
         Ok(repo) => Ok(Some(repo)),
         Err(e) if e.code() == ErrorCode::NotFound => Ok(None),
@@ -237,6 +244,10 @@ pub fn open(path: &Path) -> anyhow::Result<Option<Repository>> {
 pub struct LazyRepo<'a> {
     root: &'a Path,
     repo: std::cell::OnceCell<Result<Option<Repository>, String>>,
+    /// The layout read without libgit2 ([`plain`]), read once; None inside: not plain.
+    plain: std::cell::OnceCell<Option<plain::Plain>>,
+    /// Whether [`LazyRepo::plain`] may answer (off only to compare with libgit2's answers).
+    plain_allowed: bool,
 }
 
 impl<'a> LazyRepo<'a> {
@@ -244,11 +255,40 @@ impl<'a> LazyRepo<'a> {
         LazyRepo {
             root,
             repo: std::cell::OnceCell::new(),
+            plain: std::cell::OnceCell::new(),
+            plain_allowed: true,
         }
+    }
+
+    /// A repository every question of which goes to libgit2, never to the plain layout's
+    /// readers: what the verdict tests compare the plain answers with.
+    pub fn libgit2_only(root: &'a Path) -> Self {
+        LazyRepo {
+            plain_allowed: false,
+            ..LazyRepo::new(root)
+        }
+    }
+
+    /// The repository at the root read without libgit2, when its layout is plain enough
+    /// ([`plain::read`]); None: ask [`LazyRepo::get`].
+    pub fn plain(&self) -> Option<&plain::Plain> {
+        if !self.plain_allowed {
+            return None;
+        }
+        self.plain.get_or_init(|| plain::read(self.root)).as_ref()
     }
 
     pub fn root(&self) -> &'a Path {
         self.root
+    }
+
+    /// None when the layout is plain ([`LazyRepo::plain`]: libgit2 is not asked now), else
+    /// [`LazyRepo::get`]'s answer.
+    pub fn get_unless_plain(&self) -> Option<Result<Option<&Repository>, String>> {
+        match self.plain() {
+            Some(_) => None,
+            None => Some(self.get()),
+        }
     }
 
     /// The repository, Ok(None) when `root` is in none, Err with git's message when it cannot
@@ -263,10 +303,34 @@ impl<'a> LazyRepo<'a> {
             // these reads only compare the working tree with them. Process-wide, and only ever
             // switched off: this is the read-only side (verification, session start).
             git2::opts::strict_hash_verification(false);
-            open(root).map_err(|e| e.to_string())
+            // A plain layout passed the preflight when it was read, moments ago.
+            let preflighted = matches!(self.plain.get(), Some(Some(_)));
+            if preflighted {
+                discover(root).map_err(|e| e.to_string())
+            } else {
+                open(root).map_err(|e| e.to_string())
+            }
         }) {
             Ok(found) => Ok(found.as_ref()),
             Err(e) => Err(e.clone()),
+        }
+    }
+}
+
+/// A repository already open, or one [`LazyRepo`] opens the first time something asks: what
+/// a reader that needs libgit2 only now and then (`head_entries`, `uncommitted`) holds.
+#[derive(Clone, Copy)]
+pub enum RepoRef<'r> {
+    Open(&'r Repository),
+    Lazy(&'r LazyRepo<'r>),
+}
+
+impl<'r> RepoRef<'r> {
+    /// The repository, opened now if it was not; None when it cannot be.
+    pub fn get(self) -> Option<&'r Repository> {
+        match self {
+            RepoRef::Open(repo) => Some(repo),
+            RepoRef::Lazy(lazy) => lazy.get().ok().flatten(),
         }
     }
 }

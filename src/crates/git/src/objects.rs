@@ -124,8 +124,13 @@ impl Objects {
     /// repository before it is opened). Ids of another length than SHA-1's are left to
     /// libgit2 one by one ([`Objects::look`]).
     pub fn of(repo: &Repository) -> Option<Objects> {
-        let dirs =
-            super::preflight::object_dirs(&repo.commondir().join("objects"), |_| Ok(())).ok()?;
+        Objects::in_common_dir(repo.commondir())
+    }
+
+    /// [`Objects::of`] the repository whose common directory is `common` (a plain layout's
+    /// `.git`, read without libgit2: `crate::plain`).
+    pub fn in_common_dir(common: &Path) -> Option<Objects> {
+        let dirs = super::preflight::object_dirs(&common.join("objects"), |_| Ok(())).ok()?;
         Some(Objects::at(dirs, BUCKET_READ_BYTES))
     }
 

@@ -17,6 +17,7 @@
 //! proves nothing about where it came from.
 
 use crate::head_entries::HeadEntries;
+use crate::{LazyRepo, RepoRef};
 use anyhow::Context;
 use git2::{Repository, Status};
 use std::path::{Path, PathBuf};
@@ -138,7 +139,22 @@ pub fn came_with_repository_with(
     let Some(in_tree) = path_in_repository(repo, root, rel) else {
         return false;
     };
-    head_blob(head, &in_tree).is_some_and(|blob_id| unchanged(repo, root, rel, &in_tree, blob_id))
+    head_blob(head, &in_tree)
+        .is_some_and(|blob_id| unchanged(RepoRef::Open(repo), root, rel, &in_tree, blob_id))
+}
+
+/// [`came_with_repository_with`] in the repository `lazy` stands for: with a plain layout
+/// (`crate::plain`, whose root is the top of the working tree) libgit2 is opened only when the
+/// file is in HEAD and its bytes differ from HEAD's (git's own status then decides).
+pub fn came_with_repository_of(lazy: &LazyRepo, head: &HeadEntries, rel: &Path) -> bool {
+    if lazy.plain().is_none() {
+        return match lazy.get() {
+            Ok(Some(repo)) => came_with_repository_with(repo, head, lazy.root(), rel),
+            _ => false,
+        };
+    }
+    head_blob(head, rel)
+        .is_some_and(|blob_id| unchanged(RepoRef::Lazy(lazy), lazy.root(), rel, rel, blob_id))
 }
 
 /// HEAD's entries for the path questions of one caller about paths under `root` (the record
@@ -242,24 +258,18 @@ fn tracking_git2(repo: &Repository, root: &Path, rel: &Path) -> Option<Tracked> 
     let Some(blob_id) = head_entry else {
         return Some(tracked);
     };
-    tracked.unchanged_since_head = unchanged(repo, root, rel, &in_tree, blob_id);
+    tracked.unchanged_since_head = unchanged(RepoRef::Open(repo), root, rel, &in_tree, blob_id);
     Some(tracked)
 }
 
 /// The file at `rel` is HEAD's blob `blob_id`: by its bytes, else by git's status of that path
 /// (filters applied), else by the content with line endings ignored.
-fn unchanged(
-    repo: &Repository,
-    root: &Path,
-    rel: &Path,
-    in_tree: &Path,
-    blob_id: git2::Oid,
-) -> bool {
+fn unchanged(repo: RepoRef, root: &Path, rel: &Path, in_tree: &Path, blob_id: git2::Oid) -> bool {
     let on_disk = root.join(rel);
     // Cheapest first: the raw bytes hash to the blob (no conversion happened).
     git2::Oid::hash_file(git2::ObjectType::Blob, &on_disk).is_ok_and(|id| id == blob_id)
         // git's own comparison, through its stat cache and filters.
-        || repo.status_file(in_tree).is_ok_and(|s| {
+        || repo.get().is_some_and(|repo| repo.status_file(in_tree).is_ok_and(|s| {
             !s.intersects(
                 Status::INDEX_NEW
                     | Status::INDEX_MODIFIED
@@ -270,10 +280,11 @@ fn unchanged(
                     | Status::WT_DELETED
                     | Status::WT_TYPECHANGE,
             )
+        }))
+        || repo.get().is_some_and(|repo| {
+            repo.find_blob(blob_id)
+                .is_ok_and(|blob| same_but_line_endings(blob.content(), &on_disk))
         })
-        || repo
-            .find_blob(blob_id)
-            .is_ok_and(|blob| same_but_line_endings(blob.content(), &on_disk))
 }
 
 /// How git holds `root/rel`, asked of the command line (crate::cli runs it). Only

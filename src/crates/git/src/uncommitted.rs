@@ -25,6 +25,7 @@
 
 use super::head_entries::HeadEntries;
 use super::parsed::{MODE_BLOB, MODE_BLOB_EXECUTABLE, MODE_COMMIT, MODE_LINK, MODE_TREE};
+use crate::{LazyRepo, RepoRef};
 use git2::{ErrorCode, ObjectType, Oid, Repository};
 use std::cell::RefCell;
 use std::collections::HashSet;
@@ -46,8 +47,10 @@ pub enum PathState {
 /// Answers for one repository: HEAD's entries are read at most once per path and call, and
 /// remembered per commit in the git directory (`git::head_entries`).
 pub struct PathStates<'r> {
-    repo: &'r Repository,
-    workdir: &'r Path,
+    /// For ignore rules, `core.fileMode` and filtered files: opened only for them when the
+    /// repository's layout is plain (`crate::plain`).
+    repo: RepoRef<'r>,
+    workdir: PathBuf,
     head: HeadEntries<'r>,
     /// Working-tree directories already seen to be plain directories (not links).
     plain_dirs: RefCell<HashSet<PathBuf>>,
@@ -57,19 +60,35 @@ impl<'r> PathStates<'r> {
     /// None for a bare repository (no working tree to compare) or a HEAD that cannot be read.
     pub fn new(repo: &'r Repository) -> Option<PathStates<'r>> {
         Some(PathStates {
-            repo,
-            workdir: repo.workdir()?,
+            repo: RepoRef::Open(repo),
+            workdir: repo.workdir()?.to_path_buf(),
             head: HeadEntries::new(repo)?,
             plain_dirs: RefCell::new(HashSet::new()),
         })
+    }
+
+    /// [`PathStates::with_head`] in the repository `lazy` stands for: with a plain layout
+    /// (`crate::plain`), its root is the working tree and libgit2 is opened only for what
+    /// only it answers (an untracked path's ignore rules, `core.fileMode`, a filtered file).
+    /// None as for [`PathStates::new`].
+    pub fn of(lazy: &'r LazyRepo<'r>, head: HeadEntries<'r>) -> Option<PathStates<'r>> {
+        if lazy.plain().is_some() {
+            return Some(PathStates {
+                repo: RepoRef::Lazy(lazy),
+                workdir: lazy.root().to_path_buf(),
+                head,
+                plain_dirs: RefCell::new(HashSet::new()),
+            });
+        }
+        PathStates::with_head(lazy.get().ok().flatten()?, head)
     }
 
     /// [`PathStates::new`] with HEAD's entries a caller's earlier check already used (the
     /// remembered file read once per call, and written once).
     pub fn with_head(repo: &'r Repository, head: HeadEntries<'r>) -> Option<PathStates<'r>> {
         Some(PathStates {
-            repo,
-            workdir: repo.workdir()?,
+            repo: RepoRef::Open(repo),
+            workdir: repo.workdir()?.to_path_buf(),
             head,
             plain_dirs: RefCell::new(HashSet::new()),
         })
@@ -106,10 +125,10 @@ impl<'r> PathStates<'r> {
             }
             (Some(Working::Dir), Some(_)) => PathState::Uncommitted,
             (Some(Working::Dir), None) => PathState::Unknown,
-            (Some(_), None) => match self.repo.is_path_ignored(rel) {
-                Ok(true) => PathState::Committed,
-                Ok(false) => PathState::Uncommitted,
-                Err(_) => PathState::Unknown,
+            (Some(_), None) => match self.repo.get().map(|repo| repo.is_path_ignored(rel)) {
+                Some(Ok(true)) => PathState::Committed,
+                Some(Ok(false)) => PathState::Uncommitted,
+                Some(Err(_)) | None => PathState::Unknown,
             },
             (Some(Working::Link(target)), Some((id, mode))) => {
                 let same = mode == MODE_LINK
@@ -226,14 +245,17 @@ impl<'r> PathStates<'r> {
     /// `core.fileMode` (on unless configured off): whether git sees the executable bit.
     fn file_mode_tracked(&self) -> bool {
         self.repo
-            .config()
-            .and_then(|c| c.get_bool("core.filemode"))
+            .get()
+            .and_then(|repo| repo.config().and_then(|c| c.get_bool("core.filemode")).ok())
             .unwrap_or(true)
     }
 
     /// libgit2's own answer for this one path: filters applied, the index read.
     fn exact(&self, rel: &Path) -> PathState {
-        match self.repo.status_file(rel) {
+        let Some(repo) = self.repo.get() else {
+            return PathState::Unknown;
+        };
+        match repo.status_file(rel) {
             Ok(s) if s.is_empty() || s == git2::Status::IGNORED => PathState::Committed,
             Ok(_) => PathState::Uncommitted,
             Err(e) if e.code() == ErrorCode::NotFound => PathState::Committed,

@@ -37,6 +37,9 @@ pub mod code {
     pub const UNCOMMITTED_ELSEWHERE: &str = "uncommitted_elsewhere";
 }
 
+#[cfg(test)]
+mod paths_agree;
+
 /// Commits listed in a reason's details; the rest are counted.
 pub const MAX_LISTED_COMMITS: usize = 10;
 /// Files listed in a reason's details; the rest are counted.
@@ -120,12 +123,10 @@ fn check(repo: &LazyRepo, handoff: &Handoff, depth: Depth) -> Vec<Reason> {
     let root = repo.root();
     let mut reasons = Vec::new();
     // HEAD's entries, shared by the origin and listed-files checks: the file that remembers
-    // them read once, and written once (`git::head_entries`). The origin check opens the
-    // repository in any case.
-    let mut head = match repo.get() {
-        Ok(Some(opened)) => HeadEntries::new(opened),
-        _ => None,
-    };
+    // them read once, and written once (`git::head_entries`). In a plain layout
+    // (`git::plain`) they and HEAD come from our own reads of `.git`, and libgit2 opens the
+    // repository only for a question those cannot answer; else the origin check opens it.
+    let mut head = HeadEntries::of(repo);
     check_origin(repo, head.as_ref(), handoff, &mut reasons);
     match &handoff.git {
         None => reasons.push(reason(
@@ -160,16 +161,18 @@ fn check_origin(
     let root = repo.root();
     let mut why = Vec::new();
     let state = Path::new(".handover").join("state.json");
-    let came_with_repository = match (repo.get(), head) {
-        (Ok(Some(opened)), Some(head)) => {
+    let came_with_repository = match (repo.get_unless_plain(), head) {
+        (None, Some(head)) => handover_git::provenance::came_with_repository_of(repo, head, &state),
+        (None, None) => false,
+        (Some(Ok(Some(opened))), Some(head)) => {
             handover_git::provenance::came_with_repository_with(opened, head, root, &state)
         }
-        (Ok(Some(opened)), None) => {
+        (Some(Ok(Some(opened))), None) => {
             handover_git::provenance::came_with_repository_in(opened, root, &state)
         }
-        (Ok(None), _) => false,
+        (Some(Ok(None)), _) => false,
         // libgit2 cannot read it: provenance asks the git command line.
-        (Err(_), _) => handover_git::provenance::came_with_repository(root, &state),
+        (Some(Err(_)), _) => handover_git::provenance::came_with_repository(root, &state),
     };
     if came_with_repository {
         why.push(
@@ -215,6 +218,11 @@ fn same_directory(recorded: &Path, here: &Path) -> bool {
     if !recorded.is_absolute() {
         return false;
     }
+    // The same text names the same directory (what canonicalizing both would tell, without a
+    // `readlink` per component of each: the usual case, a handoff checked where it was written).
+    if recorded == here {
+        return true;
+    }
     match (std::fs::canonicalize(recorded), std::fs::canonicalize(here)) {
         (Ok(a), Ok(b)) => a == b,
         _ => recorded == here,
@@ -230,7 +238,9 @@ fn check_git<'a>(
 ) {
     let root = lazy.root();
     let cheap = if depth == Depth::Quick {
-        git::read_head_files(root)
+        lazy.plain()
+            .map(|plain| plain.head.clone())
+            .or_else(|| git::read_head_files(root))
     } else {
         None
     };
@@ -284,19 +294,20 @@ fn check_listed_changes<'a>(
     reasons: &mut Vec<Reason>,
 ) {
     let root = lazy.root();
-    let repo = match lazy.get() {
-        Ok(Some(repo)) => repo,
-        Ok(None) => return,
-        Err(e) => {
+    let states = match lazy.get_unless_plain() {
+        // A plain layout: libgit2 opened only if a path needs it.
+        None => head.and_then(|head| PathStates::of(lazy, head)),
+        Some(Ok(Some(repo))) => match head {
+            Some(head) => PathStates::with_head(repo, head),
+            None => PathStates::new(repo),
+        },
+        Some(Ok(None)) => return,
+        Some(Err(e)) => {
             if !reasons.iter().any(|r| r.code == code::GIT_UNREADABLE) {
                 reasons.push(unreadable(root, &e));
             }
             return;
         }
-    };
-    let states = match head {
-        Some(head) => PathStates::with_head(repo, head),
-        None => PathStates::new(repo),
     };
     let Some(states) = states else {
         return;
