@@ -198,7 +198,7 @@ impl Reader<'_> {
         let Ok(entries) = fs::read_dir(&dir) else {
             return;
         };
-        let mut names: Vec<(String, PathBuf)> = Vec::new();
+        let mut names: Vec<(String, PathBuf, u64)> = Vec::new();
         let mut more = false;
         for (n, entry) in entries.flatten().enumerate() {
             if n >= MAX_ARCHIVE_ENTRIES {
@@ -209,7 +209,11 @@ impl Reader<'_> {
             if name.starts_with('.') || !name.ends_with(".json") {
                 continue;
             }
-            names.push((name, entry.path()));
+            // The size as listed (no link followed), asked of the directory already open: a
+            // file over the cap is not opened at all; the read below caps again, for a file
+            // that grows meanwhile.
+            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            names.push((name, entry.path(), size));
         }
         if more {
             let place = self.relative(&dir);
@@ -222,10 +226,7 @@ impl Reader<'_> {
         names.sort_by(|a, b| b.0.cmp(&a.0));
         let mut budget = self.archive_bytes;
         let mut within = Vec::with_capacity(names.len());
-        for (_, path) in names {
-            // The size as listed (lstat, no link followed): a file over the cap is not opened
-            // at all; the read below caps again, for a file that grows meanwhile.
-            let size = fs::symlink_metadata(&path).map(|m| m.len()).unwrap_or(0);
+        for (_, path, size) in names {
             if size > MAX_STATE_BYTES {
                 let place = self.relative(&path);
                 self.problem(
