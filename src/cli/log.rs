@@ -29,7 +29,8 @@ pub fn run(args: &LogArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         return stats(&store, args.json);
     }
     let now_ms = now_ms();
-    let history = read_history(&store, now_ms)?;
+    // Only what a line shows is read of each item (show and search read whole).
+    let history = refused_or(read::listing(&store, now_ms))?;
     let scope = Scope::of(&store, args.all, args.branch.as_deref());
     let filter = Filter {
         branch: scope.branch.clone(),

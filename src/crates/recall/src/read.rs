@@ -44,7 +44,11 @@ pub struct History {
     /// `.handover/` is refused (a link, another user's, ...): nothing in it was read.
     pub refused: Option<Refused>,
     /// Archived handoffs and session records not parsed because [`read_candidates`]' test
-    /// said they cannot matter (each file counted once; 0 for [`read`]).
+    /// said they cannot matter (each file counted once; 0 for [`read`]). Only files that look
+    /// sound are counted so: a JSON object with an id and a checksum (a handoff), braces at
+    /// both ends (a record); anything less is parsed, and said or dropped as in [`read`].
+    /// Their checksums are not checked: a well-formed file edited by hand is counted, not
+    /// said.
     pub unread: usize,
 }
 
@@ -66,7 +70,22 @@ impl History {
 /// Everything the repository's history holds, read once. `now_ms`: what "now" is for
 /// future-dated items (`handover_base::clock::millis(SystemTime::now())`).
 pub fn read(store: &Store, now_ms: u64) -> History {
-    read_within(store, now_ms, MAX_ARCHIVE_BYTES, &|_| true)
+    read_within(store, now_ms, MAX_ARCHIVE_BYTES, &|_| true, Depth::Whole)
+}
+
+/// [`read`] for a listing (`handover log`): the same items, problems and events, but each item
+/// carries only the texts a listing shows — a handoff's goal in [`Item::fields`], a record's
+/// agent, end, files edited and last failing command (`handover_record::files::listed_all`:
+/// the rest of a record is dropped unread, not redacted). `show` and `search` read whole.
+pub fn listing(store: &Store, now_ms: u64) -> History {
+    read_within(store, now_ms, MAX_ARCHIVE_BYTES, &|_| true, Depth::Listing)
+}
+
+/// How much of each item a read keeps.
+#[derive(Clone, Copy, Debug, PartialEq)]
+enum Depth {
+    Whole,
+    Listing,
 }
 
 /// [`read`], going further than the bytes only for the archived handoffs and session records
@@ -75,11 +94,17 @@ pub fn read(store: &Store, now_ms: u64) -> History {
 /// [`History::unread`] and are neither listed nor checked. The current handoff, the journal
 /// and fetched handoffs are read whole.
 pub fn read_candidates(store: &Store, now_ms: u64, may_hold: &MayHold<'_>) -> History {
-    read_within(store, now_ms, MAX_ARCHIVE_BYTES, may_hold)
+    read_within(store, now_ms, MAX_ARCHIVE_BYTES, may_hold, Depth::Whole)
 }
 
 /// [`read_candidates`] with `archive_bytes` of archive files read at most.
-fn read_within(store: &Store, now_ms: u64, archive_bytes: u64, may_hold: &MayHold<'_>) -> History {
+fn read_within(
+    store: &Store,
+    now_ms: u64,
+    archive_bytes: u64,
+    may_hold: &MayHold<'_>,
+    depth: Depth,
+) -> History {
     let mut history = History::default();
     if let Err(refused) = store.check() {
         history.refused = Some(refused);
@@ -95,6 +120,7 @@ fn read_within(store: &Store, now_ms: u64, archive_bytes: u64, may_hold: &MayHol
         store_in_head: std::cell::OnceCell::new(),
         archive_bytes,
         may_hold,
+        depth,
         history,
     };
     reader.current();
@@ -127,6 +153,7 @@ struct Reader<'s> {
     archive_bytes: u64,
     /// Whether an archived handoff's or a record's bytes are worth parsing.
     may_hold: &'s MayHold<'s>,
+    depth: Depth,
     history: History,
 }
 
@@ -171,7 +198,7 @@ impl Reader<'_> {
         let Ok(entries) = fs::read_dir(&dir) else {
             return;
         };
-        let mut names: Vec<(String, PathBuf)> = Vec::new();
+        let mut names: Vec<(String, PathBuf, u64)> = Vec::new();
         let mut more = false;
         for (n, entry) in entries.flatten().enumerate() {
             if n >= MAX_ARCHIVE_ENTRIES {
@@ -182,7 +209,11 @@ impl Reader<'_> {
             if name.starts_with('.') || !name.ends_with(".json") {
                 continue;
             }
-            names.push((name, entry.path()));
+            // The size as listed (no link followed), asked of the directory already open: a
+            // file over the cap is not opened at all; the read below caps again, for a file
+            // that grows meanwhile.
+            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
+            names.push((name, entry.path(), size));
         }
         if more {
             let place = self.relative(&dir);
@@ -195,10 +226,7 @@ impl Reader<'_> {
         names.sort_by(|a, b| b.0.cmp(&a.0));
         let mut budget = self.archive_bytes;
         let mut within = Vec::with_capacity(names.len());
-        for (_, path) in names {
-            // The size as listed (lstat, no link followed): a file over the cap is not opened
-            // at all; the read below caps again, for a file that grows meanwhile.
-            let size = fs::symlink_metadata(&path).map(|m| m.len()).unwrap_or(0);
+        for (_, path, size) in names {
             if size > MAX_STATE_BYTES {
                 let place = self.relative(&path);
                 self.problem(
@@ -366,7 +394,10 @@ impl Reader<'_> {
             _ => vec!["it was not recorded in this working tree".to_string()],
         });
         let (time_ms, claimed_time) = bounded_time(&handoff.created_at, bound_ms, self.now_ms);
-        let fields = handoff_fields(&handoff);
+        let mut fields = handoff_fields(&handoff);
+        if self.depth == Depth::Listing {
+            fields.retain(|f| f.name == crate::item::names::GOAL);
+        }
         let written_here = foreign.is_empty();
         self.history.items.push(Item {
             id: handoff.id.clone(),
@@ -386,7 +417,14 @@ impl Reader<'_> {
     /// judged for provenance). A record is dated by its last activity, never later than its
     /// file's time.
     fn records(&mut self) {
-        let judged = handover_record::files::judged_all(self.store, self.now_ms, self.may_hold);
+        // Only a sound file may go unparsed (see [`sound_record`]).
+        let may_hold = self.may_hold;
+        let judged = match self.depth {
+            Depth::Listing => handover_record::files::listed_all(self.store, self.now_ms),
+            Depth::Whole => handover_record::files::judged_all(self.store, self.now_ms, &|bytes| {
+                may_hold(bytes) || !sound_record(bytes)
+            }),
+        };
         for id in judged.unread {
             if self.seen.insert(id) {
                 self.history.unread += 1;
@@ -532,7 +570,7 @@ fn load(path: &Path, may_hold: Option<&MayHold<'_>>) -> Loaded {
         }
     };
     if may_hold.is_some_and(|may_hold| !may_hold(&bytes)) {
-        if let Ok(Identified { id }) = serde_json::from_slice::<Identified>(&bytes) {
+        if let Some(id) = identified(&bytes) {
             return Loaded::Unread(id);
         }
     }
@@ -545,10 +583,34 @@ fn load(path: &Path, may_hold: Option<&MayHold<'_>>) -> Loaded {
 /// A working tree's path as a handoff records it (`GitSnapshot::root`, `root_bytes`).
 type RecordedRoot = (String, Option<String>);
 
-/// The id of a stored handoff, read without the rest of it.
+/// The id and checksum of a stored handoff, read without the rest of it.
 #[derive(serde::Deserialize)]
 struct Identified {
     id: String,
+    checksum: String,
+}
+
+/// The id of a stored handoff whose bytes are sound as far as a cheap look can tell (a JSON
+/// object with an id and a checksum): what a file that is not parsed must be to be counted as
+/// searched. Its checksum is not checked (that is the full parse, the cost being avoided): a
+/// file edited by hand but still well formed is counted, unparsed, and only `log` or a search
+/// that parses it says it is damaged. Anything less sound is parsed, and said as a problem.
+fn identified(bytes: &[u8]) -> Option<String> {
+    let object = bytes
+        .iter()
+        .find(|b| !b.is_ascii_whitespace())
+        .is_some_and(|&b| b == b'{');
+    let found = serde_json::from_slice::<Identified>(bytes).ok()?;
+    (object && !found.checksum.is_empty()).then_some(found.id)
+}
+
+/// A session record's bytes look like one JSON object, braces at both ends: what a record
+/// that is not parsed must be to be counted as searched (an empty, torn or truncated file is
+/// parsed, and dropped and not counted as it would be anyway). A cheap look, not a parse: a
+/// record damaged in its middle is counted unparsed.
+fn sound_record(bytes: &[u8]) -> bool {
+    let text = bytes.trim_ascii();
+    text.first() == Some(&b'{') && text.last() == Some(&b'}')
 }
 
 /// Text not written here is redacted again before anything sees it (search matches on what
@@ -711,6 +773,77 @@ mod store_tests {
         assert_eq!(history.events.len(), 1, "the torn line is skipped");
     }
 
+    /// `log` reads a listing: the same items in the same order with the same labels, times,
+    /// branches and agents, a handoff's goal, and of a record what a log line shows.
+    #[test]
+    fn the_listing_lists_what_the_full_read_lists() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let store = Store::at(root);
+        put(
+            &store.archive_dir().join("20261128T000000Z.json"),
+            &handoff(root, "h1", "2026-11-28T00:00:00Z", "first"),
+        );
+        put(
+            &store.archive_dir().join("20261127T000000Z.json"),
+            &handoff(Path::new("/elsewhere"), "h0", "2026-11-27T00:00:00Z", "far"),
+        );
+        let mut r = SessionRecord::new("sess-1", handover_clients_agent());
+        r.requests = vec!["fix the login bug".into()];
+        r.files_edited = vec!["src/a.rs".into(), "src/b.rs".into()];
+        r.files_edited_total = 5;
+        let failed = handover_record::Command {
+            command: "cargo test".into(),
+            status: "failed".into(),
+            exit_code: Some(101),
+            test: true,
+        };
+        r.commands = vec![failed.clone()];
+        r.last_failure = Some(failed);
+        r.last_activity_ms = NOW - 1000;
+        handover_record::files::save(&store, &r).unwrap();
+
+        let full = read(&store, NOW);
+        let listed = listing(&store, NOW);
+        let summary = |h: &History| -> Vec<String> {
+            h.items
+                .iter()
+                .map(|i| {
+                    let record = match &i.doc {
+                        Doc::Record(r) => format!(
+                            "{:?} {:?} {} {:?} {}",
+                            r.ended,
+                            r.files_edited,
+                            r.files_edited_total,
+                            r.last_failure,
+                            r.failure_left()
+                        ),
+                        Doc::Handoff(_) => String::new(),
+                    };
+                    format!(
+                        "{} {} {} {:?} {} {:?} {:?} {:?} {:?} {record}",
+                        i.id,
+                        i.label(),
+                        i.written_here,
+                        i.foreign,
+                        i.time_ms,
+                        i.claimed_time,
+                        i.branch,
+                        i.agent,
+                        i.field("goal"),
+                    )
+                })
+                .collect()
+        };
+        assert_eq!(summary(&listed), summary(&full));
+        assert_eq!(listed.problems, full.problems);
+        assert_eq!(listed.items.len(), 3);
+        // What a listing does not show is not read.
+        let sess = listed.item("sess-1").unwrap();
+        assert_eq!(sess.field("request"), None);
+        assert_eq!(listed.item("h1").unwrap().fields.len(), 1);
+    }
+
     fn handover_clients_agent() -> handover_clients::Agent {
         handover_clients::Agent::Claude
     }
@@ -775,6 +908,19 @@ mod store_tests {
             "2026-11-21T00:00:00Z",
             "Été: TOKENIZER à refaire",
         );
+        archived(&mut h);
+        // The phrase only once accents are off and case folded (and two spaces apart); and
+        // its words only apart.
+        let mut h = handoff(
+            root,
+            "folded-phrase",
+            "2026-11-21T00:00:00Z",
+            "the TOKÉN  Format moved",
+        );
+        h.content.warnings.clear();
+        archived(&mut h);
+        let mut h = handoff(root, "apart", "2026-11-21T00:00:00Z", "a token in a format");
+        h.content.warnings.clear();
         archived(&mut h);
         let mut h = handoff(root, "escape", "2026-11-21T00:00:00Z", "token\nformat");
         h.content.narrative = Some("the token\nformat moved\tto tok\u{7}enizer".into());
@@ -880,6 +1026,13 @@ mod store_tests {
             skipped_some |= candidates.unread > 0;
         }
         assert!(skipped_some, "the prefilter never skipped a file");
+        // The phrase skips the files where its words are only apart, and finds the one that
+        // holds it only through folding.
+        let query = crate::search::Query::parse("\"token format\"").unwrap();
+        let prefilter = crate::search::Prefilter::of(&query);
+        let candidates = read_candidates(&store, NOW, &|b| prefilter.may_match(b));
+        assert!(candidates.item("apart").is_none() && full.item("apart").is_some());
+        assert!(matched(&candidates, &query).contains(&"folded-phrase".to_string()));
     }
 
     #[test]
@@ -948,6 +1101,60 @@ mod store_tests {
         assert_eq!(said.len(), expect.len(), "{said:#?}");
     }
 
+    /// A file the prefilter rules out is counted as searched only when it looks sound: one
+    /// that is not is parsed and said (a handoff) or dropped (a record) as the full read does;
+    /// a well-formed one whose checksum does not hold is counted, unparsed, and not said.
+    #[test]
+    fn a_damaged_file_ruled_out_by_its_bytes_is_judged_as_far_as_is_cheap() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let store = Store::at(root);
+        let archive = store.archive_dir();
+        put(
+            &archive.join("1-sound.json"),
+            &handoff(root, "sound", "2026-11-28T00:00:00Z", "sound"),
+        );
+        let mut forged = handoff(root, "forged", "2026-11-28T00:00:00Z", "forged");
+        forged.content.goal = "changed after sealing".into();
+        put(&archive.join("2-forged.json"), &forged);
+        let mut unsealed = handoff(root, "unsealed", "2026-11-28T00:00:00Z", "unsealed");
+        unsealed.checksum = String::new();
+        put(&archive.join("3-unsealed.json"), &unsealed);
+        fs::write(archive.join("4-array.json"), br#"["an-id", "sha256:00"]"#).unwrap();
+        fs::write(
+            archive.join("5-torn.json"),
+            br#"{"id": "torn", "checksum": "sha"#,
+        )
+        .unwrap();
+        let records = handover_record::files::dir(&store.dir());
+        fs::create_dir_all(&records).unwrap();
+        fs::write(records.join("torn-record.json"), b"{\"session_id\": ").unwrap();
+        fs::write(records.join("list-record.json"), b"[1, 2]").unwrap();
+        let mut r = handover_record::SessionRecord::new("sess-ok", handover_clients_agent());
+        r.requests = vec!["tidy up".into()];
+        r.last_activity_ms = NOW - 5000;
+        handover_record::files::save(&store, &r).unwrap();
+
+        let query = crate::search::Query::parse("nowhere").unwrap();
+        let prefilter = crate::search::Prefilter::of(&query);
+        let candidates = read_candidates(&store, NOW, &|b| prefilter.may_match(b));
+        let full = read(&store, NOW);
+        assert!(candidates.items.is_empty(), "{:?}", ids(&candidates));
+        // sound, forged, and the record: counted; the rest said as the full read says it.
+        assert_eq!(candidates.unread, 3);
+        let said = |h: &History| -> Vec<String> {
+            let mut said: Vec<String> = h.problems.iter().map(|p| p.place.clone()).collect();
+            said.sort();
+            said
+        };
+        let mut full_said = said(&full);
+        full_said.retain(|p| !p.contains("2-forged"));
+        assert_eq!(said(&candidates), full_said);
+        assert_eq!(said(&candidates).len(), 3, "{:?}", candidates.problems);
+        assert!(said(&full).iter().any(|p| p.contains("2-forged")));
+        assert_eq!(ids(&full), [("sess-ok", "record"), ("sound", "archived")]);
+    }
+
     #[test]
     fn the_archive_is_read_newest_first_within_its_byte_budget() {
         let tmp = tempfile::tempdir().unwrap();
@@ -962,7 +1169,7 @@ mod store_tests {
             );
             sizes = fs::metadata(&path).unwrap().len();
         }
-        let history = read_within(&store, NOW, 2 * sizes + 10, &|_| true);
+        let history = read_within(&store, NOW, 2 * sizes + 10, &|_| true, Depth::Whole);
         assert_eq!(ids(&history), [("a3", "archived"), ("a2", "archived")]);
         assert_eq!(history.problems.len(), 1, "{:?}", history.problems);
         assert!(

@@ -230,6 +230,20 @@ pub fn judged_all(store: &Store, now_ms: u64, may_hold: &(dyn Fn(&[u8]) -> bool 
         HISTORY_MAX_ENTRIES,
         HISTORY_MAX_BYTES,
         may_hold,
+        SessionRecord::sanitized,
+    )
+}
+
+/// [`judged_all`] for a listing of sessions (`handover log`): every record, each with only
+/// the texts a listing shows ([`SessionRecord::sanitized_for_listing`]).
+pub fn listed_all(store: &Store, now_ms: u64) -> Judged {
+    judged_within(
+        store,
+        now_ms,
+        HISTORY_MAX_ENTRIES,
+        HISTORY_MAX_BYTES,
+        &|_| true,
+        SessionRecord::sanitized_for_listing,
     )
 }
 
@@ -250,6 +264,7 @@ fn judged_within(
     max_entries: usize,
     max_bytes: u64,
     may_hold: &(dyn Fn(&[u8]) -> bool + Sync),
+    sanitized: fn(SessionRecord) -> SessionRecord,
 ) -> Judged {
     if store.check().is_err() {
         return Judged::default();
@@ -287,13 +302,16 @@ fn judged_within(
     // Read and parsed on every core (thousands of files), then ranked as the hooks rank them.
     let loaded = handover_base::parallel::map(&within, |(path, modified)| {
         let stem = stem_key(path);
-        let bytes = read_bytes(path)?;
+        // The directories were checked once above: not again for each of thousands of files
+        // (two `stat`s each, most of a search's system time). The file itself is opened as
+        // every record is (no link followed, plain files only, capped).
+        let bytes = safe_fs::read_limited(path, MAX_FILE_BYTES).ok()??;
         // A file whose name is not a key is named by its content: parsed.
         if let Some(stem) = stem.filter(|_| !may_hold(&bytes)) {
             return Some(Err(stem.to_string()));
         }
-        let record = parse(&bytes)?;
-        Some(Ok((record, path.clone(), *modified)))
+        let record = serde_json::from_slice::<SessionRecord>(&bytes).ok()?;
+        Some(Ok((sanitized(record), path.clone(), *modified)))
     });
     let mut unread = Vec::new();
     let mut parsed = Vec::new();
@@ -584,7 +602,14 @@ mod tests {
         let all = judged_all(&store, now(), &|_| true);
         assert_eq!((all.listed.len(), all.cut), (3, None));
         // Four entries (three records and the `.gitignore`), three looked at.
-        let cut = judged_within(&store, now(), 3, HISTORY_MAX_BYTES, &|_| true);
+        let cut = judged_within(
+            &store,
+            now(),
+            3,
+            HISTORY_MAX_BYTES,
+            &|_| true,
+            SessionRecord::sanitized,
+        );
         assert!(
             cut.cut
                 .as_deref()
@@ -596,7 +621,14 @@ mod tests {
         let size = fs::metadata(path_for(&dir(&store.dir()), "a"))
             .unwrap()
             .len();
-        let cut = judged_within(&store, now(), 100, 2 * size + 1, &|_| true);
+        let cut = judged_within(
+            &store,
+            now(),
+            100,
+            2 * size + 1,
+            &|_| true,
+            SessionRecord::sanitized,
+        );
         let ids: Vec<&str> = cut
             .listed
             .iter()

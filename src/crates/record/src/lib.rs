@@ -482,6 +482,23 @@ impl SessionRecord {
         self
     }
 
+    /// [`SessionRecord::sanitized`] for a listing of sessions (`handover log`): the texts a
+    /// listing never shows (requests, commands but the last failing one, the last message,
+    /// the dirty files, the transcript's cursor) are dropped unread rather than cleaned, which
+    /// is most of the cost of reading thousands of records; everything kept is sanitized as
+    /// always. Their totals stay.
+    pub fn sanitized_for_listing(mut self) -> SessionRecord {
+        self.requests = Vec::new();
+        self.commands = Vec::new();
+        self.last_test = None;
+        self.last_message = None;
+        if let Some(g) = &mut self.git {
+            g.dirty = None;
+        }
+        self.transcript = Cursor::default();
+        self.sanitized()
+    }
+
     /// The session's last test run failed.
     pub fn last_test_failed(&self) -> bool {
         self.last_test.as_ref().is_some_and(Command::failed)

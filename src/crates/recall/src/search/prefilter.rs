@@ -14,6 +14,10 @@
 //! own text or a marker: such a run is not used to skip. Any other file (another escape,
 //! another character past ASCII, DEL) is a candidate: folding, escapes and control stripping can
 //! make its text.
+//!
+//! A quoted phrase of plain words goes further ([`Phrase`]): its words must follow one another
+//! in the bytes, white space between them, so a file that holds them only apart is skipped even
+//! when one of them is a marker's word (`token` in `"token format"`).
 
 use super::query::Query;
 use memchr::memmem::Finder;
@@ -123,6 +127,62 @@ pub(super) const MARKER_WORDS: &[&str] = &[
 /// The runs of a query a file must hold (lowercased) to be worth parsing.
 pub struct Prefilter {
     needles: Vec<Finder<'static>>,
+    /// Quoted phrases of words that are letters and digits only: their words must follow one
+    /// another in the file's lowercased bytes, white space between them ([`Phrase`]).
+    phrases: Vec<Phrase>,
+}
+
+/// A phrase a file must hold as it is written: each word, then white space, then the next.
+///
+/// Why a file without it cannot match the phrase: a phrase matches where each word's key
+/// follows the one before after white space only. With every word made of ASCII letters and
+/// digits, none of that can come from outside the file's own text: a redaction marker
+/// (`[REDACTED:kind]`) is neither preceded nor followed by white space inside its brackets, and
+/// our own text puts white space after a letter or digit only in `(exit N`, which a word found
+/// inside `exit` or `alternatives` leaves to the per-word rule. So the words and the white
+/// space between them are the file's text, which in a plain file is its bytes (the escapes
+/// `\"`, `\\`, `\/` make neither), lowercased.
+struct Phrase {
+    first: Finder<'static>,
+    rest: Vec<Vec<u8>>,
+}
+
+impl Phrase {
+    /// The phrase of a quoted term, when its words allow the rule.
+    fn of(words: &[&str]) -> Option<Phrase> {
+        let usable = |w: &&str| {
+            !w.is_empty()
+                && w.bytes().all(|b| b.is_ascii_alphanumeric())
+                && !OUR_WORDS.iter().any(|ours| ours.contains(*w))
+        };
+        if words.len() < 2 || !words.iter().all(usable) {
+            return None;
+        }
+        let (first, rest) = words.split_first()?;
+        Some(Phrase {
+            first: Finder::new(first.as_bytes()).into_owned(),
+            rest: rest.iter().map(|w| w.as_bytes().to_vec()).collect(),
+        })
+    }
+
+    /// Whether `lower` holds the phrase: its first word, then for each next word at least one
+    /// white space byte and the word.
+    fn in_bytes(&self, lower: &[u8]) -> bool {
+        let first_len = self.first.needle().len();
+        self.first.find_iter(lower).any(|start| {
+            let mut at = start + first_len;
+            self.rest.iter().all(|word| {
+                let rest = lower.get(at..).unwrap_or_default();
+                let gap = rest
+                    .iter()
+                    .take_while(|b| b.is_ascii_whitespace() || **b == 0x0b)
+                    .count();
+                let follows = gap > 0 && rest.get(gap..).is_some_and(|r| r.starts_with(word));
+                at += gap + word.len();
+                follows
+            })
+        })
+    }
 }
 
 impl Prefilter {
@@ -141,22 +201,32 @@ impl Prefilter {
                 }
             }
         }
+        let phrases = query
+            .terms
+            .iter()
+            .filter(|term| term.quoted)
+            .filter_map(|term| {
+                let words: Vec<&str> = term.words.iter().map(|w| w.key.as_str()).collect();
+                Phrase::of(&words)
+            })
+            .collect();
         Prefilter {
             needles: needles
                 .iter()
                 .map(|n| Finder::new(n.as_bytes()).into_owned())
                 .collect(),
+            phrases,
         }
     }
 
     /// Nothing can be skipped: every file is a candidate.
     pub fn is_empty(&self) -> bool {
-        self.needles.is_empty()
+        self.needles.is_empty() && self.phrases.is_empty()
     }
 
     /// False only when the file's bytes cannot hold a hit (see the module's comment).
     pub fn may_match(&self, bytes: &[u8]) -> bool {
-        if self.needles.is_empty() {
+        if self.is_empty() {
             return true;
         }
         if !plain(bytes) {
@@ -164,11 +234,17 @@ impl Prefilter {
         }
         let lower = bytes.to_ascii_lowercase();
         self.needles.iter().all(|n| n.find(&lower).is_some())
+            && self.phrases.iter().all(|p| p.in_bytes(&lower))
     }
 }
 
 /// ASCII but DEL, the [`SYMBOLS`], and no escape but `\"`, `\\`, `\/`.
 fn plain(bytes: &[u8]) -> bool {
+    // Nearly every file is ASCII: checked a word at a time, then only its backslashes looked
+    // at, instead of every byte.
+    if bytes.is_ascii() {
+        return memchr::memchr(0x7f, bytes).is_none() && escapes_are_plain(bytes);
+    }
     let mut at = 0;
     while let Some(&b) = bytes.get(at) {
         match b {
@@ -198,6 +274,22 @@ fn plain(bytes: &[u8]) -> bool {
                 at += len;
             }
         }
+    }
+    true
+}
+
+/// Every backslash of `bytes` starts `\"`, `\\` or `\/`.
+fn escapes_are_plain(bytes: &[u8]) -> bool {
+    let mut from = 0;
+    while let Some(found) = bytes
+        .get(from..)
+        .and_then(|rest| memchr::memchr(b'\\', rest))
+    {
+        let at = from + found;
+        if !matches!(bytes.get(at + 1), Some(b'"' | b'\\' | b'/')) {
+            return false;
+        }
+        from = at + 2;
     }
     true
 }
@@ -236,6 +328,43 @@ mod tests {
         assert!(may("exit", r#"{"command": "make"}"#));
         assert!(may("token", r#"{"request": "ghp_secret"}"#));
         assert!(may("redacted", "{}"));
+    }
+
+    #[test]
+    fn a_phrase_skips_a_file_where_its_words_are_only_apart() {
+        let apart = r#"{"goal": "the token is in the format", "why": "format token"}"#;
+        assert!(!may("\"token format\"", apart));
+        // Its words alone still need only be somewhere.
+        assert!(may("token format", apart));
+        // Any case, any white space between the words, inside longer words at the ends.
+        assert!(may("\"token format\"", r#"{"goal": "the TOKEN   Format"}"#));
+        assert!(may("\"token format\"", r#"{"goal": "mytoken formats"}"#));
+        assert!(may(
+            "\"the token format\"",
+            r#"{"goal": "The Token Format"}"#
+        ));
+        assert!(!may(
+            "\"the token format\"",
+            r#"{"goal": "the tokenformat"}"#
+        ));
+        // Found only once escapes are read or letters folded: parsed.
+        assert!(may("\"token format\"", r#"{"goal": "token\nformat"}"#));
+        assert!(may("\"token format\"", r#"{"goal": "token\u0020format"}"#));
+        assert!(may("\"token format\"", "{\"goal\": \"TOKÉN format\"}"));
+        assert!(may(
+            "\"token format\"",
+            "{\"goal\": \"to\u{301}ken format\"}"
+        ));
+        // A word our own text may hold next to white space (`(exit 101, failed)`): the
+        // phrase is not used, its other words are.
+        assert!(may(
+            "\"exit 101\"",
+            r#"{"command": "make", "exit_code": 101}"#
+        ));
+        assert!(!may(
+            "\"exit 101\"",
+            r#"{"command": "make", "exit_code": 2}"#
+        ));
     }
 
     #[test]
