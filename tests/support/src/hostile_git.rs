@@ -55,32 +55,78 @@ fn git(dir: &Path, args: &[&str], stdin: &[u8]) -> String {
 /// of the empty tree whose message is zeros (git compresses it: about 260 KB on disk, and can
 /// push it); its id.
 pub fn loose_bomb(dir: &Path) -> String {
-    let mut commit = b"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor A <a@example.com> 0 +0000\ncommitter A <a@example.com> 0 +0000\n\n".to_vec();
-    commit.resize(BOMB_BYTES as usize, 0);
-    git(
-        dir,
-        &[
-            "hash-object",
-            "-t",
-            "commit",
-            "--literally",
-            "-w",
-            "--stdin",
-        ],
-        &commit,
-    )
+    let bomb = bomb();
+    put(&dir.join(".git/objects"), &bomb.loose);
+    bomb.id.clone()
 }
 
-/// [`loose_bomb`], moved into a pack of its own (the loose copy removed); its id.
+/// [`loose_bomb`] in a pack of its own instead (no loose copy); its id.
 pub fn packed_bomb(dir: &Path) -> String {
-    let id = loose_bomb(dir);
-    git(
-        dir,
-        &["pack-objects", "-q", ".git/objects/pack/pack"],
-        format!("{id}\n").as_bytes(),
-    );
-    git(dir, &["prune-packed"], b"");
-    id
+    let bomb = bomb();
+    for file in &bomb.pack {
+        put(&dir.join(".git/objects"), file);
+    }
+    bomb.id.clone()
+}
+
+/// The bomb's files as git wrote them, each (its path under `objects/`, its bytes).
+struct Bomb {
+    id: String,
+    loose: (PathBuf, Vec<u8>),
+    pack: Vec<(PathBuf, Vec<u8>)>,
+}
+
+/// Made by git once per test process and copied from then on: compressing 256 MiB twice
+/// (hash-object, then pack-objects) took seconds for every repository that wanted one.
+fn bomb() -> &'static Bomb {
+    static BOMB: std::sync::OnceLock<Bomb> = std::sync::OnceLock::new();
+    BOMB.get_or_init(|| {
+        let dir = std::env::temp_dir().join(format!("handover-bomb-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        std::fs::create_dir_all(&dir).unwrap();
+        git(&dir, &["init", "-q"], b"");
+        let mut commit = b"tree 4b825dc642cb6eb9a060e54bf8d69288fbee4904\nauthor A <a@example.com> 0 +0000\ncommitter A <a@example.com> 0 +0000\n\n".to_vec();
+        commit.resize(BOMB_BYTES as usize, 0);
+        let id = git(
+            &dir,
+            &[
+                "hash-object",
+                "-t",
+                "commit",
+                "--literally",
+                "-w",
+                "--stdin",
+            ],
+            &commit,
+        );
+        let objects = dir.join(".git/objects");
+        let loose_at = PathBuf::from(&id[..2]).join(&id[2..]);
+        let loose = (loose_at.clone(), std::fs::read(objects.join(&loose_at)).unwrap());
+        git(
+            &dir,
+            &["pack-objects", "-q", ".git/objects/pack/pack"],
+            format!("{id}\n").as_bytes(),
+        );
+        let pack = std::fs::read_dir(objects.join("pack"))
+            .unwrap()
+            .map(|entry| {
+                let at = PathBuf::from("pack").join(entry.unwrap().file_name());
+                let bytes = std::fs::read(objects.join(&at)).unwrap();
+                (at, bytes)
+            })
+            .collect::<Vec<_>>();
+        let has = |ext: &str| pack.iter().any(|(at, _)| at.extension() == Some(ext.as_ref()));
+        assert!(has("pack") && has("idx"), "a pack and its index: {pack:?}");
+        std::fs::remove_dir_all(&dir).unwrap();
+        Bomb { id, loose, pack }
+    })
+}
+
+/// Writes `file` (a path under `objects`, its bytes) into `objects`.
+fn put(objects: &Path, (at, bytes): &(PathBuf, Vec<u8>)) {
+    let path = objects.join(at);
+    std::fs::create_dir_all(path.parent().unwrap()).unwrap();
+    std::fs::write(path, bytes).unwrap();
 }
 
 /// A zlib stream holding `data` in one stored (uncompressed) block.

@@ -453,6 +453,66 @@ fn commits_answer_as_libgit2_commits() {
     ));
 }
 
+thread_local! {
+    /// One scratch repository per test thread for the generated commits: each case writes one
+    /// object into it, so a fresh repository per case (300 of them) only cost time.
+    static SCRATCH: (tempfile::TempDir, Repository) = {
+        let dir = tempfile::tempdir().unwrap();
+        let repo = Repository::init(dir.path()).unwrap();
+        (dir, repo)
+    };
+}
+
+/// The one pack (and its index, with their file names) of a repacked history, and the ids of
+/// its objects: built once per test process, damaged afresh by each case of
+/// `damaged_packs_never_panic` (a history and a repack per case were most of its time).
+struct PristinePack {
+    pack: (std::ffi::OsString, Vec<u8>),
+    idx: (std::ffi::OsString, Vec<u8>),
+    ids: Vec<Oid>,
+}
+
+fn pristine_pack() -> &'static PristinePack {
+    static PACK: std::sync::OnceLock<PristinePack> = std::sync::OnceLock::new();
+    PACK.get_or_init(|| {
+        let dir = tempfile::tempdir().unwrap();
+        history(dir.path(), 3);
+        git(dir.path(), &["repack", "-adf", "-q"]);
+        let pack_dir = dir.path().join(".git/objects/pack");
+        let files: Vec<_> = std::fs::read_dir(&pack_dir)
+            .unwrap()
+            .map(|e| e.unwrap().path())
+            .collect();
+        let pick = |ext: &str| {
+            let path = files
+                .iter()
+                .find(|p| p.extension() == Some(ext.as_ref()))
+                .unwrap();
+            (
+                path.file_name().unwrap().to_owned(),
+                std::fs::read(path).unwrap(),
+            )
+        };
+        let pristine = PristinePack {
+            pack: pick("pack"),
+            idx: pick("idx"),
+            ids: all_ids(dir.path()),
+        };
+        // Undamaged, in a folder of its own as each case writes it, every object reads: so a
+        // case that reads nothing does so because of its damage.
+        let copy = tempfile::tempdir().unwrap();
+        let copy_pack = copy.path().join("objects/pack");
+        std::fs::create_dir_all(&copy_pack).unwrap();
+        for (name, data) in [&pristine.pack, &pristine.idx] {
+            std::fs::write(copy_pack.join(name), data).unwrap();
+        }
+        let objects = Objects::at(vec![copy.path().join("objects")], BUCKET_READ_BYTES);
+        assert!(pristine.ids.len() > 100, "{} objects", pristine.ids.len());
+        assert!(pristine.ids.iter().all(|id| objects.read(*id).is_some()));
+        pristine
+    })
+}
+
 proptest! {
     #![proptest_config(ProptestConfig::with_cases(300))]
     /// Summaries of messages made of the characters the rule turns on.
@@ -461,10 +521,9 @@ proptest! {
         prop::sample::select(vec![b' ', b'\t', b'\n', b'\r', 0x0b, 0x0c, b'a', b'b', 0, 0xc3]),
         0..24,
     ), headers in prop::sample::select(vec!["\n", "", "x-extra y\n\n", "x-extra\n"])) {
-        let dir = tempfile::tempdir().unwrap();
-        let repo = Repository::init(dir.path()).unwrap();
         let tree = Oid::from_str("4b825dc642cb6eb9a060e54bf8d69288fbee4904").unwrap();
-        prop_assert!(assert_commit_as_libgit2(&repo, commit_bytes(tree, &[], headers, &message)));
+        let same = SCRATCH.with(|(_, repo)| assert_commit_as_libgit2(repo, commit_bytes(tree, &[], headers, &message)));
+        prop_assert!(same);
     }
 }
 
@@ -474,26 +533,21 @@ proptest! {
     /// panic, and what it gives is either nothing or an object of at most the cap.
     #[test]
     fn damaged_packs_never_panic(flips in proptest::collection::vec((any::<prop::sample::Index>(), any::<u8>(), any::<bool>()), 1..12)) {
-        let dir = tempfile::tempdir().unwrap();
-        history(dir.path(), 3);
-        git(dir.path(), &["repack", "-adf", "-q"]);
-        let ids = all_ids(dir.path());
-        let pack_dir = dir.path().join(".git/objects/pack");
-        let files: Vec<_> = std::fs::read_dir(&pack_dir).unwrap().map(|e| e.unwrap().path()).collect();
-        let pick = |ext: &str| files.iter().find(|p| p.extension() == Some(ext.as_ref())).unwrap().clone();
-        let (pack, idx) = (pick("pack"), pick("idx"));
-        let mut bytes = [std::fs::read(&pack).unwrap(), std::fs::read(&idx).unwrap()];
+        let pristine = pristine_pack();
+        let mut bytes = [pristine.pack.1.clone(), pristine.idx.1.clone()];
         for (at, value, in_idx) in flips {
             let file = &mut bytes[usize::from(in_idx)];
             let i = at.index(file.len());
             file[i] = value;
         }
-        for (path, data) in [(&pack, &bytes[0]), (&idx, &bytes[1])] {
-            std::fs::remove_file(path).unwrap();
-            std::fs::write(path, data).unwrap();
+        let dir = tempfile::tempdir().unwrap();
+        let pack_dir = dir.path().join("objects/pack");
+        std::fs::create_dir_all(&pack_dir).unwrap();
+        for ((name, _), data) in [(&pristine.pack, &bytes[0]), (&pristine.idx, &bytes[1])] {
+            std::fs::write(pack_dir.join(name), data).unwrap();
         }
-        let objects = Objects::at(vec![dir.path().join(".git/objects")], BUCKET_READ_BYTES);
-        for id in ids {
+        let objects = Objects::at(vec![dir.path().join("objects")], BUCKET_READ_BYTES);
+        for id in pristine.ids.iter().copied() {
             if let Some(object) = objects.read(id) {
                 prop_assert!(object.data.len() as u64 <= super::MAX_OBJECT_BYTES);
             }
