@@ -7,8 +7,8 @@
 //! share sessions: startup fresh, drifted and stale; the record of a shell edit and the end of a
 //! `run`, then the terminal UI told of it and SIGKILLed, and the next `run` told of that; the
 //! automatic compaction; the terminal UI's startup, `/compact` and `/new`. docs/compatibility.md
-//! says what the offline setup switches off. Needs node/npm, tmux and root (`unshare -n`); HANDOVER_SKIP_E2E=1
-//! reports them ignored.
+//! says what the offline setup switches off and what is not covered. Needs node/npm, tmux and
+//! root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
 
 use crate::clients::opencode::{
     assert_ran, plugin_cost, records_text, Host, OpenCodeBox, OpenCodeTui, AFTER_COMPACTION,
