@@ -3,14 +3,16 @@
 //! writes it into `.kilo/plugin/`, run by OpenCode's harness (tests/clients/opencode.rs) with
 //! Kilo Code's places. Each moment is counted in the fake model's request log.
 //!
-//! A Kilo Code run costs about 10 s of CPU (against about 4 s for OpenCode's), so the set is
-//! small: startup fresh and drifted with the record of a shell edit, the automatic compaction,
-//! and the terminal UI's startup and `/compact`. docs/compatibility.md says what the offline
-//! setup switches off. Needs node/npm, tmux and root (`unshare -n`); HANDOVER_SKIP_E2E=1
-//! reports them ignored.
+//! A Kilo Code run costs about 10 s of CPU (against about 4 s for OpenCode's), so the moments
+//! share sessions: startup fresh, drifted and stale; the record of a shell edit and the end of a
+//! `run`, then the terminal UI told of it and SIGKILLed, and the next `run` told of that; the
+//! automatic compaction; the terminal UI's startup, `/compact` and `/new`. docs/compatibility.md
+//! says what the offline setup switches off and what is not covered. Needs node/npm, tmux and
+//! root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
 
 use crate::clients::opencode::{
-    assert_ran, Host, OpenCodeBox, AFTER_COMPACTION, COMPACTION_INSTRUCTIONS, GOAL, REMIND, STARTUP,
+    assert_ran, plugin_cost, records_text, Host, OpenCodeBox, OpenCodeTui, AFTER_COMPACTION,
+    COMPACTION_INSTRUCTIONS, GOAL, REMIND, STARTUP,
 };
 use crate::support::clients;
 use crate::support::fake_server::{LoggedRequest, Turn};
@@ -21,6 +23,7 @@ static KILO: Host = Host {
     name: "kilo",
     display_name: "Kilo Code",
     binary: |c| &c.kilo,
+    executable: "kilo",
     project_dir: ".kilo",
     user_dir: ".config/kilo",
     config_file: "kilo.json",
@@ -34,6 +37,9 @@ static KILO: Host = Host {
         // plugins (provider logins).
         ("KILO_NO_DAEMON", "1"),
         ("KILO_DISABLE_DEFAULT_PLUGINS", "1"),
+        // The terminal UI has no `--auto`: its runtime permission overlay lets the shell run
+        // without asking (OpenCode's default).
+        ("KILO_PERMISSION", r#"{"bash":"allow"}"#),
     ],
     plugin_sdk: no_sdk_install,
     ignored: KILO_GITIGNORE,
@@ -61,17 +67,74 @@ fn no_sdk_install(_: &crate::support::Clients, dir: &Path) {
     std::fs::write(dir.join("package-lock.json"), lock.to_string()).unwrap();
 }
 
-/// The startup context in every agent request of a session, once (fresh, then drifted after a
-/// commit); the shell commands get the session's id; the session record holds a file written by
-/// the shell, the failing command, the agent's last words and the end (Kilo Code's `run` ends
-/// the session when it disposes the plugin), under Kilo Code's name.
-fn kilo_startup_fresh_drifted_and_record() {
-    let Some(c) = clients("kilo_startup_fresh_drifted_and_record") else {
+/// The startup context in every agent request of a session, once, its verdict following the
+/// repository: fresh, drifted after a commit, stale on another branch.
+fn kilo_startup_fresh_drifted_stale() {
+    let Some(c) = clients("kilo_startup_fresh_drifted_stale") else {
         return;
     };
     let b = OpenCodeBox::of(&KILO, c, 200_000, 32_000);
     b.write_handoff();
     let fresh = b.run(
+        c,
+        vec![Turn::shell("true"), Turn::text("Noted.")],
+        "Continue.",
+    );
+    assert_ran(&fresh);
+    eprintln!("e2e kilo: a run took {:?}", fresh.time);
+    assert_eq!(fresh.counts(STARTUP), [1, 1], "{}", fresh.describe());
+    let first = fresh.agent_requests()[0].body_text();
+    assert!(first.contains("Verdict: fresh"), "{}", fresh.describe());
+    // It reads AGENTS.md, where install put the handover section.
+    assert!(first.contains("<!-- handover:begin -->"), "{first}");
+    assert!(fresh
+        .hooks_log()
+        .contains("event=SessionStart source=startup"));
+
+    b.commit_file("src/csv.rs", "pub fn csv() {}\n", "Add the CSV writer");
+    let drifted = b.run(c, vec![Turn::text("Noted.")], "Continue.");
+    assert_ran(&drifted);
+    assert_eq!(drifted.counts(STARTUP), [1], "{}", drifted.describe());
+    let text = drifted.agent_requests()[0].body_text();
+    assert!(
+        text.contains("Verdict: drifted") && text.contains("HEAD moved"),
+        "{}",
+        drifted.describe()
+    );
+
+    b.git(&["checkout", "-q", "-b", "experiment"]);
+    let stale = b.run(c, vec![Turn::text("Noted.")], "Continue.");
+    assert_ran(&stale);
+    assert_eq!(stale.counts(STARTUP), [1], "{}", stale.describe());
+    let text = stale.agent_requests()[0].body_text();
+    assert!(
+        text.contains("Verdict: stale") && text.contains("experiment"),
+        "{}",
+        stale.describe()
+    );
+}
+
+/// No handoff; three sessions, each after a shell edit and a failing command. `kilo run` quits:
+/// its record holds the file, the failing command, the agent's last words and the end (Kilo
+/// Code's `run` ends the session when it disposes the plugin), under Kilo Code's name, and the
+/// shell got the session's id. The next session, in the terminal UI, is told that file, failure
+/// and end in its first agent request; its turn ends (Stop writes the record) and Kilo Code is
+/// SIGKILLed (no SessionEnd): the session after it is told its file, its failure, and that no
+/// end was recorded.
+fn kilo_record_quit_and_kill_after_a_shell_edit() {
+    let Some(c) = clients("kilo_record_quit_and_kill_after_a_shell_edit") else {
+        return;
+    };
+    let b = OpenCodeBox::of(&KILO, c, 200_000, 32_000);
+    const OPENING: &str = "handover: no handoff was written";
+    let told = |text: &str, needles: &[&str]| {
+        assert_eq!(text.matches(OPENING).count(), 1, "{text}");
+        let ours = &text[text.find(OPENING).unwrap_or(0)..];
+        for needle in needles {
+            assert!(ours.contains(needle), "no {needle:?} in\n{ours}");
+        }
+    };
+    let quit = b.run(
         c,
         vec![
             Turn::shell("printf 'written by the shell\\n' > notes.txt"),
@@ -81,17 +144,8 @@ fn kilo_startup_fresh_drifted_and_record() {
         ],
         "Write the notes and run the tests.",
     );
-    assert_ran(&fresh);
-    eprintln!("e2e kilo: a run took {:?}", fresh.time);
-    assert_eq!(fresh.counts(STARTUP), [1, 1, 1, 1], "{}", fresh.describe());
-    let first = fresh.agent_requests()[0].body_text();
-    assert!(first.contains("Verdict: fresh"), "{}", fresh.describe());
-    // It reads AGENTS.md, where install put the handover section.
-    assert!(first.contains("<!-- handover:begin -->"), "{first}");
-    assert!(fresh
-        .hooks_log()
-        .contains("event=SessionStart source=startup"));
-
+    assert_ran(&quit);
+    eprintln!("e2e kilo: a run took {:?}", quit.time);
     let record = b.record();
     let text = record.to_string();
     assert_eq!(record["agent"], "kilo", "{text}");
@@ -117,17 +171,47 @@ fn kilo_startup_fresh_drifted_and_record() {
         "the shell did not get the session's id"
     );
 
-    b.commit_file("src/csv.rs", "pub fn csv() {}\n", "Add the CSV writer");
-    let drifted = b.run(c, vec![Turn::text("Noted.")], "Continue.");
-    assert_ran(&drifted);
-    eprintln!("e2e kilo: a run took {:?}", drifted.time);
-    assert_eq!(drifted.counts(STARTUP), [1], "{}", drifted.describe());
-    let text = drifted.agent_requests()[0].body_text();
-    assert!(
-        text.contains("Verdict: drifted") && text.contains("HEAD moved"),
-        "{}",
-        drifted.describe()
+    {
+        let tui = b.tui(c);
+        const PROMPT: &str = "Write the next notes";
+        let first = tui.add_turns(vec![
+            Turn::shell("printf 'then killed\\n' > killed.txt").when(PROMPT),
+            Turn::shell("sh -c 'echo 2 failed; exit 2'"),
+            Turn::text("KILLED-TURN-DONE"),
+        ]);
+        tui.send(PROMPT);
+        tui.wait_for("KILLED-TURN-DONE", 90);
+        let text = tui.answered_by(first).body_text();
+        told(
+            &text,
+            &[
+                "notes.txt",
+                "«sh -c 'echo 1 failed; exit 1'» (failed, exit 1)",
+                "(SessionEnd, reason «exit»)",
+            ],
+        );
+        tui.wait_until("the turn's record", 30, || {
+            records_text(&b).contains("killed.txt")
+        });
+        let killed = tui.kill_client();
+        assert!(!killed.is_empty(), "no Kilo Code process to kill");
+        tui.wait_until("Kilo Code to exit", 30, || tui.exited().is_some());
+        let log = tui.hooks_log();
+        assert_eq!(log.matches("event=SessionEnd").count(), 0, "{log}");
+    }
+
+    let next = b.run(c, vec![Turn::text("Looking at it.")], "Continue.");
+    assert_ran(&next);
+    let text = next.agent_requests()[0].body_text();
+    told(
+        &text,
+        &[
+            "killed.txt",
+            "«sh -c 'echo 2 failed; exit 2'» (failed, exit 2)",
+            "idle since then; no end recorded",
+        ],
     );
+    assert!(!text.contains("(SessionEnd, reason"), "{text}");
 }
 
 /// Automatic compaction at Kilo Code's point (OpenCode's rule: the context less the output
@@ -184,9 +268,10 @@ fn kilo_compaction_reminder_and_handoff_back() {
 
 /// The terminal UI: the startup context in the first agent request, once; `/compact` puts our
 /// instructions into the summarizer's request and the next prompt's request carries the handoff
-/// back once, without the startup context.
-fn kilo_tui_startup_and_compact() {
-    let Some(c) = clients("kilo_tui_startup_and_compact") else {
+/// back once, without the startup context; `/new` starts a session whose first request has the
+/// startup context again, once.
+fn kilo_tui_startup_compact_new() {
+    let Some(c) = clients("kilo_tui_startup_compact_new") else {
         return;
     };
     let b = OpenCodeBox::of(&KILO, c, 200_000, 32_000);
@@ -203,7 +288,7 @@ fn kilo_tui_startup_and_compact() {
     );
     assert_eq!(tui.agent_requests().len(), 1, "{}", tui.describe());
 
-    let summarizer = |tui: &crate::clients::opencode::OpenCodeTui| {
+    let summarizer = |tui: &OpenCodeTui| {
         tui.requests()
             .into_iter()
             .filter(|r| r.body_text().contains("Here is the conversation so far:"))
@@ -230,16 +315,41 @@ fn kilo_tui_startup_and_compact() {
         tui.describe()
     );
     assert!(after.body_text().contains(GOAL), "{}", tui.describe());
-    assert_eq!(tui.agent_requests().len(), 2, "{}", tui.describe());
+
+    tui.send("/new");
+    tui.settle(10);
+    let fresh = tui.exchange("Start over in a new session", "THIRD-ANSWER");
+    assert_eq!(
+        (count(&fresh, STARTUP), count(&fresh, AFTER_COMPACTION)),
+        (1, 0),
+        "after /new\n{}",
+        tui.describe()
+    );
+    // Each moment once: three agent requests, one per prompt.
+    assert_eq!(tui.agent_requests().len(), 3, "{}", tui.describe());
     let log = tui.hooks_log();
-    assert_eq!(log.matches("source=startup").count(), 1, "{log}");
+    assert_eq!(log.matches("source=startup").count(), 2, "{log}");
     assert_eq!(log.matches("source=compact").count(), 1, "{log}");
+}
+
+/// The plugin's cost in Kilo Code against no plugin: opencode_plugin_cost's method
+/// (tests/clients/opencode.rs), with Kilo Code's places. A benchmark; figures in
+/// docs/benchmarks.md.
+///
+///     HANDOVER_OPENCODE_BENCH_HOOKS=<release build dir> cargo test --test clients \
+///         kilo_plugin_cost -- --ignored --nocapture
+fn kilo_plugin_cost() {
+    if let Some(c) = clients("kilo_plugin_cost") {
+        plugin_cost(&KILO, c);
+    }
 }
 
 trials! {
     real: [
-        kilo_startup_fresh_drifted_and_record,
+        kilo_startup_fresh_drifted_stale,
+        kilo_record_quit_and_kill_after_a_shell_edit,
         kilo_compaction_reminder_and_handoff_back,
-        kilo_tui_startup_and_compact,
+        kilo_tui_startup_compact_new,
     ],
+    ignored: [kilo_plugin_cost],
 }

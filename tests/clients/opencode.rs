@@ -42,6 +42,8 @@ pub(crate) struct Host {
     pub display_name: &'static str,
     /// Its binary among the pinned clients.
     pub binary: fn(&Clients) -> &Path,
+    /// The file name of its running executable (`/proc/<pid>/exe`), which a kill matches.
+    pub executable: &'static str,
     /// The project's folder for its plugins and config (`.opencode`), and the user's under the
     /// home (`.config/opencode`).
     pub project_dir: &'static str,
@@ -65,6 +67,7 @@ pub(crate) static OPENCODE: Host = Host {
     name: "opencode",
     display_name: "OpenCode",
     binary: |c| &c.opencode,
+    executable: "opencode",
     project_dir: ".opencode",
     user_dir: ".config/opencode",
     config_file: "opencode.json",
@@ -228,7 +231,7 @@ impl OpenCodeBox {
         b
     }
 
-    fn git(&self, args: &[&str]) -> String {
+    pub fn git(&self, args: &[&str]) -> String {
         let out = Command::new("git")
             .args(args)
             .current_dir(&self.project)
@@ -550,7 +553,7 @@ impl OpenCodeTui<'_> {
 
     /// Appends turns to the fake server's plan (they answer the next agent requests, after any
     /// turn still unused); returns the index of the first.
-    fn add_turns(&self, turns: Vec<Turn>) -> usize {
+    pub fn add_turns(&self, turns: Vec<Turn>) -> usize {
         let first = self.planned.get();
         self.planned.set(first + turns.len());
         let text: String = turns
@@ -567,21 +570,22 @@ impl OpenCodeTui<'_> {
     }
 
     /// The request the plan's turn `turn` answered.
-    fn answered_by(&self, turn: usize) -> LoggedRequest {
+    pub fn answered_by(&self, turn: usize) -> LoggedRequest {
         self.requests()
             .into_iter()
             .find(|r| r.turn == Some(turn))
             .unwrap_or_else(|| panic!("no request took turn {turn}\n{}", self.describe()))
     }
 
-    /// SIGKILLs OpenCode (every process of the sandbox whose executable is `opencode`); returns
-    /// the PIDs killed.
-    fn kill_opencode(&self) -> Vec<u32> {
+    /// SIGKILLs the client (every process of the sandbox whose executable is the host's);
+    /// returns the PIDs killed.
+    pub fn kill_client(&self) -> Vec<u32> {
+        let name = self.b.host.executable;
         let pids: Vec<u32> = sandbox_pids(&self.b.home)
             .into_iter()
             .filter(|pid| {
                 std::fs::read_link(format!("/proc/{pid}/exe"))
-                    .is_ok_and(|exe| exe.file_name().is_some_and(|n| n == "opencode"))
+                    .is_ok_and(|exe| exe.file_name().is_some_and(|n| n == name))
             })
             .collect();
         for pid in &pids {
@@ -589,7 +593,10 @@ impl OpenCodeTui<'_> {
                 .args(["-KILL", &pid.to_string()])
                 .status();
         }
-        eprintln!("e2e tui opencode: SIGKILLed OpenCode ({pids:?})");
+        eprintln!(
+            "e2e tui {}: SIGKILLed {} ({pids:?})",
+            self.b.host.name, self.b.host.display_name
+        );
         pids
     }
 
@@ -1081,7 +1088,7 @@ fn opencode_quit_and_kill_after_a_shell_edit() {
         tui.wait_until("the turn's record", 30, || {
             records_text(&b).contains("killed.txt")
         });
-        let killed = tui.kill_opencode();
+        let killed = tui.kill_client();
         assert!(!killed.is_empty(), "no OpenCode process to kill");
         tui.wait_until("OpenCode to exit", 30, || tui.exited().is_some());
         let log = tui.hooks_log();
@@ -1103,7 +1110,7 @@ fn opencode_quit_and_kill_after_a_shell_edit() {
 }
 
 /// Every session record's text (to wait for an update without parsing).
-fn records_text(b: &OpenCodeBox) -> String {
+pub(crate) fn records_text(b: &OpenCodeBox) -> String {
     std::fs::read_dir(b.project.join(".handover/records"))
         .map(|d| {
             d.flatten()
@@ -1189,14 +1196,20 @@ fn opencode_tui_automatic_compaction() {
 /// `HANDOVER_OPENCODE_BENCH_HOOKS`: the hook executables (default this build's);
 /// `HANDOVER_OPENCODE_BENCH_ROUNDS`: rounds (default 4).
 fn opencode_plugin_cost() {
-    let Some(c) = clients("opencode_plugin_cost") else {
-        return;
-    };
+    if let Some(c) = clients("opencode_plugin_cost") {
+        plugin_cost(&OPENCODE, c);
+    }
+}
+
+/// The plugin's cost in `host` (opencode_plugin_cost's method; Kilo Code's in
+/// tests/clients/kilo.rs).
+pub(crate) fn plugin_cost(host: &'static Host, c: &Clients) {
+    let name = host.name;
     let rounds: usize = std::env::var("HANDOVER_OPENCODE_BENCH_ROUNDS")
         .ok()
         .and_then(|r| r.parse().ok())
         .unwrap_or(4);
-    let b = OpenCodeBox::new(c, 8_000, 1_000);
+    let b = OpenCodeBox::of(host, c, 8_000, 1_000);
     let hooks = std::env::var_os("HANDOVER_OPENCODE_BENCH_HOOKS")
         .map(PathBuf::from)
         .unwrap_or_else(|| b.bins.session_start.parent().unwrap().to_path_buf());
@@ -1204,7 +1217,7 @@ fn opencode_plugin_cost() {
         "install",
         "--scope",
         "project",
-        "--opencode",
+        &format!("--{name}"),
         "--hooks-dir",
         &hooks.to_string_lossy(),
     ]);
@@ -1214,7 +1227,7 @@ fn opencode_plugin_cost() {
         String::from_utf8_lossy(&out.stderr)
     );
     b.write_handoff();
-    let plugin_path = b.project.join(".opencode/plugin/handover.js");
+    let plugin_path = b.project.join(host.project_dir).join("plugin/handover.js");
     let plugin = std::fs::read_to_string(&plugin_path).unwrap();
     let (head, rest) = plugin.split_once("const HOOKS = ").unwrap();
     let (json, tail) = rest.split_once(";\n").unwrap();
@@ -1273,7 +1286,7 @@ fn opencode_plugin_cost() {
             assert_ran(&run);
             let ms = run.time.unwrap_or_default().as_secs_f64() * 1000.0;
             eprintln!(
-                "bench opencode: round {round} {} {ms:.0} ms, {} agent requests",
+                "bench {name}: round {round} {} {ms:.0} ms, {} agent requests",
                 ways[way].0,
                 run.agent_requests().len()
             );
@@ -1300,7 +1313,7 @@ fn opencode_plugin_cost() {
     };
     for ((way, _), t) in ways.iter().zip(&session_ms) {
         eprintln!(
-            "bench opencode: {way}: session median {:.0} ms of {t:.0?}",
+            "bench {name}: {way}: session median {:.0} ms of {t:.0?}",
             med(t)
         );
     }
@@ -1318,15 +1331,12 @@ fn opencode_plugin_cost() {
                 None => format!("{}: -", ways[way].0),
             })
             .collect();
-        eprintln!(
-            "bench opencode: in the client: {what}: {}",
-            cells.join("; ")
-        );
+        eprintln!("bench {name}: in the client: {what}: {}", cells.join("; "));
     }
 
     // Each hook command, through `sh -c` and from its argv, beside a do-nothing process, on a
     // payload like the plugin's, in this project.
-    let sessions = b.home.join(".config/opencode/handover-sessions");
+    let sessions = b.home.join(host.user_dir).join("handover-sessions");
     let transcript = std::fs::read_dir(&sessions)
         .unwrap()
         .flatten()
@@ -1398,7 +1408,7 @@ fn opencode_plugin_cost() {
             floor.push(time(&["cat"]));
         }
         eprintln!(
-            "bench opencode: direct: {event}: sh -c {:.1} ms, argv {:.1} ms, a do-nothing process {:.1} ms (medians of 31)",
+            "bench {name}: direct: {event}: sh -c {:.1} ms, argv {:.1} ms, a do-nothing process {:.1} ms (medians of 31)",
             med(&shell),
             med(&direct),
             med(&floor)
@@ -1415,7 +1425,7 @@ fn opencode_plugin_cost() {
     std::fs::write(&cases_path, serde_json::Value::from(cases).to_string()).unwrap();
     let script = b.root.join("bench-spawn.mjs");
     std::fs::write(&script, BUN_SPAWN_BENCH).unwrap();
-    let out = Command::new(&c.opencode)
+    let out = Command::new((host.binary)(c))
         .arg(&script)
         .arg(&cases_path)
         .env("BUN_BE_BUN", "1")
@@ -1436,7 +1446,7 @@ fn opencode_plugin_cost() {
             med(&t)
         };
         eprintln!(
-            "bench opencode: Bun.spawn: {}: sh -c {:.1} ms, argv {:.1} ms, a do-nothing process {:.1} ms (medians of 31)",
+            "bench {name}: Bun.spawn: {}: sh -c {:.1} ms, argv {:.1} ms, a do-nothing process {:.1} ms (medians of 31)",
             v["event"].as_str().unwrap_or("?"),
             ms("sh -c"),
             ms("argv"),
@@ -1445,7 +1455,7 @@ fn opencode_plugin_cost() {
     }
     if !out.status.success() {
         eprintln!(
-            "bench opencode: Bun.spawn: {}",
+            "bench {name}: Bun.spawn: {}",
             String::from_utf8_lossy(&out.stderr)
         );
     }
