@@ -11,8 +11,8 @@
 //! root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
 
 use crate::clients::opencode::{
-    assert_ran, plugin_cost, records_text, Host, OpenCodeBox, OpenCodeTui, AFTER_COMPACTION,
-    COMPACTION_INSTRUCTIONS, GOAL, REMIND, STARTUP,
+    assert_ran, plugin_cost, records_text, startup_compact_new, Host, OpenCodeBox,
+    AFTER_COMPACTION, COMPACTION_INSTRUCTIONS, REMIND, STARTUP,
 };
 use crate::support::clients;
 use crate::support::fake_server::{LoggedRequest, Turn};
@@ -275,58 +275,7 @@ fn kilo_tui_startup_compact_new() {
         return;
     };
     let b = OpenCodeBox::of(&KILO, c, 200_000, 32_000);
-    b.write_handoff();
-    let tui = b.tui(c);
-    let count = |r: &LoggedRequest, needle: &str| r.body_text().matches(needle).count();
-
-    let first = tui.exchange("Continue the work", "FIRST-ANSWER");
-    assert_eq!(
-        (count(&first, STARTUP), count(&first, AFTER_COMPACTION)),
-        (1, 0),
-        "startup\n{}",
-        tui.describe()
-    );
-    assert_eq!(tui.agent_requests().len(), 1, "{}", tui.describe());
-
-    let summarizer = |tui: &OpenCodeTui| {
-        tui.requests()
-            .into_iter()
-            .filter(|r| r.body_text().contains("Here is the conversation so far:"))
-            .collect::<Vec<_>>()
-    };
-    tui.send("/compact");
-    tui.wait_until("the summarizer's request", 90, || {
-        !summarizer(&tui).is_empty()
-    });
-    tui.settle(10);
-    let summaries = summarizer(&tui);
-    assert_eq!(summaries.len(), 1, "{}", tui.describe());
-    assert_eq!(
-        count(&summaries[0], COMPACTION_INSTRUCTIONS),
-        1,
-        "{}",
-        tui.describe()
-    );
-    let after = tui.exchange("Carry on after compacting", "SECOND-ANSWER");
-    assert_eq!(
-        (count(&after, AFTER_COMPACTION), count(&after, STARTUP)),
-        (1, 0),
-        "after /compact\n{}",
-        tui.describe()
-    );
-    assert!(after.body_text().contains(GOAL), "{}", tui.describe());
-
-    tui.send("/new");
-    tui.settle(10);
-    let fresh = tui.exchange("Start over in a new session", "THIRD-ANSWER");
-    assert_eq!(
-        (count(&fresh, STARTUP), count(&fresh, AFTER_COMPACTION)),
-        (1, 0),
-        "after /new\n{}",
-        tui.describe()
-    );
-    // Each moment once: three agent requests, one per prompt.
-    assert_eq!(tui.agent_requests().len(), 3, "{}", tui.describe());
+    let tui = startup_compact_new(&b, c);
     let log = tui.hooks_log();
     assert_eq!(log.matches("source=startup").count(), 2, "{log}");
     assert_eq!(log.matches("source=compact").count(), 1, "{log}");

@@ -953,15 +953,12 @@ fn opencode_not_installed_passes_the_launchers_text() {
     assert!(!text.contains(STARTUP), "{text}");
 }
 
-/// The terminal UI: the startup context in the first agent request, once; `/compact` runs our
-/// instructions into the summarizer's request and the next prompt's request carries the handoff
-/// back once (no startup context); `/new` starts a session whose first request has the startup
-/// context again, once; `/exit` ends both sessions (SessionEnd, the records' `session_end`).
-fn opencode_tui_startup_compact_new_exit() {
-    let Some(c) = clients("opencode_tui_startup_compact_new_exit") else {
-        return;
-    };
-    let b = OpenCodeBox::new(c, 200_000, 32_000);
+/// The terminal UI's moments, shared by OpenCode's and Kilo Code's tests: the startup context
+/// in the first agent request, once; `/compact` runs our instructions into the summarizer's
+/// request and the next prompt's request carries the handoff back once (no startup context);
+/// `/new` starts a session whose first request has the startup context again, once; three
+/// agent requests in all. The terminal is left running for the test's own end.
+pub(crate) fn startup_compact_new<'b>(b: &'b OpenCodeBox, c: &Clients) -> OpenCodeTui<'b> {
     b.write_handoff();
     let tui = b.tui(c);
     let count = |r: &LoggedRequest, needle: &str| r.body_text().matches(needle).count();
@@ -1014,6 +1011,19 @@ fn opencode_tui_startup_compact_new_exit() {
     );
     // Each moment once: three agent requests, one per prompt.
     assert_eq!(tui.agent_requests().len(), 3, "{}", tui.describe());
+    tui
+}
+
+/// The terminal UI: the startup context in the first agent request, once; `/compact` runs our
+/// instructions into the summarizer's request and the next prompt's request carries the handoff
+/// back once (no startup context); `/new` starts a session whose first request has the startup
+/// context again, once; `/exit` ends both sessions (SessionEnd, the records' `session_end`).
+fn opencode_tui_startup_compact_new_exit() {
+    let Some(c) = clients("opencode_tui_startup_compact_new_exit") else {
+        return;
+    };
+    let b = OpenCodeBox::new(c, 200_000, 32_000);
+    let tui = startup_compact_new(&b, c);
 
     tui.send("/exit");
     tui.wait_until("OpenCode to exit", 60, || tui.exited().is_some());
