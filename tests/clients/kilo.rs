@@ -11,8 +11,8 @@
 //! root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
 
 use crate::clients::opencode::{
-    assert_ran, plugin_cost, records_text, startup_compact_new, Host, OpenCodeBox,
-    AFTER_COMPACTION, COMPACTION_INSTRUCTIONS, REMIND, STARTUP,
+    assert_ran, killed_after_the_quit_session_is_told, plugin_cost, startup_compact_new, Host,
+    OpenCodeBox, AFTER_COMPACTION, COMPACTION_INSTRUCTIONS, REMIND, STARTUP,
 };
 use crate::support::clients;
 use crate::support::fake_server::{LoggedRequest, Turn};
@@ -126,14 +126,6 @@ fn kilo_record_quit_and_kill_after_a_shell_edit() {
         return;
     };
     let b = OpenCodeBox::of(&KILO, c, 200_000, 32_000);
-    const OPENING: &str = "handover: no handoff was written";
-    let told = |text: &str, needles: &[&str]| {
-        assert_eq!(text.matches(OPENING).count(), 1, "{text}");
-        let ours = &text[text.find(OPENING).unwrap_or(0)..];
-        for needle in needles {
-            assert!(ours.contains(needle), "no {needle:?} in\n{ours}");
-        }
-    };
     let quit = b.run(
         c,
         vec![
@@ -171,47 +163,7 @@ fn kilo_record_quit_and_kill_after_a_shell_edit() {
         "the shell did not get the session's id"
     );
 
-    {
-        let tui = b.tui(c);
-        const PROMPT: &str = "Write the next notes";
-        let first = tui.add_turns(vec![
-            Turn::shell("printf 'then killed\\n' > killed.txt").when(PROMPT),
-            Turn::shell("sh -c 'echo 2 failed; exit 2'"),
-            Turn::text("KILLED-TURN-DONE"),
-        ]);
-        tui.send(PROMPT);
-        tui.wait_for("KILLED-TURN-DONE", 90);
-        let text = tui.answered_by(first).body_text();
-        told(
-            &text,
-            &[
-                "notes.txt",
-                "«sh -c 'echo 1 failed; exit 1'» (failed, exit 1)",
-                "(SessionEnd, reason «exit»)",
-            ],
-        );
-        tui.wait_until("the turn's record", 30, || {
-            records_text(&b).contains("killed.txt")
-        });
-        let killed = tui.kill_client();
-        assert!(!killed.is_empty(), "no Kilo Code process to kill");
-        tui.wait_until("Kilo Code to exit", 30, || tui.exited().is_some());
-        let log = tui.hooks_log();
-        assert_eq!(log.matches("event=SessionEnd").count(), 0, "{log}");
-    }
-
-    let next = b.run(c, vec![Turn::text("Looking at it.")], "Continue.");
-    assert_ran(&next);
-    let text = next.agent_requests()[0].body_text();
-    told(
-        &text,
-        &[
-            "killed.txt",
-            "«sh -c 'echo 2 failed; exit 2'» (failed, exit 2)",
-            "idle since then; no end recorded",
-        ],
-    );
-    assert!(!text.contains("(SessionEnd, reason"), "{text}");
+    killed_after_the_quit_session_is_told(&b, c);
 }
 
 /// Automatic compaction at Kilo Code's point (OpenCode's rule: the context less the output

@@ -1056,14 +1056,6 @@ fn opencode_quit_and_kill_after_a_shell_edit() {
         return;
     };
     let b = OpenCodeBox::new(c, 200_000, 32_000);
-    const OPENING: &str = "handover: no handoff was written";
-    let told = |text: &str, needles: &[&str]| {
-        assert_eq!(text.matches(OPENING).count(), 1, "{text}");
-        let ours = &text[text.find(OPENING).unwrap_or(0)..];
-        for needle in needles {
-            assert!(ours.contains(needle), "no {needle:?} in\n{ours}");
-        }
-    };
     let quit = b.run(
         c,
         vec![
@@ -1075,6 +1067,25 @@ fn opencode_quit_and_kill_after_a_shell_edit() {
     );
     assert_ran(&quit);
 
+    killed_after_the_quit_session_is_told(&b, c);
+}
+
+/// How the next session is told what a session without a handoff left: once, under our opening.
+pub(crate) fn told(text: &str, needles: &[&str]) {
+    const OPENING: &str = "handover: no handoff was written";
+    assert_eq!(text.matches(OPENING).count(), 1, "{text}");
+    let ours = &text[text.find(OPENING).unwrap_or(0)..];
+    for needle in needles {
+        assert!(ours.contains(needle), "no {needle:?} in\n{ours}");
+    }
+}
+
+/// After a quit session that wrote notes.txt and failed `exit 1`: the next session, in the
+/// terminal UI, is told that file, failure and end in its first agent request; it writes
+/// killed.txt and fails `exit 2`, its turn ends (Stop writes the record), and the client is
+/// SIGKILLed (no SessionEnd); the session after it is told its file, its failure, and that no
+/// end was recorded. Shared by OpenCode's and Kilo Code's quit-and-kill tests.
+pub(crate) fn killed_after_the_quit_session_is_told(b: &OpenCodeBox, c: &Clients) {
     {
         let tui = b.tui(c);
         const PROMPT: &str = "Write the next notes";
@@ -1096,11 +1107,15 @@ fn opencode_quit_and_kill_after_a_shell_edit() {
         );
         // The turn's end wrote the record (Stop on `session.idle`); then the kill.
         tui.wait_until("the turn's record", 30, || {
-            records_text(&b).contains("killed.txt")
+            records_text(b).contains("killed.txt")
         });
         let killed = tui.kill_client();
-        assert!(!killed.is_empty(), "no OpenCode process to kill");
-        tui.wait_until("OpenCode to exit", 30, || tui.exited().is_some());
+        assert!(
+            !killed.is_empty(),
+            "no {} process to kill",
+            b.host.display_name
+        );
+        tui.wait_until("the client to exit", 30, || tui.exited().is_some());
         let log = tui.hooks_log();
         assert_eq!(log.matches("event=SessionEnd").count(), 0, "{log}");
     }
