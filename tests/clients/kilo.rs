@@ -11,11 +11,11 @@
 //! root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
 
 use crate::clients::opencode::{
-    assert_ran, killed_after_the_quit_session_is_told, plugin_cost, startup_compact_new, Host,
-    OpenCodeBox, AFTER_COMPACTION, COMPACTION_INSTRUCTIONS, REMIND, STARTUP,
+    assert_ran, compaction_moments_each_once, killed_after_the_quit_session_is_told, plugin_cost,
+    startup_compact_new, Host, OpenCodeBox, STARTUP,
 };
 use crate::support::clients;
-use crate::support::fake_server::{LoggedRequest, Turn};
+use crate::support::fake_server::Turn;
 use std::path::Path;
 
 /// Kilo Code 7.7.9's places and offline switches.
@@ -190,32 +190,7 @@ fn kilo_compaction_reminder_and_handoff_back() {
     );
     assert_ran(&run);
     eprintln!("e2e kilo: a run took {:?}", run.time);
-    assert_eq!(run.counts(REMIND), [0, 0, 1, 0], "{}", run.describe());
-    let summarizer: Vec<&LoggedRequest> = run
-        .requests
-        .iter()
-        .filter(|r| r.body_text().contains("Here is the conversation so far:"))
-        .collect();
-    assert_eq!(summarizer.len(), 1, "{}", run.describe());
-    assert_eq!(
-        summarizer[0]
-            .body_text()
-            .matches(COMPACTION_INSTRUCTIONS)
-            .count(),
-        1,
-        "{}",
-        run.describe()
-    );
-    assert_eq!(
-        run.counts(AFTER_COMPACTION),
-        [0, 0, 0, 1],
-        "{}",
-        run.describe()
-    );
-    assert_eq!(run.counts(STARTUP), [1, 1, 1, 0], "{}", run.describe());
-    let log = run.hooks_log();
-    assert_eq!(log.matches("event=PreCompact").count(), 1, "{log}");
-    assert_eq!(log.matches("source=compact").count(), 1, "{log}");
+    compaction_moments_each_once(&run);
 }
 
 /// The terminal UI: the startup context in the first agent request, once; `/compact` puts our

@@ -789,6 +789,15 @@ fn opencode_compaction_reminder_and_handoff_back() {
         "Run the tests.",
     );
     assert_ran(&run);
+    compaction_moments_each_once(&run);
+}
+
+/// A run of four agent requests whose usage reaches the compaction point at the third (3,000 →
+/// 5,000, 71 %: the reminder is due → 7,500: compaction → after): the reminder in the third
+/// request only, one summarizer request with our instructions once, the handoff back in the
+/// fourth only and the startup context not there; one PreCompact and one SessionStart
+/// `compact` in the hooks' log. Shared by OpenCode's and Kilo Code's compaction tests.
+pub(crate) fn compaction_moments_each_once(run: &Run) {
     // Agent requests: 3,000 → 5,000 (71 %: the reminder is due) → 7,500 (compaction) → after.
     let remind = run.counts(REMIND);
     assert_eq!(remind, [0, 0, 1, 0], "{}", run.describe());
