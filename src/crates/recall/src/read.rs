@@ -6,7 +6,7 @@
 //! records through `handover_record::files` with their provenance; what cannot be used is
 //! skipped and said in [`History::problems`], never a panic.
 
-use crate::item::{handoff_fields, record_fields, Doc, Field, Item, Origin};
+use crate::item::{handoff_fields, listed_handoff_fields, record_fields, Doc, Field, Item, Origin};
 use crate::journal::Logged;
 use handover_git::provenance::InHead;
 use handover_git::LazyRepo;
@@ -394,10 +394,10 @@ impl Reader<'_> {
             _ => vec!["it was not recorded in this working tree".to_string()],
         });
         let (time_ms, claimed_time) = bounded_time(&handoff.created_at, bound_ms, self.now_ms);
-        let mut fields = handoff_fields(&handoff);
-        if self.depth == Depth::Listing {
-            fields.retain(|f| f.name == crate::item::names::GOAL);
-        }
+        let fields = match self.depth {
+            Depth::Listing => listed_handoff_fields(&handoff),
+            Depth::Whole => handoff_fields(&handoff),
+        };
         let written_here = foreign.is_empty();
         self.history.items.push(Item {
             id: handoff.id.clone(),
