@@ -165,6 +165,19 @@ pub mod names {
     pub const LAST_MESSAGE: &str = "last_message";
 }
 
+/// The texts of a handoff a listing shows: its goal (the first of [`handoff_fields`]), without
+/// copying the rest.
+pub fn listed_handoff_fields(h: &Handoff) -> Vec<Field> {
+    let goal = &h.content.goal;
+    if goal.trim().is_empty() {
+        return Vec::new();
+    }
+    vec![Field {
+        name: names::GOAL,
+        text: goal.clone(),
+    }]
+}
+
 /// Every text of a handoff, by field.
 pub fn handoff_fields(h: &Handoff) -> Vec<Field> {
     use names::*;

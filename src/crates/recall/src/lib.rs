@@ -17,14 +17,90 @@ pub mod search;
 pub mod timeline;
 pub mod when;
 
+use std::cell::RefCell;
+use std::collections::HashMap;
+
 /// A text of the history (a field, a name) as it may be shown to a person or an agent: secrets
 /// redacted, then quoted on one line (`sanitize::quote`: « », no controls, bounded), so it can
 /// never read as handover's own words.
 pub fn shown(text: &str) -> String {
-    handover_handoff::sanitize::quote(&handover_handoff::sanitize::redacted(text))
+    remembered(text, None)
 }
 
 /// [`shown`] within `max_chars`.
 pub fn shown_within(text: &str, max_chars: usize) -> String {
-    handover_handoff::sanitize::quote_within(&handover_handoff::sanitize::redacted(text), max_chars)
+    remembered(text, Some(max_chars))
+}
+
+/// Texts at most this long are remembered by [`remembered`].
+const REMEMBERED_BYTES: usize = 512;
+/// Texts remembered per thread and bound; past it the memory starts over.
+const REMEMBERED_TEXTS: usize = 4096;
+
+type Memory = HashMap<Option<usize>, HashMap<String, String>>;
+
+thread_local! {
+    /// By bound, then by text: looked up without a copy of the text.
+    static REMEMBERED: RefCell<Memory> = RefCell::new(HashMap::new());
+}
+
+/// [`shown`] (`max_chars` None) or [`shown_within`], remembered per thread for short texts:
+/// a listing of thousands of lines names the same agents, reasons and files again and again,
+/// and the answer depends on the text and the bound alone.
+fn remembered(text: &str, max_chars: Option<usize>) -> String {
+    let fresh = |text: &str| {
+        let clean = handover_handoff::sanitize::redacted(text);
+        match max_chars {
+            None => handover_handoff::sanitize::quote(&clean),
+            Some(max) => handover_handoff::sanitize::quote_within(&clean, max),
+        }
+    };
+    if text.len() > REMEMBERED_BYTES {
+        return fresh(text);
+    }
+    REMEMBERED.with(|memory| {
+        if let Some(known) = memory.borrow().get(&max_chars).and_then(|m| m.get(text)) {
+            return known.clone();
+        }
+        let answer = fresh(text);
+        let mut memory = memory.borrow_mut();
+        let texts = memory.entry(max_chars).or_default();
+        if texts.len() >= REMEMBERED_TEXTS {
+            texts.clear();
+        }
+        texts.insert(text.to_string(), answer.clone());
+        answer
+    })
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn a_remembered_text_is_shown_as_the_first_time() {
+        let texts = [
+            "src/lib.rs",
+            "token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB in a goal",
+            "line\nbreak \u{1b}[31mred",
+            "",
+            "a goal of many words that goes on past the bound of a listing's line",
+        ];
+        let long = "y".repeat(REMEMBERED_BYTES + 1);
+        for round in 0..(REMEMBERED_TEXTS + 10) {
+            let text = match round % 7 {
+                5 => format!("file-{round}.rs"),
+                6 => long.clone(),
+                n => texts[n].to_string(),
+            };
+            let redacted = handover_handoff::sanitize::redacted(&text);
+            assert_eq!(shown(&text), handover_handoff::sanitize::quote(&redacted));
+            for max in [3, 80] {
+                assert_eq!(
+                    shown_within(&text, max),
+                    handover_handoff::sanitize::quote_within(&redacted, max)
+                );
+            }
+        }
+    }
 }

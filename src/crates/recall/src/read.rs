@@ -6,7 +6,7 @@
 //! records through `handover_record::files` with their provenance; what cannot be used is
 //! skipped and said in [`History::problems`], never a panic.
 
-use crate::item::{handoff_fields, record_fields, Doc, Field, Item, Origin};
+use crate::item::{handoff_fields, listed_handoff_fields, record_fields, Doc, Field, Item, Origin};
 use crate::journal::Logged;
 use handover_git::provenance::InHead;
 use handover_git::LazyRepo;
@@ -176,7 +176,7 @@ impl Reader<'_> {
 
     fn current(&mut self) {
         let path = self.store.state_path();
-        let loaded = load(&path, None);
+        let loaded = load(&path, None, None);
         if let Some((handoff, modified)) = self.take(&path, loaded) {
             self.add_local(handoff, Origin::Current, &path, modified);
         }
@@ -198,7 +198,7 @@ impl Reader<'_> {
         let Ok(entries) = fs::read_dir(&dir) else {
             return;
         };
-        let mut names: Vec<(String, PathBuf, u64)> = Vec::new();
+        let mut names: Vec<(String, PathBuf, u64, Option<u64>)> = Vec::new();
         let mut more = false;
         for (n, entry) in entries.flatten().enumerate() {
             if n >= MAX_ARCHIVE_ENTRIES {
@@ -209,11 +209,16 @@ impl Reader<'_> {
             if name.starts_with('.') || !name.ends_with(".json") {
                 continue;
             }
-            // The size as listed (no link followed), asked of the directory already open: a
-            // file over the cap is not opened at all; the read below caps again, for a file
-            // that grows meanwhile.
-            let size = entry.metadata().map(|m| m.len()).unwrap_or(0);
-            names.push((name, entry.path(), size));
+            // The size and time as listed (no link followed), asked of the directory already
+            // open: a file over the cap is not opened at all (the read below caps again, for a
+            // file that grows meanwhile), and the time that bounds its handoff's costs no
+            // lookup of its whole path again.
+            let meta = entry.metadata().ok();
+            let size = meta.as_ref().map_or(0, |m| m.len());
+            let modified = meta
+                .and_then(|m| m.modified().ok())
+                .map(handover_base::clock::millis);
+            names.push((name, entry.path(), size, modified));
         }
         if more {
             let place = self.relative(&dir);
@@ -226,7 +231,7 @@ impl Reader<'_> {
         names.sort_by(|a, b| b.0.cmp(&a.0));
         let mut budget = self.archive_bytes;
         let mut within = Vec::with_capacity(names.len());
-        for (_, path, size) in names {
+        for (_, path, size, modified) in names {
             if size > MAX_STATE_BYTES {
                 let place = self.relative(&path);
                 self.problem(
@@ -251,12 +256,14 @@ impl Reader<'_> {
                 );
                 break;
             }
-            within.push(path);
+            within.push((path, modified));
         }
         // Read and parsed on every core (the most of `log`'s time), then taken in order.
         let may_hold = self.may_hold;
-        let loaded = handover_base::parallel::map(&within, |path| load(path, Some(may_hold)));
-        for (path, loaded) in within.iter().zip(loaded) {
+        let loaded = handover_base::parallel::map(&within, |(path, modified)| {
+            load(path, Some(may_hold), *modified)
+        });
+        for ((path, _), loaded) in within.iter().zip(loaded) {
             if let Some((handoff, modified)) = self.take(path, loaded) {
                 let file = path
                     .file_name()
@@ -394,10 +401,10 @@ impl Reader<'_> {
             _ => vec!["it was not recorded in this working tree".to_string()],
         });
         let (time_ms, claimed_time) = bounded_time(&handoff.created_at, bound_ms, self.now_ms);
-        let mut fields = handoff_fields(&handoff);
-        if self.depth == Depth::Listing {
-            fields.retain(|f| f.name == crate::item::names::GOAL);
-        }
+        let fields = match self.depth {
+            Depth::Listing => listed_handoff_fields(&handoff),
+            Depth::Whole => handoff_fields(&handoff),
+        };
         let written_here = foreign.is_empty();
         self.history.items.push(Item {
             id: handoff.id.clone(),
@@ -553,8 +560,8 @@ enum Loaded {
 /// `MAX_STATE_BYTES`, intact and of the handoff's shape (`store::parse_untrusted`: the checks
 /// of state.json on load, controls stripped). `may_hold`: a file it refuses is not parsed
 /// (its id alone is read; a file whose id cannot even be read goes the full way, and is said
-/// as before).
-fn load(path: &Path, may_hold: Option<&MayHold<'_>>) -> Loaded {
+/// as before). `modified`: the file's time as its directory listed it (None: asked here).
+fn load(path: &Path, may_hold: Option<&MayHold<'_>>, modified: Option<u64>) -> Loaded {
     let bytes = match safe_fs::read_limited(path, MAX_STATE_BYTES) {
         Ok(Some(bytes)) => bytes,
         Ok(None) => return Loaded::Nothing,
@@ -575,7 +582,10 @@ fn load(path: &Path, may_hold: Option<&MayHold<'_>>) -> Loaded {
         }
     }
     match store::parse_untrusted(&bytes) {
-        Ok((handoff, _)) => Loaded::Handoff(Box::new(handoff), modified_ms(path)),
+        Ok((handoff, _)) => Loaded::Handoff(
+            Box::new(handoff),
+            modified.unwrap_or_else(|| modified_ms(path)),
+        ),
         Err(why) => Loaded::Problem(format!("{why}: skipped")),
     }
 }
@@ -842,6 +852,42 @@ mod store_tests {
         let sess = listed.item("sess-1").unwrap();
         assert_eq!(sess.field("request"), None);
         assert_eq!(listed.item("h1").unwrap().fields.len(), 1);
+    }
+
+    #[test]
+    fn an_archived_handoff_is_dated_no_later_than_its_file() {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path();
+        let store = Store::at(root);
+        let set_time = |path: &Path, ms: u64| {
+            let file = fs::File::options().write(true).open(path).unwrap();
+            let at = UNIX_EPOCH + std::time::Duration::from_millis(ms);
+            file.set_modified(at).unwrap();
+        };
+        let file_ms = 1_767_225_600_000; // 2026-01-01T00:00:00Z
+                                         // Claims a day after its file was last written: listed at the file's time, the claim
+                                         // said.
+        let later = store.archive_dir().join("20261128T000000Z.json");
+        put(
+            &later,
+            &handoff(root, "later", "2026-01-02T00:00:00Z", "claims later"),
+        );
+        set_time(&later, file_ms);
+        // Claims a day before: listed at its claim.
+        let earlier = store.archive_dir().join("20261127T000000Z.json");
+        put(
+            &earlier,
+            &handoff(root, "earlier", "2025-12-31T00:00:00Z", "claims earlier"),
+        );
+        set_time(&earlier, file_ms);
+        for history in [read(&store, NOW), listing(&store, NOW)] {
+            let later = history.item("later").unwrap();
+            assert_eq!(later.time_ms, file_ms);
+            assert_eq!(later.claimed_time.as_deref(), Some("2026-01-02T00:00:00Z"));
+            let earlier = history.item("earlier").unwrap();
+            assert_eq!(earlier.time_ms, file_ms - 86_400_000);
+            assert_eq!(earlier.claimed_time, None);
+        }
     }
 
     fn handover_clients_agent() -> handover_clients::Agent {

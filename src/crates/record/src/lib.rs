@@ -26,6 +26,8 @@ pub mod tree;
 pub mod writer;
 
 use serde::{Deserialize, Serialize};
+use std::cell::RefCell;
+use std::collections::HashMap;
 
 /// Record format version, bumped for changes an older reader would misread.
 pub const VERSION: u32 = 1;
@@ -429,7 +431,13 @@ impl SessionRecord {
     /// A record read from disk is untrusted like any file in a repository: every text is put
     /// back on one line without control characters, and every list back within its bound, as
     /// if it had come through `apply`.
-    pub fn sanitized(mut self) -> SessionRecord {
+    pub fn sanitized(self) -> SessionRecord {
+        self.sanitized_by(untrusted)
+    }
+
+    /// [`SessionRecord::sanitized`], each text cleaned by `untrusted` ([`untrusted`] or a
+    /// function that gives the same answer).
+    fn sanitized_by(mut self, untrusted: fn(&str, usize) -> String) -> SessionRecord {
         let line = |t: &mut String, max: usize| *t = untrusted(t, max);
         let opt = |t: &mut Option<String>, max: usize| {
             if let Some(t) = t {
@@ -496,7 +504,9 @@ impl SessionRecord {
             g.dirty = None;
         }
         self.transcript = Cursor::default();
-        self.sanitized()
+        // Thousands of records name the same working tree, agent, branch and files: each text
+        // is redacted once per thread, not once per record.
+        self.sanitized_by(untrusted_remembered)
     }
 
     /// The session's last test run failed.
@@ -655,6 +665,38 @@ fn cleans_to_nothing(text: &str) -> bool {
 /// How many characters of a text [`one_line`] reads.
 const ONE_LINE_CHARS: usize = 16 * 1024;
 
+/// Texts at most this long are remembered by [`untrusted_remembered`].
+const REMEMBERED_BYTES: usize = 512;
+/// Texts remembered per thread and bound; past it the memory starts over.
+const REMEMBERED_TEXTS: usize = 4096;
+
+thread_local! {
+    /// By `max`, then by text: looked up without a copy of the text.
+    static REMEMBERED: RefCell<HashMap<usize, HashMap<String, String>>> =
+        RefCell::new(HashMap::new());
+}
+
+/// [`untrusted`], remembered per thread for short texts: the same answer (it depends on the
+/// text and `max` alone), computed once for a text that recurs record after record.
+fn untrusted_remembered(text: &str, max: usize) -> String {
+    if text.len() > REMEMBERED_BYTES {
+        return untrusted(text, max);
+    }
+    REMEMBERED.with(|memory| {
+        if let Some(known) = memory.borrow().get(&max).and_then(|m| m.get(text)) {
+            return known.clone();
+        }
+        let clean = untrusted(text, max);
+        let mut memory = memory.borrow_mut();
+        let texts = memory.entry(max).or_default();
+        if texts.len() >= REMEMBERED_TEXTS {
+            texts.clear();
+        }
+        texts.insert(text.to_string(), clean.clone());
+        clean
+    })
+}
+
 /// Untrusted text for the record: secrets redacted, line breaks shown as ` ⏎ `, other control
 /// characters dropped, spaces collapsed, at most `max` characters.
 pub fn untrusted(text: &str, max: usize) -> String {
@@ -715,6 +757,30 @@ fn shorten_line(text: &str, max: usize) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_remembered_text_is_cleaned_as_the_first_time() {
+        let texts = [
+            "src/lib.rs",
+            "token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB in a path",
+            "line\nbreak \u{1b}[31mred",
+            "",
+            "   spaced   out   ",
+        ];
+        let long = "x".repeat(REMEMBERED_BYTES + 1);
+        // Asked over and over, for several bounds, past the point where the memory starts
+        // over: each answer is the one computed afresh.
+        for round in 0..(REMEMBERED_TEXTS + 10) {
+            let text = match round % 7 {
+                5 => format!("file-{round}.rs"),
+                6 => long.clone(),
+                n => texts[n].to_string(),
+            };
+            for max in [5, 40, MAX_PATH_CHARS] {
+                assert_eq!(untrusted_remembered(&text, max), untrusted(&text, max));
+            }
+        }
+    }
 
     #[test]
     fn how_a_session_ended_is_stored_as_its_word_and_read_back() {
