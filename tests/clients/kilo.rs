@@ -12,7 +12,7 @@
 
 use crate::clients::opencode::{
     assert_ran, compaction_moments_each_once, killed_after_the_quit_session_is_told, plugin_cost,
-    startup_compact_new, Host, OpenCodeBox, STARTUP,
+    quit_session_recorded, startup_compact_new, Host, OpenCodeBox, STARTUP,
 };
 use crate::support::clients;
 use crate::support::fake_server::Turn;
@@ -126,42 +126,7 @@ fn kilo_record_quit_and_kill_after_a_shell_edit() {
         return;
     };
     let b = OpenCodeBox::of(&KILO, c, 200_000, 32_000);
-    let quit = b.run(
-        c,
-        vec![
-            Turn::shell("printf 'written by the shell\\n' > notes.txt"),
-            Turn::shell("echo \"$HANDOVER_KILO_SESSION_ID\" > session.txt"),
-            Turn::shell("sh -c 'echo 1 failed; exit 1'"),
-            Turn::text("The test still fails."),
-        ],
-        "Write the notes and run the tests.",
-    );
-    assert_ran(&quit);
-    eprintln!("e2e kilo: a run took {:?}", quit.time);
-    let record = b.record();
-    let text = record.to_string();
-    assert_eq!(record["agent"], "kilo", "{text}");
-    let edited = record["files_edited"]
-        .as_array()
-        .cloned()
-        .unwrap_or_default();
-    assert!(edited.iter().any(|f| f == "notes.txt"), "{text}");
-    let failed: Vec<&serde_json::Value> = record["commands"]
-        .as_array()
-        .unwrap()
-        .iter()
-        .filter(|c| c["command"].as_str().unwrap_or("").contains("exit 1"))
-        .collect();
-    assert_eq!(failed.len(), 1, "{text}");
-    assert_eq!(failed[0]["exit_code"], 1, "{text}");
-    assert_eq!(record["last_message"], "The test still fails.", "{text}");
-    assert_eq!(record["ended"]["how"], "session_end", "{text}");
-    let session = std::fs::read_to_string(b.project.join("session.txt")).unwrap_or_default();
-    assert_eq!(
-        session.trim(),
-        record["session_id"].as_str().unwrap_or("-"),
-        "the shell did not get the session's id"
-    );
+    quit_session_recorded(&b, c, "HANDOVER_KILO_SESSION_ID");
 
     killed_after_the_quit_session_is_told(&b, c);
 }

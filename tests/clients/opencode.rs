@@ -835,19 +835,30 @@ fn opencode_record_shell_edit_and_end() {
         return;
     };
     let b = OpenCodeBox::new(c, 200_000, 32_000);
+    quit_session_recorded(&b, c, "HANDOVER_OPENCODE_SESSION_ID");
+}
+
+/// A session that writes notes.txt through the shell, writes the session id its shell got in
+/// `session_var` to session.txt, fails `exit 1` and quits (`run` ends it): its record is the
+/// host's and holds the file, the failing command, the agent's last words and the end, and the
+/// shell got the session's id. Shared by OpenCode's record test and Kilo Code's quit-and-kill
+/// test.
+pub(crate) fn quit_session_recorded(b: &OpenCodeBox, c: &Clients, session_var: &str) {
     let run = b.run(
         c,
         vec![
             Turn::shell("printf 'written by the shell\\n' > notes.txt"),
-            Turn::shell("echo \"$HANDOVER_OPENCODE_SESSION_ID\" > session.txt"),
+            Turn::shell(&format!("echo \"${session_var}\" > session.txt")),
             Turn::shell("sh -c 'echo 1 failed; exit 1'"),
             Turn::text("The test still fails."),
         ],
         "Write the notes and run the tests.",
     );
     assert_ran(&run);
+    eprintln!("e2e {}: a run took {:?}", b.host.name, run.time);
     let record = b.record();
     let text = record.to_string();
+    assert_eq!(record["agent"], b.host.name, "{text}");
     let edited = record["files_edited"]
         .as_array()
         .cloned()
