@@ -13,6 +13,7 @@
 
 use crate::support::fake_server::{self, LoggedRequest, Script, Turn};
 use crate::support::interactive::{sandbox_pids, LAUNCHER, TUI_TIMEOUT_SECS};
+use crate::support::interactive_records::records_text;
 use crate::support::{
     bins, client_time, clients, shell_quote, without_handover, Bins, Clients, NAMESPACE_WRAPPER,
     PORT,
@@ -1127,7 +1128,7 @@ pub(crate) fn killed_after_the_quit_session_is_told(b: &OpenCodeBox, c: &Clients
         );
         // The turn's end wrote the record (Stop on `session.idle`); then the kill.
         tui.wait_until("the turn's record", 30, || {
-            records_text(b).contains("killed.txt")
+            records_text(&b.project).contains("killed.txt")
         });
         let killed = tui.kill_client();
         assert!(
@@ -1152,18 +1153,6 @@ pub(crate) fn killed_after_the_quit_session_is_told(b: &OpenCodeBox, c: &Clients
         ],
     );
     assert!(!text.contains("(SessionEnd, reason"), "{text}");
-}
-
-/// Every session record's text (to wait for an update without parsing).
-pub(crate) fn records_text(b: &OpenCodeBox) -> String {
-    std::fs::read_dir(b.project.join(".handover/records"))
-        .map(|d| {
-            d.flatten()
-                .filter_map(|e| std::fs::read_to_string(e.path()).ok())
-                .collect::<Vec<_>>()
-                .join("\n")
-        })
-        .unwrap_or_default()
 }
 
 /// Automatic compaction in the terminal UI, at OpenCode's own point (a model with

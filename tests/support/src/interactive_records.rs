@@ -130,7 +130,9 @@ fn shell_work_in_a_tui(sb: &Sandbox) -> Tui<'_> {
         Agent::Claude | Agent::Qwen => text.contains("Make the parser strip whitespace."),
         Agent::Codex | Agent::Gemini | Agent::Copilot | Agent::Droid => text.contains("codegen"),
     };
-    tui.wait_until("the turn's record", 30, || stop_ran(&records_text(sb)));
+    tui.wait_until("the turn's record", 30, || {
+        stop_ran(&records_text(&sb.project))
+    });
     tui
 }
 
@@ -238,9 +240,9 @@ fn transcripts_text(sb: &Sandbox) -> String {
     text
 }
 
-/// Every record file's text (to wait for an update without parsing).
-fn records_text(sb: &Sandbox) -> String {
-    std::fs::read_dir(sb.project.join(".handover/records"))
+/// Every record file's text in `project` (to wait for an update without parsing).
+pub fn records_text(project: &Path) -> String {
+    std::fs::read_dir(project.join(".handover/records"))
         .map(|d| {
             d.flatten()
                 .filter_map(|e| std::fs::read_to_string(e.path()).ok())
