@@ -44,10 +44,14 @@ pub fn acknowledge(dir: &Path, session: Option<&str>) -> anyhow::Result<(String,
             ));
         }
     };
-    let session = handover_clients::caller::session(session);
+    let caller = handover_record::writer::Writer::identify(None, session);
     // Ids and names the caller passed are text like any other: no token reaches the journal.
-    let session = session.as_deref().map(handover_handoff::sanitize::redacted);
-    let agent = handover_clients::caller::agent(None)
+    let session = caller
+        .session_id
+        .as_deref()
+        .map(handover_handoff::sanitize::redacted);
+    let agent = caller
+        .agent
         .map(|a| handover_handoff::sanitize::redacted(a.as_str()));
     store.append_journal(
         Event::Ack,

@@ -4,12 +4,12 @@
 use super::output::{stdout, warn};
 use super::WriteArgs;
 use anyhow::{bail, Context as _};
-use handover_clients::caller;
 use handover_core::write::{self, Refusal, Request};
 use handover_handoff::model::{Content, Decision, Handoff};
 use handover_handoff::store::Store;
 use handover_handoff::validate::Findings;
 use handover_handoff::{config, json_form, markdown};
+use handover_record::writer::Writer;
 use serde_json::Value;
 use std::io::Read;
 use std::io::Write;
@@ -107,25 +107,16 @@ fn perform(
         apply_flags(&mut content, args)?;
         Ok(content)
     };
-    // Who writes it, and the record of their session.
-    let agent = caller::agent(args.agent.as_deref());
-    let session_id = caller::session(args.session.as_deref());
-    // The record is found by the session id given, else the one the client set for its shell
-    // (the handoff itself names only a session id the caller gave).
-    let record_session = session_id
-        .clone()
-        .or_else(|| caller::client_session_id(agent.as_ref()));
+    // Who writes it, and the record of their session (found by the session id given, else the
+    // one the client set for its shell; the handoff itself names only a session id the caller
+    // gave).
+    let writer = Writer::identify(args.agent.as_deref(), args.session.as_deref());
     let now_ms = handover_base::clock::millis(std::time::SystemTime::now());
-    let recorded = handover_record::writer::record_of_writer(
-        store,
-        agent.as_ref(),
-        record_session.as_deref(),
-        now_ms,
-    );
+    let recorded = writer.record(store, now_ms);
     let request = Request {
         content: input.unwrap_or_default(),
-        agent: agent.map(|a| a.to_string()),
-        session_id,
+        agent: writer.agent.map(|a| a.to_string()),
+        session_id: writer.session_id,
         shared: args.shared,
         recorded,
     };

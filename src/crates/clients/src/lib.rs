@@ -23,7 +23,6 @@
 //! Adding a client: docs/design.md, "Adding a client".
 
 pub mod agent_name;
-pub mod caller;
 pub mod claude;
 pub mod codex;
 pub mod copilot;
