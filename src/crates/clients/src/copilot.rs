@@ -41,8 +41,8 @@
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
-    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, MovedBy, Quirks,
-    Response, ShellSign, Timeout, Trust, UserDirs,
+    Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
+    MovedBy, Quirks, Response, ShellSign, Timeout, Trust, UserDirs,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -75,6 +75,19 @@ pub static CLIENT: Client = Client {
     large_variant: None,
     // `$COPILOT_HOME/session-state/<session>/events.jsonl`.
     transcripts: "session-state",
+    transcript_lines: LineMarks::Text(&[
+        "\"user.message\"",
+        "\"assistant.message\"",
+        "\"tool.execution_start\"",
+        "\"tool.execution_complete\"",
+        "\"session.compaction_complete\"",
+    ]),
+    // Copilot CLI 1.0.102 files sessions by id, not by project; the first event,
+    // `session.start`, names the session's working directory (`data.context.cwd`).
+    transcript_filing: Filing::ByHeader {
+        kind: "session.start",
+        dir_at: "/data/context/cwd",
+    },
     late_end: None,
     // `COPILOT_SESSIONFS_FLUSH_DEBOUNCE_MS`, default 100: events are written once none came
     // for that long.
@@ -138,17 +151,8 @@ impl Behaviour for Copilot {
         Some(encode(response))
     }
 
-    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [&str; 5] = [
-            "\"user.message\"",
-            "\"assistant.message\"",
-            "\"tool.execution_start\"",
-            "\"tool.execution_complete\"",
-            "\"session.compaction_complete\"",
-        ];
-        if let Some(v) = transcript::parse_marked(line, &MARKERS) {
-            facts(&v, root, out);
-        }
+    fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+        facts(line, root, out);
     }
 
     fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
@@ -157,22 +161,6 @@ impl Behaviour for Copilot {
 
     fn compaction_percent(&self, _: Option<&Path>, _: Option<&Path>, _: u64) -> Option<u8> {
         Some(COMPACTION_PERCENT)
-    }
-
-    /// Copilot CLI 1.0.102 files sessions by id, not by project; the first event,
-    /// `session.start`, names the session's working directory (`data.context.cwd`).
-    fn transcript_in_project(
-        &self,
-        _dir: &Path,
-        transcript: &Path,
-        project: &Path,
-    ) -> Option<bool> {
-        Some(transcript::header_names_dir(
-            transcript,
-            "session.start",
-            "/data/context/cwd",
-            project,
-        ))
     }
 
     fn transcript_of(&self, input: &HookInput, dirs: &UserDirs) -> Option<PathBuf> {
@@ -430,7 +418,7 @@ mod tests {
     #[test]
     fn events_belong_to_the_project_their_session_start_names() {
         crate::assert_first_line_names_the_project(
-            &Copilot,
+            &CLIENT,
             "copilot-1.0.102/events.jsonl",
             "/tmp/FIXTURE/project/sub",
         );
@@ -481,14 +469,7 @@ mod tests {
 
     #[test]
     fn facts_of_the_captured_tool_session() {
-        let mut out = Vec::new();
-        for line in EVENTS_TOOLS.lines() {
-            Copilot.transcript_facts(
-                line.as_bytes(),
-                Some(Path::new("/tmp/FIXTURE/project")),
-                &mut out,
-            );
-        }
+        let out = crate::facts_in(&CLIENT, EVENTS_TOOLS.as_bytes());
         let kept: Vec<&Fact> = out.iter().filter(|f| !matches!(f, Fact::At(_))).collect();
         assert_eq!(
             kept,
@@ -524,7 +505,7 @@ mod tests {
         // The compaction of session 1 is a fact too.
         let mut s1 = Vec::new();
         for line in EVENTS.lines() {
-            Copilot.transcript_facts(line.as_bytes(), None, &mut s1);
+            CLIENT.transcript_facts(line.as_bytes(), None, &mut s1);
         }
         assert_eq!(s1.iter().filter(|f| **f == Fact::Compacted).count(), 1);
     }

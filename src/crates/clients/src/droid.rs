@@ -38,8 +38,8 @@
 
 use crate::transcript::{self, at, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
-    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, Quirks, ShellSign,
-    StartSource, Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
+    Quirks, ShellSign, StartSource, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -71,6 +71,8 @@ pub static CLIENT: Client = Client {
     large_variant: None,
     // `~/.factory/sessions/<cwd>/<session>.jsonl`.
     transcripts: "sessions",
+    transcript_lines: LineMarks::Fields(&[("type", "message"), ("type", "compaction_state")]),
+    transcript_filing: Filing::ByProjectFolder,
     late_end: None,
     transcript_flush_delay: None,
     home: Home {
@@ -123,11 +125,8 @@ fn project_key(project: &Path) -> Option<String> {
 pub const DEFAULT_COMPACTION_LIMIT: u64 = 250_000;
 
 impl Behaviour for Droid {
-    /// Droid names its transcripts; its payloads carry nothing Claude Code's lack.
-    fn marks_payload(&self, _input: &HookInput) -> bool {
-        false
-    }
-
+    // Droid names its transcripts (`owns_transcript`); its payloads carry nothing Claude Code's
+    // lack (no `marks_payload`).
     fn owns_transcript(&self, path: &str) -> bool {
         path.contains("/.factory/sessions/")
     }
@@ -174,11 +173,8 @@ impl Behaviour for Droid {
             })
     }
 
-    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [(&str, &str); 2] = [("type", "message"), ("type", "compaction_state")];
-        if let Some(v) = transcript::parse_with_field(line, &MARKERS) {
-            facts(&v, root, out);
-        }
+    fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+        facts(line, root, out);
     }
 
     /// `tail` is the session's `<id>.settings.json` ([`Behaviour::usage_file`]), read whole.
@@ -201,22 +197,17 @@ impl Behaviour for Droid {
         })
     }
 
-    /// Droid compacts at a token limit, not a share of a window: the watch measures against
-    /// that limit ([`Behaviour::compaction_window`]), so there is no earlier point to move to.
-    fn compaction_percent(&self, _: Option<&Path>, _: Option<&Path>, _: u64) -> Option<u8> {
-        None
-    }
-
-    /// Where Droid compacts for the model in use ([`compaction_point`]).
+    /// Where Droid compacts for the model in use ([`compaction_point`]): a token limit, not a
+    /// share of a window. The watch measures against that limit, so there is no earlier point
+    /// to move to (no `compaction_percent`).
     fn compaction_window(&self, user_dir: Option<&Path>, model: Option<&str>) -> Option<u64> {
         compaction_point(user_dir?, model)
     }
 
     /// Droid 0.225.2 names the folder `-` and the session's working directory (links
     /// resolved) with its slashes made `-`, every other character kept.
-    fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
-        let folder = crate::folder_under(dir, transcript);
-        Some(folder.is_some_and(|f| Some(f) == project_key(project).as_deref()))
+    fn is_project_folder(&self, _dir: &Path, folder: &str, project: &Path) -> bool {
+        Some(folder) == project_key(project).as_deref()
     }
 }
 
@@ -376,24 +367,21 @@ mod tests {
     fn a_transcript_belongs_to_the_project_its_folder_names() {
         let dir = Path::new("/tmp/FIXTURE/home/droid/.factory/sessions");
         let t = dir.join("-tmp-FIXTURE-project/8b41cd7f.jsonl");
-        let of = |project: &str| Droid.transcript_in_project(dir, &t, Path::new(project));
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
-        assert_eq!(of("/tmp/FIXTURE/project/"), Some(true));
-        assert_eq!(of("/tmp/FIXTURE.project"), Some(false), "Droid keeps dots");
-        assert_eq!(of("/tmp/FIXTURE/other"), Some(false));
+        let of = |project: &str| CLIENT.transcript_in_project(dir, &t, Path::new(project));
+        assert!(of("/tmp/FIXTURE/project"));
+        assert!(of("/tmp/FIXTURE/project/"));
+        assert!(!of("/tmp/FIXTURE.project"), "Droid keeps dots");
+        assert!(!of("/tmp/FIXTURE/other"));
         assert_eq!(
             project_key(Path::new("/a//b c.d/")).as_deref(),
             Some("-a-b c.d")
         );
         // Older sessions directly in sessions/ are no project's.
-        assert_eq!(
-            Droid.transcript_in_project(
-                dir,
-                &dir.join("8b41cd7f.jsonl"),
-                Path::new("/tmp/FIXTURE/project")
-            ),
-            Some(false)
-        );
+        assert!(!CLIENT.transcript_in_project(
+            dir,
+            &dir.join("8b41cd7f.jsonl"),
+            Path::new("/tmp/FIXTURE/project")
+        ));
     }
 
     /// The environment of a command run by Droid 0.225.2's `Execute` tool (`env` captured in the
@@ -460,15 +448,7 @@ mod tests {
     }
 
     fn facts_of(transcript: &str) -> Vec<Fact> {
-        let mut out = Vec::new();
-        for line in transcript.lines() {
-            Droid.transcript_facts(
-                line.as_bytes(),
-                Some(Path::new("/tmp/FIXTURE/project")),
-                &mut out,
-            );
-        }
-        out
+        crate::facts_in(&CLIENT, transcript.as_bytes())
     }
 
     #[test]

@@ -31,10 +31,10 @@
 //!   not trust, recorded in `~/.gemini/trustedFolders.json`.
 //! - Instruction file: `context.fileName` (default `GEMINI.md`). No plugin.
 
-use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
+use crate::transcript::{at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
-    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, ModelWindow,
-    MovedBy, Quirks, Response, ShellSign, StartSource, Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
+    ModelWindow, MovedBy, Quirks, Response, ShellSign, StartSource, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -89,6 +89,8 @@ pub static CLIENT: Client = Client {
     large_variant: None,
     // `~/.gemini/tmp/<project>/chats/session-*.jsonl`.
     transcripts: "tmp",
+    transcript_lines: LineMarks::Fields(&[("type", "user"), ("type", "gemini")]),
+    transcript_filing: Filing::ByProjectFolder,
     late_end: None,
     transcript_flush_delay: None,
     home: Home {
@@ -186,11 +188,8 @@ impl Behaviour for Gemini {
         matches!(source, StartSource::Clear | StartSource::Resume)
     }
 
-    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [(&str, &str); 2] = [("type", "user"), ("type", "gemini")];
-        if let Some(v) = transcript::parse_with_field(line, &MARKERS) {
-            facts(&v, root, out);
-        }
+    fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+        facts(line, root, out);
     }
 
     fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
@@ -209,17 +208,14 @@ impl Behaviour for Gemini {
     /// Gemini CLI 0.61.0 files a session under `tmp/<slug>/chats/`, one slug per working
     /// directory, and writes that directory into `tmp/<slug>/.project_root` (its own check
     /// that a slug is the project's).
-    fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
+    fn is_project_folder(&self, dir: &Path, folder: &str, project: &Path) -> bool {
         use handover_base::read_gate::{self, Links};
-        let Some(folder) = crate::folder_under(dir, transcript) else {
-            return Some(false);
-        };
         let marker = read_gate::read_to_string(
             &dir.join(folder).join(PROJECT_ROOT_FILE),
             Links::Refuse,
             4096,
         );
-        Some(matches!(marker, Ok(Some(root)) if Path::new(root.trim()) == project))
+        matches!(marker, Ok(Some(root)) if Path::new(root.trim()) == project)
     }
 }
 
@@ -440,20 +436,17 @@ mod tests {
         let chats = dir.join("project/chats");
         std::fs::create_dir_all(&chats).unwrap();
         let t = chats.join("session-1.jsonl");
-        let of = |project: &str| Gemini.transcript_in_project(&dir, &t, Path::new(project));
+        let of = |project: &str| CLIENT.transcript_in_project(&dir, &t, Path::new(project));
         // No marker: no one's.
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(false));
+        assert!(!of("/tmp/FIXTURE/project"));
         std::fs::write(dir.join("project/.project_root"), "/tmp/FIXTURE/project\n").unwrap();
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
-        assert_eq!(of("/tmp/other/project"), Some(false));
-        assert_eq!(
-            Gemini.transcript_in_project(
-                &dir,
-                &dir.join("x.jsonl"),
-                Path::new("/tmp/FIXTURE/project")
-            ),
-            Some(false)
-        );
+        assert!(of("/tmp/FIXTURE/project"));
+        assert!(!of("/tmp/other/project"));
+        assert!(!CLIENT.transcript_in_project(
+            &dir,
+            &dir.join("x.jsonl"),
+            Path::new("/tmp/FIXTURE/project")
+        ));
     }
 
     fn reply(input: u64) -> String {

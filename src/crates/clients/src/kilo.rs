@@ -30,6 +30,8 @@ pub static CLIENT: Client = Client {
     model_windows: &[],
     large_variant: None,
     transcripts: opencode::TRANSCRIPTS,
+    transcript_lines: opencode::CLIENT.transcript_lines,
+    transcript_filing: opencode::CLIENT.transcript_filing,
     late_end: Some("Kilo Code reports no end for a session that is quit while it keeps it"),
     transcript_flush_delay: None,
     home: Home {

@@ -33,8 +33,8 @@
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
-    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, Quirks, Response, ShellSign,
-    Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, LineMarks, Quirks,
+    Response, ShellSign, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -64,6 +64,17 @@ pub static CLIENT: Client = Client {
     model_windows: &[],
     large_variant: None,
     transcripts: TRANSCRIPTS,
+    transcript_lines: LineMarks::Fields(&[
+        ("type", "user"),
+        ("type", "tool"),
+        ("type", "text"),
+        ("type", "compacted"),
+    ]),
+    // The plugin files a session by its id; its first line names the session's directory.
+    transcript_filing: Filing::ByHeader {
+        kind: "session",
+        dir_at: "/directory",
+    },
     late_end: Some("OpenCode reports no end for a session that is quit while it keeps it"),
     transcript_flush_delay: None,
     home: Home {
@@ -143,40 +154,14 @@ impl Behaviour for OpenCode {
         Some(format!("{text}\n").into_bytes())
     }
 
-    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [(&str, &str); 4] = [
-            ("type", "user"),
-            ("type", "tool"),
-            ("type", "text"),
-            ("type", "compacted"),
-        ];
-        if let Some(v) = transcript::parse_with_field(line, &MARKERS) {
-            facts(&v, root, out);
-        }
+    fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+        facts(line, root, out);
     }
 
-    fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
-        transcript::newest_usage(tail, at_file_start, fullness_of_line)
-    }
-
-    /// The usage line's window is already OpenCode's own compaction point.
-    fn compaction_percent(&self, _: Option<&Path>, _: Option<&Path>, _: u64) -> Option<u8> {
-        None
-    }
-
-    /// The transcript's first line names the session's directory.
-    fn transcript_in_project(
-        &self,
-        _dir: &Path,
-        transcript: &Path,
-        project: &Path,
-    ) -> Option<bool> {
-        Some(transcript::header_names_dir(
-            transcript,
-            "session",
-            "/directory",
-            project,
-        ))
+    /// The usage line's window is already OpenCode's own compaction point: no
+    /// `compaction_percent` to move our reminders below it.
+    fn fullness_of_line(&self, line: &[u8]) -> Option<Fullness> {
+        fullness_of_line(line)
     }
 }
 
@@ -285,21 +270,12 @@ mod tests {
     use crate::{HookInput, Scope, UserDirs};
     use std::path::PathBuf;
 
-    const FIXTURES: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../tests/fixtures/clients/opencode-1.18.33"
-    );
-
     fn fixture(name: &str) -> Vec<u8> {
-        std::fs::read(Path::new(FIXTURES).join(name)).unwrap_or_default()
+        crate::fixture("opencode-1.18.33", name)
     }
 
     fn facts_of(name: &str) -> Vec<Fact> {
-        let mut out = Vec::new();
-        for line in fixture(name).split(|b| *b == b'\n') {
-            OPENCODE.transcript_facts(line, Some(Path::new("/tmp/FIXTURE/project")), &mut out);
-        }
-        out
+        crate::facts_in(&CLIENT, &fixture(name))
     }
 
     #[test]
@@ -463,14 +439,8 @@ mod tests {
             serde_json::Value::from(project.to_string_lossy().into_owned())
         );
         std::fs::write(&t, line).unwrap_or_default();
-        assert_eq!(
-            OPENCODE.transcript_in_project(&project, &t, &project),
-            Some(true)
-        );
-        assert_eq!(
-            OPENCODE.transcript_in_project(&project, &t, Path::new("/elsewhere")),
-            Some(false)
-        );
+        assert!(CLIENT.transcript_in_project(&project, &t, &project));
+        assert!(!CLIENT.transcript_in_project(&project, &t, Path::new("/elsewhere")));
     }
 
     #[test]

@@ -34,8 +34,8 @@
 
 use crate::transcript::{self, at, command_end_id, request, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
-    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, MovedBy, Quirks,
-    Response, ShellSign, Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
+    MovedBy, Quirks, Response, ShellSign, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -67,6 +67,13 @@ pub static CLIENT: Client = Client {
     large_variant: None,
     // `~/.qwen/projects/<cwd>/chats/<session>.jsonl`.
     transcripts: "projects",
+    transcript_lines: LineMarks::Fields(&[
+        ("type", "user"),
+        ("type", "assistant"),
+        ("type", "tool_result"),
+        ("subtype", "chat_compression"),
+    ]),
+    transcript_filing: Filing::ByProjectFolder,
     late_end: None,
     transcript_flush_delay: None,
     home: Home {
@@ -141,20 +148,12 @@ impl Behaviour for Qwen {
         ))
     }
 
-    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [(&str, &str); 4] = [
-            ("type", "user"),
-            ("type", "assistant"),
-            ("type", "tool_result"),
-            ("subtype", "chat_compression"),
-        ];
-        if let Some(v) = transcript::parse_with_field(line, &MARKERS) {
-            facts(&v, root, out);
-        }
+    fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+        facts(line, root, out);
     }
 
-    fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
-        transcript::newest_usage(tail, at_file_start, fullness_of_line)
+    fn fullness_of_line(&self, line: &[u8]) -> Option<Fullness> {
+        fullness_of_line(line)
     }
 
     /// PostToolUseFailure of the shell tool: the command and the `Exit Code: N` of its error
@@ -178,9 +177,8 @@ impl Behaviour for Qwen {
 
     /// Qwen Code 0.24.4 names the folder after the session's working directory, every
     /// character but an ASCII letter or digit made `-` (its `sanitizeCwd`).
-    fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
-        let folder = crate::folder_under(dir, transcript);
-        Some(folder.is_some_and(|f| Some(f) == crate::places::dashed(project).as_deref()))
+    fn is_project_folder(&self, _dir: &Path, folder: &str, project: &Path) -> bool {
+        Some(folder) == crate::places::dashed(project).as_deref()
     }
 }
 
@@ -384,31 +382,18 @@ mod tests {
     fn a_transcript_belongs_to_the_project_its_folder_names() {
         let dir = Path::new("/tmp/FIXTURE/home/qwen/.qwen/projects");
         let t = dir.join("-tmp-FIXTURE-project/chats/b816995a.jsonl");
-        let of = |project: &str| Qwen.transcript_in_project(dir, &t, Path::new(project));
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
-        assert_eq!(
-            of("/tmp/FIXTURE.project"),
-            Some(true),
-            "Qwen's own name for both"
-        );
-        assert_eq!(of("/tmp/FIXTURE/other"), Some(false));
+        let of = |project: &str| CLIENT.transcript_in_project(dir, &t, Path::new(project));
+        assert!(of("/tmp/FIXTURE/project"));
+        assert!(of("/tmp/FIXTURE.project"), "Qwen's own name for both");
+        assert!(!of("/tmp/FIXTURE/other"));
     }
 
-    const FIXTURES: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../tests/fixtures/clients/qwen-0.24.4"
-    );
-
     fn fixture(name: &str) -> Vec<u8> {
-        std::fs::read(Path::new(FIXTURES).join(name)).unwrap_or_default()
+        crate::fixture("qwen-0.24.4", name)
     }
 
     fn facts_of(name: &str) -> Vec<Fact> {
-        let mut out = Vec::new();
-        for line in fixture(name).split(|b| *b == b'\n') {
-            Qwen.transcript_facts(line, Some(Path::new("/tmp/FIXTURE/project")), &mut out);
-        }
-        out
+        crate::facts_in(&CLIENT, &fixture(name))
     }
 
     #[test]

@@ -1,6 +1,6 @@
 //! What a transcript line says, in words that belong to no client: [`Fact`]s for the session
 //! record, [`Fullness`] for the context watch. Each client module reads its own format into
-//! these ([`crate::Behaviour::transcript_facts`], [`crate::Behaviour::transcript_fullness`]); the
+//! these ([`crate::Behaviour::line_facts`], [`crate::Behaviour::transcript_fullness`]); the
 //! incremental file reading (core's record extraction) and the tail windows (the hooks'
 //! transcript reader) are generic and live with their callers.
 //!
@@ -126,7 +126,7 @@ pub fn lines_newest_first(tail: &[u8], at_file_start: bool) -> Vec<&[u8]> {
 pub fn newest_usage(
     tail: &[u8],
     at_file_start: bool,
-    classify: fn(&[u8]) -> Option<Fullness>,
+    classify: impl Fn(&[u8]) -> Option<Fullness>,
 ) -> Option<Fullness> {
     let mut newest: Option<Usage> = None;
     for fullness in lines_newest_first(tail, at_file_start)
