@@ -25,11 +25,10 @@
 use crate::transcript::{self, at, command_end_id, flag, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookFiles, HookInput, LargeVariant,
-    LineMarks, ModelWindow, MovedBy, Quirks, ShellSign, Timeout, Trust,
+    LineMarks, ModelWindow, MovedBy, Quirks, ShellName, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
-use std::ffi::OsString;
 use std::path::Path;
 
 pub static CLIENT: Client = Client {
@@ -45,7 +44,8 @@ pub static CLIENT: Client = Client {
     events: EventNames::common_without(&[]),
     timeout: Timeout::every(TIMEOUT_SECS),
     // Claude Code sets `CLAUDECODE=1` and `CLAUDE_CODE_SESSION_ID` for the commands it runs
-    // (read from the 2.1.330 binary).
+    // (read from the 2.1.330 binary); any value of `CLAUDECODE` counts.
+    shell_name: Some(ShellName::Set("CLAUDECODE")),
     shell_session_id_var: Some("CLAUDE_CODE_SESSION_ID"),
     project_dir_var: Some("CLAUDE_PROJECT_DIR"),
     quirks: Quirks {
@@ -137,12 +137,6 @@ impl Behaviour for Claude {
     /// with, under the call's id (`tool_use_id`), so the transcript's own line for it counts once.
     fn failed_command(&self, input: &HookInput) -> Option<Fact> {
         transcript::failed_shell_command(input, TOOLS.shell, exit_code_of)
-    }
-
-    /// Claude Code sets `CLAUDECODE=1` for the commands it runs (any value counts), and
-    /// `CLAUDE_CODE_SESSION_ID` beside it (read from the 2.1.330 binary).
-    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
-        env("CLAUDECODE").map(|_| ShellSign::Named)
     }
 
     fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
@@ -243,11 +237,7 @@ fn exit_code_of(text: &str) -> Option<i64> {
 /// The meaning of one line for the context watch, if it is a usage record or a compaction
 /// marker. Cheap substring checks first: most lines are neither and are never parsed.
 fn fullness_of_line(line: &[u8]) -> Option<Fullness> {
-    const MARKERS: [&[u8]; 3] = [b"\"usage\"", b"compact", b"isCompactSummary"];
-    if !MARKERS.iter().any(|m| transcript::contains(line, m)) {
-        return None;
-    }
-    let v: Value = serde_json::from_slice(line).ok()?;
+    let v = transcript::parse_marked(line, &["\"usage\"", "compact", "isCompactSummary"])?;
     match str_of(&v, "type").unwrap_or("") {
         "assistant" => usage(&v).map(Fullness::Measured),
         "system" if str_of(&v, "subtype") == Some("compact_boundary") => {
@@ -481,26 +471,5 @@ mod tests {
         let mut v: serde_json::Value = serde_json::from_slice(raw).unwrap();
         v["tool_name"] = "Read".into();
         assert_eq!(Claude.failed_command(&HookInput::from_value(&v)), None);
-    }
-
-    #[test]
-    fn its_shell_is_named_by_claudecode_whatever_the_value() {
-        use crate::env_of;
-        assert_eq!(
-            Claude.runs_this_shell(&env_of(&[("CLAUDECODE", "1")])),
-            Some(ShellSign::Named)
-        );
-        assert_eq!(
-            Claude.runs_this_shell(&env_of(&[("CLAUDECODE", "")])),
-            Some(ShellSign::Named)
-        );
-        assert_eq!(
-            Claude.runs_this_shell(&env_of(&[("CLAUDE_CODE_SESSION_ID", "s")])),
-            None
-        );
-        assert_eq!(
-            crate::claude::CLIENT.shell_session_id_var,
-            Some("CLAUDE_CODE_SESSION_ID")
-        );
     }
 }

@@ -48,6 +48,7 @@ pub static CLIENT: Client = Client {
         every: TIMEOUT_SECS,
         except: &[(HookEvent::SessionEnd, SESSION_END_TIMEOUT_SECS)],
     },
+    shell_name: None,
     shell_session_id_var: Some("CODEX_THREAD_ID"),
     project_dir_var: None,
     quirks: Quirks::NONE,
@@ -276,11 +277,7 @@ pub fn limit_in(text: &str) -> Option<u64> {
 // ---- Transcript ----
 
 fn fullness_of_line(line: &[u8]) -> Option<Fullness> {
-    const MARKERS: [&[u8]; 3] = [b"\"usage\"", b"token_count", b"compact"];
-    if !MARKERS.iter().any(|m| transcript::contains(line, m)) {
-        return None;
-    }
-    let v: Value = serde_json::from_slice(line).ok()?;
+    let v = transcript::parse_marked(line, &["\"usage\"", "token_count", "compact"])?;
     match str_of(&v, "type").unwrap_or("") {
         "event_msg" => usage(v.get("payload")?).map(Fullness::Measured),
         "compacted" => Some(Fullness::JustCompacted),

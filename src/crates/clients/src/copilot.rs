@@ -42,11 +42,10 @@
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
-    MovedBy, Quirks, Response, ShellSign, Timeout, Trust, UserDirs,
+    MovedBy, Quirks, Response, ShellName, Timeout, Trust, UserDirs,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub static CLIENT: Client = Client {
@@ -68,6 +67,9 @@ pub static CLIENT: Client = Client {
     ]),
     // `timeoutSec`, in seconds.
     timeout: Timeout::every(TIMEOUT_SECS),
+    // GitHub Copilot CLI 1.0.102 sets `COPILOT_CLI=1` for its shell commands (and its hooks:
+    // [`HOOK_ENV_MARK`]), and `COPILOT_AGENT_SESSION_ID` (its hooks' `sessionId`).
+    shell_name: Some(ShellName::Is(HOOK_ENV_MARK, "1")),
     shell_session_id_var: Some("COPILOT_AGENT_SESSION_ID"),
     project_dir_var: None,
     quirks: Quirks::NONE,
@@ -137,14 +139,6 @@ impl Behaviour for Copilot {
 
     fn owns_transcript(&self, path: &str) -> bool {
         path.contains("/.copilot/session-state/")
-    }
-
-    /// GitHub Copilot CLI 1.0.102 sets `COPILOT_CLI=1` for its shell commands (and its hooks),
-    /// and `COPILOT_AGENT_SESSION_ID` (its hooks' `sessionId`).
-    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
-        env("COPILOT_CLI")
-            .is_some_and(|v| v == "1")
-            .then_some(ShellSign::Named)
     }
 
     fn own_output(&self, response: &Response) -> Option<Vec<u8>> {
@@ -668,27 +662,6 @@ mod tests {
         assert_eq!(
             crate::copilot::CLIENT.event_name(HookEvent::PostCompact),
             None
-        );
-    }
-
-    #[test]
-    fn its_shell_is_named_by_copilot_cli_1_only() {
-        use crate::env_of;
-        assert_eq!(
-            Copilot.runs_this_shell(&env_of(&[("COPILOT_CLI", "1")])),
-            Some(ShellSign::Named)
-        );
-        assert_eq!(
-            Copilot.runs_this_shell(&env_of(&[("COPILOT_CLI", "0")])),
-            None
-        );
-        assert_eq!(
-            Copilot.runs_this_shell(&env_of(&[("COPILOT_AGENT_SESSION_ID", "s")])),
-            None
-        );
-        assert_eq!(
-            crate::copilot::CLIENT.shell_session_id_var,
-            Some("COPILOT_AGENT_SESSION_ID")
         );
     }
 }

@@ -60,6 +60,7 @@ pub static CLIENT: Client = Client {
     // lines written to the payload's `CLAUDE_ENV_FILE` to the environment of the session's
     // later commands (0.225.2: `applySessionStartHookResults`; a later SessionStart, of `/new`
     // or `/compress`, sets it again): our SessionStart writes the session id there.
+    shell_name: None,
     shell_session_id_var: Some("HANDOVER_DROID_SESSION_ID"),
     project_dir_var: None,
     quirks: Quirks {
@@ -211,9 +212,6 @@ impl Behaviour for Droid {
     }
 }
 
-/// Settings files are small; a huge one is not read.
-const SETTINGS_MAX_BYTES: u64 = 1 << 20;
-
 /// Where Droid compacts a request for `model`, in input tokens; None when its settings cannot
 /// be read (the transcript's reading then says [`DEFAULT_COMPACTION_LIMIT`]). Droid 0.225.2 (`getCompactionTokenLimitForModel`, and its retry on a context-length error):
 /// - its limit is `compactionTokenLimitPerModel[<model id>]`, else `compactionTokenLimit`,
@@ -226,10 +224,7 @@ const SETTINGS_MAX_BYTES: u64 = 1 << 20;
 ///
 /// Its settings may hold comments (Droid reads JSONC): such a file counts as unset here.
 pub fn compaction_point(user_dir: &Path, model: Option<&str>) -> Option<u64> {
-    use handover_base::read_gate::{self, Links};
-    let file = user_dir.join("settings.json");
-    let text = read_gate::read_to_string(&file, Links::Follow, SETTINGS_MAX_BYTES).ok()??;
-    let v: Value = serde_json::from_str(&text).ok()?;
+    let v = crate::settings::read(&user_dir.join("settings.json"))?;
     let positive = |x: Option<&Value>| x.and_then(Value::as_u64).filter(|l| *l > 0);
     let per_model = model.and_then(|m| positive(v.get("compactionTokenLimitPerModel")?.get(m)));
     let limit = per_model

@@ -34,11 +34,10 @@
 use crate::transcript::{at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
-    ModelWindow, MovedBy, Quirks, Response, ShellSign, StartSource, Timeout, Trust,
+    ModelWindow, MovedBy, Quirks, Response, ShellName, StartSource, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub static CLIENT: Client = Client {
@@ -61,6 +60,8 @@ pub static CLIENT: Client = Client {
         (HookEvent::Stop, "AfterAgent"),
     ]),
     timeout: Timeout::every(TIMEOUT_MS),
+    // Gemini CLI sets `GEMINI_CLI=1` for the commands it runs; no session id.
+    shell_name: Some(ShellName::Is("GEMINI_CLI", "1")),
     shell_session_id_var: None,
     project_dir_var: None,
     quirks: Quirks {
@@ -149,13 +150,6 @@ impl Behaviour for Gemini {
 
     fn owns_transcript(&self, path: &str) -> bool {
         path.contains("/.gemini/tmp/")
-    }
-
-    /// Gemini CLI sets `GEMINI_CLI=1` for the commands it runs; no session id.
-    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
-        env("GEMINI_CLI")
-            .is_some_and(|v| v == "1")
-            .then_some(ShellSign::Named)
     }
 
     /// A block's notice goes out as `systemMessage`.
@@ -280,29 +274,8 @@ fn classify(line: &[u8]) -> Option<Line> {
 /// fails over a settings file. (A threshold Gemini CLI fetches from its server is not known
 /// here; docs/hooks.md says so.)
 pub fn compression_threshold(project: Option<&Path>, user_dir: Option<&Path>) -> f64 {
-    let files = [
-        project.map(|p| p.join(".gemini").join("settings.json")),
-        user_dir.map(|d| d.join("settings.json")),
-    ];
-    files
-        .into_iter()
-        .flatten()
-        .find_map(|f| threshold_in(&f))
+    crate::settings::fraction(project, ".gemini", user_dir, "/model/compressionThreshold")
         .unwrap_or(DEFAULT_COMPRESSION_THRESHOLD)
-}
-
-/// Settings files are small; a huge one is not read.
-const SETTINGS_MAX_BYTES: u64 = 1 << 20;
-
-fn threshold_in(file: &Path) -> Option<f64> {
-    // Through the read gate: a committed `.gemini/settings.json → /dev/zero` is not a regular
-    // file and is never read; nothing larger than the cap is.
-    use handover_base::read_gate::{self, Links};
-    let text = read_gate::read_to_string(file, Links::Follow, SETTINGS_MAX_BYTES).ok()??;
-    let v: Value = serde_json::from_str(&text).ok()?;
-    v.pointer("/model/compressionThreshold")
-        .and_then(Value::as_f64)
-        .filter(|t| *t > 0.0 && *t <= 1.0)
 }
 
 /// The compression point as a whole percent of the window.
@@ -543,35 +516,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let gem = dir.path().join(".gemini");
         std::fs::create_dir(&gem).unwrap();
-        assert!(threshold_in(&gem.join("settings.json")).is_none());
+        let threshold = || compression_threshold(Some(dir.path()), None);
+        assert_eq!(threshold(), DEFAULT_COMPRESSION_THRESHOLD);
         std::fs::write(
             gem.join("settings.json"),
             r#"{"model": {"compressionThreshold": 0.3}}"#,
         )
         .unwrap();
-        assert_eq!(threshold_in(&gem.join("settings.json")), Some(0.3));
+        assert_eq!(threshold(), 0.3);
         for bad in [
             r#"{"model": {"compressionThreshold": 7}}"#,
             r#"{"model": {"compressionThreshold": "x"}}"#,
             "// c\n{}",
         ] {
             std::fs::write(gem.join("settings.json"), bad).unwrap();
-            assert_eq!(threshold_in(&gem.join("settings.json")), None, "{bad}");
+            assert_eq!(threshold(), DEFAULT_COMPRESSION_THRESHOLD, "{bad}");
         }
-    }
-
-    #[test]
-    fn its_shell_is_named_by_gemini_cli_1_only() {
-        use crate::env_of;
-        assert_eq!(
-            Gemini.runs_this_shell(&env_of(&[("GEMINI_CLI", "1")])),
-            Some(ShellSign::Named)
-        );
-        assert_eq!(
-            Gemini.runs_this_shell(&env_of(&[("GEMINI_CLI", "true")])),
-            None
-        );
-        assert_eq!(Gemini.runs_this_shell(&env_of(&[])), None);
-        assert_eq!(crate::gemini::CLIENT.shell_session_id_var, None);
     }
 }

@@ -36,6 +36,7 @@ pub mod opencode;
 pub mod output;
 pub mod places;
 pub mod qwen;
+mod settings;
 pub mod transcript;
 
 pub use agent_name::AgentName;
@@ -83,6 +84,11 @@ pub struct Client {
     pub timeout: Timeout,
 
     // ---- Shell commands ----
+    /// The variable it sets to name itself for the shell commands its agent runs (the model's
+    /// `handover ack` or `write`), and the value that counts: [`Client::runs_this_shell`]. None
+    /// for a client that names itself nowhere there (its [`Behaviour::runs_this_shell`] may
+    /// still know a sign).
+    pub shell_name: Option<ShellName>,
     /// The variable holding the session id the client sets for its shell commands (the same
     /// id its hooks get), when it sets one.
     pub shell_session_id_var: Option<&'static str>,
@@ -164,9 +170,9 @@ pub trait Behaviour: Sync {
     }
 
     /// Whether `env` (a variable's value by name) is the environment this client gives the
-    /// shell commands its agent runs (the model's `handover ack` or `write`), and how sure that
-    /// sign is; None when nothing in it points at this client. Only the client's own sign:
-    /// which client wins when several match is [`running_the_shell`]'s rule.
+    /// shell commands its agent runs, by settings that do not name it as such
+    /// ([`ShellSign::Indirect`]); None when nothing in it points at this client. A variable that
+    /// names the client is its declaration's [`Client::shell_name`] instead.
     fn runs_this_shell(&self, _env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
         None
     }
@@ -512,6 +518,17 @@ impl Client {
         self.user_dir(dirs).map(|d| d.join(self.transcripts))
     }
 
+    /// Whether `env` (a variable's value by name) is the environment this client gives the
+    /// shell commands its agent runs, and how sure that sign is: its [`Client::shell_name`],
+    /// else its [`Behaviour::runs_this_shell`]. Only the client's own sign: which client wins
+    /// when several match is [`running_the_shell`]'s rule.
+    pub fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
+        match self.shell_name {
+            Some(name) if name.in_env(env) => Some(ShellSign::Named),
+            _ => self.behaviour.runs_this_shell(env),
+        }
+    }
+
     /// The facts of one line of its transcript (none for most lines), for the session record:
     /// a line its [`Client::transcript_lines`] mark, parsed, read by [`Behaviour::line_facts`].
     pub fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
@@ -646,6 +663,28 @@ pub enum Trust {
     Folder,
 }
 
+/// See [`Client::shell_name`]: a variable a client sets to name itself, and the values that do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShellName {
+    /// The variable is set, to any value (even empty).
+    Set(&'static str),
+    /// The variable is set and not empty.
+    NotEmpty(&'static str),
+    /// The variable holds exactly this value.
+    Is(&'static str, &'static str),
+}
+
+impl ShellName {
+    /// `env` names the client.
+    fn in_env(self, env: &dyn Fn(&str) -> Option<OsString>) -> bool {
+        match self {
+            ShellName::Set(var) => env(var).is_some(),
+            ShellName::NotEmpty(var) => env(var).is_some_and(|v| !v.is_empty()),
+            ShellName::Is(var, value) => env(var).is_some_and(|v| v == value),
+        }
+    }
+}
+
 /// How a shell command's environment points at the client running it.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum ShellSign {
@@ -749,7 +788,7 @@ pub fn guest_of(
 pub fn running_the_shell(env: &dyn Fn(&str) -> Option<OsString>) -> Option<Agent> {
     let signs: Vec<(Agent, ShellSign)> = ALL
         .iter()
-        .filter_map(|c| c.behaviour.runs_this_shell(env).map(|sign| (c.agent, sign)))
+        .filter_map(|c| c.runs_this_shell(env).map(|sign| (c.agent, sign)))
         .collect();
     [ShellSign::Named, ShellSign::Indirect]
         .into_iter()
@@ -867,14 +906,34 @@ mod tests {
     #[test]
     fn a_shell_with_one_clients_sign_is_that_client() {
         type Vars = &'static [(&'static str, &'static str)];
-        let cases: [(Vars, Option<Agent>); 8] = [
+        let cases: [(Vars, Option<Agent>); 20] = [
             (&[], None),
+            // Claude Code: any value, even empty.
             (&[("CLAUDECODE", "1")], Some(Agent::Claude)),
+            (&[("CLAUDECODE", "")], Some(Agent::Claude)),
+            // Gemini CLI, Qwen Code, Copilot CLI: `1` only.
             (&[("GEMINI_CLI", "1")], Some(Agent::Gemini)),
+            (&[("GEMINI_CLI", "true")], None),
             (&[("QWEN_CODE", "1")], Some(Agent::Qwen)),
+            (&[("QWEN_CODE", "")], None),
             (&[("COPILOT_CLI", "1")], Some(Agent::Copilot)),
+            (&[("COPILOT_CLI", "0")], None),
+            // The plugin's session variable, when not empty.
+            (
+                &[("HANDOVER_OPENCODE_SESSION_ID", "ses_1")],
+                Some(Agent::OpenCode),
+            ),
+            (&[("HANDOVER_OPENCODE_SESSION_ID", "")], None),
+            (&[("HANDOVER_KILO_SESSION_ID", "ses_1")], Some(Agent::Kilo)),
+            // A session id alone names no one.
+            (&[("CLAUDE_CODE_SESSION_ID", "s")], None),
+            (&[("QWEN_CODE_SESSION_ID", "s")], None),
+            (&[("COPILOT_AGENT_SESSION_ID", "s")], None),
+            // Indirect signs.
             (&[("CODEX_SANDBOX", "seccomp")], Some(Agent::Codex)),
+            (&[("CODEX_THREAD_ID", "")], None),
             (&DROID_SHELL, Some(Agent::Droid)),
+            (&DROID_SHELL[1..], None),
             (&[("CODEX_HOME", "/x"), ("GEMINI_CLI", "0")], None),
         ];
         for (vars, want) in cases {

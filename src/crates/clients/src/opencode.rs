@@ -34,11 +34,10 @@
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, LineMarks, Quirks,
-    Response, ShellSign, Timeout, Trust,
+    Response, ShellName, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
-use std::ffi::OsString;
 use std::path::Path;
 
 pub static CLIENT: Client = Client {
@@ -52,6 +51,8 @@ pub static CLIENT: Client = Client {
     events: EventNames::common_without(&[HookEvent::ToolFailure]),
     // Seconds: the plugin stops an executable that runs longer.
     timeout: Timeout::every(TIMEOUT_SECS),
+    // The plugin names the session for the shell commands (`shell.env`).
+    shell_name: Some(ShellName::NotEmpty(SESSION_VAR)),
     shell_session_id_var: Some(SESSION_VAR),
     project_dir_var: None,
     quirks: Quirks {
@@ -95,19 +96,16 @@ pub static CLIENT: Client = Client {
 };
 
 /// OpenCode's behaviour, and that of a fork that runs its plugin (Kilo Code): they differ only
-/// in the user directory the plugin keeps its session files in and the variable it sets for the
-/// shell commands, which the installer writes into the plugin from the client's declaration
-/// (`home.dir`, `shell_session_id_var`).
+/// in the user directory the plugin keeps its session files in, which the installer writes into
+/// the plugin from the client's declaration (`home.dir`, as the variable it sets for the shell
+/// commands, `shell_session_id_var`).
 pub struct OpenCode {
     /// The last folder of the client's user directory (`opencode` for `~/.config/opencode`).
     pub home_folder: &'static str,
-    /// [`Client::shell_session_id_var`].
-    pub session_var: &'static str,
 }
 
 static OPENCODE: OpenCode = OpenCode {
     home_folder: "opencode",
-    session_var: SESSION_VAR,
 };
 
 /// Our plugin under the user directory (`~/.config/opencode`); the project's is
@@ -135,12 +133,6 @@ impl Behaviour for OpenCode {
     /// `~/.config/opencode/handover-sessions/<session>.jsonl`.
     fn owns_transcript(&self, path: &str) -> bool {
         path.contains(&format!("/{}/{TRANSCRIPTS}/", self.home_folder))
-    }
-
-    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
-        env(self.session_var)
-            .is_some_and(|v| !v.is_empty())
-            .then_some(ShellSign::Named)
     }
 
     /// Plain text for every answer: the plugin adds it to the system prompt (or, at
@@ -217,12 +209,7 @@ fn tool(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
 /// A `usage` line's tokens against OpenCode's compaction point for the model, or a compaction.
 /// Cheap substring checks first.
 fn fullness_of_line(line: &[u8]) -> Option<Fullness> {
-    let usage = transcript::contains(line, b"\"usage\"");
-    let compacted = transcript::contains(line, b"\"compacted\"");
-    if !usage && !compacted {
-        return None;
-    }
-    let v: Value = serde_json::from_slice(line).ok()?;
+    let v = transcript::parse_marked(line, &["\"usage\"", "\"compacted\""])?;
     match str_of(&v, "type")? {
         "compacted" => Some(Fullness::JustCompacted),
         "usage" => {
@@ -459,16 +446,6 @@ mod tests {
             CLIENT.hooks_file(Scope::User, repo, Path::new("/h/.config/opencode")),
             PathBuf::from("/h/.config/opencode/plugin/handover.js")
         );
-    }
-
-    #[test]
-    fn its_shell_is_named_by_the_plugins_session_variable() {
-        use crate::env_of;
-        assert_eq!(
-            OPENCODE.runs_this_shell(&env_of(&[(SESSION_VAR, "ses_1")])),
-            Some(ShellSign::Named)
-        );
-        assert_eq!(OPENCODE.runs_this_shell(&env_of(&[])), None);
     }
 
     #[test]

@@ -35,11 +35,10 @@
 use crate::transcript::{self, at, command_end_id, request, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
-    MovedBy, Quirks, Response, ShellSign, Timeout, Trust,
+    MovedBy, Quirks, Response, ShellName, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
-use std::ffi::OsString;
 use std::path::Path;
 
 pub static CLIENT: Client = Client {
@@ -56,6 +55,7 @@ pub static CLIENT: Client = Client {
     timeout: Timeout::every(TIMEOUT_SECS),
     // Qwen Code 0.24.4 sets `QWEN_CODE=1` and `QWEN_CODE_SESSION_ID` (the hooks'
     // `session_id`) for its shell commands.
+    shell_name: Some(ShellName::Is("QWEN_CODE", "1")),
     shell_session_id_var: Some("QWEN_CODE_SESSION_ID"),
     project_dir_var: None,
     quirks: Quirks {
@@ -125,14 +125,6 @@ impl Behaviour for Qwen {
             || (path.contains("/projects/") && path.contains("/chats/"))
     }
 
-    /// Qwen Code 0.24.4 sets `QWEN_CODE=1` and `QWEN_CODE_SESSION_ID` (the hooks'
-    /// `session_id`) for its shell commands.
-    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
-        env("QWEN_CODE")
-            .is_some_and(|v| v == "1")
-            .then_some(ShellSign::Named)
-    }
-
     /// PreCompact's text goes out as `additionalContext`: Qwen Code ignores plain stdout there.
     fn own_output(&self, response: &Response) -> Option<Vec<u8>> {
         let Response::Plain(text) = response else {
@@ -184,33 +176,12 @@ impl Behaviour for Qwen {
 
 // ---- Compaction point ----
 
-/// Settings files are small; a huge one is not read.
-const SETTINGS_MAX_BYTES: u64 = 1 << 20;
-
 /// `context.autoCompactThreshold` (a fraction in (0, 1]) from the project's settings, else the
 /// user's, else the default. Unreadable files and odd values count as unset: a hook never fails
 /// over a settings file.
 pub fn auto_compact_threshold(project: Option<&Path>, user_dir: Option<&Path>) -> f64 {
-    let files = [
-        project.map(|p| p.join(".qwen").join("settings.json")),
-        user_dir.map(|d| d.join("settings.json")),
-    ];
-    files
-        .into_iter()
-        .flatten()
-        .find_map(|f| threshold_in(&f))
+    crate::settings::fraction(project, ".qwen", user_dir, "/context/autoCompactThreshold")
         .unwrap_or(DEFAULT_AUTO_COMPACT_THRESHOLD)
-}
-
-fn threshold_in(file: &Path) -> Option<f64> {
-    // Through the read gate: a committed `.qwen/settings.json` that is a link out of the tree or
-    // not a regular file is never read; nothing larger than the cap is.
-    use handover_base::read_gate::{self, Links};
-    let text = read_gate::read_to_string(file, Links::Follow, SETTINGS_MAX_BYTES).ok()??;
-    let v: Value = serde_json::from_str(&text).ok()?;
-    v.pointer("/context/autoCompactThreshold")
-        .and_then(Value::as_f64)
-        .filter(|t| *t > 0.0 && *t <= 1.0)
 }
 
 /// Where Qwen Code compacts, as a whole percent of `window`: `threshold` × the window, but never
@@ -234,12 +205,7 @@ pub fn compaction_point_percent(threshold: f64, window: u64) -> u8 {
 /// An assistant line's usage (with the window Qwen Code states beside it), or a compaction.
 /// Cheap substring checks first: prompts, tool output and telemetry are never parsed.
 fn fullness_of_line(line: &[u8]) -> Option<Fullness> {
-    let usage_line = transcript::contains(line, b"\"usageMetadata\"");
-    let compaction = transcript::contains(line, b"chat_compression");
-    if !usage_line && !compaction {
-        return None;
-    }
-    let v: Value = serde_json::from_slice(line).ok()?;
+    let v = transcript::parse_marked(line, &["\"usageMetadata\"", "chat_compression"])?;
     match str_of(&v, "type")? {
         "assistant" => {
             let used = v
@@ -630,24 +596,6 @@ mod tests {
         assert_eq!(
             crate::qwen::CLIENT.hooks_file(Scope::User, repo, Path::new("/h/.qwen")),
             PathBuf::from("/h/.qwen/settings.json")
-        );
-    }
-
-    #[test]
-    fn its_shell_is_named_by_qwen_code_1_only() {
-        use crate::env_of;
-        assert_eq!(
-            Qwen.runs_this_shell(&env_of(&[("QWEN_CODE", "1")])),
-            Some(ShellSign::Named)
-        );
-        assert_eq!(Qwen.runs_this_shell(&env_of(&[("QWEN_CODE", "")])), None);
-        assert_eq!(
-            Qwen.runs_this_shell(&env_of(&[("QWEN_CODE_SESSION_ID", "s")])),
-            None
-        );
-        assert_eq!(
-            crate::qwen::CLIENT.shell_session_id_var,
-            Some("QWEN_CODE_SESSION_ID")
         );
     }
 }
