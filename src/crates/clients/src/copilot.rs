@@ -537,11 +537,7 @@ mod tests {
             "pre_compact-auto.json",
             "session_end-complete.json",
         ] {
-            let path = format!(
-                "{}/../../../tests/fixtures/clients/copilot-1.0.102/{file}",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            let bytes = std::fs::read(&path).unwrap_or_default();
+            let bytes = crate::fixture(&format!("copilot-1.0.102/{file}"));
             assert_eq!(detect(&HookInput::parse(&bytes)), Agent::Copilot, "{file}");
         }
         let claude_form = include_bytes!(
@@ -564,13 +560,7 @@ mod tests {
         assert!(!runs_the_hook(&env(None)));
         assert!(!runs_the_hook(&env(Some("0"))));
         // Its runs of Claude Code's entries are told apart; nothing else is.
-        let fixture = |name: &str| {
-            let path = format!(
-                "{}/../../../tests/fixtures/clients/{name}",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            HookInput::parse(&std::fs::read(&path).unwrap_or_default())
-        };
+        let fixture = |name: &str| HookInput::parse(&crate::fixture(name));
         let its_claude_form = [
             "copilot-1.0.102/claude_format-session_start.json",
             "copilot-1.0.102/claude_format-user_prompt_submit.json",

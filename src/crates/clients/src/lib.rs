@@ -829,12 +829,12 @@ pub(crate) fn folder_under<'a>(dir: &Path, transcript: &'a Path) -> Option<&'a s
     Some(folder)
 }
 
-/// The captured file `name` in `client_dir` (`<client>-<version>` under
-/// tests/fixtures/clients); empty when it is missing.
+/// The captured file `name` (`<client>-<version>/<file>` under tests/fixtures/clients); empty
+/// when it is missing.
 #[cfg(test)]
-pub(crate) fn fixture(client_dir: &str, name: &str) -> Vec<u8> {
+pub(crate) fn fixture(name: &str) -> Vec<u8> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures/clients");
-    std::fs::read(dir.join(client_dir).join(name)).unwrap_or_default()
+    std::fs::read(dir.join(name)).unwrap_or_default()
 }
 
 /// The facts `client` reads from every line of `transcript`, for a session in the project the

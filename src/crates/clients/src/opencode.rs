@@ -258,7 +258,7 @@ mod tests {
     use std::path::PathBuf;
 
     fn fixture(name: &str) -> Vec<u8> {
-        crate::fixture("opencode-1.18.33", name)
+        crate::fixture(&format!("opencode-1.18.33/{name}"))
     }
 
     fn facts_of(name: &str) -> Vec<Fact> {

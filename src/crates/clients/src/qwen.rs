@@ -355,7 +355,7 @@ mod tests {
     }
 
     fn fixture(name: &str) -> Vec<u8> {
-        crate::fixture("qwen-0.24.4", name)
+        crate::fixture(&format!("qwen-0.24.4/{name}"))
     }
 
     fn facts_of(name: &str) -> Vec<Fact> {
