@@ -237,10 +237,9 @@ pub fn auto_compact_limit(project: Option<&Path>, user_dir: Option<&Path>) -> Op
 /// Codex's compaction point as a whole percent of `window`: the configured limit when there is
 /// one (never above the default), else the default.
 pub fn compact_percent(limit: Option<u64>, window: u64) -> u8 {
-    let configured = limit.filter(|_| window > 0).map(|l| {
-        let p = (l as f64 * 100.0 / window as f64).floor();
-        p.clamp(1.0, 100.0) as u8
-    });
+    let configured = limit
+        .filter(|_| window > 0)
+        .map(|l| crate::whole_percent(l as f64, window as f64));
     configured
         .unwrap_or(DEFAULT_COMPACT_PERCENT)
         .min(DEFAULT_COMPACT_PERCENT)

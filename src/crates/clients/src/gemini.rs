@@ -280,7 +280,7 @@ pub fn compression_threshold(project: Option<&Path>, user_dir: Option<&Path>) ->
 
 /// The compression point as a whole percent of the window.
 pub fn compress_percent(threshold: f64) -> u8 {
-    (threshold * 100.0).floor().clamp(1.0, 100.0) as u8
+    crate::whole_percent(threshold, 1.0)
 }
 
 /// Whether Gemini CLI compresses before its next request: it does when the last prompt's tokens

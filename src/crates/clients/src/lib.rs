@@ -767,6 +767,12 @@ impl std::fmt::Display for Agent {
     }
 }
 
+/// `part` of `whole` as a whole percent, rounded down, from 1 to 100: a compaction point as
+/// [`Behaviour::compaction_percent`] gives it.
+pub(crate) fn whole_percent(part: f64, whole: f64) -> u8 {
+    (part * 100.0 / whole).floor().clamp(1.0, 100.0) as u8
+}
+
 /// The client that really runs a hook entry written for `agent`, when that is another client
 /// (see [`Behaviour::runs_entries_of`]); `input` is the hook's input, `env` its environment.
 pub fn guest_of(

@@ -195,9 +195,9 @@ pub fn compaction_point_percent(threshold: f64, window: u64) -> u8 {
         proportional
     };
     if window == 0 {
-        return (threshold * 100.0).floor().clamp(1.0, 100.0) as u8;
+        return crate::whole_percent(threshold, 1.0);
     }
-    (point * 100.0 / window as f64).floor().clamp(1.0, 100.0) as u8
+    crate::whole_percent(point, window as f64)
 }
 
 // ---- Transcript: the context watch ----
