@@ -345,11 +345,7 @@ mod tests {
     }
 
     fn measured(used: u64) -> Option<Fullness> {
-        Some(Fullness::Measured(Usage {
-            used_tokens: used,
-            window: None,
-            model: Some("claude-sonnet-4-5".into()),
-        }))
+        crate::transcript::measured(used, None, Some("claude-sonnet-4-5"))
     }
 
     #[test]

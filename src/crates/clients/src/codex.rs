@@ -477,11 +477,7 @@ mod tests {
     }
 
     fn measured(used: u64, window: Option<u64>) -> Option<Fullness> {
-        Some(Fullness::Measured(Usage {
-            used_tokens: used,
-            window,
-            model: None,
-        }))
+        crate::transcript::measured(used, window, None)
     }
 
     #[test]

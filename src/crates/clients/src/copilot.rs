@@ -429,11 +429,7 @@ mod tests {
     }
 
     fn measured(used: u64, window: u64) -> Option<Fullness> {
-        Some(Fullness::Measured(Usage {
-            used_tokens: used,
-            window: Some(window),
-            model: Some("claude-sonnet-4.5".into()),
-        }))
+        crate::transcript::measured(used, Some(window), Some("claude-sonnet-4.5"))
     }
 
     #[test]

@@ -539,11 +539,11 @@ mod tests {
             include_str!("../../../../tests/fixtures/clients/droid-0.225.2/session-settings.json");
         assert_eq!(
             Droid.transcript_fullness(settings.as_bytes(), true),
-            Some(Fullness::Measured(Usage {
-                used_tokens: 3_500,
-                window: Some(DEFAULT_COMPACTION_LIMIT),
-                model: Some("custom:Fake-0".into()),
-            }))
+            crate::transcript::measured(
+                3_500,
+                Some(DEFAULT_COMPACTION_LIMIT),
+                Some("custom:Fake-0")
+            )
         );
         let cached = r#"{"model":"claude-opus-5","lastCallTokenUsage":{"inputTokens":12,"outputTokens":5,"cacheReadTokens":90000}}"#;
         assert!(matches!(

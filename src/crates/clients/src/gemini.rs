@@ -436,11 +436,7 @@ mod tests {
     const SET_UPDATED: &str = r#"{"$set":{"lastUpdated":"t"}}"#;
 
     fn measured(used: u64) -> Option<Fullness> {
-        Some(Fullness::Measured(Usage {
-            used_tokens: used,
-            window: None,
-            model: Some("gemini-2.5-pro".into()),
-        }))
+        crate::transcript::measured(used, None, Some("gemini-2.5-pro"))
     }
 
     #[test]

@@ -335,11 +335,7 @@ mod tests {
         // After the compaction: its first reply's 1,010 tokens.
         assert_eq!(
             OPENCODE.transcript_fullness(&whole, true),
-            Some(Fullness::Measured(Usage {
-                used_tokens: 1_010,
-                window: Some(7_000),
-                model: Some("m".into()),
-            }))
+            crate::transcript::measured(1_010, Some(7_000), Some("m"))
         );
         let text = String::from_utf8_lossy(&whole).into_owned();
         let after = |needle: &str| {
@@ -355,11 +351,7 @@ mod tests {
         let before = text.find("{\"type\":\"compacted\"").unwrap_or(0);
         assert_eq!(
             OPENCODE.transcript_fullness(&text.as_bytes()[..before], true),
-            Some(Fullness::Measured(Usage {
-                used_tokens: 7_510,
-                window: Some(7_000),
-                model: Some("m".into()),
-            }))
+            crate::transcript::measured(7_510, Some(7_000), Some("m"))
         );
     }
 

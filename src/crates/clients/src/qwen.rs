@@ -457,11 +457,7 @@ mod tests {
         let whole = fixture("transcript.jsonl");
         assert_eq!(
             Qwen.transcript_fullness(&whole, true),
-            Some(Fullness::Measured(Usage {
-                used_tokens: 5_000,
-                window: Some(1_000_000),
-                model: Some("qwen3-coder-plus".into()),
-            }))
+            crate::transcript::measured(5_000, Some(1_000_000), Some("qwen3-coder-plus"))
         );
         // Cut right after the compaction line: just compacted.
         let text = String::from_utf8_lossy(&whole).into_owned();

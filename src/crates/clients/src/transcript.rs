@@ -371,6 +371,16 @@ pub(crate) fn header_names_dir(
     })
 }
 
+/// A reading of `used` tokens (against `window`, by `model`), as the clients' tests expect one.
+#[cfg(test)]
+pub(crate) fn measured(used: u64, window: Option<u64>, model: Option<&str>) -> Option<Fullness> {
+    Some(Fullness::Measured(Usage {
+        used_tokens: used,
+        window,
+        model: model.map(str::to_string),
+    }))
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;
