@@ -226,12 +226,7 @@ fn result_text(item: &Value) -> String {
 
 /// Claude Code starts a failed command's result with `Exit code N`.
 fn exit_code_of(text: &str) -> Option<i64> {
-    let rest = text.trim_start().strip_prefix("Exit code ")?;
-    let digits: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '-')
-        .collect();
-    digits.parse().ok()
+    transcript::leading_number(text.trim_start().strip_prefix("Exit code ")?)
 }
 
 /// The meaning of one line for the context watch, if it is a usage record or a compaction

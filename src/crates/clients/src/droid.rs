@@ -314,16 +314,11 @@ const TOOLS: Tools = Tools {
 /// Droid ends a command's result with "[Process exited with code N]" (a failure also starts
 /// with "Error: Command failed (exit code: N)").
 fn exit_code_of(text: &str) -> Option<i64> {
-    let digits = |rest: &str| -> Option<i64> {
-        let d: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_digit() || *c == '-')
-            .collect();
-        d.parse().ok()
-    };
     const ENDS: [&str; 2] = ["[Process exited with code ", "(exit code: "];
-    ENDS.iter()
-        .find_map(|m| text.rfind(m).and_then(|i| digits(&text[i + m.len()..])))
+    ENDS.iter().find_map(|m| {
+        text.rfind(m)
+            .and_then(|i| transcript::leading_number(&text[i + m.len()..]))
+    })
 }
 
 /// Whether `env` is the environment Droid gives the commands its shell tool runs (the model's

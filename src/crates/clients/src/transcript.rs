@@ -151,6 +151,16 @@ pub fn newest_usage(
     newest.map(Fullness::Measured)
 }
 
+/// The whole number `text` starts with (its digits and `-`), as a client's words for a
+/// command's end give its exit code.
+pub(crate) fn leading_number(text: &str) -> Option<i64> {
+    let digits: String = text
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    digits.parse().ok()
+}
+
 /// Whether `hay` holds `needle`: the cheap test before a line is parsed at all.
 pub fn contains(hay: &[u8], needle: &[u8]) -> bool {
     hay.windows(needle.len()).any(|w| w == needle)
