@@ -24,12 +24,11 @@
 
 use crate::transcript::{self, at, command_end_id, flag, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
-    Agent, Behaviour, Client, EventNames, Home, HookFiles, HookInput, LargeVariant, ModelWindow,
-    MovedBy, Quirks, ShellSign, Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Filing, Home, HookFiles, HookInput, LargeVariant,
+    LineMarks, ModelWindow, MovedBy, Quirks, ShellName, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
-use std::ffi::OsString;
 use std::path::Path;
 
 pub static CLIENT: Client = Client {
@@ -45,7 +44,8 @@ pub static CLIENT: Client = Client {
     events: EventNames::common_without(&[]),
     timeout: Timeout::every(TIMEOUT_SECS),
     // Claude Code sets `CLAUDECODE=1` and `CLAUDE_CODE_SESSION_ID` for the commands it runs
-    // (read from the 2.1.330 binary).
+    // (read from the 2.1.330 binary); any value of `CLAUDECODE` counts.
+    shell_name: Some(ShellName::Set("CLAUDECODE")),
     shell_session_id_var: Some("CLAUDE_CODE_SESSION_ID"),
     project_dir_var: Some("CLAUDE_PROJECT_DIR"),
     quirks: Quirks {
@@ -74,6 +74,12 @@ pub static CLIENT: Client = Client {
     }),
     // `~/.claude/projects/<project folder>/<session>.jsonl`.
     transcripts: "projects",
+    transcript_lines: LineMarks::Fields(&[
+        ("type", "user"),
+        ("type", "assistant"),
+        ("subtype", "compact_boundary"),
+    ]),
+    transcript_filing: Filing::ByProjectFolder,
     late_end: None,
     transcript_flush_delay: None,
     // `$CLAUDE_CONFIG_DIR` when it is an absolute path, else `~/.claude`. Claude Code takes a
@@ -133,35 +139,17 @@ impl Behaviour for Claude {
         transcript::failed_shell_command(input, TOOLS.shell, exit_code_of)
     }
 
-    /// Claude Code sets `CLAUDECODE=1` for the commands it runs (any value counts), and
-    /// `CLAUDE_CODE_SESSION_ID` beside it (read from the 2.1.330 binary).
-    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
-        env("CLAUDECODE").map(|_| ShellSign::Named)
+    fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+        facts(line, root, out);
     }
 
-    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [(&str, &str); 3] = [
-            ("type", "user"),
-            ("type", "assistant"),
-            ("subtype", "compact_boundary"),
-        ];
-        if let Some(v) = transcript::parse_with_field(line, &MARKERS) {
-            facts(&v, root, out);
-        }
-    }
-
-    fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
-        transcript::newest_usage(tail, at_file_start, fullness_of_line)
-    }
-
-    fn compaction_percent(&self, _: Option<&Path>, _: Option<&Path>, _: u64) -> Option<u8> {
-        None
+    fn fullness_of_line(&self, line: &[u8]) -> Option<Fullness> {
+        fullness_of_line(line)
     }
 
     /// The folder is named after the session's working directory (`project_folder_matches`).
-    fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
-        let folder = crate::folder_under(dir, transcript);
-        Some(folder.is_some_and(|f| project_folder_matches(f, project)))
+    fn is_project_folder(&self, _dir: &Path, folder: &str, project: &Path) -> bool {
+        project_folder_matches(folder, project)
     }
 }
 
@@ -238,22 +226,13 @@ fn result_text(item: &Value) -> String {
 
 /// Claude Code starts a failed command's result with `Exit code N`.
 fn exit_code_of(text: &str) -> Option<i64> {
-    let rest = text.trim_start().strip_prefix("Exit code ")?;
-    let digits: String = rest
-        .chars()
-        .take_while(|c| c.is_ascii_digit() || *c == '-')
-        .collect();
-    digits.parse().ok()
+    transcript::leading_number(text.trim_start().strip_prefix("Exit code ")?)
 }
 
 /// The meaning of one line for the context watch, if it is a usage record or a compaction
 /// marker. Cheap substring checks first: most lines are neither and are never parsed.
 fn fullness_of_line(line: &[u8]) -> Option<Fullness> {
-    const MARKERS: [&[u8]; 3] = [b"\"usage\"", b"compact", b"isCompactSummary"];
-    if !MARKERS.iter().any(|m| transcript::contains(line, m)) {
-        return None;
-    }
-    let v: Value = serde_json::from_slice(line).ok()?;
+    let v = transcript::parse_marked(line, &["\"usage\"", "compact", "isCompactSummary"])?;
     match str_of(&v, "type").unwrap_or("") {
         "assistant" => usage(&v).map(Fullness::Measured),
         "system" if str_of(&v, "subtype") == Some("compact_boundary") => {
@@ -326,19 +305,16 @@ mod tests {
     fn a_transcript_belongs_to_the_project_its_folder_names() {
         let dir = Path::new("/tmp/FIXTURE/home/.claude/projects");
         let t = dir.join("-tmp-FIXTURE-project/56b8a2d7.jsonl");
-        let of = |project: &str| Claude.transcript_in_project(dir, &t, Path::new(project));
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
-        assert_eq!(of("/tmp/FIXTURE/projec"), Some(false));
-        assert_eq!(of("/tmp/FIXTURE/project/sub"), Some(false));
-        assert_eq!(of("/tmp/FIXTURE"), Some(false));
-        assert_eq!(
-            Claude.transcript_in_project(
-                dir,
-                &dir.join("x.jsonl"),
-                Path::new("/tmp/FIXTURE/project")
-            ),
-            Some(false)
-        );
+        let of = |project: &str| CLIENT.transcript_in_project(dir, &t, Path::new(project));
+        assert!(of("/tmp/FIXTURE/project"));
+        assert!(!of("/tmp/FIXTURE/projec"));
+        assert!(!of("/tmp/FIXTURE/project/sub"));
+        assert!(!of("/tmp/FIXTURE"));
+        assert!(!CLIENT.transcript_in_project(
+            dir,
+            &dir.join("x.jsonl"),
+            Path::new("/tmp/FIXTURE/project")
+        ));
         // A path longer than Claude Code's folder names: cut, then its hash.
         let long = format!("/{}", "a".repeat(250));
         let cut = format!("-{}", "a".repeat(FOLDER_NAME_MAX - 1));
@@ -350,8 +326,8 @@ mod tests {
         ] {
             let t = dir.join(&folder).join("s.jsonl");
             assert_eq!(
-                Claude.transcript_in_project(dir, &t, Path::new(&long)),
-                Some(want),
+                CLIENT.transcript_in_project(dir, &t, Path::new(&long)),
+                want,
                 "{folder}"
             );
         }
@@ -364,11 +340,7 @@ mod tests {
     }
 
     fn measured(used: u64) -> Option<Fullness> {
-        Some(Fullness::Measured(Usage {
-            used_tokens: used,
-            window: None,
-            model: Some("claude-sonnet-4-5".into()),
-        }))
+        crate::transcript::measured(used, None, Some("claude-sonnet-4-5"))
     }
 
     #[test]
@@ -417,12 +389,12 @@ mod tests {
         );
         assert_eq!(Claude.transcript_fullness(t.as_bytes(), true), measured(13));
         let mut out = Vec::new();
-        Claude.transcript_facts(
+        CLIENT.transcript_facts(
             b"{\"type\":\"user\",\"message\":{\"content\":\"cut",
             None,
             &mut out,
         );
-        Claude.transcript_facts(&[0xff, b'"', b't', b'y'], None, &mut out);
+        CLIENT.transcript_facts(&[0xff, b'"', b't', b'y'], None, &mut out);
         assert!(out.is_empty());
         assert_eq!(Claude.transcript_fullness(b"", true), None);
     }
@@ -438,7 +410,7 @@ mod tests {
             r#"{"type":"assistant","isSidechain":true,"message":{"content":[{"type":"tool_use","id":"x","name":"Write","input":{"file_path":"/r/side.rs"}}]}}"#,
         ];
         for l in lines {
-            Claude.transcript_facts(l.as_bytes(), Some(Path::new("/r")), &mut out);
+            CLIENT.transcript_facts(l.as_bytes(), Some(Path::new("/r")), &mut out);
         }
         assert_eq!(
             out,
@@ -490,26 +462,5 @@ mod tests {
         let mut v: serde_json::Value = serde_json::from_slice(raw).unwrap();
         v["tool_name"] = "Read".into();
         assert_eq!(Claude.failed_command(&HookInput::from_value(&v)), None);
-    }
-
-    #[test]
-    fn its_shell_is_named_by_claudecode_whatever_the_value() {
-        use crate::env_of;
-        assert_eq!(
-            Claude.runs_this_shell(&env_of(&[("CLAUDECODE", "1")])),
-            Some(ShellSign::Named)
-        );
-        assert_eq!(
-            Claude.runs_this_shell(&env_of(&[("CLAUDECODE", "")])),
-            Some(ShellSign::Named)
-        );
-        assert_eq!(
-            Claude.runs_this_shell(&env_of(&[("CLAUDE_CODE_SESSION_ID", "s")])),
-            None
-        );
-        assert_eq!(
-            crate::claude::CLIENT.shell_session_id_var,
-            Some("CLAUDE_CODE_SESSION_ID")
-        );
     }
 }

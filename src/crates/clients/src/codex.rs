@@ -27,8 +27,8 @@
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
-    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, ModelWindow,
-    MovedBy, Quirks, ShellSign, Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
+    ModelWindow, MovedBy, Quirks, ShellSign, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -48,6 +48,7 @@ pub static CLIENT: Client = Client {
         every: TIMEOUT_SECS,
         except: &[(HookEvent::SessionEnd, SESSION_END_TIMEOUT_SECS)],
     },
+    shell_name: None,
     shell_session_id_var: Some("CODEX_THREAD_ID"),
     project_dir_var: None,
     quirks: Quirks::NONE,
@@ -62,6 +63,13 @@ pub static CLIENT: Client = Client {
     large_variant: None,
     // `$CODEX_HOME/sessions/<yyyy>/<mm>/<dd>/rollout-*.jsonl`.
     transcripts: "sessions",
+    transcript_lines: LineMarks::Text(&["item_completed", "apply_patch", "\"compacted\""]),
+    // Codex 0.169.0 files rollouts by date, not by project; the rollout's first line, its
+    // `session_meta`, names the session's working directory (`payload.cwd`).
+    transcript_filing: Filing::ByHeader {
+        kind: "session_meta",
+        dir_at: "/payload/cwd",
+    },
     // Interactive Codex runs no hook at `/exit` or Ctrl-C: its background `app-server`
     // reports the thread's SessionEnd about a minute after it is left (the record then gets
     // its end). `codex exec` reports its end at once.
@@ -139,15 +147,12 @@ impl Behaviour for Codex {
             .then_some(ShellSign::Indirect)
     }
 
-    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [&str; 3] = ["item_completed", "apply_patch", "\"compacted\""];
-        if let Some(v) = transcript::parse_marked(line, &MARKERS) {
-            facts(&v, root, out);
-        }
+    fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+        facts(line, root, out);
     }
 
-    fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
-        transcript::newest_usage(tail, at_file_start, fullness_of_line)
+    fn fullness_of_line(&self, line: &[u8]) -> Option<Fullness> {
+        fullness_of_line(line)
     }
 
     fn compaction_percent(
@@ -159,22 +164,6 @@ impl Behaviour for Codex {
         Some(compact_percent(
             auto_compact_limit(project, user_dir),
             window,
-        ))
-    }
-
-    /// Codex 0.169.0 files rollouts by date, not by project; the rollout's first line, its
-    /// `session_meta`, names the session's working directory (`payload.cwd`).
-    fn transcript_in_project(
-        &self,
-        _dir: &Path,
-        transcript: &Path,
-        project: &Path,
-    ) -> Option<bool> {
-        Some(transcript::header_names_dir(
-            transcript,
-            "session_meta",
-            "/payload/cwd",
-            project,
         ))
     }
 
@@ -248,10 +237,9 @@ pub fn auto_compact_limit(project: Option<&Path>, user_dir: Option<&Path>) -> Op
 /// Codex's compaction point as a whole percent of `window`: the configured limit when there is
 /// one (never above the default), else the default.
 pub fn compact_percent(limit: Option<u64>, window: u64) -> u8 {
-    let configured = limit.filter(|_| window > 0).map(|l| {
-        let p = (l as f64 * 100.0 / window as f64).floor();
-        p.clamp(1.0, 100.0) as u8
-    });
+    let configured = limit
+        .filter(|_| window > 0)
+        .map(|l| crate::whole_percent(l as f64, window as f64));
     configured
         .unwrap_or(DEFAULT_COMPACT_PERCENT)
         .min(DEFAULT_COMPACT_PERCENT)
@@ -288,11 +276,7 @@ pub fn limit_in(text: &str) -> Option<u64> {
 // ---- Transcript ----
 
 fn fullness_of_line(line: &[u8]) -> Option<Fullness> {
-    const MARKERS: [&[u8]; 3] = [b"\"usage\"", b"token_count", b"compact"];
-    if !MARKERS.iter().any(|m| transcript::contains(line, m)) {
-        return None;
-    }
-    let v: Value = serde_json::from_slice(line).ok()?;
+    let v = transcript::parse_marked(line, &["\"usage\"", "token_count", "compact"])?;
     match str_of(&v, "type").unwrap_or("") {
         "event_msg" => usage(v.get("payload")?).map(Fullness::Measured),
         "compacted" => Some(Fullness::JustCompacted),
@@ -486,18 +470,14 @@ mod tests {
     #[test]
     fn a_rollout_belongs_to_the_project_its_session_meta_names() {
         crate::assert_first_line_names_the_project(
-            &Codex,
+            &CLIENT,
             "codex-0.169.0/rollout.jsonl",
             "/tmp/FIXTURE/other",
         );
     }
 
     fn measured(used: u64, window: Option<u64>) -> Option<Fullness> {
-        Some(Fullness::Measured(Usage {
-            used_tokens: used,
-            window,
-            model: None,
-        }))
+        crate::transcript::measured(used, window, None)
     }
 
     #[test]

@@ -41,12 +41,11 @@
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
-    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, MovedBy, Quirks,
-    Response, ShellSign, Timeout, Trust, UserDirs,
+    Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
+    MovedBy, Quirks, Response, ShellName, Timeout, Trust, UserDirs,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub static CLIENT: Client = Client {
@@ -68,6 +67,9 @@ pub static CLIENT: Client = Client {
     ]),
     // `timeoutSec`, in seconds.
     timeout: Timeout::every(TIMEOUT_SECS),
+    // GitHub Copilot CLI 1.0.102 sets `COPILOT_CLI=1` for its shell commands (and its hooks:
+    // [`HOOK_ENV_MARK`]), and `COPILOT_AGENT_SESSION_ID` (its hooks' `sessionId`).
+    shell_name: Some(ShellName::Is(HOOK_ENV_MARK, "1")),
     shell_session_id_var: Some("COPILOT_AGENT_SESSION_ID"),
     project_dir_var: None,
     quirks: Quirks::NONE,
@@ -75,6 +77,19 @@ pub static CLIENT: Client = Client {
     large_variant: None,
     // `$COPILOT_HOME/session-state/<session>/events.jsonl`.
     transcripts: "session-state",
+    transcript_lines: LineMarks::Text(&[
+        "\"user.message\"",
+        "\"assistant.message\"",
+        "\"tool.execution_start\"",
+        "\"tool.execution_complete\"",
+        "\"session.compaction_complete\"",
+    ]),
+    // Copilot CLI 1.0.102 files sessions by id, not by project; the first event,
+    // `session.start`, names the session's working directory (`data.context.cwd`).
+    transcript_filing: Filing::ByHeader {
+        kind: "session.start",
+        dir_at: "/data/context/cwd",
+    },
     late_end: None,
     // `COPILOT_SESSIONFS_FLUSH_DEBOUNCE_MS`, default 100: events are written once none came
     // for that long.
@@ -126,29 +141,12 @@ impl Behaviour for Copilot {
         path.contains("/.copilot/session-state/")
     }
 
-    /// GitHub Copilot CLI 1.0.102 sets `COPILOT_CLI=1` for its shell commands (and its hooks),
-    /// and `COPILOT_AGENT_SESSION_ID` (its hooks' `sessionId`).
-    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
-        env("COPILOT_CLI")
-            .is_some_and(|v| v == "1")
-            .then_some(ShellSign::Named)
-    }
-
     fn own_output(&self, response: &Response) -> Option<Vec<u8>> {
         Some(encode(response))
     }
 
-    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [&str; 5] = [
-            "\"user.message\"",
-            "\"assistant.message\"",
-            "\"tool.execution_start\"",
-            "\"tool.execution_complete\"",
-            "\"session.compaction_complete\"",
-        ];
-        if let Some(v) = transcript::parse_marked(line, &MARKERS) {
-            facts(&v, root, out);
-        }
+    fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+        facts(line, root, out);
     }
 
     fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
@@ -157,22 +155,6 @@ impl Behaviour for Copilot {
 
     fn compaction_percent(&self, _: Option<&Path>, _: Option<&Path>, _: u64) -> Option<u8> {
         Some(COMPACTION_PERCENT)
-    }
-
-    /// Copilot CLI 1.0.102 files sessions by id, not by project; the first event,
-    /// `session.start`, names the session's working directory (`data.context.cwd`).
-    fn transcript_in_project(
-        &self,
-        _dir: &Path,
-        transcript: &Path,
-        project: &Path,
-    ) -> Option<bool> {
-        Some(transcript::header_names_dir(
-            transcript,
-            "session.start",
-            "/data/context/cwd",
-            project,
-        ))
     }
 
     fn transcript_of(&self, input: &HookInput, dirs: &UserDirs) -> Option<PathBuf> {
@@ -430,7 +412,7 @@ mod tests {
     #[test]
     fn events_belong_to_the_project_their_session_start_names() {
         crate::assert_first_line_names_the_project(
-            &Copilot,
+            &CLIENT,
             "copilot-1.0.102/events.jsonl",
             "/tmp/FIXTURE/project/sub",
         );
@@ -447,11 +429,7 @@ mod tests {
     }
 
     fn measured(used: u64, window: u64) -> Option<Fullness> {
-        Some(Fullness::Measured(Usage {
-            used_tokens: used,
-            window: Some(window),
-            model: Some("claude-sonnet-4.5".into()),
-        }))
+        crate::transcript::measured(used, Some(window), Some("claude-sonnet-4.5"))
     }
 
     #[test]
@@ -481,14 +459,7 @@ mod tests {
 
     #[test]
     fn facts_of_the_captured_tool_session() {
-        let mut out = Vec::new();
-        for line in EVENTS_TOOLS.lines() {
-            Copilot.transcript_facts(
-                line.as_bytes(),
-                Some(Path::new("/tmp/FIXTURE/project")),
-                &mut out,
-            );
-        }
+        let out = crate::facts_in(&CLIENT, EVENTS_TOOLS.as_bytes());
         let kept: Vec<&Fact> = out.iter().filter(|f| !matches!(f, Fact::At(_))).collect();
         assert_eq!(
             kept,
@@ -524,7 +495,7 @@ mod tests {
         // The compaction of session 1 is a fact too.
         let mut s1 = Vec::new();
         for line in EVENTS.lines() {
-            Copilot.transcript_facts(line.as_bytes(), None, &mut s1);
+            CLIENT.transcript_facts(line.as_bytes(), None, &mut s1);
         }
         assert_eq!(s1.iter().filter(|f| **f == Fact::Compacted).count(), 1);
     }
@@ -562,11 +533,7 @@ mod tests {
             "pre_compact-auto.json",
             "session_end-complete.json",
         ] {
-            let path = format!(
-                "{}/../../../tests/fixtures/clients/copilot-1.0.102/{file}",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            let bytes = std::fs::read(&path).unwrap_or_default();
+            let bytes = crate::fixture(&format!("copilot-1.0.102/{file}"));
             assert_eq!(detect(&HookInput::parse(&bytes)), Agent::Copilot, "{file}");
         }
         let claude_form = include_bytes!(
@@ -589,13 +556,7 @@ mod tests {
         assert!(!runs_the_hook(&env(None)));
         assert!(!runs_the_hook(&env(Some("0"))));
         // Its runs of Claude Code's entries are told apart; nothing else is.
-        let fixture = |name: &str| {
-            let path = format!(
-                "{}/../../../tests/fixtures/clients/{name}",
-                env!("CARGO_MANIFEST_DIR")
-            );
-            HookInput::parse(&std::fs::read(&path).unwrap_or_default())
-        };
+        let fixture = |name: &str| HookInput::parse(&crate::fixture(name));
         let its_claude_form = [
             "copilot-1.0.102/claude_format-session_start.json",
             "copilot-1.0.102/claude_format-user_prompt_submit.json",
@@ -687,27 +648,6 @@ mod tests {
         assert_eq!(
             crate::copilot::CLIENT.event_name(HookEvent::PostCompact),
             None
-        );
-    }
-
-    #[test]
-    fn its_shell_is_named_by_copilot_cli_1_only() {
-        use crate::env_of;
-        assert_eq!(
-            Copilot.runs_this_shell(&env_of(&[("COPILOT_CLI", "1")])),
-            Some(ShellSign::Named)
-        );
-        assert_eq!(
-            Copilot.runs_this_shell(&env_of(&[("COPILOT_CLI", "0")])),
-            None
-        );
-        assert_eq!(
-            Copilot.runs_this_shell(&env_of(&[("COPILOT_AGENT_SESSION_ID", "s")])),
-            None
-        );
-        assert_eq!(
-            crate::copilot::CLIENT.shell_session_id_var,
-            Some("COPILOT_AGENT_SESSION_ID")
         );
     }
 }

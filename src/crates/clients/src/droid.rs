@@ -38,8 +38,8 @@
 
 use crate::transcript::{self, at, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
-    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, Quirks, ShellSign,
-    StartSource, Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
+    Quirks, ShellSign, StartSource, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -60,6 +60,7 @@ pub static CLIENT: Client = Client {
     // lines written to the payload's `CLAUDE_ENV_FILE` to the environment of the session's
     // later commands (0.225.2: `applySessionStartHookResults`; a later SessionStart, of `/new`
     // or `/compress`, sets it again): our SessionStart writes the session id there.
+    shell_name: None,
     shell_session_id_var: Some("HANDOVER_DROID_SESSION_ID"),
     project_dir_var: None,
     quirks: Quirks {
@@ -71,6 +72,8 @@ pub static CLIENT: Client = Client {
     large_variant: None,
     // `~/.factory/sessions/<cwd>/<session>.jsonl`.
     transcripts: "sessions",
+    transcript_lines: LineMarks::Fields(&[("type", "message"), ("type", "compaction_state")]),
+    transcript_filing: Filing::ByProjectFolder,
     late_end: None,
     transcript_flush_delay: None,
     home: Home {
@@ -123,11 +126,8 @@ fn project_key(project: &Path) -> Option<String> {
 pub const DEFAULT_COMPACTION_LIMIT: u64 = 250_000;
 
 impl Behaviour for Droid {
-    /// Droid names its transcripts; its payloads carry nothing Claude Code's lack.
-    fn marks_payload(&self, _input: &HookInput) -> bool {
-        false
-    }
-
+    // Droid names its transcripts (`owns_transcript`); its payloads carry nothing Claude Code's
+    // lack (no `marks_payload`).
     fn owns_transcript(&self, path: &str) -> bool {
         path.contains("/.factory/sessions/")
     }
@@ -174,11 +174,8 @@ impl Behaviour for Droid {
             })
     }
 
-    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [(&str, &str); 2] = [("type", "message"), ("type", "compaction_state")];
-        if let Some(v) = transcript::parse_with_field(line, &MARKERS) {
-            facts(&v, root, out);
-        }
+    fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+        facts(line, root, out);
     }
 
     /// `tail` is the session's `<id>.settings.json` ([`Behaviour::usage_file`]), read whole.
@@ -201,27 +198,19 @@ impl Behaviour for Droid {
         })
     }
 
-    /// Droid compacts at a token limit, not a share of a window: the watch measures against
-    /// that limit ([`Behaviour::compaction_window`]), so there is no earlier point to move to.
-    fn compaction_percent(&self, _: Option<&Path>, _: Option<&Path>, _: u64) -> Option<u8> {
-        None
-    }
-
-    /// Where Droid compacts for the model in use ([`compaction_point`]).
+    /// Where Droid compacts for the model in use ([`compaction_point`]): a token limit, not a
+    /// share of a window. The watch measures against that limit, so there is no earlier point
+    /// to move to (no `compaction_percent`).
     fn compaction_window(&self, user_dir: Option<&Path>, model: Option<&str>) -> Option<u64> {
         compaction_point(user_dir?, model)
     }
 
     /// Droid 0.225.2 names the folder `-` and the session's working directory (links
     /// resolved) with its slashes made `-`, every other character kept.
-    fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
-        let folder = crate::folder_under(dir, transcript);
-        Some(folder.is_some_and(|f| Some(f) == project_key(project).as_deref()))
+    fn is_project_folder(&self, _dir: &Path, folder: &str, project: &Path) -> bool {
+        Some(folder) == project_key(project).as_deref()
     }
 }
-
-/// Settings files are small; a huge one is not read.
-const SETTINGS_MAX_BYTES: u64 = 1 << 20;
 
 /// Where Droid compacts a request for `model`, in input tokens; None when its settings cannot
 /// be read (the transcript's reading then says [`DEFAULT_COMPACTION_LIMIT`]). Droid 0.225.2 (`getCompactionTokenLimitForModel`, and its retry on a context-length error):
@@ -235,10 +224,7 @@ const SETTINGS_MAX_BYTES: u64 = 1 << 20;
 ///
 /// Its settings may hold comments (Droid reads JSONC): such a file counts as unset here.
 pub fn compaction_point(user_dir: &Path, model: Option<&str>) -> Option<u64> {
-    use handover_base::read_gate::{self, Links};
-    let file = user_dir.join("settings.json");
-    let text = read_gate::read_to_string(&file, Links::Follow, SETTINGS_MAX_BYTES).ok()??;
-    let v: Value = serde_json::from_str(&text).ok()?;
+    let v = crate::settings::read(&user_dir.join("settings.json"))?;
     let positive = |x: Option<&Value>| x.and_then(Value::as_u64).filter(|l| *l > 0);
     let per_model = model.and_then(|m| positive(v.get("compactionTokenLimitPerModel")?.get(m)));
     let limit = per_model
@@ -328,16 +314,11 @@ const TOOLS: Tools = Tools {
 /// Droid ends a command's result with "[Process exited with code N]" (a failure also starts
 /// with "Error: Command failed (exit code: N)").
 fn exit_code_of(text: &str) -> Option<i64> {
-    let digits = |rest: &str| -> Option<i64> {
-        let d: String = rest
-            .chars()
-            .take_while(|c| c.is_ascii_digit() || *c == '-')
-            .collect();
-        d.parse().ok()
-    };
     const ENDS: [&str; 2] = ["[Process exited with code ", "(exit code: "];
-    ENDS.iter()
-        .find_map(|m| text.rfind(m).and_then(|i| digits(&text[i + m.len()..])))
+    ENDS.iter().find_map(|m| {
+        text.rfind(m)
+            .and_then(|i| transcript::leading_number(&text[i + m.len()..]))
+    })
 }
 
 /// Whether `env` is the environment Droid gives the commands its shell tool runs (the model's
@@ -376,24 +357,21 @@ mod tests {
     fn a_transcript_belongs_to_the_project_its_folder_names() {
         let dir = Path::new("/tmp/FIXTURE/home/droid/.factory/sessions");
         let t = dir.join("-tmp-FIXTURE-project/8b41cd7f.jsonl");
-        let of = |project: &str| Droid.transcript_in_project(dir, &t, Path::new(project));
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
-        assert_eq!(of("/tmp/FIXTURE/project/"), Some(true));
-        assert_eq!(of("/tmp/FIXTURE.project"), Some(false), "Droid keeps dots");
-        assert_eq!(of("/tmp/FIXTURE/other"), Some(false));
+        let of = |project: &str| CLIENT.transcript_in_project(dir, &t, Path::new(project));
+        assert!(of("/tmp/FIXTURE/project"));
+        assert!(of("/tmp/FIXTURE/project/"));
+        assert!(!of("/tmp/FIXTURE.project"), "Droid keeps dots");
+        assert!(!of("/tmp/FIXTURE/other"));
         assert_eq!(
             project_key(Path::new("/a//b c.d/")).as_deref(),
             Some("-a-b c.d")
         );
         // Older sessions directly in sessions/ are no project's.
-        assert_eq!(
-            Droid.transcript_in_project(
-                dir,
-                &dir.join("8b41cd7f.jsonl"),
-                Path::new("/tmp/FIXTURE/project")
-            ),
-            Some(false)
-        );
+        assert!(!CLIENT.transcript_in_project(
+            dir,
+            &dir.join("8b41cd7f.jsonl"),
+            Path::new("/tmp/FIXTURE/project")
+        ));
     }
 
     /// The environment of a command run by Droid 0.225.2's `Execute` tool (`env` captured in the
@@ -460,15 +438,7 @@ mod tests {
     }
 
     fn facts_of(transcript: &str) -> Vec<Fact> {
-        let mut out = Vec::new();
-        for line in transcript.lines() {
-            Droid.transcript_facts(
-                line.as_bytes(),
-                Some(Path::new("/tmp/FIXTURE/project")),
-                &mut out,
-            );
-        }
-        out
+        crate::facts_in(&CLIENT, transcript.as_bytes())
     }
 
     #[test]
@@ -564,11 +534,11 @@ mod tests {
             include_str!("../../../../tests/fixtures/clients/droid-0.225.2/session-settings.json");
         assert_eq!(
             Droid.transcript_fullness(settings.as_bytes(), true),
-            Some(Fullness::Measured(Usage {
-                used_tokens: 3_500,
-                window: Some(DEFAULT_COMPACTION_LIMIT),
-                model: Some("custom:Fake-0".into()),
-            }))
+            crate::transcript::measured(
+                3_500,
+                Some(DEFAULT_COMPACTION_LIMIT),
+                Some("custom:Fake-0")
+            )
         );
         let cached = r#"{"model":"claude-opus-5","lastCallTokenUsage":{"inputTokens":12,"outputTokens":5,"cacheReadTokens":90000}}"#;
         assert!(matches!(

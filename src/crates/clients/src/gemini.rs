@@ -31,14 +31,13 @@
 //!   not trust, recorded in `~/.gemini/trustedFolders.json`.
 //! - Instruction file: `context.fileName` (default `GEMINI.md`). No plugin.
 
-use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
+use crate::transcript::{at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
-    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, ModelWindow,
-    MovedBy, Quirks, Response, ShellSign, StartSource, Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
+    ModelWindow, MovedBy, Quirks, Response, ShellName, StartSource, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
-use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 
 pub static CLIENT: Client = Client {
@@ -61,6 +60,8 @@ pub static CLIENT: Client = Client {
         (HookEvent::Stop, "AfterAgent"),
     ]),
     timeout: Timeout::every(TIMEOUT_MS),
+    // Gemini CLI sets `GEMINI_CLI=1` for the commands it runs; no session id.
+    shell_name: Some(ShellName::Is("GEMINI_CLI", "1")),
     shell_session_id_var: None,
     project_dir_var: None,
     quirks: Quirks {
@@ -89,6 +90,8 @@ pub static CLIENT: Client = Client {
     large_variant: None,
     // `~/.gemini/tmp/<project>/chats/session-*.jsonl`.
     transcripts: "tmp",
+    transcript_lines: LineMarks::Fields(&[("type", "user"), ("type", "gemini")]),
+    transcript_filing: Filing::ByProjectFolder,
     late_end: None,
     transcript_flush_delay: None,
     home: Home {
@@ -149,13 +152,6 @@ impl Behaviour for Gemini {
         path.contains("/.gemini/tmp/")
     }
 
-    /// Gemini CLI sets `GEMINI_CLI=1` for the commands it runs; no session id.
-    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
-        env("GEMINI_CLI")
-            .is_some_and(|v| v == "1")
-            .then_some(ShellSign::Named)
-    }
-
     /// A block's notice goes out as `systemMessage`.
     fn own_output(&self, response: &Response) -> Option<Vec<u8>> {
         Some(crate::output::encode(&CLIENT, response, true))
@@ -186,11 +182,8 @@ impl Behaviour for Gemini {
         matches!(source, StartSource::Clear | StartSource::Resume)
     }
 
-    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [(&str, &str); 2] = [("type", "user"), ("type", "gemini")];
-        if let Some(v) = transcript::parse_with_field(line, &MARKERS) {
-            facts(&v, root, out);
-        }
+    fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+        facts(line, root, out);
     }
 
     fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
@@ -209,17 +202,14 @@ impl Behaviour for Gemini {
     /// Gemini CLI 0.61.0 files a session under `tmp/<slug>/chats/`, one slug per working
     /// directory, and writes that directory into `tmp/<slug>/.project_root` (its own check
     /// that a slug is the project's).
-    fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
+    fn is_project_folder(&self, dir: &Path, folder: &str, project: &Path) -> bool {
         use handover_base::read_gate::{self, Links};
-        let Some(folder) = crate::folder_under(dir, transcript) else {
-            return Some(false);
-        };
         let marker = read_gate::read_to_string(
             &dir.join(folder).join(PROJECT_ROOT_FILE),
             Links::Refuse,
             4096,
         );
-        Some(matches!(marker, Ok(Some(root)) if Path::new(root.trim()) == project))
+        matches!(marker, Ok(Some(root)) if Path::new(root.trim()) == project)
     }
 }
 
@@ -284,34 +274,13 @@ fn classify(line: &[u8]) -> Option<Line> {
 /// fails over a settings file. (A threshold Gemini CLI fetches from its server is not known
 /// here; docs/hooks.md says so.)
 pub fn compression_threshold(project: Option<&Path>, user_dir: Option<&Path>) -> f64 {
-    let files = [
-        project.map(|p| p.join(".gemini").join("settings.json")),
-        user_dir.map(|d| d.join("settings.json")),
-    ];
-    files
-        .into_iter()
-        .flatten()
-        .find_map(|f| threshold_in(&f))
+    crate::settings::fraction(project, ".gemini", user_dir, "/model/compressionThreshold")
         .unwrap_or(DEFAULT_COMPRESSION_THRESHOLD)
-}
-
-/// Settings files are small; a huge one is not read.
-const SETTINGS_MAX_BYTES: u64 = 1 << 20;
-
-fn threshold_in(file: &Path) -> Option<f64> {
-    // Through the read gate: a committed `.gemini/settings.json → /dev/zero` is not a regular
-    // file and is never read; nothing larger than the cap is.
-    use handover_base::read_gate::{self, Links};
-    let text = read_gate::read_to_string(file, Links::Follow, SETTINGS_MAX_BYTES).ok()??;
-    let v: Value = serde_json::from_str(&text).ok()?;
-    v.pointer("/model/compressionThreshold")
-        .and_then(Value::as_f64)
-        .filter(|t| *t > 0.0 && *t <= 1.0)
 }
 
 /// The compression point as a whole percent of the window.
 pub fn compress_percent(threshold: f64) -> u8 {
-    (threshold * 100.0).floor().clamp(1.0, 100.0) as u8
+    crate::whole_percent(threshold, 1.0)
 }
 
 /// Whether Gemini CLI compresses before its next request: it does when the last prompt's tokens
@@ -440,20 +409,17 @@ mod tests {
         let chats = dir.join("project/chats");
         std::fs::create_dir_all(&chats).unwrap();
         let t = chats.join("session-1.jsonl");
-        let of = |project: &str| Gemini.transcript_in_project(&dir, &t, Path::new(project));
+        let of = |project: &str| CLIENT.transcript_in_project(&dir, &t, Path::new(project));
         // No marker: no one's.
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(false));
+        assert!(!of("/tmp/FIXTURE/project"));
         std::fs::write(dir.join("project/.project_root"), "/tmp/FIXTURE/project\n").unwrap();
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
-        assert_eq!(of("/tmp/other/project"), Some(false));
-        assert_eq!(
-            Gemini.transcript_in_project(
-                &dir,
-                &dir.join("x.jsonl"),
-                Path::new("/tmp/FIXTURE/project")
-            ),
-            Some(false)
-        );
+        assert!(of("/tmp/FIXTURE/project"));
+        assert!(!of("/tmp/other/project"));
+        assert!(!CLIENT.transcript_in_project(
+            &dir,
+            &dir.join("x.jsonl"),
+            Path::new("/tmp/FIXTURE/project")
+        ));
     }
 
     fn reply(input: u64) -> String {
@@ -470,11 +436,7 @@ mod tests {
     const SET_UPDATED: &str = r#"{"$set":{"lastUpdated":"t"}}"#;
 
     fn measured(used: u64) -> Option<Fullness> {
-        Some(Fullness::Measured(Usage {
-            used_tokens: used,
-            window: None,
-            model: Some("gemini-2.5-pro".into()),
-        }))
+        crate::transcript::measured(used, None, Some("gemini-2.5-pro"))
     }
 
     #[test]
@@ -550,35 +512,21 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let gem = dir.path().join(".gemini");
         std::fs::create_dir(&gem).unwrap();
-        assert!(threshold_in(&gem.join("settings.json")).is_none());
+        let threshold = || compression_threshold(Some(dir.path()), None);
+        assert_eq!(threshold(), DEFAULT_COMPRESSION_THRESHOLD);
         std::fs::write(
             gem.join("settings.json"),
             r#"{"model": {"compressionThreshold": 0.3}}"#,
         )
         .unwrap();
-        assert_eq!(threshold_in(&gem.join("settings.json")), Some(0.3));
+        assert_eq!(threshold(), 0.3);
         for bad in [
             r#"{"model": {"compressionThreshold": 7}}"#,
             r#"{"model": {"compressionThreshold": "x"}}"#,
             "// c\n{}",
         ] {
             std::fs::write(gem.join("settings.json"), bad).unwrap();
-            assert_eq!(threshold_in(&gem.join("settings.json")), None, "{bad}");
+            assert_eq!(threshold(), DEFAULT_COMPRESSION_THRESHOLD, "{bad}");
         }
-    }
-
-    #[test]
-    fn its_shell_is_named_by_gemini_cli_1_only() {
-        use crate::env_of;
-        assert_eq!(
-            Gemini.runs_this_shell(&env_of(&[("GEMINI_CLI", "1")])),
-            Some(ShellSign::Named)
-        );
-        assert_eq!(
-            Gemini.runs_this_shell(&env_of(&[("GEMINI_CLI", "true")])),
-            None
-        );
-        assert_eq!(Gemini.runs_this_shell(&env_of(&[])), None);
-        assert_eq!(crate::gemini::CLIENT.shell_session_id_var, None);
     }
 }

@@ -13,7 +13,7 @@
 //! - `kilo run` sends no title request; its TUI and `kilo run` end a session as OpenCode's do.
 
 use crate::opencode::{self, OpenCode};
-use crate::{Agent, Client, Home, HookFiles, Trust};
+use crate::{Agent, Client, Home, HookFiles, ShellName, Trust};
 
 pub static CLIENT: Client = Client {
     agent: Agent::Kilo,
@@ -24,12 +24,15 @@ pub static CLIENT: Client = Client {
     fresh_session: "`/new` in Kilo Code",
     events: opencode::CLIENT.events,
     timeout: opencode::CLIENT.timeout,
+    shell_name: Some(ShellName::NotEmpty(SESSION_VAR)),
     shell_session_id_var: Some(SESSION_VAR),
     project_dir_var: None,
     quirks: opencode::CLIENT.quirks,
     model_windows: &[],
     large_variant: None,
     transcripts: opencode::TRANSCRIPTS,
+    transcript_lines: opencode::CLIENT.transcript_lines,
+    transcript_filing: opencode::CLIENT.transcript_filing,
     late_end: Some("Kilo Code reports no end for a session that is quit while it keeps it"),
     transcript_flush_delay: None,
     home: Home {
@@ -54,13 +57,12 @@ pub const SESSION_VAR: &str = "HANDOVER_KILO_SESSION_ID";
 
 static KILO: OpenCode = OpenCode {
     home_folder: "kilo",
-    session_var: SESSION_VAR,
 };
 
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Behaviour, HookInput, Scope, ShellSign, UserDirs};
+    use crate::{HookInput, Scope, ShellSign, UserDirs};
     use std::path::{Path, PathBuf};
 
     #[test]
@@ -95,7 +97,7 @@ mod tests {
         );
         assert_eq!(crate::detect(&opencode), Agent::OpenCode);
         let env = crate::env_of(&[(SESSION_VAR, "ses_1")]);
-        assert_eq!(KILO.runs_this_shell(&env), Some(ShellSign::Named));
+        assert_eq!(CLIENT.runs_this_shell(&env), Some(ShellSign::Named));
         assert_eq!(crate::running_the_shell(&env), Some(Agent::Kilo));
         let env = crate::env_of(&[(opencode::SESSION_VAR, "ses_1")]);
         assert_eq!(crate::running_the_shell(&env), Some(Agent::OpenCode));

@@ -35,6 +35,7 @@ pub mod opencode;
 pub mod output;
 pub mod places;
 pub mod qwen;
+mod settings;
 pub mod transcript;
 
 pub use agent_name::AgentName;
@@ -44,6 +45,7 @@ pub use input::HookInput;
 pub use output::Response;
 pub use places::{Scope, UserDirs};
 
+use serde_json::Value;
 use std::ffi::OsString;
 use std::path::{Path, PathBuf};
 use transcript::{Fact, Fullness};
@@ -81,6 +83,11 @@ pub struct Client {
     pub timeout: Timeout,
 
     // ---- Shell commands ----
+    /// The variable it sets to name itself for the shell commands its agent runs (the model's
+    /// `handover ack` or `write`), and the value that counts: [`Client::runs_this_shell`]. None
+    /// for a client that names itself nowhere there (its [`Behaviour::runs_this_shell`] may
+    /// still know a sign).
+    pub shell_name: Option<ShellName>,
     /// The variable holding the session id the client sets for its shell commands (the same
     /// id its hooks get), when it sets one.
     pub shell_session_id_var: Option<&'static str>,
@@ -107,6 +114,12 @@ pub struct Client {
     /// The directory under its user directory that holds every session's transcript
     /// (`projects`, `sessions`, ...): [`Client::transcript_dir`].
     pub transcripts: &'static str,
+    /// What marks the transcript lines that can say something (most lines are snapshots, tool
+    /// output and usage records, never parsed for the record): [`Client::transcript_facts`].
+    pub transcript_lines: LineMarks,
+    /// How it files its transcripts, which tells the project a session ran in:
+    /// [`Client::transcript_in_project`].
+    pub transcript_filing: Filing,
     /// Why a session of this client may have no end recorded yet although it was quit
     /// normally, in a few words for the record's "how it ended" (its own words, never a
     /// record's). None: an end is reported at quit, so a missing one means killed or still open.
@@ -156,9 +169,9 @@ pub trait Behaviour: Sync {
     }
 
     /// Whether `env` (a variable's value by name) is the environment this client gives the
-    /// shell commands its agent runs (the model's `handover ack` or `write`), and how sure that
-    /// sign is; None when nothing in it points at this client. Only the client's own sign:
-    /// which client wins when several match is [`running_the_shell`]'s rule.
+    /// shell commands its agent runs, by settings that do not name it as such
+    /// ([`ShellSign::Indirect`]); None when nothing in it points at this client. A variable that
+    /// names the client is its declaration's [`Client::shell_name`] instead.
     fn runs_this_shell(&self, _env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
         None
     }
@@ -206,29 +219,30 @@ pub trait Behaviour: Sync {
 
     // ---- Transcript ----
 
-    /// The facts of one transcript line (none for most lines): requests, edits, commands and
-    /// their ends, the agent's messages, compactions. The session record's only reader.
-    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>);
+    /// The facts of one transcript line, parsed, that its [`Client::transcript_lines`] mark
+    /// (none for most lines): requests, edits, commands and their ends, the agent's messages,
+    /// compactions. Read through [`Client::transcript_facts`], the session record's only reader.
+    fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>);
+
+    /// What one transcript line says about how full the context is, if it is a usage record or
+    /// a compaction marker: the default [`Behaviour::transcript_fullness`] takes the newest.
+    fn fullness_of_line(&self, _line: &[u8]) -> Option<Fullness> {
+        None
+    }
 
     /// How full the context is, from the tail of the transcript (`at_file_start`: `tail` is
     /// the whole file, else its first line may be cut and is skipped). The context watch's
-    /// only reader.
-    fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness>;
+    /// only reader. By default the newest line [`Behaviour::fullness_of_line`] reads
+    /// ([`transcript::newest_usage`]).
+    fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
+        transcript::newest_usage(tail, at_file_start, |line| self.fullness_of_line(line))
+    }
 
-    /// Whether `transcript` (links resolved, inside [`Client::transcript_dir`] `dir`, links
-    /// resolved too) belongs to a session started in `project` (links resolved): by the folder
-    /// the client files it in (Claude Code, Gemini CLI, Qwen Code, Droid), or by the working
-    /// directory the transcript's first line names where the client files by date or session id
-    /// (Codex, Copilot CLI). `Some(false)` for another directory's session; None when the
-    /// client cannot tell (then any session's transcript in `dir` passes). A session record,
-    /// which the repository can forge, is followed only where this is not `Some(false)`.
-    fn transcript_in_project(
-        &self,
-        _dir: &Path,
-        _transcript: &Path,
-        _project: &Path,
-    ) -> Option<bool> {
-        None
+    /// Whether `folder` (directly under [`Client::transcript_dir`] `dir`, links resolved) is
+    /// the one the client files the sessions started in `project` (links resolved) under: asked
+    /// for a client whose [`Client::transcript_filing`] is [`Filing::ByProjectFolder`].
+    fn is_project_folder(&self, _dir: &Path, _folder: &str, _project: &Path) -> bool {
+        false
     }
 
     /// The transcript of the session `input` is about, when the input does not name it (GitHub
@@ -281,16 +295,19 @@ pub trait Behaviour: Sync {
     }
 
     /// Where the client compacts by itself, as a whole percent of `window`, when that comes
-    /// early enough to move our reminders below it; None when it compacts only near the end
-    /// (nothing to move). `project` is the repository root and `user_dir` the client's own
+    /// early enough to move our reminders below it; None (the default) when it compacts only
+    /// near the end, or where the usage it reports is already measured against its compaction
+    /// point (nothing to move). `project` is the repository root and `user_dir` the client's own
     /// ([`Client::user_dir`]): the settings layers that can move the point. A hook never fails
     /// over a settings file: unreadable ones count as unset.
     fn compaction_percent(
         &self,
-        project: Option<&Path>,
-        user_dir: Option<&Path>,
-        window: u64,
-    ) -> Option<u8>;
+        _project: Option<&Path>,
+        _user_dir: Option<&Path>,
+        _window: u64,
+    ) -> Option<u8> {
+        None
+    }
 
     // ---- Trust ----
 
@@ -500,6 +517,40 @@ impl Client {
         self.user_dir(dirs).map(|d| d.join(self.transcripts))
     }
 
+    /// Whether `env` (a variable's value by name) is the environment this client gives the
+    /// shell commands its agent runs, and how sure that sign is: its [`Client::shell_name`],
+    /// else its [`Behaviour::runs_this_shell`]. Only the client's own sign: which client wins
+    /// when several match is [`running_the_shell`]'s rule.
+    pub fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
+        match self.shell_name {
+            Some(name) if name.in_env(env) => Some(ShellSign::Named),
+            _ => self.behaviour.runs_this_shell(env),
+        }
+    }
+
+    /// The facts of one line of its transcript (none for most lines), for the session record:
+    /// a line its [`Client::transcript_lines`] mark, parsed, read by [`Behaviour::line_facts`].
+    pub fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
+        if let Some(v) = self.transcript_lines.parse(line) {
+            self.behaviour.line_facts(&v, root, out);
+        }
+    }
+
+    /// Whether `transcript` (links resolved, inside [`Client::transcript_dir`] `dir`, links
+    /// resolved too) belongs to a session started in `project` (links resolved), by how the
+    /// client files it ([`Client::transcript_filing`]): the folder it lies in, or the working
+    /// directory its first line names. A session record, which the repository can forge, is
+    /// followed only to a transcript of its own project.
+    pub fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> bool {
+        match self.transcript_filing {
+            Filing::ByProjectFolder => folder_under(dir, transcript)
+                .is_some_and(|folder| self.behaviour.is_project_folder(dir, folder, project)),
+            Filing::ByHeader { kind, dir_at } => {
+                transcript::header_names_dir(transcript, kind, dir_at, project)
+            }
+        }
+    }
+
     /// The file holding the hook entries for `scope` (a client without a local layer uses its
     /// project file for [`Scope::Local`]). `user_dir` is [`Client::user_dir`].
     pub fn hooks_file(&self, scope: Scope, repo: &Path, user_dir: &Path) -> PathBuf {
@@ -540,6 +591,42 @@ fn joined(base: &Path, path: &str) -> PathBuf {
         .fold(base.to_path_buf(), |p, part| p.join(part))
 }
 
+/// See [`Client::transcript_lines`]: the cheap substring test before a line is parsed at all.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum LineMarks {
+    /// A line worth parsing holds one of these `"key":"value"` fields
+    /// ([`transcript::parse_with_field`]).
+    Fields(&'static [(&'static str, &'static str)]),
+    /// A line worth parsing holds one of these substrings ([`transcript::parse_marked`]).
+    Text(&'static [&'static str]),
+}
+
+impl LineMarks {
+    /// `line` as JSON, when it bears a mark and parses.
+    pub fn parse(self, line: &[u8]) -> Option<Value> {
+        match self {
+            LineMarks::Fields(fields) => transcript::parse_with_field(line, fields),
+            LineMarks::Text(markers) => transcript::parse_marked(line, markers),
+        }
+    }
+}
+
+/// How a client files its transcripts under [`Client::transcript_dir`]: see
+/// [`Client::transcript_in_project`].
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Filing {
+    /// In one folder per project (Claude Code, Gemini CLI, Qwen Code, Droid): the client's
+    /// [`Behaviour::is_project_folder`] knows which project a folder is.
+    ByProjectFolder,
+    /// By date or session id (Codex, Copilot CLI, OpenCode's plugin): the transcript's first
+    /// line, a header whose `type` is `kind`, names the session's working directory at the JSON
+    /// pointer `dir_at`.
+    ByHeader {
+        kind: &'static str,
+        dir_at: &'static str,
+    },
+}
+
 /// One row of [`Client::model_windows`].
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct ModelWindow {
@@ -573,6 +660,28 @@ pub enum Trust {
     /// Copilot CLI's `trustedFolders` in its `config.json`; Factory Droid's `trustedFolders` in
     /// its user `settings.json`, in its terminal UI only).
     Folder,
+}
+
+/// See [`Client::shell_name`]: a variable a client sets to name itself, and the values that do.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum ShellName {
+    /// The variable is set, to any value (even empty).
+    Set(&'static str),
+    /// The variable is set and not empty.
+    NotEmpty(&'static str),
+    /// The variable holds exactly this value.
+    Is(&'static str, &'static str),
+}
+
+impl ShellName {
+    /// `env` names the client.
+    fn in_env(self, env: &dyn Fn(&str) -> Option<OsString>) -> bool {
+        match self {
+            ShellName::Set(var) => env(var).is_some(),
+            ShellName::NotEmpty(var) => env(var).is_some_and(|v| !v.is_empty()),
+            ShellName::Is(var, value) => env(var).is_some_and(|v| v == value),
+        }
+    }
 }
 
 /// How a shell command's environment points at the client running it.
@@ -657,6 +766,12 @@ impl std::fmt::Display for Agent {
     }
 }
 
+/// `part` of `whole` as a whole percent, rounded down, from 1 to 100: a compaction point as
+/// [`Behaviour::compaction_percent`] gives it.
+pub(crate) fn whole_percent(part: f64, whole: f64) -> u8 {
+    (part * 100.0 / whole).floor().clamp(1.0, 100.0) as u8
+}
+
 /// The client that really runs a hook entry written for `agent`, when that is another client
 /// (see [`Behaviour::runs_entries_of`]); `input` is the hook's input, `env` its environment.
 pub fn guest_of(
@@ -678,7 +793,7 @@ pub fn guest_of(
 pub fn running_the_shell(env: &dyn Fn(&str) -> Option<OsString>) -> Option<Agent> {
     let signs: Vec<(Agent, ShellSign)> = ALL
         .iter()
-        .filter_map(|c| c.behaviour.runs_this_shell(env).map(|sign| (c.agent, sign)))
+        .filter_map(|c| c.runs_this_shell(env).map(|sign| (c.agent, sign)))
         .collect();
     [ShellSign::Named, ShellSign::Indirect]
         .into_iter()
@@ -719,6 +834,25 @@ pub(crate) fn folder_under<'a>(dir: &Path, transcript: &'a Path) -> Option<&'a s
     Some(folder)
 }
 
+/// The captured file `name` (`<client>-<version>/<file>` under tests/fixtures/clients); empty
+/// when it is missing.
+#[cfg(test)]
+pub(crate) fn fixture(name: &str) -> Vec<u8> {
+    let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures/clients");
+    std::fs::read(dir.join(name)).unwrap_or_default()
+}
+
+/// The facts `client` reads from every line of `transcript`, for a session in the project the
+/// captures ran in (`/tmp/FIXTURE/project`), as the session record reads them.
+#[cfg(test)]
+pub(crate) fn facts_in(client: &Client, transcript: &[u8]) -> Vec<Fact> {
+    let mut out = Vec::new();
+    for line in transcript.split(|b| *b == b'\n') {
+        client.transcript_facts(line, Some(Path::new("/tmp/FIXTURE/project")), &mut out);
+    }
+    out
+}
+
 /// A copy of the captured file `name` (`<client>-<version>/<file>` under
 /// tests/fixtures/clients) in a temporary directory, and its text.
 #[cfg(test)]
@@ -740,19 +874,15 @@ pub(crate) fn fixture_copy(name: &str) -> (tempfile::TempDir, PathBuf, String) {
 /// belongs there and not to `other`; without that line (gone, or one that never ends) it is no
 /// one's.
 #[cfg(test)]
-pub(crate) fn assert_first_line_names_the_project(
-    client: &dyn Behaviour,
-    fixture: &str,
-    other: &str,
-) {
+pub(crate) fn assert_first_line_names_the_project(client: &Client, fixture: &str, other: &str) {
     let (tmp, t, text) = fixture_copy(fixture);
     let of = |project: &str| client.transcript_in_project(tmp.path(), &t, Path::new(project));
-    assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
-    assert_eq!(of(other), Some(false));
+    assert!(of("/tmp/FIXTURE/project"));
+    assert!(!of(other));
     std::fs::write(&t, &text[text.find('\n').unwrap() + 1..]).unwrap();
-    assert_eq!(of("/tmp/FIXTURE/project"), Some(false));
+    assert!(!of("/tmp/FIXTURE/project"));
     std::fs::write(&t, text.lines().next().unwrap()).unwrap();
-    assert_eq!(of("/tmp/FIXTURE/project"), Some(false));
+    assert!(!of("/tmp/FIXTURE/project"));
 }
 
 /// An environment holding exactly `vars`, for the shell-sign tests of every client module.
@@ -781,14 +911,34 @@ mod tests {
     #[test]
     fn a_shell_with_one_clients_sign_is_that_client() {
         type Vars = &'static [(&'static str, &'static str)];
-        let cases: [(Vars, Option<Agent>); 8] = [
+        let cases: [(Vars, Option<Agent>); 20] = [
             (&[], None),
+            // Claude Code: any value, even empty.
             (&[("CLAUDECODE", "1")], Some(Agent::Claude)),
+            (&[("CLAUDECODE", "")], Some(Agent::Claude)),
+            // Gemini CLI, Qwen Code, Copilot CLI: `1` only.
             (&[("GEMINI_CLI", "1")], Some(Agent::Gemini)),
+            (&[("GEMINI_CLI", "true")], None),
             (&[("QWEN_CODE", "1")], Some(Agent::Qwen)),
+            (&[("QWEN_CODE", "")], None),
             (&[("COPILOT_CLI", "1")], Some(Agent::Copilot)),
+            (&[("COPILOT_CLI", "0")], None),
+            // The plugin's session variable, when not empty.
+            (
+                &[("HANDOVER_OPENCODE_SESSION_ID", "ses_1")],
+                Some(Agent::OpenCode),
+            ),
+            (&[("HANDOVER_OPENCODE_SESSION_ID", "")], None),
+            (&[("HANDOVER_KILO_SESSION_ID", "ses_1")], Some(Agent::Kilo)),
+            // A session id alone names no one.
+            (&[("CLAUDE_CODE_SESSION_ID", "s")], None),
+            (&[("QWEN_CODE_SESSION_ID", "s")], None),
+            (&[("COPILOT_AGENT_SESSION_ID", "s")], None),
+            // Indirect signs.
             (&[("CODEX_SANDBOX", "seccomp")], Some(Agent::Codex)),
+            (&[("CODEX_THREAD_ID", "")], None),
             (&DROID_SHELL, Some(Agent::Droid)),
+            (&DROID_SHELL[1..], None),
             (&[("CODEX_HOME", "/x"), ("GEMINI_CLI", "0")], None),
         ];
         for (vars, want) in cases {

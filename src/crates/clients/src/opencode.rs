@@ -33,12 +33,11 @@
 
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
-    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, Quirks, Response, ShellSign,
-    Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, LineMarks, Quirks,
+    Response, ShellName, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
-use std::ffi::OsString;
 use std::path::Path;
 
 pub static CLIENT: Client = Client {
@@ -52,6 +51,8 @@ pub static CLIENT: Client = Client {
     events: EventNames::common_without(&[HookEvent::ToolFailure]),
     // Seconds: the plugin stops an executable that runs longer.
     timeout: Timeout::every(TIMEOUT_SECS),
+    // The plugin names the session for the shell commands (`shell.env`).
+    shell_name: Some(ShellName::NotEmpty(SESSION_VAR)),
     shell_session_id_var: Some(SESSION_VAR),
     project_dir_var: None,
     quirks: Quirks {
@@ -64,6 +65,17 @@ pub static CLIENT: Client = Client {
     model_windows: &[],
     large_variant: None,
     transcripts: TRANSCRIPTS,
+    transcript_lines: LineMarks::Fields(&[
+        ("type", "user"),
+        ("type", "tool"),
+        ("type", "text"),
+        ("type", "compacted"),
+    ]),
+    // The plugin files a session by its id; its first line names the session's directory.
+    transcript_filing: Filing::ByHeader {
+        kind: "session",
+        dir_at: "/directory",
+    },
     late_end: Some("OpenCode reports no end for a session that is quit while it keeps it"),
     transcript_flush_delay: None,
     home: Home {
@@ -84,19 +96,16 @@ pub static CLIENT: Client = Client {
 };
 
 /// OpenCode's behaviour, and that of a fork that runs its plugin (Kilo Code): they differ only
-/// in the user directory the plugin keeps its session files in and the variable it sets for the
-/// shell commands, which the installer writes into the plugin from the client's declaration
-/// (`home.dir`, `shell_session_id_var`).
+/// in the user directory the plugin keeps its session files in, which the installer writes into
+/// the plugin from the client's declaration (`home.dir`, as the variable it sets for the shell
+/// commands, `shell_session_id_var`).
 pub struct OpenCode {
     /// The last folder of the client's user directory (`opencode` for `~/.config/opencode`).
     pub home_folder: &'static str,
-    /// [`Client::shell_session_id_var`].
-    pub session_var: &'static str,
 }
 
 static OPENCODE: OpenCode = OpenCode {
     home_folder: "opencode",
-    session_var: SESSION_VAR,
 };
 
 /// Our plugin under the user directory (`~/.config/opencode`); the project's is
@@ -126,12 +135,6 @@ impl Behaviour for OpenCode {
         path.contains(&format!("/{}/{TRANSCRIPTS}/", self.home_folder))
     }
 
-    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
-        env(self.session_var)
-            .is_some_and(|v| !v.is_empty())
-            .then_some(ShellSign::Named)
-    }
-
     /// Plain text for every answer: the plugin adds it to the system prompt (or, at
     /// PreCompact, to the summarizer's instructions).
     fn own_output(&self, response: &Response) -> Option<Vec<u8>> {
@@ -143,40 +146,14 @@ impl Behaviour for OpenCode {
         Some(format!("{text}\n").into_bytes())
     }
 
-    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [(&str, &str); 4] = [
-            ("type", "user"),
-            ("type", "tool"),
-            ("type", "text"),
-            ("type", "compacted"),
-        ];
-        if let Some(v) = transcript::parse_with_field(line, &MARKERS) {
-            facts(&v, root, out);
-        }
+    fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+        facts(line, root, out);
     }
 
-    fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
-        transcript::newest_usage(tail, at_file_start, fullness_of_line)
-    }
-
-    /// The usage line's window is already OpenCode's own compaction point.
-    fn compaction_percent(&self, _: Option<&Path>, _: Option<&Path>, _: u64) -> Option<u8> {
-        None
-    }
-
-    /// The transcript's first line names the session's directory.
-    fn transcript_in_project(
-        &self,
-        _dir: &Path,
-        transcript: &Path,
-        project: &Path,
-    ) -> Option<bool> {
-        Some(transcript::header_names_dir(
-            transcript,
-            "session",
-            "/directory",
-            project,
-        ))
+    /// The usage line's window is already OpenCode's own compaction point: no
+    /// `compaction_percent` to move our reminders below it.
+    fn fullness_of_line(&self, line: &[u8]) -> Option<Fullness> {
+        fullness_of_line(line)
     }
 }
 
@@ -232,12 +209,7 @@ fn tool(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
 /// A `usage` line's tokens against OpenCode's compaction point for the model, or a compaction.
 /// Cheap substring checks first.
 fn fullness_of_line(line: &[u8]) -> Option<Fullness> {
-    let usage = transcript::contains(line, b"\"usage\"");
-    let compacted = transcript::contains(line, b"\"compacted\"");
-    if !usage && !compacted {
-        return None;
-    }
-    let v: Value = serde_json::from_slice(line).ok()?;
+    let v = transcript::parse_marked(line, &["\"usage\"", "\"compacted\""])?;
     match str_of(&v, "type")? {
         "compacted" => Some(Fullness::JustCompacted),
         "usage" => {
@@ -285,21 +257,12 @@ mod tests {
     use crate::{HookInput, Scope, UserDirs};
     use std::path::PathBuf;
 
-    const FIXTURES: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../tests/fixtures/clients/opencode-1.18.33"
-    );
-
     fn fixture(name: &str) -> Vec<u8> {
-        std::fs::read(Path::new(FIXTURES).join(name)).unwrap_or_default()
+        crate::fixture(&format!("opencode-1.18.33/{name}"))
     }
 
     fn facts_of(name: &str) -> Vec<Fact> {
-        let mut out = Vec::new();
-        for line in fixture(name).split(|b| *b == b'\n') {
-            OPENCODE.transcript_facts(line, Some(Path::new("/tmp/FIXTURE/project")), &mut out);
-        }
-        out
+        crate::facts_in(&CLIENT, &fixture(name))
     }
 
     #[test]
@@ -372,11 +335,7 @@ mod tests {
         // After the compaction: its first reply's 1,010 tokens.
         assert_eq!(
             OPENCODE.transcript_fullness(&whole, true),
-            Some(Fullness::Measured(Usage {
-                used_tokens: 1_010,
-                window: Some(7_000),
-                model: Some("m".into()),
-            }))
+            crate::transcript::measured(1_010, Some(7_000), Some("m"))
         );
         let text = String::from_utf8_lossy(&whole).into_owned();
         let after = |needle: &str| {
@@ -392,11 +351,7 @@ mod tests {
         let before = text.find("{\"type\":\"compacted\"").unwrap_or(0);
         assert_eq!(
             OPENCODE.transcript_fullness(&text.as_bytes()[..before], true),
-            Some(Fullness::Measured(Usage {
-                used_tokens: 7_510,
-                window: Some(7_000),
-                model: Some("m".into()),
-            }))
+            crate::transcript::measured(7_510, Some(7_000), Some("m"))
         );
     }
 
@@ -463,14 +418,8 @@ mod tests {
             serde_json::Value::from(project.to_string_lossy().into_owned())
         );
         std::fs::write(&t, line).unwrap_or_default();
-        assert_eq!(
-            OPENCODE.transcript_in_project(&project, &t, &project),
-            Some(true)
-        );
-        assert_eq!(
-            OPENCODE.transcript_in_project(&project, &t, Path::new("/elsewhere")),
-            Some(false)
-        );
+        assert!(CLIENT.transcript_in_project(&project, &t, &project));
+        assert!(!CLIENT.transcript_in_project(&project, &t, Path::new("/elsewhere")));
     }
 
     #[test]
@@ -489,16 +438,6 @@ mod tests {
             CLIENT.hooks_file(Scope::User, repo, Path::new("/h/.config/opencode")),
             PathBuf::from("/h/.config/opencode/plugin/handover.js")
         );
-    }
-
-    #[test]
-    fn its_shell_is_named_by_the_plugins_session_variable() {
-        use crate::env_of;
-        assert_eq!(
-            OPENCODE.runs_this_shell(&env_of(&[(SESSION_VAR, "ses_1")])),
-            Some(ShellSign::Named)
-        );
-        assert_eq!(OPENCODE.runs_this_shell(&env_of(&[])), None);
     }
 
     #[test]

@@ -34,12 +34,11 @@
 
 use crate::transcript::{self, at, command_end_id, request, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
-    Agent, Behaviour, Client, EventNames, Home, HookEvent, HookFiles, HookInput, MovedBy, Quirks,
-    Response, ShellSign, Timeout, Trust,
+    Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
+    MovedBy, Quirks, Response, ShellName, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
-use std::ffi::OsString;
 use std::path::Path;
 
 pub static CLIENT: Client = Client {
@@ -56,6 +55,7 @@ pub static CLIENT: Client = Client {
     timeout: Timeout::every(TIMEOUT_SECS),
     // Qwen Code 0.24.4 sets `QWEN_CODE=1` and `QWEN_CODE_SESSION_ID` (the hooks'
     // `session_id`) for its shell commands.
+    shell_name: Some(ShellName::Is("QWEN_CODE", "1")),
     shell_session_id_var: Some("QWEN_CODE_SESSION_ID"),
     project_dir_var: None,
     quirks: Quirks {
@@ -67,6 +67,13 @@ pub static CLIENT: Client = Client {
     large_variant: None,
     // `~/.qwen/projects/<cwd>/chats/<session>.jsonl`.
     transcripts: "projects",
+    transcript_lines: LineMarks::Fields(&[
+        ("type", "user"),
+        ("type", "assistant"),
+        ("type", "tool_result"),
+        ("subtype", "chat_compression"),
+    ]),
+    transcript_filing: Filing::ByProjectFolder,
     late_end: None,
     transcript_flush_delay: None,
     home: Home {
@@ -118,14 +125,6 @@ impl Behaviour for Qwen {
             || (path.contains("/projects/") && path.contains("/chats/"))
     }
 
-    /// Qwen Code 0.24.4 sets `QWEN_CODE=1` and `QWEN_CODE_SESSION_ID` (the hooks'
-    /// `session_id`) for its shell commands.
-    fn runs_this_shell(&self, env: &dyn Fn(&str) -> Option<OsString>) -> Option<ShellSign> {
-        env("QWEN_CODE")
-            .is_some_and(|v| v == "1")
-            .then_some(ShellSign::Named)
-    }
-
     /// PreCompact's text goes out as `additionalContext`: Qwen Code ignores plain stdout there.
     fn own_output(&self, response: &Response) -> Option<Vec<u8>> {
         let Response::Plain(text) = response else {
@@ -141,20 +140,12 @@ impl Behaviour for Qwen {
         ))
     }
 
-    fn transcript_facts(&self, line: &[u8], root: Option<&Path>, out: &mut Vec<Fact>) {
-        const MARKERS: [(&str, &str); 4] = [
-            ("type", "user"),
-            ("type", "assistant"),
-            ("type", "tool_result"),
-            ("subtype", "chat_compression"),
-        ];
-        if let Some(v) = transcript::parse_with_field(line, &MARKERS) {
-            facts(&v, root, out);
-        }
+    fn line_facts(&self, line: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
+        facts(line, root, out);
     }
 
-    fn transcript_fullness(&self, tail: &[u8], at_file_start: bool) -> Option<Fullness> {
-        transcript::newest_usage(tail, at_file_start, fullness_of_line)
+    fn fullness_of_line(&self, line: &[u8]) -> Option<Fullness> {
+        fullness_of_line(line)
     }
 
     /// PostToolUseFailure of the shell tool: the command and the `Exit Code: N` of its error
@@ -178,41 +169,19 @@ impl Behaviour for Qwen {
 
     /// Qwen Code 0.24.4 names the folder after the session's working directory, every
     /// character but an ASCII letter or digit made `-` (its `sanitizeCwd`).
-    fn transcript_in_project(&self, dir: &Path, transcript: &Path, project: &Path) -> Option<bool> {
-        let folder = crate::folder_under(dir, transcript);
-        Some(folder.is_some_and(|f| Some(f) == crate::places::dashed(project).as_deref()))
+    fn is_project_folder(&self, _dir: &Path, folder: &str, project: &Path) -> bool {
+        Some(folder) == crate::places::dashed(project).as_deref()
     }
 }
 
 // ---- Compaction point ----
 
-/// Settings files are small; a huge one is not read.
-const SETTINGS_MAX_BYTES: u64 = 1 << 20;
-
 /// `context.autoCompactThreshold` (a fraction in (0, 1]) from the project's settings, else the
 /// user's, else the default. Unreadable files and odd values count as unset: a hook never fails
 /// over a settings file.
 pub fn auto_compact_threshold(project: Option<&Path>, user_dir: Option<&Path>) -> f64 {
-    let files = [
-        project.map(|p| p.join(".qwen").join("settings.json")),
-        user_dir.map(|d| d.join("settings.json")),
-    ];
-    files
-        .into_iter()
-        .flatten()
-        .find_map(|f| threshold_in(&f))
+    crate::settings::fraction(project, ".qwen", user_dir, "/context/autoCompactThreshold")
         .unwrap_or(DEFAULT_AUTO_COMPACT_THRESHOLD)
-}
-
-fn threshold_in(file: &Path) -> Option<f64> {
-    // Through the read gate: a committed `.qwen/settings.json` that is a link out of the tree or
-    // not a regular file is never read; nothing larger than the cap is.
-    use handover_base::read_gate::{self, Links};
-    let text = read_gate::read_to_string(file, Links::Follow, SETTINGS_MAX_BYTES).ok()??;
-    let v: Value = serde_json::from_str(&text).ok()?;
-    v.pointer("/context/autoCompactThreshold")
-        .and_then(Value::as_f64)
-        .filter(|t| *t > 0.0 && *t <= 1.0)
 }
 
 /// Where Qwen Code compacts, as a whole percent of `window`: `threshold` × the window, but never
@@ -226,9 +195,9 @@ pub fn compaction_point_percent(threshold: f64, window: u64) -> u8 {
         proportional
     };
     if window == 0 {
-        return (threshold * 100.0).floor().clamp(1.0, 100.0) as u8;
+        return crate::whole_percent(threshold, 1.0);
     }
-    (point * 100.0 / window as f64).floor().clamp(1.0, 100.0) as u8
+    crate::whole_percent(point, window as f64)
 }
 
 // ---- Transcript: the context watch ----
@@ -236,12 +205,7 @@ pub fn compaction_point_percent(threshold: f64, window: u64) -> u8 {
 /// An assistant line's usage (with the window Qwen Code states beside it), or a compaction.
 /// Cheap substring checks first: prompts, tool output and telemetry are never parsed.
 fn fullness_of_line(line: &[u8]) -> Option<Fullness> {
-    let usage_line = transcript::contains(line, b"\"usageMetadata\"");
-    let compaction = transcript::contains(line, b"chat_compression");
-    if !usage_line && !compaction {
-        return None;
-    }
-    let v: Value = serde_json::from_slice(line).ok()?;
+    let v = transcript::parse_marked(line, &["\"usageMetadata\"", "chat_compression"])?;
     match str_of(&v, "type")? {
         "assistant" => {
             let used = v
@@ -384,31 +348,18 @@ mod tests {
     fn a_transcript_belongs_to_the_project_its_folder_names() {
         let dir = Path::new("/tmp/FIXTURE/home/qwen/.qwen/projects");
         let t = dir.join("-tmp-FIXTURE-project/chats/b816995a.jsonl");
-        let of = |project: &str| Qwen.transcript_in_project(dir, &t, Path::new(project));
-        assert_eq!(of("/tmp/FIXTURE/project"), Some(true));
-        assert_eq!(
-            of("/tmp/FIXTURE.project"),
-            Some(true),
-            "Qwen's own name for both"
-        );
-        assert_eq!(of("/tmp/FIXTURE/other"), Some(false));
+        let of = |project: &str| CLIENT.transcript_in_project(dir, &t, Path::new(project));
+        assert!(of("/tmp/FIXTURE/project"));
+        assert!(of("/tmp/FIXTURE.project"), "Qwen's own name for both");
+        assert!(!of("/tmp/FIXTURE/other"));
     }
 
-    const FIXTURES: &str = concat!(
-        env!("CARGO_MANIFEST_DIR"),
-        "/../../../tests/fixtures/clients/qwen-0.24.4"
-    );
-
     fn fixture(name: &str) -> Vec<u8> {
-        std::fs::read(Path::new(FIXTURES).join(name)).unwrap_or_default()
+        crate::fixture(&format!("qwen-0.24.4/{name}"))
     }
 
     fn facts_of(name: &str) -> Vec<Fact> {
-        let mut out = Vec::new();
-        for line in fixture(name).split(|b| *b == b'\n') {
-            Qwen.transcript_facts(line, Some(Path::new("/tmp/FIXTURE/project")), &mut out);
-        }
-        out
+        crate::facts_in(&CLIENT, &fixture(name))
     }
 
     #[test]
@@ -506,11 +457,7 @@ mod tests {
         let whole = fixture("transcript.jsonl");
         assert_eq!(
             Qwen.transcript_fullness(&whole, true),
-            Some(Fullness::Measured(Usage {
-                used_tokens: 5_000,
-                window: Some(1_000_000),
-                model: Some("qwen3-coder-plus".into()),
-            }))
+            crate::transcript::measured(5_000, Some(1_000_000), Some("qwen3-coder-plus"))
         );
         // Cut right after the compaction line: just compacted.
         let text = String::from_utf8_lossy(&whole).into_owned();
@@ -645,24 +592,6 @@ mod tests {
         assert_eq!(
             crate::qwen::CLIENT.hooks_file(Scope::User, repo, Path::new("/h/.qwen")),
             PathBuf::from("/h/.qwen/settings.json")
-        );
-    }
-
-    #[test]
-    fn its_shell_is_named_by_qwen_code_1_only() {
-        use crate::env_of;
-        assert_eq!(
-            Qwen.runs_this_shell(&env_of(&[("QWEN_CODE", "1")])),
-            Some(ShellSign::Named)
-        );
-        assert_eq!(Qwen.runs_this_shell(&env_of(&[("QWEN_CODE", "")])), None);
-        assert_eq!(
-            Qwen.runs_this_shell(&env_of(&[("QWEN_CODE_SESSION_ID", "s")])),
-            None
-        );
-        assert_eq!(
-            crate::qwen::CLIENT.shell_session_id_var,
-            Some("QWEN_CODE_SESSION_ID")
         );
     }
 }

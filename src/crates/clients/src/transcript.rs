@@ -1,6 +1,6 @@
 //! What a transcript line says, in words that belong to no client: [`Fact`]s for the session
 //! record, [`Fullness`] for the context watch. Each client module reads its own format into
-//! these ([`crate::Behaviour::transcript_facts`], [`crate::Behaviour::transcript_fullness`]); the
+//! these ([`crate::Behaviour::line_facts`], [`crate::Behaviour::transcript_fullness`]); the
 //! incremental file reading (core's record extraction) and the tail windows (the hooks'
 //! transcript reader) are generic and live with their callers.
 //!
@@ -126,7 +126,7 @@ pub fn lines_newest_first(tail: &[u8], at_file_start: bool) -> Vec<&[u8]> {
 pub fn newest_usage(
     tail: &[u8],
     at_file_start: bool,
-    classify: fn(&[u8]) -> Option<Fullness>,
+    classify: impl Fn(&[u8]) -> Option<Fullness>,
 ) -> Option<Fullness> {
     let mut newest: Option<Usage> = None;
     for fullness in lines_newest_first(tail, at_file_start)
@@ -149,6 +149,16 @@ pub fn newest_usage(
         }
     }
     newest.map(Fullness::Measured)
+}
+
+/// The whole number `text` starts with (its digits and `-`), as a client's words for a
+/// command's end give its exit code.
+pub(crate) fn leading_number(text: &str) -> Option<i64> {
+    let digits: String = text
+        .chars()
+        .take_while(|c| c.is_ascii_digit() || *c == '-')
+        .collect();
+    digits.parse().ok()
 }
 
 /// Whether `hay` holds `needle`: the cheap test before a line is parsed at all.
@@ -369,6 +379,16 @@ pub(crate) fn header_names_dir(
     named.is_some_and(|n| {
         Path::new(n) == project || std::fs::canonicalize(n).is_ok_and(|n| n == project)
     })
+}
+
+/// A reading of `used` tokens (against `window`, by `model`), as the clients' tests expect one.
+#[cfg(test)]
+pub(crate) fn measured(used: u64, window: Option<u64>, model: Option<&str>) -> Option<Fullness> {
+    Some(Fullness::Measured(Usage {
+        used_tokens: used,
+        window,
+        model: model.map(str::to_string),
+    }))
 }
 
 #[cfg(test)]

@@ -103,30 +103,7 @@ pub fn read_dot_git_file(root: &Path) -> std::io::Result<String> {
 /// `commondir`), loose and packed refs. Returns None whenever the layout is anything else
 /// (reftable, an unexpected format, an unreadable file): callers then fall back to git2.
 pub fn read_head_files(root: &Path) -> Option<HeadInfo> {
-    let dot_git = root.join(".git");
-    let git_dir = if dot_git.is_dir() {
-        dot_git
-    } else {
-        let text = read_dot_git_file(root).ok()?;
-        let target = text.lines().next()?.strip_prefix("gitdir:")?.trim();
-        let target = Path::new(target);
-        if target.is_absolute() {
-            target.to_path_buf()
-        } else {
-            root.join(target)
-        }
-    };
-    let common_dir = match read_small(&git_dir.join("commondir"), SMALL_GIT_FILE) {
-        Ok(text) => {
-            let rel = Path::new(text.trim());
-            if rel.is_absolute() {
-                rel.to_path_buf()
-            } else {
-                git_dir.join(rel)
-            }
-        }
-        Err(_) => git_dir.clone(),
-    };
+    let (git_dir, common_dir) = git_dirs_from_files(root)?;
     if common_dir.join("reftable").exists() {
         return None;
     }
@@ -905,29 +882,36 @@ pub fn root_in_repo(repo: &Repository, root: &Path) -> Option<PathBuf> {
 /// `gitdir:` its `.git` file names and that directory's `commondir`. None when the layout is
 /// anything else.
 pub fn common_dir_files(root: &Path) -> Option<PathBuf> {
+    git_dirs_from_files(root).map(|(_, common_dir)| common_dir)
+}
+
+/// The git directory and the common directory of the working tree at `root`, with file reads
+/// only: `.git` itself, or for a linked worktree the `gitdir:` its `.git` file names (read
+/// through the read gate: a `.git` link to a device is not read), and that directory's
+/// `commondir` (itself when it has none). None when the layout is anything else.
+fn git_dirs_from_files(root: &Path) -> Option<(PathBuf, PathBuf)> {
     let dot_git = root.join(".git");
     let git_dir = if dot_git.is_dir() {
         dot_git
     } else {
-        // Through the read gate, as in read_head_files: a `.git` link to a device is not read.
         let text = read_dot_git_file(root).ok()?;
-        let target = Path::new(text.lines().next()?.strip_prefix("gitdir:")?.trim());
-        if target.is_absolute() {
-            target.to_path_buf()
-        } else {
-            root.join(target)
-        }
+        from_git_file(root, text.lines().next()?.strip_prefix("gitdir:")?)
     };
-    match read_small(&git_dir.join("commondir"), SMALL_GIT_FILE) {
-        Ok(text) => {
-            let rel = Path::new(text.trim());
-            Some(if rel.is_absolute() {
-                rel.to_path_buf()
-            } else {
-                git_dir.join(rel)
-            })
-        }
-        Err(_) => Some(git_dir),
+    let common_dir = match read_small(&git_dir.join("commondir"), SMALL_GIT_FILE) {
+        Ok(text) => from_git_file(&git_dir, &text),
+        Err(_) => git_dir.clone(),
+    };
+    Some((git_dir, common_dir))
+}
+
+/// The directory a git file (`.git`'s `gitdir:`, `commondir`) names by `text` (surrounding
+/// white space trimmed): an absolute path as it is, a relative one from `base`.
+pub(crate) fn from_git_file(base: &Path, text: &str) -> PathBuf {
+    let named = Path::new(text.trim());
+    if named.is_absolute() {
+        named.to_path_buf()
+    } else {
+        base.join(named)
     }
 }
 

@@ -109,14 +109,7 @@ pub fn check(start: &Path) -> Result<(), Unreadable> {
         return Ok(());
     };
     let common = match read_text(&git_dir.join("commondir"), SMALL_CAP)? {
-        Some(text) => {
-            let rel = Path::new(text.trim());
-            if rel.is_absolute() {
-                rel.to_path_buf()
-            } else {
-                git_dir.join(rel)
-            }
-        }
+        Some(text) => crate::from_git_file(&git_dir, &text),
         None => git_dir.clone(),
     };
     for (name, cap) in [("gitdir", SMALL_CAP), ("index", INDEX_CAP)] {
@@ -157,12 +150,7 @@ fn find_git_dir(start: &Path) -> Result<Option<PathBuf>, Unreadable> {
                 else {
                     return Ok(None);
                 };
-                let target = Path::new(target.trim());
-                return Ok(Some(if target.is_absolute() {
-                    target.to_path_buf()
-                } else {
-                    dir.join(target)
-                }));
+                return Ok(Some(crate::from_git_file(dir, target)));
             }
         }
         if dir.join("objects").is_dir() && std::fs::symlink_metadata(dir.join("HEAD")).is_ok() {

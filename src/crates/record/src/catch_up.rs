@@ -136,17 +136,13 @@ fn own_transcript(
     // The clients name the folder after their working directory as the system gives it, links
     // resolved.
     let project = std::fs::canonicalize(root).ok()?;
-    match client
-        .behaviour
-        .transcript_in_project(&dir, &path, &project)
-    {
-        Some(true) | None => Some(path),
-        Some(false) => {
-            let below = subdirectory(&project, started_in)?;
-            (client.behaviour.transcript_in_project(&dir, &path, &below) == Some(true))
-                .then_some(path)
-        }
+    if client.transcript_in_project(&dir, &path, &project) {
+        return Some(path);
     }
+    let below = subdirectory(&project, started_in)?;
+    client
+        .transcript_in_project(&dir, &path, &below)
+        .then_some(path)
 }
 
 /// `project`/`relative` with its links resolved, when `relative` is a plain relative path (no

@@ -3,8 +3,9 @@
 //! one, never on the size of the file. Both formats are internal to their clients: unknown,
 //! broken and partial lines are skipped.
 //!
-//! Each client's format is read by its own module (`handover_clients::Behaviour::transcript_facts`,
-//! e.g. handover_clients::claude): this file only knows lines and offsets.
+//! Each client's format is read by its own module (`handover_clients::Client::transcript_facts`
+//! and its `Behaviour::line_facts`, e.g. handover_clients::claude): this file only knows lines
+//! and offsets.
 
 use super::Fact;
 use handover_base::read_gate::Links;
@@ -143,9 +144,7 @@ impl Opened {
                 update.skipped += n as u64;
                 continue;
             }
-            client
-                .behaviour
-                .transcript_facts(&line[..n - 1], root, &mut facts);
+            client.transcript_facts(&line[..n - 1], root, &mut facts);
             facts.drain(..).for_each(&mut on_fact);
         }
         update.offset = start + read;
