@@ -629,10 +629,12 @@ fn a_reader_gone_before_the_answer_is_not_a_signal() {
 }
 
 /// Started with stdout and stderr closed (a client's bug, or a shell's `>&-`): the hook exits
-/// 0, and no file it opens takes stdout's place and gets the answer (the standard fds are
-/// opened on /dev/null first, as std's runtime start would; the hooks do it themselves).
+/// 0 and no file of the store gets the answer. The hooks open /dev/null on closed standard fds
+/// first, as std's runtime start does (handover_hooks::call::process_start), so that a file
+/// opened later cannot take stdout's number; no file is open while the answer is written today,
+/// so this run does not depend on that alone.
 #[test]
-fn closed_standard_fds_are_not_reused_for_files() {
+fn closed_stdout_and_stderr_exit_0_and_no_file_gets_the_answer() {
     for bin in all() {
         let repo = TestRepo::pinned();
         repo.save_handoff();
