@@ -1,7 +1,8 @@
 //! `handover-pre-compact`: see handover_hooks::events::pre_compact and docs/hooks.md.
-fn main() -> std::process::ExitCode {
-    handover_hooks::call::never_fail::run(
-        "handover-pre-compact",
-        handover_hooks::events::pre_compact::run,
-    )
-}
+//! On Linux with glibc it starts from its own C `main` (handover_hooks::call::process_start).
+#![cfg_attr(all(target_os = "linux", target_env = "gnu"), no_main)]
+
+handover_hooks::hook_main!(
+    "handover-pre-compact",
+    handover_hooks::events::pre_compact::run
+);

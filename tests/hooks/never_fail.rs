@@ -585,3 +585,89 @@ fn the_corpus_as_gemini() {
         }
     }
 }
+
+/// A client that stops reading before the answer is written: the write fails and the hook still
+/// exits 0. The hooks start without std's runtime start on Linux
+/// (handover_hooks::call::process_start), so ignoring `SIGPIPE` is theirs: without it this
+/// run would end by the signal, with no exit code.
+#[test]
+fn a_reader_gone_before_the_answer_is_not_a_signal() {
+    let repo = TestRepo::pinned();
+    repo.save_handoff();
+    let transcript = claude_transcript(repo.path(), 150_000);
+    for bin in all() {
+        // Each of them answers this payload when it is read (run_as_claude checks it).
+        let answered = run_as_claude(bin, bin, repo.path(), &transcript);
+        assert!(!answered.stdout.is_empty(), "{bin}: nothing to write");
+        let mut child = Command::new(bin)
+            .args(["--agent", "claude"])
+            .current_dir(repo.path())
+            .env_remove("HANDOVER_HOOK_DEBUG")
+            .stdin(Stdio::piped())
+            .stdout(Stdio::piped())
+            .stderr(Stdio::null())
+            .spawn()
+            .unwrap();
+        // The reader goes first; the hook only writes once its stdin is closed.
+        drop(child.stdout.take());
+        let mut stdin = child.stdin.take().unwrap();
+        use std::io::Write;
+        stdin
+            .write_all(&payload_in(bin, repo.path(), &transcript))
+            .unwrap();
+        drop(stdin);
+        let start = Instant::now();
+        let status = loop {
+            if let Some(s) = child.try_wait().unwrap() {
+                break s;
+            }
+            assert!(start.elapsed() < Duration::from_secs(10), "{bin} hung");
+            std::thread::sleep(Duration::from_millis(5));
+        };
+        assert_eq!(status.code(), Some(0), "{bin}: {status:?}");
+    }
+}
+
+/// Started with stdout and stderr closed (a client's bug, or a shell's `>&-`): the hook exits
+/// 0 and no file of the store gets the answer. The hooks open /dev/null on closed standard fds
+/// first, as std's runtime start does (handover_hooks::call::process_start), so that a file
+/// opened later cannot take stdout's number; no file is open while the answer is written today,
+/// so this run does not depend on that alone.
+#[test]
+fn closed_stdout_and_stderr_exit_0_and_no_file_gets_the_answer() {
+    for bin in all() {
+        let repo = TestRepo::pinned();
+        repo.save_handoff();
+        let transcript = claude_transcript(repo.path(), 150_000);
+        let input = repo.path().join("payload.json");
+        std::fs::write(&input, payload_in(bin, repo.path(), &transcript)).unwrap();
+        let status = Command::new("sh")
+            .args(["-c", r#"exec "$0" --agent claude <"$1" >&- 2>&-"#, bin])
+            .arg(&input)
+            .current_dir(repo.path())
+            .env_remove("HANDOVER_HOOK_DEBUG")
+            .status()
+            .unwrap();
+        assert_eq!(status.code(), Some(0), "{bin}: {status:?}");
+        // Every file the hook may have written, none with an answer in it.
+        let mut files = vec![repo.path().join(".handover")];
+        while let Some(path) = files.pop() {
+            if path.is_dir() {
+                files.extend(std::fs::read_dir(&path).unwrap().map(|e| e.unwrap().path()));
+            } else {
+                let text = String::from_utf8_lossy(&std::fs::read(&path).unwrap()).into_owned();
+                for answer in [
+                    "hookSpecificOutput",
+                    "additionalContext",
+                    "=== handoff text",
+                ] {
+                    assert!(
+                        !text.contains(answer),
+                        "{bin}: {} holds {answer}",
+                        path.display()
+                    );
+                }
+            }
+        }
+    }
+}

@@ -360,6 +360,43 @@ fn hook_executables_link_nothing_that_is_the_clis_alone() {
     }
 }
 
+/// On x86_64 Linux with glibc the hook executables are static PIEs (the checkout's linker,
+/// .cargo/static-hooks.sh: no dynamic loader at their start, address randomisation kept) and the
+/// CLI is linked as rustc makes it. Where glibc's static libraries are missing, the hooks are
+/// linked dynamically and this says so.
+#[cfg(all(target_arch = "x86_64", target_os = "linux", target_env = "gnu"))]
+#[test]
+fn hook_executables_are_static_pies_on_x86_64_linux() {
+    let libc_a = std::process::Command::new("cc")
+        .arg("-print-file-name=libc.a")
+        .output()
+        .unwrap();
+    let libc_a = String::from_utf8(libc_a.stdout).unwrap();
+    assert!(
+        Path::new(libc_a.trim()).is_absolute(),
+        "no static glibc here (libc.a): the hooks are linked dynamically"
+    );
+    // (a position-independent executable, its program interpreter if any)
+    let elf = |exe: &str| {
+        let b = std::fs::read(exe).unwrap();
+        let u16_at = |at: usize| u16::from_le_bytes([b[at], b[at + 1]]) as usize;
+        let phoff = u64::from_le_bytes(b[0x20..0x28].try_into().unwrap()) as usize;
+        let interp = (0..u16_at(0x38)).any(|i| {
+            let at = phoff + i * u16_at(0x36);
+            u32::from_le_bytes(b[at..at + 4].try_into().unwrap()) == 3 // PT_INTERP
+        });
+        (u16_at(0x10) == 3, interp) // ET_DYN
+    };
+    assert_eq!(elf(env!("CARGO_BIN_EXE_handover")), (true, true), "the CLI");
+    for exe in [
+        env!("CARGO_BIN_EXE_handover-session-start"),
+        env!("CARGO_BIN_EXE_handover-pre-compact"),
+        env!("CARGO_BIN_EXE_handover-context-watch"),
+    ] {
+        assert_eq!(elf(exe), (true, false), "{exe}: not a static PIE");
+    }
+}
+
 /// serde_json's `preserve_order` feature would switch every `serde_json::Map` in the build to an
 /// IndexMap, the core's and the hooks' too (cargo unifies features): no crate enables it (the
 /// installer keeps users' key order with its own json_doc). Legacy-mangled debug symbols name

@@ -9,6 +9,7 @@ pub mod input;
 pub mod locate;
 pub mod never_fail;
 pub mod plugin;
+pub mod process_start;
 pub mod scan;
 
 use crate::state::session_state::{self, SessionFile};
