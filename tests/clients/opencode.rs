@@ -1270,7 +1270,9 @@ pub(crate) fn tui_compacts_by_itself(b: &OpenCodeBox, c: &Clients, third: Turn) 
 ///         opencode_plugin_cost -- --ignored --nocapture
 ///
 /// `HANDOVER_OPENCODE_BENCH_HOOKS`: the hook executables (default this build's);
-/// `HANDOVER_OPENCODE_BENCH_ROUNDS`: rounds (default 4).
+/// `HANDOVER_OPENCODE_BENCH_ROUNDS`: rounds (default 4); `HANDOVER_OPENCODE_BENCH_BEFORE`: a
+/// plugin file another build's `install` wrote for this client, run with this install's
+/// entries as a fifth way (the plugin before).
 fn opencode_plugin_cost() {
     if let Some(c) = clients("opencode_plugin_cost") {
         plugin_cost(&OPENCODE, c);
