@@ -6,7 +6,8 @@
 //! A Kilo Code run costs about 10 s of CPU (against about 4 s for OpenCode's), so the moments
 //! share sessions: startup fresh, drifted and stale; the record of a shell edit and the end of a
 //! `run`, then the terminal UI told of it and SIGKILLed, and the next `run` told of that; the
-//! automatic compaction; the terminal UI's startup, `/compact` and `/new`. docs/compatibility.md
+//! automatic compaction, headless and in the terminal UI; the terminal UI's startup, `/compact`,
+//! `/new` and `/exit`. docs/compatibility.md
 //! says what the offline setup switches off and what is not covered. Needs node/npm, tmux and
 //! root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
 
