@@ -6,13 +6,15 @@
 //! A Kilo Code run costs about 10 s of CPU (against about 4 s for OpenCode's), so the moments
 //! share sessions: startup fresh, drifted and stale; the record of a shell edit and the end of a
 //! `run`, then the terminal UI told of it and SIGKILLed, and the next `run` told of that; the
-//! automatic compaction; the terminal UI's startup, `/compact` and `/new`. docs/compatibility.md
+//! automatic compaction, headless and in the terminal UI; the terminal UI's startup, `/compact`,
+//! `/new` and `/exit`. docs/compatibility.md
 //! says what the offline setup switches off and what is not covered. Needs node/npm, tmux and
 //! root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
 
 use crate::clients::opencode::{
-    assert_ran, compaction_moments_each_once, killed_after_the_quit_session_is_told, plugin_cost,
-    quit_session_recorded, startup_compact_new, Host, OpenCodeBox, STARTUP,
+    assert_ran, compaction_moments_each_once, exit_ends_both_sessions,
+    killed_after_the_quit_session_is_told, plugin_cost, quit_session_recorded, startup_compact_new,
+    tui_compacts_by_itself, Host, OpenCodeBox, STARTUP,
 };
 use crate::support::clients;
 use crate::support::fake_server::Turn;
@@ -161,16 +163,27 @@ fn kilo_compaction_reminder_and_handoff_back() {
 /// The terminal UI: the startup context in the first agent request, once; `/compact` puts our
 /// instructions into the summarizer's request and the next prompt's request carries the handoff
 /// back once, without the startup context; `/new` starts a session whose first request has the
-/// startup context again, once.
-fn kilo_tui_startup_compact_new() {
-    let Some(c) = clients("kilo_tui_startup_compact_new") else {
+/// startup context again, once; `/exit` ends both sessions (SessionEnd once each, both records
+/// say `session_end`).
+fn kilo_tui_startup_compact_new_exit() {
+    let Some(c) = clients("kilo_tui_startup_compact_new_exit") else {
         return;
     };
     let b = OpenCodeBox::of(&KILO, c, 200_000, 32_000);
     let tui = startup_compact_new(&b, c);
-    let log = tui.hooks_log();
-    assert_eq!(log.matches("source=startup").count(), 2, "{log}");
-    assert_eq!(log.matches("source=compact").count(), 1, "{log}");
+    exit_ends_both_sessions(&b, tui);
+}
+
+/// Automatic compaction in the terminal UI at Kilo Code's point (OpenCode's rule, 7,000 of
+/// 8,000 here), the step that reaches it calling a tool (Kilo Code checks the point only before
+/// another step of the same prompt): the reminder once before it, our instructions in the
+/// summarizer's request once, the handoff back once in the first request after it.
+fn kilo_tui_automatic_compaction() {
+    let Some(c) = clients("kilo_tui_automatic_compaction") else {
+        return;
+    };
+    let b = OpenCodeBox::of(&KILO, c, 8_000, 1_000);
+    tui_compacts_by_itself(&b, c, Turn::shell("true"));
 }
 
 /// The plugin's cost in Kilo Code against no plugin: opencode_plugin_cost's method
@@ -190,7 +203,8 @@ trials! {
         kilo_startup_fresh_drifted_stale,
         kilo_record_quit_and_kill_after_a_shell_edit,
         kilo_compaction_reminder_and_handoff_back,
-        kilo_tui_startup_compact_new,
+        kilo_tui_startup_compact_new_exit,
+        kilo_tui_automatic_compaction,
     ],
     ignored: [kilo_plugin_cost],
 }

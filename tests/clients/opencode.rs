@@ -12,6 +12,7 @@
 //! Needs node/npm, tmux and root (`unshare -n`); HANDOVER_SKIP_E2E=1 reports them ignored.
 
 use crate::support::fake_server::{self, LoggedRequest, Script, Turn};
+use crate::support::hook::RECORD_END_WAIT;
 use crate::support::interactive::{sandbox_pids, LAUNCHER, TUI_TIMEOUT_SECS};
 use crate::support::interactive_records::records_text;
 use crate::support::{
@@ -335,6 +336,7 @@ impl OpenCodeBox {
             .stdin(Stdio::null())
             .output()
             .unwrap();
+        self.hooks_done();
         Run {
             time: client_time(&script_path),
             dir,
@@ -362,6 +364,22 @@ impl OpenCodeBox {
         ];
         env.extend(self.host.env.iter().map(|(k, v)| (*k, PathBuf::from(v))));
         env
+    }
+
+    /// Waits (bounded) until no hook executable of ours runs in the sandbox: the plugin starts
+    /// SessionEnd without waiting for it (its `start`), so it may still run once the client
+    /// has exited.
+    pub fn hooks_done(&self) {
+        let ours = |pid: &u32| {
+            std::fs::read_link(format!("/proc/{pid}/exe")).is_ok_and(|exe| {
+                exe.file_name()
+                    .is_some_and(|n| n.to_string_lossy().starts_with("handover-"))
+            })
+        };
+        let until = Instant::now() + RECORD_END_WAIT;
+        while sandbox_pids(&self.home).iter().any(ours) && Instant::now() < until {
+            std::thread::sleep(Duration::from_millis(20));
+        }
     }
 
     /// The session record the run left, parsed.
@@ -926,6 +944,12 @@ fn opencode_never_blocked_by_a_stuck_handover() {
     for r in &run.requests {
         assert!(!r.body_text().contains("handover: "));
     }
+    // The stuck executables the client left running when it exited (Stop's, SessionEnd's).
+    for pid in sandbox_pids(&b.home) {
+        let _ = Command::new("kill")
+            .args(["-KILL", &pid.to_string()])
+            .status();
+    }
 }
 
 /// handover set up in the repository but not installed on the machine: the portable launcher
@@ -1045,9 +1069,17 @@ fn opencode_tui_startup_compact_new_exit() {
     };
     let b = OpenCodeBox::new(c, 200_000, 32_000);
     let tui = startup_compact_new(&b, c);
+    exit_ends_both_sessions(&b, tui);
+}
 
+/// After [`startup_compact_new`]: `/exit` ends the client, which starts SessionEnd for both
+/// sessions (the plugin's `dispose`) without waiting for it; each hook ran once per moment (two
+/// SessionStart `startup`, one `compact`, two SessionEnd) and every record says the session
+/// ended (`session_end`). Shared by OpenCode's and Kilo Code's terminal UI tests.
+pub(crate) fn exit_ends_both_sessions(b: &OpenCodeBox, tui: OpenCodeTui) {
     tui.send("/exit");
-    tui.wait_until("OpenCode to exit", 60, || tui.exited().is_some());
+    tui.wait_until("the client to exit", 60, || tui.exited().is_some());
+    b.hooks_done();
     let log = tui.hooks_log();
     assert_eq!(log.matches("source=startup").count(), 2, "{log}");
     assert_eq!(log.matches("source=compact").count(), 1, "{log}");
@@ -1166,13 +1198,23 @@ fn opencode_tui_automatic_compaction() {
         return;
     };
     let b = OpenCodeBox::new(c, 8_000, 1_000);
+    tui_compacts_by_itself(&b, c, Turn::text("BEFORE-COMPACTION"));
+}
+
+/// Automatic compaction in the terminal UI at the client's own point (`b`'s model: 7,000 of
+/// 8,000): one prompt whose steps report 3,000, 5,000 and 7,500 tokens, the last one `third`;
+/// the client compacts by itself and continues; the moments each once (the reminder in the
+/// third agent request, our instructions in the one summarizer request, the handoff back in the
+/// fourth agent request, which has no startup context; one PreCompact, PostCompact and
+/// SessionStart `compact`). Shared by OpenCode's and Kilo Code's tests.
+pub(crate) fn tui_compacts_by_itself(b: &OpenCodeBox, c: &Clients, third: Turn) {
     b.write_handoff();
     let tui = b.tui(c);
     const PROMPT: &str = "Run the tests until they pass";
     tui.add_turns(vec![
         Turn::shell("true").usage(3_000).when(PROMPT),
         Turn::shell("true").usage(5_000),
-        Turn::text("BEFORE-COMPACTION").usage(7_500),
+        third.usage(7_500),
         Turn::text("AFTER-COMPACTION"),
     ]);
     tui.send(PROMPT);
@@ -1228,7 +1270,9 @@ fn opencode_tui_automatic_compaction() {
 ///         opencode_plugin_cost -- --ignored --nocapture
 ///
 /// `HANDOVER_OPENCODE_BENCH_HOOKS`: the hook executables (default this build's);
-/// `HANDOVER_OPENCODE_BENCH_ROUNDS`: rounds (default 4).
+/// `HANDOVER_OPENCODE_BENCH_ROUNDS`: rounds (default 4); `HANDOVER_OPENCODE_BENCH_BEFORE`: a
+/// plugin file another build's `install` wrote for this client, run with this install's
+/// entries as a fifth way (the plugin before).
 fn opencode_plugin_cost() {
     if let Some(c) = clients("opencode_plugin_cost") {
         plugin_cost(&OPENCODE, c);
@@ -1279,7 +1323,18 @@ pub(crate) fn plugin_cost(host: &'static Host, c: &Clients) {
         }
         timed(&format!("{head}const HOOKS = {doc};\n{tail}"), &times_path)
     };
-    let ways: [(&str, Option<String>); 4] = [
+    // Another build's plugin (a file its `install` wrote for this client) with this install's
+    // entries: the plugin before, as a fifth way.
+    let before = std::env::var_os("HANDOVER_OPENCODE_BENCH_BEFORE").map(|path| {
+        let text = std::fs::read_to_string(&path).unwrap();
+        let (head, rest) = text.split_once("const HOOKS = ").unwrap();
+        let (_, tail) = rest.split_once(";\n").unwrap();
+        timed(
+            &format!("{head}const HOOKS = {hooks_json};\n{tail}"),
+            &times_path,
+        )
+    });
+    let mut ways: Vec<(&str, Option<String>)> = vec![
         ("argv (install's)", Some(variant(&|_| {}))),
         (
             "sh -c (no argv)",
@@ -1295,6 +1350,15 @@ pub(crate) fn plugin_cost(host: &'static Host, c: &Clients) {
         ),
         ("no plugin", None),
     ];
+    if let Some(text) = before {
+        ways.insert(
+            3,
+            (
+                "the plugin before (HANDOVER_OPENCODE_BENCH_BEFORE)",
+                Some(text),
+            ),
+        );
+    }
     let session = || {
         vec![
             Turn::shell("echo step 1").usage(3_000),
@@ -1447,16 +1511,33 @@ pub(crate) fn plugin_cost(host: &'static Host, c: &Clients) {
             med(&direct),
             med(&floor)
         );
-        cases.push(serde_json::json!({
+        let mut case = serde_json::json!({
             "event": event, "input": payload.to_string(), "cwd": b.project,
             "ways": {"sh -c": ["sh", "-c", command], "argv": argv, "do-nothing": ["cat"]},
-        }));
+        });
+        // How the plugin runs these now: SessionStart begun when the session is created, the
+        // request waiting for it that much later (the median gap seen in the client above);
+        // SessionEnd started and not waited for.
+        match event {
+            "SessionStart" => {
+                if let Some(gap) = waits.get(&(0, GAP.to_string())) {
+                    // At most 100 ms: past the hook's own time the wait is nothing either way.
+                    case["lead_ms"] = med(gap).min(100.0).into();
+                }
+            }
+            "SessionEnd" => case["detach"] = true.into(),
+            _ => {}
+        }
+        cases.push(case);
     }
     // The same three ways as the plugin starts them (`Bun.spawn`, the payload from a Blob, the
     // output read through a Response), in OpenCode's own runtime: its binary run as Bun
     // (`BUN_BE_BUN=1`), outside its event loop.
     let cases_path = b.root.join("bench-cases.json");
     std::fs::write(&cases_path, serde_json::Value::from(cases).to_string()).unwrap();
+    let med_gap = waits
+        .get(&(0, GAP.to_string()))
+        .map_or(f64::NAN, |g| med(g).min(100.0));
     let script = b.root.join("bench-spawn.mjs");
     std::fs::write(&script, BUN_SPAWN_BENCH).unwrap();
     let out = Command::new((host.binary)(c))
@@ -1479,8 +1560,17 @@ pub(crate) fn plugin_cost(host: &'static Host, c: &Clients) {
                 .unwrap_or_default();
             med(&t)
         };
+        let now = match (v["t"].get("begun earlier"), v["t"].get("detached")) {
+            (Some(_), _) => format!(
+                ", begun {:.1} ms earlier {:.1} ms",
+                med_gap,
+                ms("begun earlier")
+            ),
+            (_, Some(_)) => format!(", detached {:.1} ms", ms("detached")),
+            _ => String::new(),
+        };
         eprintln!(
-            "bench {name}: Bun.spawn: {}: sh -c {:.1} ms, argv {:.1} ms, a do-nothing process {:.1} ms (medians of 31)",
+            "bench {name}: Bun.spawn: {}: sh -c {:.1} ms, argv {:.1} ms, a do-nothing process {:.1} ms{now} (medians of 31)",
             v["event"].as_str().unwrap_or("?"),
             ms("sh -c"),
             ms("argv"),
@@ -1495,8 +1585,14 @@ pub(crate) fn plugin_cost(host: &'static Host, c: &Clients) {
     }
 }
 
-/// Times each way of each case (`[{event, input, cwd, ways: {name: argv}}]` in the file named
-/// by its argument) 31 times, interleaved, as the plugin starts a hook; one JSON line per case.
+/// The in-client time from a session's creation to its first agent request ([`timed`]).
+const GAP: &str = "gap session.created to the first agent request";
+
+/// Times each way of each case (`[{event, input, cwd, ways: {name: argv}, lead_ms?, detach?}]`
+/// in the file named by its argument) 31 times, interleaved, as the plugin starts a hook; one
+/// JSON line per case. `lead_ms`: also `begun earlier`, the argv started that long before its
+/// answer is awaited (the time awaited); `detach`: also `detached`, the argv started in its own
+/// process group and not waited for (the time to start it; it is then let finish, untimed).
 const BUN_SPAWN_BENCH: &str = r#"import fs from "node:fs";
 const cases = JSON.parse(fs.readFileSync(process.argv[2], "utf8"));
 for (const c of cases) {
@@ -1507,6 +1603,21 @@ for (const c of cases) {
       const child = Bun.spawn(argv, { cwd: c.cwd, stdin: new Blob([c.input]), stdout: "pipe", stderr: "ignore" });
       await new Response(child.stdout).text();
       (t[name] ||= []).push(performance.now() - t0);
+    }
+    if (c.lead_ms !== undefined) {
+      const child = Bun.spawn(c.ways.argv, { cwd: c.cwd, stdin: new Blob([c.input]), stdout: "pipe", stderr: "ignore" });
+      const text = new Response(child.stdout).text();
+      await Bun.sleep(c.lead_ms);
+      const t0 = performance.now();
+      await text;
+      (t["begun earlier"] ||= []).push(performance.now() - t0);
+    }
+    if (c.detach) {
+      const t0 = performance.now();
+      const child = Bun.spawn(c.ways.argv, { cwd: c.cwd, stdin: new Blob([c.input]), stdout: "ignore", stderr: "ignore", detached: true });
+      child.unref();
+      (t["detached"] ||= []).push(performance.now() - t0);
+      await child.exited;
     }
   }
   console.log(JSON.stringify({ event: c.event, t }));
@@ -1529,6 +1640,25 @@ fn timed(plugin: &str, times: &Path) -> String {
             1,
         );
     assert!(text.contains("runUntimed") && text.contains("HandoverPluginUntimed"));
+    // The plugin that begins SessionStart when the session is created, and PostCompact and
+    // SessionStart `compact` at `session.compacted`: how long the request then waits for them,
+    // and how long after the session's creation its first agent request came.
+    let text = text
+        .replacen(
+            "s.created = true;",
+            "s.created = true;\n        s.benchCreated = performance.now();",
+            1,
+        )
+        .replacen(
+            "keep(s, await opening(s, id));",
+            &format!("if (s.benchCreated) benchTime(\"{GAP}\", s.benchCreated);\n        const benchT0 = performance.now();\n        const opened = await opening(s, id);\n        benchTime(\"wait SessionStart (first agent request)\", benchT0);\n        keep(s, opened);"),
+            1,
+        )
+        .replacen(
+            "for (const text of await compacted) keep(s, text);",
+            "const benchT0 = performance.now();\n        const reopened = await compacted;\n        benchTime(\"wait PostCompact + SessionStart compact (first agent request after)\", benchT0);\n        for (const text of reopened) keep(s, text);",
+            1,
+        );
     format!(
         "{text}
 function benchTime(what, t0) {{

@@ -15,7 +15,7 @@ const sessions = new Map();
 
 function session(id) {
   if (!sessions.has(id)) {
-    sessions.set(id, { created: false, started: false, compacting: false, compacted: false, ended: false, texts: [] });
+    sessions.set(id, { created: false, started: false, compacting: false, compacted: null, ended: false, texts: [] });
   }
   return sessions.get(id);
 }
@@ -35,32 +35,60 @@ function note(id, line) {
   } catch {}
 }
 
+// Each handler of ours for `event`.
+function handlers(event) {
+  return ((HOOKS.hooks || {})[event] || []).flatMap((group) => group.hooks || []);
+}
+
+function input(event, id, payload) {
+  return JSON.stringify({ session_id: id, transcript_path: transcript(id), cwd: directory, hook_event_name: event, ...payload });
+}
+
 // Runs our hooks on `event` with the payload; their output, trimmed ("" when silent, failed or
 // too slow: OpenCode never waits longer than the hook's timeout).
 async function run(event, id, payload) {
   let text = "";
-  for (const group of (HOOKS.hooks || {})[event] || []) {
-    for (const hook of group.hooks || []) {
-      try {
-        const input = JSON.stringify({ session_id: id, transcript_path: transcript(id), cwd: directory, hook_event_name: event, ...payload });
-        // The executable itself when install wrote its words (`argv`): no shell to start first.
-        const child = Bun.spawn(hook.argv || ["sh", "-c", hook.command], { cwd: directory, stdin: new Blob([input]), stdout: "pipe", stderr: "ignore" });
-        // At the timeout: stop waiting (a process it started may still hold the pipe) and kill it.
-        let timer;
-        const late = new Promise((resolve) => {
-          timer = setTimeout(() => {
-            try { child.kill(9); } catch {}
-            resolve("");
-          }, (hook.timeout || 10) * 1000);
-        });
-        const out = (await Promise.race([new Response(child.stdout).text(), late])).trim();
-        clearTimeout(timer);
-        const said = answer(out);
-        if (said) text += (text ? "\n" : "") + said;
-      } catch {}
-    }
+  for (const hook of handlers(event)) {
+    const said = answer(await output(hook, input(event, id, payload)));
+    if (said) text += (text ? "\n" : "") + said;
   }
   return text;
+}
+
+async function output(hook, stdin) {
+  try {
+    // The executable itself when install wrote its words (`argv`): no shell to start first.
+    const child = Bun.spawn(hook.argv || ["sh", "-c", hook.command], { cwd: directory, stdin: new Blob([stdin]), stdout: "pipe", stderr: "ignore" });
+    // At the timeout: stop waiting (a process it started may still hold the pipe) and kill it.
+    let timer;
+    const late = new Promise((resolve) => {
+      timer = setTimeout(() => {
+        try { child.kill(9); } catch {}
+        resolve("");
+      }, (hook.timeout || 10) * 1000);
+    });
+    const out = (await Promise.race([new Response(child.stdout).text(), late])).trim();
+    clearTimeout(timer);
+    return out;
+  } catch {
+    return "";
+  }
+}
+
+// Starts our hooks on `event` whose answer nothing reads (SessionEnd) without waiting for them,
+// each in a process group of its own: it outlives OpenCode's exit and is not sent its signals.
+// Only an executable install wrote the words of (`argv`), which its own watchdog ends; any other
+// command is waited for, up to its timeout, as `run` does.
+async function start(event, id, payload) {
+  for (const hook of handlers(event)) {
+    if (!hook.argv) {
+      await output(hook, input(event, id, payload));
+      continue;
+    }
+    try {
+      Bun.spawn(hook.argv, { cwd: directory, stdin: new Blob([input(event, id, payload)]), stdout: "ignore", stderr: "ignore", detached: true }).unref();
+    } catch {}
+  }
 }
 
 // Our executables answer OpenCode in plain text. The one JSON line is the portable launcher's
@@ -79,11 +107,26 @@ function keep(s, text) {
   if (text) s.texts.push(text);
 }
 
+// SessionStart's answer, once per session: begun as soon as OpenCode creates the session, so
+// that its first agent request, which waits for it, finds it done (or nearly).
+function opening(s, id) {
+  if (!s.opening) s.opening = run("SessionStart", id, { source: s.created ? "startup" : "resume", model: s.model });
+  return s.opening;
+}
+
+// PostCompact's then SessionStart `compact`'s answers: begun at `session.compacted`, waited for
+// by the first agent request after it.
+async function reopening(s, id) {
+  const texts = [await run("PostCompact", id, { model: s.model })];
+  texts.push(await run("SessionStart", id, { source: "compact", model: s.model }));
+  return texts;
+}
+
 async function end(id, reason) {
   const s = session(id);
   if (s.started && !s.ended) {
     s.ended = true;
-    await run("SessionEnd", id, { reason });
+    await start("SessionEnd", id, { reason });
   }
 }
 
@@ -94,10 +137,15 @@ export const HandoverPlugin = async (ctx) => {
       const p = event.properties || {};
       const id = p.sessionID || (p.info && p.info.sessionID);
       if (!id) return;
-      if (event.type === "session.created") session(id).created = true;
-      else if (event.type === "session.compacted") {
-        Object.assign(session(id), { compacted: true, compacting: false });
+      if (event.type === "session.created") {
+        const s = session(id);
+        s.created = true;
+        opening(s, id);
+      } else if (event.type === "session.compacted") {
+        const s = Object.assign(session(id), { compacting: false });
         note(id, { type: "compacted" });
+        // One for the next agent request; a compaction again before it adds none.
+        if (!s.compacted) s.compacted = reopening(s, id);
       } else if (event.type === "session.idle") {
         const s = session(id);
         if (s.started) keep(s, await run("Stop", id, {}));
@@ -122,14 +170,14 @@ export const HandoverPlugin = async (ctx) => {
       }
       if (!s.started) {
         s.started = true;
-        keep(s, await run("SessionStart", id, { source: s.created ? "startup" : "resume", model: s.model }));
+        keep(s, await opening(s, id));
       } else if (s.compacted) {
+        const compacted = s.compacted;
         // The summary replaced the conversation, and our texts with it.
-        s.compacted = false;
+        s.compacted = null;
         s.texts = [];
         s.toolRan = null;
-        keep(s, await run("PostCompact", id, { model: s.model }));
-        keep(s, await run("SessionStart", id, { source: "compact", model: s.model }));
+        for (const text of await compacted) keep(s, text);
       } else if (s.toolRan) {
         // After the step's tools ran: the watch, whose answer must reach this request.
         const { tool, call } = s.toolRan;
