@@ -11,6 +11,7 @@ use super::output::{stdout, warn, JSON_VERSION};
 use super::LogArgs;
 use handover_handoff::sanitize::{quote, token};
 use handover_handoff::store::Store;
+use handover_recall::cache::LogCache;
 use handover_recall::item::{Doc, Item, Origin};
 use handover_recall::read::{self, History};
 use handover_recall::timeline::{self, Entry, Filter, What};
@@ -29,8 +30,11 @@ pub fn run(args: &LogArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         return stats(&store, args.json);
     }
     let now_ms = now_ms();
-    // Only what a line shows is read of each item (show and search read whole).
-    let history = refused_or(read::listing(&store, now_ms))?;
+    // Only what a line shows is read of each item (show and search read whole), and only of
+    // the files the cache (outside the repository) does not know as they are now.
+    let cache = LogCache::for_store(&store);
+    let history = refused_or(read::listing_cached(&store, now_ms, &cache))?;
+    cache.save();
     let scope = Scope::of(&store, args.all, args.branch.as_deref());
     let filter = Filter {
         branch: scope.branch.clone(),
