@@ -145,6 +145,12 @@ fn main() {
     }
 
     let medians = medians_interleaved(runs, &cases);
+    if has_log {
+        eprintln!(
+            "handover log's cache: {:.1} MB",
+            bytes_under(&cache) as f64 / 1e6
+        );
+    }
     let grep_word = medians[0].as_secs_f64();
     let grep_phrase = medians[2].as_secs_f64();
     println!(

@@ -89,7 +89,7 @@ enum Listed {
     /// An archived file that did not, and why (said on every run).
     Skipped(String),
     /// A session record's listed form; None: it did not parse (dropped, as without a cache).
-    Record(Option<SessionRecord>),
+    Record(Option<Box<SessionRecord>>),
 }
 
 /// The facts of an archived handoff that `handover log` lists and judges, already cleaned of
@@ -345,13 +345,13 @@ impl LogCache {
 impl handover_record::files::Known for LogCache {
     fn known(&self, path: &Path, meta: &Metadata) -> Option<Option<SessionRecord>> {
         match self.get(Part::Records, path, meta)? {
-            Listed::Record(record) => Some(record.clone()),
+            Listed::Record(record) => Some(record.as_deref().cloned()),
             _ => None,
         }
     }
 
     fn listed(&self, path: &Path, meta: &Metadata, record: Option<&SessionRecord>, fresh: bool) {
-        let listed = fresh.then(|| Listed::Record(record.cloned()));
+        let listed = fresh.then(|| Listed::Record(record.cloned().map(Box::new)));
         self.note(Part::Records, path, meta, listed);
     }
 }

@@ -675,6 +675,7 @@ mod tests {
             HISTORY_MAX_BYTES,
             &|_| true,
             SessionRecord::sanitized,
+            &Unknown,
         );
         assert!(
             cut.cut
@@ -694,6 +695,7 @@ mod tests {
             2 * size + 1,
             &|_| true,
             SessionRecord::sanitized,
+            &Unknown,
         );
         let ids: Vec<&str> = cut
             .listed
