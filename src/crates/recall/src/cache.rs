@@ -89,6 +89,9 @@ enum Listed {
     /// An archived file that did not, and why (said on every run).
     Skipped(String),
     /// A session record's listed form; None: it did not parse (dropped, as without a cache).
+    /// Stored without the fields that hold their default value (most of a listed record):
+    /// read back, they are the default again.
+    #[serde(serialize_with = "without_defaults")]
     Record(Option<Box<SessionRecord>>),
 }
 
@@ -163,6 +166,26 @@ impl ListedHandoff {
     }
 }
 
+/// A record as JSON without the top-level fields equal to [`SessionRecord::default`]'s:
+/// `#[serde(default)]` puts them back on reading, so the record reads back the same.
+fn without_defaults<S: serde::Serializer>(
+    record: &Option<Box<SessionRecord>>,
+    serializer: S,
+) -> Result<S::Ok, S::Error> {
+    use serde::ser::Error as _;
+    static DEFAULT: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
+    let Some(record) = record else {
+        return serializer.serialize_none();
+    };
+    let mut value = serde_json::to_value(record).map_err(S::Error::custom)?;
+    let default =
+        DEFAULT.get_or_init(|| serde_json::to_value(SessionRecord::default()).unwrap_or_default());
+    if let (Some(fields), Some(default)) = (value.as_object_mut(), default.as_object()) {
+        fields.retain(|name, v| default.get(name) != Some(v));
+    }
+    serializer.serialize_some(&value)
+}
+
 /// Redaction leaves every one of `texts` as it is (the cache never holds what it would hide).
 fn clean(texts: &[&str]) -> bool {
     texts.iter().all(|t| sanitize::redacted(t) == *t)
@@ -198,6 +221,8 @@ pub struct LogCache {
     /// This run's files: those taken from `known` and those read now (to be cached).
     used: Mutex<Vec<Key>>,
     fresh: Mutex<Vec<Cached>>,
+    /// Saved already: a second save has nothing of this run left to write.
+    saved: std::sync::atomic::AtomicBool,
     now_ns: i64,
 }
 
@@ -228,6 +253,7 @@ impl LogCache {
             known,
             used: Mutex::new(Vec::new()),
             fresh: Mutex::new(Vec::new()),
+            saved: std::sync::atomic::AtomicBool::new(false),
             now_ns: now_ns(),
         }
     }
@@ -297,33 +323,35 @@ impl LogCache {
 
     /// Writes the cache back when this run read a file it did not hold or no longer listed
     /// one it held: this run's files only. Best effort: a failure leaves the cache as it was
-    /// (or missing), and says nothing.
-    pub fn save(self) {
-        let Some(path) = self.path else {
+    /// (or missing), and says nothing. Once per run: a second call does nothing.
+    pub fn save(&self) {
+        let Some(path) = &self.path else {
             return;
         };
-        let used = self.used.into_inner().unwrap_or_else(|e| e.into_inner());
-        let fresh = self.fresh.into_inner().unwrap_or_else(|e| e.into_inner());
+        if self.saved.swap(true, std::sync::atomic::Ordering::Relaxed) {
+            return;
+        }
+        let used = std::mem::take(&mut *lock(&self.used));
+        let fresh = std::mem::take(&mut *lock(&self.fresh));
         if fresh.is_empty() && used.len() == self.known.len() {
             return;
         }
-        let mut known = self.known;
         let mut files: Vec<Cached> = used
             .into_iter()
             .filter_map(|key| {
-                let (identity, listed) = known.remove(&key)?;
+                let (identity, listed) = self.known.get(&key)?;
                 Some(Cached {
                     part: key.0,
                     name: key.1,
-                    identity,
-                    listed,
+                    identity: *identity,
+                    listed: listed.clone(),
                 })
             })
             .collect();
         files.extend(fresh);
         let stored = Stored {
             version: VERSION,
-            root: self.root,
+            root: self.root.clone(),
             files,
         };
         let Ok(bytes) = serde_json::to_vec(&stored) else {
@@ -338,7 +366,7 @@ impl LogCache {
         if make_private_dir(dir).is_err() {
             return;
         }
-        let _ = safe_fs::replace(&path, &bytes, false);
+        let _ = safe_fs::replace(path, &bytes, false);
     }
 }
 
@@ -678,6 +706,28 @@ mod tests {
         std::os::unix::fs::symlink("/dev/zero", &path).unwrap();
         let (listed, _) = cached(&dir, &store);
         assert_eq!(listed, expected);
+    }
+
+    #[test]
+    fn a_record_reads_back_from_the_cache_as_it_was_listed() {
+        let mut r = SessionRecord::new("sess-2", handover_clients::Agent::Codex);
+        r.files_edited = vec!["a.rs".into(), "b.rs".into()];
+        r.files_edited_total = 7;
+        r.last_failure_passed_later = true;
+        r.working_tree = "/some/tree".into();
+        r.made_by = "handover".into();
+        r.last_activity_ms = 5;
+        // Not stored in a record (its file's name is): read from a file, it is empty.
+        r.file_key.clear();
+        for record in [r, SessionRecord::default()] {
+            let listed = Listed::Record(Some(Box::new(record.clone())));
+            let json = serde_json::to_string(&listed).unwrap();
+            assert!(!json.contains("\"requests\""), "{json}");
+            match serde_json::from_str::<Listed>(&json).unwrap() {
+                Listed::Record(Some(back)) => assert_eq!(*back, record),
+                other => panic!("{other:?}"),
+            }
+        }
     }
 
     #[test]
