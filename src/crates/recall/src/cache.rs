@@ -200,13 +200,14 @@ struct Cached {
     listed: Listed,
 }
 
-/// The cache as stored.
+/// The cache's first line; then one line per file ([`Cached`]), read on every core.
 #[derive(Serialize, Deserialize)]
-struct Stored {
+struct Header {
     version: u32,
     /// The working tree it is for (its canonical path), checked on reading.
     root: String,
-    files: Vec<Cached>,
+    /// How many lines follow: a cache cut short at a line's end is not taken for a smaller one.
+    files: usize,
 }
 
 type Key = (Part, String);
@@ -349,14 +350,22 @@ impl LogCache {
             })
             .collect();
         files.extend(fresh);
-        let stored = Stored {
+        let header = Header {
             version: VERSION,
             root: self.root.clone(),
-            files,
+            files: files.len(),
         };
-        let Ok(bytes) = serde_json::to_vec(&stored) else {
-            return;
-        };
+        // Compact JSON escapes every control character: a line break only ends a line.
+        let mut bytes = Vec::new();
+        for line in
+            std::iter::once(serde_json::to_vec(&header)).chain(files.iter().map(serde_json::to_vec))
+        {
+            let Ok(line) = line else {
+                return;
+            };
+            bytes.extend_from_slice(&line);
+            bytes.push(b'\n');
+        }
         if bytes.len() as u64 > MAX_CACHE_BYTES {
             return;
         }
@@ -400,17 +409,23 @@ fn file_name(root: &Path) -> String {
 /// used (missing, a link, too large, damaged, of another version or working tree).
 fn load(path: &Path, root: &str) -> Option<HashMap<Key, (Identity, Listed)>> {
     let bytes = safe_fs::read_limited(path, MAX_CACHE_BYTES).ok()??;
-    let stored: Stored = serde_json::from_slice(&bytes).ok()?;
-    if stored.version != VERSION || stored.root != root {
+    let mut lines = bytes.split(|&b| b == b'\n');
+    let header: Header = serde_json::from_slice(lines.next()?).ok()?;
+    if header.version != VERSION || header.root != root {
         return None;
     }
-    Some(
-        stored
-            .files
-            .into_iter()
-            .map(|c| ((c.part, c.name), (c.identity, c.listed)))
-            .collect(),
-    )
+    let lines: Vec<&[u8]> = lines.filter(|l| !l.is_empty()).collect();
+    if lines.len() != header.files {
+        return None;
+    }
+    let parsed =
+        handover_base::parallel::map(&lines, |line| serde_json::from_slice::<Cached>(line).ok());
+    let mut known = HashMap::with_capacity(parsed.len());
+    for c in parsed {
+        let c = c?;
+        known.insert((c.part, c.name), (c.identity, c.listed));
+    }
+    Some(known)
 }
 
 /// `dir` and its missing parents, each created readable by the user alone.
