@@ -24,7 +24,6 @@
 //! files listed in that run (a removed file is dropped); a cache directory that cannot be
 //! written means no cache. Deleting it is always safe.
 
-use crate::read::Loaded;
 use handover_handoff::model::{GitSnapshot, Handoff, Kind};
 use handover_handoff::safe_fs;
 use handover_handoff::sanitize;
@@ -288,34 +287,36 @@ impl LogCache {
         }
     }
 
-    /// An archived handoff file as listed before, when it is the same file.
-    pub(crate) fn archived(&self, path: &Path, meta: &Metadata, modified: u64) -> Option<Loaded> {
+    /// An archived handoff file as listed before, when it is the same file: the handoff's
+    /// listed facts, or why it was skipped.
+    pub(crate) fn archived(&self, path: &Path, meta: &Metadata) -> Option<Result<Handoff, String>> {
         match self.get(Part::Archive, path, meta)? {
-            Listed::Handoff(h) => Some(Loaded::Handoff(Box::new(h.handoff()), modified)),
-            Listed::Skipped(why) => Some(Loaded::Invalid(why.clone())),
+            Listed::Handoff(h) => Some(Ok(h.handoff())),
+            Listed::Skipped(why) => Some(Err(why.clone())),
             Listed::Record(_) => None,
         }
     }
 
-    /// What an archived handoff file gave: cached when it is a verdict on its bytes (a handoff,
-    /// or why it is not one) whose every text redaction leaves as it is.
+    /// What an archived handoff file gave (`verdict`: the handoff, or why its bytes are not
+    /// one; None when it is no verdict on its bytes, such as a file that could not be read):
+    /// cached when every text of it is one redaction leaves as it is.
     pub(crate) fn archived_listed(
         &self,
         path: &Path,
         meta: &Metadata,
-        loaded: &Loaded,
+        verdict: Option<Result<&Handoff, &str>>,
         fresh: bool,
     ) {
         if !fresh {
             return self.note(Part::Archive, path, meta, None);
         }
-        let listed = match loaded {
-            Loaded::Handoff(h, _) => {
+        let listed = match verdict {
+            Some(Ok(h)) => {
                 let listed = ListedHandoff::of(h);
                 clean(&listed.texts()).then_some(Listed::Handoff(listed))
             }
-            Loaded::Invalid(why) => clean(&[why]).then(|| Listed::Skipped(why.clone())),
-            _ => None,
+            Some(Err(why)) => clean(&[why]).then(|| Listed::Skipped(why.to_string())),
+            None => None,
         };
         if listed.is_some() {
             self.note(Part::Archive, path, meta, listed);

@@ -304,15 +304,24 @@ impl Reader<'_> {
                 .and_then(|m| m.modified().ok())
                 .map(handover_base::clock::millis);
             if let (Some(cache), Some(meta), Some(modified)) = (cache, meta, modified) {
-                if let Some(known) = cache.archived(path, meta, modified) {
-                    return (known, false);
+                match cache.archived(path, meta) {
+                    Some(Ok(handoff)) => {
+                        return (Loaded::Handoff(Box::new(handoff), modified), false)
+                    }
+                    Some(Err(why)) => return (Loaded::Invalid(why), false),
+                    None => {}
                 }
             }
             (load(path, Some(may_hold), modified), true)
         });
         for ((path, meta), (loaded, fresh)) in within.iter().zip(loaded) {
             if let (Some(cache), Some(meta)) = (cache, meta) {
-                cache.archived_listed(path, meta, &loaded, fresh);
+                let verdict = match &loaded {
+                    Loaded::Handoff(handoff, _) => Some(Ok(&**handoff)),
+                    Loaded::Invalid(why) => Some(Err(why.as_str())),
+                    _ => None,
+                };
+                cache.archived_listed(path, meta, verdict, fresh);
             }
             if let Some((handoff, modified)) = self.take(path, loaded) {
                 let file = path
@@ -601,7 +610,7 @@ impl Reader<'_> {
 
 /// What reading one stored handoff file gave, before anything is recorded: files are read on
 /// several threads, then taken in order ([`Reader::take`]).
-pub(crate) enum Loaded {
+enum Loaded {
     /// Gone meanwhile.
     Nothing,
     /// Not used, and why (a problem to say): it could not be read.
