@@ -38,7 +38,8 @@ use std::sync::Mutex;
 
 /// The cache's format; a cache of any other is ignored (and rewritten).
 const VERSION: u32 = 1;
-/// A cache file larger than this is ignored: 20,000 files' listings take about 10 MiB.
+/// A cache file larger than this is ignored (and not written): 20,000 files' listings take
+/// about 12.5 MB.
 pub const MAX_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 /// A file whose modification or status-change time is this close to now is not cached.
 pub const RACY_NS: i64 = 2_000_000_000;
