@@ -7,7 +7,8 @@
 //! transcript, then copied with their text, ids and times varied (handoffs re-sealed, so
 //! every checksum holds). Then times, interleaved (`RECALL_BENCH_RUNS` rounds, default 11;
 //! medians, warm page cache):
-//! - `handover log` and `handover log --all` (when this build has `log`);
+//! - `handover log` and `handover log --all` (when this build has `log`), each cold (its cache
+//!   deleted first, as at a user's first `log`) and warm (the cache the run before left);
 //! - `handover search <word>` (a word in about 2 % of the documents) and
 //!   `handover search "<phrase>"` (a phrase in about 1 %, its words in many more);
 //! - `grep -rlF <word>` and `grep -rliF <word>` over `.handover/` (the archive, the records,
@@ -54,8 +55,14 @@ fn main() {
         Ok(tmp)
     };
     make_repo(&repo);
+    // `handover log`'s cache in this run's temp dir, not the user's.
+    let cache = tmp_path(&repo).join("cache");
+    CACHE.set(cache.clone()).expect("set once");
     let start = Instant::now();
     build_store(&repo, handoffs, records);
+    // A user's history was written long before it is listed: files changed within the last
+    // two seconds are never cached (their times could still be shared by a later change).
+    std::thread::sleep(Duration::from_millis(2500));
     let store = repo.join(".handover");
     eprintln!(
         "store of {handoffs} archived handoffs and {records} records built in {:.1} s: {} files, {:.1} MB",
@@ -104,8 +111,20 @@ fn main() {
         s(&["search", "--json", WORD]),
     );
     if has_log {
-        add("handover log".into(), HANDOVER, s(&["log"]));
-        add("handover log --all".into(), HANDOVER, s(&["log", "--all"]));
+        // Cold: the cache deleted first (not timed), so the run reads every file and writes
+        // the cache; warm: the cache that run left.
+        for args in [vec!["log"], vec!["log", "--all"]] {
+            let name = format!("handover {}", args.join(" "));
+            let (dir, cold_args, cache) = (repo.clone(), s(&args), cache.clone());
+            names.push(format!("{name} (cold cache)"));
+            cases.push(Box::new(move || {
+                let _ = std::fs::remove_dir_all(&cache);
+                time(HANDOVER, &cold_args, &dir)
+            }));
+            let (dir, warm_args) = (repo.clone(), s(&args));
+            names.push(format!("{name} (warm cache)"));
+            cases.push(Box::new(move || time(HANDOVER, &warm_args, &dir)));
+        }
     }
 
     // What each finds, once: the search must find what grep finds (grep -i, the same files).
@@ -126,6 +145,12 @@ fn main() {
     }
 
     let medians = medians_interleaved(runs, &cases);
+    if has_log {
+        eprintln!(
+            "handover log's cache: {:.1} MB",
+            bytes_under(&cache) as f64 / 1e6
+        );
+    }
     let grep_word = medians[0].as_secs_f64();
     let grep_phrase = medians[2].as_secs_f64();
     println!(
@@ -145,11 +170,20 @@ fn main() {
     }
 }
 
+/// Where `handover log` keeps its cache in this run.
+static CACHE: std::sync::OnceLock<PathBuf> = std::sync::OnceLock::new();
+
+/// The directory of the run's store (beside `repo`).
+fn tmp_path(repo: &Path) -> PathBuf {
+    repo.parent().expect("the temp dir").to_path_buf()
+}
+
 fn time(program: &str, args: &[String], dir: &Path) -> Duration {
     let start = Instant::now();
     let status = Command::new(program)
         .args(args)
         .current_dir(dir)
+        .env("HANDOVER_CACHE_DIR", CACHE.get().expect("set"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()
@@ -167,6 +201,7 @@ fn output(program: &str, args: &[&str], dir: &Path) -> String {
     let out = Command::new(program)
         .args(args)
         .current_dir(dir)
+        .env("HANDOVER_CACHE_DIR", CACHE.get().expect("set"))
         .output()
         .expect("spawn");
     String::from_utf8_lossy(&out.stdout).into_owned()
@@ -176,6 +211,7 @@ fn handover_status(dir: &Path, args: &[&str]) -> Option<i32> {
     Command::new(HANDOVER)
         .args(args)
         .current_dir(dir)
+        .env("HANDOVER_CACHE_DIR", CACHE.get().expect("set"))
         .stdout(Stdio::null())
         .stderr(Stdio::null())
         .status()

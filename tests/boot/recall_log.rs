@@ -673,3 +673,150 @@ fn a_handoff_that_came_with_the_repository_is_labelled_not_written_here() {
         "{text}"
     );
 }
+
+/// `handover log args` in `repo` with `cache` as its cache directory ("": none), the clock
+/// ten minutes on (every file is old enough to be cached, and relative times do not tick
+/// between runs): stdout and stderr.
+fn log_with_cache(repo: &TestRepo, cache: &Path, args: &[&str]) -> (String, String) {
+    let out = handover_command(repo.path(), &[&["log"], args].concat())
+        .env("HANDOVER_CACHE_DIR", cache)
+        .env(handover_base::clock::TEST_SHIFT_VAR, "600")
+        .output()
+        .unwrap();
+    assert!(out.status.success(), "{out:?}");
+    (
+        String::from_utf8_lossy(&out.stdout).into_owned(),
+        String::from_utf8_lossy(&out.stderr).into_owned(),
+    )
+}
+
+/// Every file under `dir`, with its bytes.
+fn files_under(dir: &Path) -> Vec<(PathBuf, Vec<u8>)> {
+    let mut out = Vec::new();
+    let mut stack = vec![dir.to_path_buf()];
+    while let Some(d) = stack.pop() {
+        for entry in fs::read_dir(&d).into_iter().flatten().flatten() {
+            let path = entry.path();
+            if entry.file_type().unwrap().is_dir() {
+                stack.push(path);
+            } else {
+                out.push((path.clone(), fs::read(&path).unwrap_or_default()));
+            }
+        }
+    }
+    out.sort();
+    out
+}
+
+#[test]
+fn log_prints_the_same_with_a_cold_cache_a_warm_one_and_none() {
+    // Handoffs written, archived and finished on two branches, a session kept by the hooks, a
+    // forged handoff with escape sequences, one whose checksum fails, a torn record.
+    let repo = two_branches();
+    let t = transcript(&repo);
+    repo.write("src/parse.py", "def parse(s):\n    return s.strip()\n");
+    let sid = "0b1c2d3e-1111-2222-3333-444455556666";
+    for (bin, event) in [
+        (context_watch_exe(), "Stop"),
+        (pre_compact_exe(), "SessionEnd"),
+    ] {
+        run_hook(
+            bin,
+            &["--agent", "claude"],
+            payload(
+                json!({"session_id": sid, "transcript_path": t, "cwd": repo.path(),
+                "hook_event_name": event, "reason": "prompt_input_exit",
+                "stop_hook_active": false}),
+            ),
+            &[],
+        )
+        .assert_clean(event);
+    }
+    let archive = repo.path().join(".handover/archive");
+    let forged = sealed(
+        &repo,
+        "x» verified by handover «y",
+        "Evil \u{1b}]0;title\u{7}goal\u{1b}[2J with a \u{202E}twist",
+        "2099-01-01T00:00:00Z",
+    );
+    fs::write(
+        archive.join("20991231T000000.000000000Z.json"),
+        serde_json::to_vec(&forged).unwrap(),
+    )
+    .unwrap();
+    let mut damaged = sealed(
+        &repo,
+        "damaged-1",
+        "Before the edit",
+        "2026-01-01T00:00:00Z",
+    );
+    damaged.content.goal = "Edited by hand".into();
+    let damaged_path = archive.join("20260101T000000.000000000Z.json");
+    fs::write(&damaged_path, serde_json::to_vec_pretty(&damaged).unwrap()).unwrap();
+    fs::write(
+        repo.path().join(".handover/records/torn.json"),
+        "{\"session",
+    )
+    .unwrap();
+    let store_before = files_under(&repo.path().join(".handover"));
+
+    let caches = repo.sibling("caches");
+    let warm = caches.join("user");
+    for args in [&[][..], &["--all"], &["--json"], &["--all", "--json"]] {
+        let _ = fs::remove_dir_all(&warm);
+        let none = log_with_cache(&repo, Path::new(""), args);
+        let cold = log_with_cache(&repo, &warm, args);
+        let cached = fs::read_dir(warm.join("log")).map_or(0, Iterator::count);
+        assert_eq!(cached, 1, "one cache file for the working tree");
+        let kept = files_under(&warm)
+            .into_iter()
+            .map(|(_, bytes)| String::from_utf8_lossy(&bytes).into_owned())
+            .collect::<String>();
+        assert!(
+            kept.contains("20260101T000000.000000000Z.json") && kept.contains("checksum mismatch"),
+            "the damaged file's verdict is cached: {kept}"
+        );
+        let warm_run = log_with_cache(&repo, &warm, args);
+        assert_eq!(cold, none, "log {args:?}: cold cache");
+        assert_eq!(warm_run, none, "log {args:?}: warm cache");
+        if args.contains(&"--all") {
+            assert!(
+                none.0.contains("recorded") && none.0.contains("done"),
+                "{none:?}"
+            );
+            assert!(
+                none.1.contains("checksum mismatch"),
+                "the damaged file is said from the cache too: {none:?}"
+            );
+        }
+    }
+    assert_eq!(
+        files_under(&repo.path().join(".handover")),
+        store_before,
+        "nothing written in the repository"
+    );
+
+    // Changed after it was cached, its size and time put back: read again.
+    let mut fixed = sealed(
+        &repo,
+        "damaged-1",
+        "Before the edit",
+        "2026-01-01T00:00:00Z",
+    );
+    fixed.content.goal = "Edited by han".into();
+    handover_handoff::store::seal(&mut fixed);
+    let mut bytes = serde_json::to_vec_pretty(&fixed).unwrap();
+    let old = fs::metadata(&damaged_path).unwrap();
+    bytes.resize(old.len() as usize, b' ');
+    fs::write(&damaged_path, &bytes).unwrap();
+    fs::File::options()
+        .write(true)
+        .open(&damaged_path)
+        .unwrap()
+        .set_modified(old.modified().unwrap())
+        .unwrap();
+    let after = log_with_cache(&repo, &warm, &["--all"]);
+    assert!(after.0.contains("Edited by han"), "{after:?}");
+    assert!(!after.1.contains("checksum mismatch"), "{after:?}");
+    assert_eq!(after, log_with_cache(&repo, Path::new(""), &["--all"]));
+}

@@ -293,9 +293,10 @@ fn heavy_or_edge_dependencies_stay_where_they_belong() {
                 "{cli_only} in {name}"
             );
         }
+        // ...and recall's, for `handover log`'s cache in the user's cache directory.
         assert_eq!(
             deps.contains("dirs"),
-            *name == "handover-installer",
+            matches!(*name, "handover-installer" | "handover-recall"),
             "dirs in {name}"
         );
         if *name == "handover-base" {
@@ -334,9 +335,16 @@ fn links(exe: &str, krate: &str) -> bool {
     String::from_utf8_lossy(&std::fs::read(exe).unwrap()).contains(krate)
 }
 
-/// What the CLI links and a hook executable must not: clap, the installer, and the MCP
-/// server's SDK with its async runtime (no runtime starts on a hook's path).
-const CLI_ONLY: [&str; 4] = ["clap_builder", "handover_installer", "rmcp", "tokio"];
+/// What the CLI links and a hook executable must not: clap, the installer, the MCP server's
+/// SDK with its async runtime (no runtime starts on a hook's path), and recall (the hooks
+/// never read the history, nor `handover log`'s cache).
+const CLI_ONLY: [&str; 5] = [
+    "clap_builder",
+    "handover_installer",
+    "rmcp",
+    "tokio",
+    "handover_recall",
+];
 
 #[test]
 fn hook_executables_link_nothing_that_is_the_clis_alone() {

@@ -261,10 +261,19 @@ pub fn handover_command(dir: &Path, args: &[&str]) -> Command {
         .env_remove("COPILOT_CLI")
         .env_remove("COPILOT_AGENT_SESSION_ID")
         .env("HANDOVER_AGENT", "test")
+        // `handover log`'s cache in a directory of the tests', never the user's.
+        .env("HANDOVER_CACHE_DIR", test_cache_dir())
         .stdin(std::process::Stdio::null())
         .stdout(std::process::Stdio::piped())
         .stderr(std::process::Stdio::piped());
     c
+}
+
+/// Where the `handover` commands the tests run keep `handover log`'s cache (one file per
+/// working tree, so tests do not share one): the system's temporary directory, not the
+/// user's cache.
+pub fn test_cache_dir() -> PathBuf {
+    std::env::temp_dir().join("handover-test-cache")
 }
 
 /// `handover args` in `dir` ([`handover_command`]) with `home` as HOME (and CODEX_HOME,

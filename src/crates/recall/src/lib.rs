@@ -7,9 +7,11 @@
 //! fetched from another machine) and session record (this working tree's, foreign, fetched) as
 //! an [`item::Item`] with its id, origin, time, branch, agent and text fields by name, plus the
 //! journal's events and what was skipped. [`timeline`] makes `handover log`'s lines of it;
-//! [`when`] reads and says times. [`search`] finds and ranks text in documents of named
+//! [`when`] reads and says times; [`cache`] keeps what `handover log` listed of each file, outside
+//! the repository. [`search`] finds and ranks text in documents of named
 //! fields, whatever they come from (`handover search` gives it the items).
 
+pub mod cache;
 pub mod item;
 pub mod journal;
 pub mod read;

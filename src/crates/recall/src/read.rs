@@ -6,6 +6,7 @@
 //! records through `handover_record::files` with their provenance; what cannot be used is
 //! skipped and said in [`History::problems`], never a panic.
 
+use crate::cache::LogCache;
 use crate::item::{handoff_fields, listed_handoff_fields, record_fields, Doc, Field, Item, Origin};
 use crate::journal::Logged;
 use handover_git::provenance::InHead;
@@ -70,7 +71,14 @@ impl History {
 /// Everything the repository's history holds, read once. `now_ms`: what "now" is for
 /// future-dated items (`handover_base::clock::millis(SystemTime::now())`).
 pub fn read(store: &Store, now_ms: u64) -> History {
-    read_within(store, now_ms, MAX_ARCHIVE_BYTES, &|_| true, Depth::Whole)
+    read_within(
+        store,
+        now_ms,
+        MAX_ARCHIVE_BYTES,
+        &|_| true,
+        Depth::Whole,
+        None,
+    )
 }
 
 /// [`read`] for a listing (`handover log`): the same items, problems and events, but each item
@@ -78,7 +86,28 @@ pub fn read(store: &Store, now_ms: u64) -> History {
 /// agent, end, files edited and last failing command (`handover_record::files::listed_all`:
 /// the rest of a record is dropped unread, not redacted). `show` and `search` read whole.
 pub fn listing(store: &Store, now_ms: u64) -> History {
-    read_within(store, now_ms, MAX_ARCHIVE_BYTES, &|_| true, Depth::Listing)
+    read_within(
+        store,
+        now_ms,
+        MAX_ARCHIVE_BYTES,
+        &|_| true,
+        Depth::Listing,
+        None,
+    )
+}
+
+/// [`listing`], taking what `cache` holds of each archived handoff and record file that is
+/// unchanged since it was cached instead of reading it again, and telling it what was read
+/// (`crate::cache`: the same history either way). The caller saves the cache after.
+pub fn listing_cached(store: &Store, now_ms: u64, cache: &LogCache) -> History {
+    read_within(
+        store,
+        now_ms,
+        MAX_ARCHIVE_BYTES,
+        &|_| true,
+        Depth::Listing,
+        Some(cache),
+    )
 }
 
 /// How much of each item a read keeps.
@@ -94,7 +123,14 @@ enum Depth {
 /// [`History::unread`] and are neither listed nor checked. The current handoff, the journal
 /// and fetched handoffs are read whole.
 pub fn read_candidates(store: &Store, now_ms: u64, may_hold: &MayHold<'_>) -> History {
-    read_within(store, now_ms, MAX_ARCHIVE_BYTES, may_hold, Depth::Whole)
+    read_within(
+        store,
+        now_ms,
+        MAX_ARCHIVE_BYTES,
+        may_hold,
+        Depth::Whole,
+        None,
+    )
 }
 
 /// [`read_candidates`] with `archive_bytes` of archive files read at most.
@@ -104,6 +140,7 @@ fn read_within(
     archive_bytes: u64,
     may_hold: &MayHold<'_>,
     depth: Depth,
+    cache: Option<&LogCache>,
 ) -> History {
     let mut history = History::default();
     if let Err(refused) = store.check() {
@@ -121,6 +158,7 @@ fn read_within(
         archive_bytes,
         may_hold,
         depth,
+        cache,
         history,
     };
     reader.current();
@@ -154,6 +192,8 @@ struct Reader<'s> {
     /// Whether an archived handoff's or a record's bytes are worth parsing.
     may_hold: &'s MayHold<'s>,
     depth: Depth,
+    /// `handover log`'s cache of what archived and record files gave before.
+    cache: Option<&'s LogCache>,
     history: History,
 }
 
@@ -198,7 +238,7 @@ impl Reader<'_> {
         let Ok(entries) = fs::read_dir(&dir) else {
             return;
         };
-        let mut names: Vec<(String, PathBuf, u64, Option<u64>)> = Vec::new();
+        let mut names: Vec<(String, PathBuf, Option<fs::Metadata>)> = Vec::new();
         let mut more = false;
         for (n, entry) in entries.flatten().enumerate() {
             if n >= MAX_ARCHIVE_ENTRIES {
@@ -213,12 +253,7 @@ impl Reader<'_> {
             // open: a file over the cap is not opened at all (the read below caps again, for a
             // file that grows meanwhile), and the time that bounds its handoff's costs no
             // lookup of its whole path again.
-            let meta = entry.metadata().ok();
-            let size = meta.as_ref().map_or(0, |m| m.len());
-            let modified = meta
-                .and_then(|m| m.modified().ok())
-                .map(handover_base::clock::millis);
-            names.push((name, entry.path(), size, modified));
+            names.push((name, entry.path(), entry.metadata().ok()));
         }
         if more {
             let place = self.relative(&dir);
@@ -231,7 +266,8 @@ impl Reader<'_> {
         names.sort_by(|a, b| b.0.cmp(&a.0));
         let mut budget = self.archive_bytes;
         let mut within = Vec::with_capacity(names.len());
-        for (_, path, size, modified) in names {
+        for (_, path, meta) in names {
+            let size = meta.as_ref().map_or(0, fs::Metadata::len);
             if size > MAX_STATE_BYTES {
                 let place = self.relative(&path);
                 self.problem(
@@ -256,14 +292,37 @@ impl Reader<'_> {
                 );
                 break;
             }
-            within.push((path, modified));
+            within.push((path, meta));
         }
-        // Read and parsed on every core (the most of `log`'s time), then taken in order.
+        // Read and parsed on every core (the most of `log`'s time), then taken in order; a
+        // file the cache knows as it is now is not read.
         let may_hold = self.may_hold;
-        let loaded = handover_base::parallel::map(&within, |(path, modified)| {
-            load(path, Some(may_hold), *modified)
+        let cache = self.cache;
+        let loaded = handover_base::parallel::map(&within, |(path, meta)| {
+            let modified = meta
+                .as_ref()
+                .and_then(|m| m.modified().ok())
+                .map(handover_base::clock::millis);
+            if let (Some(cache), Some(meta), Some(modified)) = (cache, meta, modified) {
+                match cache.archived(path, meta) {
+                    Some(Ok(handoff)) => {
+                        return (Loaded::Handoff(Box::new(handoff), modified), false)
+                    }
+                    Some(Err(why)) => return (Loaded::Invalid(why), false),
+                    None => {}
+                }
+            }
+            (load(path, Some(may_hold), modified), true)
         });
-        for ((path, _), loaded) in within.iter().zip(loaded) {
+        for ((path, meta), (loaded, fresh)) in within.iter().zip(loaded) {
+            if let (Some(cache), Some(meta)) = (cache, meta) {
+                let verdict = match &loaded {
+                    Loaded::Handoff(handoff, _) => Some(Ok(&**handoff)),
+                    Loaded::Invalid(why) => Some(Err(why.as_str())),
+                    _ => None,
+                };
+                cache.archived_listed(path, meta, verdict, fresh);
+            }
             if let Some((handoff, modified)) = self.take(path, loaded) {
                 let file = path
                     .file_name()
@@ -280,7 +339,7 @@ impl Reader<'_> {
     fn take(&mut self, path: &Path, loaded: Loaded) -> Option<(Handoff, u64)> {
         match loaded {
             Loaded::Nothing => None,
-            Loaded::Problem(what) => {
+            Loaded::Problem(what) | Loaded::Invalid(what) => {
                 let place = self.relative(path);
                 self.problem(place, what);
                 None
@@ -427,7 +486,12 @@ impl Reader<'_> {
         // Only a sound file may go unparsed (see [`sound_record`]).
         let may_hold = self.may_hold;
         let judged = match self.depth {
-            Depth::Listing => handover_record::files::listed_all(self.store, self.now_ms),
+            Depth::Listing => match self.cache {
+                Some(cache) => {
+                    handover_record::files::listed_all_known(self.store, self.now_ms, cache)
+                }
+                None => handover_record::files::listed_all(self.store, self.now_ms),
+            },
             Depth::Whole => handover_record::files::judged_all(self.store, self.now_ms, &|bytes| {
                 may_hold(bytes) || !sound_record(bytes)
             }),
@@ -549,8 +613,11 @@ impl Reader<'_> {
 enum Loaded {
     /// Gone meanwhile.
     Nothing,
-    /// Not used, and why (a problem to say).
+    /// Not used, and why (a problem to say): it could not be read.
     Problem(String),
+    /// Not used, and why (a problem to say): its bytes are not a sound handoff (a verdict on
+    /// the bytes, which the cache may remember).
+    Invalid(String),
     /// Not parsed (`may_hold` refused its bytes): its id.
     Unread(String),
     Handoff(Box<Handoff>, u64),
@@ -586,7 +653,7 @@ fn load(path: &Path, may_hold: Option<&MayHold<'_>>, modified: Option<u64>) -> L
             Box::new(handoff),
             modified.unwrap_or_else(|| modified_ms(path)),
         ),
-        Err(why) => Loaded::Problem(format!("{why}: skipped")),
+        Err(why) => Loaded::Invalid(format!("{why}: skipped")),
     }
 }
 
@@ -1215,7 +1282,7 @@ mod store_tests {
             );
             sizes = fs::metadata(&path).unwrap().len();
         }
-        let history = read_within(&store, NOW, 2 * sizes + 10, &|_| true, Depth::Whole);
+        let history = read_within(&store, NOW, 2 * sizes + 10, &|_| true, Depth::Whole, None);
         assert_eq!(ids(&history), [("a3", "archived"), ("a2", "archived")]);
         assert_eq!(history.problems.len(), 1, "{:?}", history.problems);
         assert!(

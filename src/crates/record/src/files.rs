@@ -231,12 +231,20 @@ pub fn judged_all(store: &Store, now_ms: u64, may_hold: &(dyn Fn(&[u8]) -> bool 
         HISTORY_MAX_BYTES,
         may_hold,
         SessionRecord::sanitized,
+        &Unknown,
     )
 }
 
 /// [`judged_all`] for a listing of sessions (`handover log`): every record, each with only
 /// the texts a listing shows ([`SessionRecord::sanitized_for_listing`]).
 pub fn listed_all(store: &Store, now_ms: u64) -> Judged {
+    listed_all_known(store, now_ms, &Unknown)
+}
+
+/// [`listed_all`], taking each file's listing from `known` when it knows the file as it is
+/// now (`handover log`'s cache, kept outside the repository), and telling it every file's.
+/// Only the parse is saved: each file is still listed, bounded and judged for provenance.
+pub fn listed_all_known(store: &Store, now_ms: u64, known: &dyn Known) -> Judged {
     judged_within(
         store,
         now_ms,
@@ -244,7 +252,36 @@ pub fn listed_all(store: &Store, now_ms: u64) -> Judged {
         HISTORY_MAX_BYTES,
         &|_| true,
         SessionRecord::sanitized_for_listing,
+        known,
     )
+}
+
+/// What a listing already knows of record files: each file's listed record
+/// ([`SessionRecord::sanitized_for_listing`]) by its identity on disk (name, size, times,
+/// inode), which the implementor compares.
+pub trait Known: Sync {
+    /// The file's listed record as read before (`Some(None)`: it did not parse), when the file
+    /// is the same one; None when it must be read. Asked on several threads at once.
+    fn known(&self, path: &Path, meta: &std::fs::Metadata) -> Option<Option<SessionRecord>>;
+    /// What listing the file gave (`fresh`: read now, not known), in the directory's order
+    /// of the files listed; asked on one thread after every file was read.
+    fn listed(
+        &self,
+        path: &Path,
+        meta: &std::fs::Metadata,
+        record: Option<&SessionRecord>,
+        fresh: bool,
+    );
+}
+
+/// Knows nothing: every file is read.
+struct Unknown;
+
+impl Known for Unknown {
+    fn known(&self, _: &Path, _: &std::fs::Metadata) -> Option<Option<SessionRecord>> {
+        None
+    }
+    fn listed(&self, _: &Path, _: &std::fs::Metadata, _: Option<&SessionRecord>, _: bool) {}
 }
 
 /// What [`judged_all`] found.
@@ -265,6 +302,7 @@ fn judged_within(
     max_bytes: u64,
     may_hold: &(dyn Fn(&[u8]) -> bool + Sync),
     sanitized: fn(SessionRecord) -> SessionRecord,
+    known: &dyn Known,
 ) -> Judged {
     if store.check().is_err() {
         return Judged::default();
@@ -276,16 +314,17 @@ fn judged_within(
     let (files, more) = safe_fs::plain_files_within(&records_dir, max_entries);
     let mut cut =
         more.then(|| format!("holds more than {max_entries} entries: the rest were not read"));
-    let mut files: Vec<(PathBuf, SystemTime, u64)> = files
+    let mut files: Vec<(PathBuf, SystemTime, std::fs::Metadata)> = files
         .into_iter()
         .filter(|(path, _)| path.extension().and_then(|x| x.to_str()) == Some("json"))
-        .map(|(path, meta)| (path, meta.modified().unwrap_or(UNIX_EPOCH), meta.len()))
+        .map(|(path, meta)| (path, meta.modified().unwrap_or(UNIX_EPOCH), meta))
         .collect();
     // Newest files first, so a budget that runs out leaves the oldest.
     files.sort_by_key(|(_, modified, _)| std::cmp::Reverse(*modified));
     let mut budget = max_bytes;
     let mut within = Vec::with_capacity(files.len());
-    for (path, modified, size) in files {
+    for (path, modified, meta) in files {
+        let size = meta.len();
         // A file over the per-record cap costs nothing: it is not read (`read` refuses it).
         if size <= MAX_FILE_BYTES {
             let Some(left) = budget.checked_sub(size) else {
@@ -297,10 +336,13 @@ fn judged_within(
             };
             budget = left;
         }
-        within.push((path, modified));
+        within.push((path, modified, meta));
     }
     // Read and parsed on every core (thousands of files), then ranked as the hooks rank them.
-    let loaded = handover_base::parallel::map(&within, |(path, modified)| {
+    let loaded = handover_base::parallel::map(&within, |(path, _, meta)| {
+        if let Some(record) = known.known(path, meta) {
+            return Some(Read::Known(record));
+        }
         let stem = stem_key(path);
         // The directories were checked once above: not again for each of thousands of files
         // (two `stat`s each, most of a search's system time). The file itself is opened as
@@ -308,17 +350,31 @@ fn judged_within(
         let bytes = safe_fs::read_limited(path, MAX_FILE_BYTES).ok()??;
         // A file whose name is not a key is named by its content: parsed.
         if let Some(stem) = stem.filter(|_| !may_hold(&bytes)) {
-            return Some(Err(stem.to_string()));
+            return Some(Read::Unread(stem.to_string()));
         }
-        let record = serde_json::from_slice::<SessionRecord>(&bytes).ok()?;
-        Some(Ok((sanitized(record), path.clone(), *modified)))
+        let record = serde_json::from_slice::<SessionRecord>(&bytes).ok();
+        Some(Read::Fresh(record.map(sanitized)))
     });
     let mut unread = Vec::new();
     let mut parsed = Vec::new();
-    for one in loaded.into_iter().flatten() {
-        match one {
-            Ok(record) => parsed.push(record),
-            Err(key) => unread.push(key),
+    for ((path, modified, meta), one) in within.into_iter().zip(loaded) {
+        let record = match one {
+            None => continue,
+            Some(Read::Unread(key)) => {
+                unread.push(key);
+                continue;
+            }
+            Some(Read::Known(record)) => {
+                known.listed(&path, &meta, record.as_ref(), false);
+                record
+            }
+            Some(Read::Fresh(record)) => {
+                known.listed(&path, &meta, record.as_ref(), true);
+                record
+            }
+        };
+        if let Some(record) = record {
+            parsed.push((record, path, modified));
         }
     }
     let ranked = ranked_parsed(store, parsed);
@@ -327,6 +383,16 @@ fn judged_within(
         cut,
         unread,
     }
+}
+
+/// One record file as [`judged_within`] read it.
+enum Read {
+    /// Known to the caller's [`Known`] (None: it did not parse).
+    Known(Option<SessionRecord>),
+    /// Read and parsed now (None: it did not parse).
+    Fresh(Option<SessionRecord>),
+    /// Not parsed (`may_hold` refused its bytes): its key.
+    Unread(String),
 }
 
 /// Every readable record with its path (relative to the working tree) and file time, newest
@@ -609,6 +675,7 @@ mod tests {
             HISTORY_MAX_BYTES,
             &|_| true,
             SessionRecord::sanitized,
+            &Unknown,
         );
         assert!(
             cut.cut
@@ -628,6 +695,7 @@ mod tests {
             2 * size + 1,
             &|_| true,
             SessionRecord::sanitized,
+            &Unknown,
         );
         let ids: Vec<&str> = cut
             .listed
