@@ -15,23 +15,42 @@ use libtest_mimic::{Completion, Trial};
 /// A trial that runs the real clients: `ignored`, saying why, when they are skipped; otherwise
 /// it runs (and a missing client fails it, as `support::clients` says how to fix).
 pub(crate) fn real(name: String, run: impl FnOnce() + Send + 'static) -> Trial {
+    let timed = name.clone();
     Trial::ignorable_test(name, move || {
         if support::skipped() {
             return Ok(Completion::ignored_with(format!(
                 "{SKIP_ENV}=1: the real clients did not run"
             )));
         }
-        run();
+        timing(&timed, run);
         Ok(Completion::Completed)
     })
 }
 
 /// A trial that needs no real client: it runs even when they are skipped.
 pub(crate) fn plain(name: String, run: fn()) -> Trial {
+    let timed = name.clone();
     Trial::test(name, move || {
-        run();
+        timing(&timed, run);
         Ok(())
     })
+}
+
+/// Set to print each trial's wall time to stderr (`trial <name> <seconds>`), to find where the
+/// binary's time goes; `sort -k3 -n` over the lines lists the slowest.
+const TIMES_ENV: &str = "HANDOVER_TRIAL_TIMES";
+
+/// Runs one trial, printing its wall time when [`TIMES_ENV`] is set (also when it panics, so a
+/// timed-out trial shows its time).
+fn timing(name: &str, run: impl FnOnce()) {
+    struct Printer<'a>(&'a str, std::time::Instant);
+    impl Drop for Printer<'_> {
+        fn drop(&mut self) {
+            eprintln!("trial {} {:.2}", self.0, self.1.elapsed().as_secs_f64());
+        }
+    }
+    let _printer = std::env::var_os(TIMES_ENV).map(|_| Printer(name, std::time::Instant::now()));
+    run();
 }
 
 /// A real-client trial that runs only when asked for (`--ignored`, `--include-ignored`).

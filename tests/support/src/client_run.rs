@@ -158,6 +158,7 @@ impl Sandbox {
                     ("HOME", self.home.to_string_lossy().into_owned()),
                     ("GEMINI_API_KEY", "e2e-fake".into()),
                     ("GOOGLE_GEMINI_BASE_URL", format!("http://127.0.0.1:{PORT}")),
+                    node_options(&self.home),
                 ]);
                 if self.trust == Trust::BypassFlag {
                     envs.push(("GEMINI_CLI_TRUST_WORKSPACE", "true".into()));
@@ -338,7 +339,29 @@ pub fn qwen_env(home: &Path) -> Vec<(&'static str, String)> {
         ("OPENAI_API_KEY", "sk-e2e-fake".into()),
         ("OPENAI_MODEL", QWEN_MODEL.into()),
         ("QWEN_CODE_SUPPRESS_YOLO_WARNING", "1".into()),
+        node_options(home),
     ]
+}
+
+/// `NODE_OPTIONS` for the Node.js clients (Gemini CLI, Qwen Code): a preload that keeps V8's
+/// WebAssembly code on its baseline compiler (`--liftoff-only`). Both parse shell commands with
+/// tree-sitter's bash grammar compiled to WebAssembly, and Node 20's optimizing compiler spends
+/// seconds of CPU on it in a background thread, which the client's exit then waits for (perf: a
+/// third of a Qwen Code run's CPU, in TurboFan's instruction selection for that module). The
+/// code does the same either way: the tier decides how fast, never what. The flag is not allowed
+/// in `NODE_OPTIONS` itself, so a file given to `--require` sets it; the clients' relaunched
+/// child processes inherit the variable. The file goes beside the sandbox's `home`.
+pub fn node_options(home: &Path) -> (&'static str, String) {
+    let preload = home
+        .parent()
+        .unwrap_or(home)
+        .join("e2e-wasm-baseline-tier.cjs");
+    std::fs::write(
+        &preload,
+        "require('v8').setFlagsFromString('--liftoff-only');\n",
+    )
+    .expect("write the Node.js preload");
+    ("NODE_OPTIONS", format!("--require {}", preload.display()))
 }
 
 /// Where Copilot CLI unpacks itself: `copilot-cache` beside the clients' `node_modules`

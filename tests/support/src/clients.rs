@@ -174,15 +174,32 @@ fn install_clients() -> Result<Clients, String> {
         let text = String::from_utf8_lossy(&o.stdout);
         Ok(text.lines().next().unwrap_or_default().trim().to_string())
     };
+    // All at once: the node and bun clients take seconds of CPU each to start, and every test
+    // waits for this (the first caller runs it, the others block on it).
+    let [claude_version, codex_version, gemini_version, qwen_version, copilot_version, droid_version, opencode_version, kilo_version] =
+        std::thread::scope(|scope| {
+            [
+                &claude, &codex, &gemini, &qwen, &copilot, &droid, &opencode, &kilo,
+            ]
+            .map(|bin| {
+                let version = &version;
+                scope.spawn(move || version(bin))
+            })
+            .map(|probe| {
+                probe
+                    .join()
+                    .unwrap_or_else(|_| Err("a --version probe panicked".to_string()))
+            })
+        });
     let clients = Clients {
-        claude_version: version(&claude)?,
-        codex_version: version(&codex)?,
-        gemini_version: version(&gemini)?,
-        qwen_version: version(&qwen)?,
-        copilot_version: version(&copilot)?,
-        droid_version: version(&droid)?,
-        opencode_version: version(&opencode)?,
-        kilo_version: version(&kilo)?,
+        claude_version: claude_version?,
+        codex_version: codex_version?,
+        gemini_version: gemini_version?,
+        qwen_version: qwen_version?,
+        copilot_version: copilot_version?,
+        droid_version: droid_version?,
+        opencode_version: opencode_version?,
+        kilo_version: kilo_version?,
         claude,
         codex,
         gemini,

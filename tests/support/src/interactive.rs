@@ -294,6 +294,8 @@ impl Sandbox {
                         format!("http://127.0.0.1:{PORT}"),
                     ),
                 ]);
+                let (key, value) = node_options(&self.home);
+                env.push((key.into(), value));
                 if self.trust == Trust::BypassFlag {
                     env.push(("GEMINI_CLI_TRUST_WORKSPACE".into(), "true".into()));
                 }

@@ -252,12 +252,22 @@ pub fn records_text(project: &Path) -> String {
         .unwrap_or_default()
 }
 
+/// Seconds Codex's daemon keeps thread A loaded once the user left it: long enough that its
+/// SessionEnd comes after thread B's turn (which took under 12 s at load 20), shorter than the
+/// default minute every run would wait out.
+const LEFT_THREAD_UNLOAD_SECS: u64 = 30;
+
 /// Interactive record scenario 2 (Codex): thread A fails a command, the user starts a new
-/// thread (`/new`) that fails another; the daemon ends thread A about a minute later. The next
-/// session is told about thread B, not A.
+/// thread (`/new`) that fails another; the daemon ends thread A later, after thread B's turn
+/// (it unloads a thread left without subscribers after `thread_unload_delay_secs`: 60 s by
+/// default, [`LEFT_THREAD_UNLOAD_SECS`] here). The next session is told about thread B, not A.
 pub fn codex_left_thread_late_session_end() {
     let agent = Agent::Codex;
-    let sb = Sandbox::new(agent, Trust::Installed);
+    let sb = Sandbox::with_codex_config(
+        agent,
+        Trust::Installed,
+        &format!("thread_unload_delay_secs = {LEFT_THREAD_UNLOAD_SECS}"),
+    );
     const OLD: &str = "sh -c 'echo old thread; exit 4'";
     const NEW: &str = "sh -c 'echo new thread; exit 5'";
     let tui = sb.tui(
@@ -282,8 +292,7 @@ pub fn codex_left_thread_late_session_end() {
     tui.settle(5);
     tui.send("Run the new check.");
     tui.wait_for("THREAD-B-DONE", 90);
-    // The daemon's late SessionEnd of thread A.
-    tui.wait_until("the left thread's SessionEnd", 150, || {
+    let left_thread_ended = || {
         let store = handover_handoff::store::Store::discover(&sb.project);
         let now = handover_base::clock::millis(std::time::SystemTime::now());
         handover_record::files::list_own(&store, now)
@@ -294,7 +303,14 @@ pub fn codex_left_thread_late_session_end() {
                         .as_ref()
                         .is_some_and(|e| e.how == handover_record::HowEnded::SessionEnd)
             })
-    });
+    };
+    assert!(
+        !left_thread_ended(),
+        "thread A ended before thread B's turn was done: not a late end\n{}",
+        tui.describe()
+    );
+    // The daemon's late SessionEnd of thread A.
+    tui.wait_until("the left thread's SessionEnd", 150, left_thread_ended);
     drop(tui);
     let s2 = next_session(&sb);
     let text = injected(agent, s2.first_request());
