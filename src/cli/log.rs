@@ -33,7 +33,7 @@ pub fn run(args: &LogArgs, dir: &Path) -> anyhow::Result<ExitCode> {
     // Only what a line shows is read of each item (show and search read whole), and only of
     // the files the cache (outside the repository) does not know as they are now.
     let cache = LogCache::for_store(&store);
-    let history = refused_or(read::listing_cached(&store, now_ms, &cache))?;
+    let history = refused_or(read::listing(&store, now_ms, Some(&cache)))?;
     cache.save();
     let scope = Scope::of(&store, args.all, args.branch.as_deref());
     let filter = Filter {

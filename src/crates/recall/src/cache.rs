@@ -460,7 +460,7 @@ impl LogCache {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::read::{listing, listing_cached, History};
+    use crate::read::{listing, History};
     use handover_handoff::model::GitSnapshot;
     use handover_record::SessionRecord;
     use std::fs;
@@ -569,14 +569,14 @@ mod tests {
     /// A listing through a cache under `dir`, saved after; the files it took from the cache.
     fn cached(dir: &Path, store: &Store) -> (String, usize) {
         let cache = cache(dir, store);
-        let history = listing_cached(store, 1_796_000_000_000, &cache);
+        let history = listing(store, 1_796_000_000_000, Some(&cache));
         let hits = cache.hits();
         cache.save();
         (listed(&history), hits)
     }
 
     fn uncached(store: &Store) -> String {
-        listed(&listing(store, 1_796_000_000_000))
+        listed(&listing(store, 1_796_000_000_000, None))
     }
 
     #[test]
@@ -652,7 +652,7 @@ mod tests {
         // Now is the files' own time: every one of them is racy.
         cache.now_ns =
             Identity::of(&fs::metadata(store.archive_dir().join("a.json")).unwrap()).ctime_ns + 1;
-        listing_cached(&store, 1_796_000_000_000, &cache);
+        listing(&store, 1_796_000_000_000, Some(&cache));
         cache.save();
         assert!(
             !LogCache::in_dir(Some(&dir), &store)
@@ -761,7 +761,7 @@ mod tests {
         let none = LogCache::in_dir(None, &store);
         assert!(none.path().is_none());
         assert_eq!(
-            listed(&listing_cached(&store, 1_796_000_000_000, &none)),
+            listed(&listing(&store, 1_796_000_000_000, Some(&none))),
             expected
         );
         none.save();

@@ -85,28 +85,17 @@ pub fn read(store: &Store, now_ms: u64) -> History {
 /// carries only the texts a listing shows — a handoff's goal in [`Item::fields`], a record's
 /// agent, end, files edited and last failing command (`handover_record::files::listed_all`:
 /// the rest of a record is dropped unread, not redacted). `show` and `search` read whole.
-pub fn listing(store: &Store, now_ms: u64) -> History {
+/// With a `cache`, what it holds of each archived handoff and record file that is unchanged
+/// since it was cached is taken instead of reading the file again, and it is told what was read
+/// (`crate::cache`: the same history either way); the caller saves the cache after.
+pub fn listing(store: &Store, now_ms: u64, cache: Option<&LogCache>) -> History {
     read_within(
         store,
         now_ms,
         MAX_ARCHIVE_BYTES,
         &|_| true,
         Depth::Listing,
-        None,
-    )
-}
-
-/// [`listing`], taking what `cache` holds of each archived handoff and record file that is
-/// unchanged since it was cached instead of reading it again, and telling it what was read
-/// (`crate::cache`: the same history either way). The caller saves the cache after.
-pub fn listing_cached(store: &Store, now_ms: u64, cache: &LogCache) -> History {
-    read_within(
-        store,
-        now_ms,
-        MAX_ARCHIVE_BYTES,
-        &|_| true,
-        Depth::Listing,
-        Some(cache),
+        cache,
     )
 }
 
@@ -881,7 +870,7 @@ mod store_tests {
         handover_record::files::save(&store, &r).unwrap();
 
         let full = read(&store, NOW);
-        let listed = listing(&store, NOW);
+        let listed = listing(&store, NOW, None);
         let summary = |h: &History| -> Vec<String> {
             h.items
                 .iter()
@@ -947,7 +936,7 @@ mod store_tests {
             &handoff(root, "earlier", "2025-12-31T00:00:00Z", "claims earlier"),
         );
         set_time(&earlier, file_ms);
-        for history in [read(&store, NOW), listing(&store, NOW)] {
+        for history in [read(&store, NOW), listing(&store, NOW, None)] {
             let later = history.item("later").unwrap();
             assert_eq!(later.time_ms, file_ms);
             assert_eq!(later.claimed_time.as_deref(), Some("2026-01-02T00:00:00Z"));
