@@ -17,6 +17,7 @@ pub mod git_process;
 pub mod handover_command;
 pub mod hook_command;
 pub mod hook_exe;
+pub mod memory;
 pub mod parallel;
 pub mod read_gate;
 pub mod shell;

@@ -19,8 +19,8 @@ pub mod search;
 pub mod timeline;
 pub mod when;
 
+use handover_base::memory::TextMemory;
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 /// A text of the history (a field, a name) as it may be shown to a person or an agent: secrets
 /// redacted, then quoted on one line (`sanitize::quote`: « », no controls, bounded), so it can
@@ -34,44 +34,21 @@ pub fn shown_within(text: &str, max_chars: usize) -> String {
     remembered(text, Some(max_chars))
 }
 
-/// Texts at most this long are remembered by [`remembered`].
-const REMEMBERED_BYTES: usize = 512;
-/// Texts remembered per thread and bound; past it the memory starts over.
-const REMEMBERED_TEXTS: usize = 4096;
-
-type Memory = HashMap<Option<usize>, HashMap<String, String>>;
-
 thread_local! {
-    /// By bound, then by text: looked up without a copy of the text.
-    static REMEMBERED: RefCell<Memory> = RefCell::new(HashMap::new());
+    /// By bound (None: none), then by text.
+    static REMEMBERED: RefCell<TextMemory<Option<usize>>> = RefCell::new(TextMemory::default());
 }
 
-/// [`shown`] (`max_chars` None) or [`shown_within`], remembered per thread for short texts:
-/// a listing of thousands of lines names the same agents, reasons and files again and again,
-/// and the answer depends on the text and the bound alone.
+/// [`shown`] (`max_chars` None) or [`shown_within`], remembered per thread for short texts
+/// (`handover_base::memory`): a listing of thousands of lines names the same agents, reasons
+/// and files again and again, and the answer depends on the text and the bound alone.
 fn remembered(text: &str, max_chars: Option<usize>) -> String {
-    let fresh = |text: &str| {
+    handover_base::memory::remembered(&REMEMBERED, max_chars, text, |text| {
         let clean = handover_handoff::sanitize::redacted(text);
         match max_chars {
             None => handover_handoff::sanitize::quote(&clean),
             Some(max) => handover_handoff::sanitize::quote_within(&clean, max),
         }
-    };
-    if text.len() > REMEMBERED_BYTES {
-        return fresh(text);
-    }
-    REMEMBERED.with(|memory| {
-        if let Some(known) = memory.borrow().get(&max_chars).and_then(|m| m.get(text)) {
-            return known.clone();
-        }
-        let answer = fresh(text);
-        let mut memory = memory.borrow_mut();
-        let texts = memory.entry(max_chars).or_default();
-        if texts.len() >= REMEMBERED_TEXTS {
-            texts.clear();
-        }
-        texts.insert(text.to_string(), answer.clone());
-        answer
     })
 }
 
@@ -88,8 +65,8 @@ mod tests {
             "",
             "a goal of many words that goes on past the bound of a listing's line",
         ];
-        let long = "y".repeat(REMEMBERED_BYTES + 1);
-        for round in 0..(REMEMBERED_TEXTS + 10) {
+        let long = "y".repeat(handover_base::memory::REMEMBERED_BYTES + 1);
+        for round in 0..(handover_base::memory::REMEMBERED_TEXTS + 10) {
             let text = match round % 7 {
                 5 => format!("file-{round}.rs"),
                 6 => long.clone(),

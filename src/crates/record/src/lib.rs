@@ -25,9 +25,9 @@ pub mod text;
 pub mod tree;
 pub mod writer;
 
+use handover_base::memory::TextMemory;
 use serde::{Deserialize, Serialize};
 use std::cell::RefCell;
-use std::collections::HashMap;
 
 /// Record format version, bumped for changes an older reader would misread.
 pub const VERSION: u32 = 1;
@@ -665,36 +665,16 @@ fn cleans_to_nothing(text: &str) -> bool {
 /// How many characters of a text [`one_line`] reads.
 const ONE_LINE_CHARS: usize = 16 * 1024;
 
-/// Texts at most this long are remembered by [`untrusted_remembered`].
-const REMEMBERED_BYTES: usize = 512;
-/// Texts remembered per thread and bound; past it the memory starts over.
-const REMEMBERED_TEXTS: usize = 4096;
-
 thread_local! {
-    /// By `max`, then by text: looked up without a copy of the text.
-    static REMEMBERED: RefCell<HashMap<usize, HashMap<String, String>>> =
-        RefCell::new(HashMap::new());
+    /// By `max`, then by text.
+    static REMEMBERED: RefCell<TextMemory<usize>> = RefCell::new(TextMemory::default());
 }
 
-/// [`untrusted`], remembered per thread for short texts: the same answer (it depends on the
-/// text and `max` alone), computed once for a text that recurs record after record.
+/// [`untrusted`], remembered per thread for short texts (`handover_base::memory`): the same
+/// answer (it depends on the text and `max` alone), computed once for a text that recurs record
+/// after record.
 fn untrusted_remembered(text: &str, max: usize) -> String {
-    if text.len() > REMEMBERED_BYTES {
-        return untrusted(text, max);
-    }
-    REMEMBERED.with(|memory| {
-        if let Some(known) = memory.borrow().get(&max).and_then(|m| m.get(text)) {
-            return known.clone();
-        }
-        let clean = untrusted(text, max);
-        let mut memory = memory.borrow_mut();
-        let texts = memory.entry(max).or_default();
-        if texts.len() >= REMEMBERED_TEXTS {
-            texts.clear();
-        }
-        texts.insert(text.to_string(), clean.clone());
-        clean
-    })
+    handover_base::memory::remembered(&REMEMBERED, max, text, |text| untrusted(text, max))
 }
 
 /// Untrusted text for the record: secrets redacted, line breaks shown as ` ⏎ `, other control
@@ -767,10 +747,10 @@ mod tests {
             "",
             "   spaced   out   ",
         ];
-        let long = "x".repeat(REMEMBERED_BYTES + 1);
+        let long = "x".repeat(handover_base::memory::REMEMBERED_BYTES + 1);
         // Asked over and over, for several bounds, past the point where the memory starts
         // over: each answer is the one computed afresh.
-        for round in 0..(REMEMBERED_TEXTS + 10) {
+        for round in 0..(handover_base::memory::REMEMBERED_TEXTS + 10) {
             let text = match round % 7 {
                 5 => format!("file-{round}.rs"),
                 6 => long.clone(),
