@@ -42,7 +42,7 @@
 use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
-    MovedBy, Quirks, Response, ShellName, Timeout, Trust, UserDirs,
+    MovedBy, Quirks, Response, SettingsLayers, ShellName, Timeout, Trust, UserDirs,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -153,7 +153,7 @@ impl Behaviour for Copilot {
         scan(tail, at_file_start)
     }
 
-    fn compaction_percent(&self, _: Option<&Path>, _: Option<&Path>, _: u64) -> Option<u8> {
+    fn compaction_percent(&self, _: SettingsLayers, _: u64) -> Option<u8> {
         Some(COMPACTION_PERCENT)
     }
 
@@ -644,7 +644,7 @@ mod tests {
             config_file(&user),
             Path::new("/home/u/.copilot/config.json")
         );
-        assert_eq!(Copilot.compaction_percent(None, None, 168_000), Some(80));
+        assert_eq!(Copilot.compaction_percent(SettingsLayers::default(), 168_000), Some(80));
         assert_eq!(
             crate::copilot::CLIENT.event_name(HookEvent::PostCompact),
             None

@@ -350,7 +350,7 @@ pub fn runs_the_shell_command(env: &dyn Fn(&str) -> Option<OsString>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Scope, UserDirs};
+    use crate::{Scope, SettingsLayers, UserDirs};
     use std::path::PathBuf;
 
     #[test]
@@ -575,7 +575,16 @@ mod tests {
         write("{\n  // mine\n  \"compactionTokenLimit\": 20000\n}");
         assert_eq!(at(None), None);
         assert_eq!(Droid.compaction_window(None, None), None);
-        assert_eq!(Droid.compaction_percent(None, Some(dir.path()), 1), None);
+        assert_eq!(
+            Droid.compaction_percent(
+                SettingsLayers {
+                    project: None,
+                    user_dir: Some(dir.path())
+                },
+                1
+            ),
+            None
+        );
     }
 
     #[test]

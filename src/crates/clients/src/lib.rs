@@ -274,15 +274,8 @@ pub trait Behaviour: Sync {
     // ---- Compaction point ----
 
     /// Whether the client compacts before its next request with `used` of `window` tokens in
-    /// its context, by its own settings (`project`, `user_dir` as for
-    /// [`Behaviour::compaction_percent`]); Err says why not, for the debug log.
-    fn compaction_due(
-        &self,
-        _used: u64,
-        _window: u64,
-        _project: Option<&Path>,
-        _user_dir: Option<&Path>,
-    ) -> Result<(), String> {
+    /// its context, by its own settings; Err says why not, for the debug log.
+    fn compaction_due(&self, _used: u64, _window: u64, _at: SettingsLayers) -> Result<(), String> {
         Ok(())
     }
 
@@ -297,15 +290,8 @@ pub trait Behaviour: Sync {
     /// Where the client compacts by itself, as a whole percent of `window`, when that comes
     /// early enough to move our reminders below it; None (the default) when it compacts only
     /// near the end, or where the usage it reports is already measured against its compaction
-    /// point (nothing to move). `project` is the repository root and `user_dir` the client's own
-    /// ([`Client::user_dir`]): the settings layers that can move the point. A hook never fails
-    /// over a settings file: unreadable ones count as unset.
-    fn compaction_percent(
-        &self,
-        _project: Option<&Path>,
-        _user_dir: Option<&Path>,
-        _window: u64,
-    ) -> Option<u8> {
+    /// point (nothing to move).
+    fn compaction_percent(&self, _at: SettingsLayers, _window: u64) -> Option<u8> {
         None
     }
 
@@ -317,6 +303,15 @@ pub trait Behaviour: Sync {
     fn runs_hooks_of(&self, _hooks_file: &Path, _user_dir: Option<&Path>) -> bool {
         true
     }
+}
+
+/// The settings layers that can move where a client compacts: the repository root (its project
+/// settings) and the client's own user directory ([`Client::user_dir`]); either may be unknown.
+/// A hook never fails over a settings file: unreadable ones count as unset.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SettingsLayers<'a> {
+    pub project: Option<&'a Path>,
+    pub user_dir: Option<&'a Path>,
 }
 
 /// A client's names for our events: [`Client::event_name`].
@@ -840,6 +835,15 @@ pub(crate) fn folder_under<'a>(dir: &Path, transcript: &'a Path) -> Option<&'a s
 pub(crate) fn fixture(name: &str) -> Vec<u8> {
     let dir = Path::new(env!("CARGO_MANIFEST_DIR")).join("../../../tests/fixtures/clients");
     std::fs::read(dir.join(name)).unwrap_or_default()
+}
+
+/// Both settings layers known: the project's root and the client's user directory.
+#[cfg(test)]
+pub(crate) fn layers<'a>(project: &'a Path, user_dir: &'a Path) -> SettingsLayers<'a> {
+    SettingsLayers {
+        project: Some(project),
+        user_dir: Some(user_dir),
+    }
 }
 
 /// The facts `client` reads from every line of `transcript`, for a session in the project the

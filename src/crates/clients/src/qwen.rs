@@ -35,7 +35,7 @@
 use crate::transcript::{self, at, command_end_id, request, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
-    MovedBy, Quirks, Response, ShellName, Timeout, Trust,
+    MovedBy, Quirks, Response, SettingsLayers, ShellName, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -155,16 +155,8 @@ impl Behaviour for Qwen {
         transcript::failed_shell_command(input, TOOLS.shell, exit_code_of)
     }
 
-    fn compaction_percent(
-        &self,
-        project: Option<&Path>,
-        user_dir: Option<&Path>,
-        window: u64,
-    ) -> Option<u8> {
-        Some(compaction_point_percent(
-            auto_compact_threshold(project, user_dir),
-            window,
-        ))
+    fn compaction_percent(&self, at: SettingsLayers, window: u64) -> Option<u8> {
+        Some(compaction_point_percent(auto_compact_threshold(at), window))
     }
 
     /// Qwen Code 0.24.4 names the folder after the session's working directory, every
@@ -179,8 +171,8 @@ impl Behaviour for Qwen {
 /// `context.autoCompactThreshold` (a fraction in (0, 1]) from the project's settings, else the
 /// user's, else the default. Unreadable files and odd values count as unset: a hook never fails
 /// over a settings file.
-pub fn auto_compact_threshold(project: Option<&Path>, user_dir: Option<&Path>) -> f64 {
-    crate::settings::fraction(project, ".qwen", user_dir, "/context/autoCompactThreshold")
+pub fn auto_compact_threshold(at: SettingsLayers) -> f64 {
+    crate::settings::fraction(at, ".qwen", "/context/autoCompactThreshold")
         .unwrap_or(DEFAULT_AUTO_COMPACT_THRESHOLD)
 }
 
@@ -492,7 +484,7 @@ mod tests {
         std::fs::create_dir_all(project.join(".qwen")).unwrap_or_default();
         std::fs::create_dir_all(&user).unwrap_or_default();
         assert_eq!(
-            Qwen.compaction_percent(Some(&project), Some(&user), 1_000_000),
+            Qwen.compaction_percent(crate::layers(&project, &user), 1_000_000),
             Some(85)
         );
         std::fs::write(
@@ -501,7 +493,7 @@ mod tests {
         )
         .unwrap_or_default();
         assert_eq!(
-            Qwen.compaction_percent(Some(&project), Some(&user), 1_000_000),
+            Qwen.compaction_percent(crate::layers(&project, &user), 1_000_000),
             Some(60)
         );
         // The project's setting wins; a value out of range counts as unset.
@@ -510,13 +502,13 @@ mod tests {
             r#"{"context": {"autoCompactThreshold": 0.7}}"#,
         )
         .unwrap_or_default();
-        assert_eq!(auto_compact_threshold(Some(&project), Some(&user)), 0.7);
+        assert_eq!(auto_compact_threshold(crate::layers(&project, &user)), 0.7);
         std::fs::write(
             project.join(".qwen/settings.json"),
             r#"{"context": {"autoCompactThreshold": 7}}"#,
         )
         .unwrap_or_default();
-        assert_eq!(auto_compact_threshold(Some(&project), Some(&user)), 0.6);
+        assert_eq!(auto_compact_threshold(crate::layers(&project, &user)), 0.6);
     }
 
     #[test]
