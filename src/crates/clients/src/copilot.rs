@@ -501,28 +501,6 @@ mod tests {
     }
 
     #[test]
-    fn only_a_top_level_additional_context_and_the_stop_block() {
-        assert_eq!(
-            crate::copilot::CLIENT.encode(&Response::Context {
-                event: HookEvent::Tool,
-                text: "a \"b\"\nc".into()
-            }),
-            b"{\"additionalContext\":\"a \\\"b\\\"\\nc\"}\n"
-        );
-        assert_eq!(
-            crate::copilot::CLIENT.encode(&Response::Block {
-                reason: "save".into(),
-                notice: Some("saving".into())
-            }),
-            b"{\"decision\":\"block\",\"reason\":\"save\"}\n"
-        );
-        assert!(crate::copilot::CLIENT
-            .encode(&Response::Plain("keep".into()))
-            .is_empty());
-        assert!(crate::copilot::CLIENT.encode(&Response::Silent).is_empty());
-    }
-
-    #[test]
     fn its_payloads_are_told_apart_and_its_claude_format_ones_are_not() {
         use crate::detect;
         for file in [
@@ -644,7 +622,10 @@ mod tests {
             config_file(&user),
             Path::new("/home/u/.copilot/config.json")
         );
-        assert_eq!(Copilot.compaction_percent(SettingsLayers::default(), 168_000), Some(80));
+        assert_eq!(
+            Copilot.compaction_percent(SettingsLayers::default(), 168_000),
+            Some(80)
+        );
         assert_eq!(
             crate::copilot::CLIENT.event_name(HookEvent::PostCompact),
             None

@@ -512,28 +512,6 @@ mod tests {
     }
 
     #[test]
-    fn pre_compact_text_goes_out_as_additional_context() {
-        assert_eq!(
-            crate::qwen::CLIENT.encode(&Response::Plain("keep the goal".into())),
-            b"{\"hookSpecificOutput\":{\"hookEventName\":\"PreCompact\",\"additionalContext\":\"keep the goal\"}}\n"
-        );
-        assert_eq!(
-            crate::qwen::CLIENT.encode(&Response::Context {
-                event: HookEvent::Tool,
-                text: "t".into()
-            }),
-            b"{\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":\"t\"}}\n"
-        );
-        assert_eq!(
-            crate::qwen::CLIENT.encode(&Response::Block {
-                reason: "save".into(),
-                notice: Some("n".into())
-            }),
-            b"{\"decision\":\"block\",\"reason\":\"save\"}\n"
-        );
-    }
-
-    #[test]
     fn captured_payloads_are_recognised_by_their_transcript() {
         for name in [
             "session_start-startup.json",
