@@ -25,7 +25,7 @@
 //!   visible to a hook.
 //! - Instruction file `AGENTS.md`; plugin in `plugin/codex`.
 
-use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
+use crate::transcript::{self, at, items_of, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
     ModelWindow, MovedBy, Quirks, SettingsLayers, ShellSign, Timeout, Trust,
@@ -386,10 +386,7 @@ fn item_facts(item: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
 
 /// The texts of an item's `content`, joined.
 fn texts(item: &Value) -> String {
-    item.get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+    items_of(item, "content")
         .filter_map(|c| str_of(c, "text"))
         .collect::<Vec<_>>()
         .join("\n")

@@ -39,7 +39,7 @@
 //!   `GEMINI.md` ([`INSTRUCTION_FILES`]) and shows each one's whole text; our section goes into
 //!   `AGENTS.md` unless another of them has it. No plugin of ours.
 
-use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
+use crate::transcript::{self, at, items_of, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
     MovedBy, Quirks, Response, SettingsLayers, ShellName, Timeout, Trust, UserDirs,
@@ -380,12 +380,7 @@ fn facts(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
 /// `edit`, ...), and a shell command's end (`shellExecution.exitCode`; `success` stays true
 /// for a command that failed).
 fn completed(data: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
-    for edit in data
-        .get("fileEdits")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for edit in items_of(data, "fileEdits") {
         if let Some(p) = str_of(edit, "path") {
             out.push(Fact::Edited(relative(p, root)));
         }

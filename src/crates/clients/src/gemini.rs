@@ -31,7 +31,7 @@
 //!   not trust, recorded in `~/.gemini/trustedFolders.json`.
 //! - Instruction file: `context.fileName` (default `GEMINI.md`). No plugin.
 
-use crate::transcript::{at, relative, request, str_of, Fact, Fullness, Usage};
+use crate::transcript::{at, items_of, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
     ModelWindow, MovedBy, Quirks, Response, SettingsLayers, ShellName, StartSource, Timeout, Trust,
@@ -285,12 +285,7 @@ fn facts(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
     match str_of(v, "type") {
         Some("user") => {
             at(v, out);
-            for item in v
-                .get("content")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+            for item in items_of(v, "content") {
                 if let Some(text) = str_of(item, "text") {
                     user_text(text, out);
                 }
@@ -301,12 +296,7 @@ fn facts(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
         }
         Some("gemini") => {
             at(v, out);
-            for call in v
-                .get("toolCalls")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+            for call in items_of(v, "toolCalls") {
                 tool_call(call, root, out);
             }
             if let Some(text) = str_of(v, "content").filter(|t| !t.trim().is_empty()) {
@@ -368,11 +358,7 @@ fn tool_call(call: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
 
 /// Gemini CLI's shell tool ends a failed command's output with a line `Exit Code: N`.
 fn exit_code(call: &Value) -> Option<i64> {
-    let outputs = call
-        .get("result")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+    let outputs = items_of(call, "result")
         .filter_map(|r| r.pointer("/functionResponse/response/output"))
         .filter_map(Value::as_str);
     for output in outputs {
