@@ -566,24 +566,19 @@ mod tests {
         let user = dir.path().join("codex");
         std::fs::create_dir_all(project.join(".codex")).unwrap();
         std::fs::create_dir_all(&user).unwrap();
-        std::fs::write(
-            project.join(".codex/config.toml"),
-            "model_auto_compact_token_limit = 70000\n",
-        )
-        .unwrap();
-        assert_eq!(
-            auto_compact_limit(crate::layers(&project, &user)),
-            Some(70_000)
-        );
-        std::fs::write(
-            user.join("config.toml"),
-            "model_auto_compact_token_limit = 50000\n",
-        )
-        .unwrap();
-        assert_eq!(
-            auto_compact_limit(crate::layers(&project, &user)),
-            Some(50_000)
-        );
+        // Each layer written in turn; the lowest limit of the two counts.
+        for (file, limit) in [
+            (project.join(".codex/config.toml"), 70_000),
+            (user.join("config.toml"), 50_000),
+        ] {
+            std::fs::write(&file, format!("model_auto_compact_token_limit = {limit}\n")).unwrap();
+            assert_eq!(
+                auto_compact_limit(crate::layers(&project, &user)),
+                Some(limit),
+                "{}",
+                file.display()
+            );
+        }
         assert_eq!(
             Codex.compaction_percent(crate::layers(&project, &user), 100_000),
             Some(50)

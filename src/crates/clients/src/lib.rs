@@ -1031,6 +1031,65 @@ mod tests {
         assert_eq!(of(Agent::Gemini).timeout("AfterAgent"), TIMEOUT_SECS * 1000);
     }
 
+    /// A client that files transcripts by project folder: the fixture's session ran in
+    /// `/tmp/FIXTURE/project`, so its transcript is that project's (the client's own name for
+    /// it), not a sibling's nor a subdirectory's; a file directly in the folder of folders
+    /// (older Droid sessions) is no project's.
+    #[test]
+    fn a_transcript_belongs_to_the_project_its_folder_names() {
+        /// The client, its folder of project folders, the transcript in it, and other projects
+        /// with whether the transcript is theirs.
+        type Case = (
+            &'static Client,
+            &'static str,
+            &'static str,
+            &'static [(&'static str, bool)],
+        );
+        let cases: [Case; 3] = [
+            (
+                &claude::CLIENT,
+                "/tmp/FIXTURE/home/.claude/projects",
+                "-tmp-FIXTURE-project/56b8a2d7.jsonl",
+                &[
+                    ("/tmp/FIXTURE/projec", false),
+                    ("/tmp/FIXTURE/project/sub", false),
+                    ("/tmp/FIXTURE", false),
+                ],
+            ),
+            (
+                &droid::CLIENT,
+                "/tmp/FIXTURE/home/droid/.factory/sessions",
+                "-tmp-FIXTURE-project/8b41cd7f.jsonl",
+                &[
+                    ("/tmp/FIXTURE/project/", true),
+                    ("/tmp/FIXTURE.project", false), // Droid keeps dots.
+                    ("/tmp/FIXTURE/other", false),
+                ],
+            ),
+            (
+                &qwen::CLIENT,
+                "/tmp/FIXTURE/home/qwen/.qwen/projects",
+                "-tmp-FIXTURE-project/chats/b816995a.jsonl",
+                &[
+                    ("/tmp/FIXTURE.project", true), // Qwen Code's own name for both.
+                    ("/tmp/FIXTURE/other", false),
+                ],
+            ),
+        ];
+        for (client, dir, transcript, others) in cases {
+            let dir = Path::new(dir);
+            let of =
+                |t: &Path, project: &str| client.transcript_in_project(dir, t, Path::new(project));
+            let t = dir.join(transcript);
+            assert!(of(&t, "/tmp/FIXTURE/project"), "{}", client.name);
+            for (project, want) in others {
+                assert_eq!(of(&t, project), *want, "{} {project}", client.name);
+            }
+            let loose = dir.join(Path::new(transcript).file_name().unwrap());
+            assert!(!of(&loose, "/tmp/FIXTURE/project"), "{}", client.name);
+        }
+    }
+
     #[test]
     fn event_names_round_trip_in_every_client() {
         for client in ALL {

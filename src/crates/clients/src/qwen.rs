@@ -336,16 +336,6 @@ mod tests {
     use crate::{Scope, UserDirs};
     use std::path::PathBuf;
 
-    #[test]
-    fn a_transcript_belongs_to_the_project_its_folder_names() {
-        let dir = Path::new("/tmp/FIXTURE/home/qwen/.qwen/projects");
-        let t = dir.join("-tmp-FIXTURE-project/chats/b816995a.jsonl");
-        let of = |project: &str| CLIENT.transcript_in_project(dir, &t, Path::new(project));
-        assert!(of("/tmp/FIXTURE/project"));
-        assert!(of("/tmp/FIXTURE.project"), "Qwen's own name for both");
-        assert!(!of("/tmp/FIXTURE/other"));
-    }
-
     fn fixture(name: &str) -> Vec<u8> {
         crate::fixture(&format!("qwen-0.24.4/{name}"))
     }
@@ -483,32 +473,22 @@ mod tests {
         let user = dir.path().join("home/.qwen");
         std::fs::create_dir_all(project.join(".qwen")).unwrap_or_default();
         std::fs::create_dir_all(&user).unwrap_or_default();
-        assert_eq!(
-            Qwen.compaction_percent(crate::layers(&project, &user), 1_000_000),
-            Some(85)
-        );
-        std::fs::write(
-            user.join("settings.json"),
-            r#"{"context": {"autoCompactThreshold": 0.6}}"#,
-        )
-        .unwrap_or_default();
-        assert_eq!(
-            Qwen.compaction_percent(crate::layers(&project, &user), 1_000_000),
-            Some(60)
-        );
-        // The project's setting wins; a value out of range counts as unset.
-        std::fs::write(
-            project.join(".qwen/settings.json"),
-            r#"{"context": {"autoCompactThreshold": 0.7}}"#,
-        )
-        .unwrap_or_default();
-        assert_eq!(auto_compact_threshold(crate::layers(&project, &user)), 0.7);
-        std::fs::write(
-            project.join(".qwen/settings.json"),
-            r#"{"context": {"autoCompactThreshold": 7}}"#,
-        )
-        .unwrap_or_default();
-        assert_eq!(auto_compact_threshold(crate::layers(&project, &user)), 0.6);
+        let at = crate::layers(&project, &user);
+        assert_eq!(auto_compact_threshold(at), DEFAULT_AUTO_COMPACT_THRESHOLD);
+        assert_eq!(Qwen.compaction_percent(at, 1_000_000), Some(85));
+        // Each step writes one layer's setting: the project's wins; a value out of range counts
+        // as unset.
+        for (file, threshold, want, percent) in [
+            (user.join("settings.json"), "0.6", 0.6, 60),
+            (project.join(".qwen/settings.json"), "0.7", 0.7, 70),
+            (project.join(".qwen/settings.json"), "7", 0.6, 60),
+        ] {
+            let text = format!(r#"{{"context": {{"autoCompactThreshold": {threshold}}}}}"#);
+            std::fs::write(&file, text).unwrap_or_default();
+            assert_eq!(auto_compact_threshold(at), want, "{threshold}");
+            let got = Qwen.compaction_percent(at, 1_000_000);
+            assert_eq!(got, Some(percent), "{threshold}");
+        }
     }
 
     #[test]
