@@ -37,8 +37,12 @@ pub mod code {
     pub const UNCOMMITTED_ELSEWHERE: &str = "uncommitted_elsewhere";
 }
 
+/// Unit tests of the whole verdict over many repository shapes: a file of their own, named as
+/// the git crate's `objects_tests.rs` and `scan_tests.rs` are.
 #[cfg(test)]
+#[path = "paths_agree_tests.rs"]
 mod paths_agree;
+
 /// The git command line of the unit tests, shared with the other library crates.
 #[cfg(test)]
 #[path = "../../../../tests/support/src/test_git.rs"]
