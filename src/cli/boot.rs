@@ -2,7 +2,7 @@
 
 use super::exit::Exit;
 use super::output::{stdout, JSON_VERSION};
-use super::BootArgs;
+use super::{plural, BootArgs};
 use handover_core::context;
 use handover_core::travel;
 use handover_handoff::store::{LoadOutcome, Source, Store};
@@ -197,9 +197,8 @@ fn fetched_report(store: &Store, local_id: Option<&str>, command: &str) -> Optio
     };
     let heading = match &f.changes {
         Some(m) => format!(
-            "{heading} Its uncommitted work travelled with it ({} {}): `{command} pull {remote} --adopt --apply` also puts it into this working tree.",
-            m.files.len(),
-            if m.files.len() == 1 { "file" } else { "files" }
+            "{heading} Its uncommitted work travelled with it ({}): `{command} pull {remote} --adopt --apply` also puts it into this working tree.",
+            plural(m.files.len(), "file")
         ),
         None => heading,
     };

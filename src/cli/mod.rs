@@ -374,6 +374,15 @@ pub(crate) fn every_client(last_word: &str) -> String {
     listed(&names, last_word)
 }
 
+/// `n` and `word`, in the plural unless `n` is 1 ("1 file", "3 files").
+pub(crate) fn plural(n: usize, word: &str) -> String {
+    if n == 1 {
+        format!("1 {word}")
+    } else {
+        format!("{n} {word}s")
+    }
+}
+
 /// `items` as "a, b {last_word} c".
 fn listed(items: &[impl AsRef<str>], last_word: &str) -> String {
     let items: Vec<&str> = items.iter().map(AsRef::as_ref).collect();

@@ -10,7 +10,7 @@
 
 use super::log::{now_ms, refused_or, skipped};
 use super::output::{stdout, JSON_VERSION};
-use super::SearchArgs;
+use super::{plural, SearchArgs};
 use handover_handoff::sanitize::{one_line, quote_within, redacted, token};
 use handover_handoff::store::Store;
 use handover_recall::item::{names, Item};
@@ -429,14 +429,6 @@ fn unquoted(quoted: &str) -> String {
         .and_then(|s| s.strip_suffix('»'))
         .unwrap_or(quoted)
         .to_string()
-}
-
-fn plural(n: usize, word: &str) -> String {
-    if n == 1 {
-        format!("1 {word}")
-    } else {
-        format!("{n} {word}s")
-    }
 }
 
 #[cfg(test)]

@@ -2,7 +2,7 @@
 //! repository's own git remote (the work is `handover_core::travel`).
 
 use super::output::{stdout, warn, JSON_VERSION};
-use super::{PullArgs, PushArgs, ShareArgs};
+use super::{plural, PullArgs, PushArgs, ShareArgs};
 use handover_base::shell::shell_quote;
 use handover_core::travel::changes::Going;
 use handover_core::travel::{self, PushError};
@@ -40,9 +40,8 @@ pub fn push(args: &PushArgs, dir: &Path) -> anyhow::Result<ExitCode> {
         let total: u64 = files.iter().map(|f| f.size).sum();
         let _ = writeln!(
             stdout(),
-            "The uncommitted work that goes with the handoff ({} {}, {total} bytes):",
-            files.len(),
-            if files.len() == 1 { "file" } else { "files" }
+            "The uncommitted work that goes with the handoff ({}, {total} bytes):",
+            plural(files.len(), "file")
         );
         for f in files {
             let _ = writeln!(
@@ -94,9 +93,8 @@ pub fn push(args: &PushArgs, dir: &Path) -> anyhow::Result<ExitCode> {
                 )?,
                 Some(files) => writeln!(
                     stdout(),
-                    "The uncommitted work went with it ({} {}): on the other machine, `handover pull --adopt --apply` puts it into the working tree.",
-                    files.len(),
-                    if files.len() == 1 { "file" } else { "files" }
+                    "The uncommitted work went with it ({}): on the other machine, `handover pull --adopt --apply` puts it into the working tree.",
+                    plural(files.len(), "file")
                 )?,
                 None => {}
             }
@@ -234,9 +232,8 @@ pub fn pull(args: &PullArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             if let Some(applied) = &pulled.applied {
                 writeln!(
                     stdout(),
-                    "Applied the uncommitted work that travelled with it ({} {}; the index is untouched):",
-                    applied.files.len(),
-                    if applied.files.len() == 1 { "file" } else { "files" }
+                    "Applied the uncommitted work that travelled with it ({}; the index is untouched):",
+                    plural(applied.files.len(), "file")
                 )?;
                 for file in &applied.files {
                     let note = if applied.already.contains(&file.path) {
@@ -254,9 +251,8 @@ pub fn pull(args: &PullArgs, dir: &Path) -> anyhow::Result<ExitCode> {
             } else if let Some(m) = &f.changes {
                 writeln!(
                     stdout(),
-                    "Its uncommitted work travelled with it ({} {}): `handover pull --adopt --apply` puts it into this working tree.",
-                    m.files.len(),
-                    if m.files.len() == 1 { "file" } else { "files" }
+                    "Its uncommitted work travelled with it ({}): `handover pull --adopt --apply` puts it into this working tree.",
+                    plural(m.files.len(), "file")
                 )?;
                 // The remote's list (the files applied are read from the commits, and listed
                 // again then).

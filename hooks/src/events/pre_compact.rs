@@ -12,7 +12,7 @@ use crate::call::never_fail::Outcome;
 use crate::call::scan::Scan;
 use crate::call::Call;
 use crate::state::delivery::{self, Action};
-use handover_clients::{HookEvent, Response, UserDirs};
+use handover_clients::{HookEvent, Response, SettingsLayers, UserDirs};
 use handover_handoff::model::Handoff;
 use handover_handoff::sanitize::redacted;
 use handover_handoff::store::Event;
@@ -208,9 +208,13 @@ fn no_compression_due(call: &Call) -> Option<String> {
     let model = usage.model.as_deref().or(call.input.model.as_deref());
     let window = crate::state::window::resolve(usage.window, model, configured, usage.used_tokens);
     let user_dir = call.client().user_dir(&UserDirs::from_env());
+    let at = SettingsLayers {
+        project: root,
+        user_dir: user_dir.as_deref(),
+    };
     call.client()
         .behaviour
-        .compaction_due(usage.used_tokens, window, root, user_dir.as_deref())
+        .compaction_due(usage.used_tokens, window, at)
         .err()
 }
 

@@ -6,7 +6,7 @@
 use super::Event;
 use crate::call::Call;
 use crate::state::delivery::{self, Delivery, Epoch, Facts, Said};
-use handover_clients::UserDirs;
+use handover_clients::{SettingsLayers, UserDirs};
 use handover_core::context::Pressure;
 use handover_handoff::config::Config;
 use handover_handoff::store::Store;
@@ -19,10 +19,11 @@ pub fn for_agent(call: &Call, store: &Store, config: &Config, window: u64) -> (u
     let (remind, insist) = (config.remind_percent, config.insist_percent);
     let client = call.client();
     let user_dir = client.user_dir(&UserDirs::from_env());
-    match client
-        .behaviour
-        .compaction_percent(Some(store.root()), user_dir.as_deref(), window)
-    {
+    let at = SettingsLayers {
+        project: Some(store.root()),
+        user_dir: user_dir.as_deref(),
+    };
+    match client.behaviour.compaction_percent(at, window) {
         Some(point) => below_compaction_point(remind, insist, point),
         None => (remind, insist),
     }

@@ -432,17 +432,7 @@ fn shown_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-
-    fn git(dir: &Path, args: &[&str]) {
-        let out = Command::new("git")
-            .args(args)
-            .current_dir(dir)
-            .env("GIT_CONFIG_GLOBAL", "/dev/null")
-            .env("GIT_CONFIG_NOSYSTEM", "1")
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}");
-    }
+    use crate::test_git::git;
 
     #[test]
     fn the_listing_is_read_with_scopes_and_keys_without_values() {

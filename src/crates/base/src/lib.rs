@@ -23,4 +23,9 @@ pub mod read_gate;
 pub mod shell;
 pub mod text;
 
+/// The git command line of the unit tests, shared with the other library crates.
+#[cfg(test)]
+#[path = "../../../../tests/support/src/test_git.rs"]
+mod test_git;
+
 pub use hook_exe::HookExe;

@@ -25,10 +25,10 @@
 //!   visible to a hook.
 //! - Instruction file `AGENTS.md`; plugin in `plugin/codex`.
 
-use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
+use crate::transcript::{self, at, items_of, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
-    ModelWindow, MovedBy, Quirks, ShellSign, Timeout, Trust,
+    ModelWindow, MovedBy, Quirks, SettingsLayers, ShellSign, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -155,16 +155,8 @@ impl Behaviour for Codex {
         fullness_of_line(line)
     }
 
-    fn compaction_percent(
-        &self,
-        project: Option<&Path>,
-        user_dir: Option<&Path>,
-        window: u64,
-    ) -> Option<u8> {
-        Some(compact_percent(
-            auto_compact_limit(project, user_dir),
-            window,
-        ))
+    fn compaction_percent(&self, at: SettingsLayers, window: u64) -> Option<u8> {
+        Some(compact_percent(auto_compact_limit(at), window))
     }
 
     /// Only a file some of whose hooks were trusted runs anything.
@@ -221,10 +213,10 @@ pub fn trusts_any_hook_of(config: &str, hooks_json: &Path) -> bool {
 
 /// The lowest `model_auto_compact_token_limit` of the project's and the user's config (None:
 /// none set, or unreadable: a hook never fails over a config file).
-pub fn auto_compact_limit(project: Option<&Path>, user_dir: Option<&Path>) -> Option<u64> {
+pub fn auto_compact_limit(at: SettingsLayers) -> Option<u64> {
     let files = [
-        project.map(|p| p.join(".codex").join("config.toml")),
-        user_dir.map(config_file),
+        at.project.map(|p| p.join(".codex").join("config.toml")),
+        at.user_dir.map(config_file),
     ];
     files
         .into_iter()
@@ -394,10 +386,7 @@ fn item_facts(item: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
 
 /// The texts of an item's `content`, joined.
 fn texts(item: &Value) -> String {
-    item.get("content")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+    items_of(item, "content")
         .filter_map(|c| str_of(c, "text"))
         .collect::<Vec<_>>()
         .join("\n")
@@ -577,26 +566,21 @@ mod tests {
         let user = dir.path().join("codex");
         std::fs::create_dir_all(project.join(".codex")).unwrap();
         std::fs::create_dir_all(&user).unwrap();
-        std::fs::write(
-            project.join(".codex/config.toml"),
-            "model_auto_compact_token_limit = 70000\n",
-        )
-        .unwrap();
+        // Each layer written in turn; the lowest limit of the two counts.
+        for (file, limit) in [
+            (project.join(".codex/config.toml"), 70_000),
+            (user.join("config.toml"), 50_000),
+        ] {
+            std::fs::write(&file, format!("model_auto_compact_token_limit = {limit}\n")).unwrap();
+            assert_eq!(
+                auto_compact_limit(crate::layers(&project, &user)),
+                Some(limit),
+                "{}",
+                file.display()
+            );
+        }
         assert_eq!(
-            auto_compact_limit(Some(&project), Some(&user)),
-            Some(70_000)
-        );
-        std::fs::write(
-            user.join("config.toml"),
-            "model_auto_compact_token_limit = 50000\n",
-        )
-        .unwrap();
-        assert_eq!(
-            auto_compact_limit(Some(&project), Some(&user)),
-            Some(50_000)
-        );
-        assert_eq!(
-            Codex.compaction_percent(Some(&project), Some(&user), 100_000),
+            Codex.compaction_percent(crate::layers(&project, &user), 100_000),
             Some(50)
         );
     }

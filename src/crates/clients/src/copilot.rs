@@ -39,10 +39,10 @@
 //!   `GEMINI.md` ([`INSTRUCTION_FILES`]) and shows each one's whole text; our section goes into
 //!   `AGENTS.md` unless another of them has it. No plugin of ours.
 
-use crate::transcript::{self, at, relative, request, str_of, Fact, Fullness, Usage};
+use crate::transcript::{self, at, items_of, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
-    MovedBy, Quirks, Response, ShellName, Timeout, Trust, UserDirs,
+    MovedBy, Quirks, Response, SettingsLayers, ShellName, Timeout, Trust, UserDirs,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -153,7 +153,7 @@ impl Behaviour for Copilot {
         scan(tail, at_file_start)
     }
 
-    fn compaction_percent(&self, _: Option<&Path>, _: Option<&Path>, _: u64) -> Option<u8> {
+    fn compaction_percent(&self, _: SettingsLayers, _: u64) -> Option<u8> {
         Some(COMPACTION_PERCENT)
     }
 
@@ -380,12 +380,7 @@ fn facts(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
 /// `edit`, ...), and a shell command's end (`shellExecution.exitCode`; `success` stays true
 /// for a command that failed).
 fn completed(data: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
-    for edit in data
-        .get("fileEdits")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
-    {
+    for edit in items_of(data, "fileEdits") {
         if let Some(p) = str_of(edit, "path") {
             out.push(Fact::Edited(relative(p, root)));
         }
@@ -498,28 +493,6 @@ mod tests {
             CLIENT.transcript_facts(line.as_bytes(), None, &mut s1);
         }
         assert_eq!(s1.iter().filter(|f| **f == Fact::Compacted).count(), 1);
-    }
-
-    #[test]
-    fn only_a_top_level_additional_context_and_the_stop_block() {
-        assert_eq!(
-            crate::copilot::CLIENT.encode(&Response::Context {
-                event: HookEvent::Tool,
-                text: "a \"b\"\nc".into()
-            }),
-            b"{\"additionalContext\":\"a \\\"b\\\"\\nc\"}\n"
-        );
-        assert_eq!(
-            crate::copilot::CLIENT.encode(&Response::Block {
-                reason: "save".into(),
-                notice: Some("saving".into())
-            }),
-            b"{\"decision\":\"block\",\"reason\":\"save\"}\n"
-        );
-        assert!(crate::copilot::CLIENT
-            .encode(&Response::Plain("keep".into()))
-            .is_empty());
-        assert!(crate::copilot::CLIENT.encode(&Response::Silent).is_empty());
     }
 
     #[test]
@@ -644,7 +617,10 @@ mod tests {
             config_file(&user),
             Path::new("/home/u/.copilot/config.json")
         );
-        assert_eq!(Copilot.compaction_percent(None, None, 168_000), Some(80));
+        assert_eq!(
+            Copilot.compaction_percent(SettingsLayers::default(), 168_000),
+            Some(80)
+        );
         assert_eq!(
             crate::copilot::CLIENT.event_name(HookEvent::PostCompact),
             None

@@ -350,28 +350,15 @@ pub fn runs_the_shell_command(env: &dyn Fn(&str) -> Option<OsString>) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::{Scope, UserDirs};
+    use crate::{Scope, SettingsLayers, UserDirs};
     use std::path::PathBuf;
 
     #[test]
-    fn a_transcript_belongs_to_the_project_its_folder_names() {
-        let dir = Path::new("/tmp/FIXTURE/home/droid/.factory/sessions");
-        let t = dir.join("-tmp-FIXTURE-project/8b41cd7f.jsonl");
-        let of = |project: &str| CLIENT.transcript_in_project(dir, &t, Path::new(project));
-        assert!(of("/tmp/FIXTURE/project"));
-        assert!(of("/tmp/FIXTURE/project/"));
-        assert!(!of("/tmp/FIXTURE.project"), "Droid keeps dots");
-        assert!(!of("/tmp/FIXTURE/other"));
+    fn the_project_key_keeps_all_but_slashes() {
         assert_eq!(
             project_key(Path::new("/a//b c.d/")).as_deref(),
             Some("-a-b c.d")
         );
-        // Older sessions directly in sessions/ are no project's.
-        assert!(!CLIENT.transcript_in_project(
-            dir,
-            &dir.join("8b41cd7f.jsonl"),
-            Path::new("/tmp/FIXTURE/project")
-        ));
     }
 
     /// The environment of a command run by Droid 0.225.2's `Execute` tool (`env` captured in the
@@ -575,7 +562,16 @@ mod tests {
         write("{\n  // mine\n  \"compactionTokenLimit\": 20000\n}");
         assert_eq!(at(None), None);
         assert_eq!(Droid.compaction_window(None, None), None);
-        assert_eq!(Droid.compaction_percent(None, Some(dir.path()), 1), None);
+        assert_eq!(
+            Droid.compaction_percent(
+                SettingsLayers {
+                    project: None,
+                    user_dir: Some(dir.path())
+                },
+                1
+            ),
+            None
+        );
     }
 
     #[test]
@@ -621,30 +617,16 @@ mod tests {
     #[test]
     fn new_opens_as_a_startup_and_a_true_resume_stays_one() {
         let source = |raw: &[u8]| Droid.session_start_source(&HookInput::parse(raw));
-        let fixture = |name: &str| {
-            std::fs::read(
-                Path::new(env!("CARGO_MANIFEST_DIR"))
-                    .join("../../../tests/fixtures/clients/droid-0.225.2")
-                    .join(name),
-            )
-            .unwrap()
-        };
-        assert_eq!(
-            source(&fixture("session_start-startup.json")),
-            StartSource::Startup
-        );
-        assert_eq!(
-            source(&fixture("session_start-new.json")),
-            StartSource::Startup
-        );
-        assert_eq!(
-            source(&fixture("session_start-resume.json")),
-            StartSource::Resume
-        );
-        assert_eq!(
-            source(&fixture("session_start-compress-reopen.json")),
-            StartSource::Resume
-        );
+        for (name, want) in [
+            ("session_start-startup.json", StartSource::Startup),
+            ("session_start-new.json", StartSource::Startup),
+            ("session_start-resume.json", StartSource::Resume),
+            ("session_start-compress-reopen.json", StartSource::Resume),
+        ] {
+            let raw = crate::fixture(&format!("droid-0.225.2/{name}"));
+            assert!(!raw.is_empty(), "{name} is missing");
+            assert_eq!(source(&raw), want, "{name}");
+        }
         assert_eq!(source(br#"{"source":"compact"}"#), StartSource::Compact);
         assert_eq!(source(b"{}"), StartSource::Startup);
         // Other clients keep the payload's word.

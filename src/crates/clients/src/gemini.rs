@@ -31,10 +31,10 @@
 //!   not trust, recorded in `~/.gemini/trustedFolders.json`.
 //! - Instruction file: `context.fileName` (default `GEMINI.md`). No plugin.
 
-use crate::transcript::{at, relative, request, str_of, Fact, Fullness, Usage};
+use crate::transcript::{at, items_of, relative, request, str_of, Fact, Fullness, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
-    ModelWindow, MovedBy, Quirks, Response, ShellName, StartSource, Timeout, Trust,
+    ModelWindow, MovedBy, Quirks, Response, SettingsLayers, ShellName, StartSource, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -158,14 +158,8 @@ impl Behaviour for Gemini {
     }
 
     /// It compresses when the last prompt's tokens reach its threshold × the window.
-    fn compaction_due(
-        &self,
-        used: u64,
-        window: u64,
-        project: Option<&Path>,
-        user_dir: Option<&Path>,
-    ) -> Result<(), String> {
-        let threshold = compression_threshold(project, user_dir);
+    fn compaction_due(&self, used: u64, window: u64, at: SettingsLayers) -> Result<(), String> {
+        let threshold = compression_threshold(at);
         if will_compress(used, window, threshold) {
             Ok(())
         } else {
@@ -190,13 +184,8 @@ impl Behaviour for Gemini {
         scan(tail, at_file_start)
     }
 
-    fn compaction_percent(
-        &self,
-        project: Option<&Path>,
-        user_dir: Option<&Path>,
-        _window: u64,
-    ) -> Option<u8> {
-        Some(compress_percent(compression_threshold(project, user_dir)))
+    fn compaction_percent(&self, at: SettingsLayers, _window: u64) -> Option<u8> {
+        Some(compress_percent(compression_threshold(at)))
     }
 
     /// Gemini CLI 0.61.0 files a session under `tmp/<slug>/chats/`, one slug per working
@@ -273,8 +262,8 @@ fn classify(line: &[u8]) -> Option<Line> {
 /// user's, else the default. Unreadable files and odd values count as unset: a hook never
 /// fails over a settings file. (A threshold Gemini CLI fetches from its server is not known
 /// here; docs/hooks.md says so.)
-pub fn compression_threshold(project: Option<&Path>, user_dir: Option<&Path>) -> f64 {
-    crate::settings::fraction(project, ".gemini", user_dir, "/model/compressionThreshold")
+pub fn compression_threshold(at: SettingsLayers) -> f64 {
+    crate::settings::fraction(at, ".gemini", "/model/compressionThreshold")
         .unwrap_or(DEFAULT_COMPRESSION_THRESHOLD)
 }
 
@@ -296,12 +285,7 @@ fn facts(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
     match str_of(v, "type") {
         Some("user") => {
             at(v, out);
-            for item in v
-                .get("content")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+            for item in items_of(v, "content") {
                 if let Some(text) = str_of(item, "text") {
                     user_text(text, out);
                 }
@@ -312,12 +296,7 @@ fn facts(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
         }
         Some("gemini") => {
             at(v, out);
-            for call in v
-                .get("toolCalls")
-                .and_then(Value::as_array)
-                .into_iter()
-                .flatten()
-            {
+            for call in items_of(v, "toolCalls") {
                 tool_call(call, root, out);
             }
             if let Some(text) = str_of(v, "content").filter(|t| !t.trim().is_empty()) {
@@ -379,11 +358,7 @@ fn tool_call(call: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
 
 /// Gemini CLI's shell tool ends a failed command's output with a line `Exit Code: N`.
 fn exit_code(call: &Value) -> Option<i64> {
-    let outputs = call
-        .get("result")
-        .and_then(Value::as_array)
-        .into_iter()
-        .flatten()
+    let outputs = items_of(call, "result")
         .filter_map(|r| r.pointer("/functionResponse/response/output"))
         .filter_map(Value::as_str);
     for output in outputs {
@@ -512,7 +487,12 @@ mod tests {
         let dir = tempfile::tempdir().unwrap();
         let gem = dir.path().join(".gemini");
         std::fs::create_dir(&gem).unwrap();
-        let threshold = || compression_threshold(Some(dir.path()), None);
+        let threshold = || {
+            compression_threshold(SettingsLayers {
+                project: Some(dir.path()),
+                user_dir: None,
+            })
+        };
         assert_eq!(threshold(), DEFAULT_COMPRESSION_THRESHOLD);
         std::fs::write(
             gem.join("settings.json"),

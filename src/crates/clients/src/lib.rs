@@ -274,15 +274,8 @@ pub trait Behaviour: Sync {
     // ---- Compaction point ----
 
     /// Whether the client compacts before its next request with `used` of `window` tokens in
-    /// its context, by its own settings (`project`, `user_dir` as for
-    /// [`Behaviour::compaction_percent`]); Err says why not, for the debug log.
-    fn compaction_due(
-        &self,
-        _used: u64,
-        _window: u64,
-        _project: Option<&Path>,
-        _user_dir: Option<&Path>,
-    ) -> Result<(), String> {
+    /// its context, by its own settings; Err says why not, for the debug log.
+    fn compaction_due(&self, _used: u64, _window: u64, _at: SettingsLayers) -> Result<(), String> {
         Ok(())
     }
 
@@ -297,15 +290,8 @@ pub trait Behaviour: Sync {
     /// Where the client compacts by itself, as a whole percent of `window`, when that comes
     /// early enough to move our reminders below it; None (the default) when it compacts only
     /// near the end, or where the usage it reports is already measured against its compaction
-    /// point (nothing to move). `project` is the repository root and `user_dir` the client's own
-    /// ([`Client::user_dir`]): the settings layers that can move the point. A hook never fails
-    /// over a settings file: unreadable ones count as unset.
-    fn compaction_percent(
-        &self,
-        _project: Option<&Path>,
-        _user_dir: Option<&Path>,
-        _window: u64,
-    ) -> Option<u8> {
+    /// point (nothing to move).
+    fn compaction_percent(&self, _at: SettingsLayers, _window: u64) -> Option<u8> {
         None
     }
 
@@ -317,6 +303,15 @@ pub trait Behaviour: Sync {
     fn runs_hooks_of(&self, _hooks_file: &Path, _user_dir: Option<&Path>) -> bool {
         true
     }
+}
+
+/// The settings layers that can move where a client compacts: the repository root (its project
+/// settings) and the client's own user directory ([`Client::user_dir`]); either may be unknown.
+/// A hook never fails over a settings file: unreadable ones count as unset.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct SettingsLayers<'a> {
+    pub project: Option<&'a Path>,
+    pub user_dir: Option<&'a Path>,
 }
 
 /// A client's names for our events: [`Client::event_name`].
@@ -842,6 +837,15 @@ pub(crate) fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(dir.join(name)).unwrap_or_default()
 }
 
+/// Both settings layers known: the project's root and the client's user directory.
+#[cfg(test)]
+pub(crate) fn layers<'a>(project: &'a Path, user_dir: &'a Path) -> SettingsLayers<'a> {
+    SettingsLayers {
+        project: Some(project),
+        user_dir: Some(user_dir),
+    }
+}
+
 /// The facts `client` reads from every line of `transcript`, for a session in the project the
 /// captures ran in (`/tmp/FIXTURE/project`), as the session record reads them.
 #[cfg(test)]
@@ -1025,6 +1029,65 @@ mod tests {
         assert_eq!(of(Agent::Codex).timeout("Stop"), TIMEOUT_SECS);
         assert_eq!(of(Agent::Codex).timeout("SessionEnd"), 3);
         assert_eq!(of(Agent::Gemini).timeout("AfterAgent"), TIMEOUT_SECS * 1000);
+    }
+
+    /// A client that files transcripts by project folder: the fixture's session ran in
+    /// `/tmp/FIXTURE/project`, so its transcript is that project's (the client's own name for
+    /// it), not a sibling's nor a subdirectory's; a file directly in the folder of folders
+    /// (older Droid sessions) is no project's.
+    #[test]
+    fn a_transcript_belongs_to_the_project_its_folder_names() {
+        /// The client, its folder of project folders, the transcript in it, and other projects
+        /// with whether the transcript is theirs.
+        type Case = (
+            &'static Client,
+            &'static str,
+            &'static str,
+            &'static [(&'static str, bool)],
+        );
+        let cases: [Case; 3] = [
+            (
+                &claude::CLIENT,
+                "/tmp/FIXTURE/home/.claude/projects",
+                "-tmp-FIXTURE-project/56b8a2d7.jsonl",
+                &[
+                    ("/tmp/FIXTURE/projec", false),
+                    ("/tmp/FIXTURE/project/sub", false),
+                    ("/tmp/FIXTURE", false),
+                ],
+            ),
+            (
+                &droid::CLIENT,
+                "/tmp/FIXTURE/home/droid/.factory/sessions",
+                "-tmp-FIXTURE-project/8b41cd7f.jsonl",
+                &[
+                    ("/tmp/FIXTURE/project/", true),
+                    ("/tmp/FIXTURE.project", false), // Droid keeps dots.
+                    ("/tmp/FIXTURE/other", false),
+                ],
+            ),
+            (
+                &qwen::CLIENT,
+                "/tmp/FIXTURE/home/qwen/.qwen/projects",
+                "-tmp-FIXTURE-project/chats/b816995a.jsonl",
+                &[
+                    ("/tmp/FIXTURE.project", true), // Qwen Code's own name for both.
+                    ("/tmp/FIXTURE/other", false),
+                ],
+            ),
+        ];
+        for (client, dir, transcript, others) in cases {
+            let dir = Path::new(dir);
+            let of =
+                |t: &Path, project: &str| client.transcript_in_project(dir, t, Path::new(project));
+            let t = dir.join(transcript);
+            assert!(of(&t, "/tmp/FIXTURE/project"), "{}", client.name);
+            for (project, want) in others {
+                assert_eq!(of(&t, project), *want, "{} {project}", client.name);
+            }
+            let loose = dir.join(Path::new(transcript).file_name().unwrap());
+            assert!(!of(&loose, "/tmp/FIXTURE/project"), "{}", client.name);
+        }
     }
 
     #[test]

@@ -382,19 +382,6 @@ mod tests {
     }
 
     #[test]
-    fn answers_are_plain_text() {
-        assert_eq!(
-            CLIENT.encode(&Response::Context {
-                event: HookEvent::SessionStart,
-                text: "the handoff".into()
-            }),
-            b"the handoff\n"
-        );
-        assert_eq!(CLIENT.encode(&Response::Plain("keep".into())), b"keep\n");
-        assert!(CLIENT.encode(&Response::Silent).is_empty());
-    }
-
-    #[test]
     fn its_transcripts_are_the_plugins() {
         let input = HookInput::parse(
             br#"{"session_id":"ses_1","transcript_path":"/h/.config/opencode/handover-sessions/ses_1.jsonl"}"#,

@@ -74,49 +74,97 @@ pub fn quote(s: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::{claude, codex, copilot, gemini, opencode, qwen};
 
+    /// Each client's bytes for each form of answer, exactly: Claude Code's form, or the
+    /// client's own where it has one.
     #[test]
     fn encodes_each_form_exactly() {
-        assert!(crate::claude::CLIENT.encode(&Response::Silent).is_empty());
-        assert_eq!(
-            crate::claude::CLIENT.encode(&Response::Context {
-                event: HookEvent::Prompt,
-                text: "a \"quoted\"\nline".into()
-            }),
-            b"{\"hookSpecificOutput\":{\"hookEventName\":\"UserPromptSubmit\",\"additionalContext\":\"a \\\"quoted\\\"\\nline\"}}\n"
-        );
-        assert_eq!(
-            crate::gemini::CLIENT.encode(&Response::Context {
-                event: HookEvent::Tool,
-                text: "t".into()
-            }),
-            b"{\"hookSpecificOutput\":{\"hookEventName\":\"AfterTool\",\"additionalContext\":\"t\"}}\n"
-        );
+        let context = |event, text: &str| Response::Context {
+            event,
+            text: text.into(),
+        };
+        let plain = |text: &str| Response::Plain(text.into());
         let block = Response::Block {
             reason: "save".into(),
             notice: Some("saving".into()),
         };
-        assert_eq!(
-            crate::gemini::CLIENT.encode(&block),
-            b"{\"decision\":\"block\",\"reason\":\"save\",\"systemMessage\":\"saving\"}\n"
-        );
-        // Codex rejects keys it does not expect; Claude Code shows no notice.
-        for client in [&crate::codex::CLIENT, &crate::claude::CLIENT] {
+        let cases: [(&Client, Response, &[u8]); 18] = [
+            (&claude::CLIENT, Response::Silent, b""),
+            (
+                &claude::CLIENT,
+                context(HookEvent::Prompt, "a \"quoted\"\nline"),
+                b"{\"hookSpecificOutput\":{\"hookEventName\":\"UserPromptSubmit\",\"additionalContext\":\"a \\\"quoted\\\"\\nline\"}}\n",
+            ),
+            (&claude::CLIENT, plain("keep"), b"keep\n"),
+            (
+                &gemini::CLIENT,
+                context(HookEvent::Tool, "t"),
+                b"{\"hookSpecificOutput\":{\"hookEventName\":\"AfterTool\",\"additionalContext\":\"t\"}}\n",
+            ),
+            (
+                &gemini::CLIENT,
+                block.clone(),
+                b"{\"decision\":\"block\",\"reason\":\"save\",\"systemMessage\":\"saving\"}\n",
+            ),
+            // Gemini CLI has no PostCompact: nothing rather than a name it does not know.
+            (&gemini::CLIENT, context(HookEvent::PostCompact, "x"), b""),
+            // Codex rejects keys it does not expect; Claude Code shows no notice.
+            (
+                &codex::CLIENT,
+                block.clone(),
+                b"{\"decision\":\"block\",\"reason\":\"save\"}\n",
+            ),
+            (
+                &claude::CLIENT,
+                block.clone(),
+                b"{\"decision\":\"block\",\"reason\":\"save\"}\n",
+            ),
+            // GitHub Copilot CLI: only a top-level additionalContext and the stop block.
+            (
+                &copilot::CLIENT,
+                context(HookEvent::Tool, "a \"b\"\nc"),
+                b"{\"additionalContext\":\"a \\\"b\\\"\\nc\"}\n",
+            ),
+            (
+                &copilot::CLIENT,
+                block.clone(),
+                b"{\"decision\":\"block\",\"reason\":\"save\"}\n",
+            ),
+            (&copilot::CLIENT, plain("keep"), b""),
+            (&copilot::CLIENT, Response::Silent, b""),
+            // Qwen Code: PreCompact's text goes out as additionalContext.
+            (
+                &qwen::CLIENT,
+                plain("keep the goal"),
+                b"{\"hookSpecificOutput\":{\"hookEventName\":\"PreCompact\",\"additionalContext\":\"keep the goal\"}}\n",
+            ),
+            (
+                &qwen::CLIENT,
+                context(HookEvent::Tool, "t"),
+                b"{\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":\"t\"}}\n",
+            ),
+            (
+                &qwen::CLIENT,
+                block,
+                b"{\"decision\":\"block\",\"reason\":\"save\"}\n",
+            ),
+            // OpenCode's plugin reads plain text.
+            (
+                &opencode::CLIENT,
+                context(HookEvent::SessionStart, "the handoff"),
+                b"the handoff\n",
+            ),
+            (&opencode::CLIENT, plain("keep"), b"keep\n"),
+            (&opencode::CLIENT, Response::Silent, b""),
+        ];
+        for (client, response, expected) in cases {
             assert_eq!(
-                client.encode(&block),
-                b"{\"decision\":\"block\",\"reason\":\"save\"}\n"
+                String::from_utf8_lossy(&client.encode(&response)),
+                String::from_utf8_lossy(expected),
+                "{} {response:?}",
+                client.name
             );
         }
-        assert_eq!(
-            crate::claude::CLIENT.encode(&Response::Plain("keep".into())),
-            b"keep\n"
-        );
-        // Gemini CLI has no PostCompact: nothing rather than a name it does not know.
-        assert!(crate::gemini::CLIENT
-            .encode(&Response::Context {
-                event: HookEvent::PostCompact,
-                text: "x".into()
-            })
-            .is_empty());
     }
 }

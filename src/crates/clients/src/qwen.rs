@@ -35,7 +35,7 @@
 use crate::transcript::{self, at, command_end_id, request, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
-    MovedBy, Quirks, Response, ShellName, Timeout, Trust,
+    MovedBy, Quirks, Response, SettingsLayers, ShellName, Timeout, Trust,
 };
 use handover_base::hook_exe::TIMEOUT_SECS;
 use serde_json::Value;
@@ -155,16 +155,8 @@ impl Behaviour for Qwen {
         transcript::failed_shell_command(input, TOOLS.shell, exit_code_of)
     }
 
-    fn compaction_percent(
-        &self,
-        project: Option<&Path>,
-        user_dir: Option<&Path>,
-        window: u64,
-    ) -> Option<u8> {
-        Some(compaction_point_percent(
-            auto_compact_threshold(project, user_dir),
-            window,
-        ))
+    fn compaction_percent(&self, at: SettingsLayers, window: u64) -> Option<u8> {
+        Some(compaction_point_percent(auto_compact_threshold(at), window))
     }
 
     /// Qwen Code 0.24.4 names the folder after the session's working directory, every
@@ -179,8 +171,8 @@ impl Behaviour for Qwen {
 /// `context.autoCompactThreshold` (a fraction in (0, 1]) from the project's settings, else the
 /// user's, else the default. Unreadable files and odd values count as unset: a hook never fails
 /// over a settings file.
-pub fn auto_compact_threshold(project: Option<&Path>, user_dir: Option<&Path>) -> f64 {
-    crate::settings::fraction(project, ".qwen", user_dir, "/context/autoCompactThreshold")
+pub fn auto_compact_threshold(at: SettingsLayers) -> f64 {
+    crate::settings::fraction(at, ".qwen", "/context/autoCompactThreshold")
         .unwrap_or(DEFAULT_AUTO_COMPACT_THRESHOLD)
 }
 
@@ -344,16 +336,6 @@ mod tests {
     use crate::{Scope, UserDirs};
     use std::path::PathBuf;
 
-    #[test]
-    fn a_transcript_belongs_to_the_project_its_folder_names() {
-        let dir = Path::new("/tmp/FIXTURE/home/qwen/.qwen/projects");
-        let t = dir.join("-tmp-FIXTURE-project/chats/b816995a.jsonl");
-        let of = |project: &str| CLIENT.transcript_in_project(dir, &t, Path::new(project));
-        assert!(of("/tmp/FIXTURE/project"));
-        assert!(of("/tmp/FIXTURE.project"), "Qwen's own name for both");
-        assert!(!of("/tmp/FIXTURE/other"));
-    }
-
     fn fixture(name: &str) -> Vec<u8> {
         crate::fixture(&format!("qwen-0.24.4/{name}"))
     }
@@ -491,54 +473,22 @@ mod tests {
         let user = dir.path().join("home/.qwen");
         std::fs::create_dir_all(project.join(".qwen")).unwrap_or_default();
         std::fs::create_dir_all(&user).unwrap_or_default();
-        assert_eq!(
-            Qwen.compaction_percent(Some(&project), Some(&user), 1_000_000),
-            Some(85)
-        );
-        std::fs::write(
-            user.join("settings.json"),
-            r#"{"context": {"autoCompactThreshold": 0.6}}"#,
-        )
-        .unwrap_or_default();
-        assert_eq!(
-            Qwen.compaction_percent(Some(&project), Some(&user), 1_000_000),
-            Some(60)
-        );
-        // The project's setting wins; a value out of range counts as unset.
-        std::fs::write(
-            project.join(".qwen/settings.json"),
-            r#"{"context": {"autoCompactThreshold": 0.7}}"#,
-        )
-        .unwrap_or_default();
-        assert_eq!(auto_compact_threshold(Some(&project), Some(&user)), 0.7);
-        std::fs::write(
-            project.join(".qwen/settings.json"),
-            r#"{"context": {"autoCompactThreshold": 7}}"#,
-        )
-        .unwrap_or_default();
-        assert_eq!(auto_compact_threshold(Some(&project), Some(&user)), 0.6);
-    }
-
-    #[test]
-    fn pre_compact_text_goes_out_as_additional_context() {
-        assert_eq!(
-            crate::qwen::CLIENT.encode(&Response::Plain("keep the goal".into())),
-            b"{\"hookSpecificOutput\":{\"hookEventName\":\"PreCompact\",\"additionalContext\":\"keep the goal\"}}\n"
-        );
-        assert_eq!(
-            crate::qwen::CLIENT.encode(&Response::Context {
-                event: HookEvent::Tool,
-                text: "t".into()
-            }),
-            b"{\"hookSpecificOutput\":{\"hookEventName\":\"PostToolUse\",\"additionalContext\":\"t\"}}\n"
-        );
-        assert_eq!(
-            crate::qwen::CLIENT.encode(&Response::Block {
-                reason: "save".into(),
-                notice: Some("n".into())
-            }),
-            b"{\"decision\":\"block\",\"reason\":\"save\"}\n"
-        );
+        let at = crate::layers(&project, &user);
+        assert_eq!(auto_compact_threshold(at), DEFAULT_AUTO_COMPACT_THRESHOLD);
+        assert_eq!(Qwen.compaction_percent(at, 1_000_000), Some(85));
+        // Each step writes one layer's setting: the project's wins; a value out of range counts
+        // as unset.
+        for (file, threshold, want, percent) in [
+            (user.join("settings.json"), "0.6", 0.6, 60),
+            (project.join(".qwen/settings.json"), "0.7", 0.7, 70),
+            (project.join(".qwen/settings.json"), "7", 0.6, 60),
+        ] {
+            let text = format!(r#"{{"context": {{"autoCompactThreshold": {threshold}}}}}"#);
+            std::fs::write(&file, text).unwrap_or_default();
+            assert_eq!(auto_compact_threshold(at), want, "{threshold}");
+            let got = Qwen.compaction_percent(at, 1_000_000);
+            assert_eq!(got, Some(percent), "{threshold}");
+        }
     }
 
     #[test]

@@ -3,6 +3,7 @@
 //! not a regular file (`→ /dev/zero`) is never read, nor one larger than [`MAX_BYTES`]. An
 //! unreadable file or an odd value counts as unset: a hook never fails over a settings file.
 
+use crate::SettingsLayers;
 use serde_json::Value;
 use std::path::Path;
 
@@ -19,15 +20,11 @@ pub(crate) fn read(file: &Path) -> Option<Value> {
 /// The fraction in (0, 1] at the JSON `pointer` of the project's settings
 /// (`<project>/<project_dir>/settings.json`), else of the user's (`<user_dir>/settings.json`);
 /// None when neither sets one.
-pub(crate) fn fraction(
-    project: Option<&Path>,
-    project_dir: &str,
-    user_dir: Option<&Path>,
-    pointer: &str,
-) -> Option<f64> {
+pub(crate) fn fraction(at: SettingsLayers, project_dir: &str, pointer: &str) -> Option<f64> {
     let files = [
-        project.map(|p| p.join(project_dir).join("settings.json")),
-        user_dir.map(|d| d.join("settings.json")),
+        at.project
+            .map(|p| p.join(project_dir).join("settings.json")),
+        at.user_dir.map(|d| d.join("settings.json")),
     ];
     files.into_iter().flatten().find_map(|file| {
         read(&file)?

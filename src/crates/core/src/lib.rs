@@ -13,3 +13,8 @@ pub mod guard;
 pub mod startup;
 pub mod travel;
 pub mod write;
+
+/// The git command line of the unit tests, shared with the other library crates.
+#[cfg(test)]
+#[path = "../../../../tests/support/src/test_git.rs"]
+mod test_git;

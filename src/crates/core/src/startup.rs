@@ -168,22 +168,20 @@ mod tests {
         assert!(render(&silent, decision, "handover").is_none());
 
         let mut with_history = snapshot(Found::Local(verified()), None, ShowRecord::Never);
-        with_history.earlier = 3;
-        let d = render(&with_history, decide(&with_history), "handover").unwrap();
-        assert!(
-            d.text
-                .ends_with("\n3 earlier handoffs on this branch: `handover log` lists them."),
-            "{}",
-            d.text
-        );
-        with_history.earlier = 1;
-        let d = render(&with_history, decide(&with_history), "handover").unwrap();
-        assert!(
-            d.text
-                .ends_with("\n1 earlier handoff on this branch: `handover log` lists it."),
-            "{}",
-            d.text
-        );
+        for (earlier, ending) in [
+            (
+                3,
+                "\n3 earlier handoffs on this branch: `handover log` lists them.",
+            ),
+            (
+                1,
+                "\n1 earlier handoff on this branch: `handover log` lists it.",
+            ),
+        ] {
+            with_history.earlier = earlier;
+            let d = render(&with_history, decide(&with_history), "handover").unwrap();
+            assert!(d.text.ends_with(ending), "{}", d.text);
+        }
         // Only where it fits: the handoff's own text comes first.
         let fitted = render(&s, decide(&s), "handover")
             .unwrap()

@@ -32,6 +32,7 @@ pub mod provenance;
 #[cfg(test)]
 mod scan_tests;
 #[cfg(test)]
+#[path = "../../../../tests/support/src/test_git.rs"]
 mod test_git;
 pub mod uncommitted;
 

@@ -519,22 +519,73 @@ mod tests {
         );
     }
 
+    /// Each refused file's error says where, what and what would do: (the file, what its
+    /// error says).
     #[test]
-    fn a_wrong_type_names_key_value_and_valid_range() {
-        let e = err("[policy]\nfacts_only = \"yes\"\n");
-        assert!(
-            e.contains("line 2") && e.contains("`policy.facts_only`"),
-            "{e}"
-        );
-        assert!(
-            e.contains("\"yes\" (string)") && e.contains("true or false"),
-            "{e}"
-        );
-        let e = err("[startup]\nbudget_chars = \"1500\"\n");
-        assert!(
-            e.contains("`startup.budget_chars`") && e.contains("from 100 to 100000"),
-            "{e}"
-        );
+    fn each_refusal_names_the_key_the_value_and_what_is_valid() {
+        let cases: &[(&str, &[&str])] = &[
+            // A wrong type: the key, the value and the valid range.
+            (
+                "[policy]\nfacts_only = \"yes\"\n",
+                &["line 2", "`policy.facts_only`", "\"yes\" (string)", "true or false"],
+            ),
+            (
+                "[startup]\nbudget_chars = \"1500\"\n",
+                &["`startup.budget_chars`", "from 100 to 100000"],
+            ),
+            // Remind must come before insist, relative to the defaults too: insist 50 is below
+            // the default remind 60.
+            (
+                "[context_watch]\nremind_percent = 80\ninsist_percent = 80\n",
+                &["must be below `context_watch.insist_percent` (80)"],
+            ),
+            ("[context_watch]\ninsist_percent = 50\n", &["must be below"]),
+            // Zero budgets.
+            (
+                "[budget]\nstandard_tokens = 0\n",
+                &["`budget.standard_tokens` is 0", "from 100 to 1000000"],
+            ),
+            ("[budget]\nheavy_tokens = 0\n", &["`budget.heavy_tokens` is 0"]),
+            (
+                "[context_watch]\ncontext_window = 0\n",
+                &["`context_watch.context_window` is 0"],
+            ),
+            // An unknown key, with the valid ones.
+            (
+                "[context_watch]\nremind_percent = 50\nremind_pct = 50\n",
+                &[
+                    "line 3",
+                    "unknown key `context_watch.remind_pct`",
+                    "remind_percent, insist_percent, context_window",
+                ],
+            ),
+            // An unknown or misshapen section.
+            (
+                "[polcy]\nfacts_only = true\n",
+                &[
+                    "unknown section [polcy]",
+                    "policy, startup, context_watch, budget, records",
+                ],
+            ),
+            (
+                "policy = true\n",
+                &["line 1: `policy` must be a section ([policy]), found boolean"],
+            ),
+            (
+                "\n\nfacts_only = true\n",
+                &["line 3: `facts_only` must go in its section: write it as `policy.facts_only` or under [policy]"],
+            ),
+            (
+                "colour = 1\n",
+                &["unknown key `colour` outside any section; valid sections: policy"],
+            ),
+        ];
+        for (text, says) in cases {
+            let e = err(text);
+            for said in *says {
+                assert!(e.contains(said), "{text:?} should say {said:?}: {e}");
+            }
+        }
     }
 
     #[test]
@@ -547,64 +598,6 @@ mod tests {
             );
             assert!(e.contains("from 1 to 99"), "{e}");
         }
-    }
-
-    #[test]
-    fn remind_must_come_before_insist() {
-        let e = err("[context_watch]\nremind_percent = 80\ninsist_percent = 80\n");
-        assert!(
-            e.contains("must be below `context_watch.insist_percent` (80)"),
-            "{e}"
-        );
-        // Relative to the defaults too: insist 50 is below the default remind 60.
-        assert!(err("[context_watch]\ninsist_percent = 50\n").contains("must be below"));
-    }
-
-    #[test]
-    fn zero_budgets_are_refused() {
-        let e = err("[budget]\nstandard_tokens = 0\n");
-        assert!(
-            e.contains("`budget.standard_tokens` is 0") && e.contains("from 100 to 1000000"),
-            "{e}"
-        );
-        assert!(err("[budget]\nheavy_tokens = 0\n").contains("`budget.heavy_tokens` is 0"));
-        assert!(err("[context_watch]\ncontext_window = 0\n")
-            .contains("`context_watch.context_window` is 0"));
-    }
-
-    #[test]
-    fn an_unknown_key_is_named_with_the_valid_ones() {
-        let e = err("[context_watch]\nremind_percent = 50\nremind_pct = 50\n");
-        assert!(
-            e.contains("line 3") && e.contains("unknown key `context_watch.remind_pct`"),
-            "{e}"
-        );
-        assert!(
-            e.contains("remind_percent, insist_percent, context_window"),
-            "{e}"
-        );
-    }
-
-    #[test]
-    fn an_unknown_or_misshapen_section_is_named() {
-        let e = err("[polcy]\nfacts_only = true\n");
-        assert!(
-            e.contains("unknown section [polcy]")
-                && e.contains("policy, startup, context_watch, budget, records"),
-            "{e}"
-        );
-        let e = err("policy = true\n");
-        assert!(
-            e.contains("line 1: `policy` must be a section ([policy]), found boolean"),
-            "{e}"
-        );
-        let e = err("\n\nfacts_only = true\n");
-        assert!(e.contains("line 3: `facts_only` must go in its section: write it as `policy.facts_only` or under [policy]"), "{e}");
-        let e = err("colour = 1\n");
-        assert!(
-            e.contains("unknown key `colour` outside any section; valid sections: policy"),
-            "{e}"
-        );
     }
 
     #[test]

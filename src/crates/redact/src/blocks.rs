@@ -7,6 +7,7 @@ use crate::needle::Needle;
 use crate::span::Span;
 
 static BEGIN: Needle = Needle::new("-----BEGIN ");
+const BEGIN_LEN: usize = "-----BEGIN ".len();
 static SOPS: Needle = Needle::new("ENC[");
 static PUTTY: Needle = Needle::new("PuTTY-User-Key-File-");
 
@@ -21,13 +22,8 @@ pub fn find(text: &str, out: &mut Vec<Span>) {
 pub fn public_ranges(text: &str) -> Vec<(usize, usize)> {
     let mut out = Vec::new();
     let mut from = 0;
-    while let Some(start) = BEGIN.find_from(text, from) {
-        let label_start = start + 11;
-        let Some(label_len) = text[label_start..].find("-----") else {
-            break;
-        };
-        let label = &text[label_start..label_start + label_len];
-        from = label_start + label_len;
+    while let Some((start, label)) = next_header(text, from) {
+        from = start + BEGIN_LEN + label.len();
         let public = label.len() <= 100
             && (label.ends_with("PUBLIC KEY")
                 || label.ends_with("PUBLIC KEY BLOCK")
@@ -60,15 +56,20 @@ pub fn public_ranges(text: &str) -> Vec<(usize, usize)> {
     out
 }
 
+/// The next `-----BEGIN <label>-----` header at or after `from`: where it starts, and its
+/// label. None when there is no other, or its label is never closed.
+fn next_header(text: &str, from: usize) -> Option<(usize, &str)> {
+    let start = BEGIN.find_from(text, from)?;
+    let label_start = start + BEGIN_LEN;
+    let label_len = text[label_start..].find("-----")?;
+    Some((start, &text[label_start..label_start + label_len]))
+}
+
 fn pem_blocks(text: &str, out: &mut Vec<Span>) {
     let mut from = 0;
-    while let Some(start) = BEGIN.find_from(text, from) {
-        let label_start = start + 11;
-        let Some(label_len) = text[label_start..].find("-----") else {
-            return;
-        };
-        let label = &text[label_start..label_start + label_len];
-        let after_header = label_start + label_len + 5;
+    while let Some((start, label)) = next_header(text, from) {
+        let label_start = start + BEGIN_LEN;
+        let after_header = label_start + label.len() + 5;
         let is_private = label.len() <= 100
             && (label.ends_with("PRIVATE KEY") || label.ends_with("PRIVATE KEY BLOCK"));
         if !is_private {

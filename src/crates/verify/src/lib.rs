@@ -37,8 +37,16 @@ pub mod code {
     pub const UNCOMMITTED_ELSEWHERE: &str = "uncommitted_elsewhere";
 }
 
+/// Unit tests of the whole verdict over many repository shapes: a file of their own, named as
+/// the git crate's `objects_tests.rs` and `scan_tests.rs` are.
 #[cfg(test)]
+#[path = "paths_agree_tests.rs"]
 mod paths_agree;
+
+/// The git command line of the unit tests, shared with the other library crates.
+#[cfg(test)]
+#[path = "../../../../tests/support/src/test_git.rs"]
+mod test_git;
 
 /// Commits listed in a reason's details; the rest are counted.
 pub const MAX_LISTED_COMMITS: usize = 10;
@@ -540,11 +548,13 @@ fn check_head(
         },
     };
     let behind = || behind;
-    if let Some((count, details)) = ahead.or_else(|| {
-        repo.graph_descendant_of(cur_oid, rec_oid)
+    // Where no line was read here: libgit2's graph decides, and its walk lists the commits.
+    let descends = |from, to| {
+        repo.graph_descendant_of(from, to)
             .unwrap_or(false)
-            .then(|| walk(repo, cur_oid, Some(rec_oid), ""))
-    }) {
+            .then(|| walk(repo, from, Some(to), ""))
+    };
+    if let Some((count, details)) = ahead.or_else(|| descends(cur_oid, rec_oid)) {
         reasons.push(reason(
             code::HEAD_MOVED,
             Verdict::Drifted,
@@ -555,11 +565,7 @@ fn check_head(
             ),
             details,
         ));
-    } else if let Some((count, details)) = behind().or_else(|| {
-        repo.graph_descendant_of(rec_oid, cur_oid)
-            .unwrap_or(false)
-            .then(|| walk(repo, rec_oid, Some(cur_oid), ""))
-    }) {
+    } else if let Some((count, details)) = behind().or_else(|| descends(rec_oid, cur_oid)) {
         reasons.push(reason(
             code::HEAD_BEHIND,
             Verdict::Stale,
@@ -824,24 +830,13 @@ fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
         .map(|f| f.path.trim())
         .filter(|p| !p.is_empty() && !exists(root, p))
         .collect();
-    if !missing.is_empty() {
-        let message = match missing.as_slice() {
-            [one] => format!(
-                "The important file {} named in the handoff is missing.",
-                quote(one)
-            ),
-            many => format!(
-                "{} important files named in the handoff are missing.",
-                many.len()
-            ),
-        };
-        reasons.push(reason(
-            code::IMPORTANT_FILE_MISSING,
-            Verdict::Stale,
-            message,
-            cap_files(missing.iter().map(|p| quote(p)).collect()),
-        ));
-    }
+    reasons.extend(files_reason(
+        code::IMPORTANT_FILE_MISSING,
+        Verdict::Stale,
+        &missing,
+        |one| format!("The important file {one} named in the handoff is missing."),
+        |n| format!("{n} important files named in the handoff are missing."),
+    ));
     let gone: Vec<&str> = handoff
         .files_changed
         .iter()
@@ -858,22 +853,29 @@ fn check_files(root: &Path, handoff: &Handoff, reasons: &mut Vec<Reason>) {
         // `uncommitted_elsewhere` reason, not missing from here.
         .filter(|p| !uncommitted_elsewhere(handoff, p))
         .collect();
-    if !gone.is_empty() {
-        let message = match gone.as_slice() {
-            [one] => format!(
-                "The file {}, changed before the handoff, no longer exists.",
-                quote(one)
-            ),
-            many => format!(
-                "{} files changed before the handoff no longer exist.",
-                many.len()
-            ),
-        };
-        reasons.push(reason(
-            code::CHANGED_FILE_MISSING,
-            Verdict::Drifted,
-            message,
-            cap_files(gone.iter().map(|p| quote(p)).collect()),
-        ));
-    }
+    reasons.extend(files_reason(
+        code::CHANGED_FILE_MISSING,
+        Verdict::Drifted,
+        &gone,
+        |one| format!("The file {one}, changed before the handoff, no longer exists."),
+        |n| format!("{n} files changed before the handoff no longer exist."),
+    ));
+}
+
+/// The reason `code` about `paths` (None when there are none): its message from `one` (the
+/// path, quoted) or `many` (how many), its details the quoted paths (capped).
+fn files_reason(
+    code: &str,
+    severity: Verdict,
+    paths: &[&str],
+    one: fn(String) -> String,
+    many: fn(usize) -> String,
+) -> Option<Reason> {
+    let message = match paths {
+        [] => return None,
+        [path] => one(quote(path)),
+        all => many(all.len()),
+    };
+    let details = cap_files(paths.iter().map(|p| quote(p)).collect());
+    Some(reason(code, severity, message, details))
 }

@@ -211,19 +211,8 @@ fn uncommitted_now(repo: &LazyRepo, record: &SessionRecord) -> Now {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_git::git;
     use handover_git::opens_on_this_thread;
-    use std::path::Path;
-    use std::process::Command;
-
-    fn git(dir: &Path, args: &[&str]) {
-        let out = Command::new("git")
-            .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-            .args(args)
-            .current_dir(dir)
-            .output()
-            .unwrap();
-        assert!(out.status.success(), "{args:?}");
-    }
 
     /// A repository with one commit and the record of a session that edited a file of it.
     fn repository_with_record(stamped: bool) -> (tempfile::TempDir, Store) {

@@ -59,43 +59,46 @@ fn section_body(section: Section, h: &Handoff, c: &Content) -> Option<String> {
         Section::InProgress => list(&mut b, &c.status.in_progress),
         Section::Pending => list(&mut b, &c.status.pending),
         Section::Decisions => {
-            if c.decisions.is_empty() {
-                b.push_str(DECISION_SHAPE);
-            }
-            for d in &c.decisions {
-                value(&mut b, "### ", &d.what);
-                field(&mut b, "Why", &d.why);
-                for a in &d.alternatives {
-                    value(&mut b, "- Alternative: ", a);
-                }
-                if let Some(reversible) = d.reversible {
-                    b.push_str(&format!("- Reversible: {}\n", yes_no(reversible)));
-                }
-                b.push_str(&format!("- Deferred: {}\n\n", yes_no(d.deferred)));
-            }
+            records(
+                &mut b,
+                &c.decisions,
+                DECISION_SHAPE,
+                |d| (d.what.as_str(), d.why.as_str()),
+                |b, d| {
+                    for a in &d.alternatives {
+                        value(b, "- Alternative: ", a);
+                    }
+                    if let Some(reversible) = d.reversible {
+                        b.push_str(&format!("- Reversible: {}\n", yes_no(reversible)));
+                    }
+                    b.push_str(&format!("- Deferred: {}\n\n", yes_no(d.deferred)));
+                },
+            );
         }
         Section::Assumptions => {
-            if c.assumptions.is_empty() {
-                b.push_str(ASSUMPTION_SHAPE);
-            }
-            for a in &c.assumptions {
-                value(&mut b, "### ", &a.assumption);
-                field(&mut b, "Why", &a.why);
-                field(&mut b, "Impact if wrong", &a.impact_if_wrong);
-                b.push('\n');
-            }
+            records(
+                &mut b,
+                &c.assumptions,
+                ASSUMPTION_SHAPE,
+                |a| (a.assumption.as_str(), a.why.as_str()),
+                |b, a| {
+                    field(b, "Impact if wrong", &a.impact_if_wrong);
+                    b.push('\n');
+                },
+            );
         }
         Section::Blockers => list(&mut b, &c.blockers),
         Section::Warnings => list(&mut b, &c.warnings),
         Section::ImportantFiles => {
-            if c.important_files.is_empty() {
-                b.push_str(IMPORTANT_FILE_SHAPE);
-            }
-            for f in &c.important_files {
-                value(&mut b, "### ", &f.path);
-                field(&mut b, "Why", &f.why);
-                b.push('\n');
-            }
+            records(
+                &mut b,
+                &c.important_files,
+                IMPORTANT_FILE_SHAPE,
+                |f| (f.path.as_str(), f.why.as_str()),
+                |b, _| {
+                    b.push('\n');
+                },
+            );
         }
         Section::FilesChanged => files_changed(&mut b, h),
         Section::Evidence => {
@@ -139,6 +142,27 @@ fn section_body(section: Section, h: &Handoff, c: &Content) -> Option<String> {
         }
     }
     Some(b)
+}
+
+/// The entries of a section of records (decisions, assumptions, important files): each its
+/// `### <title>` and `- Why:` from `head`, then the rest of it; the example of one (`shape`)
+/// when there are none, so the writer sees the form to fill in.
+fn records<T>(
+    b: &mut String,
+    items: &[T],
+    shape: &str,
+    head: impl Fn(&T) -> (&str, &str),
+    rest: impl Fn(&mut String, &T),
+) {
+    if items.is_empty() {
+        b.push_str(shape);
+    }
+    for item in items {
+        let (title, why) = head(item);
+        value(b, "### ", title);
+        field(b, "Why", why);
+        rest(b, item);
+    }
 }
 
 /// A value that owns its section: lines at column 0; blank lines inside are kept as they are,

@@ -4,27 +4,9 @@
 //! once the remembered HEAD entries were written.
 
 use super::*;
+use crate::test_git::git;
 use std::path::Path;
 use std::process::Command;
-
-fn git(dir: &Path, args: &[&str]) {
-    let out = Command::new("git")
-        .args(["-c", "user.name=t", "-c", "user.email=t@t"])
-        .args(["-c", "init.defaultBranch=main", "-c", "gc.auto=0"])
-        .args(["-c", "core.autocrlf=false", "-c", "commit.gpgsign=false"])
-        .args(["-c", "protocol.file.allow=always"])
-        .args(args)
-        .current_dir(dir)
-        .env("GIT_CONFIG_GLOBAL", "/dev/null")
-        .env("GIT_CONFIG_NOSYSTEM", "1")
-        .output()
-        .unwrap();
-    assert!(
-        out.status.success(),
-        "git {args:?}: {}",
-        String::from_utf8_lossy(&out.stderr)
-    );
-}
 
 fn write(dir: &Path, path: &str, text: &str) {
     let at = dir.join(path);

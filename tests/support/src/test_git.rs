@@ -1,7 +1,8 @@
-//! The git command line for this crate's unit tests: one configuration for every test
-//! repository (an identity, `main`, no background gc, no line-ending conversion, no signing,
-//! and neither the machine's nor the user's git configuration), so that a test's repository is
-//! the same on every machine.
+//! The git command line for the library crates' unit tests (base, git, verify and core include
+//! this file by path, as the object reader includes `hostile_git`): one configuration for every
+//! test repository (an identity, `main`, no background gc, no line-ending conversion, no
+//! signing, local submodules allowed, and neither the machine's nor the user's git
+//! configuration), so that a test's repository is the same on every machine.
 
 use std::path::Path;
 use std::process::{Command, Output};
@@ -12,6 +13,7 @@ pub(crate) fn git_output(dir: &Path, args: &[&str]) -> Output {
         .args(["-c", "user.name=t", "-c", "user.email=t@t"])
         .args(["-c", "init.defaultBranch=main", "-c", "gc.auto=0"])
         .args(["-c", "core.autocrlf=false", "-c", "commit.gpgsign=false"])
+        .args(["-c", "protocol.file.allow=always"])
         .args(args)
         .current_dir(dir)
         .env("GIT_CONFIG_GLOBAL", "/dev/null")
