@@ -162,7 +162,7 @@ pub fn timeline<'h>(history: &'h History, filter: &Filter) -> Vec<Entry<'h>> {
         }
     }));
     // Newest first; ties keep the order above (a stable sort).
-    entries.sort_by_key(|e| std::cmp::Reverse(e.time_ms));
+    let entries = handover_base::order::sorted_by(entries, |a, b| b.time_ms.cmp(&a.time_ms));
     let mut kept: Vec<Entry<'h>> = entries.into_iter().filter(|e| filter.keeps(e)).collect();
     if let Some(limit) = filter.limit {
         kept.truncate(limit);

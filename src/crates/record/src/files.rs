@@ -206,7 +206,7 @@ fn judge_all(
 ) -> Vec<Listed> {
     let repo = LazyRepo::new(store.root());
     let judge = Judge::in_repo(&repo, now_ms);
-    let mut listed: Vec<Listed> = ranked
+    let listed: Vec<Listed> = ranked
         .into_iter()
         .map(|(record, rel, modified)| Listed {
             foreign: judge.foreign(&rel, &record, modified),
@@ -214,8 +214,8 @@ fn judge_all(
             record,
         })
         .collect();
-    listed.sort_by_key(|l| (!l.is_own(), std::cmp::Reverse(l.rank)));
-    listed
+    let key = |l: &Listed| (!l.is_own(), std::cmp::Reverse(l.rank));
+    handover_base::order::sorted_by(listed, |a, b| key(a).cmp(&key(b)))
 }
 
 /// Every record of the directory with its provenance, as [`judged`] lists them, for a reader
@@ -421,7 +421,7 @@ fn ranked_parsed(
     store: &Store,
     parsed: Vec<(SessionRecord, PathBuf, SystemTime)>,
 ) -> Vec<(SessionRecord, PathBuf, u64)> {
-    let mut list: Vec<(SessionRecord, PathBuf, u64)> = parsed
+    let list: Vec<(SessionRecord, PathBuf, u64)> = parsed
         .into_iter()
         .filter_map(|(mut record, path, modified)| {
             // The key it is filed under, so a reader can name the record (`handover show`)
@@ -434,10 +434,10 @@ fn ranked_parsed(
         })
         .collect();
     // Ties go to the later update.
-    list.sort_by_key(|(r, _, modified)| {
+    let key = |(r, _, modified): &(SessionRecord, PathBuf, u64)| {
         std::cmp::Reverse((provenance::rank(r, *modified), r.updated_ms))
-    });
-    list
+    };
+    handover_base::order::sorted_by(list, |a, b| key(a).cmp(&key(b)))
 }
 
 /// This working tree's own records, newest first.
