@@ -159,7 +159,7 @@ fn read_within(
     reader.fetched();
     let mut history = reader.history;
     // Newest first; ties by id, so the order never depends on the directory's.
-    history.items = handover_base::order::sorted_by(std::mem::take(&mut history.items), |a, b| {
+    handover_base::order::sort_by(&mut history.items, |a, b| {
         b.time_ms.cmp(&a.time_ms).then_with(|| b.id.cmp(&a.id))
     });
     history
@@ -287,6 +287,8 @@ impl Reader<'_> {
             }
             within.push((path, meta));
         }
+        self.seen.reserve(within.len());
+        self.history.items.reserve(within.len());
         // Read and parsed on every core (the most of `log`'s time), then taken in order; a
         // file the cache knows as it is now is not read.
         let may_hold = self.may_hold;
@@ -508,6 +510,8 @@ impl Reader<'_> {
             let place = self.relative(&handover_record::files::dir(&self.store.dir()));
             self.problem(place, cut);
         }
+        self.seen.reserve(judged.listed.len());
+        self.history.items.reserve(judged.listed.len());
         for listed in judged.listed {
             let r = listed.record;
             let id = if r.file_key.is_empty() {
