@@ -35,7 +35,7 @@ mod tests {
                 .map(|i| ((i * 7919) % 13, format!("item {i}")))
                 .collect();
             let mut expected = items.clone();
-            expected.sort_by(|a, b| b.0.cmp(&a.0));
+            expected.sort_by_key(|item| std::cmp::Reverse(item.0));
             let mut sorted = items.clone();
             super::sort_by(&mut sorted, |a, b| b.0.cmp(&a.0));
             assert_eq!(sorted, expected, "{n} items");
