@@ -4,6 +4,8 @@
 //!   is told to run handover itself ([`handover_command`]);
 //! - [`atomic`] file replacement and the [`clock`], which the core and the installer both need;
 //! - [`text`]: positions for error messages, shortening at a word boundary;
+//! - for the readers of the whole history: [`parallel`] maps, a per-thread [`memory`] of
+//!   answers, [`order`]: sorting large values in place by moving each about once;
 //! - the [`read_gate`] every read of a file a repository or a hook's input controls goes through;
 //! - [`git_process`]: the one way a `git` process is started, so that none runs a program a
 //!   repository's configuration names.
@@ -18,6 +20,7 @@ pub mod handover_command;
 pub mod hook_command;
 pub mod hook_exe;
 pub mod memory;
+pub mod order;
 pub mod parallel;
 pub mod read_gate;
 pub mod shell;

@@ -331,12 +331,29 @@ pub fn remove_file(path: &Path) -> io::Result<bool> {
 /// The plain files directly in `dir` (a plain directory): links, directories and anything else
 /// are skipped. At most `limit` entries are looked at. A missing or refused `dir` gives none.
 pub fn plain_files(dir: &Path, limit: usize) -> Vec<(PathBuf, fs::Metadata)> {
-    plain_files_within(dir, limit).0
+    plain_files_by(dir, limit, |entries| {
+        entries.iter().map(plain_file).collect()
+    })
+    .0
 }
 
 /// [`plain_files`], and whether `dir` held more than `limit` entries (the rest not looked at),
-/// for a reader that must say what it did not read.
+/// for a reader of the whole history that must say what it did not read: thousands of files,
+/// each looked at (one `statx`, by name in the directory already open) on every core
+/// (`handover_base::parallel`). Never on a hook's path.
 pub fn plain_files_within(dir: &Path, limit: usize) -> (Vec<(PathBuf, fs::Metadata)>, bool) {
+    plain_files_by(dir, limit, |entries| {
+        handover_base::parallel::map(entries, plain_file)
+    })
+}
+
+/// The entries of `dir` (a plain directory), at most `limit` of them, each looked at by
+/// `look` (in the entries' order), keeping the plain files; and whether there were more.
+fn plain_files_by(
+    dir: &Path,
+    limit: usize,
+    look: impl FnOnce(&[fs::DirEntry]) -> Vec<Option<(PathBuf, fs::Metadata)>>,
+) -> (Vec<(PathBuf, fs::Metadata)>, bool) {
     if !matches!(expect(dir, Kind::Dir), Ok(true)) {
         return (Vec::new(), false);
     }
@@ -344,16 +361,16 @@ pub fn plain_files_within(dir: &Path, limit: usize) -> (Vec<(PathBuf, fs::Metada
         return (Vec::new(), false);
     };
     let mut entries = entries.flatten();
-    let files = entries
-        .by_ref()
-        .take(limit)
-        .filter_map(|entry| {
-            // DirEntry::metadata does not follow links.
-            let meta = entry.metadata().ok()?;
-            meta.is_file().then(|| (entry.path(), meta))
-        })
-        .collect();
+    let taken: Vec<fs::DirEntry> = entries.by_ref().take(limit).collect();
+    let files = look(&taken).into_iter().flatten().collect();
     (files, entries.next().is_some())
+}
+
+/// A directory entry that is a plain file, with its path and metadata (asked of the open
+/// directory by name: `DirEntry::metadata` does not follow links).
+fn plain_file(entry: &fs::DirEntry) -> Option<(PathBuf, fs::Metadata)> {
+    let meta = entry.metadata().ok()?;
+    meta.is_file().then(|| (entry.path(), meta))
 }
 
 /// The `Refused` behind an error, if that is what it is.

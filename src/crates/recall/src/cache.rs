@@ -2,7 +2,7 @@
 //! file, so that a file already listed is not read, parsed and checked again while it is the
 //! same file. One file per working tree, kept OUTSIDE the repository (everything in the
 //! repository is untrusted: a cache inside `.handover/` could be forged along with the files
-//! it vouches for): `$HANDOVER_CACHE_DIR/log/<hash of the working tree's path>.json`, by
+//! it vouches for): `$HANDOVER_CACHE_DIR/log/<hash of the working tree's path>.cache`, by
 //! default under the user's cache directory (`~/.cache/handover/log/` on Linux).
 //!
 //! What it holds, per file (by directory and name): the file's identity on disk — size,
@@ -15,11 +15,20 @@
 //! repository around the file (is it this working tree's, is it committed) is judged again on
 //! every run. So the output is the same with or without the cache.
 //!
+//! Its shape is made for a warm `log`, which asks it about every file: a JSON header line,
+//! then one line per file, `<part> TAB <name> TAB <size> TAB <mtime ns> TAB <ctime ns> TAB
+//! <inode> TAB <listing as compact JSON>`, sorted by part and name. Loading only splits the
+//! lines and their first six fields (no JSON is parsed, nothing is copied: names are found by
+//! binary search in the bytes read); a file's listing is parsed when that file is asked for,
+//! on the reader's thread, into values the listing then owns (nothing cloned). A line kept
+//! from one run to the next is written back as it was read.
+//!
 //! Rules: a file changed within [`RACY_NS`] of now is not cached (its times could still be
 //! shared by a later change, as git's index treats racy files); an archived handoff's text that
 //! redaction would change is never written here (that file is read every time); the cache is
-//! read within [`MAX_CACHE_BYTES`] and anything wrong with it (damaged, truncated, of another
-//! version or another working tree) makes it empty, never an error; it is rewritten atomically
+//! read within [`MAX_CACHE_BYTES`] and anything wrong with its shape (damaged, truncated, of
+//! another version or another working tree, a name twice) makes it empty, never an error; a
+//! line whose listing does not parse is a file read again; it is rewritten atomically
 //! (temporary file and rename in its directory) only when something changed, holding only the
 //! files listed in that run (a removed file is dropped); a cache directory that cannot be
 //! written means no cache. Deleting it is always safe.
@@ -30,32 +39,51 @@ use handover_handoff::sanitize;
 use handover_handoff::store::Store;
 use handover_record::SessionRecord;
 use serde::{Deserialize, Serialize};
-use std::collections::HashMap;
 use std::fs::Metadata;
+use std::ops::Range;
 use std::os::unix::fs::MetadataExt as _;
 use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Mutex;
 
 /// The cache's format; a cache of any other is ignored (and rewritten).
-const VERSION: u32 = 1;
+const VERSION: u32 = 2;
 /// A cache file larger than this is ignored (and not written): 20,000 files' listings take
-/// about 12.5 MB.
+/// about 10.4 MB.
 pub const MAX_CACHE_BYTES: u64 = 64 * 1024 * 1024;
 /// A file whose modification or status-change time is this close to now is not cached.
 pub const RACY_NS: i64 = 2_000_000_000;
 /// The variable that moves the cache (tests, sandboxes); empty: no cache.
 pub const CACHE_DIR_VAR: &str = "HANDOVER_CACHE_DIR";
+/// The cache file's extension (the first format's `.json` files are removed when a cache is
+/// written).
+const EXTENSION: &str = "cache";
 
 /// Which directory of the store a file is in.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq, Hash)]
-#[serde(rename_all = "snake_case")]
+#[derive(Clone, Copy, Debug, PartialEq, Eq, PartialOrd, Ord)]
 enum Part {
     Archive,
     Records,
 }
 
+impl Part {
+    /// Its word at the start of a line.
+    fn word(self) -> &'static [u8] {
+        match self {
+            Part::Archive => b"archive",
+            Part::Records => b"records",
+        }
+    }
+
+    fn of_word(word: &[u8]) -> Option<Part> {
+        [Part::Archive, Part::Records]
+            .into_iter()
+            .find(|p| p.word() == word)
+    }
+}
+
 /// A file as it is on disk: any change to its content changes one of these.
-#[derive(Serialize, Deserialize, Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
 struct Identity {
     size: u64,
     mtime_ns: i64,
@@ -80,38 +108,39 @@ impl Identity {
     }
 }
 
-/// What the listing took of one file.
-#[derive(Serialize, Deserialize, Clone, Debug)]
+/// What the listing took of an archived file.
+#[derive(Serialize, Deserialize, Debug)]
 #[serde(rename_all = "snake_case")]
-enum Listed {
+enum Archived {
     /// An archived handoff that passed every check.
     Handoff(ListedHandoff),
     /// An archived file that did not, and why (said on every run).
     Skipped(String),
-    /// A session record's listed form; None: it did not parse (dropped, as without a cache).
-    /// Stored without the fields that hold their default value (most of a listed record):
-    /// read back, they are the default again.
-    #[serde(serialize_with = "without_defaults")]
-    Record(Option<Box<SessionRecord>>),
 }
 
 /// The facts of an archived handoff that `handover log` lists and judges, already cleaned of
-/// controls (`store::parse_untrusted`) and unchanged by redaction.
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+/// controls (`store::parse_untrusted`) and unchanged by redaction. Fields that are None are
+/// left out.
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct ListedHandoff {
     id: String,
     created_at: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     agent: Option<String>,
     goal: String,
     kind: Kind,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     git: Option<ListedGit>,
 }
 
-#[derive(Serialize, Deserialize, Clone, Debug, PartialEq)]
+#[derive(Serialize, Deserialize, Debug, PartialEq)]
 struct ListedGit {
     root: String,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     root_bytes: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     branch: Option<String>,
+    #[serde(default, skip_serializing_if = "Option::is_none")]
     uncommitted_on: Option<String>,
 }
 
@@ -133,21 +162,21 @@ impl ListedHandoff {
     }
 
     /// A handoff holding just these facts: what a listing of the archived file reads of it.
-    fn handoff(&self) -> Handoff {
+    fn into_handoff(self) -> Handoff {
         let mut h = Handoff {
-            id: self.id.clone(),
-            created_at: self.created_at.clone(),
-            agent: self.agent.clone(),
-            git: self.git.as_ref().map(|g| GitSnapshot {
-                root: g.root.clone(),
-                root_bytes: g.root_bytes.clone(),
-                branch: g.branch.clone(),
-                uncommitted_on: g.uncommitted_on.clone(),
+            id: self.id,
+            created_at: self.created_at,
+            agent: self.agent,
+            git: self.git.map(|g| GitSnapshot {
+                root: g.root,
+                root_bytes: g.root_bytes,
+                branch: g.branch,
+                uncommitted_on: g.uncommitted_on,
                 ..GitSnapshot::default()
             }),
             ..Handoff::default()
         };
-        h.content.goal = self.goal.clone();
+        h.content.goal = self.goal;
         h.content.kind = self.kind;
         h
     }
@@ -166,24 +195,21 @@ impl ListedHandoff {
     }
 }
 
-/// A record as JSON without the top-level fields equal to [`SessionRecord::default`]'s:
-/// `#[serde(default)]` puts them back on reading, so the record reads back the same.
-fn without_defaults<S: serde::Serializer>(
-    record: &Option<Box<SessionRecord>>,
-    serializer: S,
-) -> Result<S::Ok, S::Error> {
-    use serde::ser::Error as _;
+/// A record's listed form as JSON without the top-level fields equal to
+/// [`SessionRecord::default`]'s (`#[serde(default)]` puts them back on reading, so the record
+/// reads back the same); `null`: the file did not parse.
+fn record_json(record: Option<&SessionRecord>) -> Option<Vec<u8>> {
     static DEFAULT: std::sync::OnceLock<serde_json::Value> = std::sync::OnceLock::new();
     let Some(record) = record else {
-        return serializer.serialize_none();
+        return Some(b"null".to_vec());
     };
-    let mut value = serde_json::to_value(record).map_err(S::Error::custom)?;
+    let mut value = serde_json::to_value(record).ok()?;
     let default =
         DEFAULT.get_or_init(|| serde_json::to_value(SessionRecord::default()).unwrap_or_default());
     if let (Some(fields), Some(default)) = (value.as_object_mut(), default.as_object()) {
         fields.retain(|name, v| default.get(name) != Some(v));
     }
-    serializer.serialize_some(&value)
+    serde_json::to_vec(&value).ok()
 }
 
 /// Redaction leaves every one of `texts` as it is (the cache never holds what it would hide).
@@ -191,16 +217,7 @@ fn clean(texts: &[&str]) -> bool {
     texts.iter().all(|t| sanitize::redacted(t) == *t)
 }
 
-/// One file of the cache.
-#[derive(Serialize, Deserialize)]
-struct Cached {
-    part: Part,
-    name: String,
-    identity: Identity,
-    listed: Listed,
-}
-
-/// The cache's first line; then one line per file ([`Cached`]), read on every core.
+/// The cache's first line; then one line per file ([`Slot`]).
 #[derive(Serialize, Deserialize)]
 struct Header {
     version: u32,
@@ -210,7 +227,46 @@ struct Header {
     files: usize,
 }
 
-type Key = (Part, String);
+/// One file's line of the cache as loaded: where its parts are in [`Known::bytes`].
+struct Slot {
+    part: Part,
+    name: Range<usize>,
+    identity: Identity,
+    /// The listing's JSON, parsed when the file is asked for.
+    listing: Range<usize>,
+    /// The whole line without its line break, written back as it is when the file is kept.
+    line: Range<usize>,
+    /// Taken by this run (so kept at the next save).
+    used: AtomicBool,
+}
+
+/// The cache as read: its bytes and one slot per line, sorted by part and name.
+#[derive(Default)]
+struct Known {
+    bytes: Vec<u8>,
+    slots: Vec<Slot>,
+}
+
+impl Known {
+    fn name(&self, slot: &Slot) -> &[u8] {
+        &self.bytes[slot.name.clone()]
+    }
+
+    fn find(&self, part: Part, name: &str) -> Option<&Slot> {
+        let i = self
+            .slots
+            .binary_search_by(|s| (s.part, self.name(s)).cmp(&(part, name.as_bytes())))
+            .ok()?;
+        self.slots.get(i)
+    }
+}
+
+/// A file read in this run, to be cached: its line, made when it was noted.
+struct Fresh {
+    part: Part,
+    name: String,
+    line: Vec<u8>,
+}
 
 /// The cache of one working tree for one run of `handover log`: read once, asked from the
 /// readers' threads, written back at the end ([`LogCache::save`]) when something changed.
@@ -218,12 +274,11 @@ pub struct LogCache {
     /// Where it is kept; None: no cache (nothing is read or written).
     path: Option<PathBuf>,
     root: String,
-    known: HashMap<Key, (Identity, Listed)>,
-    /// This run's files: those taken from `known` and those read now (to be cached).
-    used: Mutex<Vec<Key>>,
-    fresh: Mutex<Vec<Cached>>,
+    known: Known,
+    /// The files read in this run (to be cached).
+    fresh: Mutex<Vec<Fresh>>,
     /// Saved already: a second save has nothing of this run left to write.
-    saved: std::sync::atomic::AtomicBool,
+    saved: AtomicBool,
     now_ns: i64,
 }
 
@@ -243,7 +298,7 @@ impl LogCache {
     pub fn in_dir(dir: Option<&Path>, store: &Store) -> LogCache {
         let root_path = std::fs::canonicalize(store.root()).unwrap_or(store.root().to_path_buf());
         let root = root_path.to_string_lossy().into_owned();
-        let path = dir.map(|d| d.join("log").join(file_name(&root_path)));
+        let path = dir.map(|d| d.join("log").join(file_name(&root_path, EXTENSION)));
         let known = path
             .as_deref()
             .and_then(|p| load(p, &root))
@@ -252,9 +307,8 @@ impl LogCache {
             path,
             root,
             known,
-            used: Mutex::new(Vec::new()),
             fresh: Mutex::new(Vec::new()),
-            saved: std::sync::atomic::AtomicBool::new(false),
+            saved: AtomicBool::new(false),
             now_ns: now_ns(),
         }
     }
@@ -264,43 +318,68 @@ impl LogCache {
         self.path.as_deref()
     }
 
-    fn get(&self, part: Part, path: &Path, meta: &Metadata) -> Option<&Listed> {
+    /// The listing of the file at `path` as cached, when the cache holds this very file (the
+    /// same identity) and its listing parses as a `T`; the file is then kept at the next save.
+    fn get<T: serde::de::DeserializeOwned>(
+        &self,
+        part: Part,
+        path: &Path,
+        meta: &Metadata,
+    ) -> Option<T> {
         let name = path.file_name()?.to_str()?;
-        let (identity, listed) = self.known.get(&(part, name.to_string()))?;
-        (*identity == Identity::of(meta)).then_some(listed)
+        let slot = self.known.find(part, name)?;
+        if slot.identity != Identity::of(meta) {
+            return None;
+        }
+        let listed = serde_json::from_slice(&self.known.bytes[slot.listing.clone()]).ok()?;
+        slot.used.store(true, Ordering::Relaxed);
+        Some(listed)
     }
 
-    /// Notes the file as listed in this run: known (kept), or read now (cached, unless racy).
-    fn note(&self, part: Part, path: &Path, meta: &Metadata, listed: Option<Listed>) {
+    /// Notes a file read now, to be cached with its listing's JSON (unless racy, or unless its
+    /// name cannot be one field of a line).
+    fn note(&self, part: Part, path: &Path, meta: &Metadata, listing: &[u8]) {
         let Some(name) = path.file_name().and_then(|n| n.to_str()) else {
             return;
         };
         let identity = Identity::of(meta);
-        match listed {
-            None => lock(&self.used).push((part, name.to_string())),
-            Some(_) if identity.racy(self.now_ns) => {}
-            Some(listed) => lock(&self.fresh).push(Cached {
-                part,
-                name: name.to_string(),
-                identity,
-                listed,
-            }),
+        if identity.racy(self.now_ns) || name.bytes().any(|b| b == b'\t' || b == b'\n') {
+            return;
         }
+        let mut line = Vec::with_capacity(name.len() + listing.len() + 80);
+        line.extend_from_slice(part.word());
+        for field in [
+            name.to_string(),
+            identity.size.to_string(),
+            identity.mtime_ns.to_string(),
+            identity.ctime_ns.to_string(),
+            identity.inode.to_string(),
+        ] {
+            line.push(b'\t');
+            line.extend_from_slice(field.as_bytes());
+        }
+        line.push(b'\t');
+        line.extend_from_slice(listing);
+        lock(&self.fresh).push(Fresh {
+            part,
+            name: name.to_string(),
+            line,
+        });
     }
 
     /// An archived handoff file as listed before, when it is the same file: the handoff's
     /// listed facts, or why it was skipped.
     pub(crate) fn archived(&self, path: &Path, meta: &Metadata) -> Option<Result<Handoff, String>> {
         match self.get(Part::Archive, path, meta)? {
-            Listed::Handoff(h) => Some(Ok(h.handoff())),
-            Listed::Skipped(why) => Some(Err(why.clone())),
-            Listed::Record(_) => None,
+            Archived::Handoff(h) => Some(Ok(h.into_handoff())),
+            Archived::Skipped(why) => Some(Err(why)),
         }
     }
 
     /// What an archived handoff file gave (`verdict`: the handoff, or why its bytes are not
     /// one; None when it is no verdict on its bytes, such as a file that could not be read):
-    /// cached when every text of it is one redaction leaves as it is.
+    /// cached when every text of it is one redaction leaves as it is. `fresh`: read now (a
+    /// file taken from the cache is kept already).
     pub(crate) fn archived_listed(
         &self,
         path: &Path,
@@ -309,18 +388,18 @@ impl LogCache {
         fresh: bool,
     ) {
         if !fresh {
-            return self.note(Part::Archive, path, meta, None);
+            return;
         }
         let listed = match verdict {
             Some(Ok(h)) => {
                 let listed = ListedHandoff::of(h);
-                clean(&listed.texts()).then_some(Listed::Handoff(listed))
+                clean(&listed.texts()).then_some(Archived::Handoff(listed))
             }
-            Some(Err(why)) => clean(&[why]).then(|| Listed::Skipped(why.to_string())),
+            Some(Err(why)) => clean(&[why]).then(|| Archived::Skipped(why.to_string())),
             None => None,
         };
-        if listed.is_some() {
-            self.note(Part::Archive, path, meta, listed);
+        if let Some(json) = listed.and_then(|l| serde_json::to_vec(&l).ok()) {
+            self.note(Part::Archive, path, meta, &json);
         }
     }
 
@@ -331,41 +410,42 @@ impl LogCache {
         let Some(path) = &self.path else {
             return;
         };
-        if self.saved.swap(true, std::sync::atomic::Ordering::Relaxed) {
+        if self.saved.swap(true, Ordering::Relaxed) {
             return;
         }
-        let used = std::mem::take(&mut *lock(&self.used));
         let fresh = std::mem::take(&mut *lock(&self.fresh));
-        if fresh.is_empty() && used.len() == self.known.len() {
+        let known = &self.known;
+        let kept: Vec<&Slot> = known
+            .slots
+            .iter()
+            .filter(|s| s.used.load(Ordering::Relaxed))
+            .collect();
+        if fresh.is_empty() && kept.len() == known.slots.len() {
             return;
         }
-        let mut files: Vec<Cached> = used
-            .into_iter()
-            .filter_map(|key| {
-                let (identity, listed) = self.known.get(&key)?;
-                Some(Cached {
-                    part: key.0,
-                    name: key.1,
-                    identity: *identity,
-                    listed: listed.clone(),
-                })
-            })
+        let mut lines: Vec<(Part, &[u8], &[u8])> = kept
+            .iter()
+            .map(|s| (s.part, known.name(s), &known.bytes[s.line.clone()]))
+            .chain(
+                fresh
+                    .iter()
+                    .map(|f| (f.part, f.name.as_bytes(), f.line.as_slice())),
+            )
             .collect();
-        files.extend(fresh);
+        lines.sort_by(|a, b| (a.0, a.1).cmp(&(b.0, b.1)));
+        // A name twice (a file both kept and read again cannot be: kept means not read).
+        lines.dedup_by(|a, b| (a.0, a.1) == (b.0, b.1));
         let header = Header {
             version: VERSION,
             root: self.root.clone(),
-            files: files.len(),
+            files: lines.len(),
         };
-        // Compact JSON escapes every control character: a line break only ends a line.
-        let mut bytes = Vec::new();
-        for line in
-            std::iter::once(serde_json::to_vec(&header)).chain(files.iter().map(serde_json::to_vec))
-        {
-            let Ok(line) = line else {
-                return;
-            };
-            bytes.extend_from_slice(&line);
+        let Ok(mut bytes) = serde_json::to_vec(&header) else {
+            return;
+        };
+        bytes.push(b'\n');
+        for (_, _, line) in &lines {
+            bytes.extend_from_slice(line);
             bytes.push(b'\n');
         }
         if bytes.len() as u64 > MAX_CACHE_BYTES {
@@ -377,21 +457,26 @@ impl LogCache {
         if make_private_dir(dir).is_err() {
             return;
         }
-        let _ = safe_fs::replace(path, &bytes, false);
+        if safe_fs::replace(path, &bytes, false).is_ok() {
+            // The first format's file of the same working tree, left over: no longer read.
+            let first = path.with_extension("json");
+            let _ = safe_fs::remove_file(&first);
+        }
     }
 }
 
 impl handover_record::files::Known for LogCache {
     fn known(&self, path: &Path, meta: &Metadata) -> Option<Option<SessionRecord>> {
-        match self.get(Part::Records, path, meta)? {
-            Listed::Record(record) => Some(record.as_deref().cloned()),
-            _ => None,
-        }
+        self.get(Part::Records, path, meta)
     }
 
     fn listed(&self, path: &Path, meta: &Metadata, record: Option<&SessionRecord>, fresh: bool) {
-        let listed = fresh.then(|| Listed::Record(record.cloned().map(Box::new)));
-        self.note(Part::Records, path, meta, listed);
+        if !fresh {
+            return;
+        }
+        if let Some(json) = record_json(record) {
+            self.note(Part::Records, path, meta, &json);
+        }
     }
 }
 
@@ -400,34 +485,89 @@ fn lock<T>(m: &Mutex<T>) -> std::sync::MutexGuard<'_, T> {
 }
 
 /// The cache's file name for a working tree: a hash of its canonical path.
-fn file_name(root: &Path) -> String {
+fn file_name(root: &Path, extension: &str) -> String {
     use std::os::unix::ffi::OsStrExt as _;
     let digest = handover_handoff::hand_edits::digest(root.as_os_str().as_bytes());
     let hex = digest.trim_start_matches("sha256:");
-    format!("{}.json", &hex[..hex.len().min(32)])
+    format!("{}.{extension}", &hex[..hex.len().min(32)])
 }
 
 /// The cache at `path` for the working tree `root`, or None when there is none that can be
 /// used (missing, a link, too large, damaged, of another version or working tree).
-fn load(path: &Path, root: &str) -> Option<HashMap<Key, (Identity, Listed)>> {
-    let bytes = safe_fs::read_limited(path, MAX_CACHE_BYTES).ok()??;
-    let mut lines = bytes.split(|&b| b == b'\n');
-    let header: Header = serde_json::from_slice(lines.next()?).ok()?;
+fn load(path: &Path, root: &str) -> Option<Known> {
+    let bytes = read(path)?;
+    let header_end = memchr::memchr(b'\n', &bytes)?;
+    let header: Header = serde_json::from_slice(&bytes[..header_end]).ok()?;
     if header.version != VERSION || header.root != root {
         return None;
     }
-    let lines: Vec<&[u8]> = lines.filter(|l| !l.is_empty()).collect();
-    if lines.len() != header.files {
+    // Bounded by the bytes (a line is at least one byte); the header's count is checked.
+    let mut slots = Vec::with_capacity(header.files.min(bytes.len() / 16));
+    let mut start = header_end + 1;
+    while start < bytes.len() {
+        let end = memchr::memchr(b'\n', &bytes[start..]).map_or(bytes.len(), |n| start + n);
+        slots.push(slot(&bytes, start..end)?);
+        start = end + 1;
+    }
+    if slots.len() != header.files {
         return None;
     }
-    let parsed =
-        handover_base::parallel::map(&lines, |line| serde_json::from_slice::<Cached>(line).ok());
-    let mut known = HashMap::with_capacity(parsed.len());
-    for c in parsed {
-        let c = c?;
-        known.insert((c.part, c.name), (c.identity, c.listed));
+    // Written sorted; sorted again in case it was not (cheap when it is), and a name twice is
+    // a cache that was not written by this code.
+    slots.sort_by(|a, b| (a.part, &bytes[a.name.clone()]).cmp(&(b.part, &bytes[b.name.clone()])));
+    let twice = slots
+        .windows(2)
+        .any(|w| (w[0].part, &bytes[w[0].name.clone()]) == (w[1].part, &bytes[w[1].name.clone()]));
+    if twice {
+        return None;
     }
-    Some(known)
+    Some(Known { bytes, slots })
+}
+
+/// The cache file's bytes: a plain file (no link followed), read whole within
+/// [`MAX_CACHE_BYTES`] into room for its size (megabytes: not grown and copied as it is read).
+fn read(path: &Path) -> Option<Vec<u8>> {
+    use std::io::Read as _;
+    let file = safe_fs::open_read(path).ok()??;
+    let size = file.metadata().ok()?.len();
+    if size > MAX_CACHE_BYTES {
+        return None;
+    }
+    let mut bytes = Vec::with_capacity(usize::try_from(size).ok()?.saturating_add(1));
+    file.take(MAX_CACHE_BYTES + 1)
+        .read_to_end(&mut bytes)
+        .ok()?;
+    (bytes.len() as u64 <= MAX_CACHE_BYTES).then_some(bytes)
+}
+
+/// One line of the cache (`line`: its range in `bytes`, without the line break): its part,
+/// name and identity read, its listing left as it is. None: not a line of this shape.
+fn slot(bytes: &[u8], line: Range<usize>) -> Option<Slot> {
+    let mut fields = [0usize..0, 0..0, 0..0, 0..0, 0..0, 0..0];
+    let mut start = line.start;
+    for field in &mut fields {
+        let tab = memchr::memchr(b'\t', &bytes[start..line.end])?;
+        *field = start..start + tab;
+        start += tab + 1;
+    }
+    let [part, name, size, mtime, ctime, inode] = fields;
+    let text = |r: Range<usize>| std::str::from_utf8(&bytes[r]).ok();
+    if text(name.clone())?.is_empty() {
+        return None;
+    }
+    Some(Slot {
+        part: Part::of_word(&bytes[part])?,
+        identity: Identity {
+            size: text(size)?.parse().ok()?,
+            mtime_ns: text(mtime)?.parse().ok()?,
+            ctime_ns: text(ctime)?.parse().ok()?,
+            inode: text(inode)?.parse().ok()?,
+        },
+        name,
+        listing: start..line.end,
+        line,
+        used: AtomicBool::new(false),
+    })
 }
 
 /// `dir` and its missing parents, each created readable by the user alone.
@@ -453,7 +593,11 @@ fn now_ns() -> i64 {
 impl LogCache {
     /// The files this run took from the cache.
     fn hits(&self) -> usize {
-        lock(&self.used).len()
+        self.known
+            .slots
+            .iter()
+            .filter(|s| s.used.load(Ordering::Relaxed))
+            .count()
     }
 }
 
@@ -690,19 +834,36 @@ mod tests {
         let good = fs::read(&path).unwrap();
         let text = String::from_utf8(good.clone()).unwrap();
         let other_root = text.replacen("\"root\":\"", "\"root\":\"/other", 1);
+        let lines: Vec<&str> = text.lines().collect();
+        let with_lines = |lines: &[&str]| format!("{}\n", lines.join("\n")).into_bytes();
+        let mut twice = lines.clone();
+        twice.insert(2, lines[1]);
+        let twice = with_lines(&twice).to_vec();
+        let twice = String::from_utf8(twice).unwrap().replacen(
+            &format!("\"files\":{}", lines.len() - 1),
+            &format!("\"files\":{}", lines.len()),
+            1,
+        );
         let damaged: Vec<(&str, Vec<u8>)> = vec![
             ("truncated", good[..good.len() / 2].to_vec()),
+            ("cut at a line's end", with_lines(&lines[..lines.len() - 1])),
             ("empty", Vec::new()),
             ("not JSON", b"\x00\xff garbage".to_vec()),
             (
                 "another version",
-                text.replacen("\"version\":1", "\"version\":99", 1).into(),
+                text.replacen("\"version\":2", "\"version\":99", 1).into(),
             ),
             ("another working tree", other_root.into()),
+            ("a field short", text.replacen("\t", "", 1).into()),
             (
-                "a listing of another shape",
-                text.replace("\"goal\":", "\"goal\":1,\"x\":").into(),
+                "a size that is no number",
+                text.replacen("json\t", "json\tx", 1).into(),
             ),
+            (
+                "another part",
+                text.replacen("\narchive\t", "\nattic\t", 1).into(),
+            ),
+            ("a name twice", twice.into()),
         ];
         for (what, bytes) in damaged {
             fs::write(&path, &bytes).unwrap();
@@ -711,6 +872,19 @@ mod tests {
             assert_eq!(hits, 0, "{what}");
             assert_eq!(fs::read(&path).unwrap(), good, "{what}: rebuilt");
         }
+        // A listing that does not parse as one (its line's frame intact): that file is read
+        // again and its line rewritten; the others are taken.
+        fs::write(&path, text.replace("\"goal\":", "\"goal\":1,\"x\":")).unwrap();
+        let (listed, hits) = cached(&dir, &store);
+        assert_eq!(listed, expected, "a listing of another shape");
+        // The three handoffs with a goal read again; the forged one's verdict and the two
+        // records taken.
+        assert_eq!(hits, 3, "a listing of another shape");
+        assert_eq!(
+            fs::read(&path).unwrap(),
+            good,
+            "a listing of another shape: rebuilt"
+        );
         // Past the bound (a sparse file: its size is what counts).
         let huge = fs::File::create(&path).unwrap();
         huge.set_len(MAX_CACHE_BYTES + 1).unwrap();
@@ -737,14 +911,70 @@ mod tests {
         // Not stored in a record (its file's name is): read from a file, it is empty.
         r.file_key.clear();
         for record in [r, SessionRecord::default()] {
-            let listed = Listed::Record(Some(Box::new(record.clone())));
-            let json = serde_json::to_string(&listed).unwrap();
-            assert!(!json.contains("\"requests\""), "{json}");
-            match serde_json::from_str::<Listed>(&json).unwrap() {
-                Listed::Record(Some(back)) => assert_eq!(*back, record),
-                other => panic!("{other:?}"),
-            }
+            let json = record_json(Some(&record)).unwrap();
+            let text = String::from_utf8(json.clone()).unwrap();
+            assert!(!text.contains("\"requests\""), "{text}");
+            let back: Option<SessionRecord> = serde_json::from_slice(&json).unwrap();
+            assert_eq!(back, Some(record));
         }
+        // A record file that did not parse: cached as such.
+        let none: Option<SessionRecord> =
+            serde_json::from_slice(&record_json(None).unwrap()).unwrap();
+        assert_eq!(none, None);
+    }
+
+    #[test]
+    fn a_name_a_line_cannot_hold_is_read_every_time() {
+        let (tmp, store) = store();
+        let dir = tmp.path().join("cache");
+        let root = tmp.path().join("repo");
+        put(
+            &store.archive_dir().join("tab\there.json"),
+            &handoff(&root, "h6", "Named with a tab"),
+        );
+        put(
+            &store.archive_dir().join("line\nbreak.json"),
+            &handoff(&root, "h7", "Named with a line break"),
+        );
+        let none = uncached(&store);
+        assert!(none.contains("Named with a tab") && none.contains("line break"));
+        let (cold, _) = cached(&dir, &store);
+        let (warm, hits) = cached(&dir, &store);
+        assert_eq!(
+            (cold.as_str(), warm.as_str()),
+            (none.as_str(), none.as_str())
+        );
+        assert_eq!(hits, 6, "every file but the two");
+        let path = LogCache::in_dir(Some(&dir), &store)
+            .path()
+            .unwrap()
+            .to_path_buf();
+        let stored = fs::read_to_string(&path).unwrap();
+        assert_eq!(stored.lines().count(), 7, "{stored}");
+    }
+
+    #[test]
+    fn the_first_formats_file_is_removed_when_the_cache_is_written() {
+        let (tmp, store) = store();
+        let dir = tmp.path().join("cache");
+        let path = LogCache::in_dir(Some(&dir), &store)
+            .path()
+            .unwrap()
+            .to_path_buf();
+        let first = path.with_extension("json");
+        fs::create_dir_all(first.parent().unwrap()).unwrap();
+        fs::write(&first, b"{\"version\":1}\n").unwrap();
+        let (listed, hits) = cached(&dir, &store);
+        assert_eq!((listed, hits), (uncached(&store), 0));
+        assert!(path.exists() && !first.exists());
+        // Only a plain file is removed: a link there stays (and is never followed).
+        let target = tmp.path().join("target.json");
+        fs::write(&target, b"kept").unwrap();
+        std::os::unix::fs::symlink(&target, &first).unwrap();
+        fs::remove_file(&path).unwrap();
+        cached(&dir, &store);
+        assert!(first.symlink_metadata().is_ok());
+        assert_eq!(fs::read(&target).unwrap(), b"kept");
     }
 
     #[test]
@@ -785,13 +1015,13 @@ mod tests {
             .to_path_buf();
         let stored = fs::read_to_string(&path).unwrap();
         assert!(!stored.contains(secret), "{stored}");
-        assert!(stored.contains("\"b.json\""));
+        assert!(stored.contains("\tb.json\t"));
         let (warm, hits) = cached(&dir, &store);
         assert_eq!(warm, cold);
         assert_eq!(hits, 6, "the file with the secret is read every time");
         fs::remove_file(store.archive_dir().join("b.json")).unwrap();
         let (after, _) = cached(&dir, &store);
         assert_eq!(after, uncached(&store));
-        assert!(!fs::read_to_string(&path).unwrap().contains("\"b.json\""));
+        assert!(!fs::read_to_string(&path).unwrap().contains("\tb.json\t"));
     }
 }

@@ -159,9 +159,9 @@ fn read_within(
     reader.fetched();
     let mut history = reader.history;
     // Newest first; ties by id, so the order never depends on the directory's.
-    history
-        .items
-        .sort_by(|a, b| b.time_ms.cmp(&a.time_ms).then_with(|| b.id.cmp(&a.id)));
+    handover_base::order::sort_by(&mut history.items, |a, b| {
+        b.time_ms.cmp(&a.time_ms).then_with(|| b.id.cmp(&a.id))
+    });
     history
 }
 
@@ -169,9 +169,10 @@ struct Reader<'s> {
     store: &'s Store,
     repo: LazyRepo<'s>,
     here: PathBuf,
-    /// Whether a recorded root is this working tree, by the root as recorded: thousands of
-    /// handoffs name the same few roots, and resolving one costs a system call per component.
-    roots_here: std::cell::RefCell<std::collections::HashMap<RecordedRoot, bool>>,
+    /// Whether a recorded root is this working tree, by the root as recorded (its text, then
+    /// its bytes): thousands of handoffs name the same few roots, and resolving one costs a
+    /// system call per component (looked up without copying the root).
+    roots_here: std::cell::RefCell<RootsHere>,
     now_ms: u64,
     seen: HashSet<String>,
     /// HEAD has `.handover/` (see [`Reader::in_head`]); asked once.
@@ -227,7 +228,7 @@ impl Reader<'_> {
         let Ok(entries) = fs::read_dir(&dir) else {
             return;
         };
-        let mut names: Vec<(String, PathBuf, Option<fs::Metadata>)> = Vec::new();
+        let mut names: Vec<(String, fs::DirEntry)> = Vec::new();
         let mut more = false;
         for (n, entry) in entries.flatten().enumerate() {
             if n >= MAX_ARCHIVE_ENTRIES {
@@ -238,12 +239,17 @@ impl Reader<'_> {
             if name.starts_with('.') || !name.ends_with(".json") {
                 continue;
             }
-            // The size and time as listed (no link followed), asked of the directory already
-            // open: a file over the cap is not opened at all (the read below caps again, for a
-            // file that grows meanwhile), and the time that bounds its handoff's costs no
-            // lookup of its whole path again.
-            names.push((name, entry.path(), entry.metadata().ok()));
+            names.push((name, entry));
         }
+        // Newest names first (they are stamps), so a budget that runs out leaves the oldest.
+        names.sort_by(|a, b| b.0.cmp(&a.0));
+        // The size and time as listed (no link followed), asked of the directory already open
+        // (by name, on every core: thousands of them): a file over the cap is not opened at all
+        // (the read below caps again, for a file that grows meanwhile), and the time that
+        // bounds its handoff's costs no lookup of its whole path again.
+        let names = handover_base::parallel::map(&names, |(_, entry)| {
+            (entry.path(), entry.metadata().ok())
+        });
         if more {
             let place = self.relative(&dir);
             self.problem(
@@ -251,11 +257,9 @@ impl Reader<'_> {
                 format!("holds more than {MAX_ARCHIVE_ENTRIES} entries: the rest were not read"),
             );
         }
-        // Newest names first (they are stamps), so a budget that runs out leaves the oldest.
-        names.sort_by(|a, b| b.0.cmp(&a.0));
         let mut budget = self.archive_bytes;
         let mut within = Vec::with_capacity(names.len());
-        for (_, path, meta) in names {
+        for (path, meta) in names {
             let size = meta.as_ref().map_or(0, fs::Metadata::len);
             if size > MAX_STATE_BYTES {
                 let place = self.relative(&path);
@@ -283,6 +287,8 @@ impl Reader<'_> {
             }
             within.push((path, meta));
         }
+        self.seen.reserve(within.len());
+        self.history.items.reserve(within.len());
         // Read and parsed on every core (the most of `log`'s time), then taken in order; a
         // file the cache knows as it is now is not read.
         let may_hold = self.may_hold;
@@ -410,11 +416,21 @@ impl Reader<'_> {
 
     /// The working tree a handoff recorded is this one (its path resolved, links followed).
     fn is_here(&self, git: &handover_handoff::model::GitSnapshot) -> bool {
-        *self
+        let known = self
             .roots_here
-            .borrow_mut()
-            .entry((git.root.clone(), git.root_bytes.clone()))
-            .or_insert_with(|| canonical(&git.root_path()) == self.here)
+            .borrow()
+            .get(git.root.as_str())
+            .and_then(|by_bytes| by_bytes.get(&git.root_bytes))
+            .copied();
+        known.unwrap_or_else(|| {
+            let here = canonical(&git.root_path()) == self.here;
+            self.roots_here
+                .borrow_mut()
+                .entry(git.root.clone())
+                .or_default()
+                .insert(git.root_bytes.clone(), here);
+            here
+        })
     }
 
     /// `rel` is in HEAD's tree (a clone brought it). Asked file by file only when HEAD has
@@ -494,6 +510,8 @@ impl Reader<'_> {
             let place = self.relative(&handover_record::files::dir(&self.store.dir()));
             self.problem(place, cut);
         }
+        self.seen.reserve(judged.listed.len());
+        self.history.items.reserve(judged.listed.len());
         for listed in judged.listed {
             let r = listed.record;
             let id = if r.file_key.is_empty() {
@@ -646,8 +664,9 @@ fn load(path: &Path, may_hold: Option<&MayHold<'_>>, modified: Option<u64>) -> L
     }
 }
 
-/// A working tree's path as a handoff records it (`GitSnapshot::root`, `root_bytes`).
-type RecordedRoot = (String, Option<String>);
+/// Whether a working tree's path as a handoff records it (`GitSnapshot::root`, then
+/// `root_bytes`) is this working tree.
+type RootsHere = std::collections::HashMap<String, std::collections::HashMap<Option<String>, bool>>;
 
 /// The id and checksum of a stored handoff, read without the rest of it.
 #[derive(serde::Deserialize)]

@@ -105,7 +105,8 @@ impl Filter {
 pub fn timeline<'h>(history: &'h History, filter: &Filter) -> Vec<Entry<'h>> {
     let verdicts = verdicts_then(history);
     let by_id: HashMap<&str, &Item> = history.items.iter().map(|i| (i.id.as_str(), i)).collect();
-    let mut entries: Vec<Entry<'h>> = Vec::new();
+    let mut entries: Vec<Entry<'h>> =
+        Vec::with_capacity(history.events.len() + history.items.len());
     // The journal's lines newest first, ahead of the items: at the same second, what was
     // journaled later (a push after its write, the adoption after the pull's save) comes first.
     for logged in history.events.iter().rev() {
@@ -162,7 +163,7 @@ pub fn timeline<'h>(history: &'h History, filter: &Filter) -> Vec<Entry<'h>> {
         }
     }));
     // Newest first; ties keep the order above (a stable sort).
-    entries.sort_by_key(|e| std::cmp::Reverse(e.time_ms));
+    handover_base::order::sort_by(&mut entries, |a, b| b.time_ms.cmp(&a.time_ms));
     let mut kept: Vec<Entry<'h>> = entries.into_iter().filter(|e| filter.keeps(e)).collect();
     if let Some(limit) = filter.limit {
         kept.truncate(limit);

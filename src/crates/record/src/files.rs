@@ -214,7 +214,8 @@ fn judge_all(
             record,
         })
         .collect();
-    listed.sort_by_key(|l| (!l.is_own(), std::cmp::Reverse(l.rank)));
+    let key = |l: &Listed| (!l.is_own(), std::cmp::Reverse(l.rank));
+    handover_base::order::sort_by(&mut listed, |a, b| key(a).cmp(&key(b)));
     listed
 }
 
@@ -356,7 +357,7 @@ fn judged_within(
         Some(Read::Fresh(record.map(sanitized)))
     });
     let mut unread = Vec::new();
-    let mut parsed = Vec::new();
+    let mut parsed = Vec::with_capacity(within.len());
     for ((path, modified, meta), one) in within.into_iter().zip(loaded) {
         let record = match one {
             None => continue,
@@ -421,22 +422,26 @@ fn ranked_parsed(
     store: &Store,
     parsed: Vec<(SessionRecord, PathBuf, SystemTime)>,
 ) -> Vec<(SessionRecord, PathBuf, u64)> {
-    let mut list: Vec<(SessionRecord, PathBuf, u64)> = parsed
-        .into_iter()
-        .filter_map(|(mut record, path, modified)| {
-            // The key it is filed under, so a reader can name the record (`handover show`)
-            // and a save writes the file it came from.
-            if let Some(stem) = stem_key(&path) {
-                record.file_key = stem.to_string();
-            }
-            let rel = path.strip_prefix(store.root()).ok()?.to_path_buf();
-            Some((record, rel, handover_base::clock::millis(modified)))
-        })
-        .collect();
+    // Room for every record up front: thousands of values of hundreds of bytes, not moved
+    // again as the list grows.
+    let mut list: Vec<(SessionRecord, PathBuf, u64)> = Vec::with_capacity(parsed.len());
+    for (mut record, path, modified) in parsed {
+        // The key it is filed under, so a reader can name the record (`handover show`) and a
+        // save writes the file it came from.
+        if let Some(stem) = stem_key(&path) {
+            record.file_key = stem.to_string();
+        }
+        let Ok(rel) = path.strip_prefix(store.root()) else {
+            continue;
+        };
+        let rel = rel.to_path_buf();
+        list.push((record, rel, handover_base::clock::millis(modified)));
+    }
     // Ties go to the later update.
-    list.sort_by_key(|(r, _, modified)| {
+    let key = |(r, _, modified): &(SessionRecord, PathBuf, u64)| {
         std::cmp::Reverse((provenance::rank(r, *modified), r.updated_ms))
-    });
+    };
+    handover_base::order::sort_by(&mut list, |a, b| key(a).cmp(&key(b)));
     list
 }
 

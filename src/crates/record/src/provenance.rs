@@ -25,7 +25,7 @@ use handover_git::provenance::InHead;
 use handover_git::LazyRepo;
 use serde::Serialize;
 use std::cell::OnceCell;
-use std::path::Path;
+use std::path::{Path, PathBuf};
 
 /// The mark every record handover writes carries in `made_by` (the prune removes only files
 /// that carry it).
@@ -83,6 +83,10 @@ pub struct Judge<'r> {
     now_ms: u64,
     /// HEAD's entries, read on the first record that needs them; None outside a repository.
     head: OnceCell<Option<InHead<'r>>>,
+    /// Whether HEAD has the directory a record is in, asked once per directory: for the usual
+    /// store (never committed) one look answers for every record, and no record's own path is
+    /// looked up (nor remembered in the git directory).
+    dirs_in_head: std::cell::RefCell<Vec<(PathBuf, bool)>>,
 }
 
 impl<'r> Judge<'r> {
@@ -94,7 +98,31 @@ impl<'r> Judge<'r> {
             here: working_tree_stamp(repo.root()),
             now_ms,
             head: OnceCell::new(),
+            dirs_in_head: std::cell::RefCell::new(Vec::new()),
         }
+    }
+
+    /// HEAD has `rel`: only when it has the directory `rel` is in.
+    fn head_has(&self, head: &InHead<'r>, rel: &Path) -> bool {
+        let dir_in_head = match rel.parent().filter(|d| !d.as_os_str().is_empty()) {
+            None => true,
+            Some(dir) => {
+                let known = self
+                    .dirs_in_head
+                    .borrow()
+                    .iter()
+                    .find(|(d, _)| d == dir)
+                    .map(|(_, has)| *has);
+                known.unwrap_or_else(|| {
+                    let has = head.has(dir);
+                    self.dirs_in_head
+                        .borrow_mut()
+                        .push((dir.to_path_buf(), has));
+                    has
+                })
+            }
+        };
+        dir_in_head && head.has(rel)
     }
 
     fn in_head(&self) -> Option<&InHead<'r>> {
@@ -112,7 +140,7 @@ impl<'r> Judge<'r> {
         let mut why = Vec::new();
         // Only a path in HEAD can have come with the repository; the content rule (the one a
         // handoff's `foreign` verdict uses) then says whether it is still what was committed.
-        if let Some(head) = self.in_head().filter(|head| head.has(rel)) {
+        if let Some(head) = self.in_head().filter(|head| self.head_has(head, rel)) {
             why.push(if head.came_with_repository(rel) {
                 Foreign::Committed
             } else {
@@ -127,7 +155,7 @@ impl<'r> Judge<'r> {
     /// already make foreign does not open the repository.
     pub fn is_own(&self, rel: &Path, record: &SessionRecord, modified_ms: u64) -> bool {
         self.foreign_without_git(record, modified_ms).is_empty()
-            && !self.in_head().is_some_and(|head| head.has(rel))
+            && !self.in_head().is_some_and(|head| self.head_has(head, rel))
     }
 
     /// The reasons the record alone gives (its stamp and its dates).
@@ -181,6 +209,54 @@ mod tests {
         r.working_tree = working_tree_stamp(tmp.path());
         r.made_by = String::new();
         assert_eq!(judge.foreign(rel, &r, 1), [Foreign::OtherWorkingTree]);
+    }
+
+    /// A repository at `root` whose one commit holds `files` (path, content).
+    fn committed(root: &Path, files: &[(&str, &str)]) {
+        let git = git2::Repository::init(root).unwrap();
+        let mut index = git.index().unwrap();
+        for (path, content) in files {
+            let full = root.join(path);
+            std::fs::create_dir_all(full.parent().unwrap()).unwrap();
+            std::fs::write(&full, content).unwrap();
+            index.add_path(Path::new(path)).unwrap();
+        }
+        index.write().unwrap();
+        let tree = git.find_tree(index.write_tree().unwrap()).unwrap();
+        let me = git2::Signature::now("t", "t@example.com").unwrap();
+        git.commit(Some("HEAD"), &me, &me, "one", &tree, &[])
+            .unwrap();
+    }
+
+    #[test]
+    fn a_record_git_has_is_committed_and_its_neighbours_are_not() {
+        let mut r = SessionRecord::new("s", handover_clients::Agent::Claude);
+        r.made_by = MADE_BY.into();
+        let kept = Path::new(".handover/records/kept.json");
+        let fresh = Path::new(".handover/records/fresh.json");
+        // HEAD has the records directory: each record's own path is asked.
+        let with_store = tempfile::tempdir().unwrap();
+        committed(
+            with_store.path(),
+            &[(".handover/records/kept.json", "{}"), ("README", "x")],
+        );
+        std::fs::write(with_store.path().join(fresh), "{}").unwrap();
+        r.working_tree = working_tree_stamp(with_store.path());
+        let repo = LazyRepo::new(with_store.path());
+        let judge = Judge::in_repo(&repo, 1_000_000);
+        assert_eq!(judge.foreign(kept, &r, 1), [Foreign::Committed]);
+        assert!(judge.foreign(fresh, &r, 1).is_empty());
+        assert!(!judge.is_own(kept, &r, 1) && judge.is_own(fresh, &r, 1));
+        // HEAD has no store: the one look at the directory answers for every record.
+        let without = tempfile::tempdir().unwrap();
+        committed(without.path(), &[("README", "x")]);
+        std::fs::create_dir_all(without.path().join(".handover/records")).unwrap();
+        std::fs::write(without.path().join(kept), "{}").unwrap();
+        r.working_tree = working_tree_stamp(without.path());
+        let repo = LazyRepo::new(without.path());
+        let judge = Judge::in_repo(&repo, 1_000_000);
+        assert!(judge.foreign(kept, &r, 1).is_empty());
+        assert!(judge.is_own(kept, &r, 1));
     }
 
     #[test]
