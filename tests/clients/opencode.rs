@@ -1272,7 +1272,8 @@ pub(crate) fn tui_compacts_by_itself(b: &OpenCodeBox, c: &Clients, third: Turn) 
 /// `HANDOVER_OPENCODE_BENCH_HOOKS`: the hook executables (default this build's);
 /// `HANDOVER_OPENCODE_BENCH_ROUNDS`: rounds (default 4); `HANDOVER_OPENCODE_BENCH_BEFORE`: a
 /// plugin file another build's `install` wrote for this client, run with this install's
-/// entries as a fifth way (the plugin before).
+/// entries as a fifth way (the plugin before); `HANDOVER_OPENCODE_BENCH_HOOKS_BEFORE`: another
+/// build's hook executables, run from install's plugin as one more way (the hooks before).
 fn opencode_plugin_cost() {
     if let Some(c) = clients("opencode_plugin_cost") {
         plugin_cost(&OPENCODE, c);
@@ -1355,6 +1356,25 @@ pub(crate) fn plugin_cost(host: &'static Host, c: &Clients) {
             3,
             (
                 "the plugin before (HANDOVER_OPENCODE_BENCH_BEFORE)",
+                Some(text),
+            ),
+        );
+    }
+    // Another build's hook executables (a directory like HANDOVER_OPENCODE_BENCH_HOOKS) in
+    // install's plugin, interleaved with this build's: the hooks before, in the same rounds.
+    if let Some(dir) = std::env::var_os("HANDOVER_OPENCODE_BENCH_HOOKS_BEFORE") {
+        let (ours, theirs) = (hooks.to_string_lossy(), dir.to_string_lossy().into_owned());
+        let text = variant(&|h| {
+            for key in ["command", "argv"] {
+                let moved = h[key].to_string().replace(&*ours, &theirs);
+                h.insert(key.into(), serde_json::from_str(&moved).unwrap());
+            }
+        });
+        assert!(text.contains(&theirs), "install's entries name {ours}");
+        ways.insert(
+            1,
+            (
+                "argv, the hooks before (HANDOVER_OPENCODE_BENCH_HOOKS_BEFORE)",
                 Some(text),
             ),
         );

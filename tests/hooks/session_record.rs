@@ -263,6 +263,52 @@ fn pre_compact_marks_the_compaction_and_a_later_turn_keeps_it() {
     assert_eq!(r.git.unwrap().dirty, Some(vec![]));
 }
 
+/// PreCompact answers before its save: its output ends while the save still waits (here for
+/// the journal's lock, which the test holds), so a client that reads the answer to its end
+/// (OpenCode's and Kilo Code's plugin, before the summarizer request) waits for none of the
+/// save; the save is then done all the same. Before, the output ended with the process: after
+/// the save had given up on the lock.
+#[test]
+fn pre_compact_answers_before_its_save_and_still_saves() {
+    use std::io::{Read, Write};
+    use std::process::{Command, Stdio};
+    let repo = TestRepo::pinned();
+    repo.save_handoff();
+    let t = transcript(&repo, "claude");
+    let lock = std::fs::File::create(repo.store().journal_lock_path()).unwrap();
+    lock.lock().unwrap();
+    let neutral = tempfile::tempdir().unwrap();
+    let mut child = Command::new(pre_compact_exe())
+        .args(["--agent", "claude"])
+        .current_dir(neutral.path())
+        .env_remove("HANDOVER_HOOK_DEBUG")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::null())
+        .spawn()
+        .unwrap();
+    let input = payload(serde_json::json!({"session_id": SID, "transcript_path": t,
+        "cwd": repo.path(), "hook_event_name": "PreCompact", "trigger": "auto"}));
+    child.stdin.take().unwrap().write_all(&input).unwrap();
+    let mut answer = String::new();
+    child
+        .stdout
+        .take()
+        .unwrap()
+        .read_to_string(&mut answer)
+        .unwrap();
+    // The whole answer is out, and the save has not journaled yet: it waits for the lock.
+    assert!(answer.contains("handover"), "{answer}");
+    assert!(repo.journal_events_named("pre_compact").is_empty());
+    drop(lock);
+    let status = child.wait().unwrap();
+    assert!(status.success());
+    assert_eq!(repo.journal_events_named("pre_compact").len(), 1);
+    let ended = record(&repo).ended.unwrap();
+    assert_eq!(ended.how.as_str(), "compaction");
+}
+
 #[test]
 fn nothing_is_recorded_outside_a_git_repository_or_without_a_session() {
     let repo = TestRepo::without_git();

@@ -13,6 +13,7 @@ use handover_clients::Response;
 use std::io::Write;
 use std::panic::{self, AssertUnwindSafe};
 use std::process::ExitCode;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::mpsc::{self, RecvTimeoutError};
 use std::sync::Mutex;
 use std::time::{Duration, Instant};
@@ -25,6 +26,9 @@ pub const STDIN_WAIT: Duration = Duration::from_millis(1000);
 
 /// Held while stdout is written, so the watchdog never cuts an answer in half.
 static OUTPUT: Mutex<()> = Mutex::new(());
+/// Set once the answer went out before the hook's last work ([`answer_now`]): `run` writes
+/// nothing more.
+static ANSWERED: AtomicBool = AtomicBool::new(false);
 /// The last panic message, for the debug log only (the default hook would print to stderr).
 static PANIC: Mutex<Option<String>> = Mutex::new(None);
 
@@ -129,11 +133,13 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
         (head, outcome)
     });
 
-    let bytes = handover_clients::of(agent.unwrap_or(Agent::DEFAULT)).encode(&response);
-    if let Ok(_guard) = OUTPUT.lock() {
-        let mut out = std::io::stdout().lock();
-        // A closed pipe is the client's business; nothing to do about it here.
-        let _ = out.write_all(&bytes).and_then(|_| out.flush());
+    if !ANSWERED.load(Ordering::SeqCst) {
+        let bytes = handover_clients::of(agent.unwrap_or(Agent::DEFAULT)).encode(&response);
+        if let Ok(_guard) = OUTPUT.lock() {
+            let mut out = std::io::stdout().lock();
+            // A closed pipe is the client's business; nothing to do about it here.
+            let _ = out.write_all(&bytes).and_then(|_| out.flush());
+        }
     }
     if let Some(target) = &debug {
         debug::log(
@@ -158,6 +164,52 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
     }
     ExitCode::SUCCESS
 }
+
+/// Writes `response` (in `agent`'s client's form) now and closes the hook's stdout, for a hook
+/// whose work after this changes nothing in its answer (PreCompact's save: the record, the
+/// journal's snapshot). A client that reads the answer to the end of the output goes on at
+/// once instead of waiting for that work: OpenCode's and Kilo Code's plugin awaits PreCompact's
+/// answer before the summarizer request, in the client's busy process (docs/benchmarks.md). A
+/// client that waits for the process to exit waits as before. The process then ends as every
+/// hook does: when its work is done, or at the watchdog's limit. `run` prints nothing more; its
+/// debug line still describes this answer.
+pub fn answer_now(agent: Agent, response: &Response) {
+    let bytes = handover_clients::of(agent).encode(response);
+    if let Ok(_guard) = OUTPUT.lock() {
+        let mut out = std::io::stdout().lock();
+        let _ = out.write_all(&bytes).and_then(|_| out.flush());
+        ANSWERED.store(true, Ordering::SeqCst);
+        stdout_to_null();
+    }
+}
+
+/// Points the process's stdout at /dev/null: the client's pipe is closed (it sees the end of
+/// the answer), and descriptor 1 stays taken, so no file opened later can become stdout.
+#[cfg(all(target_os = "linux", target_env = "gnu"))]
+#[allow(unsafe_code)] // libc's dup2: std has no safe way to replace a descriptor
+fn stdout_to_null() {
+    use std::os::fd::{AsRawFd, IntoRawFd};
+    let Ok(null) = std::fs::OpenOptions::new().write(true).open("/dev/null") else {
+        return;
+    };
+    if null.as_raw_fd() == libc::STDOUT_FILENO {
+        // Descriptor 1 was free (process_start opens it at the start, so this is not
+        // expected) and /dev/null took it: kept there, for the rest of the process.
+        let _ = null.into_raw_fd();
+        return;
+    }
+    // SAFETY: dup2 only makes descriptor 1 a copy of `null`'s, which is open for the whole
+    // call; no memory is touched through pointers, and stdout's buffer was flushed (under
+    // OUTPUT) before. On failure descriptor 1 is left as it was: the answer is out either way,
+    // and the pipe then closes when the process ends, as before.
+    unsafe {
+        libc::dup2(null.as_raw_fd(), libc::STDOUT_FILENO);
+    }
+}
+
+/// Elsewhere the pipe closes when the process ends, as before.
+#[cfg(not(all(target_os = "linux", target_env = "gnu")))]
+fn stdout_to_null() {}
 
 /// Every thread allocates from the main thread's heap. glibc gives each new thread that
 /// allocates an arena of its own (a heap mapping of its own, touched as used and kept), and a

@@ -2,8 +2,10 @@
 //! Gemini CLI.
 //! PreCompact journals a factual snapshot and, for Claude Code only, prints instructions that
 //! Claude Code adds to the summarizer's prompt (Codex accepts no output there). It never
-//! blocks a compaction. PostCompact journals Claude Code's summary and arms the one-time
-//! re-injection that the context watch delivers if SessionStart `compact` does not.
+//! blocks a compaction, and answers before its save (never_fail::answer_now): the answer needs
+//! the handoff alone, and OpenCode's plugin waits for it before the summarizer request.
+//! PostCompact journals Claude Code's summary and arms the one-time re-injection that the
+//! context watch delivers if SessionStart `compact` does not.
 //! Gemini CLI fires PreCompress before every model request and tells hooks nothing after a
 //! compression: only a PreCompress that will really compress (handover_clients::gemini) journals the
 //! snapshot, and it also arms that re-injection (Gemini has no SessionStart `compact`).
@@ -67,6 +69,40 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
         _ => None,
     });
     let session = call.session();
+    let first_seen = session.as_ref().and_then(|(_, l)| l.first_seen_ms());
+    // Remember the compaction in the session's state before answering: the hooks that follow
+    // it (PostCompact, SessionStart `compact`) build on that step, and come only after the
+    // summarizer request the answer goes into.
+    let mut state_notes = Vec::new();
+    if let Some((file, loaded)) = session.filter(|_| call.store_usable()) {
+        let mut st = loaded.state;
+        // A client that tells hooks nothing after compacting (no PostCompact, no SessionStart
+        // `compact`: GitHub Copilot CLI) gets the handoff back with the next prompt or tool
+        // result. A PreCompact that fires before every request runs this only when the client
+        // compacts now (`pre_compress`): the context starts over.
+        let event = delivery::Event::PreCompact {
+            silent_after: call.client().event_name(HookEvent::PostCompact).is_none(),
+            every_request: call.client().quirks.pre_compact_every_request,
+        };
+        if let Action::Compacted { armed: true } = st.step(event, &facts(call)) {
+            state_notes.push("re-injection armed".to_string());
+        }
+        if let Err(e) = file.save(&st) {
+            state_notes.push(format!("state not saved: {e}"));
+        }
+    }
+    // The answer: Codex accepts no context from PreCompact; Gemini CLI's PreCompress is
+    // advisory. It depends on the handoff alone, so it goes out now and the client waits for
+    // none of the save below (never_fail::answer_now).
+    let response = if call.client().quirks.pre_compact_reads_stdout {
+        Response::Plain(handover_core::context::compaction_instructions(
+            handoff.as_ref(),
+            call.command(),
+        ))
+    } else {
+        Response::Silent
+    };
+    crate::call::never_fail::answer_now(call.agent, &response);
     // One working-tree scan for the record's changed files and the journal's files changed
     // since the handoff's HEAD (crate::call::scan), started by whichever asks first.
     let handoff_head = handoff
@@ -77,10 +113,9 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
         .store
         .as_ref()
         .map(|s| Scan::new(s.root().to_path_buf(), handoff_head));
-    // The record's transcript read and working-tree scan, within the call's budget: its
-    // answer (the compaction instructions) must not be lost to the watchdog.
+    // The record's transcript read and working-tree scan, within the call's budget (the
+    // watchdog ends the process at its limit, answer given or not).
     let worker = call.clone();
-    let first_seen = session.as_ref().and_then(|(_, l)| l.first_seen_ms());
     let shared = scan.clone();
     let record =
         crate::call::budget::within(call.deadline, crate::call::budget::WORK_BUDGET, move || {
@@ -97,40 +132,14 @@ fn pre_compact(call: &Call) -> anyhow::Result<Outcome> {
         Err(crate::call::budget::Late::After(ms)) => format!("record: not done within {ms} ms"),
         Err(crate::call::budget::Late::Failed) => "record: not updated (internal error)".into(),
     }];
-    // Journal what the compaction is about to lose, and remember it in the session's state.
+    // Journal what the compaction is about to lose.
     if let Some(store) = &call.store {
         let snapshot = snapshot(call, store, handoff.as_ref(), scan.as_ref());
         if let Some(e) = call.journal(Event::PreCompact, snapshot) {
             notes.push(e);
         }
     }
-    if let Some((file, loaded)) = session.filter(|_| call.store_usable()) {
-        let mut st = loaded.state;
-        // A client that tells hooks nothing after compacting (no PostCompact, no SessionStart
-        // `compact`: GitHub Copilot CLI) gets the handoff back with the next prompt or tool
-        // result. A PreCompact that fires before every request runs this only when the client
-        // compacts now (`pre_compress`): the context starts over.
-        let event = delivery::Event::PreCompact {
-            silent_after: call.client().event_name(HookEvent::PostCompact).is_none(),
-            every_request: call.client().quirks.pre_compact_every_request,
-        };
-        if let Action::Compacted { armed: true } = st.step(event, &facts(call)) {
-            notes.push("re-injection armed".into());
-        }
-        if let Err(e) = file.save(&st) {
-            notes.push(format!("state not saved: {e}"));
-        }
-    }
-    // The answer: Codex accepts no context from PreCompact; Gemini CLI's PreCompress is
-    // advisory.
-    let response = if call.client().quirks.pre_compact_reads_stdout {
-        Response::Plain(handover_core::context::compaction_instructions(
-            handoff.as_ref(),
-            call.command(),
-        ))
-    } else {
-        Response::Silent
-    };
+    notes.extend(state_notes);
     notes.push(format!("handoff={}", handoff.is_some()));
     Ok(Outcome::new(response, notes.join(" ")))
 }
