@@ -607,11 +607,7 @@ impl OpenCodeTui<'_> {
                     .is_ok_and(|exe| exe.file_name().is_some_and(|n| n == name))
             })
             .collect();
-        for pid in &pids {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-        }
+        crate::support::interactive::kill_all_at_once(&pids);
         eprintln!(
             "e2e tui {}: SIGKILLed {} ({pids:?})",
             self.b.host.name, self.b.host.display_name

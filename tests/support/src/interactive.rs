@@ -661,11 +661,7 @@ impl Tui<'_> {
                 }
             })
             .collect();
-        for pid in &pids {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-        }
+        kill_all_at_once(&pids);
         eprintln!(
             "e2e tui {}: SIGKILLed the client ({pids:?})",
             self.sb.agent.name()
@@ -714,6 +710,20 @@ impl Drop for Tui<'_> {
             left.len()
         );
     }
+}
+
+/// SIGKILLs `pids` from one `kill` process, back to back: a client made of a parent and a
+/// child process (Qwen Code and Gemini CLI relaunch themselves) killed one `kill` process at a
+/// time could notice, under load, that the other one had gone and exit on its own, running
+/// SessionEnd, before its own signal came.
+pub fn kill_all_at_once(pids: &[u32]) {
+    if pids.is_empty() {
+        return;
+    }
+    let _ = Command::new("kill")
+        .arg("-KILL")
+        .args(pids.iter().map(u32::to_string))
+        .status();
 }
 
 fn kill(pid: u32) {
