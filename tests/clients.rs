@@ -14,21 +14,35 @@ use handover_testkit as support;
 
 /// The trials of one file of tests/clients/, named `clients::<file>::<function>` as `#[test]`
 /// named them: `real` ones need the real clients (`ignored`, with the reason, when they are
-/// skipped), `plain` ones always run, `ignored` ones only with `--ignored`.
+/// skipped), `plain` ones always run, `ignored` ones only with `--ignored`. A long test says how
+/// long it takes on the 2-core CI machine, `name @ seconds`, so that it starts first (see
+/// [`Timed`]); one without takes a few seconds.
 macro_rules! trials {
-    ($($kind:ident: [$($test:ident),* $(,)?]),* $(,)?) => {
-        pub(crate) fn trials() -> Vec<libtest_mimic::Trial> {
+    ($($kind:ident: [$($test:ident $(@ $secs:literal)?),* $(,)?]),* $(,)?) => {
+        pub(crate) fn trials() -> Vec<crate::Timed> {
             let module = module_path!()
                 .split_once("::")
                 .map_or(module_path!(), |(_, module)| module);
             let mut trials = Vec::new();
-            $($(trials.push(crate::clients::matrix::$kind(
-                format!("{module}::{}", stringify!($test)),
-                $test,
-            ));)*)*
+            $($(trials.push(crate::Timed {
+                secs: 0 $(+ $secs)?,
+                trial: crate::clients::matrix::$kind(
+                    format!("{module}::{}", stringify!($test)),
+                    $test,
+                ),
+            });)*)*
             trials
         }
     };
+}
+
+/// A trial and about how many seconds it takes on the 2-core CI machine (a timed run:
+/// `HANDOVER_TRIAL_TIMES`, tests/clients/matrix.rs). The trials start longest first: the
+/// harness runs them in list order on its threads, and a long test started last would run on
+/// while the other threads sit idle. A wrong figure costs time, never a test.
+pub(crate) struct Timed {
+    secs: u32,
+    trial: libtest_mimic::Trial,
 }
 
 /// The tests, one file each in tests/clients/.
@@ -60,7 +74,17 @@ fn main() -> std::process::ExitCode {
             .ok()
             .and_then(|n| n.parse().ok());
     }
-    let mut trials = clients::matrix::trials();
+    // Otherwise one thread more than the cores: a test here spends part of its time waiting
+    // (a terminal UI settling, the pause before Enter, Codex's daemon unloading a thread, a
+    // namespace and fake server starting), and with one thread per core those cores sit idle
+    // meanwhile. On the 2-core CI machine the whole binary used about 650 s of CPU in 400 s
+    // with two threads.
+    if args.test_threads.is_none() {
+        args.test_threads = std::thread::available_parallelism()
+            .ok()
+            .map(|cores| cores.get() + 1);
+    }
+    let mut timed = clients::matrix::trials();
     for file in [
         clients::bench::trials,
         clients::claude::trials,
@@ -79,8 +103,11 @@ fn main() -> std::process::ExitCode {
         clients::shared_install::trials,
         clients::travel::trials,
     ] {
-        trials.extend(file());
+        timed.extend(file());
     }
+    // Longest first; a stable sort, so the short ones keep their files' order.
+    timed.sort_by_key(|t| std::cmp::Reverse(t.secs));
+    let mut trials: Vec<_> = timed.into_iter().map(|t| t.trial).collect();
     // Not a test: the fake model server mode of this binary (see support::fake_server), which
     // the harness starts as `<this binary> fake_server_entry --exact`. Returns at once unless
     // HANDOVER_FAKE_SERVER is set.

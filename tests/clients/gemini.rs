@@ -79,9 +79,9 @@ fn cross_agent_written_in_gemini_delivered_in_claude() {
 
 trials! {
     real: [
-        gemini_4_compression_keeps_the_handoff,
-        cross_agent_written_in_claude_delivered_in_gemini,
-        gemini_runs_our_hooks_only_in_a_trusted_folder,
-        cross_agent_written_in_gemini_delivered_in_claude,
+        gemini_4_compression_keeps_the_handoff @ 6,
+        cross_agent_written_in_claude_delivered_in_gemini @ 4,
+        gemini_runs_our_hooks_only_in_a_trusted_folder @ 6,
+        cross_agent_written_in_gemini_delivered_in_claude @ 4,
     ],
 }

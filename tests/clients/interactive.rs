@@ -375,9 +375,9 @@ pub(crate) fn save_progress_reminder(agent: Agent) {
 
 trials! {
     real: [
-        interactive_droid_runs_our_hooks_only_in_a_trusted_folder,
-        interactive_codex_left_thread_late_session_end,
-        interactive_gemini_resume,
-        interactive_gemini_context_watch,
+        interactive_droid_runs_our_hooks_only_in_a_trusted_folder @ 7,
+        interactive_codex_left_thread_late_session_end @ 40,
+        interactive_gemini_resume @ 8,
+        interactive_gemini_context_watch @ 6,
     ],
 }

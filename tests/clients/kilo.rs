@@ -200,11 +200,11 @@ fn kilo_plugin_cost() {
 
 trials! {
     real: [
-        kilo_startup_fresh_drifted_stale,
-        kilo_record_quit_and_kill_after_a_shell_edit,
-        kilo_compaction_reminder_and_handoff_back,
-        kilo_tui_startup_compact_new_exit,
-        kilo_tui_automatic_compaction,
+        kilo_startup_fresh_drifted_stale @ 52,
+        kilo_record_quit_and_kill_after_a_shell_edit @ 60,
+        kilo_compaction_reminder_and_handoff_back @ 16,
+        kilo_tui_startup_compact_new_exit @ 24,
+        kilo_tui_automatic_compaction @ 22,
     ],
     ignored: [kilo_plugin_cost],
 }

@@ -244,8 +244,25 @@ const OWN_FILE_ONLY: &[(&str, &str)] = &[
     ),
 ];
 
+/// About how many seconds a scenario takes for `agent` on the 2-core CI machine, headless or in
+/// the terminal UI (a timed run, `HANDOVER_TRIAL_TIMES`): only the order the trials start in
+/// (`crate::Timed`), longest first.
+fn expected_secs(agent: Agent, scenario: &Scenario) -> u32 {
+    let (headless, interactive) = match agent {
+        Agent::Codex => (1, 5),
+        Agent::Claude | Agent::Copilot | Agent::Droid => (2, 5),
+        Agent::Gemini => (5, 7),
+        Agent::Qwen => (7, 11),
+    };
+    if scenario.name.starts_with("interactive_") {
+        interactive
+    } else {
+        headless
+    }
+}
+
 /// Every (client × scenario) trial, clients in the registry's order.
-pub(crate) fn trials() -> Vec<Trial> {
+pub(crate) fn trials() -> Vec<crate::Timed> {
     let mut trials = Vec::new();
     for client in handover_clients::ALL {
         let name = client.agent.as_str();
@@ -264,14 +281,20 @@ pub(crate) fn trials() -> Vec<Trial> {
             let trial = format!("clients::{name}::{}", scenario.name);
             let run = scenario.run;
             trials.push(match harness_agent(name) {
-                Some(agent) => real(trial, move || run(agent)),
-                None => Trial::test(trial, move || {
-                    Err(format!(
-                        "the registry's client `{name}` has no harness yet: add it to \
-                         tests/support/src/sandbox.rs `Agent` and tests/clients/ensure.sh"
-                    )
-                    .into())
-                }),
+                Some(agent) => crate::Timed {
+                    secs: expected_secs(agent, scenario),
+                    trial: real(trial, move || run(agent)),
+                },
+                None => crate::Timed {
+                    secs: 0,
+                    trial: Trial::test(trial, move || {
+                        Err(format!(
+                            "the registry's client `{name}` has no harness yet: add it to \
+                             tests/support/src/sandbox.rs `Agent` and tests/clients/ensure.sh"
+                        )
+                        .into())
+                    }),
+                },
             });
         }
     }

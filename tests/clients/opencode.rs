@@ -607,11 +607,7 @@ impl OpenCodeTui<'_> {
                     .is_ok_and(|exe| exe.file_name().is_some_and(|n| n == name))
             })
             .collect();
-        for pid in &pids {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-        }
+        crate::support::interactive::kill_all_at_once(&pids);
         eprintln!(
             "e2e tui {}: SIGKILLed {} ({pids:?})",
             self.b.host.name, self.b.host.display_name
@@ -1702,15 +1698,15 @@ export const HandoverPlugin = async (ctx) => {{
 
 trials! {
     real: [
-        opencode_startup_fresh_drifted_stale,
-        opencode_nothing_without_handoff,
-        opencode_compaction_reminder_and_handoff_back,
-        opencode_record_shell_edit_and_end,
-        opencode_never_blocked_by_a_stuck_handover,
-        opencode_not_installed_passes_the_launchers_text,
-        opencode_tui_startup_compact_new_exit,
-        opencode_quit_and_kill_after_a_shell_edit,
-        opencode_tui_automatic_compaction,
+        opencode_startup_fresh_drifted_stale @ 24,
+        opencode_nothing_without_handoff @ 10,
+        opencode_compaction_reminder_and_handoff_back @ 12,
+        opencode_record_shell_edit_and_end @ 12,
+        opencode_never_blocked_by_a_stuck_handover @ 10,
+        opencode_not_installed_passes_the_launchers_text @ 7,
+        opencode_tui_startup_compact_new_exit @ 21,
+        opencode_quit_and_kill_after_a_shell_edit @ 30,
+        opencode_tui_automatic_compaction @ 18,
     ],
     ignored: [opencode_plugin_cost],
 }

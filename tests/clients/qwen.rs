@@ -83,7 +83,7 @@ fn qwen_first_run_leaves_the_installed_settings_clean() {
 
 trials! {
     real: [
-        qwen_4_compaction_brings_the_handoff_back,
+        qwen_4_compaction_brings_the_handoff_back @ 6,
         qwen_record_a_failing_command_from_post_tool_use_failure,
         qwen_first_run_leaves_the_installed_settings_clean,
     ],

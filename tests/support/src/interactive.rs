@@ -29,6 +29,9 @@ use std::time::{Duration, Instant};
 /// Seconds an interactive client may live before `timeout` ends it (a scenario is several
 /// prompts long).
 pub const TUI_TIMEOUT_SECS: u64 = 300;
+/// How long [`Tui::exchange`] waits for its prompt's request before it takes the Enter for
+/// lost: long enough for a slow client under load.
+const RESUBMIT_AFTER: Duration = Duration::from_secs(15);
 /// The pane's size: wide enough that prompts and answers are not wrapped mid-word.
 const COLUMNS: u32 = 200;
 const ROWS: u32 = 50;
@@ -547,8 +550,34 @@ impl Tui<'_> {
     pub fn exchange(&self, prompt: &str, answer: &str, secs: u64) -> LoggedRequest {
         let turn = self.add_turns(vec![Turn::text(answer).when(prompt)]);
         self.send(prompt);
+        self.enter_again_if_lost(prompt);
         self.wait_for(answer, secs);
         self.answered_by(turn)
+    }
+
+    /// A terminal UI busy when Enter arrives can drop it (seen under load: Qwen Code right
+    /// after `/clear`, the prompt left typed in its input): when no request carrying `prompt`
+    /// reached the server within [`RESUBMIT_AFTER`] and the screen still shows it, Enter once
+    /// more. Where the first Enter was only slow, the second finds an empty input, which these
+    /// clients ignore.
+    fn enter_again_if_lost(&self, prompt: &str) {
+        let asked = || {
+            self.requests()
+                .iter()
+                .any(|r| r.body_text().contains(prompt))
+        };
+        let deadline = Instant::now() + RESUBMIT_AFTER;
+        while !asked() && Instant::now() < deadline {
+            std::thread::sleep(Duration::from_millis(200));
+        }
+        let shown: String = prompt.chars().take(40).collect();
+        if !asked() && self.screen().contains(&shown) {
+            eprintln!(
+                "e2e tui {}: no request after Enter; Enter again",
+                self.sb.agent.name()
+            );
+            self.key("Enter");
+        }
     }
 
     /// The request the plan's turn `turn` answered; panics when none did.
@@ -632,11 +661,7 @@ impl Tui<'_> {
                 }
             })
             .collect();
-        for pid in &pids {
-            let _ = Command::new("kill")
-                .args(["-KILL", &pid.to_string()])
-                .status();
-        }
+        kill_all_at_once(&pids);
         eprintln!(
             "e2e tui {}: SIGKILLed the client ({pids:?})",
             self.sb.agent.name()
@@ -685,6 +710,20 @@ impl Drop for Tui<'_> {
             left.len()
         );
     }
+}
+
+/// SIGKILLs `pids` from one `kill` process, back to back: a client made of a parent and a
+/// child process (Qwen Code and Gemini CLI relaunch themselves) killed one `kill` process at a
+/// time could notice, under load, that the other one had gone and exit on its own, running
+/// SessionEnd, before its own signal came.
+pub fn kill_all_at_once(pids: &[u32]) {
+    if pids.is_empty() {
+        return;
+    }
+    let _ = Command::new("kill")
+        .arg("-KILL")
+        .args(pids.iter().map(u32::to_string))
+        .status();
 }
 
 fn kill(pid: u32) {
