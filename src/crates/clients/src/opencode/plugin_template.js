@@ -126,6 +126,8 @@ async function end(id, reason) {
   const s = session(id);
   if (s.started && !s.ended) {
     s.ended = true;
+    // A Stop still running would rewrite the session's record after SessionEnd: it goes first.
+    if (s.stopping) await s.stopping;
     await start("SessionEnd", id, { reason });
   }
 }
@@ -148,7 +150,10 @@ export const HandoverPlugin = async (ctx) => {
         if (!s.compacted) s.compacted = reopening(s, id);
       } else if (event.type === "session.idle") {
         const s = session(id);
-        if (s.started) keep(s, await run("Stop", id, {}));
+        if (s.started) {
+          s.stopping = run("Stop", id, {});
+          keep(s, await s.stopping);
+        }
       } else if (event.type === "session.deleted") await end(id, "deleted");
       else if (event.type === "message.updated") {
         // An agent's step is done (OpenCode sends it twice): its usage.
