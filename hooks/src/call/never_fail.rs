@@ -134,11 +134,8 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
     });
 
     if !ANSWERED.load(Ordering::SeqCst) {
-        let bytes = handover_clients::of(agent.unwrap_or(Agent::DEFAULT)).encode(&response);
         if let Ok(_guard) = OUTPUT.lock() {
-            let mut out = std::io::stdout().lock();
-            // A closed pipe is the client's business; nothing to do about it here.
-            let _ = out.write_all(&bytes).and_then(|_| out.flush());
+            write_answer(agent.unwrap_or(Agent::DEFAULT), &response);
         }
     }
     if let Some(target) = &debug {
@@ -174,13 +171,20 @@ pub fn run(name: &str, logic: Logic) -> ExitCode {
 /// hook does: when its work is done, or at the watchdog's limit. `run` prints nothing more; its
 /// debug line still describes this answer.
 pub fn answer_now(agent: Agent, response: &Response) {
-    let bytes = handover_clients::of(agent).encode(response);
     if let Ok(_guard) = OUTPUT.lock() {
-        let mut out = std::io::stdout().lock();
-        let _ = out.write_all(&bytes).and_then(|_| out.flush());
+        write_answer(agent, response);
         ANSWERED.store(true, Ordering::SeqCst);
         stdout_to_null();
     }
+}
+
+/// Writes `response` in `agent`'s client's form to stdout and flushes it; the caller holds
+/// OUTPUT, so the watchdog never cuts it in half.
+fn write_answer(agent: Agent, response: &Response) {
+    let bytes = handover_clients::of(agent).encode(response);
+    let mut out = std::io::stdout().lock();
+    // A closed pipe is the client's business; nothing to do about it here.
+    let _ = out.write_all(&bytes).and_then(|_| out.flush());
 }
 
 /// Points the process's stdout at /dev/null: the client's pipe is closed (it sees the end of
@@ -218,7 +222,7 @@ fn stdout_to_null() {}
 /// then shared, but only for the short time of each allocation. Called first, before any
 /// other thread exists.
 #[cfg(all(target_os = "linux", target_env = "gnu"))]
-#[allow(unsafe_code)] // the one call into libc of the hook executables
+#[allow(unsafe_code)] // libc's mallopt: std has no way to set the allocator's arenas
 fn one_malloc_arena() {
     // SAFETY: mallopt only changes a setting of glibc's allocator, which it reads under its
     // own lock; no memory is touched through pointers. Its result (0 on failure) changes
