@@ -545,8 +545,10 @@ fn a_hostile_store_is_bounded_labelled_and_never_a_panic() {
         placeholders(repo.path(), &said)
     );
     // The listing is not pinned whole: the forged push's fixed date reads further back every
-    // day. The forged handoff: its id quoted wherever it is shown, its date not believed (it is
-    // listed at its file's time, not first forever by 2099).
+    // day, and the forged handoff and record, written here a moment apart, are listed in the
+    // order of their files' times (the same millisecond or not). The forged handoff: its id
+    // quoted wherever it is shown, its date not believed (it is listed at its file's time, not
+    // first forever by 2099).
     let forged_line = text
         .lines()
         .find(|l| l.contains("verified by handover"))
