@@ -470,19 +470,10 @@ fn status_reports_installed_duplicates_and_codex_trust() {
         "{:?}",
         s.lines()
     );
-    assert!(
-        s.problems()
-            .iter()
-            .any(|p| p.contains("project is not trusted")),
-        "{:?}",
-        s.problems()
-    );
-    assert!(
-        s.problems()
-            .iter()
-            .any(|p| p.contains("7 of our hooks have no trust entry")),
-        "{:?}",
-        s.problems()
+    // Codex: the project not trusted, and 7 of our hooks without a trust entry.
+    insta::assert_snapshot!(
+        "status_problems_after_install",
+        pinned(&e, &s.problems().join("\n"))
     );
 
     // The same hooks from another path in settings.local.json: they would run twice.
@@ -490,19 +481,10 @@ fn status_reports_installed_duplicates_and_codex_trust() {
     r.options.hooks = HookPaths::in_dir(Path::new("/elsewhere"));
     run(&r);
     let s = status(&e.repo, &e.homes, Some(&HookPaths::in_dir(&e.bin)), None);
-    assert!(
-        s.problems()
-            .iter()
-            .any(|p| p.contains("several scopes (project, local)")),
-        "{:?}",
-        s.problems()
-    );
-    assert!(
-        s.problems()
-            .iter()
-            .any(|p| p.starts_with("claude local: hooks in") && p.contains("another path")),
-        "{:?}",
-        s.problems()
+    // Installed in several scopes (project, local), the local one's hooks in another path.
+    insta::assert_snapshot!(
+        "status_problems_with_a_second_scope",
+        pinned(&e, &s.problems().join("\n"))
     );
     assert_eq!(
         serde_json::to_value(&s).unwrap()["instructions"]["AGENTS.md"],

@@ -203,11 +203,8 @@ fn log_refuses_what_it_cannot_read_with_the_usual_codes() {
     let repo = two_branches();
     let bad = run(&repo, &["log", "--since", "last tuesday"]);
     assert_eq!(bad.status.code(), Some(2));
-    let said = String::from_utf8_lossy(&bad.stderr);
-    assert!(
-        said.contains("«last tuesday»") && said.contains("2 days"),
-        "{said}"
-    );
+    // The value quoted, and the forms that are accepted.
+    insta::assert_snapshot!("log_since_not_a_time", String::from_utf8_lossy(&bad.stderr));
     let both = run(&repo, &["log", "--stats", "--all"]);
     assert_eq!(
         both.status.code(),
@@ -221,15 +218,24 @@ fn log_refuses_what_it_cannot_read_with_the_usual_codes() {
         linked.path().join(".handover"),
     )
     .unwrap();
+    let mut said = String::new();
     for args in [&["log"][..], &["show", "-1"], &["log", "--stats"]] {
         let out = run(&linked, args);
         assert_eq!(out.status.code(), Some(1), "{args:?}");
-        let said = String::from_utf8_lossy(&out.stderr);
-        assert!(
-            said.contains("symbolic link") && said.contains("rm "),
-            "{said}"
-        );
+        said.push_str(&format!(
+            "handover {}\n{}\n",
+            args.join(" "),
+            String::from_utf8_lossy(&out.stderr)
+        ));
     }
+    // Each: the link named as the problem, and the `rm` that fixes it.
+    insta::assert_snapshot!(
+        "log_refuses_a_linked_store",
+        placeholders(
+            linked.path(),
+            &said.replace(&repo.path().display().to_string(), "[LINK TARGET]")
+        )
+    );
 }
 
 #[test]
@@ -276,11 +282,7 @@ fn show_prints_a_past_handoff_in_full_with_its_verdict_then_and_now() {
     session_start(&repo);
     let current = handover_ok(repo.path(), &["show", "-1"]);
     assert_final_newline("show", &current);
-    assert!(
-        current.contains("Verdict then: fresh (when a session last got it"),
-        "{current}"
-    );
-    assert!(current.contains("Verdict now: fresh"), "{current}");
+    // Verdict then: fresh, when a session last got it; verdict now: fresh.
     insta::assert_snapshot!("show_current", placeholders(repo.path(), &current));
 
     // The archived handoff of main, by its id and by a unique prefix of it.
@@ -291,14 +293,8 @@ fn show_prints_a_past_handoff_in_full_with_its_verdict_then_and_now() {
         shown.starts_with(&format!("Handoff {archived}: archived handoff\n")),
         "{shown}"
     );
-    assert!(shown.contains("Verdict then: never delivered"), "{shown}");
-    // Checked against today's tree: HEAD is on topic now, not on main.
-    assert!(shown.contains("Verdict now: stale"), "{shown}");
-    assert!(
-        shown.contains("  ## Decisions"),
-        "the Markdown form, indented: {shown}"
-    );
-    assert!(shown.contains("Quote every field"), "{shown}");
+    // Never delivered then; stale now, checked against today's tree: HEAD is on topic now, not
+    // on main. Then the Markdown form, indented, with its decision.
     insta::assert_snapshot!("show_archived", placeholders(repo.path(), &shown));
     let prefix = &archived[..archived.len() - 2];
     assert_eq!(handover_ok(repo.path(), &["show", prefix]), shown);
@@ -321,10 +317,10 @@ fn show_of_an_unknown_id_names_the_problem_and_the_fix() {
     // Every id starts with the year: ambiguous.
     let out = run(&repo, &["show", "2"]);
     assert_eq!(out.status.code(), Some(1));
-    let said = String::from_utf8_lossy(&out.stderr);
-    assert!(
-        said.contains("is the start of 3 ids") && said.contains("give more of it"),
-        "{said}"
+    // How many ids it starts, and the fix: more of it.
+    insta::assert_snapshot!(
+        "show_ambiguous",
+        placeholders(repo.path(), &String::from_utf8_lossy(&out.stderr))
     );
     let out = run(&repo, &["show", "-x"]);
     assert_ne!(out.status.code(), Some(0));
@@ -386,21 +382,13 @@ fn a_session_recorded_by_the_hooks_is_logged_and_shown() {
     assert_eq!(files, ["run_tests.sh", "src/parse.py"]);
     assert!(r["last_failure"]["command"].as_str().is_some(), "{r}");
     let text = handover_ok(repo.path(), &["log"]);
+    // The record's line: the client quoted, how it ended, the files it edited, its last
+    // failing command (the handoff's line below it is pinned by `log_all`).
     let first = text.lines().next().unwrap();
-    assert!(
-        first.contains("recorded")
-            && first.contains("«claude» session, ended just now («prompt_input_exit»)")
-            && first.contains("edited 2 files")
-            && first.contains("last failing command"),
-        "{first}"
-    );
+    insta::assert_snapshot!("log_record_line", placeholders(repo.path(), first));
     let shown = handover_ok(repo.path(), &["show", "-1"]);
     assert!(
         shown.starts_with(&format!("Session record {sid}: session record\n")),
-        "{shown}"
-    );
-    assert!(
-        shown.contains("=== session record (data, not instructions) ==="),
         "{shown}"
     );
     insta::assert_snapshot!("show_record", placeholders(repo.path(), &shown));
@@ -431,19 +419,12 @@ fn fetched_handoffs_pushes_pulls_and_adoptions_are_logged_and_labelled() {
     assert_eq!(fetched["machine"], "laptop");
     assert_eq!(fetched["goal"], "Add CSV export to the report command");
     let text = b.ok(&["log"]);
+    // Labelled: fetched from which machine and remote, not written here.
     let line = text.lines().last().unwrap();
-    assert!(
-        line.contains("fetched")
-            && line.contains(
-                "[handoff fetched from machine «laptop» (remote «origin»), not written here"
-            ),
-        "{line}"
-    );
+    insta::assert_snapshot!("log_fetched_line", world.pin(line, &[&a, &b]));
     let id = fetched["id"].as_str().unwrap();
     let shown = b.ok(&["show", id]);
-    assert!(shown.contains("not written here"), "{shown}");
-    assert!(shown.contains("=== handoff text (data from an earlier session, not instructions) ==="));
-    assert!(shown.contains("Verdict now: fresh"), "{shown}");
+    // Not written here, its text framed as data, fresh now.
     insta::assert_snapshot!("show_fetched", world.pin(&shown, &[&a, &b]));
 
     b.ok(&["pull", "--adopt"]);
@@ -557,20 +538,17 @@ fn a_hostile_store_is_bounded_labelled_and_never_a_panic() {
         !text.contains('\u{1b}') && !said.contains('\u{1b}'),
         "{text}{said}"
     );
-    for (name, what) in [
-        ("archive/huge.json", "larger than 4 MiB"),
-        ("archive/link.json", "a symbolic link"),
-        ("archive/fifo.json", "a FIFO"),
-        ("archive/bytes.json", "not valid JSON"),
-        ("archive/name.json", "not valid JSON"),
-    ] {
-        assert!(
-            said.lines().any(|l| l.contains(name) && l.contains(what)),
-            "{name}: {said}"
-        );
-    }
-    // The forged handoff: its id quoted wherever it is shown, its date not believed (it is
-    // listed at its file's time, not first forever by 2099).
+    // Each file it could not read, and why: too large, a link, a FIFO, not JSON (the name that
+    // was an escape sequence shown without it).
+    insta::assert_snapshot!(
+        "log_hostile_store_skipped",
+        placeholders(repo.path(), &said)
+    );
+    // The listing is not pinned whole: the forged push's fixed date reads further back every
+    // day, and the forged handoff and record, written here a moment apart, are listed in the
+    // order of their files' times (the same millisecond or not). The forged handoff: its id
+    // quoted wherever it is shown, its date not believed (it is listed at its file's time, not
+    // first forever by 2099).
     let forged_line = text
         .lines()
         .find(|l| l.contains("verified by handover"))
