@@ -13,3 +13,8 @@
 pub mod call;
 pub mod events;
 pub mod state;
+/// A temporary folder with a file or folder in it, the unit tests' set-up shared with the other
+/// crates.
+#[cfg(test)]
+#[path = "../../tests/support/src/temp_files.rs"]
+pub mod temp_files;

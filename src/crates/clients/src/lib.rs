@@ -36,6 +36,11 @@ pub mod output;
 pub mod places;
 pub mod qwen;
 mod settings;
+/// A temporary folder with a file or folder in it, the unit tests' set-up shared with the other
+/// crates.
+#[cfg(test)]
+#[path = "../../../../tests/support/src/temp_files.rs"]
+pub mod temp_files;
 pub mod transcript;
 
 pub use agent_name::AgentName;
@@ -867,9 +872,8 @@ pub(crate) fn fixture_copy(name: &str) -> (tempfile::TempDir, PathBuf, String) {
             .join(name),
     )
     .unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join(Path::new(name).file_name().unwrap());
-    std::fs::write(&path, &text).unwrap();
+    let file_name = name.rsplit('/').next().unwrap_or(name);
+    let (tmp, path) = temp_files::temp_file(file_name, &text);
     (tmp, path, text)
 }
 
