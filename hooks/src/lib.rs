@@ -18,3 +18,7 @@ pub mod state;
 #[cfg(test)]
 #[path = "../../tests/support/src/temp_files.rs"]
 pub mod temp_files;
+/// The git command line of the unit tests, shared with the library crates.
+#[cfg(test)]
+#[path = "../../tests/support/src/test_git.rs"]
+mod test_git;
