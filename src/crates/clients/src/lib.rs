@@ -842,6 +842,24 @@ pub(crate) fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(dir.join(name)).unwrap_or_default()
 }
 
+/// One client version's captured files (`<client>-<version>` under tests/fixtures/clients), as
+/// that client's tests read them.
+#[cfg(test)]
+pub(crate) struct Captured(pub &'static Client, pub &'static str);
+
+#[cfg(test)]
+impl Captured {
+    /// The captured file `name`; empty when it is missing.
+    pub(crate) fn bytes(&self, name: &str) -> Vec<u8> {
+        fixture(&format!("{}/{name}", self.1))
+    }
+
+    /// The facts the client reads in the captured transcript `name` ([`facts_in`]).
+    pub(crate) fn facts(&self, name: &str) -> Vec<Fact> {
+        facts_in(self.0, &self.bytes(name))
+    }
+}
+
 /// Both settings layers known: the project's root and the client's user directory.
 #[cfg(test)]
 pub(crate) fn layers<'a>(project: &'a Path, user_dir: &'a Path) -> SettingsLayers<'a> {

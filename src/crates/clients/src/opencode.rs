@@ -257,13 +257,7 @@ mod tests {
     use crate::{HookInput, Scope, UserDirs};
     use std::path::PathBuf;
 
-    fn fixture(name: &str) -> Vec<u8> {
-        crate::fixture(&format!("opencode-1.18.33/{name}"))
-    }
-
-    fn facts_of(name: &str) -> Vec<Fact> {
-        crate::facts_in(&CLIENT, &fixture(name))
-    }
+    static CAPTURED: crate::Captured = crate::Captured(&CLIENT, "opencode-1.18.33");
 
     #[test]
     fn the_compaction_point_is_opencodes_overflow_rule() {
@@ -299,7 +293,7 @@ mod tests {
 
     #[test]
     fn the_record_reads_prompts_edits_commands_and_the_agents_text() {
-        let facts = facts_of("transcript-tools.jsonl");
+        let facts = CAPTURED.facts("transcript-tools.jsonl");
         let work: Vec<&Fact> = facts.iter().filter(|f| !matches!(f, Fact::At(_))).collect();
         let ran = |id: &str, command: &str, exit_code| Fact::Once {
             id: format!("end:{id}"),
@@ -331,7 +325,7 @@ mod tests {
 
     #[test]
     fn fullness_is_the_newest_usage_against_the_compaction_point() {
-        let whole = fixture("transcript-tools.jsonl");
+        let whole = CAPTURED.bytes("transcript-tools.jsonl");
         // After the compaction: its first reply's 1,010 tokens.
         assert_eq!(
             OPENCODE.transcript_fullness(&whole, true),
@@ -366,7 +360,7 @@ mod tests {
             ("stop.json", HookEvent::Stop),
             ("session_end-exit.json", HookEvent::SessionEnd),
         ] {
-            let input = HookInput::parse(&fixture(name));
+            let input = HookInput::parse(&CAPTURED.bytes(name));
             assert_eq!(
                 CLIENT.hook_event(input.hook_event_name.as_deref().unwrap_or("")),
                 Some(event),
@@ -374,7 +368,7 @@ mod tests {
             );
             assert_eq!(crate::detect(&input), Agent::OpenCode, "{name}");
         }
-        let compact = HookInput::parse(&fixture("session_start-compact.json"));
+        let compact = HookInput::parse(&CAPTURED.bytes("session_start-compact.json"));
         assert_eq!(
             CLIENT.behaviour.session_start_source(&compact),
             crate::StartSource::Compact

@@ -336,17 +336,11 @@ mod tests {
     use crate::{Scope, UserDirs};
     use std::path::PathBuf;
 
-    fn fixture(name: &str) -> Vec<u8> {
-        crate::fixture(&format!("qwen-0.24.4/{name}"))
-    }
-
-    fn facts_of(name: &str) -> Vec<Fact> {
-        crate::facts_in(&CLIENT, &fixture(name))
-    }
+    static CAPTURED: crate::Captured = crate::Captured(&CLIENT, "qwen-0.24.4");
 
     #[test]
     fn the_record_reads_edits_shell_commands_and_their_ends() {
-        let facts = facts_of("transcript-tools.jsonl");
+        let facts = CAPTURED.facts("transcript-tools.jsonl");
         let work: Vec<&Fact> = facts.iter().filter(|f| !matches!(f, Fact::At(_))).collect();
         assert_eq!(
             work,
@@ -391,7 +385,7 @@ mod tests {
     /// recorded once, whichever comes first.
     #[test]
     fn a_failing_shell_call_from_its_hook_and_from_the_transcript_counts_once() {
-        let input = HookInput::parse(&fixture("post_tool_use_failure.json"));
+        let input = HookInput::parse(&CAPTURED.bytes("post_tool_use_failure.json"));
         assert_eq!(
             crate::qwen::CLIENT.hook_event(input.hook_event_name.as_deref().unwrap_or("")),
             Some(HookEvent::ToolFailure)
@@ -407,7 +401,7 @@ mod tests {
                 })
             })
         );
-        let from_transcript = facts_of("transcript-tools.jsonl");
+        let from_transcript = CAPTURED.facts("transcript-tools.jsonl");
         assert!(from_transcript
             .iter()
             .any(|f| matches!(f, Fact::Once { id, .. } if id == "end:call_fake_4")));
@@ -420,7 +414,7 @@ mod tests {
 
     #[test]
     fn a_compaction_is_a_fact_and_resets_the_context_watch() {
-        let facts = facts_of("transcript.jsonl");
+        let facts = CAPTURED.facts("transcript.jsonl");
         assert_eq!(facts.iter().filter(|f| **f == Fact::Compacted).count(), 1);
         let requests: Vec<&Fact> = facts
             .iter()
@@ -436,7 +430,7 @@ mod tests {
         );
 
         // The whole transcript ends after the compaction with a 5,000-token answer.
-        let whole = fixture("transcript.jsonl");
+        let whole = CAPTURED.bytes("transcript.jsonl");
         assert_eq!(
             Qwen.transcript_fullness(&whole, true),
             crate::transcript::measured(5_000, Some(1_000_000), Some("qwen3-coder-plus"))
@@ -500,7 +494,7 @@ mod tests {
             "pre_compact-auto.json",
             "user_prompt_submit.json",
         ] {
-            let input = HookInput::parse(&fixture(name));
+            let input = HookInput::parse(&CAPTURED.bytes(name));
             let path = input.transcript_path.clone().unwrap_or_default();
             assert!(Qwen.owns_transcript(&path), "{name}: {path}");
             assert_eq!(crate::detect(&input), Agent::Qwen, "{name}");
