@@ -195,10 +195,7 @@ fn tool(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
                 exit_code: v.get("exit").and_then(Value::as_i64),
             };
             match str_of(v, "callID") {
-                Some(id) => out.push(Fact::Once {
-                    id: transcript::command_end_id(id),
-                    fact: Box::new(ran),
-                }),
+                Some(id) => out.push(Fact::call_end(id, ran)),
                 None => out.push(ran),
             }
         }

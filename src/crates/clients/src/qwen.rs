@@ -32,7 +32,7 @@
 //!   changes that); ours is `AGENTS.md`, shared with Codex, so an install adds no file of its
 //!   own. No plugin.
 
-use crate::transcript::{self, at, command_end_id, request, str_of, Fact, Fullness, Tools, Usage};
+use crate::transcript::{self, at, request, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
     MovedBy, Quirks, Response, SettingsLayers, ShellName, Timeout, Trust,
@@ -313,14 +313,14 @@ fn shell_result(line: &Value, response: &Value, out: &mut Vec<Fact>) {
         .unwrap_or("");
     let failed = status == Some("error") || response.pointer("/response/error").is_some();
     let exit_code = exit_code_of(text).or((!failed).then_some(0));
-    out.push(Fact::Once {
-        id: command_end_id(id),
-        fact: Box::new(Fact::CommandResult {
+    out.push(Fact::call_end(
+        id,
+        Fact::CommandResult {
             id: id.to_string(),
             failed,
             exit_code,
-        }),
-    });
+        },
+    ));
 }
 
 /// Qwen Code's shell tool reports `Exit Code: N` on a line of its own.
