@@ -406,20 +406,10 @@ mod tests {
                 Fact::At("T1".into()),
                 Fact::Request("fix it".into()),
                 Fact::At("T2".into()),
-                Fact::CommandCalled {
-                    id: "b1".into(),
-                    command: "cargo test".into()
-                },
+                crate::called("b1", "cargo test"),
                 Fact::Edited("src/a.rs".into()),
                 Fact::AgentMessage("ok".into()),
-                Fact::Once {
-                    id: "end:b1".into(),
-                    fact: Box::new(Fact::CommandResult {
-                        id: "b1".into(),
-                        failed: true,
-                        exit_code: Some(101)
-                    })
-                },
+                crate::ended_once("b1", true, Some(101)),
             ]
         );
         assert_eq!(exit_code_of("Permission denied"), None);

@@ -341,42 +341,10 @@ mod tests {
     #[test]
     fn the_record_reads_edits_shell_commands_and_their_ends() {
         let facts = CAPTURED.facts("transcript-tools.jsonl");
-        let work: Vec<&Fact> = facts.iter().filter(|f| !matches!(f, Fact::At(_))).collect();
+        // Each call's end recorded once: PostToolUseFailure may bring it first.
         assert_eq!(
-            work,
-            [
-                &Fact::Request("make the parser strip whitespace and run the tests".into()),
-                &Fact::Edited("src/parse.py".into()),
-                &Fact::Edited("run_tests.sh".into()),
-                &Fact::Edited("src/parse.py".into()),
-                &Fact::CommandCalled {
-                    id: "call_fake_3".into(),
-                    command: "printf 'written by the shell\\n' > notes.txt".into()
-                },
-                &Fact::Once {
-                    id: "end:call_fake_3".into(),
-                    fact: Box::new(Fact::CommandResult {
-                        id: "call_fake_3".into(),
-                        failed: false,
-                        exit_code: Some(0)
-                    })
-                },
-                &Fact::CommandCalled {
-                    id: "call_fake_4".into(),
-                    command: "sh run_tests.sh".into()
-                },
-                &Fact::Once {
-                    id: "end:call_fake_4".into(),
-                    fact: Box::new(Fact::CommandResult {
-                        id: "call_fake_4".into(),
-                        failed: true,
-                        exit_code: Some(1)
-                    })
-                },
-                &Fact::AgentMessage(
-                    "Parser edited; the test suite still fails on test_parse.".into()
-                ),
-            ]
+            crate::without_times(&facts),
+            crate::tools_session(["call_fake_3", "call_fake_4"], crate::ended_once)
         );
         assert!(matches!(facts.first(), Some(Fact::At(t)) if t.starts_with("2026-11-25T")));
     }
