@@ -13,3 +13,12 @@
 pub mod call;
 pub mod events;
 pub mod state;
+/// A temporary folder with a file or folder in it, the unit tests' set-up shared with the other
+/// crates.
+#[cfg(test)]
+#[path = "../../tests/support/src/temp_files.rs"]
+pub mod temp_files;
+/// The git command line of the unit tests, shared with the library crates.
+#[cfg(test)]
+#[path = "../../tests/support/src/test_git.rs"]
+mod test_git;

@@ -28,6 +28,11 @@ pub mod locate;
 pub mod plan;
 pub mod report;
 pub mod status;
+/// A temporary folder with a file or folder in it, the unit tests' set-up shared with the other
+/// crates.
+#[cfg(test)]
+#[path = "../../tests/support/src/temp_files.rs"]
+pub mod temp_files;
 pub mod wiring;
 
 pub use error::EditError;

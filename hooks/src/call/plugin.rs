@@ -128,17 +128,24 @@ mod tests {
 
     const SETTINGS: &str = r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"'/a b/handover-session-start' --agent claude"}]}]}}"#;
     const PLUGIN_ONLY: &str = r#"{"hooks":{"SessionStart":[{"hooks":[{"type":"command","command":"sh \"/p/run-hook.sh\" handover-session-start --agent claude --via plugin"}]}]}}"#;
+    /// The hook the tests ask about: its executable and its event.
+    const START: (&str, &str) = ("handover-session-start", "SessionStart");
+
+    /// The layers of one project folder, with the user's folders `dirs`.
+    fn layers(project: &Path, dirs: UserDirs) -> Layers {
+        Layers {
+            project_dirs: vec![project.to_path_buf()],
+            dirs,
+        }
+    }
 
     #[test]
     fn claude_defers_to_any_settings_layer_that_runs_the_same_hook() {
         let tmp = tempfile::tempdir().unwrap();
         let project = tmp.path().join("project");
         let home = tmp.path().join("home");
-        let layers = Layers {
-            project_dirs: vec![project.clone()],
-            dirs: UserDirs::under(&home),
-        };
-        let (exe, ev) = ("handover-session-start", "SessionStart");
+        let layers = layers(&project, UserDirs::under(&home));
+        let (exe, ev) = START;
         assert!(!layers.settings_also_run(Agent::Claude, exe, ev));
         write(&project.join(".claude/settings.json"), PLUGIN_ONLY);
         assert!(!layers.settings_also_run(Agent::Claude, exe, ev));
@@ -189,11 +196,11 @@ mod tests {
         let tmp = tempfile::tempdir().unwrap();
         let project = tmp.path().join("project");
         let codex_home = tmp.path().join("codex");
-        let layers = Layers {
-            project_dirs: vec![project.clone()],
-            dirs: UserDirs::default().with_var("CODEX_HOME", &codex_home),
-        };
-        let (exe, ev) = ("handover-session-start", "SessionStart");
+        let layers = layers(
+            &project,
+            UserDirs::default().with_var("CODEX_HOME", &codex_home),
+        );
+        let (exe, ev) = START;
         let hooks = project.join(".codex/hooks.json");
         write(&hooks, SETTINGS);
         assert!(!layers.settings_also_run(Agent::Codex, exe, ev));
@@ -214,11 +221,9 @@ mod tests {
         let project = tmp.path().join("project");
         write(&project.join(".claude/settings.json"), "{ not json");
         std::fs::create_dir_all(project.join(".claude/settings.local.json")).unwrap();
-        let layers = Layers {
-            project_dirs: vec![project],
-            dirs: UserDirs::default(),
-        };
-        assert!(!layers.settings_also_run(Agent::Claude, "handover-session-start", "SessionStart"));
-        assert!(!layers.settings_also_run(Agent::Codex, "handover-session-start", "SessionStart"));
+        let layers = layers(&project, UserDirs::default());
+        let (exe, ev) = START;
+        assert!(!layers.settings_also_run(Agent::Claude, exe, ev));
+        assert!(!layers.settings_also_run(Agent::Codex, exe, ev));
     }
 }

@@ -128,19 +128,14 @@ fn scan(root: &std::path::Path, since: Option<&str>) -> Result<Scanned, String> 
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::test_git::git;
 
     #[test]
     fn one_scan_answers_every_asker_and_a_late_one_waits_for_the_same_scan() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let init = std::process::Command::new("git")
-            .args(["init", "-q"])
-            .current_dir(root)
-            .status()
-            .unwrap();
-        assert!(init.success());
+        let (_tmp, root) = crate::temp_files::temp_folder("repo");
+        git(&root, &["init", "-q"]);
         std::fs::write(root.join("new.rs"), "// new\n").unwrap();
-        let scan = Scan::new(root.to_path_buf(), None);
+        let scan = Scan::new(root.clone(), None);
         let first = scan.wait(Duration::from_secs(10)).unwrap().unwrap();
         assert_eq!(first.dirty_and_untracked, vec!["new.rs".to_string()]);
         assert!(first.changed_since.is_none());

@@ -555,13 +555,13 @@ fn relative_dir(cwd: Option<&str>, root: &Path) -> String {
 #[cfg(test)]
 mod started_in_tests {
     use super::{relative_dir, started_in};
+    use crate::temp_files::temp_folder;
     use std::path::Path;
 
     #[test]
     fn the_working_directory_is_kept_relative_to_the_top_and_only_inside_it() {
-        let tmp = tempfile::tempdir().unwrap();
+        let (tmp, _) = temp_folder("repo/src/app");
         let root = tmp.path().join("repo");
-        std::fs::create_dir_all(root.join("src/app")).unwrap();
         let at = |cwd: &Path| started_in(cwd.to_str(), &root);
         assert_eq!(at(&root.join("src/app")), "src/app");
         assert_eq!(at(&root), "");

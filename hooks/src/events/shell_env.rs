@@ -74,13 +74,12 @@ const OPEN_FLAGS: i32 = 0;
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::temp_files::temp_file;
     use handover_clients::{claude, droid};
 
     #[test]
     fn droid_gets_one_export_line_appended() {
-        let dir = tempfile::tempdir().unwrap();
-        let file = dir.path().join("droid-env-s1-x.sh");
-        std::fs::write(&file, "export MINE=1\n").unwrap();
+        let (dir, file) = temp_file("droid-env-s1-x.sh", "export MINE=1\n");
         let note = export_session_id(&droid::CLIENT, file.to_str(), Some("52b2a7eb-84ec-4e60"));
         assert_eq!(note.as_deref(), Some("exported HANDOVER_DROID_SESSION_ID"));
         assert_eq!(

@@ -395,11 +395,18 @@ mod tests {
         assert!(key(&"x".repeat(500)).len() < 120);
     }
 
-    #[test]
-    fn round_trips_and_ignores_a_state_file_for_another_session() {
+    /// The file of the session `id` in `.handover/sessions` (not made yet) of a new temporary
+    /// folder: the folder, which goes when dropped, the sessions folder and the file.
+    fn session_file(id: &str) -> (tempfile::TempDir, PathBuf, SessionFile) {
         let dir = tempfile::tempdir().unwrap();
         let sessions = dir.path().join(".handover/sessions");
-        let file = SessionFile::new(&sessions, "s1");
+        let file = SessionFile::new(&sessions, id);
+        (dir, sessions, file)
+    }
+
+    #[test]
+    fn round_trips_and_ignores_a_state_file_for_another_session() {
+        let (_dir, sessions, file) = session_file("s1");
         let loaded = file.load("s1", 5);
         assert!(!loaded.existed);
         assert_eq!(loaded.state, SessionState::new("s1", 5));
@@ -418,9 +425,7 @@ mod tests {
 
     #[test]
     fn only_the_first_of_two_first_saves_lands() {
-        let dir = tempfile::tempdir().unwrap();
-        let sessions = dir.path().join(".handover/sessions");
-        let file = SessionFile::new(&sessions, "s-1");
+        let (_dir, sessions, file) = session_file("s-1");
         let mut first = SessionState::new("s-1", 10);
         first.delivery.start = Start::Unseen {
             delivered: Some(10),
@@ -515,9 +520,7 @@ mod tests {
 
     #[test]
     fn a_session_start_save_yields_only_to_a_first_state_that_delivered() {
-        let dir = tempfile::tempdir().unwrap();
-        let sessions = dir.path().join(".handover/sessions");
-        let file = SessionFile::new(&sessions, "s");
+        let (_dir, _, file) = session_file("s");
         let mut mine = SessionState::new("s", 10);
         mine.agent = Some("claude-code".into());
         mine.delivery.start = Start::Started {

@@ -193,9 +193,7 @@ mod tests {
 
     #[test]
     fn read_only_files_and_directories_are_refused() {
-        let tmp = tempfile::tempdir().unwrap();
-        let f = tmp.path().join("settings.json");
-        fs::write(&f, "{}").unwrap();
+        let (tmp, f) = crate::temp_files::temp_file("settings.json", "{}");
         fs::set_permissions(&f, fs::Permissions::from_mode(0o444)).unwrap();
         let err = check_file(&f, Access::Write, None).unwrap_err();
         assert!(err.message.starts_with("is read-only (mode 444)"), "{err}");

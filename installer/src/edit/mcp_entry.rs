@@ -129,19 +129,14 @@ pub fn install_json(doc: &mut Map, cmd: &McpCommand, stdio_type: bool) -> Change
         );
     };
     let wanted = json_entry(cmd, stdio_type);
-    match servers.get_mut(SERVER) {
+    let kind = match servers.get_mut(SERVER) {
         None => {
             servers.insert(SERVER.to_string(), wanted);
-            Change::new(ChangeKind::Added, cmd.shown(&at))
+            ChangeKind::Added
         }
-        Some(entry) if !json_is_ours(entry) => Change::new(
-            ChangeKind::Kept,
-            format!("{at}: a server of yours by that name (it does not run `handover mcp`)"),
-        ),
-        Some(entry) => {
-            let Some(have) = entry.as_object_mut() else {
-                return Change::new(ChangeKind::Unchanged, cmd.shown(&at));
-            };
+        Some(entry) if !json_is_ours(entry) => return kept_theirs(&at),
+        // Ours, but not an object: left as it is.
+        Some(entry) => entry.as_object_mut().map_or(ChangeKind::Unchanged, |have| {
             let mut changed = false;
             if let Some(want) = wanted.as_object() {
                 for (k, v) in want.iter() {
@@ -151,14 +146,23 @@ pub fn install_json(doc: &mut Map, cmd: &McpCommand, stdio_type: bool) -> Change
                     }
                 }
             }
-            let kind = if changed {
+            if changed {
                 ChangeKind::Updated
             } else {
                 ChangeKind::Unchanged
-            };
-            Change::new(kind, cmd.shown(&at))
-        }
-    }
+            }
+        }),
+    };
+    Change::new(kind, cmd.shown(&at))
+}
+
+/// A server by our name that does not run `handover mcp` is the user's: kept as it is, in JSON
+/// and in TOML alike.
+fn kept_theirs(at: &str) -> Change {
+    Change::new(
+        ChangeKind::Kept,
+        format!("{at}: a server of yours by that name (it does not run `handover mcp`)"),
+    )
 }
 
 /// Uninstall: our entry out, and `mcpServers` when that emptied it. None when there is no
@@ -283,36 +287,34 @@ pub fn install_toml(doc: &mut DocumentMut, cmd: &McpCommand) -> Change {
         }
         toml_edit::value(a)
     };
-    match servers.get_mut(SERVER) {
+    let kind = match servers.get_mut(SERVER) {
         None => {
             let mut t = Table::new();
             t.insert("command", toml_edit::value(cmd.command.as_str()));
             t.insert("args", args());
             servers.insert(SERVER, Item::Table(t));
-            Change::new(ChangeKind::Added, cmd.shown(&at))
+            ChangeKind::Added
         }
-        Some(entry) if !toml_is_ours(entry) => Change::new(
-            ChangeKind::Kept,
-            format!("{at}: a server of yours by that name (it does not run `handover mcp`)"),
-        ),
-        Some(entry) => {
-            let Some(t) = entry.as_table_like_mut() else {
-                return Change::new(ChangeKind::Unchanged, cmd.shown(&at));
-            };
-            let same_command = t.get("command").and_then(Item::as_str) == Some(&cmd.command);
-            let have_args: Vec<&str> = t
-                .get("args")
-                .and_then(Item::as_array)
-                .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
-                .unwrap_or_default();
-            if same_command && have_args == cmd.args {
-                return Change::new(ChangeKind::Unchanged, cmd.shown(&at));
-            }
-            t.insert("command", toml_edit::value(cmd.command.as_str()));
-            t.insert("args", args());
-            Change::new(ChangeKind::Updated, cmd.shown(&at))
-        }
-    }
+        Some(entry) if !toml_is_ours(entry) => return kept_theirs(&at),
+        // Ours, but not a table: left as it is.
+        Some(entry) => entry
+            .as_table_like_mut()
+            .map_or(ChangeKind::Unchanged, |t| {
+                let same_command = t.get("command").and_then(Item::as_str) == Some(&cmd.command);
+                let have_args: Vec<&str> = t
+                    .get("args")
+                    .and_then(Item::as_array)
+                    .map(|a| a.iter().filter_map(|v| v.as_str()).collect())
+                    .unwrap_or_default();
+                if same_command && have_args == cmd.args {
+                    return ChangeKind::Unchanged;
+                }
+                t.insert("command", toml_edit::value(cmd.command.as_str()));
+                t.insert("args", args());
+                ChangeKind::Updated
+            }),
+    };
+    Change::new(kind, cmd.shown(&at))
 }
 
 /// Uninstall: `[mcp_servers.handover]` out when it is ours, and `[mcp_servers]` when that

@@ -93,12 +93,12 @@ mod tests {
 
     #[test]
     fn a_user_folder_a_program_on_path_or_our_hooks_choose_a_client() {
-        let tmp = tempfile::tempdir().unwrap();
+        let (tmp, claude_home) = crate::temp_files::temp_folder("home/.claude");
         let root = tmp.path();
         let homes = Homes::under(&root.join("home"));
         let repo = root.join("repo");
         let bin = root.join("bin");
-        for d in [&repo, &bin, &root.join("home/.claude")] {
+        for d in [&repo, &bin] {
             std::fs::create_dir_all(d).unwrap();
         }
         // A `gemini` program on PATH, a `qwen` that is not executable.
@@ -119,7 +119,7 @@ mod tests {
         assert_eq!(
             found.chosen,
             [
-                (Agent::Claude, Sign::UserDir(root.join("home/.claude"))),
+                (Agent::Claude, Sign::UserDir(claude_home)),
                 (Agent::Gemini, Sign::OnPath(bin.join("gemini"))),
                 (
                     Agent::Droid,

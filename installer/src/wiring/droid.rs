@@ -146,27 +146,6 @@ mod tests {
     const AT: &str = "2026-11-28T06:50:00.123Z";
 
     #[test]
-    fn the_folder_is_added_and_every_other_key_kept_in_place() {
-        let p = Path::new("/h/.factory/settings.json");
-        let repo = Path::new("/nonexistent/repo");
-        let before = "{\n    \"customModels\": [\n        {\n            \"model\": \"m\"\n        }\n    ],\n    \"trustedFolders\": {\n        \"/nonexistent/other\": {\n            \"trustedAt\": \"2026-01-01T00:00:00.000Z\"\n        }\n    },\n    \"zeta\": true\n}\n";
-        let (after, change) = TRUSTED_FOLDERS
-            .trust_repo(p, Some(before), repo, AT)
-            .unwrap();
-        assert_eq!(change.kind, ChangeKind::Added);
-        assert_eq!(
-            after.unwrap(),
-            "{\n    \"customModels\": [\n        {\n            \"model\": \"m\"\n        }\n    ],\n    \"trustedFolders\": {\n        \"/nonexistent/other\": {\n            \"trustedAt\": \"2026-01-01T00:00:00.000Z\"\n        },\n        \"/nonexistent/repo\": {\n            \"trustedAt\": \"2026-11-28T06:50:00.123Z\"\n        }\n    },\n    \"zeta\": true\n}\n"
-        );
-        // A new file: only the entry.
-        let (after, _) = TRUSTED_FOLDERS.trust_repo(p, None, repo, AT).unwrap();
-        assert_eq!(
-            after.unwrap(),
-            "{\n  \"trustedFolders\": {\n    \"/nonexistent/repo\": {\n      \"trustedAt\": \"2026-11-28T06:50:00.123Z\"\n    }\n  }\n}\n"
-        );
-    }
-
-    #[test]
     fn a_folder_above_the_repository_already_trusts_it() {
         let p = Path::new("/h/.factory/settings.json");
         let before = "{\"trustedFolders\": {\"/nonexistent/\": {\"trustedAt\": \"x\"}}}";

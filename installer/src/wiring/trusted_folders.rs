@@ -468,3 +468,74 @@ impl TrustedFolders {
         }
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::wiring::{copilot, droid, gemini};
+
+    /// Each client's form: the repository added to no file (the client's own layout), and to a
+    /// file of the user's with every other line kept byte for byte; trusting it again changes
+    /// nothing.
+    #[test]
+    fn each_form_adds_the_repository_and_keeps_the_rest() {
+        struct Case {
+            client: &'static str,
+            editor: &'static TrustedFolders,
+            path: &'static str,
+            at: &'static str,
+            new_file: &'static str,
+            before: &'static str,
+            after: &'static str,
+        }
+        let cases = [
+            Case {
+                client: "gemini",
+                editor: &gemini::files::TRUSTED_FOLDERS,
+                path: "/h/.gemini/trustedFolders.json",
+                at: "",
+                new_file: "{\n  \"/nonexistent/repo\": \"TRUST_FOLDER\"\n}",
+                before: "{\n    \"/a\": \"DO_NOT_TRUST\"\n}\n",
+                after: "{\n    \"/a\": \"DO_NOT_TRUST\",\n    \"/nonexistent/repo\": \"TRUST_FOLDER\"\n}\n",
+            },
+            // The comment lines and the layout kept.
+            Case {
+                client: "copilot",
+                editor: &copilot::files::TRUSTED_FOLDERS,
+                path: "/h/.copilot/config.json",
+                at: "",
+                new_file: "{\n  \"trustedFolders\": [\n    \"/nonexistent/repo\"\n  ]\n}\n",
+                before: "// User settings belong in settings.json.\n// This file is managed automatically.\n{\n    \"firstLaunchAt\": \"2026-11-25T15:51:11.822Z\"\n}\n",
+                after: "// User settings belong in settings.json.\n// This file is managed automatically.\n{\n    \"firstLaunchAt\": \"2026-11-25T15:51:11.822Z\",\n    \"trustedFolders\": [\n        \"/nonexistent/repo\"\n    ]\n}\n",
+            },
+            // Every other key kept in place, another trusted folder too.
+            Case {
+                client: "droid",
+                editor: &droid::TRUSTED_FOLDERS,
+                path: "/h/.factory/settings.json",
+                at: "2026-11-28T06:50:00.123Z",
+                new_file: "{\n  \"trustedFolders\": {\n    \"/nonexistent/repo\": {\n      \"trustedAt\": \"2026-11-28T06:50:00.123Z\"\n    }\n  }\n}\n",
+                before: "{\n    \"customModels\": [\n        {\n            \"model\": \"m\"\n        }\n    ],\n    \"trustedFolders\": {\n        \"/nonexistent/other\": {\n            \"trustedAt\": \"2026-01-01T00:00:00.000Z\"\n        }\n    },\n    \"zeta\": true\n}\n",
+                after: "{\n    \"customModels\": [\n        {\n            \"model\": \"m\"\n        }\n    ],\n    \"trustedFolders\": {\n        \"/nonexistent/other\": {\n            \"trustedAt\": \"2026-01-01T00:00:00.000Z\"\n        },\n        \"/nonexistent/repo\": {\n            \"trustedAt\": \"2026-11-28T06:50:00.123Z\"\n        }\n    },\n    \"zeta\": true\n}\n",
+            },
+        ];
+        let repo = Path::new("/nonexistent/repo");
+        for case in cases {
+            let trust = |before: Option<&str>| {
+                let (text, change) = case
+                    .editor
+                    .trust_repo(Path::new(case.path), before, repo, case.at)
+                    .unwrap();
+                (change.kind, text)
+            };
+            let client = case.client;
+            let added = |text: &str| (ChangeKind::Added, Some(text.to_string()));
+            let unchanged = |text: &str| (ChangeKind::Unchanged, Some(text.to_string()));
+            assert_eq!(trust(None), added(case.new_file), "{client}: a new file");
+            assert_eq!(trust(Some(case.before)), added(case.after), "{client}");
+            for text in [case.new_file, case.after] {
+                assert_eq!(trust(Some(text)), unchanged(text), "{client}: again");
+            }
+        }
+    }
+}

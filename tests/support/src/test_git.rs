@@ -1,8 +1,8 @@
-//! The git command line for the library crates' unit tests (base, git, verify and core include
+//! The git command line for the unit tests of the crates (base, git, verify, core and hooks include
 //! this file by path, as the object reader includes `hostile_git`): one configuration for every
-//! test repository (an identity, `main`, no background gc, no line-ending conversion, no
-//! signing, local submodules allowed, and neither the machine's nor the user's git
-//! configuration), so that a test's repository is the same on every machine.
+//! test repository (an identity, `main`, no background gc, no line-ending conversion, no signing,
+//! local submodules allowed, and neither the machine's nor the user's git configuration), so that a
+//! test's repository is the same on every machine.
 
 use std::path::Path;
 use std::process::{Command, Output};

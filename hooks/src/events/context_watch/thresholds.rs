@@ -166,35 +166,22 @@ mod tests {
         assert_eq!(pressure(100, 60, 75), Some(Pressure::Insist));
     }
 
+    /// `decide` for a client that shows a blocked Stop, outside a Stop hook's own turn.
+    fn decide_blocking(event: Event, pressure: Pressure, st: &Delivery) -> Decision {
+        decide(event, pressure, &st.epoch, false, StopAsk::Block)
+    }
+
     #[test]
     fn each_threshold_speaks_once_and_insisting_spends_the_reminder() {
         let mut st = Delivery::default();
-        let remind = decide(
-            Event::Tool,
-            Pressure::Remind,
-            &st.epoch,
-            false,
-            StopAsk::Block,
-        );
+        let remind = decide_blocking(Event::Tool, Pressure::Remind, &st);
         assert_eq!(remind, Decision::Say(Pressure::Remind));
         remember(remind, &mut st, 5);
         assert!(matches!(
-            decide(
-                Event::Prompt,
-                Pressure::Remind,
-                &st.epoch,
-                false,
-                StopAsk::Block
-            ),
+            decide_blocking(Event::Prompt, Pressure::Remind, &st),
             Decision::Quiet(_)
         ));
-        let insist = decide(
-            Event::Prompt,
-            Pressure::Insist,
-            &st.epoch,
-            false,
-            StopAsk::Block,
-        );
+        let insist = decide_blocking(Event::Prompt, Pressure::Insist, &st);
         assert_eq!(insist, Decision::Say(Pressure::Insist));
         remember(insist, &mut st, 9);
         assert_eq!(
@@ -215,15 +202,10 @@ mod tests {
     fn stop_is_blocked_once_above_the_second_threshold_only() {
         let mut st = Delivery::default();
         assert!(matches!(
-            decide(
-                Event::Stop,
-                Pressure::Remind,
-                &st.epoch,
-                false,
-                StopAsk::Block
-            ),
+            decide_blocking(Event::Stop, Pressure::Remind, &st),
             Decision::Quiet(_)
         ));
+        // The client already going on after a block: not blocked again.
         assert!(matches!(
             decide(
                 Event::Stop,
@@ -234,24 +216,12 @@ mod tests {
             ),
             Decision::Quiet(_)
         ));
-        let block = decide(
-            Event::Stop,
-            Pressure::Insist,
-            &st.epoch,
-            false,
-            StopAsk::Block,
-        );
+        let block = decide_blocking(Event::Stop, Pressure::Insist, &st);
         assert_eq!(block, Decision::BlockStop);
         remember(block, &mut st, 4);
         assert_eq!(st.epoch.stop_blocked_ms, Some(4));
         assert!(matches!(
-            decide(
-                Event::Stop,
-                Pressure::Insist,
-                &st.epoch,
-                false,
-                StopAsk::Block
-            ),
+            decide_blocking(Event::Stop, Pressure::Insist, &st),
             Decision::Quiet(_)
         ));
     }

@@ -98,13 +98,12 @@ pub fn unique() -> u64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::temp_files::temp_file;
 
     #[test]
     fn replaces_content_and_keeps_permissions() {
         use std::os::unix::fs::PermissionsExt;
-        let dir = tempfile::tempdir().unwrap();
-        let p = dir.path().join("settings.json");
-        fs::write(&p, "old").unwrap();
+        let (dir, p) = temp_file("settings.json", "old");
         fs::set_permissions(&p, fs::Permissions::from_mode(0o600)).unwrap();
         write_atomic(&p, b"new").unwrap();
         assert_eq!(fs::read_to_string(&p).unwrap(), "new");

@@ -26,6 +26,11 @@ pub mod read_gate;
 pub mod shell;
 pub mod text;
 
+/// A temporary folder with a file or folder in it, the unit tests' set-up shared with the other
+/// crates.
+#[cfg(test)]
+#[path = "../../../../tests/support/src/temp_files.rs"]
+pub mod temp_files;
 /// The git command line of the unit tests, shared with the other library crates.
 #[cfg(test)]
 #[path = "../../../../tests/support/src/test_git.rs"]

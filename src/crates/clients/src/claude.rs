@@ -22,7 +22,7 @@
 //!   private), `~/.claude/settings.json` (user); every hook in them runs, no trust step.
 //! - Instruction file `CLAUDE.md`; plugin in `plugin/claude` (`$CLAUDE_PLUGIN_ROOT`).
 
-use crate::transcript::{self, at, command_end_id, flag, str_of, Fact, Fullness, Tools, Usage};
+use crate::transcript::{self, at, flag, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookFiles, HookInput, LargeVariant,
     LineMarks, ModelWindow, MovedBy, Quirks, ShellName, Timeout, Trust,
@@ -180,18 +180,19 @@ fn facts(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
     if kind == "user" {
         transcript::user_content(content, out, |id, failed, item| {
             // Once per call: PostToolUseFailure may have brought this end first.
-            Fact::Once {
-                id: command_end_id(id),
-                fact: Box::new(Fact::CommandResult {
+            let exit_code = if failed {
+                exit_code_of(&result_text(item))
+            } else {
+                Some(0)
+            };
+            Fact::call_end(
+                id,
+                Fact::CommandResult {
                     id: id.to_string(),
                     failed,
-                    exit_code: if failed {
-                        exit_code_of(&result_text(item))
-                    } else {
-                        Some(0)
-                    },
-                }),
-            }
+                    exit_code,
+                },
+            )
         });
     } else {
         transcript::assistant_content(content, &TOOLS, root, out);
@@ -405,20 +406,10 @@ mod tests {
                 Fact::At("T1".into()),
                 Fact::Request("fix it".into()),
                 Fact::At("T2".into()),
-                Fact::CommandCalled {
-                    id: "b1".into(),
-                    command: "cargo test".into()
-                },
+                crate::called("b1", "cargo test"),
                 Fact::Edited("src/a.rs".into()),
                 Fact::AgentMessage("ok".into()),
-                Fact::Once {
-                    id: "end:b1".into(),
-                    fact: Box::new(Fact::CommandResult {
-                        id: "b1".into(),
-                        failed: true,
-                        exit_code: Some(101)
-                    })
-                },
+                crate::ended_once("b1", true, Some(101)),
             ]
         );
         assert_eq!(exit_code_of("Permission denied"), None);

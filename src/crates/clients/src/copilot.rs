@@ -455,36 +455,9 @@ mod tests {
     #[test]
     fn facts_of_the_captured_tool_session() {
         let out = crate::facts_in(&CLIENT, EVENTS_TOOLS.as_bytes());
-        let kept: Vec<&Fact> = out.iter().filter(|f| !matches!(f, Fact::At(_))).collect();
         assert_eq!(
-            kept,
-            vec![
-                &Fact::Request("make the parser strip whitespace and run the tests".into()),
-                &Fact::Edited("src/parse.py".into()),
-                &Fact::Edited("run_tests.sh".into()),
-                &Fact::Edited("src/parse.py".into()),
-                &Fact::CommandCalled {
-                    id: "toolu_fake_3".into(),
-                    command: "printf 'written by the shell\\n' > notes.txt".into()
-                },
-                &Fact::CommandResult {
-                    id: "toolu_fake_3".into(),
-                    failed: false,
-                    exit_code: Some(0)
-                },
-                &Fact::CommandCalled {
-                    id: "toolu_fake_4".into(),
-                    command: "sh run_tests.sh".into()
-                },
-                &Fact::CommandResult {
-                    id: "toolu_fake_4".into(),
-                    failed: true,
-                    exit_code: Some(1)
-                },
-                &Fact::AgentMessage(
-                    "Parser edited; the test suite still fails on test_parse.".into()
-                ),
-            ]
+            crate::without_times(&out),
+            crate::tools_session(["toolu_fake_3", "toolu_fake_4"], crate::ended)
         );
         assert!(matches!(out.first(), Some(Fact::At(_))));
         // The compaction of session 1 is a fact too.

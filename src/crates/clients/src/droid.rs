@@ -432,50 +432,23 @@ mod tests {
     fn the_real_transcript_gives_edits_commands_and_the_failure() {
         let t =
             include_str!("../../../../tests/fixtures/clients/droid-0.225.2/transcript-tools.jsonl");
-        let facts: Vec<Fact> = facts_of(t)
-            .into_iter()
-            .filter(|f| !matches!(f, Fact::At(_)))
-            .collect();
         assert_eq!(
-            facts,
+            crate::without_times(&facts_of(t)),
             vec![
                 Fact::Request("make the parser strip whitespace and run the tests".into()),
                 Fact::Edited("src/parse.py".into()),
                 Fact::Edited("run_tests.sh".into()),
-                Fact::CommandResult {
-                    id: "call_fake_1".into(),
-                    failed: false,
-                    exit_code: Some(0)
-                },
-                Fact::CommandResult {
-                    id: "call_fake_1_1".into(),
-                    failed: false,
-                    exit_code: Some(0)
-                },
+                crate::ended("call_fake_1", false, Some(0)),
+                crate::ended("call_fake_1_1", false, Some(0)),
                 Fact::Edited("src/parse.py".into()),
-                Fact::CommandResult {
-                    id: "call_fake_2".into(),
-                    failed: false,
-                    exit_code: Some(0)
-                },
-                Fact::CommandCalled {
-                    id: "call_fake_3".into(),
-                    command: "printf 'written by the shell\\n' > notes.txt".into()
-                },
-                Fact::CommandResult {
-                    id: "call_fake_3".into(),
-                    failed: false,
-                    exit_code: Some(0)
-                },
-                Fact::CommandCalled {
-                    id: "call_fake_4".into(),
-                    command: "sh run_tests.sh".into()
-                },
-                Fact::CommandResult {
-                    id: "call_fake_4".into(),
-                    failed: true,
-                    exit_code: Some(1)
-                },
+                crate::ended("call_fake_2", false, Some(0)),
+                crate::called(
+                    "call_fake_3",
+                    "printf 'written by the shell\\n' > notes.txt"
+                ),
+                crate::ended("call_fake_3", false, Some(0)),
+                crate::called("call_fake_4", "sh run_tests.sh"),
+                crate::ended("call_fake_4", true, Some(1)),
                 Fact::AgentMessage(
                     "Parser edited; the test suite still fails on test_parse.".into()
                 ),

@@ -379,10 +379,8 @@ mod tests {
 
     #[test]
     fn a_transcript_belongs_to_the_project_its_slugs_marker_names() {
-        let tmp = tempfile::tempdir().unwrap();
+        let (tmp, chats) = crate::temp_files::temp_folder(".gemini/tmp/project/chats");
         let dir = tmp.path().join(".gemini/tmp");
-        let chats = dir.join("project/chats");
-        std::fs::create_dir_all(&chats).unwrap();
         let t = chats.join("session-1.jsonl");
         let of = |project: &str| CLIENT.transcript_in_project(&dir, &t, Path::new(project));
         // No marker: no one's.

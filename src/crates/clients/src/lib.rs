@@ -36,6 +36,11 @@ pub mod output;
 pub mod places;
 pub mod qwen;
 mod settings;
+/// A temporary folder with a file or folder in it, the unit tests' set-up shared with the other
+/// crates.
+#[cfg(test)]
+#[path = "../../../../tests/support/src/temp_files.rs"]
+pub mod temp_files;
 pub mod transcript;
 
 pub use agent_name::AgentName;
@@ -837,6 +842,82 @@ pub(crate) fn fixture(name: &str) -> Vec<u8> {
     std::fs::read(dir.join(name)).unwrap_or_default()
 }
 
+/// One client version's captured files (`<client>-<version>` under tests/fixtures/clients), as
+/// that client's tests read them.
+#[cfg(test)]
+pub(crate) struct Captured(pub &'static Client, pub &'static str);
+
+#[cfg(test)]
+impl Captured {
+    /// The captured file `name`; empty when it is missing.
+    pub(crate) fn bytes(&self, name: &str) -> Vec<u8> {
+        fixture(&format!("{}/{name}", self.1))
+    }
+
+    /// The facts the client reads in the captured transcript `name` ([`facts_in`]).
+    pub(crate) fn facts(&self, name: &str) -> Vec<Fact> {
+        facts_in(self.0, &self.bytes(name))
+    }
+}
+
+/// A command call the transcript names, as the tests expect it.
+#[cfg(test)]
+pub(crate) fn called(id: &str, command: &str) -> Fact {
+    Fact::CommandCalled {
+        id: id.into(),
+        command: command.into(),
+    }
+}
+
+/// The result of the call `id`, as the tests expect it.
+#[cfg(test)]
+pub(crate) fn ended(id: &str, failed: bool, exit_code: Option<i64>) -> Fact {
+    Fact::CommandResult {
+        id: id.into(),
+        failed,
+        exit_code,
+    }
+}
+
+/// The result of the call `id` recorded once, under `end:<id>` (a tool-failure hook may bring
+/// it first), as the tests expect it.
+#[cfg(test)]
+pub(crate) fn ended_once(id: &str, failed: bool, exit_code: Option<i64>) -> Fact {
+    Fact::Once {
+        id: format!("end:{id}"),
+        fact: Box::new(ended(id, failed, exit_code)),
+    }
+}
+
+/// `facts` without their times ([`Fact::At`]): the work and the conversation, in order.
+#[cfg(test)]
+pub(crate) fn without_times(facts: &[Fact]) -> Vec<Fact> {
+    facts
+        .iter()
+        .filter(|f| !matches!(f, Fact::At(_)))
+        .cloned()
+        .collect()
+}
+
+/// The facts of the tool session the clients' `transcript-tools` captures ran (the fake model
+/// server's script), times left out: the request, three edits, a shell command that writes a
+/// file and the failing test run (the calls `ids`, each with its end as `end` makes it), and
+/// the last message.
+#[cfg(test)]
+pub(crate) fn tools_session(ids: [&str; 2], end: fn(&str, bool, Option<i64>) -> Fact) -> Vec<Fact> {
+    vec![
+        Fact::Request("make the parser strip whitespace and run the tests".into()),
+        Fact::Edited("src/parse.py".into()),
+        Fact::Edited("run_tests.sh".into()),
+        Fact::Edited("src/parse.py".into()),
+        called(ids[0], "printf 'written by the shell\\n' > notes.txt"),
+        end(ids[0], false, Some(0)),
+        called(ids[1], "sh run_tests.sh"),
+        end(ids[1], true, Some(1)),
+        Fact::AgentMessage("Parser edited; the test suite still fails on test_parse.".into()),
+    ]
+}
+
 /// Both settings layers known: the project's root and the client's user directory.
 #[cfg(test)]
 pub(crate) fn layers<'a>(project: &'a Path, user_dir: &'a Path) -> SettingsLayers<'a> {
@@ -867,9 +948,8 @@ pub(crate) fn fixture_copy(name: &str) -> (tempfile::TempDir, PathBuf, String) {
             .join(name),
     )
     .unwrap();
-    let tmp = tempfile::tempdir().unwrap();
-    let path = tmp.path().join(Path::new(name).file_name().unwrap());
-    std::fs::write(&path, &text).unwrap();
+    let file_name = name.rsplit('/').next().unwrap_or(name);
+    let (tmp, path) = temp_files::temp_file(file_name, &text);
     (tmp, path, text)
 }
 

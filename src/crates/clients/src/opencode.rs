@@ -195,10 +195,7 @@ fn tool(v: &Value, root: Option<&Path>, out: &mut Vec<Fact>) {
                 exit_code: v.get("exit").and_then(Value::as_i64),
             };
             match str_of(v, "callID") {
-                Some(id) => out.push(Fact::Once {
-                    id: transcript::command_end_id(id),
-                    fact: Box::new(ran),
-                }),
+                Some(id) => out.push(Fact::call_end(id, ran)),
                 None => out.push(ran),
             }
         }
@@ -257,13 +254,7 @@ mod tests {
     use crate::{HookInput, Scope, UserDirs};
     use std::path::PathBuf;
 
-    fn fixture(name: &str) -> Vec<u8> {
-        crate::fixture(&format!("opencode-1.18.33/{name}"))
-    }
-
-    fn facts_of(name: &str) -> Vec<Fact> {
-        crate::facts_in(&CLIENT, &fixture(name))
-    }
+    static CAPTURED: crate::Captured = crate::Captured(&CLIENT, "opencode-1.18.33");
 
     #[test]
     fn the_compaction_point_is_opencodes_overflow_rule() {
@@ -299,8 +290,7 @@ mod tests {
 
     #[test]
     fn the_record_reads_prompts_edits_commands_and_the_agents_text() {
-        let facts = facts_of("transcript-tools.jsonl");
-        let work: Vec<&Fact> = facts.iter().filter(|f| !matches!(f, Fact::At(_))).collect();
+        let facts = CAPTURED.facts("transcript-tools.jsonl");
         let ran = |id: &str, command: &str, exit_code| Fact::Once {
             id: format!("end:{id}"),
             fact: Box::new(Fact::CommandRan {
@@ -309,21 +299,21 @@ mod tests {
             }),
         };
         assert_eq!(
-            work,
+            crate::without_times(&facts),
             [
                 // `opencode run` quotes its message.
-                &Fact::Request("\"write the notes and run the tests\"".into()),
-                &ran(
+                Fact::Request("\"write the notes and run the tests\"".into()),
+                ran(
                     "call_1795942603669977282",
                     "printf 'written by the shell\\n' > notes.txt",
                     0
                 ),
-                &Fact::Edited("src/parse.py".into()),
-                &ran("call_1795942607112752623", "sh run_tests.sh", 1),
-                &Fact::AgentMessage("The tests still fail.".into()),
+                Fact::Edited("src/parse.py".into()),
+                ran("call_1795942607112752623", "sh run_tests.sh", 1),
+                Fact::AgentMessage("The tests still fail.".into()),
                 // Not the summarizer's text: the plugin leaves it out.
-                &Fact::Compacted,
-                &Fact::AgentMessage("Resumed after the compaction.".into()),
+                Fact::Compacted,
+                Fact::AgentMessage("Resumed after the compaction.".into()),
             ]
         );
         assert!(matches!(facts.first(), Some(Fact::At(t)) if t.starts_with("2026-11-29T")));
@@ -331,7 +321,7 @@ mod tests {
 
     #[test]
     fn fullness_is_the_newest_usage_against_the_compaction_point() {
-        let whole = fixture("transcript-tools.jsonl");
+        let whole = CAPTURED.bytes("transcript-tools.jsonl");
         // After the compaction: its first reply's 1,010 tokens.
         assert_eq!(
             OPENCODE.transcript_fullness(&whole, true),
@@ -366,7 +356,7 @@ mod tests {
             ("stop.json", HookEvent::Stop),
             ("session_end-exit.json", HookEvent::SessionEnd),
         ] {
-            let input = HookInput::parse(&fixture(name));
+            let input = HookInput::parse(&CAPTURED.bytes(name));
             assert_eq!(
                 CLIENT.hook_event(input.hook_event_name.as_deref().unwrap_or("")),
                 Some(event),
@@ -374,7 +364,7 @@ mod tests {
             );
             assert_eq!(crate::detect(&input), Agent::OpenCode, "{name}");
         }
-        let compact = HookInput::parse(&fixture("session_start-compact.json"));
+        let compact = HookInput::parse(&CAPTURED.bytes("session_start-compact.json"));
         assert_eq!(
             CLIENT.behaviour.session_start_source(&compact),
             crate::StartSource::Compact

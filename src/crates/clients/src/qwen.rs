@@ -32,7 +32,7 @@
 //!   changes that); ours is `AGENTS.md`, shared with Codex, so an install adds no file of its
 //!   own. No plugin.
 
-use crate::transcript::{self, at, command_end_id, request, str_of, Fact, Fullness, Tools, Usage};
+use crate::transcript::{self, at, request, str_of, Fact, Fullness, Tools, Usage};
 use crate::{
     Agent, Behaviour, Client, EventNames, Filing, Home, HookEvent, HookFiles, HookInput, LineMarks,
     MovedBy, Quirks, Response, SettingsLayers, ShellName, Timeout, Trust,
@@ -313,14 +313,14 @@ fn shell_result(line: &Value, response: &Value, out: &mut Vec<Fact>) {
         .unwrap_or("");
     let failed = status == Some("error") || response.pointer("/response/error").is_some();
     let exit_code = exit_code_of(text).or((!failed).then_some(0));
-    out.push(Fact::Once {
-        id: command_end_id(id),
-        fact: Box::new(Fact::CommandResult {
+    out.push(Fact::call_end(
+        id,
+        Fact::CommandResult {
             id: id.to_string(),
             failed,
             exit_code,
-        }),
-    });
+        },
+    ));
 }
 
 /// Qwen Code's shell tool reports `Exit Code: N` on a line of its own.
@@ -336,53 +336,15 @@ mod tests {
     use crate::{Scope, UserDirs};
     use std::path::PathBuf;
 
-    fn fixture(name: &str) -> Vec<u8> {
-        crate::fixture(&format!("qwen-0.24.4/{name}"))
-    }
-
-    fn facts_of(name: &str) -> Vec<Fact> {
-        crate::facts_in(&CLIENT, &fixture(name))
-    }
+    static CAPTURED: crate::Captured = crate::Captured(&CLIENT, "qwen-0.24.4");
 
     #[test]
     fn the_record_reads_edits_shell_commands_and_their_ends() {
-        let facts = facts_of("transcript-tools.jsonl");
-        let work: Vec<&Fact> = facts.iter().filter(|f| !matches!(f, Fact::At(_))).collect();
+        let facts = CAPTURED.facts("transcript-tools.jsonl");
+        // Each call's end recorded once: PostToolUseFailure may bring it first.
         assert_eq!(
-            work,
-            [
-                &Fact::Request("make the parser strip whitespace and run the tests".into()),
-                &Fact::Edited("src/parse.py".into()),
-                &Fact::Edited("run_tests.sh".into()),
-                &Fact::Edited("src/parse.py".into()),
-                &Fact::CommandCalled {
-                    id: "call_fake_3".into(),
-                    command: "printf 'written by the shell\\n' > notes.txt".into()
-                },
-                &Fact::Once {
-                    id: "end:call_fake_3".into(),
-                    fact: Box::new(Fact::CommandResult {
-                        id: "call_fake_3".into(),
-                        failed: false,
-                        exit_code: Some(0)
-                    })
-                },
-                &Fact::CommandCalled {
-                    id: "call_fake_4".into(),
-                    command: "sh run_tests.sh".into()
-                },
-                &Fact::Once {
-                    id: "end:call_fake_4".into(),
-                    fact: Box::new(Fact::CommandResult {
-                        id: "call_fake_4".into(),
-                        failed: true,
-                        exit_code: Some(1)
-                    })
-                },
-                &Fact::AgentMessage(
-                    "Parser edited; the test suite still fails on test_parse.".into()
-                ),
-            ]
+            crate::without_times(&facts),
+            crate::tools_session(["call_fake_3", "call_fake_4"], crate::ended_once)
         );
         assert!(matches!(facts.first(), Some(Fact::At(t)) if t.starts_with("2026-11-25T")));
     }
@@ -391,7 +353,7 @@ mod tests {
     /// recorded once, whichever comes first.
     #[test]
     fn a_failing_shell_call_from_its_hook_and_from_the_transcript_counts_once() {
-        let input = HookInput::parse(&fixture("post_tool_use_failure.json"));
+        let input = HookInput::parse(&CAPTURED.bytes("post_tool_use_failure.json"));
         assert_eq!(
             crate::qwen::CLIENT.hook_event(input.hook_event_name.as_deref().unwrap_or("")),
             Some(HookEvent::ToolFailure)
@@ -407,7 +369,7 @@ mod tests {
                 })
             })
         );
-        let from_transcript = facts_of("transcript-tools.jsonl");
+        let from_transcript = CAPTURED.facts("transcript-tools.jsonl");
         assert!(from_transcript
             .iter()
             .any(|f| matches!(f, Fact::Once { id, .. } if id == "end:call_fake_4")));
@@ -420,7 +382,7 @@ mod tests {
 
     #[test]
     fn a_compaction_is_a_fact_and_resets_the_context_watch() {
-        let facts = facts_of("transcript.jsonl");
+        let facts = CAPTURED.facts("transcript.jsonl");
         assert_eq!(facts.iter().filter(|f| **f == Fact::Compacted).count(), 1);
         let requests: Vec<&Fact> = facts
             .iter()
@@ -436,7 +398,7 @@ mod tests {
         );
 
         // The whole transcript ends after the compaction with a 5,000-token answer.
-        let whole = fixture("transcript.jsonl");
+        let whole = CAPTURED.bytes("transcript.jsonl");
         assert_eq!(
             Qwen.transcript_fullness(&whole, true),
             crate::transcript::measured(5_000, Some(1_000_000), Some("qwen3-coder-plus"))
@@ -500,7 +462,7 @@ mod tests {
             "pre_compact-auto.json",
             "user_prompt_submit.json",
         ] {
-            let input = HookInput::parse(&fixture(name));
+            let input = HookInput::parse(&CAPTURED.bytes(name));
             let path = input.transcript_path.clone().unwrap_or_default();
             assert!(Qwen.owns_transcript(&path), "{name}: {path}");
             assert_eq!(crate::detect(&input), Agent::Qwen, "{name}");

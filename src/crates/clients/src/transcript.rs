@@ -31,10 +31,7 @@ pub fn failed_shell_command(
     let id = input.tool_call_id.as_deref()?;
     let command = input.tool_command.clone()?;
     let exit_code = input.tool_error.as_deref().and_then(exit_code_of);
-    Some(Fact::Once {
-        id: command_end_id(id),
-        fact: Box::new(Fact::CommandRan { command, exit_code }),
-    })
+    Some(Fact::call_end(id, Fact::CommandRan { command, exit_code }))
 }
 
 /// One fact read from a transcript line.
@@ -70,6 +67,16 @@ pub enum Fact {
 }
 
 impl Fact {
+    /// The end of the call `call_id` (its result, or the command it ran), under
+    /// [`command_end_id`] of the call: recorded once, whichever of a tool-failure hook and the
+    /// transcript brings it first.
+    pub fn call_end(call_id: &str, end: Fact) -> Fact {
+        Fact::Once {
+            id: command_end_id(call_id),
+            fact: Box::new(end),
+        }
+    }
+
     /// Facts of work on the repository (as opposed to conversation).
     pub fn is_work(&self) -> bool {
         match self {

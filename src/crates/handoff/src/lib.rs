@@ -19,6 +19,11 @@ pub mod safe_fs;
 pub mod sanitize;
 pub mod store;
 pub mod strings;
+/// A temporary folder with a file or folder in it, the unit tests' set-up shared with the other
+/// crates.
+#[cfg(test)]
+#[path = "../../../../tests/support/src/temp_files.rs"]
+pub mod temp_files;
 pub mod validate;
 pub mod worktree;
 

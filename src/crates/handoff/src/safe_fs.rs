@@ -386,9 +386,7 @@ mod tests {
 
     #[test]
     fn links_are_never_followed() {
-        let dir = tempfile::tempdir().unwrap();
-        let outside = dir.path().join("outside");
-        fs::write(&outside, "precious").unwrap();
+        let (dir, outside) = crate::temp_files::temp_file("outside", "precious");
         let link = dir.path().join("link");
         symlink(&outside, &link).unwrap();
 

@@ -457,10 +457,8 @@ mod tests {
     /// directory is followed.
     #[test]
     fn a_codex_rollout_is_this_projects_by_its_session_meta() {
-        let tmp = tempfile::tempdir().unwrap();
+        let (tmp, day) = crate::temp_files::temp_folder("home/.codex/sessions/2026/11/22");
         let home = tmp.path().join("home");
-        let day = home.join(".codex/sessions/2026/11/22");
-        std::fs::create_dir_all(&day).unwrap();
         let root = tmp.path().join("repo");
         let other = tmp.path().join("other");
         std::fs::create_dir_all(&root).unwrap();

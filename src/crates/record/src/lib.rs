@@ -21,6 +21,11 @@ pub mod extract;
 pub mod files;
 pub mod fill;
 pub mod provenance;
+/// A temporary folder with a file or folder in it, the unit tests' set-up shared with the other
+/// crates.
+#[cfg(test)]
+#[path = "../../../../tests/support/src/temp_files.rs"]
+pub mod temp_files;
 pub mod text;
 pub mod tree;
 pub mod writer;
