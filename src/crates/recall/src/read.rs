@@ -789,6 +789,13 @@ mod store_tests {
         h
     }
 
+    /// A store at the top of a temp dir of its own (nothing in it yet).
+    fn temp_store() -> (tempfile::TempDir, Store) {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::at(tmp.path());
+        (tmp, store)
+    }
+
     fn put(path: &Path, h: &Handoff) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, serde_json::to_vec_pretty(h).unwrap()).unwrap();
@@ -804,9 +811,8 @@ mod store_tests {
 
     #[test]
     fn every_handoff_and_record_newest_first_each_once() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (_tmp, store) = temp_store();
+        let root = store.root();
         put(
             &store.state_path(),
             &handoff(root, "h3", "2026-11-29T07:00:00Z", "third"),
@@ -862,9 +868,8 @@ mod store_tests {
     /// branches and agents, a handoff's goal, and of a record what a log line shows.
     #[test]
     fn the_listing_lists_what_the_full_read_lists() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (_tmp, store) = temp_store();
+        let root = store.root();
         put(
             &store.archive_dir().join("20261128T000000Z.json"),
             &handoff(root, "h1", "2026-11-28T00:00:00Z", "first"),
@@ -931,9 +936,8 @@ mod store_tests {
 
     #[test]
     fn an_archived_handoff_is_dated_no_later_than_its_file() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (_tmp, store) = temp_store();
+        let root = store.root();
         let set_time = |path: &Path, ms: u64| {
             let file = fs::File::options().write(true).open(path).unwrap();
             let at = UNIX_EPOCH + std::time::Duration::from_millis(ms);
@@ -1000,9 +1004,8 @@ mod store_tests {
     #[test]
     fn the_prefiltered_read_finds_what_the_full_read_finds() {
         use handover_handoff::model::Decision;
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (_tmp, store) = temp_store();
+        let root = store.root();
         let archive = store.archive_dir();
         let mut n = 0;
         let mut archived = |h: &mut Handoff| {
@@ -1158,9 +1161,8 @@ mod store_tests {
 
     #[test]
     fn a_hostile_archive_is_skipped_and_said_never_followed_or_waited_on() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (tmp, store) = temp_store();
+        let root = store.root();
         let archive = store.archive_dir();
         fs::create_dir_all(&archive).unwrap();
         let outside = tmp.path().join("secret.json");
@@ -1227,9 +1229,8 @@ mod store_tests {
     /// a well-formed one whose checksum does not hold is counted, unparsed, and not said.
     #[test]
     fn a_damaged_file_ruled_out_by_its_bytes_is_judged_as_far_as_is_cheap() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (_tmp, store) = temp_store();
+        let root = store.root();
         let archive = store.archive_dir();
         put(
             &archive.join("1-sound.json"),
@@ -1278,9 +1279,8 @@ mod store_tests {
 
     #[test]
     fn the_archive_is_read_newest_first_within_its_byte_budget() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (_tmp, store) = temp_store();
+        let root = store.root();
         let mut sizes = 0;
         for (n, id) in ["a1", "a2", "a3"].iter().enumerate() {
             let path = store.archive_dir().join(format!("2026112{n}T000000Z.json"));
