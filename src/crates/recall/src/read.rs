@@ -761,8 +761,9 @@ mod tests {
     }
 }
 
+/// Also the fixtures of the cache's tests.
 #[cfg(test)]
-mod store_tests {
+pub(crate) mod store_tests {
     use super::*;
     use handover_handoff::model::GitSnapshot;
     use handover_record::SessionRecord;
@@ -770,7 +771,11 @@ mod store_tests {
 
     const NOW: u64 = 1_795_939_200_000; // 2026-11-29T08:00:00Z
 
-    fn handoff(root: &Path, id: &str, created: &str, goal: &str) -> Handoff {
+    /// A field no listing shows (never kept in the cache either).
+    pub(crate) const WARNING: &str = "the token format changed";
+
+    /// A sealed handoff of the working tree at `root`, with a warning ([`WARNING`]).
+    pub(crate) fn handoff(root: &Path, id: &str, created: &str, goal: &str) -> Handoff {
         let mut h = Handoff {
             schema_version: 1,
             id: id.into(),
@@ -784,7 +789,7 @@ mod store_tests {
             ..Default::default()
         };
         h.content.goal = goal.into();
-        h.content.warnings = vec!["the token format changed".into()];
+        h.content.warnings = vec![WARNING.into()];
         store::seal(&mut h);
         h
     }
@@ -796,7 +801,7 @@ mod store_tests {
         (tmp, store)
     }
 
-    fn put(path: &Path, h: &Handoff) {
+    pub(crate) fn put(path: &Path, h: &Handoff) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, serde_json::to_vec_pretty(h).unwrap()).unwrap();
     }
@@ -852,7 +857,7 @@ mod store_tests {
         assert!(history.items.iter().all(|i| i.written_here), "{history:?}");
         let h3 = history.item("h3").unwrap();
         assert_eq!(h3.field("goal"), Some("third"));
-        assert_eq!(h3.field("warnings"), Some("the token format changed"));
+        assert_eq!(h3.field("warnings"), Some(WARNING));
         assert_eq!(
             (h3.branch.as_deref(), h3.agent.as_deref()),
             (Some("main"), Some("codex"))
