@@ -1032,15 +1032,19 @@ mod tests {
             command: "sh run_tests.sh".into(),
             exit_code: Some(1),
         }));
-        r.apply(Fact::CommandCalled {
-            id: "call_4".into(),
-            command: "sh run_tests.sh".into(),
-        });
-        r.apply(end(Fact::CommandResult {
-            id: "call_4".into(),
-            failed: true,
-            exit_code: Some(1),
-        }));
+        // The transcript's call and its failed result.
+        let from_transcript = |record: &mut SessionRecord| {
+            record.apply(Fact::CommandCalled {
+                id: "call_4".into(),
+                command: "sh run_tests.sh".into(),
+            });
+            record.apply(end(Fact::CommandResult {
+                id: "call_4".into(),
+                failed: true,
+                exit_code: Some(1),
+            }));
+        };
+        from_transcript(&mut r);
         assert_eq!(r.commands_total, 1);
         assert_eq!(
             r.last_failure
@@ -1051,15 +1055,7 @@ mod tests {
         assert!(r.transcript.pending.is_empty(), "no call left waiting");
         // The usual order (the transcript alone) gives the same.
         let mut t = SessionRecord::new("s", handover_clients::Agent::Qwen);
-        t.apply(Fact::CommandCalled {
-            id: "call_4".into(),
-            command: "sh run_tests.sh".into(),
-        });
-        t.apply(end(Fact::CommandResult {
-            id: "call_4".into(),
-            failed: true,
-            exit_code: Some(1),
-        }));
+        from_transcript(&mut t);
         assert_eq!(t.commands, r.commands);
         assert_eq!(t.last_failure, r.last_failure);
     }
