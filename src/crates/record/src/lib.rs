@@ -734,30 +734,33 @@ fn shorten_line(text: &str, max: usize) -> String {
     handover_base::text::shorten(text, max)
 }
 
+/// The texts a test of a remembered function asks (shared with the recall crate's tests).
+#[cfg(test)]
+#[path = "../../../../tests/support/src/remembered_texts.rs"]
+mod remembered_texts;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_remembered_text_is_cleaned_as_the_first_time() {
-        let texts = [
+        let samples = [
             "src/lib.rs",
             "token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB in a path",
             "line\nbreak \u{1b}[31mred",
             "",
             "   spaced   out   ",
         ];
-        let long = "x".repeat(handover_base::memory::REMEMBERED_BYTES + 1);
         // Asked over and over, for several bounds, past the point where the memory starts
         // over: each answer is the one computed afresh.
-        for round in 0..(handover_base::memory::REMEMBERED_TEXTS + 10) {
-            let text = match round % 7 {
-                5 => format!("file-{round}.rs"),
-                6 => long.clone(),
-                n => texts[n].to_string(),
-            };
+        for text in crate::remembered_texts::rounds(samples, 'x') {
             for max in [5, 40, MAX_PATH_CHARS] {
-                assert_eq!(untrusted_remembered(&text, max), untrusted(&text, max));
+                assert_eq!(
+                    untrusted_remembered(&text, max),
+                    untrusted(&text, max),
+                    "{text:?} within {max}"
+                );
             }
         }
     }
