@@ -31,3 +31,18 @@ pub(crate) fn git(dir: &Path, args: &[&str]) {
         String::from_utf8_lossy(&out.stderr)
     );
 }
+
+/// A new repository at `dir` (created, with its parents, when missing).
+#[allow(dead_code)] // not every crate that includes this file makes one at a path of its own
+pub(crate) fn init_at(dir: &Path) {
+    std::fs::create_dir_all(dir).expect("the repository's directory can be created");
+    git(dir, &["init", "-q"]);
+}
+
+/// A new repository in a temp dir of its own.
+#[allow(dead_code)] // not every crate that includes this file wants one
+pub(crate) fn temp_repo() -> tempfile::TempDir {
+    let dir = tempfile::tempdir().expect("a temp dir");
+    git(dir.path(), &["init", "-q"]);
+    dir
+}

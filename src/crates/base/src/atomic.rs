@@ -117,11 +117,7 @@ mod tests {
 
     #[test]
     fn writes_through_a_symlink_and_keeps_the_link() {
-        let dir = tempfile::tempdir().unwrap();
-        let real = dir.path().join("real.json");
-        let link = dir.path().join("link.json");
-        fs::write(&real, "old").unwrap();
-        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let (_dir, real, link) = linked("real.json", "old", "link.json");
         write_atomic(&link, b"new").unwrap();
         assert!(fs::symlink_metadata(&link)
             .unwrap()
@@ -132,14 +128,19 @@ mod tests {
 
     #[test]
     fn advisory_replace_replaces_a_symlink_instead_of_following_it() {
-        let dir = tempfile::tempdir().unwrap();
-        let real = dir.path().join("elsewhere.json");
-        let link = dir.path().join("state.json");
-        fs::write(&real, "theirs").unwrap();
-        std::os::unix::fs::symlink(&real, &link).unwrap();
+        let (_dir, real, link) = linked("elsewhere.json", "theirs", "state.json");
         replace_advisory(&link, b"ours").unwrap();
         assert_eq!(fs::read_to_string(&real).unwrap(), "theirs");
         assert!(fs::symlink_metadata(&link).unwrap().file_type().is_file());
         assert_eq!(fs::read_to_string(&link).unwrap(), "ours");
+    }
+
+    /// A file `real` holding `text` and a symlink `link` to it, in a temp dir: (dir, real, link).
+    fn linked(real: &str, text: &str, link: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
+        let dir = tempfile::tempdir().unwrap();
+        let (real, link) = (dir.path().join(real), dir.path().join(link));
+        fs::write(&real, text).unwrap();
+        std::os::unix::fs::symlink(&real, &link).unwrap();
+        (dir, real, link)
     }
 }

@@ -432,7 +432,7 @@ fn shown_name(name: &str) -> String {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_git::git;
+    use crate::test_git::{git, git_output, init_at, temp_repo};
 
     #[test]
     fn the_listing_is_read_with_scopes_and_keys_without_values() {
@@ -514,19 +514,13 @@ local\0filter.evil.required\n\0";
 
     #[test]
     fn a_missing_object_in_a_partial_clone_is_never_fetched() {
-        let tmp = tempfile::tempdir().unwrap();
+        let (tmp, root) = repo_beside();
         let base = tmp.path();
-        let marker = base.join("ran");
-        let script = base.join("upload.sh");
-        std::fs::write(
-            &script,
-            format!("#!/bin/sh\ntouch '{}'\nexit 1\n", marker.display()),
-        )
-        .unwrap();
+        let (script, marker) = (base.join("upload.sh"), base.join("ran"));
+        // Exits at once: git waits for an upload-pack's answer before writing to it, so a spy
+        // reading its input would hang.
+        spy_then(&script, &marker, "exit 1");
         git(base, &["init", "-q", "--bare", "far.git"]);
-        let root = base.join("repo");
-        std::fs::create_dir(&root).unwrap();
-        git(&root, &["init", "-q"]);
         let far = base.join("far.git");
         for (k, v) in [
             ("core.repositoryformatversion", "1"),
@@ -544,14 +538,38 @@ local\0filter.evil.required\n\0";
             .unwrap();
         assert!(!out.status.success());
         assert!(!marker.exists(), "the promisor remote's program ran");
+        // The control: git itself runs it.
+        let _ = git_output(&root, &["cat-file", "-p", missing]);
+        assert!(marker.exists());
     }
 
-    /// An executable script at `path` that creates `marker` and exits 0.
+    /// A new repository at `<tmp>/repo`: room beside it for scripts and markers it must not
+    /// hold.
+    fn repo_beside() -> (tempfile::TempDir, PathBuf) {
+        let tmp = tempfile::tempdir().unwrap();
+        let root = tmp.path().join("repo");
+        init_at(&root);
+        (tmp, root)
+    }
+
+    /// An executable script `<dir>/<name>` that creates `<dir>/ran` and exits 0: (script, marker).
+    fn spy_in(dir: &Path, name: &str) -> (PathBuf, PathBuf) {
+        let (script, marker) = (dir.join(name), dir.join("ran"));
+        spy(&script, &marker);
+        (script, marker)
+    }
+
+    /// An executable script at `path` that creates `marker`, reads its input and exits 0.
     fn spy(path: &Path, marker: &Path) {
+        spy_then(path, marker, "cat >/dev/null");
+    }
+
+    /// An executable script at `path` that creates `marker`, then runs `then`.
+    fn spy_then(path: &Path, marker: &Path, then: &str) {
         use std::os::unix::fs::PermissionsExt;
         std::fs::write(
             path,
-            format!("#!/bin/sh\ntouch '{}'\ncat >/dev/null\n", marker.display()),
+            format!("#!/bin/sh\ntouch '{}'\n{then}\n", marker.display()),
         )
         .unwrap();
         std::fs::set_permissions(path, std::fs::Permissions::from_mode(0o755)).unwrap();
@@ -561,16 +579,11 @@ local\0filter.evil.required\n\0";
     /// the first `=`): the command is not run at all.
     #[test]
     fn a_filter_driver_that_cannot_be_switched_off_stops_the_command() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("repo");
-        std::fs::create_dir(&root).unwrap();
-        git(&root, &["init", "-q"]);
+        let (tmp, root) = repo_beside();
         std::fs::write(root.join("a.txt"), "x\n").unwrap();
         std::fs::write(root.join(".gitattributes"), "* filter=a=b\n").unwrap();
         git(&root, &["add", "-A"]);
-        let marker = tmp.path().join("ran");
-        let script = tmp.path().join("clean.sh");
-        spy(&script, &marker);
+        let (script, marker) = spy_in(tmp.path(), "clean.sh");
         git(
             &root,
             &["config", "filter.a=b.clean", script.to_str().unwrap()],
@@ -592,10 +605,7 @@ local\0filter.evil.required\n\0";
     /// hooks path the configuration names.
     #[test]
     fn a_hook_in_dot_git_hooks_does_not_run() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("repo");
-        std::fs::create_dir(&root).unwrap();
-        git(&root, &["init", "-q"]);
+        let (tmp, root) = repo_beside();
         git(
             &root,
             &[
@@ -627,13 +637,8 @@ local\0filter.evil.required\n\0";
     /// it for our transport.
     #[test]
     fn an_ext_url_is_never_run_even_when_the_repository_allows_it() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("repo");
-        std::fs::create_dir(&root).unwrap();
-        git(&root, &["init", "-q"]);
-        let marker = tmp.path().join("ran");
-        let script = tmp.path().join("helper.sh");
-        spy(&script, &marker);
+        let (tmp, root) = repo_beside();
+        let (script, marker) = spy_in(tmp.path(), "helper.sh");
         let url = format!("ext::{} %S", script.display());
         git(&root, &["config", "remote.origin.url", &url]);
         git(&root, &["config", "protocol.ext.allow", "always"]);
@@ -647,10 +652,7 @@ local\0filter.evil.required\n\0";
 
     #[test]
     fn the_repositorys_own_program_keys_refuse_transport_with_the_key_named() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path().join("repo");
-        std::fs::create_dir(&root).unwrap();
-        git(&root, &["init", "-q"]);
+        let (_tmp, root) = repo_beside();
         git(&root, &["config", "remote.origin.url", "/nowhere"]);
         // Through an include: the included file counts as the repository's own.
         std::fs::write(root.join(".git/more"), "[core]\n\tsshCommand = evil\n").unwrap();
@@ -675,8 +677,7 @@ local\0filter.evil.required\n\0";
 
     #[test]
     fn input_reaches_git_and_no_input_is_an_empty_stdin() {
-        let tmp = tempfile::tempdir().unwrap();
-        git(tmp.path(), &["init", "-q"]);
+        let tmp = temp_repo();
         let out = Git::local(tmp.path())
             .args(["hash-object", "--stdin"])
             .input(b"hello\n")
@@ -701,8 +702,7 @@ local\0filter.evil.required\n\0";
     /// outer `GIT_INDEX_FILE` never reaches git either way.
     #[test]
     fn a_private_index_is_used_only_when_asked_for() {
-        let tmp = tempfile::tempdir().unwrap();
-        git(tmp.path(), &["init", "-q"]);
+        let tmp = temp_repo();
         let private = tmp.path().join("private-index");
         let blob = "ce013625030ba8dba906f756967f9e9ca394464a";
         let entry = format!("100644,{blob},a.txt");

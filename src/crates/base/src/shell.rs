@@ -19,12 +19,16 @@ mod tests {
 
     #[test]
     fn quotes_only_when_needed() {
-        assert_eq!(
-            shell_quote("/usr/local/bin/handover-session-start"),
-            "/usr/local/bin/handover-session-start"
-        );
-        assert_eq!(shell_quote("/opt/my hooks/x"), "'/opt/my hooks/x'");
-        assert_eq!(shell_quote("/o'q/x"), "'/o'\\''q/x'");
-        assert_eq!(shell_quote(""), "''");
+        for (path, quoted) in [
+            (
+                "/usr/local/bin/handover-session-start",
+                "/usr/local/bin/handover-session-start",
+            ),
+            ("/opt/my hooks/x", "'/opt/my hooks/x'"),
+            ("/o'q/x", "'/o'\\''q/x'"),
+            ("", "''"),
+        ] {
+            assert_eq!(shell_quote(path), quoted, "{path:?}");
+        }
     }
 }

@@ -752,7 +752,7 @@ mod tests {
     /// against HEAD's tree read directly, and the trees a call read are counted.
     mod head_moves {
         use super::super::*;
-        use crate::test_git::git;
+        use crate::test_git::{git, temp_repo};
         use tempfile::TempDir;
 
         fn write(dir: &Path, path: &str, text: &str) {
@@ -768,8 +768,7 @@ mod tests {
 
         /// A repository with `files` committed.
         fn repo(files: &[(&str, &str)]) -> TempDir {
-            let dir = tempfile::tempdir().unwrap();
-            git(dir.path(), &["init", "-q"]);
+            let dir = temp_repo();
             for (path, text) in files {
                 write(dir.path(), path, text);
             }
@@ -836,8 +835,7 @@ mod tests {
         /// Directories whose trees together pass what a call keeps: 12 of 300 entries (about
         /// 11 KB each) under one of 40.
         fn wide() -> (TempDir, Vec<String>) {
-            let dir = tempfile::tempdir().unwrap();
-            git(dir.path(), &["init", "-q"]);
+            let dir = temp_repo();
             for d in 0..40 {
                 let files = if d < 12 { 300 } else { 1 };
                 for f in 0..files {
@@ -917,13 +915,20 @@ mod tests {
             assert!(head.kept_bytes() > KEPT_TREE_BYTES);
         }
 
-        #[test]
-        fn a_commit_touching_a_listed_file_reads_its_directory_again() {
+        /// [`abc`] with the listed paths asked (and remembered), then `path` changed in a new
+        /// commit: the file still holds what the first call remembered.
+        fn abc_asked_then_changed(path: &str) -> TempDir {
             let dir = abc();
             ask(dir.path(), &LISTED);
-            let before = file(dir.path());
-            write(dir.path(), "a/x.rs", "x changed\n");
+            write(dir.path(), path, "changed\n");
             commit(dir.path());
+            dir
+        }
+
+        #[test]
+        fn a_commit_touching_a_listed_file_reads_its_directory_again() {
+            let dir = abc_asked_then_changed("a/x.rs");
+            let before = file(dir.path());
             // The top tree and a/ (changed); b/, c/ and c/deep/ carried over.
             assert_eq!(ask(dir.path(), &LISTED), 2);
             let after = file(dir.path());
@@ -938,10 +943,7 @@ mod tests {
 
         #[test]
         fn a_commit_elsewhere_carries_every_entry() {
-            let dir = abc();
-            ask(dir.path(), &LISTED);
-            write(dir.path(), "other/o.rs", "o changed\n");
-            commit(dir.path());
+            let dir = abc_asked_then_changed("other/o.rs");
             assert_eq!(ask(dir.path(), &LISTED), 1, "the top tree only");
             // A commit whose tree is the same (empty, amended message, another branch at the
             // same tree): nothing read at all.
@@ -956,10 +958,7 @@ mod tests {
 
         #[test]
         fn a_deeper_change_reads_only_the_changed_directories() {
-            let dir = abc();
-            ask(dir.path(), &LISTED);
-            write(dir.path(), "c/deep/z.rs", "z changed\n");
-            commit(dir.path());
+            let dir = abc_asked_then_changed("c/deep/z.rs");
             // top, c, c/deep; a/ and b/ carried, c/new.rs re-read from c.
             assert_eq!(ask(dir.path(), &LISTED), 3);
             // A new file in c/ (c/new.rs, listed as absent before) now committed.
@@ -970,10 +969,7 @@ mod tests {
 
         #[test]
         fn entries_not_asked_again_are_kept_while_provably_the_same() {
-            let dir = abc();
-            ask(dir.path(), &LISTED);
-            write(dir.path(), "c/deep/z.rs", "z changed\n");
-            commit(dir.path());
+            let dir = abc_asked_then_changed("c/deep/z.rs");
             // Asks a/x.rs only: the top tree read shows b/ unchanged (kept with b/y.rs) and
             // c/ changed (c/ and everything under it dropped).
             assert_eq!(ask(dir.path(), &["a/x.rs"]), 1);

@@ -50,7 +50,7 @@ pub fn line(objects: &Objects, from: Oid, to: Oid) -> Answer<Vec<(Oid, Vec<u8>)>
 mod tests {
     use super::{grafted, line};
     use crate::objects::Objects;
-    use crate::test_git::git;
+    use crate::test_git::{git, init_at, temp_repo};
     use git2::{Oid, Repository, Sort};
 
     /// libgit2's answer, as the verdict asks it: whether `from` descends from `to`, and the
@@ -80,9 +80,8 @@ mod tests {
     /// pair of its commits gets libgit2's answer or none.
     #[test]
     fn a_line_is_what_libgit2_walks_and_anything_else_is_left_to_it() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = temp_repo();
         let root = dir.path();
-        git(root, &["init", "-q"]);
         // Each branch its own file: the merge has no conflict.
         let commit = |m: &str| {
             let file = if m.contains("side") { "g" } else { "f" };
@@ -179,8 +178,7 @@ mod tests {
     fn a_shallow_history_is_left_to_libgit2() {
         let dir = tempfile::tempdir().unwrap();
         let source = dir.path().join("source");
-        std::fs::create_dir(&source).unwrap();
-        git(&source, &["init", "-q"]);
+        init_at(&source);
         for i in 0..3 {
             std::fs::write(source.join("f"), format!("{i}")).unwrap();
             git(&source, &["add", "f"]);

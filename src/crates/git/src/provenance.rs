@@ -326,11 +326,10 @@ fn same_but_line_endings(committed: &[u8], on_disk: &Path) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::test_git::git;
+    use crate::test_git::{git, temp_repo};
 
     fn committed_repo() -> tempfile::TempDir {
-        let dir = tempfile::tempdir().unwrap();
-        git(dir.path(), &["init", "-q"]);
+        let dir = temp_repo();
         std::fs::create_dir(dir.path().join(".handover")).unwrap();
         std::fs::write(
             dir.path().join(".handover/state.json"),
@@ -386,9 +385,8 @@ mod tests {
     /// get no such answer (the index matches other spellings there).
     #[test]
     fn the_scans_index_entries_answer_as_the_index_does() {
-        let dir = tempfile::tempdir().unwrap();
+        let dir = temp_repo();
         let top = dir.path();
-        git(top, &["init", "-q"]);
         let write = |rel: &str| {
             let p = top.join(rel);
             std::fs::create_dir_all(p.parent().unwrap()).unwrap();

@@ -604,36 +604,17 @@ impl LogCache {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::read::store_tests::{handoff as dated_handoff, put, WARNING};
     use crate::read::{listing, History};
-    use handover_handoff::model::GitSnapshot;
     use handover_record::SessionRecord;
     use std::fs;
 
     /// Long after every file of the test was written: nothing is racy.
     const LATER_NS: i64 = i64::MAX / 2;
 
+    /// The read's fixture, every handoff of one day.
     fn handoff(root: &Path, id: &str, goal: &str) -> Handoff {
-        let mut h = Handoff {
-            schema_version: 1,
-            id: id.into(),
-            created_at: "2026-11-28T00:00:00Z".into(),
-            agent: Some("codex".into()),
-            git: Some(GitSnapshot {
-                root: root.to_string_lossy().into_owned(),
-                branch: Some("main".into()),
-                ..Default::default()
-            }),
-            ..Default::default()
-        };
-        h.content.goal = goal.into();
-        h.content.warnings = vec!["not listed, never cached".into()];
-        handover_handoff::store::seal(&mut h);
-        h
-    }
-
-    fn put(path: &Path, h: &Handoff) {
-        fs::create_dir_all(path.parent().unwrap()).unwrap();
-        fs::write(path, serde_json::to_vec_pretty(h).unwrap()).unwrap();
+        dated_handoff(root, id, "2026-11-28T00:00:00Z", goal)
     }
 
     /// A store with two sound archived handoffs, one whose checksum fails, one of another
@@ -739,10 +720,7 @@ mod tests {
         let stored =
             fs::read_to_string(LogCache::in_dir(Some(&dir), &store).path().unwrap()).unwrap();
         assert!(stored.contains("checksum mismatch"), "the verdict is kept");
-        assert!(
-            !stored.contains("not listed, never cached"),
-            "only what a line shows is kept"
-        );
+        assert!(!stored.contains(WARNING), "only what a line shows is kept");
         assert!(
             !store.dir().join("cache").exists()
                 && fs::read_dir(tmp.path().join("repo")).unwrap().count() == 1,

@@ -52,32 +52,36 @@ fn remembered(text: &str, max_chars: Option<usize>) -> String {
     })
 }
 
+/// The texts a test of a remembered function asks (shared with the record crate's tests).
+#[cfg(test)]
+#[path = "../../../../tests/support/src/remembered_texts.rs"]
+mod remembered_texts;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_remembered_text_is_shown_as_the_first_time() {
-        let texts = [
+        let samples = [
             "src/lib.rs",
             "token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB in a goal",
             "line\nbreak \u{1b}[31mred",
             "",
             "a goal of many words that goes on past the bound of a listing's line",
         ];
-        let long = "y".repeat(handover_base::memory::REMEMBERED_BYTES + 1);
-        for round in 0..(handover_base::memory::REMEMBERED_TEXTS + 10) {
-            let text = match round % 7 {
-                5 => format!("file-{round}.rs"),
-                6 => long.clone(),
-                n => texts[n].to_string(),
-            };
+        for text in crate::remembered_texts::rounds(samples, 'y') {
             let redacted = handover_handoff::sanitize::redacted(&text);
-            assert_eq!(shown(&text), handover_handoff::sanitize::quote(&redacted));
+            assert_eq!(
+                shown(&text),
+                handover_handoff::sanitize::quote(&redacted),
+                "{text:?}"
+            );
             for max in [3, 80] {
                 assert_eq!(
                     shown_within(&text, max),
-                    handover_handoff::sanitize::quote_within(&redacted, max)
+                    handover_handoff::sanitize::quote_within(&redacted, max),
+                    "{text:?} within {max}"
                 );
             }
         }

@@ -761,8 +761,9 @@ mod tests {
     }
 }
 
+/// Also the fixtures of the cache's tests.
 #[cfg(test)]
-mod store_tests {
+pub(crate) mod store_tests {
     use super::*;
     use handover_handoff::model::GitSnapshot;
     use handover_record::SessionRecord;
@@ -770,7 +771,11 @@ mod store_tests {
 
     const NOW: u64 = 1_795_939_200_000; // 2026-11-29T08:00:00Z
 
-    fn handoff(root: &Path, id: &str, created: &str, goal: &str) -> Handoff {
+    /// A field no listing shows (never kept in the cache either).
+    pub(crate) const WARNING: &str = "the token format changed";
+
+    /// A sealed handoff of the working tree at `root`, with a warning ([`WARNING`]).
+    pub(crate) fn handoff(root: &Path, id: &str, created: &str, goal: &str) -> Handoff {
         let mut h = Handoff {
             schema_version: 1,
             id: id.into(),
@@ -784,12 +789,19 @@ mod store_tests {
             ..Default::default()
         };
         h.content.goal = goal.into();
-        h.content.warnings = vec!["the token format changed".into()];
+        h.content.warnings = vec![WARNING.into()];
         store::seal(&mut h);
         h
     }
 
-    fn put(path: &Path, h: &Handoff) {
+    /// A store at the top of a temp dir of its own (nothing in it yet).
+    fn temp_store() -> (tempfile::TempDir, Store) {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::at(tmp.path());
+        (tmp, store)
+    }
+
+    pub(crate) fn put(path: &Path, h: &Handoff) {
         fs::create_dir_all(path.parent().unwrap()).unwrap();
         fs::write(path, serde_json::to_vec_pretty(h).unwrap()).unwrap();
     }
@@ -804,9 +816,8 @@ mod store_tests {
 
     #[test]
     fn every_handoff_and_record_newest_first_each_once() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (_tmp, store) = temp_store();
+        let root = store.root();
         put(
             &store.state_path(),
             &handoff(root, "h3", "2026-11-29T07:00:00Z", "third"),
@@ -846,7 +857,7 @@ mod store_tests {
         assert!(history.items.iter().all(|i| i.written_here), "{history:?}");
         let h3 = history.item("h3").unwrap();
         assert_eq!(h3.field("goal"), Some("third"));
-        assert_eq!(h3.field("warnings"), Some("the token format changed"));
+        assert_eq!(h3.field("warnings"), Some(WARNING));
         assert_eq!(
             (h3.branch.as_deref(), h3.agent.as_deref()),
             (Some("main"), Some("codex"))
@@ -862,9 +873,8 @@ mod store_tests {
     /// branches and agents, a handoff's goal, and of a record what a log line shows.
     #[test]
     fn the_listing_lists_what_the_full_read_lists() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (_tmp, store) = temp_store();
+        let root = store.root();
         put(
             &store.archive_dir().join("20261128T000000Z.json"),
             &handoff(root, "h1", "2026-11-28T00:00:00Z", "first"),
@@ -931,9 +941,8 @@ mod store_tests {
 
     #[test]
     fn an_archived_handoff_is_dated_no_later_than_its_file() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (_tmp, store) = temp_store();
+        let root = store.root();
         let set_time = |path: &Path, ms: u64| {
             let file = fs::File::options().write(true).open(path).unwrap();
             let at = UNIX_EPOCH + std::time::Duration::from_millis(ms);
@@ -1000,9 +1009,8 @@ mod store_tests {
     #[test]
     fn the_prefiltered_read_finds_what_the_full_read_finds() {
         use handover_handoff::model::Decision;
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (_tmp, store) = temp_store();
+        let root = store.root();
         let archive = store.archive_dir();
         let mut n = 0;
         let mut archived = |h: &mut Handoff| {
@@ -1158,9 +1166,8 @@ mod store_tests {
 
     #[test]
     fn a_hostile_archive_is_skipped_and_said_never_followed_or_waited_on() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (tmp, store) = temp_store();
+        let root = store.root();
         let archive = store.archive_dir();
         fs::create_dir_all(&archive).unwrap();
         let outside = tmp.path().join("secret.json");
@@ -1227,9 +1234,8 @@ mod store_tests {
     /// a well-formed one whose checksum does not hold is counted, unparsed, and not said.
     #[test]
     fn a_damaged_file_ruled_out_by_its_bytes_is_judged_as_far_as_is_cheap() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (_tmp, store) = temp_store();
+        let root = store.root();
         let archive = store.archive_dir();
         put(
             &archive.join("1-sound.json"),
@@ -1278,9 +1284,8 @@ mod store_tests {
 
     #[test]
     fn the_archive_is_read_newest_first_within_its_byte_budget() {
-        let tmp = tempfile::tempdir().unwrap();
-        let root = tmp.path();
-        let store = Store::at(root);
+        let (_tmp, store) = temp_store();
+        let root = store.root();
         let mut sizes = 0;
         for (n, id) in ["a1", "a2", "a3"].iter().enumerate() {
             let path = store.archive_dir().join(format!("2026112{n}T000000Z.json"));

@@ -171,6 +171,7 @@ fn handoff_written_since(store: &Store, since_ms: u64) -> bool {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use handover_clients::Agent::{Claude, Codex};
     use std::io::Write;
 
     fn claude_line(kind: &str, content: serde_json::Value) -> String {
@@ -227,21 +228,58 @@ mod tests {
         .concat()
     }
 
+    /// The working tree of another project, beside this one's `repo`.
+    fn other_project(tmp: &Path) -> PathBuf {
+        let root = tmp.join("other");
+        std::fs::create_dir(&root).unwrap();
+        root
+    }
+
+    /// A Claude Code transcript at `path` holding one request: `fix the parser`.
+    fn write_request(path: &Path) {
+        std::fs::write(
+            path,
+            claude_line("user", serde_json::json!("fix the parser")),
+        )
+        .unwrap();
+    }
+
     fn now() -> u64 {
         handover_base::clock::millis(std::time::SystemTime::now())
+    }
+
+    /// A record of session `s1` of `agent`, its transcript at `path`.
+    fn record_at(agent: handover_clients::Agent, path: &Path) -> SessionRecord {
+        let mut record = SessionRecord::new("s1", agent);
+        record.transcript.path = path.to_string_lossy().into_owned();
+        record
+    }
+
+    /// `record`'s transcript is not followed: the record comes back as it was.
+    fn assert_not_followed(store: &Store, record: SessionRecord, now: u64, dirs: &UserDirs) {
+        let what = format!("{:?}", record.transcript);
+        assert_eq!(
+            transcript_grew_in(store, record.clone(), now, dirs),
+            record,
+            "{what}"
+        );
+    }
+
+    /// `record`'s transcript is followed: [`secret_lines`]' failed command is read.
+    fn assert_failure_read(store: &Store, record: SessionRecord, now: u64, dirs: &UserDirs) {
+        let read = transcript_grew_in(store, record, now, dirs);
+        assert_eq!(
+            read.last_failure.as_ref().map(|c| c.command.as_str()),
+            Some("cat secrets")
+        );
     }
 
     #[test]
     fn a_turn_written_after_the_last_update_is_read_before_the_record_is_shown() {
         let (tmp, store) = repo();
         let (dirs, transcript) = claude_transcript(tmp.path(), "t.jsonl");
-        std::fs::write(
-            &transcript,
-            claude_line("user", serde_json::json!("fix the parser")),
-        )
-        .unwrap();
-        let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
-        record.transcript.path = transcript.to_string_lossy().into_owned();
+        write_request(&transcript);
+        let mut record = record_at(Claude, &transcript);
         record.transcript.offset = std::fs::metadata(&transcript).unwrap().len();
         // Nothing appended: the record comes back as it was, and nothing is written.
         let same = transcript_grew_in(&store, record.clone(), 1_000, &dirs);
@@ -334,32 +372,14 @@ mod tests {
         assert!(dotdot.exists(), "{}", dotdot.display());
         let now = handover_base::clock::millis(std::time::SystemTime::now());
         for path in [&outside, &link, &dotdot] {
-            let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
-            record.transcript.path = path.to_string_lossy().into_owned();
-            assert_eq!(
-                transcript_grew_in(&store, record.clone(), now, &dirs),
-                record,
-                "{}",
-                path.display()
-            );
+            assert_not_followed(&store, record_at(Claude, path), now, &dirs);
         }
         assert!(files::load(&store, "s1").is_none(), "nothing saved");
         // The same lines in the client's own directory are read (the check above is the place,
         // not the content).
-        let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
-        record.transcript.path = inside.to_string_lossy().into_owned();
-        let read = transcript_grew_in(&store, record, now, &dirs);
-        assert_eq!(
-            read.last_failure.as_ref().map(|c| c.command.as_str()),
-            Some("cat secrets")
-        );
+        assert_failure_read(&store, record_at(Claude, &inside), now, &dirs);
         // Another client's directory is not this client's.
-        let mut record = SessionRecord::new("s1", handover_clients::Agent::Codex);
-        record.transcript.path = inside.to_string_lossy().into_owned();
-        assert_eq!(
-            transcript_grew_in(&store, record.clone(), now, &dirs),
-            record
-        );
+        assert_not_followed(&store, record_at(Codex, &inside), now, &dirs);
     }
 
     /// A forged record naming another project's session, inside the same Claude Code
@@ -369,8 +389,7 @@ mod tests {
         let (tmp, store) = repo();
         let (dirs, own) = claude_transcript(tmp.path(), "own.jsonl");
         let projects = own.parent().unwrap().parent().unwrap().to_path_buf();
-        let other_root = tmp.path().join("other");
-        std::fs::create_dir(&other_root).unwrap();
+        let other_root = other_project(tmp.path());
         let other = projects.join(claude_folder(&other_root)).join("t.jsonl");
         std::fs::create_dir_all(other.parent().unwrap()).unwrap();
         // A session started in a subdirectory, and one directly in projects/: no one's.
@@ -383,23 +402,10 @@ mod tests {
             std::fs::write(path, secret_lines()).unwrap();
         }
         for path in [&other, &sub, &loose] {
-            let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
-            record.transcript.path = path.to_string_lossy().into_owned();
-            assert_eq!(
-                transcript_grew_in(&store, record.clone(), now(), &dirs),
-                record,
-                "{}",
-                path.display()
-            );
+            assert_not_followed(&store, record_at(Claude, path), now(), &dirs);
         }
         assert!(files::load(&store, "s1").is_none(), "nothing saved");
-        let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
-        record.transcript.path = own.to_string_lossy().into_owned();
-        let read = transcript_grew_in(&store, record, now(), &dirs);
-        assert_eq!(
-            read.last_failure.as_ref().map(|c| c.command.as_str()),
-            Some("cat secrets")
-        );
+        assert_failure_read(&store, record_at(Claude, &own), now(), &dirs);
     }
 
     /// A session started in a subdirectory of the working tree has its transcript in that
@@ -412,8 +418,7 @@ mod tests {
         let projects = own.parent().unwrap().parent().unwrap().to_path_buf();
         let root = tmp.path().join("repo");
         std::fs::create_dir_all(root.join("src/app")).unwrap();
-        let other_root = tmp.path().join("other");
-        std::fs::create_dir(&other_root).unwrap();
+        let other_root = other_project(tmp.path());
         std::os::unix::fs::symlink(&other_root, root.join("out")).unwrap();
         let sub = projects
             .join(claude_folder(&root.join("src/app")))
@@ -424,8 +429,7 @@ mod tests {
             std::fs::write(path, secret_lines()).unwrap();
         }
         let record_of = |path: &Path, started_in: &str| {
-            let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
-            record.transcript.path = path.to_string_lossy().into_owned();
+            let mut record = record_at(Claude, path);
             record.transcript.started_in = started_in.into();
             record
         };
@@ -436,20 +440,10 @@ mod tests {
             (&other, other_root.to_str().unwrap()),
             (&other, "out"),
         ] {
-            let record = record_of(path, started_in);
-            assert_eq!(
-                transcript_grew_in(&store, record.clone(), now(), &dirs),
-                record,
-                "{} from {started_in:?}",
-                path.display()
-            );
+            assert_not_followed(&store, record_of(path, started_in), now(), &dirs);
         }
         assert!(files::load(&store, "s1").is_none(), "nothing saved");
-        let read = transcript_grew_in(&store, record_of(&sub, "src/app"), now(), &dirs);
-        assert_eq!(
-            read.last_failure.as_ref().map(|c| c.command.as_str()),
-            Some("cat secrets")
-        );
+        assert_failure_read(&store, record_of(&sub, "src/app"), now(), &dirs);
     }
 
     /// Codex files sessions by date, not by project: a rollout in its sessions directory is
@@ -489,17 +483,12 @@ mod tests {
     fn a_link_swapped_between_the_check_and_the_open_does_not_redirect_the_read() {
         let (tmp, store) = repo();
         let (dirs, own) = claude_transcript(tmp.path(), "own.jsonl");
-        std::fs::write(
-            &own,
-            claude_line("user", serde_json::json!("fix the parser")),
-        )
-        .unwrap();
+        write_request(&own);
         let outside = tmp.path().join("outside.jsonl");
         std::fs::write(&outside, secret_lines()).unwrap();
         let link = tmp.path().join("repo/link.jsonl");
         std::os::unix::fs::symlink(&own, &link).unwrap();
-        let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
-        record.transcript.path = link.to_string_lossy().into_owned();
+        let record = record_at(Claude, &link);
         let swap = || {
             std::fs::remove_file(&link).unwrap();
             std::os::unix::fs::symlink(&outside, &link).unwrap();
@@ -528,20 +517,7 @@ mod tests {
             "CLAUDE_CONFIG_DIR" => Some(moved.clone().into()),
             _ => None,
         });
-        let record_of = |path: &Path| {
-            let mut record = SessionRecord::new("s1", handover_clients::Agent::Claude);
-            record.transcript.path = path.to_string_lossy().into_owned();
-            record
-        };
-        let read = transcript_grew_in(&store, record_of(&in_moved), now(), &dirs);
-        assert_eq!(
-            read.last_failure.as_ref().map(|c| c.command.as_str()),
-            Some("cat secrets")
-        );
-        let unmoved = record_of(&in_home);
-        assert_eq!(
-            transcript_grew_in(&store, unmoved.clone(), now(), &dirs),
-            unmoved
-        );
+        assert_failure_read(&store, record_at(Claude, &in_moved), now(), &dirs);
+        assert_not_followed(&store, record_at(Claude, &in_home), now(), &dirs);
     }
 }

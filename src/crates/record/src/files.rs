@@ -554,6 +554,28 @@ mod tests {
     use super::*;
     use std::fs;
 
+    /// A store at the top of a temp dir of its own (nothing in it yet).
+    fn temp_store() -> (tempfile::TempDir, Store) {
+        let tmp = tempfile::tempdir().unwrap();
+        let store = Store::at(tmp.path());
+        (tmp, store)
+    }
+
+    /// A store holding the record of `(id, updated_ms)` and, beside it in the records
+    /// directory, files handover did not write: (temp dir, store, records directory).
+    fn with_strangers(
+        (id, updated_ms): (&str, u64),
+        strangers: &[(&str, &[u8])],
+    ) -> (tempfile::TempDir, Store, PathBuf) {
+        let (tmp, store) = temp_store();
+        let dir = dir(&store.dir());
+        save(&store, &record(id, updated_ms)).unwrap();
+        for (name, bytes) in strangers {
+            fs::write(dir.join(name), bytes).unwrap();
+        }
+        (tmp, store, dir)
+    }
+
     fn record(id: &str, updated_ms: u64) -> SessionRecord {
         let mut r = SessionRecord::new(id, handover_clients::Agent::Claude);
         r.apply(super::super::Fact::Request("work on the parser".into()));
@@ -563,8 +585,7 @@ mod tests {
 
     #[test]
     fn a_session_that_did_nothing_does_not_hide_the_one_before() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = Store::at(tmp.path());
+        let (_tmp, store) = temp_store();
         let t = now();
         save(&store, &record("worked", t - 100)).unwrap();
         // Newer, and nothing asked or done in it (the session a clear opened, ended at once).
@@ -572,25 +593,22 @@ mod tests {
         empty.updated_ms = t - 10;
         empty.last_activity_ms = t - 10;
         save(&store, &empty).unwrap();
-        assert_eq!(
-            latest(&store, &LazyRepo::new(store.root()), None, t)
-                .unwrap()
-                .session_id,
-            "worked"
-        );
+        assert_eq!(latest_id(&store, None, t), "worked");
         // Once something is asked in it, it is the last session.
         empty.apply(super::super::Fact::Request("hello".into()));
         save(&store, &empty).unwrap();
-        assert_eq!(
-            latest(&store, &LazyRepo::new(store.root()), None, t)
-                .unwrap()
-                .session_id,
-            "empty"
-        );
+        assert_eq!(latest_id(&store, None, t), "empty");
     }
 
     fn now() -> u64 {
         handover_base::clock::millis(SystemTime::now())
+    }
+
+    /// The session [`latest`] answers at `now` (None is a failure of the test).
+    fn latest_id(store: &Store, except: Option<&str>, now: u64) -> String {
+        latest(store, &LazyRepo::new(store.root()), except, now)
+            .unwrap()
+            .session_id
     }
 
     fn ids(store: &Store) -> Vec<String> {
@@ -602,8 +620,7 @@ mod tests {
 
     #[test]
     fn saves_loads_lists_and_prunes_to_the_newest() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = Store::at(tmp.path());
+        let (_tmp, store) = temp_store();
         let dir = dir(&store.dir());
         let t = now();
         assert!(save(&store, &record("a", t - 100)).unwrap());
@@ -619,18 +636,8 @@ mod tests {
             std::thread::sleep(std::time::Duration::from_millis(15));
             save(&store, &record(id, t - 50 + i as u64)).unwrap();
         }
-        assert_eq!(
-            latest(&store, &LazyRepo::new(store.root()), None, now())
-                .unwrap()
-                .session_id,
-            "d"
-        );
-        assert_eq!(
-            latest(&store, &LazyRepo::new(store.root()), Some("d"), now())
-                .unwrap()
-                .session_id,
-            "c"
-        );
+        assert_eq!(latest_id(&store, None, now()), "d");
+        assert_eq!(latest_id(&store, Some("d"), now()), "c");
         prune(&store, 2, 2, None);
         assert_eq!(
             ids(&store),
@@ -650,12 +657,11 @@ mod tests {
 
     #[test]
     fn damaged_foreign_and_oversized_files_are_skipped() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = Store::at(tmp.path());
-        let dir = dir(&store.dir());
-        save(&store, &record("ok", 5)).unwrap();
-        fs::write(dir.join("broken.json"), b"{not json").unwrap();
-        fs::write(dir.join("huge.json"), vec![b' '; 300 * 1024]).unwrap();
+        let huge = vec![b' '; 300 * 1024];
+        let (_tmp, store, dir) = with_strangers(
+            ("ok", 5),
+            &[("broken.json", b"{not json"), ("huge.json", &huge)],
+        );
         // A file named for one session holding another's record is not that session's.
         fs::copy(path_for(&dir, "ok"), path_for(&dir, "other")).unwrap();
         assert_eq!(load(&store, "other"), None);
@@ -664,57 +670,45 @@ mod tests {
 
     #[test]
     fn the_history_reads_every_record_and_says_a_bound_that_is_reached() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = Store::at(tmp.path());
+        let (_tmp, store) = temp_store();
         for (i, id) in ["a", "b", "c"].iter().enumerate() {
             std::thread::sleep(std::time::Duration::from_millis(15));
             save(&store, &record(id, 10 + i as u64)).unwrap();
         }
         let all = judged_all(&store, now(), &|_| true);
         assert_eq!((all.listed.len(), all.cut), (3, None));
+        let within = |max_entries, max_bytes| {
+            judged_within(
+                &store,
+                now(),
+                max_entries,
+                max_bytes,
+                &|_| true,
+                SessionRecord::sanitized,
+                &Unknown,
+            )
+        };
+        let says = |cut: &Judged, bound: &str| {
+            assert!(
+                cut.cut.as_deref().is_some_and(|c| c.contains(bound)),
+                "{bound:?} in {:?}",
+                cut.cut
+            );
+        };
         // Four entries (three records and the `.gitignore`), three looked at.
-        let cut = judged_within(
-            &store,
-            now(),
-            3,
-            HISTORY_MAX_BYTES,
-            &|_| true,
-            SessionRecord::sanitized,
-            &Unknown,
-        );
-        assert!(
-            cut.cut
-                .as_deref()
-                .is_some_and(|c| c.contains("more than 3 entries")),
-            "{:?}",
-            cut.cut
-        );
+        says(&within(3, HISTORY_MAX_BYTES), "more than 3 entries");
         // A byte budget of two records: the newest two are read, the oldest is not.
         let size = fs::metadata(path_for(&dir(&store.dir()), "a"))
             .unwrap()
             .len();
-        let cut = judged_within(
-            &store,
-            now(),
-            100,
-            2 * size + 1,
-            &|_| true,
-            SessionRecord::sanitized,
-            &Unknown,
-        );
+        let cut = within(100, 2 * size + 1);
         let ids: Vec<&str> = cut
             .listed
             .iter()
             .map(|l| l.record.session_id.as_str())
             .collect();
         assert_eq!(ids, ["c", "b"]);
-        assert!(
-            cut.cut
-                .as_deref()
-                .is_some_and(|c| c.contains("the oldest were not read")),
-            "{:?}",
-            cut.cut
-        );
+        says(&cut, "the oldest were not read");
     }
 
     #[test]
@@ -733,8 +727,7 @@ mod tests {
 
     #[test]
     fn future_dated_and_unstamped_records_are_foreign_and_rank_last() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = Store::at(tmp.path());
+        let (tmp, store) = temp_store();
         let dir = dir(&store.dir());
         let t = now();
         save(&store, &record("mine", t - 1000)).unwrap();
@@ -761,12 +754,7 @@ mod tests {
             .map(|l| (l.record.session_id.as_str(), l.is_own()))
             .collect();
         assert_eq!(order[0], ("mine", true), "{order:?}");
-        assert_eq!(
-            latest(&store, &LazyRepo::new(store.root()), None, t)
-                .unwrap()
-                .session_id,
-            "mine"
-        );
+        assert_eq!(latest_id(&store, None, t), "mine");
         let future = all
             .iter()
             .find(|l| l.record.session_id == "future")
@@ -779,12 +767,13 @@ mod tests {
 
     #[test]
     fn prune_removes_only_files_handover_wrote() {
-        let tmp = tempfile::tempdir().unwrap();
-        let store = Store::at(tmp.path());
-        let dir = dir(&store.dir());
-        save(&store, &record("a", 1)).unwrap();
-        fs::write(dir.join("users-notes.json"), b"{\"session_id\": \"x\"}").unwrap();
-        fs::write(dir.join("other.json"), b"[1, 2]").unwrap();
+        let (_tmp, store, dir) = with_strangers(
+            ("a", 1),
+            &[
+                ("users-notes.json", b"{\"session_id\": \"x\"}"),
+                ("other.json", b"[1, 2]"),
+            ],
+        );
         std::thread::sleep(std::time::Duration::from_millis(15));
         save(&store, &record("b", 2)).unwrap();
         prune(&store, 1, 0, None);
@@ -812,8 +801,7 @@ mod tests {
             "{k}"
         );
         assert_ne!(k, key("ghp_7Kq2Zr9Xw4Lm8Tb1Nc6Vp3Hd5Js0Fg2Ya8QeV"));
-        let tmp = tempfile::tempdir().unwrap();
-        let store = Store::at(tmp.path());
+        let (_tmp, store) = temp_store();
         save(&store, &record(token, 1)).unwrap();
         let on_disk = fs::read_to_string(path_for(&dir(&store.dir()), token)).unwrap();
         assert!(!on_disk.contains(token), "{on_disk}");

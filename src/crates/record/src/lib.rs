@@ -739,30 +739,33 @@ fn shorten_line(text: &str, max: usize) -> String {
     handover_base::text::shorten(text, max)
 }
 
+/// The texts a test of a remembered function asks (shared with the recall crate's tests).
+#[cfg(test)]
+#[path = "../../../../tests/support/src/remembered_texts.rs"]
+mod remembered_texts;
+
 #[cfg(test)]
 mod tests {
     use super::*;
 
     #[test]
     fn a_remembered_text_is_cleaned_as_the_first_time() {
-        let texts = [
+        let samples = [
             "src/lib.rs",
             "token ghp_0123456789abcdefghijklmnopqrstuvwxyzAB in a path",
             "line\nbreak \u{1b}[31mred",
             "",
             "   spaced   out   ",
         ];
-        let long = "x".repeat(handover_base::memory::REMEMBERED_BYTES + 1);
         // Asked over and over, for several bounds, past the point where the memory starts
         // over: each answer is the one computed afresh.
-        for round in 0..(handover_base::memory::REMEMBERED_TEXTS + 10) {
-            let text = match round % 7 {
-                5 => format!("file-{round}.rs"),
-                6 => long.clone(),
-                n => texts[n].to_string(),
-            };
+        for text in crate::remembered_texts::rounds(samples, 'x') {
             for max in [5, 40, MAX_PATH_CHARS] {
-                assert_eq!(untrusted_remembered(&text, max), untrusted(&text, max));
+                assert_eq!(
+                    untrusted_remembered(&text, max),
+                    untrusted(&text, max),
+                    "{text:?} within {max}"
+                );
             }
         }
     }
@@ -1037,15 +1040,19 @@ mod tests {
             command: "sh run_tests.sh".into(),
             exit_code: Some(1),
         }));
-        r.apply(Fact::CommandCalled {
-            id: "call_4".into(),
-            command: "sh run_tests.sh".into(),
-        });
-        r.apply(end(Fact::CommandResult {
-            id: "call_4".into(),
-            failed: true,
-            exit_code: Some(1),
-        }));
+        // The transcript's call and its failed result.
+        let from_transcript = |record: &mut SessionRecord| {
+            record.apply(Fact::CommandCalled {
+                id: "call_4".into(),
+                command: "sh run_tests.sh".into(),
+            });
+            record.apply(end(Fact::CommandResult {
+                id: "call_4".into(),
+                failed: true,
+                exit_code: Some(1),
+            }));
+        };
+        from_transcript(&mut r);
         assert_eq!(r.commands_total, 1);
         assert_eq!(
             r.last_failure
@@ -1056,15 +1063,7 @@ mod tests {
         assert!(r.transcript.pending.is_empty(), "no call left waiting");
         // The usual order (the transcript alone) gives the same.
         let mut t = SessionRecord::new("s", handover_clients::Agent::Qwen);
-        t.apply(Fact::CommandCalled {
-            id: "call_4".into(),
-            command: "sh run_tests.sh".into(),
-        });
-        t.apply(end(Fact::CommandResult {
-            id: "call_4".into(),
-            failed: true,
-            exit_code: Some(1),
-        }));
+        from_transcript(&mut t);
         assert_eq!(t.commands, r.commands);
         assert_eq!(t.last_failure, r.last_failure);
     }

@@ -77,20 +77,9 @@ const fn shape(
     }
 }
 
-const fn exact(
-    kind: &'static str,
-    prefixes: &'static [&'static str],
-    body: Body,
-    len: usize,
-) -> Shape {
-    Shape {
-        kind,
-        prefixes,
-        body,
-        min: len,
-        max: len,
-        needs_digit: false,
-    }
+/// The body is exactly `min` long.
+const fn exact(s: Shape) -> Shape {
+    Shape { max: s.min, ..s }
 }
 
 const fn with_digit(s: Shape) -> Shape {
@@ -104,13 +93,13 @@ use Body::*;
 
 /// Longer prefixes of one family come first (`sk-ant-` before `sk-`): the first match wins.
 const SHAPES: &[Shape] = &[
-    exact(
+    exact(shape(
         "aws_access_key",
         &["AKIA", "ASIA", "ABIA", "ACCA"],
         UpperDigits,
         16,
-    ),
-    exact("aws_access_key", &["A3T"], UpperDigits, 17),
+    )),
+    exact(shape("aws_access_key", &["A3T"], UpperDigits, 17)),
     shape("aws_bedrock_key", &["ABSK"], Base64, 100),
     shape("github_token", &["github_pat_"], Word, 20),
     shape(
@@ -203,7 +192,7 @@ const SHAPES: &[Shape] = &[
     shape("1password_key", &["A3-"], UpperDigitsDash, 30),
     shape("age_key", &["AGE-SECRET-KEY-1"], UpperDigits, 50),
     with_digit(shape("airtable_token", &["pat"], Dotted, 70)),
-    exact("alibaba_key", &["LTAI"], Alnum, 20),
+    exact(shape("alibaba_key", &["LTAI"], Alnum, 20)),
     shape("artifactory_key", &["AKCp"], Alnum, 60),
     shape("artifactory_key", &["cmVmd"], Alnum, 55),
     shape("atlassian_token", &["ATATT3"], Dotted, 100),
@@ -258,7 +247,7 @@ const SHAPES: &[Shape] = &[
     shape("infracost_token", &["ico-"], Alnum, 32),
     shape("intra42_secret", &["s-s4t2ud-", "s-s4t2af-"], Hex, 64),
     shape("linear_key", &["lin_api_"], Alnum, 40),
-    exact("mailgun_key", &["key-"], Hex, 32),
+    exact(shape("mailgun_key", &["key-"], Hex, 32)),
     shape("mapbox_token", &["sk.eyJ"], Dotted, 60),
     shape(
         "newrelic_key",
@@ -268,7 +257,7 @@ const SHAPES: &[Shape] = &[
     ),
     shape("notion_token", &["ntn_"], Alnum, 40),
     with_digit(shape("notion_token", &["secret_"], Alnum, 43)),
-    with_digit(exact("octopus_key", &["API-"], UpperDigits, 26)),
+    with_digit(exact(shape("octopus_key", &["API-"], UpperDigits, 26))),
     shape("openshift_token", &["sha256~"], Word, 43),
     shape("perplexity_key", &["pplx-"], Alnum, 48),
     shape(
@@ -284,15 +273,15 @@ const SHAPES: &[Shape] = &[
     shape("scalingo_token", &["tk-us-"], Word, 48),
     shape("sendgrid_key", &["SG."], Dotted, 60),
     shape("sendinblue_key", &["xkeysib-"], Word, 80),
-    exact(
+    exact(shape(
         "settlemint_token",
         &["sm_aat_", "sm_pat_", "sm_sat_"],
         Alnum,
         16,
-    ),
+    )),
     shape("shippo_token", &["shippo_live_", "shippo_test_"], Hex, 40),
     shape("sourcegraph_token", &["sgp_"], Word, 40),
-    exact("twilio_key", &["SK"], Hex, 32),
+    exact(shape("twilio_key", &["SK"], Hex, 32)),
     shape(
         "twitter_token",
         &["AAAAAAAAAAAAAAAAAAAAA"],
@@ -301,7 +290,7 @@ const SHAPES: &[Shape] = &[
     ),
     shape("typeform_token", &["tfp_"], Dotted, 59),
     shape("yandex_key", &["AQVN"], Word, 35),
-    with_digit(exact("yandex_key", &["YC"], Word, 38)),
+    with_digit(exact(shape("yandex_key", &["YC"], Word, 38))),
     with_digit(shape("dropbox_token", &["sl."], Dotted, 100)),
     shape("lob_key", &["live_", "test_"], Hex, 30),
     shape(

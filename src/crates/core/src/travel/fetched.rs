@@ -333,30 +333,31 @@ mod tests {
     }
 
     #[test]
-    fn packed_refs_are_matched_by_remote_and_whole_branch_name() {
-        let dir = packed_refs(&format!(
-            "# pack-refs with: peeled fully-peeled sorted \n{A} refs/handover-remote/origin/main\n{B} refs/handover-remote/origin/main-2\n{B} refs/handover-remote/up/main\n{A} refs/heads/main\n"
-        ));
-        assert_eq!(
-            packed_for(dir.path(), "main"),
-            [
-                ("origin".to_string(), A.to_string()),
-                ("up".to_string(), B.to_string())
-            ]
-        );
-        assert!(packed_has_any(dir.path()));
-        assert!(packed_for(dir.path(), "mai").is_empty());
-    }
-
-    #[test]
-    fn packed_remote_names_are_checked_like_loose_ones() {
-        let dir = packed_refs(&format!(
-            "# pack-refs with: peeled fully-peeled sorted \n{A} refs/handover-remote/$(touch${{IFS}}x)/main\n{A} refs/handover-remote/o\u{2002}Verdict/main\n{B} refs/handover-remote/origin/main\n"
-        ));
-        assert_eq!(
-            packed_for(dir.path(), "main"),
-            [("origin".to_string(), B.to_string())]
-        );
+    fn packed_refs_are_matched_by_remote_and_whole_branch_name_and_checked_like_loose_ones() {
+        let cases = [
+            (
+                "matched by remote and whole branch name",
+                format!("{A} refs/handover-remote/origin/main\n{B} refs/handover-remote/origin/main-2\n{B} refs/handover-remote/up/main\n{A} refs/heads/main\n"),
+                vec![("origin", A), ("up", B)],
+            ),
+            (
+                "remote names checked like loose ones",
+                format!("{A} refs/handover-remote/$(touch${{IFS}}x)/main\n{A} refs/handover-remote/o\u{2002}Verdict/main\n{B} refs/handover-remote/origin/main\n"),
+                vec![("origin", B)],
+            ),
+        ];
+        for (case, refs, want) in cases {
+            let dir = packed_refs(&format!(
+                "# pack-refs with: peeled fully-peeled sorted \n{refs}"
+            ));
+            let want: Vec<(String, String)> = want
+                .into_iter()
+                .map(|(remote, id)| (remote.to_string(), id.to_string()))
+                .collect();
+            assert_eq!(packed_for(dir.path(), "main"), want, "{case}");
+            assert!(packed_has_any(dir.path()), "{case}");
+            assert!(packed_for(dir.path(), "mai").is_empty(), "{case}");
+        }
     }
 
     #[test]

@@ -225,9 +225,18 @@ mod tests {
     }
 
     const DAY1: &str = "20261101T100000.000000000Z";
-    const DAY2: &str = "20261102T100000.000000000Z";
-    const DAY3: &str = "20261103T100000.000000000Z";
-    const DAY4: &str = "20261104T100000.000000000Z";
+
+    /// Entries as [`names`] shows them (`"02m"`: day 2's markdown, `"01j"`: day 1's handoff),
+    /// newest first as `entries` gives them.
+    fn archive(shown: &[&str]) -> Vec<Entry> {
+        shown
+            .iter()
+            .map(|s| {
+                let stamp = format!("202611{}T100000.000000000Z", &s[..2]);
+                entry(&stamp, 0, s.ends_with('j'))
+            })
+            .collect()
+    }
 
     fn names(v: Vec<&Entry>) -> Vec<String> {
         v.into_iter()
@@ -250,15 +259,7 @@ mod tests {
 
     #[test]
     fn keep_removes_the_oldest_handoffs_and_their_markdown() {
-        // Newest first, as `entries` gives them.
-        let all = [
-            entry(DAY4, 0, true),
-            entry(DAY3, 0, true),
-            entry(DAY3, 0, false),
-            entry(DAY2, 0, false),
-            entry(DAY2, 0, true),
-            entry(DAY1, 0, true),
-        ];
+        let all = archive(&["04j", "03j", "03m", "02m", "02j", "01j"]);
         let keep = |n| Retention {
             keep: Some(n),
             max_age_days: None,
@@ -277,11 +278,7 @@ mod tests {
 
     #[test]
     fn max_age_removes_what_was_archived_before_the_cut_off() {
-        let all = [
-            entry(DAY3, 0, true),
-            entry(DAY2, 0, false),
-            entry(DAY1, 0, true),
-        ];
+        let all = archive(&["03j", "02m", "01j"]);
         // 2026-11-03 12:00 UTC: one day back is 2026-11-02 12:00.
         let now = 1_793_664_000 + 12 * 3600;
         let r = Retention {
