@@ -21,4 +21,4 @@ pub mod temp_files;
 /// The git command line of the unit tests, shared with the library crates.
 #[cfg(test)]
 #[path = "../../tests/support/src/test_git.rs"]
-mod test_git;
+pub mod test_git;

@@ -2,13 +2,14 @@
 //! this file by path, as the object reader includes `hostile_git`): one configuration for every
 //! test repository (an identity, `main`, no background gc, no line-ending conversion, no signing,
 //! local submodules allowed, and neither the machine's nor the user's git configuration), so that a
-//! test's repository is the same on every machine.
+//! test's repository is the same on every machine. Public in each crate's test build, as not every
+//! crate uses every function.
 
 use std::path::Path;
 use std::process::{Command, Output};
 
 /// `git <args>` in `dir`, whatever its outcome.
-pub(crate) fn git_output(dir: &Path, args: &[&str]) -> Output {
+pub fn git_output(dir: &Path, args: &[&str]) -> Output {
     Command::new("git")
         .args(["-c", "user.name=t", "-c", "user.email=t@t"])
         .args(["-c", "init.defaultBranch=main", "-c", "gc.auto=0"])
@@ -23,7 +24,7 @@ pub(crate) fn git_output(dir: &Path, args: &[&str]) -> Output {
 }
 
 /// `git <args>` in `dir`, which must succeed.
-pub(crate) fn git(dir: &Path, args: &[&str]) {
+pub fn git(dir: &Path, args: &[&str]) {
     let out = git_output(dir, args);
     assert!(
         out.status.success(),
@@ -33,15 +34,13 @@ pub(crate) fn git(dir: &Path, args: &[&str]) {
 }
 
 /// A new repository at `dir` (created, with its parents, when missing).
-#[allow(dead_code)] // not every crate that includes this file makes one at a path of its own
-pub(crate) fn init_at(dir: &Path) {
+pub fn init_at(dir: &Path) {
     std::fs::create_dir_all(dir).expect("the repository's directory can be created");
     git(dir, &["init", "-q"]);
 }
 
 /// A new repository in a temp dir of its own.
-#[allow(dead_code)] // not every crate that includes this file wants one
-pub(crate) fn temp_repo() -> tempfile::TempDir {
+pub fn temp_repo() -> tempfile::TempDir {
     let dir = tempfile::tempdir().expect("a temp dir");
     git(dir.path(), &["init", "-q"]);
     dir

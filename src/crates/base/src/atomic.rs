@@ -137,9 +137,8 @@ mod tests {
 
     /// A file `real` holding `text` and a symlink `link` to it, in a temp dir: (dir, real, link).
     fn linked(real: &str, text: &str, link: &str) -> (tempfile::TempDir, PathBuf, PathBuf) {
-        let dir = tempfile::tempdir().unwrap();
-        let (real, link) = (dir.path().join(real), dir.path().join(link));
-        fs::write(&real, text).unwrap();
+        let (dir, real) = crate::temp_files::temp_file(real, text);
+        let link = dir.path().join(link);
         std::os::unix::fs::symlink(&real, &link).unwrap();
         (dir, real, link)
     }

@@ -17,4 +17,4 @@ pub mod write;
 /// The git command line of the unit tests, shared with the other library crates.
 #[cfg(test)]
 #[path = "../../../../tests/support/src/test_git.rs"]
-mod test_git;
+pub mod test_git;

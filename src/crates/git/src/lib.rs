@@ -33,7 +33,7 @@ pub mod provenance;
 mod scan_tests;
 #[cfg(test)]
 #[path = "../../../../tests/support/src/test_git.rs"]
-mod test_git;
+pub mod test_git;
 pub mod uncommitted;
 
 /// handover's own files: writing a handoff must not make the repository look changed, so these

@@ -46,7 +46,7 @@ mod paths_agree;
 /// The git command line of the unit tests, shared with the other library crates.
 #[cfg(test)]
 #[path = "../../../../tests/support/src/test_git.rs"]
-mod test_git;
+pub mod test_git;
 
 /// Commits listed in a reason's details; the rest are counted.
 pub const MAX_LISTED_COMMITS: usize = 10;

@@ -215,15 +215,6 @@ impl Store {
 mod tests {
     use super::*;
 
-    fn entry(stamp: &str, n: u64, handoff: bool) -> Entry {
-        Entry {
-            stamp: stamp.into(),
-            n,
-            handoff,
-            path: PathBuf::from(format!("{stamp}-{n}")),
-        }
-    }
-
     const DAY1: &str = "20261101T100000.000000000Z";
 
     /// Entries as [`names`] shows them (`"02m"`: day 2's markdown, `"01j"`: day 1's handoff),
@@ -233,7 +224,12 @@ mod tests {
             .iter()
             .map(|s| {
                 let stamp = format!("202611{}T100000.000000000Z", &s[..2]);
-                entry(&stamp, 0, s.ends_with('j'))
+                Entry {
+                    path: PathBuf::from(format!("{stamp}-0")),
+                    stamp,
+                    n: 0,
+                    handoff: s.ends_with('j'),
+                }
             })
             .collect()
     }
