@@ -34,7 +34,10 @@
 //! older build, for before/after figures on the same fixtures);
 //! `HOOK_BENCH_COMPARE=<label>=<dir>,...` adds SessionStart of those builds beside this one's,
 //! every shape, in the same rounds, each build with its own remembered HEAD entries (another
-//! build's may be of another format). Figures go in docs/benchmarks.md.
+//! build's may be of another format). This build is `cargo bench`'s, with the features the
+//! package's dev-dependencies switch on in shared crates: not byte for byte what `cargo install`
+//! gives users (measured a few per cent slower). For a before/after of users' hooks, compare two
+//! `cargo build --release` directories. Figures go in docs/benchmarks.md.
 //!
 //! `HOOK_BENCH_KEEP=<dir>` times nothing: it builds the two repositories in `<dir>` (once; a
 //! later call reuses them), puts the shape `HOOK_BENCH_SHAPE` in place in both (`none`,
