@@ -75,17 +75,11 @@ pub struct Request<'a> {
     pub json: bool,
 }
 
-/// A search's output. The counts are for the MCP server's search tool (the command prints the
-/// text alone).
-#[allow(dead_code)]
+/// A search's output: what the command prints and the MCP server's search tool answers.
 #[derive(Clone, Debug, PartialEq, Eq)]
 pub struct Rendered {
     /// The text (or JSON lines) to print, each line ending in a newline.
     pub text: String,
-    /// Hits shown.
-    pub shown: usize,
-    /// Documents that matched the stored text, shown or not.
-    pub matched: usize,
 }
 
 /// A request that cannot be searched (an empty query, an unknown field): bad usage, exit 2.
@@ -275,11 +269,7 @@ fn render(
     } else {
         hits_text(&hits, query, request, matched, total, now_ms)
     };
-    Rendered {
-        text,
-        shown: hits.len(),
-        matched,
-    }
+    Rendered { text }
 }
 
 /// `item` matched again on its redacted text, with its line marked; `None` when the match is

@@ -18,12 +18,11 @@ pub mod head;
 pub mod head_entries;
 pub mod history;
 /// The hostile `.git` contents the integration tests write (FIFOs, bombs, a delta loop), for the
-/// unit tests here too.
+/// unit tests here too. Public in the test build, as the unit tests use only some of it.
 #[cfg(test)]
 #[cfg(unix)]
 #[path = "../../../../tests/support/src/hostile_git.rs"]
-#[allow(dead_code)]
-mod hostile_git;
+pub mod hostile_git;
 pub mod objects;
 pub(crate) mod parsed;
 pub mod plain;
