@@ -511,13 +511,10 @@ fn pre_compact_answers_in_time_when_every_slow_step_runs_to_its_limit() {
         "session_id": "s-late", "hook_event_name": "PreCompact", "trigger": "auto",
         "cwd": repo.path().to_str().unwrap(),
     }));
+    let neutral = tempfile::tempdir().unwrap();
     let started = std::time::Instant::now();
-    let mut child = std::process::Command::new(pre_compact_exe())
-        .args(["--agent", "claude"])
-        .stdin(std::process::Stdio::piped())
-        .stdout(std::process::Stdio::piped())
+    let mut child = hook_command(pre_compact_exe(), &["--agent", "claude"], neutral.path())
         .stderr(std::process::Stdio::null())
-        .env_remove("HANDOVER_HOOK_DEBUG")
         .spawn()
         .unwrap();
     let mut stdin = child.stdin.take().unwrap();

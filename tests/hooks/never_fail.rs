@@ -352,12 +352,7 @@ fn a_fifo_debug_log_does_not_hang_the_hook() {
 fn a_stdin_left_open_does_not_hang_the_hook() {
     let neutral = tempfile::tempdir().unwrap();
     let start = Instant::now();
-    let mut child = Command::new(session_start_exe())
-        .current_dir(neutral.path())
-        .env_remove("HANDOVER_HOOK_DEBUG")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
+    let mut child = hook_command(session_start_exe(), &[], neutral.path())
         .spawn()
         .unwrap();
     let _keep_open = child.stdin.take();
@@ -599,12 +594,7 @@ fn a_reader_gone_before_the_answer_is_not_a_signal() {
         // Each of them answers this payload when it is read (run_as_claude checks it).
         let answered = run_as_claude(bin, bin, repo.path(), &transcript);
         assert!(!answered.stdout.is_empty(), "{bin}: nothing to write");
-        let mut child = Command::new(bin)
-            .args(["--agent", "claude"])
-            .current_dir(repo.path())
-            .env_remove("HANDOVER_HOOK_DEBUG")
-            .stdin(Stdio::piped())
-            .stdout(Stdio::piped())
+        let mut child = hook_command(bin, &["--agent", "claude"], repo.path())
             .stderr(Stdio::null())
             .spawn()
             .unwrap();

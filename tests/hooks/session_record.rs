@@ -271,21 +271,14 @@ fn pre_compact_marks_the_compaction_and_a_later_turn_keeps_it() {
 #[test]
 fn pre_compact_answers_before_its_save_and_still_saves() {
     use std::io::{Read, Write};
-    use std::process::{Command, Stdio};
     let repo = TestRepo::pinned();
     repo.save_handoff();
     let t = transcript(&repo, "claude");
     let lock = std::fs::File::create(repo.store().journal_lock_path()).unwrap();
     lock.lock().unwrap();
     let neutral = tempfile::tempdir().unwrap();
-    let mut child = Command::new(pre_compact_exe())
-        .args(["--agent", "claude"])
-        .current_dir(neutral.path())
-        .env_remove("HANDOVER_HOOK_DEBUG")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::null())
+    let mut child = hook_command(pre_compact_exe(), &["--agent", "claude"], neutral.path())
+        .stderr(std::process::Stdio::null())
         .spawn()
         .unwrap();
     let input = payload(serde_json::json!({"session_id": SID, "transcript_path": t,

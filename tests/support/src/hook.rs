@@ -139,6 +139,21 @@ pub fn run_hook(bin: &str, args: &[&str], stdin: Vec<u8>, env: &[(&str, &str)]) 
     run_hook_in(bin, args, stdin, env, None)
 }
 
+/// A hook binary's command as the tests start it: `args`, run in `dir`, without the debug
+/// variable or `$CLAUDE_PROJECT_DIR`, its three streams piped (a test may set one otherwise).
+/// For a test that drives the process itself; [`run_hook_in`] runs one to its end.
+pub fn hook_command(bin: &str, args: &[&str], dir: &Path) -> Command {
+    let mut cmd = Command::new(bin);
+    cmd.args(args)
+        .current_dir(dir)
+        .env_remove("HANDOVER_HOOK_DEBUG")
+        .env_remove("CLAUDE_PROJECT_DIR")
+        .stdin(Stdio::piped())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped());
+    cmd
+}
+
 pub fn run_hook_in(
     bin: &str,
     args: &[&str],
@@ -147,14 +162,7 @@ pub fn run_hook_in(
     process_dir: Option<&Path>,
 ) -> Run {
     let neutral = tempfile::tempdir().unwrap();
-    let mut cmd = Command::new(bin);
-    cmd.args(args)
-        .current_dir(process_dir.unwrap_or(neutral.path()))
-        .env_remove("HANDOVER_HOOK_DEBUG")
-        .env_remove("CLAUDE_PROJECT_DIR")
-        .stdin(Stdio::piped())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped());
+    let mut cmd = hook_command(bin, args, process_dir.unwrap_or(neutral.path()));
     for (k, v) in env {
         cmd.env(k, v);
     }
